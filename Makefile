@@ -1,0 +1,135 @@
+# Vertigo: one non-recursive Makefile. Each directory contributes a *.mk
+# fragment that appends to the variables below; nothing here recurses.
+#
+#   make            hypervisor ELF and bootable ISO
+#   make run        the main job (README's run command calls this)
+#   make test       every test, ending in one "N passed, N failed" line
+#   make unit       host-compiled unit tests only
+#   make bench      benchmarks that print figures
+#   make fuzz       long fuzzing campaigns
+#
+# Out-of-tree: everything lands under $(BUILD) (default build/).
+
+BUILD       ?= build
+HOST_CC     ?= gcc
+HV_CC       ?= gcc
+FUZZ_CC     ?= clang
+Q           ?= @
+
+.DEFAULT_GOAL := all
+.SUFFIXES:
+.DELETE_ON_ERROR:
+
+WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+            -Wmissing-prototypes -Wpointer-arith -Wvla
+
+# The hypervisor: freestanding, identity-mapped, linked at a fixed
+# physical address (see linker.ld). No SSE: the hypervisor never saves
+# guest FPU state on exits, so it must not touch it.
+HV_CFLAGS := -std=gnu11 -O2 -g $(WARNINGS) -I. -Iinclude \
+             -ffreestanding -fno-builtin -nostdinc -isystem $(shell $(HV_CC) -print-file-name=include) \
+             -fno-pic -fno-pie -fno-stack-protector -fno-common \
+             -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
+             -fcf-protection=none -mno-red-zone -mgeneral-regs-only \
+             -mcmodel=small -MMD -MP
+HV_ASFLAGS := -I. -Iinclude -D__ASSEMBLY__ -fno-pic -fno-pie -MMD -MP
+HV_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 \
+              -Wl,-z,noexecstack -Wl,--no-warn-rwx-segments -T linker.ld
+
+# Host builds of portable code (unit tests, tools): sanitizers on.
+SANITIZE    := -fsanitize=address,undefined
+HOST_CFLAGS := -std=gnu11 -O1 -g $(WARNINGS) -I. -Iinclude -DVERTIGO_HOSTED=1 \
+               -fno-omit-frame-pointer $(SANITIZE) \
+               -fno-sanitize-recover=all -MMD -MP
+HOST_LDFLAGS := $(SANITIZE)
+# Tools that users run (no sanitizers, optimized).
+TOOL_CFLAGS := -std=gnu11 -O2 -g $(WARNINGS) -I. -Iinclude -DVERTIGO_HOSTED=1 -MMD -MP
+
+HV_SRCS     :=
+UNIT_TESTS  :=
+TOOLS       :=
+HEADERS_HV  :=
+HEADERS_HOST :=
+BENCH_TARGETS :=   # phony targets a fragment defines; each prints its figures
+FUZZ_TARGETS  :=   # phony targets for long fuzzing campaigns (make fuzz)
+SOAK_TARGETS  :=
+
+include $(sort $(wildcard */*.mk */*/*.mk))
+
+HV_OBJS := $(patsubst %,$(BUILD)/hv/%.o,$(HV_SRCS))
+HV_ELF  := $(BUILD)/vertigo.elf
+ISO     := $(BUILD)/vertigo.iso
+
+.PHONY: all setup hv iso unit test run bench fuzz soak clean check-headers
+all: hv iso tools
+
+setup:
+	$(Q)./host-tools/setup-deps
+
+hv: $(HV_ELF)
+
+$(BUILD)/hv/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(Q)$(HV_CC) $(HV_CFLAGS) -c $< -o $@
+
+$(BUILD)/hv/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(Q)$(HV_CC) $(HV_ASFLAGS) -c $< -o $@
+
+$(HV_ELF): $(HV_OBJS) linker.ld
+	$(Q)$(HV_CC) $(HV_LDFLAGS) $(HV_OBJS) -o $@ -lgcc
+	$(Q)grub-file --is-x86-multiboot2 $@ || { echo "error: $@ has no valid multiboot2 header"; rm -f $@; exit 1; }
+
+# Host objects of portable sources, shared by unit tests and tools.
+$(BUILD)/host/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(Q)$(HOST_CC) $(HOST_CFLAGS) -c $< -o $@
+
+$(BUILD)/tool/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(Q)$(HOST_CC) $(TOOL_CFLAGS) -c $< -o $@
+
+# Unit tests: a fragment says  UNIT_TESTS += name  and  unit_name_SRCS := ...
+# Every test links tests/unit/unit.c (the framework's main).
+define unit_test_rule
+$(BUILD)/unit/$(1): $(patsubst %,$(BUILD)/host/%.o,tests/unit/unit.c $(unit_$(1)_SRCS))
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(HOST_CC) $$(HOST_LDFLAGS) $$^ -o $$@ $$(unit_$(1)_LIBS)
+endef
+$(foreach t,$(UNIT_TESTS),$(eval $(call unit_test_rule,$(t))))
+UNIT_BINS := $(patsubst %,$(BUILD)/unit/%,$(UNIT_TESTS))
+
+unit: setup $(UNIT_BINS)
+	$(Q)./tests/run-tests --build $(BUILD) --unit-only
+
+# Tools: a fragment says  TOOLS += name  and  tool_name_SRCS := ... tool_name_LIBS := ...
+define tool_rule
+$(BUILD)/$(1): $(patsubst %,$(BUILD)/tool/%.o,$(tool_$(1)_SRCS))
+	@mkdir -p $$(dir $$@)
+	$$(Q)$$(HOST_CC) $$^ -o $$@ $$(tool_$(1)_LIBS)
+endef
+$(foreach t,$(TOOLS),$(eval $(call tool_rule,$(t))))
+TOOL_BINS := $(patsubst %,$(BUILD)/%,$(TOOLS))
+tools: $(TOOL_BINS)
+.PHONY: tools
+
+test: setup all $(UNIT_BINS) check-headers
+	$(Q)./tests/run-tests --build $(BUILD)
+
+# Each header must compile on its own (hypervisor flags; host flags for host headers).
+check-headers: $(patsubst %,$(BUILD)/hdr/%.ok,$(HEADERS_HV)) $(patsubst %,$(BUILD)/hdrhost/%.ok,$(HEADERS_HOST))
+$(BUILD)/hdr/%.ok: %
+	@mkdir -p $(dir $@)
+	$(Q)echo '#include "$<"' | $(HV_CC) $(filter-out -MMD -MP,$(HV_CFLAGS)) -x c -fsyntax-only - && touch $@
+$(BUILD)/hdrhost/%.ok: %
+	@mkdir -p $(dir $@)
+	$(Q)echo '#include "$<"' | $(HOST_CC) $(filter-out -MMD -MP $(SANITIZE) -fno-sanitize-recover=all,$(HOST_CFLAGS)) -x c -fsyntax-only - && touch $@
+
+bench: $(BENCH_TARGETS)
+fuzz: $(FUZZ_TARGETS)
+soak: $(SOAK_TARGETS)
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,5 @@
+# boot/: multiboot2 entry, long mode, descriptor tables, traps, per-CPU.
+HV_SRCS += boot/mb2_header.S boot/entry32.S boot/isr.S boot/safe_access.S \
+           boot/boot_main.c boot/desc.c boot/traps.c boot/smp.c boot/tsc.c \
+           boot/cpu_report.c boot/run_end.c
+HEADERS_HV += boot/cpu.h boot/layout.h boot/traps.h boot/percpu.h

@@ -1,0 +1,29 @@
+/* Per-CPU identity: GS base points at this CPU's struct percpu while
+ * Vertigo runs (the VMCS host-state GS base restores it on every exit). */
+#include "boot/percpu.h"
+
+#include "boot/cpu.h"
+#include "vmm/msr.h"
+
+static struct percpu percpu_area[MAX_CPUS];
+
+void percpu_init(unsigned int cpu)
+{
+    struct percpu *pc = &percpu_area[cpu];
+    pc->self = pc;
+    pc->cpu_index = cpu;
+    wrmsr(MSR_IA32_GS_BASE, (uint64_t)pc);
+}
+
+struct percpu *percpu_of(unsigned int cpu)
+{
+    return &percpu_area[cpu];
+}
+
+unsigned int smp_cpu_index(void)
+{
+    unsigned int idx;
+    __asm__ volatile("movl %%gs:%c1, %0" : "=r"(idx)
+                     : "i"(__builtin_offsetof(struct percpu, cpu_index)));
+    return idx;
+}

@@ -1,0 +1,66 @@
+/* Unit tests for the hypervisor command-line parser. */
+#include "tests/unit/unit.h"
+#include "vmm/cmdline.h"
+
+TEST(get_returns_last_value)
+{
+    char v[32];
+    CHECK(cmdline_get("console=com1 log=e9 console=0x2f8", "console", v, sizeof(v)));
+    CHECK_STR(v, "0x2f8");
+    CHECK(cmdline_get("  log=e9\t", "log", v, sizeof(v)));
+    CHECK_STR(v, "e9");
+}
+
+TEST(get_absent_and_prefix_keys)
+{
+    char v[8];
+    CHECK(!cmdline_get("consoles=1 xconsole=2", "console", v, sizeof(v)));
+    CHECK(!cmdline_get("", "console", v, sizeof(v)));
+    CHECK(!cmdline_get(NULL, "console", v, sizeof(v)));
+}
+
+TEST(get_bare_word_has_empty_value)
+{
+    char v[8] = "x";
+    CHECK(cmdline_get("verbose pmu=soft", "verbose", v, sizeof(v)));
+    CHECK_STR(v, "");
+    CHECK(cmdline_has("verbose pmu=soft", "verbose"));
+    CHECK(cmdline_has("verbose pmu=soft", "pmu"));
+    CHECK(!cmdline_has("verbose pmu=soft", "soft"));
+}
+
+TEST(get_value_too_long_fails)
+{
+    char v[4];
+    CHECK(!cmdline_get("console=verylong", "console", v, sizeof(v)));
+    CHECK(cmdline_get("console=abc", "console", v, sizeof(v)));
+    CHECK_STR(v, "abc");
+}
+
+TEST(parse_numbers)
+{
+    uint64_t v;
+    CHECK(cmdline_parse_u64("0x3f8", &v) && v == 0x3f8);
+    CHECK(cmdline_parse_u64("1016", &v) && v == 1016);
+    CHECK(cmdline_parse_u64("64M", &v) && v == 64ull << 20);
+    CHECK(cmdline_parse_u64("2g", &v) && v == 2ull << 30);
+    CHECK(cmdline_parse_u64("18446744073709551615", &v) && v == UINT64_MAX);
+    CHECK(!cmdline_parse_u64("18446744073709551616", &v));
+    CHECK(!cmdline_parse_u64("16777216G", &v));
+    CHECK(!cmdline_parse_u64("", &v));
+    CHECK(!cmdline_parse_u64("0x", &v));
+    CHECK(!cmdline_parse_u64("12z", &v));
+    CHECK(!cmdline_parse_u64("1MM", &v));
+    CHECK(!cmdline_parse_u64("-1", &v));
+}
+
+TEST(unknown_keys_are_found)
+{
+    static const char *const known[] = { "console", "log", "pmu", NULL };
+    size_t len = 0;
+    CHECK(cmdline_first_unknown("console=com1 pmu=soft", known, &len) == NULL);
+    const char *line = "console=com1 bogus=1 pmu=soft";
+    const char *u = cmdline_first_unknown(line, known, &len);
+    CHECK(u == line + 13);
+    CHECK_EQ(len, 5);
+}

@@ -1,0 +1,35 @@
+/* Choosing and starting the guest. */
+#include "vmm/cmdline.h"
+#include "vmm/console.h"
+#include "vmm/guest_modules.h"
+#include "vmm/mem.h"
+#include "vmm/run_end.h"
+#include "vmm/start.h"
+
+static const char *const linux_roles[] = { "kernel", "initrd", NULL };
+
+__attribute__((noreturn)) void guest_start(const struct boot_info *bi,
+                                           struct page_allocator *pa)
+{
+    char guest[16];
+    char msg[512];
+    (void)pa;
+
+    if (!cmdline_get(bi->cmdline, "guest", guest, sizeof(guest))) {
+        const char *dflt = guest_module_find(bi, "kernel", NULL) ? "linux" : "none";
+        memcpy(guest, dflt, strlen(dflt) + 1);
+    }
+
+    if (strcmp(guest, "none") == 0)
+        run_end(RUN_PASS, "platform report complete, no guest requested");
+    if (strcmp(guest, "linux") != 0) {
+        printk("vertigo: unknown guest type '%s' (known: linux, none)\n", guest);
+        run_end(RUN_FAIL, "bad guest= option");
+    }
+    if (!guest_modules_check(bi, linux_roles, msg, sizeof(msg))) {
+        printk("vertigo: cannot start the Linux guest: %s\n", msg);
+        run_end(RUN_FAIL, "missing guest module");
+    }
+    printk("vertigo: Linux guest modules found; the VT-x core cannot run them yet\n");
+    run_end(RUN_FAIL, "Linux guest not supported by this build");
+}

@@ -1,0 +1,160 @@
+/* Start-up sequence of the boot CPU: boot information, console, platform
+ * report, memory, then the guest. */
+#include "boot/cpu.h"
+#include "boot/traps.h"
+#include "pmu/pmu_probe.h"
+#include "vmm/cmdline.h"
+#include "vmm/console.h"
+#include "vmm/format.h"
+#include "vmm/guest_modules.h"
+#include "vmm/mb2.h"
+#include "vmm/mem.h"
+#include "vmm/page_alloc.h"
+#include "vmm/platform.h"
+#include "vmm/run_end.h"
+#include "vmm/start.h"
+#include "vmm/version.h"
+#include "vmx/vmx_detect.h"
+#include "vmx/vmx_report.h"
+
+extern char __image_start[], __image_end[];
+
+#define LOW_MEMORY_END 0x100000ull   /* real-mode IVT, BDA, EBDA, BIOS */
+#define TSC_CALIBRATION_MS 50
+
+static struct boot_info boot_info;
+static struct page_allocator page_allocator;
+
+static const char *const known_options[] = {
+    "console", "debugcon", "guest", "selftest", "pmu", "log", NULL,
+};
+
+static const char *mem_type_name(uint32_t type)
+{
+    switch (type) {
+    case MEM_USABLE: return "usable";
+    case MEM_RESERVED: return "reserved";
+    case MEM_ACPI_RECLAIM: return "ACPI data";
+    case MEM_ACPI_NVS: return "ACPI NVS";
+    case MEM_BAD: return "bad";
+    default: return "unknown";
+    }
+}
+
+static void parse_boot_info(uint32_t magic, uint64_t info_phys)
+{
+    struct mb2_error err;
+    const uint32_t *info = (const uint32_t *)info_phys;
+
+    if (magic != MB2_BOOTLOADER_MAGIC)
+        run_end(RUN_FAIL, "not started by a multiboot2 loader");
+    enum mb2_status st = mb2_parse(info, info ? info[0] : 0, info_phys, &boot_info, &err);
+    if (st != MB2_OK) {
+        printk("vertigo: bad multiboot2 information at %#lx: %s (tag type %u at "
+               "offset %u)\n", info_phys, mb2_strerror(st), err.tag_type, err.offset);
+        run_end(RUN_FAIL, "bad multiboot2 information");
+    }
+    platform_set_rsdp(boot_info.rsdp);
+}
+
+static void console_from_cmdline(const char *cmdline)
+{
+    struct console_config cfg = { .uart_port = 0x3f8, .debug_port = true };
+    char value[32];
+    uint64_t port;
+
+    if (cmdline_get(cmdline, "console", value, sizeof(value))) {
+        if (strcmp(value, "com1") == 0)
+            cfg.uart_port = 0x3f8;
+        else if (strcmp(value, "com2") == 0)
+            cfg.uart_port = 0x2f8;
+        else if (strcmp(value, "none") == 0)
+            cfg.uart_port = 0;
+        else if (cmdline_parse_u64(value, &port) && port > 0 && port < 0xfff8)
+            cfg.uart_port = (uint16_t)port;
+    }
+    if (cmdline_get(cmdline, "debugcon", value, sizeof(value)))
+        cfg.debug_port = strcmp(value, "off") != 0;
+    con_init(&cfg);
+}
+
+static void check_options(const char *cmdline)
+{
+    size_t len;
+    const char *bad = cmdline_first_unknown(cmdline, known_options, &len);
+    if (bad)
+        printk("vertigo: warning: unknown command-line option '%.*s' ignored\n",
+               (int)len, bad);
+}
+
+static void print_boot_info(void)
+{
+    const struct boot_info *bi = &boot_info;
+    printk("boot: loader \"%s\", command line \"%s\"\n", bi->loader_name, bi->cmdline);
+    printk("boot: memory map (%s, %u ranges):\n",
+           bi->mem_source == MEM_MAP_EFI ? "EFI" : "e820", bi->mem_count);
+    for (uint32_t i = 0; i < bi->mem_count; i++)
+        printk("  [%#014lx-%#014lx) %s\n", bi->mem[i].base,
+               bi->mem[i].base + bi->mem[i].length, mem_type_name(bi->mem[i].type));
+    for (uint32_t i = 0; i < bi->module_count; i++)
+        printk("boot: module %u [%#lx-%#lx) \"%s\"\n", i, bi->modules[i].start,
+               bi->modules[i].end, bi->modules[i].cmdline);
+    if (bi->rsdp)
+        printk("boot: ACPI RSDP revision %u (copy at %p)\n", bi->rsdp_revision, bi->rsdp);
+    else
+        printk("boot: no ACPI RSDP from the loader\n");
+}
+
+static void memory_init(void)
+{
+    struct phys_range excl[2 + BOOT_MAX_MODULES];
+    size_t n = 0;
+
+    excl[n++] = (struct phys_range){ 0, LOW_MEMORY_END };
+    excl[n++] = (struct phys_range){ (uint64_t)__image_start, (uint64_t)__image_end };
+    excl[n++] = (struct phys_range){ boot_info.info_phys,
+                                     boot_info.info_phys + boot_info.info_size };
+    for (uint32_t i = 0; i < boot_info.module_count; i++)
+        excl[n++] = (struct phys_range){ boot_info.modules[i].start, boot_info.modules[i].end };
+
+    if (palloc_init(&page_allocator, &boot_info, excl, n) != PALLOC_OK)
+        run_end(RUN_FAIL, "memory map too fragmented for the page allocator");
+    printk("mem: %lu MiB usable for Vertigo and guests (%u free ranges), image "
+           "[%p-%p)\n", page_allocator.free_pages >> 8, page_allocator.count,
+           __image_start, __image_end);
+}
+
+static void refuse_without_vmx(enum vmx_availability why)
+{
+    printk("vertigo: cannot run: %s.\n", vmx_availability_text(why));
+    printk("vertigo: Vertigo needs Intel VT-x: Intel hardware, KVM with nested "
+           "VMX on an Intel host, or the Bochs emulator.\n");
+    run_end(RUN_NO_VMX, "no VT-x");
+}
+
+static void platform_report(void)
+{
+    cpu_report();
+    enum vmx_availability vmx = vmx_detect();
+    if (vmx == VMX_USABLE)
+        vmx_report();
+    struct pmu_desc pmu;
+    pmu_probe(&pmu);
+    tsc_calibrate(TSC_CALIBRATION_MS);
+    if (vmx != VMX_USABLE)
+        refuse_without_vmx(vmx);
+}
+
+void vmm_start(uint32_t magic, uint64_t info_phys)
+{
+    parse_boot_info(magic, info_phys);
+    console_from_cmdline(boot_info.cmdline);
+    printk("\nVertigo %s (build %s): vertical-profiling hypervisor\n",
+           VERTIGO_VERSION, vertigo_build_id);
+    check_options(boot_info.cmdline);
+    print_boot_info();
+    platform_report();
+    memory_init();
+    selftest_run(boot_info.cmdline);
+    guest_start(&boot_info, &page_allocator);
+}

@@ -1,0 +1,97 @@
+/* Model-specific register numbers Vertigo uses (Intel SDM Vol. 4, "Model-
+ * Specific Registers", architectural MSRs table) and the bits it tests. */
+#ifndef VMM_MSR_H
+#define VMM_MSR_H
+
+#define MSR_IA32_TSC                    0x010
+#define MSR_IA32_APIC_BASE              0x01b
+#define MSR_IA32_FEATURE_CONTROL        0x03a
+#define MSR_IA32_TSC_ADJUST             0x03b
+#define MSR_IA32_SPEC_CTRL              0x048
+#define MSR_IA32_PMC0                   0x0c1  /* legacy-width writes */
+#define MSR_IA32_MPERF                  0x0e7
+#define MSR_IA32_APERF                  0x0e8
+#define MSR_IA32_MTRRCAP                0x0fe
+#define MSR_IA32_SYSENTER_CS            0x174
+#define MSR_IA32_SYSENTER_ESP           0x175
+#define MSR_IA32_SYSENTER_EIP           0x176
+#define MSR_IA32_PERFEVTSEL0            0x186
+#define MSR_IA32_MISC_ENABLE            0x1a0
+#define MSR_IA32_DEBUGCTL               0x1d9
+#define MSR_IA32_PAT                    0x277
+#define MSR_IA32_MTRR_DEF_TYPE          0x2ff
+#define MSR_IA32_FIXED_CTR0             0x309
+#define MSR_IA32_PERF_CAPABILITIES      0x345
+#define MSR_IA32_FIXED_CTR_CTRL         0x38d
+#define MSR_IA32_PERF_GLOBAL_STATUS     0x38e
+#define MSR_IA32_PERF_GLOBAL_CTRL       0x38f
+#define MSR_IA32_PERF_GLOBAL_OVF_CTRL   0x390
+#define MSR_IA32_PERF_GLOBAL_STATUS_RESET 0x390 /* v4 name of OVF_CTRL */
+#define MSR_IA32_PERF_GLOBAL_STATUS_SET 0x391
+#define MSR_IA32_PERF_GLOBAL_INUSE      0x392
+#define MSR_IA32_A_PMC0                 0x4c1  /* full-width writes */
+
+#define MSR_IA32_VMX_BASIC              0x480
+#define MSR_IA32_VMX_PINBASED_CTLS      0x481
+#define MSR_IA32_VMX_PROCBASED_CTLS     0x482
+#define MSR_IA32_VMX_EXIT_CTLS          0x483
+#define MSR_IA32_VMX_ENTRY_CTLS         0x484
+#define MSR_IA32_VMX_MISC               0x485
+#define MSR_IA32_VMX_CR0_FIXED0         0x486
+#define MSR_IA32_VMX_CR0_FIXED1         0x487
+#define MSR_IA32_VMX_CR4_FIXED0         0x488
+#define MSR_IA32_VMX_CR4_FIXED1         0x489
+#define MSR_IA32_VMX_VMCS_ENUM          0x48a
+#define MSR_IA32_VMX_PROCBASED_CTLS2    0x48b
+#define MSR_IA32_VMX_EPT_VPID_CAP       0x48c
+#define MSR_IA32_VMX_TRUE_PINBASED_CTLS 0x48d
+#define MSR_IA32_VMX_TRUE_PROCBASED_CTLS 0x48e
+#define MSR_IA32_VMX_TRUE_EXIT_CTLS     0x48f
+#define MSR_IA32_VMX_TRUE_ENTRY_CTLS    0x490
+#define MSR_IA32_VMX_VMFUNC             0x491
+#define MSR_IA32_VMX_FIRST              0x480
+#define MSR_IA32_VMX_LAST               0x491
+
+#define MSR_IA32_X2APIC_FIRST           0x800
+#define MSR_IA32_X2APIC_LAST            0x8ff
+#define MSR_IA32_X2APIC_ICR             0x830
+#define MSR_IA32_X2APIC_LVT_PMI         0x834
+
+#define MSR_IA32_EFER                   0xc0000080
+#define MSR_IA32_STAR                   0xc0000081
+#define MSR_IA32_LSTAR                  0xc0000082
+#define MSR_IA32_CSTAR                  0xc0000083
+#define MSR_IA32_FMASK                  0xc0000084
+#define MSR_IA32_FS_BASE                0xc0000100
+#define MSR_IA32_GS_BASE                0xc0000101
+#define MSR_IA32_KERNEL_GS_BASE         0xc0000102
+#define MSR_IA32_TSC_AUX                0xc0000103
+
+/* IA32_FEATURE_CONTROL (SDM Vol. 3C, 23.7 "Enabling and Entering VMX Operation") */
+#define FEATURE_CONTROL_LOCKED          (1ull << 0)
+#define FEATURE_CONTROL_VMX_IN_SMX      (1ull << 1)
+#define FEATURE_CONTROL_VMX_OUTSIDE_SMX (1ull << 2)
+
+/* IA32_EFER */
+#define EFER_SCE   (1ull << 0)
+#define EFER_LME   (1ull << 8)
+#define EFER_LMA   (1ull << 10)
+#define EFER_NXE   (1ull << 11)
+
+/* IA32_APIC_BASE */
+#define APIC_BASE_BSP     (1ull << 8)
+#define APIC_BASE_X2APIC  (1ull << 10)
+#define APIC_BASE_ENABLE  (1ull << 11)
+#define APIC_BASE_ADDR_MASK 0xfffffffff000ull
+
+/* IA32_PERFEVTSELx (SDM Vol. 3B, 20.2.1.1) */
+#define PERFEVTSEL_USR    (1ull << 16)
+#define PERFEVTSEL_OS     (1ull << 17)
+#define PERFEVTSEL_EDGE   (1ull << 18)
+#define PERFEVTSEL_PC     (1ull << 19)
+#define PERFEVTSEL_INT    (1ull << 20)
+#define PERFEVTSEL_ANY    (1ull << 21)
+#define PERFEVTSEL_EN     (1ull << 22)
+#define PERFEVTSEL_INV    (1ull << 23)
+
+#endif

@@ -1,0 +1,10 @@
+/* CPU numbering shared by every subsystem. */
+#ifndef VMM_SMP_H
+#define VMM_SMP_H
+
+#define MAX_CPUS 16
+
+/* This CPU's index (0 = boot CPU), 0..MAX_CPUS-1. */
+unsigned int smp_cpu_index(void);
+
+#endif

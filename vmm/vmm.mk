@@ -1,0 +1,18 @@
+# vmm/: the portable core (start-up, console, command line, guests).
+HV_SRCS += vmm/main.c vmm/console.c vmm/uart.c vmm/panic.c vmm/platform.c \
+           vmm/cmdline.c vmm/guest_modules.c vmm/selftest.c vmm/guest.c \
+           vmm/nmi.c vmm/version.c
+HEADERS_HV += vmm/console.h vmm/uart.h vmm/panic.h vmm/platform.h vmm/cmdline.h \
+              vmm/guest_modules.h vmm/run_end.h vmm/start.h vmm/version.h vmm/smp.h \
+              vmm/msr.h
+HEADERS_HOST += vmm/cmdline.h vmm/guest_modules.h vmm/msr.h
+
+UNIT_TESTS += cmdline guest_modules
+unit_cmdline_SRCS := tests/unit/test_cmdline.c vmm/cmdline.c
+unit_guest_modules_SRCS := tests/unit/test_guest_modules.c vmm/guest_modules.c vmm/format.c
+
+VERTIGO_BUILD_ID := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+$(BUILD)/hv/vmm/version.c.o: HV_CFLAGS += -DVERTIGO_BUILD_ID='"$(VERTIGO_BUILD_ID)"'
+$(BUILD)/hv/vmm/version.c.o: FORCE
+.PHONY: FORCE
+FORCE:
