@@ -76,6 +76,21 @@ $(BUILD)/hv/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	$(Q)$(HV_CC) $(HV_ASFLAGS) -c $< -o $@
 
+# The bootable ISO of the main job. Fragments may add modules through
+# ISO_DEPS and ISO_ARGS (host-tools/mkiso options).
+ISO_CMDLINE ?= console=com1
+ISO_DEPS    +=
+ISO_ARGS    +=
+iso: $(ISO)
+$(ISO): $(HV_ELF) $(ISO_DEPS) host-tools/mkiso
+	$(Q)./host-tools/mkiso --elf $(HV_ELF) --out $@ --cmdline "$(ISO_CMDLINE)" $(ISO_ARGS)
+
+# The main job: boot the ISO in Bochs and show what Vertigo reports.
+RUN_TIMEOUT ?= 1500
+run: setup all
+	$(Q)./host-tools/vertigo-run --platform bochs --iso $(ISO) --out $(BUILD)/run \
+	    --timeout $(RUN_TIMEOUT)
+
 $(HV_ELF): $(HV_OBJS) linker.ld
 	$(Q)$(HV_CC) $(HV_LDFLAGS) $(HV_OBJS) -o $@ -lgcc
 	$(Q)grub-file --is-x86-multiboot2 $@ || { echo "error: $@ has no valid multiboot2 header"; rm -f $@; exit 1; }

@@ -1,0 +1,49 @@
+#!/bin/bash
+# End-to-end tests of the foundation: platform report in Bochs, refusal
+# without VT-x under QEMU TCG (SeaBIOS and OVMF), and the failure paths
+# (CPU exception in the hypervisor, missing guest module).
+cd "$(dirname "$0")/../.."
+. tests/e2e/lib.sh
+
+run_vertigo bochs-report 0 --platform bochs --timeout 120 --cmdline "console=com1 guest=none"
+expect_line bochs-report "banner" '^Vertigo [0-9.]+ \(build [^)]*\): vertical-profiling hypervisor$'
+expect_line bochs-report "memory map" '^  \[0x000000100000-0x[0-9a-f]+\) usable$'
+expect_line bochs-report "loader name" '^boot: loader "GRUB '
+expect_line bochs-report "cpu line" '^cpu: GenuineIntel family 0x6 model 0x55'
+expect_line bochs-report "VMX available" '^vmx: available, IA32_FEATURE_CONTROL=0x5 \(locked'
+expect_line bochs-report "VMX capabilities" '^vmx: .*rev(ision)? 0x2b'
+expect_line bochs-report "PMU described" '^pmu: cpuid 0xa: version 4, 4 GP counters x 48 bits'
+expect_line bochs-report "PMU broken" '^pmu: broken \(claims v4, does not count\)$'
+expect_line bochs-report "TSC calibrated" '^tsc: 50\.0[0-9]{2} MHz'
+expect_line bochs-report "verdict" '^VERTIGO-END: PASS'
+
+for fw in qemu-tcg qemu-tcg-efi; do
+    start=$(date +%s)
+    run_vertigo "$fw-novmx" 3 --platform "$fw" --timeout 60
+    took=$(( $(date +%s) - start ))
+    expect_line "$fw-novmx" "refusal names the missing feature" '^vertigo: cannot run: this is not an Intel CPU'
+    expect_line "$fw-novmx" "refusal says what is needed" 'Vertigo needs Intel VT-x'
+    expect_line "$fw-novmx" "PMU absent" '^pmu: absent$'
+    if [ "$took" -lt 60 ]; then pass "$fw-novmx: ends within a minute (${took}s)"
+    else fail "$fw-novmx: ends within a minute" "took ${took}s"; fi
+done
+expect_line qemu-tcg-efi-novmx "UEFI boot: RSDP from the new tag" '^boot: ACPI RSDP revision 2'
+
+run_vertigo exception-ud 1 --platform bochs --timeout 120 --cmdline "guest=none selftest=ud"
+expect_line exception-ud "vector and name" '^vertigo: CPU 0: exception 6 \(#UD invalid opcode\), error code 0$'
+expect_line exception-ud "register dump" '^  rip=0x[0-9a-f]{16} cs=0x8 '
+expect_line exception-ud "backtrace" '^  backtrace \(frame pointers\): 0x'
+expect_line exception-ud "verdict" '^VERTIGO-END: FAIL \(unhandled exception'
+
+run_vertigo exception-pf 1 --platform bochs --timeout 120 --cmdline "guest=none selftest=pf"
+expect_line exception-pf "page fault with CR2" '^vertigo: CPU 0: exception 14 \(#PF page fault\)'
+expect_line exception-pf "CR2 is the faulting address" 'cr2=0x8000000000 '
+
+run_vertigo missing-module 1 --platform bochs --timeout 120 --cmdline "guest=linux"
+expect_line missing-module "specific error" "^vertigo: cannot start the Linux guest: no 'kernel' module: .*modules passed: none$"
+expect_line missing-module "verdict" '^VERTIGO-END: FAIL \(missing guest module\)'
+
+echo "kernel placeholder" > "$BUILD/e2e/fake-kernel"
+run_vertigo missing-initrd 1 --platform bochs --timeout 120 --cmdline "guest=linux" \
+    --kernel "$BUILD/e2e/fake-kernel" --guest-cmdline "console=ttyS0"
+expect_line missing-initrd "names the missing initrd and lists modules" "no 'initrd' module: .*modules passed: 'kernel console=ttyS0'$"
