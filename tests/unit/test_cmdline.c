@@ -46,7 +46,8 @@ TEST(parse_numbers)
     CHECK(cmdline_parse_u64("2g", &v) && v == 2ull << 30);
     CHECK(cmdline_parse_u64("18446744073709551615", &v) && v == UINT64_MAX);
     CHECK(!cmdline_parse_u64("18446744073709551616", &v));
-    CHECK(!cmdline_parse_u64("16777216G", &v));
+    CHECK(!cmdline_parse_u64("17179869184G", &v));
+    CHECK(cmdline_parse_u64("16777216G", &v) && v == 1ull << 54);
     CHECK(!cmdline_parse_u64("", &v));
     CHECK(!cmdline_parse_u64("0x", &v));
     CHECK(!cmdline_parse_u64("12z", &v));

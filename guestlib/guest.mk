@@ -1,0 +1,44 @@
+# The Linux guest: Debian's cloud kernel and an initramfs of busybox-static,
+# tests/guest/init, the scenario scripts and the guest test programs.
+# Downloaded/built into $(BUILD)/guest, never committed.
+#
+#   make guest          $(GUEST_KERNEL) and $(GUEST_INITRD)
+#
+# The guest's init runs the scenario named by vertigo.scenario=NAME on the
+# kernel command line and prints one line "VERTIGO-GUEST: NAME: PASS" or
+# "VERTIGO-GUEST: NAME: FAIL <reason>", then powers off.
+
+GUEST_DIR     := $(BUILD)/guest
+GUEST_KERNEL  := $(GUEST_DIR)/vmlinuz
+GUEST_INITRD  := $(GUEST_DIR)/initrd.cpio.gz
+# Defaults for every guest run; runners append vertigo.scenario=NAME etc.
+# nokaslr: addresses match /proc/kallsyms-derived symbols across runs.
+# tsc=reliable: skip the clocksource watchdog, which misjudges Bochs' TSC.
+# panic=-1: a guest panic reboots at once, ending the run with a verdict.
+GUEST_CMDLINE := console=ttyS0 earlyprintk=serial,ttyS0 nokaslr tsc=reliable panic=-1 quiet
+
+GUEST_CC      ?= gcc
+GUEST_CFLAGS  := -static -O2 -Wall -Wextra -Werror -I. -Iinclude
+GUEST_PROGS   := cpuid_check devmem_probe
+GUEST_PROG_BINS := $(patsubst %,$(GUEST_DIR)/bin/%,$(GUEST_PROGS))
+GUEST_SCENARIOS := $(wildcard tests/guest/scenarios/*)
+
+.PHONY: guest
+guest: $(GUEST_KERNEL) $(GUEST_INITRD)
+
+# Cached: mkguest does nothing when the kernel is already there.
+$(GUEST_KERNEL):
+	$(Q)./host-tools/mkguest kernel $(GUEST_DIR)
+
+$(GUEST_DIR)/bin/%: tests/guest/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $< -o $@
+
+$(GUEST_INITRD): tests/guest/init $(GUEST_SCENARIOS) $(GUEST_PROG_BINS) host-tools/mkguest
+	$(Q)./host-tools/mkguest initrd $(GUEST_DIR) tests/guest/init tests/guest/scenarios $(GUEST_PROG_BINS)
+
+# `make test` gets the real kernel and tells the unit tests where it is
+# (tests/unit/test_bzimage.c reads VERTIGO_GUEST_KERNEL). `make unit` does
+# not download anything; the real-kernel checks then report a skip.
+test: guest
+test: export VERTIGO_GUEST_KERNEL := $(abspath $(GUEST_KERNEL))
