@@ -1,0 +1,37 @@
+# Profiling log, host side: the decoder library, the `vertigo` command
+# (one file per subcommand), the fixture generator and the log benchmark.
+LOG_PORTABLE_SRCS := vmm/log_crc.c vmm/log_encode.c vmm/log_ring.c vmm/log_emit.c
+LOGDEC_SRCS := host-tools/logdec.c host-tools/logdec_fields.c host-tools/log_text.c \
+               host-tools/logdec_crc.c \
+               vmm/log_crc.c
+
+TOOLS += vertigo
+tool_vertigo_SRCS := host-tools/vertigo.c host-tools/cmd_decode.c host-tools/cmd_stats.c \
+                     host-tools/log_input.c $(LOGDEC_SRCS)
+
+# Writes the golden streams of tests/fixtures/log (see gen_fixtures.c).
+TOOLS += log-fixture-gen
+tool_log-fixture-gen_SRCS := tests/fixtures/log/gen_fixtures.c tests/unit/test_log_util.c \
+                             $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS))
+
+HEADERS_HOST += host-tools/logdec.h host-tools/logdec_crc.h host-tools/log_text.h host-tools/log_input.h \
+                host-tools/vertigo.h
+
+# Decoder throughput and encoded sizes (optimized, no sanitizers).
+BENCH_TARGETS += bench-log
+$(BUILD)/bench/bench-log: $(patsubst %,$(BUILD)/tool/%.o,tests/bench/bench_log.c \
+                          $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS)))
+	@mkdir -p $(dir $@)
+	$(Q)$(HOST_CC) $^ -o $@
+.PHONY: bench-log
+bench-log: $(BUILD)/bench/bench-log
+	$(Q)$<
+
+# Unit tests of the log (tests/unit/test_log_*.c).
+LOG_TEST_SRCS := tests/unit/test_log_util.c $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS))
+UNIT_TESTS += log_format log_property log_ring log_corrupt log_golden
+unit_log_format_SRCS := tests/unit/test_log_format.c $(LOG_TEST_SRCS)
+unit_log_property_SRCS := tests/unit/test_log_property.c $(LOG_TEST_SRCS)
+unit_log_ring_SRCS := tests/unit/test_log_ring.c $(LOG_TEST_SRCS)
+unit_log_corrupt_SRCS := tests/unit/test_log_corrupt.c $(LOG_TEST_SRCS)
+unit_log_golden_SRCS := tests/unit/test_log_golden.c $(LOG_TEST_SRCS)

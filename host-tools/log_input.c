@@ -1,0 +1,62 @@
+/* Reading a log for the vertigo subcommands (see log_input.h). */
+#include "host-tools/log_input.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "host-tools/vertigo.h"
+
+#define READ_CHUNK 65536
+
+int log_input_decode(const char *cmd, const char *path, struct logdec *dec)
+{
+    bool is_stdin = !strcmp(path, "-");
+    FILE *in = is_stdin ? stdin : fopen(path, "rb");
+    if (!in) {
+        fprintf(stderr, "vertigo %s: %s: %s\n", cmd, path, strerror(errno));
+        return VERTIGO_EXIT_USAGE;
+    }
+    static uint8_t chunk[READ_CHUNK];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), in)) > 0)
+        logdec_feed(dec, chunk, n);
+    int failed = ferror(in);
+    if (!is_stdin)
+        fclose(in);
+    if (failed) {
+        fprintf(stderr, "vertigo %s: %s: read error\n", cmd, path);
+        return VERTIGO_EXIT_USAGE;
+    }
+    logdec_finish(dec);
+    return VERTIGO_EXIT_OK;
+}
+
+int log_input_exit_status(const char *cmd, const char *path, const struct logdec *dec)
+{
+    const struct logdec_totals *t = &dec->totals;
+    switch (logdec_verdict(dec)) {
+    case LOGDEC_NO_LOG:
+        fprintf(stderr, "vertigo %s: %s: no Vertigo log stream header or block found in %"
+                PRIu64 " bytes\n", cmd, path, t->bytes);
+        return VERTIGO_EXIT_NO_LOG;
+    case LOGDEC_DAMAGED:
+        fprintf(stderr, "vertigo %s: %s: damaged stream: %" PRIu64 " blocks and %" PRIu64
+                " records lost to corruption/gaps, %" PRIu64 " records dropped by rings%s\n",
+                cmd, path, t->blocks_lost, t->records_lost, t->ring_dropped,
+                t->headers ? "" : ", no stream header");
+        return VERTIGO_EXIT_DAMAGED;
+    case LOGDEC_CLEAN:
+        break;
+    }
+    return VERTIGO_EXIT_OK;
+}
+
+bool log_input_args(int argc, char **argv)
+{
+    if (argc == 2 && argv[1][0] != '\0' && (argv[1][0] != '-' || argv[1][1] == '\0'))
+        return true;
+    fprintf(stderr, "usage: vertigo %s FILE|-\n", argv[0]);
+    return false;
+}

@@ -1,0 +1,20 @@
+/* Reading a log for the vertigo subcommands: a file or "-" (stdin, a
+ * pipe that may still be growing) fed through a decoder, and the mapping
+ * of the decoder's verdict to an exit status with a message. */
+#ifndef HOST_TOOLS_LOG_INPUT_H
+#define HOST_TOOLS_LOG_INPUT_H
+
+#include "host-tools/logdec.h"
+
+/* Feeds all of path ("-" for stdin) to dec and finishes it. Returns 0, or
+ * VERTIGO_EXIT_USAGE after printing "CMD: PATH: reason" on an I/O error. */
+int log_input_decode(const char *cmd, const char *path, struct logdec *dec);
+
+/* The exit status for a finished decoder; prints a one-line diagnosis to
+ * stderr when the input held no log or was damaged. */
+int log_input_exit_status(const char *cmd, const char *path, const struct logdec *dec);
+
+/* Checks "CMD FILE|-" usage; prints usage and returns false otherwise. */
+bool log_input_args(int argc, char **argv);
+
+#endif

@@ -1,0 +1,420 @@
+/* Streaming log decoder: finds stream headers and blocks in a byte
+ * stream, checks their checksums and per-CPU sequences, resynchronizes
+ * after damage, walks block payloads record by record, and reports every
+ * problem with its stream offset. Field parsing is in logdec_fields.c. */
+#include "host-tools/logdec.h"
+
+#include <string.h>
+
+#include "host-tools/logdec_crc.h"
+#include "vmm/log_crc.h"
+#include "vmm/log_varint.h"
+
+enum step {
+    STEP_DONE,       /* consumed something; go on */
+    STEP_NEED_MORE,  /* a header or block continues past the data we have */
+    STEP_SKIP,       /* not a valid header or block here: skip a byte */
+};
+
+static uint16_t le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t le32(const uint8_t *p) { return (uint32_t)le16(p) | (uint32_t)le16(p + 2) << 16; }
+static uint64_t le64(const uint8_t *p) { return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32; }
+
+static uint64_t offset_of(const struct logdec *dec, size_t pos)
+{
+    return dec->base + pos;
+}
+
+static void report(struct logdec *dec, const struct logdec_problem *p)
+{
+    dec->totals.problems[p->kind]++;
+    if (p->records_known)
+        dec->totals.records_lost += p->records;
+    dec->totals.blocks_lost += p->blocks;
+    if (dec->cb->problem)
+        dec->cb->problem(dec->user, p);
+}
+
+/* ---- Skipped bytes ---------------------------------------------------- */
+
+static void flush_garbage(struct logdec *dec)
+{
+    if (!dec->garbage_len)
+        return;
+    struct logdec_problem p = {
+        .kind = dec->totals.headers ? LOGDEC_GARBAGE : LOGDEC_PREFIX_SKIPPED,
+        .offset = dec->garbage_start,
+        .bytes = dec->garbage_len,
+    };
+    if (!dec->totals.headers && dec->totals.blocks)
+        p.kind = LOGDEC_GARBAGE;
+    dec->garbage_len = 0;
+    report(dec, &p);
+}
+
+/* Skips bytes up to the next possible sync marker (or the end of data). */
+static void skip_garbage(struct logdec *dec)
+{
+    size_t from = dec->pos + 1;
+    const uint8_t *next = memchr(dec->buf + from, LOG_STREAM_MAGIC & 0xffu, dec->len - from);
+    size_t to = next ? (size_t)(next - dec->buf) : dec->len;
+    uint64_t start = offset_of(dec, dec->pos), end = offset_of(dec, to);
+    if (start < dec->quiet_until)
+        start = dec->quiet_until < end ? dec->quiet_until : end;
+    if (end > start) {
+        if (!dec->garbage_len)
+            dec->garbage_start = start;
+        dec->garbage_len += end - start;
+    }
+    dec->pos = to;
+}
+
+/* ---- Stream header ---------------------------------------------------- */
+
+static bool header_supported(const struct log_stream_header *h)
+{
+    return h->version == LOG_FORMAT_VERSION && h->header_size == LOG_STREAM_HEADER_SIZE &&
+           h->endian_tag == LOG_ENDIAN_TAG;
+}
+
+static enum step take_stream_header(struct logdec *dec)
+{
+    const uint8_t *p = dec->buf + dec->pos;
+    if (dec->len - dec->pos < LOG_STREAM_HEADER_SIZE)
+        return STEP_NEED_MORE;
+    if (log_crc32c(0, p, LOG_STREAM_HEADER_CRC_OFFSET) != le32(p + LOG_STREAM_HEADER_CRC_OFFSET))
+        return STEP_SKIP;
+    flush_garbage(dec);
+    struct log_stream_header h;
+    memcpy(&h, p, sizeof(h));
+    uint64_t offset = offset_of(dec, dec->pos);
+    if (!header_supported(&h)) {
+        struct logdec_problem prob = { .kind = LOGDEC_BAD_VERSION, .offset = offset,
+                                       .bytes = LOG_STREAM_HEADER_SIZE };
+        report(dec, &prob);
+    }
+    /* A header starts a new stream: sequences restart at zero. */
+    memset(dec->cpus, 0, sizeof(dec->cpus));
+    dec->totals.headers++;
+    if (dec->cb->header)
+        dec->cb->header(dec->user, &h, offset);
+    dec->pos += LOG_STREAM_HEADER_SIZE;
+    return STEP_DONE;
+}
+
+/* ---- Blocks ----------------------------------------------------------- */
+
+static bool read_block_header(const uint8_t *p, struct log_block_header *h)
+{
+    if (log_crc32c(0, p, LOG_BLOCK_HEADER_CRC_OFFSET) != le32(p + LOG_BLOCK_HEADER_CRC_OFFSET))
+        return false;
+    h->sync = le32(p);
+    h->cpu = le16(p + 4);
+    h->payload_len = le16(p + 6);
+    h->seq = le32(p + 8);
+    h->record_count = le16(p + 12);
+    h->flags = le16(p + 14);
+    h->first_record = le64(p + 16);
+    h->base_tsc = le64(p + 24);
+    h->payload_crc = le32(p + 32);
+    h->header_crc = le32(p + 36);
+    return h->cpu < LOG_MAX_CPUS;
+}
+
+/* A block whose header is good but whose payload is lost: the header
+ * says exactly how many records. Later bytes are rescanned for blocks,
+ * but not reported again as garbage. */
+static void lose_block(struct logdec *dec, const struct log_block_header *h,
+                       enum logdec_problem_kind kind, uint64_t offset, uint64_t bytes)
+{
+    struct logdec_problem p = {
+        .kind = kind, .offset = offset, .bytes = bytes, .has_block = true,
+        .cpu = h->cpu, .seq = h->seq, .blocks = 1,
+        .records_known = true, .records = h->record_count,
+    };
+    report(dec, &p);
+    dec->quiet_until = offset + bytes;
+}
+
+/* Checks h against the CPU's expected sequence; reports gaps. */
+static void track_sequence(struct logdec *dec, const struct log_block_header *h, uint64_t offset)
+{
+    struct logdec_cpu_track *t = &dec->cpus[h->cpu];
+    if (h->seq != t->next_seq) {
+        bool gap = (uint32_t)(h->seq - t->next_seq) < UINT32_MAX / 2;
+        struct logdec_problem p = {
+            .kind = gap ? LOGDEC_MISSING_BLOCKS : LOGDEC_SEQ_BACKWARDS,
+            .offset = offset, .has_block = true, .cpu = h->cpu, .seq = t->next_seq,
+            .blocks = gap ? h->seq - t->next_seq : 0,
+        };
+        if (gap && h->first_record >= t->next_record) {
+            p.records_known = true;
+            p.records = h->first_record - t->next_record;
+        }
+        if (!gap)
+            p.seq = h->seq;
+        report(dec, &p);
+    }
+    t->seen = true;
+    t->next_seq = h->seq + 1;
+    t->next_record = h->first_record + h->record_count;
+}
+
+static void bad_record(struct logdec *dec, const struct log_block_header *h,
+                       uint64_t offset, uint32_t decoded)
+{
+    struct logdec_problem p = {
+        .kind = LOGDEC_BAD_RECORD, .offset = offset, .has_block = true,
+        .cpu = h->cpu, .seq = h->seq, .records_known = true,
+        .records = h->record_count > decoded ? h->record_count - decoded : 0,
+    };
+    report(dec, &p);
+}
+
+/* Decodes one record at *p; returns false if it is malformed. */
+static bool decode_record(struct logdec *dec, struct logdec_record *r,
+                          const uint8_t **p, const uint8_t *end)
+{
+    const uint8_t *q = *p;
+    uint64_t body_len, delta;
+    r->type = *q++;
+    if (log_varint_get(&q, end, &body_len) != 0 || body_len > (uint64_t)(end - q))
+        return false;
+    const uint8_t *body_end = q + body_len;
+    if (log_varint_get(&q, body_end, &delta) != 0)
+        return false;
+    r->tsc += (uint64_t)log_unzigzag(delta);
+    if (logdec_parse_fields(r, q, body_end) != 0)
+        return false;
+    *p = body_end;
+    dec->totals.records++;
+    if (r->type == LOG_REC_LOSS)
+        dec->totals.ring_dropped += r->u.loss.dropped;
+    if (dec->cb->record)
+        dec->cb->record(dec->user, r);
+    return true;
+}
+
+static void decode_payload(struct logdec *dec, const struct log_block_header *h,
+                           const uint8_t *payload, uint64_t payload_offset)
+{
+    struct logdec_record r;
+    r.cpu = h->cpu;
+    r.block_seq = h->seq;
+    r.tsc = h->base_tsc;
+    const uint8_t *p = payload, *end = payload + h->payload_len;
+    uint32_t n = 0;
+    for (; p < end && n < h->record_count; n++) {
+        r.index = h->first_record + n;
+        r.offset = payload_offset + (uint64_t)(p - payload);
+        if (!decode_record(dec, &r, &p, end))
+            break;
+    }
+    if (n != h->record_count || p != end)
+        bad_record(dec, h, payload_offset + (uint64_t)(p - payload), n);
+}
+
+static enum step take_block(struct logdec *dec)
+{
+    const uint8_t *p = dec->buf + dec->pos;
+    size_t avail = dec->len - dec->pos;
+    struct log_block_header h;
+    if (avail < LOG_BLOCK_HEADER_SIZE)
+        return STEP_NEED_MORE;
+    if (!read_block_header(p, &h))
+        return STEP_SKIP;
+    flush_garbage(dec);
+    uint64_t offset = offset_of(dec, dec->pos);
+    size_t size = LOG_BLOCK_HEADER_SIZE + h.payload_len;
+    if (avail < size)
+        return STEP_NEED_MORE;
+    track_sequence(dec, &h, offset);
+    if (logdec_crc32c(0, p + LOG_BLOCK_HEADER_SIZE, h.payload_len) != h.payload_crc) {
+        lose_block(dec, &h, LOGDEC_BAD_PAYLOAD, offset, size);
+        dec->pos += LOG_BLOCK_HEADER_SIZE;
+        return STEP_DONE;
+    }
+    dec->totals.blocks++;
+    dec->totals.block_bytes += size;
+    if (dec->cb->block)
+        dec->cb->block(dec->user, &h, offset);
+    decode_payload(dec, &h, p + LOG_BLOCK_HEADER_SIZE, offset + LOG_BLOCK_HEADER_SIZE);
+    dec->pos += size;
+    return STEP_DONE;
+}
+
+/* ---- Driving ---------------------------------------------------------- */
+
+static enum step take_one(struct logdec *dec)
+{
+    if (dec->len - dec->pos < LOG_SYNC_SIZE)
+        return STEP_NEED_MORE;
+    uint32_t sync = le32(dec->buf + dec->pos);
+    if (sync == LOG_STREAM_MAGIC)
+        return take_stream_header(dec);
+    if (sync == LOG_BLOCK_SYNC)
+        return take_block(dec);
+    return STEP_SKIP;
+}
+
+static void process(struct logdec *dec)
+{
+    for (;;) {
+        enum step s = take_one(dec);
+        if (s == STEP_NEED_MORE)
+            return;
+        if (s == STEP_SKIP)
+            skip_garbage(dec);
+    }
+}
+
+/* Drops examined bytes so the window has room for a whole block. */
+static void compact(struct logdec *dec)
+{
+    if (dec->pos == 0)
+        return;
+    memmove(dec->buf, dec->buf + dec->pos, dec->len - dec->pos);
+    dec->base += dec->pos;
+    dec->len -= dec->pos;
+    dec->pos = 0;
+}
+
+void logdec_init(struct logdec *dec, const struct logdec_callbacks *cb, void *user)
+{
+    memset(dec, 0, offsetof(struct logdec, buf));
+    dec->cb = cb;
+    dec->user = user;
+    dec->len = dec->pos = 0;
+    dec->base = dec->garbage_start = dec->garbage_len = dec->quiet_until = 0;
+    dec->finished = false;
+    memset(&dec->totals, 0, sizeof(dec->totals));
+    memset(dec->cpus, 0, sizeof(dec->cpus));
+}
+
+void logdec_feed(struct logdec *dec, const void *data, size_t len)
+{
+    const uint8_t *src = data;
+    if (dec->finished)
+        return;
+    dec->totals.bytes += len;
+    while (len) {
+        compact(dec);
+        size_t room = sizeof(dec->buf) - dec->len;
+        size_t n = len < room ? len : room;
+        memcpy(dec->buf + dec->len, src, n);
+        dec->len += n;
+        src += n;
+        len -= n;
+        process(dec);
+    }
+}
+
+/* At the end of input, the unfinished header or block at pos. */
+static void report_truncated(struct logdec *dec)
+{
+    const uint8_t *p = dec->buf + dec->pos;
+    size_t avail = dec->len - dec->pos;
+    struct log_block_header h;
+    uint64_t offset = offset_of(dec, dec->pos);
+    flush_garbage(dec);
+    if (avail >= LOG_BLOCK_HEADER_SIZE && read_block_header(p, &h)) {
+        track_sequence(dec, &h, offset);
+        lose_block(dec, &h, LOGDEC_TRUNCATED, offset, avail);
+        return;
+    }
+    struct logdec_problem prob = { .kind = LOGDEC_TRUNCATED, .offset = offset, .bytes = avail };
+    report(dec, &prob);
+}
+
+/* True if the avail (< 4) bytes at p could begin a sync marker. */
+static bool is_sync_prefix(const uint8_t *p, size_t avail)
+{
+    static const uint8_t stream[] = { 'V', 'T', 'G', 'S' }, block[] = { 'V', 'T', 'G', 'B' };
+    return avail < LOG_SYNC_SIZE && (!memcmp(p, stream, avail) || !memcmp(p, block, avail));
+}
+
+/* An incomplete tail is either a cut-short header or block, or garbage
+ * that merely starts like a sync marker: decide, then go on scanning. */
+static void finish_tail(struct logdec *dec)
+{
+    while (dec->pos < dec->len) {
+        process(dec);
+        if (dec->pos >= dec->len)
+            break;
+        size_t avail = dec->len - dec->pos;
+        uint32_t sync = avail >= LOG_SYNC_SIZE ? le32(dec->buf + dec->pos) : 0;
+        bool block_ok = sync == LOG_BLOCK_SYNC && avail >= LOG_BLOCK_HEADER_SIZE;
+        if ((sync == LOG_BLOCK_SYNC && !block_ok) || sync == LOG_STREAM_MAGIC ||
+            is_sync_prefix(dec->buf + dec->pos, avail)) {
+            report_truncated(dec);
+            dec->pos = dec->len;
+        } else if (block_ok) {
+            struct log_block_header h;
+            if (read_block_header(dec->buf + dec->pos, &h)) {
+                report_truncated(dec);
+                dec->pos += LOG_BLOCK_HEADER_SIZE;
+            } else {
+                skip_garbage(dec);
+            }
+        } else {
+            skip_garbage(dec);
+        }
+    }
+}
+
+void logdec_finish(struct logdec *dec)
+{
+    if (dec->finished)
+        return;
+    finish_tail(dec);
+    flush_garbage(dec);
+    dec->finished = true;
+    if (!dec->totals.headers) {
+        struct logdec_problem p = { .kind = LOGDEC_NO_HEADER, .offset = dec->totals.bytes };
+        report(dec, &p);
+    }
+}
+
+enum logdec_verdict logdec_verdict(const struct logdec *dec)
+{
+    const struct logdec_totals *t = &dec->totals;
+    if (!t->headers && !t->blocks)
+        return LOGDEC_NO_LOG;
+    for (int k = 0; k < LOGDEC_PROBLEM_KINDS; k++)
+        if (k != LOGDEC_PREFIX_SKIPPED && t->problems[k])
+            return LOGDEC_DAMAGED;
+    return t->ring_dropped ? LOGDEC_DAMAGED : LOGDEC_CLEAN;
+}
+
+const char *logdec_problem_name(enum logdec_problem_kind kind)
+{
+    static const char *const names[LOGDEC_PROBLEM_KINDS] = {
+        [LOGDEC_PREFIX_SKIPPED] = "prefix-skipped",
+        [LOGDEC_GARBAGE] = "garbage",
+        [LOGDEC_BAD_PAYLOAD] = "bad-payload",
+        [LOGDEC_BAD_RECORD] = "bad-record",
+        [LOGDEC_MISSING_BLOCKS] = "missing-blocks",
+        [LOGDEC_SEQ_BACKWARDS] = "seq-backwards",
+        [LOGDEC_TRUNCATED] = "truncated",
+        [LOGDEC_BAD_VERSION] = "bad-version",
+        [LOGDEC_NO_HEADER] = "no-header",
+    };
+    return (unsigned)kind < LOGDEC_PROBLEM_KINDS ? names[kind] : "unknown-problem";
+}
+
+const char *logdec_type_name(uint8_t type)
+{
+    static const char *const names[LOG_REC_TYPE_COUNT] = {
+        [LOG_REC_CONSOLE] = "console",
+        [LOG_REC_SAMPLE] = "sample",
+        [LOG_REC_INTERVAL] = "interval",
+        [LOG_REC_SWCOUNTERS] = "swcounters",
+        [LOG_REC_LIFECYCLE] = "lifecycle",
+        [LOG_REC_SYMBOLS] = "symbols",
+        [LOG_REC_CONFIG] = "config",
+        [LOG_REC_LOSS] = "loss",
+        [LOG_REC_PMU_TOTALS] = "pmu-totals",
+        [LOG_REC_EVENT_DESC] = "event-desc",
+    };
+    return type < LOG_REC_TYPE_COUNT && names[type] ? names[type] : NULL;
+}

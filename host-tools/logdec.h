@@ -1,0 +1,147 @@
+/* Streaming decoder of Vertigo profiling logs (docs/log-format.md).
+ *
+ * Feed bytes as they arrive (a file, a pipe, a fuzzer's buffer) with
+ * logdec_feed() and call logdec_finish() at the end of input. The decoder
+ * calls back once per stream header, per good block and per record, in
+ * stream order, and once per problem: garbage it skipped, a block whose
+ * checksum failed, blocks missing from a CPU's sequence, a stream cut
+ * short. Every problem carries its stream byte offset and, where the
+ * format allows, exactly how many blocks and records were lost. Bytes
+ * before the first stream header (an emulator's own output on the same
+ * channel) are skipped and reported as a note, not a fault. The decoder
+ * resynchronizes at the next block whose header checksum is good. */
+#ifndef HOST_TOOLS_LOGDEC_H
+#define HOST_TOOLS_LOGDEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vertigo/log_format.h"
+
+/* One decoded record. Pointers (text, raw) point into the decoder's
+ * buffer and are valid only during the callback. */
+struct logdec_record {
+    uint8_t type;            /* enum log_record_type, or unknown */
+    uint16_t cpu;
+    uint32_t block_seq;
+    uint64_t index;          /* per-CPU record index */
+    uint64_t offset;         /* stream offset of the record's type byte */
+    uint64_t tsc;
+    const uint8_t *raw;      /* the type-specific field bytes */
+    uint32_t raw_len;
+    union {
+        struct log_console console;
+        struct log_sample sample;
+        struct log_interval interval;
+        struct log_swcounters swcounters;
+        struct log_lifecycle lifecycle;
+        struct log_symbols symbols;
+        struct log_config config;
+        struct log_loss loss;
+        struct log_pmu_totals pmu_totals;
+        struct log_event_desc event_desc;
+    } u;
+};
+
+enum logdec_problem_kind {
+    LOGDEC_PREFIX_SKIPPED,   /* note: bytes before the first stream header */
+    LOGDEC_GARBAGE,          /* bytes that are no valid header or block */
+    LOGDEC_BAD_PAYLOAD,      /* block header good, payload checksum bad */
+    LOGDEC_BAD_RECORD,       /* checksum good but a record is malformed */
+    LOGDEC_MISSING_BLOCKS,   /* gap in a CPU's block sequence */
+    LOGDEC_SEQ_BACKWARDS,    /* block sequence repeated or went back */
+    LOGDEC_TRUNCATED,        /* input ended inside a header or block */
+    LOGDEC_BAD_VERSION,      /* stream header of an unsupported format */
+    LOGDEC_NO_HEADER,        /* input ended without any stream header */
+    LOGDEC_PROBLEM_KINDS,
+};
+
+struct logdec_problem {
+    enum logdec_problem_kind kind;
+    uint64_t offset;         /* stream offset where it starts */
+    uint64_t bytes;          /* stream bytes affected */
+    bool has_block;          /* cpu, seq refer to a known block */
+    uint16_t cpu;
+    uint32_t seq;            /* the (first) block concerned */
+    uint32_t blocks;         /* blocks lost (MISSING_BLOCKS, BAD_PAYLOAD) */
+    bool records_known;
+    uint64_t records;        /* records lost, when records_known */
+};
+
+struct logdec_callbacks {
+    /* Each may be NULL. */
+    void (*header)(void *user, const struct log_stream_header *h, uint64_t offset);
+    void (*block)(void *user, const struct log_block_header *h, uint64_t offset);
+    void (*record)(void *user, const struct logdec_record *r);
+    void (*problem)(void *user, const struct logdec_problem *p);
+};
+
+/* Running totals the decoder keeps (read them after logdec_finish). */
+struct logdec_totals {
+    uint64_t bytes;                 /* bytes fed */
+    uint64_t headers;
+    uint64_t blocks;                /* blocks with good checksums */
+    uint64_t records;
+    uint64_t block_bytes;           /* bytes of good blocks */
+    uint64_t ring_dropped;          /* sum of loss records */
+    uint64_t problems[LOGDEC_PROBLEM_KINDS];
+    uint64_t records_lost;          /* known counts from problems */
+    uint64_t blocks_lost;
+};
+
+struct logdec_cpu_track {
+    bool seen;
+    uint32_t next_seq;
+    uint64_t next_record;
+};
+
+#define LOGDEC_WINDOW (2u * (LOG_BLOCK_HEADER_SIZE + LOG_BLOCK_PAYLOAD_MAX))
+
+/* Decoder state: large (a window of two maximal blocks), so allocate it
+ * statically or on the heap. Fields are private. */
+struct logdec {
+    const struct logdec_callbacks *cb;
+    void *user;
+    uint8_t buf[LOGDEC_WINDOW];
+    size_t len;              /* bytes in buf */
+    size_t pos;              /* next byte to examine */
+    uint64_t base;           /* stream offset of buf[0] */
+    uint64_t garbage_start;  /* stream offset of pending skipped bytes */
+    uint64_t garbage_len;
+    uint64_t quiet_until;    /* skipped bytes before this are already reported */
+    bool finished;
+    struct logdec_totals totals;
+    struct logdec_cpu_track cpus[LOG_MAX_CPUS];
+};
+
+/* Resets dec to the start of a stream; cb and user are kept by pointer. */
+void logdec_init(struct logdec *dec, const struct logdec_callbacks *cb, void *user);
+
+/* Decodes len more bytes of the stream, calling back for everything that
+ * is complete. Keeps an incomplete tail for the next call. */
+void logdec_feed(struct logdec *dec, const void *data, size_t len);
+
+/* Ends the stream: reports a truncated tail, pending garbage, and a
+ * missing stream header. Call once; feeding afterwards is ignored. */
+void logdec_finish(struct logdec *dec);
+
+enum logdec_verdict {
+    LOGDEC_CLEAN = 0,        /* header found, nothing lost or corrupt */
+    LOGDEC_NO_LOG = 1,       /* no stream header and no block at all */
+    LOGDEC_DAMAGED = 2,      /* corruption, gaps, truncation or ring loss */
+};
+
+/* The overall verdict after logdec_finish (PREFIX_SKIPPED is harmless). */
+enum logdec_verdict logdec_verdict(const struct logdec *dec);
+
+/* Short names: "garbage", "bad-payload", ...; "sample", "console", ... */
+const char *logdec_problem_name(enum logdec_problem_kind kind);
+const char *logdec_type_name(uint8_t type);
+
+/* Parses the type-specific fields [p, end) of a record of r->type into
+ * r->u (sets raw/raw_len). Returns 0, or -1 if malformed. Unknown types
+ * parse as raw bytes only. (Used by logdec.c; exposed for tests.) */
+int logdec_parse_fields(struct logdec_record *r, const uint8_t *p, const uint8_t *end);
+
+#endif

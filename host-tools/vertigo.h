@@ -1,0 +1,26 @@
+/* The `vertigo` command: its subcommand table and exit statuses. Each
+ * subcommand lives in its own file (host-tools/cmd_<name>.c) and is one
+ * row of the table in host-tools/vertigo.c. */
+#ifndef HOST_TOOLS_VERTIGO_H
+#define HOST_TOOLS_VERTIGO_H
+
+/* Exit statuses shared by every subcommand (docs/log-format.md). */
+enum vertigo_exit {
+    VERTIGO_EXIT_OK = 0,        /* clean */
+    VERTIGO_EXIT_USAGE = 1,     /* bad usage, unreadable file, I/O error */
+    VERTIGO_EXIT_NO_LOG = 2,    /* the input holds no Vertigo log */
+    VERTIGO_EXIT_DAMAGED = 3,   /* decoded, but corruption or loss reported */
+};
+
+struct vertigo_command {
+    const char *name;
+    /* argv[0] is the subcommand name; returns an enum vertigo_exit. */
+    int (*run)(int argc, char **argv);
+    const char *usage;          /* arguments, e.g. "FILE|-" */
+    const char *help;           /* one line */
+};
+
+int cmd_decode(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+
+#endif

@@ -1,0 +1,244 @@
+/* Vertigo profiling log: the binary stream format shared by the hypervisor
+ * (encoder, per-CPU rings, drains), the guest library and the host tools
+ * (decoder, `vertigo decode|stats`). docs/log-format.md is the byte-by-byte
+ * specification; this header is its C rendering and must stay in step.
+ *
+ * A stream is a stream header followed by blocks. All multi-byte fixed
+ * fields are little-endian. A block is a fixed header (sync marker, CPU,
+ * per-CPU sequence number, record count, base TSC, two CRC32C checksums)
+ * followed by a payload of variable-length records. Records inside a
+ * payload use LEB128 varints; the TSC of each record is a zigzag delta
+ * from the previous record of the same block (the first from base_tsc).
+ *
+ * The second half of this header declares the in-memory record values the
+ * encoder takes and the decoder returns (not wire layouts). */
+#ifndef VERTIGO_LOG_FORMAT_H
+#define VERTIGO_LOG_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- Identification ------------------------------------------------ */
+
+#define LOG_STREAM_MAGIC   0x53475456u  /* "VTGS" in stream byte order */
+#define LOG_BLOCK_SYNC     0x42475456u  /* "VTGB" in stream byte order */
+#define LOG_SYNC_SIZE      4u
+#define LOG_FORMAT_VERSION 1u
+#define LOG_ENDIAN_TAG     0x01020304u  /* reads back 0x04030201 if swapped */
+#define LOG_BUILD_ID_SIZE  20u
+#define LOG_MAX_CPUS       256u
+
+/* ---- Stream header (64 bytes, once at the start of a stream) ------- */
+
+enum log_pmu_backend {
+    LOG_PMU_NONE   = 0,   /* no counters: only software events */
+    LOG_PMU_HW     = 1,   /* architectural performance monitoring */
+    LOG_PMU_SOFT   = 2,   /* software model of the PMU (emulators) */
+    LOG_PMU_BROKEN = 3,   /* CPUID claims a PMU that does not count */
+};
+
+struct log_pmu_desc {
+    uint8_t backend;        /* enum log_pmu_backend */
+    uint8_t version;        /* CPUID.0AH:EAX[7:0] (SDM Vol. 3B, 20.2) */
+    uint8_t gp_count;       /* general-purpose counters per CPU */
+    uint8_t gp_width;       /* bits */
+    uint8_t fixed_count;    /* fixed-function counters per CPU */
+    uint8_t fixed_width;    /* bits */
+    uint8_t reserved[2];    /* zero */
+} __attribute__((packed));
+
+struct log_stream_header {
+    uint32_t magic;                      /* LOG_STREAM_MAGIC */
+    uint16_t version;                    /* LOG_FORMAT_VERSION */
+    uint16_t header_size;                /* sizeof(struct log_stream_header) */
+    uint32_t endian_tag;                 /* LOG_ENDIAN_TAG */
+    uint16_t cpu_count;                  /* CPUs that may emit blocks */
+    uint16_t flags;                      /* zero in version 1 */
+    uint64_t tsc_hz;                     /* TSC ticks per second, 0 if unknown */
+    uint8_t build_id[LOG_BUILD_ID_SIZE]; /* identifies the Vertigo binary */
+    struct log_pmu_desc pmu;
+    uint32_t record_types;               /* bit n set: type n may appear */
+    uint32_t reserved;                   /* zero */
+    uint32_t header_crc;                 /* CRC32C of bytes 0..59 */
+} __attribute__((packed));
+
+#define LOG_STREAM_HEADER_SIZE 64u
+#define LOG_STREAM_HEADER_CRC_OFFSET 60u
+_Static_assert(sizeof(struct log_pmu_desc) == 8, "pmu desc is 8 bytes");
+_Static_assert(sizeof(struct log_stream_header) == LOG_STREAM_HEADER_SIZE,
+               "stream header is 64 bytes");
+_Static_assert(offsetof(struct log_stream_header, header_crc) ==
+               LOG_STREAM_HEADER_CRC_OFFSET, "stream header CRC offset");
+
+/* ---- Block header (40 bytes, then payload_len bytes of records) ---- */
+
+struct log_block_header {
+    uint32_t sync;          /* LOG_BLOCK_SYNC */
+    uint16_t cpu;           /* producing CPU, < LOG_MAX_CPUS */
+    uint16_t payload_len;   /* bytes of records after this header */
+    uint32_t seq;           /* per-CPU block sequence, 0, 1, 2, ... */
+    uint16_t record_count;  /* records in the payload */
+    uint16_t flags;         /* zero in version 1 */
+    uint64_t first_record;  /* per-CPU index of the payload's first record */
+    uint64_t base_tsc;      /* TSC the first record's delta is taken from */
+    uint32_t payload_crc;   /* CRC32C of the payload */
+    uint32_t header_crc;    /* CRC32C of bytes 0..35 of this header */
+} __attribute__((packed));
+
+#define LOG_BLOCK_HEADER_SIZE 40u
+#define LOG_BLOCK_HEADER_CRC_OFFSET 36u
+#define LOG_BLOCK_PAYLOAD_MAX 65535u
+_Static_assert(sizeof(struct log_block_header) == LOG_BLOCK_HEADER_SIZE,
+               "block header is 40 bytes");
+_Static_assert(offsetof(struct log_block_header, header_crc) ==
+               LOG_BLOCK_HEADER_CRC_OFFSET, "block header CRC offset");
+
+/* ---- Records --------------------------------------------------------
+ * Wire form inside a payload:
+ *   u8 type | varint body_len | body
+ *   body = varint zigzag(tsc - previous tsc) | type-specific fields
+ * A decoder skips the body of a type it does not know. */
+
+enum log_record_type {
+    LOG_REC_CONSOLE    = 1,   /* console text */
+    LOG_REC_SAMPLE     = 2,   /* one PMU sample */
+    LOG_REC_INTERVAL   = 3,   /* one row of interval counts */
+    LOG_REC_SWCOUNTERS = 4,   /* software-counter snapshot */
+    LOG_REC_LIFECYCLE  = 5,   /* domain/VCPU life-cycle event */
+    LOG_REC_SYMBOLS    = 6,   /* chunk of guest symbol data */
+    LOG_REC_CONFIG     = 7,   /* configuration echo (text) */
+    LOG_REC_LOSS       = 8,   /* records a ring dropped */
+    LOG_REC_PMU_TOTALS = 9,   /* PMU counter totals of one VCPU */
+    LOG_REC_EVENT_DESC = 10,  /* name and code of an event id */
+    LOG_REC_TYPE_COUNT = 11,  /* one past the last known type */
+};
+
+#define LOG_VARINT_MAX       10u    /* bytes of a 64-bit LEB128 varint */
+#define LOG_FIELDS_MAX       1024u  /* type-specific field bytes per record */
+#define LOG_RECORD_WIRE_MAX  (1u + 2u + LOG_VARINT_MAX + LOG_FIELDS_MAX)
+#define LOG_STACK_MAX        32u    /* return addresses in one sample */
+#define LOG_EVENTS_MAX       16u    /* events in an interval or totals record */
+#define LOG_SWCOUNTERS_MAX   32u    /* counters in a snapshot */
+#define LOG_TEXT_MAX         1000u  /* bytes of text in one record */
+
+enum log_mode {
+    LOG_MODE_HYPERVISOR   = 0,
+    LOG_MODE_GUEST_KERNEL = 1,
+    LOG_MODE_GUEST_USER   = 2,
+    LOG_MODE_COUNT        = 3,
+};
+
+/* Sample flag byte: bits 0-1 mode, bit 2 CR3 present, bit 3 stack present. */
+#define LOG_SAMPLE_MODE_MASK  0x03u
+#define LOG_SAMPLE_HAS_CR3    0x04u
+#define LOG_SAMPLE_HAS_STACK  0x08u
+#define LOG_SAMPLE_FLAGS_MASK 0x0fu
+
+enum log_lifecycle_event {
+    LOG_LC_DOMAIN_CREATE  = 1,
+    LOG_LC_DOMAIN_START   = 2,
+    LOG_LC_DOMAIN_STOP    = 3,   /* arg: exit status */
+    LOG_LC_DOMAIN_DESTROY = 4,
+    LOG_LC_VCPU_ONLINE    = 5,
+    LOG_LC_VCPU_OFFLINE   = 6,
+    LOG_LC_EVENT_COUNT    = 7,
+};
+
+enum log_symbols_kind {
+    LOG_SYM_KALLSYMS  = 1,   /* text lines of /proc/kallsyms */
+    LOG_SYM_PROC_MAPS = 2,   /* text lines of /proc/PID/maps */
+    LOG_SYM_JIT_MAP   = 3,   /* text lines of a perf-PID.map, with epoch */
+    LOG_SYM_KIND_COUNT = 4,
+};
+
+/* Console source value meaning "the hypervisor itself". */
+#define LOG_CONSOLE_HYPERVISOR 0u
+
+struct log_console {
+    uint32_t source;         /* LOG_CONSOLE_HYPERVISOR or a domain id */
+    const char *text;        /* not NUL-terminated */
+    uint32_t len;            /* <= LOG_TEXT_MAX */
+};
+
+struct log_sample {
+    uint32_t domain;
+    uint32_t vcpu;
+    uint8_t mode;            /* enum log_mode */
+    uint32_t event;          /* event id (see LOG_REC_EVENT_DESC) */
+    uint64_t rip;
+    bool has_cr3;
+    uint64_t cr3;
+    uint32_t depth;          /* return addresses in stack[], <= LOG_STACK_MAX */
+    uint64_t stack[LOG_STACK_MAX];
+};
+
+struct log_event_count {
+    uint32_t event;
+    uint64_t count;
+    uint64_t enabled;        /* TSC ticks the event was enabled */
+    uint64_t running;        /* TSC ticks it was actually counting */
+};
+
+struct log_interval {
+    uint32_t domain;
+    uint32_t vcpu;
+    uint64_t number;         /* interval number, from 0 */
+    uint32_t count;          /* entries in events[] */
+    struct log_event_count events[LOG_EVENTS_MAX];
+};
+
+struct log_counter_value {
+    uint32_t id;
+    uint64_t value;
+};
+
+struct log_swcounters {
+    uint32_t domain;
+    uint32_t vcpu;
+    uint32_t count;
+    struct log_counter_value counters[LOG_SWCOUNTERS_MAX];
+};
+
+struct log_lifecycle {
+    uint32_t domain;
+    uint32_t vcpu;
+    uint8_t event;           /* enum log_lifecycle_event */
+    uint64_t arg;
+};
+
+struct log_symbols {
+    uint32_t domain;
+    uint8_t kind;            /* enum log_symbols_kind */
+    uint32_t pid;            /* 0 for kallsyms */
+    uint64_t epoch;          /* JIT map epoch; 0 otherwise */
+    uint32_t chunk;          /* chunk number within (domain, kind, pid, epoch) */
+    bool last;               /* last chunk of this data set */
+    const uint8_t *data;
+    uint32_t len;            /* <= LOG_TEXT_MAX */
+};
+
+struct log_config {
+    const char *text;
+    uint32_t len;            /* <= LOG_TEXT_MAX */
+};
+
+struct log_loss {
+    uint64_t dropped;        /* records this CPU's ring dropped */
+};
+
+struct log_pmu_totals {
+    uint32_t domain;
+    uint32_t vcpu;
+    uint32_t count;
+    struct log_counter_value totals[LOG_EVENTS_MAX];  /* id = event id */
+};
+
+struct log_event_desc {
+    uint32_t event;          /* event id used in samples and counts */
+    uint64_t code;           /* backend code, e.g. PERFEVTSEL bits */
+    const char *name;
+    uint32_t len;            /* <= LOG_TEXT_MAX */
+};
+
+#endif

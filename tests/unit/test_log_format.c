@@ -1,0 +1,130 @@
+/* Log format basics: CRC32C, varints, zigzag, stream header layout, and a
+ * round trip of every record type through encoder, ring, drain, decoder. */
+#include "tests/unit/unit.h"
+#include "tests/unit/test_log_util.h"
+
+#include <stdlib.h>
+
+#include "vmm/log_crc.h"
+#include "vmm/log_varint.h"
+
+TEST(crc32c_known_vectors)
+{
+    CHECK_EQ(log_crc32c(0, "123456789", 9), 0xE3069283u);
+    CHECK_EQ(log_crc32c(0, "", 0), 0);
+    uint8_t zeros[32] = { 0 };
+    CHECK_EQ(log_crc32c(0, zeros, sizeof(zeros)), 0x8A9136AAu);   /* RFC 3720 B.4 */
+    uint32_t part = log_crc32c(0, "1234", 4);
+    CHECK_EQ(log_crc32c(part, "56789", 5), 0xE3069283u);
+}
+
+TEST(varint_round_trip_edges)
+{
+    static const uint64_t values[] = { 0, 1, 127, 128, 16383, 16384, UINT32_MAX,
+                                       (1ull << 63) - 1, 1ull << 63, UINT64_MAX };
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+        uint8_t buf[LOG_VARINT_MAX];
+        size_t n = log_varint_put(buf, values[i]);
+        CHECK_EQ(n, log_varint_size(values[i]));
+        const uint8_t *p = buf;
+        uint64_t v = 0;
+        CHECK_EQ(log_varint_get(&p, buf + n, &v), 0);
+        CHECK_EQ(v, values[i]);
+        CHECK(p == buf + n);
+        p = buf;
+        CHECK_EQ(log_varint_get(&p, buf + n - 1, &v), (uint64_t)-1);  /* cut short */
+    }
+    CHECK_EQ(log_varint_size(UINT64_MAX), LOG_VARINT_MAX);
+    uint8_t too_long[11] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 0 };
+    const uint8_t *p = too_long;
+    uint64_t v;
+    CHECK_EQ(log_varint_get(&p, too_long + 11, &v), (uint64_t)-1);
+}
+
+TEST(zigzag_maps_small_magnitudes_small)
+{
+    CHECK_EQ(log_zigzag(0), 0);
+    CHECK_EQ(log_zigzag(-1), 1);
+    CHECK_EQ(log_zigzag(1), 2);
+    CHECK_EQ(log_zigzag(INT64_MIN), UINT64_MAX);
+    static const int64_t values[] = { 0, -5, 5, INT64_MIN, INT64_MAX, -0x7f000000 };
+    for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++)
+        CHECK_EQ(log_unzigzag(log_zigzag(values[i])), values[i]);
+}
+
+TEST(stream_header_layout)
+{
+    struct log_test_stream s = { 0 };
+    log_test_stream_header(&s, 3);
+    CHECK_EQ(s.len, 64);
+    CHECK(memcmp(s.data, "VTGS", 4) == 0);
+    CHECK_EQ(s.data[4], LOG_FORMAT_VERSION);
+    CHECK_EQ(s.data[6], 64);
+    CHECK(memcmp(s.data + 8, "\x04\x03\x02\x01", 4) == 0);
+    CHECK_EQ(s.data[12], 3);
+    uint32_t crc;
+    memcpy(&crc, s.data + 60, 4);
+    CHECK_EQ(crc, log_crc32c(0, s.data, 60));
+    log_test_stream_free(&s);
+}
+
+static void check_one_type_round_trip(uint8_t type)
+{
+    static uint8_t storage[1 << 16];
+    struct log_ring ring;
+    struct log_test_value v;
+    CHECK(log_ring_init(&ring, 5, storage, sizeof(storage)));
+    log_test_example_value(type, 1000 + type, &v);
+    CHECK(log_test_emit(&ring, &v));
+    struct log_test_stream s = { 0 };
+    log_test_stream_header(&s, 8);
+    CHECK_EQ(log_test_drain(&s, &ring, 4096), 1);
+    struct log_test_decoded d;
+    log_test_decode(s.data, s.len, 0, &d);
+    CHECK_EQ(d.count, 1);
+    CHECK_EQ(d.problem_count, 0);
+    CHECK_EQ(d.verdict, LOGDEC_CLEAN);
+    if (d.count == 1) {
+        CHECK(log_test_value_matches(&v, &d.values[0]) ||
+              unit_fail(__FILE__, __LINE__, "type %u differs", type));
+        CHECK_EQ(d.records[0].cpu, 5);
+    }
+    log_test_decoded_free(&d);
+    log_test_stream_free(&s);
+}
+
+TEST(every_record_type_round_trips)
+{
+    for (uint8_t type = 1; type < LOG_REC_TYPE_COUNT; type++)
+        if (type != LOG_REC_LOSS)
+            check_one_type_round_trip(type);
+}
+
+TEST(encoder_rejects_values_beyond_limits)
+{
+    uint8_t out[LOG_FIELDS_MAX];
+    struct log_sample s = { .mode = LOG_MODE_COUNT };
+    CHECK_EQ(log_encode_sample(out, &s), 0);
+    s.mode = 0;
+    s.depth = LOG_STACK_MAX + 1;
+    CHECK_EQ(log_encode_sample(out, &s), 0);
+    struct log_interval iv = { .count = LOG_EVENTS_MAX + 1 };
+    CHECK_EQ(log_encode_interval(out, &iv), 0);
+    struct log_console c = { .text = "x", .len = LOG_TEXT_MAX + 1 };
+    CHECK_EQ(log_encode_console(out, &c), 0);
+    struct log_lifecycle lc = { .event = LOG_LC_EVENT_COUNT };
+    CHECK_EQ(log_encode_lifecycle(out, &lc), 0);
+    struct log_config cfg = { .text = "", .len = 0 };
+    CHECK_EQ(log_encode_config(out, &cfg), 0);
+}
+
+TEST(rip_only_sample_is_small)
+{
+    struct log_sample s = { .domain = 1, .vcpu = 0, .mode = LOG_MODE_GUEST_KERNEL,
+                            .event = 0, .rip = 0xffffffff81234567ull };
+    uint8_t out[LOG_FIELDS_MAX];
+    /* flags, domain, vcpu, event: one byte each; kernel RIP: 5 bytes. */
+    CHECK_EQ(log_encode_sample(out, &s), 9);
+    s.rip = 0x55555555a123ull;
+    CHECK_EQ(log_encode_sample(out, &s), 11);
+}

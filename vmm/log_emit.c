@@ -1,0 +1,60 @@
+/* Emitting log records: encode into a stack buffer, then log_ring_write.
+ * The sample path (NMI context) uses a buffer sized for samples only. */
+#include "vmm/log_emit.h"
+
+#include "vmm/log_encode.h"
+
+/* Encodes with fn into a LOG_FIELDS_MAX buffer and writes the result. */
+#define LOG_EMIT_BODY(ring, tsc, type, fn, value)                     \
+    do {                                                              \
+        uint8_t fields[LOG_FIELDS_MAX];                               \
+        size_t len = fn(fields, value);                               \
+        return log_ring_write(ring, type, tsc, fields, len);          \
+    } while (0)
+
+bool log_emit_sample(struct log_ring *ring, uint64_t tsc, const struct log_sample *s)
+{
+    uint8_t fields[LOG_SAMPLE_FIELDS_MAX];
+    size_t len = log_encode_sample(fields, s);
+    return log_ring_write(ring, LOG_REC_SAMPLE, tsc, fields, len);
+}
+
+bool log_emit_console(struct log_ring *ring, uint64_t tsc, const struct log_console *c)
+{
+    LOG_EMIT_BODY(ring, tsc, LOG_REC_CONSOLE, log_encode_console, c);
+}
+
+bool log_emit_interval(struct log_ring *ring, uint64_t tsc, const struct log_interval *iv)
+{
+    LOG_EMIT_BODY(ring, tsc, LOG_REC_INTERVAL, log_encode_interval, iv);
+}
+
+bool log_emit_swcounters(struct log_ring *ring, uint64_t tsc, const struct log_swcounters *sw)
+{
+    LOG_EMIT_BODY(ring, tsc, LOG_REC_SWCOUNTERS, log_encode_swcounters, sw);
+}
+
+bool log_emit_lifecycle(struct log_ring *ring, uint64_t tsc, const struct log_lifecycle *lc)
+{
+    LOG_EMIT_BODY(ring, tsc, LOG_REC_LIFECYCLE, log_encode_lifecycle, lc);
+}
+
+bool log_emit_symbols(struct log_ring *ring, uint64_t tsc, const struct log_symbols *sym)
+{
+    LOG_EMIT_BODY(ring, tsc, LOG_REC_SYMBOLS, log_encode_symbols, sym);
+}
+
+bool log_emit_config(struct log_ring *ring, uint64_t tsc, const struct log_config *cfg)
+{
+    LOG_EMIT_BODY(ring, tsc, LOG_REC_CONFIG, log_encode_config, cfg);
+}
+
+bool log_emit_pmu_totals(struct log_ring *ring, uint64_t tsc, const struct log_pmu_totals *pt)
+{
+    LOG_EMIT_BODY(ring, tsc, LOG_REC_PMU_TOTALS, log_encode_pmu_totals, pt);
+}
+
+bool log_emit_event_desc(struct log_ring *ring, uint64_t tsc, const struct log_event_desc *ed)
+{
+    LOG_EMIT_BODY(ring, tsc, LOG_REC_EVENT_DESC, log_encode_event_desc, ed);
+}
