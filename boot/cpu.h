@@ -74,6 +74,7 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
 int rdmsr_safe(uint32_t msr, uint64_t *value);
 int wrmsr_safe(uint32_t msr, uint64_t value);
 int rdpmc_safe(uint32_t counter, uint64_t *value);
+int xsetbv_safe(uint32_t xcr, uint64_t value);
 
 static inline uint64_t rdtsc(void)
 {
@@ -143,6 +144,7 @@ static inline void halt(void)
 #define CPUID_1_ECX_VMX        (1u << 5)
 #define CPUID_1_ECX_PDCM       (1u << 15)
 #define CPUID_1_ECX_X2APIC     (1u << 21)
+#define CPUID_1_ECX_XSAVE      (1u << 26)
 #define CPUID_1_ECX_HYPERVISOR (1u << 31)
 #define CPUID_80000001_EDX_LM  (1u << 29)
 #define CPUID_80000001_EDX_1G  (1u << 26)

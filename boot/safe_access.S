@@ -52,3 +52,20 @@ rdpmc_safe:
     .pushsection .extable, "a"
     .quad 5b, 6b
     .popsection
+
+/* int xsetbv_safe(uint32_t xcr, uint64_t value): for a guest's XSETBV,
+ * whose operands only the hardware can fully validate. */
+    .globl xsetbv_safe
+xsetbv_safe:
+    mov     %edi, %ecx
+    mov     %esi, %eax
+    mov     %rsi, %rdx
+    shr     $32, %rdx
+7:  xsetbv
+    xor     %eax, %eax
+    ret
+8:  mov     $-1, %eax
+    ret
+    .pushsection .extable, "a"
+    .quad 7b, 8b
+    .popsection

@@ -74,7 +74,8 @@ void trap_dispatch(struct trap_frame *frame)
         nmi_handle(frame);
         return;
     }
-    if (frame->vector == VEC_GP_FAULT && extable_fixup(frame))
+    if ((frame->vector == VEC_GP_FAULT || frame->vector == VEC_INVALID_OPCODE) &&
+        extable_fixup(frame))
         return;
 
     const char *name = frame->vector < 32 ? exception_names[frame->vector]

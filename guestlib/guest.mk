@@ -20,7 +20,7 @@ GUEST_CMDLINE := console=ttyS0 earlyprintk=serial,ttyS0 nokaslr tsc=reliable pan
 GUEST_CC      ?= gcc
 GUEST_CFLAGS  := -static -O2 -Wall -Wextra -Werror -I. -Iinclude
 GUEST_PROGS   := cpuid_check devmem_probe
-GUEST_PROG_BINS := $(patsubst %,$(GUEST_DIR)/bin/%,$(GUEST_PROGS))
+GUEST_PROG_BINS := $(patsubst %,$(GUEST_DIR)/bin/%,$(GUEST_PROGS)) $(GUEST_DIR)/bin/vertigo-ctl
 GUEST_SCENARIOS := $(wildcard tests/guest/scenarios/*)
 
 .PHONY: guest
@@ -29,6 +29,10 @@ guest: $(GUEST_KERNEL) $(GUEST_INITRD)
 # Cached: mkguest does nothing when the kernel is already there.
 $(GUEST_KERNEL):
 	$(Q)./host-tools/mkguest kernel $(GUEST_DIR)
+
+$(GUEST_DIR)/bin/vertigo-ctl: guestlib/vertigo_ctl.c include/vertigo/hypercall.h
+	@mkdir -p $(dir $@)
+	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $< -o $@
 
 $(GUEST_DIR)/bin/%: tests/guest/%.c
 	@mkdir -p $(dir $@)

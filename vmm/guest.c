@@ -1,6 +1,7 @@
 /* Choosing and starting the guest. */
 #include "vmm/cmdline.h"
 #include "vmm/console.h"
+#include "vmm/domain.h"
 #include "vmm/guest_modules.h"
 #include "vmm/mem.h"
 #include "vmm/run_end.h"
@@ -13,7 +14,6 @@ __attribute__((noreturn)) void guest_start(const struct boot_info *bi,
 {
     char guest[16];
     char msg[512];
-    (void)pa;
 
     if (!cmdline_get(bi->cmdline, "guest", guest, sizeof(guest))) {
         const char *dflt = guest_module_find(bi, "kernel", NULL) ? "linux" : "none";
@@ -30,6 +30,5 @@ __attribute__((noreturn)) void guest_start(const struct boot_info *bi,
         printk("vertigo: cannot start the Linux guest: %s\n", msg);
         run_end(RUN_FAIL, "missing guest module");
     }
-    printk("vertigo: Linux guest modules found; the VT-x core cannot run them yet\n");
-    run_end(RUN_FAIL, "Linux guest not supported by this build");
+    linux_domain_run(bi, pa);
 }

@@ -1,12 +1,21 @@
-/* Prints the VMX capabilities (temporary raw form until vmx_caps lands). */
+/* The "vmx:" capability line of the platform report. */
 #include "vmx/vmx_report.h"
 
 #include "boot/cpu.h"
 #include "vmm/console.h"
-#include "vmm/msr.h"
+#include "vmx/vmx_caps.h"
+
+static uint64_t read_msr_cb(void *ctx, uint32_t msr)
+{
+    (void)ctx;
+    return rdmsr(msr);
+}
 
 void vmx_report(void)
 {
-    uint64_t basic = rdmsr(MSR_IA32_VMX_BASIC);
-    printk("vmx: VMCS revision %#lx, basic %#lx\n", basic & 0x7fffffff, basic);
+    struct vmx_cap_msrs caps;
+    char line[256];
+    vmx_caps_read(&caps, read_msr_cb, NULL);
+    vmx_caps_describe(&caps, line, sizeof(line));
+    printk("%s\n", line);
 }

@@ -1,0 +1,31 @@
+/* The end of a domain: report, statistics, verdict. */
+#include "vmm/domain.h"
+
+#include "vmm/console.h"
+#include "vmm/run_end.h"
+
+static const char *const end_names[] = {
+    [GUEST_END_POWER_OFF] = "powered off",
+    [GUEST_END_RESET] = "reset",
+    [GUEST_END_TRIPLE_FAULT] = "triple-faulted",
+    [GUEST_END_ERROR] = "was stopped by Vertigo",
+};
+
+__attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
+                                          const char *detail)
+{
+    printk("\nguest: domain %u %s (%s)\n", d->id, end_names[how], detail);
+    for (unsigned int i = 0; i < d->vcpu_count; i++)
+        exit_stats_print(&d->vcpus[i].stats, i, printk);
+
+    if (d->verdict == GUEST_VERDICT_NONE) {
+        printk("guest: no verdict reported by the guest\n");
+        run_end(RUN_FAIL, "guest ended without a verdict");
+    }
+    printk("guest: verdict %s%s%s\n", d->verdict == GUEST_VERDICT_PASS ? "PASS" : "FAIL",
+           d->verdict_text[0] ? ": " : "", d->verdict_text);
+    if (d->verdict == GUEST_VERDICT_PASS && how == GUEST_END_POWER_OFF)
+        run_end(RUN_PASS, "guest passed and powered off");
+    run_end(RUN_FAIL, d->verdict == GUEST_VERDICT_PASS ? "guest passed but did not power off"
+                                                        : "guest reported failure");
+}

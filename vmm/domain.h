@@ -1,0 +1,27 @@
+/* Domain life cycle: building the Linux domain 0 and ending it. */
+#ifndef VMM_DOMAIN_H
+#define VMM_DOMAIN_H
+
+#include "vmm/boot_info.h"
+#include "vmm/page_alloc.h"
+#include "vmm/vcpu.h"
+
+enum guest_end {
+    GUEST_END_POWER_OFF,        /* ACPI S5 / sleep request */
+    GUEST_END_RESET,            /* reset port, keyboard controller, INIT */
+    GUEST_END_TRIPLE_FAULT,
+    GUEST_END_ERROR,            /* Vertigo stopped the guest */
+};
+
+/* Builds domain 0 from the kernel and initrd modules and runs its boot
+ * VCPU on this CPU. Errors in the images end the run with a message. */
+__attribute__((noreturn)) void linux_domain_run(const struct boot_info *bi,
+                                                struct page_allocator *pa);
+
+/* The guest is over: prints why, every VCPU's exit statistics, and ends
+ * the run with the guest's verdict (FAIL unless it reported PASS and ended
+ * by powering off). */
+__attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
+                                          const char *detail);
+
+#endif

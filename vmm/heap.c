@@ -1,0 +1,42 @@
+/* The hypervisor heap (see vmm/heap.h): a second page allocator confined
+ * to one region taken from the boot allocator. */
+#include "vmm/heap.h"
+
+#include "vmm/mem.h"
+
+#define HEAP_ALIGN   0x200000ull
+#define IDENTITY_MAP_LIMIT 0x100000000ull
+
+static struct page_allocator heap;
+static struct phys_range region;
+
+bool heap_init(struct page_allocator *boot_pa, uint64_t bytes)
+{
+    static struct boot_info heap_info;
+    uint64_t size = (bytes + HEAP_ALIGN - 1) & ~(HEAP_ALIGN - 1);
+    uint64_t base = palloc_alloc(boot_pa, size / PAGE_SIZE, HEAP_ALIGN, IDENTITY_MAP_LIMIT);
+    if (!base)
+        return false;
+    region = (struct phys_range){ base, base + size };
+    heap_info.mem[0] = (struct mem_range){ base, size, MEM_USABLE };
+    heap_info.mem_count = 1;
+    return palloc_init(&heap, &heap_info, NULL, 0) == PALLOC_OK;
+}
+
+uint64_t heap_alloc_pages(uint64_t npages)
+{
+    uint64_t pa = palloc_alloc(&heap, npages, PAGE_SIZE, 0);
+    if (pa)
+        memset((void *)pa, 0, npages * PAGE_SIZE);
+    return pa;
+}
+
+struct phys_range heap_range(void)
+{
+    return region;
+}
+
+uint64_t heap_free_pages(void)
+{
+    return heap.free_pages;
+}

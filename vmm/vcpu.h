@@ -1,0 +1,47 @@
+/* Virtual CPUs and domains: the portable objects. Hardware state lives in
+ * the embedded struct vcpu_vmx / struct domain_vmx that only vmx/ opens. */
+#ifndef VMM_VCPU_H
+#define VMM_VCPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmm/exit_stats.h"
+#include "vmm/smp.h"
+#include "vmx/vcpu_vmx.h"
+
+/* Guest general-purpose registers not kept in the VMCS. The order is
+ * fixed: vmx/vmx_entry.S addresses the fields by offset. */
+struct guest_regs {
+    uint64_t rax, rcx, rdx, rbx, unused_rsp, rbp, rsi, rdi;
+    uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+};
+
+enum guest_verdict {
+    GUEST_VERDICT_NONE,
+    GUEST_VERDICT_PASS,
+    GUEST_VERDICT_FAIL,
+};
+
+struct domain;
+
+struct vcpu {
+    unsigned int id;                /* index within the domain */
+    unsigned int cpu;               /* physical CPU it runs on */
+    struct domain *domain;
+    struct guest_regs regs;
+    struct exit_stats stats;
+    bool stopped;                   /* no longer scheduled */
+    struct vcpu_vmx vmx;
+};
+
+struct domain {
+    unsigned int id;
+    unsigned int vcpu_count;
+    struct vcpu vcpus[MAX_CPUS];
+    enum guest_verdict verdict;     /* reported by the guest (hypercall) */
+    char verdict_text[64];
+    struct domain_vmx vmx;
+};
+
+#endif

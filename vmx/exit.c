@@ -1,0 +1,113 @@
+/* The one VM-exit switch: reason -> small named handler. An exit Vertigo
+ * does not expect dumps the guest state and stops the guest. */
+#include "vmx/exit.h"
+
+#include "vmm/console.h"
+#include "vmm/domain.h"
+#include "vmx/exit_names.h"
+#include "vmx/vmx_ops.h"
+
+typedef void (*exit_handler)(struct vcpu *v, const struct vmx_exit *e);
+
+static const exit_handler exit_handlers[EXIT_REASON_COUNT] = {
+    [EXIT_REASON_EXCEPTION_NMI] = handle_exception_nmi,
+    [EXIT_REASON_TRIPLE_FAULT] = handle_triple_fault,
+    [EXIT_REASON_INIT_SIGNAL] = handle_init_signal,
+    [EXIT_REASON_NMI_WINDOW] = handle_nmi_window,
+    [EXIT_REASON_CPUID] = handle_cpuid,
+    [EXIT_REASON_GETSEC] = handle_vmx_instruction,
+    [EXIT_REASON_INVD] = handle_invd,
+    [EXIT_REASON_VMCALL] = handle_vmcall,
+    [EXIT_REASON_VMCLEAR] = handle_vmx_instruction,
+    [EXIT_REASON_VMLAUNCH] = handle_vmx_instruction,
+    [EXIT_REASON_VMPTRLD] = handle_vmx_instruction,
+    [EXIT_REASON_VMPTRST] = handle_vmx_instruction,
+    [EXIT_REASON_VMREAD] = handle_vmx_instruction,
+    [EXIT_REASON_VMRESUME] = handle_vmx_instruction,
+    [EXIT_REASON_VMWRITE] = handle_vmx_instruction,
+    [EXIT_REASON_VMXOFF] = handle_vmx_instruction,
+    [EXIT_REASON_VMXON] = handle_vmx_instruction,
+    [EXIT_REASON_INVEPT] = handle_vmx_instruction,
+    [EXIT_REASON_INVVPID] = handle_vmx_instruction,
+    [EXIT_REASON_VMFUNC] = handle_vmx_instruction,
+    [EXIT_REASON_CR_ACCESS] = handle_cr_access,
+    [EXIT_REASON_IO_INSTRUCTION] = handle_io,
+    [EXIT_REASON_RDMSR] = handle_rdmsr,
+    [EXIT_REASON_WRMSR] = handle_wrmsr,
+    [EXIT_REASON_EPT_VIOLATION] = handle_ept_violation,
+    [EXIT_REASON_EPT_MISCONFIG] = handle_ept_misconfig,
+    [EXIT_REASON_XSETBV] = handle_xsetbv,
+};
+
+void vmx_handle_exit(struct vcpu *v, const struct vmx_exit *e)
+{
+    exit_handler h = e->reason < EXIT_REASON_COUNT ? exit_handlers[e->reason] : NULL;
+    if (h) {
+        h(v, e);
+        return;
+    }
+    printk("vmx: vcpu %u: unexpected VM exit %u (%s)\n", v->id, e->reason,
+           vmx_exit_reason_name(e->reason));
+    vmx_dump_guest(v, e);
+    domain_end(v->domain, GUEST_END_ERROR, "unexpected VM exit");
+}
+
+void vmx_skip_instruction(const struct vmx_exit *e)
+{
+    vmcs_write(VMCS_GUEST_RIP, e->rip + e->instruction_len);
+    /* Emulating the instruction ends any STI / MOV-SS blocking it had
+     * (SDM Vol. 3C 25.4.2, interruptibility state). */
+    uint64_t intr = vmcs_read(VMCS_GUEST_INTERRUPTIBILITY);
+    if (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS))
+        vmcs_write(VMCS_GUEST_INTERRUPTIBILITY,
+                   intr & ~(uint64_t)(INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS));
+}
+
+void vmx_inject_exception(unsigned int vector, bool has_error_code, uint32_t error_code)
+{
+    uint32_t info = INTR_INFO(vector, INTR_TYPE_HW_EXCEPTION);
+    if (has_error_code) {
+        info |= INTR_INFO_ERROR_CODE_VALID;
+        vmcs_write(VMCS_ENTRY_EXCEPTION_ERROR_CODE, error_code);
+    }
+    vmcs_write(VMCS_ENTRY_INTR_INFO, info);
+}
+
+unsigned int vmx_guest_cpl(void)
+{
+    return (unsigned int)(vmcs_read(VMCS_GUEST_SS_ACCESS_RIGHTS) >> 5) & 3;
+}
+
+uint64_t vmx_gpr_read(struct vcpu *v, unsigned int index)
+{
+    if (index == 4)
+        return vmcs_read(VMCS_GUEST_RSP);
+    return ((const uint64_t *)&v->regs)[index & 15];
+}
+
+void vmx_gpr_write(struct vcpu *v, unsigned int index, uint64_t value)
+{
+    if (index == 4)
+        vmcs_write(VMCS_GUEST_RSP, value);
+    else
+        ((uint64_t *)&v->regs)[index & 15] = value;
+}
+
+void vmx_dump_guest(struct vcpu *v, const struct vmx_exit *e)
+{
+    const struct guest_regs *r = &v->regs;
+    printk("  exit reason %#x (%s), qualification %#lx, instruction length %u\n",
+           e->full_reason, vmx_exit_reason_name(e->reason), e->qualification,
+           e->instruction_len);
+    printk("  rip=%#018lx rsp=%#018lx rflags=%#lx cs=%#lx cpl=%u\n", e->rip,
+           vmcs_read(VMCS_GUEST_RSP), vmcs_read(VMCS_GUEST_RFLAGS),
+           vmcs_read(VMCS_GUEST_CS_SELECTOR), vmx_guest_cpl());
+    printk("  rax=%#018lx rbx=%#018lx rcx=%#018lx rdx=%#018lx\n", r->rax, r->rbx, r->rcx, r->rdx);
+    printk("  rsi=%#018lx rdi=%#018lx rbp=%#018lx\n", r->rsi, r->rdi, r->rbp);
+    printk("  cr0=%#lx (shadow %#lx) cr3=%#lx cr4=%#lx (shadow %#lx) efer=%#lx\n",
+           vmcs_read(VMCS_GUEST_CR0), v->vmx.cr0_shadow, vmcs_read(VMCS_GUEST_CR3),
+           vmcs_read(VMCS_GUEST_CR4), v->vmx.cr4_shadow, vmcs_read(VMCS_GUEST_IA32_EFER));
+    printk("  interruptibility=%#lx activity=%lu idt-vectoring=%#lx entry-intr=%#lx\n",
+           vmcs_read(VMCS_GUEST_INTERRUPTIBILITY), vmcs_read(VMCS_GUEST_ACTIVITY_STATE),
+           vmcs_read(VMCS_IDT_VECTORING_INFO), vmcs_read(VMCS_ENTRY_INTR_INFO));
+}

@@ -1,0 +1,65 @@
+/* VM-exit handling: the information of one exit, the named handlers the
+ * dispatcher (vmx/exit.c) calls, and helpers they share. */
+#ifndef VMX_EXIT_H
+#define VMX_EXIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmm/vcpu.h"
+#include "vmx/vmx_defs.h"
+
+struct vmx_exit {
+    uint32_t reason;            /* basic exit reason (bits 15:0) */
+    uint32_t full_reason;
+    uint64_t qualification;
+    uint64_t rip;
+    uint32_t instruction_len;
+};
+
+/* Handlers, one per exit reason Vertigo expects (vmx/exit_*.c). */
+void handle_cpuid(struct vcpu *v, const struct vmx_exit *e);
+void handle_rdmsr(struct vcpu *v, const struct vmx_exit *e);
+void handle_wrmsr(struct vcpu *v, const struct vmx_exit *e);
+void handle_io(struct vcpu *v, const struct vmx_exit *e);
+void handle_cr_access(struct vcpu *v, const struct vmx_exit *e);
+void handle_xsetbv(struct vcpu *v, const struct vmx_exit *e);
+void handle_invd(struct vcpu *v, const struct vmx_exit *e);
+void handle_vmcall(struct vcpu *v, const struct vmx_exit *e);
+void handle_vmx_instruction(struct vcpu *v, const struct vmx_exit *e);
+void handle_ept_violation(struct vcpu *v, const struct vmx_exit *e);
+void handle_ept_misconfig(struct vcpu *v, const struct vmx_exit *e);
+void handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e);
+void handle_nmi_window(struct vcpu *v, const struct vmx_exit *e);
+void handle_triple_fault(struct vcpu *v, const struct vmx_exit *e);
+void handle_init_signal(struct vcpu *v, const struct vmx_exit *e);
+
+/* Dispatches one exit to its handler; unknown reasons dump and stop. */
+void vmx_handle_exit(struct vcpu *v, const struct vmx_exit *e);
+
+/* Before each VM entry: inject pending virtual NMIs when the guest can
+ * take them, else ask for an NMI-window exit. */
+void vmx_prepare_entry(struct vcpu *v);
+
+/* Advances the guest RIP past the instruction that exited. */
+void vmx_skip_instruction(const struct vmx_exit *e);
+
+/* Queues a hardware exception for delivery at the next VM entry. */
+void vmx_inject_exception(unsigned int vector, bool has_error_code, uint32_t error_code);
+#define VEC_UD 6
+#define VEC_GP 13
+static inline void vmx_inject_gp(void) { vmx_inject_exception(VEC_GP, true, 0); }
+static inline void vmx_inject_ud(void) { vmx_inject_exception(VEC_UD, false, 0); }
+
+/* Current privilege level of the guest (SS.DPL, SDM Vol. 3C 25.4.1). */
+unsigned int vmx_guest_cpl(void);
+
+/* General-purpose register by its SDM encoding (0 = RAX ... 15 = R15;
+ * 4 = RSP lives in the VMCS). */
+uint64_t vmx_gpr_read(struct vcpu *v, unsigned int index);
+void vmx_gpr_write(struct vcpu *v, unsigned int index, uint64_t value);
+
+/* Prints exit reason, qualification and the guest state. */
+void vmx_dump_guest(struct vcpu *v, const struct vmx_exit *e);
+
+#endif

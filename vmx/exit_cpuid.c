@@ -1,0 +1,110 @@
+/* CPUID exits (unconditional, SDM Vol. 3C 26.1.2): the real CPUID with
+ * what the guest must not see removed, the hypervisor bit set, and
+ * Vertigo's leaves at 0x40000000. */
+#include "boot/cpu.h"
+#include "vertigo/hypercall.h"
+#include "vmx/exit.h"
+#include "vmx/vmx_cpu.h"
+
+#define CPUID_1_ECX_SMX           (1u << 6)
+#define CPUID_1_ECX_OSXSAVE       (1u << 27)
+#define CPUID_7_ECX_OSPKE         (1u << 4)
+#define CR4_PKE                   (1ull << 22)
+#define CPUID_7_EBX_INVPCID       (1u << 10)
+#define CPUID_7_ECX_WAITPKG       (1u << 5)
+#define CPUID_7_ECX_RDPID         (1u << 22)
+#define CPUID_D1_EAX_XSAVES       (1u << 3)
+#define CPUID_80000001_EDX_RDTSCP (1u << 27)
+#define VERTIGO_CPUID_LAST        VERTIGO_CPUID_FEATURES
+#define HYPERVISOR_RANGE_END      0x400000ffu
+
+static bool proc2_enabled(uint32_t bit)
+{
+    return (vmx_config.ctl.proc2 & bit) != 0;
+}
+
+static void vertigo_leaf(uint32_t leaf, struct cpuid_regs *r)
+{
+    *r = (struct cpuid_regs){ 0, 0, 0, 0 };
+    if (leaf == VERTIGO_CPUID_BASE) {
+        r->eax = VERTIGO_CPUID_LAST;
+        r->ebx = VERTIGO_CPUID_SIG_EBX;
+        r->ecx = VERTIGO_CPUID_SIG_ECX;
+        r->edx = VERTIGO_CPUID_SIG_EDX;
+    } else if (leaf == VERTIGO_CPUID_FEATURES) {
+        r->eax = VERTIGO_HYPERCALL_VERSION;
+        r->ebx = VERTIGO_FEAT_VERDICT;
+    }
+}
+
+/* Features whose instructions would #UD or exit without the matching
+ * secondary control, and everything Vertigo owns, are hidden. */
+/* OSXSAVE and OSPKE mirror CR4 bits; CPUID runs in root mode, so they
+ * must be taken from the guest's CR4, not Vertigo's. */
+static void mirror_guest_cr4(const struct vcpu *v, uint32_t leaf, uint32_t subleaf,
+                             struct cpuid_regs *r)
+{
+    if (leaf == 0x1) {
+        r->ecx &= ~CPUID_1_ECX_OSXSAVE;
+        if (v->vmx.cr4_shadow & CR4_OSXSAVE)
+            r->ecx |= CPUID_1_ECX_OSXSAVE;
+    } else if (leaf == 0x7 && subleaf == 0) {
+        r->ecx &= ~CPUID_7_ECX_OSPKE;
+        if (v->vmx.cr4_shadow & CR4_PKE)
+            r->ecx |= CPUID_7_ECX_OSPKE;
+    }
+}
+
+static void filter_leaf(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
+{
+    switch (leaf) {
+    case 0x1:
+        r->ecx &= ~(CPUID_1_ECX_VMX | CPUID_1_ECX_SMX | CPUID_1_ECX_PDCM);
+        r->ecx |= CPUID_1_ECX_HYPERVISOR;
+        break;
+    case 0x7:
+        if (subleaf == 0) {
+            if (!proc2_enabled(PROC2_ENABLE_INVPCID))
+                r->ebx &= ~CPUID_7_EBX_INVPCID;
+            if (!proc2_enabled(PROC2_USER_WAIT_PAUSE))
+                r->ecx &= ~CPUID_7_ECX_WAITPKG;
+            if (!proc2_enabled(PROC2_ENABLE_RDTSCP))
+                r->ecx &= ~CPUID_7_ECX_RDPID;
+        }
+        break;
+    case 0xa:           /* the PMU belongs to Vertigo */
+    case 0x15:          /* TSC/crystal ratio: Bochs reports GHz it does not run at */
+    case 0x16:
+        *r = (struct cpuid_regs){ 0, 0, 0, 0 };
+        break;
+    case 0xd:
+        if (subleaf == 1 && !proc2_enabled(PROC2_ENABLE_XSAVES))
+            r->eax &= ~CPUID_D1_EAX_XSAVES;
+        break;
+    case 0x80000001:
+        if (!proc2_enabled(PROC2_ENABLE_RDTSCP))
+            r->edx &= ~CPUID_80000001_EDX_RDTSCP;
+        break;
+    default:
+        break;
+    }
+}
+
+void handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
+{
+    uint32_t leaf = (uint32_t)v->regs.rax, subleaf = (uint32_t)v->regs.rcx;
+    struct cpuid_regs r;
+
+    if (leaf >= VERTIGO_CPUID_BASE && leaf <= HYPERVISOR_RANGE_END) {
+        vertigo_leaf(leaf, &r);
+    } else {
+        r = cpuid(leaf, subleaf);
+        filter_leaf(leaf, subleaf, &r);
+        mirror_guest_cr4(v, leaf, subleaf, &r);
+    }
+    v->regs.rax = r.eax;
+    v->regs.rbx = r.ebx;
+    v->regs.rcx = r.ecx;
+    v->regs.rdx = r.edx;
+    vmx_skip_instruction(e);
+}

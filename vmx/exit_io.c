@@ -1,0 +1,37 @@
+/* I/O-instruction exits (SDM Vol. 3C 28.2.1, exit qualification for I/O
+ * instructions): only ports in the I/O bitmaps exit. */
+#include "vmm/console.h"
+#include "vmx/exit.h"
+#include "vmx/io_policy.h"
+#include "vmx/vmx_ops.h"
+
+static const uint32_t size_mask[5] = { 0, 0xff, 0xffff, 0, 0xffffffff };
+
+void handle_io(struct vcpu *v, const struct vmx_exit *e)
+{
+    uint64_t q = e->qualification;
+    unsigned int size = IO_QUAL_SIZE(q);
+    uint16_t port = (uint16_t)IO_QUAL_PORT(q);
+    int is_in = (q & IO_QUAL_IN) != 0;
+
+    if (q & IO_QUAL_STRING) {
+        /* No guest driver uses string I/O on these ports; dropping the
+         * access keeps Vertigo's ports safe without an instruction emulator. */
+        static int reported;
+        if (!reported++)
+            printk("vmx: vcpu %u: string I/O on owned port %#x at rip %#lx dropped\n",
+                   v->id, port, e->rip);
+        vmx_skip_instruction(e);
+        return;
+    }
+    uint32_t value = (uint32_t)v->regs.rax & size_mask[size];
+    io_policy_access(v, port, size, is_in, &value);
+    if (is_in) {
+        value &= size_mask[size];
+        if (size == 4)
+            v->regs.rax = value;    /* 32-bit results zero-extend */
+        else
+            v->regs.rax = (v->regs.rax & ~(uint64_t)size_mask[size]) | value;
+    }
+    vmx_skip_instruction(e);
+}

@@ -1,0 +1,29 @@
+/* The VT-x part of a VCPU and of a domain (opaque to generic code). */
+#ifndef VMX_VCPU_VMX_H
+#define VMX_VCPU_VMX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmx/ept.h"
+
+struct vcpu_vmx {
+    uint64_t vmcs_pa;
+    bool launched;
+    uint16_t vpid;
+    uint32_t pending_nmis;      /* NMIs to reflect into the guest */
+    bool guest_in_nmi;          /* we injected an NMI the guest has not IRETed */
+    uint64_t cr0_shadow;        /* the guest's view of CR0 / CR4 */
+    uint64_t cr4_shadow;
+    uint64_t exit_tsc;          /* TSC at the last exit */
+    uint64_t entry_tsc;         /* TSC at the last entry */
+};
+
+struct domain_vmx {
+    struct ept ept;
+    uint64_t eptp;
+    uint64_t msr_bitmap_pa;
+    uint64_t io_bitmap_pa;      /* two consecutive pages: A (0-0x7fff), B */
+};
+
+#endif

@@ -1,0 +1,93 @@
+/* Entering VMX operation (SDM Vol. 3C, 24.7 "Enabling and Entering VMX
+ * Operation", 24.8 "Restrictions on VMX Operation") and the one-time
+ * computation of the VMCS control fields. */
+#include "vmx/vmx_cpu.h"
+
+#include "boot/cpu.h"
+#include "vmm/console.h"
+#include "vmm/heap.h"
+#include "vmm/msr.h"
+#include "vmx/vmx_ops.h"
+
+struct vmx_config vmx_config;
+
+static uint64_t read_msr_cb(void *ctx, uint32_t msr)
+{
+    (void)ctx;
+    return rdmsr(msr);
+}
+
+/* Controls Vertigo needs (required) or uses when present (wanted). */
+static void control_requests(struct vmx_ctl_request req[VMX_CTL_COUNT])
+{
+    req[VMX_CTL_PIN] = (struct vmx_ctl_request){
+        .required = PIN_NMI_EXITING | PIN_VIRTUAL_NMIS,
+        .wanted = 0,
+        .must_clear = PIN_EXTERNAL_INTR_EXITING,
+    };
+    req[VMX_CTL_PROC] = (struct vmx_ctl_request){
+        .required = PROC_MSR_BITMAPS | PROC_IO_BITMAPS | PROC_SECONDARY_CONTROLS,
+        .must_clear = PROC_HLT_EXITING | PROC_UNCOND_IO_EXITING,
+    };
+    req[VMX_CTL_PROC2] = (struct vmx_ctl_request){
+        .required = PROC2_ENABLE_EPT | PROC2_UNRESTRICTED_GUEST,
+        .wanted = PROC2_ENABLE_VPID | PROC2_ENABLE_RDTSCP | PROC2_ENABLE_INVPCID |
+                  PROC2_ENABLE_XSAVES,
+    };
+    req[VMX_CTL_EXIT] = (struct vmx_ctl_request){
+        .required = EXIT_HOST_ADDR_SPACE_SIZE | EXIT_SAVE_IA32_EFER | EXIT_LOAD_IA32_EFER |
+                    EXIT_SAVE_IA32_PAT | EXIT_LOAD_IA32_PAT,
+        .must_clear = EXIT_ACK_INTR_ON_EXIT,
+    };
+    req[VMX_CTL_ENTRY] = (struct vmx_ctl_request){
+        .required = ENTRY_IA32E_MODE_GUEST | ENTRY_LOAD_IA32_EFER | ENTRY_LOAD_IA32_PAT,
+    };
+}
+
+bool vmx_config_init(void)
+{
+    struct vmx_error err;
+    struct vmx_ctl_request req[VMX_CTL_COUNT];
+    struct vmx_config *c = &vmx_config;
+
+    vmx_caps_read(&c->caps, read_msr_cb, NULL);
+    if (vmx_caps_check_basic(&c->caps, &err) != VMX_CAPS_OK) {
+        printk("vmx: %s\n", err.text);
+        return false;
+    }
+    control_requests(req);
+    if (vmx_caps_controls(&c->caps, req, &c->ctl, &err) != VMX_CAPS_OK) {
+        printk("vmx: %s\n", err.text);
+        return false;
+    }
+    vmx_caps_ept(&c->caps, &c->ept);
+    if (!c->ept.walk_4level || !(c->ept.memtype_wb || c->ept.memtype_uc)) {
+        printk("vmx: EPT lacks a 4-level walk or a usable memory type\n");
+        return false;
+    }
+    /* Bits the fixed-bit MSRs do not let the guest choose are owned by
+     * Vertigo and shadowed (SDM Vol. 3C, 25.6.6 "Guest/Host Masks and Read
+     * Shadows for CR0 and CR4"). Unrestricted guests choose PE and PG. */
+    c->cr0_guest_host_mask = (c->caps.cr0_fixed0 | ~c->caps.cr0_fixed1) & ~(CR0_PE | CR0_PG);
+    c->cr4_guest_host_mask = c->caps.cr4_fixed0 | ~c->caps.cr4_fixed1;
+    return true;
+}
+
+bool vmx_cpu_enable(void)
+{
+    uint64_t region = heap_alloc_pages(1);
+    if (!region) {
+        printk("vmx: no memory for the VMXON region\n");
+        return false;
+    }
+    *(uint32_t *)region = vmx_caps_revision(&vmx_config.caps);
+    uint64_t cr4 = read_cr4() | CR4_VMXE;
+    /* A guest's XSETBV is executed in root mode on its behalf, which needs
+     * CR4.OSXSAVE here too (SDM Vol. 2D, XSETBV: #UD if CR4.OSXSAVE = 0). */
+    if (cpuid(1, 0).ecx & CPUID_1_ECX_XSAVE)
+        cr4 |= CR4_OSXSAVE;
+    write_cr0(vmx_caps_fix_cr0(&vmx_config.caps, read_cr0(), false));
+    write_cr4(vmx_caps_fix_cr4(&vmx_config.caps, cr4));
+    vmxon(region);
+    return true;
+}

@@ -1,0 +1,112 @@
+/* VM entry and exit (SDM Vol. 3C, 27 "VM Entries" and 28 "VM Exits").
+ *
+ * int vmx_enter_guest(struct guest_regs *regs, int launched)
+ *   Saves the callee-saved registers, records RSP as the VMCS host RSP,
+ *   loads the guest's general registers from *regs and executes
+ *   VMLAUNCH (launched == 0) or VMRESUME. On a VM exit the processor
+ *   jumps to vmx_exit_point with RSP = host RSP; the guest registers are
+ *   stored back into *regs and the function returns 0. If the entry
+ *   instruction itself fails it returns 1 (VMfailInvalid) or 2
+ *   (VMfailValid, reason in the VM-instruction error field).
+ * The layout of struct guest_regs (vmm/vcpu.h) is fixed: rax rcx rdx rbx
+ * (rsp slot unused) rbp rsi rdi r8..r15, 8 bytes each. */
+#define VMCS_HOST_RSP 0x6c14
+
+#define R_RAX 0
+#define R_RCX 8
+#define R_RDX 16
+#define R_RBX 24
+#define R_RBP 40
+#define R_RSI 48
+#define R_RDI 56
+#define R_R8  64
+#define R_R9  72
+#define R_R10 80
+#define R_R11 88
+#define R_R12 96
+#define R_R13 104
+#define R_R14 112
+#define R_R15 120
+
+    .text
+    .code64
+    .globl vmx_enter_guest
+vmx_enter_guest:
+    push    %rbp
+    push    %rbx
+    push    %r12
+    push    %r13
+    push    %r14
+    push    %r15
+    push    %rdi                    /* regs pointer, found again at exit */
+
+    mov     $VMCS_HOST_RSP, %rax
+    vmwrite %rsp, %rax
+    jbe     .Lwrite_failed
+
+    mov     %esi, %eax              /* launched? keep it in flags below */
+    mov     %rdi, %rsi              /* rsi = regs while loading */
+    test    %eax, %eax
+    mov     R_RAX(%rsi), %rax
+    mov     R_RCX(%rsi), %rcx
+    mov     R_RDX(%rsi), %rdx
+    mov     R_RBX(%rsi), %rbx
+    mov     R_RBP(%rsi), %rbp
+    mov     R_RDI(%rsi), %rdi
+    mov     R_R8(%rsi), %r8
+    mov     R_R9(%rsi), %r9
+    mov     R_R10(%rsi), %r10
+    mov     R_R11(%rsi), %r11
+    mov     R_R12(%rsi), %r12
+    mov     R_R13(%rsi), %r13
+    mov     R_R14(%rsi), %r14
+    mov     R_R15(%rsi), %r15
+    mov     R_RSI(%rsi), %rsi       /* last: mov does not change flags */
+    jnz     .Lresume
+    vmlaunch
+    jmp     .Lentry_failed
+.Lresume:
+    vmresume
+.Lentry_failed:
+    /* Only reached when VMLAUNCH/VMRESUME failed: CF or ZF says how. */
+    mov     $1, %eax
+    mov     $2, %ecx
+    cmovz   %ecx, %eax
+    jmp     .Lreturn
+.Lwrite_failed:
+    mov     $1, %eax
+    mov     $2, %ecx
+    cmovz   %ecx, %eax
+.Lreturn:
+    add     $8, %rsp                /* drop the regs pointer */
+    pop     %r15
+    pop     %r14
+    pop     %r13
+    pop     %r12
+    pop     %rbx
+    pop     %rbp
+    ret
+
+    .globl vmx_exit_point
+vmx_exit_point:
+    /* RSP = host RSP: the regs pointer is on top of the stack. */
+    push    %rdi
+    mov     8(%rsp), %rdi
+    mov     %rax, R_RAX(%rdi)
+    mov     %rcx, R_RCX(%rdi)
+    mov     %rdx, R_RDX(%rdi)
+    mov     %rbx, R_RBX(%rdi)
+    mov     %rbp, R_RBP(%rdi)
+    mov     %rsi, R_RSI(%rdi)
+    mov     %r8, R_R8(%rdi)
+    mov     %r9, R_R9(%rdi)
+    mov     %r10, R_R10(%rdi)
+    mov     %r11, R_R11(%rdi)
+    mov     %r12, R_R12(%rdi)
+    mov     %r13, R_R13(%rdi)
+    mov     %r14, R_R14(%rdi)
+    mov     %r15, R_R15(%rdi)
+    pop     %rax                    /* the guest's rdi */
+    mov     %rax, R_RDI(%rdi)
+    xor     %eax, %eax
+    jmp     .Lreturn

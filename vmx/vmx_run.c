@@ -1,0 +1,64 @@
+/* The VCPU loop: enter the guest, take the exit, account for it, handle
+ * it, enter again. Exit handling time (TSC cycles from the exit to the next
+ * entry) is charged to the exit's reason. */
+#include "boot/cpu.h"
+#include "vmm/console.h"
+#include "vmm/domain.h"
+#include "vmx/exit.h"
+#include "vmx/exit_names.h"
+#include "vmx/vmcs_setup.h"
+#include "vmx/vmx_domain.h"
+#include "vmx/vmx_ops.h"
+
+int vmx_enter_guest(struct guest_regs *regs, int launched);
+
+static void read_exit(struct vmx_exit *e)
+{
+    e->full_reason = (uint32_t)vmcs_read(VMCS_EXIT_REASON);
+    e->reason = e->full_reason & EXIT_REASON_BASIC_MASK;
+    e->qualification = vmcs_read(VMCS_EXIT_QUALIFICATION);
+    e->rip = vmcs_read(VMCS_GUEST_RIP);
+    e->instruction_len = (uint32_t)vmcs_read(VMCS_EXIT_INSTRUCTION_LEN);
+}
+
+static void entry_failed(struct vcpu *v, int status)
+{
+    uint64_t err = status == 2 ? vmcs_read(VMCS_VM_INSTRUCTION_ERROR) : 0;
+    printk("vmx: vcpu %u: VM entry failed (%s): VM-instruction error %lu (%s)\n",
+           v->id, v->vmx.launched ? "VMRESUME" : "VMLAUNCH", err,
+           vmx_instruction_error_text((uint32_t)err));
+    domain_end(v->domain, GUEST_END_ERROR, "VM entry failed");
+}
+
+static void entry_failed_guest_state(struct vcpu *v, const struct vmx_exit *e)
+{
+    printk("vmx: vcpu %u: VM entry failed: %s (qualification %lu)\n", v->id,
+           vmx_exit_reason_name(e->reason), e->qualification);
+    vmx_dump_guest(v, e);
+    domain_end(v->domain, GUEST_END_ERROR, "VM entry failed on guest state");
+}
+
+__attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_boot_state *start)
+{
+    struct vmx_exit e;
+    if (!vmcs_setup(v, start))
+        domain_end(v->domain, GUEST_END_ERROR, "VMCS set-up failed");
+    printk("vmx: vcpu %u: entering the guest at rip %#lx\n", v->id, start->rip);
+
+    for (;;) {
+        vmx_prepare_entry(v);
+        v->vmx.entry_tsc = rdtsc();
+        int status = vmx_enter_guest(&v->regs, v->vmx.launched);
+        v->vmx.exit_tsc = rdtsc();
+        if (status)
+            entry_failed(v, status);
+        v->vmx.launched = true;
+        v->stats.guest_cycles += v->vmx.exit_tsc - v->vmx.entry_tsc;
+
+        read_exit(&e);
+        if (e.full_reason & EXIT_REASON_ENTRY_FAILURE)
+            entry_failed_guest_state(v, &e);
+        vmx_handle_exit(v, &e);
+        exit_stats_record(&v->stats, e.reason, rdtsc() - v->vmx.exit_tsc);
+    }
+}
