@@ -37,6 +37,7 @@ static const exit_handler exit_handlers[EXIT_REASON_COUNT] = {
     [EXIT_REASON_EPT_VIOLATION] = handle_ept_violation,
     [EXIT_REASON_EPT_MISCONFIG] = handle_ept_misconfig,
     [EXIT_REASON_XSETBV] = handle_xsetbv,
+    [EXIT_REASON_PREEMPTION_TIMER] = handle_preemption_timer,
 };
 
 void vmx_handle_exit(struct vcpu *v, const struct vmx_exit *e)

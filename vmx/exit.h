@@ -29,6 +29,7 @@ void handle_vmcall(struct vcpu *v, const struct vmx_exit *e);
 void handle_vmx_instruction(struct vcpu *v, const struct vmx_exit *e);
 void handle_ept_violation(struct vcpu *v, const struct vmx_exit *e);
 void handle_ept_misconfig(struct vcpu *v, const struct vmx_exit *e);
+void handle_preemption_timer(struct vcpu *v, const struct vmx_exit *e);
 void handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e);
 void handle_nmi_window(struct vcpu *v, const struct vmx_exit *e);
 void handle_triple_fault(struct vcpu *v, const struct vmx_exit *e);

@@ -1,15 +1,12 @@
 /* The remaining exits Linux causes: XSETBV, INVD, VMCALL, VMX instructions,
- * EPT violations and misconfigurations, triple faults and INIT. */
+ * EPT misconfigurations, triple faults and INIT. */
 #include "boot/cpu.h"
 #include "vmm/console.h"
 #include "vmm/domain.h"
-#include "vmm/heap.h"
 #include "vmm/hypercall.h"
 #include "vmx/exit.h"
 #include "vmx/guest_mem.h"
 #include "vmx/vmx_ops.h"
-
-#define EPT_REPORT_LIMIT 16
 
 void handle_xsetbv(struct vcpu *v, const struct vmx_exit *e)
 {
@@ -47,54 +44,6 @@ void handle_vmx_instruction(struct vcpu *v, const struct vmx_exit *e)
     (void)v;
     (void)e;
     vmx_inject_ud();    /* the guest sees no VMX */
-}
-
-static const char *access_text(uint64_t q)
-{
-    if (q & EPT_QUAL_FETCH)
-        return "instruction fetch";
-    if (q & EPT_QUAL_WRITE)
-        return "write";
-    return "read";
-}
-
-static bool is_vertigo_memory(uint64_t gpa)
-{
-    extern char __image_start[], __image_end[];
-    struct phys_range heap = heap_range();
-    return (gpa >= (uint64_t)__image_start && gpa < (uint64_t)__image_end) ||
-           (gpa >= heap.base && gpa < heap.end);
-}
-
-/* A guest touched a guest-physical page that is not mapped for it
- * (Vertigo's memory, or nothing at all). Report it and give the guest a
- * #GP(0): in user mode the process gets SIGSEGV, in kernel mode a
- * user-access fix-up turns it into an error code. */
-void handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
-{
-    static unsigned int reported;
-    uint64_t q = e->qualification;
-    uint64_t gpa = vmcs_read(VMCS_GUEST_PHYSICAL_ADDR);
-
-    if (reported++ < EPT_REPORT_LIMIT) {
-        printk("ept: vcpu %u: guest %s of GPA %#lx (%s), linear %s%#lx, rip %#lx, CPL %u: "
-               "injecting #GP\n", v->id, access_text(q), gpa,
-               is_vertigo_memory(gpa) ? "Vertigo's memory" : "unmapped",
-               (q & EPT_QUAL_GLA_VALID) ? "" : "(none) ",
-               (q & EPT_QUAL_GLA_VALID) ? vmcs_read(VMCS_GUEST_LINEAR_ADDR) : 0,
-               e->rip, vmx_guest_cpl());
-    }
-    if (vmcs_read(VMCS_IDT_VECTORING_INFO) & INTR_INFO_VALID) {
-        printk("ept: the access happened while delivering an event; stopping the guest\n");
-        vmx_dump_guest(v, e);
-        domain_end(v->domain, GUEST_END_ERROR, "EPT violation during event delivery");
-    }
-    /* Re-establish NMI blocking an IRET that faulted had lifted (SDM Vol.
-     * 3C 28.2.3, "NMI unblocking due to IRET"). */
-    if (q & EPT_QUAL_NMI_UNBLOCKING)
-        vmcs_write(VMCS_GUEST_INTERRUPTIBILITY,
-                   vmcs_read(VMCS_GUEST_INTERRUPTIBILITY) | INTERRUPTIBILITY_NMI);
-    vmx_inject_gp();
 }
 
 void handle_ept_misconfig(struct vcpu *v, const struct vmx_exit *e)

@@ -17,6 +17,9 @@ struct vcpu_vmx {
     uint64_t cr4_shadow;
     uint64_t exit_tsc;          /* TSC at the last exit */
     uint64_t entry_tsc;         /* TSC at the last entry */
+    uint64_t last_fault_page;   /* GPA page of the last kernel write we refused */
+    uint32_t fault_streak;      /* kernel write faults in a row on that page */
+    uint64_t sink_gpa;          /* page diverted to the sink, 0 if none */
 };
 
 struct domain_vmx {

@@ -22,7 +22,7 @@ static void control_requests(struct vmx_ctl_request req[VMX_CTL_COUNT])
 {
     req[VMX_CTL_PIN] = (struct vmx_ctl_request){
         .required = PIN_NMI_EXITING | PIN_VIRTUAL_NMIS,
-        .wanted = 0,
+        .wanted = PIN_PREEMPTION_TIMER,     /* switched on per use */
         .must_clear = PIN_EXTERNAL_INTR_EXITING,
     };
     req[VMX_CTL_PROC] = (struct vmx_ctl_request){
@@ -61,6 +61,8 @@ bool vmx_config_init(void)
         return false;
     }
     vmx_caps_ept(&c->caps, &c->ept);
+    c->pin_available = c->ctl.pin;
+    c->ctl.pin &= ~(uint32_t)PIN_PREEMPTION_TIMER;
     if (!c->ept.walk_4level || !(c->ept.memtype_wb || c->ept.memtype_uc)) {
         printk("vmx: EPT lacks a 4-level walk or a usable memory type\n");
         return false;

@@ -10,7 +10,8 @@
 struct vmx_config {
     struct vmx_cap_msrs caps;
     struct vmx_ept_caps ept;
-    struct vmx_controls ctl;
+    struct vmx_controls ctl;        /* values at VCPU start */
+    uint32_t pin_available;         /* pin-based controls Vertigo may turn on */
     uint64_t cr0_guest_host_mask;
     uint64_t cr4_guest_host_mask;
 };

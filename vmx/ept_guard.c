@@ -1,0 +1,127 @@
+/* Guest accesses to guest-physical memory that is not mapped for it:
+ * Vertigo's own memory (or nothing at all). Vertigo reports each access
+ * and makes it fail the way the guest can survive:
+ *  - user mode (CPL 3, e.g. an mmap of /dev/mem): #GP, the process gets
+ *    SIGSEGV;
+ *  - kernel mode: #GP, which the kernel's user-copy fix-up turns into
+ *    -EFAULT for read()/write() on /dev/mem. A failed copy *into* such
+ *    memory is retried byte by byte (fix-up again), then Linux zero-fills
+ *    the destination's tail with a plain memset that has no fix-up. So
+ *    from the third kernel write fault in a row on one page, the page is
+ *    diverted to a scratch "sink" page for a short window bounded by the
+ *    VMX-preemption timer, instead of oopsing the guest. Vertigo's memory
+ *    is never written either way. */
+#include "vmm/console.h"
+#include "vmm/domain.h"
+#include "vmm/heap.h"
+#include "vmx/exit.h"
+#include "vmx/vmx_cpu.h"
+#include "vmx/vmx_ops.h"
+
+#define EPT_REPORT_LIMIT   16
+#define SINK_WINDOW_TSC    20000ull    /* long enough for a 4 KiB memset */
+#define SINK_AFTER_FAULTS  2           /* #GPs before the sink opens */
+
+static uint64_t sink_page;
+
+static const char *access_text(uint64_t q)
+{
+    if (q & EPT_QUAL_FETCH)
+        return "instruction fetch";
+    if (q & EPT_QUAL_WRITE)
+        return "write";
+    return "read";
+}
+
+static bool is_vertigo_memory(uint64_t gpa)
+{
+    extern char __image_start[], __image_end[];
+    struct phys_range heap = heap_range();
+    return (gpa >= (uint64_t)__image_start && gpa < (uint64_t)__image_end) ||
+           (gpa >= heap.base && gpa < heap.end);
+}
+
+static void report(struct vcpu *v, const struct vmx_exit *e, uint64_t gpa, const char *outcome)
+{
+    static unsigned int reported;
+    uint64_t q = e->qualification;
+    if (reported++ >= EPT_REPORT_LIMIT)
+        return;
+    printk("ept: vcpu %u: guest %s of GPA %#lx (%s), linear %s%#lx, rip %#lx, CPL %u: %s\n",
+           v->id, access_text(q), gpa,
+           is_vertigo_memory(gpa) ? "Vertigo's memory" : "unmapped",
+           (q & EPT_QUAL_GLA_VALID) ? "" : "(none) ",
+           (q & EPT_QUAL_GLA_VALID) ? vmcs_read(VMCS_GUEST_LINEAR_ADDR) : 0,
+           e->rip, vmx_guest_cpl(), outcome);
+}
+
+static void set_preemption_timer(bool on, uint64_t tsc_ticks)
+{
+    uint64_t pin = vmcs_read(VMCS_PIN_BASED_CONTROLS);
+    if (on) {
+        unsigned int shift = vmx_caps_preemption_tsc_shift(&vmx_config.caps);
+        vmcs_write(VMCS_PREEMPTION_TIMER_VALUE, (tsc_ticks >> shift) + 1);
+        pin |= PIN_PREEMPTION_TIMER;
+    } else {
+        pin &= ~(uint64_t)PIN_PREEMPTION_TIMER;
+    }
+    vmcs_write(VMCS_PIN_BASED_CONTROLS, pin);
+}
+
+static bool open_sink(struct vcpu *v, uint64_t page)
+{
+    struct domain_vmx *dv = &v->domain->vmx;
+    if (!(vmx_config.pin_available & PIN_PREEMPTION_TIMER))
+        return false;   /* no way to bound the window */
+    if (!sink_page && !(sink_page = heap_alloc_pages(1)))
+        return false;
+    if (ept_map(&dv->ept, page, sink_page, PAGE_SIZE, EPT_READ | EPT_WRITE, EPT_MT_WB) != EPT_OK)
+        return false;
+    invept(INVEPT_SINGLE_CONTEXT, dv->eptp);
+    v->vmx.sink_gpa = page;
+    set_preemption_timer(true, SINK_WINDOW_TSC);
+    return true;
+}
+
+void handle_preemption_timer(struct vcpu *v, const struct vmx_exit *e)
+{
+    struct domain_vmx *dv = &v->domain->vmx;
+    (void)e;
+    set_preemption_timer(false, 0);
+    if (!v->vmx.sink_gpa)
+        return;
+    if (ept_unmap(&dv->ept, v->vmx.sink_gpa, PAGE_SIZE) != EPT_OK)
+        domain_end(v->domain, GUEST_END_ERROR, "cannot close the EPT sink window");
+    invept(INVEPT_SINGLE_CONTEXT, dv->eptp);
+    v->vmx.sink_gpa = 0;
+    v->vmx.last_fault_page = ~0ull;
+}
+
+void handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
+{
+    uint64_t q = e->qualification;
+    uint64_t gpa = vmcs_read(VMCS_GUEST_PHYSICAL_ADDR);
+    uint64_t page = gpa & ~(PAGE_SIZE - 1);
+
+    if (vmcs_read(VMCS_IDT_VECTORING_INFO) & INTR_INFO_VALID) {
+        report(v, e, gpa, "stopping the guest");
+        vmx_dump_guest(v, e);
+        domain_end(v->domain, GUEST_END_ERROR, "EPT violation during event delivery");
+    }
+    bool kernel_write = vmx_guest_cpl() == 0 && (q & EPT_QUAL_WRITE);
+    bool same_page = kernel_write && page == v->vmx.last_fault_page;
+    v->vmx.fault_streak = same_page ? v->vmx.fault_streak + 1 : 1;
+    v->vmx.last_fault_page = kernel_write ? page : ~0ull;
+    if (kernel_write && v->vmx.fault_streak > SINK_AFTER_FAULTS && !v->vmx.sink_gpa &&
+        open_sink(v, page)) {
+        report(v, e, gpa, "diverted to a scratch page");
+        return;     /* retry the access against the sink */
+    }
+    report(v, e, gpa, "injecting #GP");
+    /* Re-establish NMI blocking an IRET that faulted had lifted (SDM Vol.
+     * 3C 28.2.3, "NMI unblocking due to IRET"). */
+    if (q & EPT_QUAL_NMI_UNBLOCKING)
+        vmcs_write(VMCS_GUEST_INTERRUPTIBILITY,
+                   vmcs_read(VMCS_GUEST_INTERRUPTIBILITY) | INTERRUPTIBILITY_NMI);
+    vmx_inject_gp();
+}
