@@ -1,0 +1,83 @@
+/* Unit tests for the MMIO store decoder. */
+#include "tests/unit/unit.h"
+#include "vmm/mmio_decode.h"
+
+TEST(mov_register_to_base)
+{
+    /* mov %eax,(%rdx) */
+    static const uint8_t insn[] = { 0x89, 0x02 };
+    struct mmio_store s;
+    CHECK(mmio_decode_store(insn, sizeof(insn), &s));
+    CHECK_EQ(s.length, 2);
+    CHECK_EQ(s.size, 4);
+    CHECK(s.from_register);
+    CHECK_EQ(s.reg, 0);
+}
+
+TEST(mov_with_disp8_and_rex_r)
+{
+    /* mov %r9d,0x10(%rbx): 44 89 4b 10 */
+    static const uint8_t insn[] = { 0x44, 0x89, 0x4b, 0x10, 0xcc };
+    struct mmio_store s;
+    CHECK(mmio_decode_store(insn, sizeof(insn), &s));
+    CHECK_EQ(s.length, 4);
+    CHECK_EQ(s.reg, 9);
+}
+
+TEST(mov_absolute_disp32_via_sib)
+{
+    /* mov %esi,0xffffffffff5fc300 : 89 34 25 00 c3 5f ff */
+    static const uint8_t insn[] = { 0x89, 0x34, 0x25, 0x00, 0xc3, 0x5f, 0xff };
+    struct mmio_store s;
+    CHECK(mmio_decode_store(insn, sizeof(insn), &s));
+    CHECK_EQ(s.length, 7);
+    CHECK_EQ(s.reg, 6);
+}
+
+TEST(mov_rip_relative_and_disp32)
+{
+    /* mov %ecx,0x1234(%rip): 89 0d 34 12 00 00 */
+    static const uint8_t rip[] = { 0x89, 0x0d, 0x34, 0x12, 0x00, 0x00 };
+    /* mov %edx,0x300(%rax): 89 90 00 03 00 00 */
+    static const uint8_t d32[] = { 0x89, 0x90, 0x00, 0x03, 0x00, 0x00 };
+    struct mmio_store s;
+    CHECK(mmio_decode_store(rip, sizeof(rip), &s) && s.length == 6 && s.reg == 1);
+    CHECK(mmio_decode_store(d32, sizeof(d32), &s) && s.length == 6 && s.reg == 2);
+}
+
+TEST(mov_immediate)
+{
+    /* movl $0xc4500,0x300(%rax): c7 80 00 03 00 00 00 45 0c 00 */
+    static const uint8_t insn[] = { 0xc7, 0x80, 0x00, 0x03, 0x00, 0x00, 0x00, 0x45, 0x0c, 0x00 };
+    struct mmio_store s;
+    CHECK(mmio_decode_store(insn, sizeof(insn), &s));
+    CHECK_EQ(s.length, 10);
+    CHECK(!s.from_register);
+    CHECK_EQ(s.immediate, 0xc4500);
+}
+
+TEST(xchg_and_rex_w)
+{
+    /* xchg %eax,(%rdi): 87 07 ; mov %rax,(%rdi): 48 89 07 */
+    static const uint8_t x[] = { 0x87, 0x07 };
+    static const uint8_t w[] = { 0x48, 0x89, 0x07 };
+    struct mmio_store s;
+    CHECK(mmio_decode_store(x, sizeof(x), &s) && s.length == 2 && s.from_register);
+    CHECK(mmio_decode_store(w, sizeof(w), &s) && s.length == 3 && s.size == 8);
+}
+
+TEST(rejects_other_forms)
+{
+    static const uint8_t load[] = { 0x8b, 0x02 };          /* mov (%rdx),%eax */
+    static const uint8_t regreg[] = { 0x89, 0xc2 };        /* mov %eax,%edx */
+    static const uint8_t word[] = { 0x66, 0x89, 0x02 };    /* 16-bit store */
+    static const uint8_t trunc[] = { 0x89, 0x80, 0x00 };   /* disp32 cut short */
+    static const uint8_t bad_imm[] = { 0xc7, 0x08, 0, 0, 0, 0 }; /* C7 /1 */
+    struct mmio_store s;
+    CHECK(!mmio_decode_store(load, sizeof(load), &s));
+    CHECK(!mmio_decode_store(regreg, sizeof(regreg), &s));
+    CHECK(!mmio_decode_store(word, sizeof(word), &s));
+    CHECK(!mmio_decode_store(trunc, sizeof(trunc), &s));
+    CHECK(!mmio_decode_store(bad_imm, sizeof(bad_imm), &s));
+    CHECK(!mmio_decode_store(load, 0, &s));
+}
