@@ -7,6 +7,7 @@
 #include "boot/cpu.h"
 #include "boot/layout.h"
 #include "vmm/console.h"
+#include "vmm/log_hv.h"
 #include "vmm/platform.h"
 
 #define BOCHS_SHUTDOWN_PORT 0x8900
@@ -44,6 +45,7 @@ __attribute__((noreturn)) void run_end(enum run_status status, const char *reaso
 {
     irq_disable();
     printk("VERTIGO-END: %s (%s)\n", status_names[status], reason ? reason : "");
+    log_hv_flush();     /* the machine stops next: send every record */
     if (platform_is_emulator())
         emulator_exit(status);
     for (;;)

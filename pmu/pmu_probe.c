@@ -10,6 +10,9 @@
 #define EVENT_INSTRUCTIONS_RETIRED 0xc0
 #define PROBE_LOOP_ITERATIONS      100000u
 
+static struct pmu_desc last_desc;
+static enum pmu_verdict last_verdict = PMU_ABSENT;
+
 static void probe_loop(void)
 {
     for (uint32_t i = 0; i < PROBE_LOOP_ITERATIONS; i++)
@@ -38,7 +41,7 @@ static int probe_count(const struct pmu_desc *d, uint64_t *count)
     return err ? -1 : 0;
 }
 
-enum pmu_verdict pmu_probe(struct pmu_desc *desc)
+static enum pmu_verdict probe(struct pmu_desc *desc)
 {
     char text[256];
     struct cpuid_regs r = { 0 };
@@ -67,4 +70,17 @@ enum pmu_verdict pmu_probe(struct pmu_desc *desc)
     printk("pmu: hardware (counted %lu instructions for a loop of %u iterations)\n",
            count, PROBE_LOOP_ITERATIONS);
     return PMU_HARDWARE;
+}
+
+enum pmu_verdict pmu_probe(struct pmu_desc *desc)
+{
+    last_verdict = probe(desc);
+    last_desc = *desc;
+    return last_verdict;
+}
+
+enum pmu_verdict pmu_probe_result(struct pmu_desc *desc)
+{
+    *desc = last_desc;
+    return last_verdict;
 }

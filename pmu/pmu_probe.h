@@ -9,4 +9,9 @@
  * report lines and returns the verdict; *desc receives the description. */
 enum pmu_verdict pmu_probe(struct pmu_desc *desc);
 
+/* The result of the last pmu_probe() call (for the log stream header):
+ * copies its description to *desc and returns its verdict, or returns
+ * PMU_ABSENT with a zeroed *desc if the probe has not run. */
+enum pmu_verdict pmu_probe_result(struct pmu_desc *desc);
+
 #endif

@@ -1,13 +1,15 @@
 /* Console output: formats into a per-call buffer and writes it to the
- * serial port and/or the 0xE9 debug port. A recursive lock keeps lines from
- * different CPUs apart; a CPU that re-enters (an NMI or exception while it
- * prints) writes through instead of deadlocking. */
+ * serial port and/or the 0xE9 debug port, and, when the profiling log is
+ * on, into a console record (vmm/log_hv.h). A recursive lock keeps lines
+ * from different CPUs apart; a CPU that re-enters (an NMI or exception
+ * while it prints) writes through instead of deadlocking. */
 #include "vmm/console.h"
 
 #include <stdarg.h>
 
 #include "boot/cpu.h"
 #include "vmm/format.h"
+#include "vmm/log_hv.h"
 #include "vmm/smp.h"
 #include "vmm/uart.h"
 
@@ -22,6 +24,14 @@ void con_init(const struct console_config *cfg)
 {
     config = *cfg;
     if (config.uart_port && !uart_init(config.uart_port))
+        config.uart_port = 0;
+}
+
+void con_release_port(uint16_t port)
+{
+    if (port == DEBUG_PORT)
+        config.debug_port = false;
+    if (port && port == config.uart_port)
         config.uart_port = 0;
 }
 
@@ -77,5 +87,6 @@ int printk(const char *fmt, ...)
     int taken = con_lock();
     con_write(buf, len);
     con_unlock(taken);
+    log_hv_console(buf, len);   /* per-CPU ring: needs no console lock */
     return (int)len;
 }

@@ -23,6 +23,11 @@ void con_write(const char *s, size_t len);
  * are not interleaved mid-line. */
 int printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Stops raw text on `port` (0xE9 or the serial console's UART) because
+ * the binary profiling log owns it now; other ports are ignored. Console
+ * text then reaches that port only inside log records. */
+void con_release_port(uint16_t port);
+
 /* Channel currently used for the serial console (0 if none). */
 uint16_t con_uart_port(void);
 

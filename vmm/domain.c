@@ -2,6 +2,7 @@
 #include "vmm/domain.h"
 
 #include "vmm/console.h"
+#include "vmm/log_hv.h"
 #include "vmm/run_end.h"
 
 static const char *const end_names[] = {
@@ -11,12 +12,23 @@ static const char *const end_names[] = {
     [GUEST_END_ERROR] = "was stopped by Vertigo",
 };
 
+/* Life-cycle records of the end: every VCPU goes offline, then the domain
+ * stops with arg = enum guest_end (docs/log-format.md, "Drains"). */
+static void log_domain_stop(const struct domain *d, enum guest_end how)
+{
+    for (unsigned int i = 0; i < d->vcpu_count; i++)
+        log_hv_lifecycle(d->id, i, LOG_LC_VCPU_OFFLINE, d->vcpus[i].cpu);
+    log_hv_lifecycle(d->id, 0, LOG_LC_DOMAIN_STOP, how);
+}
+
 __attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
                                           const char *detail)
 {
     printk("\nguest: domain %u %s (%s)\n", d->id, end_names[how], detail);
+    log_domain_stop(d, how);
     for (unsigned int i = 0; i < d->vcpu_count; i++)
         exit_stats_print(&d->vcpus[i].stats, i, printk);
+    log_hv_flush();     /* the statistics are the largest burst of text */
 
     if (d->verdict == GUEST_VERDICT_NONE) {
         printk("guest: no verdict reported by the guest\n");

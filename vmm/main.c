@@ -7,6 +7,7 @@
 #include "vmm/console.h"
 #include "vmm/format.h"
 #include "vmm/guest_modules.h"
+#include "vmm/log_hv.h"
 #include "vmm/mb2.h"
 #include "vmm/mem.h"
 #include "vmm/page_alloc.h"
@@ -149,6 +150,7 @@ void vmm_start(uint32_t magic, uint64_t info_phys)
 {
     parse_boot_info(magic, info_phys);
     console_from_cmdline(boot_info.cmdline);
+    log_hv_init(boot_info.cmdline);
     printk("\nVertigo %s (build %s): vertical-profiling hypervisor\n",
            VERTIGO_VERSION, vertigo_build_id);
     check_options(boot_info.cmdline);

@@ -8,6 +8,7 @@
 #include "boot/cpu.h"
 #include "vmm/console.h"
 #include "vmm/domain.h"
+#include "vmm/log_hv.h"
 
 #define PORT_KBD_COMMAND   0x64
 #define KBD_CMD_RESET      0xfe
@@ -50,6 +51,9 @@ void io_policy_fill_bitmaps(uint8_t *a, uint8_t *b)
     intercept(a, b, PORT_BOCHS_SHUTDOWN, 1);
     if (owned_uart)
         intercept(a, b, owned_uart, UART_PORTS);
+    struct log_drain log = log_hv_drain();
+    if (log.kind == LOG_DRAIN_SERIAL)
+        intercept(a, b, log.port, LOG_DRAIN_UART_PORTS);   /* the log's UART */
     if (owned_pm1a)
         intercept(a, b, owned_pm1a, 2);
     if (owned_pm1b)

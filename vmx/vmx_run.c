@@ -4,6 +4,7 @@
 #include "boot/cpu.h"
 #include "vmm/console.h"
 #include "vmm/domain.h"
+#include "vmm/log_hv.h"
 #include "vmx/exit.h"
 #include "vmx/exit_names.h"
 #include "vmx/vmcs_setup.h"
@@ -44,6 +45,7 @@ __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_b
     if (!vmcs_setup(v, start))
         domain_end(v->domain, GUEST_END_ERROR, "VMCS set-up failed");
     printk("vmx: vcpu %u: entering the guest at rip %#lx\n", v->id, start->rip);
+    log_hv_vcpu_online(v->domain->id, v->id, v->cpu, v->domain->vcpu_count);
 
     for (;;) {
         vmx_prepare_entry(v);
@@ -60,5 +62,6 @@ __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_b
             entry_failed_guest_state(v, &e);
         vmx_handle_exit(v, &e);
         exit_stats_record(&v->stats, e.reason, rdtsc() - v->vmx.exit_tsc);
+        log_hv_poll();      /* bounded: at most LOG_HV_POLL_BYTES */
     }
 }

@@ -14,6 +14,7 @@ run_vertigo() {
     local name=$1 want=$2
     shift 2
     local dir="$E2E_OUT/$name"
+    mkdir -p "$E2E_OUT"
     "$RUNNER" --elf "$BUILD/vertigo.elf" --out "$dir" --quiet "$@" 2>"$dir.runner.txt"
     local got=$?
     mkdir -p "$dir"

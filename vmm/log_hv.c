@@ -1,0 +1,277 @@
+/* The hypervisor's profiling log (vmm/log_hv.h): rings in .bss (part of
+ * Vertigo's image, so never mapped into a guest), the stream header, and
+ * one drain that stages a block at a time and feeds it to the device.
+ *
+ * Drain state (the staged bytes, the round-robin position) is shared by
+ * every CPU and guarded by drain_owner: a CPU takes it with a compare-and-
+ * swap; a poll that finds it taken simply returns, so no CPU ever waits
+ * for the log on the VM-exit path. */
+#include "vmm/log_hv.h"
+
+#include "boot/cpu.h"
+#include "pmu/pmu_probe.h"
+#include "vmm/cmdline.h"
+#include "vmm/console.h"
+#include "vmm/log_emit.h"
+#include "vmm/log_encode.h"
+#include "vmm/mem.h"
+#include "vmm/platform.h"
+#include "vmm/smp.h"
+#include "vmm/version.h"
+
+#define LOG_HV_BLOCK_BYTES 4096u        /* one staged block, >= LOG_RING_READ_MIN */
+#define NO_OWNER           0xffffffffu
+#define FLUSH_SPIN_LIMIT   100000000u   /* give up waiting for another CPU's drain */
+#define LOG_OPTION_MAX     32u
+
+/* Record types this build of the hypervisor emits (stream header). PMU
+ * features add theirs here. */
+#define LOG_HV_RECORD_TYPES ((1u << LOG_REC_CONSOLE) | (1u << LOG_REC_LIFECYCLE) | \
+                             (1u << LOG_REC_CONFIG) | (1u << LOG_REC_LOSS))
+
+_Static_assert(LOG_HV_BLOCK_BYTES >= LOG_RING_READ_MIN, "staging holds a block");
+_Static_assert(LOG_HV_BLOCK_BYTES >= LOG_STREAM_HEADER_SIZE, "staging holds the header");
+_Static_assert(MAX_CPUS <= LOG_MAX_CPUS, "CPU numbers fit the block header");
+
+static struct log_drain drain = { LOG_DRAIN_NONE, 0 };
+static bool active;
+static struct log_ring rings[MAX_CPUS];
+static uint8_t ring_storage[MAX_CPUS][LOG_HV_RING_BYTES] __attribute__((aligned(4096)));
+
+/* Drain side, guarded by drain_owner. */
+static volatile uint32_t drain_owner = NO_OWNER;
+static bool header_sent;
+static uint8_t staged[LOG_HV_BLOCK_BYTES];
+static size_t staged_len, staged_pos;
+static unsigned int next_ring;
+
+bool log_hv_active(void)
+{
+    return active;
+}
+
+struct log_drain log_hv_drain(void)
+{
+    return drain;
+}
+
+struct log_ring *log_hv_ring(void)
+{
+    unsigned int cpu = smp_cpu_index();
+    return active && cpu < MAX_CPUS ? &rings[cpu] : NULL;
+}
+
+/* ---- Producers ------------------------------------------------------- */
+
+void log_hv_console(const char *text, size_t len)
+{
+    struct log_ring *ring = log_hv_ring();
+    if (!ring || !len)
+        return;
+    struct log_console c = {
+        .source = LOG_CONSOLE_HYPERVISOR,
+        .text = text,
+        .len = (uint32_t)(len > LOG_TEXT_MAX ? LOG_TEXT_MAX : len),
+    };
+    log_emit_console(ring, rdtsc(), &c);
+}
+
+void log_hv_lifecycle(uint32_t domain, uint32_t vcpu, enum log_lifecycle_event event,
+                      uint64_t arg)
+{
+    struct log_ring *ring = log_hv_ring();
+    if (!ring)
+        return;
+    struct log_lifecycle lc = { .domain = domain, .vcpu = vcpu, .event = (uint8_t)event,
+                                .arg = arg };
+    log_emit_lifecycle(ring, rdtsc(), &lc);
+}
+
+void log_hv_vcpu_online(uint32_t domain, uint32_t vcpu, uint32_t cpu, uint32_t vcpu_count)
+{
+    if (vcpu == 0) {
+        log_hv_lifecycle(domain, vcpu, LOG_LC_DOMAIN_CREATE, vcpu_count);
+        log_hv_lifecycle(domain, vcpu, LOG_LC_DOMAIN_START, 0);
+    }
+    log_hv_lifecycle(domain, vcpu, LOG_LC_VCPU_ONLINE, cpu);
+}
+
+static void emit_config(const char *cmdline)
+{
+    size_t len = strnlen(cmdline, LOG_TEXT_MAX);
+    struct log_config cfg = { .text = cmdline, .len = (uint32_t)len };
+    if (len)
+        log_emit_config(log_hv_ring(), rdtsc(), &cfg);
+}
+
+/* ---- Set-up ---------------------------------------------------------- */
+
+static bool choose_drain(const char *cmdline)
+{
+    char value[LOG_OPTION_MAX];
+
+    if (!cmdline_get(cmdline, "log", value, sizeof(value)))
+        return false;                       /* default: no log */
+    if (!log_drain_parse(value, &drain)) {
+        printk("log: warning: bad option log=%s (e9, serial[,PORT], none); no log\n", value);
+        return false;
+    }
+    if (drain.kind == LOG_DRAIN_NONE)
+        return false;
+    if (!log_drain_open(&drain)) {
+        printk("log: warning: no UART at port %#x; no log\n", drain.port);
+        return false;
+    }
+    return true;
+}
+
+void log_hv_init(const char *cmdline)
+{
+    if (!choose_drain(cmdline)) {
+        drain = (struct log_drain){ LOG_DRAIN_NONE, 0 };
+        return;
+    }
+    for (unsigned int cpu = 0; cpu < MAX_CPUS; cpu++)
+        log_ring_init(&rings[cpu], (uint16_t)cpu, ring_storage[cpu], LOG_HV_RING_BYTES);
+    con_release_port(drain.port);
+    active = true;
+    printk("log: binary log on %s (port %#x), %u KiB ring per CPU\n",
+           log_drain_name(drain.kind), drain.port, LOG_HV_RING_BYTES >> 10);
+    emit_config(cmdline);
+}
+
+/* ---- Stream header ----------------------------------------------------- */
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* The build id is the git revision: its leading hex digits, packed two
+ * per byte, so `vertigo decode` prints the same digits as the banner. */
+static void pack_build_id(uint8_t out[LOG_BUILD_ID_SIZE])
+{
+    memset(out, 0, LOG_BUILD_ID_SIZE);
+    for (unsigned int i = 0; i < 2 * LOG_BUILD_ID_SIZE; i++) {
+        int v = hex_value(vertigo_build_id[i]);
+        if (v < 0)
+            break;
+        out[i / 2] |= (uint8_t)(i % 2 ? v : v << 4);
+    }
+}
+
+static struct log_pmu_desc pmu_for_header(void)
+{
+    struct pmu_desc d;
+    enum pmu_verdict verdict = pmu_probe_result(&d);
+    struct log_pmu_desc out = {
+        .backend = verdict == PMU_HARDWARE ? LOG_PMU_HW
+                 : verdict == PMU_BROKEN ? LOG_PMU_BROKEN : LOG_PMU_NONE,
+        .version = d.version,
+        .gp_count = d.gp_counters,
+        .gp_width = d.gp_width,
+        .fixed_count = d.fixed_counters,
+        .fixed_width = d.fixed_width,
+    };
+    return out;
+}
+
+/* Built when first sent, so the TSC calibration and the PMU probe that
+ * run after log_hv_init are in it. */
+static void stage_stream_header(void)
+{
+    struct log_stream_info info = {
+        .cpu_count = MAX_CPUS,
+        .tsc_hz = platform_tsc_hz(),
+        .pmu = pmu_for_header(),
+        .record_types = LOG_HV_RECORD_TYPES,
+    };
+    pack_build_id(info.build_id);
+    log_encode_stream_header(staged, &info);
+    staged_len = LOG_STREAM_HEADER_SIZE;
+    staged_pos = 0;
+    header_sent = true;
+}
+
+/* ---- Drain --------------------------------------------------------------- */
+
+static bool drain_trylock(void)
+{
+    return __sync_bool_compare_and_swap(&drain_owner, NO_OWNER, smp_cpu_index());
+}
+
+static void drain_unlock(void)
+{
+    __atomic_store_n(&drain_owner, NO_OWNER, __ATOMIC_RELEASE);
+}
+
+/* Stages the next thing to send: the header, then one block of the next
+ * ring (round robin) that has records or loss to report. Work bounded by
+ * LOG_HV_BLOCK_BYTES. Returns false when everything is sent. */
+static bool stage_next(void)
+{
+    if (!header_sent) {
+        stage_stream_header();
+        return true;
+    }
+    for (unsigned int i = 0; i < MAX_CPUS; i++) {
+        unsigned int cpu = (next_ring + i) % MAX_CPUS;
+        if (!log_ring_pending(&rings[cpu]))
+            continue;
+        size_t len = log_ring_read(&rings[cpu], staged, sizeof(staged));
+        if (!len)
+            continue;
+        staged_len = len;
+        staged_pos = 0;
+        next_ring = (cpu + 1) % MAX_CPUS;
+        return true;
+    }
+    return false;
+}
+
+/* Sends up to budget bytes; waits for the device only if wait is set. */
+static void drain_bytes(size_t budget, bool wait)
+{
+    while (budget) {
+        if (staged_pos == staged_len && !stage_next())
+            return;
+        size_t n = staged_len - staged_pos;
+        if (n > budget)
+            n = budget;
+        if (wait)
+            log_drain_write_all(&drain, staged + staged_pos, n);
+        else
+            n = log_drain_write_some(&drain, staged + staged_pos, n);
+        if (!n)
+            return;     /* device busy: try again at the next poll */
+        staged_pos += n;
+        budget -= n;
+    }
+}
+
+void log_hv_poll(void)
+{
+    if (!active || !drain_trylock())
+        return;
+    drain_bytes(LOG_HV_POLL_BYTES, false);
+    drain_unlock();
+}
+
+void log_hv_flush(void)
+{
+    if (!active || drain_owner == smp_cpu_index())
+        return;     /* re-entered inside a drain: its block is half sent */
+    for (uint32_t spin = 0; !drain_trylock(); spin++) {
+        if (spin == FLUSH_SPIN_LIMIT)
+            return;
+        cpu_relax();
+    }
+    drain_bytes(SIZE_MAX, true);
+    drain_unlock();
+}

@@ -1,0 +1,67 @@
+/* The profiling log inside the hypervisor: one ring per CPU in Vertigo's
+ * own memory, the log= command-line option, the stream header, and the
+ * drain that moves blocks from the rings to the chosen device with
+ * bounded work per VM exit and a full flush when the run ends.
+ *
+ * Producers (printk, the life-cycle points, later the PMU handlers) call
+ * the log_hv_* emitters from any context on any CPU; they only write the
+ * calling CPU's ring and never block. With log=none (the default) every
+ * emitter returns at once and nothing is written anywhere. */
+#ifndef VMM_LOG_HV_H
+#define VMM_LOG_HV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vertigo/log_format.h"
+#include "vmm/log_drain.h"
+#include "vmm/log_ring.h"
+
+#define LOG_HV_RING_BYTES  (64u * 1024u)   /* per CPU */
+#define LOG_HV_POLL_BYTES  4096u           /* device bytes per log_hv_poll */
+
+/* Reads log= from the hypervisor command line, opens the drain device
+ * and prepares the rings. Call once on the boot CPU after con_init();
+ * a bad value or a missing device is reported and means no log. With
+ * log=e9 (or a UART the console uses) the console stops writing raw text
+ * to that port: the binary stream owns it, console text travels in
+ * console records. Also records the command line as a config record. */
+void log_hv_init(const char *cmdline);
+
+/* True once log_hv_init chose a working drain. */
+bool log_hv_active(void);
+
+/* The drain in use (kind LOG_DRAIN_NONE when inactive). vmx/io_policy.c
+ * keeps a log UART away from the guest with it. */
+struct log_drain log_hv_drain(void);
+
+/* This CPU's ring, or NULL when inactive (for emitters in other
+ * subsystems that call log_emit_* themselves, e.g. PMU samples). */
+struct log_ring *log_hv_ring(void);
+
+/* Emits one console record (source: the hypervisor) with len bytes of
+ * text, cut to LOG_TEXT_MAX. */
+void log_hv_console(const char *text, size_t len);
+
+/* Emits one life-cycle record (enum log_lifecycle_event). */
+void log_hv_lifecycle(uint32_t domain, uint32_t vcpu, enum log_lifecycle_event event,
+                      uint64_t arg);
+
+/* A VCPU is about to enter its guest for the first time: emits
+ * vcpu-online (arg: the physical CPU) and, for VCPU 0, domain-create
+ * (arg: the domain's VCPU count) and domain-start before it. */
+void log_hv_vcpu_online(uint32_t domain, uint32_t vcpu, uint32_t cpu, uint32_t vcpu_count);
+
+/* Bounded drain step for VM-exit and idle points: sends the stream header
+ * if not yet sent, then at most LOG_HV_POLL_BYTES bytes of blocks to the
+ * device, without waiting for it. Returns at once if another drain is
+ * running (or this CPU is inside one, e.g. from an NMI). */
+void log_hv_poll(void);
+
+/* Sends everything the rings hold (and the pending loss counts), waiting
+ * for the device. For the end of a domain and of the run. Skipped when
+ * this CPU is already inside a drain. */
+void log_hv_flush(void);
+
+#endif
