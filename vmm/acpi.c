@@ -44,7 +44,7 @@ static const struct acpi_header *table_at(uint64_t pa)
     return h;
 }
 
-static const struct acpi_header *find_fadt(const uint8_t *rsdp)
+static const struct acpi_header *find_table(const uint8_t *rsdp, const char *signature)
 {
     uint32_t rsdt_pa;
     memcpy(&rsdt_pa, rsdp + 16, 4);
@@ -57,7 +57,7 @@ static const struct acpi_header *find_fadt(const uint8_t *rsdp)
         uint32_t pa;
         memcpy(&pa, list + i * 4, 4);
         const struct acpi_header *t = table_at(pa);
-        if (t && memcmp(t->signature, "FACP", 4) == 0)
+        if (t && memcmp(t->signature, signature, 4) == 0)
             return t;
     }
     return NULL;
@@ -66,7 +66,7 @@ static const struct acpi_header *find_fadt(const uint8_t *rsdp)
 struct acpi_pm_ports acpi_pm_ports(const void *rsdp)
 {
     struct acpi_pm_ports ports = { 0, 0 };
-    const struct acpi_header *fadt = rsdp ? find_fadt(rsdp) : NULL;
+    const struct acpi_header *fadt = rsdp ? find_table(rsdp, "FACP") : NULL;
     if (!fadt || fadt->length < FADT_PM1B_CNT_BLK + 4)
         return ports;
     uint32_t a, b;
@@ -75,4 +75,34 @@ struct acpi_pm_ports acpi_pm_ports(const void *rsdp)
     ports.pm1a_cnt = (uint16_t)a;
     ports.pm1b_cnt = (uint16_t)b;
     return ports;
+}
+
+#define MADT_ENTRIES_OFFSET   44      /* header + local APIC address + flags */
+#define MADT_LOCAL_APIC       0
+#define MADT_LOCAL_X2APIC     9
+#define MADT_ENABLED          1u
+
+unsigned int acpi_madt_apic_ids(const void *rsdp, uint32_t *ids, unsigned int max)
+{
+    const struct acpi_header *madt = rsdp ? find_table(rsdp, "APIC") : NULL;
+    unsigned int n = 0;
+    if (!madt)
+        return 0;
+    const uint8_t *p = (const uint8_t *)madt + MADT_ENTRIES_OFFSET;
+    const uint8_t *end = (const uint8_t *)madt + madt->length;
+    while (p + 2 <= end && p[1] >= 2 && p + p[1] <= end && n < max) {
+        uint32_t flags, id;
+        if (p[0] == MADT_LOCAL_APIC && p[1] >= 8) {
+            memcpy(&flags, p + 4, 4);
+            if (flags & MADT_ENABLED)
+                ids[n++] = p[3];
+        } else if (p[0] == MADT_LOCAL_X2APIC && p[1] >= 16) {
+            memcpy(&id, p + 4, 4);
+            memcpy(&flags, p + 8, 4);
+            if (flags & MADT_ENABLED)
+                ids[n++] = id;
+        }
+        p += p[1];
+    }
+    return n;
 }

@@ -19,4 +19,9 @@ uint64_t acpi_rsdp_phys(const void *copy);
  * RSDP `rsdp` (a copy is fine: it holds physical table addresses). */
 struct acpi_pm_ports acpi_pm_ports(const void *rsdp);
 
+/* Fills ids[] with the APIC IDs of the enabled processors the MADT lists
+ * (boot CPU included; local APIC and x2APIC entries), at most `max`.
+ * Returns how many were found (0 without a MADT). */
+unsigned int acpi_madt_apic_ids(const void *rsdp, uint32_t *ids, unsigned int max);
+
 #endif

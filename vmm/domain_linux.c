@@ -1,7 +1,9 @@
 /* Domain 0: an unmodified Linux guest that owns the machine's devices.
  * Its RAM is the firmware's RAM minus Vertigo's memory (image, heap), the
  * boot information and the modules, identity-mapped by EPT. */
+#include "boot/ap_boot.h"
 #include "boot/cpu.h"
+#include "boot/percpu.h"
 #include "vmm/acpi.h"
 #include "vmm/bzimage.h"
 #include "vmm/console.h"
@@ -11,6 +13,7 @@
 #include "vmm/heap.h"
 #include "vmm/linux_boot.h"
 #include "vmm/run_end.h"
+#include "vmm/smp_guest.h"
 #include "vmx/io_policy.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_domain.h"
@@ -87,10 +90,29 @@ static void load_kernel(const struct boot_info *bi)
            layout.initrd_size >> 10, guest_cmdline);
 }
 
+/* Starts the physical APs (before any VMXON) and gives the domain one
+ * VCPU per online CPU, with the physical APIC IDs. */
+static void create_vcpus(const struct boot_info *bi)
+{
+    uint32_t apic_ids[MAX_CPUS];
+    unsigned int listed = acpi_madt_apic_ids(bi->rsdp, apic_ids, MAX_CPUS);
+    unsigned int online = listed > 1 ? smp_start_aps(apic_ids, listed) : 1;
+
+    dom0.vcpu_count = online;
+    for (unsigned int i = 0; i < online; i++) {
+        dom0.vcpus[i] = (struct vcpu){ .id = i, .cpu = i, .domain = &dom0,
+                                       .apic_id = percpu_of(i)->apic_id };
+        if (i)
+            vcpu_ap_assign(&dom0.vcpus[i]);
+    }
+}
+
 __attribute__((noreturn)) void linux_domain_run(const struct boot_info *bi,
                                                 struct page_allocator *pa)
 {
     struct phys_range hidden[MAX_HIDDEN];
+
+    create_vcpus(bi);
 
     if (!heap_init(pa, HEAP_BYTES))
         fail("too little memory", "no room for Vertigo's heap below 4 GiB");
@@ -107,8 +129,6 @@ __attribute__((noreturn)) void linux_domain_run(const struct boot_info *bi,
     io_policy_init(con_uart_port(), pm.pm1a_cnt, pm.pm1b_cnt);
     if (!vmx_config_init() || !vmx_cpu_enable())
         fail("VT-x set-up failed", "see the message above");
-    dom0.vcpu_count = 1;
-    dom0.vcpus[0] = (struct vcpu){ .id = 0, .cpu = 0, .domain = &dom0 };
     if (!vmx_domain_init(&dom0, &guest_map, hidden, nhidden))
         fail("VT-x set-up failed", "see the message above");
     vmx_vcpu_run(&dom0.vcpus[0], &start_state);

@@ -9,6 +9,7 @@
 
 static struct page_allocator heap;
 static struct phys_range region;
+static volatile int heap_lock;     /* CPUs set up their VCPUs concurrently */
 
 bool heap_init(struct page_allocator *boot_pa, uint64_t bytes)
 {
@@ -25,7 +26,10 @@ bool heap_init(struct page_allocator *boot_pa, uint64_t bytes)
 
 uint64_t heap_alloc_pages(uint64_t npages)
 {
+    while (__atomic_exchange_n(&heap_lock, 1, __ATOMIC_ACQUIRE))
+        ;
     uint64_t pa = palloc_alloc(&heap, npages, PAGE_SIZE, 0);
+    __atomic_store_n(&heap_lock, 0, __ATOMIC_RELEASE);
     if (pa)
         memset((void *)pa, 0, npages * PAGE_SIZE);
     return pa;

@@ -28,6 +28,7 @@ struct domain;
 struct vcpu {
     unsigned int id;                /* index within the domain */
     unsigned int cpu;               /* physical CPU it runs on */
+    uint32_t apic_id;               /* the guest sees the physical APIC IDs */
     struct domain *domain;
     struct guest_regs regs;
     struct exit_stats stats;

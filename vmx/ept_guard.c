@@ -14,6 +14,7 @@
 #include "vmm/console.h"
 #include "vmm/domain.h"
 #include "vmm/heap.h"
+#include "vmx/apic_guard.h"
 #include "vmx/exit.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
@@ -103,6 +104,8 @@ void handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
     uint64_t gpa = vmcs_read(VMCS_GUEST_PHYSICAL_ADDR);
     uint64_t page = gpa & ~(PAGE_SIZE - 1);
 
+    if (apic_guard_ept_write(v, e, gpa))
+        return;
     if (vmcs_read(VMCS_IDT_VECTORING_INFO) & INTR_INFO_VALID) {
         report(v, e, gpa, "stopping the guest");
         vmx_dump_guest(v, e);

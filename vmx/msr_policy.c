@@ -6,7 +6,9 @@
 
 #include <stddef.h>
 
+#include "boot/cpu.h"
 #include "vmm/msr.h"
+#include "vmx/apic_guard.h"
 
 #define MSR_BITMAP_READ_LOW   0x000
 #define MSR_BITMAP_READ_HIGH  0x400
@@ -34,7 +36,15 @@ static enum msr_access_result deny_write(struct vcpu *v, uint32_t msr, uint64_t 
     return MSR_ACCESS_GP;
 }
 
+static enum msr_access_result passthrough_read(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+    (void)v;
+    return rdmsr_safe(msr, value) == 0 ? MSR_ACCESS_DONE : MSR_ACCESS_GP;
+}
+
 static const struct msr_rule rules[] = {
+    { MSR_IA32_X2APIC_ICR, MSR_IA32_X2APIC_ICR, "x2APIC ICR (INIT/SIPI emulated)",
+      passthrough_read, apic_guard_x2apic_icr },
     { MSR_IA32_FEATURE_CONTROL, MSR_IA32_FEATURE_CONTROL, "IA32_FEATURE_CONTROL",
       feature_control_read, deny_write },
     { MSR_IA32_VMX_FIRST, MSR_IA32_VMX_LAST, "VMX capability", deny_read, deny_write },

@@ -1,6 +1,7 @@
 /* EPT identity map and bitmaps for a pass-through domain. */
 #include "vmx/vmx_domain.h"
 
+#include "boot/apic.h"
 #include "vmm/console.h"
 #include "vmm/heap.h"
 #include "vmx/io_policy.h"
@@ -63,6 +64,10 @@ static bool build_ept(struct domain_vmx *dv, const struct e820_table *map,
             !ept_check(ept_map(ept, r->base, r->base, r->length, EPT_RWX, EPT_MT_WB), "RAM"))
             return false;
     }
+    /* Writes to the xAPIC page trap so INIT/SIPI can be emulated. */
+    uint64_t apic = apic_mmio_base();
+    if (!ept_check(ept_map(ept, apic, apic, PAGE_SIZE, EPT_READ, EPT_MT_UC), "APIC"))
+        return false;
     for (size_t i = 0; i < hidden_count; i++) {
         uint64_t base = hidden[i].base & ~(PAGE_SIZE - 1);
         uint64_t end = (hidden[i].end + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);

@@ -1,0 +1,47 @@
+/* Local APIC access for Vertigo's own IPIs (see boot/apic.h). */
+#include "boot/apic.h"
+
+#include "boot/cpu.h"
+#include "vmm/msr.h"
+
+#define ICR_DELIVERY_PENDING (1u << 12)
+#define ICR_SPIN_LIMIT       1000000
+
+uint64_t apic_mmio_base(void)
+{
+    return rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_ADDR_MASK;
+}
+
+bool apic_x2apic_mode(void)
+{
+    return (rdmsr(MSR_IA32_APIC_BASE) & APIC_BASE_X2APIC) != 0;
+}
+
+static volatile uint32_t *xapic_reg(uint32_t offset)
+{
+    return (volatile uint32_t *)(apic_mmio_base() + offset);
+}
+
+void apic_write_xapic(uint32_t offset, uint32_t value)
+{
+    *xapic_reg(offset) = value;
+}
+
+uint32_t apic_id(void)
+{
+    if (apic_x2apic_mode())
+        return (uint32_t)rdmsr(MSR_IA32_X2APIC_FIRST + 0x2);
+    return *xapic_reg(XAPIC_REG_ID) >> 24;
+}
+
+void apic_send_ipi(uint32_t dest, uint32_t icr_low)
+{
+    if (apic_x2apic_mode()) {
+        wrmsr(MSR_IA32_X2APIC_ICR, ((uint64_t)dest << 32) | icr_low);
+        return;
+    }
+    for (int i = 0; i < ICR_SPIN_LIMIT && (*xapic_reg(XAPIC_REG_ICR_LOW) & ICR_DELIVERY_PENDING); i++)
+        cpu_relax();
+    *xapic_reg(XAPIC_REG_ICR_HIGH) = dest << 24;
+    *xapic_reg(XAPIC_REG_ICR_LOW) = icr_low;
+}

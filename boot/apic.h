@@ -1,0 +1,44 @@
+/* The local APIC as Vertigo itself uses it: its ID and sending IPIs
+ * (SDM Vol. 3A, 12.6 "Issuing Interprocessor Interrupts"), in xAPIC or
+ * x2APIC mode, whichever the firmware left enabled. */
+#ifndef BOOT_APIC_H
+#define BOOT_APIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define APIC_ICR_INIT        0x00000500u
+#define APIC_ICR_STARTUP     0x00000600u
+#define APIC_ICR_NMI         0x00000400u
+#define APIC_ICR_LEVEL_ASSERT 0x00004000u
+#define APIC_ICR_DELIVERY_MODE(icr) (((icr) >> 8) & 7u)
+#define APIC_ICR_SHORTHAND(icr)     (((icr) >> 18) & 3u)
+#define APIC_DM_FIXED   0
+#define APIC_DM_NMI     4
+#define APIC_DM_INIT    5
+#define APIC_DM_STARTUP 6
+#define APIC_SHORTHAND_NONE        0
+#define APIC_SHORTHAND_SELF        1
+#define APIC_SHORTHAND_ALL         2
+#define APIC_SHORTHAND_ALL_BUT_SELF 3
+
+#define XAPIC_REG_ID       0x020
+#define XAPIC_REG_ICR_LOW  0x300
+#define XAPIC_REG_ICR_HIGH 0x310
+
+/* Physical base of the xAPIC register page (IA32_APIC_BASE). */
+uint64_t apic_mmio_base(void);
+
+bool apic_x2apic_mode(void);
+
+/* This CPU's APIC ID. */
+uint32_t apic_id(void);
+
+/* Sends an IPI with ICR low bits `icr_low` to physical APIC `dest`, after
+ * waiting (bounded) for the previous one to be accepted. */
+void apic_send_ipi(uint32_t dest, uint32_t icr_low);
+
+/* Writes a 32-bit xAPIC register (used to forward a guest's write). */
+void apic_write_xapic(uint32_t offset, uint32_t value);
+
+#endif
