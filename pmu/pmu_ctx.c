@@ -1,0 +1,56 @@
+/* Per-VCPU PMU context (see pmu/pmu_ctx.h) and the backend-independent
+ * read of an event list entry (see pmu/pmu.h). */
+#include "pmu/pmu_ctx.h"
+
+#include "pmu/pmu.h"
+#include "vmm/mem.h"
+
+void pmu_ctx_init(struct pmu_ctx *ctx, const struct pmu_event_list *list,
+                  const uint64_t *periods)
+{
+    memset(ctx, 0, sizeof(*ctx));
+    ctx->count = list->count;
+    for (unsigned int i = 0; i < list->count; i++) {
+        struct pmu_counter *c = &ctx->counters[i];
+        c->event = list->events[i];
+        if (periods && c->event.source == PMU_EVENT_HW)
+            c->period = periods[i];
+    }
+}
+
+uint32_t pmu_ctx_take_overflows(struct pmu_ctx *ctx)
+{
+    uint32_t pending = ctx->overflow_pending;
+    ctx->overflow_pending = 0;
+    return pending;
+}
+
+void pmu_ctx_note_overflow(struct pmu_ctx *ctx, unsigned int i)
+{
+    ctx->counters[i].overflows++;
+    ctx->overflow_pending |= 1u << i;
+}
+
+uint64_t pmu_read_event(const struct pmu_backend *be, const struct pmu_ctx *ctx,
+                        const struct swevent_counts *sw, unsigned int i)
+{
+    if (i >= ctx->count)
+        return 0;
+    const struct pmu_event *ev = &ctx->counters[i].event;
+    if (ev->source == PMU_EVENT_SW)
+        return sw ? swevent_read(sw, &ev->sw) : 0;
+    return be->ops->read(be->self, ctx, i);
+}
+
+const char *pmu_status_text(enum pmu_status s)
+{
+    switch (s) {
+    case PMU_OK:             return "ok";
+    case PMU_ERR_VERSION:    return "unsupported PMU version (the hardware backend drives v2-v5)";
+    case PMU_ERR_SLOT:       return "event assigned to a counter this backend does not have";
+    case PMU_ERR_PERIOD:     return "overflow period out of range for the counter width or write mode";
+    case PMU_ERR_MSR:        return "a PMU MSR access faulted";
+    case PMU_ERR_CONFIG:     return "invalid backend configuration";
+    }
+    return "?";
+}

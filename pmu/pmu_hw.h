@@ -1,0 +1,76 @@
+/* The hardware PMU backend: the Intel architectural PMU, versions 2-5
+ * (SDM Vol. 3B, 20.2), driven through an MSR-access interface so that the
+ * hypervisor passes its #GP-safe rdmsr/wrmsr and the unit tests pass a
+ * register-level model (tests/unit/pmu_model.h). One struct pmu_hw per
+ * physical CPU; it remembers what it last wrote to each MSR so VCPU
+ * switches skip writes that change nothing. Portable. */
+#ifndef PMU_PMU_HW_H
+#define PMU_PMU_HW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu/pmu.h"
+#include "pmu/pmu_desc.h"
+
+/* MSR access; each returns 0, or non-zero when the access faulted (#GP). */
+struct pmu_msr_ops {
+    int (*rdmsr)(void *ctx, uint32_t msr, uint64_t *value);
+    int (*wrmsr)(void *ctx, uint32_t msr, uint64_t value);
+    void *ctx;
+};
+
+/* IA32_PERF_CAPABILITIES.FW_WRITE: IA32_A_PMCx accept full-width writes
+ * (SDM Vol. 3B, 20.2.6 "Full-Width Writes to Performance Counter Registers"). */
+#define PMU_PERF_CAP_FW_WRITE               (1ull << 13)
+/* IA32_DEBUGCTL.Freeze_PerfMon_On_PMI (SDM Vol. 3B, 20.2.4.1; 18.4.7). */
+#define PMU_DEBUGCTL_FREEZE_PERFMON_ON_PMI  (1ull << 12)
+/* Legacy (32-bit, sign-extended) writes can preload at most -2^31. */
+#define PMU_LEGACY_MAX_PERIOD               (1ull << 31)
+
+/* What is in the MSRs of this CPU as far as the backend wrote them. */
+struct pmu_hw_shadow {
+    uint64_t evtsel[PMU_MAX_GP];
+    uint64_t pmc[PMU_MAX_GP];
+    uint64_t fixed[PMU_MAX_FIXED];
+    uint64_t fixed_ctrl;
+    uint64_t global_ctrl;
+};
+
+struct pmu_hw {
+    struct pmu_desc desc;
+    struct pmu_msr_ops msr;
+    unsigned int gp_count;      /* GP counters driven (<= PMU_MAX_GP) */
+    uint32_t fixed_present;     /* bit j: fixed counter j driven (< PMU_MAX_FIXED) */
+    uint64_t gp_width_mask;
+    uint64_t fixed_width_mask;
+    bool full_width;            /* writes go to IA32_A_PMCx */
+    bool freeze_on_pmi;         /* DEBUGCTL bit 12 is set for the guest */
+    bool streamlined_freeze;    /* v4+: PMI sets GLOBAL_STATUS.CTR_Frz */
+    struct pmu_hw_shadow shadow;
+    /* statistics for tests and `make bench` */
+    uint64_t msr_reads;
+    uint64_t msr_writes;        /* WRMSRs issued */
+    uint64_t msr_writes_elided; /* WRMSRs skipped: the MSR already held the value */
+    uint64_t msr_faults;        /* accesses that faulted */
+};
+
+/* The backend operations (contracts in pmu/pmu.h). */
+extern const struct pmu_backend_ops pmu_hw_ops;
+
+/* Sets hw up for the PMU described by d on this CPU; perf_capabilities is
+ * IA32_PERF_CAPABILITIES (0 when CPUID.01H:ECX.PDCM[15] says it does not
+ * exist). Stops and clears every counter. Returns PMU_ERR_VERSION unless
+ * 2 <= d->version <= 5, PMU_ERR_CONFIG for impossible widths, PMU_ERR_MSR
+ * if an access faulted (the PMU must then not be used). */
+enum pmu_status pmu_hw_init(struct pmu_hw *hw, const struct pmu_desc *d,
+                            uint64_t perf_capabilities, const struct pmu_msr_ops *msr);
+
+/* The backend handle for hw, for generic code. */
+struct pmu_backend pmu_hw_backend(struct pmu_hw *hw);
+
+/* IA32_PERF_GLOBAL_CTRL bits enabling ctx's hardware counters: bit i for
+ * GP counter i, bit 32+j for fixed counter j (SDM Vol. 3B, 20.2.2). */
+uint64_t pmu_hw_enable_mask(const struct pmu_ctx *ctx);
+
+#endif

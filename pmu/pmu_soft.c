@@ -1,0 +1,154 @@
+/* Software PMU backend (see pmu/pmu_soft.h). A counter's count is
+ * accum + raw, where raw is the progress toward the next overflow. */
+#include "pmu/pmu_soft.h"
+
+static bool is_counted(const struct pmu_counter *c)
+{
+    return c->event.source == PMU_EVENT_HW;
+}
+
+static bool filters_by_mode(const struct pmu_counter *c)
+{
+    return c->event.user != c->event.kernel;
+}
+
+/* Adds n events to counters[i], reporting each overflow it crosses. */
+static void soft_add(struct pmu_ctx *ctx, unsigned int i, uint64_t n)
+{
+    struct pmu_counter *c = &ctx->counters[i];
+    c->raw += n;
+    while (c->period && c->raw >= c->period) {
+        c->raw -= c->period;
+        c->accum += c->period;
+        pmu_ctx_note_overflow(ctx, i);
+    }
+}
+
+uint64_t pmu_soft_deadline(const struct pmu_soft *soft, const struct pmu_ctx *ctx,
+                           unsigned int cpl)
+{
+    uint64_t deadline = PMU_NO_DEADLINE;
+    bool step = false;
+    for (unsigned int i = 0; i < ctx->count; i++) {
+        const struct pmu_counter *c = &ctx->counters[i];
+        if (!is_counted(c))
+            continue;
+        step |= filters_by_mode(c);
+        if (c->period && pmu_event_counts_at(&c->event, cpl) && c->period - c->raw < deadline)
+            deadline = c->period - c->raw;
+    }
+    if (step && soft->config.step_ticks < deadline)
+        deadline = soft->config.step_ticks;
+    return deadline;
+}
+
+static enum pmu_status soft_program(void *self, struct pmu_ctx *ctx)
+{
+    (void)self;
+    for (unsigned int i = 0; i < ctx->count; i++) {
+        struct pmu_counter *c = &ctx->counters[i];
+        if (!is_counted(c))
+            continue;
+        if (c->event.slot != PMU_SLOT_SOFT || c->event.slot_index >= PMU_SOFT_COUNTERS)
+            return PMU_ERR_SLOT;
+        c->accum = c->start = c->raw = 0;
+    }
+    ctx->overflow_pending = 0;
+    return PMU_OK;
+}
+
+/* Software counters live in the context itself: nothing to move. */
+static enum pmu_status soft_load(void *self, struct pmu_ctx *ctx)
+{
+    (void)self;
+    ctx->loaded = true;
+    return PMU_OK;
+}
+
+static enum pmu_status soft_save(void *self, struct pmu_ctx *ctx)
+{
+    (void)self;
+    ctx->loaded = false;
+    return PMU_OK;
+}
+
+static void soft_enter(void *self, struct pmu_ctx *ctx, unsigned int cpl,
+                       struct pmu_entry_plan *plan)
+{
+    struct pmu_soft *soft = self;
+    plan->guest_global_ctrl = 0;
+    plan->host_global_ctrl = 0;
+    plan->guest_debugctl_set = 0;
+    plan->deadline_ticks = pmu_soft_deadline(soft, ctx, cpl);
+    soft->entries++;
+    if (plan->deadline_ticks == soft->config.step_ticks)
+        soft->stepped_entries++;
+    ctx->in_guest = true;
+    ctx->entry_cpl = (uint8_t)cpl;
+}
+
+static uint32_t soft_exit(void *self, struct pmu_ctx *ctx, uint64_t guest_ticks)
+{
+    (void)self;
+    if (!ctx->in_guest)
+        return ctx->overflow_pending;
+    ctx->in_guest = false;
+    for (unsigned int i = 0; i < ctx->count; i++)
+        if (is_counted(&ctx->counters[i]) &&
+            pmu_event_counts_at(&ctx->counters[i].event, ctx->entry_cpl))
+            soft_add(ctx, i, guest_ticks);
+    return ctx->overflow_pending;
+}
+
+static uint32_t soft_overflow(void *self, struct pmu_ctx *ctx)
+{
+    (void)self;
+    return pmu_ctx_take_overflows(ctx);
+}
+
+static uint64_t soft_read(void *self, const struct pmu_ctx *ctx, unsigned int i)
+{
+    (void)self;
+    return ctx->counters[i].accum + ctx->counters[i].raw;
+}
+
+/* Where one tick is one instruction every software counter counts
+ * instructions, so each gets the +1; on real hardware the software PMU
+ * counts time only and an emulated instruction adds nothing to it. */
+static void soft_emulated_instruction(void *self, struct pmu_ctx *ctx, unsigned int cpl)
+{
+    struct pmu_soft *soft = self;
+    if (!soft->config.tsc_counts_instructions)
+        return;
+    for (unsigned int i = 0; i < ctx->count; i++)
+        if (is_counted(&ctx->counters[i]) && pmu_event_counts_at(&ctx->counters[i].event, cpl))
+            soft_add(ctx, i, 1);
+}
+
+const struct pmu_backend_ops pmu_soft_ops = {
+    .name = "soft",
+    .program = soft_program,
+    .load = soft_load,
+    .save = soft_save,
+    .enter = soft_enter,
+    .exit = soft_exit,
+    .overflow = soft_overflow,
+    .read = soft_read,
+    .emulated_instruction = soft_emulated_instruction,
+};
+
+enum pmu_status pmu_soft_init(struct pmu_soft *soft, const struct pmu_soft_config *config)
+{
+    if (!config->step_ticks)
+        return PMU_ERR_CONFIG;
+    soft->config = *config;
+    soft->entries = 0;
+    soft->stepped_entries = 0;
+    return PMU_OK;
+}
+
+struct pmu_backend pmu_soft_backend(struct pmu_soft *soft)
+{
+    struct pmu_backend be = { &pmu_soft_ops, soft };
+    return be;
+}

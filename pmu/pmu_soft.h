@@ -1,0 +1,54 @@
+/* The software PMU backend's policy, for CPUs whose PMU is absent or broken.
+ *
+ * Counters advance by the TSC ticks a VCPU spends in guest mode, measured
+ * by the caller around each VM entry/exit (never while Vertigo runs, never
+ * while the VCPU is halted: the caller only reports time the guest ran).
+ * Every tick of a step is attributed to the mode (user = CPL > 0, kernel =
+ * CPL 0) the guest was in when the step began, so when any counter filters
+ * by mode the guest is stepped with the VMX-preemption timer at a
+ * configurable granularity; with granularity 1 (one instruction per step in
+ * Bochs) the attribution is exact. The next deadline is also never past the
+ * nearest overflow, so an overflow happens at an exact point; the caller
+ * then delivers it as a self-NMI, like a hardware PMI.
+ *
+ * What it can count: on real hardware only cycle-based events (cycles,
+ * ref-cycles: TSC ticks of guest time). In Bochs with `clock: sync=none`
+ * one TSC tick is one emulated instruction, so `instructions` and `cycles`
+ * are both exact instruction counts there. Portable: no hardware access. */
+#ifndef PMU_PMU_SOFT_H
+#define PMU_PMU_SOFT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu/pmu.h"
+
+struct pmu_soft_config {
+    uint64_t step_ticks;            /* granularity of mode attribution, >= 1 */
+    bool tsc_counts_instructions;   /* one TSC tick = one instruction (Bochs) */
+};
+
+/* One per physical CPU. */
+struct pmu_soft {
+    struct pmu_soft_config config;
+    uint64_t entries;               /* statistics: enter calls */
+    uint64_t stepped_entries;       /* entries whose deadline was the step */
+};
+
+/* The backend operations (contracts in pmu/pmu.h). */
+extern const struct pmu_backend_ops pmu_soft_ops;
+
+/* Sets soft up; PMU_ERR_CONFIG if step_ticks is 0. */
+enum pmu_status pmu_soft_init(struct pmu_soft *soft, const struct pmu_soft_config *config);
+
+/* The backend handle for soft, for generic code. */
+struct pmu_backend pmu_soft_backend(struct pmu_soft *soft);
+
+/* Guest ticks the next entry at privilege level cpl may run before it must
+ * exit: the step granularity if any counter filters by mode, capped by the
+ * ticks left to the nearest overflow of a counter counting in that mode;
+ * PMU_NO_DEADLINE when neither applies. Never 0. */
+uint64_t pmu_soft_deadline(const struct pmu_soft *soft, const struct pmu_ctx *ctx,
+                           unsigned int cpl);
+
+#endif
