@@ -78,18 +78,21 @@ $(BUILD)/hv/%.S.o: %.S
 
 # The bootable ISO of the main job. Fragments may add modules through
 # ISO_DEPS and ISO_ARGS (host-tools/mkiso options).
-ISO_CMDLINE ?= console=com1
 ISO_DEPS    +=
 ISO_ARGS    +=
 iso: $(ISO)
 $(ISO): $(HV_ELF) $(ISO_DEPS) host-tools/mkiso
 	$(Q)./host-tools/mkiso --elf $(HV_ELF) --out $@ --cmdline "$(ISO_CMDLINE)" $(ISO_ARGS)
 
-# The main job: boot the ISO in Bochs and show what Vertigo reports.
+# The main job: boot the ISO (Vertigo + the Linux guest) in Bochs, show
+# the guest console live, then Vertigo's report and the log statistics.
 RUN_TIMEOUT ?= 1500
 run: setup all
 	$(Q)./host-tools/vertigo-run --platform bochs --iso $(ISO) --out $(BUILD)/run \
 	    --timeout $(RUN_TIMEOUT)
+	$(Q)echo; echo "== Vertigo's report ($(BUILD)/run/com2.txt)"; tr -d '\r' < $(BUILD)/run/com2.txt
+	$(Q)echo; echo "== log statistics ($(BUILD)/run/debugcon.txt)"; \
+	    $(BUILD)/vertigo stats $(BUILD)/run/debugcon.txt || true
 
 $(HV_ELF): $(HV_OBJS) linker.ld
 	$(Q)$(HV_CC) $(HV_LDFLAGS) $(HV_OBJS) -o $@ -lgcc

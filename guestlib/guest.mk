@@ -46,3 +46,11 @@ $(GUEST_INITRD): tests/guest/init $(GUEST_SCENARIOS) $(GUEST_PROG_BINS) host-too
 # not download anything; the real-kernel checks then report a skip.
 test: guest
 test: export VERTIGO_GUEST_KERNEL := $(abspath $(GUEST_KERNEL))
+
+# The main job's ISO carries the guest: Vertigo's console on COM2, the log
+# on port 0xE9, the guest console on COM1.
+MAIN_SCENARIO ?= hello,cpuid
+ISO_CMDLINE   := console=com2 log=e9
+ISO_DEPS      += $(GUEST_KERNEL) $(GUEST_INITRD)
+ISO_ARGS      += --kernel $(GUEST_KERNEL) --initrd $(GUEST_INITRD) \
+                 --guest-cmdline "$(GUEST_CMDLINE) vertigo.scenario=$(MAIN_SCENARIO)"
