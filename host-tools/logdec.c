@@ -48,6 +48,11 @@ static void flush_garbage(struct logdec *dec)
     };
     if (!dec->totals.headers && dec->totals.blocks)
         p.kind = LOGDEC_GARBAGE;
+    /* At the end of input, bytes after the last good block that hold no
+     * sync marker are an emulator's own text, not damage to the log. */
+    if (dec->finishing && dec->totals.blocks &&
+        dec->garbage_start + dec->garbage_len == offset_of(dec, dec->len))
+        p.kind = LOGDEC_SUFFIX_SKIPPED;
     dec->garbage_len = 0;
     report(dec, &p);
 }
@@ -367,6 +372,7 @@ void logdec_finish(struct logdec *dec)
     if (dec->finished)
         return;
     finish_tail(dec);
+    dec->finishing = true;
     flush_garbage(dec);
     dec->finished = true;
     if (!dec->totals.headers) {
@@ -381,7 +387,7 @@ enum logdec_verdict logdec_verdict(const struct logdec *dec)
     if (!t->headers && !t->blocks)
         return LOGDEC_NO_LOG;
     for (int k = 0; k < LOGDEC_PROBLEM_KINDS; k++)
-        if (k != LOGDEC_PREFIX_SKIPPED && t->problems[k])
+        if (k != LOGDEC_PREFIX_SKIPPED && k != LOGDEC_SUFFIX_SKIPPED && t->problems[k])
             return LOGDEC_DAMAGED;
     return t->ring_dropped ? LOGDEC_DAMAGED : LOGDEC_CLEAN;
 }
@@ -398,6 +404,7 @@ const char *logdec_problem_name(enum logdec_problem_kind kind)
         [LOGDEC_TRUNCATED] = "truncated",
         [LOGDEC_BAD_VERSION] = "bad-version",
         [LOGDEC_NO_HEADER] = "no-header",
+        [LOGDEC_SUFFIX_SKIPPED] = "suffix-skipped",
     };
     return (unsigned)kind < LOGDEC_PROBLEM_KINDS ? names[kind] : "unknown-problem";
 }

@@ -54,6 +54,8 @@ enum logdec_problem_kind {
     LOGDEC_TRUNCATED,        /* input ended inside a header or block */
     LOGDEC_BAD_VERSION,      /* stream header of an unsupported format */
     LOGDEC_NO_HEADER,        /* input ended without any stream header */
+    LOGDEC_SUFFIX_SKIPPED,   /* note: non-log bytes from the last block to the
+                                end of input (an emulator's own exit text) */
     LOGDEC_PROBLEM_KINDS,
 };
 
@@ -111,6 +113,7 @@ struct logdec {
     uint64_t garbage_len;
     uint64_t quiet_until;    /* skipped bytes before this are already reported */
     bool finished;
+    bool finishing;         /* logdec_finish is flushing the tail */
     struct logdec_totals totals;
     struct logdec_cpu_track cpus[LOG_MAX_CPUS];
 };
