@@ -29,6 +29,12 @@ struct tramp_params {
 
 static uint8_t ap_stacks[MAX_CPUS][AP_STACK_SIZE] __attribute__((aligned(16)));
 static volatile uint32_t ap_online[MAX_CPUS];
+static unsigned int cpus_online = 1;
+
+unsigned int smp_cpus_online(void)
+{
+    return cpus_online;
+}
 
 void ap_entry(unsigned int cpu);
 
@@ -95,5 +101,6 @@ unsigned int smp_start_aps(const uint32_t *apic_ids, unsigned int count)
         }
     }
     printk("smp: %u CPU(s) online\n", online);
+    cpus_online = online;
     return online;
 }

@@ -187,7 +187,7 @@ static struct log_pmu_desc pmu_for_header(void)
 static void stage_stream_header(void)
 {
     struct log_stream_info info = {
-        .cpu_count = MAX_CPUS,
+        .cpu_count = smp_cpus_online(),
         .tsc_hz = platform_tsc_hz(),
         .pmu = pmu_for_header(),
         .record_types = LOG_HV_RECORD_TYPES,

@@ -7,4 +7,7 @@
 /* This CPU's index (0 = boot CPU), 0..MAX_CPUS-1. */
 unsigned int smp_cpu_index(void);
 
+/* CPUs running Vertigo (1 until the APs are started). */
+unsigned int smp_cpus_online(void);
+
 #endif
