@@ -15,7 +15,7 @@ GUEST_INITRD  := $(GUEST_DIR)/initrd.cpio.gz
 # nokaslr: addresses match /proc/kallsyms-derived symbols across runs.
 # tsc=reliable: skip the clocksource watchdog, which misjudges Bochs' TSC.
 # panic=-1: a guest panic reboots at once, ending the run with a verdict.
-GUEST_CMDLINE := console=ttyS0 earlyprintk=serial,ttyS0 nokaslr tsc=reliable panic=-1 quiet
+GUEST_CMDLINE := console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet
 
 GUEST_CC      ?= gcc
 GUEST_CFLAGS  := -static -O2 -Wall -Wextra -Werror -I. -Iinclude

@@ -97,11 +97,24 @@ static void end_guest_if_requested(struct vcpu *v, uint16_t port, uint32_t value
         domain_end(v->domain, GUEST_END_POWER_OFF, "ACPI sleep/power-off request");
 }
 
+/* True if Vertigo intercepts `port` itself (not just a neighbour). */
+static bool owned(uint16_t port)
+{
+    return port == PORT_KBD_COMMAND || port == PORT_SYS_CTRL_A || port == PORT_DEBUGCON ||
+           (port >= PORT_QEMU_EXIT && port < PORT_QEMU_EXIT + 4) ||
+           port == PORT_RESET_CONTROL || port == PORT_BOCHS_SHUTDOWN ||
+           (owned_uart && port >= owned_uart && port < owned_uart + UART_PORTS) ||
+           is_pm1_control(port);
+}
+
 void io_policy_access(struct vcpu *v, uint16_t port, unsigned int size, int is_in,
                       uint32_t *value)
 {
-    bool guest_may_use = port == PORT_KBD_COMMAND || port == PORT_RESET_CONTROL ||
-                         is_pm1_control(port);
+    /* A wide access exits if any port it touches is intercepted (SDM Vol.
+     * 3C 26.1.3): a 32-bit access to PCI's 0xcf8 covers 0xcf9. An access
+     * that starts on a port the guest owns is the guest's. */
+    bool guest_may_use = !owned(port) || port == PORT_KBD_COMMAND ||
+                         port == PORT_RESET_CONTROL || is_pm1_control(port);
     if (is_in) {
         if (guest_may_use)
             *value = port_in(port, size);
