@@ -88,17 +88,20 @@ static bool start_one(unsigned int cpu, uint32_t apic)
 unsigned int smp_start_aps(const uint32_t *apic_ids, unsigned int count)
 {
     unsigned int online = 1;
+    uint32_t self = apic_id();
     memcpy((void *)AP_TRAMPOLINE_BASE, ap_trampoline_start,
            (size_t)(ap_trampoline_end - ap_trampoline_start));
-    this_cpu()->apic_id = apic_id();
-    for (unsigned int i = 1; i < count && i < MAX_CPUS; i++) {
-        if (start_one(i, apic_ids[i])) {
-            online++;
-        } else {
-            printk("smp: CPU %u (APIC ID %u) did not come online; continuing without it\n",
-                   i, apic_ids[i]);
+    this_cpu()->apic_id = self;
+    /* The firmware may list the boot CPU anywhere: skip it, never INIT it. */
+    for (unsigned int i = 0; i < count && online < MAX_CPUS; i++) {
+        if (apic_ids[i] == self)
+            continue;
+        if (!start_one(online, apic_ids[i])) {
+            printk("smp: CPU with APIC ID %u did not come online; continuing without it\n",
+                   apic_ids[i]);
             break;
         }
+        online++;
     }
     printk("smp: %u CPU(s) online\n", online);
     cpus_online = online;

@@ -9,7 +9,7 @@
 #ifndef __ASSEMBLY__
 #include <stdint.h>
 
-/* Starts every AP in apic_ids[1..count) (apic_ids[0] is the boot CPU),
+/* Starts every CPU in apic_ids[0..count) except the calling boot CPU,
  * giving them CPU indices 1.. in that order. Returns how many CPUs are
  * online afterwards, boot CPU included. APs then wait in
  * vcpu_ap_idle(). */

@@ -44,18 +44,34 @@ static const struct acpi_header *table_at(uint64_t pa)
     return h;
 }
 
+#define RSDP_REVISION        15
+#define RSDP_RSDT_ADDRESS    16
+#define RSDP_XSDT_ADDRESS    24
+
+/* Searches the XSDT (ACPI 2.0+, 8-byte entries) when the RSDP has one,
+ * else the RSDT (4-byte entries). */
 static const struct acpi_header *find_table(const uint8_t *rsdp, const char *signature)
 {
-    uint32_t rsdt_pa;
-    memcpy(&rsdt_pa, rsdp + 16, 4);
-    const struct acpi_header *rsdt = table_at(rsdt_pa);
-    if (!rsdt || memcmp(rsdt->signature, "RSDT", 4) != 0)
+    uint64_t root_pa = 0;
+    unsigned int entry_size = 4;
+    if (rsdp[RSDP_REVISION] >= 2) {
+        memcpy(&root_pa, rsdp + RSDP_XSDT_ADDRESS, 8);
+        entry_size = 8;
+    }
+    if (!root_pa) {
+        uint32_t rsdt_pa;
+        memcpy(&rsdt_pa, rsdp + RSDP_RSDT_ADDRESS, 4);
+        root_pa = rsdt_pa;
+        entry_size = 4;
+    }
+    const struct acpi_header *root = table_at(root_pa);
+    if (!root || memcmp(root->signature, entry_size == 8 ? "XSDT" : "RSDT", 4) != 0)
         return NULL;
-    uint32_t entries = (rsdt->length - (uint32_t)sizeof(*rsdt)) / 4;
-    const uint8_t *list = (const uint8_t *)(rsdt + 1);
+    uint32_t entries = (root->length - (uint32_t)sizeof(*root)) / entry_size;
+    const uint8_t *list = (const uint8_t *)(root + 1);
     for (uint32_t i = 0; i < entries; i++) {
-        uint32_t pa;
-        memcpy(&pa, list + i * 4, 4);
+        uint64_t pa = 0;
+        memcpy(&pa, list + i * entry_size, entry_size);
         const struct acpi_header *t = table_at(pa);
         if (t && memcmp(t->signature, signature, 4) == 0)
             return t;
