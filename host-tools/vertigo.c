@@ -1,6 +1,7 @@
 /* vertigo: the host-side command. Dispatches to subcommands; the work is
  * in host-tools/cmd_*.c and the libraries they call. */
 #include "host-tools/vertigo.h"
+#include "host-tools/profile.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,8 @@
 static const struct vertigo_command commands[] = {
     { "decode", cmd_decode, "FILE|-", "print a profiling log, one record per line" },
     { "stats",  cmd_stats,  "FILE|-", "summarize a profiling log: records, CPUs, loss, time span" },
+    { "report", cmd_report, "FILE|-", "symbolized flat profile (perf report style); --help for options" },
+    { "export", cmd_export, "FILE|-", "write the profile as pprof, folded stacks or CSV; --help" },
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))

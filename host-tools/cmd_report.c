@@ -1,0 +1,328 @@
+/* vertigo report: the flat profile of a log, in perf report's layout
+ * (header comment lines starting with '#', percentages with two
+ * decimals): samples, overhead, one column per event, image and symbol
+ * with its source line; --children adds inclusive call-stack shares,
+ * --by-mode a table by domain, VCPU and mode. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host-tools/profile.h"
+#include "host-tools/vertigo.h"
+
+#define MAX_CHAIN (LOG_STACK_MAX + 1u)
+#define PERCENT_SCALE 100.0
+#define PERCENT_COLUMN 8   /* "100.00%" and a space */
+
+struct report_row {
+    uint32_t function;
+    uint64_t self, children;     /* all events */
+    uint64_t *self_ev, *children_ev;
+};
+
+struct report_table {
+    const struct profile *p;
+    struct report_row *rows;     /* one per function */
+    uint32_t row_count;
+    uint64_t *counts;            /* 2 * events per row */
+    enum report_sort sort;
+    bool children;
+};
+
+static double percent(uint64_t part, uint64_t whole)
+{
+    return whole ? PERCENT_SCALE * (double)part / (double)whole : 0.0;
+}
+
+/* Adds s to its leaf function's self counts and, once per distinct
+ * function of its chain, to the children counts. */
+static void add_sample(struct report_table *t, const struct profile_sample *s)
+{
+    const struct symbolizer *sym = t->p->sym;
+    uint32_t seen[MAX_CHAIN], seen_count = 0;
+    for (uint32_t i = 0; i < s->depth && i < MAX_CHAIN; i++) {
+        uint32_t fn = sym_frame(sym, s->frames[i])->function;
+        bool dup = false;
+        for (uint32_t k = 0; k < seen_count; k++)
+            dup |= seen[k] == fn;
+        if (dup)
+            continue;
+        seen[seen_count++] = fn;
+        struct report_row *row = &t->rows[fn];
+        row->children += s->count;
+        row->children_ev[s->event] += s->count;
+        if (i == 0) {
+            row->self += s->count;
+            row->self_ev[s->event] += s->count;
+        }
+    }
+}
+
+static void table_build(struct report_table *t, const struct profile *p, const struct report_options *o)
+{
+    uint32_t n = sym_function_count(p->sym), ev = p->event_count;
+    t->p = p;
+    t->sort = o->sort;
+    t->children = o->children;
+    t->rows = calloc(n ? n : 1, sizeof(*t->rows));
+    t->counts = calloc((size_t)n * ev * 2 + 1, sizeof(*t->counts));
+    if (!t->rows || !t->counts) {
+        fprintf(stderr, "vertigo report: out of memory\n");
+        exit(VERTIGO_EXIT_USAGE);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        t->rows[i].function = i;
+        t->rows[i].self_ev = &t->counts[(size_t)i * ev * 2];
+        t->rows[i].children_ev = &t->counts[(size_t)i * ev * 2 + ev];
+    }
+    for (uint64_t i = 0; i < p->sample_count; i++)
+        add_sample(t, &p->samples[i]);
+    t->row_count = n;
+}
+
+static const struct report_table *sort_table;
+
+static int cmp_names(const struct report_row *x, const struct report_row *y, bool image_first)
+{
+    const struct symbolizer *sym = sort_table->p->sym;
+    const struct sym_function *fx = sym_function(sym, x->function), *fy = sym_function(sym, y->function);
+    const char *ix = sym_image(sym, fx->image)->name, *iy = sym_image(sym, fy->image)->name;
+    int c = image_first ? strcmp(ix, iy) : strcmp(fx->name, fy->name);
+    return c ? c : image_first ? strcmp(fx->name, fy->name) : strcmp(ix, iy);
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    const struct report_row *x = a, *y = b;
+    uint64_t kx = sort_table->children ? x->children : x->self;
+    uint64_t ky = sort_table->children ? y->children : y->self;
+    switch (sort_table->sort) {
+    case REPORT_SORT_SYMBOL:
+        return cmp_names(x, y, false);
+    case REPORT_SORT_IMAGE:
+        if (strcmp(sym_image(sort_table->p->sym, sym_function(sort_table->p->sym, x->function)->image)->name,
+                   sym_image(sort_table->p->sym, sym_function(sort_table->p->sym, y->function)->image)->name))
+            return cmp_names(x, y, true);
+        break;
+    case REPORT_SORT_SAMPLES:
+        break;
+    }
+    if (kx != ky)
+        return kx > ky ? -1 : 1;
+    return cmp_names(x, y, false);
+}
+
+/* Width of an event's column: its name, at least a percentage's. */
+static int event_width(const struct profile_event *e)
+{
+    int n = (int)strlen(e->name);
+    return n > PERCENT_COLUMN ? n : PERCENT_COLUMN;
+}
+
+static const char *mode_tag(uint8_t mode)
+{
+    static const char *const tags[LOG_MODE_COUNT] = { "[h]", "[k]", "[.]" };
+    return mode < LOG_MODE_COUNT ? tags[mode] : "[?]";
+}
+
+/* The mode of a function: the mode of the first sample that names it. */
+static uint8_t *function_modes(const struct profile *p)
+{
+    uint32_t n = sym_function_count(p->sym);
+    uint8_t *modes = malloc(n ? n : 1);
+    if (!modes)
+        exit(VERTIGO_EXIT_USAGE);
+    memset(modes, LOG_MODE_COUNT, n);
+    for (uint64_t i = 0; i < p->sample_count; i++)
+        for (uint32_t k = 0; k < p->samples[i].depth; k++) {
+            uint32_t fn = sym_frame(p->sym, p->samples[i].frames[k])->function;
+            if (modes[fn] == LOG_MODE_COUNT)
+                modes[fn] = p->samples[i].mode;
+        }
+    return modes;
+}
+
+static void print_header(FILE *out, const struct profile *p, const struct report_options *o)
+{
+    static const char *const sorts[] = { "samples", "symbol", "image" };
+    fprintf(out, "# Vertigo report of %s\n#\n", o->source ? o->source : "(log)");
+    for (uint32_t e = 0; e < p->event_count; e++)
+        fprintf(out, "# Samples: %" PRIu64 " of event '%s'\n", p->events[e].total, p->events[e].name);
+    fprintf(out, "# Total samples: %" PRIu64 "\n", p->total);
+    uint64_t modes[LOG_MODE_COUNT] = { 0 };
+    for (uint64_t i = 0; i < p->sample_count; i++)
+        modes[p->samples[i].mode] += p->samples[i].count;
+    fprintf(out, "# Modes:");
+    for (uint8_t m = 0; m < LOG_MODE_COUNT; m++)
+        fprintf(out, " %s %.2f%%%s", profile_mode_name(m), percent(modes[m], p->total),
+                m + 1 < LOG_MODE_COUNT ? "," : "\n");
+    fprintf(out, "# Sort: %s%s\n#\n", sorts[o->sort], o->children ? ", children" : "");
+}
+
+static void print_columns(FILE *out, const struct profile *p, bool children)
+{
+    fprintf(out, children ? "# Children      Self   Samples" : "# Overhead   Samples");
+    for (uint32_t e = 0; p->event_count > 1 && e < p->event_count; e++)
+        fprintf(out, "  %*s", event_width(&p->events[e]), p->events[e].name);
+    fprintf(out, "  %-24s  %s\n", "Image", "Symbol  [Source]");
+}
+
+static void print_row(FILE *out, const struct report_table *t, const struct report_row *r,
+                      const uint8_t *modes)
+{
+    const struct profile *p = t->p;
+    const struct sym_function *fn = sym_function(p->sym, r->function);
+    if (t->children)
+        fprintf(out, "  %7.2f%%  %7.2f%%  %8" PRIu64, percent(r->children, p->total),
+                percent(r->self, p->total), r->self);
+    else
+        fprintf(out, "  %7.2f%%  %8" PRIu64, percent(r->self, p->total), r->self);
+    for (uint32_t e = 0; p->event_count > 1 && e < p->event_count; e++)
+        fprintf(out, "  %*.2f%%", event_width(&p->events[e]) - 1,
+                percent(t->children ? r->children_ev[e] : r->self_ev[e], p->events[e].total));
+    fprintf(out, "  %-24s  %s %s", sym_image(p->sym, fn->image)->name, mode_tag(modes[r->function]),
+            fn->name);
+    if (fn->file)
+        fprintf(out, "  %s:%u", fn->file, fn->line);
+    fputc('\n', out);
+}
+
+static void print_by_mode(FILE *out, const struct profile *p)
+{
+    fprintf(out, "#\n# By domain, VCPU and mode:\n# Domain  VCPU  Mode        Samples  Overhead");
+    for (uint32_t e = 0; p->event_count > 1 && e < p->event_count; e++)
+        fprintf(out, "  %*s", event_width(&p->events[e]), p->events[e].name);
+    fputc('\n', out);
+    /* Distinct (domain, vcpu, mode) triples, found by a scan per triple. */
+    struct { uint32_t domain, vcpu; uint8_t mode; } done[256];
+    uint32_t done_count = 0;
+    for (uint64_t i = 0; i < p->sample_count && done_count < 256; i++) {
+        const struct profile_sample *s = &p->samples[i];
+        bool dup = false;
+        for (uint32_t k = 0; k < done_count; k++)
+            dup |= done[k].domain == s->domain && done[k].vcpu == s->vcpu && done[k].mode == s->mode;
+        if (dup)
+            continue;
+        done[done_count].domain = s->domain;
+        done[done_count].vcpu = s->vcpu;
+        done[done_count++].mode = s->mode;
+        uint64_t *per_event = calloc(p->event_count + 1u, sizeof(*per_event)), all = 0;
+        if (!per_event)
+            exit(VERTIGO_EXIT_USAGE);
+        for (uint64_t j = i; j < p->sample_count; j++) {
+            const struct profile_sample *o = &p->samples[j];
+            if (o->domain == s->domain && o->vcpu == s->vcpu && o->mode == s->mode) {
+                all += o->count;
+                per_event[o->event] += o->count;
+            }
+        }
+        fprintf(out, "  %6u  %4u  %-10s %8" PRIu64 "  %7.2f%%", s->domain, s->vcpu,
+                profile_mode_name(s->mode), all, percent(all, p->total));
+        for (uint32_t e = 0; p->event_count > 1 && e < p->event_count; e++)
+            fprintf(out, "  %*.2f%%", event_width(&p->events[e]) - 1,
+                    percent(per_event[e], p->events[e].total));
+        fputc('\n', out);
+        free(per_event);
+    }
+}
+
+void report_write(FILE *out, const struct profile *p, const struct report_options *o)
+{
+    struct report_table t;
+    table_build(&t, p, o);
+    uint8_t *modes = function_modes(p);
+    sort_table = &t;
+    qsort(t.rows, t.row_count, sizeof(*t.rows), row_cmp);
+    print_header(out, p, o);
+    print_columns(out, p, o->children);
+    for (uint32_t i = 0; i < t.row_count; i++)
+        if (o->children ? t.rows[i].children : t.rows[i].self)
+            print_row(out, &t, &t.rows[i], modes);
+    if (o->by_mode)
+        print_by_mode(out, p);
+    free(modes);
+    free(t.rows);
+    free(t.counts);
+}
+
+/* ---- Command line ----------------------------------------------------- */
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: vertigo report [--sort samples|symbol|image] [--children] [--by-mode]\n"
+                 "                      [--guest-root DIR] [--kallsyms FILE] [--vertigo-elf FILE]\n"
+                 "                      [--event E] FILE|-\n%s"
+                 "  --sort KEY          order rows by samples (default), symbol or image\n"
+                 "  --children          inclusive shares from call stacks (perf --children)\n"
+                 "  --by-mode           add a table by domain, VCPU and mode\n",
+            profile_options_help);
+}
+
+static bool parse_sort(const char *v, enum report_sort *sort)
+{
+    static const char *const keys[] = { "samples", "symbol", "image" };
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(v, keys[k])) {
+            *sort = (enum report_sort)k;
+            return true;
+        }
+    fprintf(stderr, "vertigo report: unknown sort key '%s' (samples, symbol, image)\n", v);
+    return false;
+}
+
+static int parse_args(int argc, char **argv, struct profile_options *po, struct report_options *ro)
+{
+    for (int i = 1; i < argc;) {
+        int r = profile_parse_option(po, "report", argc, argv, &i);
+        if (r < 0)
+            return -1;
+        if (r > 0)
+            continue;
+        const char *a = argv[i];
+        if (!strcmp(a, "--children")) {
+            ro->children = true;
+        } else if (!strcmp(a, "--by-mode")) {
+            ro->by_mode = true;
+        } else if (!strcmp(a, "--sort") && i + 1 < argc) {
+            if (!parse_sort(argv[++i], &ro->sort))
+                return -1;
+        } else if (!strncmp(a, "--sort=", 7)) {
+            if (!parse_sort(a + 7, &ro->sort))
+                return -1;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if ((a[0] != '-' || !a[1]) && !ro->source) {
+            ro->source = a;
+        } else {
+            fprintf(stderr, "vertigo report: unexpected argument '%s'\n", a);
+            return -1;
+        }
+        i++;
+    }
+    if (!ro->source) {
+        fprintf(stderr, "vertigo report: no input (FILE or - for stdin)\n");
+        return -1;
+    }
+    return 1;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    struct profile_options po = { 0 };
+    struct report_options ro = { .sort = REPORT_SORT_SAMPLES };
+    int r = parse_args(argc, argv, &po, &ro);
+    if (r <= 0) {
+        if (r < 0)
+            usage(stderr);
+        return r < 0 ? VERTIGO_EXIT_USAGE : VERTIGO_EXIT_OK;
+    }
+    struct profile p;
+    int status = profile_load(&p, "report", ro.source, &po);
+    if (status == VERTIGO_EXIT_OK || status == VERTIGO_EXIT_DAMAGED)
+        report_write(stdout, &p, &ro);
+    profile_free(&p);
+    if (fflush(stdout) != 0)
+        status = VERTIGO_EXIT_USAGE;
+    return status;
+}

@@ -1,0 +1,100 @@
+/* vertigo export --format csv: one row per (event, domain, VCPU, mode,
+ * image, symbol) with its self samples (the sampled RIP's function) and
+ * their share of the event's samples:
+ *   event,domain,vcpu,mode,image,symbol,source_file,source_line,samples,percent
+ * RFC 4180 quoting; rows sorted by event, then descending samples. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host-tools/profile.h"
+#include "host-tools/vertigo.h"
+
+#define PERCENT_SCALE 100.0
+
+struct csv_row {
+    uint32_t event, domain, vcpu, function;
+    uint8_t mode;
+    uint64_t count;
+};
+
+static int key_cmp(const struct csv_row *x, const struct csv_row *y)
+{
+    if (x->event != y->event)
+        return x->event < y->event ? -1 : 1;
+    if (x->function != y->function)
+        return x->function < y->function ? -1 : 1;
+    if (x->domain != y->domain)
+        return x->domain < y->domain ? -1 : 1;
+    if (x->vcpu != y->vcpu)
+        return x->vcpu < y->vcpu ? -1 : 1;
+    return (int)x->mode - (int)y->mode;
+}
+
+static int row_key_cmp(const void *a, const void *b) { return key_cmp(a, b); }
+
+static int row_count_cmp(const void *a, const void *b)
+{
+    const struct csv_row *x = a, *y = b;
+    if (x->event != y->event)
+        return x->event < y->event ? -1 : 1;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return key_cmp(x, y);
+}
+
+static void put_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static void put_row(FILE *out, const struct profile *p, const struct csv_row *r)
+{
+    const struct sym_function *fn = sym_function(p->sym, r->function);
+    put_field(out, p->events[r->event].name);
+    fprintf(out, ",%u,%u,%s,", r->domain, r->vcpu, profile_mode_name(r->mode));
+    put_field(out, sym_image(p->sym, fn->image)->name);
+    fputc(',', out);
+    put_field(out, fn->name);
+    fputc(',', out);
+    put_field(out, fn->file ? fn->file : "");
+    uint64_t total = p->events[r->event].total;
+    fprintf(out, ",%u,%" PRIu64 ",%.2f\n", fn->line, r->count,
+            total ? PERCENT_SCALE * (double)r->count / (double)total : 0.0);
+}
+
+bool export_csv(FILE *out, const struct profile *p)
+{
+    struct csv_row *rows = calloc(p->sample_count + 1, sizeof(*rows));
+    if (!rows)
+        exit(VERTIGO_EXIT_USAGE);
+    for (uint64_t i = 0; i < p->sample_count; i++) {
+        const struct profile_sample *s = &p->samples[i];
+        rows[i] = (struct csv_row){ s->event, s->domain, s->vcpu,
+                                    sym_frame(p->sym, s->frames[0])->function, s->mode, s->count };
+    }
+    qsort(rows, p->sample_count, sizeof(*rows), row_key_cmp);
+    uint64_t n = 0;
+    for (uint64_t i = 0; i < p->sample_count; i++) {
+        if (n && !key_cmp(&rows[n - 1], &rows[i]))
+            rows[n - 1].count += rows[i].count;
+        else
+            rows[n++] = rows[i];
+    }
+    qsort(rows, n, sizeof(*rows), row_count_cmp);
+    fprintf(out, "event,domain,vcpu,mode,image,symbol,source_file,source_line,samples,percent\n");
+    for (uint64_t i = 0; i < n; i++)
+        put_row(out, p, &rows[i]);
+    free(rows);
+    return !ferror(out);
+}

@@ -1,0 +1,304 @@
+/* vertigo export --format pprof: a gzipped perftools.profiles.Profile
+ * (github.com/google/pprof, proto/profile.proto; our re-typed schema is
+ * tests/fixtures/pprof/profile.proto). A hand-written protobuf encoder:
+ * one sample type per event (unit "count"), one sample per distinct
+ * sample with labels domain, vcpu (numbers) and mode (string), one
+ * mapping per image, one location per resolved address (leaf first in a
+ * sample) and one function per symbol. Compressed with zlib (gzip). */
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "host-tools/profile.h"
+#include "host-tools/vertigo.h"
+
+/* Protobuf wire types and the Profile message's field numbers. */
+enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
+enum { PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4,
+       PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_PERIOD_TYPE = 11,
+       PROFILE_PERIOD = 12, PROFILE_DEFAULT_SAMPLE_TYPE = 14 };
+enum { VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2 };
+enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3 };
+enum { LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3 };
+enum { MAPPING_ID = 1, MAPPING_START = 2, MAPPING_LIMIT = 3, MAPPING_OFFSET = 4,
+       MAPPING_FILENAME = 5, MAPPING_HAS_FUNCTIONS = 7, MAPPING_HAS_FILENAMES = 8,
+       MAPPING_HAS_LINE_NUMBERS = 9 };
+enum { LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4 };
+enum { LINE_FUNCTION_ID = 1, LINE_LINE = 2 };
+enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
+       FUNCTION_START_LINE = 5 };
+
+#define GZIP_WINDOW_BITS (15 + 16)   /* zlib: 32 KiB window, gzip wrapper */
+#define ZLIB_MEM_LEVEL 8
+#define STRING_TABLE_MIN 1024u
+
+struct pb {
+    uint8_t *data;
+    size_t len, cap;
+};
+
+static void pb_put(struct pb *b, const void *data, size_t len)
+{
+    if (b->len + len > b->cap) {
+        b->cap = (b->len + len) * 2 + 64;
+        b->data = realloc(b->data, b->cap);
+        if (!b->data) {
+            fprintf(stderr, "vertigo export: out of memory\n");
+            exit(VERTIGO_EXIT_USAGE);
+        }
+    }
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+}
+
+static void pb_varint(struct pb *b, uint64_t v)
+{
+    uint8_t out[10];
+    size_t n = 0;
+    do {
+        out[n] = (uint8_t)(v & 0x7f);
+        v >>= 7;
+        out[n++] |= v ? 0x80 : 0;
+    } while (v);
+    pb_put(b, out, n);
+}
+
+static void pb_key(struct pb *b, unsigned field, unsigned wire)
+{
+    pb_varint(b, (uint64_t)field << 3 | wire);
+}
+
+/* A varint field; zero is the default and is left out. */
+static void pb_uint(struct pb *b, unsigned field, uint64_t v)
+{
+    if (!v)
+        return;
+    pb_key(b, field, WIRE_VARINT);
+    pb_varint(b, v);
+}
+
+static void pb_bytes(struct pb *b, unsigned field, const void *data, size_t len)
+{
+    pb_key(b, field, WIRE_LEN);
+    pb_varint(b, len);
+    pb_put(b, data, len);
+}
+
+/* Appends sub as a length-delimited field and empties it. */
+static void pb_msg(struct pb *b, unsigned field, struct pb *sub)
+{
+    pb_bytes(b, field, sub->data, sub->len);
+    sub->len = 0;
+}
+
+/* ---- String table ----------------------------------------------------- */
+
+struct strings {
+    const char **list;
+    size_t count, cap;
+    uint32_t *slot;              /* index + 1 */
+    size_t slot_cap;
+};
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    while (*s)
+        h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
+    return h;
+}
+
+static void strings_rehash(struct strings *t)
+{
+    free(t->slot);
+    t->slot_cap = t->slot_cap ? t->slot_cap * 2 : STRING_TABLE_MIN;
+    t->slot = calloc(t->slot_cap, sizeof(*t->slot));
+    if (!t->slot)
+        exit(VERTIGO_EXIT_USAGE);
+    for (size_t i = 0; i < t->count; i++) {
+        size_t j = str_hash(t->list[i]) & (t->slot_cap - 1);
+        while (t->slot[j])
+            j = (j + 1) & (t->slot_cap - 1);
+        t->slot[j] = (uint32_t)i + 1;
+    }
+}
+
+/* The string table index of s (index 0 is ""). */
+static uint64_t str_id(struct strings *t, const char *s)
+{
+    if ((t->count + 1) * 2 > t->slot_cap)
+        strings_rehash(t);
+    size_t j = str_hash(s) & (t->slot_cap - 1);
+    for (; t->slot[j]; j = (j + 1) & (t->slot_cap - 1))
+        if (!strcmp(t->list[t->slot[j] - 1], s))
+            return t->slot[j] - 1;
+    if (t->count == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : STRING_TABLE_MIN;
+        t->list = realloc(t->list, t->cap * sizeof(*t->list));
+        if (!t->list)
+            exit(VERTIGO_EXIT_USAGE);
+    }
+    t->list[t->count] = s;
+    t->slot[j] = (uint32_t)++t->count;
+    return t->count - 1;
+}
+
+/* ---- Messages ----------------------------------------------------------- */
+
+static void put_value_type(struct pb *b, unsigned field, struct strings *st, const char *type,
+                           const char *unit)
+{
+    struct pb vt = { 0 };
+    pb_uint(&vt, VALUE_TYPE_TYPE, str_id(st, type));
+    pb_uint(&vt, VALUE_TYPE_UNIT, str_id(st, unit));
+    pb_msg(b, field, &vt);
+    free(vt.data);
+}
+
+static void put_label(struct pb *sample, struct pb *tmp, struct strings *st, const char *key,
+                      const char *str, uint64_t num)
+{
+    pb_uint(tmp, LABEL_KEY, str_id(st, key));
+    if (str)
+        pb_uint(tmp, LABEL_STR, str_id(st, str));
+    else
+        pb_uint(tmp, LABEL_NUM, num);
+    pb_msg(sample, SAMPLE_LABEL, tmp);
+}
+
+static void put_sample(struct pb *b, const struct profile *p, const struct profile_sample *s,
+                       struct strings *st)
+{
+    struct pb msg = { 0 }, packed = { 0 }, tmp = { 0 };
+    for (uint32_t i = 0; i < s->depth; i++)
+        pb_varint(&packed, (uint64_t)s->frames[i] + 1);
+    pb_msg(&msg, SAMPLE_LOCATION_ID, &packed);
+    for (uint32_t e = 0; e < p->event_count; e++)
+        pb_varint(&packed, e == s->event ? s->count : 0);
+    pb_msg(&msg, SAMPLE_VALUE, &packed);
+    put_label(&msg, &tmp, st, "domain", NULL, s->domain);
+    put_label(&msg, &tmp, st, "vcpu", NULL, s->vcpu);
+    put_label(&msg, &tmp, st, "mode", profile_mode_name(s->mode), 0);
+    pb_msg(b, PROFILE_SAMPLE, &msg);
+    free(msg.data);
+    free(packed.data);
+    free(tmp.data);
+}
+
+static void put_mappings(struct pb *b, const struct profile *p, struct strings *st)
+{
+    struct pb m = { 0 };
+    for (uint32_t i = 0; i < sym_image_count(p->sym); i++) {
+        const struct sym_image *img = sym_image(p->sym, i);
+        pb_uint(&m, MAPPING_ID, (uint64_t)i + 1);
+        pb_uint(&m, MAPPING_START, img->start);
+        pb_uint(&m, MAPPING_LIMIT, img->limit);
+        pb_uint(&m, MAPPING_OFFSET, img->file_offset);
+        pb_uint(&m, MAPPING_FILENAME, str_id(st, img->name));
+        pb_uint(&m, MAPPING_HAS_FUNCTIONS, 1);
+        pb_msg(b, PROFILE_MAPPING, &m);
+    }
+    free(m.data);
+}
+
+/* Locations: every frame some kept sample uses (frame id + 1). */
+static void put_locations(struct pb *b, const struct profile *p)
+{
+    uint32_t max = 0;
+    for (uint64_t i = 0; i < p->sample_count; i++)
+        for (uint32_t k = 0; k < p->samples[i].depth; k++)
+            if (p->samples[i].frames[k] + 1 > max)
+                max = p->samples[i].frames[k] + 1;
+    uint8_t *used = calloc(max + 1u, 1);
+    if (!used)
+        exit(VERTIGO_EXIT_USAGE);
+    for (uint64_t i = 0; i < p->sample_count; i++)
+        for (uint32_t k = 0; k < p->samples[i].depth; k++)
+            used[p->samples[i].frames[k]] = 1;
+    struct pb loc = { 0 }, line = { 0 };
+    for (uint32_t id = 0; id < max; id++) {
+        if (!used[id])
+            continue;
+        const struct sym_frame *f = sym_frame(p->sym, id);
+        pb_uint(&loc, LOCATION_ID, (uint64_t)id + 1);
+        pb_uint(&loc, LOCATION_MAPPING_ID, (uint64_t)f->image + 1);
+        pb_uint(&loc, LOCATION_ADDRESS, f->addr);
+        pb_uint(&line, LINE_FUNCTION_ID, (uint64_t)f->function + 1);
+        pb_uint(&line, LINE_LINE, f->line);
+        pb_msg(&loc, LOCATION_LINE, &line);
+        pb_msg(b, PROFILE_LOCATION, &loc);
+    }
+    free(used);
+    free(loc.data);
+    free(line.data);
+}
+
+static void put_functions(struct pb *b, const struct profile *p, struct strings *st)
+{
+    struct pb fn = { 0 };
+    for (uint32_t i = 0; i < sym_function_count(p->sym); i++) {
+        const struct sym_function *f = sym_function(p->sym, i);
+        pb_uint(&fn, FUNCTION_ID, (uint64_t)i + 1);
+        pb_uint(&fn, FUNCTION_NAME, str_id(st, f->name));
+        pb_uint(&fn, FUNCTION_SYSTEM_NAME, str_id(st, f->name));
+        if (f->file)
+            pb_uint(&fn, FUNCTION_FILENAME, str_id(st, f->file));
+        pb_uint(&fn, FUNCTION_START_LINE, f->line);
+        pb_msg(b, PROFILE_FUNCTION, &fn);
+    }
+    free(fn.data);
+}
+
+/* The whole Profile message, uncompressed. */
+static void encode_profile(struct pb *b, const struct profile *p)
+{
+    struct strings st = { 0 };
+    str_id(&st, "");
+    for (uint32_t e = 0; e < p->event_count; e++)
+        put_value_type(b, PROFILE_SAMPLE_TYPE, &st, p->events[e].name, "count");
+    for (uint64_t i = 0; i < p->sample_count; i++)
+        put_sample(b, p, &p->samples[i], &st);
+    put_mappings(b, p, &st);
+    put_locations(b, p);
+    put_functions(b, p, &st);
+    if (p->event_count) {
+        put_value_type(b, PROFILE_PERIOD_TYPE, &st, p->events[0].name, "count");
+        pb_uint(b, PROFILE_PERIOD, 1);
+        pb_uint(b, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(&st, p->events[0].name));
+    }
+    for (size_t i = 0; i < st.count; i++)
+        pb_bytes(b, PROFILE_STRING_TABLE, st.list[i], strlen(st.list[i]));
+    free(st.list);
+    free(st.slot);
+}
+
+static bool gzip_write(FILE *out, const uint8_t *data, size_t len)
+{
+    z_stream z = { 0 };
+    if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, GZIP_WINDOW_BITS, ZLIB_MEM_LEVEL,
+                     Z_DEFAULT_STRATEGY) != Z_OK)
+        return false;
+    uLong bound = deflateBound(&z, (uLong)len);
+    uint8_t *buf = malloc(bound);
+    bool ok = buf != NULL;
+    if (ok) {
+        z.next_in = (Bytef *)data;
+        z.avail_in = (uInt)len;
+        z.next_out = buf;
+        z.avail_out = (uInt)bound;
+        ok = deflate(&z, Z_FINISH) == Z_STREAM_END &&
+             fwrite(buf, 1, z.total_out, out) == z.total_out;
+    }
+    deflateEnd(&z);
+    free(buf);
+    return ok;
+}
+
+bool export_pprof(FILE *out, const struct profile *p)
+{
+    struct pb b = { 0 };
+    encode_profile(&b, p);
+    bool ok = gzip_write(out, b.data, b.len);
+    free(b.data);
+    return ok;
+}

@@ -1,0 +1,385 @@
+/* Sample aggregation (see profile.h): raw samples hashed by their
+ * contents while the log streams in, symbolized once each at the end. */
+#include "host-tools/profile.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host-tools/log_input.h"
+#include "host-tools/vertigo.h"
+
+#define KEY_FIXED_WORDS 4u           /* ids, event+jit, mode+flags+count, cr3 */
+#define KEY_MAX_WORDS (KEY_FIXED_WORDS + 1u + LOG_STACK_MAX)
+#define TABLE_MIN 1024u
+#define HASH_PRIME 0x9e3779b97f4a7c15ull
+#define ERR_MAX 256u
+
+struct raw_entry {
+    uint64_t off;                    /* first key word in the arena */
+    uint32_t words;
+    uint64_t count;
+};
+
+struct event_name {
+    uint32_t id;
+    char name[PROFILE_EVENT_NAME_MAX];
+};
+
+struct profile_raw {
+    uint64_t *arena;
+    size_t arena_len, arena_cap;
+    struct raw_entry *ents;
+    size_t count, cap;
+    uint64_t *hash;                  /* per slot */
+    uint32_t *slot;                  /* entry index + 1, 0 = empty */
+    size_t tab_cap;
+    struct event_name *names;
+    size_t name_count, name_cap;
+    uint32_t *frames;                /* resolved frames of all samples */
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "vertigo: out of memory\n");
+        exit(VERTIGO_EXIT_USAGE);
+    }
+    return p;
+}
+
+static void *reserve(void *p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return p;
+    size_t n = *cap ? *cap * 2 : TABLE_MIN;
+    while (n < need)
+        n *= 2;
+    *cap = n;
+    return xrealloc(p, n * elem);
+}
+
+/* ---- Raw aggregation -------------------------------------------------- */
+
+static uint64_t hash_words(const uint64_t *w, uint32_t n)
+{
+    uint64_t h = n;
+    for (uint32_t i = 0; i < n; i++) {
+        h = (h ^ w[i]) * HASH_PRIME;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+static void raw_rehash(struct profile_raw *r)
+{
+    size_t cap = r->tab_cap ? r->tab_cap * 2 : TABLE_MIN;
+    uint64_t *hash = xrealloc(NULL, cap * sizeof(*hash));
+    uint32_t *slot = calloc(cap, sizeof(*slot));
+    if (!slot)
+        exit(VERTIGO_EXIT_USAGE);
+    for (size_t i = 0; i < r->tab_cap; i++) {
+        if (!r->slot[i])
+            continue;
+        size_t j = r->hash[i] & (cap - 1);
+        while (slot[j])
+            j = (j + 1) & (cap - 1);
+        hash[j] = r->hash[i];
+        slot[j] = r->slot[i];
+    }
+    free(r->hash);
+    free(r->slot);
+    r->hash = hash;
+    r->slot = slot;
+    r->tab_cap = cap;
+}
+
+static void raw_add(struct profile_raw *r, const uint64_t *key, uint32_t words)
+{
+    if ((r->count + 1) * 2 > r->tab_cap)
+        raw_rehash(r);
+    uint64_t h = hash_words(key, words);
+    size_t mask = r->tab_cap - 1, i = h & mask;
+    for (; r->slot[i]; i = (i + 1) & mask) {
+        struct raw_entry *e = &r->ents[r->slot[i] - 1];
+        if (r->hash[i] == h && e->words == words &&
+            !memcmp(&r->arena[e->off], key, words * sizeof(*key))) {
+            e->count++;
+            return;
+        }
+    }
+    r->arena = reserve(r->arena, &r->arena_cap, r->arena_len + words, sizeof(*r->arena));
+    memcpy(&r->arena[r->arena_len], key, words * sizeof(*key));
+    r->ents = reserve(r->ents, &r->cap, r->count + 1, sizeof(*r->ents));
+    r->ents[r->count] = (struct raw_entry){ r->arena_len, words, 1 };
+    r->arena_len += words;
+    r->hash[i] = h;
+    r->slot[i] = (uint32_t)++r->count;
+}
+
+/* Key layout: [domain<<32|vcpu] [event<<32|jit_seq] [mode|has_cr3<<8|addrs<<16] [cr3] addrs... */
+static void sample_record(struct profile *p, const struct log_sample *s, uint64_t tsc)
+{
+    uint64_t key[KEY_MAX_WORDS];
+    uint32_t jit_seq = s->mode == LOG_MODE_GUEST_USER ? sym_jit_seq_at(p->sym, s->domain, tsc) : 0;
+    uint32_t depth = s->depth <= LOG_STACK_MAX ? s->depth : LOG_STACK_MAX;
+    key[0] = (uint64_t)s->domain << 32 | s->vcpu;
+    key[1] = (uint64_t)s->event << 32 | jit_seq;
+    key[2] = s->mode | (uint64_t)s->has_cr3 << 8 | (uint64_t)(depth + 1) << 16;
+    key[3] = s->has_cr3 ? s->cr3 : 0;
+    key[KEY_FIXED_WORDS] = s->rip;
+    memcpy(&key[KEY_FIXED_WORDS + 1], s->stack, depth * sizeof(s->stack[0]));
+    raw_add(p->raw, key, KEY_FIXED_WORDS + 1 + depth);
+    p->raw_samples++;
+}
+
+static void event_desc_record(struct profile_raw *r, const struct log_event_desc *ed)
+{
+    struct event_name *n = NULL;
+    for (size_t i = 0; i < r->name_count && !n; i++)
+        if (r->names[i].id == ed->event)
+            n = &r->names[i];
+    if (!n) {
+        r->names = reserve(r->names, &r->name_cap, r->name_count + 1, sizeof(*r->names));
+        n = &r->names[r->name_count++];
+    }
+    n->id = ed->event;
+    size_t len = ed->len < PROFILE_EVENT_NAME_MAX - 1 ? ed->len : PROFILE_EVENT_NAME_MAX - 1;
+    memcpy(n->name, ed->name, len);
+    n->name[len] = '\0';
+}
+
+void profile_record(void *user, const struct logdec_record *r)
+{
+    struct profile *p = user;
+    if (r->type == LOG_REC_SAMPLE)
+        sample_record(p, &r->u.sample, r->tsc);
+    else if (r->type == LOG_REC_SYMBOLS)
+        sym_add_record(p->sym, &r->u.symbols, r->tsc);
+    else if (r->type == LOG_REC_EVENT_DESC)
+        event_desc_record(p->raw, &r->u.event_desc);
+}
+
+/* ---- Finishing: events, filter, symbolization ------------------------- */
+
+static int event_cmp(const void *a, const void *b)
+{
+    const struct profile_event *x = a, *y = b;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void name_event(const struct profile_raw *r, struct profile_event *e)
+{
+    snprintf(e->name, sizeof(e->name), "event%u", e->id);
+    for (size_t i = 0; i < r->name_count; i++)
+        if (r->names[i].id == e->id && r->names[i].name[0])
+            snprintf(e->name, sizeof(e->name), "%s", r->names[i].name);
+}
+
+/* The distinct event ids of the samples, sorted, named. */
+static void collect_events(struct profile *p)
+{
+    struct profile_raw *r = p->raw;
+    size_t cap = 0;
+    for (size_t i = 0; i < r->count; i++) {
+        uint32_t id = (uint32_t)(r->arena[r->ents[i].off + 1] >> 32);
+        bool seen = false;
+        for (uint32_t k = 0; k < p->event_count && !seen; k++)
+            seen = p->events[k].id == id;
+        if (seen)
+            continue;
+        p->events = reserve(p->events, &cap, p->event_count + 1, sizeof(*p->events));
+        p->events[p->event_count] = (struct profile_event){ .id = id };
+        name_event(r, &p->events[p->event_count++]);
+    }
+    qsort(p->events, p->event_count, sizeof(*p->events), event_cmp);
+}
+
+static bool matches_event(const struct profile_event *e, const char *filter)
+{
+    char *end;
+    unsigned long id = strtoul(filter, &end, 0);
+    return !strcmp(e->name, filter) || (*filter && !*end && id == e->id);
+}
+
+/* Keeps only the event the filter names; false if none matches. */
+static bool filter_events(struct profile *p, const char *filter, char *err, size_t err_len)
+{
+    if (!filter)
+        return true;
+    for (uint32_t i = 0; i < p->event_count; i++) {
+        if (matches_event(&p->events[i], filter)) {
+            p->events[0] = p->events[i];
+            p->event_count = 1;
+            return true;
+        }
+    }
+    int n = snprintf(err, err_len, "unknown event '%s' (this log has:", filter);
+    for (uint32_t i = 0; i < p->event_count && n > 0 && (size_t)n < err_len; i++)
+        n += snprintf(err + n, err_len - (size_t)n, " %s", p->events[i].name);
+    if (n > 0 && (size_t)n < err_len)
+        snprintf(err + n, err_len - (size_t)n, "%s)", p->event_count ? "" : " no samples");
+    return false;
+}
+
+static int event_index(const struct profile *p, uint32_t id)
+{
+    for (uint32_t i = 0; i < p->event_count; i++)
+        if (p->events[i].id == id)
+            return (int)i;
+    return -1;
+}
+
+/* Symbolizes one raw entry into sample s, frames at out. Stack entries
+ * are return addresses: the call is the byte before. */
+static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words,
+                          struct profile_sample *s, uint32_t *out)
+{
+    struct sym_where w = {
+        .domain = s->domain, .mode = s->mode, .has_cr3 = (key[2] >> 8) & 1,
+        .cr3 = key[3], .jit_seq = (uint32_t)key[1],
+    };
+    s->depth = words - KEY_FIXED_WORDS;
+    for (uint32_t i = 0; i < s->depth; i++) {
+        uint64_t addr = key[KEY_FIXED_WORDS + i];
+        out[i] = sym_resolve(p->sym, &w, i ? addr - 1 : addr);
+    }
+    s->frames = out;
+}
+
+static void resolve_all(struct profile *p)
+{
+    struct profile_raw *r = p->raw;
+    p->samples = xrealloc(NULL, r->count * sizeof(*p->samples));
+    r->frames = xrealloc(NULL, r->arena_len * sizeof(*r->frames));
+    size_t frames_used = 0;
+    for (size_t i = 0; i < r->count; i++) {
+        const uint64_t *key = &r->arena[r->ents[i].off];
+        int ev = event_index(p, (uint32_t)(key[1] >> 32));
+        if (ev < 0)
+            continue;
+        struct profile_sample *s = &p->samples[p->sample_count++];
+        *s = (struct profile_sample){
+            .domain = (uint32_t)(key[0] >> 32), .vcpu = (uint32_t)key[0],
+            .mode = (uint8_t)(key[2] & LOG_SAMPLE_MODE_MASK), .event = (uint32_t)ev,
+            .count = r->ents[i].count,
+        };
+        resolve_entry(p, key, r->ents[i].words, s, &r->frames[frames_used]);
+        frames_used += s->depth;
+        p->events[ev].total += s->count;
+        p->total += s->count;
+    }
+}
+
+bool profile_finish(struct profile *p, const char *event, char *err, size_t err_len)
+{
+    collect_events(p);
+    if (!filter_events(p, event, err, err_len))
+        return false;
+    resolve_all(p);
+    return true;
+}
+
+/* ---- Life cycle ------------------------------------------------------- */
+
+bool profile_init(struct profile *p, const struct profile_options *o, char *err, size_t err_len)
+{
+    memset(p, 0, sizeof(*p));
+    p->raw = calloc(1, sizeof(*p->raw));
+    if (!p->raw) {
+        snprintf(err, err_len, "out of memory");
+        return false;
+    }
+    raw_rehash(p->raw);
+    p->sym = sym_create(&o->sym, err, err_len);
+    return p->sym != NULL;
+}
+
+void profile_free(struct profile *p)
+{
+    if (p->raw) {
+        free(p->raw->arena);
+        free(p->raw->ents);
+        free(p->raw->hash);
+        free(p->raw->slot);
+        free(p->raw->names);
+        free(p->raw->frames);
+        free(p->raw);
+    }
+    sym_destroy(p->sym);
+    free(p->events);
+    free(p->samples);
+    memset(p, 0, sizeof(*p));
+}
+
+int profile_load(struct profile *p, const char *cmd, const char *path,
+                 const struct profile_options *o)
+{
+    char err[ERR_MAX];
+    if (!profile_init(p, o, err, sizeof(err))) {
+        fprintf(stderr, "vertigo %s: %s\n", cmd, err);
+        return VERTIGO_EXIT_USAGE;
+    }
+    static const struct logdec_callbacks cb = { .record = profile_record };
+    struct logdec *dec = malloc(sizeof(*dec));
+    if (!dec) {
+        fprintf(stderr, "vertigo %s: out of memory\n", cmd);
+        return VERTIGO_EXIT_USAGE;
+    }
+    logdec_init(dec, &cb, p);
+    int status = log_input_decode(cmd, path, dec);
+    if (status == VERTIGO_EXIT_OK)
+        status = log_input_exit_status(cmd, path, dec);
+    free(dec);
+    if (status != VERTIGO_EXIT_OK && status != VERTIGO_EXIT_DAMAGED)
+        return status;
+    if (!profile_finish(p, o->event, err, sizeof(err))) {
+        fprintf(stderr, "vertigo %s: %s\n", cmd, err);
+        return VERTIGO_EXIT_USAGE;
+    }
+    if (sym_bad_records(p->sym))
+        fprintf(stderr, "vertigo %s: %s: %" PRIu64 " malformed symbol chunks or lines ignored\n",
+                cmd, path, sym_bad_records(p->sym));
+    return status;
+}
+
+/* ---- Options ---------------------------------------------------------- */
+
+const char profile_options_help[] =
+    "  --guest-root DIR    guest file tree holding the binaries named in process maps\n"
+    "  --kallsyms FILE     guest kernel symbols (default: the kallsyms shipped in the log)\n"
+    "  --vertigo-elf FILE  Vertigo's ELF, for hypervisor samples\n"
+    "  --event E           only samples of event E (name or id)\n";
+
+int profile_parse_option(struct profile_options *o, const char *cmd, int argc, char **argv, int *i)
+{
+    static const char *const names[] = { "--guest-root", "--kallsyms", "--vertigo-elf", "--event" };
+    const char **slots[] = { &o->sym.guest_root, &o->sym.kallsyms_path, &o->sym.vertigo_elf,
+                             &o->event };
+    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+        size_t n = strlen(names[k]);
+        if (strncmp(argv[*i], names[k], n) != 0)
+            continue;
+        if (argv[*i][n] == '=') {
+            *slots[k] = argv[(*i)++] + n + 1;
+            return 1;
+        }
+        if (argv[*i][n] != '\0')
+            continue;
+        if (*i + 1 >= argc) {
+            fprintf(stderr, "vertigo %s: %s needs a value\n", cmd, names[k]);
+            return -1;
+        }
+        *slots[k] = argv[*i + 1];
+        *i += 2;
+        return 1;
+    }
+    return 0;
+}
+
+const char *profile_mode_name(uint8_t mode)
+{
+    static const char *const names[LOG_MODE_COUNT] = { "hypervisor", "kernel", "user" };
+    return mode < LOG_MODE_COUNT ? names[mode] : "?";
+}

@@ -1,0 +1,122 @@
+/* Sample aggregation for `vertigo report` and `vertigo export`.
+ *
+ * A profile is fed by the log decoder's record callback (profile_record):
+ * symbols records go to the symbolizer, samples are aggregated by their
+ * raw contents (domain, VCPU, mode, event, CR3, JIT position, RIP and
+ * call stack) so that each distinct sample is symbolized once. After the
+ * input ends, profile_finish() applies the event filter and resolves
+ * every distinct sample into frames (leaf first) through the symbolizer.
+ * The writers (report, pprof, folded, CSV) read the resolved samples.
+ *
+ * This header also declares the writers and the two subcommands; each
+ * writer lives in its own file (cmd_report.c, export_<format>.c). */
+#ifndef HOST_TOOLS_PROFILE_H
+#define HOST_TOOLS_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "host-tools/logdec.h"
+#include "host-tools/symbolize.h"
+
+#define PROFILE_EVENT_NAME_MAX 64u
+
+struct profile_options {
+    struct sym_options sym;
+    const char *event;           /* keep only this event (name or id), or NULL */
+};
+
+/* One event kept in the profile (columns of the report). */
+struct profile_event {
+    uint32_t id;                 /* event id in the log */
+    char name[PROFILE_EVENT_NAME_MAX];   /* from event-desc, or "event<ID>" */
+    uint64_t total;              /* samples of this event */
+};
+
+/* A distinct sample and how many times it occurred. */
+struct profile_sample {
+    uint32_t domain, vcpu;
+    uint8_t mode;                /* enum log_mode */
+    uint32_t event;              /* index into profile.events */
+    uint64_t count;
+    uint32_t depth;              /* frames, leaf (the sampled RIP) first */
+    const uint32_t *frames;      /* symbolizer frame ids */
+};
+
+struct profile_raw;              /* private aggregation state */
+
+struct profile {
+    struct symbolizer *sym;
+    struct profile_event *events;
+    uint32_t event_count;
+    struct profile_sample *samples;
+    uint64_t sample_count;       /* distinct samples */
+    uint64_t total;              /* samples kept, all events */
+    uint64_t raw_samples;        /* samples decoded, before the event filter */
+    struct profile_raw *raw;
+};
+
+/* Prepares p and its symbolizer. Returns false with a message in err
+ * (e.g. "--guest-root DIR: No such file or directory"). */
+bool profile_init(struct profile *p, const struct profile_options *o, char *err, size_t err_len);
+
+/* Decoder record callback: user is the struct profile. */
+void profile_record(void *user, const struct logdec_record *r);
+
+/* Applies the event filter and symbolizes. Returns false with a message
+ * in err when the filter names an event absent from the log. */
+bool profile_finish(struct profile *p, const char *event, char *err, size_t err_len);
+
+/* Frees everything p owns. */
+void profile_free(struct profile *p);
+
+/* Loads path ("-" = stdin) into p: init, decode, finish. Prints
+ * "vertigo CMD: ..." diagnostics to stderr and returns an enum
+ * vertigo_exit: OK, USAGE (bad option value, I/O error, unknown event),
+ * NO_LOG, or DAMAGED (the profile is still complete for what was read). */
+int profile_load(struct profile *p, const char *cmd, const char *path,
+                 const struct profile_options *o);
+
+/* Parses the options every profile command shares at argv[*i]
+ * (--guest-root DIR, --kallsyms FILE, --vertigo-elf FILE, --event E, also
+ * as --opt=VALUE). Returns 1 and advances *i past it, 0 if argv[*i] is
+ * not one of them, -1 (after a message) if its value is missing. */
+int profile_parse_option(struct profile_options *o, const char *cmd, int argc, char **argv, int *i);
+
+/* Usage text of those shared options. */
+extern const char profile_options_help[];
+
+/* Display name of a sample mode: "hypervisor", "kernel", "user". */
+const char *profile_mode_name(uint8_t mode);
+
+/* ---- Writers -------------------------------------------------------- */
+
+enum report_sort {
+    REPORT_SORT_SAMPLES,         /* descending sample count */
+    REPORT_SORT_SYMBOL,          /* symbol name, then image */
+    REPORT_SORT_IMAGE,           /* image, then descending samples */
+};
+
+struct report_options {
+    enum report_sort sort;
+    bool children;               /* inclusive (call-stack) percentages */
+    bool by_mode;                /* table by domain, VCPU and mode */
+    const char *source;          /* input name for the header */
+};
+
+/* The flat profile, perf-report style (cmd_report.c). */
+void report_write(FILE *out, const struct profile *p, const struct report_options *o);
+
+/* Gzipped pprof profile.proto (export_pprof.c). Returns false on I/O error. */
+bool export_pprof(FILE *out, const struct profile *p);
+/* Folded stacks "root;caller;leaf COUNT" (export_folded.c). */
+bool export_folded(FILE *out, const struct profile *p);
+/* CSV, one row per (event, domain, VCPU, mode, image, symbol) (export_csv.c). */
+bool export_csv(FILE *out, const struct profile *p);
+
+/* Subcommands (cmd_report.c, cmd_export.c). */
+int cmd_report(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+
+#endif

@@ -1,0 +1,56 @@
+# Reports and exports (issue 6, host side): the symbolizer, the profile
+# aggregation, `vertigo report` and `vertigo export` with one writer per
+# format, their unit tests and the report benchmark. Fixture programs and
+# the capture generator: tests/fixtures/profile/.
+REPORT_SRCS := host-tools/symbolize.c host-tools/profile.c host-tools/cmd_report.c \
+               host-tools/cmd_export.c host-tools/export_pprof.c host-tools/export_folded.c \
+               host-tools/export_csv.c
+REPORT_LIBS := -ldw -lelf -lz
+
+# Where the fixture ELFs below are built.
+PROFILE_DIR := $(BUILD)/profile
+PROFILE_ROOT := $(PROFILE_DIR)/root
+PROFILE_FIXTURE_ELFS := $(PROFILE_ROOT)/bin/workload $(PROFILE_DIR)/hvmini
+
+# Fixtures of the report tests: the guest workload (a guest root holding
+# /bin/workload, built with -g), the hypervisor stand-in ELF, and the
+# synthetic capture generator (gen-profile) built on the real encoder.
+PROFILE_ELF_CFLAGS := -g -O0 -static -fno-pie -no-pie -fno-omit-frame-pointer
+
+$(PROFILE_ROOT)/bin/workload: tests/fixtures/profile/workload.c
+	@mkdir -p $(dir $@)
+	$(Q)$(HOST_CC) $(PROFILE_ELF_CFLAGS) $< -o $@
+
+$(PROFILE_DIR)/hvmini: tests/fixtures/profile/hvmini.c
+	@mkdir -p $(dir $@)
+	$(Q)$(HOST_CC) $(PROFILE_ELF_CFLAGS) $< -o $@
+
+TOOLS += gen-profile
+tool_gen-profile_SRCS := tests/fixtures/profile/gen_profile_main.c tests/fixtures/profile/gen_profile.c \
+                         $(LOG_PORTABLE_SRCS)
+tool_gen-profile_LIBS := -lelf
+
+HEADERS_HOST += tests/fixtures/profile/gen_profile.h
+
+tool_vertigo_SRCS += $(REPORT_SRCS)
+tool_vertigo_LIBS += $(REPORT_LIBS)
+
+HEADERS_HOST += host-tools/symbolize.h host-tools/profile.h
+
+# Unit tests: captures from the real encoder (gen_profile.c) through the
+# decoder, the symbolizer and every writer. They need the fixture ELFs.
+REPORT_TEST_SRCS := tests/fixtures/profile/gen_profile.c host-tools/log_input.c \
+                    $(REPORT_SRCS) $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS))
+UNIT_TESTS += report symbolize
+unit_report_SRCS := tests/unit/test_report.c $(REPORT_TEST_SRCS)
+unit_report_LIBS := $(REPORT_LIBS)
+unit_symbolize_SRCS := tests/unit/test_symbolize.c $(REPORT_TEST_SRCS)
+unit_symbolize_LIBS := $(REPORT_LIBS)
+$(BUILD)/unit/report $(BUILD)/unit/symbolize: | $(PROFILE_FIXTURE_ELFS)
+
+# `vertigo report` on 1 M and 10 M synthetic samples against `perf report`
+# on a perf.data with as many samples (tests/bench/bench_report.sh).
+BENCH_TARGETS += bench-report
+.PHONY: bench-report
+bench-report: $(BUILD)/vertigo $(BUILD)/gen-profile $(PROFILE_FIXTURE_ELFS)
+	$(Q)BUILD=$(BUILD) ./tests/bench/bench_report.sh

@@ -1,0 +1,99 @@
+/* Host-side symbolization of profiling samples: turns (domain, mode,
+ * address space, address) into an image, a function and a source line.
+ *
+ * Sources, by sample mode:
+ *  - hypervisor: Vertigo's own ELF (libdwfl, file:line from its DWARF);
+ *  - guest kernel: kallsyms text (from the log's symbols records or a file),
+ *    binary search over the sorted addresses;
+ *  - guest user: the process maps shipped in the log give the path of the
+ *    image under the user's guest root directory (libdwfl, file:line), and
+ *    JIT maps (perf-PID.map lines) by epoch: a JIT map set is in force from
+ *    the TSC of its first chunk until the next set of the same process.
+ * An address nothing covers becomes "[unknown] image+0xOFF" (its mapping
+ * known) or "[unknown] 0xADDR".
+ *
+ * Results are cached: each distinct (domain, mode, space, JIT position,
+ * address) is resolved once and named by a frame id; frames share
+ * interned functions and images. */
+#ifndef HOST_TOOLS_SYMBOLIZE_H
+#define HOST_TOOLS_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vertigo/log_format.h"
+
+struct sym_options {
+    const char *guest_root;      /* directory holding guest binaries, or NULL */
+    const char *kallsyms_path;   /* kallsyms text file (overrides the log's), or NULL */
+    const char *vertigo_elf;     /* Vertigo's ELF for hypervisor samples, or NULL */
+};
+
+/* An image: an ELF, the kernel, a JIT map, or an anonymous region. */
+struct sym_image {
+    const char *name;            /* "/bin/workload", "[kernel.kallsyms]", "perf-42.map" */
+    uint64_t start, limit;       /* lowest/highest address seen in it */
+    uint64_t file_offset;        /* offset of start in the file (mappings) */
+};
+
+/* A function (or the unknown placeholder) inside an image. */
+struct sym_function {
+    const char *name;            /* "g", "[unknown] /bin/x+0x12", "[unknown] 0xffff..." */
+    const char *file;            /* source file of its entry, or NULL */
+    uint32_t line;               /* source line of its entry, 0 if unknown */
+    uint32_t image;              /* index into the image table */
+    bool known;                  /* false for [unknown] placeholders */
+};
+
+/* One resolved address. */
+struct sym_frame {
+    uint64_t addr;
+    uint32_t function;           /* index into the function table */
+    uint32_t image;
+    uint32_t line;               /* source line of addr itself, 0 if unknown */
+};
+
+/* Where an address was sampled. */
+struct sym_where {
+    uint32_t domain;
+    uint8_t mode;                /* enum log_mode */
+    bool has_cr3;
+    uint64_t cr3;
+    uint32_t jit_seq;            /* from sym_jit_seq_at() at the sample's TSC */
+};
+
+struct symbolizer;
+
+/* Creates a symbolizer. Fails (NULL, a message in err) when guest_root is
+ * given but is not a directory, or a kallsyms/Vertigo ELF file given
+ * cannot be read. */
+struct symbolizer *sym_create(const struct sym_options *opts, char *err, size_t err_len);
+
+/* Frees s and everything it returned. */
+void sym_destroy(struct symbolizer *s);
+
+/* Takes one symbols record (a chunk of kallsyms, maps or JIT map text) of
+ * the log, at TSC tsc. Chunks are reassembled per (domain, kind, pid,
+ * epoch); a set takes effect when its last chunk arrives. Returns false
+ * (and counts it) when the chunk is out of sequence or a line is malformed. */
+bool sym_add_record(struct symbolizer *s, const struct log_symbols *rec, uint64_t tsc);
+
+/* The JIT position of a sample of domain at tsc: how many of the domain's
+ * JIT map sets (in arrival order) start at or before tsc. */
+uint32_t sym_jit_seq_at(const struct symbolizer *s, uint32_t domain, uint64_t tsc);
+
+/* Resolves addr sampled at where; returns a frame id (stable, cached). */
+uint32_t sym_resolve(struct symbolizer *s, const struct sym_where *where, uint64_t addr);
+
+/* Tables (valid until sym_destroy). */
+const struct sym_frame *sym_frame(const struct symbolizer *s, uint32_t id);
+const struct sym_function *sym_function(const struct symbolizer *s, uint32_t id);
+const struct sym_image *sym_image(const struct symbolizer *s, uint32_t id);
+uint32_t sym_function_count(const struct symbolizer *s);
+uint32_t sym_image_count(const struct symbolizer *s);
+
+/* Problems met in symbol input: bad chunks and malformed lines. */
+uint64_t sym_bad_records(const struct symbolizer *s);
+
+#endif

@@ -1,0 +1,102 @@
+#!/bin/bash
+# Host-only end-to-end test of `vertigo report` and `vertigo export` on a
+# synthetic capture written by the real encoder (gen-profile): shares and
+# names in the report, protoc decoding the pprof export with the report's
+# totals, folded stacks with main;f;g, CSV, and bad input with specific
+# errors and exit statuses. Prints PASS:/FAIL: lines.
+set -u
+BUILD=${BUILD:-build}
+out="$BUILD/e2e/report"
+mkdir -p "$out"
+pass() { echo "PASS: $1"; }
+fail() { echo "FAIL: $1 ($2)"; failed=1; }
+failed=0
+
+if ! make --no-print-directory BUILD="$BUILD" "$BUILD/vertigo" "$BUILD/gen-profile" \
+        "$BUILD/profile/root/bin/workload" "$BUILD/profile/hvmini" >"$out/build.log" 2>&1; then
+    fail "report: build" "see $out/build.log"
+    exit 1
+fi
+V="$BUILD/vertigo"
+root="$BUILD/profile/root"
+hv="$BUILD/profile/hvmini"
+log="$out/capture.bin"
+"$BUILD/gen-profile" "$root/bin/workload" "$hv" tests/fixtures/profile/kallsyms.txt 500 "$log" "$out/expect.txt" ||
+    { fail "report: generate capture" "gen-profile failed"; exit 1; }
+opts=(--guest-root "$root" --vertigo-elf "$hv")
+
+# expected EVENT SYMBOL: the generator's count
+expected() { awk -v e="$1" -v s="$2" '{ n = $NF; $NF = ""; sub(/ $/, ""); ev = $1; $1 = ""; sub(/^ /, "");
+                                         if (ev == e && $0 == s) print n }' "$out/expect.txt"; }
+
+"$V" report "${opts[@]}" --event instructions "$log" >"$out/report-instr.txt" 2>"$out/report.err"
+rc=$?
+[ $rc -eq 0 ] && pass "report: exit status 0" || fail "report: exit status 0" "got $rc"
+for fs in "g 60.00" "f 30.00" "h 10.00"; do
+    set -- $fs
+    line=$(grep -E "\[\.\] $1  .*workload\.c:[0-9]+$" "$out/report-instr.txt")
+    pct=$(awk '{ sub(/%/, "", $1); print $1 }' <<<"$line")
+    [ "$pct" = "$2" ] && pass "report: $1 has $2% of instructions with file:line" \
+                      || fail "report: $1 has $2% of instructions" "row: '$line'"
+done
+
+"$V" report "${opts[@]}" "$log" >"$out/report.txt" 2>>"$out/report.err"
+for sym in do_syscall_64 clear_page_erms testmod_work hv_handle_exit jit_add jit_mul; do
+    want=$(expected 0 "$sym")
+    got=$(grep -E "\] $sym( |$)" "$out/report.txt" | awk '{ print $2 }')
+    [ -n "$want" ] && [ "$got" = "$want" ] && pass "report: $sym has $want samples" \
+                                        || fail "report: $sym samples" "want $want, got '$got'"
+done
+
+# pprof: protoc reads it; per-type value sums equal the report's totals.
+if "$V" export --format pprof -o "$out/profile.pb.gz" "${opts[@]}" "$log"; then
+    pass "export pprof: written"
+else
+    fail "export pprof: written" "exit $?"
+fi
+if gunzip -c "$out/profile.pb.gz" | protoc --decode perftools.profiles.Profile \
+        -I tests/fixtures/pprof profile.proto >"$out/profile.txt" 2>"$out/protoc.err"; then
+    pass "export pprof: protoc --decode reads it"
+else
+    fail "export pprof: protoc --decode reads it" "$(head -3 "$out/protoc.err")"
+fi
+sums=$(awk '/^sample \{/ { k = 0 } /^  value:/ { s[k++] += $2 } END { print s[0], s[1] }' "$out/profile.txt")
+report_totals=$(sed -nE "s/^# Samples: ([0-9]+) of event .*/\1/p" "$out/report.txt" | tr '\n' ' ' | sed 's/ $//')
+[ "$sums" = "$report_totals" ] && pass "export pprof: sample totals equal the report's ($sums)" \
+                               || fail "export pprof: sample totals" "pprof '$sums', report '$report_totals'"
+grep -q 'string_table: "g"' "$out/profile.txt" && grep -q 'string_table: "mode"' "$out/profile.txt" &&
+    pass "export pprof: functions and labels named" || fail "export pprof: names" "no g/mode strings"
+
+"$V" export --format folded --event cycles "${opts[@]}" "$log" >"$out/folded.txt"
+want=$(expected 0 g)
+grep -qx "main;f;g $want" "$out/folded.txt" && pass "export folded: main;f;g $want" \
+                                           || fail "export folded: main;f;g" "$(head -3 "$out/folded.txt")"
+
+"$V" export --format csv -o "$out/profile.csv" "${opts[@]}" "$log"
+total=$(awk -F, 'NR > 1 { s += $(NF-1) } END { print s }' "$out/profile.csv")
+all=$(awk '{ s += $NF } END { print s }' "$out/expect.txt")
+head -1 "$out/profile.csv" | grep -qx 'event,domain,vcpu,mode,image,symbol,source_file,source_line,samples,percent' &&
+    [ "$total" = "$all" ] && pass "export csv: header and $total samples" || fail "export csv" "total $total, want $all"
+
+# Bad input: specific errors and exit statuses.
+check_error() {   # NAME WANT_STATUS REGEX command...
+    local name=$1 want=$2 re=$3
+    shift 3
+    "$@" >/dev/null 2>"$out/err.txt"
+    local rc=$?
+    if [ $rc -eq "$want" ] && grep -qE -- "$re" "$out/err.txt"; then
+        pass "$name"
+    else
+        fail "$name" "exit $rc, stderr: $(head -2 "$out/err.txt")"
+    fi
+}
+head -c $(( $(stat -c %s "$log") / 2 )) "$log" >"$out/truncated.bin"
+check_error "bad input: truncated log" 3 "damaged stream: .* records lost" "$V" report "$out/truncated.bin"
+check_error "bad input: unknown event" 1 "unknown event 'bogus' \(this log has: cycles instructions\)" \
+    "$V" report --event bogus "$log"
+check_error "bad input: missing --guest-root" 1 "--guest-root /nonexistent/root: No such file or directory" \
+    "$V" report --guest-root /nonexistent/root "$log"
+check_error "bad input: no log" 2 "no Vertigo log stream header" "$V" export --format csv tests/fixtures/profile/kallsyms.txt
+check_error "bad input: unknown format" 1 "unknown format 'svg'" "$V" export --format svg "$log"
+check_error "bad input: unknown sort key" 1 "unknown sort key 'speed'" "$V" report --sort speed "$log"
+exit $failed
