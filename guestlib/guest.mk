@@ -19,7 +19,7 @@ GUEST_CMDLINE := console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet
 
 GUEST_CC      ?= gcc
 GUEST_CFLAGS  := -static -O2 -Wall -Wextra -Werror -I. -Iinclude
-GUEST_PROGS   := cpuid_check devmem_probe
+GUEST_PROGS   := cpuid_check devmem_probe pmu_loop workload jit_test
 GUEST_PROG_BINS := $(patsubst %,$(GUEST_DIR)/bin/%,$(GUEST_PROGS)) $(GUEST_DIR)/bin/vertigo-ctl
 GUEST_SCENARIOS := $(wildcard tests/guest/scenarios/*)
 

@@ -3,9 +3,10 @@
 # their host tests. The hardware backend's tests run it against a
 # register-level model of the architectural PMU (tests/unit/pmu_model.c).
 PMU_CORE_HEADERS := pmu/pmu.h pmu/pmu_events.h pmu/pmu_ctx.h pmu/pmu_hw.h \
-                    pmu/pmu_soft.h pmu/swevents.h
+                    pmu/pmu_soft.h pmu/swevents.h pmu/pmu_session.h
 
-HV_SRCS      += pmu/pmu_events.c pmu/pmu_ctx.c pmu/pmu_hw.c pmu/pmu_soft.c pmu/swevents.c
+HV_SRCS      += pmu/pmu_events.c pmu/pmu_ctx.c pmu/pmu_hw.c pmu/pmu_soft.c pmu/swevents.c \
+                pmu/pmu_session.c pmu/pmu_report.c
 HEADERS_HV   += $(PMU_CORE_HEADERS)
 HEADERS_HOST += $(PMU_CORE_HEADERS) tests/unit/pmu_model.h
 

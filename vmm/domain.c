@@ -1,6 +1,7 @@
 /* The end of a domain: report, statistics, verdict. */
 #include "vmm/domain.h"
 
+#include "pmu/pmu_session.h"
 #include "vmm/console.h"
 #include "vmm/log_hv.h"
 #include "vmm/run_end.h"
@@ -28,6 +29,7 @@ __attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
     log_domain_stop(d, how);
     for (unsigned int i = 0; i < d->vcpu_count; i++)
         exit_stats_print(&d->vcpus[i].stats, i, printk);
+    pmu_session_report(d);
     log_hv_flush();     /* the statistics are the largest burst of text */
 
     if (d->verdict == GUEST_VERDICT_NONE) {

@@ -10,7 +10,20 @@
 
 static int64_t hc_version(void)
 {
-    return ((int64_t)VERTIGO_HYPERCALL_VERSION << 32) | VERTIGO_FEAT_VERDICT;
+    return ((int64_t)VERTIGO_HYPERCALL_VERSION << 32) | VERTIGO_FEATURES;
+}
+
+/* Without PMU wiring there is no session: zero events, no step to set. */
+static int64_t hc_pmu_read(const struct hypercall_args *a)
+{
+    if (a->pmu)
+        return a->pmu->read(a->pmu->ctx, a->arg[0]);
+    return a->arg[0] == VERTIGO_PMU_EVENT_COUNT ? 0 : -VERTIGO_EINVAL;
+}
+
+static int64_t hc_pmu_step(const struct hypercall_args *a)
+{
+    return a->pmu ? a->pmu->set_step(a->pmu->ctx, a->arg[0]) : -VERTIGO_EINVAL;
 }
 
 /* Reads a NUL-terminated guest string byte by byte (it may cross pages). */
@@ -49,6 +62,10 @@ int64_t hypercall_dispatch(struct domain *d, const struct hypercall_args *a,
         return hc_version();
     case VERTIGO_HC_SET_VERDICT:
         return hc_set_verdict(d, a, read, read_ctx);
+    case VERTIGO_HC_PMU_READ:
+        return hc_pmu_read(a);
+    case VERTIGO_HC_PMU_STEP:
+        return hc_pmu_step(a);
     default:
         return -VERTIGO_ENOSYS;
     }

@@ -10,10 +10,19 @@
 
 struct domain;
 
+/* The calling VCPU's counting session, as the PMU calls see it. Each
+ * returns a value for RAX (>= 0, or -VERTIGO_E*). */
+struct hypercall_pmu {
+    int64_t (*read)(void *ctx, uint64_t index);      /* VERTIGO_HC_PMU_READ */
+    int64_t (*set_step)(void *ctx, uint64_t ticks);  /* VERTIGO_HC_PMU_STEP */
+    void *ctx;
+};
+
 struct hypercall_args {
     uint64_t nr;                /* RAX */
     uint64_t arg[4];            /* RBX, RCX, RDX, RSI */
     unsigned int cpl;           /* guest privilege level at the VMCALL */
+    const struct hypercall_pmu *pmu;    /* NULL: no PMU wiring (calls say 0 events) */
 };
 
 /* Copies `len` bytes of guest-virtual memory at `gva` into buf; false if

@@ -7,6 +7,7 @@
 #include "vmm/cmdline.h"
 #include "vmm/mem.h"
 #include "vmm/uart.h"
+#include "vmm/virtio_console.h"
 
 #define UART_THR            0
 #define UART_LSR            5
@@ -48,6 +49,10 @@ bool log_drain_parse(const char *value, struct log_drain *out)
         *out = (struct log_drain){ LOG_DRAIN_E9, LOG_DRAIN_E9_PORT };
         return true;
     }
+    if (strcmp(value, "virtio") == 0) {
+        *out = (struct log_drain){ LOG_DRAIN_VIRTIO, 0 };
+        return true;
+    }
     if (strcmp(value, "serial") == 0) {
         *out = (struct log_drain){ LOG_DRAIN_SERIAL, LOG_DRAIN_COM2_PORT };
         return true;
@@ -59,11 +64,26 @@ bool log_drain_parse(const char *value, struct log_drain *out)
     return false;
 }
 
+static enum virtio_console_status virtio_status = VIRTIO_CONSOLE_NOT_FOUND;
+
 bool log_drain_open(const struct log_drain *d)
 {
     if (d->kind == LOG_DRAIN_SERIAL)
         return uart_init(d->port);
+    if (d->kind == LOG_DRAIN_VIRTIO) {
+        virtio_status = virtio_console_open();
+        return virtio_status == VIRTIO_CONSOLE_OK;
+    }
     return d->kind == LOG_DRAIN_E9;
+}
+
+const char *log_drain_open_error(const struct log_drain *d)
+{
+    if (d->kind == LOG_DRAIN_VIRTIO)
+        return virtio_console_strerror(virtio_status);
+    if (d->kind == LOG_DRAIN_SERIAL)
+        return "no UART answers at the log's port";
+    return "no such log device";
 }
 
 static void e9_write(uint16_t port, const uint8_t *bytes, size_t len)
@@ -85,6 +105,8 @@ size_t log_drain_write_some(const struct log_drain *d, const uint8_t *bytes, siz
         for (size_t i = 0; i < len; i++)
             outb(d->port + UART_THR, bytes[i]);
         return len;
+    case LOG_DRAIN_VIRTIO:
+        return virtio_console_write_some(bytes, len);
     default:
         return len;     /* no device: the bytes go nowhere */
     }
@@ -92,6 +114,10 @@ size_t log_drain_write_some(const struct log_drain *d, const uint8_t *bytes, siz
 
 void log_drain_write_all(const struct log_drain *d, const uint8_t *bytes, size_t len)
 {
+    if (d->kind == LOG_DRAIN_VIRTIO) {
+        virtio_console_write_all(bytes, len);
+        return;
+    }
     if (d->kind != LOG_DRAIN_SERIAL) {
         log_drain_write_some(d, bytes, len);
         return;
@@ -112,6 +138,7 @@ const char *log_drain_name(enum log_drain_kind kind)
     switch (kind) {
     case LOG_DRAIN_E9: return "e9";
     case LOG_DRAIN_SERIAL: return "serial";
+    case LOG_DRAIN_VIRTIO: return "virtio";
     default: return "none";
     }
 }

@@ -10,6 +10,7 @@
 
 #include "boot/cpu.h"
 #include "pmu/pmu_probe.h"
+#include "pmu/pmu_session.h"
 #include "vmm/cmdline.h"
 #include "vmm/console.h"
 #include "vmm/log_emit.h"
@@ -18,6 +19,7 @@
 #include "vmm/platform.h"
 #include "vmm/smp.h"
 #include "vmm/version.h"
+#include "vmm/virtio_console.h"
 
 #define LOG_HV_BLOCK_BYTES 4096u        /* one staged block, >= LOG_RING_READ_MIN */
 #define NO_OWNER           0xffffffffu
@@ -27,13 +29,15 @@
 /* Record types this build of the hypervisor emits (stream header). PMU
  * features add theirs here. */
 #define LOG_HV_RECORD_TYPES ((1u << LOG_REC_CONSOLE) | (1u << LOG_REC_LIFECYCLE) | \
-                             (1u << LOG_REC_CONFIG) | (1u << LOG_REC_LOSS))
+                             (1u << LOG_REC_CONFIG) | (1u << LOG_REC_LOSS) | \
+                             (1u << LOG_REC_PMU_TOTALS) | (1u << LOG_REC_EVENT_DESC))
 
 _Static_assert(LOG_HV_BLOCK_BYTES >= LOG_RING_READ_MIN, "staging holds a block");
 _Static_assert(LOG_HV_BLOCK_BYTES >= LOG_STREAM_HEADER_SIZE, "staging holds the header");
 _Static_assert(MAX_CPUS <= LOG_MAX_CPUS, "CPU numbers fit the block header");
 
 static struct log_drain drain = { LOG_DRAIN_NONE, 0 };
+static const char *hv_cmdline = "";
 static bool active;
 static struct log_ring rings[MAX_CPUS];
 static uint8_t ring_storage[MAX_CPUS][LOG_HV_RING_BYTES] __attribute__((aligned(4096)));
@@ -44,6 +48,11 @@ static bool header_sent;
 static uint8_t staged[LOG_HV_BLOCK_BYTES];
 static size_t staged_len, staged_pos;
 static unsigned int next_ring;
+
+const char *log_hv_cmdline(void)
+{
+    return hv_cmdline;
+}
 
 bool log_hv_active(void)
 {
@@ -87,6 +96,20 @@ void log_hv_lifecycle(uint32_t domain, uint32_t vcpu, enum log_lifecycle_event e
     log_emit_lifecycle(ring, rdtsc(), &lc);
 }
 
+void log_hv_event_desc(const struct log_event_desc *ed)
+{
+    struct log_ring *ring = log_hv_ring();
+    if (ring)
+        log_emit_event_desc(ring, rdtsc(), ed);
+}
+
+void log_hv_pmu_totals(const struct log_pmu_totals *pt)
+{
+    struct log_ring *ring = log_hv_ring();
+    if (ring)
+        log_emit_pmu_totals(ring, rdtsc(), pt);
+}
+
 void log_hv_vcpu_online(uint32_t domain, uint32_t vcpu, uint32_t cpu, uint32_t vcpu_count)
 {
     if (vcpu == 0) {
@@ -113,20 +136,39 @@ static bool choose_drain(const char *cmdline)
     if (!cmdline_get(cmdline, "log", value, sizeof(value)))
         return false;                       /* default: no log */
     if (!log_drain_parse(value, &drain)) {
-        printk("log: warning: bad option log=%s (e9, serial[,PORT], none); no log\n", value);
+        printk("log: warning: bad option log=%s (e9, serial[,PORT], virtio, none); no log\n",
+               value);
         return false;
     }
     if (drain.kind == LOG_DRAIN_NONE)
         return false;
     if (!log_drain_open(&drain)) {
-        printk("log: warning: no UART at port %#x; no log\n", drain.port);
+        if (drain.kind == LOG_DRAIN_SERIAL)
+            printk("log: warning: no UART at port %#x; no log\n", drain.port);
+        else
+            printk("log: warning: log=%s: %s; no log\n", log_drain_name(drain.kind),
+                   log_drain_open_error(&drain));
         return false;
     }
     return true;
 }
 
+static void print_drain(void)
+{
+    struct virtio_console_hw hw;
+
+    if (drain.kind == LOG_DRAIN_VIRTIO && virtio_console_device(&hw))
+        printk("log: binary log on virtio (PCI %02x:%02x.%x, I/O %#x+%#x, tx queue %u), "
+               "%u KiB ring per CPU\n", hw.bdf.bus, hw.bdf.device, hw.bdf.function,
+               hw.io_base, hw.io_size, hw.queue_size, LOG_HV_RING_BYTES >> 10);
+    else
+        printk("log: binary log on %s (port %#x), %u KiB ring per CPU\n",
+               log_drain_name(drain.kind), drain.port, LOG_HV_RING_BYTES >> 10);
+}
+
 void log_hv_init(const char *cmdline)
 {
+    hv_cmdline = cmdline ? cmdline : "";
     if (!choose_drain(cmdline)) {
         drain = (struct log_drain){ LOG_DRAIN_NONE, 0 };
         return;
@@ -135,8 +177,7 @@ void log_hv_init(const char *cmdline)
         log_ring_init(&rings[cpu], (uint16_t)cpu, ring_storage[cpu], LOG_HV_RING_BYTES);
     con_release_port(drain.port);
     active = true;
-    printk("log: binary log on %s (port %#x), %u KiB ring per CPU\n",
-           log_drain_name(drain.kind), drain.port, LOG_HV_RING_BYTES >> 10);
+    print_drain();
     emit_config(cmdline);
 }
 
@@ -166,13 +207,23 @@ static void pack_build_id(uint8_t out[LOG_BUILD_ID_SIZE])
     }
 }
 
+/* The backend the run uses (pmu=), else what the probe found. */
+static uint8_t header_backend(enum pmu_verdict verdict)
+{
+    switch (pmu_session_current()) {
+    case PMU_SESSION_HW:   return LOG_PMU_HW;
+    case PMU_SESSION_SOFT: return LOG_PMU_SOFT;
+    case PMU_SESSION_NONE: break;
+    }
+    return verdict == PMU_BROKEN ? LOG_PMU_BROKEN : LOG_PMU_NONE;
+}
+
 static struct log_pmu_desc pmu_for_header(void)
 {
     struct pmu_desc d;
     enum pmu_verdict verdict = pmu_probe_result(&d);
     struct log_pmu_desc out = {
-        .backend = verdict == PMU_HARDWARE ? LOG_PMU_HW
-                 : verdict == PMU_BROKEN ? LOG_PMU_BROKEN : LOG_PMU_NONE,
+        .backend = header_backend(verdict),
         .version = d.version,
         .gp_count = d.gp_counters,
         .gp_width = d.gp_width,

@@ -29,6 +29,17 @@
  * console records. Also records the command line as a config record. */
 void log_hv_init(const char *cmdline);
 
+/* The hypervisor command line log_hv_init was given ("" before): options
+ * of subsystems configured after start-up (the PMU session) are read from
+ * it. */
+const char *log_hv_cmdline(void);
+
+/* Emits one event-description record (name of an event id in totals). */
+void log_hv_event_desc(const struct log_event_desc *ed);
+
+/* Emits one PMU-totals record (counts of one VCPU). */
+void log_hv_pmu_totals(const struct log_pmu_totals *pt);
+
 /* True once log_hv_init chose a working drain. */
 bool log_hv_active(void);
 

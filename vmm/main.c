@@ -27,7 +27,8 @@ static struct boot_info boot_info;
 static struct page_allocator page_allocator;
 
 static const char *const known_options[] = {
-    "console", "debugcon", "guest", "selftest", "pmu", "log", NULL,
+    "console", "debugcon", "guest", "selftest", "pmu", "log",
+    "pmu.events", "pmu.step", "pmu.period", NULL,
 };
 
 static const char *mem_type_name(uint32_t type)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pmu/pmu.h"
 #include "vmm/exit_stats.h"
 #include "vmm/smp.h"
 #include "vmx/vcpu_vmx.h"
@@ -25,6 +26,20 @@ enum guest_verdict {
 
 struct domain;
 
+/* A VCPU's PMU state (vmx/vmx_pmu.c wires it to the exit loop): what it
+ * counts, its software events, and the backend of the CPU it runs on. */
+struct vcpu_pmu {
+    struct pmu_ctx ctx;
+    struct swevent_counts sw;       /* counted on every exit, session or not */
+    struct pmu_backend be;          /* ops NULL: no session on this VCPU */
+    bool counting;                  /* a session runs on this VCPU */
+    bool entered_halted;            /* the last entry resumed a halted guest */
+    uint8_t exit_cpl;               /* guest CPL at the last exit */
+    uint64_t user_step_ticks;       /* software step while in user mode */
+    uint64_t halted_ticks;          /* guest ticks not counted: the VCPU was halted */
+    uint64_t overflows;             /* overflows detected (sampling comes later) */
+};
+
 struct vcpu {
     unsigned int id;                /* index within the domain */
     unsigned int cpu;               /* physical CPU it runs on */
@@ -33,6 +48,7 @@ struct vcpu {
     struct guest_regs regs;
     struct exit_stats stats;
     bool stopped;                   /* no longer scheduled */
+    struct vcpu_pmu pmu;
     struct vcpu_vmx vmx;
 };
 

@@ -9,8 +9,8 @@
  *    the destination's tail with a plain memset that has no fix-up. So
  *    from the third kernel write fault in a row on one page, the page is
  *    diverted to a scratch "sink" page for a short window bounded by the
- *    VMX-preemption timer, instead of oopsing the guest. Vertigo's memory
- *    is never written either way. */
+ *    VMX-preemption timer (shared through vmx/vmx_timer.h), instead of
+ *    oopsing the guest. Vertigo's memory is never written either way. */
 #include "vmm/console.h"
 #include "vmm/domain.h"
 #include "vmm/heap.h"
@@ -18,9 +18,10 @@
 #include "vmx/exit.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
+#include "vmx/vmx_timer.h"
 
 #define EPT_REPORT_LIMIT   16
-#define SINK_WINDOW_TSC    20000ull    /* long enough for a 4 KiB memset */
+#define SINK_WINDOW_TSC    8192ull     /* a 4 KiB memset, and little more */
 #define SINK_AFTER_FAULTS  2           /* #GPs before the sink opens */
 
 static uint64_t sink_page;
@@ -56,19 +57,6 @@ static void report(struct vcpu *v, const struct vmx_exit *e, uint64_t gpa, const
            e->rip, vmx_guest_cpl(), outcome);
 }
 
-static void set_preemption_timer(bool on, uint64_t tsc_ticks)
-{
-    uint64_t pin = vmcs_read(VMCS_PIN_BASED_CONTROLS);
-    if (on) {
-        unsigned int shift = vmx_caps_preemption_tsc_shift(&vmx_config.caps);
-        vmcs_write(VMCS_PREEMPTION_TIMER_VALUE, (tsc_ticks >> shift) + 1);
-        pin |= PIN_PREEMPTION_TIMER;
-    } else {
-        pin &= ~(uint64_t)PIN_PREEMPTION_TIMER;
-    }
-    vmcs_write(VMCS_PIN_BASED_CONTROLS, pin);
-}
-
 static bool open_sink(struct vcpu *v, uint64_t page)
 {
     struct domain_vmx *dv = &v->domain->vmx;
@@ -80,17 +68,20 @@ static bool open_sink(struct vcpu *v, uint64_t page)
         return false;
     invept(INVEPT_SINGLE_CONTEXT, dv->eptp);
     v->vmx.sink_gpa = page;
-    set_preemption_timer(true, SINK_WINDOW_TSC);
+    vmx_timer_request(v, VMX_TIMER_SINK, SINK_WINDOW_TSC);
     return true;
 }
 
+/* The timer is shared (vmx/vmx_timer.h): an expiry may be another
+ * owner's (a PMU step), so the window closes only when its own deadline
+ * has passed. */
 void handle_preemption_timer(struct vcpu *v, const struct vmx_exit *e)
 {
     struct domain_vmx *dv = &v->domain->vmx;
     (void)e;
-    set_preemption_timer(false, 0);
-    if (!v->vmx.sink_gpa)
+    if (!v->vmx.sink_gpa || !vmx_timer_expired(v, VMX_TIMER_SINK))
         return;
+    vmx_timer_cancel(v, VMX_TIMER_SINK);
     if (ept_unmap(&dv->ept, v->vmx.sink_gpa, PAGE_SIZE) != EPT_OK)
         domain_end(v->domain, GUEST_END_ERROR, "cannot close the EPT sink window");
     invept(INVEPT_SINGLE_CONTEXT, dv->eptp);

@@ -33,7 +33,7 @@ static void vertigo_leaf(uint32_t leaf, struct cpuid_regs *r)
         r->edx = VERTIGO_CPUID_SIG_EDX;
     } else if (leaf == VERTIGO_CPUID_FEATURES) {
         r->eax = VERTIGO_HYPERCALL_VERSION;
-        r->ebx = VERTIGO_FEAT_VERDICT;
+        r->ebx = VERTIGO_FEATURES;
     }
 }
 

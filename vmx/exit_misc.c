@@ -7,6 +7,7 @@
 #include "vmx/exit.h"
 #include "vmx/guest_mem.h"
 #include "vmx/vmx_ops.h"
+#include "vmx/vmx_pmu.h"
 
 void handle_xsetbv(struct vcpu *v, const struct vmx_exit *e)
 {
@@ -34,6 +35,7 @@ void handle_vmcall(struct vcpu *v, const struct vmx_exit *e)
         .nr = v->regs.rax,
         .arg = { v->regs.rbx, v->regs.rcx, v->regs.rdx, v->regs.rsi },
         .cpl = vmx_guest_cpl(),
+        .pmu = vmx_pmu_hypercalls(v),
     };
     v->regs.rax = (uint64_t)hypercall_dispatch(v->domain, &a, guest_virt_read, v);
     vmx_skip_instruction(e);

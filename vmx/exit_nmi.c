@@ -52,6 +52,7 @@ void handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e)
     this_cpu()->nmi_count++;
     /* No profiling session owns NMIs yet: every NMI is the guest's. */
     v->vmx.pending_nmis++;
+    swevent_add(&v->pmu.sw, SWEVENT_NMIS_REFLECTED, 1);
 }
 
 void handle_nmi_window(struct vcpu *v, const struct vmx_exit *e)

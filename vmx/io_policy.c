@@ -2,13 +2,24 @@
  * (keyboard controller status, reset control, ACPI PM1 control) are read
  * and written on its behalf; only the writes that would reset or power
  * off the machine are turned into the end of the guest, so Vertigo can
- * print its statistics and give the run its verdict. */
+ * print its statistics and give the run its verdict.
+ *
+ * With the log on a virtio console (log=virtio) the PCI configuration
+ * ports are intercepted too: Vertigo keeps a shadow of the guest's
+ * CONFIG_ADDRESS (0xCF8) and passes every configuration access through,
+ * except data-port accesses while that address selects the log device,
+ * which see no device (reads all ones, writes dropped). The device's I/O
+ * BAR is Vertigo's like the log UART. The guest serializes its own
+ * configuration accesses (one address register for the whole machine),
+ * so one shadow serves every VCPU. */
 #include "vmx/io_policy.h"
 
 #include "boot/cpu.h"
 #include "vmm/console.h"
 #include "vmm/domain.h"
 #include "vmm/log_hv.h"
+#include "vmm/pci.h"
+#include "vmm/virtio_console.h"
 
 #define PORT_KBD_COMMAND   0x64
 #define KBD_CMD_RESET      0xfe
@@ -24,6 +35,12 @@
 #define UART_PORTS         8
 
 static uint16_t owned_uart, owned_pm1a, owned_pm1b;
+
+/* The PCI function hidden from guests (the virtio log console). */
+static bool pci_hiding;
+static struct pci_bdf hidden_bdf;
+static uint16_t hidden_io_base, hidden_io_size;
+static uint32_t guest_config_address;   /* the guest's CONFIG_ADDRESS */
 
 void io_policy_init(uint16_t uart_port, uint16_t pm1a_cnt, uint16_t pm1b_cnt)
 {
@@ -41,6 +58,20 @@ static void intercept(uint8_t *a, uint8_t *b, uint32_t port, uint32_t count)
     }
 }
 
+/* Learns which PCI function the log drain owns, if any. */
+static void hide_log_device(void)
+{
+    struct virtio_console_hw hw;
+
+    if (pci_hiding || log_hv_drain().kind != LOG_DRAIN_VIRTIO || !virtio_console_device(&hw))
+        return;
+    hidden_bdf = hw.bdf;
+    hidden_io_base = hw.io_base;
+    hidden_io_size = hw.io_size;
+    guest_config_address = inl(PCI_PORT_CONFIG_ADDRESS);
+    pci_hiding = true;
+}
+
 void io_policy_fill_bitmaps(uint8_t *a, uint8_t *b)
 {
     intercept(a, b, PORT_KBD_COMMAND, 1);
@@ -54,6 +85,12 @@ void io_policy_fill_bitmaps(uint8_t *a, uint8_t *b)
     struct log_drain log = log_hv_drain();
     if (log.kind == LOG_DRAIN_SERIAL)
         intercept(a, b, log.port, LOG_DRAIN_UART_PORTS);   /* the log's UART */
+    hide_log_device();
+    if (pci_hiding) {
+        intercept(a, b, PCI_PORT_CONFIG_ADDRESS, PCI_CONFIG_PORTS);
+        intercept(a, b, PCI_PORT_CONFIG_DATA, PCI_CONFIG_PORTS);
+        intercept(a, b, hidden_io_base, hidden_io_size);
+    }
     if (owned_pm1a)
         intercept(a, b, owned_pm1a, 2);
     if (owned_pm1b)
@@ -97,14 +134,64 @@ static void end_guest_if_requested(struct vcpu *v, uint16_t port, uint32_t value
         domain_end(v->domain, GUEST_END_POWER_OFF, "ACPI sleep/power-off request");
 }
 
+static bool in_range(uint32_t port, uint32_t base, uint32_t count)
+{
+    return port >= base && port < base + count;
+}
+
 /* True if Vertigo intercepts `port` itself (not just a neighbour). */
 static bool owned(uint16_t port)
 {
+    struct log_drain log = log_hv_drain();
     return port == PORT_KBD_COMMAND || port == PORT_SYS_CTRL_A || port == PORT_DEBUGCON ||
-           (port >= PORT_QEMU_EXIT && port < PORT_QEMU_EXIT + 4) ||
+           in_range(port, PORT_QEMU_EXIT, 4) ||
            port == PORT_RESET_CONTROL || port == PORT_BOCHS_SHUTDOWN ||
-           (owned_uart && port >= owned_uart && port < owned_uart + UART_PORTS) ||
+           (owned_uart && in_range(port, owned_uart, UART_PORTS)) ||
+           (log.kind == LOG_DRAIN_SERIAL && in_range(port, log.port, LOG_DRAIN_UART_PORTS)) ||
            is_pm1_control(port);
+}
+
+/* True if an access of `size` bytes at `port` touches the hidden
+ * device's I/O BAR (any byte of it, so a wide access from below the
+ * BAR cannot reach in). */
+static bool touches_hidden_bar(uint16_t port, unsigned int size)
+{
+    return pci_hiding && port < hidden_io_base + hidden_io_size &&
+           port + size > hidden_io_base;
+}
+
+/* PCI configuration mechanism #1 on behalf of the guest. Returns false
+ * for the ports it does not handle (0xCF9 reset control and the other
+ * byte/word ports of 0xCF8-0xCFB are not CONFIG_ADDRESS). */
+static bool pci_config_access(uint16_t port, unsigned int size, int is_in, uint32_t *value)
+{
+    if (!pci_hiding)
+        return false;
+    if (port == PCI_PORT_CONFIG_ADDRESS && size == 4) {
+        /* Only a dword access is CONFIG_ADDRESS (PCI 3.0, 3.2.2.3.2). */
+        if (is_in) {
+            *value = guest_config_address;
+        } else {
+            guest_config_address = *value;
+            outl(PCI_PORT_CONFIG_ADDRESS, *value);
+        }
+        return true;
+    }
+    if (!in_range(port, PCI_PORT_CONFIG_DATA, PCI_CONFIG_PORTS))
+        return false;
+    if (pci_config_address_selects(guest_config_address, hidden_bdf)) {
+        if (is_in)
+            *value = 0xffffffffu;       /* no device: vendor ID 0xffff */
+        return true;
+    }
+    /* Re-latch the guest's address: the hardware register must hold it
+     * whatever used 0xCF8 since the guest wrote it. */
+    outl(PCI_PORT_CONFIG_ADDRESS, guest_config_address);
+    if (is_in)
+        *value = port_in(port, size);
+    else
+        port_out(port, size, *value);
+    return true;
 }
 
 void io_policy_access(struct vcpu *v, uint16_t port, unsigned int size, int is_in,
@@ -113,8 +200,11 @@ void io_policy_access(struct vcpu *v, uint16_t port, unsigned int size, int is_i
     /* A wide access exits if any port it touches is intercepted (SDM Vol.
      * 3C 26.1.3): a 32-bit access to PCI's 0xcf8 covers 0xcf9. An access
      * that starts on a port the guest owns is the guest's. */
-    bool guest_may_use = !owned(port) || port == PORT_KBD_COMMAND ||
-                         port == PORT_RESET_CONTROL || is_pm1_control(port);
+    if (pci_config_access(port, size, is_in, value))
+        return;
+    bool guest_may_use = (!owned(port) || port == PORT_KBD_COMMAND ||
+                          port == PORT_RESET_CONTROL || is_pm1_control(port)) &&
+                         !touches_hidden_bar(port, size);
     if (is_in) {
         if (guest_may_use)
             *value = port_in(port, size);

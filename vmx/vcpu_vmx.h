@@ -7,6 +7,22 @@
 
 #include "vmx/ept.h"
 
+/* Users of the VMX-preemption timer (vmx/vmx_timer.h). */
+enum vmx_timer_owner {
+    VMX_TIMER_SINK,             /* EPT guard sink window */
+    VMX_TIMER_PMU,              /* software PMU step / overflow point */
+    VMX_TIMER_OWNERS
+};
+
+/* Per-VCPU preemption-timer state (vmx/vmx_timer.c). */
+struct vmx_timer_state {
+    uint64_t remaining[VMX_TIMER_OWNERS];   /* guest ticks left; UINT64_MAX: none */
+    uint32_t loaded;            /* timer value loaded at the last entry */
+    uint64_t root_ticks;        /* smallest TSC delta minus guest ticks seen:
+                                 * the entry/exit path's own ticks */
+    bool armed;                 /* the timer ran during the last entry */
+};
+
 struct vcpu_vmx {
     uint64_t vmcs_pa;
     bool launched;
@@ -20,6 +36,7 @@ struct vcpu_vmx {
     uint64_t last_fault_page;   /* GPA page of the last kernel write we refused */
     uint32_t fault_streak;      /* kernel write faults in a row on that page */
     uint64_t sink_gpa;          /* page diverted to the sink, 0 if none */
+    struct vmx_timer_state timer;
 };
 
 struct domain_vmx {

@@ -71,6 +71,10 @@ static void write_host_state(unsigned int cpu)
     vmcs_write(VMCS_HOST_IA32_SYSENTER_EIP, 0);
     vmcs_write(VMCS_HOST_IA32_EFER, rdmsr(MSR_IA32_EFER));
     vmcs_write(VMCS_HOST_IA32_PAT, rdmsr(MSR_IA32_PAT));
+    /* Vertigo does not count itself unless a PMU session asks to
+     * (vmx/vmx_pmu.c rewrites this before each entry when one runs). */
+    if (vmx_config.ctl.exit & EXIT_LOAD_PERF_GLOBAL_CTRL)
+        vmcs_write(VMCS_HOST_IA32_PERF_GLOBAL_CTRL, 0);
     vmcs_write(VMCS_HOST_RIP, (uint64_t)vmx_exit_point);
 }
 
@@ -149,6 +153,10 @@ static void write_guest_state(struct vcpu *v, const struct linux_boot_state *st)
     vmcs_write(VMCS_GUEST_DR7, DR7_DEFAULT);
     vmcs_write(VMCS_GUEST_IA32_PAT, GUEST_PAT_DEFAULT);
     vmcs_write(VMCS_GUEST_IA32_DEBUGCTL, 0);
+    /* The guest never owns the PMU: its counters are off unless a session
+     * enables them for it (SDM Vol. 3C 27.3.2.1). */
+    if (vmx_config.ctl.entry & ENTRY_LOAD_PERF_GLOBAL_CTRL)
+        vmcs_write(VMCS_GUEST_IA32_PERF_GLOBAL_CTRL, 0);
     vmcs_write(VMCS_GUEST_IA32_SYSENTER_CS, 0);
     vmcs_write(VMCS_GUEST_IA32_SYSENTER_ESP, 0);
     vmcs_write(VMCS_GUEST_IA32_SYSENTER_EIP, 0);

@@ -37,10 +37,14 @@ static void control_requests(struct vmx_ctl_request req[VMX_CTL_COUNT])
     req[VMX_CTL_EXIT] = (struct vmx_ctl_request){
         .required = EXIT_HOST_ADDR_SPACE_SIZE | EXIT_SAVE_IA32_EFER | EXIT_LOAD_IA32_EFER |
                     EXIT_SAVE_IA32_PAT | EXIT_LOAD_IA32_PAT,
+        /* the PMU: hardware counting off in root mode, guest time measured
+         * by the preemption timer (vmx/vmx_pmu.c, vmx/vmx_timer.c) */
+        .wanted = EXIT_LOAD_PERF_GLOBAL_CTRL | EXIT_SAVE_PREEMPTION_TIMER,
         .must_clear = EXIT_ACK_INTR_ON_EXIT,
     };
     req[VMX_CTL_ENTRY] = (struct vmx_ctl_request){
         .required = ENTRY_IA32E_MODE_GUEST | ENTRY_LOAD_IA32_EFER | ENTRY_LOAD_IA32_PAT,
+        .wanted = ENTRY_LOAD_PERF_GLOBAL_CTRL,
     };
 }
 
@@ -63,6 +67,10 @@ bool vmx_config_init(void)
     vmx_caps_ept(&c->caps, &c->ept);
     c->pin_available = c->ctl.pin;
     c->ctl.pin &= ~(uint32_t)PIN_PREEMPTION_TIMER;
+    /* "save VMX-preemption timer value" requires the timer to be active
+     * (SDM Vol. 3C 27.2.1.2): vmx/vmx_timer.c sets both together. */
+    c->exit_available = c->ctl.exit;
+    c->ctl.exit &= ~(uint32_t)EXIT_SAVE_PREEMPTION_TIMER;
     if (!c->ept.walk_4level || !(c->ept.memtype_wb || c->ept.memtype_uc)) {
         printk("vmx: EPT lacks a 4-level walk or a usable memory type\n");
         return false;

@@ -1,6 +1,8 @@
 /* The VCPU loop: enter the guest, take the exit, account for it, handle
  * it, enter again. Exit handling time (TSC cycles from the exit to the next
- * entry) is charged to the exit's reason. */
+ * entry) is charged to the exit's reason. The PMU (vmx/vmx_pmu.h) plans
+ * each entry and accounts each run of the guest; the shared preemption
+ * timer (vmx/vmx_timer.h) measures it. */
 #include "boot/cpu.h"
 #include "vmm/console.h"
 #include "vmm/domain.h"
@@ -10,6 +12,8 @@
 #include "vmx/vmcs_setup.h"
 #include "vmx/vmx_domain.h"
 #include "vmx/vmx_ops.h"
+#include "vmx/vmx_pmu.h"
+#include "vmx/vmx_timer.h"
 
 int vmx_enter_guest(struct guest_regs *regs, int launched);
 
@@ -44,11 +48,14 @@ __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_b
     struct vmx_exit e;
     if (!vmcs_setup(v, start))
         domain_end(v->domain, GUEST_END_ERROR, "VMCS set-up failed");
+    vmx_pmu_vcpu_start(v);
     printk("vmx: vcpu %u: entering the guest at rip %#lx\n", v->id, start->rip);
     log_hv_vcpu_online(v->domain->id, v->id, v->cpu, v->domain->vcpu_count);
 
     for (;;) {
         vmx_prepare_entry(v);
+        vmx_pmu_before_entry(v);
+        vmx_timer_arm(v);
         v->vmx.entry_tsc = rdtsc();
         int status = vmx_enter_guest(&v->regs, v->vmx.launched);
         v->vmx.exit_tsc = rdtsc();
@@ -57,10 +64,14 @@ __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_b
         v->vmx.launched = true;
         v->stats.guest_cycles += v->vmx.exit_tsc - v->vmx.entry_tsc;
 
+        uint64_t guest_ticks = vmx_timer_settle(v);
+
         read_exit(&e);
         if (e.full_reason & EXIT_REASON_ENTRY_FAILURE)
             entry_failed_guest_state(v, &e);
+        vmx_pmu_after_exit(v, &e, guest_ticks);
         vmx_handle_exit(v, &e);
+        vmx_pmu_after_handler(v, &e);
         exit_stats_record(&v->stats, e.reason, rdtsc() - v->vmx.exit_tsc);
         log_hv_poll();      /* bounded: at most LOG_HV_POLL_BYTES */
     }

@@ -28,10 +28,35 @@
                                            address of a NUL-terminated reason
                                            (up to 63 bytes) or 0. Any CPL. */
 
-#define VERTIGO_HC_COUNT            2u
+#define VERTIGO_HC_PMU_READ         2u  /* RBX = index of an event in the calling
+                                           VCPU's counting session (the order of
+                                           pmu.events= on Vertigo's command line),
+                                           or VERTIGO_PMU_EVENT_COUNT -> the count
+                                           of that event so far for the calling
+                                           VCPU (counts are below 2^63), or the
+                                           number of events (0: no session).
+                                           -VERTIGO_EINVAL for an index beyond the
+                                           list. Any CPL (reads only the caller's
+                                           own counts). */
+#define VERTIGO_HC_PMU_STEP         3u  /* RBX = step granularity of the software
+                                           PMU while the calling VCPU runs in user
+                                           mode, in TSC ticks (1 = one instruction
+                                           per step in Bochs, slow; kernel mode
+                                           keeps pmu.step=), 0 = back to pmu.step=
+                                           -> the previous granularity. -VERTIGO_EINVAL
+                                           unless a software-backend session
+                                           runs. Any CPL (a measurement control:
+                                           it slows the caller's VCPU only). */
+
+#define VERTIGO_HC_COUNT            4u
+
+/* HC_PMU_READ's RBX asking for the number of events in the session. */
+#define VERTIGO_PMU_EVENT_COUNT     0xffffffffu
 
 /* Feature bits (CPUID 0x40000001 EBX, and the low half of HC_VERSION). */
 #define VERTIGO_FEAT_VERDICT        (1u << 0)
+#define VERTIGO_FEAT_PMU            (1u << 1)   /* HC_PMU_READ, HC_PMU_STEP */
+#define VERTIGO_FEATURES            (VERTIGO_FEAT_VERDICT | VERTIGO_FEAT_PMU)
 
 /* Errors (returned negated in RAX). */
 #define VERTIGO_ENOSYS   1   /* unknown call number */

@@ -57,3 +57,52 @@ TEST(bad_arguments_are_refused_and_change_nothing)
     CHECK_EQ(hypercall_dispatch(&dom, &unknown, read_guest, NULL), (uint64_t)-VERTIGO_ENOSYS);
     CHECK_EQ(dom.verdict, GUEST_VERDICT_NONE);
 }
+
+/* A fake session: three events with counts 10, 20, 30. */
+struct fake_session {
+    uint64_t counts[3];
+    uint64_t step;
+};
+
+static int64_t fake_read(void *ctx, uint64_t index)
+{
+    struct fake_session *s = ctx;
+    if (index == VERTIGO_PMU_EVENT_COUNT)
+        return 3;
+    return index < 3 ? (int64_t)s->counts[index] : -VERTIGO_EINVAL;
+}
+
+static int64_t fake_step(void *ctx, uint64_t ticks)
+{
+    struct fake_session *s = ctx;
+    int64_t prev = (int64_t)s->step;
+    s->step = ticks;
+    return prev;
+}
+
+TEST(pmu_calls_reach_the_session_from_any_cpl)
+{
+    struct fake_session s = { { 10, 20, 30 }, 10000 };
+    struct hypercall_pmu pmu = { fake_read, fake_step, &s };
+    struct hypercall_args a = { .nr = VERTIGO_HC_PMU_READ, .arg = { 1 }, .cpl = 3, .pmu = &pmu };
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), 20);
+    a.arg[0] = VERTIGO_PMU_EVENT_COUNT;
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), 3);
+    a.arg[0] = 3;
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), (uint64_t)-VERTIGO_EINVAL);
+    struct hypercall_args step = { .nr = VERTIGO_HC_PMU_STEP, .arg = { 1 }, .cpl = 3, .pmu = &pmu };
+    CHECK_EQ(hypercall_dispatch(&dom, &step, read_guest, NULL), 10000);
+    CHECK_EQ(s.step, 1);
+}
+
+TEST(pmu_calls_without_wiring_report_no_session)
+{
+    struct hypercall_args a = { .nr = VERTIGO_HC_PMU_READ, .arg = { VERTIGO_PMU_EVENT_COUNT } };
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), 0);
+    a.arg[0] = 0;
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), (uint64_t)-VERTIGO_EINVAL);
+    struct hypercall_args step = { .nr = VERTIGO_HC_PMU_STEP, .arg = { 1 } };
+    CHECK_EQ(hypercall_dispatch(&dom, &step, read_guest, NULL), (uint64_t)-VERTIGO_EINVAL);
+    struct hypercall_args v = { .nr = VERTIGO_HC_VERSION };
+    CHECK(hypercall_dispatch(&dom, &v, read_guest, NULL) & VERTIGO_FEAT_PMU);
+}

@@ -1,0 +1,67 @@
+/* The end-of-run report of a counting session (pmu/pmu_session.h): per
+ * VCPU totals on the console and in the log (one event-description record
+ * per event id, then one PMU-totals record per VCPU). Event ids are the
+ * positions in the pmu.events= list. Hypervisor only. */
+#include "pmu/pmu_session.h"
+
+#include "vmm/console.h"
+#include "vmm/domain.h"
+#include "vmm/log_hv.h"
+#include "vmm/mem.h"
+
+#define TOTALS_TEXT_MAX 640u
+
+static uint64_t event_code(const struct pmu_event *ev)
+{
+    if (ev->source == PMU_EVENT_SW)
+        return ((uint64_t)ev->sw.kind << 16) | ev->sw.reason;
+    return ((uint64_t)ev->umask << 8) | ev->event_select;
+}
+
+static void log_event_names(const struct pmu_ctx *ctx)
+{
+    for (unsigned int i = 0; i < ctx->count; i++) {
+        const struct pmu_event *ev = &ctx->counters[i].event;
+        struct log_event_desc ed = {
+            .event = i, .code = event_code(ev), .name = ev->name,
+            .len = (uint32_t)strnlen(ev->name, sizeof(ev->name)),
+        };
+        log_hv_event_desc(&ed);
+    }
+}
+
+static void report_vcpu(const struct domain *d, const struct vcpu *v)
+{
+    const struct vcpu_pmu *p = &v->pmu;
+    static char text[TOTALS_TEXT_MAX];
+    struct log_pmu_totals pt = { .domain = d->id, .vcpu = v->id, .count = 0 };
+
+    pmu_session_format_totals(&p->be, &p->ctx, &p->sw, text, sizeof(text));
+    printk("pmu: vcpu %u: %s\n", v->id, text);
+    if (p->halted_ticks || p->overflows)
+        printk("pmu: vcpu %u: %lu halted guest ticks not counted, %lu overflows\n", v->id,
+               p->halted_ticks, p->overflows);
+    for (unsigned int i = 0; i < p->ctx.count && i < LOG_EVENTS_MAX; i++) {
+        pt.totals[i].id = i;
+        pt.totals[i].value = pmu_read_event(&p->be, &p->ctx, &p->sw, i);
+        pt.count++;
+    }
+    log_hv_pmu_totals(&pt);
+}
+
+void pmu_session_report(const struct domain *d)
+{
+    bool named = false;
+    for (unsigned int i = 0; i < d->vcpu_count; i++) {
+        const struct vcpu *v = &d->vcpus[i];
+        if (!v->pmu.counting)
+            continue;
+        if (!named) {
+            printk("pmu: totals of the counting session (%s backend):\n",
+                   v->pmu.be.ops->name);
+            log_event_names(&v->pmu.ctx);
+            named = true;
+        }
+        report_vcpu(d, v);
+    }
+}

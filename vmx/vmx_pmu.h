@@ -1,0 +1,40 @@
+/* The PMU in the VM-exit loop: the counting session of pmu/pmu_session.h
+ * wired to VM entries and exits through the backend interface of
+ * pmu/pmu.h. The loop (vmx/vmx_run.c) calls, per VCPU:
+ *   vmx_pmu_vcpu_start    once, after the VMCS is built (the first call
+ *                         also chooses the backend and parses the session)
+ *   vmx_pmu_before_entry  before every VM entry (after vmx_prepare_entry,
+ *                         before vmx_timer_arm)
+ *   vmx_pmu_after_exit    after every VM exit, with the guest ticks the
+ *                         shared preemption timer measured
+ *   vmx_pmu_after_handler after the exit handler returned
+ * Without a session every call but the software-event count returns at
+ * once. */
+#ifndef VMX_VMX_PMU_H
+#define VMX_VMX_PMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmm/hypercall.h"
+#include "vmm/vcpu.h"
+#include "vmx/exit.h"
+
+/* Sets up v's PMU state on this physical CPU and loads its context. */
+void vmx_pmu_vcpu_start(struct vcpu *v);
+
+/* Plans the next entry: VMCS IA32_PERF_GLOBAL_CTRL values (hardware) or
+ * the step / overflow deadline on the shared timer (software). */
+void vmx_pmu_before_entry(struct vcpu *v);
+
+/* Accounts the guest_ticks the guest just ran to the mode they belong to. */
+void vmx_pmu_after_exit(struct vcpu *v, const struct vmx_exit *e, uint64_t guest_ticks);
+
+/* Counts the exit as a software event and applies the emulated-instruction
+ * correction when the handler emulated the guest's instruction. */
+void vmx_pmu_after_handler(struct vcpu *v, const struct vmx_exit *e);
+
+/* The PMU hypercalls for v (VERTIGO_HC_PMU_READ / _STEP). */
+const struct hypercall_pmu *vmx_pmu_hypercalls(struct vcpu *v);
+
+#endif

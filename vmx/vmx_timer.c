@@ -1,0 +1,145 @@
+/* The shared VMX-preemption timer (see vmx/vmx_timer.h). The timer counts
+ * down at the TSC rate divided by 2^IA32_VMX_MISC[4:0] (SDM Vol. 3D A.6)
+ * and, with the exit control "save VMX-preemption timer value", its value
+ * at the exit is written back to the VMCS (SDM Vol. 3C 28.3.4). */
+#include "vmx/vmx_timer.h"
+
+#include "boot/cpu.h"
+#include "vmx/vmx_cpu.h"
+#include "vmx/vmx_ops.h"
+
+#define TIMER_VALUE_MAX  0xffffffffull
+#define NO_DEADLINE      UINT64_MAX
+
+/* Timer ticks that VM entry itself takes off the loaded value before the
+ * first guest instruction: Bochs starts the timer inside VMLAUNCH/VMRESUME,
+ * whose own retirement is one tick (docs/pmu.md, "exactness in Bochs"). */
+static unsigned int entry_ticks;
+
+void vmx_timer_set_entry_ticks(unsigned int ticks)
+{
+    entry_ticks = ticks;
+}
+
+static bool timer_usable(void)
+{
+    return (vmx_config.pin_available & PIN_PREEMPTION_TIMER) != 0;
+}
+
+static bool value_saved(void)
+{
+    return (vmx_config.exit_available & EXIT_SAVE_PREEMPTION_TIMER) != 0;
+}
+
+/* Sets or clears `bit` of the control field `field`, writing only on change. */
+static void set_control(uint32_t field, uint64_t bit, bool on)
+{
+    uint64_t v = vmcs_read(field);
+    uint64_t want = on ? v | bit : v & ~bit;
+    if (want != v)
+        vmcs_write(field, want);
+}
+
+static unsigned int rate_shift(void)
+{
+    return vmx_caps_preemption_tsc_shift(&vmx_config.caps);
+}
+
+static uint64_t nearest_deadline(const struct vmx_timer_state *t)
+{
+    uint64_t d = NO_DEADLINE;
+    for (unsigned int i = 0; i < VMX_TIMER_OWNERS; i++)
+        if (t->remaining[i] < d)
+            d = t->remaining[i];
+    return d;
+}
+
+/* Timer value for `ticks` of guest time: rounded up to the timer's rate so
+ * the exit is never early, plus what the entry itself consumes. */
+static uint32_t timer_value(uint64_t ticks)
+{
+    unsigned int shift = rate_shift();
+    uint64_t value = ((ticks + (1ull << shift) - 1) >> shift) + entry_ticks;
+    return (uint32_t)(value > TIMER_VALUE_MAX ? TIMER_VALUE_MAX : value);
+}
+
+void vmx_timer_arm(struct vcpu *v)
+{
+    struct vmx_timer_state *t = &v->vmx.timer;
+    uint64_t deadline = nearest_deadline(t);
+    bool on = deadline != NO_DEADLINE && timer_usable();
+    set_control(VMCS_PIN_BASED_CONTROLS, PIN_PREEMPTION_TIMER, on);
+    /* saving the value is only valid with the timer active (SDM Vol. 3C 27.2.1.2) */
+    if (value_saved())
+        set_control(VMCS_EXIT_CONTROLS, EXIT_SAVE_PREEMPTION_TIMER, on);
+    t->armed = on;
+    if (on) {
+        t->loaded = timer_value(deadline);
+        vmcs_write(VMCS_PREEMPTION_TIMER_VALUE, t->loaded);
+    }
+}
+
+/* An expired timer saves 0 however late the exit came: Bochs takes the
+ * expiry only where it syncs its clock (the end of a trace of straight-line
+ * instructions), so a step can overshoot its deadline. The TSC difference
+ * minus the entry/exit path's own ticks (learnt from exits the timer
+ * measured exactly) counts those extra instructions too. */
+static uint64_t measured_ticks(struct vcpu *v)
+{
+    struct vmx_timer_state *t = &v->vmx.timer;
+    uint64_t tsc_ticks = v->vmx.exit_tsc - v->vmx.entry_tsc;
+    if (!t->armed || !value_saved())
+        return tsc_ticks;
+    uint64_t saved = vmcs_read(VMCS_PREEMPTION_TIMER_VALUE);
+    uint64_t elapsed = saved < t->loaded ? t->loaded - saved : 0;
+    elapsed = (elapsed > entry_ticks ? elapsed - entry_ticks : 0) << rate_shift();
+    if (saved != 0) {
+        if (tsc_ticks >= elapsed && tsc_ticks - elapsed < t->root_ticks)
+            t->root_ticks = tsc_ticks - elapsed;
+        return elapsed;
+    }
+    if (t->root_ticks != UINT64_MAX && tsc_ticks > t->root_ticks &&
+        tsc_ticks - t->root_ticks > elapsed)
+        return tsc_ticks - t->root_ticks;
+    return elapsed;
+}
+
+uint64_t vmx_timer_settle(struct vcpu *v)
+{
+    struct vmx_timer_state *t = &v->vmx.timer;
+    uint64_t ticks = measured_ticks(v);
+    for (unsigned int i = 0; i < VMX_TIMER_OWNERS; i++) {
+        if (t->remaining[i] == NO_DEADLINE)
+            continue;
+        t->remaining[i] = t->remaining[i] > ticks ? t->remaining[i] - ticks : 0;
+    }
+    return ticks;
+}
+
+void vmx_timer_request(struct vcpu *v, enum vmx_timer_owner owner, uint64_t ticks)
+{
+    v->vmx.timer.remaining[owner] = ticks ? ticks : 1;
+}
+
+void vmx_timer_cancel(struct vcpu *v, enum vmx_timer_owner owner)
+{
+    v->vmx.timer.remaining[owner] = NO_DEADLINE;
+}
+
+bool vmx_timer_expired(const struct vcpu *v, enum vmx_timer_owner owner)
+{
+    return v->vmx.timer.remaining[owner] == 0;
+}
+
+bool vmx_timer_measured(const struct vcpu *v)
+{
+    return v->vmx.timer.armed && value_saved();
+}
+
+void vmx_timer_init(struct vcpu *v)
+{
+    for (unsigned int i = 0; i < VMX_TIMER_OWNERS; i++)
+        v->vmx.timer.remaining[i] = NO_DEADLINE;
+    v->vmx.timer.armed = false;
+    v->vmx.timer.root_ticks = UINT64_MAX;
+}

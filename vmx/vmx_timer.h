@@ -1,0 +1,49 @@
+/* The VMX-preemption timer, shared by every part of Vertigo that needs a
+ * VCPU to exit after some guest time (SDM Vol. 3C, 26.5.1 "VMX-Preemption
+ * Timer"): the EPT guard's sink window (vmx/ept_guard.c) and the software
+ * PMU's steps and overflow points (vmx/vmx_pmu.c). Each owner asks for a
+ * deadline in TSC ticks of guest time; before each entry the timer is
+ * loaded with the nearest one, and after each exit the guest ticks that
+ * passed are measured (timer value loaded minus value saved by the exit
+ * control "save VMX-preemption timer value") and taken off every
+ * deadline. An owner whose deadline reached 0 has expired. */
+#ifndef VMX_VMX_TIMER_H
+#define VMX_VMX_TIMER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmm/vcpu.h"
+
+/* Sets up v's timer state with no deadline. Call once before its first entry. */
+void vmx_timer_init(struct vcpu *v);
+
+/* Ticks the VM entry instruction itself takes off the timer before the
+ * first guest instruction (0 on hardware; 1 in Bochs). */
+void vmx_timer_set_entry_ticks(unsigned int ticks);
+
+/* Before each VM entry: loads the timer with the nearest deadline (or
+ * switches it off when none). */
+void vmx_timer_arm(struct vcpu *v);
+
+/* After each VM exit: measures the guest ticks since the entry, takes
+ * them off every deadline and returns them. When the timer was off, the
+ * TSC difference between entry and exit is returned instead (it includes
+ * the VM entry and exit themselves). */
+uint64_t vmx_timer_settle(struct vcpu *v);
+
+/* Owner `owner` wants the guest to exit after `ticks` TSC ticks of guest
+ * time (ticks >= 1), replacing any earlier request of that owner. */
+void vmx_timer_request(struct vcpu *v, enum vmx_timer_owner owner, uint64_t ticks);
+
+/* Withdraws owner's deadline. */
+void vmx_timer_cancel(struct vcpu *v, enum vmx_timer_owner owner);
+
+/* True if owner's deadline has passed (it stays requested until cancelled). */
+bool vmx_timer_expired(const struct vcpu *v, enum vmx_timer_owner owner);
+
+/* True if the timer measured the last guest run exactly (it was armed and
+ * the exit saved its value). */
+bool vmx_timer_measured(const struct vcpu *v);
+
+#endif
