@@ -13,6 +13,12 @@
 #ifndef VERTIGO_HYPERCALL_H
 #define VERTIGO_HYPERCALL_H
 
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdint.h>
+#endif
+
 #define VERTIGO_CPUID_BASE          0x40000000u
 #define VERTIGO_CPUID_FEATURES      0x40000001u
 #define VERTIGO_CPUID_SIGNATURE     "VertigoVMM\0\0"   /* 12 bytes: EBX, ECX, EDX */
@@ -48,7 +54,57 @@
                                            runs. Any CPL (a measurement control:
                                            it slows the caller's VCPU only). */
 
-#define VERTIGO_HC_COUNT            4u
+#define VERTIGO_HC_SESSION_START    4u  /* RBX = guest address of a struct
+                                           vertigo_session: starts a profiling
+                                           session (sampling) on every VCPU of the
+                                           calling domain. Kernel only. -EBUSY if
+                                           one runs; -EINVAL for a bad event list,
+                                           period 0 or above 2^48, timer_hz 0 or
+                                           above 100000, stack_depth above
+                                           VERTIGO_STACK_MAX, unknown flags. */
+#define VERTIGO_HC_SESSION_STOP     5u  /* stops the session -> samples logged.
+                                           Kernel only. -EINVAL if none runs. */
+#define VERTIGO_HC_SYMBOLS          6u  /* RBX = guest address of a struct
+                                           vertigo_symbols_chunk: one chunk of
+                                           guest symbol data for the log (kallsyms,
+                                           process maps, JIT maps by epoch, process
+                                           identities). Kernel only. */
+
+#define VERTIGO_HC_COUNT            7u
+
+/* HC_SESSION_START argument (all fields little-endian, 8-byte aligned). */
+#define VERTIGO_SESSION_ABI         1u
+#define VERTIGO_SESSION_TIMER       (1u << 0)   /* sample on a timer, not on events */
+#define VERTIGO_SESSION_EVENTS_MAX  256u
+#define VERTIGO_STACK_MAX           32u
+
+struct vertigo_session {
+    uint32_t abi_version;               /* VERTIGO_SESSION_ABI */
+    uint32_t flags;                     /* VERTIGO_SESSION_* */
+    uint64_t period;                    /* events between samples */
+    uint32_t timer_hz;                  /* samples per guest second (TIMER) */
+    uint32_t stack_depth;               /* return addresses per sample */
+    char events[VERTIGO_SESSION_EVENTS_MAX];  /* NUL-terminated, e.g. "cycles:u" */
+};
+
+/* HC_SYMBOLS argument. `kind` takes the log format's enum log_symbols_kind
+ * values: 1 kallsyms text, 2 /proc/PID/maps text, 3 perf-PID.map text with
+ * an epoch, 4 process identities ("PID CR3 COMM" lines). */
+#define VERTIGO_SYMBOLS_CHUNK_MAX   2048u
+
+struct vertigo_symbols_chunk {
+    uint32_t kind;
+    uint32_t pid;                       /* 0 for kallsyms */
+    uint64_t epoch;                     /* JIT map epoch, else 0 */
+    uint32_t chunk;                     /* 0, 1, ... within one data set */
+    uint32_t last;                      /* 1 on the last chunk of the set */
+    uint64_t data;                      /* guest-virtual address of the bytes */
+    uint32_t len;                       /* <= VERTIGO_SYMBOLS_CHUNK_MAX */
+    uint32_t reserved;                  /* 0 */
+};
+
+_Static_assert(sizeof(struct vertigo_session) == 280, "session ABI size");
+_Static_assert(sizeof(struct vertigo_symbols_chunk) == 40, "symbols chunk ABI size");
 
 /* HC_PMU_READ's RBX asking for the number of events in the session. */
 #define VERTIGO_PMU_EVENT_COUNT     0xffffffffu
@@ -56,6 +112,7 @@
 /* Feature bits (CPUID 0x40000001 EBX, and the low half of HC_VERSION). */
 #define VERTIGO_FEAT_VERDICT        (1u << 0)
 #define VERTIGO_FEAT_PMU            (1u << 1)   /* HC_PMU_READ, HC_PMU_STEP */
+#define VERTIGO_FEAT_SAMPLING       (1u << 2)   /* HC_SESSION_*, HC_SYMBOLS */
 #define VERTIGO_FEATURES            (VERTIGO_FEAT_VERDICT | VERTIGO_FEAT_PMU)
 
 /* Errors (returned negated in RAX). */
@@ -63,5 +120,6 @@
 #define VERTIGO_EINVAL   2   /* bad argument */
 #define VERTIGO_EPERM    3   /* not allowed from this privilege level */
 #define VERTIGO_EFAULT   4   /* a guest address could not be read */
+#define VERTIGO_EBUSY    5   /* a session already runs */
 
 #endif

@@ -149,7 +149,9 @@ enum log_symbols_kind {
     LOG_SYM_KALLSYMS  = 1,   /* text lines of /proc/kallsyms */
     LOG_SYM_PROC_MAPS = 2,   /* text lines of /proc/PID/maps */
     LOG_SYM_JIT_MAP   = 3,   /* text lines of a perf-PID.map, with epoch */
-    LOG_SYM_KIND_COUNT = 4,
+    LOG_SYM_PROCESS   = 4,   /* text lines "PID CR3 COMM" (hex CR3): which
+                                address space a sample's CR3 names */
+    LOG_SYM_KIND_COUNT = 5,
 };
 
 /* Console source value meaning "the hypervisor itself". */
