@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "vmm/sampler.h"
 #include "vmm/smp.h"
 
 struct percpu {
@@ -11,6 +12,14 @@ struct percpu {
     unsigned int cpu_index;
     uint32_t apic_id;
     uint64_t nmi_count;         /* NMIs taken in root mode */
+    /* Sampling (vmx/sample.c); written only by this CPU, exit path and
+     * NMI handlers alike (exchanges where both write). */
+    void *sample_vcpu;          /* the struct vcpu this CPU runs, or NULL */
+    uint32_t sample_pending;    /* overflows awaiting their PMI (bit i: counter
+                                 * i; SAMPLE_PENDING_TIMER: timer sample) */
+    uint32_t kick;              /* another CPU sent an NMI to make us take a
+                                 * new session: that NMI is not the guest's */
+    struct sampler_stats sample_stats;
 };
 
 /* Sets GS base of the calling CPU to its percpu slot `cpu`. */

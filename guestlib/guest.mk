@@ -2,7 +2,8 @@
 # tests/guest/init, the scenario scripts and the guest test programs.
 # Downloaded/built into $(BUILD)/guest, never committed.
 #
-#   make guest          $(GUEST_KERNEL) and $(GUEST_INITRD)
+#   make guest          $(GUEST_KERNEL) and $(GUEST_INITRD) (which carries
+#                       vertigo.ko, vertigo-ctl and vertigo-agent)
 #
 # The guest's init runs the scenario named by vertigo.scenario=NAME on the
 # kernel command line and prints one line "VERTIGO-GUEST: NAME: PASS" or
@@ -19,8 +20,13 @@ GUEST_CMDLINE := console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet
 
 GUEST_CC      ?= gcc
 GUEST_CFLAGS  := -static -O2 -Wall -Wextra -Werror -I. -Iinclude
-GUEST_PROGS   := cpuid_check devmem_probe pmu_loop workload jit_test
-GUEST_PROG_BINS := $(patsubst %,$(GUEST_DIR)/bin/%,$(GUEST_PROGS)) $(GUEST_DIR)/bin/vertigo-ctl
+GUEST_PROGS   := cpuid_check devmem_probe pmu_loop pmu_bench workload jit_test \
+                 bad_symbols user_session
+# The guest kernel module (guestlib/kmod/), built out of tree against the
+# guest kernel's headers package; the initramfs carries it as /lib/vertigo.ko.
+GUEST_KMOD    := $(GUEST_DIR)/kmod/vertigo.ko
+GUEST_PROG_BINS := $(patsubst %,$(GUEST_DIR)/bin/%,$(GUEST_PROGS)) $(GUEST_DIR)/bin/vertigo-ctl \
+                   $(GUEST_DIR)/bin/vertigo-agent $(GUEST_KMOD)
 GUEST_SCENARIOS := $(wildcard tests/guest/scenarios/*)
 
 .PHONY: guest
@@ -30,9 +36,33 @@ guest: $(GUEST_KERNEL) $(GUEST_INITRD)
 $(GUEST_KERNEL):
 	$(Q)./host-tools/mkguest kernel $(GUEST_DIR)
 
-$(GUEST_DIR)/bin/vertigo-ctl: guestlib/vertigo_ctl.c include/vertigo/hypercall.h
+# vertigo-ctl checks event names with the hypervisor's own parser.
+GUEST_CTL_SRCS := guestlib/vertigo_ctl.c pmu/pmu_events.c pmu/swevents.c vmm/format.c \
+                  vmx/exit_names.c
+$(GUEST_DIR)/bin/vertigo-ctl: $(GUEST_CTL_SRCS) include/vertigo/hypercall.h \
+                              guestlib/kmod/vertigo_ioctl.h pmu/pmu_events.h
+	@mkdir -p $(dir $@)
+	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) -DVERTIGO_HOSTED=1 $(GUEST_CTL_SRCS) -o $@
+
+$(GUEST_DIR)/bin/vertigo-agent: guestlib/vertigo_agent.c include/vertigo/hypercall.h \
+                                include/vertigo/log_format.h guestlib/kmod/vertigo_ioctl.h
 	@mkdir -p $(dir $@)
 	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $< -o $@
+
+$(GUEST_DIR)/bin/bad_symbols $(GUEST_DIR)/bin/user_session: guestlib/kmod/vertigo_ioctl.h \
+                                                            include/vertigo/hypercall.h
+
+# mkguest installs linux-headers-<release> (apt-get) when it is missing.
+$(GUEST_KMOD): guestlib/kmod/vertigo.c guestlib/kmod/Kbuild guestlib/kmod/vertigo_ioctl.h \
+               include/vertigo/hypercall.h $(GUEST_KERNEL) host-tools/mkguest
+	$(Q)./host-tools/mkguest kmod $(GUEST_DIR) guestlib/kmod
+
+# The profiled workload keeps its frame pointers, leaf functions included
+# (guest call stacks are walked by RBP, vmm/guest_stack.h), and its DWARF
+# lines (host symbolization). Built with clang: gcc 12 at -O2 drops the
+# frame of a leaf that uses no stack even with -mno-omit-leaf-frame-pointer.
+$(GUEST_DIR)/bin/workload: GUEST_CC := clang
+$(GUEST_DIR)/bin/workload: GUEST_CFLAGS += -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -g
 
 $(GUEST_DIR)/bin/%: tests/guest/%.c
 	@mkdir -p $(dir $@)

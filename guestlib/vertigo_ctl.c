@@ -5,14 +5,37 @@
  *   vertigo-ctl version                print the hypercall interface version
  *   vertigo-ctl verdict pass|fail [REASON]
  *                                      report the guest's test verdict
- * Exit status: 0 done, 1 Vertigo refused the call, 2 usage error,
- * 3 not running under Vertigo (nothing was attempted). */
+ *   vertigo-ctl start --event LIST --period N [--hz H] [--depth D]
+ *   vertigo-ctl start --hz H [--event LIST] [--depth D]
+ *                                      start a sampling session (like
+ *                                      opcontrol --start): every LIST event
+ *                                      samples each N events, or a timer
+ *                                      samples H times per guest second
+ *   vertigo-ctl stop                   stop it; prints the samples logged
+ * start/stop are kernel-only hypercalls: they go through /dev/vertigo
+ * (guestlib/kmod/vertigo.ko), which only root opens. Arguments are checked
+ * here first (event names, period 1..2^48, rate 1..100000 Hz, depth
+ * 0..VERTIGO_STACK_MAX), and Vertigo checks them again.
+ * Exit status: 0 done, 1 Vertigo (or /dev/vertigo) refused the call,
+ * 2 usage error, 3 not running under Vertigo (nothing was attempted). */
 #include <cpuid.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
+#include "guestlib/kmod/vertigo_ioctl.h"
+#include "pmu/pmu_events.h"
 #include "vertigo/hypercall.h"
+
+#define PERIOD_MAX   (1ull << 48)   /* HC_SESSION_START's bound */
+#define TIMER_HZ_MAX 100000u
 
 static int under_vertigo(void)
 {
@@ -45,8 +68,202 @@ static const char *error_text(int64_t r)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: vertigo-ctl detect | version | verdict pass|fail [REASON]\n");
+    fprintf(stderr, "usage: vertigo-ctl detect | version | verdict pass|fail [REASON]\n"
+                    "       vertigo-ctl start --event LIST --period N [--hz H] [--depth D]\n"
+                    "       vertigo-ctl start --hz H [--event LIST] [--depth D] | stop\n");
     return 2;
+}
+
+/* Prints "vertigo-ctl: start: <message>" and returns 2 (usage error). */
+__attribute__((format(printf, 1, 2)))
+static int start_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "vertigo-ctl: start: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
+
+/* Parses a whole unsigned number (decimal or 0x hex) into *out. */
+static int parse_u64(const char *text, unsigned long long *out)
+{
+    char *end;
+    if (!*text || *text == '-' || *text == '+')
+        return -1;
+    errno = 0;
+    *out = strtoull(text, &end, 0);
+    return errno || *end ? -1 : 0;
+}
+
+/* The backend-independent checks of one event name: would no PMU
+ * Vertigo drives know it? Backend limits are Vertigo's to judge. */
+static int check_event(const char *text, unsigned int len, unsigned int index)
+{
+    struct pmu_event_caps caps;
+    struct pmu_event ev;
+    pmu_event_caps_soft(&caps, true);
+    enum pmu_event_err e = pmu_event_parse(text, len, &caps, &ev);
+    if (e == PMU_EVERR_NONE || e == PMU_EVERR_UNAVAILABLE || e == PMU_EVERR_SOFT_CYCLES_ONLY ||
+        e == PMU_EVERR_TOO_MANY)
+        return 0;
+    fprintf(stderr, "vertigo-ctl: start: event %u \"%.*s\": %s\n", index + 1, (int)len, text,
+            pmu_event_err_text(e));
+    return 2;
+}
+
+static int check_event_list(const char *list)
+{
+    if (strlen(list) >= VERTIGO_SESSION_EVENTS_MAX)
+        return start_error("event list longer than %u characters",
+                           VERTIGO_SESSION_EVENTS_MAX - 1);
+    unsigned int index = 0;
+    for (const char *p = list;; index++) {
+        size_t len = strcspn(p, ",");
+        if (len == 0)
+            return start_error("empty event name in list '%s'", list);
+        if (index >= PMU_EVENT_LIST_MAX)
+            return start_error("more than %d events", PMU_EVENT_LIST_MAX);
+        if (check_event(p, (unsigned int)len, index))
+            return 2;
+        if (!p[len])
+            return 0;
+        p += len + 1;
+    }
+}
+
+/* Parses the value of option `name` into *out within [min, max]. */
+static int option_number(const char *name, const char *value, unsigned long long min,
+                         unsigned long long max, unsigned long long *out)
+{
+    if (parse_u64(value, out))
+        return start_error("%s needs a number, not '%s'", name, value);
+    if (*out < min)
+        return start_error("%s %s: must be at least %llu", name, value, min);
+    if (*out > max)
+        return start_error("%s %s is absurd: above %llu", name, value, max);
+    return 0;
+}
+
+static int parse_start_option(const char *opt, const char *value, struct vertigo_session *s)
+{
+    unsigned long long v;
+    if (!strcmp(opt, "--event")) {
+        if (check_event_list(value))
+            return 2;
+        snprintf(s->events, sizeof(s->events), "%s", value);
+        return 0;
+    }
+    if (!strcmp(opt, "--period")) {
+        if (option_number(opt, value, 1, PERIOD_MAX, &v))
+            return 2;
+        s->period = v;
+    } else if (!strcmp(opt, "--hz")) {
+        if (option_number(opt, value, 1, TIMER_HZ_MAX, &v))
+            return 2;
+        s->timer_hz = (uint32_t)v;
+        s->flags |= VERTIGO_SESSION_TIMER;
+    } else if (!strcmp(opt, "--depth")) {
+        if (option_number(opt, value, 0, VERTIGO_STACK_MAX, &v))
+            return 2;
+        s->stack_depth = (uint32_t)v;
+    }
+    return 0;
+}
+
+static int is_start_option(const char *opt)
+{
+    return !strcmp(opt, "--event") || !strcmp(opt, "--period") || !strcmp(opt, "--hz") ||
+           !strcmp(opt, "--depth");
+}
+
+/* argv = the words after "start". Fills *s; 0 or 2 (usage error). */
+static int parse_start(int argc, char **argv, struct vertigo_session *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->abi_version = VERTIGO_SESSION_ABI;
+    for (int i = 0; i < argc; i += 2) {
+        if (!is_start_option(argv[i]))
+            return start_error("unknown option '%s'", argv[i]);
+        if (i + 1 >= argc || !strncmp(argv[i + 1], "--", 2))
+            return start_error("option %s needs a value", argv[i]);
+        if (parse_start_option(argv[i], argv[i + 1], s))
+            return 2;
+    }
+    if (!(s->flags & VERTIGO_SESSION_TIMER) && !s->events[0])
+        return start_error("need --event LIST with --period N, or --hz H");
+    if (s->events[0] && !s->period && !(s->flags & VERTIGO_SESSION_TIMER))
+        return start_error("--event needs --period N (events between samples)");
+    if (s->period && !s->events[0])
+        return start_error("--period needs --event LIST");
+    return 0;
+}
+
+/* What an errno from /dev/vertigo means for session control. */
+static const char *session_errno_text(int err, int stopping)
+{
+    switch (err) {
+    case EPERM: return "only root / kernel mode may control sessions";
+    case EBUSY: return "a session already runs (vertigo-ctl stop first)";
+    case EINVAL: return stopping ? "no session runs"
+                                 : "Vertigo refused the arguments (event list, period, rate, "
+                                   "depth or flags)";
+    case ENOSYS: return "this Vertigo has no sampling sessions (hypercall unknown)";
+    case EFAULT: return "Vertigo could not read the request";
+    default: return strerror(err);
+    }
+}
+
+static int open_device(const char *what)
+{
+    int fd = open(VERTIGO_DEV_PATH, O_RDWR | O_CLOEXEC);
+    if (fd >= 0)
+        return fd;
+    if (errno == ENOENT)
+        fprintf(stderr, "vertigo-ctl: %s: no %s: load the module first (insmod /lib/vertigo.ko)\n",
+                what, VERTIGO_DEV_PATH);
+    else if (errno == EACCES || errno == EPERM)
+        fprintf(stderr, "vertigo-ctl: %s: only root may open %s: only root / kernel mode may "
+                        "control sessions\n", what, VERTIGO_DEV_PATH);
+    else
+        fprintf(stderr, "vertigo-ctl: %s: %s: %s\n", what, VERTIGO_DEV_PATH, strerror(errno));
+    return -1;
+}
+
+static int session_start(const struct vertigo_session *s)
+{
+    int fd = open_device("start");
+    if (fd < 0)
+        return 1;
+    int rc = ioctl(fd, VERTIGO_IOC_START, s);
+    int err = errno;
+    close(fd);
+    if (rc == 0) {
+        printf("vertigo-ctl: session started: %s period %" PRIu64 " hz %u depth %u\n",
+               s->events[0] ? s->events : "(timer)", s->period, s->timer_hz, s->stack_depth);
+        return 0;
+    }
+    fprintf(stderr, "vertigo-ctl: start: %s\n", session_errno_text(err, 0));
+    return 1;
+}
+
+static int session_stop(void)
+{
+    int fd = open_device("stop");
+    if (fd < 0)
+        return 1;
+    uint64_t samples = 0;
+    int rc = ioctl(fd, VERTIGO_IOC_STOP, &samples);
+    int err = errno;
+    close(fd);
+    if (rc == 0) {
+        printf("vertigo-ctl: session stopped: %" PRIu64 " samples logged\n", samples);
+        return 0;
+    }
+    fprintf(stderr, "vertigo-ctl: stop: %s\n", session_errno_text(err, 1));
+    return 1;
 }
 
 static int report(int64_t r, const char *what)
@@ -62,9 +279,13 @@ int main(int argc, char **argv)
     if (argc < 2)
         return usage();
     int known = !strcmp(argv[1], "detect") || !strcmp(argv[1], "version") ||
-                !strcmp(argv[1], "verdict");
-    if (!known)
+                !strcmp(argv[1], "verdict") || !strcmp(argv[1], "start") ||
+                !strcmp(argv[1], "stop");
+    if (!known || (!strcmp(argv[1], "stop") && argc != 2))
         return usage();
+    struct vertigo_session session;
+    if (!strcmp(argv[1], "start") && parse_start(argc - 2, argv + 2, &session))
+        return 2;
     if (!under_vertigo()) {
         if (strcmp(argv[1], "detect") != 0)
             fprintf(stderr, "vertigo-ctl: not running under Vertigo\n");
@@ -72,6 +293,10 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "detect"))
         return 0;
+    if (!strcmp(argv[1], "start"))
+        return session_start(&session);
+    if (!strcmp(argv[1], "stop"))
+        return session_stop();
     if (!strcmp(argv[1], "version")) {
         int64_t r = hypercall(VERTIGO_HC_VERSION, 0, 0);
         if (r >= 0)

@@ -467,6 +467,34 @@ static bool kallsyms_cb(struct symbolizer *s, void *t, const char *l) { return k
 static bool maps_cb(struct symbolizer *s, void *t, const char *l) { return maps_line(s, t, l); }
 static bool jit_cb(struct symbolizer *s, void *t, const char *l) { return jit_line(s, t, l); }
 
+/* CR3 bits that do not name an address space: the PCID (11:0) and, under
+ * page-table isolation, bit 12, which selects the user half of the
+ * kernel's 8 KiB page-table pair. */
+#define CR3_SPACE_MASK (~0x1fffull)
+
+static void bind_cr3(struct symbolizer *s, uint32_t domain, uint32_t pid, uint64_t cr3)
+{
+    cr3 &= CR3_SPACE_MASK;
+    for (size_t i = 0; i < s->binding_count; i++)
+        if (s->bindings[i].domain == domain && s->bindings[i].cr3 == cr3) {
+            s->bindings[i].pid = pid;   /* the newest identity wins */
+            return;
+        }
+    s->bindings = grow(s->bindings, &s->binding_cap, s->binding_count + 1, sizeof(*s->bindings));
+    s->bindings[s->binding_count++] = (struct cr3_binding){ domain, pid, cr3 };
+}
+
+/* One "PID CR3 COMM" line of a process-identity set (hex CR3). */
+static bool process_cb(struct symbolizer *s, void *t, const char *l)
+{
+    unsigned int pid;
+    unsigned long long cr3;
+    if (sscanf(l, "%u %llx", &pid, &cr3) != 2 || !pid || !cr3)
+        return false;
+    bind_cr3(s, *(const uint32_t *)t, pid, cr3);
+    return true;
+}
+
 static void load_kallsyms(struct symbolizer *s, struct ktable *k, char *text)
 {
     k->count = 0;
@@ -490,6 +518,8 @@ static void commit_set(struct symbolizer *s, struct pending *p)
                                .epoch = p->key.epoch, .tsc = p->tsc };
         each_line(s, p->text, j, jit_cb);
         qsort(j->ents, j->count, sizeof(*j->ents), jit_cmp);
+    } else if (p->key.kind == LOG_SYM_PROCESS) {
+        each_line(s, p->text, &p->key.domain, process_cb);
     }
 }
 
@@ -605,14 +635,17 @@ static const struct map_entry *proc_find(const struct process *p, uint64_t addr)
 static struct cr3_binding *binding_for(struct symbolizer *s, const struct sym_where *w)
 {
     for (size_t i = 0; i < s->binding_count; i++)
-        if (s->bindings[i].domain == w->domain && s->bindings[i].cr3 == w->cr3)
+        if (s->bindings[i].domain == w->domain &&
+            s->bindings[i].cr3 == (w->cr3 & CR3_SPACE_MASK))
             return &s->bindings[i];
     return NULL;
 }
 
 /* The process an address belongs to. Samples carry CR3, maps carry PID:
- * the first address of a CR3 that only one process maps binds the two;
- * otherwise the most recently described process mapping it wins. */
+ * process-identity records ("PID CR3 COMM", from the guest's kernel
+ * module) bind the two; failing that, the first address of a CR3 that only
+ * one process maps binds them; otherwise the most recently described
+ * process mapping it wins. */
 static const struct process *pick_process(struct symbolizer *s, const struct sym_where *w,
                                           uint64_t addr)
 {
@@ -629,10 +662,8 @@ static const struct process *pick_process(struct symbolizer *s, const struct sym
             found = &s->procs[i];
             matches++;
         }
-    if (matches == 1 && w->has_cr3 && !b) {
-        s->bindings = grow(s->bindings, &s->binding_cap, s->binding_count + 1, sizeof(*s->bindings));
-        s->bindings[s->binding_count++] = (struct cr3_binding){ w->domain, found->pid, w->cr3 };
-    }
+    if (matches == 1 && w->has_cr3 && !b)
+        bind_cr3(s, w->domain, found->pid, w->cr3);
     return found;
 }
 

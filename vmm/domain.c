@@ -5,6 +5,7 @@
 #include "vmm/console.h"
 #include "vmm/log_hv.h"
 #include "vmm/run_end.h"
+#include "vmx/sample.h"
 
 static const char *const end_names[] = {
     [GUEST_END_POWER_OFF] = "powered off",
@@ -29,6 +30,7 @@ __attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
     log_domain_stop(d, how);
     for (unsigned int i = 0; i < d->vcpu_count; i++)
         exit_stats_print(&d->vcpus[i].stats, i, printk);
+    vmx_sample_report(d);
     pmu_session_report(d);
     log_hv_flush();     /* the statistics are the largest burst of text */
 

@@ -3,10 +3,14 @@
 #include "vmm/hypercall.h"
 
 #include "vertigo/hypercall.h"
+#include "vertigo/log_format.h"
 #include "vmm/mem.h"
 #include "vmm/vcpu.h"
 
 #define VERDICT_REASON_MAX 63
+#define SESSION_PERIOD_MAX (1ull << 48)     /* the ABI's largest period */
+#define SESSION_TIMER_HZ_MAX 100000u        /* the ABI's largest timer_hz */
+#define KERNEL_CPL         0u
 
 static int64_t hc_version(void)
 {
@@ -54,6 +58,75 @@ static int64_t hc_set_verdict(struct domain *d, const struct hypercall_args *a,
     return 0;
 }
 
+int64_t hypercall_session_check(const struct vertigo_session *s)
+{
+    bool timer = (s->flags & VERTIGO_SESSION_TIMER) != 0;
+    size_t events_len = strnlen(s->events, sizeof(s->events));
+    if (s->abi_version != VERTIGO_SESSION_ABI || (s->flags & ~VERTIGO_SESSION_TIMER))
+        return -VERTIGO_EINVAL;
+    if (s->stack_depth > VERTIGO_STACK_MAX || events_len == sizeof(s->events))
+        return -VERTIGO_EINVAL;
+    if (timer)
+        return s->timer_hz && s->timer_hz <= SESSION_TIMER_HZ_MAX ? 0 : -VERTIGO_EINVAL;
+    if (!s->period || s->period > SESSION_PERIOD_MAX || !events_len)
+        return -VERTIGO_EINVAL;
+    return 0;
+}
+
+int64_t hypercall_symbols_check(const struct vertigo_symbols_chunk *c)
+{
+    if (c->kind < LOG_SYM_KALLSYMS || c->kind > LOG_SYM_PROCESS)
+        return -VERTIGO_EINVAL;
+    if (c->len > VERTIGO_SYMBOLS_CHUNK_MAX || c->last > 1 || c->reserved)
+        return -VERTIGO_EINVAL;
+    return 0;
+}
+
+static const struct hypercall_sampling *sampling_of(const struct hypercall_args *a)
+{
+    return a->pmu ? a->pmu->sampling : NULL;
+}
+
+static int64_t hc_session_start(const struct hypercall_args *a, guest_read_fn read, void *ctx)
+{
+    struct vertigo_session s;
+    if (a->cpl != KERNEL_CPL)
+        return -VERTIGO_EPERM;
+    if (!read(ctx, a->arg[0], &s, sizeof(s)))
+        return -VERTIGO_EFAULT;
+    int64_t r = hypercall_session_check(&s);
+    if (r)
+        return r;
+    const struct hypercall_sampling *sm = sampling_of(a);
+    return sm ? sm->start(sm->ctx, &s) : -VERTIGO_ENOSYS;
+}
+
+static int64_t hc_session_stop(const struct hypercall_args *a)
+{
+    if (a->cpl != KERNEL_CPL)
+        return -VERTIGO_EPERM;
+    const struct hypercall_sampling *sm = sampling_of(a);
+    return sm ? sm->stop(sm->ctx) : -VERTIGO_EINVAL;
+}
+
+static int64_t hc_symbols(const struct hypercall_args *a, guest_read_fn read, void *ctx)
+{
+    struct vertigo_symbols_chunk c;
+    const struct hypercall_sampling *sm = sampling_of(a);
+    if (a->cpl != KERNEL_CPL)
+        return -VERTIGO_EPERM;
+    if (!sm)
+        return -VERTIGO_ENOSYS;
+    if (!read(ctx, a->arg[0], &c, sizeof(c)))
+        return -VERTIGO_EFAULT;
+    int64_t r = hypercall_symbols_check(&c);
+    if (r)
+        return r;
+    if (c.len && !read(ctx, c.data, sm->buffer, c.len))
+        return -VERTIGO_EFAULT;
+    return sm->symbols(sm->ctx, &c, sm->buffer);
+}
+
 int64_t hypercall_dispatch(struct domain *d, const struct hypercall_args *a,
                            guest_read_fn read, void *read_ctx)
 {
@@ -66,6 +139,12 @@ int64_t hypercall_dispatch(struct domain *d, const struct hypercall_args *a,
         return hc_pmu_read(a);
     case VERTIGO_HC_PMU_STEP:
         return hc_pmu_step(a);
+    case VERTIGO_HC_SESSION_START:
+        return hc_session_start(a, read, read_ctx);
+    case VERTIGO_HC_SESSION_STOP:
+        return hc_session_stop(a);
+    case VERTIGO_HC_SYMBOLS:
+        return hc_symbols(a, read, read_ctx);
     default:
         return -VERTIGO_ENOSYS;
     }

@@ -9,6 +9,27 @@
 #include <stdint.h>
 
 struct domain;
+struct vertigo_session;
+struct vertigo_symbols_chunk;
+
+/* The sampling-session and symbol calls, reached only after dispatch has
+ * checked the CPL, copied the argument out of guest memory and validated
+ * every field the ABI defines (include/vertigo/hypercall.h). Each returns
+ * a value for RAX. */
+struct hypercall_sampling {
+    /* VERTIGO_HC_SESSION_START with a validated session: -VERTIGO_EBUSY if
+     * one runs, -VERTIGO_EINVAL if an event name is not one the backend
+     * can sample, else 0. */
+    int64_t (*start)(void *ctx, const struct vertigo_session *s);
+    /* VERTIGO_HC_SESSION_STOP: samples logged, or -VERTIGO_EINVAL if no
+     * session runs. */
+    int64_t (*stop)(void *ctx);
+    /* VERTIGO_HC_SYMBOLS with a validated chunk and its `len` data bytes:
+     * 0, or -VERTIGO_EINVAL for a chunk out of sequence. */
+    int64_t (*symbols)(void *ctx, const struct vertigo_symbols_chunk *c, const uint8_t *data);
+    void *ctx;
+    uint8_t *buffer;            /* VERTIGO_SYMBOLS_CHUNK_MAX bytes for a chunk's data */
+};
 
 /* The calling VCPU's counting session, as the PMU calls see it. Each
  * returns a value for RAX (>= 0, or -VERTIGO_E*). */
@@ -16,6 +37,7 @@ struct hypercall_pmu {
     int64_t (*read)(void *ctx, uint64_t index);      /* VERTIGO_HC_PMU_READ */
     int64_t (*set_step)(void *ctx, uint64_t ticks);  /* VERTIGO_HC_PMU_STEP */
     void *ctx;
+    const struct hypercall_sampling *sampling;  /* NULL: no sampling sessions */
 };
 
 struct hypercall_args {
@@ -28,6 +50,17 @@ struct hypercall_args {
 /* Copies `len` bytes of guest-virtual memory at `gva` into buf; false if
  * any byte is not readable. */
 typedef bool (*guest_read_fn)(void *ctx, uint64_t gva, void *buf, size_t len);
+
+/* Validation of the HC_SESSION_START argument alone (the ABI's field
+ * rules: version, flags, period 1..2^48 for event sessions, timer_hz
+ * 1..100000 for timer sessions, stack depth <= VERTIGO_STACK_MAX, a
+ * NUL-terminated event list that event sessions must not leave empty).
+ * 0 or -VERTIGO_EINVAL. */
+int64_t hypercall_session_check(const struct vertigo_session *s);
+
+/* Validation of an HC_SYMBOLS chunk header (kind 1..4, len <=
+ * VERTIGO_SYMBOLS_CHUNK_MAX, last 0 or 1, reserved 0). 0 or -VERTIGO_EINVAL. */
+int64_t hypercall_symbols_check(const struct vertigo_symbols_chunk *c);
 
 /* Executes one hypercall for domain `d`. Returns the value for RAX. */
 int64_t hypercall_dispatch(struct domain *d, const struct hypercall_args *a,

@@ -28,7 +28,8 @@ static struct page_allocator page_allocator;
 
 static const char *const known_options[] = {
     "console", "debugcon", "guest", "selftest", "pmu", "log",
-    "pmu.events", "pmu.step", "pmu.period", NULL,
+    "pmu.events", "pmu.step", "pmu.period",
+    "sample.events", "sample.period", "sample.depth", "sample.hz", NULL,
 };
 
 static const char *mem_type_name(uint32_t type)

@@ -37,7 +37,13 @@ struct vcpu_pmu {
     uint8_t exit_cpl;               /* guest CPL at the last exit */
     uint64_t user_step_ticks;       /* software step while in user mode */
     uint64_t halted_ticks;          /* guest ticks not counted: the VCPU was halted */
-    uint64_t overflows;             /* overflows detected (sampling comes later) */
+    uint64_t overflows;             /* overflows detected */
+    /* Sampling session (vmx/sample.c) */
+    unsigned int count_events;      /* ctx events of the counting session (pmu.events) */
+    uint32_t sample_mask;           /* bit i: ctx counter i samples on overflow */
+    uint32_t sample_generation;     /* session generation applied to this VCPU */
+    uint32_t stack_depth;           /* return addresses per sample */
+    uint64_t timer_ticks;           /* timer sampling: guest ticks per sample, 0: off */
 };
 
 struct vcpu {

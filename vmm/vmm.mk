@@ -2,14 +2,17 @@
 HV_SRCS += vmm/main.c vmm/console.c vmm/uart.c vmm/panic.c vmm/platform.c \
            vmm/cmdline.c vmm/guest_modules.c vmm/selftest.c vmm/guest.c \
            vmm/nmi.c vmm/version.c vmm/heap.c vmm/acpi.c vmm/guest_pt.c vmm/hypercall.c \
-           vmm/exit_stats.c vmm/domain.c vmm/domain_linux.c vmm/mmio_decode.c vmm/smp_guest.c
+           vmm/exit_stats.c vmm/domain.c vmm/domain_linux.c vmm/mmio_decode.c vmm/smp_guest.c \
+           vmm/guest_stack.c vmm/sampler_symbols.c
 HEADERS_HV += vmm/console.h vmm/uart.h vmm/panic.h vmm/platform.h vmm/cmdline.h \
               vmm/guest_modules.h vmm/run_end.h vmm/start.h vmm/version.h vmm/smp.h \
               vmm/msr.h vmm/heap.h vmm/acpi.h vmm/guest_pt.h vmm/hypercall.h vmm/exit_stats.h \
-              vmm/domain.h vmm/vcpu.h vmm/mmio_decode.h vmm/smp_guest.h
-HEADERS_HOST += vmm/cmdline.h vmm/guest_modules.h vmm/msr.h vmm/mmio_decode.h vmm/guest_pt.h
+              vmm/domain.h vmm/vcpu.h vmm/mmio_decode.h vmm/smp_guest.h vmm/guest_stack.h \
+              vmm/sampler.h
+HEADERS_HOST += vmm/cmdline.h vmm/guest_modules.h vmm/msr.h vmm/mmio_decode.h vmm/guest_pt.h \
+                vmm/guest_stack.h vmm/sampler.h
 
-UNIT_TESTS += cmdline guest_modules mmio_decode guest_pt hypercall
+UNIT_TESTS += cmdline guest_modules mmio_decode guest_pt hypercall guest_stack
 unit_mmio_decode_SRCS := tests/unit/test_mmio_decode.c vmm/mmio_decode.c
 unit_cmdline_SRCS := tests/unit/test_cmdline.c vmm/cmdline.c
 unit_guest_modules_SRCS := tests/unit/test_guest_modules.c vmm/guest_modules.c vmm/format.c
@@ -20,4 +23,5 @@ $(BUILD)/hv/vmm/version.c.o: FORCE
 .PHONY: FORCE
 FORCE:
 unit_guest_pt_SRCS := tests/unit/test_guest_pt.c vmm/guest_pt.c
-unit_hypercall_SRCS := tests/unit/test_hypercall.c vmm/hypercall.c
+unit_hypercall_SRCS := tests/unit/test_hypercall.c vmm/hypercall.c vmm/sampler_symbols.c
+unit_guest_stack_SRCS := tests/unit/test_guest_stack.c vmm/guest_stack.c

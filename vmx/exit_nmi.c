@@ -3,6 +3,9 @@
  * guest as a virtual NMI, when the guest is not already handling one
  * (else an NMI-window exit says when it can take it).
  *
+ * Vertigo's own NMIs (sampling PMIs, vmx/sample.h) are told apart by the
+ * per-CPU pending mask and never reach the guest.
+ *
  * Bochs quirk (PLATFORM.md): after an NMI-caused VM exit, NMIs stay
  * blocked in root mode until the host executes an IRET, and the guest's
  * interruptibility field claims NMI blocking. So: IRET to ourselves, and
@@ -10,6 +13,7 @@
 #include "boot/percpu.h"
 #include "vmm/domain.h"
 #include "vmx/exit.h"
+#include "vmx/sample.h"
 #include "vmx/vmx_ops.h"
 
 #define VEC_NMI 2
@@ -50,7 +54,8 @@ void handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e)
     unblock_nmis_in_root();
     fix_guest_nmi_blocking(v);
     this_cpu()->nmi_count++;
-    /* No profiling session owns NMIs yet: every NMI is the guest's. */
+    if (vmx_sample_nmi_exit(v))
+        return;             /* Vertigo's PMI (or kick): not the guest's */
     v->vmx.pending_nmis++;
     swevent_add(&v->pmu.sw, SWEVENT_NMIS_REFLECTED, 1);
 }
@@ -76,6 +81,11 @@ void vmx_prepare_entry(struct vcpu *v)
     if (v->vmx.guest_in_nmi &&
         !(vmcs_read(VMCS_GUEST_INTERRUPTIBILITY) & INTERRUPTIBILITY_NMI))
         v->vmx.guest_in_nmi = false;        /* the guest executed IRET */
+    uint32_t from_root = __atomic_exchange_n(&v->vmx.root_nmis, 0u, __ATOMIC_SEQ_CST);
+    if (from_root) {
+        v->vmx.pending_nmis += from_root;
+        swevent_add(&v->pmu.sw, SWEVENT_NMIS_REFLECTED, from_root);
+    }
     if (!v->vmx.pending_nmis)
         return;
     if (guest_can_take_nmi()) {

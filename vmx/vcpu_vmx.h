@@ -11,6 +11,7 @@
 enum vmx_timer_owner {
     VMX_TIMER_SINK,             /* EPT guard sink window */
     VMX_TIMER_PMU,              /* software PMU step / overflow point */
+    VMX_TIMER_SAMPLE,           /* timer sampling (vmx/sample.c) */
     VMX_TIMER_OWNERS
 };
 
@@ -28,6 +29,8 @@ struct vcpu_vmx {
     bool launched;
     uint16_t vpid;
     uint32_t pending_nmis;      /* NMIs to reflect into the guest */
+    uint32_t root_nmis;         /* guest NMIs taken in root mode (NMI handler
+                                 * adds, the entry path exchanges to 0) */
     bool guest_in_nmi;          /* we injected an NMI the guest has not IRETed */
     uint64_t cr0_shadow;        /* the guest's view of CR0 / CR4 */
     uint64_t cr4_shadow;

@@ -12,12 +12,14 @@
 #include "vertigo/hypercall.h"
 #include "vmm/cmdline.h"
 #include "vmm/console.h"
+#include "vmm/format.h"
 #include "vmm/log_hv.h"
 #include "vmm/mem.h"
 #include "vmm/msr.h"
 #include "vmm/platform.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
+#include "vmx/sample.h"
 #include "vmx/vmx_timer.h"
 
 #define OPTION_MAX          32u
@@ -34,6 +36,7 @@ static struct {
     bool tsc_counts_instructions;
     bool has_events;
     struct pmu_event_list list;
+    char count_text[PMU_SESSION_EVENTS_MAX];    /* pmu.events= as given */
     uint64_t step_ticks;
     uint64_t period;
 } session;
@@ -107,6 +110,14 @@ static enum pmu_session_backend check_backend(enum pmu_session_backend b)
     return b;
 }
 
+static void backend_caps(struct pmu_event_caps *caps)
+{
+    if (session.backend == PMU_SESSION_HW)
+        pmu_event_caps_hw(caps, &session.desc);
+    else
+        pmu_event_caps_soft(caps, session.tsc_counts_instructions);
+}
+
 static void parse_events(const char *cmdline)
 {
     char text[PMU_SESSION_EVENTS_MAX];
@@ -116,10 +127,7 @@ static void parse_events(const char *cmdline)
     if (session.backend == PMU_SESSION_NONE ||
         !cmdline_get(cmdline, "pmu.events", text, sizeof(text)))
         return;
-    if (session.backend == PMU_SESSION_HW)
-        pmu_event_caps_hw(&caps, &session.desc);
-    else
-        pmu_event_caps_soft(&caps, session.tsc_counts_instructions);
+    backend_caps(&caps);
     if (pmu_event_list_parse(text, &caps, &session.list, &err) != PMU_EVERR_NONE) {
         char msg[128];
         pmu_event_error_format(&err, msg, sizeof(msg));
@@ -127,6 +135,7 @@ static void parse_events(const char *cmdline)
         return;
     }
     session.has_events = session.list.count > 0;
+    memcpy(session.count_text, text, sizeof(text));
     printk("pmu: counting session: %s (%u events", text, session.list.count);
     if (session.backend == PMU_SESSION_SOFT)
         printk(", step %lu ticks", session.step_ticks);
@@ -190,17 +199,15 @@ static enum pmu_status soft_backend_init(unsigned int cpu, struct pmu_backend *b
     return st;
 }
 
-static enum pmu_status start_session(struct vcpu *v)
+static enum pmu_status start_session(struct vcpu *v, const struct pmu_event_list *list,
+                                     const uint64_t *periods)
 {
     struct vcpu_pmu *p = &v->pmu;
-    uint64_t periods[PMU_EVENT_LIST_MAX];
-    for (unsigned int i = 0; i < PMU_EVENT_LIST_MAX; i++)
-        periods[i] = session.period;
     enum pmu_status st = session.backend == PMU_SESSION_HW ? hw_backend_init(v->cpu, &p->be)
                                                            : soft_backend_init(v->cpu, &p->be);
     if (st != PMU_OK)
         return st;
-    pmu_ctx_init(&p->ctx, &session.list, periods);
+    pmu_ctx_init(&p->ctx, list, periods);
     st = p->be.ops->program(p->be.self, &p->ctx);
     if (st == PMU_OK)
         st = p->be.ops->load(p->be.self, &p->ctx);
@@ -216,13 +223,17 @@ void vmx_pmu_vcpu_start(struct vcpu *v)
     swevent_add(&v->pmu.sw, SWEVENT_VCPU_SWITCHES, 1);
     if (!session.has_events)
         return;
-    enum pmu_status st = start_session(v);
+    uint64_t periods[PMU_EVENT_LIST_MAX];
+    for (unsigned int i = 0; i < PMU_EVENT_LIST_MAX; i++)
+        periods[i] = session.period;
+    enum pmu_status st = start_session(v, &session.list, periods);
     if (st != PMU_OK) {
         printk("pmu: vcpu %u: no counting: %s\n", v->id, pmu_status_text(st));
         v->pmu.be.ops = NULL;
         return;
     }
     v->pmu.counting = true;
+    v->pmu.count_events = session.list.count;
 }
 
 /* ---- Around each VM entry and exit -------------------------------------- */
@@ -292,10 +303,15 @@ static void correct_step_mode(struct vcpu *v, uint64_t guest_ticks)
         ctx->entry_cpl = 0;
 }
 
+/* Software backend: the overflow is found here, at the exact point; the
+ * sampling ones go on as a PMI (self-NMI, vmx/sample.c). The hardware
+ * backend's PMI comes from LVTPC and is taken in the NMI path. */
 static void take_overflows(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     uint32_t mask = p->be.ops->overflow(p->be.self, &p->ctx);
+    if (mask & p->sample_mask)
+        vmx_sample_raise(v, mask & p->sample_mask);
     for (; mask; mask &= mask - 1)
         p->overflows++;
 }
@@ -339,6 +355,121 @@ void vmx_pmu_after_handler(struct vcpu *v, const struct vmx_exit *e)
         take_overflows(v);
 }
 
+/* ---- Sampling sessions ------------------------------------------------------ */
+
+/* "COUNTING,SAMPLING" (either may be empty) into out. */
+static void join_events(const char *sampling, char *out, size_t size)
+{
+    size_t n = strnlen(session.count_text, size - 1);
+    memcpy(out, session.count_text, n);
+    if (sampling && sampling[0]) {
+        if (n && n + 1 < size)
+            out[n++] = ',';
+        size_t m = strnlen(sampling, size - 1 - n);
+        memcpy(out + n, sampling, m);
+        n += m;
+    }
+    out[n] = '\0';
+}
+
+static bool parse_joined(const char *sampling, struct pmu_event_list *list, char *why,
+                         unsigned int why_size)
+{
+    char text[2 * PMU_SESSION_EVENTS_MAX];
+    struct pmu_event_caps caps;
+    struct pmu_event_error err;
+    if (session.backend == PMU_SESSION_NONE) {
+        fmt_snprintf(why, why_size, "no PMU backend");
+        return false;
+    }
+    join_events(sampling, text, sizeof(text));
+    backend_caps(&caps);
+    if (pmu_event_list_parse(text, &caps, list, &err) != PMU_EVERR_NONE) {
+        err.index -= err.index >= session.list.count ? session.list.count : 0;
+        pmu_event_error_format(&err, why, why_size);
+        return false;
+    }
+    for (unsigned int i = session.list.count; i < list->count; i++) {
+        if (list->events[i].source != PMU_EVENT_HW) {
+            fmt_snprintf(why, why_size, "event %u \"%s\": a software event cannot sample",
+                         i - session.list.count, list->events[i].name);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool vmx_pmu_sample_check(const char *events, char *why, unsigned int why_size)
+{
+    struct pmu_event_list list;
+    if (!session.configured)
+        session_configure();
+    return parse_joined(events, &list, why, why_size);
+}
+
+/* Carries the counting session's counts across the re-programming. */
+static void save_counts(const struct vcpu *v, uint64_t *counts)
+{
+    const struct vcpu_pmu *p = &v->pmu;
+    for (unsigned int i = 0; i < p->count_events; i++)
+        counts[i] = p->counting ? pmu_read_event(&p->be, &p->ctx, &p->sw, i) : 0;
+}
+
+static void restore_counts(struct vcpu *v, const uint64_t *counts)
+{
+    struct pmu_ctx *ctx = &v->pmu.ctx;
+    for (unsigned int i = 0; i < v->pmu.count_events; i++)
+        if (ctx->counters[i].event.source == PMU_EVENT_HW)
+            ctx->counters[i].accum += counts[i];
+}
+
+bool vmx_pmu_sampling_apply(struct vcpu *v, const char *events, uint64_t period)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    struct pmu_event_list list;
+    uint64_t periods[PMU_EVENT_LIST_MAX], counts[PMU_EVENT_LIST_MAX];
+    char why[128];
+
+    p->sample_mask = 0;
+    if (!session.configured || session.backend == PMU_SESSION_NONE)
+        return !events || !events[0];
+    if (!session.has_events && (!events || !events[0])) {
+        p->counting = false;
+        return true;
+    }
+    if (!parse_joined(events, &list, why, sizeof(why))) {
+        printk("pmu: vcpu %u: no sampling: %s\n", v->id, why);
+        return false;
+    }
+    save_counts(v, counts);
+    for (unsigned int i = 0; i < PMU_EVENT_LIST_MAX; i++)
+        periods[i] = i < session.list.count ? session.period : period;
+    enum pmu_status st = start_session(v, &list, periods);
+    if (st != PMU_OK) {
+        printk("pmu: vcpu %u: no sampling: %s\n", v->id, pmu_status_text(st));
+        p->be.ops = NULL;
+        p->counting = false;
+        return false;
+    }
+    p->count_events = session.list.count;
+    restore_counts(v, counts);
+    p->counting = true;
+    for (unsigned int i = session.list.count; i < list.count; i++)
+        p->sample_mask |= 1u << i;
+    return true;
+}
+
+uint32_t vmx_pmu_nmi_overflows(struct vcpu *v)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    if (!p->counting || session.backend != PMU_SESSION_HW)
+        return 0;
+    uint32_t mask = p->be.ops->overflow(p->be.self, &p->ctx);
+    for (uint32_t m = mask; m; m &= m - 1)
+        p->overflows++;
+    return mask & p->sample_mask;
+}
+
 /* ---- Hypercalls ------------------------------------------------------------ */
 
 static int64_t hc_read(void *ctx, uint64_t index)
@@ -370,5 +501,6 @@ const struct hypercall_pmu *vmx_pmu_hypercalls(struct vcpu *v)
     c->read = hc_read;
     c->set_step = hc_set_step;
     c->ctx = v;
+    c->sampling = vmx_sample_hypercalls(v);
     return c;
 }

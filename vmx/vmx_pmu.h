@@ -34,6 +34,22 @@ void vmx_pmu_after_exit(struct vcpu *v, const struct vmx_exit *e, uint64_t guest
  * correction when the handler emulated the guest's instruction. */
 void vmx_pmu_after_handler(struct vcpu *v, const struct vmx_exit *e);
 
+/* Checks that `events` (a comma-separated list) can be sampled on this
+ * run's backend next to the counting session; else false with the reason
+ * in why. Chooses the backend first if no VCPU has started yet. */
+bool vmx_pmu_sample_check(const char *events, char *why, unsigned int why_size);
+
+/* Re-programs v's PMU context on this CPU to count the counting session
+ * (pmu.events=, counts kept) plus `events` sampled every `period` events
+ * (NULL or "": sampling off), and sets v->pmu.sample_mask. Call between
+ * an exit and the next entry. False (printed) if it cannot. */
+bool vmx_pmu_sampling_apply(struct vcpu *v, const char *events, uint64_t period);
+
+/* NMI context, hardware backend: the sampling counters of v that
+ * overflowed (GLOBAL_STATUS), re-armed. 0 for the software backend, whose
+ * overflows arrive through vmx_sample_raise. */
+uint32_t vmx_pmu_nmi_overflows(struct vcpu *v);
+
 /* The PMU hypercalls for v (VERTIGO_HC_PMU_READ / _STEP). */
 const struct hypercall_pmu *vmx_pmu_hypercalls(struct vcpu *v);
 

@@ -2,7 +2,8 @@
  * it, enter again. Exit handling time (TSC cycles from the exit to the next
  * entry) is charged to the exit's reason. The PMU (vmx/vmx_pmu.h) plans
  * each entry and accounts each run of the guest; the shared preemption
- * timer (vmx/vmx_timer.h) measures it. */
+ * timer (vmx/vmx_timer.h) measures it; sampling sessions (vmx/sample.h)
+ * are applied before an entry and take timer samples after an exit. */
 #include "boot/cpu.h"
 #include "vmm/console.h"
 #include "vmm/domain.h"
@@ -12,6 +13,7 @@
 #include "vmx/vmcs_setup.h"
 #include "vmx/vmx_domain.h"
 #include "vmx/vmx_ops.h"
+#include "vmx/sample.h"
 #include "vmx/vmx_pmu.h"
 #include "vmx/vmx_timer.h"
 
@@ -49,11 +51,13 @@ __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_b
     if (!vmcs_setup(v, start))
         domain_end(v->domain, GUEST_END_ERROR, "VMCS set-up failed");
     vmx_pmu_vcpu_start(v);
+    vmx_sample_vcpu_start(v);
     printk("vmx: vcpu %u: entering the guest at rip %#lx\n", v->id, start->rip);
     log_hv_vcpu_online(v->domain->id, v->id, v->cpu, v->domain->vcpu_count);
 
     for (;;) {
         vmx_prepare_entry(v);
+        vmx_sample_before_entry(v);
         vmx_pmu_before_entry(v);
         vmx_timer_arm(v);
         v->vmx.entry_tsc = rdtsc();
@@ -70,6 +74,7 @@ __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_b
         if (e.full_reason & EXIT_REASON_ENTRY_FAILURE)
             entry_failed_guest_state(v, &e);
         vmx_pmu_after_exit(v, &e, guest_ticks);
+        vmx_sample_after_exit(v);
         vmx_handle_exit(v, &e);
         vmx_pmu_after_handler(v, &e);
         exit_stats_record(&v->stats, e.reason, rdtsc() - v->vmx.exit_tsc);

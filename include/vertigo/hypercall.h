@@ -113,7 +113,8 @@ _Static_assert(sizeof(struct vertigo_symbols_chunk) == 40, "symbols chunk ABI si
 #define VERTIGO_FEAT_VERDICT        (1u << 0)
 #define VERTIGO_FEAT_PMU            (1u << 1)   /* HC_PMU_READ, HC_PMU_STEP */
 #define VERTIGO_FEAT_SAMPLING       (1u << 2)   /* HC_SESSION_*, HC_SYMBOLS */
-#define VERTIGO_FEATURES            (VERTIGO_FEAT_VERDICT | VERTIGO_FEAT_PMU)
+#define VERTIGO_FEATURES            (VERTIGO_FEAT_VERDICT | VERTIGO_FEAT_PMU | \
+                                     VERTIGO_FEAT_SAMPLING)
 
 /* Errors (returned negated in RAX). */
 #define VERTIGO_ENOSYS   1   /* unknown call number */

@@ -2,6 +2,7 @@
 #include "tests/unit/unit.h"
 #include "vertigo/hypercall.h"
 #include "vmm/hypercall.h"
+#include "vmm/sampler.h"
 #include "vmm/vcpu.h"
 
 static const char guest_text[] = "scenario hello";
@@ -83,7 +84,7 @@ static int64_t fake_step(void *ctx, uint64_t ticks)
 TEST(pmu_calls_reach_the_session_from_any_cpl)
 {
     struct fake_session s = { { 10, 20, 30 }, 10000 };
-    struct hypercall_pmu pmu = { fake_read, fake_step, &s };
+    struct hypercall_pmu pmu = { fake_read, fake_step, &s, NULL };
     struct hypercall_args a = { .nr = VERTIGO_HC_PMU_READ, .arg = { 1 }, .cpl = 3, .pmu = &pmu };
     CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), 20);
     a.arg[0] = VERTIGO_PMU_EVENT_COUNT;
@@ -105,4 +106,257 @@ TEST(pmu_calls_without_wiring_report_no_session)
     CHECK_EQ(hypercall_dispatch(&dom, &step, read_guest, NULL), (uint64_t)-VERTIGO_EINVAL);
     struct hypercall_args v = { .nr = VERTIGO_HC_VERSION };
     CHECK(hypercall_dispatch(&dom, &v, read_guest, NULL) & VERTIGO_FEAT_PMU);
+}
+
+/* ---- Sampling sessions and symbol chunks ---------------------------------- */
+
+#define ARG_BASE 0x10000u
+#define ARG_SIZE 8192u
+static uint8_t arg_mem[ARG_SIZE];
+
+static bool read_args(void *ctx, uint64_t gva, void *buf, size_t len)
+{
+    (void)ctx;
+    if (gva < ARG_BASE || gva - ARG_BASE > ARG_SIZE - len)
+        return false;
+    memcpy(buf, arg_mem + (gva - ARG_BASE), len);
+    return true;
+}
+
+struct fake_sampling {
+    int starts, stops, symbol_calls;
+    struct vertigo_session last_session;
+    struct vertigo_symbols_chunk last_chunk;
+    uint8_t last_data[VERTIGO_SYMBOLS_CHUNK_MAX];
+    bool running;
+};
+
+static int64_t fake_start(void *ctx, const struct vertigo_session *s)
+{
+    struct fake_sampling *f = ctx;
+    if (f->running)
+        return -VERTIGO_EBUSY;
+    f->starts++;
+    f->last_session = *s;
+    f->running = true;
+    return 0;
+}
+
+static int64_t fake_stop(void *ctx)
+{
+    struct fake_sampling *f = ctx;
+    if (!f->running)
+        return -VERTIGO_EINVAL;
+    f->stops++;
+    f->running = false;
+    return 42;
+}
+
+static int64_t fake_symbols(void *ctx, const struct vertigo_symbols_chunk *c, const uint8_t *data)
+{
+    struct fake_sampling *f = ctx;
+    f->symbol_calls++;
+    f->last_chunk = *c;
+    memcpy(f->last_data, data, c->len);
+    return 0;
+}
+
+static struct fake_sampling fake;
+static uint8_t chunk_buffer[VERTIGO_SYMBOLS_CHUNK_MAX];
+static const struct hypercall_sampling fake_calls = {
+    fake_start, fake_stop, fake_symbols, &fake, chunk_buffer,
+};
+static const struct hypercall_pmu fake_pmu = { .sampling = &fake_calls };
+
+static int64_t call(uint64_t nr, uint64_t arg, unsigned int cpl)
+{
+    struct hypercall_args a = { .nr = nr, .arg = { arg }, .cpl = cpl, .pmu = &fake_pmu };
+    return hypercall_dispatch(&dom, &a, read_args, NULL);
+}
+
+static struct vertigo_session good_session(void)
+{
+    struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI, .period = 100000,
+                                 .stack_depth = 16 };
+    memcpy(s.events, "cycles:u", sizeof("cycles:u"));
+    return s;
+}
+
+static int64_t start_with(const struct vertigo_session *s, unsigned int cpl)
+{
+    memcpy(arg_mem, s, sizeof(*s));
+    return call(VERTIGO_HC_SESSION_START, ARG_BASE, cpl);
+}
+
+TEST(session_start_and_stop)
+{
+    memset(&fake, 0, sizeof(fake));
+    struct vertigo_session s = good_session();
+    CHECK_EQ(start_with(&s, 0), 0);
+    CHECK_EQ(fake.starts, 1);
+    CHECK_STR(fake.last_session.events, "cycles:u");
+    CHECK_EQ(fake.last_session.period, 100000);
+    CHECK_EQ(start_with(&s, 0), (uint64_t)-VERTIGO_EBUSY);
+    CHECK_EQ(call(VERTIGO_HC_SESSION_STOP, 0, 0), 42);
+    CHECK_EQ(call(VERTIGO_HC_SESSION_STOP, 0, 0), (uint64_t)-VERTIGO_EINVAL);
+    /* a timer session needs no events and no period */
+    struct vertigo_session t = { .abi_version = VERTIGO_SESSION_ABI,
+                                 .flags = VERTIGO_SESSION_TIMER, .timer_hz = 1000 };
+    CHECK_EQ(start_with(&t, 0), 0);
+    CHECK_EQ(fake.starts, 2);
+}
+
+TEST(session_control_is_kernel_only)
+{
+    memset(&fake, 0, sizeof(fake));
+    struct vertigo_session s = good_session();
+    for (unsigned int cpl = 1; cpl <= 3; cpl++) {
+        CHECK_EQ(start_with(&s, cpl), (uint64_t)-VERTIGO_EPERM);
+        CHECK_EQ(call(VERTIGO_HC_SESSION_STOP, 0, cpl), (uint64_t)-VERTIGO_EPERM);
+        CHECK_EQ(call(VERTIGO_HC_SYMBOLS, ARG_BASE, cpl), (uint64_t)-VERTIGO_EPERM);
+    }
+    CHECK_EQ(fake.starts + fake.stops + fake.symbol_calls, 0);
+}
+
+TEST(session_fields_are_validated)
+{
+    memset(&fake, 0, sizeof(fake));
+    struct vertigo_session s;
+#define REFUSED(field_change) do { s = good_session(); field_change; \
+        CHECK_EQ(start_with(&s, 0), (uint64_t)-VERTIGO_EINVAL); } while (0)
+    REFUSED(s.abi_version = 2);
+    REFUSED(s.flags = 1u << 1);
+    REFUSED(s.period = 0);
+    REFUSED(s.period = (1ull << 48) + 1);
+    REFUSED(s.stack_depth = VERTIGO_STACK_MAX + 1);
+    REFUSED(s.events[0] = '\0');
+    REFUSED(memset(s.events, 'x', sizeof(s.events)));     /* not NUL-terminated */
+    REFUSED(s.flags = VERTIGO_SESSION_TIMER; s.timer_hz = 0);
+    REFUSED(s.flags = VERTIGO_SESSION_TIMER; s.timer_hz = 100001);
+#undef REFUSED
+    CHECK_EQ(fake.starts, 0);
+    s = good_session();
+    s.period = 1ull << 48;
+    s.stack_depth = VERTIGO_STACK_MAX;
+    CHECK_EQ(start_with(&s, 0), 0);
+    /* unreadable argument: -EFAULT, nothing started */
+    fake.running = false;
+    CHECK_EQ(call(VERTIGO_HC_SESSION_START, 0xdead0000, 0), (uint64_t)-VERTIGO_EFAULT);
+    CHECK_EQ(call(VERTIGO_HC_SESSION_START, ARG_BASE + ARG_SIZE - 100, 0),
+             (uint64_t)-VERTIGO_EFAULT);
+    CHECK_EQ(fake.starts, 1);
+}
+
+static int64_t symbols_with(const struct vertigo_symbols_chunk *c)
+{
+    memcpy(arg_mem, c, sizeof(*c));
+    return call(VERTIGO_HC_SYMBOLS, ARG_BASE, 0);
+}
+
+TEST(symbol_chunks_are_validated)
+{
+    memset(&fake, 0, sizeof(fake));
+    static const char text[] = "ffffffff81000000 T _text\n";
+    memcpy(arg_mem + 4096, text, sizeof(text) - 1);
+    struct vertigo_symbols_chunk c = { .kind = 1, .data = ARG_BASE + 4096,
+                                       .len = sizeof(text) - 1, .last = 1 };
+    CHECK_EQ(symbols_with(&c), 0);
+    CHECK_EQ(fake.symbol_calls, 1);
+    CHECK_EQ(fake.last_chunk.len, sizeof(text) - 1);
+    CHECK(memcmp(fake.last_data, text, sizeof(text) - 1) == 0);
+
+    struct vertigo_symbols_chunk bad;
+#define REFUSED(change, err) do { bad = c; change; \
+        CHECK_EQ(symbols_with(&bad), (uint64_t)-(err)); } while (0)
+    REFUSED(bad.kind = 0, VERTIGO_EINVAL);
+    REFUSED(bad.kind = 5, VERTIGO_EINVAL);
+    REFUSED(bad.len = VERTIGO_SYMBOLS_CHUNK_MAX + 1, VERTIGO_EINVAL);
+    REFUSED(bad.reserved = 1, VERTIGO_EINVAL);
+    REFUSED(bad.last = 2, VERTIGO_EINVAL);
+    REFUSED(bad.data = 0xdead0000, VERTIGO_EFAULT);
+    REFUSED(bad.data = ARG_BASE + ARG_SIZE - 4, VERTIGO_EFAULT);
+#undef REFUSED
+    CHECK_EQ(fake.symbol_calls, 1);
+    CHECK_EQ(call(VERTIGO_HC_SYMBOLS, 0xdead0000, 0), (uint64_t)-VERTIGO_EFAULT);
+    /* the largest chunk and kind 4 pass */
+    c.kind = 4;
+    c.len = VERTIGO_SYMBOLS_CHUNK_MAX;
+    CHECK_EQ(symbols_with(&c), 0);
+    CHECK_EQ(fake.symbol_calls, 2);
+}
+
+TEST(sampling_calls_without_wiring)
+{
+    struct hypercall_args a = { .nr = VERTIGO_HC_SESSION_START, .arg = { ARG_BASE } };
+    struct vertigo_session s = good_session();
+    memcpy(arg_mem, &s, sizeof(s));
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_args, NULL), (uint64_t)-VERTIGO_ENOSYS);
+    a.nr = VERTIGO_HC_SESSION_STOP;
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_args, NULL), (uint64_t)-VERTIGO_EINVAL);
+}
+
+/* ---- Symbol chunks to log records (vmm/sampler_symbols.c) ------------------ */
+
+struct shipped {
+    unsigned int count;
+    struct log_symbols recs[8];
+    uint8_t text[8][LOG_TEXT_MAX];
+};
+
+static bool ship_emit(void *ctx, const struct log_symbols *rec)
+{
+    struct shipped *sh = ctx;
+    if (sh->count == 8)
+        return false;
+    sh->recs[sh->count] = *rec;
+    memcpy(sh->text[sh->count], rec->data, rec->len);
+    sh->recs[sh->count].data = sh->text[sh->count];
+    sh->count++;
+    return true;
+}
+
+TEST(symbol_chunks_become_numbered_records)
+{
+    static struct sampler_symbols st;
+    static struct shipped sh;
+    static uint8_t data[VERTIGO_SYMBOLS_CHUNK_MAX];
+    uint32_t dropped = 0;
+    for (unsigned int i = 0; i < sizeof(data); i++)
+        data[i] = (uint8_t)('a' + i % 26);
+    struct vertigo_symbols_chunk c = { .kind = 3, .pid = 42, .epoch = 7, .chunk = 0,
+                                       .len = VERTIGO_SYMBOLS_CHUNK_MAX };
+    CHECK_EQ(sampler_symbols_ship(&st, 0, &c, data, ship_emit, &sh, &dropped), 0);
+    CHECK_EQ(sh.count, 3);              /* 2048 bytes: 1000 + 1000 + 48 */
+    CHECK_EQ(sh.recs[2].len, 48);
+    CHECK_EQ(sh.recs[0].chunk + sh.recs[1].chunk + sh.recs[2].chunk, 0 + 1 + 2);
+    CHECK(!sh.recs[2].last);
+    CHECK(memcmp(sh.text[1], data + LOG_TEXT_MAX, LOG_TEXT_MAX) == 0);
+    /* out of sequence: refused, nothing written */
+    c.chunk = 2;
+    CHECK_EQ(sampler_symbols_ship(&st, 0, &c, data, ship_emit, &sh, &dropped),
+             (uint64_t)-VERTIGO_EINVAL);
+    CHECK_EQ(sh.count, 3);
+    /* the next chunk continues the numbering; an empty last chunk ends the set */
+    c.chunk = 1;
+    c.len = 10;
+    CHECK_EQ(sampler_symbols_ship(&st, 0, &c, data, ship_emit, &sh, &dropped), 0);
+    CHECK_EQ(sh.recs[3].chunk, 3);
+    c.chunk = 2;
+    c.len = 0;
+    c.last = 1;
+    CHECK_EQ(sampler_symbols_ship(&st, 0, &c, data, ship_emit, &sh, &dropped), 0);
+    CHECK_EQ(sh.count, 5);
+    CHECK_EQ(sh.recs[4].chunk, 4);
+    CHECK(sh.recs[4].last);
+    CHECK_EQ(sh.recs[4].pid, 42);
+    CHECK_EQ(sh.recs[4].epoch, 7);
+    /* the set is closed: a chunk 3 is out of sequence, a new chunk 0 restarts */
+    c.chunk = 3;
+    CHECK_EQ(sampler_symbols_ship(&st, 0, &c, data, ship_emit, &sh, &dropped),
+             (uint64_t)-VERTIGO_EINVAL);
+    c.chunk = 0;
+    c.len = 5;
+    CHECK_EQ(sampler_symbols_ship(&st, 0, &c, data, ship_emit, &sh, &dropped), 0);
+    CHECK_EQ(sh.recs[5].chunk, 0);
+    CHECK_EQ(dropped, 0);
 }

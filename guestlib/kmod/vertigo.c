@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vertigo.ko: the guest kernel's side of Vertigo's kernel-only hypercalls.
+ * Owns /dev/vertigo (a misc device, mode 0600, CAP_SYS_ADMIN to open),
+ * whose ioctls (guestlib/kmod/vertigo_ioctl.h) copy a user request into
+ * kernel memory and make the VMCALL from CPL 0: session start/stop, symbol
+ * chunks, and process identities (PID, page-table root, comm). Vertigo
+ * reads a hypercall's guest-virtual arguments through the current CR3, so
+ * kmalloc'd buffers are what it is given. Refuses to load (-ENODEV) unless
+ * CPUID 0x40000000 carries Vertigo's signature. */
+#include <linux/capability.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/pid.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <asm/cpufeature.h>
+#include <asm/page.h>
+#include <asm/processor.h>
+
+#include "vertigo/hypercall.h"
+#include "guestlib/kmod/vertigo_ioctl.h"
+
+#define VERTIGO_IDENTITY_LINE_MAX 64   /* "PID CR3 COMM\n": 10 + 16 + 15 + 3 */
+
+/* VMCALL per the ABI: RAX = call, RBX = argument, result in RAX. */
+static s64 vertigo_vmcall(u64 nr, u64 arg0)
+{
+	s64 ret;
+
+	asm volatile("vmcall" : "=a"(ret) : "a"(nr), "b"(arg0), "c"(0ULL) : "memory");
+	return ret;
+}
+
+/* A hypercall result as 0 / positive value or -errno. */
+static long vertigo_errno(s64 r)
+{
+	if (r >= 0)
+		return 0;
+	switch (-r) {
+	case VERTIGO_ENOSYS: return -ENOSYS;
+	case VERTIGO_EINVAL: return -EINVAL;
+	case VERTIGO_EPERM:  return -EPERM;
+	case VERTIGO_EFAULT: return -EFAULT;
+	case VERTIGO_EBUSY:  return -EBUSY;
+	default:             return -EIO;
+	}
+}
+
+static bool vertigo_present(void)
+{
+	unsigned int eax, ebx, ecx, edx;
+
+	if (!boot_cpu_has(X86_FEATURE_HYPERVISOR))
+		return false;
+	cpuid(VERTIGO_CPUID_BASE, &eax, &ebx, &ecx, &edx);
+	return ebx == VERTIGO_CPUID_SIG_EBX && ecx == VERTIGO_CPUID_SIG_ECX &&
+	       edx == VERTIGO_CPUID_SIG_EDX;
+}
+
+static long vertigo_ioc_start(void __user *uarg)
+{
+	struct vertigo_session *s = memdup_user(uarg, sizeof(*s));
+	long ret;
+
+	if (IS_ERR(s))
+		return PTR_ERR(s);
+	ret = vertigo_errno(vertigo_vmcall(VERTIGO_HC_SESSION_START, (u64)(uintptr_t)s));
+	kfree(s);
+	return ret;
+}
+
+static long vertigo_ioc_stop(u64 __user *uarg)
+{
+	s64 r = vertigo_vmcall(VERTIGO_HC_SESSION_STOP, 0);
+	u64 samples = r > 0 ? (u64)r : 0;
+
+	if (r < 0)
+		return vertigo_errno(r);
+	return put_user(samples, uarg);
+}
+
+/* Ships one chunk whose data already lives in kernel memory. */
+static long vertigo_ship_kernel(struct vertigo_symbols_chunk *c)
+{
+	return vertigo_errno(vertigo_vmcall(VERTIGO_HC_SYMBOLS, (u64)(uintptr_t)c));
+}
+
+static long vertigo_ioc_symbols(void __user *uarg)
+{
+	struct vertigo_symbols_chunk *c = memdup_user(uarg, sizeof(*c));
+	void *data = NULL;
+	long ret;
+
+	if (IS_ERR(c))
+		return PTR_ERR(c);
+	/* The only field the module must trust is len: it bounds the copy. */
+	ret = -EMSGSIZE;
+	if (c->len > VERTIGO_SYMBOLS_CHUNK_MAX)
+		goto out;
+	if (c->len) {
+		data = memdup_user(u64_to_user_ptr(c->data), c->len);
+		if (IS_ERR(data)) {
+			ret = PTR_ERR(data);
+			data = NULL;
+			goto out;
+		}
+	}
+	c->data = (u64)(uintptr_t)data;
+	ret = vertigo_ship_kernel(c);
+out:
+	kfree(data);
+	kfree(c);
+	return ret;
+}
+
+/* The page-table root and comm of pid's address space. */
+static long vertigo_identify(pid_t pid, u64 *cr3, char comm[VERTIGO_COMM_LEN])
+{
+	char name[TASK_COMM_LEN];
+
+	struct task_struct *task;
+	struct mm_struct *mm;
+
+	rcu_read_lock();
+	task = pid_task(find_vpid(pid), PIDTYPE_PID);
+	if (task)
+		get_task_struct(task);
+	rcu_read_unlock();
+	if (!task)
+		return -ESRCH;
+	mm = get_task_mm(task);
+	if (mm) {
+		*cr3 = __pa(mm->pgd);
+		get_task_comm(name, task);
+		strscpy(comm, name, VERTIGO_COMM_LEN);
+		mmput(mm);
+	}
+	put_task_struct(task);
+	return mm ? 0 : -ENOENT;
+}
+
+static long vertigo_ship_identity(const struct vertigo_process_query *q)
+{
+	struct vertigo_symbols_chunk *c = kzalloc(sizeof(*c), GFP_KERNEL);
+	char *line = kmalloc(VERTIGO_IDENTITY_LINE_MAX, GFP_KERNEL);
+	long ret = -ENOMEM;
+
+	if (c && line) {
+		c->kind = 4;    /* LOG_SYM_PROCESS (include/vertigo/log_format.h) */
+		c->pid = q->pid;
+		c->last = 1;
+		c->len = scnprintf(line, VERTIGO_IDENTITY_LINE_MAX, "%u %llx %s\n",
+				   q->pid, q->cr3, q->comm);
+		c->data = (u64)(uintptr_t)line;
+		ret = vertigo_ship_kernel(c);
+	}
+	kfree(line);
+	kfree(c);
+	return ret;
+}
+
+static long vertigo_ioc_process(void __user *uarg)
+{
+	struct vertigo_process_query q;
+	long ret;
+
+	if (copy_from_user(&q, uarg, sizeof(q)))
+		return -EFAULT;
+	if (q.reserved || q.pid == 0 || q.pid > PID_MAX_LIMIT)
+		return -EINVAL;
+	memset(q.comm, 0, sizeof(q.comm));
+	ret = vertigo_identify(q.pid, &q.cr3, q.comm);
+	if (ret)
+		return ret;
+	ret = vertigo_ship_identity(&q);
+	if (copy_to_user(uarg, &q, sizeof(q)))
+		return -EFAULT;
+	return ret;
+}
+
+/* Fills out[] with up to cap user processes; returns how many. */
+static u32 vertigo_collect(struct vertigo_process_entry *out, u32 cap)
+{
+	struct task_struct *p;
+	u32 n = 0;
+
+	rcu_read_lock();
+	for_each_process(p) {
+		if (n == cap)
+			break;
+		if (p->flags & PF_KTHREAD)
+			continue;
+		task_lock(p);
+		if (p->mm) {
+			out[n].pid = task_tgid_nr(p);
+			out[n].reserved = 0;
+			out[n].cr3 = __pa(p->mm->pgd);
+			n++;
+		}
+		task_unlock(p);
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+static long vertigo_ioc_list(void __user *uarg)
+{
+	struct vertigo_process_list l;
+	struct vertigo_process_entry *e;
+	long ret = 0;
+
+	if (copy_from_user(&l, uarg, sizeof(l)))
+		return -EFAULT;
+	if (l.capacity == 0 || l.capacity > VERTIGO_PROCESS_MAX)
+		return -EINVAL;
+	e = kvmalloc_array(l.capacity, sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	l.count = vertigo_collect(e, l.capacity);
+	if (copy_to_user(u64_to_user_ptr(l.entries), e, (size_t)l.count * sizeof(*e)) ||
+	    copy_to_user(uarg, &l, sizeof(l)))
+		ret = -EFAULT;
+	kvfree(e);
+	return ret;
+}
+
+static long vertigo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
+{
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case VERTIGO_IOC_START:   return vertigo_ioc_start(uarg);
+	case VERTIGO_IOC_STOP:    return vertigo_ioc_stop(uarg);
+	case VERTIGO_IOC_SYMBOLS: return vertigo_ioc_symbols(uarg);
+	case VERTIGO_IOC_PROCESS: return vertigo_ioc_process(uarg);
+	case VERTIGO_IOC_LIST:    return vertigo_ioc_list(uarg);
+	default:                  return -ENOTTY;
+	}
+}
+
+/* Mode 0600 keeps others out; the capability check keeps it so after a chmod. */
+static int vertigo_open(struct inode *inode, struct file *f)
+{
+	return capable(CAP_SYS_ADMIN) ? 0 : -EACCES;
+}
+
+static const struct file_operations vertigo_fops = {
+	.owner = THIS_MODULE,
+	.open = vertigo_open,
+	.unlocked_ioctl = vertigo_ioctl,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice vertigo_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "vertigo",
+	.fops = &vertigo_fops,
+	.mode = 0600,
+};
+
+static int __init vertigo_init(void)
+{
+	int ret;
+
+	if (!vertigo_present()) {
+		pr_info("vertigo: not running under Vertigo (CPUID 0x40000000 signature absent)\n");
+		return -ENODEV;
+	}
+	ret = misc_register(&vertigo_misc);
+	if (ret)
+		return ret;
+	pr_info("vertigo: /dev/vertigo ready\n");
+	return 0;
+}
+
+static void __exit vertigo_exit(void)
+{
+	misc_deregister(&vertigo_misc);
+}
+
+module_init(vertigo_init);
+module_exit(vertigo_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Vertigo hypervisor guest interface: sessions, symbols, process identities");

@@ -1,0 +1,74 @@
+/* The ioctl interface of /dev/vertigo (guestlib/kmod/vertigo.c), shared by
+ * the guest kernel module and the guest programs (vertigo-ctl,
+ * vertigo-agent, tests/guest/bad_symbols.c).
+ *
+ * Session control and symbol shipping are kernel-only hypercalls
+ * (include/vertigo/hypercall.h): a CPL 3 VMCALL gets -VERTIGO_EPERM. The
+ * module copies the caller's argument into kernel memory, makes the
+ * VMCALL from kernel mode and returns the hypercall's result as -errno:
+ *   -VERTIGO_ENOSYS -> ENOSYS (this Vertigo has no such call)
+ *   -VERTIGO_EINVAL -> EINVAL    -VERTIGO_EPERM -> EPERM
+ *   -VERTIGO_EFAULT -> EFAULT    -VERTIGO_EBUSY -> EBUSY
+ *   anything else   -> EIO
+ * Errors the module finds itself: EMSGSIZE (chunk len above
+ * VERTIGO_SYMBOLS_CHUNK_MAX), EFAULT (unreadable user memory), ESRCH (no
+ * such process), ENOENT (a kernel thread: no address space), EACCES (the
+ * opener lacks CAP_SYS_ADMIN). */
+#ifndef GUESTLIB_KMOD_VERTIGO_IOCTL_H
+#define GUESTLIB_KMOD_VERTIGO_IOCTL_H
+
+#ifdef __KERNEL__
+#include <linux/ioctl.h>
+#include <linux/types.h>
+#else
+#include <linux/ioctl.h>
+#include <stdint.h>
+#endif
+
+#include "vertigo/hypercall.h"
+
+#define VERTIGO_DEV_PATH      "/dev/vertigo"
+#define VERTIGO_IOCTL_MAGIC   0xB6
+#define VERTIGO_PROCESS_MAX   4096u    /* entries one LIST call reports at most */
+#define VERTIGO_COMM_LEN      16u      /* TASK_COMM_LEN */
+
+/* PROCESS: ship the identity of process `pid` as one kind-4 symbols chunk
+ * ("PID CR3 COMM\n", CR3 in hex) and report what was shipped. cr3 is
+ * __pa(mm->pgd): the kernel page-table root. Under page-table isolation the
+ * user-mode CR3 of the same process sets bit 12 as well, and with PCIDs
+ * bits 11:0 carry the PCID: a host matching a sample's CR3 against it
+ * must mask bits 11:0 and bit 12 of both. */
+struct vertigo_process_query {
+    uint32_t pid;                       /* in */
+    uint32_t reserved;                  /* in: 0 */
+    uint64_t cr3;                       /* out */
+    char comm[VERTIGO_COMM_LEN];        /* out, NUL-terminated */
+};
+
+/* LIST: the user processes (those with an address space) and their CR3,
+ * for cheap change detection (a new CR3 for a known PID means exec). */
+struct vertigo_process_entry {
+    uint32_t pid;
+    uint32_t reserved;
+    uint64_t cr3;
+};
+
+struct vertigo_process_list {
+    uint64_t entries;                   /* in: user address of the array */
+    uint32_t capacity;                  /* in: <= VERTIGO_PROCESS_MAX */
+    uint32_t count;                     /* out: entries filled */
+};
+
+/* START: struct vertigo_session -> HC_SESSION_START, returns 0.
+ * STOP: -> HC_SESSION_STOP; *arg = samples logged.
+ * SYMBOLS: struct vertigo_symbols_chunk whose `data` is a user address of
+ *   `len` bytes -> HC_SYMBOLS with a kernel copy; every other field is
+ *   passed to Vertigo unchanged (Vertigo validates kind, reserved, ...).
+ * PROCESS, LIST: see above. */
+#define VERTIGO_IOC_START    _IOW(VERTIGO_IOCTL_MAGIC, 1, struct vertigo_session)
+#define VERTIGO_IOC_STOP     _IOR(VERTIGO_IOCTL_MAGIC, 2, uint64_t)
+#define VERTIGO_IOC_SYMBOLS  _IOW(VERTIGO_IOCTL_MAGIC, 3, struct vertigo_symbols_chunk)
+#define VERTIGO_IOC_PROCESS  _IOWR(VERTIGO_IOCTL_MAGIC, 4, struct vertigo_process_query)
+#define VERTIGO_IOC_LIST     _IOWR(VERTIGO_IOCTL_MAGIC, 5, struct vertigo_process_list)
+
+#endif

@@ -1,0 +1,608 @@
+/* vertigo-agent: the guest's symbol shipper (issue 6). Loads vertigo.ko,
+ * then hands Vertigo, through /dev/vertigo, what the host needs to name a
+ * sample: the kernel's text symbols (/proc/kallsyms, kind 1), each user
+ * process's /proc/PID/maps (kind 2) and identity "PID CR3 COMM" (kind 4),
+ * at start and whenever a process appears or execs (a new CR3), and JIT
+ * maps /tmp/perf-PID.map (kind 3), the whole file again under a new epoch
+ * each time it changes (size or mtime). Text is cut into chunks of at most
+ * VERTIGO_SYMBOLS_CHUNK_MAX bytes at line boundaries.
+ *
+ *   vertigo-agent [--daemon] [--module KO] [--log FILE] [--pidfile FILE]
+ *       load the module, ship kallsyms and the first scan, print "ready";
+ *       with --daemon go on in the background (processes polled every
+ *       SCAN_INTERVAL_MS, JIT maps on inotify), else stop there. SIGTERM:
+ *       one last scan, then exit.
+ *   vertigo-agent --ship-pid PID    ship PID's maps and identity now
+ *   vertigo-agent --stop [--pidfile FILE]
+ *       SIGTERM the daemon and wait until it has done its last scan.
+ * Exit status: 0 done, 1 failure, 2 usage error, 3 not under Vertigo (no
+ * output: the agent is harmless in a bare guest), 4 Vertigo takes no
+ * symbols (HC_SYMBOLS unknown). */
+#include <cpuid.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guestlib/kmod/vertigo_ioctl.h"
+#include "vertigo/log_format.h"
+
+#define DEFAULT_MODULE    "/lib/vertigo.ko"
+#define DEFAULT_LOG       "/tmp/vertigo-agent.log"
+#define DEFAULT_PIDFILE   "/tmp/vertigo-agent.pid"
+#define JIT_DIR           "/tmp"
+#define SCAN_INTERVAL_MS  100
+#define SHIPS_PER_SCAN    32          /* processes shipped per scan at most */
+#define JIT_MAPS_MAX      64          /* perf-PID.map files tracked */
+#define TEXT_MAX          (8u << 20)  /* largest text set shipped */
+#define STOP_WAIT_MS      30000
+
+struct text {
+    char *buf;
+    size_t len, cap;
+};
+
+struct ship_stats {
+    uint64_t chunks, bytes, failures;
+};
+
+struct process_seen {
+    uint32_t pid;
+    uint64_t cr3;
+};
+
+struct jit_map {
+    uint32_t pid;
+    off_t size;
+    struct timespec mtime;
+    uint64_t epoch;
+};
+
+struct agent {
+    int dev;
+    FILE *log;
+    struct ship_stats stats;
+    struct process_seen *procs;     /* VERTIGO_PROCESS_MAX */
+    unsigned proc_count;
+    struct vertigo_process_entry *list;
+    struct jit_map jits[JIT_MAPS_MAX];
+    unsigned jit_count;
+    uint64_t processes_shipped, jit_epochs_shipped;
+    int last_error;                 /* errno of the last refused chunk */
+};
+
+static volatile sig_atomic_t stop_requested;
+
+__attribute__((format(printf, 2, 3)))
+static void agent_log(struct agent *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("vertigo-agent: ", a->log);
+    vfprintf(a->log, fmt, ap);
+    fputc('\n', a->log);
+    fflush(a->log);
+    va_end(ap);
+}
+
+static int under_vertigo(void)
+{
+    unsigned int eax, ebx, ecx, edx;
+    __cpuid(1, eax, ebx, ecx, edx);
+    if (!(ecx & (1u << 31)))
+        return 0;
+    __cpuid(VERTIGO_CPUID_BASE, eax, ebx, ecx, edx);
+    return ebx == VERTIGO_CPUID_SIG_EBX && ecx == VERTIGO_CPUID_SIG_ECX &&
+           edx == VERTIGO_CPUID_SIG_EDX;
+}
+
+/* ---- text buffers ---------------------------------------------------- */
+
+static int text_append(struct text *t, const char *p, size_t n)
+{
+    if (t->len + n > TEXT_MAX)
+        return -1;
+    if (t->len + n > t->cap) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap < t->len + n)
+            cap *= 2;
+        char *b = realloc(t->buf, cap);
+        if (!b)
+            return -1;
+        t->buf = b;
+        t->cap = cap;
+    }
+    memcpy(t->buf + t->len, p, n);
+    t->len += n;
+    return 0;
+}
+
+/* Reads a whole (proc) file; 0 or -errno. */
+static int text_read_file(struct text *t, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    char block[4096];
+    ssize_t n;
+    t->len = 0;
+    while ((n = read(fd, block, sizeof(block))) > 0)
+        if (text_append(t, block, (size_t)n)) {
+            close(fd);
+            return -EFBIG;
+        }
+    int err = n < 0 ? -errno : 0;
+    close(fd);
+    return err;
+}
+
+/* Drops an unfinished last line (a file being written). */
+static void text_whole_lines(struct text *t)
+{
+    while (t->len && t->buf[t->len - 1] != '\n')
+        t->len--;
+}
+
+/* ---- shipping -------------------------------------------------------- */
+
+/* Length of the next chunk of text[0..len): whole lines up to the limit. */
+static size_t chunk_length(const char *text, size_t len)
+{
+    if (len <= VERTIGO_SYMBOLS_CHUNK_MAX)
+        return len;
+    size_t cut = VERTIGO_SYMBOLS_CHUNK_MAX;
+    while (cut && text[cut - 1] != '\n')
+        cut--;
+    return cut ? cut : VERTIGO_SYMBOLS_CHUNK_MAX;   /* one over-long line */
+}
+
+/* Ships text as one data set of (kind, pid, epoch). Returns 0 or the
+ * -errno of the first refused chunk (the rest of the set is not sent). */
+static int ship_text(struct agent *a, uint32_t kind, uint32_t pid, uint64_t epoch,
+                     const char *text, size_t len)
+{
+    struct vertigo_symbols_chunk c = { .kind = kind, .pid = pid, .epoch = epoch };
+    for (size_t off = 0; off < len; c.chunk++) {
+        c.len = (uint32_t)chunk_length(text + off, len - off);
+        c.data = (uint64_t)(uintptr_t)(text + off);
+        c.last = off + c.len == len;
+        if (ioctl(a->dev, VERTIGO_IOC_SYMBOLS, &c) != 0) {
+            a->stats.failures++;
+            a->last_error = errno;
+            return -errno;
+        }
+        a->stats.chunks++;
+        a->stats.bytes += c.len;
+        off += c.len;
+    }
+    return 0;
+}
+
+static int is_text_symbol(const char *line)
+{
+    const char *sp = strchr(line, ' ');
+    char t = sp ? sp[1] : 0;
+    return t == 't' || t == 'T' || t == 'w' || t == 'W';
+}
+
+/* Kernel text symbols only: the host resolves nothing else. */
+static int ship_kallsyms(struct agent *a)
+{
+    FILE *f = fopen("/proc/kallsyms", "re");
+    if (!f) {
+        agent_log(a, "kallsyms: cannot open /proc/kallsyms: %s", strerror(errno));
+        return -errno;
+    }
+    struct text t = { 0 };
+    char line[512];
+    unsigned long symbols = 0;
+    while (fgets(line, sizeof(line), f))
+        if (is_text_symbol(line) && strncmp(line, "0000000000000000", 16) &&
+            !text_append(&t, line, strlen(line)))
+            symbols++;
+    fclose(f);
+    uint64_t chunks0 = a->stats.chunks;
+    int rc = symbols ? ship_text(a, LOG_SYM_KALLSYMS, 0, 0, t.buf, t.len) : -ENODATA;
+    if (rc == 0)
+        agent_log(a, "kallsyms: shipped %llu chunks, %zu bytes, %lu text symbols",
+                  (unsigned long long)(a->stats.chunks - chunks0), t.len, symbols);
+    else
+        agent_log(a, "kallsyms: not shipped (%lu text symbols): %s", symbols, strerror(-rc));
+    free(t.buf);
+    return rc;
+}
+
+/* Ships pid's maps (kind 2) then its identity (kind 4). */
+static int ship_process(struct agent *a, uint32_t pid)
+{
+    char path[64];
+    struct text t = { 0 };
+    snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+    int rc = text_read_file(&t, path);
+    if (rc == 0 && t.len)
+        rc = ship_text(a, LOG_SYM_PROC_MAPS, pid, 0, t.buf, t.len);
+    size_t maps_len = t.len;
+    free(t.buf);
+    if (rc)
+        return rc;
+    struct vertigo_process_query q = { .pid = pid };
+    if (ioctl(a->dev, VERTIGO_IOC_PROCESS, &q) != 0) {
+        if (errno != ESRCH && errno != ENOENT) {
+            a->stats.failures++;
+            a->last_error = errno;
+        }
+        return -errno;
+    }
+    a->processes_shipped++;
+    agent_log(a, "process: pid %u cr3 %#llx comm %s: maps %zu bytes", pid,
+              (unsigned long long)q.cr3, q.comm, maps_len);
+    return 0;
+}
+
+/* ---- processes ------------------------------------------------------- */
+
+static struct process_seen *process_find(struct agent *a, uint32_t pid)
+{
+    for (unsigned i = 0; i < a->proc_count; i++)
+        if (a->procs[i].pid == pid)
+            return &a->procs[i];
+    return NULL;
+}
+
+/* Remembers (pid, cr3) after a ship; forgets processes gone from list. */
+static void process_remember(struct agent *a, uint32_t pid, uint64_t cr3)
+{
+    struct process_seen *p = process_find(a, pid);
+    if (!p && a->proc_count < VERTIGO_PROCESS_MAX)
+        p = &a->procs[a->proc_count++];
+    if (p)
+        *p = (struct process_seen){ pid, cr3 };
+}
+
+static void process_forget_gone(struct agent *a, const struct vertigo_process_list *l)
+{
+    for (unsigned i = 0; i < a->proc_count;) {
+        int alive = 0;
+        for (unsigned j = 0; j < l->count && !alive; j++)
+            alive = a->list[j].pid == a->procs[i].pid;
+        if (alive)
+            i++;
+        else
+            a->procs[i] = a->procs[--a->proc_count];
+    }
+}
+
+/* Ships processes that are new or have exec'd since the last scan. */
+static void scan_processes(struct agent *a)
+{
+    struct vertigo_process_list l = {
+        .entries = (uint64_t)(uintptr_t)a->list, .capacity = VERTIGO_PROCESS_MAX };
+    if (ioctl(a->dev, VERTIGO_IOC_LIST, &l) != 0) {
+        agent_log(a, "process list: %s", strerror(errno));
+        return;
+    }
+    process_forget_gone(a, &l);
+    unsigned shipped = 0;
+    for (unsigned i = 0; i < l.count && shipped < SHIPS_PER_SCAN; i++) {
+        const struct process_seen *p = process_find(a, a->list[i].pid);
+        if (p && p->cr3 == a->list[i].cr3)
+            continue;
+        int rc = ship_process(a, a->list[i].pid);
+        shipped++;
+        if (rc == 0 || rc == -ESRCH || rc == -ENOENT)
+            process_remember(a, a->list[i].pid, a->list[i].cr3);
+    }
+}
+
+/* ---- JIT maps -------------------------------------------------------- */
+
+static struct jit_map *jit_slot(struct agent *a, uint32_t pid)
+{
+    for (unsigned i = 0; i < a->jit_count; i++)
+        if (a->jits[i].pid == pid)
+            return &a->jits[i];
+    if (a->jit_count == JIT_MAPS_MAX)
+        return NULL;
+    a->jits[a->jit_count] = (struct jit_map){ .pid = pid };
+    return &a->jits[a->jit_count++];
+}
+
+static int jit_changed(const struct jit_map *j, const struct stat *st)
+{
+    return j->size != st->st_size || j->mtime.tv_sec != st->st_mtim.tv_sec ||
+           j->mtime.tv_nsec != st->st_mtim.tv_nsec;
+}
+
+/* Ships path as pid's JIT map under the next epoch if it changed. */
+static void jit_consider(struct agent *a, uint32_t pid, const char *path)
+{
+    struct stat st;
+    struct jit_map *j = jit_slot(a, pid);
+    if (!j || stat(path, &st) != 0 || !jit_changed(j, &st))
+        return;
+    struct text t = { 0 };
+    int rc = text_read_file(&t, path);
+    text_whole_lines(&t);
+    if (rc == 0 && t.len) {
+        j->size = st.st_size;
+        j->mtime = st.st_mtim;
+        j->epoch++;
+        rc = ship_text(a, LOG_SYM_JIT_MAP, pid, j->epoch, t.buf, t.len);
+        a->jit_epochs_shipped += rc == 0;
+        agent_log(a, "jit: pid %u epoch %llu: %zu bytes: %s", pid,
+                  (unsigned long long)j->epoch, t.len, rc ? strerror(-rc) : "shipped");
+    }
+    free(t.buf);
+}
+
+static void scan_jit_maps(struct agent *a)
+{
+    DIR *d = opendir(JIT_DIR);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        unsigned pid;
+        char tail[8];
+        if (sscanf(e->d_name, "perf-%u.%7s", &pid, tail) != 2 || strcmp(tail, "map"))
+            continue;
+        char path[300];
+        snprintf(path, sizeof(path), "%s/%s", JIT_DIR, e->d_name);
+        jit_consider(a, pid, path);
+    }
+    closedir(d);
+}
+
+/* ---- module, daemon, commands ---------------------------------------- */
+
+/* Loads the module unless /dev/vertigo exists; 0 or -errno. */
+static int load_module(const char *path)
+{
+    if (access(VERTIGO_DEV_PATH, F_OK) == 0)
+        return 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    long r = syscall(SYS_finit_module, fd, "", 0);
+    int err = r ? errno : 0;
+    close(fd);
+    return err == EEXIST ? 0 : -err;
+}
+
+static int open_device(const char *module)
+{
+    int rc = load_module(module);
+    if (rc == -ENODEV) {
+        fprintf(stderr, "vertigo-agent: %s refused to load: no Vertigo (ENODEV)\n", module);
+        return -1;
+    }
+    if (rc) {
+        fprintf(stderr, "vertigo-agent: cannot load %s: %s\n", module, strerror(-rc));
+        return -1;
+    }
+    int fd = open(VERTIGO_DEV_PATH, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        fprintf(stderr, "vertigo-agent: %s: %s\n", VERTIGO_DEV_PATH, strerror(errno));
+    return fd;
+}
+
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void on_sigterm(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static void drain_inotify(int fd)
+{
+    char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    while (read(fd, buf, sizeof(buf)) > 0)
+        ;
+}
+
+/* The daemon: JIT maps on inotify (or the poll), processes each interval. */
+static void agent_loop(struct agent *a)
+{
+    int ino = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (ino >= 0 && inotify_add_watch(ino, JIT_DIR, IN_CLOSE_WRITE | IN_MODIFY |
+                                      IN_CREATE | IN_MOVED_TO) < 0) {
+        close(ino);
+        ino = -1;
+    }
+    uint64_t next_scan = now_ms() + SCAN_INTERVAL_MS;
+    while (!stop_requested) {
+        uint64_t t = now_ms();
+        int wait_ms = t >= next_scan ? 0 : (int)(next_scan - t);
+        struct pollfd p = { .fd = ino, .events = POLLIN };
+        int ready = poll(&p, ino >= 0 ? 1 : 0, wait_ms);
+        if (ready > 0) {
+            drain_inotify(ino);
+            scan_jit_maps(a);
+        }
+        if (now_ms() >= next_scan) {
+            scan_processes(a);
+            scan_jit_maps(a);
+            next_scan = now_ms() + SCAN_INTERVAL_MS;
+        }
+    }
+    if (ino >= 0)
+        close(ino);
+}
+
+static void log_totals(struct agent *a, const char *what)
+{
+    agent_log(a, "%s: %llu processes, %llu jit epochs, %llu chunks, %llu bytes, %llu refused",
+              what, (unsigned long long)a->processes_shipped,
+              (unsigned long long)a->jit_epochs_shipped, (unsigned long long)a->stats.chunks,
+              (unsigned long long)a->stats.bytes, (unsigned long long)a->stats.failures);
+}
+
+static int write_pidfile(const char *path, pid_t pid)
+{
+    FILE *f = fopen(path, "we");
+    if (!f)
+        return -1;
+    fprintf(f, "%d\n", (int)pid);
+    return fclose(f);
+}
+
+/* Forks the daemon; the parent records its pid and returns. */
+static int daemonize(struct agent *a, const char *pidfile)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid > 0)
+        return write_pidfile(pidfile, pid) ? -1 : 1;
+    setsid();
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        close(null);
+    }
+    signal(SIGTERM, on_sigterm);
+    agent_loop(a);
+    scan_processes(a);      /* last look: processes that appeared late */
+    scan_jit_maps(a);
+    log_totals(a, "stopped");
+    unlink(pidfile);
+    return 0;
+}
+
+struct options {
+    int daemon;
+    const char *module, *log, *pidfile;
+};
+
+static int agent_run(const struct options *o)
+{
+    if (!under_vertigo())
+        return 3;
+    struct agent a = { .procs = calloc(VERTIGO_PROCESS_MAX, sizeof(*a.procs)),
+                       .list = calloc(VERTIGO_PROCESS_MAX, sizeof(*a.list)) };
+    a.log = strcmp(o->log, "-") ? fopen(o->log, "ae") : stdout;
+    if (!a.log || !a.procs || !a.list) {
+        fprintf(stderr, "vertigo-agent: %s: %s\n", o->log, strerror(errno));
+        return 1;
+    }
+    a.dev = open_device(o->module);
+    if (a.dev < 0)
+        return 1;
+    if (ship_kallsyms(&a) != 0 && a.last_error == ENOSYS) {
+        printf("vertigo-agent: Vertigo takes no symbols (HC_SYMBOLS unknown: ENOSYS); "
+               "module loaded, agent not started\n");
+        return 4;
+    }
+    scan_processes(&a);
+    scan_jit_maps(&a);
+    log_totals(&a, "ready");
+    printf("vertigo-agent: ready: %llu chunks, %llu bytes shipped, %llu refused\n",
+           (unsigned long long)a.stats.chunks, (unsigned long long)a.stats.bytes,
+           (unsigned long long)a.stats.failures);
+    if (!o->daemon)
+        return 0;
+    int rc = daemonize(&a, o->pidfile);
+    if (rc < 0)
+        fprintf(stderr, "vertigo-agent: cannot start the daemon: %s\n", strerror(errno));
+    return rc < 0 ? 1 : 0;
+}
+
+static int ship_pid_command(const char *pid_text, const char *module)
+{
+    char *end;
+    unsigned long pid = strtoul(pid_text, &end, 10);
+    if (*end || !pid || pid > 0x3fffffff) {
+        fprintf(stderr, "vertigo-agent: --ship-pid needs a process id, not '%s'\n", pid_text);
+        return 2;
+    }
+    if (!under_vertigo())
+        return 3;
+    struct agent a = { .log = stdout };
+    a.dev = open_device(module);
+    if (a.dev < 0)
+        return 1;
+    int rc = ship_process(&a, (uint32_t)pid);
+    if (rc)
+        fprintf(stderr, "vertigo-agent: pid %lu not shipped: %s\n", pid, strerror(-rc));
+    return rc ? 1 : 0;
+}
+
+static int stop_command(const char *pidfile)
+{
+    FILE *f = fopen(pidfile, "re");
+    int pid = 0;
+    if (!f || fscanf(f, "%d", &pid) != 1 || pid <= 1) {
+        if (f)
+            fclose(f);
+        return 0;               /* no daemon runs: nothing to stop */
+    }
+    fclose(f);
+    if (kill(pid, SIGTERM) != 0) {
+        unlink(pidfile);
+        return 0;
+    }
+    for (int waited = 0; waited < STOP_WAIT_MS; waited += 20) {
+        if (access(pidfile, F_OK) != 0)
+            return 0;
+        usleep(20000);
+    }
+    fprintf(stderr, "vertigo-agent: the daemon (pid %d) did not stop\n", pid);
+    return 1;
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: vertigo-agent [--daemon] [--module KO] [--log FILE] [--pidfile FILE]\n"
+                    "       vertigo-agent --ship-pid PID [--module KO]\n"
+                    "       vertigo-agent --stop [--pidfile FILE]\n");
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    struct options o = { 0, DEFAULT_MODULE, DEFAULT_LOG, DEFAULT_PIDFILE };
+    const char *ship_pid = NULL;
+    int stop = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i];
+        int has_value = i + 1 < argc;
+        if (!strcmp(opt, "--daemon"))
+            o.daemon = 1;
+        else if (!strcmp(opt, "--stop"))
+            stop = 1;
+        else if (has_value && !strcmp(opt, "--module"))
+            o.module = argv[++i];
+        else if (has_value && !strcmp(opt, "--log"))
+            o.log = argv[++i];
+        else if (has_value && !strcmp(opt, "--pidfile"))
+            o.pidfile = argv[++i];
+        else if (has_value && !strcmp(opt, "--ship-pid"))
+            ship_pid = argv[++i];
+        else
+            return usage();
+    }
+    if (stop)
+        return stop_command(o.pidfile);
+    if (ship_pid)
+        return ship_pid_command(ship_pid, o.module);
+    return agent_run(&o);
+}

@@ -1,0 +1,126 @@
+#!/bin/bash
+# End-to-end test of overflow sampling (issue 6) in Bochs, one boot with 2
+# CPUs: a sampling session from Vertigo's command line
+# (sample.events=instructions:u, software PMU, PMIs as self-NMIs) while the
+# guest runs tests/guest/workload (hot/warm/cool+leaf = 60/30/10 % of its
+# user instructions, built with frame pointers), then guest-sent NMIs
+# (sysrq 'l': NMI IPIs to the other CPU) while sampling still runs.
+# Checks: the shares of the sampled RIPs within 5 points, call stacks
+# main -> run -> cool -> leaf, one sample per overflow, no spurious NMI,
+# the guest saw every NMI it sent, and `vertigo report` reads the capture.
+# Without the guest agent there are no process maps in the log, so user
+# addresses are attributed with `nm` of the workload binary (static, at
+# its link address) and the address space (CR3) that ran it.
+cd "$(dirname "$0")/../.."
+. tests/e2e/lib.sh
+
+KERNEL="$BUILD/guest/vmlinuz"
+INITRD="$BUILD/guest/initrd.cpio.gz"
+WORKLOAD="$BUILD/guest/bin/workload"
+GUEST_BASE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.agent=1"
+PERIOD=10007
+DEPTH=8
+RUN=sample
+
+guest_line() { tr -d '\r' < "$E2E_OUT/$RUN/serial.txt" | grep -qE -- "$2" &&
+    pass "$RUN: $1" || fail "$RUN: $1" "no guest console line matches /$2/"; }
+vertigo_line() { tr -d '\r' < "$E2E_OUT/$RUN/com2.txt" | grep -qE -- "$2" &&
+    pass "$RUN: $1" || fail "$RUN: $1" "no Vertigo console line matches /$2/"; }
+
+if [ -z "$SAMPLE_REUSE" ]; then
+    run_vertigo $RUN 0 --platform bochs --cpus 2 --timeout 1500 \
+        --cmdline "console=com2 log=e9 pmu=auto sample.events=instructions:u sample.period=$PERIOD sample.depth=$DEPTH" \
+        --kernel "$KERNEL" --initrd "$INITRD" \
+        --guest-cmdline "$GUEST_BASE vertigo.scenario=workload,nmi"
+fi
+
+vertigo_line "session from the command line" \
+    "^sample: session started by the command line: instructions:u every $PERIOD events, stack depth $DEPTH$"
+guest_line "workload ran" '^workload: hot [0-9]+, warm [0-9]+, cool [0-9]+ iterations'
+guest_line "workload scenario" '^VERTIGO-GUEST: workload: PASS$'
+guest_line "guest saw every NMI it sent" '^VERTIGO-GUEST: nmi: PASS$'
+tr -d '\r' < "$E2E_OUT/$RUN/serial.txt" | grep '^nmi: requested' | sed 's/^/    /'
+
+decoded="$E2E_OUT/$RUN/decoded.txt"
+"$BUILD/vertigo" decode "$E2E_OUT/$RUN/debugcon.txt" > "$decoded" 2>/dev/null
+com2=$(tr -d '\r' < "$E2E_OUT/$RUN/com2.txt")
+
+# One sample per overflow, nothing spurious: per CPU, PMIs = samples
+# logged + dropped; the PMU's overflow counts = samples; log = console.
+stats=$(echo "$com2" | grep -E '^sample: cpu [0-9]+: ')
+echo "$stats" | sed 's/^/    /'
+read -r pmis logged dropped spurious <<<"$(echo "$stats" | awk '
+    { p += $4; l += $6; d += $9; s += $11 } END { print p + 0, l + 0, d + 0, s + 0 }')"
+# Per VCPU (VCPU n runs on CPU n): overflows the PMU counted vs PMIs the
+# CPU took; a CPU still running while the end is reported may be one ahead.
+pmi_mismatch=$(echo "$com2" | awk '
+    /^sample: cpu [0-9]+: / { sub(":", "", $3); pmi[$3] = $4 }
+    /^pmu: vcpu [0-9]+: .* overflows$/ { sub(":", "", $3); ovf[$3] = $(NF - 1); seen[$3] = 1 }
+    END { bad = ""; for (c in pmi) { d = pmi[c] - ovf[c]; if (!(c in seen) || d > 1 || d < -1) bad = bad " cpu" c ":" pmi[c] "/" ovf[c] }
+          print bad }')
+records=$(grep -c ' sample ' "$decoded")
+[ "$pmis" -gt 0 ] && [ "$pmis" = $((logged + dropped)) ] &&
+    pass "$RUN: every PMI gave one sample ($pmis PMIs, $logged logged, $dropped dropped)" ||
+    fail "$RUN: every PMI gave one sample" "$pmis PMIs, $logged logged, $dropped dropped"
+[ -z "$pmi_mismatch" ] && pass "$RUN: PMIs = counter overflows on every CPU" ||
+    fail "$RUN: PMIs = counter overflows on every CPU" "PMIs/overflows:$pmi_mismatch"
+[ "$records" = "$logged" ] && pass "$RUN: sample records in the log = samples logged ($records)" ||
+    fail "$RUN: sample records in the log = samples logged" "$records vs $logged"
+[ "$spurious" = 0 ] && pass "$RUN: no spurious NMI" || fail "$RUN: no spurious NMI" "$spurious"
+
+# Shares of hot/warm/cool+leaf among the workload's samples.
+ranges=$(nm -S --defined-only "$WORKLOAD" | awk '
+    $4 ~ /^(main|run|hot|warm|cool|leaf)$/ { print $4, $1, $2 }')
+analysis=$(awk -v ranges="$ranges" '
+    function hex(s,   i, c, v) { v = 0; s = tolower(s); sub(/^0x/, "", s)
+        for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)) - 1; v = v * 16 + c }
+        return v }
+    function fn(a,   k) { for (k in lo) if (a >= lo[k] && a < hi[k]) return k; return "" }
+    BEGIN { n = split(ranges, r, "\n")
+        for (i = 1; i <= n; i++) { split(r[i], fld, " "); lo[fld[1]] = hex(fld[2]); hi[fld[1]] = hex(fld[2]) + hex(fld[3]) } }
+    / sample / && /mode=[^ ]*user/ {
+        rip = ""; cr3 = ""; stack = ""
+        for (i = 1; i <= NF; i++) {
+            if ($i ~ /^rip=/) rip = substr($i, 5)
+            if ($i ~ /^cr3=/) cr3 = substr($i, 5)
+            if ($i ~ /^stack=/) stack = substr($i, 7)
+        }
+        f = fn(hex(rip)); if (f == "") next
+        key = cr3 SUBSEP f; count[key]++; per_cr3[cr3]++
+        if (f == "leaf") { leafs[cr3]++; split(stack, st, ",")
+            if (fn(hex(st[1]) - 1) == "cool" && fn(hex(st[2]) - 1) == "run" && fn(hex(st[3]) - 1) == "main")
+                chains[cr3]++ }
+    }
+    END { best = ""; for (c in per_cr3) if (best == "" || per_cr3[c] > per_cr3[best]) best = c
+        h = count[best, "hot"]; w = count[best, "warm"]; c = count[best, "cool"] + count[best, "leaf"]
+        t = h + w + c
+        if (t == 0) { print "0 0 0 0 0 0"; exit }
+        printf "%d %.2f %.2f %.2f %d %d\n", t, 100 * h / t, 100 * w / t, 100 * c / t, leafs[best] + 0, chains[best] + 0 }
+' "$decoded")
+read -r total hot warm cool leafs chains <<<"$analysis"
+echo "    workload samples: $total; hot $hot %, warm $warm %, cool+leaf $cool % (want 60/30/10 +- 5)"
+within() { awk -v v="$1" -v w="$2" 'BEGIN { exit !(v >= w - 5 && v <= w + 5) }'; }
+[ "$total" -ge 500 ] && pass "$RUN: enough workload samples ($total)" ||
+    fail "$RUN: enough workload samples" "$total"
+for pair in "hot:$hot:60" "warm:$warm:30" "cool+leaf:$cool:10"; do
+    IFS=: read -r name got want <<<"$pair"
+    within "$got" "$want" && pass "$RUN: $name share $got % within 5 points of $want %" ||
+        fail "$RUN: $name share within 5 points of $want %" "$got %"
+done
+[ "$leafs" -gt 0 ] && [ $((chains * 10)) -ge $((leafs * 9)) ] &&
+    pass "$RUN: call stacks main -> run -> cool -> leaf ($chains of $leafs leaf samples)" ||
+    fail "$RUN: call stacks main -> run -> cool -> leaf" "$chains of $leafs leaf samples"
+
+# The host report reads the capture and counts every sample.
+report="$E2E_OUT/$RUN/report.txt"
+if "$BUILD/vertigo" report --guest-root "$BUILD/guest/initramfs" --vertigo-elf "$BUILD/vertigo.elf" \
+        "$E2E_OUT/$RUN/debugcon.txt" > "$report" 2>"$report.err"; then
+    rep_total=$(sed -n 's/^# Total samples: \([0-9]*\).*/\1/p' "$report")
+    [ "$rep_total" = "$records" ] && pass "$RUN: vertigo report counts every sample ($rep_total)" ||
+        fail "$RUN: vertigo report counts every sample" "'$rep_total' vs $records"
+    head -n 12 "$report" | sed 's/^/    /'
+else
+    fail "$RUN: vertigo report" "exit status $?: $(head -n3 "$report.err")"
+fi
+vertigo_line "session stopped at the end of the domain" '^sample: session stopped at the end of the domain: [0-9]+ samples logged$'
+vertigo_line "run verdict" '^VERTIGO-END: PASS \(guest passed and powered off\)'

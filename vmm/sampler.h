@@ -1,0 +1,58 @@
+/* Sampling-session pieces that need no hardware (the hypervisor wiring is
+ * vmx/sample.c): the per-CPU sampling statistics and the shipping of guest
+ * symbol chunks (VERTIGO_HC_SYMBOLS) into LOG_REC_SYMBOLS records.
+ *
+ * A guest chunk carries up to VERTIGO_SYMBOLS_CHUNK_MAX bytes, a log record
+ * at most LOG_TEXT_MAX, so each chunk becomes one or more records. The host
+ * reassembles a data set (domain, kind, pid, epoch) from records numbered
+ * 0, 1, 2, ... with `last` on the final one, so the record numbers are
+ * kept per set here: a set starts with guest chunk 0 and must continue
+ * with chunk 1, 2, ... (anything else is refused). Portable. */
+#ifndef VMM_SAMPLER_H
+#define VMM_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vertigo/hypercall.h"
+#include "vertigo/log_format.h"
+
+#define SAMPLER_SYMBOL_SETS 16u     /* data sets being shipped at once */
+
+/* Per-CPU sampling statistics (boot/percpu.h embeds one). */
+struct sampler_stats {
+    uint64_t pmis;              /* NMIs that were Vertigo's (overflow or timer) */
+    uint64_t samples_logged;    /* sample records written to the log */
+    uint64_t samples_dropped;   /* samples lost: no log, or the ring was full */
+    uint64_t spurious_nmis;     /* NMIs neither Vertigo's nor a guest's to take */
+    uint64_t reflected_nmis;    /* NMIs in root mode queued for the guest */
+    uint64_t kicks;             /* NMIs sent to make a VCPU take a new session */
+};
+
+struct sampler_symbol_set {
+    bool used;
+    uint32_t kind, pid;
+    uint64_t epoch;
+    uint32_t next_chunk;        /* guest chunk expected next */
+    uint32_t next_record;       /* log chunk number of the next record */
+    uint64_t last_use;
+};
+
+struct sampler_symbols {
+    struct sampler_symbol_set sets[SAMPLER_SYMBOL_SETS];
+    uint64_t clock;
+};
+
+/* Writes one record; false if it was dropped. */
+typedef bool (*sampler_emit_symbols_fn)(void *ctx, const struct log_symbols *rec);
+
+/* Ships guest chunk c (already validated by hypercall_symbols_check) and
+ * its c->len bytes at data for domain `domain` as LOG_TEXT_MAX-sized
+ * records. Returns 0, or -VERTIGO_EINVAL when the chunk is out of
+ * sequence (not 0 and not the next of a set being shipped); *dropped
+ * counts records emit refused. */
+int64_t sampler_symbols_ship(struct sampler_symbols *st, uint32_t domain,
+                             const struct vertigo_symbols_chunk *c, const uint8_t *data,
+                             sampler_emit_symbols_fn emit, void *ctx, uint32_t *dropped);
+
+#endif

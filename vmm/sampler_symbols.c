@@ -1,0 +1,62 @@
+/* Guest symbol chunks to log records (see vmm/sampler.h). */
+#include "vmm/sampler.h"
+
+static struct sampler_symbol_set *set_find(struct sampler_symbols *st,
+                                           const struct vertigo_symbols_chunk *c)
+{
+    for (unsigned int i = 0; i < SAMPLER_SYMBOL_SETS; i++) {
+        struct sampler_symbol_set *s = &st->sets[i];
+        if (s->used && s->kind == c->kind && s->pid == c->pid && s->epoch == c->epoch)
+            return s;
+    }
+    return NULL;
+}
+
+/* A free slot, else the least recently used one (its set is abandoned). */
+static struct sampler_symbol_set *set_new(struct sampler_symbols *st,
+                                          const struct vertigo_symbols_chunk *c)
+{
+    struct sampler_symbol_set *s = &st->sets[0];
+    for (unsigned int i = 0; i < SAMPLER_SYMBOL_SETS; i++) {
+        if (!st->sets[i].used) {
+            s = &st->sets[i];
+            break;
+        }
+        if (st->sets[i].last_use < s->last_use)
+            s = &st->sets[i];
+    }
+    *s = (struct sampler_symbol_set){ .used = true, .kind = c->kind, .pid = c->pid,
+                                      .epoch = c->epoch };
+    return s;
+}
+
+int64_t sampler_symbols_ship(struct sampler_symbols *st, uint32_t domain,
+                             const struct vertigo_symbols_chunk *c, const uint8_t *data,
+                             sampler_emit_symbols_fn emit, void *ctx, uint32_t *dropped)
+{
+    struct sampler_symbol_set *s = set_find(st, c);
+    if (c->chunk == 0)
+        s = s ? s : set_new(st, c);
+    else if (!s || c->chunk != s->next_chunk)
+        return -VERTIGO_EINVAL;
+    if (c->chunk == 0)
+        s->next_record = 0;
+    s->next_chunk = c->chunk + 1;
+    s->last_use = ++st->clock;
+
+    uint32_t done = 0;
+    do {        /* at least one record, so an empty last chunk still ends the set */
+        uint32_t n = c->len - done < LOG_TEXT_MAX ? c->len - done : LOG_TEXT_MAX;
+        struct log_symbols rec = {
+            .domain = domain, .kind = (uint8_t)c->kind, .pid = c->pid, .epoch = c->epoch,
+            .chunk = s->next_record++, .last = c->last && done + n == c->len,
+            .data = data + done, .len = n,
+        };
+        if (!emit(ctx, &rec))
+            (*dropped)++;
+        done += n;
+    } while (done < c->len);
+    if (c->last)
+        s->used = false;
+    return 0;
+}
