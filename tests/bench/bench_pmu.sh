@@ -1,0 +1,196 @@
+#!/bin/bash
+# PMU benchmark (issue 5). Prints:
+#  1. hypervisor instructions per PMU bookkeeping operation, counted by
+#     callgrind on a host harness of the portable pmu/ code
+#     (tests/bench/bench_pmu_harness.c; the hardware backend's MSRs are the
+#     register-level model): a VCPU PMU switch (save + load, with write
+#     elision) and the work around one VM exit (enter + exit, plus the
+#     emulated-instruction correction when Vertigo emulated the exiting
+#     instruction), for both backends, and the software-event count every
+#     exit makes. instructions/op = (Ir(K2) - Ir(K1)) / (K2 - K1), so
+#     start-up cancels; the model's MSR emulation and the simulated guest
+#     are left out (callgrind --toggle-collect counts them separately) and
+#     the harness loop ("nop") is subtracted. The MSR accesses per
+#     operation are printed next to it: each is one RDMSR/WRMSR on real
+#     hardware, costing far more cycles than an ordinary instruction.
+#  2. the software backend's slowdown of a guest user loop at user step
+#     granularities 1, 100 and 10000 (and pmu.step's default) against an
+#     unstepped baseline: one Bochs boot (clock sync=none: the guest's
+#     RDTSC counts emulated instructions, hypervisor included, so the
+#     ratios are exact) running tests/guest/pmu_bench.c, which sets each
+#     step with VERTIGO_HC_PMU_STEP and times the same loop.
+# A measurement that cannot be taken fails the benchmark; the figures are
+# never judged.
+#
+# usage: BUILD=build tests/bench/bench_pmu.sh
+#   env: BENCH_PMU_K1, BENCH_PMU_K2 (harness iterations, default 2000 and
+#        22000), BENCH_PMU_N, BENCH_PMU_REPS (guest loop iterations and runs
+#        per step, default 100000 and 3), BENCH_IPS (Bochs emulated
+#        instructions per second, default 500000000 as in tests/e2e/pmu.sh),
+#        BENCH_TIMEOUT (wall-clock seconds for the boot, default 600)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+BUILD=${BUILD:-build}
+OUT="$BUILD/bench/pmu"
+HARNESS="$BUILD/bench/bench_pmu_harness"
+RUNNER=host-tools/vertigo-run
+HV_ELF="$BUILD/vertigo.elf"
+KERNEL="$BUILD/guest/vmlinuz"
+INITRD="$BUILD/guest/initrd.cpio.gz"
+K1=${BENCH_PMU_K1:-2000}
+K2=${BENCH_PMU_K2:-22000}
+N=${BENCH_PMU_N:-100000}
+REPS=${BENCH_PMU_REPS:-3}
+IPS=${BENCH_IPS:-500000000}
+TIMEOUT=${BENCH_TIMEOUT:-600}
+LOOP_BODY=3                 # INC, DEC, JNZ: pmu_bench's loop
+EVENTS="instructions:u,exits:preemption_timer,instructions:k"
+GUEST_CMDLINE="console=ttyS0 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=pmu_bench"
+GUEST_CMDLINE="$GUEST_CMDLINE vertigo.pmu_bench_idx=0,1 vertigo.pmu_bench=$N,$REPS"
+# Not Vertigo's work: the model's MSR emulation and the simulated guest.
+EXCLUDED=(--toggle-collect=pmu_model_rdmsr --toggle-collect=pmu_model_wrmsr
+          --toggle-collect=bench_guest_run)
+OPS="nop hw-switch-same hw-switch-diff soft-switch hw-exit hw-exit-emulated soft-exit
+     soft-exit-emulated swevent-exit"
+
+die() { echo "bench-pmu: FAILED: $*" >&2; exit 1; }
+
+for f in "$HARNESS" "$HV_ELF" "$KERNEL" "$INITRD"; do
+    [ -f "$f" ] || die "missing $f (run: make BUILD=$BUILD bench-pmu)"
+done
+command -v valgrind >/dev/null || die "valgrind is not installed (host-tools/setup-deps)"
+[ "$K2" -gt "$K1" ] || die "BENCH_PMU_K2 ($K2) must be larger than BENCH_PMU_K1 ($K1)"
+rm -rf "$OUT"
+mkdir -p "$OUT/callgrind"
+
+# ---- The Bochs boot runs in the background while callgrind counts ----------
+
+echo "bench-pmu: booting Bochs (ips $IPS, pmu=auto pmu.events=$EVENTS, guest loop N=$N x $REPS runs per step) in the background"
+boot_start=$(date +%s)
+( "$RUNNER" --platform bochs --ips "$IPS" --timeout "$TIMEOUT" --quiet --elf "$HV_ELF" \
+      --cmdline "console=com2 pmu=auto pmu.events=$EVENTS" \
+      --kernel "$KERNEL" --initrd "$INITRD" --guest-cmdline "$GUEST_CMDLINE" \
+      --out "$OUT/bochs" 2>"$OUT/bochs.runner.txt"
+  echo $? > "$OUT/bochs.status" ) &
+boot_pid=$!
+
+# ---- 1. Hypervisor instructions per operation (callgrind) -------------------
+
+# collected OP K NAME [callgrind options...]: callgrind's "Collected" Ir.
+collected() {
+    local op=$1 k=$2 name=$3
+    shift 3
+    local base="$OUT/callgrind/$op.$k.$name"
+    valgrind --tool=callgrind --callgrind-out-file="$base.out" "$@" "$HARNESS" "$op" "$k" \
+        >"$base.stdout" 2>"$base.stderr" || die "callgrind $op $k ($name) failed: see $base.stderr"
+    local ir
+    ir=$(sed -nE 's/^==[0-9]+== Collected : ([0-9]+)$/\1/p' "$base.stderr")
+    [ -n "$ir" ] || die "no 'Collected' line in $base.stderr"
+    echo "$ir"
+}
+
+# vertigo_ir OP K: Ir of Vertigo's code in a run of K operations.
+vertigo_ir() {
+    local all excluded
+    all=$(collected "$1" "$2" all) || exit 1
+    excluded=$(collected "$1" "$2" excluded "${EXCLUDED[@]}") || exit 1
+    echo $((all - excluded))
+}
+
+declare -A per_op msr_stats
+for op in $OPS; do
+    ir1=$(vertigo_ir "$op" "$K1") || exit 1
+    ir2=$(vertigo_ir "$op" "$K2") || exit 1
+    per_op[$op]=$(awk -v a="$ir1" -v b="$ir2" -v k1="$K1" -v k2="$K2" \
+                  'BEGIN { printf "%.1f", (b - a) / (k2 - k1) }')
+    read -r name k reads writes elided < "$OUT/callgrind/$op.$K2.all.stdout"
+    [ "$name" = "$op" ] && [ "$k" = "$K2" ] || die "unexpected harness output for $op"
+    msr_stats[$op]="$reads $writes $elided"
+done
+nop=${per_op[nop]}
+
+echo "bench-pmu: hypervisor instructions per PMU bookkeeping operation (callgrind, portable pmu/ code at -O2;"
+echo "           (Ir(K=$K2) - Ir(K=$K1)) / $((K2 - K1)), harness loop ($nop instr/op) subtracted,"
+echo "           MSR accesses listed separately; the hardware backend runs on PMU model v4, full-width writes)"
+printf '%-58s %10s %8s %8s %8s\n' operation instr/op RDMSR WRMSR elided
+describe() {
+    case $1 in
+        hw-switch-same)     echo "VCPU switch, hw: save + load, both VCPUs same events" ;;
+        hw-switch-diff)     echo "VCPU switch, hw: save + load, different events" ;;
+        soft-switch)        echo "VCPU switch, soft: save + load" ;;
+        hw-exit)            echo "VM exit, hw: enter + exit" ;;
+        hw-exit-emulated)   echo "VM exit, hw: enter + exit + emulated-instr. correction" ;;
+        soft-exit)          echo "VM exit, soft: enter + exit (step deadline, attribution)" ;;
+        soft-exit-emulated) echo "VM exit, soft: enter + exit + emulated-instr. correction" ;;
+        swevent-exit)       echo "VM exit: software-event count (every exit)" ;;
+    esac
+}
+for op in $OPS; do
+    [ "$op" = nop ] && continue
+    read -r reads writes elided <<< "${msr_stats[$op]}"
+    awk -v d="$(describe "$op")" -v ir="${per_op[$op]}" -v nop="$nop" -v k="$K2" \
+        -v r="$reads" -v w="$writes" -v e="$elided" \
+        'BEGIN { printf "%-58s %10.1f %8.2f %8.2f %8.2f\n", d, ir - nop, r / k, w / k, e / k }'
+done
+echo "bench-pmu: (events: hw switch \"instructions:u,cycles:u,branches:u,branch-misses:u\" vs"
+echo "           \"instructions:k,cycles:k,cache-references:k,cache-misses:k\"; exits"
+echo "           \"$(sed -nE 's/^static const char session_events\[\] = "(.*)";$/\1/p' tests/bench/bench_pmu_harness.c)\")"
+
+# ---- 2. Software-PMU slowdown in Bochs --------------------------------------
+
+echo "bench-pmu: waiting for the Bochs boot"
+wait "$boot_pid"
+wall=$(( $(date +%s) - boot_start ))
+status=$(cat "$OUT/bochs.status" 2>/dev/null)
+serial() { tr -d '\r' < "$OUT/bochs/serial.txt"; }
+if [ "$status" != 0 ]; then
+    echo "bench-pmu: the Bochs boot failed (runner status ${status:-none}):" >&2
+    sed 's/^/    /' "$OUT/bochs.runner.txt" >&2
+    serial 2>/dev/null | grep -E '^(pmu_bench|reason|VERTIGO-GUEST)' | sed 's/^/    /' >&2
+    die "Bochs boot (captures in $OUT/bochs)"
+fi
+tr -d '\r' < "$OUT/bochs/com2.txt" | grep -q '^pmu: using the software backend' ||
+    die "Vertigo did not use the software backend (see $OUT/bochs/com2.txt)"
+lines=$(serial | grep -E '^pmu_bench: step [^:]+: [0-9]+ iterations, min [0-9]+ ticks')
+[ -n "$lines" ] || die "no 'pmu_bench: step' lines in $OUT/bochs/serial.txt"
+serial | grep -q '^pmu_bench: done$' || die "pmu_bench did not finish (see $OUT/bochs/serial.txt)"
+
+echo "bench-pmu: software-PMU slowdown of a user loop (Bochs, guest RDTSC = emulated instructions;"
+echo "           loop $N iterations x $LOOP_BODY instructions, fastest of $REPS runs per step; baseline:"
+echo "           a user step the preemption timer cannot reach, i.e. no stepping; kernel at pmu.step)"
+echo "$lines" | awk -v n="$N" -v body="$LOOP_BODY" '
+    { step = $3; sub(/:$/, "", step); ticks = $7 + 0
+      order[++count] = step
+      if (!(step in t) || ticks < t[step]) { t[step] = ticks; x[step] = $14 + 0; u[step] = $NF }
+    }
+    END {
+        if (!("base" in t) || t["base"] <= 0) { print "bench-pmu: FAILED: no baseline" > "/dev/stderr"; exit 1 }
+        instr = n * body
+        printf "%-22s %12s %9s %9s %10s %12s %11s %14s\n", "user step (ticks)", "loop ticks",
+               "slowdown", "ticks/ins", "step exits", "ins/exit", "ticks/exit", "instructions:u"
+        cost = 0; costs = 0
+        for (i = 1; i <= count; i++) {
+            s = order[i]
+            if (s in done) continue
+            done[s] = 1
+            label = s == "base" ? "baseline (no stepping)" : s == "0" ? "0 (pmu.step default)" : s
+            ins_exit = x[s] ? sprintf("%.1f", instr / x[s]) : "-"
+            per_exit = x[s] && s != "base" ? sprintf("%.0f", (t[s] - t["base"]) / x[s]) : "-"
+            printf "%-22s %12d %9.2f %9.2f %10d %12s %11s %14d\n", label, t[s], t[s] / t["base"],
+                   t[s] / instr, x[s], ins_exit, per_exit, u[s]
+            if (per_exit != "-") { cost += per_exit; costs++ }
+        }
+        if (!costs) { print "bench-pmu: FAILED: no stepped run exited" > "/dev/stderr"; exit 1 }
+        cost /= costs
+        printf "bench-pmu: one step exit costs %.0f emulated instructions (mean of the rows); a step of\n", cost
+        printf "           exactly S instructions would slow the loop by 1 + %.0f/S:", cost
+        split("1 100 10000", ex, " ")
+        for (i = 1; i <= 3; i++) printf " step %d: %.2fx%s", ex[i], 1 + cost / ex[i], i < 3 ? "," : "\n"
+    }' || die "could not compute the slowdowns"
+echo "bench-pmu: (step exits: exits:preemption_timer in the window; ins/exit: loop instructions per"
+echo "           step exit -- Bochs takes the timer only at the end of a trace, so at step 1 a step"
+echo "           runs a whole loop iteration or more; ticks/exit: (ticks - baseline ticks) / step exits"
+echo "           = emulated instructions of one step's VM exit, handling and entry; instructions:u:"
+echo "           the session's count over the window, $((N * LOOP_BODY)) + a few when exact)"
+echo "bench-pmu: Bochs wall time ${wall}s; captures in $OUT"
