@@ -118,7 +118,8 @@ static void raw_add(struct profile_raw *r, const uint64_t *key, uint32_t words)
     r->slot[i] = (uint32_t)++r->count;
 }
 
-/* Key layout: [domain<<32|vcpu] [event<<32|jit_seq] [mode|has_cr3<<8|addrs<<16] [cr3] addrs... */
+/* Key layout: [domain<<32|vcpu] [event<<32|jit_seq]
+ * [mode|has_cr3<<8|addrs<<16|identity_seq<<32] [cr3] addrs... */
 static void sample_record(struct profile *p, const struct log_sample *s, uint64_t tsc)
 {
     uint64_t key[KEY_MAX_WORDS];
@@ -126,7 +127,9 @@ static void sample_record(struct profile *p, const struct log_sample *s, uint64_
     uint32_t depth = s->depth <= LOG_STACK_MAX ? s->depth : LOG_STACK_MAX;
     key[0] = (uint64_t)s->domain << 32 | s->vcpu;
     key[1] = (uint64_t)s->event << 32 | jit_seq;
-    key[2] = s->mode | (uint64_t)s->has_cr3 << 8 | (uint64_t)(depth + 1) << 16;
+    uint32_t identity_seq = s->mode == LOG_MODE_GUEST_USER ? sym_identity_seq_at(p->sym, tsc) : 0;
+    key[2] = s->mode | (uint64_t)s->has_cr3 << 8 | (uint64_t)(depth + 1) << 16 |
+             (uint64_t)identity_seq << 32;
     key[3] = s->has_cr3 ? s->cr3 : 0;
     key[KEY_FIXED_WORDS] = s->rip;
     memcpy(&key[KEY_FIXED_WORDS + 1], s->stack, depth * sizeof(s->stack[0]));
@@ -238,7 +241,7 @@ static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words
 {
     struct sym_where w = {
         .domain = s->domain, .mode = s->mode, .has_cr3 = (key[2] >> 8) & 1,
-        .cr3 = key[3], .jit_seq = (uint32_t)key[1],
+        .cr3 = key[3], .jit_seq = (uint32_t)key[1], .identity_seq = (uint32_t)(key[2] >> 32),
     };
     s->depth = words - KEY_FIXED_WORDS;
     for (uint32_t i = 0; i < s->depth; i++) {

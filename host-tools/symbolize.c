@@ -171,6 +171,12 @@ struct cr3_binding {
     uint64_t cr3;
 };
 
+struct identity {
+    uint32_t domain, pid;
+    uint64_t cr3;              /* masked with CR3_SPACE_MASK */
+    uint64_t tsc;
+};
+
 struct frame_key {
     uint64_t addr, where, space;
 };
@@ -201,6 +207,9 @@ struct symbolizer {
     size_t elf_count, elf_cap;
     struct cr3_binding *bindings;
     size_t binding_count, binding_cap;
+    struct identity *idents;   /* in stream order */
+    size_t ident_count, ident_cap;
+    uint64_t ident_tsc;        /* TSC of the identity set being committed */
     int vertigo_elf;           /* index into elves, or -1 */
     uint64_t bad_records;
 };
@@ -491,7 +500,9 @@ static bool process_cb(struct symbolizer *s, void *t, const char *l)
     unsigned long long cr3;
     if (sscanf(l, "%u %llx", &pid, &cr3) != 2 || !pid || !cr3)
         return false;
-    bind_cr3(s, *(const uint32_t *)t, pid, cr3);
+    s->idents = grow(s->idents, &s->ident_cap, s->ident_count + 1, sizeof(*s->idents));
+    s->idents[s->ident_count++] = (struct identity){ *(const uint32_t *)t, pid,
+                                                     cr3 & CR3_SPACE_MASK, s->ident_tsc };
     return true;
 }
 
@@ -519,6 +530,7 @@ static void commit_set(struct symbolizer *s, struct pending *p)
         each_line(s, p->text, j, jit_cb);
         qsort(j->ents, j->count, sizeof(*j->ents), jit_cmp);
     } else if (p->key.kind == LOG_SYM_PROCESS) {
+        s->ident_tsc = p->tsc;
         each_line(s, p->text, &p->key.domain, process_cb);
     }
 }
@@ -568,6 +580,14 @@ bool sym_add_record(struct symbolizer *s, const struct log_symbols *rec, uint64_
         return before == s->bad_records;
     }
     return true;
+}
+
+uint32_t sym_identity_seq_at(const struct symbolizer *s, uint64_t tsc)
+{
+    for (size_t i = s->ident_count; i-- > 0;)
+        if (s->idents[i].tsc <= tsc)
+            return (uint32_t)i + 1;
+    return 0;
 }
 
 uint32_t sym_jit_seq_at(const struct symbolizer *s, uint32_t domain, uint64_t tsc)
@@ -646,9 +666,30 @@ static struct cr3_binding *binding_for(struct symbolizer *s, const struct sym_wh
  * module) bind the two; failing that, the first address of a CR3 that only
  * one process maps binds them; otherwise the most recently described
  * process mapping it wins. */
+/* The identity naming w's CR3 at the sample's time: the newest one
+ * before it, else the first one after it (see sym_identity_seq_at). */
+static const struct identity *identity_for(const struct symbolizer *s, const struct sym_where *w)
+{
+    uint64_t cr3 = w->cr3 & CR3_SPACE_MASK;
+    size_t seq = w->identity_seq < s->ident_count ? w->identity_seq : s->ident_count;
+    for (size_t i = seq; i-- > 0;)
+        if (s->idents[i].domain == w->domain && s->idents[i].cr3 == cr3)
+            return &s->idents[i];
+    for (size_t i = seq; i < s->ident_count; i++)
+        if (s->idents[i].domain == w->domain && s->idents[i].cr3 == cr3)
+            return &s->idents[i];
+    return NULL;
+}
+
 static const struct process *pick_process(struct symbolizer *s, const struct sym_where *w,
                                           uint64_t addr)
 {
+    const struct identity *id = w->has_cr3 ? identity_for(s, w) : NULL;
+    if (id)
+        for (size_t i = 0; i < s->proc_count; i++)
+            if (s->procs[i].domain == w->domain && s->procs[i].pid == id->pid &&
+                proc_find(&s->procs[i], addr))
+                return &s->procs[i];
     struct cr3_binding *b = w->has_cr3 ? binding_for(s, w) : NULL;
     if (b)
         for (size_t i = 0; i < s->proc_count; i++)
@@ -872,6 +913,7 @@ void sym_destroy(struct symbolizer *s)
     free(s->pend);
     free(s->elves);
     free(s->bindings);
+    free(s->idents);
     free(s);
 }
 

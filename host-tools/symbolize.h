@@ -61,6 +61,7 @@ struct sym_where {
     bool has_cr3;
     uint64_t cr3;
     uint32_t jit_seq;            /* from sym_jit_seq_at() at the sample's TSC */
+    uint32_t identity_seq;       /* from sym_identity_seq_at() at the sample's TSC */
 };
 
 struct symbolizer;
@@ -85,6 +86,12 @@ uint32_t sym_jit_seq_at(const struct symbolizer *s, uint32_t domain, uint64_t ts
 
 /* Resolves addr sampled at where; returns a frame id (stable, cached). */
 uint32_t sym_resolve(struct symbolizer *s, const struct sym_where *where, uint64_t addr);
+
+/* How many process-identity lines ("PID CR3 COMM") were in force at `tsc`:
+ * a sample's CR3 names the process of the newest identity before it, or,
+ * when the process was identified only after the sample (the agent ships
+ * a new process's identity a little after it starts), the next one. */
+uint32_t sym_identity_seq_at(const struct symbolizer *s, uint64_t tsc);
 
 /* Tables (valid until sym_destroy). */
 const struct sym_frame *sym_frame(const struct symbolizer *s, uint32_t id);

@@ -122,5 +122,42 @@ if "$BUILD/vertigo" report --guest-root "$BUILD/guest/initramfs" --vertigo-elf "
 else
     fail "$RUN: vertigo report" "exit status $?: $(head -n3 "$report.err")"
 fi
+# Symbolized: the workload's functions by name (the agent shipped its maps
+# and identity), kernel time on kallsyms symbols, call chains in the folded
+# export, and a pprof export whose totals equal the report's.
+opts=(--guest-root "$BUILD/guest/initramfs" --vertigo-elf "$BUILD/vertigo.elf")
+row_samples() { awk -v img="$1" -v sym="$2" '$3 == img && $5 == sym { print $2; exit }' "$report"; }
+h=$(row_samples /bin/workload hot); w=$(row_samples /bin/workload warm)
+c=$(row_samples /bin/workload cool); l=$(row_samples /bin/workload leaf)
+named=$(( ${h:-0} + ${w:-0} + ${c:-0} + ${l:-0} ))
+if [ "$named" -gt 0 ]; then
+    for pair in "hot:${h:-0}:60" "warm:${w:-0}:30" "cool+leaf:$(( ${c:-0} + ${l:-0} )):10"; do
+        IFS=: read -r name got want <<<"$pair"
+        pct=$(awk -v g="$got" -v t="$named" 'BEGIN { printf "%.2f", 100 * g / t }')
+        within "$pct" "$want" && pass "$RUN: report names $name: $pct % within 5 points of $want %" ||
+            fail "$RUN: report names $name within 5 points of $want %" "$pct % ($got of $named)"
+    done
+else
+    fail "$RUN: report names the workload's functions" "no /bin/workload hot/warm/cool rows in $report"
+fi
+grep -qE '^ +[0-9.]+% +[0-9]+ +\[kernel\.kallsyms\] +\[k\] [a-z_]' "$report" &&
+    pass "$RUN: kernel samples resolve to kallsyms symbols" ||
+    fail "$RUN: kernel samples resolve to kallsyms symbols" "no [kernel.kallsyms] rows"
+folded="$E2E_OUT/$RUN/folded.txt"
+"$BUILD/vertigo" export --format folded "${opts[@]}" "$E2E_OUT/$RUN/debugcon.txt" >"$folded" 2>/dev/null
+grep -qE '(^|;)main;run;cool;leaf [0-9]+$' "$folded" && grep -qE '(^|;)main;run;hot [0-9]+$' "$folded" &&
+    pass "$RUN: folded stacks hold main;run;hot and main;run;cool;leaf" ||
+    fail "$RUN: folded stacks hold the workload's call chains" "$(grep -m3 workload "$folded")"
+pprof="$E2E_OUT/$RUN/profile.pb.gz"
+if "$BUILD/vertigo" export --format pprof -o "$pprof" "${opts[@]}" "$E2E_OUT/$RUN/debugcon.txt" &&
+   gunzip -c "$pprof" | protoc --decode perftools.profiles.Profile -I tests/fixtures/pprof \
+       profile.proto >"$pprof.txt" 2>"$pprof.err"; then
+    sum=$(awk '/^  value:/ { s += $2 } END { print s + 0 }' "$pprof.txt")
+    [ "$sum" = "$rep_total" ] && pass "$RUN: protoc reads the pprof export; its total equals the report's ($sum)" ||
+        fail "$RUN: pprof total equals the report's" "pprof $sum, report $rep_total"
+else
+    fail "$RUN: protoc reads the pprof export" "$(head -3 "$pprof.err" 2>/dev/null)"
+fi
+
 vertigo_line "session stopped at the end of the domain" '^sample: session stopped at the end of the domain: [0-9]+ samples logged$'
 vertigo_line "run verdict" '^VERTIGO-END: PASS \(guest passed and powered off\)'
