@@ -84,15 +84,23 @@ iso: $(ISO)
 $(ISO): $(HV_ELF) $(ISO_DEPS) host-tools/mkiso
 	$(Q)./host-tools/mkiso --elf $(HV_ELF) --out $@ --cmdline "$(ISO_CMDLINE)" $(ISO_ARGS)
 
-# The main job: boot the ISO (Vertigo + the Linux guest) in Bochs, show
-# the guest console live, then Vertigo's report and the log statistics.
+# The main job: boot the ISO (Vertigo + the Linux guest running the
+# workload under a sampling session) in Bochs, then print Vertigo's own
+# report and the symbolized profile; exports land next to the capture.
 RUN_TIMEOUT ?= 1500
+RUN_DIR     := $(BUILD)/run
+RUN_SYMS    := --guest-root $(BUILD)/guest/initramfs --vertigo-elf $(HV_ELF)
 run: setup all
-	$(Q)./host-tools/vertigo-run --platform bochs --iso $(ISO) --out $(BUILD)/run \
+	$(Q)./host-tools/vertigo-run --platform bochs --iso $(ISO) --out $(RUN_DIR) \
 	    --timeout $(RUN_TIMEOUT)
-	$(Q)echo; echo "== Vertigo's report ($(BUILD)/run/com2.txt)"; tr -d '\r' < $(BUILD)/run/com2.txt
-	$(Q)echo; echo "== log statistics ($(BUILD)/run/debugcon.txt)"; \
-	    $(BUILD)/vertigo stats $(BUILD)/run/debugcon.txt || true
+	$(Q)echo; echo "== Vertigo's console ($(RUN_DIR)/com2.txt), from the guest's start"
+	$(Q)tr -d '\r' < $(RUN_DIR)/com2.txt | sed -n '/^vmx: vcpu 0: entering/,$$p'
+	$(Q)echo; echo "== profile ($(BUILD)/vertigo report $(RUN_SYMS) $(RUN_DIR)/debugcon.txt)"
+	$(Q)$(BUILD)/vertigo report $(RUN_SYMS) $(RUN_DIR)/debugcon.txt | head -n 40
+	$(Q)$(BUILD)/vertigo export --format pprof -o $(RUN_DIR)/profile.pb.gz $(RUN_SYMS) $(RUN_DIR)/debugcon.txt
+	$(Q)$(BUILD)/vertigo export --format folded -o $(RUN_DIR)/profile.folded $(RUN_SYMS) $(RUN_DIR)/debugcon.txt
+	$(Q)$(BUILD)/vertigo export --format csv -o $(RUN_DIR)/profile.csv $(RUN_SYMS) $(RUN_DIR)/debugcon.txt
+	$(Q)echo; echo "exports: $(RUN_DIR)/profile.pb.gz (pprof), profile.folded (flame graphs), profile.csv"
 
 $(HV_ELF): $(HV_OBJS) linker.ld
 	$(Q)$(HV_CC) $(HV_LDFLAGS) $(HV_OBJS) -o $@ -lgcc

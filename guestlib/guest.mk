@@ -21,7 +21,7 @@ GUEST_CMDLINE := console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet
 GUEST_CC      ?= gcc
 GUEST_CFLAGS  := -static -O2 -Wall -Wextra -Werror -I. -Iinclude
 GUEST_PROGS   := cpuid_check devmem_probe pmu_loop pmu_bench workload jit_test \
-                 bad_symbols user_session
+                 bad_symbols user_session bench_sample
 # The guest kernel module (guestlib/kmod/), built out of tree against the
 # guest kernel's headers package; the initramfs carries it as /lib/vertigo.ko.
 GUEST_KMOD    := $(GUEST_DIR)/kmod/vertigo.ko
@@ -78,9 +78,11 @@ test: guest
 test: export VERTIGO_GUEST_KERNEL := $(abspath $(GUEST_KERNEL))
 
 # The main job's ISO carries the guest: Vertigo's console on COM2, the log
-# on port 0xE9, the guest console on COM1.
-MAIN_SCENARIO ?= hello,cpuid
+# on port 0xE9, the guest console on COM1. The guest's `profile` scenario
+# starts a sampling session (vertigo-ctl) around the demonstration
+# workload while the guest agent ships symbols.
+MAIN_SCENARIO ?= profile
 ISO_CMDLINE   := console=com2 log=e9
 ISO_DEPS      += $(GUEST_KERNEL) $(GUEST_INITRD)
 ISO_ARGS      += --kernel $(GUEST_KERNEL) --initrd $(GUEST_INITRD) \
-                 --guest-cmdline "$(GUEST_CMDLINE) vertigo.scenario=$(MAIN_SCENARIO)"
+                 --guest-cmdline "$(GUEST_CMDLINE) vertigo.agent=1 vertigo.scenario=$(MAIN_SCENARIO)"

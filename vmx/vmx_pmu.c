@@ -275,8 +275,12 @@ void vmx_pmu_before_entry(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     struct pmu_entry_plan plan;
-    if (!p->counting)
+    if (!p->counting) {
+        /* A session that ended must not leave its expired deadline
+         * behind: every entry would exit at once. */
+        vmx_timer_cancel(v, VMX_TIMER_PMU);
         return;
+    }
     unsigned int cpl = vmx_guest_cpl();
     p->entered_halted = vmcs_read(VMCS_GUEST_ACTIVITY_STATE) == VMX_ACTIVITY_HLT;
     if (session.backend == PMU_SESSION_SOFT)
