@@ -31,7 +31,7 @@ if [ -z "$SAMPLE_REUSE" ]; then
     run_vertigo $RUN 0 --platform bochs --cpus 2 --timeout 1500 \
         --cmdline "console=com2 log=e9 pmu=auto sample.events=instructions:u sample.period=$PERIOD sample.depth=$DEPTH" \
         --kernel "$KERNEL" --initrd "$INITRD" \
-        --guest-cmdline "$GUEST_BASE vertigo.scenario=workload,nmi"
+        --guest-cmdline "$GUEST_BASE vertigo.scenario=workload,jit,nmi"
 fi
 
 vertigo_line "session from the command line" \
@@ -140,6 +140,14 @@ if [ "$named" -gt 0 ]; then
 else
     fail "$RUN: report names the workload's functions" "no /bin/workload hot/warm/cool rows in $report"
 fi
+# JIT code (tests/guest/jit_test.c): the same bytes ran at two addresses,
+# registered in two perf-map epochs; samples resolve to each epoch's name.
+guest_line "jit scenario (both map epochs shipped)" '^VERTIGO-GUEST: jit: PASS$'
+for epoch in 1 2; do
+    n=$(awk -v sym="jit_loop_epoch$epoch" '$5 == sym { s += $2 } END { print s + 0 }' "$report")
+    [ "$n" -gt 0 ] && pass "$RUN: JIT samples resolve to jit_loop_epoch$epoch ($n)" ||
+        fail "$RUN: JIT samples resolve to jit_loop_epoch$epoch" "no such rows in $report"
+done
 grep -qE '^ +[0-9.]+% +[0-9]+ +\[kernel\.kallsyms\] +\[k\] [a-z_]' "$report" &&
     pass "$RUN: kernel samples resolve to kallsyms symbols" ||
     fail "$RUN: kernel samples resolve to kallsyms symbols" "no [kernel.kallsyms] rows"
