@@ -30,18 +30,7 @@ struct logdec_record {
     uint64_t tsc;
     const uint8_t *raw;      /* the type-specific field bytes */
     uint32_t raw_len;
-    union {
-        struct log_console console;
-        struct log_sample sample;
-        struct log_interval interval;
-        struct log_swcounters swcounters;
-        struct log_lifecycle lifecycle;
-        struct log_symbols symbols;
-        struct log_config config;
-        struct log_loss loss;
-        struct log_pmu_totals pmu_totals;
-        struct log_event_desc event_desc;
-    } u;
+    union log_record_value u;
 };
 
 enum logdec_problem_kind {

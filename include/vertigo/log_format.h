@@ -243,4 +243,18 @@ struct log_event_desc {
     uint32_t len;            /* <= LOG_TEXT_MAX */
 };
 
+/* The value of any record, by type (decoders and tests hold one). */
+union log_record_value {
+    struct log_console console;
+    struct log_sample sample;
+    struct log_interval interval;
+    struct log_swcounters swcounters;
+    struct log_lifecycle lifecycle;
+    struct log_symbols symbols;
+    struct log_config config;
+    struct log_loss loss;
+    struct log_pmu_totals pmu_totals;
+    struct log_event_desc event_desc;
+};
+
 #endif

@@ -17,18 +17,7 @@
 struct log_test_value {
     uint8_t type;
     uint64_t tsc;
-    union {
-        struct log_console console;
-        struct log_sample sample;
-        struct log_interval interval;
-        struct log_swcounters swcounters;
-        struct log_lifecycle lifecycle;
-        struct log_symbols symbols;
-        struct log_config config;
-        struct log_loss loss;
-        struct log_pmu_totals pmu_totals;
-        struct log_event_desc event_desc;
-    } u;
+    union log_record_value u;
     uint8_t text[LOG_TEXT_MAX];
 };
 
