@@ -15,6 +15,8 @@ void pmu_ctx_init(struct pmu_ctx *ctx, const struct pmu_event_list *list,
         c->event = list->events[i];
         if (periods && c->event.source == PMU_EVENT_HW)
             c->period = periods[i];
+        if (c->event.source == PMU_EVENT_HW && c->event.hypervisor)
+            ctx->count_hypervisor = true;
     }
 }
 

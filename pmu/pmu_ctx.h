@@ -32,7 +32,7 @@ struct pmu_ctx {
     unsigned int count;
     struct pmu_counter counters[PMU_CTX_MAX_COUNTERS];
     uint32_t overflow_pending;  /* bit i: counters[i] overflowed, not yet taken */
-    bool count_hypervisor;      /* also count while Vertigo runs (hardware backend) */
+    bool count_hypervisor;      /* some counter counts while Vertigo runs (:h) */
     bool loaded;                /* backend state is on the current physical CPU */
     bool in_guest;              /* between pmu enter and exit */
     uint8_t entry_cpl;          /* guest CPL at the last entry */

@@ -43,12 +43,14 @@ static const struct arch_event_def arch_defs[] = {
 static const char *const err_texts[] = {
     [PMU_EVERR_NONE]             = "no error",
     [PMU_EVERR_UNKNOWN_NAME]     = "unknown event name",
-    [PMU_EVERR_BAD_MODIFIER]     = "bad modifier (use :u, :k or :uk; software events take none)",
+    [PMU_EVERR_BAD_MODIFIER]     = "bad modifier (use a set of u, k and h, e.g. :u, :uk, :ukh; software events take none)",
     [PMU_EVERR_UNAVAILABLE]      = "this PMU does not count that event",
     [PMU_EVERR_RAW_RANGE]        = "raw event out of range (r0001-rffff, event select not 0)",
     [PMU_EVERR_TOO_MANY]         = "more events than counters",
     [PMU_EVERR_SOFT_CYCLES_ONLY] = "the software PMU counts only cycle-based events on this machine",
     [PMU_EVERR_BAD_EXIT_REASON]  = "unknown VM-exit reason",
+    [PMU_EVERR_HW_USER_HYPERVISOR] =
+        "the hardware PMU counts the hypervisor at CPL 0, so :uh would count the guest kernel too (use :ukh or :h)",
 };
 
 const char *pmu_event_err_text(enum pmu_event_err code)
@@ -95,6 +97,11 @@ bool pmu_event_counts_at(const struct pmu_event *ev, unsigned int cpl)
     return cpl == 0 ? ev->kernel : ev->user;
 }
 
+bool pmu_event_counts_guest(const struct pmu_event *ev)
+{
+    return ev->user || ev->kernel;
+}
+
 static void copy_token(char *dst, const char *src, unsigned int len)
 {
     if (len >= PMU_EVENT_NAME_MAX)
@@ -103,13 +110,25 @@ static void copy_token(char *dst, const char *src, unsigned int len)
     dst[len] = '\0';
 }
 
+static bool *modifier_flag(char m, struct pmu_event *ev)
+{
+    switch (m) {
+    case 'u': return &ev->user;
+    case 'k': return &ev->kernel;
+    case 'h': return &ev->hypervisor;
+    }
+    return NULL;
+}
+
+/* perf's modifiers: u guest user, k guest kernel, h hypervisor (Vertigo);
+ * without any, an event counts the guest only (u and k). */
 static enum pmu_event_err parse_modifiers(const char *m, unsigned int len, struct pmu_event *ev)
 {
     if (len == 0)
         return PMU_EVERR_BAD_MODIFIER;
-    ev->user = ev->kernel = false;
+    ev->user = ev->kernel = ev->hypervisor = false;
     for (unsigned int i = 0; i < len; i++) {
-        bool *flag = m[i] == 'u' ? &ev->user : m[i] == 'k' ? &ev->kernel : NULL;
+        bool *flag = modifier_flag(m[i], ev);
         if (!flag || *flag)
             return PMU_EVERR_BAD_MODIFIER;
         *flag = true;
@@ -179,9 +198,14 @@ static enum pmu_event_err check_soft(const struct pmu_event_caps *caps, struct p
     return PMU_EVERR_SOFT_CYCLES_ONLY;
 }
 
+/* Vertigo runs at CPL 0, so a hardware counter counting it has
+ * PERFEVTSEL.OS set, which also counts the guest kernel whenever the
+ * counter is enabled in the guest: :uh cannot be told apart from :ukh. */
 static enum pmu_event_err check_hw(const struct pmu_event_caps *caps, struct pmu_event *ev)
 {
     const struct pmu_desc *d = &caps->desc;
+    if (ev->hypervisor && ev->user && !ev->kernel)
+        return PMU_EVERR_HW_USER_HYPERVISOR;
     bool arch_ok = ev->arch == PMU_ARCH_RAW || (d->events_available & (1u << ev->arch));
     ev->gp_ok = d->gp_counters > 0 && arch_ok;
     if (ev->fixed_index >= PMU_MAX_FIXED || ev->fixed_index < 0 ||

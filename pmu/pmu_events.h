@@ -55,6 +55,7 @@ struct pmu_event {
     uint8_t umask;              /* PERFEVTSEL bits 15:8 */
     bool user;                  /* count at CPL > 0 */
     bool kernel;                /* count at CPL 0 */
+    bool hypervisor;            /* count while Vertigo runs (:h, as perf's) */
     int8_t fixed_index;         /* fixed counter that counts this event, or -1 */
     bool gp_ok;                 /* a GP counter can count it */
     enum pmu_slot_kind slot;    /* assigned counter (pmu_event_list_parse) */
@@ -71,12 +72,13 @@ struct pmu_event_list {
 enum pmu_event_err {
     PMU_EVERR_NONE = 0,
     PMU_EVERR_UNKNOWN_NAME,     /* not an event Vertigo knows */
-    PMU_EVERR_BAD_MODIFIER,     /* modifier other than u, k, uk/ku */
+    PMU_EVERR_BAD_MODIFIER,     /* modifier other than a set of u, k, h */
     PMU_EVERR_UNAVAILABLE,      /* this PMU lacks the event (CPUID 0AH) */
     PMU_EVERR_RAW_RANGE,        /* rUUEE beyond 0xffff or event select 0 */
     PMU_EVERR_TOO_MANY,         /* more events than counters (or list entries) */
     PMU_EVERR_SOFT_CYCLES_ONLY, /* software backend on real hardware: cycle-based only */
     PMU_EVERR_BAD_EXIT_REASON,  /* exits:<x> with an unknown reason */
+    PMU_EVERR_HW_USER_HYPERVISOR, /* :uh on the hardware PMU (Vertigo runs at CPL 0) */
 };
 
 struct pmu_event_error {
@@ -123,7 +125,10 @@ void pmu_event_caps_hw(struct pmu_event_caps *caps, const struct pmu_desc *d);
  * adds to. */
 bool pmu_event_counts_instructions(const struct pmu_event *ev);
 
-/* True if ev counts in the mode of privilege level cpl (0 = kernel). */
+/* True if ev counts in the guest mode of privilege level cpl (0 = kernel). */
 bool pmu_event_counts_at(const struct pmu_event *ev, unsigned int cpl);
+
+/* True if ev counts in the guest at all (:u or :k); :h alone does not. */
+bool pmu_event_counts_guest(const struct pmu_event *ev);
 
 #endif

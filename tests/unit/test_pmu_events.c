@@ -2,6 +2,7 @@
  * raw events, fixed-counter assignment, the specific errors, and software
  * events in the same list read through pmu_read_event. */
 #include "pmu/pmu.h"
+#include "pmu/pmu_ctx.h"
 #include "pmu/pmu_events.h"
 #include "tests/unit/unit.h"
 
@@ -57,6 +58,40 @@ TEST(events_modifiers)
     CHECK_EQ(parse1("cycles:uu", &caps, &ev), PMU_EVERR_BAD_MODIFIER);
     CHECK_EQ(parse1("cycles:ukp", &caps, &ev), PMU_EVERR_BAD_MODIFIER);
     CHECK_EQ(parse1("hypercalls:u", &caps, &ev), PMU_EVERR_BAD_MODIFIER);
+    CHECK_EQ(parse1("cycles:hh", &caps, &ev), PMU_EVERR_BAD_MODIFIER);
+}
+
+TEST(events_hypervisor_modifier)
+{
+    struct pmu_event_caps hw = hw_caps(), soft;
+    struct pmu_event ev;
+    pmu_event_caps_soft(&soft, true);
+    CHECK_EQ(parse1("cycles", &hw, &ev), PMU_EVERR_NONE);
+    CHECK(ev.user && ev.kernel && !ev.hypervisor);          /* default: the guest only */
+    CHECK_EQ(parse1("cycles:ukh", &hw, &ev), PMU_EVERR_NONE);
+    CHECK(ev.user && ev.kernel && ev.hypervisor && pmu_event_counts_guest(&ev));
+    CHECK_EQ(parse1("instructions:h", &hw, &ev), PMU_EVERR_NONE);
+    CHECK(!ev.user && !ev.kernel && ev.hypervisor && !pmu_event_counts_guest(&ev));
+    CHECK(!pmu_event_counts_at(&ev, 0) && !pmu_event_counts_at(&ev, 3));
+    CHECK_EQ(parse1("cycles:kh", &hw, &ev), PMU_EVERR_NONE);
+    /* the hardware PMU cannot count guest user and Vertigo without guest kernel */
+    CHECK_EQ(parse1("cycles:uh", &hw, &ev), PMU_EVERR_HW_USER_HYPERVISOR);
+    CHECK_EQ(parse1("cycles:uh", &soft, &ev), PMU_EVERR_NONE);
+    CHECK(ev.user && !ev.kernel && ev.hypervisor);
+}
+
+TEST(events_count_hypervisor_context)
+{
+    struct pmu_event_caps soft;
+    struct pmu_event_list list;
+    struct pmu_ctx ctx;
+    pmu_event_caps_soft(&soft, true);
+    CHECK_EQ(pmu_event_list_parse("cycles:u,instructions", &soft, &list, NULL), PMU_EVERR_NONE);
+    pmu_ctx_init(&ctx, &list, NULL);
+    CHECK(!ctx.count_hypervisor);
+    CHECK_EQ(pmu_event_list_parse("cycles:u,instructions:kh", &soft, &list, NULL), PMU_EVERR_NONE);
+    pmu_ctx_init(&ctx, &list, NULL);
+    CHECK(ctx.count_hypervisor);
 }
 
 TEST(events_raw)
@@ -128,8 +163,8 @@ TEST(events_list_errors)
     CHECK_EQ(pmu_event_list_parse("cycles,instructions:q", &caps, &list, &err),
              PMU_EVERR_BAD_MODIFIER);
     pmu_event_error_format(&err, text, sizeof(text));
-    CHECK_STR(text, "event 1 \"instructions:q\": bad modifier (use :u, :k or :uk; "
-                    "software events take none)");
+    CHECK_STR(text, "event 1 \"instructions:q\": bad modifier (use a set of u, k "
+                    "and h, e.g. :u, :uk, :ukh; software events take none)");
     /* 4 GP + the 3 fixed taken by their events: the 5th GP event fails */
     CHECK_EQ(pmu_event_list_parse("cycles,instructions,ref-cycles,branches,branches,"
                                   "branch-misses,cache-misses,cache-references",
