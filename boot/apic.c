@@ -1,4 +1,4 @@
-/* Local APIC access for Vertigo's own IPIs (see boot/apic.h). */
+/* Local APIC access for Vertigo's own IPIs and its PMI (see boot/apic.h). */
 #include "boot/apic.h"
 
 #include "boot/cpu.h"
@@ -27,10 +27,25 @@ void apic_write_xapic(uint32_t offset, uint32_t value)
     *xapic_reg(offset) = value;
 }
 
+uint32_t apic_read_lvtpc(void)
+{
+    if (apic_x2apic_mode())
+        return (uint32_t)rdmsr(MSR_IA32_X2APIC_LVT_PMI);
+    return *xapic_reg(XAPIC_REG_LVT_PMI);
+}
+
+void apic_write_lvtpc(uint32_t value)
+{
+    if (apic_x2apic_mode())
+        wrmsr(MSR_IA32_X2APIC_LVT_PMI, value);
+    else
+        *xapic_reg(XAPIC_REG_LVT_PMI) = value;
+}
+
 uint32_t apic_id(void)
 {
     if (apic_x2apic_mode())
-        return (uint32_t)rdmsr(MSR_IA32_X2APIC_FIRST + 0x2);
+        return (uint32_t)rdmsr(X2APIC_MSR_OF(XAPIC_REG_ID));
     return *xapic_reg(XAPIC_REG_ID) >> 24;
 }
 

@@ -1,11 +1,14 @@
-/* The local APIC as Vertigo itself uses it: its ID and sending IPIs
- * (SDM Vol. 3A, 12.6 "Issuing Interprocessor Interrupts"), in xAPIC or
- * x2APIC mode, whichever the firmware left enabled. */
+/* The local APIC as Vertigo itself uses it: its ID, sending IPIs (SDM
+ * Vol. 3A, 12.6 "Issuing Interprocessor Interrupts") and the LVT
+ * performance-counter register that delivers the hardware PMU's PMI
+ * (Vol. 3A 11.5.1), in xAPIC or x2APIC mode, whichever is enabled. */
 #ifndef BOOT_APIC_H
 #define BOOT_APIC_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "vmm/msr.h"
 
 #define APIC_ICR_INIT        0x00000500u
 #define APIC_ICR_STARTUP     0x00000600u
@@ -25,6 +28,10 @@
 #define XAPIC_REG_ID       0x020
 #define XAPIC_REG_ICR_LOW  0x300
 #define XAPIC_REG_ICR_HIGH 0x310
+#define XAPIC_REG_SVR      0x0f0    /* spurious-interrupt vector register */
+#define XAPIC_REG_LVT_PMI  0x340    /* LVT performance-counter register */
+/* x2APIC MSR of xAPIC register `offset` (SDM Vol. 3A 11.12.1.2). */
+#define X2APIC_MSR_OF(offset) (MSR_IA32_X2APIC_FIRST + ((offset) >> 4))
 
 /* Physical base of the xAPIC register page (IA32_APIC_BASE). */
 uint64_t apic_mmio_base(void);
@@ -40,5 +47,10 @@ void apic_send_ipi(uint32_t dest, uint32_t icr_low);
 
 /* Writes a 32-bit xAPIC register (used to forward a guest's write). */
 void apic_write_xapic(uint32_t offset, uint32_t value);
+
+/* This CPU's LVT performance-counter register (xAPIC MMIO 0x340 or x2APIC
+ * MSR 0x834, by the current mode). NMI-safe: no locks, no waiting. */
+uint32_t apic_read_lvtpc(void);
+void apic_write_lvtpc(uint32_t value);
 
 #endif

@@ -2,7 +2,8 @@
  * pmu/pmu_hw.h). References: SDM Vol. 3B 20.2.1 (PERFEVTSELx), 20.2.2
  * (fixed counters, GLOBAL_CTRL/STATUS/OVF_CTRL), 20.2.4 (v4: STATUS_RESET,
  * streamlined freeze), 20.2.5 (v5 fixed-counter bitmap), 20.2.6 (full-width
- * writes); Vol. 3C 25.7.1/25.8.1 (VM-exit/entry "load IA32_PERF_GLOBAL_CTRL"). */
+ * writes); Vol. 3C 25.7.1/25.8.1 (VM-exit/entry "load IA32_PERF_GLOBAL_CTRL");
+ * Vol. 3A 11.5.1 (LVT performance-counter register, the PMI's delivery). */
 #include "pmu/pmu_hw.h"
 
 #include "vmm/mem.h"
@@ -159,7 +160,8 @@ static uint64_t status_bit(const struct pmu_counter *c)
     return 1ull << (shift + c->event.slot_index);
 }
 
-uint64_t pmu_hw_enable_mask(const struct pmu_ctx *ctx)
+/* Status/GLOBAL_CTRL bits of every hardware counter of ctx. */
+static uint64_t owned_mask(const struct pmu_ctx *ctx)
 {
     uint64_t mask = 0;
     for (unsigned int i = 0; i < ctx->count; i++)
@@ -168,10 +170,40 @@ uint64_t pmu_hw_enable_mask(const struct pmu_ctx *ctx)
     return mask;
 }
 
+uint64_t pmu_hw_guest_enable_mask(const struct pmu_ctx *ctx)
+{
+    uint64_t mask = 0;
+    for (unsigned int i = 0; i < ctx->count; i++) {
+        const struct pmu_counter *c = &ctx->counters[i];
+        if (is_hw_counter(c) && pmu_event_counts_guest(&c->event))
+            mask |= status_bit(c);
+    }
+    return mask;
+}
+
+uint64_t pmu_hw_host_enable_mask(const struct pmu_ctx *ctx)
+{
+    uint64_t mask = 0;
+    for (unsigned int i = 0; i < ctx->count; i++) {
+        const struct pmu_counter *c = &ctx->counters[i];
+        if (is_hw_counter(c) && c->event.hypervisor)
+            mask |= status_bit(c);
+    }
+    return mask;
+}
+
+/* Vertigo runs at CPL 0: a counter that counts it (:h) needs the OS bit;
+ * GLOBAL_CTRL, switched at VM entry and exit, keeps it from counting the
+ * guest kernel unless it asked for :k too. */
+static bool counts_cpl0(const struct pmu_event *ev)
+{
+    return ev->kernel || ev->hypervisor;
+}
+
 static uint64_t evtsel_value(const struct pmu_event *ev)
 {
     return ev->event_select | ((uint64_t)ev->umask << EVTSEL_UMASK_SHIFT) |
-           (ev->user ? PERFEVTSEL_USR : 0) | (ev->kernel ? PERFEVTSEL_OS : 0) |
+           (ev->user ? PERFEVTSEL_USR : 0) | (counts_cpl0(ev) ? PERFEVTSEL_OS : 0) |
            PERFEVTSEL_INT | PERFEVTSEL_EN;
 }
 
@@ -182,16 +214,11 @@ static uint64_t fixed_ctrl_value(const struct pmu_ctx *ctx)
         const struct pmu_event *ev = &ctx->counters[i].event;
         if (!is_hw_counter(&ctx->counters[i]) || ev->slot != PMU_SLOT_FIXED)
             continue;
-        uint64_t field = FIXED_CTRL_PMI | (ev->kernel ? FIXED_CTRL_OS : 0) |
+        uint64_t field = FIXED_CTRL_PMI | (counts_cpl0(ev) ? FIXED_CTRL_OS : 0) |
                          (ev->user ? FIXED_CTRL_USR : 0);
         v |= field << (FIXED_CTRL_BITS * ev->slot_index);
     }
     return v;
-}
-
-static uint64_t host_global_ctrl(const struct pmu_ctx *ctx)
-{
-    return ctx->count_hypervisor ? pmu_hw_enable_mask(ctx) : 0;
 }
 
 /* ---- operations ---- */
@@ -259,34 +286,40 @@ static enum pmu_status hw_load(void *self, struct pmu_ctx *ctx)
     for (unsigned int i = 0; i < hw->gp_count; i++)
         err |= hw_wr_elide(hw, MSR_IA32_PERFEVTSEL0 + i, evtsel[i], &hw->shadow.evtsel[i]);
     err |= hw_wr_elide(hw, MSR_IA32_FIXED_CTR_CTRL, fixed_ctrl_value(ctx), &hw->shadow.fixed_ctrl);
-    err |= hw_wr_elide(hw, MSR_IA32_PERF_GLOBAL_CTRL, host_global_ctrl(ctx),
+    err |= hw_wr_elide(hw, MSR_IA32_PERF_GLOBAL_CTRL, pmu_hw_host_enable_mask(ctx),
                        &hw->shadow.global_ctrl);
     ctx->loaded = true;
     return err ? PMU_ERR_MSR : PMU_OK;
 }
 
-/* Handles every overflow GLOBAL_STATUS shows for ctx's counters and clears
- * those status bits, plus the v4 freeze bits (the freeze ends here). */
+/* Handles every overflow GLOBAL_STATUS shows for ctx's counters. Only the
+ * status bits Vertigo owns are cleared (ctx's counters, and on v4+ the
+ * freeze bits its DEBUGCTL setting caused; the freeze ends here); ToPA,
+ * PEBS-buffer, uncore and other counters' bits are left alone. The bits
+ * are cleared before the counters are re-armed (as Linux's handler acks
+ * first): an overflow after the re-arm sets its bit again and is not
+ * wiped. */
 static int collect_overflows(struct pmu_hw *hw, struct pmu_ctx *ctx)
 {
-    uint64_t status = 0, clear = 0;
+    uint64_t status = 0;
     int err = hw_rd(hw, MSR_IA32_PERF_GLOBAL_STATUS, &status);
-    for (unsigned int i = 0; i < ctx->count && !err; i++) {
-        struct pmu_counter *c = &ctx->counters[i];
-        if (!is_hw_counter(c) || !(status & status_bit(c)))
-            continue;
-        uint64_t raw = 0;
-        err |= hw_rd(hw, counter_read_msr(c), &raw);
-        err |= counter_wrapped(hw, ctx, i, raw);
-        clear |= status_bit(c);
-    }
-    if (hw->streamlined_freeze)
+    uint64_t clear = err ? 0 : status & owned_mask(ctx);
+    uint64_t handled = clear;
+    if (!err && hw->streamlined_freeze)
         clear |= status & (STATUS_CTR_FRZ | STATUS_LBR_FRZ);
     if (clear)
         err |= hw_wr(hw, MSR_IA32_PERF_GLOBAL_OVF_CTRL, clear);
     /* Legacy freeze (v2/v3) cleared GLOBAL_CTRL itself on the PMI. */
-    if (clear && hw->freeze_on_pmi && !hw->streamlined_freeze)
+    if (handled && hw->freeze_on_pmi && !hw->streamlined_freeze)
         hw->shadow.global_ctrl = SHADOW_UNKNOWN;
+    for (unsigned int i = 0; i < ctx->count && handled; i++) {
+        struct pmu_counter *c = &ctx->counters[i];
+        if (!is_hw_counter(c) || !(handled & status_bit(c)))
+            continue;
+        uint64_t raw = 0;
+        err |= hw_rd(hw, counter_read_msr(c), &raw);
+        err |= counter_wrapped(hw, ctx, i, raw);
+    }
     return err;
 }
 
@@ -310,8 +343,8 @@ static void hw_enter(void *self, struct pmu_ctx *ctx, unsigned int cpl,
                      struct pmu_entry_plan *plan)
 {
     struct pmu_hw *hw = self;
-    plan->guest_global_ctrl = pmu_hw_enable_mask(ctx);
-    plan->host_global_ctrl = host_global_ctrl(ctx);
+    plan->guest_global_ctrl = pmu_hw_guest_enable_mask(ctx);
+    plan->host_global_ctrl = pmu_hw_host_enable_mask(ctx);
     plan->guest_debugctl_set = hw->freeze_on_pmi ? PMU_DEBUGCTL_FREEZE_PERFMON_ON_PMI : 0;
     plan->deadline_ticks = PMU_NO_DEADLINE;
     ctx->in_guest = true;
@@ -375,6 +408,26 @@ static void hw_emulated_instruction(void *self, struct pmu_ctx *ctx, unsigned in
             c->raw = next;
         }
     }
+}
+
+/* ---- the PMI's delivery (LVTPC) ---- */
+
+void pmu_hw_pmi_arm(const struct pmu_lvtpc_ops *lvt)
+{
+    lvt->write(lvt->ctx, PMU_LVTPC_NMI);
+}
+
+uint32_t pmu_hw_pmi_rearm(struct pmu_hw *hw, struct pmu_ctx *ctx,
+                          const struct pmu_lvtpc_ops *lvt)
+{
+    uint32_t now = lvt->read(lvt->ctx) & ~PMU_LVT_DELIVERY_STATUS;
+    if (now == PMU_LVTPC_NMI)
+        return 0;
+    lvt->write(lvt->ctx, PMU_LVTPC_NMI);
+    if (!(now & PMU_LVT_MASKED) || !ctx->loaded)
+        return 0;
+    collect_overflows(hw, ctx);
+    return pmu_ctx_take_overflows(ctx);
 }
 
 const struct pmu_backend_ops pmu_hw_ops = {

@@ -69,8 +69,53 @@ enum pmu_status pmu_hw_init(struct pmu_hw *hw, const struct pmu_desc *d,
 /* The backend handle for hw, for generic code. */
 struct pmu_backend pmu_hw_backend(struct pmu_hw *hw);
 
-/* IA32_PERF_GLOBAL_CTRL bits enabling ctx's hardware counters: bit i for
- * GP counter i, bit 32+j for fixed counter j (SDM Vol. 3B, 20.2.2). */
-uint64_t pmu_hw_enable_mask(const struct pmu_ctx *ctx);
+/* IA32_PERF_GLOBAL_CTRL bits (bit i: GP counter i, bit 32+j: fixed counter
+ * j; SDM Vol. 3B, 20.2.2) the VM entry loads: ctx's hardware counters that
+ * count the guest (:u and/or :k, pmu_event_counts_guest). */
+uint64_t pmu_hw_guest_enable_mask(const struct pmu_ctx *ctx);
+
+/* The same bits for the value the VM exit loads while Vertigo runs: ctx's
+ * hardware counters with :h. They count at CPL 0 (PERFEVTSEL.OS), which is
+ * why the event parser refuses :uh on this backend. */
+uint64_t pmu_hw_host_enable_mask(const struct pmu_ctx *ctx);
+
+/* ---- The PMI (SDM Vol. 3B 20.2.1-20.2.4; Vol. 3A 11.5.1 "Local Vector
+ * Table", chapter 13 in recent editions) ----
+ * A counter whose PERFEVTSEL.INT (or FIXED_CTR_CTRL PMI bit) is set raises
+ * a PMI when it wraps; the local APIC delivers it through its LVT
+ * performance-counter register (LVTPC: xAPIC offset 0x340, x2APIC MSR
+ * 0x834). Vertigo programs LVTPC for NMI delivery, so a PMI arrives as an
+ * NMI exit (guest running) or in the root NMI handler (Vertigo running).
+ * On Intel CPUs delivering the PMI sets LVTPC's mask bit: software must
+ * clear it, or no further PMI arrives. The backend reaches LVTPC through
+ * this interface: the hypervisor passes boot/apic.c's accessors
+ * (vmx/vmx_pmi.c), the unit tests the model. */
+struct pmu_lvtpc_ops {
+    uint32_t (*read)(void *ctx);
+    void (*write)(void *ctx, uint32_t value);
+    void *ctx;
+};
+
+#define PMU_LVT_DELIVERY_SHIFT  8
+#define PMU_LVT_DELIVERY_NMI    (4u << PMU_LVT_DELIVERY_SHIFT)  /* mode 100b, bits 10:8 */
+#define PMU_LVT_DELIVERY_STATUS (1u << 12)  /* read-only: send pending */
+#define PMU_LVT_MASKED          (1u << 16)
+/* Vertigo's LVTPC: NMI delivery (the vector field is ignored), unmasked. */
+#define PMU_LVTPC_NMI           PMU_LVT_DELIVERY_NMI
+
+/* Points LVTPC at NMI delivery, unmasked, on this CPU. Call once the
+ * hardware backend drives this CPU's counters (after `load`), before any
+ * of them can overflow. */
+void pmu_hw_pmi_arm(const struct pmu_lvtpc_ops *lvt);
+
+/* After `overflow` took a PMI's overflows (NMI context, ctx loaded on this
+ * CPU): if LVTPC is masked (the PMI was delivered) or no longer Vertigo's
+ * value, writes Vertigo's value back, which unmasks it. A counter that
+ * overflowed while LVTPC was masked raised no NMI; those overflows are
+ * collected right after the unmask, exactly as `overflow` does, and
+ * returned (bit i: counters[i]; 0 if LVTPC was not masked, without
+ * touching a PMU MSR). Overflows after the unmask raise their own PMI. */
+uint32_t pmu_hw_pmi_rearm(struct pmu_hw *hw, struct pmu_ctx *ctx,
+                          const struct pmu_lvtpc_ops *lvt);
 
 #endif

@@ -1,11 +1,14 @@
 /* Owned MSRs (see vmx/msr_policy.h): the VMX capability MSRs and
- * FEATURE_CONTROL (the guest sees no VMX), and the architectural PMU MSRs
+ * FEATURE_CONTROL (the guest sees no VMX), the architectural PMU MSRs
  * (the PMU belongs to Vertigo: CPUID 0AH is hidden from the guest, so it
- * sees a CPU without an architectural PMU and its MSRs #GP). */
+ * sees a CPU without an architectural PMU and its MSRs #GP), and in x2APIC
+ * mode the APIC registers vmx/apic_guard.c watches (ICR; LVTPC and SVR,
+ * for the hardware PMU's PMI). */
 #include "vmx/msr_policy.h"
 
 #include <stddef.h>
 
+#include "boot/apic.h"
 #include "boot/cpu.h"
 #include "vmm/msr.h"
 #include "vmx/apic_guard.h"
@@ -45,6 +48,10 @@ static enum msr_access_result passthrough_read(struct vcpu *v, uint32_t msr, uin
 static const struct msr_rule rules[] = {
     { MSR_IA32_X2APIC_ICR, MSR_IA32_X2APIC_ICR, "x2APIC ICR (INIT/SIPI emulated)",
       passthrough_read, apic_guard_x2apic_icr },
+    { MSR_IA32_X2APIC_LVT_PMI, MSR_IA32_X2APIC_LVT_PMI, "x2APIC LVTPC (Vertigo's PMI)",
+      passthrough_read, apic_guard_x2apic_lvtpc },
+    { X2APIC_MSR_OF(XAPIC_REG_SVR), X2APIC_MSR_OF(XAPIC_REG_SVR), "x2APIC SVR",
+      passthrough_read, apic_guard_x2apic_svr },
     { MSR_IA32_FEATURE_CONTROL, MSR_IA32_FEATURE_CONTROL, "IA32_FEATURE_CONTROL",
       feature_control_read, deny_write },
     { MSR_IA32_VMX_FIRST, MSR_IA32_VMX_LAST, "VMX capability", deny_read, deny_write },

@@ -40,6 +40,12 @@ enum {
 #define DBG_FREEZE_PERFMON (1ull << 12)
 #define DBG_VALID ((1ull << 0) | (1ull << 1) | (0x3full << 6) | DBG_FREEZE_PERFMON | (1ull << 14))
 #define PERF_CAP_FW_WRITE (1ull << 13)
+/* LVT performance-counter register (Vol. 3A 11.5.1) */
+#define LVT_VECTOR        0xffu
+#define LVT_MODE          (7u << PMU_MODEL_LVT_MODE_SHIFT)
+#define LVT_MODE_NMI      (PMU_MODEL_LVT_MODE_NMI << PMU_MODEL_LVT_MODE_SHIFT)
+#define LVT_MASK          PMU_MODEL_LVT_MASKED
+#define LVT_WRITABLE      (LVT_VECTOR | LVT_MODE | LVT_MASK)
 
 const struct pmu_model_event pmu_model_instructions = { 0xc0, 0x00, 0 };
 const struct pmu_model_event pmu_model_cycles = { 0x3c, 0x00, 1 };
@@ -120,6 +126,19 @@ void pmu_model_init(struct pmu_model *m, const struct pmu_model_config *config)
 {
     memset(m, 0, sizeof(*m));
     m->config = *config;
+    m->lvtpc = PMU_MODEL_LVT_RESET;
+}
+
+uint32_t pmu_model_lvtpc_read(void *self)
+{
+    const struct pmu_model *m = self;
+    return m->lvtpc;
+}
+
+void pmu_model_lvtpc_write(void *self, uint32_t value)
+{
+    struct pmu_model *m = self;
+    m->lvtpc = value & LVT_WRITABLE;
 }
 
 static int fault(struct pmu_model *m, uint32_t msr)
@@ -230,9 +249,8 @@ static int write_global(struct pmu_model *m, uint32_t msr, uint64_t v)
     }
 }
 
-int pmu_model_wrmsr(void *self, uint32_t msr, uint64_t value)
+static int write_msr(struct pmu_model *m, uint32_t msr, uint64_t value)
 {
-    struct pmu_model *m = self;
     unsigned int gp = m->config.gp_counters;
     int k;
     m->wrmsr_count++;
@@ -249,6 +267,15 @@ int pmu_model_wrmsr(void *self, uint32_t msr, uint64_t value)
         return 0;
     }
     return write_global(m, msr, value);
+}
+
+int pmu_model_wrmsr(void *self, uint32_t msr, uint64_t value)
+{
+    struct pmu_model *m = self;
+    int r = write_msr(m, msr, value);
+    if (r == 0 && m->after_wrmsr)
+        m->after_wrmsr(m, msr, m->after_wrmsr_arg);
+    return r;
 }
 
 bool pmu_model_frozen(const struct pmu_model *m)
@@ -292,11 +319,27 @@ static unsigned int live_counters(struct pmu_model *m, const struct pmu_model_ev
     return n;
 }
 
+/* The local APIC takes the PMI through LVTPC: lost while masked, else
+ * delivered and (Intel) masked until software clears the mask bit. */
+static void deliver_pmi(struct pmu_model *m)
+{
+    if (m->lvtpc & LVT_MASK) {
+        m->pmis_lost++;
+        return;
+    }
+    if ((m->lvtpc & LVT_MODE) == LVT_MODE_NMI)
+        m->pmi_nmis++;
+    else
+        m->pmi_vectors++;
+    m->lvtpc |= LVT_MASK;
+}
+
 /* A PMI happened: freeze as DEBUGCTL asks (legacy: clear GLOBAL_CTRL,
  * 20.2.3; v4 streamlined: set CTR_Frz / LBR_Frz, 20.2.4.1). */
 static void raise_pmi(struct pmu_model *m)
 {
     m->pmis++;
+    deliver_pmi(m);
     if (m->config.version >= 4) {
         if (m->debugctl & DBG_FREEZE_PERFMON)
             m->global_status |= ST_CTR_FRZ;

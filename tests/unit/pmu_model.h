@@ -6,7 +6,11 @@
  * of this kind happened in user/kernel mode", overflow at the counter width
  * setting GLOBAL_STATUS and raising a PMI, OVF_CTRL / STATUS_RESET clearing,
  * STATUS_SET and GLOBAL_INUSE (v4+), legacy and streamlined freeze-on-PMI,
- * and full-width (IA32_A_PMCx) versus legacy sign-extended writes.
+ * and full-width (IA32_A_PMCx) versus legacy sign-extended writes. It also
+ * models the local APIC's LVT performance-counter register (LVTPC, SDM
+ * Vol. 3A 11.5.1): a PMI is delivered only while LVTPC is unmasked, as an
+ * NMI or a fixed vector by its delivery mode, and delivering it sets the
+ * mask bit (Intel), so software must unmask it for the next one.
  * It knows its numbers from the SDM itself, not from pmu/ headers, so a
  * wrong constant in the backend shows up as a failed test.
  * Not modelled: PEBS, LBRs beyond the freeze bit, CMASK/INV/EDGE (each
@@ -55,22 +59,42 @@ struct pmu_model {
     uint64_t global_ctrl;
     uint64_t global_status;
     uint64_t debugctl;
+    uint32_t lvtpc;                 /* local APIC LVT performance-counter register */
     /* what happened, for the tests */
-    unsigned int pmis;              /* PMIs raised (LVT performance-counter interrupts) */
+    unsigned int pmis;              /* PMIs raised by counters (delivered or not) */
+    unsigned int pmi_nmis;          /* of which delivered as NMIs (LVTPC mode NMI) */
+    unsigned int pmi_vectors;       /* of which delivered as a fixed-vector interrupt */
+    unsigned int pmis_lost;         /* of which lost: LVTPC was masked */
     uint64_t rdmsr_count, wrmsr_count;
     uint64_t faults;                /* #GPs raised */
     uint32_t last_fault_msr;
     uint64_t legacy_pmc_writes;     /* WRMSRs to IA32_PMCx */
     uint64_t full_pmc_writes;       /* WRMSRs to IA32_A_PMCx */
+    /* Test hook: called after every successful WRMSR (e.g. to let events
+     * happen between two of the backend's accesses); NULL: none. */
+    void (*after_wrmsr)(struct pmu_model *m, uint32_t msr, void *arg);
+    void *after_wrmsr_arg;
 };
 
-/* Power-on state: everything zero. */
+/* LVTPC bits (SDM Vol. 3A 11.5.1) */
+#define PMU_MODEL_LVT_MODE_SHIFT 8
+#define PMU_MODEL_LVT_MODE_NMI   4u
+#define PMU_MODEL_LVT_MASKED     (1u << 16)
+#define PMU_MODEL_LVT_RESET      PMU_MODEL_LVT_MASKED   /* power-up value */
+
+/* Power-on state: everything zero, LVTPC masked. */
 void pmu_model_init(struct pmu_model *m, const struct pmu_model_config *config);
 
 /* MSR access with the signature of struct pmu_msr_ops (self is the model).
  * Return 0, or -1 for a #GP (then nothing changed). */
 int pmu_model_rdmsr(void *self, uint32_t msr, uint64_t *value);
 int pmu_model_wrmsr(void *self, uint32_t msr, uint64_t value);
+
+/* LVTPC access with the signature of struct pmu_lvtpc_ops (self is the
+ * model): the vector (7:0), delivery mode (10:8) and mask (16) are
+ * writable, other bits read as 0. */
+uint32_t pmu_model_lvtpc_read(void *self);
+void pmu_model_lvtpc_write(void *self, uint32_t value);
 
 /* n events of kind ev happened at the given mode: every counter enabled for
  * them advances, one event at a time as far as overflow is concerned (a

@@ -2,9 +2,14 @@
  * model (tests/unit/pmu_model.c) for PMU versions 2-5, with full-width and
  * legacy counter writes: programming, counting by mode, exclusion of
  * hypervisor time, overflow/status/PMI/freeze, save/restore with write
- * elision, the emulated-instruction correction and specific errors. The
- * test plays the CPU's part of VM entry/exit: it loads GLOBAL_CTRL and
- * DEBUGCTL from the plan the backend returns, as the VMCS controls would. */
+ * elision, the emulated-instruction correction and specific errors; the
+ * :h modifier (counting while Vertigo runs); the PMI's delivery through
+ * the model's LVTPC (armed in NMI mode, masked by each delivery, unmasked
+ * by the re-arm, overflows whose PMI was lost behind the mask) and status
+ * bits Vertigo does not own. The test plays the CPU's part of VM
+ * entry/exit: it loads GLOBAL_CTRL and DEBUGCTL from the plan the backend
+ * returns, as the VMCS controls would; "in host" is kernel mode with the
+ * host GLOBAL_CTRL value loaded. */
 #include "pmu/pmu_hw.h"
 #include "tests/unit/pmu_model.h"
 #include "tests/unit/unit.h"
@@ -14,6 +19,15 @@
 #define FW_WRITE (1ull << 13)
 #define FREEZE_PERFMON (1ull << 12)
 #define CTR_FRZ (1ull << 59)
+#define EVTSEL_USR (1ull << 16)
+#define EVTSEL_OS (1ull << 17)
+#define EVTSEL_INT (1ull << 20)
+#define EVTSEL_EN (1ull << 22)
+#define FIXED0 (1ull << 32)
+#define FIXED1 (1ull << 33)
+#define MSR_FIXED_CTR1 0x30a
+#define MSR_STATUS_SET 0x391
+#define LVTPC_NMI (PMU_MODEL_LVT_MODE_NMI << PMU_MODEL_LVT_MODE_SHIFT)
 
 struct rig {
     struct pmu_model model;
@@ -122,17 +136,90 @@ TEST(hw_count_hypervisor_on_request)
 {
     struct rig r;
     struct pmu_ctx ctx;
-    if (!rig_init(&r, 4, true) || !setup(&r, &ctx, "cycles", NULL))
+    if (!rig_init(&r, 4, true) || !setup(&r, &ctx, "cycles:ukh", NULL))
         return;
-    ctx.count_hypervisor = true;
     r.be.ops->load(r.be.self, &ctx);
-    CHECK_EQ(r.model.global_ctrl, 1ull << 33);
+    CHECK_EQ(r.model.global_ctrl, FIXED1);          /* load runs in the host */
     vm_entry(&r, &ctx, 0);
-    CHECK_EQ(r.plan.host_global_ctrl, 1ull << 33);
+    CHECK_EQ(r.plan.host_global_ctrl, FIXED1);
     pmu_model_count(&r.model, &pmu_model_cycles, PMU_MODEL_KERNEL, 10);
     vm_exit(&r, &ctx);
     pmu_model_count(&r.model, &pmu_model_cycles, PMU_MODEL_KERNEL, 5);
     CHECK_EQ(rd(&r, &ctx, 0), 15);
+}
+
+/* :h alone counts only while Vertigo runs, :ukh everywhere, :u never in the
+ * host; the GLOBAL_CTRL values of the plan are exactly those counters. */
+TEST(hw_hypervisor_modifier)
+{
+    FOR_EACH_CONFIG(version, full) {
+        struct rig r;
+        struct pmu_ctx ctx;
+        if (!rig_init(&r, version, full) ||
+            !setup(&r, &ctx, "cycles:h,instructions:ukh,cycles:u,branches:h", NULL))
+            continue;
+        CHECK_EQ(ctx.counters[0].event.slot, PMU_SLOT_FIXED);   /* fixed 1 */
+        CHECK_EQ(ctx.counters[1].event.slot, PMU_SLOT_FIXED);   /* fixed 0 */
+        CHECK_EQ(ctx.counters[2].event.slot_index, 0);          /* GP 0 */
+        CHECK_EQ(ctx.counters[3].event.slot_index, 1);          /* GP 1 */
+        CHECK_EQ(r.be.ops->load(r.be.self, &ctx), PMU_OK);
+        /* :h needs the OS bit (Vertigo runs at CPL 0), :u only USR */
+        CHECK_EQ(r.model.fixed_ctrl, 0xb | (0x9 << 4));  /* ctr0 OS+USR+PMI, ctr1 OS+PMI */
+        CHECK_EQ(r.model.evtsel[0], 0x3c | EVTSEL_USR | EVTSEL_INT | EVTSEL_EN);
+        CHECK_EQ(r.model.evtsel[1], 0xc4 | EVTSEL_OS | EVTSEL_INT | EVTSEL_EN);
+        CHECK_EQ(r.model.global_ctrl, FIXED0 | FIXED1 | 0x2);
+
+        vm_entry(&r, &ctx, 3);
+        CHECK_EQ(r.plan.guest_global_ctrl, FIXED0 | 0x1);
+        CHECK_EQ(r.plan.host_global_ctrl, FIXED0 | FIXED1 | 0x2);
+        pmu_model_count(&r.model, &pmu_model_instructions, PMU_MODEL_USER, 100);
+        pmu_model_count(&r.model, &pmu_model_instructions, PMU_MODEL_KERNEL, 50);
+        pmu_model_count(&r.model, &pmu_model_cycles, PMU_MODEL_USER, 300);
+        pmu_model_count(&r.model, &pmu_model_cycles, PMU_MODEL_KERNEL, 700);
+        pmu_model_count(&r.model, &pmu_model_branches, PMU_MODEL_USER, 11);
+        pmu_model_count(&r.model, &pmu_model_branches, PMU_MODEL_KERNEL, 22);
+        vm_exit(&r, &ctx);
+        /* Vertigo runs */
+        pmu_model_count(&r.model, &pmu_model_instructions, PMU_MODEL_KERNEL, 1000);
+        pmu_model_count(&r.model, &pmu_model_cycles, PMU_MODEL_KERNEL, 2000);
+        pmu_model_count(&r.model, &pmu_model_branches, PMU_MODEL_KERNEL, 44);
+        CHECK_EQ(rd(&r, &ctx, 0), 2000);            /* cycles:h */
+        CHECK_EQ(rd(&r, &ctx, 1), 1150);            /* instructions:ukh */
+        CHECK_EQ(rd(&r, &ctx, 2), 300);             /* cycles:u */
+        CHECK_EQ(rd(&r, &ctx, 3), 44);              /* branches:h */
+        /* the emulated-instruction correction is guest-only: not for :h */
+        r.be.ops->emulated_instruction(r.be.self, &ctx, 0);
+        CHECK_EQ(rd(&r, &ctx, 1), 1151);
+        CHECK_EQ(rd(&r, &ctx, 0), 2000);
+        CHECK_EQ(r.model.faults, 0);
+    }
+    /* guest user + Vertigo without the guest kernel: not on this backend */
+    struct rig r;
+    struct pmu_event_caps caps;
+    struct pmu_event_list list;
+    if (!rig_init(&r, 4, true))
+        return;
+    pmu_event_caps_hw(&caps, &r.hw.desc);
+    CHECK_EQ(pmu_event_list_parse("cycles:uh", &caps, &list, NULL),
+             PMU_EVERR_HW_USER_HYPERVISOR);
+}
+
+/* A guest with no :h counter leaves the host value 0: nothing counts while
+ * Vertigo runs, and load leaves GLOBAL_CTRL 0. */
+TEST(hw_no_hypervisor_counter_host_zero)
+{
+    struct rig r;
+    struct pmu_ctx ctx;
+    if (!rig_init(&r, 5, true) || !setup(&r, &ctx, "cycles:k,instructions", NULL))
+        return;
+    r.be.ops->load(r.be.self, &ctx);
+    CHECK_EQ(r.model.global_ctrl, 0);
+    vm_entry(&r, &ctx, 0);
+    CHECK_EQ(r.plan.host_global_ctrl, 0);
+    CHECK_EQ(r.plan.guest_global_ctrl, FIXED0 | FIXED1);
+    vm_exit(&r, &ctx);
+    pmu_model_count(&r.model, &pmu_model_cycles, PMU_MODEL_KERNEL, 9);
+    CHECK_EQ(rd(&r, &ctx, 0), 0);
 }
 
 TEST(hw_overflow_status_pmi_freeze_and_rearm)
@@ -448,4 +535,180 @@ TEST(model_reserved_bits_and_gp_rules_per_version)
     pmu_model_wrmsr(&m, 0x186, 0xc0 | (1ull << 22));
     pmu_model_rdmsr(&m, 0x392, &v);
     CHECK_EQ(v, 1);
+}
+
+/* ---- the PMI ---- */
+
+static struct pmu_lvtpc_ops model_lvtpc(struct rig *r)
+{
+    struct pmu_lvtpc_ops lvt = { pmu_model_lvtpc_read, pmu_model_lvtpc_write, &r->model };
+    return lvt;
+}
+
+/* Armed: each PMI arrives as an NMI and masks LVTPC; the re-arm unmasks
+ * it. Without the re-arm the next PMI is lost; the re-arm then finds that
+ * overflow in GLOBAL_STATUS and reports it. */
+TEST(hw_pmi_arm_nmi_mask_and_rearm)
+{
+    FOR_EACH_CONFIG(version, full) {
+        struct rig r;
+        struct pmu_ctx ctx;
+        const uint64_t periods[] = { 100 };
+        if (!rig_init(&r, version, full) || !setup(&r, &ctx, "instructions:u", periods))
+            continue;
+        struct pmu_lvtpc_ops lvt = model_lvtpc(&r);
+        CHECK_EQ(r.model.lvtpc, PMU_MODEL_LVT_RESET);
+        r.be.ops->load(r.be.self, &ctx);
+        pmu_hw_pmi_arm(&lvt);
+        CHECK_EQ(r.model.lvtpc, LVTPC_NMI);
+
+        vm_entry(&r, &ctx, 3);
+        pmu_model_count(&r.model, &pmu_model_instructions, PMU_MODEL_USER, 100);
+        CHECK_EQ(r.model.pmi_nmis, 1);
+        CHECK_EQ(r.model.lvtpc, LVTPC_NMI | PMU_MODEL_LVT_MASKED);
+        vm_exit(&r, &ctx);                              /* the NMI exit */
+        CHECK_EQ(r.be.ops->overflow(r.be.self, &ctx), 1u);
+        CHECK_EQ(pmu_hw_pmi_rearm(&r.hw, &ctx, &lvt), 0);
+        CHECK_EQ(r.model.lvtpc, LVTPC_NMI);
+        CHECK_EQ(r.model.global_status, 0);
+
+        /* the next period: delivered again; now forget to re-arm */
+        vm_entry(&r, &ctx, 3);
+        pmu_model_count(&r.model, &pmu_model_instructions, PMU_MODEL_USER, 100);
+        vm_exit(&r, &ctx);
+        CHECK_EQ(r.be.ops->overflow(r.be.self, &ctx), 1u);
+        vm_entry(&r, &ctx, 3);
+        pmu_model_count(&r.model, &pmu_model_instructions, PMU_MODEL_USER, 100);
+        vm_exit(&r, &ctx);
+        CHECK_EQ(r.model.pmi_nmis, 2);
+        CHECK_EQ(r.model.pmis_lost, 1);                 /* LVTPC was masked */
+        CHECK_EQ(r.model.global_status & FIXED0, FIXED0);
+        /* the re-arm unmasks and takes the overflow whose NMI was lost */
+        CHECK_EQ(pmu_hw_pmi_rearm(&r.hw, &ctx, &lvt), 1u);
+        CHECK_EQ(r.model.lvtpc, LVTPC_NMI);
+        CHECK_EQ(r.model.global_status, 0);
+        CHECK_EQ(ctx.counters[0].overflows, 3);
+        CHECK_EQ(rd(&r, &ctx, 0), 300);
+        CHECK_EQ(r.model.fixed[0], (0 - 100ull) & MASK48);
+        CHECK_EQ(r.model.pmi_vectors, 0);
+        CHECK_EQ(r.model.faults, 0);
+    }
+}
+
+/* An NMI that is not a PMI (LVTPC unmasked): the re-arm touches no PMU
+ * MSR and writes nothing; a PMI arriving afterwards still works. */
+TEST(hw_pmi_rearm_without_pmi_is_cheap)
+{
+    struct rig r;
+    struct pmu_ctx ctx;
+    const uint64_t periods[] = { 10 };
+    if (!rig_init(&r, 4, true) || !setup(&r, &ctx, "branches:k", periods))
+        return;
+    struct pmu_lvtpc_ops lvt = model_lvtpc(&r);
+    r.be.ops->load(r.be.self, &ctx);
+    pmu_hw_pmi_arm(&lvt);
+    uint64_t reads = r.model.rdmsr_count, writes = r.model.wrmsr_count;
+    CHECK_EQ(r.be.ops->overflow(r.be.self, &ctx), 0);
+    CHECK_EQ(pmu_hw_pmi_rearm(&r.hw, &ctx, &lvt), 0);
+    CHECK_EQ(r.model.rdmsr_count, reads + 1);           /* overflow's GLOBAL_STATUS */
+    CHECK_EQ(r.model.wrmsr_count, writes);              /* nothing to clear */
+    /* someone (not the PMI) changed LVTPC: the re-arm restores it */
+    r.model.lvtpc = 0xfe;
+    CHECK_EQ(pmu_hw_pmi_rearm(&r.hw, &ctx, &lvt), 0);
+    CHECK_EQ(r.model.lvtpc, LVTPC_NMI);
+    vm_entry(&r, &ctx, 0);
+    pmu_model_count(&r.model, &pmu_model_branches, PMU_MODEL_KERNEL, 10);
+    CHECK_EQ(r.model.pmi_nmis, 1);
+}
+
+/* GLOBAL_STATUS bits Vertigo does not own (another GP counter, PEBS
+ * buffer, and on v4+ ToPA/uncore/ASCI) are left set; a PMI showing only
+ * those reports nothing, so the NMI is not taken as Vertigo's. */
+TEST(hw_pmi_foreign_status_left_alone)
+{
+    FOR_EACH_CONFIG(version, full) {
+        struct rig r;
+        struct pmu_ctx ctx;
+        const uint64_t periods[] = { 64 };
+        if (!rig_init(&r, version, full) || !setup(&r, &ctx, "branches:u", periods))
+            continue;
+        struct pmu_lvtpc_ops lvt = model_lvtpc(&r);
+        r.be.ops->load(r.be.self, &ctx);
+        pmu_hw_pmi_arm(&lvt);
+        uint64_t foreign = (1ull << 3) | (1ull << 62);  /* PMC3, OvfBuf */
+        if (version >= 4) {
+            foreign |= (1ull << 55) | (1ull << 60) | (1ull << 61);
+            CHECK_EQ(pmu_model_wrmsr(&r.model, MSR_STATUS_SET, foreign), 0);
+        } else {
+            r.model.global_status = foreign;
+        }
+        CHECK_EQ(r.be.ops->overflow(r.be.self, &ctx), 0);
+        CHECK_EQ(pmu_hw_pmi_rearm(&r.hw, &ctx, &lvt), 0);
+        CHECK_EQ(r.model.global_status, foreign);
+
+        /* a real overflow next to them: only Vertigo's bit is cleared */
+        vm_entry(&r, &ctx, 3);
+        pmu_model_count(&r.model, &pmu_model_branches, PMU_MODEL_USER, 64);
+        vm_exit(&r, &ctx);
+        CHECK_EQ(r.model.pmi_nmis, 1);
+        CHECK_EQ(r.be.ops->overflow(r.be.self, &ctx), 1u);
+        CHECK_EQ(pmu_hw_pmi_rearm(&r.hw, &ctx, &lvt), 0);
+        CHECK_EQ(r.model.global_status, foreign);       /* incl. no CTR_Frz left */
+        CHECK_EQ(r.model.lvtpc, LVTPC_NMI);
+        CHECK_EQ(r.model.faults, 0);
+    }
+}
+
+/* Events in the handler (model hook: right after a write to fixed counter
+ * 1, i.e. its re-arm) while Vertigo runs with a :h counter. */
+struct handler_events {
+    struct pmu_model_event ev;
+    uint64_t n;
+    unsigned int times;
+};
+
+static void count_after_rearm(struct pmu_model *m, uint32_t msr, void *arg)
+{
+    struct handler_events *h = arg;
+    if (msr != MSR_FIXED_CTR1 || h->times == 0)
+        return;
+    h->times--;
+    pmu_model_count(m, &h->ev, PMU_MODEL_KERNEL, h->n);
+}
+
+/* A :h sampling counter keeps counting in the PMI handler. An overflow
+ * right after its re-arm must not be wiped by the status clear (cleared
+ * first, re-armed after), and its PMI, lost behind the masked LVTPC, is
+ * recovered by the re-arm. */
+TEST(hw_pmi_overflow_inside_handler_not_lost)
+{
+    FOR_EACH_CONFIG(version, full) {
+        struct rig r;
+        struct pmu_ctx ctx;
+        const uint64_t periods[] = { 50 };
+        if (!rig_init(&r, version, full) || !setup(&r, &ctx, "cycles:kh", periods))
+            continue;
+        struct pmu_lvtpc_ops lvt = model_lvtpc(&r);
+        struct handler_events h = { pmu_model_cycles, 50, 1 };
+        r.be.ops->load(r.be.self, &ctx);
+        pmu_hw_pmi_arm(&lvt);
+        /* Vertigo runs: the PMI is taken in the root NMI handler */
+        pmu_model_count(&r.model, &pmu_model_cycles, PMU_MODEL_KERNEL, 50);
+        CHECK_EQ(r.model.pmi_nmis, 1);
+        r.model.after_wrmsr = count_after_rearm;
+        r.model.after_wrmsr_arg = &h;
+        CHECK_EQ(r.be.ops->overflow(r.be.self, &ctx), 1u);
+        CHECK_EQ(h.times, 0);                           /* the events happened */
+        CHECK_EQ(r.model.pmis_lost, 1);
+        CHECK_EQ(r.model.global_status & FIXED1, FIXED1);   /* not wiped */
+        CHECK_EQ(pmu_hw_pmi_rearm(&r.hw, &ctx, &lvt), 1u);
+        CHECK_EQ(r.model.global_status, 0);
+        CHECK_EQ(r.model.lvtpc, LVTPC_NMI);
+        CHECK_EQ(ctx.counters[0].overflows, 2);
+        CHECK_EQ(rd(&r, &ctx, 0), 100);
+        /* and the next one arrives as an NMI again */
+        pmu_model_count(&r.model, &pmu_model_cycles, PMU_MODEL_KERNEL, 50);
+        CHECK_EQ(r.model.pmi_nmis, 2);
+        CHECK_EQ(r.model.faults, 0);
+    }
 }
