@@ -5,7 +5,12 @@
  * Drain state (the staged bytes, the round-robin position) is shared by
  * every CPU and guarded by drain_owner: a CPU takes it with a compare-and-
  * swap; a poll that finds it taken simply returns, so no CPU ever waits
- * for the log on the VM-exit path. */
+ * for the log on the VM-exit path.
+ *
+ * Polls batch: once the rings are empty the drain rests for
+ * 1/LOG_HV_DRAIN_HZ s of TSC time, or until the polling CPU's ring holds
+ * LOG_HV_BATCH_BYTES, so a block carries many records and its header,
+ * checksums and ring scan are paid once for them, not once per sample. */
 #include "vmm/log_hv.h"
 
 #include "boot/cpu.h"
@@ -25,6 +30,8 @@
 #define NO_OWNER           0xffffffffu
 #define FLUSH_SPIN_LIMIT   100000000u   /* give up waiting for another CPU's drain */
 #define LOG_OPTION_MAX     32u
+#define LOG_HV_DRAIN_HZ    50u          /* rested drains per second of TSC time */
+#define LOG_HV_BATCH_BYTES 2048u        /* ring bytes that end a rest early */
 
 /* Record types this build of the hypervisor emits (stream header). PMU
  * features add theirs here. */
@@ -35,6 +42,7 @@
 _Static_assert(LOG_HV_BLOCK_BYTES >= LOG_RING_READ_MIN, "staging holds a block");
 _Static_assert(LOG_HV_BLOCK_BYTES >= LOG_STREAM_HEADER_SIZE, "staging holds the header");
 _Static_assert(MAX_CPUS <= LOG_MAX_CPUS, "CPU numbers fit the block header");
+_Static_assert(LOG_HV_BATCH_BYTES <= LOG_HV_RING_BYTES / 4, "a batch leaves room to spare");
 
 static struct log_drain drain = { LOG_DRAIN_NONE, 0 };
 static const char *hv_cmdline = "";
@@ -48,6 +56,7 @@ static bool header_sent;
 static uint8_t staged[LOG_HV_BLOCK_BYTES];
 static size_t staged_len, staged_pos;
 static unsigned int next_ring;
+static uint64_t rest_until_tsc;     /* written by the drain owner only */
 
 const char *log_hv_cmdline(void)
 {
@@ -286,12 +295,13 @@ static bool stage_next(void)
     return false;
 }
 
-/* Sends up to budget bytes; waits for the device only if wait is set. */
-static void drain_bytes(size_t budget, bool wait)
+/* Sends up to budget bytes; waits for the device only if wait is set.
+ * Returns true when everything is sent. */
+static bool drain_bytes(size_t budget, bool wait)
 {
     while (budget) {
         if (staged_pos == staged_len && !stage_next())
-            return;
+            return true;
         size_t n = staged_len - staged_pos;
         if (n > budget)
             n = budget;
@@ -300,17 +310,31 @@ static void drain_bytes(size_t budget, bool wait)
         else
             n = log_drain_write_some(&drain, staged + staged_pos, n);
         if (!n)
-            return;     /* device busy: try again at the next poll */
+            return false;   /* device busy: try again at the next poll */
         staged_pos += n;
         budget -= n;
     }
+    return false;
+}
+
+/* A poll drains once the rest is over (an unknown TSC rate means no
+ * rest) or when this CPU's ring fills up; otherwise it costs a TSC read
+ * and a look at one ring. */
+static bool drain_due(void)
+{
+    if (rdtsc() >= __atomic_load_n(&rest_until_tsc, __ATOMIC_RELAXED))
+        return true;
+    struct log_ring *own = log_hv_ring();
+    return own && LOG_HV_RING_BYTES - log_ring_free(own) >= LOG_HV_BATCH_BYTES;
 }
 
 void log_hv_poll(void)
 {
-    if (!active || !drain_trylock())
+    if (!active || !drain_due() || !drain_trylock())
         return;
-    drain_bytes(LOG_HV_POLL_BYTES, false);
+    if (drain_bytes(LOG_HV_POLL_BYTES, false))
+        __atomic_store_n(&rest_until_tsc, rdtsc() + platform_tsc_hz() / LOG_HV_DRAIN_HZ,
+                         __ATOMIC_RELAXED);
     drain_unlock();
 }
 

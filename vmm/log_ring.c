@@ -32,7 +32,8 @@ static void ring_copy_in(struct log_ring *ring, uint64_t pos, const void *src, s
     if (off + len > ring->size)
         first = (size_t)(ring->size - off);
     memcpy(ring->data + off, src, first);
-    memcpy(ring->data, (const uint8_t *)src + first, len - first);
+    if (first < len)
+        memcpy(ring->data, (const uint8_t *)src + first, len - first);
 }
 
 static void ring_copy_out(const struct log_ring *ring, uint64_t pos, void *dst, size_t len)
@@ -42,40 +43,67 @@ static void ring_copy_out(const struct log_ring *ring, uint64_t pos, void *dst, 
     if (off + len > ring->size)
         first = (size_t)(ring->size - off);
     memcpy(dst, ring->data + off, first);
-    memcpy((uint8_t *)dst + first, ring->data, len - first);
+    if (first < len)
+        memcpy((uint8_t *)dst + first, ring->data, len - first);
 }
 
+/* On a little-endian machine one unaligned move (the compiler inlines
+ * __builtin_memcpy of a constant size even when freestanding). */
 static void put_u64_le(uint8_t *p, uint64_t v)
 {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    __builtin_memcpy(p, &v, sizeof(v));
+#else
     for (unsigned i = 0; i < 8; i++)
         p[i] = (uint8_t)(v >> (8 * i));
+#endif
 }
 
 static uint64_t get_u64_le(const uint8_t *p)
 {
     uint64_t v = 0;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    __builtin_memcpy(&v, p, sizeof(v));
+#else
     for (unsigned i = 0; i < 8; i++)
         v |= (uint64_t)p[i] << (8 * i);
+#endif
     return v;
 }
 
-static void put_entry(struct log_ring *ring, uint64_t pos, uint8_t type,
-                      uint64_t tsc, const void *fields, size_t len)
+static void put_header(uint8_t *hdr, uint8_t type, uint64_t tsc, size_t len)
 {
-    uint8_t hdr[LOG_RING_ENTRY_HEADER];
     hdr[0] = (uint8_t)len;
     hdr[1] = (uint8_t)(len >> 8);
     hdr[2] = type;
     put_u64_le(hdr + 3, tsc);
-    ring_copy_in(ring, pos, hdr, sizeof(hdr));
+}
+
+/* The header goes straight into the storage unless it wraps. */
+static void put_entry(struct log_ring *ring, uint64_t pos, uint8_t type,
+                      uint64_t tsc, const void *fields, size_t len)
+{
+    uint64_t off = pos & (ring->size - 1);
+    if (off + LOG_RING_ENTRY_HEADER <= ring->size) {
+        put_header(ring->data + off, type, tsc, len);
+    } else {
+        uint8_t hdr[LOG_RING_ENTRY_HEADER];
+        put_header(hdr, type, tsc, len);
+        ring_copy_in(ring, pos, hdr, sizeof(hdr));
+    }
     if (fields)
-        ring_copy_in(ring, pos + sizeof(hdr), fields, len);
+        ring_copy_in(ring, pos + LOG_RING_ENTRY_HEADER, fields, len);
 }
 
 static struct ring_entry get_entry(const struct log_ring *ring, uint64_t pos)
 {
-    uint8_t hdr[LOG_RING_ENTRY_HEADER];
-    ring_copy_out(ring, pos, hdr, sizeof(hdr));
+    uint8_t buf[LOG_RING_ENTRY_HEADER];
+    uint64_t off = pos & (ring->size - 1);
+    const uint8_t *hdr = ring->data + off;
+    if (off + LOG_RING_ENTRY_HEADER > ring->size) {
+        ring_copy_out(ring, pos, buf, sizeof(buf));
+        hdr = buf;
+    }
     struct ring_entry e = {
         .len = (uint16_t)(hdr[0] | hdr[1] << 8),
         .type = hdr[2],

@@ -8,7 +8,33 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vmm/guest_pt.h"
+
 struct vcpu;
+
+/* Many small guest-virtual reads while the guest stands still (one stack
+ * walk in an exit or NMI handler): the paging registers are read once, the
+ * host address of the last page read is kept, and so is the last EPT leaf
+ * the guest's page tables were read through, so reads within one page walk
+ * the guest's tables once and the EPT's tables rarely. Valid until the next VM
+ * entry (the guest may change its tables or CR3 once it runs). */
+struct guest_virt_cursor {
+    struct vcpu *v;
+    struct guest_paging pg;
+    bool paging;                /* CR0.PG: else guest-virtual = guest-physical */
+    uint64_t page_gva;          /* page that page_host maps */
+    const uint8_t *page_host;   /* NULL: nothing cached */
+    uint64_t leaf_gpa;          /* last readable EPT leaf (4K, 2M or 1G) ... */
+    uint64_t leaf_size;         /* ... its size, 0: nothing cached ... */
+    uintptr_t leaf_host;        /* ... and Vertigo's address of its start */
+};
+
+/* Reads CR0, CR3 and CR4 of the current VMCS (v's) into a fresh cursor. */
+void guest_virt_cursor_init(struct guest_virt_cursor *c, struct vcpu *v);
+
+/* Copies len bytes from guest-virtual gva through cursor c; false if any
+ * byte is not mapped. Matches guest_read_fn with ctx = the cursor. */
+bool guest_virt_cursor_read(void *cursor, uint64_t gva, void *buf, size_t len);
 
 /* Copies len bytes from guest-physical gpa; false if any byte is not
  * readable guest memory. */

@@ -207,6 +207,60 @@ TEST(wrap_around_keeps_records_intact)
     log_test_stream_free(&s);
 }
 
+/* Console fields of len bytes: source, then text. */
+static bool write_filler(struct log_ring *ring, uint64_t tsc, size_t len)
+{
+    static uint8_t fields[LOG_FIELDS_MAX];
+    memset(fields, 'x', sizeof(fields));
+    fields[0] = LOG_CONSOLE_HYPERVISOR;
+    return log_ring_write(ring, LOG_REC_CONSOLE, tsc, fields, len);
+}
+
+/* Fillers (drained as they go) that bring the head to `target`. */
+static unsigned fill_to(struct log_ring *ring, struct log_test_stream *s, uint64_t target)
+{
+    const size_t filler = 512, smallest = log_ring_entry_size(2);
+    unsigned n = 0;
+    while (ring->head < target) {
+        uint64_t left = target - ring->head;
+        size_t len = left > log_ring_entry_size(filler) + smallest
+                     ? filler : (size_t)(left - LOG_RING_ENTRY_HEADER);
+        if (!write_filler(ring, n, len))
+            break;
+        n++;
+        log_test_drain(s, ring, LOG_RING_READ_MIN);
+    }
+    return n;
+}
+
+/* The producer writes an entry's header straight into the storage unless
+ * it wraps, and the drain reads it the same way: every split of the
+ * header across the end of the storage must survive. */
+TEST(entry_header_split_at_the_ring_end)
+{
+    for (unsigned split = 1; split < LOG_RING_ENTRY_HEADER; split++) {
+        struct log_ring ring;
+        struct log_test_value v;
+        struct log_test_stream s = { 0 };
+        CHECK(log_ring_init(&ring, 0, storage, RING_SIZE));
+        log_test_stream_header(&s, 1);
+        unsigned fillers = fill_to(&ring, &s, RING_SIZE - split);
+        CHECK_EQ(ring.head, RING_SIZE - split);
+        sample_value(&v, 300);
+        v.tsc = 5000 + split;
+        CHECK(log_test_emit(&ring, &v));
+        log_test_drain(&s, &ring, LOG_RING_READ_MIN);
+        struct log_test_decoded d;
+        log_test_decode(s.data, s.len, 0, &d);
+        CHECK_EQ(d.count, fillers + 1);
+        if (d.count == fillers + 1)
+            CHECK(log_test_value_matches(&v, &d.values[fillers]));
+        CHECK_EQ(d.problem_count, 0);
+        log_test_decoded_free(&d);
+        log_test_stream_free(&s);
+    }
+}
+
 TEST(blocks_are_numbered_per_cpu)
 {
     struct log_ring ring;
