@@ -3,6 +3,8 @@
  * table 7-1), then its vector, then trap_common saves the general registers
  * in the layout of struct trap_frame (boot/traps.h) and calls
  * trap_dispatch(frame). */
+#include "boot/percpu_step.h"
+
     .text
     .code64
 
@@ -22,7 +24,6 @@ isr_\vec:
 .endm
 
 ISR_NOERR 0
-ISR_NOERR 1
 ISR_NOERR 2
 ISR_NOERR 3
 ISR_NOERR 4
@@ -53,6 +54,37 @@ ISR_NOERR 28
 ISR_ERR   29
 ISR_ERR   30
 ISR_NOERR 31
+/* #DB. While this CPU single-steps Vertigo for the software PMU
+ * (vmx/vmx_pmu_step.c) each trap is one retired instruction (single-step
+ * traps come after the instruction, SDM Vol. 3B 18.3.1.4): count it, keep
+ * the RIP it returns to in the ring and return, unless the count reached
+ * step_next, where the C slow path takes the overflow. Anything else is a
+ * real #DB for trap_dispatch. Interrupt-gate delivery clears TF and IRETQ
+ * restores it (SDM Vol. 3A 7.12.1.3). */
+    .globl isr_1
+isr_1:
+    cmpl    $0, %gs:PERCPU_STEP_ARMED
+    je      .Ldebug_trap
+    pushq   %rax
+    pushq   %rbx
+    movq    %gs:PERCPU_STEP_COUNT, %rax
+    incq    %rax
+    movq    %rax, %gs:PERCPU_STEP_COUNT
+    movq    16(%rsp), %rbx          /* the RIP the trap returns to */
+    pushq   %rax
+    andl    $PERCPU_STEP_RIP_MASK, %eax
+    movq    %rbx, %gs:PERCPU_STEP_RIPS(,%rax,8)
+    popq    %rax
+    cmpq    %gs:PERCPU_STEP_NEXT, %rax
+    popq    %rbx
+    popq    %rax                    /* POP leaves the flags alone */
+    jae     .Ldebug_trap
+    iretq
+.Ldebug_trap:
+    pushq   $0
+    pushq   $1
+    jmp     trap_common
+
 /* Spurious/unexpected external vectors share one stub. */
 ISR_NOERR 255
 

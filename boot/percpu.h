@@ -4,11 +4,21 @@
 
 #include <stdint.h>
 
+#include "boot/percpu_step.h"
 #include "vmm/sampler.h"
 #include "vmm/smp.h"
 
 struct percpu {
     struct percpu *self;        /* must stay first */
+    /* Single-stepping Vertigo (vmx/vmx_pmu_step.c), at the fixed offsets
+     * of boot/percpu_step.h: the #DB fast path counts steps and keeps the
+     * RIP after each in a ring; the slow path runs at step_next. The
+     * VM-exit stub records step_at_exit and, if armed, sets TF. */
+    uint32_t step_armed;
+    uint64_t step_count;
+    uint64_t step_next;
+    uint64_t step_at_exit;
+    uint64_t step_rips[PERCPU_STEP_RIP_COUNT];
     unsigned int cpu_index;
     uint32_t apic_id;
     uint64_t nmi_count;         /* NMIs taken in root mode */

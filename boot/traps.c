@@ -74,6 +74,8 @@ void trap_dispatch(struct trap_frame *frame)
         nmi_handle(frame);
         return;
     }
+    if (frame->vector == VEC_DEBUG && step_trap_handle(frame))
+        return;
     if ((frame->vector == VEC_GP_FAULT || frame->vector == VEC_INVALID_OPCODE) &&
         extable_fixup(frame))
         return;

@@ -3,6 +3,7 @@
 #ifndef BOOT_TRAPS_H
 #define BOOT_TRAPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Saved by boot/isr.S; lowest address first. */
@@ -36,6 +37,10 @@ void trap_dispatch(struct trap_frame *frame);
 /* NMI hook, implemented by the owner of NMIs (vmm/nmi.c). Returns after
  * handling; the NMI path must not take locks. */
 void nmi_handle(struct trap_frame *frame);
+
+/* A #DB the single-step fast path (boot/isr.S) handed on: true if it was
+ * Vertigo's own step (vmx/vmx_pmu_step.c), false for a real #DB. */
+bool step_trap_handle(struct trap_frame *frame);
 
 /* Prints every register of a trap frame plus control registers and a
  * frame-pointer backtrace. */

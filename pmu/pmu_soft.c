@@ -125,6 +125,66 @@ static void soft_emulated_instruction(void *self, struct pmu_ctx *ctx, unsigned 
             soft_add(ctx, i, 1);
 }
 
+/* ---- Vertigo's own time -------------------------------------------------- */
+
+static bool counts_hypervisor(const struct pmu_counter *c)
+{
+    return is_counted(c) && c->event.hypervisor;
+}
+
+bool pmu_soft_samples_hypervisor(const struct pmu_ctx *ctx)
+{
+    for (unsigned int i = 0; i < ctx->count; i++)
+        if (counts_hypervisor(&ctx->counters[i]) && ctx->counters[i].period)
+            return true;
+    return false;
+}
+
+void pmu_soft_hypervisor_ticks(struct pmu_ctx *ctx, uint64_t n)
+{
+    for (unsigned int i = 0; n && i < ctx->count; i++)
+        if (counts_hypervisor(&ctx->counters[i]))
+            soft_add(ctx, i, n);
+}
+
+static void stepper_find_next(struct pmu_soft_stepper *s)
+{
+    s->next = UINT64_MAX;
+    for (uint32_t m = s->counters; m; m &= m - 1) {
+        unsigned int i = (unsigned int)__builtin_ctz(m);
+        if (s->left[i] < s->next)
+            s->next = s->left[i];
+    }
+}
+
+void pmu_soft_stepper_sync(struct pmu_soft_stepper *s, const struct pmu_ctx *ctx)
+{
+    s->counters = 0;
+    for (unsigned int i = 0; i < ctx->count; i++) {
+        const struct pmu_counter *c = &ctx->counters[i];
+        if (!counts_hypervisor(c) || !c->period)
+            continue;
+        s->counters |= 1u << i;
+        s->period[i] = c->period;
+        s->left[i] = c->period - c->raw;    /* raw < period between adds */
+    }
+    stepper_find_next(s);
+}
+
+uint32_t pmu_soft_stepper_overflow(struct pmu_soft_stepper *s)
+{
+    uint32_t mask = 0;
+    for (uint32_t m = s->counters; m; m &= m - 1) {
+        unsigned int i = (unsigned int)__builtin_ctz(m);
+        if (s->left[i] != s->next)
+            continue;
+        mask |= 1u << i;
+        s->left[i] += s->period[i];
+    }
+    stepper_find_next(s);
+    return mask;
+}
+
 const struct pmu_backend_ops pmu_soft_ops = {
     .name = "soft",
     .program = soft_program,

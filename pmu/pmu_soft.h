@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "pmu/pmu.h"
+#include "pmu/pmu_ctx.h"
 
 struct pmu_soft_config {
     uint64_t step_ticks;            /* granularity of mode attribution, >= 1 */
@@ -43,6 +44,38 @@ enum pmu_status pmu_soft_init(struct pmu_soft *soft, const struct pmu_soft_confi
 
 /* The backend handle for soft, for generic code. */
 struct pmu_backend pmu_soft_backend(struct pmu_soft *soft);
+
+/* ---- Counting Vertigo's own time (events with :h) ---------------------
+ * The caller measures the time Vertigo runs on the VCPU's CPU (between a
+ * VM exit and the next entry) and adds it with pmu_soft_hypervisor_ticks.
+ * For exact overflow points inside Vertigo the caller single-steps itself
+ * (EFLAGS.TF) while a counter samples the hypervisor; the trap handler
+ * cannot touch the context (it may interrupt code that does), so it counts
+ * down a stepper synced from the context, and the steps are added to the
+ * context afterwards: the same overflows, found twice. */
+
+/* True if some counter samples the hypervisor (:h with a period). */
+bool pmu_soft_samples_hypervisor(const struct pmu_ctx *ctx);
+
+/* Adds n ticks of Vertigo's time to every counter counting the hypervisor,
+ * noting each overflow in ctx as a guest tick would. */
+void pmu_soft_hypervisor_ticks(struct pmu_ctx *ctx, uint64_t n);
+
+/* Overflow points of the hypervisor-sampling counters, in steps from the
+ * moment of the last sync. */
+struct pmu_soft_stepper {
+    uint32_t counters;                          /* bit i: counters[i] samples Vertigo */
+    uint64_t left[PMU_CTX_MAX_COUNTERS];        /* step at which counters[i] overflows next */
+    uint64_t period[PMU_CTX_MAX_COUNTERS];
+    uint64_t next;                              /* the nearest of them; UINT64_MAX: none */
+};
+
+/* Restarts s from ctx's counts: step 1 is the next tick of Vertigo's time. */
+void pmu_soft_stepper_sync(struct pmu_soft_stepper *s, const struct pmu_ctx *ctx);
+
+/* At step s->next: returns the counters that overflow at that step (bit
+ * i: counters[i]) and moves on to their following overflow. */
+uint32_t pmu_soft_stepper_overflow(struct pmu_soft_stepper *s);
 
 /* Guest ticks the next entry at privilege level cpl may run before it must
  * exit: the step granularity if any counter filters by mode, capped by the

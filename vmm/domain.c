@@ -6,6 +6,7 @@
 #include "vmm/log_hv.h"
 #include "vmm/run_end.h"
 #include "vmx/sample.h"
+#include "vmx/vmx_pmu.h"
 
 static const char *const end_names[] = {
     [GUEST_END_POWER_OFF] = "powered off",
@@ -26,6 +27,7 @@ static void log_domain_stop(const struct domain *d, enum guest_end how)
 __attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
                                           const char *detail)
 {
+    vmx_pmu_step_finish(d);
     printk("\nguest: domain %u %s (%s)\n", d->id, end_names[how], detail);
     log_domain_stop(d, how);
     for (unsigned int i = 0; i < d->vcpu_count; i++)

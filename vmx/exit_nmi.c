@@ -51,10 +51,15 @@ void handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e)
         vmx_dump_guest(v, e);
         domain_end(v->domain, GUEST_END_ERROR, "unexpected exception exit");
     }
+    /* Vertigo's share first, before the IRET that unblocks NMIs where
+     * they are blocked after this exit (Bochs, above): a kick or a guest
+     * IPI arriving then must not re-enter the PMU backend in the middle
+     * of taking this PMI's overflows. */
+    bool vertigo_s = vmx_sample_nmi_exit(v);
     unblock_nmis_in_root();
     fix_guest_nmi_blocking(v);
     this_cpu()->nmi_count++;
-    if (vmx_sample_nmi_exit(v))
+    if (vertigo_s)
         return;             /* Vertigo's PMI (or kick): not the guest's */
     v->vmx.pending_nmis++;
     swevent_add(&v->pmu.sw, SWEVENT_NMIS_REFLECTED, 1);

@@ -154,14 +154,21 @@ static void emit_per_event(struct percpu *pc, struct log_sample *s, uint32_t mas
  * (the software backend stops the guest exactly at the overflow point). */
 static void record_guest(struct percpu *pc, struct vcpu *v, uint32_t mask)
 {
-    struct log_sample s = { .domain = v->domain->id, .vcpu = v->id, .has_cr3 = true };
+    struct log_sample s;        /* stack[] past depth is never read: not cleared */
+    s.domain = v->domain->id;
+    s.vcpu = v->id;
+    s.has_cr3 = true;
+    s.depth = 0;
     unsigned int cpl = vmx_guest_cpl();
     s.mode = cpl == KERNEL_CPL ? LOG_MODE_GUEST_KERNEL : LOG_MODE_GUEST_USER;
     s.rip = vmcs_read(VMCS_GUEST_RIP);
     s.cr3 = vmcs_read(VMCS_GUEST_CR3) & CR3_ADDR_MASK;
-    if (v->pmu.stack_depth)
+    if (v->pmu.stack_depth) {
+        struct guest_virt_cursor cursor;
+        guest_virt_cursor_init(&cursor, v);
         s.depth = guest_stack_walk(v->regs.rbp, cpl == KERNEL_CPL, v->pmu.stack_depth,
-                                   guest_virt_read, v, s.stack);
+                                   guest_virt_cursor_read, &cursor, s.stack);
+    }
     emit_per_event(pc, &s, mask);
 }
 
@@ -184,10 +191,12 @@ static bool take_kick(struct percpu *pc)
     return __atomic_exchange_n(&pc->kick, 0u, __ATOMIC_SEQ_CST) != 0;
 }
 
-static uint32_t take_pending(struct percpu *pc, struct vcpu *v)
+/* Overflows to sample; *handled: a PMI with nothing to sample was Vertigo's. */
+static uint32_t take_pending(struct percpu *pc, struct vcpu *v, bool *handled)
 {
     uint32_t mask = __atomic_exchange_n(&pc->sample_pending, 0u, __ATOMIC_SEQ_CST);
-    return v ? mask | vmx_pmu_nmi_overflows(v) : mask;
+    *handled = false;
+    return v ? mask | vmx_pmu_nmi_overflows(v, handled) : mask;
 }
 
 /* Start of this PMI's path: when it was raised, else now (entry_tsc). */
@@ -212,9 +221,10 @@ bool vmx_sample_nmi_exit(struct vcpu *v)
     uint64_t entry_tsc = rdtsc();
     struct percpu *pc = this_cpu();
     bool kicked = take_kick(pc);
-    uint32_t mask = take_pending(pc, v);
+    bool handled;
+    uint32_t mask = take_pending(pc, v, &handled);
     if (!mask)
-        return kicked;
+        return kicked || handled;
     uint64_t start_tsc = cost_start(pc, entry_tsc);
     uint64_t record_tsc = rdtsc();
     pc->sample_stats.pmis++;
@@ -242,19 +252,20 @@ bool vmx_sample_nmi_root(const struct trap_frame *frame)
     struct percpu *pc = this_cpu();
     struct vcpu *v = pc->sample_vcpu;
     bool kicked = take_kick(pc);
-    uint32_t mask = take_pending(pc, v);
+    bool handled;
+    uint32_t mask = take_pending(pc, v, &handled);
     if (mask) {
         uint64_t start_tsc = cost_start(pc, entry_tsc);
         uint64_t record_tsc = rdtsc();
         pc->sample_stats.pmis++;
-        if (v && !v->pmu.ctx.count_hypervisor)
+        if (v && !vmx_pmu_root_pmi_is_hypervisor(v))
             record_guest(pc, v, mask);      /* counters stop at VM exit */
         else
             record_hypervisor(pc, v, frame, mask);
         cost_add(pc, start_tsc, record_tsc);
         return true;
     }
-    if (kicked)
+    if (kicked || handled)
         return true;
     if (v) {
         reflect_from_root(pc, v);
@@ -509,4 +520,34 @@ void vmx_sample_report(const struct domain *d)
                st->samples_dropped, st->spurious_nmis, st->reflected_nmis, st->kicks,
                cost->path_cycles / n, cost->record_cycles / n);
     }
+}
+
+/* ---- Hypervisor samples found by single-stepping (vmx/vmx_pmu_step.c) ---- */
+
+extern char __image_start[], __image_end[];
+
+/* Vertigo's own memory, for walking its frame-pointer chain: only inside
+ * its image (stacks are in .bss), read directly. */
+static bool hv_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+    (void)ctx;
+    uint64_t lo = (uint64_t)__image_start, hi = (uint64_t)__image_end;
+    if (addr < lo || addr >= hi || len > hi - addr)
+        return false;
+    memcpy(buf, (const void *)addr, len);
+    return true;
+}
+
+void vmx_sample_hypervisor_step(uint64_t rip, uint64_t rbp, uint32_t mask)
+{
+    struct percpu *pc = this_cpu();
+    struct vcpu *v = pc->sample_vcpu;
+    if (!v)
+        return;
+    struct log_sample s = { .mode = LOG_MODE_HYPERVISOR, .rip = rip,
+                            .domain = v->domain->id, .vcpu = v->id };
+    if (v->pmu.stack_depth && rbp)
+        s.depth = guest_stack_walk(rbp, false, v->pmu.stack_depth, hv_read, NULL, s.stack);
+    pc->sample_stats.pmis++;
+    emit_per_event(pc, &s, mask);
 }

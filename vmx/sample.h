@@ -64,4 +64,10 @@ const struct hypercall_sampling *vmx_sample_hypercalls(struct vcpu *v);
  * sampling statistics. */
 void vmx_sample_report(const struct domain *d);
 
+/* A hypervisor sample for the counters in mask of this CPU's VCPU: an
+ * overflow the single-stepper found at Vertigo's `rip` (vmx/vmx_pmu_step.c),
+ * with Vertigo's call stack from frame pointer rbp (0: none) when the
+ * session records stacks. Safe in trap and NMI context. */
+void vmx_sample_hypervisor_step(uint64_t rip, uint64_t rbp, uint32_t mask);
+
 #endif

@@ -8,9 +8,18 @@
  *   stored back into *regs and the function returns 0. If the entry
  *   instruction itself fails it returns 1 (VMfailInvalid) or 2
  *   (VMfailValid, reason in the VM-instruction error field).
+ * Single-stepping (vmx/vmx_pmu_step.c): TF is cleared before the entry
+ * (the guest's RFLAGS come from the VMCS; Vertigo's steps end here), and
+ * the exit sets it again first thing when this CPU is armed (VM exit
+ * clears RFLAGS, SDM Vol. 3C 28.5.3), so every instruction Vertigo runs
+ * between the two is counted. POPFQ that sets TF traps only after the
+ * next instruction (SDM Vol. 3B 18.3.1.4).
  * The layout of struct guest_regs (vmm/vcpu.h) is fixed: rax rcx rdx rbx
  * (rsp slot unused) rbp rsi rdi r8..r15, 8 bytes each. */
+#include "boot/percpu_step.h"
+
 #define VMCS_HOST_RSP 0x6c14
+#define RFLAGS_TF     (1 << RFLAGS_TF_BIT)
 
 #define R_RAX 0
 #define R_RCX 8
@@ -43,6 +52,10 @@ vmx_enter_guest:
     mov     $VMCS_HOST_RSP, %rax
     vmwrite %rsp, %rax
     jbe     .Lwrite_failed
+
+    pushfq                          /* no single-stepping into the guest */
+    andq    $~RFLAGS_TF, (%rsp)
+    popfq
 
     mov     %esi, %eax              /* launched? keep it in flags below */
     mov     %rdi, %rsi              /* rsi = regs while loading */
@@ -108,5 +121,14 @@ vmx_exit_point:
     mov     %r15, R_R15(%rdi)
     pop     %rax                    /* the guest's rdi */
     mov     %rax, R_RDI(%rdi)
+    movq    %gs:PERCPU_STEP_COUNT, %rax
+    movq    %rax, %gs:PERCPU_STEP_AT_EXIT
+    cmpl    $0, %gs:PERCPU_STEP_ARMED
+    je      .Lexit_done
+    movq    $-1, %gs:PERCPU_STEP_NEXT  /* replayed from the ring at sync */
+    pushfq
+    orq     $RFLAGS_TF, (%rsp)
+    popfq
+.Lexit_done:
     xor     %eax, %eax
     jmp     .Lreturn

@@ -5,6 +5,7 @@
 #include "vmx/vmx_pmu.h"
 
 #include "boot/cpu.h"
+#include "boot/percpu.h"
 #include "pmu/pmu_hw.h"
 #include "pmu/pmu_probe.h"
 #include "pmu/pmu_session.h"
@@ -19,6 +20,8 @@
 #include "vmm/platform.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
+#include "vmx/vmx_pmi.h"
+#include "vmx/vmx_pmu_step.h"
 #include "vmx/sample.h"
 #include "vmx/vmx_timer.h"
 
@@ -211,6 +214,8 @@ static enum pmu_status start_session(struct vcpu *v, const struct pmu_event_list
     st = p->be.ops->program(p->be.self, &p->ctx);
     if (st == PMU_OK)
         st = p->be.ops->load(p->be.self, &p->ctx);
+    if (st == PMU_OK)
+        vmx_pmi_arm(v);
     return st;
 }
 
@@ -237,6 +242,15 @@ void vmx_pmu_vcpu_start(struct vcpu *v)
 }
 
 /* ---- Around each VM entry and exit -------------------------------------- */
+
+static void plan_entry(struct vcpu *v);
+
+/* Overflows already sampled where they happened: counted only. */
+static void count_overflows(struct vcpu *v, uint32_t mask)
+{
+    for (; mask; mask &= mask - 1)
+        v->pmu.overflows++;
+}
 
 /* Hardware: the CPU switches IA32_PERF_GLOBAL_CTRL itself at entry and
  * exit (SDM Vol. 3C 27.3.2.1, 28.5.1); freeze-on-PMI rides in the guest
@@ -271,14 +285,42 @@ static void soft_choose_step(struct vcpu *v, unsigned int cpl)
                                                             : session.step_ticks;
 }
 
+/* Counts Vertigo's time since the exit for counters with :h where it is
+ * not single-stepped (counting only): the TSC difference. */
+static void soft_hypervisor_time(struct vcpu *v)
+{
+    struct pmu_ctx *ctx = &v->pmu.ctx;
+    if (session.backend != PMU_SESSION_SOFT || !ctx->count_hypervisor || vmx_pmu_step_armed(v))
+        return;
+    pmu_soft_hypervisor_ticks(ctx, rdtsc() - v->vmx.exit_tsc);
+    count_overflows(v, pmu_ctx_take_overflows(ctx));
+}
+
 void vmx_pmu_before_entry(struct vcpu *v)
+{
+    bool stepping = vmx_pmu_step_armed(v);
+    if (stepping)
+        count_overflows(v, vmx_pmu_step_pause(v));
+    else if (v->pmu.counting)
+        soft_hypervisor_time(v);
+    plan_entry(v);
+    if (stepping)
+        count_overflows(v, vmx_pmu_step_resume(v));
+}
+
+static void plan_entry(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     struct pmu_entry_plan plan;
     if (!p->counting) {
         /* A session that ended must not leave its expired deadline
-         * behind: every entry would exit at once. */
+         * behind (every entry would exit at once), nor hardware counters
+         * enabled by the last GLOBAL_CTRL values in the VMCS. */
         vmx_timer_cancel(v, VMX_TIMER_PMU);
+        if (session.backend == PMU_SESSION_HW) {
+            struct pmu_entry_plan off = { 0 };
+            hw_plan_to_vmcs(&off);
+        }
         return;
     }
     unsigned int cpl = vmx_guest_cpl();
@@ -307,6 +349,8 @@ static void correct_step_mode(struct vcpu *v, uint64_t guest_ticks)
         ctx->entry_cpl = 0;
 }
 
+static void account_guest(struct vcpu *v, const struct vmx_exit *e, uint64_t guest_ticks);
+
 /* Software backend: the overflow is found here, at the exact point; the
  * sampling ones go on as a PMI (self-NMI, vmx/sample.c). The hardware
  * backend's PMI comes from LVTPC and is taken in the NMI path. */
@@ -321,6 +365,16 @@ static void take_overflows(struct vcpu *v)
 }
 
 void vmx_pmu_after_exit(struct vcpu *v, const struct vmx_exit *e, uint64_t guest_ticks)
+{
+    bool stepping = vmx_pmu_step_armed(v);
+    if (stepping)
+        count_overflows(v, vmx_pmu_step_exit_begin(v));
+    account_guest(v, e, guest_ticks);
+    if (stepping)
+        count_overflows(v, vmx_pmu_step_resume(v));
+}
+
+static void account_guest(struct vcpu *v, const struct vmx_exit *e, uint64_t guest_ticks)
 {
     struct vcpu_pmu *p = &v->pmu;
     (void)e;
@@ -354,9 +408,14 @@ void vmx_pmu_after_handler(struct vcpu *v, const struct vmx_exit *e)
     swevent_count_exit(&p->sw, e->full_reason);
     if (!p->counting || !instruction_emulated(e))
         return;
+    bool stepping = vmx_pmu_step_armed(v);
+    if (stepping)
+        count_overflows(v, vmx_pmu_step_pause(v));
     p->be.ops->emulated_instruction(p->be.self, &p->ctx, p->exit_cpl);
     if (p->ctx.overflow_pending)
         take_overflows(v);
+    if (stepping)
+        count_overflows(v, vmx_pmu_step_resume(v));
 }
 
 /* ---- Sampling sessions ------------------------------------------------------ */
@@ -399,6 +458,13 @@ static bool parse_joined(const char *sampling, struct pmu_event_list *list, char
                          i - session.list.count, list->events[i].name);
             return false;
         }
+        if (list->events[i].hypervisor && session.backend == PMU_SESSION_SOFT &&
+            !session.tsc_counts_instructions) {
+            fmt_snprintf(why, why_size, "event %u \"%s\": the software PMU samples the "
+                         "hypervisor (:h) only where a TSC tick is an instruction (Bochs)",
+                         i - session.list.count, list->events[i].name);
+            return false;
+        }
     }
     return true;
 }
@@ -434,6 +500,10 @@ bool vmx_pmu_sampling_apply(struct vcpu *v, const char *events, uint64_t period)
     uint64_t periods[PMU_EVENT_LIST_MAX], counts[PMU_EVENT_LIST_MAX];
     char why[128];
 
+    if (vmx_pmu_step_armed(v)) {
+        count_overflows(v, vmx_pmu_step_pause(v));  /* its steps into the old counts */
+        vmx_pmu_step_arm(v, false);
+    }
     p->sample_mask = 0;
     if (!session.configured || session.backend == PMU_SESSION_NONE)
         return !events || !events[0];
@@ -460,15 +530,36 @@ bool vmx_pmu_sampling_apply(struct vcpu *v, const char *events, uint64_t period)
     p->counting = true;
     for (unsigned int i = session.list.count; i < list.count; i++)
         p->sample_mask |= 1u << i;
+    if (session.backend == PMU_SESSION_SOFT && pmu_soft_samples_hypervisor(&p->ctx))
+        vmx_pmu_step_arm(v, true);
     return true;
 }
 
-uint32_t vmx_pmu_nmi_overflows(struct vcpu *v)
+bool vmx_pmu_root_pmi_is_hypervisor(const struct vcpu *v)
+{
+    return session.backend == PMU_SESSION_HW && v->pmu.counting && v->pmu.ctx.count_hypervisor;
+}
+
+void vmx_pmu_step_finish(const struct domain *d)
+{
+    struct vcpu *self = this_cpu()->sample_vcpu;
+    if (self && vmx_pmu_step_armed(self)) {
+        count_overflows(self, vmx_pmu_step_pause(self));
+        vmx_pmu_step_arm(self, false);
+    }
+    for (unsigned int i = 0; i < d->vcpu_count; i++)
+        vmx_pmu_step_report(&d->vcpus[i]);
+}
+
+uint32_t vmx_pmu_nmi_overflows(struct vcpu *v, bool *handled)
 {
     struct vcpu_pmu *p = &v->pmu;
+    *handled = false;
     if (!p->counting || session.backend != PMU_SESSION_HW)
         return 0;
     uint32_t mask = p->be.ops->overflow(p->be.self, &p->ctx);
+    mask |= vmx_pmi_rearm(v);
+    *handled = mask != 0;
     for (uint32_t m = mask; m; m &= m - 1)
         p->overflows++;
     return mask & p->sample_mask;

@@ -46,9 +46,23 @@ bool vmx_pmu_sample_check(const char *events, char *why, unsigned int why_size);
 bool vmx_pmu_sampling_apply(struct vcpu *v, const char *events, uint64_t period);
 
 /* NMI context, hardware backend: the sampling counters of v that
- * overflowed (GLOBAL_STATUS), re-armed. 0 for the software backend, whose
- * overflows arrive through vmx_sample_raise. */
-uint32_t vmx_pmu_nmi_overflows(struct vcpu *v);
+ * overflowed (GLOBAL_STATUS), re-armed. *handled says whether any counter
+ * overflowed at all: a PMI of counting-only counters (pmu.period, or a
+ * counter wrapping) is Vertigo's too, with nothing to sample. 0 and false
+ * for the software backend, whose overflows arrive through
+ * vmx_sample_raise. */
+uint32_t vmx_pmu_nmi_overflows(struct vcpu *v, bool *handled);
+
+/* True if a PMI taken while Vertigo runs means a counter overflowed in
+ * Vertigo itself (hardware backend counting the hypervisor). The software
+ * backend's self-NMIs carry guest overflows only; its hypervisor ones are
+ * found by single-stepping (vmx/vmx_pmu_step.h). */
+bool vmx_pmu_root_pmi_is_hypervisor(const struct vcpu *v);
+
+/* End of the domain, on the CPU that ends it: stops single-stepping here
+ * (its steps go to the counts first), then prints every VCPU's stepping
+ * figures. */
+void vmx_pmu_step_finish(const struct domain *d);
 
 /* The PMU hypercalls for v (VERTIGO_HC_PMU_READ / _STEP). */
 const struct hypercall_pmu *vmx_pmu_hypercalls(struct vcpu *v);

@@ -1,9 +1,15 @@
 #!/bin/bash
 # End-to-end tests of the guest side of profiling: the kernel module, the
 # agent shipping kernel symbols, process maps and JIT maps (two epochs),
-# and bad input (malformed symbol chunks, session control from user mode).
+# and bad input (malformed symbol chunks, session control from user mode);
+# then the main job's scenario (`profile`: a session started from the
+# guest around the demonstration workload) sampling instructions:ukh, so
+# the report holds the whole stack: the workload's functions, kernel
+# symbols and Vertigo's own functions (the software PMU single-steps
+# Vertigo to find its overflow points, vmx/vmx_pmu_step.h).
 # One boot under Vertigo in Bochs, one bare boot under QEMU TCG (where the
 # module must refuse to load and everything degrades cleanly).
+# AGENT_REUSE=1 re-checks the captures of the last Bochs boot without booting.
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
@@ -15,9 +21,10 @@ VERTIGO="$BUILD/vertigo"
 guest_line() { tr -d '\r' < "$E2E_OUT/$1/serial.txt" | grep -qE -- "$3" &&
     pass "$1: $2" || fail "$1: $2" "no guest console line matches /$3/"; }
 
-run_vertigo agent 0 --platform bochs --timeout 900 --cmdline "console=com2 log=e9" \
-    --kernel "$KERNEL" --initrd "$INITRD" --guest-cmdline "$GUEST vertigo.agent=1"
-for s in agent jit badinput; do
+[ -n "$AGENT_REUSE" ] || run_vertigo agent 0 --platform bochs --timeout 900 --cmdline "console=com2 log=e9" \
+    --kernel "$KERNEL" --initrd "$INITRD" \
+    --guest-cmdline "$GUEST,profile vertigo.profile_event=instructions:ukh vertigo.agent=1"
+for s in agent jit badinput profile; do
     guest_line agent "$s scenario" "^VERTIGO-GUEST: $s: PASS$"
 done
 decoded="$E2E_OUT/agent/decode.txt"
@@ -29,6 +36,53 @@ has "process maps" ' symbols dom=0 kind=proc-maps pid=[1-9][0-9]* '
 has "process identities" ' symbols dom=0 kind=process pid=[1-9][0-9]* '
 has "JIT map, epoch 1" ' symbols dom=0 kind=jit-map pid=[1-9][0-9]* epoch=1 .*jit_loop_epoch1'
 has "JIT map, epoch 2 with the moved code" ' symbols dom=0 kind=jit-map pid=[1-9][0-9]* epoch=2 .*jit_loop_epoch2'
+
+# The whole stack in one profile: Vertigo's samples on its own functions.
+com2=$(tr -d '\r' < "$E2E_OUT/agent/com2.txt")
+report="$E2E_OUT/agent/report.txt"
+opts=(--guest-root "$BUILD/guest/initramfs" --vertigo-elf "$BUILD/vertigo.elf" --event instructions:ukh)
+"$VERTIGO" report --by-mode "${opts[@]}" "$E2E_OUT/agent/debugcon.txt" >"$report" 2>"$report.err" ||
+    fail "agent: profile: vertigo report" "exit $?: $(head -2 "$report.err")"
+read -r taken replayed missed <<<"$(echo "$com2" | sed -nE \
+    's/^pmu: vcpu 0: Vertigo single-stepped for :h sampling: [0-9]+ steps, ([0-9]+) hypervisor samples at their step, ([0-9]+) from the exit path.s RIP ring, ([0-9]+) missed$/\1 \2 \3/p')"
+hv_logged=$(grep -cE ' sample .*mode=hypervisor' "$decoded")
+hv_report=$(awk '$1 ~ /^[0-9]+$/ && $3 == "hypervisor" { print $4 }' "$report")
+[ -n "$taken" ] && [ "$taken" -gt 0 ] && [ $((taken + replayed)) = "$hv_logged" ] &&
+    pass "agent: profile: every hypervisor overflow found by stepping is one sample ($taken at their step + $replayed replayed = $hv_logged logged, $missed missed)" ||
+    fail "agent: profile: hypervisor samples from stepping" "taken '$taken' replayed '$replayed' logged '$hv_logged'"
+[ "${missed:-1}" -le $(( (taken + replayed) / 20 )) ] &&
+    pass "agent: profile: at most 5 % of hypervisor overflows missed ($missed)" ||
+    fail "agent: profile: hypervisor overflows missed" "'$missed' of $((taken + replayed))"
+[ "${hv_report:-0}" = "$hv_logged" ] && pass "agent: profile: the report's hypervisor mode has them all ($hv_report)" ||
+    fail "agent: profile: the report's hypervisor mode" "'$hv_report' vs $hv_logged logged"
+# Rows of Vertigo's own functions, named from its ELF with file:line.
+hv_rows=$(grep -cE ' vertigo\.elf +\[h\] [a-z_][a-z0-9_]+  (vmm|vmx|pmu|boot)/[a-z0-9_]+\.[cS]:[0-9]+$' "$report")
+[ "$hv_rows" -ge 3 ] && pass "agent: profile: hypervisor samples on $hv_rows Vertigo functions with file:line" ||
+    fail "agent: profile: hypervisor samples on Vertigo functions" "$(grep -m3 vertigo.elf "$report")"
+grep -qE '^ +[0-9.]+% +[0-9]+ +\[kernel\.kallsyms\] +\[k\] [a-z_]' "$report" &&
+    awk '$3 == "/bin/workload" && $5 == "hot"' "$report" | grep -q . &&
+    pass "agent: profile: the same report names kernel and workload functions" ||
+    fail "agent: profile: kernel and workload rows" "see $report"
+# The workload's 60/30/10 shares hold in the whole-stack profile too.
+row() { awk -v sym="$1" '$3 == "/bin/workload" && $5 == sym { print $2; exit }' "$report"; }
+hot=$(row hot); warm=$(row warm); cool=$(( $(row cool) + $(row leaf) ))
+named=$(( ${hot:-0} + ${warm:-0} + cool ))
+for pair in "hot:${hot:-0}:60" "warm:${warm:-0}:30" "cool+leaf:$cool:10"; do
+    IFS=: read -r name got want <<<"$pair"
+    pct=$(awk -v g="$got" -v t="$named" 'BEGIN { printf "%.2f", t ? 100 * g / t : 0 }')
+    awk -v v="$pct" -v w="$want" 'BEGIN { exit !(v >= w - 5 && v <= w + 5) }' &&
+        pass "agent: profile: $name $pct % of the workload within 5 points of $want %" ||
+        fail "agent: profile: $name share" "$pct % ($got of $named)"
+done
+folded="$E2E_OUT/agent/folded.txt"
+"$VERTIGO" export --format folded "${opts[@]}" "$E2E_OUT/agent/debugcon.txt" >"$folded" 2>/dev/null
+grep -qE '(^|;)main;run;hot [0-9]+$' "$folded" &&
+    pass "agent: profile: the workload's call chains in the folded export" ||
+    fail "agent: profile: the workload's call chains" "$(grep -m2 'run;' "$folded")"
+
+grep -qE '^boot_entry64;vmm_start;.*;vmx_vcpu_run;[a-z_;0-9]+ [0-9]+$' "$folded" &&
+    pass "agent: profile: Vertigo's call stacks in the folded export" ||
+    fail "agent: profile: Vertigo's call stacks" "$(grep -m2 vmx_ "$folded")"
 
 # Without Vertigo (QEMU TCG boots the kernel directly): the module refuses,
 # the scenarios say so and still pass.

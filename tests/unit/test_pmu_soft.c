@@ -6,6 +6,8 @@
 #include "pmu/pmu_soft.h"
 #include "tests/unit/unit.h"
 
+#define ARRAY_LEN(a) ((unsigned int)(sizeof(a) / sizeof((a)[0])))
+
 struct soft_rig {
     struct pmu_soft soft;
     struct pmu_backend be;
@@ -203,4 +205,101 @@ TEST(soft_rejects_bad_config_and_foreign_slots)
     struct pmu_backend be = pmu_soft_backend(&soft);
     CHECK_EQ(be.ops->program(be.self, &ctx), PMU_ERR_SLOT);
     CHECK_STR(be.ops->name, "soft");
+}
+
+/* ---- Vertigo's own time (:h) ------------------------------------------- */
+
+enum { SEG_USER, SEG_KERNEL, SEG_HV };
+
+struct hv_script {
+    unsigned int mode;
+    uint64_t ticks;
+};
+
+/* Runs a script of guest and hypervisor stretches as the VCPU loop would:
+ * guest ticks in deadline-sized steps, Vertigo's ticks one step at a time
+ * through the stepper (as the #DB handler does), then added to the context
+ * at the next sync. Returns how many hypervisor overflows the stepper
+ * found; positions[] gets their global tick numbers (1-based), counter
+ * `which` only. */
+static unsigned int run_hv_script(struct soft_rig *r, const struct hv_script *script,
+                                  unsigned int n, unsigned int which, uint64_t *positions,
+                                  unsigned int max)
+{
+    struct pmu_soft_stepper st;
+    uint64_t tick = 0;
+    unsigned int found = 0;
+    for (unsigned int s = 0; s < n; s++) {
+        if (script[s].mode != SEG_HV) {
+            run_stepped(r, script[s].mode == SEG_USER ? 3 : 0, script[s].ticks);
+            tick += script[s].ticks;
+            pmu_ctx_take_overflows(&r->ctx);
+            continue;
+        }
+        pmu_soft_stepper_sync(&st, &r->ctx);
+        for (uint64_t step = 1; step <= script[s].ticks; step++) {
+            if (step != st.next)
+                continue;
+            uint32_t mask = pmu_soft_stepper_overflow(&st);
+            if ((mask & (1u << which)) && found < max)
+                positions[found++] = tick + step;
+        }
+        pmu_soft_hypervisor_ticks(&r->ctx, script[s].ticks);
+        tick += script[s].ticks;
+        pmu_ctx_take_overflows(&r->ctx);
+    }
+    return found;
+}
+
+TEST(soft_hypervisor_time_counts_only_for_h)
+{
+    struct soft_rig r;
+    if (!soft_setup(&r, true, 1000, "instructions,instructions:h,instructions:ukh,cycles:uh",
+                    NULL))
+        return;
+    CHECK(r.ctx.count_hypervisor);
+    CHECK(!pmu_soft_samples_hypervisor(&r.ctx));     /* no period: counting only */
+    run_stepped(&r, 3, 100);
+    pmu_soft_hypervisor_ticks(&r.ctx, 40);
+    run_stepped(&r, 0, 10);
+    CHECK_EQ(rd(&r, 0), 110);
+    CHECK_EQ(rd(&r, 1), 40);
+    CHECK_EQ(rd(&r, 2), 150);
+    CHECK_EQ(rd(&r, 3), 140);
+}
+
+/* The stepper finds every overflow that falls in Vertigo's time at the
+ * exact tick, and the context, given the same ticks, agrees. */
+TEST(soft_hypervisor_overflows_at_exact_steps)
+{
+    static const struct hv_script script[] = {
+        { SEG_USER, 23 }, { SEG_HV, 9 }, { SEG_KERNEL, 4 }, { SEG_HV, 30 },
+        { SEG_USER, 1 }, { SEG_HV, 2 }, { SEG_USER, 50 }, { SEG_HV, 17 },
+    };
+    const uint64_t periods[] = { 7, 5 };
+    struct soft_rig r;
+    if (!soft_setup(&r, true, 1000, "instructions:ukh,cycles:h", periods))
+        return;
+    CHECK(pmu_soft_samples_hypervisor(&r.ctx));
+    uint64_t pos[32];
+    unsigned int n = run_hv_script(&r, script, ARRAY_LEN(script), 0, pos, ARRAY_LEN(pos));
+    /* reference: counter 0 counts every tick, so it overflows at ticks
+     * 7, 14, ...; those inside a hypervisor stretch are the stepper's */
+    uint64_t start = 0;
+    unsigned int want = 0;
+    for (unsigned int s = 0; s < ARRAY_LEN(script); s++) {
+        for (uint64_t t = start + 1; t <= start + script[s].ticks; t++) {
+            if (t % periods[0] || script[s].mode != SEG_HV)
+                continue;
+            if (CHECK(want < n))
+                CHECK_EQ(pos[want], t);
+            want++;
+        }
+        start += script[s].ticks;
+    }
+    CHECK_EQ(n, want);
+    CHECK_EQ(rd(&r, 0), start);
+    CHECK_EQ(r.ctx.counters[0].overflows, start / periods[0]);
+    CHECK_EQ(rd(&r, 1), 9 + 30 + 2 + 17);
+    CHECK_EQ(r.ctx.counters[1].overflows, (9 + 30 + 2 + 17) / periods[1]);
 }

@@ -1,0 +1,55 @@
+/* Counting Vertigo's own instructions for the software PMU (events with
+ * :h), with exact overflow points: while a counter samples the hypervisor
+ * the CPU single-steps Vertigo (EFLAGS.TF) from the VM-exit stub to the
+ * next VM entry. The #DB fast path (boot/isr.S) counts the steps and keeps
+ * the RIP after each in a per-CPU ring; at the step where a counter
+ * overflows, the slow path (step_trap_handle) writes a hypervisor sample
+ * with the trap frame's RIP and call stack: for Vertigo the #DB trap is
+ * the software backend's PMI. The steps are added to the VCPU's context at
+ * the sync points below, never from the trap (it may interrupt the code
+ * that updates the context), and the stepper that finds the overflow
+ * points is re-synced from the context at each of them.
+ *
+ * Sync points, with stepping off while each runs (its own instructions are
+ * not counted): the start of the exit handling (the steps of the previous
+ * entry path come before the guest's ticks, those of this exit path after
+ * them; overflows in the exit path before the sync are replayed from the
+ * RIP ring), around an emulated guest instruction, and the PMU's planning
+ * of the next entry. Exact where one TSC tick is one instruction (Bochs),
+ * which is the only place the software backend samples Vertigo. */
+#ifndef VMX_VMX_PMU_STEP_H
+#define VMX_VMX_PMU_STEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "boot/traps.h"
+#include "vmm/vcpu.h"
+
+/* Arms (on) or disarms single-stepping on this CPU for v, whose context
+ * must then sample the hypervisor. Call between an exit and an entry. */
+void vmx_pmu_step_arm(struct vcpu *v, bool on);
+
+/* True if this CPU single-steps Vertigo for v. */
+bool vmx_pmu_step_armed(const struct vcpu *v);
+
+/* Exit handling starts: stepping off; the previous entry path's steps go
+ * to the context. Returns the overflows they noted (counted, sampled). */
+uint32_t vmx_pmu_step_exit_begin(struct vcpu *v);
+
+/* Stepping off; the steps since the last sync go to the context. Returns
+ * the overflows they noted (already sampled by the stepper). */
+uint32_t vmx_pmu_step_pause(struct vcpu *v);
+
+/* Re-syncs the stepper from the context (overflows among the exit path's
+ * steps not yet synced are sampled from the RIP ring, then the steps go
+ * to the context) and turns stepping back on. Returns the overflows of
+ * the replayed steps (counted, sampled). */
+uint32_t vmx_pmu_step_resume(struct vcpu *v);
+
+/* Per-CPU figures for the end-of-run report: steps, hypervisor samples
+ * taken at a step, replayed from the ring, and missed (the ring no longer
+ * held the step's RIP). */
+void vmx_pmu_step_report(const struct vcpu *v);
+
+#endif
