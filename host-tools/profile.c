@@ -153,6 +153,41 @@ static void event_desc_record(struct profile_raw *r, const struct log_event_desc
     n->name[len] = '\0';
 }
 
+void profile_header(void *user, const struct log_stream_header *h, uint64_t offset)
+{
+    struct profile *p = user;
+    (void)offset;
+    if (p->have_build_id)
+        return;
+    p->have_build_id = true;
+    memcpy(p->build_id, h->build_id, LOG_BUILD_ID_SIZE);
+}
+
+static void hex_id(const uint8_t *id, char *out)
+{
+    for (unsigned int i = 0; i < LOG_BUILD_ID_SIZE; i++)
+        sprintf(out + 2 * i, "%02x", id[i]);
+}
+
+/* A Vertigo ELF other than the one that wrote the log names hypervisor
+ * samples wrongly: say so (perf's build-id check). Logs whose header has
+ * no build id (all zero) and ELFs without one are not checked. */
+static void check_vertigo_elf(const struct profile *p, const char *cmd,
+                              const struct profile_options *o)
+{
+    static const uint8_t none[LOG_BUILD_ID_SIZE];
+    uint8_t elf_id[LOG_BUILD_ID_SIZE];
+    if (!p->have_build_id || !memcmp(p->build_id, none, sizeof(none)) ||
+        !sym_vertigo_build_id(p->sym, elf_id) || !memcmp(elf_id, p->build_id, sizeof(elf_id)))
+        return;
+    char want[2 * LOG_BUILD_ID_SIZE + 1], got[2 * LOG_BUILD_ID_SIZE + 1];
+    hex_id(p->build_id, want);
+    hex_id(elf_id, got);
+    fprintf(stderr, "vertigo %s: warning: --vertigo-elf %s has build id %s, but the log was "
+            "written by build %s: hypervisor samples will be misnamed\n", cmd,
+            o->sym.vertigo_elf, got, want);
+}
+
 void profile_record(void *user, const struct logdec_record *r)
 {
     struct profile *p = user;
@@ -324,7 +359,8 @@ int profile_load(struct profile *p, const char *cmd, const char *path,
         fprintf(stderr, "vertigo %s: %s\n", cmd, err);
         return VERTIGO_EXIT_USAGE;
     }
-    static const struct logdec_callbacks cb = { .record = profile_record };
+    static const struct logdec_callbacks cb = { .header = profile_header,
+                                                .record = profile_record };
     struct logdec *dec = malloc(sizeof(*dec));
     if (!dec) {
         fprintf(stderr, "vertigo %s: out of memory\n", cmd);
@@ -337,6 +373,7 @@ int profile_load(struct profile *p, const char *cmd, const char *path,
     free(dec);
     if (status != VERTIGO_EXIT_OK && status != VERTIGO_EXIT_DAMAGED)
         return status;
+    check_vertigo_elf(p, cmd, o);
     if (!profile_finish(p, o->event, err, sizeof(err))) {
         fprintf(stderr, "vertigo %s: %s\n", cmd, err);
         return VERTIGO_EXIT_USAGE;

@@ -55,11 +55,16 @@ struct profile {
     uint64_t total;              /* samples kept, all events */
     uint64_t raw_samples;        /* samples decoded, before the event filter */
     struct profile_raw *raw;
+    bool have_build_id;          /* build_id: the first stream header's */
+    uint8_t build_id[LOG_BUILD_ID_SIZE];
 };
 
 /* Prepares p and its symbolizer. Returns false with a message in err
  * (e.g. "--guest-root DIR: No such file or directory"). */
 bool profile_init(struct profile *p, const struct profile_options *o, char *err, size_t err_len);
+
+/* Decoder stream-header callback: user is the struct profile. */
+void profile_header(void *user, const struct log_stream_header *h, uint64_t offset);
 
 /* Decoder record callback: user is the struct profile. */
 void profile_record(void *user, const struct logdec_record *r);

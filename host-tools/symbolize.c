@@ -863,6 +863,19 @@ static bool open_options(struct symbolizer *s, char *err, size_t err_len)
     return true;
 }
 
+bool sym_vertigo_build_id(const struct symbolizer *s, uint8_t out[LOG_BUILD_ID_SIZE])
+{
+    if (s->vertigo_elf < 0)
+        return false;
+    const unsigned char *bits;
+    GElf_Addr vaddr;
+    int len = dwfl_module_build_id(s->elves[s->vertigo_elf].mod, &bits, &vaddr);
+    if (len != (int)LOG_BUILD_ID_SIZE)
+        return false;
+    memcpy(out, bits, LOG_BUILD_ID_SIZE);
+    return true;
+}
+
 struct symbolizer *sym_create(const struct sym_options *opts, char *err, size_t err_len)
 {
     struct symbolizer *s = calloc(1, sizeof(*s));

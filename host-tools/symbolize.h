@@ -74,6 +74,10 @@ struct symbolizer *sym_create(const struct sym_options *opts, char *err, size_t 
 /* Frees s and everything it returned. */
 void sym_destroy(struct symbolizer *s);
 
+/* The GNU build id (ld --build-id=sha1) of the --vertigo-elf file into
+ * out; false when no such file was given or it has no 20-byte build id. */
+bool sym_vertigo_build_id(const struct symbolizer *s, uint8_t out[LOG_BUILD_ID_SIZE]);
+
 /* Takes one symbols record (a chunk of kallsyms, maps or JIT map text) of
  * the log, at TSC tsc. Chunks are reassembled per (domain, kind, pid,
  * epoch); a set takes effect when its last chunk arrives. Returns false

@@ -78,6 +78,15 @@ all=$(awk '{ s += $NF } END { print s }' "$out/expect.txt")
 head -1 "$out/profile.csv" | grep -qx 'event,domain,vcpu,mode,image,symbol,source_file,source_line,samples,percent' &&
     [ "$total" = "$all" ] && pass "export csv: header and $total samples" || fail "export csv" "total $total, want $all"
 
+# Vertigo's ELF must be the one that wrote the log (build id in the
+# stream header): silent when it is, a specific warning when it is not.
+grep -q 'warning' "$out/report.err" && fail "report: matching --vertigo-elf is silent" "$(head -2 "$out/report.err")" \
+                                   || pass "report: matching --vertigo-elf is silent"
+"$V" report --guest-root "$root" --vertigo-elf "$root/bin/workload" "$log" >/dev/null 2>"$out/mismatch.err"
+grep -qE "^vertigo report: warning: --vertigo-elf $root/bin/workload has build id [0-9a-f]{40}, but the log was written by build [0-9a-f]{40}: hypervisor samples will be misnamed$" "$out/mismatch.err" &&
+    pass "report: a foreign --vertigo-elf is named in a warning" ||
+    fail "report: a foreign --vertigo-elf is named in a warning" "$(head -2 "$out/mismatch.err")"
+
 # Bad input: specific errors and exit statuses.
 check_error() {   # NAME WANT_STATUS REGEX command...
     local name=$1 want=$2 re=$3
