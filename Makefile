@@ -33,7 +33,7 @@ HV_CFLAGS := -std=gnu11 -O2 -g $(WARNINGS) -I. -Iinclude \
              -fcf-protection=none -mno-red-zone -mgeneral-regs-only \
              -mcmodel=small -MMD -MP
 HV_ASFLAGS := -I. -Iinclude -D__ASSEMBLY__ -fno-pic -fno-pie -MMD -MP
-HV_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 \
+HV_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=sha1 -Wl,-z,max-page-size=0x1000 \
               -Wl,-z,noexecstack -Wl,--no-warn-rwx-segments -T linker.ld
 
 # Host builds of portable code (unit tests, tools): sanitizers on.

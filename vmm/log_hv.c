@@ -203,11 +203,34 @@ static int hex_value(char c)
     return -1;
 }
 
-/* The build id is the git revision: its leading hex digits, packed two
- * per byte, so `vertigo decode` prints the same digits as the banner. */
+/* The GNU build-id note ld put at __build_id_note (linker.ld): 4-byte
+ * name and descriptor sizes and type, "GNU\0", then the 20-byte SHA-1 of
+ * the image, which `vertigo report` compares with --vertigo-elf's. */
+struct build_id_note {
+    uint32_t namesz, descsz, type;
+    char name[4];
+    uint8_t desc[LOG_BUILD_ID_SIZE];
+};
+#define NT_GNU_BUILD_ID 3u
+extern const struct build_id_note __build_id_note;
+
+static bool note_build_id(uint8_t out[LOG_BUILD_ID_SIZE])
+{
+    const struct build_id_note *n = &__build_id_note;
+    if (n->namesz != sizeof(n->name) || n->descsz != LOG_BUILD_ID_SIZE ||
+        n->type != NT_GNU_BUILD_ID || memcmp(n->name, "GNU", sizeof(n->name)))
+        return false;
+    memcpy(out, n->desc, LOG_BUILD_ID_SIZE);
+    return true;
+}
+
+/* The build id: the image's GNU build id, else (a link without one) the
+ * git revision's leading hex digits, packed two per byte. */
 static void pack_build_id(uint8_t out[LOG_BUILD_ID_SIZE])
 {
     memset(out, 0, LOG_BUILD_ID_SIZE);
+    if (note_build_id(out))
+        return;
     for (unsigned int i = 0; i < 2 * LOG_BUILD_ID_SIZE; i++) {
         int v = hex_value(vertigo_build_id[i]);
         if (v < 0)

@@ -43,6 +43,12 @@ report="$E2E_OUT/agent/report.txt"
 opts=(--guest-root "$BUILD/guest/initramfs" --vertigo-elf "$BUILD/vertigo.elf" --event instructions:ukh)
 "$VERTIGO" report --by-mode "${opts[@]}" "$E2E_OUT/agent/debugcon.txt" >"$report" 2>"$report.err" ||
     fail "agent: profile: vertigo report" "exit $?: $(head -2 "$report.err")"
+# The log's build id is vertigo.elf's own (GNU build id note): no warning.
+build=$(sed -nE 's/^# @[0-9]+ stream .* build=([0-9a-f]{40}) .*/\1/p' "$decoded" | head -1)
+elf_id=$(readelf -n "$BUILD/vertigo.elf" | sed -nE 's/^ *Build ID: ([0-9a-f]{40})$/\1/p')
+[ -n "$build" ] && [ "$build" = "$elf_id" ] && ! grep -q warning "$report.err" &&
+    pass "agent: the log carries vertigo.elf's build id ($build)" ||
+    fail "agent: the log carries vertigo.elf's build id" "log '$build', ELF '$elf_id': $(head -1 "$report.err")"
 read -r taken replayed missed <<<"$(echo "$com2" | sed -nE \
     's/^pmu: vcpu 0: Vertigo single-stepped for :h sampling: [0-9]+ steps, ([0-9]+) hypervisor samples at their step, ([0-9]+) from the exit path.s RIP ring, ([0-9]+) missed$/\1 \2 \3/p')"
 hv_logged=$(grep -cE ' sample .*mode=hypervisor' "$decoded")
