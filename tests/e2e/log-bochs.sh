@@ -82,9 +82,9 @@ check "stats: CPU 0 block sequence 0..N without gaps" \
     stats_has "^  cpu 0 +records=[0-9]+ blocks=$blocks seq=0\.\.$((${blocks:-1} - 1)) seq_gaps=0 ring_dropped=0$"
 check "stats: no problem but the skipped banner" stats_has '^problems: prefix-skipped=1$'
 
-banner_build=$(tr -d '\r' < "$DIR/com2.txt" | sed -nE 's/^Vertigo [0-9.]+ \(build ([0-9a-f]+).*/\1/p')
-check "header: build id of the banner ($banner_build), TSC Hz, PMU" decoded_has \
-    "^# @[0-9]+ stream version=1 cpus=[0-9]+ tsc_hz=[1-9][0-9]* build=${banner_build:-none}0* pmu=soft pmu_version=4 gp=4x48"
+elf_build=$(readelf -n "$BUILD/vertigo.elf" | sed -nE 's/^ *Build ID: ([0-9a-f]{40})$/\1/p')
+check "header: vertigo.elf's GNU build id ($elf_build), TSC Hz, PMU" decoded_has \
+    "^# @[0-9]+ stream version=1 cpus=[0-9]+ tsc_hz=[1-9][0-9]* build=${elf_build:-none} pmu=soft pmu_version=4 gp=4x48"
 check "config record echoes the command line" decoded_has ' config "console=com2 log=e9"$'
 check "console record: banner" decoded_has ' console src=hv "\\nVertigo [0-9.]+ \(build '
 
