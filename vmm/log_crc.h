@@ -1,8 +1,10 @@
 /* CRC32C (Castagnoli) checksums of log stream headers and blocks.
- * Table-driven, freestanding, safe in NMI context (no state). */
+ * Freestanding, safe in NMI context: the SSE4.2 CRC32 instruction where
+ * the CPU has it (x86-64 only, probed once), else a byte table. */
 #ifndef VMM_LOG_CRC_H
 #define VMM_LOG_CRC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +15,14 @@
 /* Continues a CRC32C over len bytes: pass 0 to start, the previous
  * result to continue (crc(a+b) == log_crc32c(log_crc32c(0,a),b)). */
 uint32_t log_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* The same CRC computed with the byte table only, whatever the CPU has
+ * (the reference the instruction path is tested against). */
+uint32_t log_crc32c_bytewise(uint32_t crc, const void *buf, size_t len);
+
+/* True if log_crc32c uses the SSE4.2 CRC32 instruction on this CPU
+ * (CPUID.01H:ECX[20], read on the first call and cached). */
+bool log_crc32c_hw_available(void);
 
 /* The 256-entry byte table the function uses (for faster host variants). */
 extern const uint32_t log_crc32c_table[256];

@@ -222,6 +222,18 @@ struct block_builder {
     uint64_t prev_tsc;
 };
 
+/* log_varint_size without its loop: one byte per 7 payload bits of the
+ * value's highest set bit. */
+#define VARINT_PAYLOAD_BITS 7u
+#define U64_TOP_BIT         63u
+
+static size_t varint_size(uint64_t v)
+{
+    if (!v)
+        return 1;
+    return (U64_TOP_BIT - (unsigned int)__builtin_clzll(v)) / VARINT_PAYLOAD_BITS + 1u;
+}
+
 /* Writes type, body length and TSC delta; returns where fields go, or
  * NULL if a record with flen field bytes does not fit before limit. */
 static uint8_t *begin_record(struct block_builder *b, uint8_t *limit,
@@ -232,8 +244,8 @@ static uint8_t *begin_record(struct block_builder *b, uint8_t *limit,
         b->base_tsc = b->prev_tsc = tsc;
     }
     uint64_t delta = log_zigzag((int64_t)(tsc - b->prev_tsc));
-    size_t body = log_varint_size(delta) + flen;
-    if (b->out + 1 + log_varint_size(body) + body > limit)
+    size_t body = varint_size(delta) + flen;
+    if (b->out + 1 + varint_size(body) + body > limit)
         return NULL;
     b->prev_tsc = tsc;
     b->count++;
@@ -330,12 +342,6 @@ size_t log_ring_read(struct log_ring *ring, void *buf, size_t max)
     if (b.count == 0)
         return 0;
     return finish_block(ring, out, &b);
-}
-
-bool log_ring_pending(const struct log_ring *ring)
-{
-    return __atomic_load_n(&ring->commit, __ATOMIC_ACQUIRE) != ring->tail ||
-           __atomic_load_n(&ring->dropped, __ATOMIC_RELAXED) != 0;
 }
 
 uint64_t log_ring_free(const struct log_ring *ring)

@@ -76,8 +76,13 @@ bool log_ring_write(struct log_ring *ring, uint8_t type, uint64_t tsc,
  * been sent it also appends a loss record for pending drops. */
 size_t log_ring_read(struct log_ring *ring, void *buf, size_t max);
 
-/* Drain: true if committed records or unreported drops are waiting. */
-bool log_ring_pending(const struct log_ring *ring);
+/* Drain: true if committed records or unreported drops are waiting.
+ * Inline: the drain asks it of every CPU's ring at each block. */
+static inline bool log_ring_pending(const struct log_ring *ring)
+{
+    return __atomic_load_n(&ring->commit, __ATOMIC_ACQUIRE) != ring->tail ||
+           __atomic_load_n(&ring->dropped, __ATOMIC_RELAXED) != 0;
+}
 
 /* Free bytes the producer could reserve now (for tests and statistics). */
 uint64_t log_ring_free(const struct log_ring *ring);

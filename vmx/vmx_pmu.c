@@ -394,12 +394,22 @@ static void account_guest(struct vcpu *v, const struct vmx_exit *e, uint64_t gue
 
 /* The handler emulated the instruction iff it moved RIP past it (CPUID,
  * RDMSR/WRMSR, I/O, VMCALL, XSETBV, CR access, emulated MMIO stores...);
- * an instruction that got a fault injected instead did not retire. */
+ * an instruction that got a fault injected instead did not retire. Exits
+ * between instructions (the timer, the interrupt and NMI windows, an
+ * external interrupt) emulate none: no VMREAD of RIP for them. */
 static bool instruction_emulated(const struct vmx_exit *e)
 {
-    if (e->reason == EXIT_REASON_INIT_SIGNAL || e->reason == EXIT_REASON_SIPI)
+    switch (e->reason) {
+    case EXIT_REASON_PREEMPTION_TIMER:
+    case EXIT_REASON_EXTERNAL_INTERRUPT:
+    case EXIT_REASON_INTERRUPT_WINDOW:
+    case EXIT_REASON_NMI_WINDOW:
+    case EXIT_REASON_INIT_SIGNAL:
+    case EXIT_REASON_SIPI:
         return false;
-    return vmcs_read(VMCS_GUEST_RIP) != e->rip;
+    default:
+        return vmcs_read(VMCS_GUEST_RIP) != e->rip;
+    }
 }
 
 void vmx_pmu_after_handler(struct vcpu *v, const struct vmx_exit *e)

@@ -40,9 +40,13 @@ static void set_control(uint32_t field, uint64_t bit, bool on)
         vmcs_write(field, want);
 }
 
+/* The timer's rate, IA32_VMX_MISC[4:0], read once by vmx_timer_init
+ * (vmx_config holds one set of capabilities for every CPU). */
+static unsigned int tsc_shift;
+
 static unsigned int rate_shift(void)
 {
-    return vmx_caps_preemption_tsc_shift(&vmx_config.caps);
+    return tsc_shift;
 }
 
 static uint64_t nearest_deadline(const struct vmx_timer_state *t)
@@ -68,10 +72,15 @@ void vmx_timer_arm(struct vcpu *v)
     struct vmx_timer_state *t = &v->vmx.timer;
     uint64_t deadline = nearest_deadline(t);
     bool on = deadline != NO_DEADLINE && timer_usable();
-    set_control(VMCS_PIN_BASED_CONTROLS, PIN_PREEMPTION_TIMER, on);
-    /* saving the value is only valid with the timer active (SDM Vol. 3C 27.2.1.2) */
-    if (value_saved())
-        set_control(VMCS_EXIT_CONTROLS, EXIT_SAVE_PREEMPTION_TIMER, on);
+    /* The controls follow t->armed: both start off (vmcs_setup writes the
+     * controls without the timer bits, vmx_timer_init clears armed) and
+     * only this function changes them, so they are touched on a change. */
+    if (on != t->armed) {
+        set_control(VMCS_PIN_BASED_CONTROLS, PIN_PREEMPTION_TIMER, on);
+        /* saving the value is only valid with the timer active (SDM Vol. 3C 27.2.1.2) */
+        if (value_saved())
+            set_control(VMCS_EXIT_CONTROLS, EXIT_SAVE_PREEMPTION_TIMER, on);
+    }
     t->armed = on;
     if (on) {
         t->loaded = timer_value(deadline);
@@ -138,6 +147,7 @@ bool vmx_timer_measured(const struct vcpu *v)
 
 void vmx_timer_init(struct vcpu *v)
 {
+    tsc_shift = vmx_caps_preemption_tsc_shift(&vmx_config.caps);
     for (unsigned int i = 0; i < VMX_TIMER_OWNERS; i++)
         v->vmx.timer.remaining[i] = NO_DEADLINE;
     v->vmx.timer.armed = false;
