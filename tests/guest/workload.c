@@ -8,11 +8,14 @@
  * count per iteration is fixed (5), so the shares are exact in retired
  * instructions; the iteration counts set the shares.
  *
- *   workload [SCALE]     SCALE multiplies every iteration count (default 1)
+ *   workload [SCALE [wait]]  SCALE multiplies every iteration count (default 1);
+ *                            with "wait" it first reads one byte from stdin,
+ *                            so a profiler can ship its maps before it runs
  * Prints what it ran and exits 0. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define BASE_ITERATIONS 200000ull   /* the 10 % share at SCALE 1 */
@@ -66,6 +69,11 @@ int main(int argc, char **argv)
     uint64_t scale = argc > 1 ? strtoull(argv[1], NULL, 0) : 1;
     if (scale == 0 || scale > 1000) {
         fprintf(stderr, "workload: SCALE must be 1..1000\n");
+        return 2;
+    }
+    char go;
+    if (argc > 2 && (strcmp(argv[2], "wait") || read(STDIN_FILENO, &go, 1) != 1)) {
+        fprintf(stderr, "workload: the second argument must be 'wait', then one byte on stdin\n");
         return 2;
     }
     uint64_t n = BASE_ITERATIONS * scale;
