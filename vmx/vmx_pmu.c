@@ -243,8 +243,6 @@ void vmx_pmu_vcpu_start(struct vcpu *v)
 
 /* ---- Around each VM entry and exit -------------------------------------- */
 
-static void plan_entry(struct vcpu *v);
-
 /* Overflows already sampled where they happened: counted only. */
 static void count_overflows(struct vcpu *v, uint32_t mask)
 {
@@ -285,29 +283,6 @@ static void soft_choose_step(struct vcpu *v, unsigned int cpl)
                                                             : session.step_ticks;
 }
 
-/* Counts Vertigo's time since the exit for counters with :h where it is
- * not single-stepped (counting only): the TSC difference. */
-static void soft_hypervisor_time(struct vcpu *v)
-{
-    struct pmu_ctx *ctx = &v->pmu.ctx;
-    if (session.backend != PMU_SESSION_SOFT || !ctx->count_hypervisor || vmx_pmu_step_armed(v))
-        return;
-    pmu_soft_hypervisor_ticks(ctx, rdtsc() - v->vmx.exit_tsc);
-    count_overflows(v, pmu_ctx_take_overflows(ctx));
-}
-
-void vmx_pmu_before_entry(struct vcpu *v)
-{
-    bool stepping = vmx_pmu_step_armed(v);
-    if (stepping)
-        count_overflows(v, vmx_pmu_step_pause(v));
-    else if (v->pmu.counting)
-        soft_hypervisor_time(v);
-    plan_entry(v);
-    if (stepping)
-        count_overflows(v, vmx_pmu_step_resume(v));
-}
-
 static void plan_entry(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
@@ -334,6 +309,29 @@ static void plan_entry(struct vcpu *v)
         soft_plan_to_timer(v, &plan);
 }
 
+/* Counts Vertigo's time since the exit for counters with :h where it is
+ * not single-stepped (counting only): the TSC difference. */
+static void soft_hypervisor_time(struct vcpu *v)
+{
+    struct pmu_ctx *ctx = &v->pmu.ctx;
+    if (session.backend != PMU_SESSION_SOFT || !ctx->count_hypervisor)
+        return;
+    pmu_soft_hypervisor_ticks(ctx, rdtsc() - v->vmx.exit_tsc);
+    count_overflows(v, pmu_ctx_take_overflows(ctx));
+}
+
+void vmx_pmu_before_entry(struct vcpu *v)
+{
+    bool stepping = vmx_pmu_step_armed(v);
+    if (stepping)
+        count_overflows(v, vmx_pmu_step_pause(v));
+    else if (v->pmu.counting)
+        soft_hypervisor_time(v);
+    plan_entry(v);
+    if (stepping)
+        count_overflows(v, vmx_pmu_step_resume(v));
+}
+
 /* A one-tick step that began in user mode and ended in kernel mode either
  * executed a user SYSCALL (the guest now stands at IA32_LSTAR's target) or
  * took an interrupt or fault first and then ran one kernel instruction:
@@ -349,8 +347,6 @@ static void correct_step_mode(struct vcpu *v, uint64_t guest_ticks)
         ctx->entry_cpl = 0;
 }
 
-static void account_guest(struct vcpu *v, const struct vmx_exit *e, uint64_t guest_ticks);
-
 /* Software backend: the overflow is found here, at the exact point; the
  * sampling ones go on as a PMI (self-NMI, vmx/sample.c). The hardware
  * backend's PMI comes from LVTPC and is taken in the NMI path. */
@@ -364,20 +360,11 @@ static void take_overflows(struct vcpu *v)
         p->overflows++;
 }
 
-void vmx_pmu_after_exit(struct vcpu *v, const struct vmx_exit *e, uint64_t guest_ticks)
-{
-    bool stepping = vmx_pmu_step_armed(v);
-    if (stepping)
-        count_overflows(v, vmx_pmu_step_exit_begin(v));
-    account_guest(v, e, guest_ticks);
-    if (stepping)
-        count_overflows(v, vmx_pmu_step_resume(v));
-}
-
-static void account_guest(struct vcpu *v, const struct vmx_exit *e, uint64_t guest_ticks)
+/* The guest's run since the entry: its ticks to the counters (software
+ * backend), overflows taken. */
+static void account_guest(struct vcpu *v, uint64_t guest_ticks)
 {
     struct vcpu_pmu *p = &v->pmu;
-    (void)e;
     p->exit_cpl = (uint8_t)vmx_guest_cpl();
     if (!p->counting)
         return;
@@ -390,6 +377,17 @@ static void account_guest(struct vcpu *v, const struct vmx_exit *e, uint64_t gue
     }
     if (p->be.ops->exit(p->be.self, &p->ctx, guest_ticks))
         take_overflows(v);
+}
+
+void vmx_pmu_after_exit(struct vcpu *v, const struct vmx_exit *e, uint64_t guest_ticks)
+{
+    (void)e;
+    bool stepping = vmx_pmu_step_armed(v);
+    if (stepping)
+        count_overflows(v, vmx_pmu_step_exit_begin(v));
+    account_guest(v, guest_ticks);
+    if (stepping)
+        count_overflows(v, vmx_pmu_step_resume(v));
 }
 
 /* The handler emulated the instruction iff it moved RIP past it (CPUID,
