@@ -20,19 +20,6 @@ void pmu_ctx_init(struct pmu_ctx *ctx, const struct pmu_event_list *list,
     }
 }
 
-uint32_t pmu_ctx_take_overflows(struct pmu_ctx *ctx)
-{
-    uint32_t pending = ctx->overflow_pending;
-    ctx->overflow_pending = 0;
-    return pending;
-}
-
-void pmu_ctx_note_overflow(struct pmu_ctx *ctx, unsigned int i)
-{
-    ctx->counters[i].overflows++;
-    ctx->overflow_pending |= 1u << i;
-}
-
 uint64_t pmu_read_event(const struct pmu_backend *be, const struct pmu_ctx *ctx,
                         const struct swevent_counts *sw, unsigned int i)
 {

@@ -46,10 +46,19 @@ void pmu_ctx_init(struct pmu_ctx *ctx, const struct pmu_event_list *list,
                   const uint64_t *periods);
 
 /* Returns the overflow mask (bit i: counters[i]) collected since the last
- * call and clears it. */
-uint32_t pmu_ctx_take_overflows(struct pmu_ctx *ctx);
+ * call and clears it. Inline, like the next: both run at VM exits. */
+static inline uint32_t pmu_ctx_take_overflows(struct pmu_ctx *ctx)
+{
+    uint32_t pending = ctx->overflow_pending;
+    ctx->overflow_pending = 0;
+    return pending;
+}
 
 /* Records that counters[i] overflowed: counts the sample, marks it pending. */
-void pmu_ctx_note_overflow(struct pmu_ctx *ctx, unsigned int i);
+static inline void pmu_ctx_note_overflow(struct pmu_ctx *ctx, unsigned int i)
+{
+    ctx->counters[i].overflows++;
+    ctx->overflow_pending |= 1u << i;
+}
 
 #endif

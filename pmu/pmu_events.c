@@ -92,16 +92,6 @@ bool pmu_event_counts_instructions(const struct pmu_event *ev)
     return ev->arch == PMU_ARCH_RAW && ev->event_select == EVENT_INST_RETIRED && ev->umask == 0;
 }
 
-bool pmu_event_counts_at(const struct pmu_event *ev, unsigned int cpl)
-{
-    return cpl == 0 ? ev->kernel : ev->user;
-}
-
-bool pmu_event_counts_guest(const struct pmu_event *ev)
-{
-    return ev->user || ev->kernel;
-}
-
 static void copy_token(char *dst, const char *src, unsigned int len)
 {
     if (len >= PMU_EVENT_NAME_MAX)

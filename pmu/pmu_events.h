@@ -125,10 +125,17 @@ void pmu_event_caps_hw(struct pmu_event_caps *caps, const struct pmu_desc *d);
  * adds to. */
 bool pmu_event_counts_instructions(const struct pmu_event *ev);
 
-/* True if ev counts in the guest mode of privilege level cpl (0 = kernel). */
-bool pmu_event_counts_at(const struct pmu_event *ev, unsigned int cpl);
+/* True if ev counts in the guest mode of privilege level cpl (0 = kernel).
+ * Inline: the software PMU asks it for every counter at every VM exit. */
+static inline bool pmu_event_counts_at(const struct pmu_event *ev, unsigned int cpl)
+{
+    return cpl == 0 ? ev->kernel : ev->user;
+}
 
 /* True if ev counts in the guest at all (:u or :k); :h alone does not. */
-bool pmu_event_counts_guest(const struct pmu_event *ev);
+static inline bool pmu_event_counts_guest(const struct pmu_event *ev)
+{
+    return ev->user || ev->kernel;
+}
 
 #endif

@@ -12,15 +12,49 @@ static bool filters_by_mode(const struct pmu_counter *c)
     return c->event.user != c->event.kernel;
 }
 
-/* Adds n events to counters[i], reporting each overflow it crosses. */
-static void soft_add(struct pmu_ctx *ctx, unsigned int i, uint64_t n)
+static void note_overflows(struct pmu_ctx *ctx, unsigned int i)
 {
     struct pmu_counter *c = &ctx->counters[i];
-    c->raw += n;
-    while (c->period && c->raw >= c->period) {
+    do {
         c->raw -= c->period;
         c->accum += c->period;
         pmu_ctx_note_overflow(ctx, i);
+    } while (c->raw >= c->period);
+}
+
+/* Adds n events to counters[i], reporting each overflow it crosses. */
+static inline void soft_add(struct pmu_ctx *ctx, unsigned int i, uint64_t n)
+{
+    struct pmu_counter *c = &ctx->counters[i];
+    c->raw += n;
+    if (c->period && c->raw >= c->period)
+        note_overflows(ctx, i);
+}
+
+/* Mode index of counts_at/samples_at: 0 kernel (CPL 0), 1 user (CPL > 0). */
+static unsigned int mode_of(unsigned int cpl)
+{
+    return cpl != 0;
+}
+
+/* The loaded context's masks (struct pmu_soft). */
+static void learn_masks(struct pmu_soft *soft, const struct pmu_ctx *ctx)
+{
+    soft->counts_at[0] = soft->counts_at[1] = 0;
+    soft->samples_at[0] = soft->samples_at[1] = 0;
+    soft->steps_by_mode = false;
+    for (unsigned int i = 0; i < ctx->count; i++) {
+        const struct pmu_counter *c = &ctx->counters[i];
+        if (!is_counted(c))
+            continue;
+        soft->steps_by_mode |= filters_by_mode(c);
+        for (unsigned int cpl = 0; cpl < 2; cpl++) {
+            if (!pmu_event_counts_at(&c->event, cpl))
+                continue;
+            soft->counts_at[cpl] |= 1u << i;
+            if (c->period)
+                soft->samples_at[cpl] |= 1u << i;
+        }
     }
 }
 
@@ -28,23 +62,18 @@ uint64_t pmu_soft_deadline(const struct pmu_soft *soft, const struct pmu_ctx *ct
                            unsigned int cpl)
 {
     uint64_t deadline = PMU_NO_DEADLINE;
-    bool step = false;
-    for (unsigned int i = 0; i < ctx->count; i++) {
-        const struct pmu_counter *c = &ctx->counters[i];
-        if (!is_counted(c))
-            continue;
-        step |= filters_by_mode(c);
-        if (c->period && pmu_event_counts_at(&c->event, cpl) && c->period - c->raw < deadline)
+    for (uint32_t m = soft->samples_at[mode_of(cpl)]; m; m &= m - 1) {
+        const struct pmu_counter *c = &ctx->counters[__builtin_ctz(m)];
+        if (c->period - c->raw < deadline)
             deadline = c->period - c->raw;
     }
-    if (step && soft->config.step_ticks < deadline)
+    if (soft->steps_by_mode && soft->config.step_ticks < deadline)
         deadline = soft->config.step_ticks;
     return deadline;
 }
 
 static enum pmu_status soft_program(void *self, struct pmu_ctx *ctx)
 {
-    (void)self;
     for (unsigned int i = 0; i < ctx->count; i++) {
         struct pmu_counter *c = &ctx->counters[i];
         if (!is_counted(c))
@@ -54,13 +83,14 @@ static enum pmu_status soft_program(void *self, struct pmu_ctx *ctx)
         c->accum = c->start = c->raw = 0;
     }
     ctx->overflow_pending = 0;
+    learn_masks(self, ctx);
     return PMU_OK;
 }
 
 /* Software counters live in the context itself: nothing to move. */
 static enum pmu_status soft_load(void *self, struct pmu_ctx *ctx)
 {
-    (void)self;
+    learn_masks(self, ctx);
     ctx->loaded = true;
     return PMU_OK;
 }
@@ -89,14 +119,12 @@ static void soft_enter(void *self, struct pmu_ctx *ctx, unsigned int cpl,
 
 static uint32_t soft_exit(void *self, struct pmu_ctx *ctx, uint64_t guest_ticks)
 {
-    (void)self;
+    const struct pmu_soft *soft = self;
     if (!ctx->in_guest)
         return ctx->overflow_pending;
     ctx->in_guest = false;
-    for (unsigned int i = 0; i < ctx->count; i++)
-        if (is_counted(&ctx->counters[i]) &&
-            pmu_event_counts_at(&ctx->counters[i].event, ctx->entry_cpl))
-            soft_add(ctx, i, guest_ticks);
+    for (uint32_t m = soft->counts_at[mode_of(ctx->entry_cpl)]; m; m &= m - 1)
+        soft_add(ctx, (unsigned int)__builtin_ctz(m), guest_ticks);
     return ctx->overflow_pending;
 }
 
@@ -117,12 +145,11 @@ static uint64_t soft_read(void *self, const struct pmu_ctx *ctx, unsigned int i)
  * counts time only and an emulated instruction adds nothing to it. */
 static void soft_emulated_instruction(void *self, struct pmu_ctx *ctx, unsigned int cpl)
 {
-    struct pmu_soft *soft = self;
+    const struct pmu_soft *soft = self;
     if (!soft->config.tsc_counts_instructions)
         return;
-    for (unsigned int i = 0; i < ctx->count; i++)
-        if (is_counted(&ctx->counters[i]) && pmu_event_counts_at(&ctx->counters[i].event, cpl))
-            soft_add(ctx, i, 1);
+    for (uint32_t m = soft->counts_at[mode_of(cpl)]; m; m &= m - 1)
+        soft_add(ctx, (unsigned int)__builtin_ctz(m), 1);
 }
 
 /* ---- Vertigo's own time -------------------------------------------------- */
@@ -202,6 +229,9 @@ enum pmu_status pmu_soft_init(struct pmu_soft *soft, const struct pmu_soft_confi
     if (!config->step_ticks)
         return PMU_ERR_CONFIG;
     soft->config = *config;
+    soft->counts_at[0] = soft->counts_at[1] = 0;
+    soft->samples_at[0] = soft->samples_at[1] = 0;
+    soft->steps_by_mode = false;
     soft->entries = 0;
     soft->stepped_entries = 0;
     return PMU_OK;

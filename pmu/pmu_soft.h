@@ -32,6 +32,14 @@ struct pmu_soft_config {
 /* One per physical CPU. */
 struct pmu_soft {
     struct pmu_soft_config config;
+    /* Of the loaded context, set by program and load (the exit and entry
+     * paths then need no per-counter tests): bit i of counts_at[m] is set
+     * if counters[i] counts guest time in mode m (0 kernel, 1 user), of
+     * samples_at[m] if it also has a period; steps_by_mode: some counter
+     * filters by mode, so entries are stepped. */
+    uint32_t counts_at[2];
+    uint32_t samples_at[2];
+    bool steps_by_mode;
     uint64_t entries;               /* statistics: enter calls */
     uint64_t stepped_entries;       /* entries whose deadline was the step */
 };
