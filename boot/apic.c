@@ -49,6 +49,30 @@ uint32_t apic_id(void)
     return *xapic_reg(XAPIC_REG_ID) >> 24;
 }
 
+static void wait_icr_idle(volatile uint32_t *regs)
+{
+    volatile uint32_t *icr_low = regs + XAPIC_REG_ICR_LOW / sizeof(uint32_t);
+    for (int i = 0; i < ICR_SPIN_LIMIT && (*icr_low & ICR_DELIVERY_PENDING); i++)
+        cpu_relax();
+}
+
+void apic_send_ipi_shared(uint32_t dest, uint32_t icr_low)
+{
+    uint64_t base = rdmsr(MSR_IA32_APIC_BASE);
+    if (base & APIC_BASE_X2APIC) {
+        wrmsr(MSR_IA32_X2APIC_ICR, ((uint64_t)dest << 32) | icr_low);
+        return;
+    }
+    volatile uint32_t *regs = (volatile uint32_t *)(base & APIC_BASE_ADDR_MASK);
+    volatile uint32_t *high = regs + XAPIC_REG_ICR_HIGH / sizeof(uint32_t);
+    uint32_t guest_high = *high;
+    wait_icr_idle(regs);
+    *high = dest << 24;
+    regs[XAPIC_REG_ICR_LOW / sizeof(uint32_t)] = icr_low;
+    wait_icr_idle(regs);
+    *high = guest_high;
+}
+
 void apic_send_ipi(uint32_t dest, uint32_t icr_low)
 {
     if (apic_x2apic_mode()) {

@@ -74,11 +74,6 @@ void vmx_inject_exception(unsigned int vector, bool has_error_code, uint32_t err
     vmcs_write(VMCS_ENTRY_INTR_INFO, info);
 }
 
-unsigned int vmx_guest_cpl(void)
-{
-    return (unsigned int)(vmcs_read(VMCS_GUEST_SS_ACCESS_RIGHTS) >> 5) & 3;
-}
-
 uint64_t vmx_gpr_read(struct vcpu *v, unsigned int index)
 {
     if (index == 4)

@@ -8,6 +8,7 @@
 
 #include "vmm/vcpu.h"
 #include "vmx/vmx_defs.h"
+#include "vmx/vmx_ops.h"
 
 struct vmx_exit {
     uint32_t reason;            /* basic exit reason (bits 15:0) */
@@ -52,8 +53,12 @@ void vmx_inject_exception(unsigned int vector, bool has_error_code, uint32_t err
 static inline void vmx_inject_gp(void) { vmx_inject_exception(VEC_GP, true, 0); }
 static inline void vmx_inject_ud(void) { vmx_inject_exception(VEC_UD, false, 0); }
 
-/* Current privilege level of the guest (SS.DPL, SDM Vol. 3C 25.4.1). */
-unsigned int vmx_guest_cpl(void);
+/* Current privilege level of the guest (SS.DPL, SDM Vol. 3C 25.4.1).
+ * Inline: the PMU asks at every exit and entry. */
+static inline unsigned int vmx_guest_cpl(void)
+{
+    return (unsigned int)(vmcs_read(VMCS_GUEST_SS_ACCESS_RIGHTS) >> 5) & 3;
+}
 
 /* General-purpose register by its SDM encoding (0 = RAX ... 15 = R15;
  * 4 = RSP lives in the VMCS). */

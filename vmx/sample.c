@@ -24,8 +24,6 @@
 
 #define OPTION_MAX            64u
 #define CR3_ADDR_MASK         0x000ffffffffff000ull  /* CR3 bits 51:12 (SDM Vol. 3A 4.5) */
-#define ICR_DELIVERY_PENDING  (1u << 12)
-#define ICR_IDLE_SPINS        100000
 #define WHY_MAX               128u
 #define KERNEL_CPL            0u
 
@@ -70,31 +68,12 @@ static void unlock(uint32_t *l)
 
 /* ---- The PMI: a physical-destination NMI to this CPU --------------------- */
 
-static volatile uint32_t *xapic_reg(uint32_t offset)
-{
-    return (volatile uint32_t *)(apic_mmio_base() + offset);
-}
-
-static void xapic_wait_idle(void)
-{
-    for (int i = 0; i < ICR_IDLE_SPINS && (*xapic_reg(XAPIC_REG_ICR_LOW) & ICR_DELIVERY_PENDING); i++)
-        cpu_relax();
-}
-
 /* The guest owns the xAPIC's ICR-high (its writes are forwarded one by one,
  * vmx/apic_guard.c): a guest between writing ICR-high and ICR-low must find
  * its destination still there. */
 static void send_nmi(uint32_t dest)
 {
-    uint32_t icr = APIC_ICR_NMI | APIC_ICR_LEVEL_ASSERT;
-    if (apic_x2apic_mode()) {
-        apic_send_ipi(dest, icr);
-        return;
-    }
-    uint32_t guest_high = *xapic_reg(XAPIC_REG_ICR_HIGH);
-    apic_send_ipi(dest, icr);
-    xapic_wait_idle();
-    apic_write_xapic(XAPIC_REG_ICR_HIGH, guest_high);
+    apic_send_ipi_shared(dest, APIC_ICR_NMI | APIC_ICR_LEVEL_ASSERT);
 }
 
 static struct sample_cost *cost_of(const struct percpu *pc)

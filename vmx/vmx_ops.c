@@ -5,7 +5,7 @@
 #include "vmm/panic.h"
 #include "vmx/exit_names.h"
 
-__attribute__((noreturn)) void vmx_instruction_failed(const char *insn, uint64_t operand,
+__attribute__((noreturn, cold)) void vmx_instruction_failed(const char *insn, uint64_t operand,
                                                       int status, void *caller)
 {
     if (status == 1)

@@ -17,7 +17,7 @@ static inline int vmx_status(uint8_t cf, uint8_t zf)
     return cf ? 1 : (zf ? 2 : 0);
 }
 
-__attribute__((noreturn)) void vmx_instruction_failed(const char *insn, uint64_t operand,
+__attribute__((noreturn, cold)) void vmx_instruction_failed(const char *insn, uint64_t operand,
                                                       int status, void *caller);
 
 #define VMX_CHECK(insn, operand, cf, zf)                                        \
@@ -51,22 +51,33 @@ static inline void vmptrld(uint64_t pa)
     VMX_CHECK("VMPTRLD", pa, cf, zf);
 }
 
+/* VMREAD and VMWRITE run a dozen times per VM exit: their checks are two
+ * branches on the flags (asm goto) rather than SETcc and tests. */
 static inline void vmcs_write(uint64_t field, uint64_t value)
 {
-    uint8_t cf, zf;
-    __asm__ volatile("vmwrite %3, %2; setc %0; setz %1"
-                     : "=q"(cf), "=q"(zf) : "r"(field), "rm"(value) : "cc", "memory");
-    VMX_CHECK("VMWRITE", field, cf, zf);
+    __asm__ goto("vmwrite %1, %0\n\t"
+                 "jc %l[fail_invalid]\n\t"
+                 "jz %l[fail_valid]"
+                 : : "r"(field), "rm"(value) : "cc", "memory" : fail_invalid, fail_valid);
+    return;
+fail_invalid:
+    vmx_instruction_failed("VMWRITE", field, 1, __builtin_return_address(0));
+fail_valid:
+    vmx_instruction_failed("VMWRITE", field, 2, __builtin_return_address(0));
 }
 
 static inline uint64_t vmcs_read(uint64_t field)
 {
     uint64_t value;
-    uint8_t cf, zf;
-    __asm__ volatile("vmread %3, %2; setc %0; setz %1"
-                     : "=q"(cf), "=q"(zf), "=rm"(value) : "r"(field) : "cc", "memory");
-    VMX_CHECK("VMREAD", field, cf, zf);
+    __asm__ goto("vmread %1, %0\n\t"
+                 "jc %l[fail_invalid]\n\t"
+                 "jz %l[fail_valid]"
+                 : "=r"(value) : "r"(field) : "cc", "memory" : fail_invalid, fail_valid);
     return value;
+fail_invalid:
+    vmx_instruction_failed("VMREAD", field, 1, __builtin_return_address(0));
+fail_valid:
+    vmx_instruction_failed("VMREAD", field, 2, __builtin_return_address(0));
 }
 
 static inline void invept(uint64_t type, uint64_t eptp)

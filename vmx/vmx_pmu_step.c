@@ -71,12 +71,6 @@ void vmx_pmu_step_arm(struct vcpu *v, bool on)
     __atomic_store_n(&pc->step_armed, on ? 1u : 0u, __ATOMIC_RELEASE);
 }
 
-bool vmx_pmu_step_armed(const struct vcpu *v)
-{
-    (void)v;
-    return this_cpu()->step_armed != 0;
-}
-
 uint32_t vmx_pmu_step_exit_begin(struct vcpu *v)
 {
     single_step(false);

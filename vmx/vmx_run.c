@@ -19,12 +19,20 @@
 
 int vmx_enter_guest(struct guest_regs *regs, int launched);
 
+/* A preemption-timer exit (the software PMU's steps and overflow points,
+ * the most frequent exit while it counts) has no qualification and no
+ * instruction (SDM Vol. 3C 28.2.1, 28.2.4): those two fields are not read. */
 static void read_exit(struct vmx_exit *e)
 {
     e->full_reason = (uint32_t)vmcs_read(VMCS_EXIT_REASON);
     e->reason = e->full_reason & EXIT_REASON_BASIC_MASK;
-    e->qualification = vmcs_read(VMCS_EXIT_QUALIFICATION);
     e->rip = vmcs_read(VMCS_GUEST_RIP);
+    if (e->reason == EXIT_REASON_PREEMPTION_TIMER) {
+        e->qualification = 0;
+        e->instruction_len = 0;
+        return;
+    }
+    e->qualification = vmcs_read(VMCS_EXIT_QUALIFICATION);
     e->instruction_len = (uint32_t)vmcs_read(VMCS_EXIT_INSTRUCTION_LEN);
 }
 

@@ -9,7 +9,7 @@
 #include "vmx/vmx_ops.h"
 
 #define TIMER_VALUE_MAX  0xffffffffull
-#define NO_DEADLINE      UINT64_MAX
+#define NO_DEADLINE      VMX_TIMER_NONE
 
 /* Timer ticks that VM entry itself takes off the loaded value before the
  * first guest instruction: Bochs starts the timer inside VMLAUNCH/VMRESUME,
@@ -123,21 +123,6 @@ uint64_t vmx_timer_settle(struct vcpu *v)
         t->remaining[i] = t->remaining[i] > ticks ? t->remaining[i] - ticks : 0;
     }
     return ticks;
-}
-
-void vmx_timer_request(struct vcpu *v, enum vmx_timer_owner owner, uint64_t ticks)
-{
-    v->vmx.timer.remaining[owner] = ticks ? ticks : 1;
-}
-
-void vmx_timer_cancel(struct vcpu *v, enum vmx_timer_owner owner)
-{
-    v->vmx.timer.remaining[owner] = NO_DEADLINE;
-}
-
-bool vmx_timer_expired(const struct vcpu *v, enum vmx_timer_owner owner)
-{
-    return v->vmx.timer.remaining[owner] == 0;
 }
 
 bool vmx_timer_measured(const struct vcpu *v)

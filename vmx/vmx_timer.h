@@ -32,15 +32,27 @@ void vmx_timer_arm(struct vcpu *v);
  * the VM entry and exit themselves). */
 uint64_t vmx_timer_settle(struct vcpu *v);
 
+#define VMX_TIMER_NONE UINT64_MAX   /* remaining[owner]: no deadline */
+
 /* Owner `owner` wants the guest to exit after `ticks` TSC ticks of guest
- * time (ticks >= 1), replacing any earlier request of that owner. */
-void vmx_timer_request(struct vcpu *v, enum vmx_timer_owner owner, uint64_t ticks);
+ * time (ticks >= 1), replacing any earlier request of that owner. The three
+ * below are inline: the PMU plans every entry with them. */
+static inline void vmx_timer_request(struct vcpu *v, enum vmx_timer_owner owner, uint64_t ticks)
+{
+    v->vmx.timer.remaining[owner] = ticks ? ticks : 1;
+}
 
 /* Withdraws owner's deadline. */
-void vmx_timer_cancel(struct vcpu *v, enum vmx_timer_owner owner);
+static inline void vmx_timer_cancel(struct vcpu *v, enum vmx_timer_owner owner)
+{
+    v->vmx.timer.remaining[owner] = VMX_TIMER_NONE;
+}
 
 /* True if owner's deadline has passed (it stays requested until cancelled). */
-bool vmx_timer_expired(const struct vcpu *v, enum vmx_timer_owner owner);
+static inline bool vmx_timer_expired(const struct vcpu *v, enum vmx_timer_owner owner)
+{
+    return v->vmx.timer.remaining[owner] == 0;
+}
 
 /* True if the timer measured the last guest run exactly (it was armed and
  * the exit saved its value). */
