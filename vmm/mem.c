@@ -13,7 +13,7 @@
 
 #include <stdint.h>
 
-void *memcpy(void *restrict dst, const void *restrict src, size_t n)
+void *(memcpy)(void *restrict dst, const void *restrict src, size_t n)
 {
     void *d = dst;
     __asm__ volatile("rep movsb"
@@ -51,7 +51,7 @@ void *memmove(void *dst, const void *src, size_t n)
     return dst;
 }
 
-void *memset(void *dst, int c, size_t n)
+void *(memset)(void *dst, int c, size_t n)
 {
     void *d = dst;
     __asm__ volatile("rep stosb"

@@ -17,6 +17,14 @@ size_t strnlen(const char *s, size_t max);
 int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
+
+/* -ffreestanding implies -fno-builtin, so GCC would call memcpy even for a
+ * few constant bytes (a header field, a 16-byte stack frame). The builtins
+ * expand small constant sizes inline and call the functions above for the
+ * rest; vmm/mem.c defines them as (memcpy) and (memset), out of reach of
+ * these macros. */
+#define memcpy(dst, src, n) __builtin_memcpy((dst), (src), (n))
+#define memset(dst, c, n)   __builtin_memset((dst), (c), (n))
 #endif
 
 #endif
