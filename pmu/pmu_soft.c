@@ -12,23 +12,19 @@ static bool filters_by_mode(const struct pmu_counter *c)
     return c->event.user != c->event.kernel;
 }
 
-static void note_overflows(struct pmu_ctx *ctx, unsigned int i)
-{
-    struct pmu_counter *c = &ctx->counters[i];
-    do {
-        c->raw -= c->period;
-        c->accum += c->period;
-        pmu_ctx_note_overflow(ctx, i);
-    } while (c->raw >= c->period);
-}
-
-/* Adds n events to counters[i], reporting each overflow it crosses. */
+/* Adds n events to counters[i], reporting each overflow it crosses (one
+ * pending bit; the counter's overflow count gets every one). */
 static inline void soft_add(struct pmu_ctx *ctx, unsigned int i, uint64_t n)
 {
     struct pmu_counter *c = &ctx->counters[i];
     c->raw += n;
-    if (c->period && c->raw >= c->period)
-        note_overflows(ctx, i);
+    if (!c->period || c->raw < c->period)
+        return;
+    uint64_t crossed = c->raw / c->period;
+    c->raw -= crossed * c->period;
+    c->accum += crossed * c->period;
+    c->overflows += crossed;
+    ctx->overflow_pending |= 1u << i;
 }
 
 /* Mode index of counts_at/samples_at: 0 kernel (CPL 0), 1 user (CPL > 0). */

@@ -243,6 +243,45 @@ void vmx_pmu_vcpu_start(struct vcpu *v)
 
 /* ---- Around each VM entry and exit -------------------------------------- */
 
+/* The backend operations that run at every VM entry and exit. The
+ * software backend's are named through its constant table, which the
+ * compiler resolves to direct calls and (with LTO) inlines; the hardware
+ * backend's go through the VCPU's table. */
+static bool soft_backend(void)
+{
+    return session.backend == PMU_SESSION_SOFT;
+}
+
+static void backend_enter(struct vcpu_pmu *p, unsigned int cpl, struct pmu_entry_plan *plan)
+{
+    if (soft_backend())
+        pmu_soft_ops.enter(p->be.self, &p->ctx, cpl, plan);
+    else
+        p->be.ops->enter(p->be.self, &p->ctx, cpl, plan);
+}
+
+static uint32_t backend_exit(struct vcpu_pmu *p, uint64_t guest_ticks)
+{
+    if (soft_backend())
+        return pmu_soft_ops.exit(p->be.self, &p->ctx, guest_ticks);
+    return p->be.ops->exit(p->be.self, &p->ctx, guest_ticks);
+}
+
+static uint32_t backend_overflow(struct vcpu_pmu *p)
+{
+    if (soft_backend())
+        return pmu_soft_ops.overflow(p->be.self, &p->ctx);
+    return p->be.ops->overflow(p->be.self, &p->ctx);
+}
+
+static void backend_emulated_instruction(struct vcpu_pmu *p)
+{
+    if (soft_backend())
+        pmu_soft_ops.emulated_instruction(p->be.self, &p->ctx, p->exit_cpl);
+    else
+        p->be.ops->emulated_instruction(p->be.self, &p->ctx, p->exit_cpl);
+}
+
 /* Overflows already sampled where they happened: counted only. */
 static void count_overflows(struct vcpu *v, uint32_t mask)
 {
@@ -302,7 +341,7 @@ static void plan_entry(struct vcpu *v)
     p->entered_halted = vmcs_read(VMCS_GUEST_ACTIVITY_STATE) == VMX_ACTIVITY_HLT;
     if (session.backend == PMU_SESSION_SOFT)
         soft_choose_step(v, cpl);
-    p->be.ops->enter(p->be.self, &p->ctx, cpl, &plan);
+    backend_enter(p, cpl, &plan);
     if (session.backend == PMU_SESSION_HW)
         hw_plan_to_vmcs(&plan);
     else
@@ -353,7 +392,7 @@ static void correct_step_mode(struct vcpu *v, uint64_t guest_ticks)
 static void take_overflows(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
-    uint32_t mask = p->be.ops->overflow(p->be.self, &p->ctx);
+    uint32_t mask = backend_overflow(p);
     if (mask & p->sample_mask)
         vmx_sample_raise(v, mask & p->sample_mask);
     for (; mask; mask &= mask - 1)
@@ -375,7 +414,7 @@ static void account_guest(struct vcpu *v, uint64_t guest_ticks)
         }
         correct_step_mode(v, guest_ticks);
     }
-    if (p->be.ops->exit(p->be.self, &p->ctx, guest_ticks))
+    if (backend_exit(p, guest_ticks))
         take_overflows(v);
 }
 
@@ -419,7 +458,7 @@ void vmx_pmu_after_handler(struct vcpu *v, const struct vmx_exit *e)
     bool stepping = vmx_pmu_step_armed(v);
     if (stepping)
         count_overflows(v, vmx_pmu_step_pause(v));
-    p->be.ops->emulated_instruction(p->be.self, &p->ctx, p->exit_cpl);
+    backend_emulated_instruction(p);
     if (p->ctx.overflow_pending)
         take_overflows(v);
     if (stepping)
