@@ -66,9 +66,17 @@ size_t log_encode_sample(uint8_t *out, const struct log_sample *s)
         return 0;
     uint8_t *p = out;
     *p++ = sample_flags(s);
-    p = put_varint(p, s->domain);
-    p = put_varint(p, s->vcpu);
-    p = put_varint(p, s->event);
+    if ((s->domain | s->vcpu | s->event) <= LOG_VARINT_BITS) {
+        /* The usual case: three one-byte varints, no per-field tests. */
+        p[0] = (uint8_t)s->domain;
+        p[1] = (uint8_t)s->vcpu;
+        p[2] = (uint8_t)s->event;
+        p += 3;
+    } else {
+        p = put_varint(p, s->domain);
+        p = put_varint(p, s->vcpu);
+        p = put_varint(p, s->event);
+    }
     p = put_varint(p, log_zigzag((int64_t)s->rip));
     if (s->has_cr3)
         p = put_varint(p, s->cr3);

@@ -25,26 +25,72 @@ static uint64_t load_relaxed(const uint64_t *p) { return __atomic_load_n(p, __AT
 
 /* ---- Storage access modulo the ring size ---------------------------- */
 
-static void ring_copy_in(struct log_ring *ring, uint64_t pos, const void *src, size_t len)
+/* The producer's and the drain's per-record helpers are forced inline:
+ * their calls cost more than their bodies on the per-sample path. */
+#define RING_INLINE static inline __attribute__((always_inline))
+
+#define WORD_BYTES 8u
+#define HALF_BYTES 4u
+
+/* Copies len bytes, the short lengths of sample fields without a memcpy
+ * call (in the hypervisor a rep movsb, which Bochs counts once per byte):
+ * 4..16 bytes as two possibly overlapping loads and stores, which write
+ * nothing outside [dst, dst + len). */
+RING_INLINE void copy_short(uint8_t *dst, const uint8_t *src, size_t len)
 {
-    uint64_t off = pos & (ring->size - 1);
-    size_t first = len;
-    if (off + len > ring->size)
-        first = (size_t)(ring->size - off);
-    memcpy(ring->data + off, src, first);
-    if (first < len)
-        memcpy(ring->data, (const uint8_t *)src + first, len - first);
+    if (len >= WORD_BYTES && len <= 2 * WORD_BYTES) {
+        uint64_t a, b;
+        __builtin_memcpy(&a, src, WORD_BYTES);
+        __builtin_memcpy(&b, src + len - WORD_BYTES, WORD_BYTES);
+        __builtin_memcpy(dst, &a, WORD_BYTES);
+        __builtin_memcpy(dst + len - WORD_BYTES, &b, WORD_BYTES);
+    } else if (len >= HALF_BYTES && len < WORD_BYTES) {
+        uint32_t a, b;
+        __builtin_memcpy(&a, src, HALF_BYTES);
+        __builtin_memcpy(&b, src + len - HALF_BYTES, HALF_BYTES);
+        __builtin_memcpy(dst, &a, HALF_BYTES);
+        __builtin_memcpy(dst + len - HALF_BYTES, &b, HALF_BYTES);
+    } else if (len < HALF_BYTES) {
+        for (size_t i = 0; i < len; i++)
+            dst[i] = src[i];
+    } else {
+        memcpy(dst, src, len);
+    }
 }
 
-static void ring_copy_out(const struct log_ring *ring, uint64_t pos, void *dst, size_t len)
+/* A copy that crosses the end of the storage: rare, kept out of line. */
+static __attribute__((noinline)) void ring_copy_in_wrap(struct log_ring *ring, uint64_t off,
+                                                        const void *src, size_t len)
+{
+    size_t first = (size_t)(ring->size - off);
+    memcpy(ring->data + off, src, first);
+    memcpy(ring->data, (const uint8_t *)src + first, len - first);
+}
+
+static __attribute__((noinline)) void ring_copy_out_wrap(const struct log_ring *ring,
+                                                         uint64_t off, void *dst, size_t len)
+{
+    size_t first = (size_t)(ring->size - off);
+    memcpy(dst, ring->data + off, first);
+    memcpy((uint8_t *)dst + first, ring->data, len - first);
+}
+
+RING_INLINE void ring_copy_in(struct log_ring *ring, uint64_t pos, const void *src, size_t len)
 {
     uint64_t off = pos & (ring->size - 1);
-    size_t first = len;
     if (off + len > ring->size)
-        first = (size_t)(ring->size - off);
-    memcpy(dst, ring->data + off, first);
-    if (first < len)
-        memcpy((uint8_t *)dst + first, ring->data, len - first);
+        ring_copy_in_wrap(ring, off, src, len);
+    else
+        copy_short(ring->data + off, src, len);
+}
+
+RING_INLINE void ring_copy_out(const struct log_ring *ring, uint64_t pos, void *dst, size_t len)
+{
+    uint64_t off = pos & (ring->size - 1);
+    if (off + len > ring->size)
+        ring_copy_out_wrap(ring, off, dst, len);
+    else
+        copy_short(dst, ring->data + off, len);
 }
 
 /* On a little-endian machine one unaligned move (the compiler inlines
@@ -71,7 +117,7 @@ static uint64_t get_u64_le(const uint8_t *p)
     return v;
 }
 
-static void put_header(uint8_t *hdr, uint8_t type, uint64_t tsc, size_t len)
+RING_INLINE void put_header(uint8_t *hdr, uint8_t type, uint64_t tsc, size_t len)
 {
     hdr[0] = (uint8_t)len;
     hdr[1] = (uint8_t)(len >> 8);
@@ -80,7 +126,7 @@ static void put_header(uint8_t *hdr, uint8_t type, uint64_t tsc, size_t len)
 }
 
 /* The header goes straight into the storage unless it wraps. */
-static void put_entry(struct log_ring *ring, uint64_t pos, uint8_t type,
+RING_INLINE void put_entry(struct log_ring *ring, uint64_t pos, uint8_t type,
                       uint64_t tsc, const void *fields, size_t len)
 {
     uint64_t off = pos & (ring->size - 1);
@@ -95,7 +141,7 @@ static void put_entry(struct log_ring *ring, uint64_t pos, uint8_t type,
         ring_copy_in(ring, pos + LOG_RING_ENTRY_HEADER, fields, len);
 }
 
-static struct ring_entry get_entry(const struct log_ring *ring, uint64_t pos)
+RING_INLINE struct ring_entry get_entry(const struct log_ring *ring, uint64_t pos)
 {
     uint8_t buf[LOG_RING_ENTRY_HEADER];
     uint64_t off = pos & (ring->size - 1);
@@ -127,7 +173,7 @@ bool log_ring_init(struct log_ring *ring, uint16_t cpu, void *storage, uint64_t 
 
 /* Claims need bytes at the head. Compare-and-swap rather than a plain
  * add because an NMI producer on this CPU may move the head in between. */
-static bool ring_reserve(struct log_ring *ring, uint64_t need, uint64_t *pos)
+RING_INLINE bool ring_reserve(struct log_ring *ring, uint64_t need, uint64_t *pos)
 {
     uint64_t head = load_relaxed(&ring->head);
     do {
@@ -143,7 +189,7 @@ static bool ring_reserve(struct log_ring *ring, uint64_t need, uint64_t *pos)
 /* Publishes reserved data once no producer on this CPU is mid-record:
  * only the outermost producer stores the commit position; it re-checks
  * the head afterwards in case an NMI reserved after it read it. */
-static void ring_publish(struct log_ring *ring)
+RING_INLINE void ring_publish(struct log_ring *ring)
 {
     for (;;) {
         uint64_t head = __atomic_load_n(&ring->head, __ATOMIC_SEQ_CST);
@@ -227,7 +273,7 @@ struct block_builder {
 #define VARINT_PAYLOAD_BITS 7u
 #define U64_TOP_BIT         63u
 
-static size_t varint_size(uint64_t v)
+RING_INLINE size_t varint_size(uint64_t v)
 {
     if (!v)
         return 1;
@@ -236,7 +282,7 @@ static size_t varint_size(uint64_t v)
 
 /* Writes type, body length and TSC delta; returns where fields go, or
  * NULL if a record with flen field bytes does not fit before limit. */
-static uint8_t *begin_record(struct block_builder *b, uint8_t *limit,
+RING_INLINE uint8_t *begin_record(struct block_builder *b, uint8_t *limit,
                              uint8_t type, uint64_t tsc, size_t flen)
 {
     if (!b->have_tsc) {
@@ -270,7 +316,7 @@ static bool emit_loss(struct block_builder *b, uint8_t *limit, uint64_t tsc, uin
 }
 
 /* Copies one ring entry into the block; false if it does not fit. */
-static bool emit_entry(struct block_builder *b, const struct log_ring *ring,
+RING_INLINE bool emit_entry(struct block_builder *b, const struct log_ring *ring,
                        uint64_t pos, struct ring_entry e)
 {
     uint64_t fields_pos = pos + LOG_RING_ENTRY_HEADER;

@@ -10,14 +10,25 @@
 #define LOG_VARINT_BITS 0x7fu
 
 /* Writes v as an unsigned LEB128 varint at out (room for 10 bytes);
- * returns the bytes written (1..10). */
+ * returns the bytes written (1..10). Values below 2^14 (most fields)
+ * take straight-line code; longer ones a loop of one store per byte. */
 static inline size_t log_varint_put(uint8_t *out, uint64_t v)
 {
-    size_t n = 0;
-    while (v > LOG_VARINT_BITS) {
+    if (v <= LOG_VARINT_BITS) {
+        out[0] = (uint8_t)v;
+        return 1;
+    }
+    out[0] = (uint8_t)(v | LOG_VARINT_MORE);
+    v >>= 7;
+    if (v <= LOG_VARINT_BITS) {
+        out[1] = (uint8_t)v;
+        return 2;
+    }
+    size_t n = 1;
+    do {
         out[n++] = (uint8_t)(v | LOG_VARINT_MORE);
         v >>= 7;
-    }
+    } while (v > LOG_VARINT_BITS);
     out[n++] = (uint8_t)v;
     return n;
 }

@@ -261,6 +261,56 @@ TEST(entry_header_split_at_the_ring_end)
     }
 }
 
+/* Fields are copied in and out without memcpy for short lengths (one
+ * byte at a time below 4, two overlapping 4- or 8-byte moves up to 16):
+ * every length around those bounds must come back byte for byte, both
+ * when the fields lie whole in the storage and when they wrap at any
+ * split. */
+#define SHORT_COPY_LEN_MAX 40u
+
+static void console_value(struct log_test_value *v, uint64_t tsc, uint32_t text_len)
+{
+    memset(v, 0, sizeof(*v));
+    v->type = LOG_REC_CONSOLE;
+    v->tsc = tsc;
+    for (uint32_t i = 0; i < text_len; i++)
+        v->text[i] = (uint8_t)(0x41u + (i * 7u + text_len) % 26u);
+    v->u.console = (struct log_console){ .source = 2, .text = (const char *)v->text,
+                                         .len = text_len };
+}
+
+static void check_console_at(uint32_t text_len, uint64_t fields_start)
+{
+    struct log_ring ring;
+    struct log_test_value v;
+    struct log_test_stream s = { 0 };
+    CHECK(log_ring_init(&ring, 0, storage, RING_SIZE));
+    log_test_stream_header(&s, 1);
+    unsigned fillers = fill_to(&ring, &s, fields_start - LOG_RING_ENTRY_HEADER);
+    CHECK_EQ(ring.head, fields_start - LOG_RING_ENTRY_HEADER);
+    console_value(&v, 7000 + text_len, text_len);
+    CHECK(log_test_emit(&ring, &v));
+    log_test_drain(&s, &ring, LOG_RING_READ_MIN);
+    struct log_test_decoded d;
+    log_test_decode(s.data, s.len, 0, &d);
+    CHECK_EQ(d.count, fillers + 1);
+    if (d.count == fillers + 1)
+        CHECK(log_test_value_matches(&v, &d.values[fillers]));
+    CHECK_EQ(d.problem_count, 0);
+    log_test_decoded_free(&d);
+    log_test_stream_free(&s);
+}
+
+TEST(short_fields_survive_every_length_and_split)
+{
+    for (uint32_t text_len = 0; text_len < SHORT_COPY_LEN_MAX; text_len++) {
+        uint32_t flen = text_len + 1;       /* source varint, then text */
+        check_console_at(text_len, RING_SIZE / 2);
+        for (uint32_t split = 1; split < flen; split++)
+            check_console_at(text_len, RING_SIZE - split);
+    }
+}
+
 TEST(blocks_are_numbered_per_cpu)
 {
     struct log_ring ring;
