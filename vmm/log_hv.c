@@ -295,16 +295,17 @@ static void drain_unlock(void)
 }
 
 /* Stages the next thing to send: the header, then one block of the next
- * ring (round robin) that has records or loss to report. Work bounded by
- * LOG_HV_BLOCK_BYTES. Returns false when everything is sent. */
-static bool stage_next(void)
+ * ring among the first `cpus` (round robin) that has records or loss to
+ * report. Work bounded by LOG_HV_BLOCK_BYTES. Returns false when everything
+ * is sent. */
+static bool stage_next(unsigned int cpus)
 {
     if (!header_sent) {
         stage_stream_header();
         return true;
     }
-    for (unsigned int i = 0; i < MAX_CPUS; i++) {
-        unsigned int cpu = (next_ring + i) % MAX_CPUS;
+    for (unsigned int i = 0; i < cpus; i++) {
+        unsigned int cpu = (next_ring + i) % cpus;
         if (!log_ring_pending(&rings[cpu]))
             continue;
         size_t len = log_ring_read(&rings[cpu], staged, sizeof(staged));
@@ -318,12 +319,12 @@ static bool stage_next(void)
     return false;
 }
 
-/* Sends up to budget bytes; waits for the device only if wait is set.
- * Returns true when everything is sent. */
-static bool drain_bytes(size_t budget, bool wait)
+/* Sends up to budget bytes of the first `cpus` rings; waits for the device
+ * only if wait is set. Returns true when everything is sent. */
+static bool drain_bytes(size_t budget, bool wait, unsigned int cpus)
 {
     while (budget) {
-        if (staged_pos == staged_len && !stage_next())
+        if (staged_pos == staged_len && !stage_next(cpus))
             return true;
         size_t n = staged_len - staged_pos;
         if (n > budget)
@@ -355,7 +356,9 @@ void log_hv_poll(void)
 {
     if (!active || !drain_due() || !drain_trylock())
         return;
-    if (drain_bytes(LOG_HV_POLL_BYTES, false))
+    /* Polls scan the rings of the CPUs online (numbered from 0); the final
+     * flush scans every ring. */
+    if (drain_bytes(LOG_HV_POLL_BYTES, false, smp_cpus_online()))
         __atomic_store_n(&rest_until_tsc, rdtsc() + platform_tsc_hz() / LOG_HV_DRAIN_HZ,
                          __ATOMIC_RELAXED);
     drain_unlock();
@@ -370,6 +373,6 @@ void log_hv_flush(void)
             return;
         cpu_relax();
     }
-    drain_bytes(SIZE_MAX, true);
+    drain_bytes(SIZE_MAX, true, MAX_CPUS);
     drain_unlock();
 }
