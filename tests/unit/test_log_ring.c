@@ -233,31 +233,38 @@ static unsigned fill_to(struct log_ring *ring, struct log_test_stream *s, uint64
     return n;
 }
 
+/* Fills a fresh ring until its head is at `head`, writes v there, drains
+ * everything and checks v comes back whole after the fillers. */
+static void check_written_at(uint64_t head, const struct log_test_value *v)
+{
+    struct log_ring ring;
+    struct log_test_stream s = { 0 };
+    CHECK(log_ring_init(&ring, 0, storage, RING_SIZE));
+    log_test_stream_header(&s, 1);
+    unsigned fillers = fill_to(&ring, &s, head);
+    CHECK_EQ(ring.head, head);
+    CHECK(log_test_emit(&ring, v));
+    log_test_drain(&s, &ring, LOG_RING_READ_MIN);
+    struct log_test_decoded d;
+    log_test_decode(s.data, s.len, 0, &d);
+    CHECK_EQ(d.count, fillers + 1);
+    if (d.count == fillers + 1)
+        CHECK(log_test_value_matches(v, &d.values[fillers]));
+    CHECK_EQ(d.problem_count, 0);
+    log_test_decoded_free(&d);
+    log_test_stream_free(&s);
+}
+
 /* The producer writes an entry's header straight into the storage unless
  * it wraps, and the drain reads it the same way: every split of the
  * header across the end of the storage must survive. */
 TEST(entry_header_split_at_the_ring_end)
 {
     for (unsigned split = 1; split < LOG_RING_ENTRY_HEADER; split++) {
-        struct log_ring ring;
         struct log_test_value v;
-        struct log_test_stream s = { 0 };
-        CHECK(log_ring_init(&ring, 0, storage, RING_SIZE));
-        log_test_stream_header(&s, 1);
-        unsigned fillers = fill_to(&ring, &s, RING_SIZE - split);
-        CHECK_EQ(ring.head, RING_SIZE - split);
         sample_value(&v, 300);
         v.tsc = 5000 + split;
-        CHECK(log_test_emit(&ring, &v));
-        log_test_drain(&s, &ring, LOG_RING_READ_MIN);
-        struct log_test_decoded d;
-        log_test_decode(s.data, s.len, 0, &d);
-        CHECK_EQ(d.count, fillers + 1);
-        if (d.count == fillers + 1)
-            CHECK(log_test_value_matches(&v, &d.values[fillers]));
-        CHECK_EQ(d.problem_count, 0);
-        log_test_decoded_free(&d);
-        log_test_stream_free(&s);
+        check_written_at(RING_SIZE - split, &v);
     }
 }
 
@@ -281,24 +288,9 @@ static void console_value(struct log_test_value *v, uint64_t tsc, uint32_t text_
 
 static void check_console_at(uint32_t text_len, uint64_t fields_start)
 {
-    struct log_ring ring;
     struct log_test_value v;
-    struct log_test_stream s = { 0 };
-    CHECK(log_ring_init(&ring, 0, storage, RING_SIZE));
-    log_test_stream_header(&s, 1);
-    unsigned fillers = fill_to(&ring, &s, fields_start - LOG_RING_ENTRY_HEADER);
-    CHECK_EQ(ring.head, fields_start - LOG_RING_ENTRY_HEADER);
     console_value(&v, 7000 + text_len, text_len);
-    CHECK(log_test_emit(&ring, &v));
-    log_test_drain(&s, &ring, LOG_RING_READ_MIN);
-    struct log_test_decoded d;
-    log_test_decode(s.data, s.len, 0, &d);
-    CHECK_EQ(d.count, fillers + 1);
-    if (d.count == fillers + 1)
-        CHECK(log_test_value_matches(&v, &d.values[fillers]));
-    CHECK_EQ(d.problem_count, 0);
-    log_test_decoded_free(&d);
-    log_test_stream_free(&s);
+    check_written_at(fields_start - LOG_RING_ENTRY_HEADER, &v);
 }
 
 TEST(short_fields_survive_every_length_and_split)
