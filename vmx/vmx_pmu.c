@@ -245,8 +245,8 @@ void vmx_pmu_vcpu_start(struct vcpu *v)
 
 /* The backend operations that run at every VM entry and exit. The
  * software backend's are named through its constant table, which the
- * compiler resolves to direct calls and (with LTO) inlines; the hardware
- * backend's go through the VCPU's table. */
+ * compiler (with LTO) resolves to direct calls; the hardware backend's go
+ * through the VCPU's table. */
 static bool soft_backend(void)
 {
     return session.backend == PMU_SESSION_SOFT;
