@@ -56,31 +56,43 @@ static void wait_icr_idle(volatile uint32_t *regs)
         cpu_relax();
 }
 
+static void x2apic_send(uint32_t dest, uint32_t icr_low)
+{
+    wrmsr(MSR_IA32_X2APIC_ICR, ((uint64_t)dest << 32) | icr_low);
+}
+
+/* Waits (bounded) for the previous IPI to be accepted, then sends. */
+static void xapic_send(volatile uint32_t *regs, uint32_t dest, uint32_t icr_low)
+{
+    wait_icr_idle(regs);
+    regs[XAPIC_REG_ICR_HIGH / sizeof(uint32_t)] = dest << 24;
+    regs[XAPIC_REG_ICR_LOW / sizeof(uint32_t)] = icr_low;
+}
+
+static volatile uint32_t *xapic_regs(uint64_t apic_base)
+{
+    return (volatile uint32_t *)(apic_base & APIC_BASE_ADDR_MASK);
+}
+
 void apic_send_ipi_shared(uint32_t dest, uint32_t icr_low)
 {
     uint64_t base = rdmsr(MSR_IA32_APIC_BASE);
     if (base & APIC_BASE_X2APIC) {
-        wrmsr(MSR_IA32_X2APIC_ICR, ((uint64_t)dest << 32) | icr_low);
+        x2apic_send(dest, icr_low);
         return;
     }
-    volatile uint32_t *regs = (volatile uint32_t *)(base & APIC_BASE_ADDR_MASK);
-    volatile uint32_t *high = regs + XAPIC_REG_ICR_HIGH / sizeof(uint32_t);
-    uint32_t guest_high = *high;
+    volatile uint32_t *regs = xapic_regs(base);
+    uint32_t guest_high = regs[XAPIC_REG_ICR_HIGH / sizeof(uint32_t)];
+    xapic_send(regs, dest, icr_low);
     wait_icr_idle(regs);
-    *high = dest << 24;
-    regs[XAPIC_REG_ICR_LOW / sizeof(uint32_t)] = icr_low;
-    wait_icr_idle(regs);
-    *high = guest_high;
+    regs[XAPIC_REG_ICR_HIGH / sizeof(uint32_t)] = guest_high;
 }
 
 void apic_send_ipi(uint32_t dest, uint32_t icr_low)
 {
-    if (apic_x2apic_mode()) {
-        wrmsr(MSR_IA32_X2APIC_ICR, ((uint64_t)dest << 32) | icr_low);
-        return;
-    }
-    for (int i = 0; i < ICR_SPIN_LIMIT && (*xapic_reg(XAPIC_REG_ICR_LOW) & ICR_DELIVERY_PENDING); i++)
-        cpu_relax();
-    *xapic_reg(XAPIC_REG_ICR_HIGH) = dest << 24;
-    *xapic_reg(XAPIC_REG_ICR_LOW) = icr_low;
+    uint64_t base = rdmsr(MSR_IA32_APIC_BASE);
+    if (base & APIC_BASE_X2APIC)
+        x2apic_send(dest, icr_low);
+    else
+        xapic_send(xapic_regs(base), dest, icr_low);
 }
