@@ -304,6 +304,7 @@ static bool next_boundary(const struct mb2_parser *ps, const struct mb2_map *map
                           uint64_t after, bool inclusive, uint64_t *next)
 {
     bool found = false;
+    uint64_t best = 0;
 
     for (uint32_t i = 0; i < map->count; i++) {
         struct mb2_span sp = map_entry(ps, map, i);
@@ -312,12 +313,14 @@ static bool next_boundary(const struct mb2_parser *ps, const struct mb2_map *map
         uint64_t cand[2] = { sp.base, sp.end };
         for (int k = 0; k < 2; k++) {
             bool beyond = inclusive ? cand[k] >= after : cand[k] > after;
-            if (beyond && (!found || cand[k] < *next)) {
-                *next = cand[k];
+            if (beyond && (!found || cand[k] < best)) {
+                best = cand[k];
                 found = true;
             }
         }
     }
+    if (found)
+        *next = best;
     return found;
 }
 
