@@ -12,27 +12,6 @@ static bool filters_by_mode(const struct pmu_counter *c)
     return c->event.user != c->event.kernel;
 }
 
-/* Adds n events to counters[i], reporting each overflow it crosses (one
- * pending bit; the counter's overflow count gets every one). */
-static inline void soft_add(struct pmu_ctx *ctx, unsigned int i, uint64_t n)
-{
-    struct pmu_counter *c = &ctx->counters[i];
-    c->raw += n;
-    if (!c->period || c->raw < c->period)
-        return;
-    uint64_t crossed = c->raw / c->period;
-    c->raw -= crossed * c->period;
-    c->accum += crossed * c->period;
-    c->overflows += crossed;
-    ctx->overflow_pending |= 1u << i;
-}
-
-/* Mode index of counts_at/samples_at: 0 kernel (CPL 0), 1 user (CPL > 0). */
-static unsigned int mode_of(unsigned int cpl)
-{
-    return cpl != 0;
-}
-
 /* The loaded context's masks (struct pmu_soft). */
 static void learn_masks(struct pmu_soft *soft, const struct pmu_ctx *ctx)
 {
@@ -52,20 +31,6 @@ static void learn_masks(struct pmu_soft *soft, const struct pmu_ctx *ctx)
                 soft->samples_at[cpl] |= 1u << i;
         }
     }
-}
-
-uint64_t pmu_soft_deadline(const struct pmu_soft *soft, const struct pmu_ctx *ctx,
-                           unsigned int cpl)
-{
-    uint64_t deadline = PMU_NO_DEADLINE;
-    for (uint32_t m = soft->samples_at[mode_of(cpl)]; m; m &= m - 1) {
-        const struct pmu_counter *c = &ctx->counters[__builtin_ctz(m)];
-        if (c->period - c->raw < deadline)
-            deadline = c->period - c->raw;
-    }
-    if (soft->steps_by_mode && soft->config.step_ticks < deadline)
-        deadline = soft->config.step_ticks;
-    return deadline;
 }
 
 static enum pmu_status soft_program(void *self, struct pmu_ctx *ctx)
@@ -101,27 +66,15 @@ static enum pmu_status soft_save(void *self, struct pmu_ctx *ctx)
 static void soft_enter(void *self, struct pmu_ctx *ctx, unsigned int cpl,
                        struct pmu_entry_plan *plan)
 {
-    struct pmu_soft *soft = self;
     plan->guest_global_ctrl = 0;
     plan->host_global_ctrl = 0;
     plan->guest_debugctl_set = 0;
-    plan->deadline_ticks = pmu_soft_deadline(soft, ctx, cpl);
-    soft->entries++;
-    if (plan->deadline_ticks == soft->config.step_ticks)
-        soft->stepped_entries++;
-    ctx->in_guest = true;
-    ctx->entry_cpl = (uint8_t)cpl;
+    plan->deadline_ticks = pmu_soft_enter(self, ctx, cpl);
 }
 
 static uint32_t soft_exit(void *self, struct pmu_ctx *ctx, uint64_t guest_ticks)
 {
-    const struct pmu_soft *soft = self;
-    if (!ctx->in_guest)
-        return ctx->overflow_pending;
-    ctx->in_guest = false;
-    for (uint32_t m = soft->counts_at[mode_of(ctx->entry_cpl)]; m; m &= m - 1)
-        soft_add(ctx, (unsigned int)__builtin_ctz(m), guest_ticks);
-    return ctx->overflow_pending;
+    return pmu_soft_exit(self, ctx, guest_ticks);
 }
 
 static uint32_t soft_overflow(void *self, struct pmu_ctx *ctx)
@@ -144,8 +97,8 @@ static void soft_emulated_instruction(void *self, struct pmu_ctx *ctx, unsigned 
     const struct pmu_soft *soft = self;
     if (!soft->config.tsc_counts_instructions)
         return;
-    for (uint32_t m = soft->counts_at[mode_of(cpl)]; m; m &= m - 1)
-        soft_add(ctx, (unsigned int)__builtin_ctz(m), 1);
+    for (uint32_t m = soft->counts_at[pmu_soft_mode(cpl)]; m; m &= m - 1)
+        pmu_soft_add(ctx, (unsigned int)__builtin_ctz(m), 1);
 }
 
 /* ---- Vertigo's own time -------------------------------------------------- */
@@ -167,7 +120,7 @@ void pmu_soft_hypervisor_ticks(struct pmu_ctx *ctx, uint64_t n)
 {
     for (unsigned int i = 0; n && i < ctx->count; i++)
         if (counts_hypervisor(&ctx->counters[i]))
-            soft_add(ctx, i, n);
+            pmu_soft_add(ctx, i, n);
 }
 
 static void stepper_find_next(struct pmu_soft_stepper *s)

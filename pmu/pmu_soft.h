@@ -85,11 +85,75 @@ void pmu_soft_stepper_sync(struct pmu_soft_stepper *s, const struct pmu_ctx *ctx
  * i: counters[i]) and moves on to their following overflow. */
 uint32_t pmu_soft_stepper_overflow(struct pmu_soft_stepper *s);
 
+/* ---- The entry and exit operations, inline -----------------------------
+ * pmu_soft_ops.enter and .exit are these two with the generic plan around
+ * them; the VM-exit loop (vmx/vmx_pmu.c) calls them directly, as they run
+ * at every entry and exit while the software PMU counts. */
+
+/* Mode index of counts_at/samples_at: 0 kernel (CPL 0), 1 user (CPL > 0). */
+static inline unsigned int pmu_soft_mode(unsigned int cpl)
+{
+    return cpl != 0;
+}
+
+/* Adds n events to counters[i], reporting each overflow it crosses (one
+ * pending bit; the counter's overflow count gets every one). */
+static inline void pmu_soft_add(struct pmu_ctx *ctx, unsigned int i, uint64_t n)
+{
+    struct pmu_counter *c = &ctx->counters[i];
+    c->raw += n;
+    if (!c->period || c->raw < c->period)
+        return;
+    uint64_t crossed = c->raw / c->period;
+    c->raw -= crossed * c->period;
+    c->accum += crossed * c->period;
+    c->overflows += crossed;
+    ctx->overflow_pending |= 1u << i;
+}
+
 /* Guest ticks the next entry at privilege level cpl may run before it must
  * exit: the step granularity if any counter filters by mode, capped by the
  * ticks left to the nearest overflow of a counter counting in that mode;
  * PMU_NO_DEADLINE when neither applies. Never 0. */
-uint64_t pmu_soft_deadline(const struct pmu_soft *soft, const struct pmu_ctx *ctx,
-                           unsigned int cpl);
+static inline uint64_t pmu_soft_deadline(const struct pmu_soft *soft, const struct pmu_ctx *ctx,
+                                         unsigned int cpl)
+{
+    uint64_t deadline = PMU_NO_DEADLINE;
+    for (uint32_t m = soft->samples_at[pmu_soft_mode(cpl)]; m; m &= m - 1) {
+        const struct pmu_counter *c = &ctx->counters[__builtin_ctz(m)];
+        if (c->period - c->raw < deadline)
+            deadline = c->period - c->raw;
+    }
+    if (soft->steps_by_mode && soft->config.step_ticks < deadline)
+        deadline = soft->config.step_ticks;
+    return deadline;
+}
+
+/* The guest enters at privilege level cpl: returns its deadline
+ * (pmu_soft_deadline; the plan's deadline_ticks). */
+static inline uint64_t pmu_soft_enter(struct pmu_soft *soft, struct pmu_ctx *ctx,
+                                      unsigned int cpl)
+{
+    uint64_t deadline = pmu_soft_deadline(soft, ctx, cpl);
+    soft->entries++;
+    if (deadline == soft->config.step_ticks)
+        soft->stepped_entries++;
+    ctx->in_guest = true;
+    ctx->entry_cpl = (uint8_t)cpl;
+    return deadline;
+}
+
+/* The guest exited after guest_ticks: adds them to the counters counting
+ * in the mode it entered in; returns the overflows pending. */
+static inline uint32_t pmu_soft_exit(const struct pmu_soft *soft, struct pmu_ctx *ctx,
+                                     uint64_t guest_ticks)
+{
+    if (!ctx->in_guest)
+        return ctx->overflow_pending;
+    ctx->in_guest = false;
+    for (uint32_t m = soft->counts_at[pmu_soft_mode(ctx->entry_cpl)]; m; m &= m - 1)
+        pmu_soft_add(ctx, (unsigned int)__builtin_ctz(m), guest_ticks);
+    return ctx->overflow_pending;
+}
 
 #endif

@@ -244,7 +244,8 @@ void vmx_pmu_vcpu_start(struct vcpu *v)
 /* ---- Around each VM entry and exit -------------------------------------- */
 
 /* The backend operations that run at every VM entry and exit. The
- * software backend's are named through its constant table, which the
+ * software backend's entry and exit are inline (pmu/pmu_soft.h) and its
+ * other operations are named through its constant table, which the
  * compiler (with LTO) resolves to direct calls; the hardware backend's go
  * through the VCPU's table. */
 static bool soft_backend(void)
@@ -252,25 +253,22 @@ static bool soft_backend(void)
     return session.backend == PMU_SESSION_SOFT;
 }
 
-static void backend_enter(struct vcpu_pmu *p, unsigned int cpl, struct pmu_entry_plan *plan)
+static struct pmu_soft *soft_of(struct vcpu_pmu *p)
 {
-    if (soft_backend())
-        pmu_soft_ops.enter(p->be.self, &p->ctx, cpl, plan);
-    else
-        p->be.ops->enter(p->be.self, &p->ctx, cpl, plan);
+    return p->be.self;
 }
 
 static uint32_t backend_exit(struct vcpu_pmu *p, uint64_t guest_ticks)
 {
     if (soft_backend())
-        return pmu_soft_ops.exit(p->be.self, &p->ctx, guest_ticks);
+        return pmu_soft_exit(soft_of(p), &p->ctx, guest_ticks);
     return p->be.ops->exit(p->be.self, &p->ctx, guest_ticks);
 }
 
 static uint32_t backend_overflow(struct vcpu_pmu *p)
 {
     if (soft_backend())
-        return pmu_soft_ops.overflow(p->be.self, &p->ctx);
+        return pmu_ctx_take_overflows(&p->ctx);     /* pmu_soft_ops.overflow */
     return p->be.ops->overflow(p->be.self, &p->ctx);
 }
 
@@ -305,21 +303,23 @@ static void hw_plan_to_vmcs(const struct pmu_entry_plan *plan)
 
 /* Software: every entry gets a deadline, at most one step, so halted time
  * a step may contain is bounded and every run is measured by the timer. */
-static void soft_plan_to_timer(struct vcpu *v, const struct pmu_entry_plan *plan)
+static void soft_plan_entry(struct vcpu *v, unsigned int cpl)
 {
-    uint64_t step = soft_cpu[v->cpu].config.step_ticks;
-    uint64_t deadline = plan->deadline_ticks < step ? plan->deadline_ticks : step;
-    vmx_timer_request(v, VMX_TIMER_PMU, deadline);
+    struct pmu_soft *soft = soft_of(&v->pmu);
+    uint64_t step = soft->config.step_ticks;
+    uint64_t deadline = pmu_soft_enter(soft, &v->pmu.ctx, cpl);
+    vmx_timer_request(v, VMX_TIMER_PMU, deadline < step ? deadline : step);
 }
 
 /* The step granularity the guest can change (VERTIGO_HC_PMU_STEP) applies
  * to user mode; the kernel always runs at pmu.step, so a fine user step
- * never makes the guest's interrupt handlers crawl. */
+ * never makes the guest's interrupt handlers crawl. Without a user step
+ * the backend keeps pmu.step (set at its start and by hc_set_step). */
 static void soft_choose_step(struct vcpu *v, unsigned int cpl)
 {
-    struct pmu_soft *soft = &soft_cpu[v->cpu];
-    soft->config.step_ticks = cpl && v->pmu.user_step_ticks ? v->pmu.user_step_ticks
-                                                            : session.step_ticks;
+    if (!v->pmu.user_step_ticks)
+        return;
+    soft_of(&v->pmu)->config.step_ticks = cpl ? v->pmu.user_step_ticks : session.step_ticks;
 }
 
 static void plan_entry(struct vcpu *v)
@@ -339,13 +339,13 @@ static void plan_entry(struct vcpu *v)
     }
     unsigned int cpl = vmx_guest_cpl();
     p->entered_halted = vmcs_read(VMCS_GUEST_ACTIVITY_STATE) == VMX_ACTIVITY_HLT;
-    if (session.backend == PMU_SESSION_SOFT)
+    if (soft_backend()) {
         soft_choose_step(v, cpl);
-    backend_enter(p, cpl, &plan);
-    if (session.backend == PMU_SESSION_HW)
-        hw_plan_to_vmcs(&plan);
-    else
-        soft_plan_to_timer(v, &plan);
+        soft_plan_entry(v, cpl);
+        return;
+    }
+    p->be.ops->enter(p->be.self, &p->ctx, cpl, &plan);
+    hw_plan_to_vmcs(&plan);
 }
 
 /* Counts Vertigo's time since the exit for counters with :h where it is
@@ -633,6 +633,7 @@ static int64_t hc_set_step(void *ctx, uint64_t ticks)
         return -VERTIGO_EINVAL;
     uint64_t previous = v->pmu.user_step_ticks ? v->pmu.user_step_ticks : session.step_ticks;
     v->pmu.user_step_ticks = ticks;
+    soft_of(&v->pmu)->config.step_ticks = session.step_ticks;  /* the next entry chooses */
     return (int64_t)(previous & (uint64_t)INT64_MAX);
 }
 
