@@ -15,9 +15,13 @@ enum vmx_timer_owner {
     VMX_TIMER_OWNERS
 };
 
-/* Per-VCPU preemption-timer state (vmx/vmx_timer.c). */
+/* Per-VCPU preemption-timer state (vmx/vmx_timer.c). Deadlines are
+ * absolute on the VCPU's guest clock, so an exit adds its ticks once
+ * instead of taking them off every owner's deadline. */
 struct vmx_timer_state {
-    uint64_t remaining[VMX_TIMER_OWNERS];   /* guest ticks left; UINT64_MAX: none */
+    uint64_t clock;                         /* guest ticks measured so far */
+    uint64_t deadline[VMX_TIMER_OWNERS];    /* clock at which each owner expires;
+                                             * UINT64_MAX: none */
     uint32_t loaded;            /* timer value loaded at the last entry */
     uint64_t root_ticks;        /* smallest TSC delta minus guest ticks seen:
                                  * the entry/exit path's own ticks */

@@ -49,13 +49,16 @@ static unsigned int rate_shift(void)
     return tsc_shift;
 }
 
+/* Guest ticks to the nearest deadline (0 if one has passed), or NO_DEADLINE. */
 static uint64_t nearest_deadline(const struct vmx_timer_state *t)
 {
     uint64_t d = NO_DEADLINE;
     for (unsigned int i = 0; i < VMX_TIMER_OWNERS; i++)
-        if (t->remaining[i] < d)
-            d = t->remaining[i];
-    return d;
+        if (t->deadline[i] < d)
+            d = t->deadline[i];
+    if (d == NO_DEADLINE)
+        return NO_DEADLINE;
+    return d > t->clock ? d - t->clock : 0;
 }
 
 /* Timer value for `ticks` of guest time: rounded up to the timer's rate so
@@ -115,13 +118,8 @@ static uint64_t measured_ticks(struct vcpu *v)
 
 uint64_t vmx_timer_settle(struct vcpu *v)
 {
-    struct vmx_timer_state *t = &v->vmx.timer;
     uint64_t ticks = measured_ticks(v);
-    for (unsigned int i = 0; i < VMX_TIMER_OWNERS; i++) {
-        if (t->remaining[i] == NO_DEADLINE)
-            continue;
-        t->remaining[i] = t->remaining[i] > ticks ? t->remaining[i] - ticks : 0;
-    }
+    v->vmx.timer.clock += ticks;
     return ticks;
 }
 
@@ -134,7 +132,8 @@ void vmx_timer_init(struct vcpu *v)
 {
     tsc_shift = vmx_caps_preemption_tsc_shift(&vmx_config.caps);
     for (unsigned int i = 0; i < VMX_TIMER_OWNERS; i++)
-        v->vmx.timer.remaining[i] = NO_DEADLINE;
+        v->vmx.timer.deadline[i] = NO_DEADLINE;
+    v->vmx.timer.clock = 0;
     v->vmx.timer.armed = false;
     v->vmx.timer.root_ticks = UINT64_MAX;
 }

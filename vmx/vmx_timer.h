@@ -26,32 +26,38 @@ void vmx_timer_set_entry_ticks(unsigned int ticks);
  * switches it off when none). */
 void vmx_timer_arm(struct vcpu *v);
 
-/* After each VM exit: measures the guest ticks since the entry, takes
- * them off every deadline and returns them. When the timer was off, the
+/* After each VM exit: measures the guest ticks since the entry, advances
+ * the guest clock the deadlines are set on by them and returns them. When the timer was off, the
  * TSC difference between entry and exit is returned instead (it includes
  * the VM entry and exit themselves). */
 uint64_t vmx_timer_settle(struct vcpu *v);
 
-#define VMX_TIMER_NONE UINT64_MAX   /* remaining[owner]: no deadline */
+#define VMX_TIMER_NONE UINT64_MAX   /* deadline[owner]: no deadline */
+/* The longest request: with the guest clock below 2^62 too (a century of
+ * guest time at 1 GHz), a deadline never reaches VMX_TIMER_NONE. */
+#define VMX_TIMER_TICKS_MAX (1ull << 62)
 
 /* Owner `owner` wants the guest to exit after `ticks` TSC ticks of guest
  * time (ticks >= 1), replacing any earlier request of that owner. The three
  * below are inline: the PMU plans every entry with them. */
 static inline void vmx_timer_request(struct vcpu *v, enum vmx_timer_owner owner, uint64_t ticks)
 {
-    v->vmx.timer.remaining[owner] = ticks ? ticks : 1;
+    struct vmx_timer_state *t = &v->vmx.timer;
+    if (ticks > VMX_TIMER_TICKS_MAX)
+        ticks = VMX_TIMER_TICKS_MAX;
+    t->deadline[owner] = t->clock + (ticks ? ticks : 1);
 }
 
 /* Withdraws owner's deadline. */
 static inline void vmx_timer_cancel(struct vcpu *v, enum vmx_timer_owner owner)
 {
-    v->vmx.timer.remaining[owner] = VMX_TIMER_NONE;
+    v->vmx.timer.deadline[owner] = VMX_TIMER_NONE;
 }
 
 /* True if owner's deadline has passed (it stays requested until cancelled). */
 static inline bool vmx_timer_expired(const struct vcpu *v, enum vmx_timer_owner owner)
 {
-    return v->vmx.timer.remaining[owner] == 0;
+    return v->vmx.timer.deadline[owner] <= v->vmx.timer.clock;
 }
 
 /* True if the timer measured the last guest run exactly (it was armed and
