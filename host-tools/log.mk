@@ -1,6 +1,6 @@
 # Profiling log, host side: the decoder library, the `vertigo` command
 # (one file per subcommand), the fixture generator and the log benchmark.
-LOG_PORTABLE_SRCS := vmm/log_crc.c vmm/log_encode.c vmm/log_ring.c vmm/log_emit.c
+LOG_PORTABLE_SRCS := vmm/log_crc.c vmm/log_varint.c vmm/log_encode.c vmm/log_ring.c vmm/log_emit.c
 LOGDEC_SRCS := host-tools/logdec.c host-tools/logdec_fields.c host-tools/log_text.c \
                host-tools/logdec_crc.c \
                vmm/log_crc.c

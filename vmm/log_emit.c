@@ -1,5 +1,6 @@
 /* Emitting log records: encode into a stack buffer, then log_ring_write.
- * The sample path (NMI context) uses a buffer sized for samples only. */
+ * Samples (NMI context, the hot path) go through log_ring_write_sample,
+ * which does both in one call with a buffer sized for samples only. */
 #include "vmm/log_emit.h"
 
 #include "vmm/log_encode.h"
@@ -14,9 +15,7 @@
 
 bool log_emit_sample(struct log_ring *ring, uint64_t tsc, const struct log_sample *s)
 {
-    uint8_t fields[LOG_SAMPLE_FIELDS_MAX];
-    size_t len = log_encode_sample(fields, s);
-    return log_ring_write(ring, LOG_REC_SAMPLE, tsc, fields, len);
+    return log_ring_write_sample(ring, tsc, s);
 }
 
 bool log_emit_console(struct log_ring *ring, uint64_t tsc, const struct log_console *c)

@@ -11,6 +11,13 @@ static uint8_t *put_varint(uint8_t *p, uint64_t v)
     return p + log_varint_put(p, v);
 }
 
+/* For a field whose slot in the caller's buffer is LOG_VARINT_MAX bytes
+ * (the *_FIELDS_MAX sizes count each 64-bit field so): the wide writer. */
+static uint8_t *put_varint64(uint8_t *p, uint64_t v)
+{
+    return p + log_varint_put_wide(p, v);
+}
+
 static uint8_t *put_bytes(uint8_t *p, const void *src, uint32_t len)
 {
     if (len)
@@ -39,12 +46,8 @@ size_t log_encode_console(uint8_t *out, const struct log_console *c)
 
 static uint8_t sample_flags(const struct log_sample *s)
 {
-    uint8_t flags = s->mode & LOG_SAMPLE_MODE_MASK;
-    if (s->has_cr3)
-        flags |= LOG_SAMPLE_HAS_CR3;
-    if (s->depth)
-        flags |= LOG_SAMPLE_HAS_STACK;
-    return flags;
+    return (uint8_t)((s->mode & LOG_SAMPLE_MODE_MASK) | (s->has_cr3 ? LOG_SAMPLE_HAS_CR3 : 0) |
+                     (s->depth ? LOG_SAMPLE_HAS_STACK : 0));
 }
 
 /* Return addresses are zigzag deltas from the previous one (the first
@@ -54,7 +57,7 @@ static uint8_t *put_stack(uint8_t *p, const struct log_sample *s)
     uint64_t prev = s->rip;
     p = put_varint(p, s->depth);
     for (uint32_t i = 0; i < s->depth; i++) {
-        p = put_varint(p, log_zigzag((int64_t)(s->stack[i] - prev)));
+        p = put_varint64(p, log_zigzag((int64_t)(s->stack[i] - prev)));
         prev = s->stack[i];
     }
     return p;
@@ -77,9 +80,9 @@ size_t log_encode_sample(uint8_t *out, const struct log_sample *s)
         p = put_varint(p, s->vcpu);
         p = put_varint(p, s->event);
     }
-    p = put_varint(p, log_zigzag((int64_t)s->rip));
+    p = put_varint64(p, log_zigzag((int64_t)s->rip));
     if (s->has_cr3)
-        p = put_varint(p, s->cr3);
+        p = put_varint64(p, s->cr3);
     if (s->depth)
         p = put_stack(p, s);
     return (size_t)(p - out);

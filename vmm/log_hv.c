@@ -20,6 +20,7 @@
 #include "vmm/console.h"
 #include "vmm/log_emit.h"
 #include "vmm/log_encode.h"
+#include "vmm/log_varint.h"
 #include "vmm/mem.h"
 #include "vmm/platform.h"
 #include "vmm/smp.h"
@@ -30,7 +31,7 @@
 #define NO_OWNER           0xffffffffu
 #define FLUSH_SPIN_LIMIT   100000000u   /* give up waiting for another CPU's drain */
 #define LOG_OPTION_MAX     32u
-#define LOG_HV_DRAIN_HZ    50u          /* rested drains per second of TSC time */
+#define LOG_HV_DRAIN_HZ    10u          /* rested drains per second of TSC time */
 #define LOG_HV_BATCH_BYTES 2048u        /* ring bytes that end a rest early */
 
 /* Record types this build of the hypervisor emits (stream header). PMU
@@ -178,6 +179,7 @@ static void print_drain(void)
 void log_hv_init(const char *cmdline)
 {
     hv_cmdline = cmdline ? cmdline : "";
+    log_varint_probe();
     if (!choose_drain(cmdline)) {
         drain = (struct log_drain){ LOG_DRAIN_NONE, 0 };
         return;
@@ -344,17 +346,17 @@ static bool drain_bytes(size_t budget, bool wait, unsigned int cpus)
 /* A poll drains once the rest is over (an unknown TSC rate means no
  * rest) or when this CPU's ring fills up; otherwise it costs a TSC read
  * and a look at one ring. */
-static bool drain_due(void)
+static bool drain_due(uint64_t now_tsc)
 {
-    if (rdtsc() >= __atomic_load_n(&rest_until_tsc, __ATOMIC_RELAXED))
+    if (now_tsc >= __atomic_load_n(&rest_until_tsc, __ATOMIC_RELAXED))
         return true;
     struct log_ring *own = log_hv_ring();
     return own && LOG_HV_RING_BYTES - log_ring_free(own) >= LOG_HV_BATCH_BYTES;
 }
 
-void log_hv_poll(void)
+void log_hv_poll(uint64_t now_tsc)
 {
-    if (!active || !drain_due() || !drain_trylock())
+    if (!active || !drain_due(now_tsc) || !drain_trylock())
         return;
     /* Polls scan the rings of the CPUs online (numbered from 0); the final
      * flush scans every ring. */

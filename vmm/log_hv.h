@@ -67,11 +67,12 @@ void log_hv_vcpu_online(uint32_t domain, uint32_t vcpu, uint32_t cpu, uint32_t v
 /* Bounded drain step for VM-exit and idle points: sends the stream header
  * if not yet sent, then at most LOG_HV_POLL_BYTES bytes of blocks to the
  * device, without waiting for it. Once every ring is empty the drain
- * rests (a fiftieth of a second of TSC time, or until the calling CPU's
+ * rests (a tenth of a second of TSC time, or until the calling CPU's
  * ring holds 2 KiB) so blocks carry many records; a resting poll costs a
- * TSC read and one ring check. Returns at once if another drain is
- * running (or this CPU is inside one, e.g. from an NMI). */
-void log_hv_poll(void);
+ * comparison with now_tsc (the caller's fresh TSC reading) and one ring
+ * check. Returns at once if another drain is running (or this CPU is
+ * inside one, e.g. from an NMI). */
+void log_hv_poll(uint64_t now_tsc);
 
 /* Sends everything the rings hold (and the pending loss counts), waiting
  * for the device. For the end of a domain and of the run. Skipped when

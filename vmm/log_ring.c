@@ -229,13 +229,10 @@ static bool valid_record(uint8_t type, size_t len)
            len > 0 && len <= LOG_FIELDS_MAX;
 }
 
-bool log_ring_write(struct log_ring *ring, uint8_t type, uint64_t tsc,
-                    const void *fields, size_t len)
+/* A valid record's write (the checks are the callers'). */
+RING_INLINE bool ring_write(struct log_ring *ring, uint8_t type, uint64_t tsc,
+                            const void *fields, size_t len)
 {
-    if (!valid_record(type, len)) {
-        count_drop(ring);
-        return false;
-    }
     __atomic_fetch_add(&ring->nest, 1, __ATOMIC_SEQ_CST);
     uint64_t need = log_ring_entry_size(len);
     uint64_t loss_size = 0;
@@ -256,6 +253,27 @@ bool log_ring_write(struct log_ring *ring, uint8_t type, uint64_t tsc,
     return ok;
 }
 
+bool log_ring_write(struct log_ring *ring, uint8_t type, uint64_t tsc,
+                    const void *fields, size_t len)
+{
+    if (!valid_record(type, len)) {
+        count_drop(ring);
+        return false;
+    }
+    return ring_write(ring, type, tsc, fields, len);
+}
+
+bool log_ring_write_sample(struct log_ring *ring, uint64_t tsc, const struct log_sample *s)
+{
+    uint8_t fields[LOG_SAMPLE_FIELDS_MAX];
+    size_t len = log_encode_sample(fields, s);
+    if (!len) {
+        count_drop(ring);
+        return false;
+    }
+    return ring_write(ring, LOG_REC_SAMPLE, tsc, fields, len);
+}
+
 /* ---- Drain ----------------------------------------------------------- */
 
 struct block_builder {
@@ -268,20 +286,12 @@ struct block_builder {
     uint64_t prev_tsc;
 };
 
-/* log_varint_size without its loop: one byte per 7 payload bits of the
- * value's highest set bit. */
-#define VARINT_PAYLOAD_BITS 7u
-#define U64_TOP_BIT         63u
-
-RING_INLINE size_t varint_size(uint64_t v)
-{
-    if (!v)
-        return 1;
-    return (U64_TOP_BIT - (unsigned int)__builtin_clzll(v)) / VARINT_PAYLOAD_BITS + 1u;
-}
+_Static_assert(LOG_VARINT_MAX + LOG_FIELDS_MAX < (1u << 14), "a body length takes two varint bytes at most");
 
 /* Writes type, body length and TSC delta; returns where fields go, or
- * NULL if a record with flen field bytes does not fit before limit. */
+ * NULL if a record with flen field bytes does not fit before limit.
+ * Ordinary records (limit b->end) leave LOSS_WIRE_MAX bytes of the buffer
+ * after them, room for the wide varint writer's scratch bytes. */
 RING_INLINE uint8_t *begin_record(struct block_builder *b, uint8_t *limit,
                              uint8_t type, uint64_t tsc, size_t flen)
 {
@@ -290,15 +300,16 @@ RING_INLINE uint8_t *begin_record(struct block_builder *b, uint8_t *limit,
         b->base_tsc = b->prev_tsc = tsc;
     }
     uint64_t delta = log_zigzag((int64_t)(tsc - b->prev_tsc));
-    size_t body = varint_size(delta) + flen;
-    if (b->out + 1 + varint_size(body) + body > limit)
+    size_t body = log_varint_size(delta) + flen;
+    size_t body_len_size = body > LOG_VARINT_BITS ? 2 : 1;     /* body < 2^14 */
+    if (b->out + 1 + body_len_size + body > limit)
         return NULL;
     b->prev_tsc = tsc;
     b->count++;
     uint8_t *p = b->out;
     *p++ = type;
     p += log_varint_put(p, body);
-    p += log_varint_put(p, delta);
+    p += limit == b->end ? log_varint_put_wide(p, delta) : log_varint_put(p, delta);
     b->out = p + flen;
     return p;
 }
@@ -350,15 +361,15 @@ static uint64_t drain_entries(struct log_ring *ring, struct block_builder *b, ui
 
 static size_t finish_block(struct log_ring *ring, uint8_t *buf, const struct block_builder *b)
 {
-    struct log_block_header h;
-    memset(&h, 0, sizeof(h));
-    h.sync = LOG_BLOCK_SYNC;
-    h.cpu = ring->cpu;
-    h.payload_len = (uint16_t)(b->out - b->payload);
-    h.seq = ring->block_seq++;
-    h.record_count = b->count;
-    h.first_record = ring->records_out;
-    h.base_tsc = b->base_tsc;
+    struct log_block_header h = {
+        .sync = LOG_BLOCK_SYNC,
+        .cpu = ring->cpu,
+        .payload_len = (uint16_t)(b->out - b->payload),
+        .seq = ring->block_seq++,
+        .record_count = b->count,
+        .first_record = ring->records_out,
+        .base_tsc = b->base_tsc,
+    };
     log_encode_block_checksums(&h, b->payload);
     memcpy(buf, &h, sizeof(h));
     ring->records_out += b->count;

@@ -68,6 +68,14 @@ bool log_ring_init(struct log_ring *ring, uint16_t cpu, void *storage, uint64_t 
 bool log_ring_write(struct log_ring *ring, uint8_t type, uint64_t tsc,
                     const void *fields, size_t len);
 
+/* Producer: log_ring_write of one sample record (log_encode_sample's
+ * fields), in one call: samples are written at every PMI, so their path
+ * skips a call layer and the record checks a generic write needs. Returns
+ * false if the sample was dropped (ring full or a sample the encoder
+ * refuses); the drop is counted and reported later. */
+struct log_sample;
+bool log_ring_write_sample(struct log_ring *ring, uint64_t tsc, const struct log_sample *s);
+
 /* Drain: writes one block (header and records) of committed records to
  * buf and returns its size in bytes, or 0 when there is nothing to send or
  * max < LOG_RING_READ_MIN. Sends as many whole records as fit in max bytes

@@ -21,17 +21,20 @@ int vmx_enter_guest(struct guest_regs *regs, int launched);
 
 /* A preemption-timer exit (the software PMU's steps and overflow points,
  * the most frequent exit while it counts) has no qualification and no
- * instruction (SDM Vol. 3C 28.2.1, 28.2.4): those two fields are not read. */
+ * instruction (SDM Vol. 3C 28.2.1, 28.2.4): those two fields are not read,
+ * nor the RIP, which only instruction exits' handlers use (the sampler
+ * reads the guest state from the VMCS itself). */
 static void read_exit(struct vmx_exit *e)
 {
     e->full_reason = (uint32_t)vmcs_read(VMCS_EXIT_REASON);
     e->reason = e->full_reason & EXIT_REASON_BASIC_MASK;
-    e->rip = vmcs_read(VMCS_GUEST_RIP);
     if (e->reason == EXIT_REASON_PREEMPTION_TIMER) {
+        e->rip = 0;
         e->qualification = 0;
         e->instruction_len = 0;
         return;
     }
+    e->rip = vmcs_read(VMCS_GUEST_RIP);
     e->qualification = vmcs_read(VMCS_EXIT_QUALIFICATION);
     e->instruction_len = (uint32_t)vmcs_read(VMCS_EXIT_INSTRUCTION_LEN);
 }
@@ -85,7 +88,8 @@ __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_b
         vmx_sample_after_exit(v);
         vmx_handle_exit(v, &e);
         vmx_pmu_after_handler(v, &e);
-        exit_stats_record(&v->stats, e.reason, rdtsc() - v->vmx.exit_tsc);
-        log_hv_poll();      /* bounded: at most LOG_HV_POLL_BYTES */
+        uint64_t handled_tsc = rdtsc();
+        exit_stats_record(&v->stats, e.reason, handled_tsc - v->vmx.exit_tsc);
+        log_hv_poll(handled_tsc);   /* bounded: at most LOG_HV_POLL_BYTES */
     }
 }

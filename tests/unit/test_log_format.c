@@ -3,7 +3,9 @@
 #include "tests/unit/unit.h"
 #include "tests/unit/test_log_util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "vmm/log_crc.h"
 #include "vmm/log_varint.h"
@@ -72,6 +74,60 @@ TEST(varint_round_trip_edges)
     const uint8_t *p = too_long;
     uint64_t v;
     CHECK_EQ(log_varint_get(&p, too_long + 11, &v), (uint64_t)-1);
+}
+
+/* log_varint_size's closed form against counting 7-bit groups, at every
+ * bit length and both sides of every group boundary. */
+TEST(varint_size_every_bit_length)
+{
+    for (unsigned int bits = 0; bits <= 64; bits++) {
+        uint64_t top = bits == 64 ? UINT64_MAX : (1ull << bits) - 1;   /* `bits` ones */
+        uint64_t values[] = { top, top >> 1, top + (bits < 64) };
+        for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+            size_t groups = 1;
+            for (uint64_t v = values[i] >> 7; v; v >>= 7)
+                groups++;
+            CHECK_EQ(log_varint_size(values[i]), groups);
+        }
+    }
+}
+
+/* The wide writer's bytes are log_varint_put's, with PDEP (where the host
+ * has BMI2) and without; bytes past the varint are scratch. */
+static void check_wide_equals_put(uint64_t v)
+{
+    uint8_t want[LOG_VARINT_MAX], got[LOG_VARINT_MAX];
+    size_t n = log_varint_put(want, v);
+    memset(got, 0xa5, sizeof(got));
+    CHECK_EQ(log_varint_put_wide(got, v), n);
+    CHECK(memcmp(got, want, n) == 0);
+}
+
+static void check_wide_values(void)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (unsigned int bits = 0; bits < 64; bits++) {
+        check_wide_equals_put(1ull << bits);
+        check_wide_equals_put((1ull << bits) - 1);
+        check_wide_equals_put((1ull << bits) + 1);
+    }
+    check_wide_equals_put(UINT64_MAX);
+    for (int i = 0; i < 10000; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        check_wide_equals_put(x >> (x & 63));
+    }
+}
+
+TEST(varint_wide_writer_matches_put)
+{
+    log_varint_probe();
+    bool pdep = log_varint_pdep;
+    if (!pdep)
+        printf("    (this CPU has no BMI2: only the fallback is checked)\n");
+    check_wide_values();
+    log_varint_pdep = false;
+    check_wide_values();
+    log_varint_pdep = pdep;
 }
 
 TEST(zigzag_maps_small_magnitudes_small)
