@@ -72,21 +72,26 @@ static bool open_sink(struct vcpu *v, uint64_t page)
     return true;
 }
 
-/* The timer is shared (vmx/vmx_timer.h): an expiry may be another
- * owner's (a PMU step), so the window closes only when its own deadline
- * has passed. */
-void handle_preemption_timer(struct vcpu *v, const struct vmx_exit *e)
+static __attribute__((noinline)) void close_sink(struct vcpu *v)
 {
     struct domain_vmx *dv = &v->domain->vmx;
-    (void)e;
-    if (!v->vmx.sink_gpa || !vmx_timer_expired(v, VMX_TIMER_SINK))
-        return;
     vmx_timer_cancel(v, VMX_TIMER_SINK);
     if (ept_unmap(&dv->ept, v->vmx.sink_gpa, PAGE_SIZE) != EPT_OK)
         domain_end(v->domain, GUEST_END_ERROR, "cannot close the EPT sink window");
     invept(INVEPT_SINGLE_CONTEXT, dv->eptp);
     v->vmx.sink_gpa = 0;
     v->vmx.last_fault_page = ~0ull;
+}
+
+/* The timer is shared (vmx/vmx_timer.h): an expiry may be another
+ * owner's (a PMU step, the most frequent timer exit), so the window closes
+ * only when its own deadline has passed. Closing it is out of line, so the
+ * usual case returns without building a stack frame. */
+void handle_preemption_timer(struct vcpu *v, const struct vmx_exit *e)
+{
+    (void)e;
+    if (v->vmx.sink_gpa && vmx_timer_expired(v, VMX_TIMER_SINK))
+        close_sink(v);
 }
 
 void handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)

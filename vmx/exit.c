@@ -95,7 +95,7 @@ void vmx_dump_guest(struct vcpu *v, const struct vmx_exit *e)
     printk("  exit reason %#x (%s), qualification %#lx, instruction length %u\n",
            e->full_reason, vmx_exit_reason_name(e->reason), e->qualification,
            e->instruction_len);
-    printk("  rip=%#018lx rsp=%#018lx rflags=%#lx cs=%#lx cpl=%u\n", e->rip,
+    printk("  rip=%#018lx rsp=%#018lx rflags=%#lx cs=%#lx cpl=%u\n", vmcs_read(VMCS_GUEST_RIP),
            vmcs_read(VMCS_GUEST_RSP), vmcs_read(VMCS_GUEST_RFLAGS),
            vmcs_read(VMCS_GUEST_CS_SELECTOR), vmx_guest_cpl());
     printk("  rax=%#018lx rbx=%#018lx rcx=%#018lx rdx=%#018lx\n", r->rax, r->rbx, r->rcx, r->rdx);
