@@ -344,8 +344,8 @@ static bool drain_bytes(size_t budget, bool wait, unsigned int cpus)
 }
 
 /* A poll drains once the rest is over (an unknown TSC rate means no
- * rest) or when this CPU's ring fills up; otherwise it costs a TSC read
- * and a look at one ring. */
+ * rest) or when this CPU's ring fills up; otherwise it costs a
+ * comparison with the caller's TSC reading and a look at one ring. */
 static bool drain_due(uint64_t now_tsc)
 {
     if (now_tsc >= __atomic_load_n(&rest_until_tsc, __ATOMIC_RELAXED))

@@ -352,4 +352,13 @@ TEST(drain_and_init_limits)
     CHECK(!log_ring_write(&ring, LOG_REC_LOSS, 1, "x", 1));
     CHECK(!log_ring_write(&ring, LOG_REC_CONFIG, 1, "x", 0));
     CHECK_EQ(ring.dropped_total, 3);
+    /* A sample the encoder refuses is dropped and counted like them. */
+    struct log_sample bad = v.u.sample;
+    bad.mode = LOG_MODE_COUNT;
+    CHECK(!log_ring_write_sample(&ring, 2, &bad));
+    bad = v.u.sample;
+    bad.depth = LOG_STACK_MAX + 1;
+    CHECK(!log_ring_write_sample(&ring, 3, &bad));
+    CHECK_EQ(ring.dropped_total, 5);
+    CHECK(log_ring_write_sample(&ring, 4, &v.u.sample));
 }
