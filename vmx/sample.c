@@ -197,11 +197,10 @@ static uint32_t take_pending(struct percpu *pc, struct vcpu *v, bool *handled)
 static uint64_t cost_start(struct percpu *pc)
 {
     struct sample_cost *cost = cost_of(pc);
-    if (!cost_measures_next(cost)) {
-        cost->seen++;
-        return 0;
-    }
+    bool measured = cost_measures_next(cost);
     cost->seen++;
+    if (!measured)
+        return 0;
     uint64_t raised = cost->raised_tsc;
     cost->raised_tsc = 0;
     return raised ? raised : rdtsc();
@@ -517,9 +516,9 @@ void vmx_sample_report(const struct domain *d)
         uint64_t n = cost->pmis ? cost->pmis : 1;
         printk("sample: cpu %u: %lu PMIs, %lu samples logged, %lu dropped, %lu spurious NMIs, "
                "%lu guest NMIs reflected from root, %lu kicks, NMI path avg %lu cycles per "
-               "PMI (%lu recording; 1 PMI in %u measured)\n", d->vcpus[i].cpu, st->pmis, st->samples_logged,
-               st->samples_dropped, st->spurious_nmis, st->reflected_nmis, st->kicks,
-               cost->path_cycles / n, cost->record_cycles / n, COST_EVERY);
+               "PMI (%lu recording; 1 PMI in %u measured)\n", d->vcpus[i].cpu, st->pmis,
+               st->samples_logged, st->samples_dropped, st->spurious_nmis, st->reflected_nmis,
+               st->kicks, cost->path_cycles / n, cost->record_cycles / n, COST_EVERY);
     }
 }
 
