@@ -176,10 +176,21 @@ static void print_drain(void)
                log_drain_name(drain.kind), drain.port, LOG_HV_RING_BYTES >> 10);
 }
 
+/* BMI2 (PDEP) for the log's wide varint writer: CPUID.(EAX=7,ECX=0):EBX[8]
+ * (SDM Vol. 2A, CPUID, "Structured Extended Feature Flags"). */
+#define CPUID_LEAF_EXTENDED_FEATURES 7u
+#define CPUID_7_EBX_BMI2             (1u << 8)
+
+static bool cpu_has_bmi2(void)
+{
+    return cpuid(0, 0).eax >= CPUID_LEAF_EXTENDED_FEATURES &&
+           (cpuid(CPUID_LEAF_EXTENDED_FEATURES, 0).ebx & CPUID_7_EBX_BMI2);
+}
+
 void log_hv_init(const char *cmdline)
 {
     hv_cmdline = cmdline ? cmdline : "";
-    log_varint_probe();
+    log_varint_pdep = cpu_has_bmi2();
     if (!choose_drain(cmdline)) {
         drain = (struct log_drain){ LOG_DRAIN_NONE, 0 };
         return;

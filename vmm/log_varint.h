@@ -50,11 +50,10 @@ static inline size_t log_varint_size(uint64_t v)
  * over eight bytes at once, the continuation bits are or-ed in and the
  * eight bytes are stored in one go. Same bytes as log_varint_put. */
 
-/* True once log_varint_probe found BMI2 (PDEP). Set at start-up, before
- * any record is written; false until then (log_varint_put_wide then uses
- * log_varint_put). */
+/* True if the CPU has BMI2 (PDEP). The hypervisor sets it from CPUID at
+ * start-up (log_hv_init), before any record is written; false until then
+ * and in host tools (log_varint_put_wide then uses log_varint_put). */
 extern bool log_varint_pdep;
-void log_varint_probe(void);
 
 #define LOG_VARINT_WIDE_MAX_BITS 56u                    /* eight 7-bit groups */
 #define LOG_VARINT_GROUPS        0x7f7f7f7f7f7f7f7full  /* PDEP mask */

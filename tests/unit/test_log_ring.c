@@ -11,7 +11,7 @@
  * host has BMI2, so these tests check that path's bytes too. */
 __attribute__((constructor)) static void probe_varint_writer(void)
 {
-    log_varint_probe();
+    log_varint_pdep = __builtin_cpu_supports("bmi2");
 }
 
 #define RING_SIZE 4096u
