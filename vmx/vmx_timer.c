@@ -9,7 +9,6 @@
 #include "vmx/vmx_ops.h"
 
 #define TIMER_VALUE_MAX  0xffffffffull
-#define NO_DEADLINE      VMX_TIMER_NONE
 
 /* Timer ticks that VM entry itself takes off the loaded value before the
  * first guest instruction: Bochs starts the timer inside VMLAUNCH/VMRESUME,
@@ -49,15 +48,15 @@ static unsigned int rate_shift(void)
     return tsc_shift;
 }
 
-/* Guest ticks to the nearest deadline (0 if one has passed), or NO_DEADLINE. */
+/* Guest ticks to the nearest deadline (0 if one has passed), or VMX_TIMER_NONE. */
 static uint64_t nearest_deadline(const struct vmx_timer_state *t)
 {
-    uint64_t d = NO_DEADLINE;
+    uint64_t d = VMX_TIMER_NONE;
     for (unsigned int i = 0; i < VMX_TIMER_OWNERS; i++)
         if (t->deadline[i] < d)
             d = t->deadline[i];
-    if (d == NO_DEADLINE)
-        return NO_DEADLINE;
+    if (d == VMX_TIMER_NONE)
+        return VMX_TIMER_NONE;
     return d > t->clock ? d - t->clock : 0;
 }
 
@@ -74,7 +73,7 @@ void vmx_timer_arm(struct vcpu *v)
 {
     struct vmx_timer_state *t = &v->vmx.timer;
     uint64_t deadline = nearest_deadline(t);
-    bool on = deadline != NO_DEADLINE && timer_usable();
+    bool on = deadline != VMX_TIMER_NONE && timer_usable();
     /* The controls follow t->armed: both start off (vmcs_setup writes the
      * controls without the timer bits, vmx_timer_init clears armed) and
      * only this function changes them, so they are touched on a change. */
@@ -132,7 +131,7 @@ void vmx_timer_init(struct vcpu *v)
 {
     tsc_shift = vmx_caps_preemption_tsc_shift(&vmx_config.caps);
     for (unsigned int i = 0; i < VMX_TIMER_OWNERS; i++)
-        v->vmx.timer.deadline[i] = NO_DEADLINE;
+        v->vmx.timer.deadline[i] = VMX_TIMER_NONE;
     v->vmx.timer.clock = 0;
     v->vmx.timer.armed = false;
     v->vmx.timer.root_ticks = UINT64_MAX;

@@ -27,9 +27,9 @@ void vmx_timer_set_entry_ticks(unsigned int ticks);
 void vmx_timer_arm(struct vcpu *v);
 
 /* After each VM exit: measures the guest ticks since the entry, advances
- * the guest clock the deadlines are set on by them and returns them. When the timer was off, the
- * TSC difference between entry and exit is returned instead (it includes
- * the VM entry and exit themselves). */
+ * by them the guest clock the deadlines are set on, and returns them. When
+ * the timer was off, the TSC difference between entry and exit is returned
+ * instead (it includes the VM entry and exit themselves). */
 uint64_t vmx_timer_settle(struct vcpu *v);
 
 #define VMX_TIMER_NONE UINT64_MAX   /* deadline[owner]: no deadline */
