@@ -1,7 +1,7 @@
 # The portable core library: string/memory functions (hypervisor only),
 # formatted printing, the multiboot2 parser and the physical page
 # allocator, with their host unit tests.
-CORE_HEADERS := vmm/mem.h vmm/format.h vmm/boot_info.h vmm/mb2.h vmm/page_alloc.h
+CORE_HEADERS := vmm/mem.h vmm/format.h vmm/boot_info.h vmm/mb2.h vmm/page_alloc.h vmm/spinlock.h
 
 HV_SRCS      += vmm/mem.c vmm/format.c vmm/mb2.c vmm/page_alloc.c
 HEADERS_HV   += $(CORE_HEADERS)
