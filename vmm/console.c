@@ -11,14 +11,20 @@
 #include "vmm/format.h"
 #include "vmm/log_hv.h"
 #include "vmm/smp.h"
+#include "vmm/spinlock.h"
 #include "vmm/uart.h"
 
 #define DEBUG_PORT 0xe9
 #define COM1_PORT  0x3f8
-#define NO_OWNER   0xffffffffu
 
 static struct console_config config = { .uart_port = COM1_PORT, .debug_port = true };
-static volatile uint32_t lock_owner = NO_OWNER;
+
+/* con_lock keeps lines apart. A CPU marks itself in con_inside before it
+ * waits for the lock and clears the mark after releasing it, so an NMI or
+ * exception that prints on that CPU meanwhile sees the mark and writes
+ * through: the lock may be held by the very code it interrupted. */
+static struct spinlock con_lock = SPINLOCK_INIT;
+static bool con_inside[MAX_CPUS];   /* written by its own CPU only */
 
 void con_init(const struct console_config *cfg)
 {
@@ -57,20 +63,26 @@ void con_write(const char *s, size_t len)
         con_putc(s[i]);
 }
 
-static int con_lock(void)
+/* Takes con_lock unless this CPU is already inside printk (then returns
+ * false: write through). */
+static bool con_enter(void)
 {
-    uint32_t self = smp_cpu_index();
-    if (lock_owner == self)
-        return 0;   /* re-entered on this CPU: write through */
-    while (!__sync_bool_compare_and_swap(&lock_owner, NO_OWNER, self))
-        cpu_relax();
-    return 1;
+    unsigned int self = smp_cpu_index();
+    if (__atomic_load_n(&con_inside[self], __ATOMIC_RELAXED))
+        return false;
+    __atomic_store_n(&con_inside[self], true, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);    /* mark before waiting */
+    spin_lock(&con_lock);
+    return true;
 }
 
-static void con_unlock(int taken)
+static void con_leave(bool taken)
 {
-    if (taken)
-        __atomic_store_n(&lock_owner, NO_OWNER, __ATOMIC_RELEASE);
+    if (!taken)
+        return;
+    spin_unlock(&con_lock);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);    /* release before unmarking */
+    __atomic_store_n(&con_inside[smp_cpu_index()], false, __ATOMIC_RELAXED);
 }
 
 int printk(const char *fmt, ...)
@@ -84,9 +96,9 @@ int printk(const char *fmt, ...)
     if (len >= sizeof(buf))
         len = sizeof(buf) - 1;
 
-    int taken = con_lock();
+    bool taken = con_enter();
     con_write(buf, len);
-    con_unlock(taken);
+    con_leave(taken);
     log_hv_console(buf, len);   /* per-CPU ring: needs no console lock */
     return (int)len;
 }

@@ -3,9 +3,9 @@
  * one drain that stages a block at a time and feeds it to the device.
  *
  * Drain state (the staged bytes, the round-robin position) is shared by
- * every CPU and guarded by drain_owner: a CPU takes it with a compare-and-
- * swap; a poll that finds it taken simply returns, so no CPU ever waits
- * for the log on the VM-exit path.
+ * every CPU and guarded by drain_lock, which is only ever tried: a poll
+ * that finds it taken simply returns, so no CPU ever waits for the log on
+ * the VM-exit path.
  *
  * Polls batch: once the rings are empty the drain rests for
  * 1/LOG_HV_DRAIN_HZ s of TSC time, or until the polling CPU's ring holds
@@ -24,11 +24,11 @@
 #include "vmm/mem.h"
 #include "vmm/platform.h"
 #include "vmm/smp.h"
+#include "vmm/spinlock.h"
 #include "vmm/version.h"
 #include "vmm/virtio_console.h"
 
 #define LOG_HV_BLOCK_BYTES 4096u        /* one staged block, >= LOG_RING_READ_MIN */
-#define NO_OWNER           0xffffffffu
 #define FLUSH_SPIN_LIMIT   100000000u   /* give up waiting for another CPU's drain */
 #define LOG_OPTION_MAX     32u
 #define LOG_HV_DRAIN_HZ    10u          /* rested drains per second of TSC time */
@@ -51,8 +51,12 @@ static bool active;
 static struct log_ring rings[MAX_CPUS];
 static uint8_t ring_storage[MAX_CPUS][LOG_HV_RING_BYTES] __attribute__((aligned(4096)));
 
-/* Drain side, guarded by drain_owner. */
-static volatile uint32_t drain_owner = NO_OWNER;
+/* Drain side, guarded by drain_lock. A CPU marks itself in drain_inside
+ * before it tries the lock and clears the mark once it has released it
+ * (or failed to take it), so a flush from an NMI or exception on a CPU
+ * that is inside a drain sees the mark and does not wait for itself. */
+static struct spinlock drain_lock = SPINLOCK_INIT;
+static bool drain_inside[MAX_CPUS];     /* written by its own CPU only */
 static bool header_sent;
 static uint8_t staged[LOG_HV_BLOCK_BYTES];
 static size_t staged_len, staged_pos;
@@ -297,14 +301,26 @@ static void stage_stream_header(void)
 
 /* ---- Drain --------------------------------------------------------------- */
 
+static void drain_mark(bool inside)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&drain_inside[smp_cpu_index()], inside, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 static bool drain_trylock(void)
 {
-    return __sync_bool_compare_and_swap(&drain_owner, NO_OWNER, smp_cpu_index());
+    drain_mark(true);
+    if (spin_trylock(&drain_lock))
+        return true;
+    drain_mark(false);
+    return false;
 }
 
 static void drain_unlock(void)
 {
-    __atomic_store_n(&drain_owner, NO_OWNER, __ATOMIC_RELEASE);
+    spin_unlock(&drain_lock);
+    drain_mark(false);
 }
 
 /* Stages the next thing to send: the header, then one block of the next
@@ -379,7 +395,7 @@ void log_hv_poll(uint64_t now_tsc)
 
 void log_hv_flush(void)
 {
-    if (!active || drain_owner == smp_cpu_index())
+    if (!active || __atomic_load_n(&drain_inside[smp_cpu_index()], __ATOMIC_RELAXED))
         return;     /* re-entered inside a drain: its block is half sent */
     for (uint32_t spin = 0; !drain_trylock(); spin++) {
         if (spin == FLUSH_SPIN_LIMIT)
