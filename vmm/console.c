@@ -1,6 +1,6 @@
 /* Console output: formats into a per-call buffer and writes it to the
- * serial port and/or the 0xE9 debug port, and, when the profiling log is
- * on, into a console record (vmm/log_hv.h). A recursive lock keeps lines
+ * serial port and/or the 0xE9 debug port, and hands it to the record sink
+ * (the profiling log registers one). A recursive lock keeps lines
  * from different CPUs apart; a CPU that re-enters (an NMI or exception
  * while it prints) writes through instead of deadlocking. */
 #include "vmm/console.h"
@@ -9,7 +9,6 @@
 
 #include "boot/cpu.h"
 #include "vmm/format.h"
-#include "vmm/log_hv.h"
 #include "vmm/smp.h"
 #include "vmm/spinlock.h"
 #include "vmm/uart.h"
@@ -18,6 +17,7 @@
 #define COM1_PORT  0x3f8
 
 static struct console_config config = { .uart_port = COM1_PORT, .debug_port = true };
+static con_record_sink_fn *record_sink;
 
 /* con_lock keeps lines apart. A CPU marks itself in con_inside before it
  * waits for the lock and clears the mark after releasing it, so an NMI or
@@ -39,6 +39,11 @@ void con_release_port(uint16_t port)
         config.debug_port = false;
     if (port && port == config.uart_port)
         config.uart_port = 0;
+}
+
+void con_set_record_sink(con_record_sink_fn *sink)
+{
+    __atomic_store_n(&record_sink, sink, __ATOMIC_RELEASE);
 }
 
 uint16_t con_uart_port(void)
@@ -99,6 +104,8 @@ int printk(const char *fmt, ...)
     bool taken = con_enter();
     con_write(buf, len);
     con_leave(taken);
-    log_hv_console(buf, len);   /* per-CPU ring: needs no console lock */
+    con_record_sink_fn *sink = __atomic_load_n(&record_sink, __ATOMIC_ACQUIRE);
+    if (sink)
+        sink(buf, len);         /* e.g. a per-CPU ring: needs no console lock */
     return (int)len;
 }

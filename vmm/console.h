@@ -20,8 +20,19 @@ void con_init(const struct console_config *cfg);
 void con_write(const char *s, size_t len);
 
 /* Formatted output (vmm/format.h conversions). Lines from different CPUs
- * are not interleaved mid-line. */
+ * are not interleaved mid-line. Each call's text also goes to the record
+ * sink, if one is registered. */
 int printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Receives the text of every printk call (len bytes, not NUL-terminated)
+ * after it was written to the channels, outside the console lock, from
+ * any context on any CPU (NMIs included): it must not block. */
+typedef void con_record_sink_fn(const char *text, size_t len);
+
+/* Registers the one record sink (the profiling log registers itself at
+ * start-up); NULL removes it. Call on the boot CPU before other CPUs
+ * print. */
+void con_set_record_sink(con_record_sink_fn *sink);
 
 /* Stops raw text on `port` (0xE9 or the serial console's UART) because
  * the binary profiling log owns it now; other ports are ignored. Console

@@ -46,7 +46,6 @@ _Static_assert(MAX_CPUS <= LOG_MAX_CPUS, "CPU numbers fit the block header");
 _Static_assert(LOG_HV_BATCH_BYTES <= LOG_HV_RING_BYTES / 4, "a batch leaves room to spare");
 
 static struct log_drain drain = { LOG_DRAIN_NONE, 0 };
-static const char *hv_cmdline = "";
 static bool active;
 static struct log_ring rings[MAX_CPUS];
 static uint8_t ring_storage[MAX_CPUS][LOG_HV_RING_BYTES] __attribute__((aligned(4096)));
@@ -62,11 +61,6 @@ static uint8_t staged[LOG_HV_BLOCK_BYTES];
 static size_t staged_len, staged_pos;
 static unsigned int next_ring;
 static uint64_t rest_until_tsc;     /* written by the drain owner only */
-
-const char *log_hv_cmdline(void)
-{
-    return hv_cmdline;
-}
 
 bool log_hv_active(void)
 {
@@ -193,7 +187,6 @@ static bool cpu_has_bmi2(void)
 
 void log_hv_init(const char *cmdline)
 {
-    hv_cmdline = cmdline ? cmdline : "";
     log_varint_pdep = cpu_has_bmi2();
     if (!choose_drain(cmdline)) {
         drain = (struct log_drain){ LOG_DRAIN_NONE, 0 };
@@ -203,6 +196,7 @@ void log_hv_init(const char *cmdline)
         log_ring_init(&rings[cpu], (uint16_t)cpu, ring_storage[cpu], LOG_HV_RING_BYTES);
     con_release_port(drain.port);
     active = true;
+    con_set_record_sink(log_hv_console);
     print_drain();
     emit_config(cmdline);
 }

@@ -26,13 +26,9 @@
  * a bad value or a missing device is reported and means no log. With
  * log=e9 (or a UART the console uses) the console stops writing raw text
  * to that port: the binary stream owns it, console text travels in
- * console records. Also records the command line as a config record. */
+ * console records (log_hv_console becomes the console's record sink).
+ * Also records the command line as a config record. */
 void log_hv_init(const char *cmdline);
-
-/* The hypervisor command line log_hv_init was given ("" before): options
- * of subsystems configured after start-up (the PMU session) are read from
- * it. */
-const char *log_hv_cmdline(void);
 
 /* Emits one event-description record (name of an event id in totals). */
 void log_hv_event_desc(const struct log_event_desc *ed);
@@ -52,7 +48,8 @@ struct log_drain log_hv_drain(void);
 struct log_ring *log_hv_ring(void);
 
 /* Emits one console record (source: the hypervisor) with len bytes of
- * text, cut to LOG_TEXT_MAX. */
+ * text, cut to LOG_TEXT_MAX. The console's record sink (vmm/console.h):
+ * callable from any context, never blocks. */
 void log_hv_console(const char *text, size_t len);
 
 /* Emits one life-cycle record (enum log_lifecycle_event). */

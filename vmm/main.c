@@ -7,6 +7,7 @@
 #include "vmm/console.h"
 #include "vmm/format.h"
 #include "vmm/guest_modules.h"
+#include "vmm/hv_cmdline.h"
 #include "vmm/log_hv.h"
 #include "vmm/mb2.h"
 #include "vmm/mem.h"
@@ -151,6 +152,7 @@ static void platform_report(void)
 void vmm_start(uint32_t magic, uint64_t info_phys)
 {
     parse_boot_info(magic, info_phys);
+    hv_cmdline_set(boot_info.cmdline);
     console_from_cmdline(boot_info.cmdline);
     log_hv_init(boot_info.cmdline);
     printk("\nVertigo %s (build %s): vertical-profiling hypervisor\n",

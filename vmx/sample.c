@@ -11,6 +11,7 @@
 #include "vmm/cmdline.h"
 #include "vmm/console.h"
 #include "vmm/guest_stack.h"
+#include "vmm/hv_cmdline.h"
 #include "vmm/log_emit.h"
 #include "vmm/log_hv.h"
 #include "vmm/mem.h"
@@ -406,7 +407,7 @@ static uint32_t clamp32(uint64_t v)
 
 static void start_from_cmdline(void)
 {
-    const char *cmdline = log_hv_cmdline();
+    const char *cmdline = hv_cmdline();
     struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI };
     uint64_t hz = 0, depth = 0;
     bool events = cmdline_get(cmdline, "sample.events", s.events, sizeof(s.events));

@@ -14,7 +14,7 @@
 #include "vmm/cmdline.h"
 #include "vmm/console.h"
 #include "vmm/format.h"
-#include "vmm/log_hv.h"
+#include "vmm/hv_cmdline.h"
 #include "vmm/mem.h"
 #include "vmm/msr.h"
 #include "vmm/platform.h"
@@ -149,7 +149,7 @@ static void parse_events(const char *cmdline)
 
 static void session_configure(void)
 {
-    const char *cmdline = log_hv_cmdline();
+    const char *cmdline = hv_cmdline();
     enum pmu_choice choice = read_choice(cmdline);
     enum pmu_verdict verdict = pmu_probe_result(&session.desc);
 
