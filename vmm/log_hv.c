@@ -14,15 +14,12 @@
 #include "vmm/log_hv.h"
 
 #include "boot/cpu.h"
-#include "pmu/pmu_probe.h"
-#include "pmu/pmu_session.h"
 #include "vmm/cmdline.h"
 #include "vmm/console.h"
 #include "vmm/log_emit.h"
 #include "vmm/log_encode.h"
 #include "vmm/log_varint.h"
 #include "vmm/mem.h"
-#include "vmm/platform.h"
 #include "vmm/smp.h"
 #include "vmm/spinlock.h"
 #include "vmm/version.h"
@@ -47,6 +44,8 @@ _Static_assert(LOG_HV_BATCH_BYTES <= LOG_HV_RING_BYTES / 4, "a batch leaves room
 
 static struct log_drain drain = { LOG_DRAIN_NONE, 0 };
 static bool active;
+static uint64_t tsc_hz;                 /* 0 until log_hv_set_tsc_hz */
+static struct log_pmu_desc header_pmu;  /* zero (backend none) until log_hv_set_pmu */
 static struct log_ring rings[MAX_CPUS];
 static uint8_t ring_storage[MAX_CPUS][LOG_HV_RING_BYTES] __attribute__((aligned(4096)));
 
@@ -61,6 +60,16 @@ static uint8_t staged[LOG_HV_BLOCK_BYTES];
 static size_t staged_len, staged_pos;
 static unsigned int next_ring;
 static uint64_t rest_until_tsc;     /* written by the drain owner only */
+
+void log_hv_set_tsc_hz(uint64_t hz)
+{
+    __atomic_store_n(&tsc_hz, hz, __ATOMIC_RELAXED);
+}
+
+void log_hv_set_pmu(const struct log_pmu_desc *pmu)
+{
+    header_pmu = *pmu;
+}
 
 bool log_hv_active(void)
 {
@@ -250,40 +259,14 @@ static void pack_build_id(uint8_t out[LOG_BUILD_ID_SIZE])
     }
 }
 
-/* The backend the run uses (pmu=), else what the probe found. */
-static uint8_t header_backend(enum pmu_verdict verdict)
-{
-    switch (pmu_session_current()) {
-    case PMU_SESSION_HW:   return LOG_PMU_HW;
-    case PMU_SESSION_SOFT: return LOG_PMU_SOFT;
-    case PMU_SESSION_NONE: break;
-    }
-    return verdict == PMU_BROKEN ? LOG_PMU_BROKEN : LOG_PMU_NONE;
-}
-
-static struct log_pmu_desc pmu_for_header(void)
-{
-    struct pmu_desc d;
-    enum pmu_verdict verdict = pmu_probe_result(&d);
-    struct log_pmu_desc out = {
-        .backend = header_backend(verdict),
-        .version = d.version,
-        .gp_count = d.gp_counters,
-        .gp_width = d.gp_width,
-        .fixed_count = d.fixed_counters,
-        .fixed_width = d.fixed_width,
-    };
-    return out;
-}
-
-/* Built when first sent, so the TSC calibration and the PMU probe that
- * run after log_hv_init are in it. */
+/* Built when first sent, so the TSC rate and the PMU description set
+ * after log_hv_init are in it. */
 static void stage_stream_header(void)
 {
     struct log_stream_info info = {
         .cpu_count = smp_cpus_online(),
-        .tsc_hz = platform_tsc_hz(),
-        .pmu = pmu_for_header(),
+        .tsc_hz = __atomic_load_n(&tsc_hz, __ATOMIC_RELAXED),
+        .pmu = header_pmu,
         .record_types = LOG_HV_RECORD_TYPES,
     };
     pack_build_id(info.build_id);
@@ -382,7 +365,7 @@ void log_hv_poll(uint64_t now_tsc)
     /* Polls scan the rings of the CPUs online (numbered from 0); the final
      * flush scans every ring. */
     if (drain_bytes(LOG_HV_POLL_BYTES, false, smp_cpus_online()))
-        __atomic_store_n(&rest_until_tsc, rdtsc() + platform_tsc_hz() / LOG_HV_DRAIN_HZ,
+        __atomic_store_n(&rest_until_tsc, rdtsc() + __atomic_load_n(&tsc_hz, __ATOMIC_RELAXED) / LOG_HV_DRAIN_HZ,
                          __ATOMIC_RELAXED);
     drain_unlock();
 }

@@ -30,6 +30,17 @@
  * Also records the command line as a config record. */
 void log_hv_init(const char *cmdline);
 
+/* The TSC rate for the stream header and the drain's rests (0, the
+ * default, means unknown: no rests). vmm_start calls it once the TSC is
+ * calibrated; the header takes the value current when it is sent. */
+void log_hv_set_tsc_hz(uint64_t tsc_hz);
+
+/* The PMU description for the stream header (all zero, backend none,
+ * until set). Set after the PMU probe and again once the session's
+ * backend is chosen; the header takes the value current when it is sent
+ * (at the first poll or flush), so set it before the first guest entry. */
+void log_hv_set_pmu(const struct log_pmu_desc *pmu);
+
 /* Emits one event-description record (name of an event id in totals). */
 void log_hv_event_desc(const struct log_event_desc *ed);
 

@@ -2,6 +2,7 @@
  * report, memory, then the guest. */
 #include "boot/cpu.h"
 #include "boot/traps.h"
+#include "pmu/pmu_log_desc.h"
 #include "pmu/pmu_probe.h"
 #include "vmm/cmdline.h"
 #include "vmm/console.h"
@@ -143,8 +144,10 @@ static void platform_report(void)
     if (vmx == VMX_USABLE)
         vmx_report();
     struct pmu_desc pmu;
-    pmu_probe(&pmu);
-    tsc_calibrate(TSC_CALIBRATION_MS);
+    enum pmu_verdict verdict = pmu_probe(&pmu);
+    struct log_pmu_desc log_pmu = pmu_log_desc(verdict, &pmu, PMU_SESSION_NONE);
+    log_hv_set_pmu(&log_pmu);
+    log_hv_set_tsc_hz(tsc_calibrate(TSC_CALIBRATION_MS));
     if (vmx != VMX_USABLE)
         refuse_without_vmx(vmx);
 }

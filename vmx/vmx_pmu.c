@@ -7,6 +7,7 @@
 #include "boot/cpu.h"
 #include "boot/percpu.h"
 #include "pmu/pmu_hw.h"
+#include "pmu/pmu_log_desc.h"
 #include "pmu/pmu_probe.h"
 #include "pmu/pmu_session.h"
 #include "pmu/pmu_soft.h"
@@ -15,6 +16,7 @@
 #include "vmm/console.h"
 #include "vmm/format.h"
 #include "vmm/hv_cmdline.h"
+#include "vmm/log_hv.h"
 #include "vmm/mem.h"
 #include "vmm/msr.h"
 #include "vmm/platform.h"
@@ -158,6 +160,8 @@ static void session_configure(void)
     session.step_ticks = read_u64_option(cmdline, "pmu.step", PMU_SESSION_DEFAULT_STEP, 1);
     session.period = read_u64_option(cmdline, "pmu.period", 0, 0);
     pmu_session_set_current(session.backend);
+    struct log_pmu_desc log_pmu = pmu_log_desc(verdict, &session.desc, session.backend);
+    log_hv_set_pmu(&log_pmu);   /* the stream header names the backend */
     if (session.tsc_counts_instructions)
         vmx_timer_set_entry_ticks(BOCHS_ENTRY_TIMER_TICKS);
     announce_backend(choice);
