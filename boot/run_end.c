@@ -7,7 +7,6 @@
 #include "boot/cpu.h"
 #include "boot/layout.h"
 #include "vmm/console.h"
-#include "vmm/log_hv.h"
 #include "vmm/platform.h"
 
 #define BOCHS_SHUTDOWN_PORT 0x8900
@@ -23,6 +22,18 @@ static const uint8_t qemu_codes[] = {
     [RUN_FAIL] = RUN_EXIT_QEMU_FAIL,
     [RUN_NO_VMX] = RUN_EXIT_QEMU_NO_VMX,
 };
+
+static run_end_flush_fn *flush_hooks[RUN_END_FLUSH_MAX];
+static unsigned int flush_count;
+
+void run_end_add_flush(run_end_flush_fn *flush)
+{
+    if (flush_count == RUN_END_FLUSH_MAX) {
+        printk("run_end: warning: no room for another flush hook\n");
+        return;
+    }
+    flush_hooks[flush_count++] = flush;
+}
 
 static void bochs_shutdown_port(void)
 {
@@ -45,7 +56,8 @@ __attribute__((noreturn)) void run_end(enum run_status status, const char *reaso
 {
     irq_disable();
     printk("VERTIGO-END: %s (%s)\n", status_names[status], reason ? reason : "");
-    log_hv_flush();     /* the machine stops next: send every record */
+    for (unsigned int i = 0; i < flush_count; i++)
+        flush_hooks[i]();   /* the machine stops next: e.g. send every log record */
     if (platform_is_emulator())
         emulator_exit(status);
     for (;;)

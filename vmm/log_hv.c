@@ -20,6 +20,7 @@
 #include "vmm/log_encode.h"
 #include "vmm/log_varint.h"
 #include "vmm/mem.h"
+#include "vmm/run_end.h"
 #include "vmm/smp.h"
 #include "vmm/spinlock.h"
 #include "vmm/version.h"
@@ -206,6 +207,7 @@ void log_hv_init(const char *cmdline)
     con_release_port(drain.port);
     active = true;
     con_set_record_sink(log_hv_console);
+    run_end_add_flush(log_hv_flush);
     print_drain();
     emit_config(cmdline);
 }

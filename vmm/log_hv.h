@@ -83,8 +83,9 @@ void log_hv_vcpu_online(uint32_t domain, uint32_t vcpu, uint32_t cpu, uint32_t v
 void log_hv_poll(uint64_t now_tsc);
 
 /* Sends everything the rings hold (and the pending loss counts), waiting
- * for the device. For the end of a domain and of the run. Skipped when
- * this CPU is already inside a drain. */
+ * for the device. For the end of a domain and of the run (log_hv_init
+ * registers it as a run_end flush hook). Skipped when this CPU is already
+ * inside a drain. */
 void log_hv_flush(void);
 
 #endif
