@@ -6,11 +6,11 @@
 #include "boot/cpu.h"
 #include "boot/layout.h"
 #include "boot/percpu.h"
+#include "boot/platform.h"
 #include "boot/traps.h"
 #include "vmm/console.h"
 #include "vmm/mem.h"
-#include "vmm/platform.h"
-#include "vmm/smp_guest.h"
+#include "vmm/start.h"
 
 extern const char ap_trampoline_start[], ap_trampoline_end[];
 extern const char ap_tramp_params_offset[];

@@ -1,5 +1,7 @@
 # boot/: multiboot2 entry, long mode, descriptor tables, traps, per-CPU.
 HV_SRCS += boot/mb2_header.S boot/entry32.S boot/isr.S boot/safe_access.S \
            boot/boot_main.c boot/desc.c boot/traps.c boot/smp.c boot/tsc.c \
-           boot/cpu_report.c boot/run_end.c boot/apic.c boot/ap_boot.c boot/ap_trampoline.S
-HEADERS_HV += boot/apic.h boot/ap_boot.h boot/cpu.h boot/layout.h boot/traps.h boot/percpu.h
+           boot/cpu_report.c boot/run_end.c boot/apic.c boot/ap_boot.c boot/ap_trampoline.S \
+           boot/platform.c
+HEADERS_HV += boot/apic.h boot/ap_boot.h boot/cpu.h boot/layout.h boot/traps.h boot/percpu.h \
+              boot/smp.h boot/run_end.h boot/platform.h

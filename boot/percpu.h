@@ -5,8 +5,8 @@
 #include <stdint.h>
 
 #include "boot/percpu_step.h"
+#include "boot/smp.h"
 #include "vmm/sampler.h"
-#include "vmm/smp.h"
 
 struct percpu {
     struct percpu *self;        /* must stay first */

@@ -1,13 +1,13 @@
-/* The run-ending protocol (vmm/run_end.h). Emulator exit ports are only
+/* The run-ending protocol (boot/run_end.h). Emulator exit ports are only
  * written on emulators (ACPI OEM ID "BOCHS ", shared by Bochs, SeaBIOS and
  * OVMF under QEMU): on real hardware unknown ports are left alone and the
  * CPU halts. */
-#include "vmm/run_end.h"
+#include "boot/run_end.h"
 
 #include "boot/cpu.h"
 #include "boot/layout.h"
+#include "boot/platform.h"
 #include "vmm/console.h"
-#include "vmm/platform.h"
 
 #define BOCHS_SHUTDOWN_PORT 0x8900
 #define BOCHS_PM1A_CNT      0xb004   /* PIIX4 PM base 0xb000 + 4 */

@@ -5,9 +5,9 @@
 #include "boot/traps.h"
 
 #include "boot/cpu.h"
+#include "boot/run_end.h"
+#include "boot/smp.h"
 #include "vmm/console.h"
-#include "vmm/run_end.h"
-#include "vmm/smp.h"
 
 struct extable_entry {
     uint64_t fault_rip;

@@ -3,8 +3,8 @@
  * CPUID 0x15/0x16 are not trusted: Bochs reports GHz figures there while
  * its TSC runs at the emulated instruction rate (PLATFORM.md). */
 #include "boot/cpu.h"
+#include "boot/platform.h"
 #include "vmm/console.h"
-#include "vmm/platform.h"
 
 #define PIT_HZ            1193182u
 #define PIT_CH2_DATA      0x42

@@ -8,8 +8,8 @@
 #include <stdarg.h>
 
 #include "boot/cpu.h"
+#include "boot/smp.h"
 #include "vmm/format.h"
-#include "vmm/smp.h"
 #include "vmm/spinlock.h"
 #include "vmm/uart.h"
 

@@ -1,10 +1,10 @@
 /* The end of a domain: report, statistics, verdict. */
 #include "vmm/domain.h"
 
+#include "boot/run_end.h"
 #include "pmu/pmu_session.h"
 #include "vmm/console.h"
 #include "vmm/log_hv.h"
-#include "vmm/run_end.h"
 #include "vmx/sample.h"
 #include "vmx/vmx_pmu.h"
 

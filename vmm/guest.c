@@ -1,11 +1,11 @@
 /* Choosing and starting the guest. */
+#include "boot/run_end.h"
 #include "vmm/cmdline.h"
 #include "vmm/console.h"
 #include "vmm/domain.h"
 #include "vmm/guest_modules.h"
 #include "vmm/mem.h"
-#include "vmm/run_end.h"
-#include "vmm/start.h"
+#include "vmm/start_stages.h"
 
 static const char *const linux_roles[] = { "kernel", "initrd", NULL };
 

@@ -1,6 +1,8 @@
 /* Start-up sequence of the boot CPU: boot information, console, platform
  * report, memory, then the guest. */
 #include "boot/cpu.h"
+#include "boot/platform.h"
+#include "boot/run_end.h"
 #include "boot/traps.h"
 #include "pmu/pmu_log_desc.h"
 #include "pmu/pmu_probe.h"
@@ -13,9 +15,8 @@
 #include "vmm/mb2.h"
 #include "vmm/mem.h"
 #include "vmm/page_alloc.h"
-#include "vmm/platform.h"
-#include "vmm/run_end.h"
 #include "vmm/start.h"
+#include "vmm/start_stages.h"
 #include "vmm/version.h"
 #include "vmx/vmx_detect.h"
 #include "vmx/vmx_report.h"

@@ -4,11 +4,11 @@
 #include <stdarg.h>
 
 #include "boot/cpu.h"
+#include "boot/run_end.h"
+#include "boot/smp.h"
 #include "boot/traps.h"
 #include "vmm/console.h"
 #include "vmm/format.h"
-#include "vmm/run_end.h"
-#include "vmm/smp.h"
 
 __attribute__((noreturn)) void panic(const char *fmt, ...)
 {

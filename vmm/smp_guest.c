@@ -5,6 +5,7 @@
 #include "vmm/console.h"
 #include "vmm/domain.h"
 #include "vmm/mem.h"
+#include "vmm/start.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_domain.h"
 

@@ -2,7 +2,8 @@
  * IPIs a guest sends to start its CPUs (a real INIT must never reach a CPU
  * in VMX operation). Each physical AP waits in root mode until the guest's
  * SIPI arrives for its VCPU, then enters the guest in real mode at the
- * SIPI vector (SDM Vol. 3A, 9.4.4 "MP Initialization Example"). */
+ * SIPI vector (SDM Vol. 3A, 9.4.4 "MP Initialization Example"). The idle
+ * loop itself, vcpu_ap_idle, is an entry hook of vmm/start.h. */
 #ifndef VMM_SMP_GUEST_H
 #define VMM_SMP_GUEST_H
 
@@ -10,9 +11,6 @@
 
 #include "vmm/linux_boot.h"
 #include "vmm/vcpu.h"
-
-/* Runs on AP `cpu` after start-up: waits for a VCPU to run. Never returns. */
-__attribute__((noreturn)) void vcpu_ap_idle(unsigned int cpu);
 
 /* Makes `v` the VCPU physical CPU v->cpu will run when it is started. */
 void vcpu_ap_assign(struct vcpu *v);

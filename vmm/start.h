@@ -1,23 +1,19 @@
-/* The start-up stages after the platform report. */
+/* The entry hooks boot/ calls into the core, and the only vmm/ header
+ * besides the library floor that boot/ includes: the boot CPU's start-up
+ * sequence, and where an AP parks once it is up. */
 #ifndef VMM_START_H
 #define VMM_START_H
 
 #include <stdint.h>
 
-#include "vmm/boot_info.h"
-#include "vmm/page_alloc.h"
-
-/* Entered from boot/ on the boot CPU with a stack and descriptor tables. */
+/* Entered from boot/ on the boot CPU with a stack, its per-CPU area and
+ * descriptor tables; magic and info_phys are what the multiboot2 loader
+ * passed. Runs the start-up stages and the guest; does not return. */
 void vmm_start(uint32_t magic, uint64_t info_phys);
 
-/* Runs the self-test named by "selftest=" on the command line, if any
- * (fault injection for end-to-end tests of the failure paths). Returns if
- * none is requested. */
-void selftest_run(const char *cmdline);
-
-/* Starts the guest named by "guest=" (default: linux when a kernel module
- * is present, otherwise none) and never returns. */
-__attribute__((noreturn)) void guest_start(const struct boot_info *bi,
-                                           struct page_allocator *pa);
+/* Runs on AP `cpu` once boot/ has brought it up (per-CPU area, traps):
+ * waits in root mode, without VMX, for a VCPU to run (vmm/smp_guest.c).
+ * Never returns. */
+__attribute__((noreturn)) void vcpu_ap_idle(unsigned int cpu);
 
 #endif

@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "boot/smp.h"
 #include "pmu/pmu.h"
 #include "vmm/exit_stats.h"
-#include "vmm/smp.h"
 #include "vmx/vcpu_vmx.h"
 
 /* Guest general-purpose registers not kept in the VMCS. The order is

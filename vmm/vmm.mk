@@ -1,12 +1,12 @@
 # vmm/: the portable core (start-up, console, command line, guests).
-HV_SRCS += vmm/main.c vmm/console.c vmm/uart.c vmm/panic.c vmm/platform.c \
+HV_SRCS += vmm/main.c vmm/console.c vmm/uart.c vmm/panic.c \
            vmm/cmdline.c vmm/guest_modules.c vmm/selftest.c vmm/guest.c \
            vmm/nmi.c vmm/version.c vmm/heap.c vmm/acpi.c vmm/guest_pt.c vmm/hypercall.c \
            vmm/exit_stats.c vmm/domain.c vmm/domain_linux.c vmm/mmio_decode.c vmm/smp_guest.c \
            vmm/hv_cmdline.c \
            vmm/guest_stack.c vmm/sampler_symbols.c
-HEADERS_HV += vmm/console.h vmm/uart.h vmm/panic.h vmm/platform.h vmm/cmdline.h \
-              vmm/guest_modules.h vmm/run_end.h vmm/start.h vmm/version.h vmm/smp.h \
+HEADERS_HV += vmm/console.h vmm/uart.h vmm/panic.h vmm/cmdline.h \
+              vmm/guest_modules.h vmm/start.h vmm/start_stages.h vmm/version.h \
               vmm/msr.h vmm/heap.h vmm/acpi.h vmm/guest_pt.h vmm/hypercall.h vmm/exit_stats.h \
               vmm/domain.h vmm/vcpu.h vmm/mmio_decode.h vmm/smp_guest.h vmm/guest_stack.h \
               vmm/sampler.h vmm/hv_cmdline.h

@@ -19,7 +19,7 @@
 #include "vmm/log_hv.h"
 #include "vmm/mem.h"
 #include "vmm/msr.h"
-#include "vmm/platform.h"
+#include "boot/platform.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
 #include "vmx/vmx_pmi.h"

@@ -1,7 +1,7 @@
 /* Ending a run: one call ends it on every supported platform with a
  * status the runners (host-tools/vertigo-run) turn into an exit code. */
-#ifndef VMM_RUN_END_H
-#define VMM_RUN_END_H
+#ifndef BOOT_RUN_END_H
+#define BOOT_RUN_END_H
 
 enum run_status {
     RUN_PASS,

@@ -1,7 +1,9 @@
 /* Facts about the machine Vertigo runs on, gathered at start-up and
- * printed as the platform report (one line each). */
-#ifndef VMM_PLATFORM_H
-#define VMM_PLATFORM_H
+ * printed as the platform report (one line each): emulator detection
+ * (boot/platform.c), TSC calibration (boot/tsc.c), the CPU line
+ * (boot/cpu_report.c). vmm_start calls them in that report's order. */
+#ifndef BOOT_PLATFORM_H
+#define BOOT_PLATFORM_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,6 +1,7 @@
-/* CPU numbering shared by every subsystem. */
-#ifndef VMM_SMP_H
-#define VMM_SMP_H
+/* CPU numbering shared by every subsystem, implemented in boot/ (the
+ * per-CPU area in boot/smp.c, the AP count in boot/ap_boot.c). */
+#ifndef BOOT_SMP_H
+#define BOOT_SMP_H
 
 #define MAX_CPUS 16
 

@@ -2,7 +2,7 @@
  * (ACPI spec 5.2.5.3) is "BOCHS " under Bochs' BIOS and under QEMU with
  * SeaBIOS or OVMF. Without an RSDP from the loader, the BIOS area is
  * searched the way ACPI spec 5.2.5.1 describes. */
-#include "vmm/platform.h"
+#include "boot/platform.h"
 
 #include "vmm/mem.h"
 
