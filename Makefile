@@ -67,7 +67,7 @@ HV_OBJS := $(patsubst %,$(BUILD)/hv/%.o,$(HV_SRCS))
 HV_ELF  := $(BUILD)/vertigo.elf
 ISO     := $(BUILD)/vertigo.iso
 
-.PHONY: all setup hv iso unit test run bench fuzz soak clean check-headers
+.PHONY: all setup hv iso unit test run bench fuzz soak clean check-headers check-layers
 all: hv iso tools
 
 setup:
@@ -146,8 +146,13 @@ TOOL_BINS := $(patsubst %,$(BUILD)/%,$(TOOLS))
 tools: $(TOOL_BINS)
 .PHONY: tools
 
-test: setup all $(UNIT_BINS) check-headers
+test: setup all $(UNIT_BINS) check-headers check-layers
 	$(Q)./tests/run-tests --build $(BUILD)
+
+# The layers point one way (boot/ < vmm/ < vmx/, pmu/): no file includes a
+# higher layer's header unless tests/check-layers' table allows it.
+check-layers:
+	$(Q)./tests/check-layers
 
 # Each header must compile on its own (hypervisor flags; host flags for host headers).
 check-headers: $(patsubst %,$(BUILD)/hdr/%.ok,$(HEADERS_HV)) $(patsubst %,$(BUILD)/hdrhost/%.ok,$(HEADERS_HOST))
