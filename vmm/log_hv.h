@@ -3,10 +3,14 @@
  * drain that moves blocks from the rings to the chosen device with
  * bounded work per VM exit and a full flush when the run ends.
  *
- * Producers (printk, the life-cycle points, later the PMU handlers) call
- * the log_hv_* emitters from any context on any CPU; they only write the
- * calling CPU's ring and never block. With log=none (the default) every
- * emitter returns at once and nothing is written anywhere. */
+ * Producers call the log_hv_* emitters from any context on any CPU: printk
+ * (through the console's record sink), the life-cycle points, the PMU
+ * session's event descriptions and totals; the sampling code writes its
+ * samples into log_hv_ring() itself (NMI context included). They only
+ * write the calling CPU's ring and never block. With log=none (the
+ * default) every emitter returns at once and nothing is written anywhere.
+ * The stream header's facts (TSC rate, PMU) are pushed in with
+ * log_hv_set_tsc_hz and log_hv_set_pmu; the log reads nothing above it. */
 #ifndef VMM_LOG_HV_H
 #define VMM_LOG_HV_H
 
