@@ -19,7 +19,8 @@ GUEST_INITRD  := $(GUEST_DIR)/initrd.cpio.gz
 GUEST_CMDLINE := console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet
 
 GUEST_CC      ?= gcc
-GUEST_CFLAGS  := -static -O2 -Wall -Wextra -Werror -I. -Iinclude
+GUEST_CFLAGS  := -O2 $(WARNINGS) -I. -Iinclude
+GUEST_LDFLAGS := -static
 GUEST_PROGS   := cpuid_check devmem_probe pmu_loop pmu_bench workload jit_test \
                  bad_symbols user_session bench_sample
 # The guest kernel module (guestlib/kmod/), built out of tree against the
@@ -36,37 +37,54 @@ guest: $(GUEST_KERNEL) $(GUEST_INITRD)
 $(GUEST_KERNEL):
 	$(Q)./host-tools/mkguest kernel $(GUEST_DIR)
 
+# The guest library (guestlib/vertigo_guest.h): Vertigo detection,
+# hypercalls, error texts, /dev/vertigo requests and measurement loops.
+# Every guest program links it and is rebuilt when one of its headers
+# changes; the kernel module shares the header-only guestlib/vertigo_vmcall.h.
+GUEST_LIB      := $(GUEST_DIR)/lib/libvertigo_guest.a
+GUEST_LIB_OBJ  := $(GUEST_DIR)/lib/vertigo_guest.o
+GUEST_LIB_HDRS := guestlib/vertigo_guest.h guestlib/vertigo_vmcall.h guestlib/vertigo_measure.h \
+                  guestlib/kmod/vertigo_ioctl.h include/vertigo/hypercall.h
+HEADERS_HOST   += guestlib/vertigo_guest.h guestlib/vertigo_vmcall.h guestlib/vertigo_measure.h
+
+$(GUEST_LIB_OBJ): guestlib/vertigo_guest.c $(GUEST_LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
+
+$(GUEST_LIB): $(GUEST_LIB_OBJ)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
 # vertigo-ctl checks event names with the hypervisor's own parser.
 GUEST_CTL_SRCS := guestlib/vertigo_ctl.c pmu/pmu_events.c pmu/swevents.c vmm/format.c \
                   vmx/exit_names.c
-$(GUEST_DIR)/bin/vertigo-ctl: $(GUEST_CTL_SRCS) include/vertigo/hypercall.h \
-                              guestlib/kmod/vertigo_ioctl.h pmu/pmu_events.h
+$(GUEST_DIR)/bin/vertigo-ctl: $(GUEST_CTL_SRCS) pmu/pmu_events.h $(GUEST_LIB) $(GUEST_LIB_HDRS)
 	@mkdir -p $(dir $@)
-	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) -DVERTIGO_HOSTED=1 $(GUEST_CTL_SRCS) -o $@
+	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -DVERTIGO_HOSTED=1 $(GUEST_CTL_SRCS) \
+	    $(GUEST_LIB) -o $@
 
-$(GUEST_DIR)/bin/vertigo-agent: guestlib/vertigo_agent.c include/vertigo/hypercall.h \
-                                include/vertigo/log_format.h guestlib/kmod/vertigo_ioctl.h
+$(GUEST_DIR)/bin/vertigo-agent: guestlib/vertigo_agent.c include/vertigo/log_format.h \
+                                $(GUEST_LIB) $(GUEST_LIB_HDRS)
 	@mkdir -p $(dir $@)
-	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $< -o $@
-
-$(GUEST_DIR)/bin/bad_symbols $(GUEST_DIR)/bin/user_session: guestlib/kmod/vertigo_ioctl.h \
-                                                            include/vertigo/hypercall.h
+	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) $< $(GUEST_LIB) -o $@
 
 # mkguest installs linux-headers-<release> (apt-get) when it is missing.
 $(GUEST_KMOD): guestlib/kmod/vertigo.c guestlib/kmod/Kbuild guestlib/kmod/vertigo_ioctl.h \
-               include/vertigo/hypercall.h $(GUEST_KERNEL) host-tools/mkguest
+               guestlib/vertigo_vmcall.h include/vertigo/hypercall.h $(GUEST_KERNEL) \
+               host-tools/mkguest
 	$(Q)./host-tools/mkguest kmod $(GUEST_DIR) guestlib/kmod
 
 # The profiled workload keeps its frame pointers, leaf functions included
 # (guest call stacks are walked by RBP, vmm/guest_stack.h), and its DWARF
 # lines (host symbolization). Built with clang: gcc 12 at -O2 drops the
 # frame of a leaf that uses no stack even with -mno-omit-leaf-frame-pointer.
-$(GUEST_DIR)/bin/workload: GUEST_CC := clang
-$(GUEST_DIR)/bin/workload: GUEST_CFLAGS += -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -g
+# Private: the guest library it depends on keeps the default compiler.
+$(GUEST_DIR)/bin/workload: private GUEST_CC := clang
+$(GUEST_DIR)/bin/workload: private GUEST_CFLAGS += -fno-omit-frame-pointer \
+                                                   -mno-omit-leaf-frame-pointer -g
 
-$(GUEST_DIR)/bin/%: tests/guest/%.c
+$(GUEST_DIR)/bin/%: tests/guest/%.c $(GUEST_LIB) $(GUEST_LIB_HDRS)
 	@mkdir -p $(dir $@)
-	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $< -o $@
+	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) $< $(GUEST_LIB) -o $@
 
 $(GUEST_INITRD): tests/guest/init $(GUEST_SCENARIOS) $(GUEST_PROG_BINS) host-tools/mkguest
 	$(Q)./host-tools/mkguest initrd $(GUEST_DIR) tests/guest/init tests/guest/scenarios $(GUEST_PROG_BINS)
