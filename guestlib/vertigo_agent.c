@@ -1,4 +1,4 @@
-/* vertigo-agent: the guest's symbol shipper (issue 6). Loads vertigo.ko,
+/* vertigo-agent: the guest's symbol shipper. Loads vertigo.ko,
  * then hands Vertigo, through /dev/vertigo, what the host needs to name a
  * sample: the kernel's text symbols (/proc/kallsyms, kind 1), each user
  * process's /proc/PID/maps (kind 2) and identity "PID CR3 COMM" (kind 4),
@@ -18,7 +18,6 @@
  * Exit status: 0 done, 1 failure, 2 usage error, 3 not under Vertigo (no
  * output: the agent is harmless in a bare guest), 4 Vertigo takes no
  * symbols (HC_SYMBOLS unknown). */
-#include <cpuid.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -30,13 +29,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "guestlib/kmod/vertigo_ioctl.h"
+#include "guestlib/vertigo_guest.h"
 #include "vertigo/log_format.h"
 
 #define DEFAULT_MODULE    "/lib/vertigo.ko"
@@ -95,17 +93,6 @@ static void agent_log(struct agent *a, const char *fmt, ...)
     fputc('\n', a->log);
     fflush(a->log);
     va_end(ap);
-}
-
-static int under_vertigo(void)
-{
-    unsigned int eax, ebx, ecx, edx;
-    __cpuid(1, eax, ebx, ecx, edx);
-    if (!(ecx & (1u << 31)))
-        return 0;
-    __cpuid(VERTIGO_CPUID_BASE, eax, ebx, ecx, edx);
-    return ebx == VERTIGO_CPUID_SIG_EBX && ecx == VERTIGO_CPUID_SIG_ECX &&
-           edx == VERTIGO_CPUID_SIG_EDX;
 }
 
 /* ---- text buffers ---------------------------------------------------- */
@@ -178,10 +165,11 @@ static int ship_text(struct agent *a, uint32_t kind, uint32_t pid, uint64_t epoc
         c.len = (uint32_t)chunk_length(text + off, len - off);
         c.data = (uint64_t)(uintptr_t)(text + off);
         c.last = off + c.len == len;
-        if (ioctl(a->dev, VERTIGO_IOC_SYMBOLS, &c) != 0) {
+        int rc = vertigo_dev_symbols(a->dev, &c);
+        if (rc) {
             a->stats.failures++;
-            a->last_error = errno;
-            return -errno;
+            a->last_error = -rc;
+            return rc;
         }
         a->stats.chunks++;
         a->stats.bytes += c.len;
@@ -238,12 +226,13 @@ static int ship_process(struct agent *a, uint32_t pid)
     if (rc)
         return rc;
     struct vertigo_process_query q = { .pid = pid };
-    if (ioctl(a->dev, VERTIGO_IOC_PROCESS, &q) != 0) {
-        if (errno != ESRCH && errno != ENOENT) {
+    rc = vertigo_dev_process(a->dev, &q);
+    if (rc) {
+        if (rc != -ESRCH && rc != -ENOENT) {
             a->stats.failures++;
-            a->last_error = errno;
+            a->last_error = -rc;
         }
-        return -errno;
+        return rc;
     }
     a->processes_shipped++;
     agent_log(a, "process: pid %u cr3 %#llx comm %s: maps %zu bytes", pid,
@@ -289,8 +278,9 @@ static void scan_processes(struct agent *a)
 {
     struct vertigo_process_list l = {
         .entries = (uint64_t)(uintptr_t)a->list, .capacity = VERTIGO_PROCESS_MAX };
-    if (ioctl(a->dev, VERTIGO_IOC_LIST, &l) != 0) {
-        agent_log(a, "process list: %s", strerror(errno));
+    int rc = vertigo_dev_process_list(a->dev, &l);
+    if (rc) {
+        agent_log(a, "process list: %s", strerror(-rc));
         return;
     }
     process_forget_gone(a, &l);
@@ -299,7 +289,7 @@ static void scan_processes(struct agent *a)
         const struct process_seen *p = process_find(a, a->list[i].pid);
         if (p && p->cr3 == a->list[i].cr3)
             continue;
-        int rc = ship_process(a, a->list[i].pid);
+        rc = ship_process(a, a->list[i].pid);
         shipped++;
         if (rc == 0 || rc == -ESRCH || rc == -ENOENT)
             process_remember(a, a->list[i].pid, a->list[i].cr3);
@@ -392,9 +382,9 @@ static int open_device(const char *module)
         fprintf(stderr, "vertigo-agent: cannot load %s: %s\n", module, strerror(-rc));
         return -1;
     }
-    int fd = open(VERTIGO_DEV_PATH, O_RDWR | O_CLOEXEC);
+    int fd = vertigo_dev_open();
     if (fd < 0)
-        fprintf(stderr, "vertigo-agent: %s: %s\n", VERTIGO_DEV_PATH, strerror(errno));
+        fprintf(stderr, "vertigo-agent: %s: %s\n", VERTIGO_DEV_PATH, strerror(-fd));
     return fd;
 }
 
@@ -495,7 +485,7 @@ struct options {
 
 static int agent_run(const struct options *o)
 {
-    if (!under_vertigo())
+    if (!vertigo_present())
         return 3;
     struct agent a = { .procs = calloc(VERTIGO_PROCESS_MAX, sizeof(*a.procs)),
                        .list = calloc(VERTIGO_PROCESS_MAX, sizeof(*a.list)) };
@@ -534,7 +524,7 @@ static int ship_pid_command(const char *pid_text, const char *module)
         fprintf(stderr, "vertigo-agent: --ship-pid needs a process id, not '%s'\n", pid_text);
         return 2;
     }
-    if (!under_vertigo())
+    if (!vertigo_present())
         return 3;
     struct agent a = { .log = stdout };
     a.dev = open_device(module);

@@ -18,53 +18,20 @@
  * 0..VERTIGO_STACK_MAX), and Vertigo checks them again.
  * Exit status: 0 done, 1 Vertigo (or /dev/vertigo) refused the call,
  * 2 usage error, 3 not running under Vertigo (nothing was attempted). */
-#include <cpuid.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "guestlib/kmod/vertigo_ioctl.h"
+#include "guestlib/vertigo_guest.h"
 #include "pmu/pmu_events.h"
-#include "vertigo/hypercall.h"
 
 #define PERIOD_MAX   (1ull << 48)   /* HC_SESSION_START's bound */
 #define TIMER_HZ_MAX 100000u
-
-static int under_vertigo(void)
-{
-    unsigned int eax, ebx, ecx, edx;
-    __cpuid(1, eax, ebx, ecx, edx);
-    if (!(ecx & (1u << 31)))
-        return 0;   /* no hypervisor at all */
-    __cpuid(VERTIGO_CPUID_BASE, eax, ebx, ecx, edx);
-    return ebx == VERTIGO_CPUID_SIG_EBX && ecx == VERTIGO_CPUID_SIG_ECX &&
-           edx == VERTIGO_CPUID_SIG_EDX;
-}
-
-static int64_t hypercall(uint64_t nr, uint64_t a0, uint64_t a1)
-{
-    int64_t ret;
-    __asm__ volatile("vmcall" : "=a"(ret) : "a"(nr), "b"(a0), "c"(a1) : "memory");
-    return ret;
-}
-
-static const char *error_text(int64_t r)
-{
-    switch (-r) {
-    case VERTIGO_ENOSYS: return "unknown hypercall";
-    case VERTIGO_EINVAL: return "invalid argument";
-    case VERTIGO_EPERM: return "not permitted from this privilege level";
-    case VERTIGO_EFAULT: return "bad guest address";
-    default: return "unknown error";
-    }
-}
 
 static int usage(void)
 {
@@ -182,8 +149,7 @@ static int is_start_option(const char *opt)
 /* argv = the words after "start". Fills *s; 0 or 2 (usage error). */
 static int parse_start(int argc, char **argv, struct vertigo_session *s)
 {
-    memset(s, 0, sizeof(*s));
-    s->abi_version = VERTIGO_SESSION_ABI;
+    *s = vertigo_session_new();
     for (int i = 0; i < argc; i += 2) {
         if (!is_start_option(argv[i]))
             return start_error("unknown option '%s'", argv[i]);
@@ -218,17 +184,17 @@ static const char *session_errno_text(int err, int stopping)
 
 static int open_device(const char *what)
 {
-    int fd = open(VERTIGO_DEV_PATH, O_RDWR | O_CLOEXEC);
+    int fd = vertigo_dev_open();
     if (fd >= 0)
         return fd;
-    if (errno == ENOENT)
+    if (fd == -ENOENT)
         fprintf(stderr, "vertigo-ctl: %s: no %s: load the module first (insmod /lib/vertigo.ko)\n",
                 what, VERTIGO_DEV_PATH);
-    else if (errno == EACCES || errno == EPERM)
+    else if (fd == -EACCES || fd == -EPERM)
         fprintf(stderr, "vertigo-ctl: %s: only root may open %s: only root / kernel mode may "
                         "control sessions\n", what, VERTIGO_DEV_PATH);
     else
-        fprintf(stderr, "vertigo-ctl: %s: %s: %s\n", what, VERTIGO_DEV_PATH, strerror(errno));
+        fprintf(stderr, "vertigo-ctl: %s: %s: %s\n", what, VERTIGO_DEV_PATH, strerror(-fd));
     return -1;
 }
 
@@ -237,15 +203,14 @@ static int session_start(const struct vertigo_session *s)
     int fd = open_device("start");
     if (fd < 0)
         return 1;
-    int rc = ioctl(fd, VERTIGO_IOC_START, s);
-    int err = errno;
+    int rc = vertigo_dev_session_start(fd, s);
     close(fd);
     if (rc == 0) {
         printf("vertigo-ctl: session started: %s period %" PRIu64 " hz %u depth %u\n",
                s->events[0] ? s->events : "(timer)", s->period, s->timer_hz, s->stack_depth);
         return 0;
     }
-    fprintf(stderr, "vertigo-ctl: start: %s\n", session_errno_text(err, 0));
+    fprintf(stderr, "vertigo-ctl: start: %s\n", session_errno_text(-rc, 0));
     return 1;
 }
 
@@ -255,14 +220,13 @@ static int session_stop(void)
     if (fd < 0)
         return 1;
     uint64_t samples = 0;
-    int rc = ioctl(fd, VERTIGO_IOC_STOP, &samples);
-    int err = errno;
+    int rc = vertigo_dev_session_stop(fd, &samples);
     close(fd);
     if (rc == 0) {
         printf("vertigo-ctl: session stopped: %" PRIu64 " samples logged\n", samples);
         return 0;
     }
-    fprintf(stderr, "vertigo-ctl: stop: %s\n", session_errno_text(err, 1));
+    fprintf(stderr, "vertigo-ctl: stop: %s\n", session_errno_text(-rc, 1));
     return 1;
 }
 
@@ -270,7 +234,7 @@ static int report(int64_t r, const char *what)
 {
     if (r >= 0)
         return 0;
-    fprintf(stderr, "vertigo-ctl: %s: %s\n", what, error_text(r));
+    fprintf(stderr, "vertigo-ctl: %s: %s\n", what, vertigo_strerror(r));
     return 1;
 }
 
@@ -286,7 +250,7 @@ int main(int argc, char **argv)
     struct vertigo_session session;
     if (!strcmp(argv[1], "start") && parse_start(argc - 2, argv + 2, &session))
         return 2;
-    if (!under_vertigo()) {
+    if (!vertigo_present()) {
         if (strcmp(argv[1], "detect") != 0)
             fprintf(stderr, "vertigo-ctl: not running under Vertigo\n");
         return 3;
@@ -298,7 +262,7 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "stop"))
         return session_stop();
     if (!strcmp(argv[1], "version")) {
-        int64_t r = hypercall(VERTIGO_HC_VERSION, 0, 0);
+        int64_t r = vertigo_version();
         if (r >= 0)
             printf("vertigo hypercall interface %u, features %#x\n",
                    (unsigned)(r >> 32), (unsigned)r);
@@ -307,7 +271,6 @@ int main(int argc, char **argv)
     if (argc < 3 || (strcmp(argv[2], "pass") && strcmp(argv[2], "fail")))
         return usage();
     const char *reason = argc > 3 ? argv[3] : "";
-    int64_t r = hypercall(VERTIGO_HC_SET_VERDICT, strcmp(argv[2], "pass") ? 1 : 0,
-                          (uint64_t)(uintptr_t)reason);
+    int64_t r = vertigo_set_verdict(strcmp(argv[2], "pass") ? 1 : 0, reason);
     return report(r, "verdict");
 }
