@@ -6,11 +6,11 @@
  *
  *   bench_sample LABEL N REPS
  *
- * Runs a loop of N iterations of a fixed 5-instruction body (the same
- * body as tests/guest/workload.c) REPS times, each between two RDTSCs,
- * at the bottom of a call chain main -> run -> nest x NEST_DEPTH -> spin
- * whose frames keep their frame pointers, so a session with call stacks
- * walks a realistic stack. Prints
+ * Runs a loop of N iterations of a fixed 5-instruction body
+ * (vertigo_loop_mix, as tests/guest/workload.c does) REPS times, each
+ * between two RDTSCs, at the bottom of a call chain main -> run -> nest x
+ * NEST_DEPTH -> spin whose frames keep their frame pointers, so a session
+ * with call stacks walks a realistic stack. Prints
  *   bench_sample: LABEL: N iterations x 5 instructions, min T ticks, max T ticks
  * and exits 0; on bad arguments "reason: ..." and exit status 1. */
 #pragma GCC optimize("no-omit-frame-pointer", "no-optimize-sibling-calls")
@@ -19,29 +19,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define INSTRUCTIONS_PER_ITERATION 5
-#define NEST_DEPTH                 6
-#define MAX_ITERATIONS             (1ull << 40)
+#include "guestlib/vertigo_measure.h"
 
-static inline uint64_t tsc_now(void)
-{
-    uint32_t lo, hi;
-    __asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
-    return ((uint64_t)hi << 32) | lo;
-}
+#define NEST_DEPTH     6
+#define MAX_ITERATIONS (1ull << 40)
 
-/* 5 instructions per iteration: add, xor, ror, dec, jnz. */
+/* The frame at the bottom of the chain: 5 instructions per iteration. */
 static __attribute__((noinline)) uint64_t spin(uint64_t iterations, uint64_t seed)
 {
-    uint64_t acc = seed;
-    __asm__ volatile("1:\n\t"
-                     "add %[it], %[acc]\n\t"
-                     "xor $0x5a5a, %[acc]\n\t"
-                     "ror $7, %[acc]\n\t"
-                     "dec %[it]\n\t"
-                     "jnz 1b"
-                     : [acc] "+r"(acc), [it] "+r"(iterations) : : "cc");
-    return acc;
+    return vertigo_loop_mix(iterations, seed);
 }
 
 /* depth frames above spin; the empty asm keeps each call a real call. */
@@ -55,9 +41,9 @@ static __attribute__((noinline)) uint64_t nest(unsigned int depth, uint64_t iter
 /* TSC ticks of one run of the loop. */
 static __attribute__((noinline)) uint64_t run(uint64_t iterations, uint64_t *result)
 {
-    uint64_t t0 = tsc_now();
+    uint64_t t0 = vertigo_tsc_read();
     *result ^= nest(NEST_DEPTH, iterations);
-    uint64_t t1 = tsc_now();
+    uint64_t t1 = vertigo_tsc_read();
     return t1 - t0;
 }
 
@@ -81,7 +67,7 @@ int main(int argc, char **argv)
         worst = t > worst ? t : worst;
     }
     printf("bench_sample: %s: %llu iterations x %d instructions, min %llu ticks, max %llu ticks"
-           " (result %#llx)\n", argv[1], (unsigned long long)n, INSTRUCTIONS_PER_ITERATION,
+           " (result %#llx)\n", argv[1], (unsigned long long)n, VERTIGO_LOOP_MIX_INSTRUCTIONS,
            (unsigned long long)best, (unsigned long long)worst, (unsigned long long)result);
     return 0;
 }

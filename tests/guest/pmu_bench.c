@@ -11,42 +11,17 @@
  * step runs the loop of N iterations REPS times and prints
  *   pmu_bench: step S: N iterations, min T ticks, max T ticks, step exits X, instructions:u U
  * (over the fastest run's window: X the session's exits:preemption_timer,
- * index IDX_X of pmu.events, and U its instructions:u, index IDX_U). Last line "pmu_bench: done" on success, else
- * "reason: ..." and exit status 1. */
-#include <cpuid.h>
+ * index IDX_X of pmu.events, and U its instructions:u, index IDX_U). Last
+ * line "pmu_bench: done" on success, else "reason: ..." and exit status 1. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "vertigo/hypercall.h"
+#include "guestlib/vertigo_guest.h"
 
 /* Longer than the 32-bit VMX-preemption timer can count: no stepping. */
 #define BASELINE_STEP   (1ull << 40)
-
-static int64_t hypercall(uint64_t nr, uint64_t a0)
-{
-    int64_t ret;
-    __asm__ volatile("vmcall" : "=a"(ret) : "a"(nr), "b"(a0) : "memory");
-    return ret;
-}
-
-static int under_vertigo_with_pmu(void)
-{
-    unsigned int eax, ebx, ecx, edx;
-    __cpuid(VERTIGO_CPUID_BASE, eax, ebx, ecx, edx);
-    if (ebx != VERTIGO_CPUID_SIG_EBX || ecx != VERTIGO_CPUID_SIG_ECX)
-        return 0;
-    __cpuid(VERTIGO_CPUID_FEATURES, eax, ebx, ecx, edx);
-    return (ebx & VERTIGO_FEAT_PMU) != 0;
-}
-
-static inline uint64_t tsc_now(void)
-{
-    uint32_t lo, hi;
-    __asm__ volatile("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi) : : "memory");
-    return ((uint64_t)hi << 32) | lo;
-}
 
 struct timing {
     uint64_t ticks;             /* TSC ticks of the loop */
@@ -62,18 +37,13 @@ struct session_idx {
 static __attribute__((noinline)) struct timing timed_loop(struct session_idx idx,
                                                           uint64_t iterations)
 {
-    uint64_t x0 = (uint64_t)hypercall(VERTIGO_HC_PMU_READ, idx.exits);
-    uint64_t u0 = (uint64_t)hypercall(VERTIGO_HC_PMU_READ, idx.user);
-    uint64_t n = iterations, sum = 0;
-    uint64_t t0 = tsc_now();
-    __asm__ volatile("1:\n\t"
-                     "inc %[sum]\n\t"
-                     "dec %[n]\n\t"
-                     "jnz 1b\n\t"
-                     : [n] "+r"(n), [sum] "+r"(sum) : : "cc");
-    uint64_t t1 = tsc_now();
-    uint64_t u1 = (uint64_t)hypercall(VERTIGO_HC_PMU_READ, idx.user);
-    uint64_t x1 = (uint64_t)hypercall(VERTIGO_HC_PMU_READ, idx.exits);
+    uint64_t x0 = (uint64_t)vertigo_pmu_read(idx.exits);
+    uint64_t u0 = (uint64_t)vertigo_pmu_read(idx.user);
+    uint64_t t0 = vertigo_tsc_read();
+    vertigo_loop_inc(iterations);
+    uint64_t t1 = vertigo_tsc_read();
+    uint64_t u1 = (uint64_t)vertigo_pmu_read(idx.user);
+    uint64_t x1 = (uint64_t)vertigo_pmu_read(idx.exits);
     struct timing t = { t1 - t0, u1 - u0, x1 - x0 };
     return t;
 }
@@ -82,7 +52,7 @@ static int measure(const char *step_text, struct session_idx idx, uint64_t n, un
 {
     uint64_t step = strcmp(step_text, "base") == 0 ? BASELINE_STEP
                                                     : strtoull(step_text, NULL, 0);
-    if (hypercall(VERTIGO_HC_PMU_STEP, step) < 0) {
+    if (vertigo_pmu_set_step(step) < 0) {
         printf("reason: VERTIGO_HC_PMU_STEP refused step %s (no software-PMU session?)\n",
                step_text);
         return 0;
@@ -96,7 +66,7 @@ static int measure(const char *step_text, struct session_idx idx, uint64_t n, un
         if (t.ticks > worst)
             worst = t.ticks;
     }
-    hypercall(VERTIGO_HC_PMU_STEP, 0);
+    vertigo_pmu_set_step(0);
     printf("pmu_bench: step %s: %lu iterations, min %lu ticks, max %lu ticks, step exits %lu, "
            "instructions:u %lu\n", step_text, (unsigned long)n, (unsigned long)best.ticks,
            (unsigned long)worst, (unsigned long)best.exits, (unsigned long)best.user);
@@ -112,11 +82,11 @@ int main(int argc, char **argv)
     struct session_idx idx = { strtoull(argv[1], NULL, 0), strtoull(argv[2], NULL, 0) };
     uint64_t n = strtoull(argv[3], NULL, 0);
     unsigned int reps = (unsigned int)strtoul(argv[4], NULL, 0);
-    if (!under_vertigo_with_pmu()) {
+    if (!vertigo_has_features(VERTIGO_FEAT_PMU)) {
         printf("reason: not running under Vertigo with the PMU hypercalls\n");
         return 1;
     }
-    int64_t events = hypercall(VERTIGO_HC_PMU_READ, VERTIGO_PMU_EVENT_COUNT);
+    int64_t events = vertigo_pmu_event_count();
     if (events <= (int64_t)idx.user || events <= (int64_t)idx.exits) {
         printf("reason: no counting session with events %lu and %lu\n",
                (unsigned long)idx.user, (unsigned long)idx.exits);

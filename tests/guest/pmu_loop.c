@@ -10,40 +10,32 @@
  *     counts exactly BLOCK_NOPS + BLOCK_EXTRA user instructions at user
  *     step 1 (Bochs overshoots the timer inside straight-line code; see
  *     docs/pmu.md), retried like 2 when the kernel ran in the window;
- *  2. exact: a loop of LOOP_BODY instructions per iteration, run N and 2N
- *     times, at user step 1 (VERTIGO_HC_PMU_STEP): the difference of the two
- *     instructions:u deltas is exactly N * LOOP_BODY. A window the guest
- *     kernel entered (an interrupt: instructions:k moved) is disturbed and
- *     measured again, up to TRIES times;
+ *  2. exact: a loop of VERTIGO_LOOP_INC_INSTRUCTIONS (3) instructions per
+ *     iteration (vertigo_loop_inc), run N and 2N times, at user step 1
+ *     (VERTIGO_HC_PMU_STEP): the difference of the two instructions:u
+ *     deltas is exactly 3 N. A window the guest kernel entered (an
+ *     interrupt: instructions:k moved) is disturbed and measured again, up
+ *     to TRIES times;
  *  3. default step: the same with BIG_N and 2 BIG_N iterations at pmu.step:
  *     instructions:k of each run below 5% of its loop instructions and the
- *     instructions:u difference within 5% of BIG_N * LOOP_BODY (a kernel
- *     entry inside a step is charged to the step's mode: up to one step of
- *     error per interrupt).
+ *     instructions:u difference within 5% of 3 BIG_N (a kernel entry inside
+ *     a step is charged to the step's mode: up to one step of error per
+ *     interrupt).
  * Last line "reason: ..." on failure; exit status 0 when all pass. */
-#include <cpuid.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "vertigo/hypercall.h"
+#include "guestlib/vertigo_guest.h"
 
 #define BLOCK_NOPS  1000
 /* The first read's VMCALL (+1 emulated), MOV RAX->R8, then MOV EAX, MOV EBX
  * before the second VMCALL (which counts after its own read). */
 #define BLOCK_EXTRA 4
-#define LOOP_BODY   3           /* INC RDX; DEC RCX; JNZ */
 #define STR(x)      #x
 #define XSTR(x)     STR(x)
 
 static int failures;
-
-static int64_t hypercall(uint64_t nr, uint64_t a0)
-{
-    int64_t ret;
-    __asm__ volatile("vmcall" : "=a"(ret) : "a"(nr), "b"(a0) : "memory");
-    return ret;
-}
 
 /* One line per check; the numbers only with the first check of a group
  * (detail NULL: same numbers as the line before). */
@@ -57,16 +49,6 @@ static void check(int ok, const char *what, const char *detail)
         failures++;
         printf("reason: %s\n", what);
     }
-}
-
-static int under_vertigo_with_pmu(void)
-{
-    unsigned int eax, ebx, ecx, edx;
-    __cpuid(VERTIGO_CPUID_BASE, eax, ebx, ecx, edx);
-    if (ebx != VERTIGO_CPUID_SIG_EBX || ecx != VERTIGO_CPUID_SIG_ECX)
-        return 0;
-    __cpuid(VERTIGO_CPUID_FEATURES, eax, ebx, ecx, edx);
-    return (ebx & VERTIGO_FEAT_PMU) != 0;
 }
 
 /* Count of event idx between two reads around BLOCK_NOPS NOPs. */
@@ -97,16 +79,11 @@ struct run {
 static __attribute__((noinline)) struct run loop_run(uint64_t idx_u, uint64_t idx_k,
                                                      uint64_t iterations)
 {
-    uint64_t u0 = (uint64_t)hypercall(VERTIGO_HC_PMU_READ, idx_u);
-    uint64_t k0 = (uint64_t)hypercall(VERTIGO_HC_PMU_READ, idx_k);
-    uint64_t n = iterations, sum = 0;
-    __asm__ volatile("1:\n\t"
-                     "inc %[sum]\n\t"
-                     "dec %[n]\n\t"
-                     "jnz 1b\n\t"
-                     : [n] "+r"(n), [sum] "+r"(sum) : : "cc");
-    uint64_t k1 = (uint64_t)hypercall(VERTIGO_HC_PMU_READ, idx_k);
-    uint64_t u1 = (uint64_t)hypercall(VERTIGO_HC_PMU_READ, idx_u);
+    uint64_t u0 = (uint64_t)vertigo_pmu_read(idx_u);
+    uint64_t k0 = (uint64_t)vertigo_pmu_read(idx_k);
+    vertigo_loop_inc(iterations);
+    uint64_t k1 = (uint64_t)vertigo_pmu_read(idx_k);
+    uint64_t u1 = (uint64_t)vertigo_pmu_read(idx_u);
     struct run r = { u1 - u0, k1 - k0 };
     return r;
 }
@@ -115,17 +92,17 @@ static __attribute__((noinline)) struct run loop_run(uint64_t idx_u, uint64_t id
 static void check_block(uint64_t idx_u, uint64_t idx_k, unsigned int tries)
 {
     char detail[160];
-    uint64_t prev = (uint64_t)hypercall(VERTIGO_HC_PMU_STEP, 1);
+    uint64_t prev = (uint64_t)vertigo_pmu_set_step(1);
     uint64_t got = 0;
     unsigned int disturbed = 0;
     for (unsigned int t = 0; t < tries; t++) {
-        uint64_t k0 = (uint64_t)hypercall(VERTIGO_HC_PMU_READ, idx_k);
+        uint64_t k0 = (uint64_t)vertigo_pmu_read(idx_k);
         got = block_delta(idx_u);
-        if ((uint64_t)hypercall(VERTIGO_HC_PMU_READ, idx_k) == k0)
+        if ((uint64_t)vertigo_pmu_read(idx_k) == k0)
             break;
         disturbed++;
     }
-    hypercall(VERTIGO_HC_PMU_STEP, 0);
+    vertigo_pmu_set_step(0);
     snprintf(detail, sizeof(detail), "counted %lu, expected %d; %u windows disturbed by the "
              "kernel; default step was %lu", (unsigned long)got, BLOCK_NOPS + BLOCK_EXTRA,
              disturbed, (unsigned long)prev);
@@ -150,32 +127,34 @@ static void check_exact(uint64_t idx_u, uint64_t idx_k, uint64_t n, unsigned int
     char detail[192];
     struct run r1, r2;
     unsigned int disturbed = 0;
-    hypercall(VERTIGO_HC_PMU_STEP, 1);
+    uint64_t expected = n * VERTIGO_LOOP_INC_INSTRUCTIONS;
+    vertigo_pmu_set_step(1);
     int ok = clean_run(idx_u, idx_k, n, tries, &r1, &disturbed) &&
              clean_run(idx_u, idx_k, 2 * n, tries, &r2, &disturbed);
-    hypercall(VERTIGO_HC_PMU_STEP, 0);
+    vertigo_pmu_set_step(0);
     snprintf(detail, sizeof(detail), "N=%lu: u(N)=%lu u(2N)=%lu diff=%ld expected %lu; "
              "%u windows disturbed by the kernel", (unsigned long)n, (unsigned long)r1.user,
-             (unsigned long)r2.user, (long)(r2.user - r1.user), (unsigned long)(n * LOOP_BODY),
+             (unsigned long)r2.user, (long)(r2.user - r1.user), (unsigned long)expected,
              disturbed);
     check(ok, "undisturbed windows found", detail);
-    check(ok && r2.user - r1.user == n * LOOP_BODY, "instructions:u difference exact", NULL);
+    check(ok && r2.user - r1.user == expected, "instructions:u difference exact", NULL);
 }
 
 static void check_default_step(uint64_t idx_u, uint64_t idx_k, uint64_t n)
 {
     char detail[192];
+    uint64_t expected = n * VERTIGO_LOOP_INC_INSTRUCTIONS;
     struct run r1 = loop_run(idx_u, idx_k, n);
     struct run r2 = loop_run(idx_u, idx_k, 2 * n);
     int64_t diff = (int64_t)(r2.user - r1.user);
-    int64_t err = diff - (int64_t)(n * LOOP_BODY);
+    int64_t err = diff - (int64_t)expected;
     snprintf(detail, sizeof(detail), "N=%lu: u(N)=%lu k(N)=%lu u(2N)=%lu k(2N)=%lu "
              "diff=%ld expected %lu", (unsigned long)n, (unsigned long)r1.user,
              (unsigned long)r1.kernel, (unsigned long)r2.user, (unsigned long)r2.kernel,
-             (long)diff, (unsigned long)(n * LOOP_BODY));
-    check(r1.kernel * 20 < n * LOOP_BODY && r2.kernel * 20 < 2 * n * LOOP_BODY,
+             (long)diff, (unsigned long)expected);
+    check(r1.kernel * 20 < expected && r2.kernel * 20 < 2 * expected,
           "instructions:k below 5% of the loop", detail);
-    check((err < 0 ? -err : err) * 20 <= (int64_t)(n * LOOP_BODY),
+    check((err < 0 ? -err : err) * 20 <= (int64_t)expected,
           "instructions:u difference within 5% at the default step", NULL);
 }
 
@@ -188,11 +167,11 @@ int main(int argc, char **argv)
     uint64_t idx_u = strtoull(argv[1], NULL, 0), idx_k = strtoull(argv[2], NULL, 0);
     uint64_t n = strtoull(argv[3], NULL, 0), big_n = strtoull(argv[5], NULL, 0);
     unsigned int tries = (unsigned int)strtoul(argv[4], NULL, 0);
-    if (!under_vertigo_with_pmu()) {
+    if (!vertigo_has_features(VERTIGO_FEAT_PMU)) {
         printf("reason: not running under Vertigo with the PMU hypercalls\n");
         return 1;
     }
-    int64_t events = hypercall(VERTIGO_HC_PMU_READ, VERTIGO_PMU_EVENT_COUNT);
+    int64_t events = vertigo_pmu_event_count();
     printf("pmu_loop: the counting session has %ld events\n", (long)events);
     if (events <= (int64_t)idx_u || events <= (int64_t)idx_k) {
         printf("reason: no counting session with events %lu and %lu\n",

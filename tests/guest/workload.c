@@ -18,23 +18,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#define BASE_ITERATIONS 200000ull   /* the 10 % share at SCALE 1 */
-#define INSTRUCTIONS_PER_ITERATION 5
+#include "guestlib/vertigo_measure.h"
 
-/* 5 instructions per iteration: add, xor, ror, dec, jnz. */
+#define BASE_ITERATIONS 200000ull   /* the 10 % share at SCALE 1 */
+
+/* vertigo_loop_mix: 5 instructions per iteration; none for 0 iterations. */
 static uint64_t spin(uint64_t iterations, uint64_t seed)
 {
-    uint64_t acc = seed;
-    if (!iterations)
-        return acc;
-    __asm__ volatile("1:\n\t"
-                     "add %[it], %[acc]\n\t"
-                     "xor $0x5a5a, %[acc]\n\t"
-                     "ror $7, %[acc]\n\t"
-                     "dec %[it]\n\t"
-                     "jnz 1b"
-                     : [acc] "+r"(acc), [it] "+r"(iterations) : : "cc");
-    return acc;
+    return iterations ? vertigo_loop_mix(iterations, seed) : seed;
 }
 
 __attribute__((noinline)) static uint64_t hot(uint64_t n)  { return spin(6 * n, 1); }
@@ -85,6 +76,6 @@ int main(int argc, char **argv)
     printf("workload: hot %llu, warm %llu, cool %llu iterations of %d instructions "
            "(60/30/10 %%), 2000x%llu pipe round trips, result %#llx\n",
            (unsigned long long)(6 * n), (unsigned long long)(3 * n), (unsigned long long)n,
-           INSTRUCTIONS_PER_ITERATION, (unsigned long long)scale, (unsigned long long)r);
+           VERTIGO_LOOP_MIX_INSTRUCTIONS, (unsigned long long)scale, (unsigned long long)r);
     return 0;
 }
