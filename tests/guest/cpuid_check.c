@@ -3,18 +3,14 @@
  * hold a 12-byte signature) for Vertigo's signature and CPUID.1:ECX.VMX
  * [bit 5] for 0 (Intel SDM Vol. 2A, CPUID). Prints what it found; exits 0
  * on PASS, else 1 after a final "reason: ..." line. */
-#include <cpuid.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "vertigo/hypercall.h"
+#include "guestlib/vertigo_guest.h"
 
-#define SIGNATURE_LEN           12
-#define LEAF_FEATURES           0x1u
-#define LEAF_HYPERVISOR_BASE    VERTIGO_CPUID_BASE
-#define ECX_VMX                 (1u << 5)
-#define ECX_HYPERVISOR          (1u << 31)
+#define SIGNATURE_LEN 12
+#define ECX_VMX       (1u << 5)
 
 static void printable(const char *sig, char *out)
 {
@@ -25,20 +21,19 @@ static void printable(const char *sig, char *out)
 
 int main(void)
 {
-    uint32_t a, b, c, d;
     char sig[SIGNATURE_LEN], shown[SIGNATURE_LEN + 1];
 
-    __cpuid(LEAF_FEATURES, a, b, c, d);
-    int vmx = !!(c & ECX_VMX);
-    int hyp = !!(c & ECX_HYPERVISOR);
-    printf("cpuid: leaf 1 ecx=0x%08x: VMX=%d hypervisor=%d\n", c, vmx, hyp);
+    struct vertigo_cpuid_regs r = vertigo_cpuid(VERTIGO_CPUID_LEAF_FEATURES);
+    int vmx = !!(r.ecx & ECX_VMX);
+    int hyp = !!(r.ecx & VERTIGO_CPUID1_ECX_HYPERVISOR);
+    printf("cpuid: leaf 1 ecx=0x%08x: VMX=%d hypervisor=%d\n", r.ecx, vmx, hyp);
 
-    __cpuid(LEAF_HYPERVISOR_BASE, a, b, c, d);
-    memcpy(sig + 0, &b, 4);
-    memcpy(sig + 4, &c, 4);
-    memcpy(sig + 8, &d, 4);
+    r = vertigo_cpuid(VERTIGO_CPUID_BASE);
+    memcpy(sig + 0, &r.ebx, 4);
+    memcpy(sig + 4, &r.ecx, 4);
+    memcpy(sig + 8, &r.edx, 4);
     printable(sig, shown);
-    printf("cpuid: leaf 0x40000000: max leaf=0x%08x signature=\"%s\"\n", a, shown);
+    printf("cpuid: leaf 0x40000000: max leaf=0x%08x signature=\"%s\"\n", r.eax, shown);
 
     int sig_ok = memcmp(sig, VERTIGO_CPUID_SIGNATURE, SIGNATURE_LEN) == 0;
     if (!sig_ok && vmx)
