@@ -6,7 +6,9 @@
  * chunks, and process identities (PID, page-table root, comm). Vertigo
  * reads a hypercall's guest-virtual arguments through the current CR3, so
  * kmalloc'd buffers are what it is given. Refuses to load (-ENODEV) unless
- * CPUID 0x40000000 carries Vertigo's signature. */
+ * CPUID 0x40000000 carries Vertigo's signature. The VMCALL, that check and
+ * the errno of a hypercall error come from guestlib/vertigo_vmcall.h, which
+ * the guest programs share. */
 #include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -19,48 +21,19 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
-#include <asm/cpufeature.h>
 #include <asm/page.h>
-#include <asm/processor.h>
 
 #include "vertigo/hypercall.h"
 #include "guestlib/kmod/vertigo_ioctl.h"
+#include "guestlib/vertigo_vmcall.h"
 
 #define VERTIGO_IDENTITY_LINE_MAX 64   /* "PID CR3 COMM\n": 10 + 16 + 15 + 3 */
 
-/* VMCALL per the ABI: RAX = call, RBX = argument, result in RAX. */
-static s64 vertigo_vmcall(u64 nr, u64 arg0)
+/* Hypercall `nr` whose one argument (RBX) is the kernel buffer `arg`:
+ * 0 or -errno. */
+static long vertigo_call(u64 nr, const void *arg)
 {
-	s64 ret;
-
-	asm volatile("vmcall" : "=a"(ret) : "a"(nr), "b"(arg0), "c"(0ULL) : "memory");
-	return ret;
-}
-
-/* A hypercall result as 0 / positive value or -errno. */
-static long vertigo_errno(s64 r)
-{
-	if (r >= 0)
-		return 0;
-	switch (-r) {
-	case VERTIGO_ENOSYS: return -ENOSYS;
-	case VERTIGO_EINVAL: return -EINVAL;
-	case VERTIGO_EPERM:  return -EPERM;
-	case VERTIGO_EFAULT: return -EFAULT;
-	case VERTIGO_EBUSY:  return -EBUSY;
-	default:             return -EIO;
-	}
-}
-
-static bool vertigo_present(void)
-{
-	unsigned int eax, ebx, ecx, edx;
-
-	if (!boot_cpu_has(X86_FEATURE_HYPERVISOR))
-		return false;
-	cpuid(VERTIGO_CPUID_BASE, &eax, &ebx, &ecx, &edx);
-	return ebx == VERTIGO_CPUID_SIG_EBX && ecx == VERTIGO_CPUID_SIG_ECX &&
-	       edx == VERTIGO_CPUID_SIG_EDX;
+	return -vertigo_errno(vertigo_hypercall1(nr, (u64)(uintptr_t)arg));
 }
 
 static long vertigo_ioc_start(void __user *uarg)
@@ -70,25 +43,25 @@ static long vertigo_ioc_start(void __user *uarg)
 
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	ret = vertigo_errno(vertigo_vmcall(VERTIGO_HC_SESSION_START, (u64)(uintptr_t)s));
+	ret = vertigo_call(VERTIGO_HC_SESSION_START, s);
 	kfree(s);
 	return ret;
 }
 
 static long vertigo_ioc_stop(u64 __user *uarg)
 {
-	s64 r = vertigo_vmcall(VERTIGO_HC_SESSION_STOP, 0);
+	s64 r = vertigo_hypercall0(VERTIGO_HC_SESSION_STOP);
 	u64 samples = r > 0 ? (u64)r : 0;
 
 	if (r < 0)
-		return vertigo_errno(r);
+		return -vertigo_errno(r);
 	return put_user(samples, uarg);
 }
 
 /* Ships one chunk whose data already lives in kernel memory. */
 static long vertigo_ship_kernel(struct vertigo_symbols_chunk *c)
 {
-	return vertigo_errno(vertigo_vmcall(VERTIGO_HC_SYMBOLS, (u64)(uintptr_t)c));
+	return vertigo_call(VERTIGO_HC_SYMBOLS, c);
 }
 
 static long vertigo_ioc_symbols(void __user *uarg)

@@ -1,11 +1,12 @@
 /* The ioctl interface of /dev/vertigo (guestlib/kmod/vertigo.c), shared by
- * the guest kernel module and the guest programs (vertigo-ctl,
- * vertigo-agent, tests/guest/bad_symbols.c).
+ * the guest kernel module and the guest library (guestlib/vertigo_guest.h,
+ * whose vertigo_dev_* functions make these requests).
  *
  * Session control and symbol shipping are kernel-only hypercalls
  * (include/vertigo/hypercall.h): a CPL 3 VMCALL gets -VERTIGO_EPERM. The
  * module copies the caller's argument into kernel memory, makes the
- * VMCALL from kernel mode and returns the hypercall's result as -errno:
+ * VMCALL from kernel mode and returns the hypercall's result as -errno
+ * (vertigo_errno(), guestlib/vertigo_vmcall.h):
  *   -VERTIGO_ENOSYS -> ENOSYS (this Vertigo has no such call)
  *   -VERTIGO_EINVAL -> EINVAL    -VERTIGO_EPERM -> EPERM
  *   -VERTIGO_EFAULT -> EFAULT    -VERTIGO_EBUSY -> EBUSY
