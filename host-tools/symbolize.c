@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -601,17 +602,28 @@ uint32_t sym_jit_seq_at(const struct symbolizer *s, uint32_t domain, uint64_t ts
 
 /* ---- Lookups by mode -------------------------------------------------- */
 
-static const struct ksym *ktable_find(const struct ktable *k, uint64_t addr)
+/* The last of count elements of elem_size bytes, sorted by the uint64_t
+ * at key_offset in each, whose key is at most key; NULL if none is. */
+static const void *sorted_floor(const void *elems, size_t count, size_t elem_size,
+                                size_t key_offset, uint64_t key)
 {
-    size_t lo = 0, hi = k->count;
+    const char *base = elems;
+    size_t lo = 0, hi = count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (k->syms[mid].addr <= addr)
+        uint64_t k;
+        memcpy(&k, base + mid * elem_size + key_offset, sizeof(k));
+        if (k <= key)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo ? &k->syms[lo - 1] : NULL;
+    return lo ? base + (lo - 1) * elem_size : NULL;
+}
+
+static const struct ksym *ktable_find(const struct ktable *k, uint64_t addr)
+{
+    return sorted_floor(k->syms, k->count, sizeof(*k->syms), offsetof(struct ksym, addr), addr);
 }
 
 static void resolve_kernel(struct symbolizer *s, const struct sym_where *w, struct sym_frame *f)
@@ -661,11 +673,6 @@ static struct cr3_binding *binding_for(struct symbolizer *s, const struct sym_wh
     return NULL;
 }
 
-/* The process an address belongs to. Samples carry CR3, maps carry PID:
- * process-identity records ("PID CR3 COMM", from the guest's kernel
- * module) bind the two; failing that, the first address of a CR3 that only
- * one process maps binds them; otherwise the most recently described
- * process mapping it wins. */
 /* The identity naming w's CR3 at the sample's time: the newest one
  * before it, else the first one after it (see sym_identity_seq_at). */
 static const struct identity *identity_for(const struct symbolizer *s, const struct sym_where *w)
@@ -681,21 +688,32 @@ static const struct identity *identity_for(const struct symbolizer *s, const str
     return NULL;
 }
 
+/* Process pid of domain when it maps addr executable, else NULL. */
+static const struct process *pid_mapping(const struct symbolizer *s, uint32_t domain, uint32_t pid,
+                                         uint64_t addr)
+{
+    for (size_t i = 0; i < s->proc_count; i++)
+        if (s->procs[i].domain == domain && s->procs[i].pid == pid && proc_find(&s->procs[i], addr))
+            return &s->procs[i];
+    return NULL;
+}
+
+/* The process an address belongs to. Samples carry CR3, maps carry PID:
+ * process-identity records ("PID CR3 COMM", from the guest's kernel
+ * module) bind the two; failing that, the first address of a CR3 that only
+ * one process maps binds them; otherwise the most recently described
+ * process mapping it wins. */
 static const struct process *pick_process(struct symbolizer *s, const struct sym_where *w,
                                           uint64_t addr)
 {
     const struct identity *id = w->has_cr3 ? identity_for(s, w) : NULL;
-    if (id)
-        for (size_t i = 0; i < s->proc_count; i++)
-            if (s->procs[i].domain == w->domain && s->procs[i].pid == id->pid &&
-                proc_find(&s->procs[i], addr))
-                return &s->procs[i];
+    const struct process *named = id ? pid_mapping(s, w->domain, id->pid, addr) : NULL;
+    if (named)
+        return named;
     struct cr3_binding *b = w->has_cr3 ? binding_for(s, w) : NULL;
-    if (b)
-        for (size_t i = 0; i < s->proc_count; i++)
-            if (s->procs[i].domain == w->domain && s->procs[i].pid == b->pid &&
-                proc_find(&s->procs[i], addr))
-                return &s->procs[i];
+    named = b ? pid_mapping(s, w->domain, b->pid, addr) : NULL;
+    if (named)
+        return named;
     const struct process *found = NULL;
     unsigned matches = 0;
     for (size_t i = 0; i < s->proc_count; i++)
@@ -710,15 +728,8 @@ static const struct process *pick_process(struct symbolizer *s, const struct sym
 
 static const struct jit_entry *jit_find(const struct jit_set *j, uint64_t addr)
 {
-    size_t lo = 0, hi = j->count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (j->ents[mid].start <= addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    const struct jit_entry *e = lo ? &j->ents[lo - 1] : NULL;
+    const struct jit_entry *e = sorted_floor(j->ents, j->count, sizeof(*j->ents),
+                                             offsetof(struct jit_entry, start), addr);
     return e && addr - e->start < e->size ? e : NULL;
 }
 

@@ -1,4 +1,4 @@
-/* Symbolizer tests: kallsyms binary search at symbol boundaries, chunk
+/* Symbolizer tests: kallsyms and JIT map searches at symbol boundaries, chunk
  * reassembly (lines split across chunks, chunks out of sequence), ELF
  * lookups with file:line through the guest root, JIT map epochs with
  * moved code, [unknown] forms and the frame cache. */
@@ -141,6 +141,8 @@ TEST(jit_maps_resolve_by_epoch)
     CHECK_STR(image_of(s, early), "perf-5.map");
     CHECK_STR(name_of(s, sym_resolve(s, &w, 0x7f0000001050ull)), "jit_sub");
     CHECK_STR(name_of(s, sym_resolve(s, &w, 0x7f0000002010ull)), "[unknown] [anon]+0x2010");
+    /* Below the first JIT entry: no JIT symbol, the mapping names it. */
+    CHECK_STR(name_of(s, sym_resolve(s, &w, 0x7f0000000ff0ull)), "[unknown] [anon]+0xff0");
     w.jit_seq = 2;
     CHECK_STR(name_of(s, sym_resolve(s, &w, 0x7f0000001010ull)), "jit_mul");
     CHECK_STR(name_of(s, sym_resolve(s, &w, 0x7f0000002010ull)), "jit_add");
