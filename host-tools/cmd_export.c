@@ -1,12 +1,13 @@
 /* vertigo export --format pprof|folded|csv [-o FILE] [options] FILE|-:
- * writes the profile of a log in a format other tools read. Parses the
- * options and calls one writer per format (export_<format>.c). */
+ * writes the profile of a log in a format other tools read. Its own
+ * options and the chosen writer (one per format, export_<format>.c); the
+ * shared command line is profile_cli.c's. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "host-tools/profile.h"
+#include "host-tools/profile_cli.h"
 #include "host-tools/vertigo.h"
 
 struct export_format {
@@ -26,7 +27,6 @@ static const struct export_format formats[] = {
 struct export_args {
     const struct export_format *format;
     const char *output;          /* NULL: stdout */
-    const char *input;
 };
 
 static void usage(FILE *out)
@@ -39,8 +39,9 @@ static void usage(FILE *out)
             profile_options_help);
 }
 
-static bool set_format(struct export_args *a, const char *name)
+static bool set_format(void *settings, const char *name)
 {
+    struct export_args *a = settings;
     for (size_t i = 0; i < FORMAT_COUNT; i++)
         if (!strcmp(name, formats[i].name)) {
             a->format = &formats[i];
@@ -50,46 +51,24 @@ static bool set_format(struct export_args *a, const char *name)
     return false;
 }
 
-/* Returns 1 to go on, 0 after --help, -1 on a usage error. */
-static int parse_args(int argc, char **argv, struct profile_options *po, struct export_args *a)
+static bool set_output(void *settings, const char *path)
 {
-    for (int i = 1; i < argc;) {
-        int r = profile_parse_option(po, "export", argc, argv, &i);
-        if (r < 0)
-            return -1;
-        if (r > 0)
-            continue;
-        const char *arg = argv[i];
-        bool has_value = i + 1 < argc;
-        if (!strcmp(arg, "--format") && has_value) {
-            if (!set_format(a, argv[++i]))
-                return -1;
-        } else if (!strncmp(arg, "--format=", 9)) {
-            if (!set_format(a, arg + 9))
-                return -1;
-        } else if (!strcmp(arg, "-o") && has_value) {
-            a->output = argv[++i];
-        } else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if ((arg[0] != '-' || !arg[1]) && !a->input) {
-            a->input = arg;
-        } else {
-            fprintf(stderr, "vertigo export: unexpected argument '%s'\n", arg);
-            return -1;
-        }
-        i++;
-    }
-    if (!a->format || !a->input) {
-        fprintf(stderr, "vertigo export: %s\n", !a->format ? "--format is required"
-                                                           : "no input (FILE or - for stdin)");
-        return -1;
-    }
-    return 1;
+    ((struct export_args *)settings)->output = path;
+    return true;
 }
 
-static int write_output(const struct export_args *a, const struct profile *p)
+static bool has_format(const void *settings)
 {
+    if (((const struct export_args *)settings)->format)
+        return true;
+    fprintf(stderr, "vertigo export: --format is required\n");
+    return false;
+}
+
+static int write_output(const struct profile *p, const char *input, const void *settings)
+{
+    const struct export_args *a = settings;
+    (void)input;
     if (!a->output && a->format->binary && isatty(STDOUT_FILENO)) {
         fprintf(stderr, "vertigo export: not writing %s to a terminal; use -o FILE\n", a->format->name);
         return VERTIGO_EXIT_USAGE;
@@ -108,23 +87,22 @@ static int write_output(const struct export_args *a, const struct profile *p)
     return VERTIGO_EXIT_OK;
 }
 
+static const struct profile_cli_option export_cli_options[] = {
+    { "--format", true, set_format },
+    { "-o", true, set_output },
+};
+
+static const struct profile_cli_command export_command = {
+    .name = "export",
+    .options = export_cli_options,
+    .option_count = sizeof(export_cli_options) / sizeof(export_cli_options[0]),
+    .usage = usage,
+    .complete = has_format,
+    .write = write_output,
+};
+
 int cmd_export(int argc, char **argv)
 {
-    struct profile_options po = { 0 };
     struct export_args a = { 0 };
-    int r = parse_args(argc, argv, &po, &a);
-    if (r <= 0) {
-        if (r < 0)
-            usage(stderr);
-        return r < 0 ? VERTIGO_EXIT_USAGE : VERTIGO_EXIT_OK;
-    }
-    struct profile p;
-    int status = profile_load(&p, "export", a.input, &po);
-    if (status == VERTIGO_EXIT_OK || status == VERTIGO_EXIT_DAMAGED) {
-        int w = write_output(&a, &p);
-        if (w != VERTIGO_EXIT_OK)
-            status = w;
-    }
-    profile_free(&p);
-    return status;
+    return profile_cli_run(&export_command, &a, argc, argv);
 }

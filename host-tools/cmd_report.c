@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "host-tools/profile.h"
+#include "host-tools/profile_cli.h"
 #include "host-tools/vertigo.h"
 
 #define MAX_CHAIN (LOG_STACK_MAX + 1u)
@@ -258,71 +258,57 @@ static void usage(FILE *out)
             profile_options_help);
 }
 
-static bool parse_sort(const char *v, enum report_sort *sort)
+static bool set_sort(void *settings, const char *v)
 {
     static const char *const keys[] = { "samples", "symbol", "image" };
     for (int k = 0; k < 3; k++)
         if (!strcmp(v, keys[k])) {
-            *sort = (enum report_sort)k;
+            ((struct report_options *)settings)->sort = (enum report_sort)k;
             return true;
         }
     fprintf(stderr, "vertigo report: unknown sort key '%s' (samples, symbol, image)\n", v);
     return false;
 }
 
-static int parse_args(int argc, char **argv, struct profile_options *po, struct report_options *ro)
+static bool set_children(void *settings, const char *unused)
 {
-    for (int i = 1; i < argc;) {
-        int r = profile_parse_option(po, "report", argc, argv, &i);
-        if (r < 0)
-            return -1;
-        if (r > 0)
-            continue;
-        const char *a = argv[i];
-        if (!strcmp(a, "--children")) {
-            ro->children = true;
-        } else if (!strcmp(a, "--by-mode")) {
-            ro->by_mode = true;
-        } else if (!strcmp(a, "--sort") && i + 1 < argc) {
-            if (!parse_sort(argv[++i], &ro->sort))
-                return -1;
-        } else if (!strncmp(a, "--sort=", 7)) {
-            if (!parse_sort(a + 7, &ro->sort))
-                return -1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if ((a[0] != '-' || !a[1]) && !ro->source) {
-            ro->source = a;
-        } else {
-            fprintf(stderr, "vertigo report: unexpected argument '%s'\n", a);
-            return -1;
-        }
-        i++;
-    }
-    if (!ro->source) {
-        fprintf(stderr, "vertigo report: no input (FILE or - for stdin)\n");
-        return -1;
-    }
-    return 1;
+    (void)unused;
+    ((struct report_options *)settings)->children = true;
+    return true;
 }
+
+static bool set_by_mode(void *settings, const char *unused)
+{
+    (void)unused;
+    ((struct report_options *)settings)->by_mode = true;
+    return true;
+}
+
+/* The report on standard output; a failed flush is an I/O error. */
+static int write_report(const struct profile *p, const char *input, const void *settings)
+{
+    struct report_options o = *(const struct report_options *)settings;
+    o.source = input;
+    report_write(stdout, p, &o);
+    return fflush(stdout) == 0 ? VERTIGO_EXIT_OK : VERTIGO_EXIT_USAGE;
+}
+
+static const struct profile_cli_option report_cli_options[] = {
+    { "--children", false, set_children },
+    { "--by-mode", false, set_by_mode },
+    { "--sort", true, set_sort },
+};
+
+static const struct profile_cli_command report_command = {
+    .name = "report",
+    .options = report_cli_options,
+    .option_count = sizeof(report_cli_options) / sizeof(report_cli_options[0]),
+    .usage = usage,
+    .write = write_report,
+};
 
 int cmd_report(int argc, char **argv)
 {
-    struct profile_options po = { 0 };
     struct report_options ro = { .sort = REPORT_SORT_SAMPLES };
-    int r = parse_args(argc, argv, &po, &ro);
-    if (r <= 0) {
-        if (r < 0)
-            usage(stderr);
-        return r < 0 ? VERTIGO_EXIT_USAGE : VERTIGO_EXIT_OK;
-    }
-    struct profile p;
-    int status = profile_load(&p, "report", ro.source, &po);
-    if (status == VERTIGO_EXIT_OK || status == VERTIGO_EXIT_DAMAGED)
-        report_write(stdout, &p, &ro);
-    profile_free(&p);
-    if (fflush(stdout) != 0)
-        status = VERTIGO_EXIT_USAGE;
-    return status;
+    return profile_cli_run(&report_command, &ro, argc, argv);
 }

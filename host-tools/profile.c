@@ -384,40 +384,6 @@ int profile_load(struct profile *p, const char *cmd, const char *path,
     return status;
 }
 
-/* ---- Options ---------------------------------------------------------- */
-
-const char profile_options_help[] =
-    "  --guest-root DIR    guest file tree holding the binaries named in process maps\n"
-    "  --kallsyms FILE     guest kernel symbols (default: the kallsyms shipped in the log)\n"
-    "  --vertigo-elf FILE  Vertigo's ELF, for hypervisor samples\n"
-    "  --event E           only samples of event E (name or id)\n";
-
-int profile_parse_option(struct profile_options *o, const char *cmd, int argc, char **argv, int *i)
-{
-    static const char *const names[] = { "--guest-root", "--kallsyms", "--vertigo-elf", "--event" };
-    const char **slots[] = { &o->sym.guest_root, &o->sym.kallsyms_path, &o->sym.vertigo_elf,
-                             &o->event };
-    for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-        size_t n = strlen(names[k]);
-        if (strncmp(argv[*i], names[k], n) != 0)
-            continue;
-        if (argv[*i][n] == '=') {
-            *slots[k] = argv[(*i)++] + n + 1;
-            return 1;
-        }
-        if (argv[*i][n] != '\0')
-            continue;
-        if (*i + 1 >= argc) {
-            fprintf(stderr, "vertigo %s: %s needs a value\n", cmd, names[k]);
-            return -1;
-        }
-        *slots[k] = argv[*i + 1];
-        *i += 2;
-        return 1;
-    }
-    return 0;
-}
-
 const char *profile_mode_name(uint8_t mode)
 {
     static const char *const names[LOG_MODE_COUNT] = { "hypervisor", "kernel", "user" };

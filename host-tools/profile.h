@@ -83,15 +83,6 @@ void profile_free(struct profile *p);
 int profile_load(struct profile *p, const char *cmd, const char *path,
                  const struct profile_options *o);
 
-/* Parses the options every profile command shares at argv[*i]
- * (--guest-root DIR, --kallsyms FILE, --vertigo-elf FILE, --event E, also
- * as --opt=VALUE). Returns 1 and advances *i past it, 0 if argv[*i] is
- * not one of them, -1 (after a message) if its value is missing. */
-int profile_parse_option(struct profile_options *o, const char *cmd, int argc, char **argv, int *i);
-
-/* Usage text of those shared options. */
-extern const char profile_options_help[];
-
 /* Display name of a sample mode: "hypervisor", "kernel", "user". */
 const char *profile_mode_name(uint8_t mode);
 

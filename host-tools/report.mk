@@ -1,10 +1,11 @@
-# Reports and exports (issue 6, host side): the symbolizer, the profile
-# aggregation, `vertigo report` and `vertigo export` with one writer per
-# format, their unit tests and the report benchmark. Fixture programs and
-# the capture generator: tests/fixtures/profile/.
-REPORT_SRCS := host-tools/symbolize.c host-tools/profile.c host-tools/cmd_report.c \
-               host-tools/cmd_export.c host-tools/export_pprof.c host-tools/export_folded.c \
-               host-tools/export_csv.c
+# Reports and exports, host side: the symbolizer, the profile
+# aggregation, the command line shared by `vertigo report` and `vertigo
+# export`, the two commands with one writer per format, their unit tests
+# and the report benchmark. Fixture programs and the capture generator:
+# tests/fixtures/profile/.
+REPORT_SRCS := host-tools/symbolize.c host-tools/profile.c host-tools/profile_cli.c \
+               host-tools/cmd_report.c host-tools/cmd_export.c host-tools/export_pprof.c \
+               host-tools/export_folded.c host-tools/export_csv.c
 REPORT_LIBS := -ldw -lelf -lz
 
 # Where the fixture ELFs below are built.
@@ -35,7 +36,7 @@ HEADERS_HOST += tests/fixtures/profile/gen_profile.h
 tool_vertigo_SRCS += $(REPORT_SRCS)
 tool_vertigo_LIBS += $(REPORT_LIBS)
 
-HEADERS_HOST += host-tools/symbolize.h host-tools/profile.h
+HEADERS_HOST += host-tools/symbolize.h host-tools/profile.h host-tools/profile_cli.h
 
 # Unit tests: captures from the real encoder (gen_profile.c) through the
 # decoder, the symbolizer and every writer. They need the fixture ELFs.
@@ -47,6 +48,10 @@ unit_report_LIBS := $(REPORT_LIBS)
 unit_symbolize_SRCS := tests/unit/test_symbolize.c $(REPORT_TEST_SRCS)
 unit_symbolize_LIBS := $(REPORT_LIBS)
 $(BUILD)/unit/report $(BUILD)/unit/symbolize: | $(PROFILE_FIXTURE_ELFS)
+# The command line shared by report and export, on the log fixtures.
+UNIT_TESTS += profile_cli
+unit_profile_cli_SRCS := tests/unit/test_profile_cli.c $(REPORT_TEST_SRCS)
+unit_profile_cli_LIBS := $(REPORT_LIBS)
 
 # `vertigo report` on 1 M and 10 M synthetic samples against `perf report`
 # on a perf.data with as many samples (tests/bench/bench_report.sh).

@@ -1,0 +1,51 @@
+/* The command line of the profile commands (`vertigo report`, `vertigo
+ * export`): the options they share (--guest-root, --kallsyms,
+ * --vertigo-elf, --event), one argument loop around each command's own
+ * options, and the run that follows it: load the log, hand the profile to
+ * the command's writer, return the exit status. */
+#ifndef HOST_TOOLS_PROFILE_CLI_H
+#define HOST_TOOLS_PROFILE_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "host-tools/profile.h"
+
+/* One option of a command besides the shared ones. A long option with a
+ * value ("--sort KEY") also takes the form --sort=KEY; an option whose
+ * value is missing (the last argument) is an unexpected argument. */
+struct profile_cli_option {
+    const char *name;            /* "--sort", "-o", "--children" */
+    bool takes_value;
+    /* Stores the option in the command's settings (value NULL for a
+     * flag). Returns false after printing why the value is refused. */
+    bool (*set)(void *settings, const char *value);
+};
+
+struct profile_cli_command {
+    const char *name;            /* "report": messages start "vertigo report: " */
+    const struct profile_cli_option *options;
+    size_t option_count;
+    /* Prints the whole usage, shared options (profile_options_help) included. */
+    void (*usage)(FILE *out);
+    /* Called after the last argument: false after a message when a
+     * required option is missing. NULL when none is required. */
+    bool (*complete)(const void *settings);
+    /* Writes the profile loaded from input (a path or "-"); returns an
+     * enum vertigo_exit. */
+    int (*write)(const struct profile *p, const char *input, const void *settings);
+};
+
+/* Runs command c on argv (argv[0] is its name), filling settings through
+ * its options. Returns an enum vertigo_exit: OK after --help (the usage on
+ * stdout); USAGE after a message and the usage on stderr for an unknown
+ * or incomplete command line; otherwise the status of loading the input
+ * (profile_load), or the writer's when the log gave a profile (clean or
+ * damaged) and writing it failed. */
+int profile_cli_run(const struct profile_cli_command *c, void *settings, int argc, char **argv);
+
+/* Usage lines of the shared options. */
+extern const char profile_options_help[];
+
+#endif
