@@ -2,7 +2,10 @@
  * encoder (tests/fixtures/profile/gen_profile.c) go through the decoder,
  * the symbolizer and the profile into `vertigo report`'s flat profile,
  * folded stacks and CSV; the shares, names and source lines printed must
- * be the ones the generator put in. Bad input gets specific errors. */
+ * be the ones the generator put in. One table holds the cases: how the
+ * capture is made and loaded, which writer prints it, the text it must or
+ * must not hold, and the case's own checks of rows and totals. Bad input
+ * gets specific errors. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +17,9 @@
 #define UNITS 200u
 #define PATH_LEN 512u
 #define BUILD_LEN 256u
+#define ERR_LEN 256u
+#define TEXT_LEN 192u
+#define EXPECT_MAX 4u
 #define WORKLOAD_SRC "tests/fixtures/profile/workload.c"
 #define KALLSYMS "tests/fixtures/profile/kallsyms.txt"
 
@@ -34,7 +40,7 @@ static bool capture_make(struct capture *c, bool ship_kallsyms)
     snprintf(c->hv, sizeof(c->hv), "%s/profile/hvmini", c->build);
     struct gen_profile_spec spec = { c->workload, c->hv, KALLSYMS, UNITS, ship_kallsyms };
     FILE *out = open_memstream(&c->data, &c->len);
-    char err[256] = "";
+    char err[ERR_LEN] = "";
     bool ok = gen_profile_write(&spec, out, &c->expect, err, sizeof(err));
     fclose(out);
     if (!ok)
@@ -62,30 +68,9 @@ static struct profile_options options(const struct capture *c, const char *event
     return (struct profile_options){ .sym = { c->root, NULL, c->hv }, .event = event };
 }
 
-typedef bool (*writer_fn)(FILE *out, const struct profile *p);
-
-static char *render_report(const struct profile *p, const struct report_options *o)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    report_write(out, p, o);
-    fclose(out);
-    return text;
-}
-
-static char *render(const struct profile *p, writer_fn fn)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&text, &len);
-    CHECK(fn(out, p));
-    fclose(out);
-    return text;
-}
-
-/* Finds the report row of symbol; reads its first percentage, its sample
- * count and the rest of the line after the name. */
+/* Finds the report row of symbol; reads its first percentage (and the
+ * second, when pct2 is given: --children), its sample count and the rest
+ * of the line after the name. */
 static bool report_row(const char *text, const char *symbol, double *pct, double *pct2,
                        uint64_t *samples, const char **rest)
 {
@@ -134,16 +119,45 @@ static bool same_2dp(double printed, double exact)
     return !strcmp(a, b);
 }
 
-TEST(report_user_functions_have_known_shares_and_lines)
+/* The generator's count of a cycles sample's symbol. */
+static uint64_t cycles_of(const struct capture *c, const char *symbol)
 {
-    struct capture c;
-    if (!capture_make(&c, true))
-        return;
+    return gen_expected(&c->expect, 0, symbol);
+}
+
+/* ---- The cases ---------------------------------------------------------- */
+
+/* A case's capture, profile and printed text. */
+struct output {
+    const struct capture *c;
     struct profile p;
-    char err[256];
-    struct profile_options o = options(&c, "instructions");
-    CHECK(load(&p, &c, c.len, &o, err, sizeof(err)));
-    char *text = render_report(&p, &(struct report_options){ .sort = REPORT_SORT_SAMPLES });
+    char *text;
+};
+
+/* Text the output must hold (or, with absent, must not). With count_of,
+ * fmt prints one %llu: the generator's cycles count of that symbol divided
+ * by div (a row of one VCPU holds half of the two VCPUs' samples). */
+struct text_expect {
+    const char *fmt;
+    const char *count_of;
+    unsigned div;
+    bool absent;
+};
+
+struct report_case {
+    const char *name;
+    bool ship_kallsyms;          /* kallsyms in the log */
+    const char *kallsyms_file;   /* --kallsyms */
+    const char *event;           /* --event; NULL keeps both events */
+    bool (*export)(FILE *out, const struct profile *p);   /* NULL: the report */
+    struct report_options report;
+    struct text_expect expect[EXPECT_MAX];   /* up to the first without fmt */
+    void (*check)(const struct output *o);   /* the case's own checks, or NULL */
+};
+
+/* g, f and h: the samples, shares (60/30/10) and entry lines intended. */
+static void check_user_functions(const struct output *o)
+{
     static const char *const fns[] = { "g", "f", "h" };
     static const char *const decl[] = { "void g(void)", "void f(void)", "void h(void)" };
     static const double intended[] = { 60.0, 30.0, 10.0 };
@@ -151,148 +165,81 @@ TEST(report_user_functions_have_known_shares_and_lines)
         double pct = 0;
         uint64_t samples = 0;
         const char *rest = NULL;
-        if (!CHECK(report_row(text, fns[i], &pct, NULL, &samples, &rest)))
+        if (!CHECK(report_row(o->text, fns[i], &pct, NULL, &samples, &rest)))
             continue;
-        CHECK_EQ(samples, gen_expected(&c.expect, 1, fns[i]));
+        CHECK_EQ(samples, gen_expected(&o->c->expect, 1, fns[i]));
         CHECK(same_2dp(pct, intended[i]));
         char where[64];
         snprintf(where, sizeof(where), "workload.c:%u", gen_source_line(WORKLOAD_SRC, decl[i]));
         CHECK(strstr(rest, where) != NULL && strchr(rest, '\n') > strstr(rest, where));
     }
-    CHECK(strstr(text, "# Samples: 2000 of event 'instructions'\n") != NULL);
-    free(text);
-    profile_free(&p);
-    free(c.data);
 }
 
-TEST(report_resolves_every_mode_kernel_hypervisor_jit_unknown)
+/* Every cycles symbol the generator emitted has its row, count and share. */
+static void check_every_cycles_row(const struct output *o)
 {
-    struct capture c;
-    if (!capture_make(&c, true))
-        return;
-    struct profile p;
-    char err[256];
-    struct profile_options o = options(&c, "cycles");
-    CHECK(load(&p, &c, c.len, &o, err, sizeof(err)));
-    CHECK_EQ(p.total, c.expect.event_total[0]);
-    char *text = render_report(&p, &(struct report_options){ .sort = REPORT_SORT_SYMBOL });
-    for (uint32_t i = 0; i < c.expect.expect_count; i++) {
-        const struct gen_expect *e = &c.expect.expect[i];
+    const struct gen_profile_result *x = &o->c->expect;
+    CHECK_EQ(o->p.total, x->event_total[0]);
+    for (uint32_t i = 0; i < x->expect_count; i++) {
+        const struct gen_expect *e = &x->expect[i];
         if (e->event != 0)
             continue;
         double pct = 0;
         uint64_t samples = 0;
         const char *rest;
-        if (!CHECK(report_row(text, e->symbol, &pct, NULL, &samples, &rest))) {
-            fprintf(stderr, "  no row for %s\n", e->symbol);
+        if (!report_row(o->text, e->symbol, &pct, NULL, &samples, &rest)) {
+            unit_fail(__FILE__, __LINE__, "no report row for %s", e->symbol);
             continue;
         }
         CHECK_EQ(samples, e->count);
-        CHECK(same_2dp(pct, share(e->count, c.expect.event_total[0])));
+        CHECK(same_2dp(pct, share(e->count, x->event_total[0])));
     }
-    CHECK(strstr(text, "[kernel.kallsyms]         [k] do_syscall_64") != NULL);
-    CHECK(strstr(text, "[testmod]                 [k] testmod_work") != NULL);
-    CHECK(strstr(text, "perf-42.map               [.] jit_mul") != NULL);
-    CHECK(strstr(text, "hvmini                    [h] hv_handle_exit  ") != NULL);
-    free(text);
-    profile_free(&p);
-    free(c.data);
 }
 
-TEST(report_children_adds_callers)
+/* Inclusive shares: main holds every user sample, f holds g's. */
+static void check_children(const struct output *o)
 {
-    struct capture c;
-    if (!capture_make(&c, true))
-        return;
-    struct profile p;
-    char err[256];
-    struct profile_options o = options(&c, "cycles");
-    CHECK(load(&p, &c, c.len, &o, err, sizeof(err)));
-    char *text = render_report(&p, &(struct report_options){ .children = true });
-    uint64_t total = c.expect.event_total[0];
-    uint64_t g = gen_expected(&c.expect, 0, "g"), f = gen_expected(&c.expect, 0, "f");
-    uint64_t in_main = g + f + gen_expected(&c.expect, 0, "h") + gen_expected(&c.expect, 0, "jit_add") +
-                       gen_expected(&c.expect, 0, "jit_mul");
+    const struct capture *c = o->c;
+    uint64_t total = c->expect.event_total[0], g = cycles_of(c, "g"), f = cycles_of(c, "f");
+    uint64_t in_main = g + f + cycles_of(c, "h") + cycles_of(c, "jit_add") +
+                       cycles_of(c, "jit_mul");
     double children = 0, self = 0;
     uint64_t samples = 0;
     const char *rest;
-    CHECK(report_row(text, "main", &children, &self, &samples, &rest));
+    CHECK(report_row(o->text, "main", &children, &self, &samples, &rest));
     CHECK(same_2dp(children, share(in_main, total)) && self == 0.0 && samples == 0);
-    CHECK(report_row(text, "f", &children, &self, &samples, &rest));
+    CHECK(report_row(o->text, "f", &children, &self, &samples, &rest));
     CHECK(same_2dp(children, share(f + g, total)) && same_2dp(self, share(f, total)));
-    CHECK(report_row(text, "entry_SYSCALL_64", &children, &self, &samples, &rest));
-    CHECK(same_2dp(children, share(gen_expected(&c.expect, 0, "do_syscall_64"), total)));
+    CHECK(report_row(o->text, "entry_SYSCALL_64", &children, &self, &samples, &rest));
+    CHECK(same_2dp(children, share(cycles_of(c, "do_syscall_64"), total)));
     /* The first row is the one with the most inclusive samples: main. */
-    const char *first = strstr(text, "\n  ");
+    const char *first = strstr(o->text, "\n  ");
     CHECK(first && strstr(first, "] main") < strchr(first + 1, '\n'));
-    free(text);
-    profile_free(&p);
-    free(c.data);
 }
 
-TEST(report_by_mode_and_event_columns)
+static void check_two_events(const struct output *o)
 {
-    struct capture c;
-    if (!capture_make(&c, true))
-        return;
-    struct profile p;
-    char err[256];
-    struct profile_options o = options(&c, NULL);
-    CHECK(load(&p, &c, c.len, &o, err, sizeof(err)));
-    CHECK_EQ(p.event_count, 2);
-    char *text = render_report(&p, &(struct report_options){ .by_mode = true });
-    CHECK(strstr(text, "  cycles  instructions  Image") != NULL);
-    CHECK(strstr(text, "# By domain, VCPU and mode:") != NULL);
-    uint64_t hv = gen_expected(&c.expect, 0, "hv_handle_exit");
-    char line[128];
-    snprintf(line, sizeof(line), "       0     0  hypervisor %8llu", (unsigned long long)hv / 2);
-    CHECK(strstr(text, line) != NULL);
-    free(text);
-    profile_free(&p);
-    free(c.data);
+    CHECK_EQ(o->p.event_count, 2);
 }
 
-TEST(folded_stacks_hold_the_call_chains)
+/* The counts ending the folded lines add up to the cycles total. */
+static void check_folded_total(const struct output *o)
 {
-    struct capture c;
-    if (!capture_make(&c, true))
-        return;
-    struct profile p;
-    char err[256];
-    struct profile_options o = options(&c, "cycles");
-    CHECK(load(&p, &c, c.len, &o, err, sizeof(err)));
-    char *text = render(&p, export_folded);
-    char want[128];
-    snprintf(want, sizeof(want), "\nmain;f;g %llu\n", (unsigned long long)gen_expected(&c.expect, 0, "g"));
-    CHECK(strstr(text, want) != NULL);
-    snprintf(want, sizeof(want), "\nmain;h %llu\n", (unsigned long long)gen_expected(&c.expect, 0, "h"));
-    CHECK(strstr(text, want) != NULL);
-    snprintf(want, sizeof(want), "entry_SYSCALL_64;do_syscall_64 %llu\n",
-             (unsigned long long)gen_expected(&c.expect, 0, "do_syscall_64"));
-    CHECK(strstr(text, want) != NULL);
     uint64_t sum = 0;
-    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+    for (const char *l = o->text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
         const char *space = strchr(l, '\n');
         while (space > l && *space != ' ')
             space--;
         sum += strtoull(space + 1, NULL, 10);
     }
-    CHECK_EQ(sum, c.expect.event_total[0]);
-    free(text);
-    profile_free(&p);
-    free(c.data);
+    CHECK_EQ(sum, o->c->expect.event_total[0]);
 }
 
-TEST(csv_rows_sum_to_the_totals)
+/* The header, each event's samples column adding up to its total, and
+ * g's row once per event and VCPU. */
+static void check_csv_totals(const struct output *o)
 {
-    struct capture c;
-    if (!capture_make(&c, true))
-        return;
-    struct profile p;
-    char err[256];
-    struct profile_options o = options(&c, NULL);
-    CHECK(load(&p, &c, c.len, &o, err, sizeof(err)));
-    char *text = render(&p, export_csv);
+    const char *text = o->text;
     CHECK(!strncmp(text, "event,domain,vcpu,mode,image,symbol,source_file,source_line,samples,percent\n", 76));
     uint64_t sums[2] = { 0 }, g_rows = 0;
     char needle[128];
@@ -309,39 +256,145 @@ TEST(csv_rows_sum_to_the_totals)
         const char *hit = strstr(l, needle);
         g_rows += hit && hit < end;
     }
-    CHECK_EQ(sums[0], c.expect.event_total[0]);
-    CHECK_EQ(sums[1], c.expect.event_total[1]);
+    CHECK_EQ(sums[0], o->c->expect.event_total[0]);
+    CHECK_EQ(sums[1], o->c->expect.event_total[1]);
     CHECK_EQ(g_rows, 4);   /* two events x two VCPUs */
-    char missing[160];
-    snprintf(missing, sizeof(missing), ",/lib/libmissing.so,[unknown] /lib/libmissing.so+0x1234,,0,%llu,",
-             (unsigned long long)gen_expected(&c.expect, 0, "[unknown] /lib/libmissing.so+0x1234") / 2);
-    CHECK(strstr(text, missing) != NULL);
-    free(text);
-    profile_free(&p);
-    free(c.data);
 }
 
-TEST(kallsyms_from_a_file_when_the_log_has_none)
+static const struct report_case cases[] = {
+    { .name = "report: user functions have known shares and lines", .ship_kallsyms = true,
+      .event = "instructions", .report = { .sort = REPORT_SORT_SAMPLES },
+      .expect = { { "# Samples: 2000 of event 'instructions'\n" } },
+      .check = check_user_functions },
+    { .name = "report: every mode resolves (kernel, module, hypervisor, JIT, unknown)",
+      .ship_kallsyms = true, .event = "cycles", .report = { .sort = REPORT_SORT_SYMBOL },
+      .expect = { { "[kernel.kallsyms]         [k] do_syscall_64" },
+                  { "[testmod]                 [k] testmod_work" },
+                  { "perf-42.map               [.] jit_mul" },
+                  { "hvmini                    [h] hv_handle_exit  " } },
+      .check = check_every_cycles_row },
+    { .name = "report --children adds callers", .ship_kallsyms = true, .event = "cycles",
+      .report = { .children = true }, .check = check_children },
+    { .name = "report --by-mode with a column per event", .ship_kallsyms = true,
+      .report = { .by_mode = true },
+      .expect = { { "  cycles  instructions  Image" },
+                  { "# By domain, VCPU and mode:" },
+                  { "       0     0  hypervisor %8llu", "hv_handle_exit", 2 } },
+      .check = check_two_events },
+    { .name = "folded stacks hold the call chains", .ship_kallsyms = true, .event = "cycles",
+      .export = export_folded,
+      .expect = { { "\nmain;f;g %llu\n", "g", 1 },
+                  { "\nmain;h %llu\n", "h", 1 },
+                  { "entry_SYSCALL_64;do_syscall_64 %llu\n", "do_syscall_64", 1 } },
+      .check = check_folded_total },
+    { .name = "csv rows sum to the totals", .ship_kallsyms = true, .export = export_csv,
+      .expect = { { ",/lib/libmissing.so,[unknown] /lib/libmissing.so+0x1234,,0,%llu,",
+                    "[unknown] /lib/libmissing.so+0x1234", 2 } },
+      .check = check_csv_totals },
+    { .name = "report: no kallsyms in the log and none given", .event = "cycles",
+      .expect = { { "] do_syscall_64", .absent = true },
+                  { "[k] [unknown] 0xffffffff81002100" } } },
+    { .name = "report: kallsyms from a file when the log has none", .event = "cycles",
+      .kallsyms_file = KALLSYMS, .expect = { { "] do_syscall_64" } } },
+};
+
+#define CASE_COUNT (sizeof(cases) / sizeof(cases[0]))
+
+static char *render(const struct report_case *rc, const struct profile *p)
 {
-    struct capture c;
-    if (!capture_make(&c, false))
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (rc->export)
+        CHECK(rc->export(out, p));
+    else
+        report_write(out, p, &rc->report);
+    fclose(out);
+    return text;
+}
+
+/* s with its newlines written as \n, for failure messages. */
+static const char *escaped(const char *s, char *out, size_t len)
+{
+    size_t n = 0;
+    for (; *s && n + 3 < len; s++) {
+        if (*s == '\n')
+            out[n++] = '\\';
+        out[n++] = *s == '\n' ? 'n' : *s;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+static void check_text(const struct report_case *rc, const struct output *o)
+{
+    for (const struct text_expect *e = rc->expect; e < rc->expect + EXPECT_MAX && e->fmt; e++) {
+        char want[TEXT_LEN];
+        if (e->count_of)
+            snprintf(want, sizeof(want), e->fmt,
+                     (unsigned long long)(cycles_of(o->c, e->count_of) / e->div));
+        else
+            snprintf(want, sizeof(want), "%s", e->fmt);
+        char shown[2 * TEXT_LEN];
+        if ((strstr(o->text, want) != NULL) == e->absent)
+            unit_fail(__FILE__, __LINE__, "%s: %s \"%s\"", rc->name,
+                      e->absent ? "unexpected" : "missing", escaped(want, shown, sizeof(shown)));
+    }
+}
+
+static void run_case(const struct report_case *rc, const struct capture *c)
+{
+    struct output o = { .c = c };
+    char err[ERR_LEN] = "";
+    struct profile_options po = options(c, rc->event);
+    po.sym.kallsyms_path = rc->kallsyms_file;
+    if (!load(&o.p, c, c->len, &po, err, sizeof(err))) {
+        unit_fail(__FILE__, __LINE__, "%s: load: %s", rc->name, err);
+        profile_free(&o.p);
         return;
-    struct profile p;
-    char err[256];
-    struct profile_options o = options(&c, "cycles");
-    CHECK(load(&p, &c, c.len, &o, err, sizeof(err)));
-    char *text = render_report(&p, &(struct report_options){ 0 });
-    CHECK(strstr(text, "] do_syscall_64") == NULL);
-    CHECK(strstr(text, "[k] [unknown] 0xffffffff81002100") != NULL);
-    free(text);
-    profile_free(&p);
-    o.sym.kallsyms_path = KALLSYMS;
-    CHECK(load(&p, &c, c.len, &o, err, sizeof(err)));
-    text = render_report(&p, &(struct report_options){ 0 });
-    CHECK(strstr(text, "] do_syscall_64") != NULL);
-    free(text);
-    profile_free(&p);
-    free(c.data);
+    }
+    o.text = render(rc, &o.p);
+    check_text(rc, &o);
+    if (rc->check)
+        rc->check(&o);
+    free(o.text);
+    profile_free(&o.p);
+}
+
+TEST(report_and_export_cases)
+{
+    struct capture with_kallsyms = { 0 }, without = { 0 };
+    bool made = capture_make(&with_kallsyms, true) && capture_make(&without, false);
+    for (size_t i = 0; made && i < CASE_COUNT; i++)
+        run_case(&cases[i], cases[i].ship_kallsyms ? &with_kallsyms : &without);
+    free(with_kallsyms.data);
+    free(without.data);
+}
+
+/* ---- Bad input ----------------------------------------------------------- */
+
+struct error_case {
+    const char *event;
+    const char *guest_root;      /* NULL: the capture's */
+    const char *err;
+};
+
+static const struct error_case error_cases[] = {
+    { "bogus", NULL, "unknown event 'bogus' (this log has: cycles instructions)" },
+    { NULL, "/nonexistent/guest-root",
+      "--guest-root /nonexistent/guest-root: No such file or directory" },
+    { NULL, WORKLOAD_SRC, "--guest-root " WORKLOAD_SRC ": not a directory" },
+};
+
+/* profile_load with stderr silenced. */
+static int load_quietly(struct profile *p, const char *path, const struct profile_options *o)
+{
+    FILE *saved = stderr;
+    stderr = fopen("/dev/null", "w");
+    int status = profile_load(p, "report", path, o);
+    fclose(stderr);
+    stderr = saved;
+    return status;
 }
 
 TEST(bad_input_gets_specific_errors)
@@ -349,39 +402,30 @@ TEST(bad_input_gets_specific_errors)
     struct capture c;
     if (!capture_make(&c, true))
         return;
-    struct profile p;
-    char err[256] = "";
-    struct profile_options o = options(&c, "bogus");
-    CHECK(!load(&p, &c, c.len, &o, err, sizeof(err)));
-    CHECK_STR(err, "unknown event 'bogus' (this log has: cycles instructions)");
-    profile_free(&p);
-
-    o = options(&c, NULL);
-    o.sym.guest_root = "/nonexistent/guest-root";
-    CHECK(!profile_init(&p, &o, err, sizeof(err)));
-    CHECK_STR(err, "--guest-root /nonexistent/guest-root: No such file or directory");
-    profile_free(&p);
-    o.sym.guest_root = WORKLOAD_SRC;
-    CHECK(!profile_init(&p, &o, err, sizeof(err)));
-    CHECK_STR(err, "--guest-root " WORKLOAD_SRC ": not a directory");
-    profile_free(&p);
+    for (size_t i = 0; i < sizeof(error_cases) / sizeof(error_cases[0]); i++) {
+        const struct error_case *ec = &error_cases[i];
+        struct profile p;
+        char err[ERR_LEN] = "";
+        struct profile_options o = options(&c, ec->event);
+        if (ec->guest_root)
+            o.sym.guest_root = ec->guest_root;
+        CHECK(!load(&p, &c, c.len, &o, err, sizeof(err)));
+        CHECK_STR(err, ec->err);
+        profile_free(&p);
+    }
 
     /* A truncated file: profile_load reports damage and keeps what it read. */
+    struct profile p;
     char path[PATH_LEN];
     snprintf(path, sizeof(path), "%s/profile/truncated.bin", c.build);
     FILE *f = fopen(path, "wb");
     size_t cut = c.len / 2;
     CHECK(f && fwrite(c.data, 1, cut, f) == cut && fclose(f) == 0);
-    o = options(&c, NULL);
-    FILE *saved = stderr;
-    stderr = fopen("/dev/null", "w");
-    int status = profile_load(&p, "report", path, &o);
-    fclose(stderr);
-    stderr = saved;
-    CHECK_EQ(status, VERTIGO_EXIT_DAMAGED);
+    struct profile_options o = options(&c, NULL);
+    CHECK_EQ(load_quietly(&p, path, &o), VERTIGO_EXIT_DAMAGED);
     CHECK(p.total > 0 && p.total < c.expect.event_total[0] + c.expect.event_total[1]);
     profile_free(&p);
-    CHECK_EQ(profile_load(&p, "report", "/nonexistent.bin", &o), VERTIGO_EXIT_USAGE);
+    CHECK_EQ(load_quietly(&p, "/nonexistent.bin", &o), VERTIGO_EXIT_USAGE);
     profile_free(&p);
     free(c.data);
 }
