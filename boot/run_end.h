@@ -21,9 +21,10 @@ typedef void run_end_flush_fn(void);
 void run_end_add_flush(run_end_flush_fn *flush);
 
 /* Prints the verdict line "VERTIGO-END: PASS|FAIL|NO-VMX (reason)" on every
- * console channel, runs the flush hooks, then stops the machine: QEMU isa-debug-exit, Bochs magic
- * breakpoint (pass) or shutdown port (fail), ACPI S5 on emulators, and a
- * halt loop as the last resort on bare metal. Never returns. */
+ * console channel, runs the flush hooks, then stops the machine: QEMU
+ * isa-debug-exit, Bochs magic breakpoint (pass) or shutdown port (fail),
+ * ACPI S5 on emulators, and a halt loop as the last resort on bare metal.
+ * Never returns. */
 __attribute__((noreturn)) void run_end(enum run_status status, const char *reason);
 
 #endif
