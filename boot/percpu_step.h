@@ -1,7 +1,9 @@
-/* Offsets of the single-step fields of struct percpu (boot/percpu.h), for
- * the assembly that reaches them through GS: the #DB fast path
- * (boot/isr.S) and the VM-exit stub (vmx/vmx_entry.S). boot/smp.c checks
- * them against the structure at compile time. Included by C and assembly. */
+/* The single-step area of struct percpu (boot/percpu.h): the state the
+ * #DB fast path (boot/isr.S) and the VM-exit stub (vmx/vmx_entry.S) keep
+ * while Vertigo single-steps itself for the software PMU (the policy is
+ * pmu/pmu_step.c). The assembly reaches the fields through GS at the
+ * offsets below; boot/smp.c checks them against the structure at compile
+ * time. Included by C and assembly. */
 #ifndef BOOT_PERCPU_STEP_H
 #define BOOT_PERCPU_STEP_H
 
@@ -14,5 +16,18 @@
 #define PERCPU_STEP_RIP_MASK  (PERCPU_STEP_RIP_COUNT - 1)
 
 #define RFLAGS_TF_BIT         8     /* EFLAGS.TF (SDM Vol. 1, 3.4.3.3) */
+
+#ifndef __ASSEMBLY__
+#include <stdint.h>
+
+/* At offset PERCPU_STEP_ARMED of struct percpu. */
+struct percpu_step {
+    uint32_t armed;             /* #DB traps are Vertigo's steps */
+    uint64_t count;             /* steps taken on this CPU */
+    uint64_t next;              /* step at which the slow path runs */
+    uint64_t at_exit;           /* count at the last VM exit */
+    uint64_t rips[PERCPU_STEP_RIP_COUNT];   /* RIP after step n, at n & MASK */
+};
+#endif
 
 #endif

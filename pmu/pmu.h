@@ -1,6 +1,8 @@
 /* The PMU backend interface. Vertigo owns the PMU through exactly one of
- * two backends, chosen at start-up (pmu=auto|hw|soft|off) and reached only
- * through struct pmu_backend; generic code never knows which one runs:
+ * two backends, chosen at start-up (pmu=auto|hw|soft|off) and reached
+ * through struct pmu_backend; code outside pmu/ never knows which one
+ * runs. Inside pmu/ the run-time wiring (pmu/pmu_run.c) calls the software
+ * backend's entry and exit inline, since they run at every VM exit:
  *   - pmu/pmu_hw.c: the Intel architectural PMU, versions 2-5;
  *   - pmu/pmu_soft.c: TSC-based counters driven by the VMX-preemption timer.
  *

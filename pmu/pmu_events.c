@@ -6,6 +6,7 @@
  * 3 TOPDOWN.SLOTS). */
 #include "pmu/pmu_events.h"
 
+#include "vertigo/log_format.h"
 #include "vmm/format.h"
 #include "vmm/mem.h"
 
@@ -321,4 +322,11 @@ enum pmu_event_err pmu_event_list_parse(const char *text, const struct pmu_event
     if (e != PMU_EVERR_NONE)
         return fail(err, e, bad, out->events[bad].name, (unsigned int)strlen(out->events[bad].name));
     return PMU_EVERR_NONE;
+}
+
+uint64_t pmu_event_log_code(const struct pmu_event *ev)
+{
+    if (ev->source == PMU_EVENT_SW)
+        return LOG_EVENT_CODE(LOG_EVENT_SRC_SW, ((uint64_t)ev->sw.kind << 16) | ev->sw.reason);
+    return LOG_EVENT_CODE(LOG_EVENT_SRC_HW, ((uint64_t)ev->umask << 8) | ev->event_select);
 }

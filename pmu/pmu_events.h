@@ -138,4 +138,9 @@ static inline bool pmu_event_counts_guest(const struct pmu_event *ev)
     return ev->user || ev->kernel;
 }
 
+/* The code of ev in the log's event-desc records (LOG_EVENT_CODE in
+ * include/vertigo/log_format.h): hardware events by their PERFEVTSEL
+ * select and unit mask, software events by kind and exit reason. */
+uint64_t pmu_event_log_code(const struct pmu_event *ev);
+
 #endif

@@ -1,7 +1,8 @@
 /* The end-of-run report of a counting session (pmu/pmu_session.h): per
  * VCPU totals on the console and in the log (one event-description record
  * per event id, then one PMU-totals record per VCPU). Event ids are the
- * positions in the pmu.events= list. Hypervisor only. */
+ * positions in the pmu.events= list. Also the one writer of
+ * event-description records, for the sampling sessions too. */
 #include "pmu/pmu_session.h"
 
 #include "vmm/console.h"
@@ -11,22 +12,19 @@
 
 #define TOTALS_TEXT_MAX 640u
 
-static uint64_t event_code(const struct pmu_event *ev)
+void pmu_log_event_desc(uint32_t id, const char *name, size_t name_max, uint64_t code)
 {
-    if (ev->source == PMU_EVENT_SW)
-        return ((uint64_t)ev->sw.kind << 16) | ev->sw.reason;
-    return ((uint64_t)ev->umask << 8) | ev->event_select;
+    struct log_event_desc ed = {
+        .event = id, .code = code, .name = name, .len = (uint32_t)strnlen(name, name_max),
+    };
+    log_hv_event_desc(&ed);
 }
 
-static void log_event_names(const struct pmu_ctx *ctx)
+void pmu_log_event_names(const struct pmu_ctx *ctx)
 {
     for (unsigned int i = 0; i < ctx->count; i++) {
         const struct pmu_event *ev = &ctx->counters[i].event;
-        struct log_event_desc ed = {
-            .event = i, .code = event_code(ev), .name = ev->name,
-            .len = (uint32_t)strnlen(ev->name, sizeof(ev->name)),
-        };
-        log_hv_event_desc(&ed);
+        pmu_log_event_desc(i, ev->name, sizeof(ev->name), pmu_event_log_code(ev));
     }
 }
 
@@ -59,7 +57,7 @@ void pmu_session_report(const struct domain *d)
         if (!named) {
             printk("pmu: totals of the counting session (%s backend):\n",
                    v->pmu.be.ops->name);
-            log_event_names(&v->pmu.ctx);
+            pmu_log_event_names(&v->pmu.ctx);
             named = true;
         }
         report_vcpu(d, v);

@@ -1,5 +1,5 @@
 /* A counting session configured on Vertigo's command line, and the choice
- * of PMU backend (portable policy; the hypervisor wiring is vmx/vmx_pmu.c):
+ * of PMU backend (portable policy; the run-time wiring is pmu/pmu_run.c):
  *
  *   pmu=auto|hw|soft|off   backend; auto = hw if the probe says the PMU
  *                          counts ("hardware"), else soft. Default auto.
@@ -18,6 +18,7 @@
 #define PMU_PMU_SESSION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "pmu/pmu.h"
@@ -68,5 +69,13 @@ struct domain;
  * per VCPU). Does nothing without a session. Hypervisor only
  * (pmu/pmu_report.c). */
 void pmu_session_report(const struct domain *d);
+
+/* Writes one event-description record: event id `id` is `name` (at most
+ * name_max bytes, NUL-terminated if shorter) with LOG_EVENT_CODE `code`.
+ * The only writer of these records (pmu/pmu_report.c). */
+void pmu_log_event_desc(uint32_t id, const char *name, size_t name_max, uint64_t code);
+
+/* One event-description record per event of ctx: id i = counters[i]. */
+void pmu_log_event_names(const struct pmu_ctx *ctx);
 
 #endif

@@ -87,7 +87,7 @@ uint32_t pmu_soft_stepper_overflow(struct pmu_soft_stepper *s);
 
 /* ---- The entry and exit operations, inline -----------------------------
  * pmu_soft_ops.enter and .exit are these two with the generic plan around
- * them; the VM-exit loop (vmx/vmx_pmu.c) calls them directly, as they run
+ * them; the VM-exit wiring (pmu/pmu_run.c) calls them directly, as they run
  * at every entry and exit while the software PMU counts. */
 
 /* Mode index of counts_at/samples_at: 0 kernel (CPL 0), 1 user (CPL > 0). */

@@ -2,11 +2,9 @@
 #include "vmm/domain.h"
 
 #include "boot/run_end.h"
-#include "pmu/pmu_session.h"
 #include "vmm/console.h"
 #include "vmm/log_hv.h"
-#include "vmx/sample.h"
-#include "vmx/vmx_pmu.h"
+#include "vmm/pmu_hooks.h"
 
 static const char *const end_names[] = {
     [GUEST_END_POWER_OFF] = "powered off",
@@ -27,13 +25,12 @@ static void log_domain_stop(const struct domain *d, enum guest_end how)
 __attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
                                           const char *detail)
 {
-    vmx_pmu_step_finish(d);
+    pmu_domain_stopping(d);
     printk("\nguest: domain %u %s (%s)\n", d->id, end_names[how], detail);
     log_domain_stop(d, how);
     for (unsigned int i = 0; i < d->vcpu_count; i++)
         exit_stats_print(&d->vcpus[i].stats, i, printk);
-    vmx_sample_report(d);
-    pmu_session_report(d);
+    pmu_domain_report(d);
     log_hv_flush();     /* the statistics are the largest burst of text */
 
     if (d->verdict == GUEST_VERDICT_NONE) {

@@ -1,16 +1,16 @@
-/* NMIs taken while Vertigo itself runs (root mode). The sampling code
- * (vmx/sample.h) takes Vertigo's own (PMIs: samples) and queues the
- * guest's for its VCPU; anything else is counted and reported. */
+/* NMIs taken while Vertigo itself runs (root mode). The PMU
+ * (vmm/pmu_hooks.h) takes Vertigo's own (PMIs: samples; kicks) and queues
+ * the guest's for its VCPU; anything else is counted and reported. */
 #include "boot/percpu.h"
 #include "boot/traps.h"
 #include "vmm/console.h"
-#include "vmx/sample.h"
+#include "vmm/pmu_hooks.h"
 
 void nmi_handle(struct trap_frame *frame)
 {
     struct percpu *pc = this_cpu();
     pc->nmi_count++;
-    if (vmx_sample_nmi_root(frame))
+    if (pmu_nmi_root(frame))
         return;
     printk("vertigo: CPU %u: NMI in the hypervisor at rip %#lx (%lu so far)\n",
            pc->cpu_index, frame->rip, pc->nmi_count);

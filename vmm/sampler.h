@@ -1,6 +1,5 @@
-/* Sampling-session pieces that need no hardware (the hypervisor wiring is
- * vmx/sample.c): the per-CPU sampling statistics and the shipping of guest
- * symbol chunks (VERTIGO_HC_SYMBOLS) into LOG_REC_SYMBOLS records.
+/* The shipping of guest symbol chunks (VERTIGO_HC_SYMBOLS) into
+ * LOG_REC_SYMBOLS records, for the sampling hypercalls (pmu/sample_*.c).
  *
  * A guest chunk carries up to VERTIGO_SYMBOLS_CHUNK_MAX bytes, a log record
  * at most LOG_TEXT_MAX, so each chunk becomes one or more records. The host
@@ -18,16 +17,6 @@
 #include "vertigo/log_format.h"
 
 #define SAMPLER_SYMBOL_SETS 16u     /* data sets being shipped at once */
-
-/* Per-CPU sampling statistics (boot/percpu.h embeds one). */
-struct sampler_stats {
-    uint64_t pmis;              /* NMIs that were Vertigo's (overflow or timer) */
-    uint64_t samples_logged;    /* sample records written to the log */
-    uint64_t samples_dropped;   /* samples lost: no log, or the ring was full */
-    uint64_t spurious_nmis;     /* NMIs neither Vertigo's nor a guest's to take */
-    uint64_t reflected_nmis;    /* NMIs in root mode queued for the guest */
-    uint64_t kicks;             /* NMIs sent to make a VCPU take a new session */
-};
 
 struct sampler_symbol_set {
     bool used;

@@ -1,5 +1,6 @@
 /* Virtual CPUs and domains: the portable objects. Hardware state lives in
- * the embedded struct vcpu_vmx / struct domain_vmx that only vmx/ opens. */
+ * the embedded struct vcpu_vmx / struct domain_vmx that only vmx/ opens,
+ * PMU state in the embedded struct vcpu_pmu that only pmu/ opens. */
 #ifndef VMM_VCPU_H
 #define VMM_VCPU_H
 
@@ -7,7 +8,7 @@
 #include <stdint.h>
 
 #include "boot/smp.h"
-#include "pmu/pmu.h"
+#include "pmu/pmu_vcpu.h"
 #include "vmm/exit_stats.h"
 #include "vmx/vcpu_vmx.h"
 
@@ -25,26 +26,6 @@ enum guest_verdict {
 };
 
 struct domain;
-
-/* A VCPU's PMU state (vmx/vmx_pmu.c wires it to the exit loop): what it
- * counts, its software events, and the backend of the CPU it runs on. */
-struct vcpu_pmu {
-    struct pmu_ctx ctx;
-    struct swevent_counts sw;       /* counted on every exit, session or not */
-    struct pmu_backend be;          /* ops NULL: no session on this VCPU */
-    bool counting;                  /* a session runs on this VCPU */
-    bool entered_halted;            /* the last entry resumed a halted guest */
-    uint8_t exit_cpl;               /* guest CPL at the last exit */
-    uint64_t user_step_ticks;       /* software step while in user mode */
-    uint64_t halted_ticks;          /* guest ticks not counted: the VCPU was halted */
-    uint64_t overflows;             /* overflows detected */
-    /* Sampling session (vmx/sample.c) */
-    unsigned int count_events;      /* ctx events of the counting session (pmu.events) */
-    uint32_t sample_mask;           /* bit i: ctx counter i samples on overflow */
-    uint32_t sample_generation;     /* session generation applied to this VCPU */
-    uint32_t stack_depth;           /* return addresses per sample */
-    uint64_t timer_ticks;           /* timer sampling: guest ticks per sample, 0: off */
-};
 
 struct vcpu {
     unsigned int id;                /* index within the domain */

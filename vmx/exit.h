@@ -43,6 +43,12 @@ void vmx_handle_exit(struct vcpu *v, const struct vmx_exit *e);
  * take them, else ask for an NMI-window exit. */
 void vmx_prepare_entry(struct vcpu *v);
 
+/* NMI context: a guest NMI arrived while Vertigo ran on v's CPU. It is
+ * queued for v (vmx_prepare_entry moves it to the pending NMIs) and
+ * NMI-window exiting is requested, so an NMI arriving after that point is
+ * not held until a later exit. */
+void vmx_queue_root_nmi(struct vcpu *v);
+
 /* Advances the guest RIP past the instruction that exited. */
 void vmx_skip_instruction(const struct vmx_exit *e);
 

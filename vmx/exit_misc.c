@@ -1,13 +1,13 @@
 /* The remaining exits Linux causes: XSETBV, INVD, VMCALL, VMX instructions,
  * EPT misconfigurations, triple faults and INIT. */
 #include "boot/cpu.h"
+#include "pmu/pmu_loop.h"
 #include "vmm/console.h"
 #include "vmm/domain.h"
 #include "vmm/hypercall.h"
 #include "vmx/exit.h"
 #include "vmx/guest_mem.h"
 #include "vmx/vmx_ops.h"
-#include "vmx/vmx_pmu.h"
 
 void handle_xsetbv(struct vcpu *v, const struct vmx_exit *e)
 {
@@ -35,7 +35,7 @@ void handle_vmcall(struct vcpu *v, const struct vmx_exit *e)
         .nr = v->regs.rax,
         .arg = { v->regs.rbx, v->regs.rcx, v->regs.rdx, v->regs.rsi },
         .cpl = vmx_guest_cpl(),
-        .pmu = vmx_pmu_hypercalls(v),
+        .pmu = pmu_hypercalls(v),
     };
     v->regs.rax = (uint64_t)hypercall_dispatch(v->domain, &a, guest_virt_read, v);
     vmx_skip_instruction(e);

@@ -3,8 +3,8 @@
  * guest as a virtual NMI, when the guest is not already handling one
  * (else an NMI-window exit says when it can take it).
  *
- * Vertigo's own NMIs (sampling PMIs, vmx/sample.h) are told apart by the
- * per-CPU pending mask and never reach the guest.
+ * Vertigo's own NMIs (sampling PMIs and kicks) are told apart by pmu/
+ * (pmu_nmi_exit, pmu/pmu_loop.h) and never reach the guest.
  *
  * Bochs quirk (PLATFORM.md): after an NMI-caused VM exit, NMIs stay
  * blocked in root mode until the host executes an IRET, and the guest's
@@ -12,8 +12,8 @@
  * clear the guest's NMI-blocking bit unless we know it is in its handler. */
 #include "boot/percpu.h"
 #include "vmm/domain.h"
+#include "pmu/pmu_loop.h"
 #include "vmx/exit.h"
-#include "vmx/sample.h"
 #include "vmx/vmx_ops.h"
 
 #define VEC_NMI 2
@@ -55,7 +55,7 @@ void handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e)
      * they are blocked after this exit (Bochs, above): a kick or a guest
      * IPI arriving then must not re-enter the PMU backend in the middle
      * of taking this PMI's overflows. */
-    bool vertigo_s = vmx_sample_nmi_exit(v);
+    bool vertigo_s = pmu_nmi_exit(v);
     unblock_nmis_in_root();
     fix_guest_nmi_blocking(v);
     this_cpu()->nmi_count++;
@@ -71,6 +71,17 @@ void handle_nmi_window(struct vcpu *v, const struct vmx_exit *e)
     (void)e;
     vmcs_write(VMCS_PROC_BASED_CONTROLS,
                vmcs_read(VMCS_PROC_BASED_CONTROLS) & ~(uint64_t)PROC_NMI_WINDOW_EXITING);
+}
+
+/* The NMI-window request may race with the exit path's own update of the
+ * control and be lost; the NMI then waits for the next exit, never
+ * disappears. */
+void vmx_queue_root_nmi(struct vcpu *v)
+{
+    __atomic_fetch_add(&v->vmx.root_nmis, 1u, __ATOMIC_SEQ_CST);
+    if (v->vmx.launched)
+        vmcs_write(VMCS_PROC_BASED_CONTROLS,
+                   vmcs_read(VMCS_PROC_BASED_CONTROLS) | PROC_NMI_WINDOW_EXITING);
 }
 
 static bool guest_can_take_nmi(void)

@@ -11,7 +11,7 @@
 enum vmx_timer_owner {
     VMX_TIMER_SINK,             /* EPT guard sink window */
     VMX_TIMER_PMU,              /* software PMU step / overflow point */
-    VMX_TIMER_SAMPLE,           /* timer sampling (vmx/sample.c) */
+    VMX_TIMER_SAMPLE,           /* timer sampling (pmu/sample_session.c) */
     VMX_TIMER_OWNERS
 };
 

@@ -72,7 +72,7 @@ static void write_host_state(unsigned int cpu)
     vmcs_write(VMCS_HOST_IA32_EFER, rdmsr(MSR_IA32_EFER));
     vmcs_write(VMCS_HOST_IA32_PAT, rdmsr(MSR_IA32_PAT));
     /* Vertigo does not count itself unless a PMU session asks to
-     * (vmx/vmx_pmu.c rewrites this before each entry when one runs). */
+     * (pmu/pmu_run.c rewrites this before each entry when one runs). */
     if (vmx_config.ctl.exit & EXIT_LOAD_PERF_GLOBAL_CTRL)
         vmcs_write(VMCS_HOST_IA32_PERF_GLOBAL_CTRL, 0);
     vmcs_write(VMCS_HOST_RIP, (uint64_t)vmx_exit_point);

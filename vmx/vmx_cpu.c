@@ -38,7 +38,7 @@ static void control_requests(struct vmx_ctl_request req[VMX_CTL_COUNT])
         .required = EXIT_HOST_ADDR_SPACE_SIZE | EXIT_SAVE_IA32_EFER | EXIT_LOAD_IA32_EFER |
                     EXIT_SAVE_IA32_PAT | EXIT_LOAD_IA32_PAT,
         /* the PMU: hardware counting off in root mode, guest time measured
-         * by the preemption timer (vmx/vmx_pmu.c, vmx/vmx_timer.c) */
+         * by the preemption timer (pmu/pmu_run.c, vmx/vmx_timer.c) */
         .wanted = EXIT_LOAD_PERF_GLOBAL_CTRL | EXIT_SAVE_PREEMPTION_TIMER,
         .must_clear = EXIT_ACK_INTR_ON_EXIT,
     };

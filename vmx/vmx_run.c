@@ -1,9 +1,9 @@
 /* The VCPU loop: enter the guest, take the exit, account for it, handle
  * it, enter again. Exit handling time (TSC cycles from the exit to the next
- * entry) is charged to the exit's reason. The PMU (vmx/vmx_pmu.h) plans
- * each entry and accounts each run of the guest; the shared preemption
- * timer (vmx/vmx_timer.h) measures it; sampling sessions (vmx/sample.h)
- * are applied before an entry and take timer samples after an exit. */
+ * entry) is charged to the exit's reason. The PMU (pmu/pmu_loop.h: the
+ * counting and sampling sessions) plans each entry and accounts each run
+ * of the guest, which the shared preemption timer (vmx/vmx_timer.h)
+ * measures. */
 #include "boot/cpu.h"
 #include "vmm/console.h"
 #include "vmm/domain.h"
@@ -12,9 +12,8 @@
 #include "vmx/exit_names.h"
 #include "vmx/vmcs_setup.h"
 #include "vmx/vmx_domain.h"
+#include "pmu/pmu_loop.h"
 #include "vmx/vmx_ops.h"
-#include "vmx/sample.h"
-#include "vmx/vmx_pmu.h"
 #include "vmx/vmx_timer.h"
 
 int vmx_enter_guest(struct guest_regs *regs, int launched);
@@ -39,6 +38,26 @@ static void read_exit(struct vmx_exit *e)
     e->instruction_len = (uint32_t)vmcs_read(VMCS_EXIT_INSTRUCTION_LEN);
 }
 
+/* The handler emulated the instruction iff it moved RIP past it (CPUID,
+ * RDMSR/WRMSR, I/O, VMCALL, XSETBV, CR access, emulated MMIO stores...);
+ * an instruction that got a fault injected instead did not retire. Exits
+ * between instructions (the timer, the interrupt and NMI windows, an
+ * external interrupt) emulate none: no VMREAD of RIP for them. */
+static bool instruction_emulated(const struct vmx_exit *e)
+{
+    switch (e->reason) {
+    case EXIT_REASON_PREEMPTION_TIMER:
+    case EXIT_REASON_EXTERNAL_INTERRUPT:
+    case EXIT_REASON_INTERRUPT_WINDOW:
+    case EXIT_REASON_NMI_WINDOW:
+    case EXIT_REASON_INIT_SIGNAL:
+    case EXIT_REASON_SIPI:
+        return false;
+    default:
+        return vmcs_read(VMCS_GUEST_RIP) != e->rip;
+    }
+}
+
 static void entry_failed(struct vcpu *v, int status)
 {
     uint64_t err = status == 2 ? vmcs_read(VMCS_VM_INSTRUCTION_ERROR) : 0;
@@ -61,15 +80,14 @@ __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_b
     struct vmx_exit e;
     if (!vmcs_setup(v, start))
         domain_end(v->domain, GUEST_END_ERROR, "VMCS set-up failed");
-    vmx_pmu_vcpu_start(v);
-    vmx_sample_vcpu_start(v);
+    vmx_timer_init(v);
+    pmu_vcpu_start(v);
     printk("vmx: vcpu %u: entering the guest at rip %#lx\n", v->id, start->rip);
     log_hv_vcpu_online(v->domain->id, v->id, v->cpu, v->domain->vcpu_count);
 
     for (;;) {
         vmx_prepare_entry(v);
-        vmx_sample_before_entry(v);
-        vmx_pmu_before_entry(v);
+        pmu_before_entry(v);
         vmx_timer_arm(v);
         v->vmx.entry_tsc = rdtsc();
         int status = vmx_enter_guest(&v->regs, v->vmx.launched);
@@ -84,10 +102,11 @@ __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_b
         read_exit(&e);
         if (e.full_reason & EXIT_REASON_ENTRY_FAILURE)
             entry_failed_guest_state(v, &e);
-        vmx_pmu_after_exit(v, &e, guest_ticks);
-        vmx_sample_after_exit(v);
+        pmu_after_exit(v, guest_ticks);
         vmx_handle_exit(v, &e);
-        vmx_pmu_after_handler(v, &e);
+        pmu_exit_handled(v, e.full_reason);
+        if (pmu_counts_emulation(v) && instruction_emulated(&e))
+            pmu_emulated_instruction(v);
         uint64_t handled_tsc = rdtsc();
         exit_stats_record(&v->stats, e.reason, handled_tsc - v->vmx.exit_tsc);
         log_hv_poll(handled_tsc);   /* bounded: at most LOG_HV_POLL_BYTES */

@@ -238,10 +238,24 @@ struct log_pmu_totals {
 
 struct log_event_desc {
     uint32_t event;          /* event id used in samples and counts */
-    uint64_t code;           /* backend code, e.g. PERFEVTSEL bits */
+    uint64_t code;           /* what the event counts: LOG_EVENT_CODE below */
     const char *name;
     uint32_t len;            /* <= LOG_TEXT_MAX */
 };
+
+/* An event-desc code: its source in bits 63:56, the source's own code in
+ * bits 55:0.
+ *   LOG_EVENT_SRC_HW     (umask << 8) | event select (PERFEVTSEL bits 15:0)
+ *   LOG_EVENT_SRC_SW     (software event kind << 16) | exit reason
+ *   LOG_EVENT_SRC_TIMER  0 (timer samples) */
+#define LOG_EVENT_SRC_HW      0u
+#define LOG_EVENT_SRC_SW      1u
+#define LOG_EVENT_SRC_TIMER   2u
+#define LOG_EVENT_CODE_SHIFT  56
+#define LOG_EVENT_CODE(src, value) \
+    (((uint64_t)(src) << LOG_EVENT_CODE_SHIFT) | ((uint64_t)(value) & ((1ull << LOG_EVENT_CODE_SHIFT) - 1)))
+#define LOG_EVENT_CODE_SRC(code)   ((unsigned int)((code) >> LOG_EVENT_CODE_SHIFT))
+#define LOG_EVENT_CODE_VALUE(code) ((code) & ((1ull << LOG_EVENT_CODE_SHIFT) - 1))
 
 /* The value of any record, by type (decoders and tests hold one). */
 union log_record_value {

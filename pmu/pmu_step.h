@@ -17,44 +17,51 @@
  * RIP ring), around an emulated guest instruction, and the PMU's planning
  * of the next entry. Exact where one TSC tick is one instruction (Bochs),
  * which is the only place the software backend samples Vertigo. */
-#ifndef VMX_VMX_PMU_STEP_H
-#define VMX_VMX_PMU_STEP_H
+#ifndef PMU_PMU_STEP_H
+#define PMU_PMU_STEP_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "boot/percpu.h"
-#include "boot/traps.h"
+#include "pmu/pmu_arch.h"
 #include "vmm/vcpu.h"
+
+/* Who takes the overflows the stepper finds inside Vertigo: writes a
+ * hypervisor sample for the counters in mask at Vertigo's rip, with its
+ * call stack from frame pointer rbp (0: none). Trap and NMI context. */
+typedef void (*pmu_step_sample_fn)(uint64_t rip, uint64_t rbp, uint32_t mask);
+
+/* Sets the sampler that takes the stepper's overflows (once, at start). */
+void pmu_step_set_sampler(pmu_step_sample_fn fn);
 
 /* Arms (on) or disarms single-stepping on this CPU for v, whose context
  * must then sample the hypervisor. Call between an exit and an entry. */
-void vmx_pmu_step_arm(struct vcpu *v, bool on);
+void pmu_step_arm(struct vcpu *v, bool on);
 
 /* True if this CPU single-steps Vertigo for v. Inline: every VM exit asks. */
-static inline bool vmx_pmu_step_armed(const struct vcpu *v)
+static inline bool pmu_step_armed(const struct vcpu *v)
 {
     (void)v;
-    return this_cpu()->step_armed != 0;
+    return pmu_arch_this_step_area()->armed != 0;
 }
 
 /* Exit handling starts: stepping off; the previous entry path's steps go
  * to the context. Returns the overflows they noted (counted, sampled). */
-uint32_t vmx_pmu_step_exit_begin(struct vcpu *v);
+uint32_t pmu_step_exit_begin(struct vcpu *v);
 
 /* Stepping off; the steps since the last sync go to the context. Returns
  * the overflows they noted (already sampled by the stepper). */
-uint32_t vmx_pmu_step_pause(struct vcpu *v);
+uint32_t pmu_step_pause(struct vcpu *v);
 
 /* Re-syncs the stepper from the context (overflows among the exit path's
  * steps not yet synced are sampled from the RIP ring, then the steps go
  * to the context) and turns stepping back on. Returns the overflows of
  * the replayed steps (counted, sampled). */
-uint32_t vmx_pmu_step_resume(struct vcpu *v);
+uint32_t pmu_step_resume(struct vcpu *v);
 
 /* Per-CPU figures for the end-of-run report: steps, hypervisor samples
  * taken at a step, replayed from the ring, and missed (the ring no longer
  * held the step's RIP). */
-void vmx_pmu_step_report(const struct vcpu *v);
+void pmu_step_report(const struct vcpu *v);
 
 #endif

@@ -1,0 +1,98 @@
+/* The arch interface of the PMU policy: what pmu/ needs from the
+ * virtualization hardware and the CPU (the guest state of a VCPU's last
+ * exit, the shared VM-exit timer, the VM-entry PMU controls, NMIs,
+ * single-stepping Vertigo, LVTPC and the PMU MSRs), as one set of hook
+ * functions, pmu_arch_*. pmu/ decides; the implementation only carries
+ * the decision out, with no policy of its own.
+ *
+ * The implementation is chosen when linking, like Jailhouse's arch_*
+ * hooks: vmx/vmx_pmu_arch.c in the hypervisor (VT-x), a fake in the unit
+ * tests (tests/unit/fake_pmu_arch.c). Plain functions rather than a table
+ * of pointers: the link-time optimiser inlines them into the exit and NMI
+ * paths (through a constant table it made direct calls but inlined none,
+ * a few instructions more per hook on every VM exit).
+ *
+ * Unless an operation says otherwise, `v` is the VCPU that runs on the
+ * calling CPU, and the call happens between one of its exits and its next
+ * entry, where the guest state is the state of that exit. */
+#ifndef PMU_PMU_ARCH_H
+#define PMU_PMU_ARCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "boot/percpu_step.h"
+#include "pmu/pmu.h"
+#include "pmu/pmu_hw.h"
+
+struct vcpu;
+
+/* The two PMU users of the shared VM-exit timer. */
+enum pmu_timer {
+    PMU_TIMER_STEP,             /* software PMU: step end or overflow point */
+    PMU_TIMER_SAMPLE,           /* timer sampling: the next sample */
+};
+
+/* ---- The guest state of v's last exit ---- */
+unsigned int pmu_arch_guest_cpl(const struct vcpu *v);
+uint64_t pmu_arch_guest_rip(const struct vcpu *v);
+uint64_t pmu_arch_guest_cr3(const struct vcpu *v);        /* the page-table root, bits 51:12 */
+bool pmu_arch_guest_halted(const struct vcpu *v);         /* the next entry resumes a HLT */
+/* Where the guest's SYSCALL instruction jumps (its IA32_LSTAR). */
+uint64_t pmu_arch_guest_syscall_entry(const struct vcpu *v);
+/* Walks the guest's frame-pointer chain from rbp (user or kernel half
+ * by `kernel`), every read checked against the guest's page tables and
+ * the domain's memory: at most depth return addresses into out, returns
+ * how many. NMI-safe. */
+unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rbp, bool kernel,
+                                  unsigned int depth, uint64_t *out);
+/* TSC at v's last VM exit. */
+uint64_t pmu_arch_exit_tsc(const struct vcpu *v);
+
+/* ---- The shared VM-exit timer (guest TSC ticks) ---- */
+void pmu_arch_timer_request(struct vcpu *v, enum pmu_timer t, uint64_t ticks);
+void pmu_arch_timer_cancel(struct vcpu *v, enum pmu_timer t);
+bool pmu_arch_timer_expired(const struct vcpu *v, enum pmu_timer t);
+/* Ticks the VM entry instruction takes off the timer before the first
+ * guest instruction (1 in Bochs, 0 on hardware). */
+void pmu_arch_timer_entry_ticks(unsigned int ticks);
+
+/* ---- The next VM entry of v ---- */
+/* Writes the plan's IA32_PERF_GLOBAL_CTRL values (guest and host) and
+ * ORs its DEBUGCTL bits into the guest's, for the hardware backend. */
+void pmu_arch_entry_plan(struct vcpu *v, const struct pmu_entry_plan *plan);
+
+/* ---- What the hardware offers (constant for the run) ---- */
+bool pmu_arch_has_global_ctrl_switch(void);   /* VM entry/exit load GLOBAL_CTRL */
+bool pmu_arch_has_guest_timer(void);          /* the timer, and its value saved at exits */
+uint64_t pmu_arch_perf_capabilities(void);    /* IA32_PERF_CAPABILITIES, 0 if absent */
+const struct pmu_msr_ops *pmu_arch_msr(void);     /* the PMU MSRs, faults reported */
+
+/* ---- NMIs and LVTPC ---- */
+/* Sends this CPU an NMI by its APIC ID (physical destination). */
+void pmu_arch_send_nmi(uint32_t apic_id);
+/* NMI context: a guest NMI arrived while Vertigo ran on v's CPU; v gets
+ * it as soon as it can take it. */
+void pmu_arch_queue_guest_nmi(struct vcpu *v);
+/* Takes v's CPU's LVTPC for Vertigo with `value` (guest writes to it
+ * go to a shadow from now on), and whether that happened. */
+void pmu_arch_lvtpc_claim(struct vcpu *v, uint32_t value);
+bool pmu_arch_lvtpc_owned(const struct vcpu *v);
+const struct pmu_lvtpc_ops *pmu_arch_lvtpc(void);  /* this CPU's LVTPC register */
+
+/* ---- This CPU ---- */
+unsigned int pmu_arch_cpu_index(void);
+uint32_t pmu_arch_apic_id(void);
+uint64_t pmu_arch_tsc(void);
+/* The single-step area (boot/percpu_step.h) of this CPU and of CPU
+ * `cpu`, which the #DB fast path updates. */
+struct percpu_step *pmu_arch_this_step_area(void);
+struct percpu_step *pmu_arch_step_area(unsigned int cpu);
+/* Sets or clears EFLAGS.TF of the running code (SDM Vol. 3B 18.3.1.4:
+ * the POPF that sets it traps after the next instruction). */
+void pmu_arch_single_step(bool on);
+/* Walks Vertigo's own frame-pointer chain from rbp, reading only its
+ * image: at most depth return addresses into out, returns how many. */
+unsigned int pmu_arch_hypervisor_stack(uint64_t rbp, unsigned int depth, uint64_t *out);
+
+#endif

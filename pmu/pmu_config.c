@@ -1,0 +1,131 @@
+/* Reading the run's PMU configuration (see pmu/pmu_config.h). */
+#include "pmu/pmu_config.h"
+
+#include "boot/platform.h"
+#include "pmu/pmu_arch.h"
+#include "pmu/pmu_log_desc.h"
+#include "pmu/pmu_probe.h"
+#include "vmm/cmdline.h"
+#include "vmm/console.h"
+#include "vmm/hv_cmdline.h"
+#include "vmm/log_hv.h"
+#include "vmm/mem.h"
+
+#define OPTION_MAX 32u
+/* Bochs starts the VMX-preemption timer inside VMLAUNCH/VMRESUME and that
+ * instruction's retirement is its first tick ("timer value 100000 exited
+ * after 100061 ticks, entry/exit included"). */
+#define BOCHS_ENTRY_TIMER_TICKS 1u
+
+struct pmu_config pmu_config;
+
+static enum pmu_choice read_choice(const char *cmdline)
+{
+    char value[OPTION_MAX];
+    enum pmu_choice choice = PMU_CHOICE_AUTO;
+    if (cmdline_get(cmdline, "pmu", value, sizeof(value)) && !pmu_choice_parse(value, &choice))
+        printk("pmu: warning: bad option pmu=%s (auto, hw, soft, off); using auto\n", value);
+    return choice;
+}
+
+static uint64_t read_u64_option(const char *cmdline, const char *key, uint64_t dflt, uint64_t min)
+{
+    char value[OPTION_MAX];
+    uint64_t v;
+    if (!cmdline_get(cmdline, key, value, sizeof(value)))
+        return dflt;
+    if (!cmdline_parse_u64(value, &v) || v < min) {
+        printk("pmu: warning: bad option %s=%s; using %lu\n", key, value, dflt);
+        return dflt;
+    }
+    return v;
+}
+
+static void announce_backend(enum pmu_choice choice)
+{
+    switch (pmu_config.backend) {
+    case PMU_SESSION_HW:
+        printk("pmu: using the hardware backend (architectural PMU v%u)\n",
+               pmu_config.desc.version);
+        break;
+    case PMU_SESSION_SOFT:
+        printk("pmu: using the software backend (%s)\n", pmu_config.tsc_counts_instructions
+               ? "exact instruction counts in Bochs" : "cycle-based events only: guest TSC time");
+        break;
+    case PMU_SESSION_NONE:
+        printk("pmu: no PMU backend (%s)\n", choice == PMU_CHOICE_OFF ? "pmu=off"
+               : "pmu=hw needs a PMU that counts and the load IA32_PERF_GLOBAL_CTRL controls");
+        break;
+    }
+}
+
+/* The backend b needs hardware features beyond the PMU itself. */
+static enum pmu_session_backend check_backend(enum pmu_session_backend b)
+{
+    if (b == PMU_SESSION_HW && !pmu_arch_has_global_ctrl_switch()) {
+        printk("pmu: the VM-entry/exit \"load IA32_PERF_GLOBAL_CTRL\" controls are missing\n");
+        return PMU_SESSION_NONE;
+    }
+    if (b == PMU_SESSION_SOFT && !pmu_arch_has_guest_timer()) {
+        printk("pmu: the software backend needs the VMX-preemption timer and its save control\n");
+        return PMU_SESSION_NONE;
+    }
+    return b;
+}
+
+void pmu_config_caps(struct pmu_event_caps *caps)
+{
+    if (pmu_config.backend == PMU_SESSION_HW)
+        pmu_event_caps_hw(caps, &pmu_config.desc);
+    else
+        pmu_event_caps_soft(caps, pmu_config.tsc_counts_instructions);
+}
+
+static void parse_events(const char *cmdline)
+{
+    struct pmu_config *c = &pmu_config;
+    char text[PMU_SESSION_EVENTS_MAX];
+    struct pmu_event_caps caps;
+    struct pmu_event_error err;
+
+    if (c->backend == PMU_SESSION_NONE || !cmdline_get(cmdline, "pmu.events", text, sizeof(text)))
+        return;
+    pmu_config_caps(&caps);
+    if (pmu_event_list_parse(text, &caps, &c->list, &err) != PMU_EVERR_NONE) {
+        char msg[128];
+        pmu_event_error_format(&err, msg, sizeof(msg));
+        printk("pmu: no counting session: %s\n", msg);
+        return;
+    }
+    c->has_events = c->list.count > 0;
+    memcpy(c->count_text, text, sizeof(text));
+    printk("pmu: counting session: %s (%u events", text, c->list.count);
+    if (c->backend == PMU_SESSION_SOFT)
+        printk(", step %lu ticks", c->step_ticks);
+    if (c->period)
+        printk(", period %lu", c->period);
+    printk(")\n");
+}
+
+void pmu_config_ensure(void)
+{
+    struct pmu_config *c = &pmu_config;
+    if (c->configured)
+        return;
+    const char *cmdline = hv_cmdline();
+    enum pmu_choice choice = read_choice(cmdline);
+    enum pmu_verdict verdict = pmu_probe_result(&c->desc);
+
+    c->tsc_counts_instructions = platform_is_emulator();
+    c->backend = check_backend(pmu_session_decide(choice, verdict));
+    c->step_ticks = read_u64_option(cmdline, "pmu.step", PMU_SESSION_DEFAULT_STEP, 1);
+    c->period = read_u64_option(cmdline, "pmu.period", 0, 0);
+    pmu_session_set_current(c->backend);
+    struct log_pmu_desc log_pmu = pmu_log_desc(verdict, &c->desc, c->backend);
+    log_hv_set_pmu(&log_pmu);       /* the stream header names the backend */
+    if (c->tsc_counts_instructions)
+        pmu_arch_timer_entry_ticks(BOCHS_ENTRY_TIMER_TICKS);
+    announce_backend(choice);
+    parse_events(cmdline);
+    c->configured = true;
+}

@@ -1,0 +1,42 @@
+/* The run's PMU configuration, read once from Vertigo's command line when
+ * the first VCPU starts (pmu/pmu_session.h lists the options): the backend
+ * (pmu=), the counting session every VCPU runs (pmu.events=, pmu.period=)
+ * and the software backend's step (pmu.step=). */
+#ifndef PMU_PMU_CONFIG_H
+#define PMU_PMU_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu/pmu_desc.h"
+#include "pmu/pmu_events.h"
+#include "pmu/pmu_session.h"
+
+struct pmu_config {
+    bool configured;
+    enum pmu_session_backend backend;
+    struct pmu_desc desc;               /* the probed PMU (hardware backend) */
+    bool tsc_counts_instructions;       /* one TSC tick is one instruction (Bochs) */
+    bool has_events;                    /* a counting session runs */
+    struct pmu_event_list list;         /* its events */
+    char count_text[PMU_SESSION_EVENTS_MAX];    /* pmu.events= as given */
+    uint64_t step_ticks;                /* pmu.step= */
+    uint64_t period;                    /* pmu.period= (0: count only) */
+};
+
+extern struct pmu_config pmu_config;
+
+/* Reads the configuration unless done already: probes the backend, prints
+ * the choice ("pmu: using ...") and parses the counting session. */
+void pmu_config_ensure(void);
+
+/* The events the run's backend can count. */
+void pmu_config_caps(struct pmu_event_caps *caps);
+
+/* True if the software backend runs. Inline: the exit path asks. */
+static inline bool pmu_config_soft(void)
+{
+    return pmu_config.backend == PMU_SESSION_SOFT;
+}
+
+#endif

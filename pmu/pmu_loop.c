@@ -1,0 +1,61 @@
+/* The PMU in the VM-exit loop (pmu/pmu_loop.h) and the core's hooks
+ * (vmm/pmu_hooks.h): each call runs the sampling layer and the counting
+ * session's run-time wiring in their order. */
+#include "pmu/pmu_loop.h"
+
+#include "pmu/pmu_run.h"
+#include "pmu/pmu_session.h"
+#include "pmu/pmu_step.h"
+#include "pmu/sample_nmi.h"
+#include "pmu/sample_session.h"
+#include "vmm/pmu_hooks.h"
+
+void pmu_vcpu_start(struct vcpu *v)
+{
+    pmu_step_set_sampler(sample_hypervisor_step);
+    pmu_run_vcpu_start(v);
+    sample_vcpu_start(v);
+}
+
+void pmu_before_entry(struct vcpu *v)
+{
+    sample_before_entry(v);
+    pmu_run_before_entry(v);
+}
+
+void pmu_after_exit(struct vcpu *v, uint64_t guest_ticks)
+{
+    pmu_run_after_exit(v, guest_ticks);
+    sample_after_exit(v);
+}
+
+void pmu_exit_handled(struct vcpu *v, uint32_t exit_reason)
+{
+    swevent_count_exit(&v->pmu.sw, exit_reason);
+}
+
+void pmu_emulated_instruction(struct vcpu *v)
+{
+    pmu_run_emulated_instruction(v);
+}
+
+bool pmu_nmi_exit(struct vcpu *v)
+{
+    return sample_nmi_exit(v);
+}
+
+bool pmu_nmi_root(const struct trap_frame *frame)
+{
+    return sample_nmi_root(frame);
+}
+
+void pmu_domain_stopping(const struct domain *d)
+{
+    pmu_run_domain_end(d);
+}
+
+void pmu_domain_report(const struct domain *d)
+{
+    sample_report(d);
+    pmu_session_report(d);
+}

@@ -1,0 +1,52 @@
+/* The PMU in the VM-exit loop: the calls the VT-x run loop (vmx/) makes,
+ * per VCPU, on the VCPU's own CPU. Everything they decide is pmu/'s; the
+ * hardware operations they need come back through pmu/pmu_arch.h.
+ *
+ *   pmu_vcpu_start         once, after the VMCS is built (the first call
+ *                          also reads the PMU configuration and starts the
+ *                          command line's sampling session)
+ *   pmu_before_entry       before every VM entry (after the NMI injection
+ *                          is decided, before the timer is loaded)
+ *   pmu_after_exit         after every VM exit, with the guest ticks the
+ *                          shared timer measured
+ *   pmu_exit_handled       after the exit handler returned
+ *   pmu_emulated_instruction  when the handler emulated the guest's
+ *                          instruction and pmu_counts_emulation says the
+ *                          counts need it
+ * Without a session every call but the software-event count returns at
+ * once. */
+#ifndef PMU_PMU_LOOP_H
+#define PMU_PMU_LOOP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmm/hypercall.h"
+#include "vmm/vcpu.h"
+
+void pmu_vcpu_start(struct vcpu *v);
+void pmu_before_entry(struct vcpu *v);
+void pmu_after_exit(struct vcpu *v, uint64_t guest_ticks);
+
+/* Counts the exit (its full exit reason) as a software event. */
+void pmu_exit_handled(struct vcpu *v, uint32_t exit_reason);
+
+/* True if v's counters must see the instructions exit handlers emulate
+ * (CPUID, MSR, I/O, VMCALL, ...). Inline: asked after every exit. */
+static inline bool pmu_counts_emulation(const struct vcpu *v)
+{
+    return v->pmu.counting;
+}
+
+/* The handler emulated one guest instruction (it moved RIP past it). */
+void pmu_emulated_instruction(struct vcpu *v);
+
+/* NMI VM exit of v, NMIs already unblocked in root: true if the NMI was
+ * Vertigo's (a PMI or a kick), false if it is the guest's. */
+bool pmu_nmi_exit(struct vcpu *v);
+
+/* The PMU and sampling hypercalls for v (VERTIGO_HC_PMU_READ/_STEP,
+ * VERTIGO_HC_SESSION_START/_STOP, VERTIGO_HC_SYMBOLS). */
+const struct hypercall_pmu *pmu_hypercalls(struct vcpu *v);
+
+#endif

@@ -1,0 +1,252 @@
+/* The counting session in the VM-exit loop (see pmu/pmu_run.h and
+ * docs/pmu.md "Wiring"). */
+#include "pmu/pmu_run.h"
+
+#include "pmu/pmu_config.h"
+#include "pmu/pmu_cpu.h"
+#include "pmu/pmu_pmi.h"
+#include "pmu/pmu_soft.h"
+#include "pmu/pmu_step.h"
+#include "vmm/console.h"
+#include "vmm/mem.h"
+
+/* ---- Starting a VCPU ---------------------------------------------------- */
+
+enum pmu_status pmu_run_program(struct vcpu *v, const struct pmu_event_list *list,
+                                const uint64_t *periods)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    enum pmu_status st = pmu_cpu_backend_init(v->cpu, &p->be);
+    if (st != PMU_OK)
+        return st;
+    pmu_ctx_init(&p->ctx, list, periods);
+    st = p->be.ops->program(p->be.self, &p->ctx);
+    if (st == PMU_OK)
+        st = p->be.ops->load(p->be.self, &p->ctx);
+    if (st == PMU_OK)
+        pmu_pmi_arm(v);
+    return st;
+}
+
+void pmu_run_vcpu_start(struct vcpu *v)
+{
+    pmu_config_ensure();        /* VCPU 0 starts before any AP's VCPU */
+    memset(&v->pmu, 0, sizeof(v->pmu));
+    swevent_add(&v->pmu.sw, SWEVENT_VCPU_SWITCHES, 1);
+    if (!pmu_config.has_events)
+        return;
+    uint64_t periods[PMU_EVENT_LIST_MAX];
+    for (unsigned int i = 0; i < PMU_EVENT_LIST_MAX; i++)
+        periods[i] = pmu_config.period;
+    enum pmu_status st = pmu_run_program(v, &pmu_config.list, periods);
+    if (st != PMU_OK) {
+        printk("pmu: vcpu %u: no counting: %s\n", v->id, pmu_status_text(st));
+        v->pmu.be.ops = NULL;
+        return;
+    }
+    v->pmu.counting = true;
+    v->pmu.count_events = pmu_config.list.count;
+}
+
+/* ---- Around each VM entry and exit -------------------------------------- */
+
+/* The backend operations that run at every VM entry and exit. The
+ * software backend's entry and exit are inline (pmu/pmu_soft.h) and its
+ * other operations are named through its constant table, which the
+ * compiler (with LTO) resolves to direct calls; the hardware backend's go
+ * through the VCPU's table. */
+static struct pmu_soft *soft_of(struct vcpu_pmu *p)
+{
+    return p->be.self;
+}
+
+static uint32_t backend_exit(struct vcpu_pmu *p, uint64_t guest_ticks)
+{
+    if (pmu_config_soft())
+        return pmu_soft_exit(soft_of(p), &p->ctx, guest_ticks);
+    return p->be.ops->exit(p->be.self, &p->ctx, guest_ticks);
+}
+
+static uint32_t backend_overflow(struct vcpu_pmu *p)
+{
+    if (pmu_config_soft())
+        return pmu_ctx_take_overflows(&p->ctx);     /* pmu_soft_ops.overflow */
+    return p->be.ops->overflow(p->be.self, &p->ctx);
+}
+
+static void backend_emulated_instruction(struct vcpu_pmu *p)
+{
+    if (pmu_config_soft())
+        pmu_soft_ops.emulated_instruction(p->be.self, &p->ctx, p->exit_cpl);
+    else
+        p->be.ops->emulated_instruction(p->be.self, &p->ctx, p->exit_cpl);
+}
+
+void pmu_run_count_overflows(struct vcpu *v, uint32_t mask)
+{
+    for (; mask; mask &= mask - 1)
+        v->pmu.overflows++;
+}
+
+/* Software: every entry gets a deadline, at most one step, so halted time
+ * a step may contain is bounded and every run is measured by the timer. */
+static void soft_plan_entry(struct vcpu *v, unsigned int cpl)
+{
+    struct pmu_soft *soft = soft_of(&v->pmu);
+    uint64_t step = soft->config.step_ticks;
+    uint64_t deadline = pmu_soft_enter(soft, &v->pmu.ctx, cpl);
+    pmu_arch_timer_request(v, PMU_TIMER_STEP, deadline < step ? deadline : step);
+}
+
+/* The step granularity the guest can change (VERTIGO_HC_PMU_STEP) applies
+ * to user mode; the kernel always runs at pmu.step, so a fine user step
+ * never makes the guest's interrupt handlers crawl. Without a user step
+ * the backend keeps pmu.step (set at its start and by the hypercall). */
+static void soft_choose_step(struct vcpu *v, unsigned int cpl)
+{
+    if (!v->pmu.user_step_ticks)
+        return;
+    soft_of(&v->pmu)->config.step_ticks = cpl ? v->pmu.user_step_ticks
+                                              : pmu_config.step_ticks;
+}
+
+/* A session that ended must not leave its expired deadline behind (every
+ * entry would exit at once), nor hardware counters enabled by the last
+ * GLOBAL_CTRL values of the entry controls. */
+static void plan_idle(struct vcpu *v)
+{
+    pmu_arch_timer_cancel(v, PMU_TIMER_STEP);
+    if (pmu_config.backend == PMU_SESSION_HW) {
+        struct pmu_entry_plan off = { 0 };
+        pmu_arch_entry_plan(v, &off);
+    }
+}
+
+static void plan_entry(struct vcpu *v)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    struct pmu_entry_plan plan;
+    if (!p->counting) {
+        plan_idle(v);
+        return;
+    }
+    unsigned int cpl = pmu_arch_guest_cpl(v);
+    p->entered_halted = pmu_arch_guest_halted(v);
+    if (pmu_config_soft()) {
+        soft_choose_step(v, cpl);
+        soft_plan_entry(v, cpl);
+        return;
+    }
+    p->be.ops->enter(p->be.self, &p->ctx, cpl, &plan);
+    pmu_arch_entry_plan(v, &plan);
+}
+
+/* Counts Vertigo's time since the exit for counters with :h where it is
+ * not single-stepped (counting only): the TSC difference. */
+static void soft_hypervisor_time(struct vcpu *v)
+{
+    struct pmu_ctx *ctx = &v->pmu.ctx;
+    if (!pmu_config_soft() || !ctx->count_hypervisor)
+        return;
+    pmu_soft_hypervisor_ticks(ctx, pmu_arch_tsc() - pmu_arch_exit_tsc(v));
+    pmu_run_count_overflows(v, pmu_ctx_take_overflows(ctx));
+}
+
+void pmu_run_before_entry(struct vcpu *v)
+{
+    bool stepping = pmu_step_armed(v);
+    if (stepping)
+        pmu_run_count_overflows(v, pmu_step_pause(v));
+    else if (v->pmu.counting)
+        soft_hypervisor_time(v);
+    plan_entry(v);
+    if (stepping)
+        pmu_run_count_overflows(v, pmu_step_resume(v));
+}
+
+/* A one-tick step that began in user mode and ended in kernel mode either
+ * executed a user SYSCALL (the guest now stands at IA32_LSTAR's target) or
+ * took an interrupt or fault first and then ran one kernel instruction:
+ * Bochs delivers pending events at the instruction boundary before the
+ * step's instruction. The tick is the kernel's in the second case. */
+static void correct_step_mode(struct vcpu *v, uint64_t guest_ticks)
+{
+    struct pmu_ctx *ctx = &v->pmu.ctx;
+    if (guest_ticks != 1 || ctx->entry_cpl == 0 || v->pmu.exit_cpl != 0)
+        return;
+    if (pmu_arch_guest_rip(v) != pmu_arch_guest_syscall_entry(v))
+        ctx->entry_cpl = 0;
+}
+
+/* Software backend: the overflow is found here, at the exact point; the
+ * sampling ones go on as a PMI (pmu/pmu_pmi.h). The hardware backend's
+ * PMI comes from LVTPC and is taken in the NMI path. */
+static void take_overflows(struct vcpu *v)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    uint32_t mask = backend_overflow(p);
+    if (mask & p->sample_mask)
+        pmu_pmi_raise(mask & p->sample_mask);
+    pmu_run_count_overflows(v, mask);
+}
+
+/* The guest's run since the entry: its ticks to the counters (software
+ * backend), overflows taken. */
+static void account_guest(struct vcpu *v, uint64_t guest_ticks)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    p->exit_cpl = (uint8_t)pmu_arch_guest_cpl(v);
+    if (!p->counting)
+        return;
+    if (pmu_config_soft()) {
+        if (p->entered_halted) {
+            p->halted_ticks += guest_ticks;     /* idle: not guest work */
+            guest_ticks = 0;
+        }
+        correct_step_mode(v, guest_ticks);
+    }
+    if (backend_exit(p, guest_ticks))
+        take_overflows(v);
+}
+
+void pmu_run_after_exit(struct vcpu *v, uint64_t guest_ticks)
+{
+    bool stepping = pmu_step_armed(v);
+    if (stepping)
+        pmu_run_count_overflows(v, pmu_step_exit_begin(v));
+    account_guest(v, guest_ticks);
+    if (stepping)
+        pmu_run_count_overflows(v, pmu_step_resume(v));
+}
+
+void pmu_run_emulated_instruction(struct vcpu *v)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    bool stepping = pmu_step_armed(v);
+    if (stepping)
+        pmu_run_count_overflows(v, pmu_step_pause(v));
+    backend_emulated_instruction(p);
+    if (p->ctx.overflow_pending)
+        take_overflows(v);
+    if (stepping)
+        pmu_run_count_overflows(v, pmu_step_resume(v));
+}
+
+/* ---- Questions of the NMI path and the end of the domain ------------------ */
+
+bool pmu_run_root_pmi_is_hypervisor(const struct vcpu *v)
+{
+    return pmu_config.backend == PMU_SESSION_HW && v->pmu.counting &&
+           v->pmu.ctx.count_hypervisor;
+}
+
+void pmu_run_domain_end(const struct domain *d)
+{
+    struct vcpu *self = pmu_this_cpu()->vcpu;
+    if (self && pmu_step_armed(self)) {
+        pmu_run_count_overflows(self, pmu_step_pause(self));
+        pmu_step_arm(self, false);
+    }
+    for (unsigned int i = 0; i < d->vcpu_count; i++)
+        pmu_step_report(&d->vcpus[i]);
+}

@@ -1,0 +1,30 @@
+/* A VCPU's PMU state, embedded in struct vcpu (vmm/vcpu.h) and opened only
+ * by pmu/: what it counts, its software events, the backend of the CPU it
+ * runs on, and the sampling session applied to it. */
+#ifndef PMU_PMU_VCPU_H
+#define PMU_PMU_VCPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu/pmu.h"
+
+struct vcpu_pmu {
+    struct pmu_ctx ctx;
+    struct swevent_counts sw;       /* counted on every exit, session or not */
+    struct pmu_backend be;          /* ops NULL: no session on this VCPU */
+    bool counting;                  /* a session runs on this VCPU */
+    bool entered_halted;            /* the last entry resumed a halted guest */
+    uint8_t exit_cpl;               /* guest CPL at the last exit */
+    uint64_t user_step_ticks;       /* software step while in user mode */
+    uint64_t halted_ticks;          /* guest ticks not counted: the VCPU was halted */
+    uint64_t overflows;             /* overflows detected */
+    /* Sampling session (pmu/sample_session.c) */
+    unsigned int count_events;      /* ctx events of the counting session (pmu.events) */
+    uint32_t sample_mask;           /* bit i: ctx counter i samples on overflow */
+    uint32_t sample_generation;     /* session generation applied to this VCPU */
+    uint32_t stack_depth;           /* return addresses per sample */
+    uint64_t timer_ticks;           /* timer sampling: guest ticks per sample, 0: off */
+};
+
+#endif

@@ -1,0 +1,144 @@
+/* A sampling session's events on a VCPU's context (see pmu/sample_apply.h). */
+#include "pmu/sample_apply.h"
+
+#include "pmu/pmu_config.h"
+#include "pmu/pmu_run.h"
+#include "pmu/pmu_soft.h"
+#include "pmu/pmu_step.h"
+#include "vmm/console.h"
+#include "vmm/format.h"
+#include "vmm/mem.h"
+
+/* "COUNTING,SAMPLING" (either may be empty) into out. */
+static void join_events(const char *sampling, char *out, size_t size)
+{
+    size_t max = size - 1 < sizeof(pmu_config.count_text) ? size - 1
+                                                           : sizeof(pmu_config.count_text);
+    size_t n = strnlen(pmu_config.count_text, max);
+    memcpy(out, pmu_config.count_text, n);
+    if (sampling && sampling[0]) {
+        if (n && n + 1 < size)
+            out[n++] = ',';
+        size_t m = strnlen(sampling, size - 1 - n);
+        memcpy(out + n, sampling, m);
+        n += m;
+    }
+    out[n] = '\0';
+}
+
+/* The sampled event i (its position in the joined list) can sample here. */
+static bool can_sample(const struct pmu_event *ev, unsigned int i, char *why,
+                       unsigned int why_size)
+{
+    if (ev->source != PMU_EVENT_HW) {
+        fmt_snprintf(why, why_size, "event %u \"%s\": a software event cannot sample", i,
+                     ev->name);
+        return false;
+    }
+    if (ev->hypervisor && pmu_config_soft() && !pmu_config.tsc_counts_instructions) {
+        fmt_snprintf(why, why_size, "event %u \"%s\": the software PMU samples the "
+                     "hypervisor (:h) only where a TSC tick is an instruction (Bochs)",
+                     i, ev->name);
+        return false;
+    }
+    return true;
+}
+
+static bool parse_joined(const char *sampling, struct pmu_event_list *list, char *why,
+                         unsigned int why_size)
+{
+    char text[2 * PMU_SESSION_EVENTS_MAX];
+    struct pmu_event_caps caps;
+    struct pmu_event_error err;
+    unsigned int counted = pmu_config.list.count;
+    if (pmu_config.backend == PMU_SESSION_NONE) {
+        fmt_snprintf(why, why_size, "no PMU backend");
+        return false;
+    }
+    join_events(sampling, text, sizeof(text));
+    pmu_config_caps(&caps);
+    if (pmu_event_list_parse(text, &caps, list, &err) != PMU_EVERR_NONE) {
+        err.index -= err.index >= counted ? counted : 0;
+        pmu_event_error_format(&err, why, why_size);
+        return false;
+    }
+    for (unsigned int i = counted; i < list->count; i++)
+        if (!can_sample(&list->events[i], i - counted, why, why_size))
+            return false;
+    return true;
+}
+
+bool sample_check(const char *events, char *why, unsigned int why_size)
+{
+    struct pmu_event_list list;
+    pmu_config_ensure();
+    return parse_joined(events, &list, why, why_size);
+}
+
+/* Carries the counting session's counts across the re-programming. */
+static void save_counts(const struct vcpu *v, uint64_t *counts)
+{
+    const struct vcpu_pmu *p = &v->pmu;
+    for (unsigned int i = 0; i < p->count_events; i++)
+        counts[i] = p->counting ? pmu_read_event(&p->be, &p->ctx, &p->sw, i) : 0;
+}
+
+static void restore_counts(struct vcpu *v, const uint64_t *counts)
+{
+    struct pmu_ctx *ctx = &v->pmu.ctx;
+    for (unsigned int i = 0; i < v->pmu.count_events; i++)
+        if (ctx->counters[i].event.source == PMU_EVENT_HW)
+            ctx->counters[i].accum += counts[i];
+}
+
+static bool program(struct vcpu *v, const struct pmu_event_list *list, uint64_t period)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    uint64_t periods[PMU_EVENT_LIST_MAX], counts[PMU_EVENT_LIST_MAX];
+    unsigned int counted = pmu_config.list.count;
+    save_counts(v, counts);
+    for (unsigned int i = 0; i < PMU_EVENT_LIST_MAX; i++)
+        periods[i] = i < counted ? pmu_config.period : period;
+    enum pmu_status st = pmu_run_program(v, list, periods);
+    if (st != PMU_OK) {
+        printk("pmu: vcpu %u: no sampling: %s\n", v->id, pmu_status_text(st));
+        p->be.ops = NULL;
+        p->counting = false;
+        return false;
+    }
+    p->count_events = counted;
+    restore_counts(v, counts);
+    p->counting = true;
+    for (unsigned int i = counted; i < list->count; i++)
+        p->sample_mask |= 1u << i;
+    return true;
+}
+
+bool sample_apply(struct vcpu *v, const char *events, uint64_t period)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    struct pmu_event_list list;
+    char why[128];
+    bool sampling = events && events[0];
+
+    if (pmu_step_armed(v)) {
+        pmu_run_count_overflows(v, pmu_step_pause(v));  /* its steps into the old counts */
+        pmu_step_arm(v, false);
+    }
+    p->sample_mask = 0;
+    if (!pmu_config.configured || pmu_config.backend == PMU_SESSION_NONE)
+        return !sampling;
+    if (!pmu_config.has_events && !sampling) {
+        p->counting = false;
+        return true;
+    }
+    if (!parse_joined(events, &list, why, sizeof(why))) {
+        printk("pmu: vcpu %u: no sampling: %s\n", v->id, why);
+        return false;
+    }
+    if (!program(v, &list, period))
+        return false;
+    if (pmu_config_soft() && pmu_soft_samples_hypervisor(&p->ctx))
+        pmu_step_arm(v, true);
+    return true;
+}

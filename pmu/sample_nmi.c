@@ -1,0 +1,173 @@
+/* Vertigo's NMIs and the samples they write (see pmu/sample_nmi.h). */
+#include "pmu/sample_nmi.h"
+
+#include "pmu/pmu_arch.h"
+#include "pmu/pmu_cpu.h"
+#include "pmu/pmu_pmi.h"
+#include "pmu/pmu_run.h"
+#include "vmm/log_emit.h"
+#include "vmm/log_hv.h"
+
+#define KERNEL_CPL 0u
+
+static uint64_t logged;         /* by the current session, all CPUs */
+
+uint64_t sample_logged(void)
+{
+    return __atomic_load_n(&logged, __ATOMIC_RELAXED);
+}
+
+void sample_logged_reset(void)
+{
+    __atomic_store_n(&logged, 0, __ATOMIC_RELAXED);
+}
+
+/* ---- Writing samples (NMI context) --------------------------------------- */
+
+/* The per-PMI steps below are forced inline into record_measured: their
+ * calls cost more than their bodies on the per-sample path. */
+#define SAMPLE_INLINE static inline __attribute__((always_inline))
+
+SAMPLE_INLINE void emit_sample(struct pmu_cpu *c, const struct log_sample *s)
+{
+    struct log_ring *ring = log_hv_ring();
+    if (ring && log_emit_sample(ring, pmu_arch_tsc(), s)) {
+        c->stats.samples_logged++;
+        __atomic_fetch_add(&logged, 1, __ATOMIC_RELAXED);
+    } else {
+        c->stats.samples_dropped++;
+    }
+}
+
+SAMPLE_INLINE void emit_per_event(struct pmu_cpu *c, struct log_sample *s, uint32_t mask)
+{
+    for (; mask; mask &= mask - 1) {
+        unsigned int bit = (unsigned int)__builtin_ctz(mask);
+        s->event = (1u << bit) == PMU_PENDING_TIMER ? SAMPLE_EVENT_TIMER : bit;
+        emit_sample(c, s);
+    }
+}
+
+/* The guest state of the last exit: where the guest stood (the software
+ * backend stops the guest exactly at the overflow point). */
+SAMPLE_INLINE void record_guest(struct pmu_cpu *c, struct vcpu *v, uint32_t mask)
+{
+    struct log_sample s;        /* stack[] past depth is never read: not cleared */
+    s.domain = v->domain->id;
+    s.vcpu = v->id;
+    s.has_cr3 = true;
+    s.depth = 0;
+    unsigned int cpl = pmu_arch_guest_cpl(v);
+    s.mode = cpl == KERNEL_CPL ? LOG_MODE_GUEST_KERNEL : LOG_MODE_GUEST_USER;
+    s.rip = pmu_arch_guest_rip(v);
+    s.cr3 = pmu_arch_guest_cr3(v);
+    if (v->pmu.stack_depth)
+        s.depth = pmu_arch_guest_stack(v, v->regs.rbp, cpl == KERNEL_CPL, v->pmu.stack_depth,
+                                       s.stack);
+    emit_per_event(c, &s, mask);
+}
+
+/* A PMI that interrupted Vertigo for a context counting the hypervisor. */
+static void record_hypervisor(struct pmu_cpu *c, const struct vcpu *v,
+                              const struct trap_frame *f, uint32_t mask)
+{
+    struct log_sample s = { .mode = LOG_MODE_HYPERVISOR, .rip = f->rip };
+    if (v) {
+        s.domain = v->domain->id;
+        s.vcpu = v->id;
+    }
+    emit_per_event(c, &s, mask);
+}
+
+/* ---- The cost of the NMI path, on one PMI in SAMPLE_COST_EVERY ---------- */
+
+/* Counts this PMI; if it is a measured one, returns where its path
+ * started (when it was raised, else now) and 0 otherwise. */
+static uint64_t cost_start(struct pmu_cpu *c)
+{
+    struct sample_cost *cost = &c->cost;
+    bool measured = sample_cost_measures_next(cost);
+    cost->seen++;
+    if (!measured)
+        return 0;
+    uint64_t raised = cost->raised_tsc;
+    cost->raised_tsc = 0;
+    return raised ? raised : pmu_arch_tsc();
+}
+
+static void cost_add(struct pmu_cpu *c, uint64_t start_tsc, uint64_t record_tsc)
+{
+    struct sample_cost *cost = &c->cost;
+    uint64_t now = pmu_arch_tsc();
+    cost->pmis++;
+    cost->path_cycles += now - start_tsc;
+    cost->record_cycles += now - record_tsc;
+}
+
+/* Writes the samples of mask, measuring the path if this PMI is measured. */
+static void record_measured(struct pmu_cpu *c, uint64_t start_tsc, struct vcpu *v,
+                            const struct trap_frame *f, uint32_t mask)
+{
+    uint64_t record_tsc = start_tsc ? pmu_arch_tsc() : 0;
+    c->stats.pmis++;
+    if (v && (!f || !pmu_run_root_pmi_is_hypervisor(v)))
+        record_guest(c, v, mask);       /* counters stop at VM exit */
+    else
+        record_hypervisor(c, v, f, mask);
+    if (start_tsc)
+        cost_add(c, start_tsc, record_tsc);
+}
+
+/* ---- Whose NMI is it ------------------------------------------------------ */
+
+bool sample_nmi_exit(struct vcpu *v)
+{
+    struct pmu_cpu *c = pmu_cpu_of(v->cpu);
+    bool kicked = pmu_pmi_take_kick(c);
+    bool handled;
+    uint32_t mask = pmu_pmi_take(c, v, &handled);
+    if (!mask)
+        return kicked || handled;
+    record_measured(c, cost_start(c), v, NULL, mask);
+    return true;
+}
+
+bool sample_nmi_root(const struct trap_frame *frame)
+{
+    struct pmu_cpu *c = pmu_this_cpu();
+    struct vcpu *v = c->vcpu;
+    bool kicked = pmu_pmi_take_kick(c);
+    bool handled;
+    uint32_t mask = pmu_pmi_take(c, v, &handled);
+    if (mask) {
+        record_measured(c, cost_start(c), v, frame, mask);
+        return true;
+    }
+    if (kicked || handled)
+        return true;
+    if (v) {
+        /* A guest NMI that arrived while Vertigo ran: the entry path
+         * delivers it. */
+        pmu_arch_queue_guest_nmi(v);
+        c->stats.reflected_nmis++;
+        return true;
+    }
+    c->stats.spurious_nmis++;
+    return false;
+}
+
+/* ---- Hypervisor samples found by single-stepping (pmu/pmu_step.c) -------- */
+
+void sample_hypervisor_step(uint64_t rip, uint64_t rbp, uint32_t mask)
+{
+    struct pmu_cpu *c = pmu_this_cpu();
+    struct vcpu *v = c->vcpu;
+    if (!v)
+        return;
+    struct log_sample s = { .mode = LOG_MODE_HYPERVISOR, .rip = rip,
+                            .domain = v->domain->id, .vcpu = v->id };
+    if (v->pmu.stack_depth && rbp)
+        s.depth = pmu_arch_hypervisor_stack(rbp, v->pmu.stack_depth, s.stack);
+    c->stats.pmis++;
+    emit_per_event(c, &s, mask);
+}

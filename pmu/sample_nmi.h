@@ -1,0 +1,38 @@
+/* Vertigo's NMIs and the samples they write. A PMI (pmu/pmu_pmi.h) is a
+ * real NMI; it lands in the guest (an NMI VM exit: sample_nmi_exit) or in
+ * Vertigo (the root NMI handler: sample_nmi_root). The NMI is Vertigo's
+ * when this CPU has overflows pending, when the hardware PMU overflowed, or
+ * when another CPU kicked this one; Vertigo's NMIs write one sample record
+ * per overflowed event from NMI context, the others belong to the guest. */
+#ifndef PMU_SAMPLE_NMI_H
+#define PMU_SAMPLE_NMI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "boot/traps.h"
+#include "vmm/vcpu.h"
+
+#define SAMPLE_EVENT_TIMER 255u     /* event id of timer samples in the log */
+
+/* NMI VM exit of v (NMIs already unblocked in root): true if the NMI was
+ * Vertigo's (samples written), false if it is the guest's. */
+bool sample_nmi_exit(struct vcpu *v);
+
+/* NMI taken in root mode: writes samples if it was Vertigo's (guest state
+ * of this CPU's VCPU, or Vertigo's RIP from the frame when the sampled
+ * context counts the hypervisor), queues it for this CPU's VCPU if it is
+ * the guest's; false if it is neither (spurious). */
+bool sample_nmi_root(const struct trap_frame *frame);
+
+/* A hypervisor sample for the counters in mask of this CPU's VCPU: an
+ * overflow the single-stepper found at Vertigo's `rip`, with Vertigo's call
+ * stack from frame pointer rbp (0: none) when the session records stacks.
+ * Safe in trap and NMI context. */
+void sample_hypervisor_step(uint64_t rip, uint64_t rbp, uint32_t mask);
+
+/* Samples logged since the last reset (the current session's). */
+uint64_t sample_logged(void);
+void sample_logged_reset(void);
+
+#endif

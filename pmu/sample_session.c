@@ -1,0 +1,226 @@
+/* Sampling sessions: starting, stopping, applying them to each VCPU, timer
+ * samples and the end-of-domain statistics (see pmu/sample_session.h). */
+#include "pmu/sample_session.h"
+
+#include "boot/platform.h"
+#include "pmu/pmu_arch.h"
+#include "pmu/pmu_cpu.h"
+#include "pmu/pmu_pmi.h"
+#include "pmu/pmu_session.h"
+#include "pmu/sample_apply.h"
+#include "pmu/sample_nmi.h"
+#include "vertigo/log_format.h"
+#include "vmm/cmdline.h"
+#include "vmm/console.h"
+#include "vmm/hv_cmdline.h"
+#include "vmm/spinlock.h"
+
+#define OPTION_MAX 64u
+#define WHY_MAX    128u
+
+static struct {
+    struct spinlock lock;       /* exit paths only, never NMI context */
+    uint32_t generation;        /* bumped at every start and stop */
+    bool running;
+    bool ever;                  /* a session ran during this run */
+    struct vertigo_session params;
+    uint64_t timer_ticks;       /* guest TSC ticks per timer sample */
+} sess = { .lock = SPINLOCK_INIT };
+
+/* ---- Applying the session to a VCPU --------------------------------------- */
+
+static void log_event_names(const struct vcpu *v)
+{
+    static const char timer_name[] = "timer";
+    if (v->pmu.counting)
+        pmu_log_event_names(&v->pmu.ctx);
+    if (v->pmu.timer_ticks)
+        pmu_log_event_desc(SAMPLE_EVENT_TIMER, timer_name, sizeof(timer_name),
+                           LOG_EVENT_CODE(LOG_EVENT_SRC_TIMER, 0));
+}
+
+static void apply_session(struct vcpu *v)
+{
+    uint32_t gen = __atomic_load_n(&sess.generation, __ATOMIC_ACQUIRE);
+    if (v->pmu.sample_generation == gen)
+        return;
+    spin_lock(&sess.lock);
+    v->pmu.sample_generation = sess.generation;
+    bool on = sess.running;
+    bool timer = on && (sess.params.flags & VERTIGO_SESSION_TIMER);
+    const struct vertigo_session *p = &sess.params;
+    bool ok = sample_apply(v, on && !timer ? p->events : NULL, p->period);
+    v->pmu.stack_depth = on && ok ? p->stack_depth : 0;
+    v->pmu.timer_ticks = timer ? sess.timer_ticks : 0;
+    spin_unlock(&sess.lock);
+    if (v->pmu.timer_ticks)
+        pmu_arch_timer_request(v, PMU_TIMER_SAMPLE, v->pmu.timer_ticks);
+    else
+        pmu_arch_timer_cancel(v, PMU_TIMER_SAMPLE);
+    if (on && v->id == 0)
+        log_event_names(v);
+}
+
+void sample_before_entry(struct vcpu *v)
+{
+    apply_session(v);
+}
+
+void sample_after_exit(struct vcpu *v)
+{
+    if (!v->pmu.timer_ticks || !pmu_arch_timer_expired(v, PMU_TIMER_SAMPLE))
+        return;
+    pmu_arch_timer_request(v, PMU_TIMER_SAMPLE, v->pmu.timer_ticks);
+    pmu_pmi_raise(PMU_PENDING_TIMER);
+}
+
+/* ---- Starting and stopping -------------------------------------------------- */
+
+static void describe(const struct vertigo_session *s, const char *who)
+{
+    if (s->flags & VERTIGO_SESSION_TIMER)
+        printk("sample: session started by %s: timer at %u Hz of guest time, stack depth %u\n",
+               who, s->timer_hz, s->stack_depth);
+    else
+        printk("sample: session started by %s: %s every %lu events, stack depth %u\n", who,
+               s->events, s->period, s->stack_depth);
+}
+
+/* The session's samples can be taken on this run, else why not (printed). */
+static bool session_possible(const struct vertigo_session *s)
+{
+    char why[WHY_MAX];
+    if (s->flags & VERTIGO_SESSION_TIMER) {
+        if (platform_tsc_hz())
+            return true;
+        printk("sample: session refused: the TSC rate is unknown\n");
+        return false;
+    }
+    if (sample_check(s->events, why, sizeof(why)))
+        return true;
+    printk("sample: session refused: %s\n", why);
+    return false;
+}
+
+int64_t sample_session_start(const struct vertigo_session *s, const char *who)
+{
+    bool timer = (s->flags & VERTIGO_SESSION_TIMER) != 0;
+    if (!session_possible(s))
+        return -VERTIGO_EINVAL;
+    spin_lock(&sess.lock);
+    if (sess.running) {
+        spin_unlock(&sess.lock);
+        return -VERTIGO_EBUSY;
+    }
+    sess.params = *s;
+    sess.timer_ticks = timer ? platform_tsc_hz() / s->timer_hz : 0;
+    sess.timer_ticks = sess.timer_ticks ? sess.timer_ticks : 1;
+    sample_logged_reset();
+    sess.running = sess.ever = true;
+    __atomic_fetch_add(&sess.generation, 1u, __ATOMIC_RELEASE);
+    spin_unlock(&sess.lock);
+    describe(s, who);
+    return 0;
+}
+
+int64_t sample_session_stop(void)
+{
+    spin_lock(&sess.lock);
+    if (!sess.running) {
+        spin_unlock(&sess.lock);
+        return -VERTIGO_EINVAL;
+    }
+    sess.running = false;
+    __atomic_fetch_add(&sess.generation, 1u, __ATOMIC_RELEASE);
+    uint64_t logged = sample_logged();
+    spin_unlock(&sess.lock);
+    printk("sample: session stopped: %lu samples logged\n", logged);
+    return (int64_t)(logged & (uint64_t)INT64_MAX);
+}
+
+/* ---- The command-line session ---------------------------------------------- */
+
+static bool read_u64(const char *cmdline, const char *key, uint64_t *out)
+{
+    char value[OPTION_MAX];
+    if (!cmdline_get(cmdline, key, value, sizeof(value)))
+        return false;
+    if (!cmdline_parse_u64(value, out)) {
+        printk("sample: bad option %s=%s\n", key, value);
+        *out = UINT64_MAX;      /* refused by the session check */
+    }
+    return true;
+}
+
+static uint32_t clamp32(uint64_t v)
+{
+    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static void start_from_cmdline(void)
+{
+    const char *cmdline = hv_cmdline();
+    struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI };
+    uint64_t hz = 0, depth = 0;
+    bool events = cmdline_get(cmdline, "sample.events", s.events, sizeof(s.events));
+    if (read_u64(cmdline, "sample.hz", &hz))
+        s.flags |= VERTIGO_SESSION_TIMER;
+    if (!events && !(s.flags & VERTIGO_SESSION_TIMER))
+        return;
+    read_u64(cmdline, "sample.period", &s.period);
+    read_u64(cmdline, "sample.depth", &depth);
+    s.timer_hz = clamp32(hz);
+    s.stack_depth = clamp32(depth);
+    if (hypercall_session_check(&s)) {
+        printk("sample: no session: bad sample.* options (sample.events=LIST with "
+               "sample.period=1..2^48, or sample.hz=1..100000; sample.depth<=%u)\n",
+               VERTIGO_STACK_MAX);
+        return;
+    }
+    sample_session_start(&s, "the command line");
+}
+
+void sample_vcpu_start(struct vcpu *v)
+{
+    static bool cmdline_read;
+    struct pmu_cpu *c = pmu_cpu_of(v->cpu);
+    if (!cmdline_read) {
+        cmdline_read = true;        /* VCPU 0 starts before any AP's VCPU */
+        start_from_cmdline();
+    }
+    c->apic_id = pmu_arch_apic_id();
+    pmu_arch_timer_cancel(v, PMU_TIMER_SAMPLE);
+    __atomic_store_n(&c->vcpu, v, __ATOMIC_RELEASE);
+}
+
+/* ---- End of the domain ------------------------------------------------------- */
+
+static void report_cpu(unsigned int cpu)
+{
+    const struct pmu_cpu *c = pmu_cpu_of(cpu);
+    const struct sampler_stats *st = &c->stats;
+    const struct sample_cost *cost = &c->cost;
+    uint64_t n = cost->pmis ? cost->pmis : 1;
+    printk("sample: cpu %u: %lu PMIs, %lu samples logged, %lu dropped, %lu spurious NMIs, "
+           "%lu guest NMIs reflected from root, %lu kicks, NMI path avg %lu cycles per "
+           "PMI (%lu recording; 1 PMI in %u measured)\n", cpu, st->pmis,
+           st->samples_logged, st->samples_dropped, st->spurious_nmis, st->reflected_nmis,
+           st->kicks, cost->path_cycles / n, cost->record_cycles / n, SAMPLE_COST_EVERY);
+}
+
+void sample_report(const struct domain *d)
+{
+    if (!sess.ever)
+        return;
+    /* The other CPUs keep their contexts (no new generation): their PMU
+     * totals are reported next, and the run ends with this domain. */
+    if (sess.running) {
+        spin_lock(&sess.lock);
+        sess.running = false;
+        spin_unlock(&sess.lock);
+        printk("sample: session stopped at the end of the domain: %lu samples logged\n",
+               sample_logged());
+    }
+    for (unsigned int i = 0; i < d->vcpu_count; i++)
+        report_cpu(d->vcpus[i].cpu);
+}

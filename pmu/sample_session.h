@@ -1,0 +1,44 @@
+/* Sampling sessions. A session samples either PMU events every `period`
+ * events (overflows of the counters pmu/sample_apply.c programs) or guest
+ * time at a frequency (the shared VM-exit timer). Either way the sample is
+ * taken by a PMI that is a real NMI (pmu/pmu_pmi.h, pmu/sample_nmi.h).
+ *
+ * Sessions start from the hypervisor command line
+ *   sample.events=LIST sample.period=N [sample.depth=D]   event sampling
+ *   sample.hz=H [sample.depth=D]                          timer sampling
+ * or from the guest kernel (VERTIGO_HC_SESSION_START/STOP), and stop at
+ * the end of the domain. One session per run; each VCPU applies a session
+ * change on its own CPU between an exit and the next entry. */
+#ifndef PMU_SAMPLE_SESSION_H
+#define PMU_SAMPLE_SESSION_H
+
+#include <stdint.h>
+
+#include "vertigo/hypercall.h"
+#include "vmm/hypercall.h"
+#include "vmm/vcpu.h"
+
+/* Once per VCPU after its PMU started: makes v this CPU's sampled VCPU;
+ * the first call starts the command line's session, if any. */
+void sample_vcpu_start(struct vcpu *v);
+
+/* Before each entry: applies a session that started or stopped since v
+ * last ran. */
+void sample_before_entry(struct vcpu *v);
+
+/* After each exit: a timer sample is due when the sampling deadline passed. */
+void sample_after_exit(struct vcpu *v);
+
+/* Starts validated session s (hypercall_session_check) for `who` (printed):
+ * 0, -VERTIGO_EBUSY when one runs, -VERTIGO_EINVAL when the backend cannot
+ * sample its events or the TSC rate is unknown. */
+int64_t sample_session_start(const struct vertigo_session *s, const char *who);
+
+/* Stops the running session: the samples it logged, or -VERTIGO_EINVAL. */
+int64_t sample_session_stop(void);
+
+/* End of the domain: stops the session, prints the per-CPU sampling
+ * statistics. */
+void sample_report(const struct domain *d);
+
+#endif

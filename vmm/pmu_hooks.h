@@ -1,0 +1,26 @@
+/* What the portable core calls in pmu/, declared here and implemented
+ * once there (pmu/pmu_loop.c): the core never includes pmu/'s private
+ * headers. */
+#ifndef VMM_PMU_HOOKS_H
+#define VMM_PMU_HOOKS_H
+
+#include <stdbool.h>
+
+#include "boot/traps.h"
+
+struct domain;
+
+/* An NMI taken while Vertigo runs (NMI context): true if it was Vertigo's
+ * (samples written) or a guest's NMI queued for this CPU's VCPU; false if
+ * it is neither (spurious: the caller reports it). */
+bool pmu_nmi_root(const struct trap_frame *frame);
+
+/* The domain is ending, on the CPU that ends it: stops single-stepping
+ * Vertigo, whose steps go to the counts first. Before any report. */
+void pmu_domain_stopping(const struct domain *d);
+
+/* The domain's PMU reports: the sampling statistics and the counting
+ * session's totals, on the console and in the log. */
+void pmu_domain_report(const struct domain *d);
+
+#endif
