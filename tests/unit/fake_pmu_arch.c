@@ -1,0 +1,216 @@
+/* The fake arch hooks and services of tests/unit/fake_pmu_arch.h. */
+#include "tests/unit/fake_pmu_arch.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "boot/platform.h"
+#include "pmu/pmu_config.h"
+#include "pmu/pmu_cpu.h"
+#include "vmm/console.h"
+#include "vmm/log_hv.h"
+#include "vmm/vcpu.h"
+
+struct fake_arch fake;
+
+static void trace(const char *word)
+{
+    size_t n = strlen(fake.trace);
+    snprintf(fake.trace + n, sizeof(fake.trace) - n, "%s%s", n ? " " : "", word);
+}
+
+void fake_arch_reset(void)
+{
+    memset(&fake, 0, sizeof(fake));
+    fake.timer[0] = fake.timer[1] = UINT64_MAX;
+    fake.apic_id = 0x10;
+    fake.log_on = true;
+    log_ring_init(&fake.ring, 0, fake.ring_storage, sizeof(fake.ring_storage));
+    memset(&pmu_config, 0, sizeof(pmu_config));
+    memset(pmu_cpus, 0, sizeof(pmu_cpus));
+}
+
+bool fake_console_has(const char *text)
+{
+    return strstr(fake.console, text) != NULL;
+}
+
+/* ---- pmu/pmu_arch.h ------------------------------------------------------ */
+
+unsigned int pmu_arch_guest_cpl(const struct vcpu *v) { (void)v; return fake.cpl; }
+uint64_t pmu_arch_guest_rip(const struct vcpu *v) { (void)v; return fake.rip; }
+uint64_t pmu_arch_guest_cr3(const struct vcpu *v) { (void)v; return fake.cr3; }
+bool pmu_arch_guest_halted(const struct vcpu *v) { (void)v; return fake.halted; }
+uint64_t pmu_arch_guest_syscall_entry(const struct vcpu *v) { (void)v; return fake.lstar; }
+uint64_t pmu_arch_exit_tsc(const struct vcpu *v) { (void)v; return fake.exit_tsc; }
+
+unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rbp, bool kernel,
+                                  unsigned int depth, uint64_t *out)
+{
+    (void)v, (void)rbp, (void)kernel;
+    unsigned int n = depth < fake.guest_stack_len ? depth : fake.guest_stack_len;
+    memcpy(out, fake.guest_stack, n * sizeof(*out));
+    return n;
+}
+
+void pmu_arch_timer_request(struct vcpu *v, enum pmu_timer t, uint64_t ticks)
+{
+    (void)v;
+    fake.timer[t] = ticks;
+}
+
+void pmu_arch_timer_cancel(struct vcpu *v, enum pmu_timer t)
+{
+    (void)v;
+    fake.timer[t] = UINT64_MAX;
+}
+
+bool pmu_arch_timer_expired(const struct vcpu *v, enum pmu_timer t)
+{
+    (void)v;
+    return fake.timer_expired[t];
+}
+
+void pmu_arch_timer_entry_ticks(unsigned int ticks) { fake.entry_ticks = ticks; }
+
+void pmu_arch_entry_plan(struct vcpu *v, const struct pmu_entry_plan *plan)
+{
+    (void)v;
+    fake.plan = *plan;
+    fake.plans++;
+    trace("plan");
+}
+
+bool pmu_arch_has_global_ctrl_switch(void) { return fake.global_ctrl_switch; }
+bool pmu_arch_has_guest_timer(void) { return fake.guest_timer; }
+uint64_t pmu_arch_perf_capabilities(void) { return fake.perf_capabilities; }
+
+static int msr_read(void *ctx, uint32_t msr, uint64_t *value)
+{
+    (void)ctx;
+    return fake.model ? pmu_model_rdmsr(fake.model, msr, value) : -1;
+}
+
+static int msr_write(void *ctx, uint32_t msr, uint64_t value)
+{
+    char word[32];
+    (void)ctx;
+    snprintf(word, sizeof(word), "wrmsr:%#x", msr);
+    trace(word);
+    return fake.model ? pmu_model_wrmsr(fake.model, msr, value) : -1;
+}
+
+const struct pmu_msr_ops *pmu_arch_msr(void)
+{
+    static const struct pmu_msr_ops ops = { msr_read, msr_write, NULL };
+    return &ops;
+}
+
+static uint32_t lvtpc_read(void *ctx)
+{
+    (void)ctx;
+    return fake.model ? pmu_model_lvtpc_read(fake.model) : 0;
+}
+
+static void lvtpc_write(void *ctx, uint32_t value)
+{
+    (void)ctx;
+    trace("lvtpc");
+    if (fake.model)
+        pmu_model_lvtpc_write(fake.model, value);
+}
+
+const struct pmu_lvtpc_ops *pmu_arch_lvtpc(void)
+{
+    static const struct pmu_lvtpc_ops ops = { lvtpc_read, lvtpc_write, NULL };
+    return &ops;
+}
+
+void pmu_arch_send_nmi(uint32_t apic_id)
+{
+    fake.nmis_sent++;
+    fake.last_nmi_dest = apic_id;
+    trace("nmi");
+}
+
+void pmu_arch_queue_guest_nmi(struct vcpu *v)
+{
+    (void)v;
+    fake.guest_nmis_queued++;
+}
+
+void pmu_arch_lvtpc_claim(struct vcpu *v, uint32_t value)
+{
+    (void)v;
+    fake.lvtpc_claimed = true;
+    lvtpc_write(NULL, value);
+}
+
+bool pmu_arch_lvtpc_owned(const struct vcpu *v) { (void)v; return fake.lvtpc_claimed; }
+unsigned int pmu_arch_cpu_index(void) { return fake.cpu; }
+uint32_t pmu_arch_apic_id(void) { return fake.apic_id; }
+uint64_t pmu_arch_tsc(void) { return fake.tsc; }
+struct percpu_step *pmu_arch_this_step_area(void) { return &fake.steps[fake.cpu]; }
+struct percpu_step *pmu_arch_step_area(unsigned int cpu) { return &fake.steps[cpu]; }
+
+void pmu_arch_single_step(bool on)
+{
+    fake.tf_changes += fake.tf != on;
+    fake.tf = on;
+}
+
+unsigned int pmu_arch_hypervisor_stack(uint64_t rbp, unsigned int depth, uint64_t *out)
+{
+    (void)rbp;
+    unsigned int n = depth < 2 ? depth : 2;
+    memcpy(out, fake.hv_stack, n * sizeof(*out));
+    return n;
+}
+
+/* ---- The services pmu/ calls ----------------------------------------------- */
+
+int printk(const char *fmt, ...)
+{
+    size_t n = strlen(fake.console);
+    va_list ap;
+    va_start(ap, fmt);
+    int r = vsnprintf(fake.console + n, sizeof(fake.console) - n, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+bool platform_is_emulator(void) { return fake.emulator; }
+uint64_t platform_tsc_hz(void) { return fake.tsc_hz; }
+
+enum pmu_verdict pmu_probe_result(struct pmu_desc *desc)
+{
+    *desc = fake.desc;
+    return fake.verdict;
+}
+
+struct log_ring *log_hv_ring(void)
+{
+    return fake.log_on ? &fake.ring : NULL;
+}
+
+void log_hv_event_desc(const struct log_event_desc *ed)
+{
+    if (fake.desc_count >= FAKE_DESCS_MAX)
+        return;
+    unsigned int i = fake.desc_count++;
+    fake.descs[i] = *ed;
+    snprintf(fake.desc_names[i], sizeof(fake.desc_names[i]), "%.*s", (int)ed->len, ed->name);
+    fake.descs[i].name = fake.desc_names[i];
+}
+
+void log_hv_set_pmu(const struct log_pmu_desc *pmu)
+{
+    fake.header_pmu = *pmu;
+}
+
+void log_hv_pmu_totals(const struct log_pmu_totals *pt)
+{
+    (void)pt;
+    fake.totals_records++;
+}

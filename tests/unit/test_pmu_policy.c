@@ -1,0 +1,495 @@
+/* The PMU policy in the VM-exit loop (pmu/pmu_loop.c and the wiring and
+ * sampling files under it), run on the host against fake arch hooks
+ * (tests/unit/fake_pmu_arch.c) and, for the hardware backend, the
+ * register-level PMU model: which NMIs are Vertigo's, what is recorded for
+ * each overflow, the order of the hardware PMI's re-arm, the software
+ * backend's overflow delivery and step planning, mode attribution at
+ * exits, and the decisions of single-stepping Vertigo. */
+#include "pmu/pmu_cpu.h"
+#include "pmu/pmu_loop.h"
+#include "pmu/pmu_session.h"
+#include "pmu/sample_nmi.h"
+#include "pmu/sample_session.h"
+#include "tests/unit/fake_pmu_arch.h"
+#include "tests/unit/test_log_util.h"
+#include "tests/unit/unit.h"
+#include "vmm/hv_cmdline.h"
+#include "vmm/log_emit.h"
+#include "vmm/pmu_hooks.h"
+#include "vmm/vcpu.h"
+
+#define CPL_USER      3u
+#define CPL_KERNEL    0u
+#define GUEST_RIP     0x401000ull
+#define GUEST_CR3     0x1234000ull
+#define LSTAR         0xffffffff81a00000ull
+#define APIC_ID       0x10u
+#define LVTPC_NMI     (PMU_MODEL_LVT_MODE_NMI << PMU_MODEL_LVT_MODE_SHIFT)
+#define MSR_OVF_CTRL  0x390u
+#define MAX_SAMPLES   64u
+
+static struct domain dom;
+
+/* A run with one domain of one VCPU on CPU 0, the command line given. */
+static struct vcpu *start_run(const char *cmdline, bool hardware)
+{
+    static struct pmu_model model;
+    fake_arch_reset();
+    hv_cmdline_set(cmdline);
+    fake.guest_timer = true;
+    fake.emulator = !hardware;
+    fake.tsc_hz = 1000000;
+    fake.cpl = CPL_USER;
+    fake.rip = GUEST_RIP;
+    fake.cr3 = GUEST_CR3;
+    fake.lstar = LSTAR;
+    if (hardware) {
+        struct pmu_model_config cfg = { 4, 4, 48, 0x7, 48, true, false };
+        pmu_model_init(&model, &cfg);
+        fake.model = &model;
+        fake.global_ctrl_switch = true;
+        fake.perf_capabilities = 1u << 13;      /* full-width writes */
+        fake.verdict = PMU_HARDWARE;
+        fake.desc = (struct pmu_desc){ .version = 4, .gp_counters = 4, .gp_width = 48,
+                                       .fixed_counters = 3, .fixed_width = 48,
+                                       .fixed_mask = 0x7, .events_available = 0x7f };
+    } else {
+        fake.verdict = PMU_BROKEN;
+    }
+    memset(&dom, 0, sizeof(dom));
+    dom.vcpu_count = 1;
+    struct vcpu *v = &dom.vcpus[0];
+    v->domain = &dom;
+    pmu_vcpu_start(v);
+    return v;
+}
+
+/* Starts an event-sampling session as the guest's hypercall would. */
+static bool start_sampling(struct vcpu *v, const char *events, uint64_t period, uint32_t depth)
+{
+    struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI, .period = period,
+                                 .stack_depth = depth };
+    snprintf(s.events, sizeof(s.events), "%s", events);
+    bool ok = CHECK_EQ(pmu_hypercalls(v)->sampling->start(v, &s), 0);
+    pmu_before_entry(v);    /* the VCPU applies it before its next entry */
+    return ok;
+}
+
+static void end_run(void)
+{
+    sample_session_stop();
+}
+
+/* The samples the log ring holds, decoded as the host tools decode them. */
+static unsigned int logged_samples(struct log_sample *out)
+{
+    struct log_test_stream st = { 0 };
+    struct log_test_decoded d = { 0 };
+    unsigned int n = 0;
+    log_test_stream_header(&st, 1);
+    log_test_drain(&st, &fake.ring, 4096);
+    log_test_decode(st.data, st.len, 0, &d);
+    for (size_t i = 0; i < d.count && n < MAX_SAMPLES; i++)
+        if (d.values[i].type == LOG_REC_SAMPLE)
+            out[n++] = d.values[i].u.sample;
+    log_test_decoded_free(&d);
+    log_test_stream_free(&st);
+    return n;
+}
+
+static uint64_t hc_read(struct vcpu *v, unsigned int i)
+{
+    const struct hypercall_pmu *hc = pmu_hypercalls(v);
+    return (uint64_t)hc->read(hc->ctx, i);
+}
+
+/* The guest runs `ticks` at privilege level cpl (software backend: one
+ * entry, the exit after ticks). */
+static void guest_runs(struct vcpu *v, unsigned int cpl, uint64_t ticks)
+{
+    fake.cpl = cpl;
+    pmu_before_entry(v);
+    pmu_after_exit(v, ticks);
+}
+
+/* ---- The software backend: overflow delivery --------------------------- */
+
+/* The entry's deadline is the overflow point; the exit there raises one
+ * self-NMI to this CPU's APIC ID; its NMI exit writes one sample of the
+ * guest state at that point, and the next NMI with nothing pending is the
+ * guest's. */
+TEST(soft_overflow_raises_one_pmi_and_samples_the_exit_point)
+{
+    struct vcpu *v = start_run("pmu=soft", false);
+    if (!start_sampling(v, "instructions:u", 1000, 0))
+        return;
+    CHECK_EQ(v->pmu.sample_mask, 1u);
+    fake.cpl = CPL_USER;
+    pmu_before_entry(v);
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 1000);     /* period < pmu.step (10000) */
+    pmu_after_exit(v, 999);
+    CHECK_EQ(fake.nmis_sent, 0);
+    pmu_before_entry(v);
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 1);        /* one instruction to go */
+    pmu_after_exit(v, 1);
+    CHECK_EQ(fake.nmis_sent, 1);
+    CHECK_EQ(fake.last_nmi_dest, APIC_ID);
+    CHECK_EQ(pmu_cpus[0].pending, 1u);
+
+    CHECK(pmu_nmi_exit(v));
+    CHECK_EQ(pmu_cpus[0].pending, 0);
+    CHECK(!pmu_nmi_exit(v));                        /* nothing pending: the guest's */
+    struct log_sample s[MAX_SAMPLES];
+    if (CHECK_EQ(logged_samples(s), 1)) {
+        CHECK_EQ(s[0].mode, LOG_MODE_GUEST_USER);
+        CHECK_EQ(s[0].event, 0);
+        CHECK_EQ(s[0].rip, GUEST_RIP);
+        CHECK(s[0].has_cr3);
+        CHECK_EQ(s[0].cr3, GUEST_CR3);
+        CHECK_EQ(s[0].depth, 0);
+    }
+    CHECK_EQ(pmu_cpus[0].stats.pmis, 1);
+    CHECK_EQ(pmu_cpus[0].stats.samples_logged, 1);
+    CHECK_EQ(v->pmu.overflows, 1);
+    CHECK_EQ(fake.header_pmu.backend, LOG_PMU_SOFT);   /* the log header names it */
+    CHECK_EQ(fake.entry_ticks, 1);                      /* Bochs: the entry's own tick */
+    end_run();
+}
+
+/* Kernel time does not count for :u, so it never moves the overflow point;
+ * a run crossing several periods is one PMI with the counter's overflows
+ * all counted. */
+TEST(soft_overflow_counts_only_its_mode_and_every_crossing)
+{
+    struct vcpu *v = start_run("pmu=soft", false);
+    if (!start_sampling(v, "instructions:u", 100, 0))
+        return;
+    guest_runs(v, CPL_KERNEL, 5000);
+    CHECK_EQ(fake.nmis_sent, 0);
+    guest_runs(v, CPL_USER, 350);
+    CHECK_EQ(fake.nmis_sent, 1);
+    CHECK_EQ(v->pmu.ctx.counters[0].overflows, 3);
+    CHECK_EQ(hc_read(v, 0), 350);
+    end_run();
+}
+
+/* Samples carry the call stack the arch hook walked, up to the session's
+ * depth, in kernel mode too. */
+TEST(soft_samples_carry_the_guest_stack)
+{
+    struct vcpu *v = start_run("pmu=soft", false);
+    if (!start_sampling(v, "instructions:k", 10, 3))
+        return;
+    fake.guest_stack_len = 4;
+    for (unsigned int i = 0; i < 4; i++)
+        fake.guest_stack[i] = 0xffffffff81000000ull + i;
+    guest_runs(v, CPL_KERNEL, 10);
+    fake.cpl = CPL_KERNEL;
+    CHECK(pmu_nmi_exit(v));
+    struct log_sample s[MAX_SAMPLES];
+    if (CHECK_EQ(logged_samples(s), 1)) {
+        CHECK_EQ(s[0].mode, LOG_MODE_GUEST_KERNEL);
+        CHECK_EQ(s[0].depth, 3);
+        CHECK_EQ(s[0].stack[2], 0xffffffff81000002ull);
+    }
+    end_run();
+}
+
+/* A counting session next to the sampled event keeps its counts across the
+ * re-programming, and its overflows (pmu.period) are counted, not sampled. */
+TEST(counting_session_is_kept_and_never_sampled)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.events=instructions:k pmu.period=50", false);
+    CHECK(v->pmu.counting);
+    guest_runs(v, CPL_KERNEL, 70);
+    CHECK_EQ(fake.nmis_sent, 0);
+    CHECK_EQ(v->pmu.overflows, 1);
+    if (!start_sampling(v, "instructions:u", 40, 0))
+        return;
+    CHECK_EQ(v->pmu.sample_mask, 2u);       /* the sampled event follows the counted one */
+    guest_runs(v, CPL_KERNEL, 30);          /* pmu.period crossed again: counted only */
+    CHECK_EQ(fake.nmis_sent, 0);
+    CHECK_EQ(hc_read(v, 0), 100);
+    guest_runs(v, CPL_USER, 40);
+    CHECK_EQ(fake.nmis_sent, 1);
+    CHECK(pmu_nmi_exit(v));
+    struct log_sample s[MAX_SAMPLES];
+    if (CHECK_EQ(logged_samples(s), 1))
+        CHECK_EQ(s[0].event, 1);
+    end_run();
+}
+
+/* ---- Whose NMI is it -------------------------------------------------- */
+
+TEST(kick_is_vertigos_and_writes_no_sample)
+{
+    struct vcpu *v = start_run("pmu=soft", false);
+    pmu_cpus[0].kick = 1;
+    CHECK(pmu_nmi_exit(v));
+    CHECK_EQ(pmu_cpus[0].kick, 0);
+    CHECK(!pmu_nmi_exit(v));
+    struct log_sample s[MAX_SAMPLES];
+    CHECK_EQ(logged_samples(s), 0);
+    CHECK_EQ(pmu_cpus[0].stats.pmis, 0);
+}
+
+TEST(root_nmi_is_vertigos_the_guests_or_spurious)
+{
+    struct trap_frame frame = { .rip = 0x201234 };
+    struct vcpu *v = start_run("pmu=soft", false);
+    /* nothing pending, a VCPU runs here: the guest's, queued for it */
+    CHECK(pmu_nmi_root(&frame));
+    CHECK_EQ(fake.guest_nmis_queued, 1);
+    CHECK_EQ(pmu_cpus[0].stats.reflected_nmis, 1);
+    /* a pending overflow: Vertigo's, sampled, not queued */
+    if (start_sampling(v, "instructions:u", 10, 0)) {
+        guest_runs(v, CPL_USER, 10);
+        CHECK(pmu_nmi_root(&frame));
+        CHECK_EQ(fake.guest_nmis_queued, 1);
+        struct log_sample s[MAX_SAMPLES];
+        if (CHECK_EQ(logged_samples(s), 1))
+            CHECK_EQ(s[0].mode, LOG_MODE_GUEST_USER);   /* the software PMU's are the guest's */
+    }
+    end_run();
+    /* no VCPU on this CPU: spurious */
+    fake.cpu = 1;
+    CHECK(!pmu_nmi_root(&frame));
+    CHECK_EQ(pmu_cpus[1].stats.spurious_nmis, 1);
+    CHECK_EQ(fake.guest_nmis_queued, 1);
+}
+
+/* ---- Timer sampling ---------------------------------------------------- */
+
+TEST(timer_session_samples_when_its_deadline_passes)
+{
+    struct vcpu *v = start_run("pmu=soft", false);
+    struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI,
+                                 .flags = VERTIGO_SESSION_TIMER, .timer_hz = 1000 };
+    const struct hypercall_pmu *hc = pmu_hypercalls(v);
+    if (!CHECK_EQ(hc->sampling->start(v, &s), 0))
+        return;
+    pmu_before_entry(v);
+    CHECK_EQ(fake.timer[PMU_TIMER_SAMPLE], 1000);   /* 1 MHz TSC / 1000 Hz */
+    pmu_after_exit(v, 10);
+    CHECK_EQ(fake.nmis_sent, 0);
+    fake.timer_expired[PMU_TIMER_SAMPLE] = true;
+    pmu_after_exit(v, 990);
+    CHECK_EQ(fake.nmis_sent, 1);
+    CHECK_EQ(pmu_cpus[0].pending, PMU_PENDING_TIMER);
+    CHECK(pmu_nmi_exit(v));
+    struct log_sample out[MAX_SAMPLES];
+    if (CHECK_EQ(logged_samples(out), 1))
+        CHECK_EQ(out[0].event, SAMPLE_EVENT_TIMER);
+    CHECK_EQ(hc->sampling->stop(v), 1);
+    pmu_before_entry(v);
+    CHECK_EQ(fake.timer[PMU_TIMER_SAMPLE], UINT64_MAX);
+}
+
+/* ---- Mode attribution at exits (software backend) ------------------------ */
+
+/* An emulated instruction counts in the mode of its exit; halted time
+ * counts nowhere. */
+TEST(emulated_instructions_and_halted_time)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.events=instructions:u,instructions:k", false);
+    guest_runs(v, CPL_USER, 100);
+    CHECK(pmu_counts_emulation(v));
+    pmu_emulated_instruction(v);
+    fake.halted = true;
+    guest_runs(v, CPL_KERNEL, 500);
+    fake.halted = false;
+    guest_runs(v, CPL_KERNEL, 20);
+    pmu_emulated_instruction(v);
+    CHECK_EQ(hc_read(v, 0), 101);
+    CHECK_EQ(hc_read(v, 1), 21);
+    CHECK_EQ(v->pmu.halted_ticks, 500);
+}
+
+/* A one-tick step from user mode that ends in kernel mode: a SYSCALL (the
+ * guest stands at LSTAR's target) was the user's instruction; anything
+ * else was an event delivered first, and the tick is the kernel's. */
+TEST(one_tick_step_into_the_kernel_goes_to_the_right_mode)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.step=1 pmu.events=instructions:u,instructions:k",
+                               false);
+    fake.cpl = CPL_USER;
+    pmu_before_entry(v);
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 1);
+    fake.cpl = CPL_KERNEL;
+    fake.rip = LSTAR;
+    pmu_after_exit(v, 1);                   /* SYSCALL */
+    fake.cpl = CPL_USER;
+    pmu_before_entry(v);
+    fake.cpl = CPL_KERNEL;
+    fake.rip = 0xffffffff81001000ull;
+    pmu_after_exit(v, 1);                   /* an interrupt, then one kernel instruction */
+    CHECK_EQ(hc_read(v, 0), 1);
+    CHECK_EQ(hc_read(v, 1), 1);
+}
+
+/* The guest's user step (VERTIGO_HC_PMU_STEP) applies in user mode only. */
+TEST(user_step_applies_to_user_mode_only)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.step=5000 pmu.events=instructions:u", false);
+    const struct hypercall_pmu *hc = pmu_hypercalls(v);
+    CHECK_EQ(hc->set_step(hc->ctx, 7), 5000);
+    fake.cpl = CPL_USER;
+    pmu_before_entry(v);
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 7);
+    fake.cpl = CPL_KERNEL;
+    pmu_before_entry(v);
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 5000);
+    CHECK_EQ(hc->set_step(hc->ctx, 9), 7);
+}
+
+/* ---- The hardware backend's PMI, on the register-level model -------------- */
+
+/* The PMI's overflows are taken (GLOBAL_STATUS cleared through OVF_CTRL,
+ * the counter reloaded) before LVTPC is unmasked, so an overflow after the
+ * unmask raises its own PMI and none is lost in between. */
+TEST(hw_pmi_takes_overflows_then_unmasks_lvtpc)
+{
+    struct vcpu *v = start_run("pmu=hw", true);
+    if (!start_sampling(v, "instructions:u", 100, 0))
+        return;
+    CHECK(fake.lvtpc_claimed);
+    CHECK_EQ(fake.model->lvtpc, LVTPC_NMI);
+    fake.cpl = CPL_USER;
+    pmu_before_entry(v);
+    fake.model->global_ctrl = fake.plan.guest_global_ctrl;     /* VM entry loads it */
+    pmu_model_count(fake.model, &pmu_model_instructions, PMU_MODEL_USER, 100);
+    fake.model->global_ctrl = fake.plan.host_global_ctrl;      /* the NMI exit */
+    CHECK_EQ(fake.model->pmi_nmis, 1);
+    CHECK_EQ(fake.model->lvtpc, LVTPC_NMI | PMU_MODEL_LVT_MASKED);
+
+    fake.trace[0] = '\0';
+    CHECK(pmu_nmi_exit(v));
+    CHECK_EQ(fake.model->global_status, 0);
+    CHECK_EQ(fake.model->lvtpc, LVTPC_NMI);
+    const char *clear = strstr(fake.trace, "wrmsr:0x390");
+    const char *unmask = strstr(fake.trace, "lvtpc");
+    CHECK(clear && unmask && clear < unmask);
+    struct log_sample s[MAX_SAMPLES];
+    if (CHECK_EQ(logged_samples(s), 1))
+        CHECK_EQ(s[0].mode, LOG_MODE_GUEST_USER);
+    CHECK_EQ(fake.nmis_sent, 0);            /* the APIC sent it, not Vertigo */
+    CHECK(!pmu_nmi_exit(v));                /* LVTPC unmasked, nothing set: the guest's */
+    end_run();
+}
+
+/* ---- Single-stepping Vertigo (software backend, :h) ---------------------- */
+
+/* Sampling :h arms stepping; the #DB slow path samples Vertigo exactly at
+ * the step where the counter overflows, and overflows the exit path ran
+ * through before its first sync are replayed from the RIP ring. */
+TEST(stepping_samples_vertigo_at_the_overflow_step)
+{
+    struct vcpu *v = start_run("pmu=soft", false);
+    struct percpu_step *area = &fake.steps[0];
+    if (!start_sampling(v, "instructions:h", 50, 2))
+        return;
+    CHECK_EQ(area->armed, 1);
+    CHECK(fake.tf);                         /* resumed at the end of entry planning */
+    CHECK_EQ(area->next, 50);
+    /* the #DB fast path counted 50 steps: the slow path runs */
+    struct trap_frame frame = { .rip = 0x2000aa, .rbp = 0x3000 };
+    fake.hv_stack[0] = 0x2000bb;
+    fake.hv_stack[1] = 0x2000cc;
+    area->count = 49;
+    CHECK(step_trap_handle(&frame));        /* not the step it asked for */
+    area->count = 50;
+    CHECK(step_trap_handle(&frame));
+    CHECK_EQ(area->next, 100);
+    CHECK_EQ(pmu_cpus[0].step.taken, 1);
+
+    /* the exit path runs steps 51..130 before its sync: 100 is replayed */
+    for (uint64_t i = 51; i <= 130; i++)
+        area->rips[i & PERCPU_STEP_RIP_MASK] = 0x210000 + i;
+    area->at_exit = 60;
+    area->count = 130;
+    pmu_after_exit(v, 0);
+    CHECK_EQ(pmu_cpus[0].step.replayed, 1);
+    CHECK_EQ(area->next, 150);
+    CHECK(fake.tf);
+
+    struct log_sample s[MAX_SAMPLES];
+    if (CHECK_EQ(logged_samples(s), 2)) {
+        CHECK_EQ(s[0].mode, LOG_MODE_HYPERVISOR);
+        CHECK_EQ(s[0].rip, 0x2000aa);
+        CHECK_EQ(s[0].depth, 2);
+        CHECK_EQ(s[0].stack[0], 0x2000bb);
+        CHECK_EQ(s[1].rip, 0x210000 + 100);
+        CHECK_EQ(s[1].depth, 0);            /* a replayed step has no stack */
+    }
+    /* stopping the session disarms stepping */
+    end_run();
+    pmu_before_entry(v);
+    CHECK_EQ(area->armed, 0);
+    CHECK(!fake.tf);
+}
+
+/* Without :h nothing is stepped; the domain's end stops stepping first. */
+TEST(stepping_only_for_hypervisor_samples)
+{
+    struct vcpu *v = start_run("pmu=soft", false);
+    if (start_sampling(v, "instructions:u", 50, 0))
+        CHECK_EQ(fake.steps[0].armed, 0);
+    end_run();
+    pmu_before_entry(v);
+    if (start_sampling(v, "instructions:uh", 50, 0))
+        CHECK_EQ(fake.steps[0].armed, 1);
+    pmu_domain_stopping(&dom);
+    CHECK_EQ(fake.steps[0].armed, 0);
+    CHECK(!fake.tf);
+    end_run();
+}
+
+/* ---- Event descriptions: one writer, one encoding -------------------------- */
+
+/* The session's start and the end-of-run report name the same ids with
+ * the same codes; hardware and software events say which they are, and a
+ * decoder reads both back. */
+TEST(event_desc_codes_agree_between_sampling_and_totals)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.events=exits:cpuid", false);
+    if (!start_sampling(v, "instructions:u", 100, 0))
+        return;
+    unsigned int at_start = fake.desc_count;
+    if (!CHECK_EQ(at_start, 2))
+        return;
+    pmu_domain_report(&dom);
+    if (!CHECK_EQ(fake.desc_count, 4))
+        return;
+    for (unsigned int i = 0; i < 2; i++) {
+        CHECK_EQ(fake.descs[i].event, fake.descs[at_start + i].event);
+        CHECK_EQ(fake.descs[i].code, fake.descs[at_start + i].code);
+        CHECK_STR(fake.descs[i].name, fake.descs[at_start + i].name);
+    }
+    CHECK_EQ(LOG_EVENT_CODE_SRC(fake.descs[0].code), LOG_EVENT_SRC_SW);
+    CHECK_EQ(LOG_EVENT_CODE_VALUE(fake.descs[0].code), (SWEVENT_EXITS_REASON << 16) | 10u);
+    CHECK_EQ(LOG_EVENT_CODE_SRC(fake.descs[1].code), LOG_EVENT_SRC_HW);
+    CHECK_EQ(LOG_EVENT_CODE_VALUE(fake.descs[1].code), 0x00c0);
+
+    /* through the encoder and the host decoder */
+    struct log_test_stream st = { 0 };
+    struct log_test_decoded d = { 0 };
+    log_ring_init(&fake.ring, 0, fake.ring_storage, sizeof(fake.ring_storage));
+    for (unsigned int i = 0; i < 2; i++) {
+        union log_record_value u = { .event_desc = fake.descs[i] };
+        CHECK(log_emit_event_desc(&fake.ring, 1, &u.event_desc));
+    }
+    log_test_stream_header(&st, 1);
+    log_test_drain(&st, &fake.ring, 4096);
+    log_test_decode(st.data, st.len, 0, &d);
+    unsigned int found = 0;
+    for (size_t i = 0; i < d.count; i++) {
+        if (d.values[i].type != LOG_REC_EVENT_DESC)
+            continue;
+        CHECK_EQ(d.values[i].u.event_desc.code, fake.descs[found].code);
+        found++;
+    }
+    CHECK_EQ(found, 2);
+    log_test_decoded_free(&d);
+    log_test_stream_free(&st);
+    end_run();
+}
