@@ -1,4 +1,4 @@
-# Boot-overhead benchmark (issue 3): the same Linux guest booted bare and
+# Boot-overhead benchmark: the same Linux guest booted bare and
 # under Vertigo in Bochs (clock sync=none); prints the uptime-at-init ratio
 # and Vertigo's exits per second of guest time by reason. `make bench`.
 BENCH_TARGETS += bench-boot

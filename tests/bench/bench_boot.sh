@@ -1,5 +1,5 @@
 #!/bin/bash
-# Boot-overhead benchmark (issue 3): boots the same Linux kernel, initrd and
+# Boot-overhead benchmark: boots the same Linux kernel, initrd and
 # command line (scenario hello) in Bochs twice, in parallel -- bare (GRUB
 # loads Linux directly) and under Vertigo -- both with `clock: sync=none`,
 # so guest-visible time counts emulated instructions and the figures are

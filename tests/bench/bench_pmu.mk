@@ -1,4 +1,4 @@
-# PMU benchmark (issue 5), `make bench`: hypervisor instructions per VCPU
+# PMU benchmark, `make bench`: hypervisor instructions per VCPU
 # PMU switch and per VM exit for PMU bookkeeping (callgrind on a host
 # harness of the portable pmu/ code, the hardware backend on the
 # register-level model), and the software PMU's slowdown of a guest loop

@@ -1,5 +1,5 @@
 #!/bin/bash
-# PMU benchmark (issue 5). Prints:
+# PMU benchmark. Prints:
 #  1. hypervisor instructions per PMU bookkeeping operation, counted by
 #     callgrind on a host harness of the portable pmu/ code
 #     (tests/bench/bench_pmu_harness.c; the hardware backend's MSRs are the

@@ -1,5 +1,5 @@
 #!/bin/bash
-# `vertigo report` speed (issue 6): time to report 1 M and 10 M synthetic
+# `vertigo report` speed: time to report 1 M and 10 M synthetic
 # samples (gen-profile, real encoder), against `perf report --stdio` on a
 # perf.data holding as many samples, recorded here with
 # `perf record -e cpu-clock` on a busy program. Prints both times, samples

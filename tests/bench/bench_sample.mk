@@ -1,4 +1,4 @@
-# Sampling-overhead benchmark (issue 6), `make bench`: a guest loop timed
+# Sampling-overhead benchmark, `make bench`: a guest loop timed
 # with and without sampling sessions at ~1,000 samples per emulated second
 # (one Bochs boot, scenario bench_sample), and hypervisor instructions per
 # sample on the NMI path (Vertigo's own counter in pmu/sample_nmi.c).

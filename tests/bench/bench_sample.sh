@@ -1,5 +1,5 @@
 #!/bin/bash
-# Sampling-overhead benchmark (issue 6). Boots the same Linux guest in
+# Sampling-overhead benchmark. Boots the same Linux guest in
 # Bochs several times in parallel, with clock sync=none (the guest's RDTSC
 # counts emulated instructions, hypervisor included, so the figures are
 # exact even on a loaded machine): once without a sampling session and
