@@ -6,46 +6,39 @@
 # guest around the demonstration workload) sampling instructions:ukh, so
 # the report holds the whole stack: the workload's functions, kernel
 # symbols and Vertigo's own functions (the software PMU single-steps
-# Vertigo to find its overflow points, vmx/vmx_pmu_step.h).
+# Vertigo to find its overflow points, pmu/pmu_step.h).
 # One boot under Vertigo in Bochs, one bare boot under QEMU TCG (where the
 # module must refuse to load and everything degrades cleanly).
 # AGENT_REUSE=1 re-checks the captures of the last Bochs boot without booting.
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
-KERNEL="$BUILD/guest/vmlinuz"
-INITRD="$BUILD/guest/initrd.cpio.gz"
 GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=agent,jit,badinput"
-VERTIGO="$BUILD/vertigo"
 
-guest_line() { tr -d '\r' < "$E2E_OUT/$1/serial.txt" | grep -qE -- "$3" &&
-    pass "$1: $2" || fail "$1: $2" "no guest console line matches /$3/"; }
-
-[ -n "$AGENT_REUSE" ] || run_vertigo agent 0 --platform bochs --timeout 900 --cmdline "console=com2 log=e9" \
-    --kernel "$KERNEL" --initrd "$INITRD" \
-    --guest-cmdline "$GUEST,profile vertigo.profile_event=instructions:ukh vertigo.agent=1"
+[ -n "$AGENT_REUSE" ] || run_linux agent 0 "$GUEST,profile vertigo.profile_event=instructions:ukh vertigo.agent=1" \
+    --platform bochs --timeout 900 --cmdline "console=com2 log=e9"
 for s in agent jit badinput profile; do
-    guest_line agent "$s scenario" "^VERTIGO-GUEST: $s: PASS$"
+    expect_line agent "$s scenario" "^VERTIGO-GUEST: $s: PASS$"
 done
+decode agent
 decoded="$E2E_OUT/agent/decode.txt"
-"$VERTIGO" decode "$E2E_OUT/agent/debugcon.txt" >"$decoded" 2>&1
-has() { grep -qE -- "$2" "$decoded" && pass "agent: log: $1" || fail "agent: log: $1" "no /$2/ in $decoded"; }
-has "kallsyms chunks" ' symbols dom=0 kind=kallsyms pid=0 epoch=0 chunk=0 '
-has "kallsyms has the kernel's start_kernel" 'start_kernel'
-has "process maps" ' symbols dom=0 kind=proc-maps pid=[1-9][0-9]* '
-has "process identities" ' symbols dom=0 kind=process pid=[1-9][0-9]* '
-has "JIT map, epoch 1" ' symbols dom=0 kind=jit-map pid=[1-9][0-9]* epoch=1 .*jit_loop_epoch1'
-has "JIT map, epoch 2 with the moved code" ' symbols dom=0 kind=jit-map pid=[1-9][0-9]* epoch=2 .*jit_loop_epoch2'
+expect_in agent decode.txt "log: kallsyms chunks" ' symbols dom=0 kind=kallsyms pid=0 epoch=0 chunk=0 '
+expect_in agent decode.txt "log: kallsyms has the kernel's start_kernel" 'start_kernel'
+expect_in agent decode.txt "log: process maps" ' symbols dom=0 kind=proc-maps pid=[1-9][0-9]* '
+expect_in agent decode.txt "log: process identities" ' symbols dom=0 kind=process pid=[1-9][0-9]* '
+expect_in agent decode.txt "log: JIT map, epoch 1" ' symbols dom=0 kind=jit-map pid=[1-9][0-9]* epoch=1 .*jit_loop_epoch1'
+expect_in agent decode.txt "log: JIT map, epoch 2 with the moved code" \
+    ' symbols dom=0 kind=jit-map pid=[1-9][0-9]* epoch=2 .*jit_loop_epoch2'
 
 # The whole stack in one profile: Vertigo's samples on its own functions.
-com2=$(tr -d '\r' < "$E2E_OUT/agent/com2.txt")
+com2=$(capture agent com2.txt)
 report="$E2E_OUT/agent/report.txt"
-opts=(--guest-root "$BUILD/guest/initramfs" --vertigo-elf "$BUILD/vertigo.elf" --event instructions:ukh)
+opts=("${GUEST_SYMS[@]}" --event instructions:ukh)
 "$VERTIGO" report --by-mode "${opts[@]}" "$E2E_OUT/agent/debugcon.txt" >"$report" 2>"$report.err" ||
     fail "agent: profile: vertigo report" "exit $?: $(head -2 "$report.err")"
 # The log's build id is vertigo.elf's own (GNU build id note): no warning.
 build=$(sed -nE 's/^# @[0-9]+ stream .* build=([0-9a-f]{40}) .*/\1/p' "$decoded" | head -1)
-elf_id=$(readelf -n "$BUILD/vertigo.elf" | sed -nE 's/^ *Build ID: ([0-9a-f]{40})$/\1/p')
+elf_id=$(elf_build_id "$BUILD/vertigo.elf")
 [ -n "$build" ] && [ "$build" = "$elf_id" ] && ! grep -q warning "$report.err" &&
     pass "agent: the log carries vertigo.elf's build id ($build)" ||
     fail "agent: the log carries vertigo.elf's build id" "log '$build', ELF '$elf_id': $(head -1 "$report.err")"
@@ -65,21 +58,14 @@ hv_report=$(awk '$1 ~ /^[0-9]+$/ && $3 == "hypervisor" { print $4 }' "$report")
 hv_rows=$(grep -cE ' vertigo\.elf +\[h\] [a-z_][a-z0-9_]+  (vmm|vmx|pmu|boot)/[a-z0-9_]+\.[cS]:[0-9]+$' "$report")
 [ "$hv_rows" -ge 3 ] && pass "agent: profile: hypervisor samples on $hv_rows Vertigo functions with file:line" ||
     fail "agent: profile: hypervisor samples on Vertigo functions" "$(grep -m3 vertigo.elf "$report")"
-grep -qE '^ +[0-9.]+% +[0-9]+ +\[kernel\.kallsyms\] +\[k\] [a-z_]' "$report" &&
-    awk '$3 == "/bin/workload" && $5 == "hot"' "$report" | grep -q . &&
+grep -qE "$KERNEL_ROW" "$report" && [ -n "$(report_samples "$report" /bin/workload hot)" ] &&
     pass "agent: profile: the same report names kernel and workload functions" ||
     fail "agent: profile: kernel and workload rows" "see $report"
 # The workload's 60/30/10 shares hold in the whole-stack profile too.
-row() { awk -v sym="$1" '$3 == "/bin/workload" && $5 == sym { print $2; exit }' "$report"; }
-hot=$(row hot); warm=$(row warm); cool=$(( $(row cool) + $(row leaf) ))
-named=$(( ${hot:-0} + ${warm:-0} + cool ))
-for pair in "hot:${hot:-0}:60" "warm:${warm:-0}:30" "cool+leaf:$cool:10"; do
-    IFS=: read -r name got want <<<"$pair"
-    pct=$(awk -v g="$got" -v t="$named" 'BEGIN { printf "%.2f", t ? 100 * g / t : 0 }')
-    awk -v v="$pct" -v w="$want" 'BEGIN { exit !(v >= w - 5 && v <= w + 5) }' &&
-        pass "agent: profile: $name $pct % of the workload within 5 points of $want %" ||
-        fail "agent: profile: $name share" "$pct % ($got of $named)"
-done
+cool=$(report_samples "$report" /bin/workload cool) leaf=$(report_samples "$report" /bin/workload leaf)
+expect_workload_shares "agent: profile: share of the workload:" \
+    "$(report_samples "$report" /bin/workload hot)" "$(report_samples "$report" /bin/workload warm)" \
+    $(( ${cool:-0} + ${leaf:-0} ))
 folded="$E2E_OUT/agent/folded.txt"
 "$VERTIGO" export --format folded "${opts[@]}" "$E2E_OUT/agent/debugcon.txt" >"$folded" 2>/dev/null
 grep -qE '(^|;)main;run;hot [0-9]+$' "$folded" &&
@@ -99,5 +85,5 @@ timeout 300 qemu-system-x86_64 -accel tcg -m 512 -kernel "$KERNEL" -initrd "$INI
     -append "$GUEST vertigo.agent=1" -display none -no-reboot -monitor none \
     -serial "file:$E2E_OUT/agent-bare/serial.txt" </dev/null >/dev/null 2>&1
 for s in agent jit badinput; do
-    guest_line agent-bare "$s scenario without Vertigo" "^VERTIGO-GUEST: $s: PASS$"
+    expect_line agent-bare "$s scenario without Vertigo" "^VERTIGO-GUEST: $s: PASS$"
 done

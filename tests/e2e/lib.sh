@@ -1,12 +1,21 @@
-# Helpers for end-to-end tests: run Vertigo through host-tools/vertigo-run
-# and check its exit status and console captures. Each check prints
+# Helpers for end-to-end tests: run Vertigo through host-tools/vertigo-run,
+# read any capture of a run (or file written next to it), and check exit
+# statuses, lines and the workload's profile. Each check prints
 # "PASS: name" or "FAIL: name (why)"; tests/run-tests counts those lines.
 BUILD=${BUILD:-build}
 E2E_OUT="$BUILD/e2e"
 RUNNER=host-tools/vertigo-run
+VERTIGO="$BUILD/vertigo"                 # the host command
+KERNEL="$BUILD/guest/vmlinuz"            # the guest of `make guest`
+INITRD="$BUILD/guest/initrd.cpio.gz"
+# Symbols for reports of a guest run: the guest's files and Vertigo's ELF.
+GUEST_SYMS=(--guest-root "$BUILD/guest/initramfs" --vertigo-elf "$BUILD/vertigo.elf")
+# A `vertigo report` row of a guest kernel function named from kallsyms.
+KERNEL_ROW='^ +[0-9.]+% +[0-9]+ +\[kernel\.kallsyms\] +\[k\] [a-z_]'
+E2E_FAILED=0
 
 pass() { echo "PASS: $1"; }
-fail() { echo "FAIL: $1 ($2)"; }
+fail() { echo "FAIL: $1 ($2)"; E2E_FAILED=1; }
 
 # run_vertigo NAME EXPECTED_STATUS [runner options...]
 # Runs one boot with captures in $E2E_OUT/NAME and checks the exit status.
@@ -26,23 +35,102 @@ run_vertigo() {
     fi
 }
 
-# console NAME: the run's console text (COM1 capture, CRs removed)
-console() { tr -d '\r' < "$E2E_OUT/$1/serial.txt"; }
+# run_linux NAME EXPECTED_STATUS GUEST_CMDLINE [runner options...]
+# run_vertigo with the guest kernel and initrd and that guest command line.
+run_linux() {
+    local name=$1 want=$2 guest=$3
+    shift 3
+    run_vertigo "$name" "$want" "$@" --kernel "$KERNEL" --initrd "$INITRD" --guest-cmdline "$guest"
+}
 
-# expect_line NAME LABEL REGEX: the console of run NAME has a line matching REGEX
-expect_line() {
-    if console "$1" | grep -qE -- "$3"; then
-        pass "$1: $2"
+# capture NAME [FILE]: a file of run NAME with CRs removed. FILE defaults to
+# serial.txt (COM1, the guest's console); others: com2.txt, debugcon.txt
+# (port 0xE9), or what a test wrote next to them (decode.txt, stats.txt).
+capture() { tr -d '\r' < "$E2E_OUT/$1/${2:-serial.txt}"; }
+
+# expect_in NAME FILE LABEL REGEX: capture FILE of run NAME has a line matching REGEX
+expect_in() {
+    if capture "$1" "$2" | grep -qE -- "$4"; then
+        pass "$1: $3"
     else
-        fail "$1: $2" "no console line matches /$3/ in $E2E_OUT/$1/serial.txt"
+        fail "$1: $3" "no line matches /$4/ in $E2E_OUT/$1/$2"
     fi
 }
 
-# expect_no_line NAME LABEL REGEX
-expect_no_line() {
-    if console "$1" | grep -qE -- "$3"; then
-        fail "$1: $2" "unexpected line matching /$3/ in $E2E_OUT/$1/serial.txt"
+# expect_not_in NAME FILE LABEL REGEX: no line of it matches REGEX
+expect_not_in() {
+    if capture "$1" "$2" | grep -qE -- "$4"; then
+        fail "$1: $3" "unexpected line matching /$4/ in $E2E_OUT/$1/$2"
     else
-        pass "$1: $2"
+        pass "$1: $3"
     fi
+}
+
+# expect_line / expect_no_line NAME LABEL REGEX: the same on serial.txt (COM1)
+expect_line() { expect_in "$1" serial.txt "$2" "$3"; }
+expect_no_line() { expect_not_in "$1" serial.txt "$2" "$3"; }
+
+# expect_exit NAME LABEL WANT_STATUS OUT COMMAND...: COMMAND, with its
+# standard output and error in OUT, exits with WANT_STATUS.
+expect_exit() {
+    local name=$1 label=$2 want=$3 out=$4
+    shift 4
+    "$@" >"$out" 2>&1
+    local rc=$?
+    if [ "$rc" -eq "$want" ]; then
+        pass "$name: $label"
+    else
+        fail "$name: $label" "exit $rc, want $want; see $out"
+    fi
+}
+
+# expect_clean_stream NAME FILE: `vertigo stats` of FILE (written to
+# stats.txt of run NAME) exits 0 and shows console records, the config
+# record, no loss, and CPU 0's blocks numbered 0..N-1 without a gap.
+expect_clean_stream() {
+    local name=$1 stats="$E2E_OUT/$1/stats.txt" blocks
+    expect_exit "$name" "vertigo stats: clean stream (exit 0)" 0 "$stats" "$VERTIGO" stats "$2"
+    expect_in "$name" stats.txt "stats: console records" '^  console +[1-9][0-9]*$'
+    expect_in "$name" stats.txt "stats: config record" '^  config +1$'
+    expect_in "$name" stats.txt "stats: zero loss" \
+        '^loss: ring_dropped=0 blocks_lost=0 records_lost=0$'
+    blocks=$(sed -nE 's/^blocks: ([0-9]+) .*/\1/p' "$stats")
+    expect_in "$name" stats.txt "stats: CPU 0 block sequence 0..N without gaps" \
+        "^  cpu 0 +records=[0-9]+ blocks=${blocks:-x} seq=0\.\.$((${blocks:-1} - 1)) seq_gaps=0 ring_dropped=0$"
+}
+
+# decode NAME [CAPTURE]: `vertigo decode` of run NAME's CAPTURE (default
+# debugcon.txt) into decode.txt next to it (diagnostics in decode.err).
+decode() {
+    local dir="$E2E_OUT/$1"
+    "$VERTIGO" decode "$dir/${2:-debugcon.txt}" >"$dir/decode.txt" 2>"$dir/decode.err"
+}
+
+# elf_build_id ELF: the GNU build id of ELF (40 hex digits), empty if none
+elf_build_id() { readelf -n "$1" | sed -nE 's/^ *Build ID: ([0-9a-f]{40})$/\1/p'; }
+
+# indent: standard input shown under the check lines
+indent() { sed 's/^/    /'; }
+
+# report_samples REPORT IMAGE SYMBOL: the samples of IMAGE's SYMBOL in a
+# `vertigo report` (empty when it has no such row)
+report_samples() { awk -v img="$2" -v sym="$3" '$3 == img && $5 == sym { print $2; exit }' "$1"; }
+
+# within VALUE WANT: VALUE is within 5 points of WANT
+within() { awk -v v="$1" -v w="$2" 'BEGIN { exit !(v >= w - 5 && v <= w + 5) }'; }
+
+# expect_workload_shares LABEL HOT WARM COOL: the workload's hot, warm and
+# cool+leaf sample counts are 60, 30 and 10 % of their sum, each within 5
+# points (tests/guest/workload.c). LABEL starts each check's name.
+expect_workload_shares() {
+    local label=$1 named=$(( ${2:-0} + ${3:-0} + ${4:-0} )) pair name got want pct
+    for pair in "hot:${2:-0}:60" "warm:${3:-0}:30" "cool+leaf:${4:-0}:10"; do
+        IFS=: read -r name got want <<<"$pair"
+        pct=$(awk -v g="$got" -v t="$named" 'BEGIN { printf "%.2f", t ? 100 * g / t : 0 }')
+        if within "$pct" "$want"; then
+            pass "$label $name $pct % within 5 points of $want %"
+        else
+            fail "$label $name within 5 points of $want %" "$pct % ($got of $named)"
+        fi
+    done
 }

@@ -13,22 +13,16 @@
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
-KERNEL="$BUILD/guest/vmlinuz"
-INITRD="$BUILD/guest/initrd.cpio.gz"
 GUEST_ARGS="console=ttyS0 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=hello"
-VERTIGO="$BUILD/vertigo"
 NAME=log-e9
 DIR="$E2E_OUT/$NAME"
-mkdir -p "$E2E_OUT"    # run_vertigo writes its runner log next to DIR
 
-run_vertigo "$NAME" 0 --platform bochs --timeout 600 --cmdline "console=com2 log=e9" \
-    --kernel "$KERNEL" --initrd "$INITRD" --guest-cmdline "$GUEST_ARGS"
+run_linux "$NAME" 0 "$GUEST_ARGS" --platform bochs --timeout 600 --cmdline "console=com2 log=e9"
 
 CAPTURE="$DIR/debugcon.txt"
 DECODED="$DIR/decode.txt"
 TRIMMED="$DIR/log.bin"
-STATS="$DIR/stats.txt"
-"$VERTIGO" decode "$CAPTURE" >"$DECODED" 2>"$DIR/decode.err"
+decode "$NAME"
 
 # check LABEL COMMAND...: PASS if the command succeeds.
 check() {
@@ -36,12 +30,8 @@ check() {
     shift
     if "$@"; then pass "$NAME: $label"; else fail "$NAME: $label" "see $DIR"; fi
 }
-decoded_has() { grep -qE -- "$1" "$DECODED"; }
-stats_has() { grep -qE -- "$1" "$STATS"; }
 
-tr -d '\r' < "$DIR/com2.txt" | grep -q '^VERTIGO-END: PASS' &&
-    pass "$NAME: text console still on COM2" ||
-    fail "$NAME: text console still on COM2" "no VERTIGO-END line in $DIR/com2.txt"
+expect_in "$NAME" com2.txt "text console still on COM2" '^VERTIGO-END: PASS'
 
 # Foreign bytes: the Bochs banner before the header, its debugger trailer
 # after the last block, nothing else (so no raw console text on 0xE9).
@@ -63,36 +53,25 @@ else
 fi
 
 # The decoder itself treats the emulator's trailer as a note, not damage.
-"$VERTIGO" stats "$CAPTURE" >"$STATS.raw" 2>&1 &&
-    pass "$NAME: vertigo stats on the raw capture: exit 0 (trailer is a note)" ||
-    fail "$NAME: vertigo stats on the raw capture: exit 0 (trailer is a note)" "see $STATS.raw"
+expect_exit "$NAME" "vertigo stats on the raw capture: exit 0 (trailer is a note)" 0 "$DIR/stats.txt.raw" \
+    "$VERTIGO" stats "$CAPTURE"
 
 head -c "$trailer_off" "$CAPTURE" >"$TRIMMED"
-"$VERTIGO" stats "$TRIMMED" >"$STATS" 2>&1
-rc=$?
-[ $rc -eq 0 ] && pass "$NAME: vertigo stats: clean stream (exit 0)" ||
-    fail "$NAME: vertigo stats: clean stream (exit 0)" "exit $rc; $STATS"
+expect_clean_stream "$NAME" "$TRIMMED"
+expect_in "$NAME" stats.txt "stats: life-cycle records" '^  lifecycle +[5-9]$'
+expect_in "$NAME" stats.txt "stats: no problem but the skipped banner" '^problems: prefix-skipped=1$'
 
-check "stats: console records" stats_has '^  console +[1-9][0-9]*$'
-check "stats: life-cycle records" stats_has '^  lifecycle +[5-9]$'
-check "stats: config record" stats_has '^  config +1$'
-check "stats: zero loss" stats_has '^loss: ring_dropped=0 blocks_lost=0 records_lost=0$'
-blocks=$(sed -nE 's/^blocks: ([0-9]+) .*/\1/p' "$STATS")
-check "stats: CPU 0 block sequence 0..N without gaps" \
-    stats_has "^  cpu 0 +records=[0-9]+ blocks=$blocks seq=0\.\.$((${blocks:-1} - 1)) seq_gaps=0 ring_dropped=0$"
-check "stats: no problem but the skipped banner" stats_has '^problems: prefix-skipped=1$'
-
-elf_build=$(readelf -n "$BUILD/vertigo.elf" | sed -nE 's/^ *Build ID: ([0-9a-f]{40})$/\1/p')
-check "header: vertigo.elf's GNU build id ($elf_build), TSC Hz, PMU" decoded_has \
+elf_build=$(elf_build_id "$BUILD/vertigo.elf")
+expect_in "$NAME" decode.txt "header: vertigo.elf's GNU build id ($elf_build), TSC Hz, PMU" \
     "^# @[0-9]+ stream version=1 cpus=[0-9]+ tsc_hz=[1-9][0-9]* build=${elf_build:-none} pmu=soft pmu_version=4 gp=4x48"
-check "config record echoes the command line" decoded_has ' config "console=com2 log=e9"$'
-check "console record: banner" decoded_has ' console src=hv "\\nVertigo [0-9.]+ \(build '
+expect_in "$NAME" decode.txt "config record echoes the command line" ' config "console=com2 log=e9"$'
+expect_in "$NAME" decode.txt "console record: banner" ' console src=hv "\\nVertigo [0-9.]+ \(build '
 
 lifecycle=$(grep -oE 'lifecycle dom=0 vcpu=0 event=[a-z-]+' "$DECODED" | sed 's/.*event=//' | tr '\n' ' ')
 [ "$lifecycle" = "domain-create domain-start vcpu-online vcpu-offline domain-stop " ] &&
     pass "$NAME: life cycle create, start, vcpu online, vcpu offline, stop" ||
     fail "$NAME: life cycle create, start, vcpu online, vcpu offline, stop" "got: $lifecycle"
-check "domain-stop says powered off (arg 0)" decoded_has 'event=domain-stop arg=0$'
+expect_in "$NAME" decode.txt "domain-stop says powered off (arg 0)" 'event=domain-stop arg=0$'
 
 # The first block left while the guest ran (a VM-exit poll), not in the
 # final flush: the guest's end is in a later block than vcpu-online.
@@ -103,27 +82,22 @@ end_seq=$(sed -nE 's/.* seq=([0-9]+) .*"\\nguest: domain 0 powered off.*/\1/p' "
     fail "$NAME: blocks drained from the VM-exit loop during the guest's run" \
          "vcpu-online in block '$online_seq', guest end in block '$end_seq'"
 
-check "console record: guest verdict" decoded_has ' console src=hv "guest: verdict PASS: hello\\n"$'
-check "console record: VERTIGO-END line" decoded_has ' console src=hv "VERTIGO-END: PASS \(guest passed and powered off\)\\n"$'
+expect_in "$NAME" decode.txt "console record: guest verdict" ' console src=hv "guest: verdict PASS: hello\\n"$'
+expect_in "$NAME" decode.txt "console record: VERTIGO-END line" \
+    ' console src=hv "VERTIGO-END: PASS \(guest passed and powered off\)\\n"$'
 
 # Two short runs without a guest. log=serial: the stream on COM2 (a
 # polled UART), text console on COM1. QEMU TCG (no VT-x) with log=e9:
 # the header and the records reach -debugcon before the refusal.
 run_vertigo log-serial 0 --platform bochs --timeout 120 --cmdline "console=com1 log=serial guest=none"
-"$VERTIGO" stats "$E2E_OUT/log-serial/com2.txt" >"$E2E_OUT/log-serial/stats.txt" 2>&1
-rc=$?
-[ $rc -eq 0 ] && grep -qE '^  console +[1-9]' "$E2E_OUT/log-serial/stats.txt" &&
-    pass "log-serial: clean stream with console records on COM2" ||
-    fail "log-serial: clean stream with console records on COM2" "stats exit $rc"
+expect_exit log-serial "vertigo stats on COM2: clean stream (exit 0)" 0 "$E2E_OUT/log-serial/stats.txt" \
+    "$VERTIGO" stats "$E2E_OUT/log-serial/com2.txt"
+expect_in log-serial stats.txt "console records in the stream on COM2" '^  console +[1-9]'
 expect_line log-serial "text console still on COM1" '^VERTIGO-END: PASS'
 
 run_vertigo log-e9-novmx 3 --platform qemu-tcg --timeout 60 --cmdline "log=e9"
-"$VERTIGO" stats "$E2E_OUT/log-e9-novmx/debugcon.txt" >"$E2E_OUT/log-e9-novmx/stats.txt" 2>&1
-rc=$?
-"$VERTIGO" decode "$E2E_OUT/log-e9-novmx/debugcon.txt" 2>/dev/null |
-    grep -q ' console src=hv "VERTIGO-END: NO-VMX (no VT-x)\\n"$'
-found=$?
-[ $rc -eq 0 ] && [ $found -eq 0 ] &&
-    pass "log-e9-novmx: clean stream ending with the refusal's verdict record" ||
-    fail "log-e9-novmx: clean stream ending with the refusal's verdict record" \
-         "stats exit $rc, verdict record found: $([ $found -eq 0 ] && echo yes || echo no)"
+expect_exit log-e9-novmx "vertigo stats: clean stream (exit 0)" 0 "$E2E_OUT/log-e9-novmx/stats.txt" \
+    "$VERTIGO" stats "$E2E_OUT/log-e9-novmx/debugcon.txt"
+decode log-e9-novmx
+expect_in log-e9-novmx decode.txt "the stream ends with the refusal's verdict record" \
+    ' console src=hv "VERTIGO-END: NO-VMX \(no VT-x\)\\n"$'

@@ -2,11 +2,12 @@
 # Builds the log decoder's libFuzzer target and runs it for 60 seconds
 # from the golden fixtures' seed corpus. Prints PASS/FAIL: fuzz-decoder-60s.
 set -u
-BUILD=${BUILD:-build}
+cd "$(dirname "$0")/../.."
+. tests/e2e/lib.sh
 name=fuzz-decoder-60s
 if ! make --no-print-directory BUILD="$BUILD" "$BUILD/fuzz/fuzz-decoder" \
         "$BUILD/fuzz/corpus-decoder/.seeded"; then
-    echo "FAIL: $name (build failed)"
+    fail "$name" "build failed"
     exit 1
 fi
 log="$BUILD/fuzz/fuzz-decoder-60s.log"
@@ -15,9 +16,9 @@ log="$BUILD/fuzz/fuzz-decoder-60s.log"
 rc=$?
 tail -n 3 "$log"
 if [ $rc -eq 0 ] && grep -q 'Done [0-9]* runs' "$log"; then
-    echo "PASS: $name"
+    pass "$name"
 else
     grep -E 'ERROR|runtime error|SUMMARY' "$log" | head -5
-    echo "FAIL: $name (exit $rc, log $log)"
+    fail "$name" "exit $rc, log $log"
     exit 1
 fi

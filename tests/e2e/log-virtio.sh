@@ -8,7 +8,6 @@
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
-VERTIGO="$BUILD/vertigo"
 NAME=log-virtio
 DIR="$E2E_OUT/$NAME"
 CAPTURE="$DIR/virtio-log.bin"
@@ -18,28 +17,15 @@ run_vertigo "$NAME" 3 --platform qemu-tcg --timeout 60 --log-virtio \
 expect_line "$NAME" "drain opened on the virtio console" \
     '^log: binary log on virtio \(PCI [0-9a-f]{2}:[0-9a-f]{2}\.[0-7], I/O 0x[0-9a-f]+\+0x[0-9a-f]+, tx queue [0-9]+\)'
 
-"$VERTIGO" stats "$CAPTURE" >"$DIR/stats.txt" 2>&1
-rc=$?
-[ $rc -eq 0 ] && pass "$NAME: vertigo stats: clean stream (exit 0)" ||
-    fail "$NAME: vertigo stats: clean stream (exit 0)" "exit $rc; see $DIR/stats.txt"
-stats_has() { grep -qE -- "$2" "$DIR/stats.txt" && pass "$NAME: stats: $1" ||
-              fail "$NAME: stats: $1" "no line /$2/ in $DIR/stats.txt"; }
-stats_has "console records" '^  console +[1-9][0-9]*$'
-stats_has "config record" '^  config +1$'
-stats_has "zero loss" '^loss: ring_dropped=0 blocks_lost=0 records_lost=0$'
-stats_has "no problems (not even a skipped prefix)" '^problems: none$'
-blocks=$(sed -nE 's/^blocks: ([0-9]+) .*/\1/p' "$DIR/stats.txt")
-stats_has "CPU 0 block sequence 0..N without gaps" \
-    "^  cpu 0 +records=[0-9]+ blocks=${blocks:-x} seq=0\.\.$((${blocks:-1} - 1)) seq_gaps=0 ring_dropped=0$"
+expect_clean_stream "$NAME" "$CAPTURE"
+expect_in "$NAME" stats.txt "stats: no problems (not even a skipped prefix)" '^problems: none$'
 
-"$VERTIGO" decode "$CAPTURE" >"$DIR/decode.txt" 2>"$DIR/decode.err"
-decoded_has() { grep -qE -- "$2" "$DIR/decode.txt" && pass "$NAME: decode: $1" ||
-                fail "$NAME: decode: $1" "no line /$2/ in $DIR/decode.txt"; }
-decoded_has "stream header first" '^# @0 stream version=1 '
-decoded_has "config record echoes the command line" ' config "console=com1 log=virtio"$'
-decoded_has "NO-VMX refusal as a console record" \
+decode "$NAME" virtio-log.bin
+expect_in "$NAME" decode.txt "decode: stream header first" '^# @0 stream version=1 '
+expect_in "$NAME" decode.txt "decode: config record echoes the command line" ' config "console=com1 log=virtio"$'
+expect_in "$NAME" decode.txt "decode: NO-VMX refusal as a console record" \
     ' console src=hv "vertigo: cannot run: this is not an Intel CPU'
-decoded_has "verdict as the last console record" \
+expect_in "$NAME" decode.txt "decode: verdict as the last console record" \
     ' console src=hv "VERTIGO-END: NO-VMX \(no VT-x\)\\n"$'
 last=$(grep -E ' console src=hv ' "$DIR/decode.txt" | tail -n 1)
 grep -q 'VERTIGO-END: NO-VMX' <<<"$last" && pass "$NAME: nothing lost after the verdict" ||
@@ -47,10 +33,8 @@ grep -q 'VERTIGO-END: NO-VMX' <<<"$last" && pass "$NAME: nothing lost after the 
 
 # The binary stream goes to the virtio console only: COM1 holds no
 # stream header (vertigo stats exit 2: no Vertigo stream in the input).
-"$VERTIGO" stats "$DIR/serial.txt" >/dev/null 2>&1
-rc=$?
-[ $rc -eq 2 ] && pass "$NAME: no binary stream on the text console" ||
-    fail "$NAME: no binary stream on the text console" "vertigo stats on COM1: exit $rc"
+expect_exit "$NAME" "no binary stream on the text console" 2 "$DIR/stats-com1.txt" \
+    "$VERTIGO" stats "$DIR/serial.txt"
 
 # Without the device: a specific warning, then the run goes on (no log).
 run_vertigo log-virtio-missing 3 --platform qemu-tcg --timeout 60 \

@@ -1,5 +1,5 @@
 #!/bin/bash
-# End-to-end test of the PMU wiring (issue 5) in Bochs, one boot: the
+# End-to-end test of the PMU wiring in Bochs, one boot: the
 # software backend chosen by pmu=auto on Bochs' broken PMU, a counting
 # session from Vertigo's command line, a guest user program reading its
 # own counts by hypercall (tests/guest/pmu_loop.c: exact instructions:u
@@ -12,36 +12,28 @@
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
-KERNEL="$BUILD/guest/vmlinuz"
-INITRD="$BUILD/guest/initrd.cpio.gz"
 GUEST_BASE="console=ttyS0 nokaslr tsc=reliable panic=-1 quiet"
 EVENTS="instructions:u,instructions:k,cycles,exits:all,exits:cpuid,exits:io,exits:vmcall"
 EVENTS="$EVENTS,exits:rdmsr,exits:wrmsr,exits:ept_violation,exits:preemption_timer,exits:xsetbv"
 RUN=pmu
 
-guest_line() { tr -d '\r' < "$E2E_OUT/$RUN/serial.txt" | grep -qE -- "$2" &&
-    pass "$RUN: $1" || fail "$RUN: $1" "no guest console line matches /$2/"; }
-vertigo_line() { tr -d '\r' < "$E2E_OUT/$RUN/com2.txt" | grep -qE -- "$2" &&
-    pass "$RUN: $1" || fail "$RUN: $1" "no Vertigo console line matches /$2/"; }
+run_linux $RUN 0 "$GUEST_BASE vertigo.scenario=pmu vertigo.pmu_idx=0,1" \
+    --platform bochs --ips 500000000 --timeout 600 \
+    --cmdline "console=com2 log=e9 pmu=auto pmu.events=$EVENTS"
 
-run_vertigo $RUN 0 --platform bochs --ips 500000000 --timeout 600 \
-    --cmdline "console=com2 log=e9 pmu=auto pmu.events=$EVENTS" \
-    --kernel "$KERNEL" --initrd "$INITRD" \
-    --guest-cmdline "$GUEST_BASE vertigo.scenario=pmu vertigo.pmu_idx=0,1"
-
-vertigo_line "discovery: Bochs' PMU is broken" '^pmu: broken \(claims v[0-9], does not count\)'
-vertigo_line "auto chose the software backend" \
+expect_in $RUN com2.txt "discovery: Bochs' PMU is broken" '^pmu: broken \(claims v[0-9], does not count\)'
+expect_in $RUN com2.txt "auto chose the software backend" \
     '^pmu: using the software backend \(exact instruction counts in Bochs\)$'
-vertigo_line "counting session from the command line" '^pmu: counting session: instructions:u,'
-guest_line "straight-line block counted exactly" '^pmu_loop: PASS: straight-line block counted exactly'
-guest_line "N vs 2N: instructions:u difference exact" '^pmu_loop: PASS: instructions:u difference exact'
-guest_line "instructions:k below 5% of the loop" '^pmu_loop: PASS: instructions:k below 5% of the loop'
-guest_line "default step: instructions:u within 5%" '^pmu_loop: PASS: instructions:u difference within 5%'
-guest_line "pmu scenario" '^VERTIGO-GUEST: pmu: PASS$'
-tr -d '\r' < "$E2E_OUT/$RUN/serial.txt" | grep '^pmu_loop: .*N=' | sed 's/^/    /'
+expect_in $RUN com2.txt "counting session from the command line" '^pmu: counting session: instructions:u,'
+expect_line $RUN "straight-line block counted exactly" '^pmu_loop: PASS: straight-line block counted exactly'
+expect_line $RUN "N vs 2N: instructions:u difference exact" '^pmu_loop: PASS: instructions:u difference exact'
+expect_line $RUN "instructions:k below 5% of the loop" '^pmu_loop: PASS: instructions:k below 5% of the loop'
+expect_line $RUN "default step: instructions:u within 5%" '^pmu_loop: PASS: instructions:u difference within 5%'
+expect_line $RUN "pmu scenario" '^VERTIGO-GUEST: pmu: PASS$'
+capture $RUN | grep '^pmu_loop: .*N=' | indent
 
 # Software-event totals against the exit statistics of the same run.
-com2=$(tr -d '\r' < "$E2E_OUT/$RUN/com2.txt")
+com2=$(capture $RUN com2.txt)
 totals=$(echo "$com2" | sed -n 's/^pmu: vcpu 0: //p' | tail -n1)
 total_of() { echo "$totals" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 stat_of() {
@@ -68,10 +60,10 @@ else
 fi
 
 # The log: backend in the stream header, totals record equal to the console.
-stats=$("$BUILD/vertigo" stats "$E2E_OUT/$RUN/debugcon.txt" 2>&1)
+stats=$("$VERTIGO" stats "$E2E_OUT/$RUN/debugcon.txt" 2>&1)
 echo "$stats" | grep -qE '^# @0 stream .* pmu=soft ' && pass "$RUN: log header names the soft backend" ||
     fail "$RUN: log header names the soft backend" "$(echo "$stats" | head -n1)"
 logged=$(echo "$stats" | sed -n 's/^  dom 0 vcpu 0: //p')
 [ -n "$logged" ] && [ "$logged" = "$totals" ] && pass "$RUN: vertigo stats shows the same totals" ||
     fail "$RUN: vertigo stats shows the same totals" "log: '$logged'"
-vertigo_line "run verdict" '^VERTIGO-END: PASS \(guest passed and powered off\)'
+expect_in $RUN com2.txt "run verdict" '^VERTIGO-END: PASS \(guest passed and powered off\)'

@@ -5,19 +5,17 @@
 # totals, folded stacks with main;f;g, CSV, and bad input with specific
 # errors and exit statuses. Prints PASS:/FAIL: lines.
 set -u
-BUILD=${BUILD:-build}
-out="$BUILD/e2e/report"
+cd "$(dirname "$0")/../.."
+. tests/e2e/lib.sh
+out="$E2E_OUT/report"
 mkdir -p "$out"
-pass() { echo "PASS: $1"; }
-fail() { echo "FAIL: $1 ($2)"; failed=1; }
-failed=0
 
 if ! make --no-print-directory BUILD="$BUILD" "$BUILD/vertigo" "$BUILD/gen-profile" \
         "$BUILD/profile/root/bin/workload" "$BUILD/profile/hvmini" >"$out/build.log" 2>&1; then
     fail "report: build" "see $out/build.log"
     exit 1
 fi
-V="$BUILD/vertigo"
+V="$VERTIGO"
 root="$BUILD/profile/root"
 hv="$BUILD/profile/hvmini"
 log="$out/capture.bin"
@@ -108,4 +106,4 @@ check_error "bad input: missing --guest-root" 1 "--guest-root /nonexistent/root:
 check_error "bad input: no log" 2 "no Vertigo log stream header" "$V" export --format csv tests/fixtures/profile/kallsyms.txt
 check_error "bad input: unknown format" 1 "unknown format 'svg'" "$V" export --format svg "$log"
 check_error "bad input: unknown sort key" 1 "unknown sort key 'speed'" "$V" report --sort speed "$log"
-exit $failed
+exit $E2E_FAILED
