@@ -34,7 +34,8 @@
 
 /* Record types this build of the hypervisor emits (stream header). PMU
  * features add theirs here. */
-#define LOG_HV_RECORD_TYPES ((1u << LOG_REC_CONSOLE) | (1u << LOG_REC_LIFECYCLE) | \
+#define LOG_HV_RECORD_TYPES ((1u << LOG_REC_CONSOLE) | (1u << LOG_REC_SAMPLE) | \
+                             (1u << LOG_REC_LIFECYCLE) | (1u << LOG_REC_SYMBOLS) | \
                              (1u << LOG_REC_CONFIG) | (1u << LOG_REC_LOSS) | \
                              (1u << LOG_REC_PMU_TOTALS) | (1u << LOG_REC_EVENT_DESC))
 

@@ -35,6 +35,8 @@ capture $RUN | grep '^nmi: requested' | indent
 decode $RUN
 decoded="$E2E_OUT/$RUN/decode.txt"
 com2=$(capture $RUN com2.txt)
+expect_in $RUN decode.txt "the stream header announces sample and symbols records" \
+    '^# @[0-9]+ stream .* pmu=soft .* types=[a-z,-]*sample,[a-z,-]*symbols'
 
 # One sample per overflow, nothing spurious: per CPU, PMIs = samples
 # logged + dropped; the PMU's overflow counts = samples; log = console.
