@@ -6,8 +6,8 @@
  * the decision out, with no policy of its own.
  *
  * The implementation is chosen when linking, like Jailhouse's arch_*
- * hooks: vmx/vmx_pmu_arch.c in the hypervisor (VT-x), a fake in the unit
- * tests (tests/unit/fake_pmu_arch.c). Plain functions rather than a table
+ * hooks: vmx/vmx_pmu_arch.c (VT-x) and vmx/vmx_pmu_cpu.c (the CPU) in the
+ * hypervisor, a fake in the unit tests (tests/unit/fake_pmu_arch.c). Plain functions rather than a table
  * of pointers: the link-time optimiser inlines them into the exit and NMI
  * paths (through a constant table it made direct calls but inlined none,
  * a few instructions more per hook on every VM exit).

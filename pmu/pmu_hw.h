@@ -89,7 +89,7 @@ uint64_t pmu_hw_host_enable_mask(const struct pmu_ctx *ctx);
  * On Intel CPUs delivering the PMI sets LVTPC's mask bit: software must
  * clear it, or no further PMI arrives. The backend reaches LVTPC through
  * this interface: the hypervisor passes boot/apic.c's accessors
- * (vmx/vmx_pmu_arch.c), the unit tests the model. */
+ * (vmx/vmx_pmu_cpu.c), the unit tests the model. */
 struct pmu_lvtpc_ops {
     uint32_t (*read)(void *ctx);
     void (*write)(void *ctx, uint32_t value);

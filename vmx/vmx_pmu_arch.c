@@ -1,15 +1,12 @@
-/* The arch hooks of the PMU policy (pmu/pmu_arch.h) on VT-x: the
- * guest state from the current VMCS, the shared VMX-preemption timer, the
- * VMCS IA32_PERF_GLOBAL_CTRL fields, NMIs and LVTPC through the local APIC,
- * the PMU MSRs, and the per-CPU single-step area. No policy here: each
- * operation does exactly what pmu/ asks. */
+/* The arch hooks of the PMU policy (pmu/pmu_arch.h) that VT-x implements:
+ * the guest state from the current VMCS, the shared VMX-preemption timer,
+ * the VMCS IA32_PERF_GLOBAL_CTRL fields, guest NMIs taken in root mode and
+ * the guest's LVTPC shadow. The CPU's own hooks are vmx/vmx_pmu_cpu.c. No
+ * policy here: each hook does exactly what pmu/ asks. */
 #include "pmu/pmu_arch.h"
 
-#include "boot/apic.h"
 #include "boot/cpu.h"
-#include "boot/percpu.h"
 #include "vmm/guest_stack.h"
-#include "vmm/mem.h"
 #include "vmm/msr.h"
 #include "vmm/vcpu.h"
 #include "vmx/apic_guard.h"
@@ -20,7 +17,6 @@
 #include "vmx/vmx_timer.h"
 
 #define CR3_ADDR_MASK     0x000ffffffffff000ull  /* CR3 bits 51:12 (SDM Vol. 3A 4.5) */
-#define CPUID_1_ECX_PDCM  (1u << 15)             /* IA32_PERF_CAPABILITIES exists */
 
 /* ---- The guest state of the last exit (the current VMCS is v's) -------- */
 
@@ -123,51 +119,11 @@ bool pmu_arch_has_guest_timer(void)
            (vmx_config.exit_available & EXIT_SAVE_PREEMPTION_TIMER);
 }
 
-/* ---- PMU MSRs and LVTPC ------------------------------------------------- */
+/* ---- NMIs and LVTPC ownership --------------------------------------------- */
 
-uint64_t pmu_arch_perf_capabilities(void)
+void pmu_arch_queue_guest_nmi(struct vcpu *v)
 {
-    uint64_t value = 0;
-    if (!(cpuid(1, 0).ecx & CPUID_1_ECX_PDCM) ||
-        rdmsr_safe(MSR_IA32_PERF_CAPABILITIES, &value))
-        return 0;
-    return value;
-}
-
-static int msr_read(void *ctx, uint32_t msr, uint64_t *value)
-{
-    (void)ctx;
-    return rdmsr_safe(msr, value);
-}
-
-static int msr_write(void *ctx, uint32_t msr, uint64_t value)
-{
-    (void)ctx;
-    return wrmsr_safe(msr, value);
-}
-
-const struct pmu_msr_ops *pmu_arch_msr(void)
-{
-    static const struct pmu_msr_ops msr_ops = { msr_read, msr_write, NULL };
-    return &msr_ops;
-}
-
-static uint32_t lvtpc_read(void *ctx)
-{
-    (void)ctx;
-    return apic_read_lvtpc();
-}
-
-static void lvtpc_write(void *ctx, uint32_t value)
-{
-    (void)ctx;
-    apic_write_lvtpc(value);
-}
-
-const struct pmu_lvtpc_ops *pmu_arch_lvtpc(void)
-{
-    static const struct pmu_lvtpc_ops lvtpc_ops = { lvtpc_read, lvtpc_write, NULL };
-    return &lvtpc_ops;
+    vmx_queue_root_nmi(v);
 }
 
 void pmu_arch_lvtpc_claim(struct vcpu *v, uint32_t value)
@@ -178,70 +134,4 @@ void pmu_arch_lvtpc_claim(struct vcpu *v, uint32_t value)
 bool pmu_arch_lvtpc_owned(const struct vcpu *v)
 {
     return apic_guard_lvtpc_owned(v);
-}
-
-/* The guest owns the xAPIC's ICR-high (its writes are forwarded one by one,
- * vmx/apic_guard.c): the shared sender restores it around the NMI. */
-void pmu_arch_send_nmi(uint32_t apic_id)
-{
-    apic_send_ipi_shared(apic_id, APIC_ICR_NMI | APIC_ICR_LEVEL_ASSERT);
-}
-
-void pmu_arch_queue_guest_nmi(struct vcpu *v)
-{
-    vmx_queue_root_nmi(v);
-}
-
-/* ---- This CPU ----------------------------------------------------------- */
-
-unsigned int pmu_arch_cpu_index(void)
-{
-    return this_cpu()->cpu_index;
-}
-
-uint32_t pmu_arch_apic_id(void)
-{
-    return apic_id();
-}
-
-uint64_t pmu_arch_tsc(void)
-{
-    return rdtsc();
-}
-
-struct percpu_step *pmu_arch_this_step_area(void)
-{
-    return &this_cpu()->step;
-}
-
-struct percpu_step *pmu_arch_step_area(unsigned int cpu)
-{
-    return &percpu_of(cpu)->step;
-}
-
-void pmu_arch_single_step(bool on)
-{
-    uint64_t tf = 1ull << RFLAGS_TF_BIT;
-    uint64_t flags = read_rflags();
-    flags = on ? flags | tf : flags & ~tf;
-    __asm__ volatile("pushq %0; popfq" : : "r"(flags) : "memory", "cc");
-}
-
-extern char __image_start[], __image_end[];
-
-/* Vertigo's own memory, for walking its frame-pointer chain: only inside
- * its image (stacks are in .bss), read directly. */
-static bool image_read(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-    (void)ctx;
-    uint64_t lo = (uint64_t)__image_start, hi = (uint64_t)__image_end;
-    if (addr < lo || addr >= hi || len > hi - addr)
-        return false;
-    memcpy(buf, (const void *)addr, len);
-    return true;
-}
-
-unsigned int pmu_arch_hypervisor_stack(uint64_t rbp, unsigned int depth, uint64_t *out)
-{
-    return guest_stack_walk(rbp, false, depth, image_read, NULL, out);
 }
