@@ -53,23 +53,14 @@ static uint32_t rearm(struct vcpu *v, struct pmu_hw *hw)
  * the backend's overflow (GLOBAL_STATUS read, Vertigo's bits cleared,
  * counters reloaded) before LVTPC is unmasked, so an overflow after the
  * unmask raises its own PMI. */
-static uint32_t hw_overflows(struct vcpu *v, bool *handled)
+uint32_t pmu_pmi_hw_overflows(struct vcpu *v, bool *handled)
 {
     struct vcpu_pmu *p = &v->pmu;
-    struct pmu_hw *hw = hw_backend_of(v);
-    if (!p->counting || !hw)
-        return 0;
+    struct pmu_hw *hw = p->be.self;
     uint32_t mask = p->be.ops->overflow(p->be.self, &p->ctx);
     mask |= rearm(v, hw);
     *handled = mask != 0;
     for (uint32_t m = mask; m; m &= m - 1)
         p->overflows++;
     return mask & p->sample_mask;
-}
-
-uint32_t pmu_pmi_take(struct pmu_cpu *c, struct vcpu *v, bool *handled)
-{
-    uint32_t mask = __atomic_exchange_n(&c->pending, 0u, __ATOMIC_SEQ_CST);
-    *handled = false;
-    return v ? mask | hw_overflows(v, handled) : mask;
 }

@@ -17,8 +17,7 @@
 #include <stdint.h>
 
 #include "pmu/pmu_cpu.h"
-
-struct vcpu;
+#include "vmm/vcpu.h"
 
 /* Exit path: marks mask pending on this CPU (bit i: counters[i] of its
  * VCPU's context; PMU_PENDING_TIMER: a timer sample) and sends the NMI. */
@@ -40,11 +39,23 @@ static inline bool pmu_pmi_take_kick(struct pmu_cpu *c)
     return __atomic_exchange_n(&c->kick, 0u, __ATOMIC_SEQ_CST) != 0;
 }
 
+/* NMI context, hardware backend counting on v (v runs on this CPU): the
+ * sampling counters that overflowed (GLOBAL_STATUS), re-armed, with
+ * LVTPC unmasked again. *handled: some counter overflowed at all (a PMI of
+ * counting-only counters is Vertigo's too, with nothing to sample). */
+uint32_t pmu_pmi_hw_overflows(struct vcpu *v, bool *handled);
+
 /* NMI context on c's CPU: the overflows this NMI carries, for c's VCPU v
  * (NULL: none runs): the pending software and timer overflows and, on the
- * hardware backend, the sampling counters that overflowed (GLOBAL_STATUS),
- * re-armed, with LVTPC unmasked again. *handled: a hardware PMI of
- * counting-only counters (nothing to sample, but Vertigo's). */
-uint32_t pmu_pmi_take(struct pmu_cpu *c, struct vcpu *v, bool *handled);
+ * hardware backend, pmu_pmi_hw_overflows. Inline, with the software
+ * backend's NMIs (the common case in Bochs) done after the exchange. */
+static inline uint32_t pmu_pmi_take(struct pmu_cpu *c, struct vcpu *v, bool *handled)
+{
+    uint32_t mask = __atomic_exchange_n(&c->pending, 0u, __ATOMIC_SEQ_CST);
+    *handled = false;
+    if (!v || !v->pmu.counting || v->pmu.be.ops != &pmu_hw_ops)
+        return mask;
+    return mask | pmu_pmi_hw_overflows(v, handled);
+}
 
 #endif
