@@ -15,7 +15,8 @@
 #define STATS_EVENTS_MAX 64u
 
 struct cpu_stats {
-    uint64_t records, blocks, dropped;
+    uint64_t records, blocks;
+    logdec_count dropped;        /* exact: loss records may sum past 2^64 */
     uint32_t first_seq, last_seq;
 };
 
@@ -127,16 +128,19 @@ static void print_cpus(const struct log_stats *s)
         if (!cs->blocks && !cs->records)
             continue;
         uint64_t span = cs->blocks ? (uint64_t)(uint32_t)(cs->last_seq - cs->first_seq) + 1 : 0;
+        char dropped[LOGDEC_COUNT_TEXT];
         printf("  cpu %-3u records=%" PRIu64 " blocks=%" PRIu64 " seq=%u..%u seq_gaps=%" PRIu64
-               " ring_dropped=%" PRIu64 "\n", c, cs->records, cs->blocks, cs->first_seq,
-               cs->last_seq, span - cs->blocks, cs->dropped);
+               " ring_dropped=%s\n", c, cs->records, cs->blocks, cs->first_seq,
+               cs->last_seq, span - cs->blocks, logdec_count_text(cs->dropped, dropped));
     }
 }
 
 static void print_loss(const struct logdec_totals *t)
 {
-    printf("loss: ring_dropped=%" PRIu64 " blocks_lost=%" PRIu64 " records_lost=%" PRIu64 "\n",
-           t->ring_dropped, t->blocks_lost, t->records_lost);
+    char dropped[LOGDEC_COUNT_TEXT], blocks[LOGDEC_COUNT_TEXT], records[LOGDEC_COUNT_TEXT];
+    printf("loss: ring_dropped=%s blocks_lost=%s records_lost=%s\n",
+           logdec_count_text(t->ring_dropped, dropped), logdec_count_text(t->blocks_lost, blocks),
+           logdec_count_text(t->records_lost, records));
     printf("problems:");
     bool any = false;
     for (int k = 0; k < LOGDEC_PROBLEM_KINDS; k++) {

@@ -29,9 +29,10 @@ bench-log: $(BUILD)/bench/bench-log
 
 # Unit tests of the log (tests/unit/test_log_*.c).
 LOG_TEST_SRCS := tests/unit/test_log_util.c $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS))
-UNIT_TESTS += log_format log_property log_ring log_corrupt log_golden
+UNIT_TESTS += log_format log_property log_ring log_corrupt log_golden log_ranges
 unit_log_format_SRCS := tests/unit/test_log_format.c $(LOG_TEST_SRCS)
 unit_log_property_SRCS := tests/unit/test_log_property.c $(LOG_TEST_SRCS)
 unit_log_ring_SRCS := tests/unit/test_log_ring.c $(LOG_TEST_SRCS)
 unit_log_corrupt_SRCS := tests/unit/test_log_corrupt.c $(LOG_TEST_SRCS)
 unit_log_golden_SRCS := tests/unit/test_log_golden.c $(LOG_TEST_SRCS)
+unit_log_ranges_SRCS := tests/unit/test_log_ranges.c $(LOG_TEST_SRCS)

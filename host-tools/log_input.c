@@ -41,12 +41,14 @@ int log_input_exit_status(const char *cmd, const char *path, const struct logdec
         fprintf(stderr, "vertigo %s: %s: no Vertigo log stream header or block found in %"
                 PRIu64 " bytes\n", cmd, path, t->bytes);
         return VERTIGO_EXIT_NO_LOG;
-    case LOGDEC_DAMAGED:
-        fprintf(stderr, "vertigo %s: %s: damaged stream: %" PRIu64 " blocks and %" PRIu64
-                " records lost to corruption/gaps, %" PRIu64 " records dropped by rings%s\n",
-                cmd, path, t->blocks_lost, t->records_lost, t->ring_dropped,
-                t->headers ? "" : ", no stream header");
+    case LOGDEC_DAMAGED: {
+        char blocks[LOGDEC_COUNT_TEXT], records[LOGDEC_COUNT_TEXT], dropped[LOGDEC_COUNT_TEXT];
+        fprintf(stderr, "vertigo %s: %s: damaged stream: %s blocks and %s records lost to "
+                "corruption/gaps, %s records dropped by rings%s\n", cmd, path,
+                logdec_count_text(t->blocks_lost, blocks), logdec_count_text(t->records_lost, records),
+                logdec_count_text(t->ring_dropped, dropped), t->headers ? "" : ", no stream header");
         return VERTIGO_EXIT_DAMAGED;
+    }
     case LOGDEC_CLEAN:
         break;
     }

@@ -165,39 +165,46 @@ static void track_sequence(struct logdec *dec, const struct log_block_header *h,
     t->next_record = h->first_record + h->record_count;
 }
 
+/* records of block h lost to a malformed record at offset. */
 static void bad_record(struct logdec *dec, const struct log_block_header *h,
-                       uint64_t offset, uint32_t decoded)
+                       uint64_t offset, uint64_t records)
 {
     struct logdec_problem p = {
         .kind = LOGDEC_BAD_RECORD, .offset = offset, .has_block = true,
-        .cpu = h->cpu, .seq = h->seq, .records_known = true,
-        .records = h->record_count > decoded ? h->record_count - decoded : 0,
+        .cpu = h->cpu, .seq = h->seq, .records_known = true, .records = records,
     };
     report(dec, &p);
 }
 
-/* Decodes one record at *p; returns false if it is malformed. */
-static bool decode_record(struct logdec *dec, struct logdec_record *r,
-                          const uint8_t **p, const uint8_t *end)
+enum record_step {
+    RECORD_OK,           /* decoded and passed on */
+    RECORD_BAD_FIELDS,   /* framing and TSC good, a field out of range: skipped */
+    RECORD_BAD_FRAME,    /* length or TSC delta broken: the rest is unreadable */
+};
+
+/* Decodes one record at *p and, unless its frame is broken, moves *p
+ * past it. */
+static enum record_step decode_record(struct logdec *dec, struct logdec_record *r,
+                                      const uint8_t **p, const uint8_t *end)
 {
     const uint8_t *q = *p;
     uint64_t body_len, delta;
     r->type = *q++;
     if (log_varint_get(&q, end, &body_len) != 0 || body_len > (uint64_t)(end - q))
-        return false;
+        return RECORD_BAD_FRAME;
     const uint8_t *body_end = q + body_len;
     if (log_varint_get(&q, body_end, &delta) != 0)
-        return false;
+        return RECORD_BAD_FRAME;
     r->tsc += (uint64_t)log_unzigzag(delta);
-    if (logdec_parse_fields(r, q, body_end) != 0)
-        return false;
     *p = body_end;
+    if (logdec_parse_fields(r, q, body_end) != 0)
+        return RECORD_BAD_FIELDS;
     dec->totals.records++;
     if (r->type == LOG_REC_LOSS)
         dec->totals.ring_dropped += r->u.loss.dropped;
     if (dec->cb->record)
         dec->cb->record(dec->user, r);
-    return true;
+    return RECORD_OK;
 }
 
 static void decode_payload(struct logdec *dec, const struct log_block_header *h,
@@ -212,11 +219,14 @@ static void decode_payload(struct logdec *dec, const struct log_block_header *h,
     for (; p < end && n < h->record_count; n++) {
         r.index = h->first_record + n;
         r.offset = payload_offset + (uint64_t)(p - payload);
-        if (!decode_record(dec, &r, &p, end))
+        enum record_step step = decode_record(dec, &r, &p, end);
+        if (step == RECORD_BAD_FRAME)
             break;
+        if (step == RECORD_BAD_FIELDS)
+            bad_record(dec, h, r.offset, 1);
     }
     if (n != h->record_count || p != end)
-        bad_record(dec, h, payload_offset + (uint64_t)(p - payload), n);
+        bad_record(dec, h, payload_offset + (uint64_t)(p - payload), h->record_count - n);
 }
 
 static enum step take_block(struct logdec *dec)
@@ -390,6 +400,20 @@ enum logdec_verdict logdec_verdict(const struct logdec *dec)
         if (k != LOGDEC_PREFIX_SKIPPED && k != LOGDEC_SUFFIX_SKIPPED && t->problems[k])
             return LOGDEC_DAMAGED;
     return t->ring_dropped ? LOGDEC_DAMAGED : LOGDEC_CLEAN;
+}
+
+char *logdec_count_text(logdec_count v, char *buf)
+{
+    char digits[LOGDEC_COUNT_TEXT];
+    size_t n = 0;
+    do {
+        digits[n++] = (char)('0' + (unsigned)(v % 10));
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = digits[n - 1 - i];
+    buf[n] = '\0';
+    return buf;
 }
 
 const char *logdec_problem_name(enum logdec_problem_kind kind)

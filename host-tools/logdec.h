@@ -20,7 +20,12 @@
 #include "vertigo/log_format.h"
 
 /* One decoded record. Pointers (text, raw) point into the decoder's
- * buffer and are valid only during the callback. */
+ * buffer and are valid only during the callback. Every field of a known
+ * type is within the format's ranges (docs/log-format.md, "Validation"):
+ * a sample's mode is below LOG_MODE_COUNT and its depth at most
+ * LOG_STACK_MAX, a symbols kind is a known one, counts fit their arrays,
+ * texts are at most LOG_TEXT_MAX bytes, a loss is at least 1; a record
+ * that breaks one is reported as a bad-record problem instead. */
 struct logdec_record {
     uint8_t type;            /* enum log_record_type, or unknown */
     uint16_t cpu;
@@ -37,7 +42,9 @@ enum logdec_problem_kind {
     LOGDEC_PREFIX_SKIPPED,   /* note: bytes before the first stream header */
     LOGDEC_GARBAGE,          /* bytes that are no valid header or block */
     LOGDEC_BAD_PAYLOAD,      /* block header good, payload checksum bad */
-    LOGDEC_BAD_RECORD,       /* checksum good but a record is malformed */
+    LOGDEC_BAD_RECORD,       /* checksum good but a record is malformed:
+                                a field out of range loses that record, a
+                                broken length or TSC the block's rest */
     LOGDEC_MISSING_BLOCKS,   /* gap in a CPU's block sequence */
     LOGDEC_SEQ_BACKWARDS,    /* block sequence repeated or went back */
     LOGDEC_TRUNCATED,        /* input ended inside a header or block */
@@ -68,17 +75,27 @@ struct logdec_callbacks {
     void (*problem)(void *user, const struct logdec_problem *p);
 };
 
+/* An exact count of lost records or blocks. Each loss record or problem
+ * carries up to 2^64 - 1, so their sum over a hostile log can pass 2^64;
+ * 128 bits cannot wrap (a stream holds fewer than 2^64 records). */
+typedef unsigned __int128 logdec_count;
+
+#define LOGDEC_COUNT_TEXT 40u       /* decimal digits of 2^128 - 1, and a NUL */
+
+/* Writes v in decimal to buf (LOGDEC_COUNT_TEXT bytes); returns buf. */
+char *logdec_count_text(logdec_count v, char *buf);
+
 /* Running totals the decoder keeps (read them after logdec_finish). */
 struct logdec_totals {
     uint64_t bytes;                 /* bytes fed */
     uint64_t headers;
     uint64_t blocks;                /* blocks with good checksums */
-    uint64_t records;
+    uint64_t records;               /* records decoded and passed on */
     uint64_t block_bytes;           /* bytes of good blocks */
-    uint64_t ring_dropped;          /* sum of loss records */
+    logdec_count ring_dropped;      /* sum of loss records */
     uint64_t problems[LOGDEC_PROBLEM_KINDS];
-    uint64_t records_lost;          /* known counts from problems */
-    uint64_t blocks_lost;
+    logdec_count records_lost;      /* known counts from problems */
+    logdec_count blocks_lost;
 };
 
 struct logdec_cpu_track {

@@ -1,7 +1,10 @@
 /* Decoder of the type-specific fields of each record type: the inverse
- * of vmm/log_encode.c. Lenient where the format allows extension:
- * trailing field bytes of a known type are ignored, unknown types keep
- * their raw bytes. */
+ * of vmm/log_encode.c, and the one place where every field's range is
+ * checked (docs/log-format.md, "Validation"): a record whose fields break
+ * a range is malformed, so the tools behind the decoder can index arrays
+ * by mode, kind or count without checking again. Lenient where the format
+ * allows extension: trailing field bytes of a known type are ignored,
+ * unknown types keep their raw bytes. */
 #include "host-tools/logdec.h"
 
 #include "vmm/log_varint.h"
@@ -29,6 +32,13 @@ static uint32_t get_u32(struct field_reader *f)
     if (v > UINT32_MAX)
         f->bad = true;
     return (uint32_t)v;
+}
+
+/* Marks the record malformed unless ok (a field outside its range). */
+static void need(struct field_reader *f, bool ok)
+{
+    if (!ok)
+        f->bad = true;
 }
 
 static uint8_t get_byte(struct field_reader *f)
@@ -71,8 +81,7 @@ static void parse_stack(struct field_reader *f, struct log_sample *s)
 {
     uint64_t prev = s->rip;
     s->depth = get_count(f, LOG_STACK_MAX);
-    if (s->depth == 0)
-        f->bad = true;   /* the flag promised a stack */
+    need(f, s->depth > 0);   /* the flag promised a stack */
     for (uint32_t i = 0; i < s->depth; i++) {
         prev += (uint64_t)log_unzigzag(get_u64(f));
         s->stack[i] = prev;
@@ -82,7 +91,9 @@ static void parse_stack(struct field_reader *f, struct log_sample *s)
 static void parse_sample(struct field_reader *f, struct log_sample *s)
 {
     uint8_t flags = get_byte(f);
+    need(f, !(flags & ~LOG_SAMPLE_FLAGS_MASK));
     s->mode = flags & LOG_SAMPLE_MODE_MASK;
+    need(f, s->mode < LOG_MODE_COUNT);
     s->domain = get_u32(f);
     s->vcpu = get_u32(f);
     s->event = get_u32(f);
@@ -131,6 +142,7 @@ static void parse_lifecycle(struct field_reader *f, struct log_lifecycle *lc)
     lc->domain = get_u32(f);
     lc->vcpu = get_u32(f);
     lc->event = get_byte(f);
+    need(f, lc->event > 0 && lc->event < LOG_LC_EVENT_COUNT);
     lc->arg = get_u64(f);
 }
 
@@ -138,10 +150,13 @@ static void parse_symbols(struct field_reader *f, struct log_symbols *sym)
 {
     sym->domain = get_u32(f);
     sym->kind = get_byte(f);
+    need(f, sym->kind > 0 && sym->kind < LOG_SYM_KIND_COUNT);
     sym->pid = get_u32(f);
     sym->epoch = get_u64(f);
     sym->chunk = get_u32(f);
-    sym->last = get_byte(f) != 0;
+    uint8_t last = get_byte(f);
+    need(f, last <= 1);
+    sym->last = last == 1;
     sym->data = get_rest(f, &sym->len);
 }
 
@@ -170,8 +185,12 @@ static void parse_known(struct field_reader *f, struct logdec_record *r)
     case LOG_REC_SYMBOLS:    parse_symbols(f, &r->u.symbols); break;
     case LOG_REC_CONFIG:
         r->u.config.text = (const char *)get_rest(f, &r->u.config.len);
+        need(f, r->u.config.len > 0);
         break;
-    case LOG_REC_LOSS:       r->u.loss.dropped = get_u64(f); break;
+    case LOG_REC_LOSS:
+        r->u.loss.dropped = get_u64(f);
+        need(f, r->u.loss.dropped > 0);   /* a ring that dropped nothing writes none */
+        break;
     case LOG_REC_PMU_TOTALS: parse_pmu_totals(f, &r->u.pmu_totals); break;
     case LOG_REC_EVENT_DESC: parse_event_desc(f, &r->u.event_desc); break;
     default: break;

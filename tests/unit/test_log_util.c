@@ -7,6 +7,7 @@
 
 #include "host-tools/log_text.h"
 #include "vmm/log_emit.h"
+#include "vmm/log_varint.h"
 
 /* ---- Streams ---------------------------------------------------------- */
 
@@ -55,6 +56,35 @@ unsigned log_test_drain(struct log_test_stream *s, struct log_ring *ring, size_t
     }
     free(buf);
     return blocks;
+}
+
+void log_test_raw_record(struct log_test_stream *payload, uint8_t type, int64_t tsc_delta,
+                         const void *fields, size_t len)
+{
+    uint8_t head[1 + 2 * LOG_VARINT_MAX], delta[LOG_VARINT_MAX];
+    size_t delta_len = log_varint_put(delta, log_zigzag(tsc_delta));
+    head[0] = type;
+    size_t head_len = 1 + log_varint_put(head + 1, delta_len + len);
+    log_test_stream_append(payload, head, head_len);
+    log_test_stream_append(payload, delta, delta_len);
+    log_test_stream_append(payload, fields, len);
+}
+
+void log_test_block(struct log_test_stream *s, uint16_t cpu, uint32_t seq, uint64_t first_record,
+                    uint64_t base_tsc, uint16_t record_count, const struct log_test_stream *payload)
+{
+    struct log_block_header h = {
+        .sync = LOG_BLOCK_SYNC, .cpu = cpu, .payload_len = (uint16_t)payload->len, .seq = seq,
+        .record_count = record_count, .first_record = first_record, .base_tsc = base_tsc,
+    };
+    if (payload->len > LOG_BLOCK_PAYLOAD_MAX)
+        abort();
+    static const uint8_t empty[1];
+    const uint8_t *bytes = payload->len ? payload->data : empty;
+    log_encode_block_checksums(&h, bytes);
+    log_test_stream_append(s, &h, sizeof(h));
+    if (payload->len)
+        log_test_stream_append(s, bytes, payload->len);
 }
 
 /* ---- Values ----------------------------------------------------------- */

@@ -35,6 +35,15 @@ void log_test_stream_header(struct log_test_stream *s, uint16_t cpus);
  * returns the number of blocks. */
 unsigned log_test_drain(struct log_test_stream *s, struct log_ring *ring, size_t block_max);
 
+/* Appends one record to payload: its type, body length, the zigzag TSC
+ * delta and len field bytes taken as they are (hostile records too). */
+void log_test_raw_record(struct log_test_stream *payload, uint8_t type, int64_t tsc_delta,
+                         const void *fields, size_t len);
+/* Appends a block holding payload (record_count records) to s, with
+ * correct checksums, so a decoder reaches the records themselves. */
+void log_test_block(struct log_test_stream *s, uint16_t cpu, uint32_t seq, uint64_t first_record,
+                    uint64_t base_tsc, uint16_t record_count, const struct log_test_stream *payload);
+
 /* xorshift64 pseudo-random numbers (fixed seeds make tests repeatable). */
 uint64_t log_test_rand(uint64_t *state);
 /* A random value of a random type (not LOSS), tsc = *tsc plus a random step. */
