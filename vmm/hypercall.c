@@ -1,5 +1,8 @@
 /* Hypercall dispatch: validates every argument, never trusts a guest
- * pointer, and answers unknown numbers with -VERTIGO_ENOSYS. */
+ * pointer (each is read with the caller's access rights, and one that is
+ * unmapped, non-canonical, supervisor-only for a user-mode caller or
+ * device memory gets its own error), and answers unknown numbers with
+ * -VERTIGO_ENOSYS. */
 #include "vmm/hypercall.h"
 
 #include "vertigo/hypercall.h"
@@ -30,28 +33,51 @@ static int64_t hc_pmu_step(const struct hypercall_args *a)
     return a->pmu ? a->pmu->set_step(a->pmu->ctx, a->arg[0]) : -VERTIGO_EINVAL;
 }
 
-/* Reads a NUL-terminated guest string byte by byte (it may cross pages). */
-static bool read_guest_string(guest_read_fn read, void *ctx, uint64_t gva,
-                              char *out, size_t size)
+int64_t hypercall_access_error(enum guest_access access)
+{
+    switch (access) {
+    case GUEST_ACCESS_OK:
+        return 0;
+    case GUEST_ACCESS_SUPERVISOR:
+        return -VERTIGO_EACCES;
+    case GUEST_ACCESS_NOT_RAM:
+        return -VERTIGO_EMMIO;
+    default:
+        return -VERTIGO_EFAULT;
+    }
+}
+
+/* Copies a guest argument: 0 or the error for the pointer. */
+static int64_t copy_in(guest_copy_fn read, void *ctx, uint64_t gva, void *buf, size_t len)
+{
+    return hypercall_access_error(read(ctx, gva, buf, len));
+}
+
+/* Reads a NUL-terminated guest string byte by byte (it may cross pages):
+ * 0 or the error for the first byte that cannot be read. */
+static int64_t read_guest_string(guest_copy_fn read, void *ctx, uint64_t gva,
+                                 char *out, size_t size)
 {
     for (size_t i = 0; i + 1 < size; i++) {
-        if (!read(ctx, gva + i, &out[i], 1))
-            return false;
+        int64_t r = copy_in(read, ctx, gva + i, &out[i], 1);
+        if (r)
+            return r;
         if (!out[i])
-            return true;
+            return 0;
     }
     out[size - 1] = '\0';
-    return true;
+    return 0;
 }
 
 static int64_t hc_set_verdict(struct domain *d, const struct hypercall_args *a,
-                              guest_read_fn read, void *ctx)
+                              guest_copy_fn read, void *ctx)
 {
     char reason[VERDICT_REASON_MAX + 1] = "";
     if (a->arg[0] > 1)
         return -VERTIGO_EINVAL;
-    if (a->arg[1] && !read_guest_string(read, ctx, a->arg[1], reason, sizeof(reason)))
-        return -VERTIGO_EFAULT;
+    int64_t r = a->arg[1] ? read_guest_string(read, ctx, a->arg[1], reason, sizeof(reason)) : 0;
+    if (r)
+        return r;
     d->verdict = a->arg[0] == 0 ? GUEST_VERDICT_PASS : GUEST_VERDICT_FAIL;
     memcpy(d->verdict_text, reason, sizeof(d->verdict_text));
     d->verdict_text[sizeof(d->verdict_text) - 1] = '\0';
@@ -87,14 +113,15 @@ static const struct hypercall_sampling *sampling_of(const struct hypercall_args 
     return a->pmu ? a->pmu->sampling : NULL;
 }
 
-static int64_t hc_session_start(const struct hypercall_args *a, guest_read_fn read, void *ctx)
+static int64_t hc_session_start(const struct hypercall_args *a, guest_copy_fn read, void *ctx)
 {
     struct vertigo_session s;
     if (a->cpl != KERNEL_CPL)
         return -VERTIGO_EPERM;
-    if (!read(ctx, a->arg[0], &s, sizeof(s)))
-        return -VERTIGO_EFAULT;
-    int64_t r = hypercall_session_check(&s);
+    int64_t r = copy_in(read, ctx, a->arg[0], &s, sizeof(s));
+    if (r)
+        return r;
+    r = hypercall_session_check(&s);
     if (r)
         return r;
     const struct hypercall_sampling *sm = sampling_of(a);
@@ -109,7 +136,7 @@ static int64_t hc_session_stop(const struct hypercall_args *a)
     return sm ? sm->stop(sm->ctx) : -VERTIGO_EINVAL;
 }
 
-static int64_t hc_symbols(const struct hypercall_args *a, guest_read_fn read, void *ctx)
+static int64_t hc_symbols(const struct hypercall_args *a, guest_copy_fn read, void *ctx)
 {
     struct vertigo_symbols_chunk c;
     const struct hypercall_sampling *sm = sampling_of(a);
@@ -117,18 +144,20 @@ static int64_t hc_symbols(const struct hypercall_args *a, guest_read_fn read, vo
         return -VERTIGO_EPERM;
     if (!sm)
         return -VERTIGO_ENOSYS;
-    if (!read(ctx, a->arg[0], &c, sizeof(c)))
-        return -VERTIGO_EFAULT;
-    int64_t r = hypercall_symbols_check(&c);
+    int64_t r = copy_in(read, ctx, a->arg[0], &c, sizeof(c));
     if (r)
         return r;
-    if (c.len && !read(ctx, c.data, sm->buffer, c.len))
-        return -VERTIGO_EFAULT;
+    r = hypercall_symbols_check(&c);
+    if (r)
+        return r;
+    r = c.len ? copy_in(read, ctx, c.data, sm->buffer, c.len) : 0;
+    if (r)
+        return r;
     return sm->symbols(sm->ctx, &c, sm->buffer);
 }
 
 int64_t hypercall_dispatch(struct domain *d, const struct hypercall_args *a,
-                           guest_read_fn read, void *read_ctx)
+                           guest_copy_fn read, void *read_ctx)
 {
     switch (a->nr) {
     case VERTIGO_HC_VERSION:

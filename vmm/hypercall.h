@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vmm/guest_pt.h"
+
 struct domain;
 struct vertigo_session;
 struct vertigo_symbols_chunk;
@@ -51,6 +53,17 @@ struct hypercall_args {
  * any byte is not readable. */
 typedef bool (*guest_read_fn)(void *ctx, uint64_t gva, void *buf, size_t len);
 
+/* Copies `len` bytes of guest-virtual memory at `gva` into buf with the
+ * access rights of the hypercall's caller (user-mode rights for CPL 3):
+ * GUEST_ACCESS_OK, or why the first unreadable byte is not readable. */
+typedef enum guest_access (*guest_copy_fn)(void *ctx, uint64_t gva, void *buf, size_t len);
+
+/* The hypercall error for a guest pointer that could not be read:
+ * -VERTIGO_EFAULT (unmapped, not canonical), -VERTIGO_EACCES (a
+ * supervisor-only page for a user-mode caller), -VERTIGO_EMMIO (device
+ * memory); 0 for GUEST_ACCESS_OK. */
+int64_t hypercall_access_error(enum guest_access access);
+
 /* Validation of the HC_SESSION_START argument alone (the ABI's field
  * rules: version, flags, period 1..2^48 for event sessions, timer_hz
  * 1..100000 for timer sessions, stack depth <= VERTIGO_STACK_MAX, a
@@ -62,8 +75,10 @@ int64_t hypercall_session_check(const struct vertigo_session *s);
  * VERTIGO_SYMBOLS_CHUNK_MAX, last 0 or 1, reserved 0). 0 or -VERTIGO_EINVAL. */
 int64_t hypercall_symbols_check(const struct vertigo_symbols_chunk *c);
 
-/* Executes one hypercall for domain `d`. Returns the value for RAX. */
+/* Executes one hypercall for domain `d`, reading guest pointers with
+ * read(read_ctx, ...) (which applies the caller's access rights). Returns
+ * the value for RAX. */
 int64_t hypercall_dispatch(struct domain *d, const struct hypercall_args *a,
-                           guest_read_fn read, void *read_ctx);
+                           guest_copy_fn read, void *read_ctx);
 
 #endif

@@ -29,6 +29,8 @@ void handle_invd(struct vcpu *v, const struct vmx_exit *e)
     vmx_skip_instruction(e);
 }
 
+/* Guest pointers are read with the caller's rights: a user-mode caller
+ * cannot make Vertigo read a supervisor-only page for it. */
 void handle_vmcall(struct vcpu *v, const struct vmx_exit *e)
 {
     struct hypercall_args a = {
@@ -37,7 +39,10 @@ void handle_vmcall(struct vcpu *v, const struct vmx_exit *e)
         .cpl = vmx_guest_cpl(),
         .pmu = pmu_hypercalls(v),
     };
-    v->regs.rax = (uint64_t)hypercall_dispatch(v->domain, &a, guest_virt_read, v);
+    struct guest_virt_cursor cursor;
+    guest_virt_cursor_init(&cursor, v);
+    cursor.user = a.cpl == 3;
+    v->regs.rax = (uint64_t)hypercall_dispatch(v->domain, &a, guest_virt_cursor_copy, &cursor);
     vmx_skip_instruction(e);
 }
 

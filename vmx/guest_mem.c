@@ -1,6 +1,9 @@
 /* Guest memory reads for exit handlers (see vmx/guest_mem.h). Domain 0 is
  * identity-mapped, so a GPA the EPT maps readable is the same host
- * physical address, reached through Vertigo's identity map (below 4 GiB). */
+ * physical address, reached through Vertigo's identity map (below 4 GiB).
+ * Only write-back pages are RAM: the EPT maps every hole and device range
+ * uncacheable (vmx/vmx_domain.c), and a read there from root mode would
+ * be a device-register read on the guest's say-so. */
 #include "vmx/guest_mem.h"
 
 #include "boot/cpu.h"
@@ -13,12 +16,21 @@
 #define HOST_IDENTITY_LIMIT 0x100000000ull
 #define CR4_LA57 (1ull << 12)
 
+/* Where the EPT sends gpa, if it is readable guest RAM: the access
+ * outcome and, for GUEST_ACCESS_OK, the translation. */
+static enum guest_access ram_translate(struct vcpu *v, uint64_t gpa, struct ept_translation *t)
+{
+    if (!ept_translate(&v->domain->vmx.ept, gpa, t) || !(t->perms & EPT_READ))
+        return GUEST_ACCESS_UNMAPPED;
+    if (t->type != EPT_MT_WB)
+        return GUEST_ACCESS_NOT_RAM;
+    return GUEST_ACCESS_OK;
+}
+
 static const void *host_pointer(struct vcpu *v, uint64_t gpa)
 {
     struct ept_translation t;
-    if (!ept_translate(&v->domain->vmx.ept, gpa, &t) || !(t.perms & EPT_READ))
-        return NULL;
-    if (t.hpa >= HOST_IDENTITY_LIMIT)
+    if (ram_translate(v, gpa, &t) != GUEST_ACCESS_OK || t.hpa >= HOST_IDENTITY_LIMIT)
         return NULL;
     return (const void *)t.hpa;
 }
@@ -41,16 +53,20 @@ bool guest_phys_read(struct vcpu *v, uint64_t gpa, void *buf, size_t len)
     return true;
 }
 
-/* Vertigo's pointer to len bytes at gpa (within one 4 KiB page) through
- * the cursor's EPT leaf, walking the EPT when gpa lies outside it; NULL
- * if not readable guest memory. */
-static const uint8_t *cursor_phys(struct guest_virt_cursor *c, uint64_t gpa, size_t len)
+/* Vertigo's pointer (*host) to len bytes at gpa (within one 4 KiB page)
+ * through the cursor's EPT leaf, walking the EPT when gpa lies outside it;
+ * anything but GUEST_ACCESS_OK if that is not readable guest RAM. */
+static enum guest_access cursor_phys(struct guest_virt_cursor *c, uint64_t gpa, size_t len,
+                                     const uint8_t **host)
 {
-    if (c->leaf_size && gpa - c->leaf_gpa < c->leaf_size)
-        return (const uint8_t *)(c->leaf_host + (gpa - c->leaf_gpa));
+    if (c->leaf_size && gpa - c->leaf_gpa < c->leaf_size) {
+        *host = (const uint8_t *)(c->leaf_host + (gpa - c->leaf_gpa));
+        return GUEST_ACCESS_OK;
+    }
     struct ept_translation t;
-    if (!ept_translate(&c->v->domain->vmx.ept, gpa, &t) || !(t.perms & EPT_READ))
-        return NULL;
+    enum guest_access r = ram_translate(c->v, gpa, &t);
+    if (r != GUEST_ACCESS_OK)
+        return r;
     uint64_t offset = gpa & (t.page_size - 1);
     if (t.hpa - offset + t.page_size <= HOST_IDENTITY_LIMIT) {
         c->leaf_gpa = gpa - offset;
@@ -58,8 +74,9 @@ static const uint8_t *cursor_phys(struct guest_virt_cursor *c, uint64_t gpa, siz
         c->leaf_host = (uintptr_t)(t.hpa - offset);
     }
     if (t.hpa + len > HOST_IDENTITY_LIMIT)
-        return NULL;
-    return (const uint8_t *)(uintptr_t)t.hpa;
+        return GUEST_ACCESS_UNMAPPED;
+    *host = (const uint8_t *)(uintptr_t)t.hpa;
+    return GUEST_ACCESS_OK;
 }
 
 static bool cursor_read64(void *ctx, uint64_t gpa, uint64_t *value)
@@ -67,42 +84,55 @@ static bool cursor_read64(void *ctx, uint64_t gpa, uint64_t *value)
     if (gpa & (sizeof(*value) - 1))
         return guest_phys_read(((struct guest_virt_cursor *)ctx)->v, gpa, value,
                                sizeof(*value));
-    const uint8_t *p = cursor_phys(ctx, gpa, sizeof(*value));
-    if (!p)
+    const uint8_t *p;
+    if (cursor_phys(ctx, gpa, sizeof(*value), &p) != GUEST_ACCESS_OK)
         return false;
     __builtin_memcpy(value, p, sizeof(*value));     /* one aligned load */
     return true;
 }
 
-void guest_virt_cursor_init(struct guest_virt_cursor *c, struct vcpu *v)
+void guest_virt_cursor_setup(struct guest_virt_cursor *c, struct vcpu *v, uint64_t cr0,
+                             uint64_t cr3, uint64_t cr4)
 {
     c->v = v;
     c->pg = (struct guest_paging){
-        .cr3 = vmcs_read(VMCS_GUEST_CR3),
-        .la57 = (vmcs_read(VMCS_GUEST_CR4) & CR4_LA57) != 0,
+        .cr3 = cr3,
+        .la57 = (cr4 & CR4_LA57) != 0,
         .read64 = cursor_read64,
         .ctx = c,
     };
-    c->paging = (vmcs_read(VMCS_GUEST_CR0) & CR0_PG) != 0;
+    c->paging = (cr0 & CR0_PG) != 0;
+    c->user = false;
     c->page_host = NULL;
     c->leaf_size = 0;
 }
 
-/* Host address of the page holding gva, from the cache or the tables. */
-static const uint8_t *cursor_page(struct guest_virt_cursor *c, uint64_t gva)
+void guest_virt_cursor_init(struct guest_virt_cursor *c, struct vcpu *v)
+{
+    guest_virt_cursor_setup(c, v, vmcs_read(VMCS_GUEST_CR0), vmcs_read(VMCS_GUEST_CR3),
+                            vmcs_read(VMCS_GUEST_CR4));
+}
+
+/* Host address (*host) of the page holding gva, from the cache or the
+ * tables; anything but GUEST_ACCESS_OK if the page is not readable. */
+static enum guest_access cursor_page(struct guest_virt_cursor *c, uint64_t gva,
+                                     const uint8_t **host)
 {
     uint64_t page = gva & ~(uint64_t)(PAGE_SIZE - 1);
-    if (c->page_host && c->page_gva == page)
-        return c->page_host;
-    uint64_t gpa = page;
-    if (c->paging && !guest_pt_translate(&c->pg, page, &gpa))
-        return NULL;
-    const uint8_t *host = cursor_phys(c, gpa & ~(uint64_t)(PAGE_SIZE - 1), PAGE_SIZE);
-    if (host) {
-        c->page_gva = page;
-        c->page_host = host;
+    if (c->page_host && c->page_gva == page) {
+        *host = c->page_host;
+        return GUEST_ACCESS_OK;
     }
-    return host;
+    uint64_t gpa = page;
+    enum guest_access r = c->paging ? guest_pt_walk(&c->pg, page, c->user, &gpa)
+                                    : GUEST_ACCESS_OK;
+    if (r == GUEST_ACCESS_OK)
+        r = cursor_phys(c, gpa & ~(uint64_t)(PAGE_SIZE - 1), PAGE_SIZE, host);
+    if (r == GUEST_ACCESS_OK) {
+        c->page_gva = page;
+        c->page_host = *host;
+    }
+    return r;
 }
 
 /* Whole 8-byte words (a stack frame is two) by plain moves, the rest by
@@ -117,7 +147,7 @@ static void copy_chunk(uint8_t *out, const uint8_t *src, size_t len)
         __builtin_memcpy(out + i, src + i, sizeof(uint64_t));
 }
 
-bool guest_virt_cursor_read(void *cursor, uint64_t gva, void *buf, size_t len)
+enum guest_access guest_virt_cursor_copy(void *cursor, uint64_t gva, void *buf, size_t len)
 {
     struct guest_virt_cursor *c = cursor;
     uint8_t *out = buf;
@@ -126,15 +156,21 @@ bool guest_virt_cursor_read(void *cursor, uint64_t gva, void *buf, size_t len)
         size_t chunk = PAGE_SIZE - offset;
         if (chunk > len)
             chunk = len;
-        const uint8_t *host = cursor_page(c, gva);
-        if (!host)
-            return false;
+        const uint8_t *host;
+        enum guest_access r = cursor_page(c, gva, &host);
+        if (r != GUEST_ACCESS_OK)
+            return r;
         copy_chunk(out, host + offset, chunk);
         out += chunk;
         gva += chunk;
         len -= chunk;
     }
-    return true;
+    return GUEST_ACCESS_OK;
+}
+
+bool guest_virt_cursor_read(void *cursor, uint64_t gva, void *buf, size_t len)
+{
+    return guest_virt_cursor_copy(cursor, gva, buf, len) == GUEST_ACCESS_OK;
 }
 
 bool guest_virt_read(void *vcpu, uint64_t gva, void *buf, size_t len)

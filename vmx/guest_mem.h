@@ -1,6 +1,9 @@
 /* Reading guest memory from exit handlers: guest-physical reads checked
- * against the domain's EPT (never Vertigo's memory), and guest-virtual
- * reads through the guest's current page tables. */
+ * against the domain's EPT (never Vertigo's memory, never device memory:
+ * only pages the EPT maps readable and write-back, which is how it maps
+ * guest RAM), and guest-virtual reads through the guest's current page
+ * tables, with the processor's canonical-address and user/supervisor
+ * checks (vmm/guest_pt.h). */
 #ifndef VMX_GUEST_MEM_H
 #define VMX_GUEST_MEM_H
 
@@ -22,6 +25,7 @@ struct guest_virt_cursor {
     struct vcpu *v;
     struct guest_paging pg;
     bool paging;                /* CR0.PG: else guest-virtual = guest-physical */
+    bool user;                  /* read with user-mode access rights (U/S) */
     uint64_t page_gva;          /* page that page_host maps */
     const uint8_t *page_host;   /* NULL: nothing cached */
     uint64_t leaf_gpa;          /* last readable EPT leaf (4K, 2M or 1G) ... */
@@ -29,19 +33,34 @@ struct guest_virt_cursor {
     uintptr_t leaf_host;        /* ... and Vertigo's address of its start */
 };
 
-/* Reads CR0, CR3 and CR4 of the current VMCS (v's) into a fresh cursor. */
+/* A fresh cursor for v's guest with these paging registers, reading with
+ * supervisor rights (guest_virt_cursor_init takes them from the VMCS). */
+void guest_virt_cursor_setup(struct guest_virt_cursor *c, struct vcpu *v, uint64_t cr0,
+                             uint64_t cr3, uint64_t cr4);
+
+/* Reads CR0, CR3 and CR4 of the current VMCS (v's) into a fresh cursor
+ * that reads with supervisor rights; set c->user afterwards to read as
+ * guest user mode does (a hypercall from CPL 3). */
 void guest_virt_cursor_init(struct guest_virt_cursor *c, struct vcpu *v);
 
-/* Copies len bytes from guest-virtual gva through cursor c; false if any
- * byte is not mapped. Matches guest_read_fn with ctx = the cursor. */
+/* Copies len bytes from guest-virtual gva through cursor c. Returns
+ * GUEST_ACCESS_OK, or why the first unreadable byte is not readable
+ * (vmm/guest_pt.h: unmapped, non-canonical, supervisor-only for a user
+ * cursor, or not RAM); buf may then hold a part of the bytes. Matches
+ * guest_copy_fn (vmm/hypercall.h) with ctx = the cursor. */
+enum guest_access guest_virt_cursor_copy(void *cursor, uint64_t gva, void *buf, size_t len);
+
+/* guest_virt_cursor_copy as a bool: true if every byte was copied.
+ * Matches guest_read_fn with ctx = the cursor. */
 bool guest_virt_cursor_read(void *cursor, uint64_t gva, void *buf, size_t len);
 
 /* Copies len bytes from guest-physical gpa; false if any byte is not
- * readable guest memory. */
+ * guest RAM. */
 bool guest_phys_read(struct vcpu *v, uint64_t gpa, void *buf, size_t len);
 
-/* Copies len bytes from guest-virtual gva (current CR3); false if any byte
- * is not mapped. Matches guest_read_fn (vmm/hypercall.h) with ctx = vcpu. */
+/* Copies len bytes from guest-virtual gva (current CR3, supervisor
+ * rights); false if any byte is not readable RAM. Matches guest_read_fn
+ * (vmm/hypercall.h) with ctx = vcpu. */
 bool guest_virt_read(void *vcpu, uint64_t gva, void *buf, size_t len);
 
 #endif

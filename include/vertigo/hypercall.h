@@ -120,7 +120,13 @@ _Static_assert(sizeof(struct vertigo_symbols_chunk) == 40, "symbols chunk ABI si
 #define VERTIGO_ENOSYS   1   /* unknown call number */
 #define VERTIGO_EINVAL   2   /* bad argument */
 #define VERTIGO_EPERM    3   /* not allowed from this privilege level */
-#define VERTIGO_EFAULT   4   /* a guest address could not be read */
+#define VERTIGO_EFAULT   4   /* a guest address could not be read: not mapped,
+                                or not canonical */
 #define VERTIGO_EBUSY    5   /* a session already runs */
+#define VERTIGO_EACCES   6   /* a guest address is on a supervisor-only page
+                                and the caller runs in user mode (CPL 3) */
+#define VERTIGO_EMMIO    7   /* a guest address is device memory (MMIO), not
+                                RAM: Vertigo reads no device registers for
+                                a hypercall */
 
 #endif

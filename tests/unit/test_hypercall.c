@@ -8,13 +8,13 @@
 static const char guest_text[] = "scenario hello";
 #define GUEST_BASE 0x7000
 
-static bool read_guest(void *ctx, uint64_t gva, void *buf, size_t len)
+static enum guest_access read_guest(void *ctx, uint64_t gva, void *buf, size_t len)
 {
     (void)ctx;
     if (gva < GUEST_BASE || gva + len > GUEST_BASE + sizeof(guest_text))
-        return false;
+        return GUEST_ACCESS_UNMAPPED;
     memcpy(buf, guest_text + (gva - GUEST_BASE), len);
-    return true;
+    return GUEST_ACCESS_OK;
 }
 
 static struct domain dom;
@@ -114,13 +114,25 @@ TEST(pmu_calls_without_wiring_report_no_session)
 #define ARG_SIZE 8192u
 static uint8_t arg_mem[ARG_SIZE];
 
-static bool read_args(void *ctx, uint64_t gva, void *buf, size_t len)
+/* Guest memory of the argument tests: ARG_SIZE readable bytes at
+ * ARG_BASE, a supervisor-only page (as a user-mode caller sees it) and a
+ * page of device memory; nothing else is mapped. */
+#define SUPERVISOR_PAGE 0x40000u
+#define MMIO_PAGE       0x50000u
+
+static enum guest_access read_args(void *ctx, uint64_t gva, void *buf, size_t len)
 {
     (void)ctx;
-    if (gva < ARG_BASE || gva - ARG_BASE > ARG_SIZE - len)
-        return false;
+    for (uint64_t a = gva; a < gva + len; a++) {
+        if (a >= SUPERVISOR_PAGE && a < SUPERVISOR_PAGE + 4096)
+            return GUEST_ACCESS_SUPERVISOR;
+        if (a >= MMIO_PAGE && a < MMIO_PAGE + 4096)
+            return GUEST_ACCESS_NOT_RAM;
+        if (a < ARG_BASE || a >= ARG_BASE + ARG_SIZE)
+            return GUEST_ACCESS_UNMAPPED;
+    }
     memcpy(buf, arg_mem + (gva - ARG_BASE), len);
-    return true;
+    return GUEST_ACCESS_OK;
 }
 
 struct fake_sampling {
@@ -283,6 +295,35 @@ TEST(symbol_chunks_are_validated)
     c.len = VERTIGO_SYMBOLS_CHUNK_MAX;
     CHECK_EQ(symbols_with(&c), 0);
     CHECK_EQ(fake.symbol_calls, 2);
+}
+
+/* Each kind of bad pointer has its own error, for every call that takes
+ * one, and the call changes nothing. */
+TEST(bad_pointers_get_specific_errors)
+{
+    memset(&fake, 0, sizeof(fake));
+    static const struct { uint64_t gva; int64_t err; } bad[] = {
+        { 0xdead0000, -VERTIGO_EFAULT },            /* unmapped */
+        { SUPERVISOR_PAGE + 8, -VERTIGO_EACCES },   /* supervisor-only */
+        { MMIO_PAGE, -VERTIGO_EMMIO },              /* device memory */
+        { SUPERVISOR_PAGE - 4, -VERTIGO_EFAULT },   /* first bad byte decides */
+        { MMIO_PAGE - 8, -VERTIGO_EFAULT },
+    };
+    for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct hypercall_args v = { .nr = VERTIGO_HC_SET_VERDICT, .arg = { 0, bad[i].gva },
+                                    .cpl = 3 };
+        dom.verdict = GUEST_VERDICT_NONE;
+        CHECK_EQ(hypercall_dispatch(&dom, &v, read_args, NULL), (uint64_t)bad[i].err);
+        CHECK_EQ(dom.verdict, GUEST_VERDICT_NONE);
+        CHECK_EQ(call(VERTIGO_HC_SESSION_START, bad[i].gva, 0), (uint64_t)bad[i].err);
+        CHECK_EQ(call(VERTIGO_HC_SYMBOLS, bad[i].gva, 0), (uint64_t)bad[i].err);
+        struct vertigo_symbols_chunk c = { .kind = 1, .data = bad[i].gva, .len = 16 };
+        memcpy(arg_mem, &c, sizeof(c));
+        CHECK_EQ(call(VERTIGO_HC_SYMBOLS, ARG_BASE, 0), (uint64_t)bad[i].err);
+    }
+    CHECK_EQ(fake.starts + fake.symbol_calls, 0);
+    CHECK_EQ(hypercall_access_error(GUEST_ACCESS_NONCANONICAL), (uint64_t)-VERTIGO_EFAULT);
+    CHECK_EQ(hypercall_access_error(GUEST_ACCESS_OK), 0);
 }
 
 TEST(sampling_calls_without_wiring)

@@ -1,0 +1,214 @@
+/* Unit tests of reading guest memory for hypercalls and stack walks
+ * (vmx/guest_mem.c, hosted): a guest whose RAM, device memory and
+ * Vertigo's hidden pages sit in one identity-mapped region below 4 GiB (as
+ * domain 0's do), behind a real EPT (vmx/ept.c), with the guest's own page
+ * tables in its RAM. Checks that only write-back (RAM) pages are read,
+ * never device memory or unmapped pages, that page tables in device
+ * memory are not walked, and that a user-mode reader gets neither a
+ * supervisor-only page nor a non-canonical address. */
+#include "tests/unit/unit.h"
+
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include "vertigo/hypercall.h"
+#include "vmm/hypercall.h"
+#include "vmm/vcpu.h"
+#include "vmx/ept.h"
+#include "vmx/guest_mem.h"
+#include "vmx/vmx_ops.h"
+
+#define PAGE 4096ull
+#define RAM_PAGES   48          /* pages [0, 48): write-back RAM */
+#define MMIO_PAGES  8           /* [48, 56): uncacheable device memory */
+#define REGION_PAGES 64         /* [56, 64): unmapped (Vertigo's) */
+#define POOL_PAGES  32
+
+static uint8_t *region;         /* guest-physical = host address (identity) */
+static uint8_t *pool;
+static unsigned int pool_used;
+static struct domain dom;
+
+void vmx_instruction_failed(const char *insn, uint64_t operand, int status, void *caller)
+{
+    fprintf(stderr, "unexpected %s(%#" PRIx64 ") status %d from %p\n", insn, operand,
+            status, caller);
+    abort();
+}
+
+static uint64_t pool_alloc(void *ctx)
+{
+    (void)ctx;
+    if (pool_used >= POOL_PAGES)
+        return 0;
+    uint8_t *p = pool + pool_used++ * PAGE;
+    memset(p, 0, PAGE);
+    return (uint64_t)(uintptr_t)p;
+}
+
+static void *pool_virt(void *ctx, uint64_t pa)
+{
+    (void)ctx;
+    return (void *)(uintptr_t)pa;
+}
+
+static uint64_t gpa_of(unsigned int page)
+{
+    return (uint64_t)(uintptr_t)region + page * PAGE;
+}
+
+static uint64_t *table(unsigned int page)
+{
+    return (uint64_t *)(region + page * PAGE);
+}
+
+static void *map32(size_t pages)
+{
+    void *p = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+    if (p == MAP_FAILED) {
+        perror("mmap(MAP_32BIT)");
+        abort();
+    }
+    return p;
+}
+
+/* Guest-virtual layout (4-level paging, PML4 in RAM page 0):
+ *   USER_VA         user page          -> RAM page 10 ("user data")
+ *   USER_VA + 1p    supervisor page    -> RAM page 11 ("kernel secret")
+ *   USER_VA + 2p    user page          -> device page 48
+ *   USER_VA + 3p    user page          -> hidden page 56
+ *   USER_VA + 4p    user page          -> RAM page 12 (then +5p: device page 49)
+ *   OTHER_VA        user page under a page table that lies in device memory */
+#define USER_VA  0x0000000000400000ull
+#define OTHER_VA 0x0000000000600000ull
+
+static void set_pte(unsigned int pt, uint64_t va, uint64_t pa, uint64_t flags)
+{
+    table(pt)[(va >> 12) & 511] = pa | flags;
+}
+
+static void build_guest(void)
+{
+    struct vmx_ept_caps caps = { .ept = true, .walk_4level = true, .memtype_wb = true,
+                                 .memtype_uc = true, .page_2m = true };
+    struct ept_page_source src = { pool_alloc, pool_virt, NULL };
+    region = map32(REGION_PAGES);
+    pool = map32(POOL_PAGES);
+    memset(&dom, 0, sizeof(dom));
+    dom.vcpu_count = 1;
+    dom.vcpus[0].domain = &dom;
+    struct ept *e = &dom.vmx.ept;
+    CHECK_EQ(ept_init(e, &src, &caps), EPT_OK);
+    CHECK_EQ(ept_map(e, gpa_of(0), gpa_of(0), RAM_PAGES * PAGE, EPT_RWX, EPT_MT_WB), EPT_OK);
+    CHECK_EQ(ept_map(e, gpa_of(RAM_PAGES), gpa_of(RAM_PAGES), MMIO_PAGES * PAGE, EPT_RWX,
+                     EPT_MT_UC), EPT_OK);
+    /* PML4 page 0, PDPT page 1, PD page 2, PT page 3 (and PT at device page 50) */
+    table(0)[0] = gpa_of(1) | 7;
+    table(1)[0] = gpa_of(2) | 7;
+    table(2)[(USER_VA >> 21) & 511] = gpa_of(3) | 7;
+    table(2)[(OTHER_VA >> 21) & 511] = gpa_of(50) | 7;
+    set_pte(3, USER_VA, gpa_of(10), 7);
+    set_pte(3, USER_VA + PAGE, gpa_of(11), 3);
+    set_pte(3, USER_VA + 2 * PAGE, gpa_of(48), 7);
+    set_pte(3, USER_VA + 3 * PAGE, gpa_of(56), 7);
+    set_pte(3, USER_VA + 4 * PAGE, gpa_of(12), 7);
+    set_pte(3, USER_VA + 5 * PAGE, gpa_of(49), 7);
+    memcpy(region + 10 * PAGE, "user data", 10);
+    memcpy(region + 11 * PAGE, "kernel secret", 14);
+    memcpy(region + 48 * PAGE, "device register", 16);
+    memcpy(region + 50 * PAGE, region + 3 * PAGE, PAGE);   /* a PT in device memory */
+}
+
+#define GUEST_CR0_PG (1ull << 31)
+
+static void cursor(struct guest_virt_cursor *c, bool user)
+{
+    guest_virt_cursor_setup(c, &dom.vcpus[0], GUEST_CR0_PG, gpa_of(0), 0);
+    c->user = user;
+}
+
+static enum guest_access copy(bool user, uint64_t gva, void *buf, size_t len)
+{
+    struct guest_virt_cursor c;
+    cursor(&c, user);
+    return guest_virt_cursor_copy(&c, gva, buf, len);
+}
+
+TEST(reads_only_ram_with_the_callers_rights)
+{
+    char buf[32] = "";
+    build_guest();
+    CHECK_EQ(copy(true, USER_VA, buf, 10), GUEST_ACCESS_OK);
+    CHECK_STR(buf, "user data");
+    /* the supervisor page: the kernel may read it, user mode may not */
+    CHECK_EQ(copy(false, USER_VA + PAGE, buf, 14), GUEST_ACCESS_OK);
+    CHECK_STR(buf, "kernel secret");
+    memset(buf, 0, sizeof(buf));
+    CHECK_EQ(copy(true, USER_VA + PAGE, buf, 14), GUEST_ACCESS_SUPERVISOR);
+    CHECK_EQ(buf[0], 0);
+    /* device memory and Vertigo's hidden page, for either mode */
+    for (int user = 0; user <= 1; user++) {
+        CHECK_EQ(copy(user, USER_VA + 2 * PAGE, buf, 4), GUEST_ACCESS_NOT_RAM);
+        CHECK_EQ(copy(user, USER_VA + 3 * PAGE, buf, 4), GUEST_ACCESS_UNMAPPED);
+        CHECK_EQ(copy(user, OTHER_VA, buf, 4), GUEST_ACCESS_UNMAPPED);   /* PT in MMIO */
+        CHECK_EQ(copy(user, 0x0000800000000000ull, buf, 4), GUEST_ACCESS_NONCANONICAL);
+        CHECK_EQ(copy(user, 0xffff7fffffffff00ull, buf, 4), GUEST_ACCESS_NONCANONICAL);
+    }
+    CHECK(memcmp(buf, "devi", 4) != 0);
+}
+
+TEST(a_read_across_pages_stops_at_the_first_bad_one)
+{
+    char buf[16];
+    build_guest();
+    /* RAM page 12, then device page 49 */
+    CHECK_EQ(copy(false, USER_VA + 5 * PAGE - 8, buf, 8), GUEST_ACCESS_OK);
+    CHECK_EQ(copy(false, USER_VA + 5 * PAGE - 8, buf, 16), GUEST_ACCESS_NOT_RAM);
+    /* user data page, then the supervisor page */
+    CHECK_EQ(copy(true, USER_VA + PAGE - 4, buf, 8), GUEST_ACCESS_SUPERVISOR);
+    /* a cursor keeps its rights across reads (its page cache too) */
+    struct guest_virt_cursor c;
+    cursor(&c, true);
+    CHECK_EQ(guest_virt_cursor_copy(&c, USER_VA, buf, 4), GUEST_ACCESS_OK);
+    CHECK_EQ(guest_virt_cursor_copy(&c, USER_VA + PAGE, buf, 4), GUEST_ACCESS_SUPERVISOR);
+    CHECK(!guest_virt_cursor_read(&c, USER_VA + 2 * PAGE, buf, 4));
+    CHECK(guest_virt_cursor_read(&c, USER_VA + 8, buf, 4));
+}
+
+TEST(physical_reads_are_ram_only)
+{
+    char buf[8];
+    build_guest();
+    struct vcpu *v = &dom.vcpus[0];
+    CHECK(guest_phys_read(v, gpa_of(10), buf, 8));
+    CHECK(!guest_phys_read(v, gpa_of(48), buf, 8));
+    CHECK(!guest_phys_read(v, gpa_of(56), buf, 8));
+    CHECK(!guest_phys_read(v, gpa_of(RAM_PAGES) - 4, buf, 8));     /* runs into MMIO */
+}
+
+/* End to end: a user-mode verdict whose reason is on the supervisor page
+ * gets -VERTIGO_EACCES and leaves no trace; from the kernel it is read. */
+TEST(hypercalls_through_the_cursor)
+{
+    build_guest();
+    struct guest_virt_cursor c;
+    struct hypercall_args a = { .nr = VERTIGO_HC_SET_VERDICT, .arg = { 1, USER_VA + PAGE },
+                                .cpl = 3 };
+    cursor(&c, true);
+    CHECK_EQ(hypercall_dispatch(&dom, &a, guest_virt_cursor_copy, &c),
+             (uint64_t)-VERTIGO_EACCES);
+    CHECK_EQ(dom.verdict, GUEST_VERDICT_NONE);
+    a.arg[1] = USER_VA + 2 * PAGE;
+    CHECK_EQ(hypercall_dispatch(&dom, &a, guest_virt_cursor_copy, &c),
+             (uint64_t)-VERTIGO_EMMIO);
+    a.arg[1] = 0xfff0000000000000ull;
+    CHECK_EQ(hypercall_dispatch(&dom, &a, guest_virt_cursor_copy, &c),
+             (uint64_t)-VERTIGO_EFAULT);
+    CHECK_EQ(dom.verdict, GUEST_VERDICT_NONE);
+    a.arg[1] = USER_VA + PAGE;
+    a.cpl = 0;
+    cursor(&c, false);
+    CHECK_EQ(hypercall_dispatch(&dom, &a, guest_virt_cursor_copy, &c), 0);
+    CHECK_STR(dom.verdict_text, "kernel secret");
+}
