@@ -94,4 +94,43 @@
 #define PERFEVTSEL_EN     (1ull << 22)
 #define PERFEVTSEL_INV    (1ull << 23)
 
+/* MSRs that reach physical memory or Vertigo's own state, which the guest
+ * may not program (vmx/msr_guard.c; SDM Vol. 4 tables 2-2 ff.). */
+#define MSR_IA32_SMRR_PHYSBASE          0x1f2
+#define MSR_IA32_SMRR_PHYSMASK          0x1f3
+#define MSR_IA32_MTRR_PHYSBASE0         0x200  /* PHYSBASEn = 0x200 + 2n, PHYSMASKn + 1 */
+#define MSR_IA32_MTRR_VAR_LAST          0x21f  /* room for 16 variable ranges */
+#define MSR_IA32_MTRR_FIX64K_00000      0x250
+#define MSR_IA32_MTRR_FIX16K_80000      0x258
+#define MSR_IA32_MTRR_FIX16K_A0000      0x259
+#define MSR_IA32_MTRR_FIX4K_C0000       0x268  /* ... FIX4K_F8000 0x26f */
+#define MSR_IA32_MTRR_FIX4K_F8000       0x26f
+#define MSR_OFFCORE_RSP_0               0x1a6  /* PMU: off-core response filters */
+#define MSR_OFFCORE_RSP_1               0x1a7
+#define MSR_PERF_METRICS                0x329  /* PMU: top-down metrics */
+#define MSR_IA32_PEBS_ENABLE            0x3f1
+#define MSR_PEBS_LD_LAT                 0x3f6
+#define MSR_PEBS_FRONTEND               0x3f7
+#define MSR_IA32_RTIT_OUTPUT_BASE       0x560  /* Intel PT (SDM Vol. 3C 33.2.8) */
+#define MSR_IA32_RTIT_OUTPUT_MASK_PTRS  0x561
+#define MSR_IA32_RTIT_CTL               0x570
+#define MSR_IA32_RTIT_STATUS            0x571
+#define MSR_IA32_RTIT_CR3_MATCH         0x572
+#define MSR_IA32_RTIT_ADDR0_A           0x580  /* ... ADDR3_B 0x587 */
+#define MSR_IA32_RTIT_ADDR3_B           0x587
+#define MSR_IA32_DS_AREA                0x600
+
+/* IA32_MTRRCAP (SDM Vol. 3A 12.11.1) */
+#define MTRRCAP_VCNT_MASK   0xffull
+#define MTRRCAP_FIX         (1ull << 8)
+#define MTRRCAP_WC          (1ull << 10)
+#define MTRRCAP_SMRR        (1ull << 11)
+
+/* IA32_MISC_ENABLE (SDM Vol. 4, table 2-2) */
+#define MISC_ENABLE_PERFMON_AVAILABLE   (1ull << 7)
+#define MISC_ENABLE_BTS_UNAVAILABLE     (1ull << 11)
+#define MISC_ENABLE_PEBS_UNAVAILABLE    (1ull << 12)
+#define MISC_ENABLE_LIMIT_CPUID         (1ull << 22)
+#define MISC_ENABLE_XD_DISABLE          (1ull << 34)
+
 #endif

@@ -6,7 +6,12 @@
 #include "vmx/exit.h"
 #include "vmx/vmx_cpu.h"
 
+#define CPUID_1_ECX_DTES64        (1u << 2)
+#define CPUID_1_ECX_DS_CPL        (1u << 4)
 #define CPUID_1_ECX_SMX           (1u << 6)
+#define CPUID_1_EDX_DS            (1u << 21)
+#define CPUID_7_EBX_TSC_ADJUST    (1u << 1)
+#define CPUID_7_EBX_PT            (1u << 25)
 #define CPUID_1_ECX_OSXSAVE       (1u << 27)
 #define CPUID_7_ECX_OSPKE         (1u << 4)
 #define CR4_PKE                   (1ull << 22)
@@ -60,10 +65,16 @@ static void filter_leaf(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
     switch (leaf) {
     case 0x1:
         r->ecx &= ~(CPUID_1_ECX_VMX | CPUID_1_ECX_SMX | CPUID_1_ECX_PDCM);
+        /* no debug store (BTS, PEBS: DS_AREA is Vertigo's, vmx/msr_guard.h) */
+        r->ecx &= ~(CPUID_1_ECX_DTES64 | CPUID_1_ECX_DS_CPL);
         r->ecx |= CPUID_1_ECX_HYPERVISOR;
+        r->edx &= ~CPUID_1_EDX_DS;
         break;
     case 0x7:
         if (subleaf == 0) {
+            /* Intel PT writes to physical addresses past the EPT, and
+             * TSC_ADJUST moves Vertigo's clock: both MSR sets #GP */
+            r->ebx &= ~(CPUID_7_EBX_PT | CPUID_7_EBX_TSC_ADJUST);
             if (!proc2_enabled(PROC2_ENABLE_INVPCID))
                 r->ebx &= ~CPUID_7_EBX_INVPCID;
             if (!proc2_enabled(PROC2_USER_WAIT_PAUSE))
@@ -73,6 +84,7 @@ static void filter_leaf(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
         }
         break;
     case 0xa:           /* the PMU belongs to Vertigo */
+    case 0x14:          /* Intel PT, hidden (leaf 7 EBX.PT above) */
     case 0x15:          /* TSC/crystal ratio: Bochs reports GHz it does not run at */
     case 0x16:
         *r = (struct cpuid_regs){ 0, 0, 0, 0 };

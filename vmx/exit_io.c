@@ -1,6 +1,9 @@
 /* I/O-instruction exits (SDM Vol. 3C 28.2.1, exit qualification for I/O
- * instructions): only ports in the I/O bitmaps exit. */
+ * instructions): only accesses that touch a port in the I/O bitmaps exit;
+ * vmx/io_policy.c performs them, and a reset or power-off request ends
+ * the guest here. */
 #include "vmm/console.h"
+#include "vmm/domain.h"
 #include "vmx/exit.h"
 #include "vmx/io_policy.h"
 #include "vmx/vmx_ops.h"
@@ -25,7 +28,10 @@ void handle_io(struct vcpu *v, const struct vmx_exit *e)
         return;
     }
     uint32_t value = (uint32_t)v->regs.rax & size_mask[size];
-    io_policy_access(v, port, size, is_in, &value);
+    struct io_outcome o = io_policy_access(port, (unsigned int)size, is_in, &value);
+    if (o.end != IO_CONTINUE)
+        domain_end(v->domain, o.end == IO_END_RESET ? GUEST_END_RESET : GUEST_END_POWER_OFF,
+                   o.why);
     if (is_in) {
         value &= size_mask[size];
         if (size == 4)

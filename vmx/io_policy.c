@@ -1,52 +1,121 @@
 /* Owned I/O ports (see vmx/io_policy.h). Ports the guest may still use
- * (keyboard controller status, reset control, ACPI PM1 control) are read
- * and written on its behalf; only the writes that would reset or power
- * off the machine are turned into the end of the guest, so Vertigo can
- * print its statistics and give the run its verdict.
+ * (keyboard controller, reset control, ACPI PM1 control) are read and
+ * written on its behalf; only the writes that would reset or power off
+ * the machine are turned into the end of the guest.
  *
- * With the log on a virtio console (log=virtio) the PCI configuration
- * ports are intercepted too: Vertigo keeps a shadow of the guest's
- * CONFIG_ADDRESS (0xCF8) and passes every configuration access through,
- * except data-port accesses while that address selects the log device,
- * which see no device (reads all ones, writes dropped). The device's I/O
- * BAR is Vertigo's like the log UART. The guest serializes its own
- * configuration accesses (one address register for the whole machine),
- * so one shadow serves every VCPU. */
+ * With the log on a virtio console the PCI configuration ports are
+ * intercepted too: Vertigo keeps a shadow of the guest's CONFIG_ADDRESS
+ * (0xCF8) and passes every configuration access through, except data-port
+ * accesses while that address selects the log device, which see no
+ * device. Every VCPU shares the one hardware latch, so reading the shadow,
+ * latching it and the data access happen under one lock. */
 #include "vmx/io_policy.h"
 
-#include "boot/cpu.h"
-#include "vmm/console.h"
-#include "vmm/domain.h"
-#include "vmm/log_hv.h"
-#include "vmm/pci.h"
-#include "vmm/virtio_console.h"
+#include <stddef.h>
 
-#define PORT_KBD_COMMAND   0x64
-#define KBD_CMD_RESET      0xfe
-#define PORT_SYS_CTRL_A    0x92     /* bit 0 fast reset, bit 1 A20 */
-#define SYS_CTRL_A_RESET   0x01
-#define SYS_CTRL_A_A20     0x02
-#define PORT_DEBUGCON      0xe9
-#define PORT_QEMU_EXIT     0xf4
-#define PORT_RESET_CONTROL 0xcf9
-#define RESET_CONTROL_RST  0x04
-#define PORT_BOCHS_SHUTDOWN 0x8900
-#define PM1_SLP_EN         0x2000
-#define UART_PORTS         8
+#include "vmm/spinlock.h"
 
-static uint16_t owned_uart, owned_pm1a, owned_pm1b;
+#define PORT_KBD_COMMAND     0x64
+#define PORT_SYS_CTRL_A      0x92     /* bit 0 fast reset, bit 1 A20 */
+#define PORT_DEBUGCON        0xe9
+#define PORT_QEMU_EXIT       0xf4
+#define PORT_RESET_CONTROL   0xcf9
+#define PORT_BOCHS_SHUTDOWN  0x8900
+#define PCI_CONFIG_DATA_END  (PCI_PORT_CONFIG_DATA + PCI_CONFIG_PORTS)
+#define UART_PORTS           8
+#define PM1_CONTROL_PORTS    2
+#define SYS_CTRL_A_RESET     0x01
+#define SYS_CTRL_A_A20       0x02
+#define RESET_CONTROL_RST    0x04
+#define PM1_SLP_EN           0x2000
+#define REGIONS_MAX          24
 
-/* The PCI function hidden from guests (the virtio log console). */
+/* The 8042's commands 0xF0-0xFF pulse output-port lines low for 6 us; a
+ * clear bit 0 pulses the CPU reset line (0xFE is the usual one). 0xD1
+ * writes the output port itself (reset line and A20 gate). */
+#define KBD_CMD_PULSE        0xf0
+#define KBD_PULSE_KEEP_RESET 0x01
+#define KBD_CMD_WRITE_OUTPUT 0xd1
+
+/* What a port is, byte by byte. */
+enum io_kind {
+    IO_GUEST,           /* not Vertigo's: the real port */
+    IO_KBC_COMMAND,     /* real; reset pulses end the guest, output-port writes dropped */
+    IO_SYS_CTRL_A,      /* reads "A20 on"; writes dropped, a reset bit ends the guest */
+    IO_RESET_CONTROL,   /* real; the reset bit ends the guest */
+    IO_PM1_CONTROL,     /* real, 16 bits; SLP_EN ends the guest */
+    IO_VERTIGO,         /* Vertigo's alone: reads all ones, writes dropped */
+    IO_PCI_ADDRESS,     /* 0xCF8, 0xCFA-0xCFB while a function is hidden */
+    IO_PCI_DATA,        /* 0xCFC-0xCFF while a function is hidden */
+};
+
+static struct io_region {
+    uint16_t base, count;
+    enum io_kind kind;
+} regions[REGIONS_MAX];
+static unsigned int region_count;
+
+/* The PCI function hidden from the guest (the virtio log console). */
 static bool pci_hiding;
 static struct pci_bdf hidden_bdf;
-static uint16_t hidden_io_base, hidden_io_size;
 static uint32_t guest_config_address;   /* the guest's CONFIG_ADDRESS */
+static struct spinlock pci_lock = SPINLOCK_INIT;
+
+static void add_region(uint16_t base, uint16_t count, enum io_kind kind)
+{
+    if (count && region_count < REGIONS_MAX)
+        regions[region_count++] = (struct io_region){ base, count, kind };
+}
 
 void io_policy_init(uint16_t uart_port, uint16_t pm1a_cnt, uint16_t pm1b_cnt)
 {
-    owned_uart = uart_port;
-    owned_pm1a = pm1a_cnt;
-    owned_pm1b = pm1b_cnt;
+    region_count = 0;
+    pci_hiding = false;
+    add_region(PORT_KBD_COMMAND, 1, IO_KBC_COMMAND);
+    add_region(PORT_SYS_CTRL_A, 1, IO_SYS_CTRL_A);
+    add_region(PORT_DEBUGCON, 1, IO_VERTIGO);
+    add_region(PORT_QEMU_EXIT, 4, IO_VERTIGO);
+    add_region(PORT_RESET_CONTROL, 1, IO_RESET_CONTROL);
+    add_region(PORT_BOCHS_SHUTDOWN, 1, IO_VERTIGO);
+    if (uart_port)
+        add_region(uart_port, UART_PORTS, IO_VERTIGO);
+    if (pm1a_cnt)
+        add_region(pm1a_cnt, PM1_CONTROL_PORTS, IO_PM1_CONTROL);
+    if (pm1b_cnt)
+        add_region(pm1b_cnt, PM1_CONTROL_PORTS, IO_PM1_CONTROL);
+}
+
+void io_policy_own(uint16_t base, uint16_t count)
+{
+    add_region(base, count, IO_VERTIGO);
+}
+
+void io_policy_hide_pci(struct pci_bdf bdf, uint16_t io_base, uint16_t io_size,
+                        uint32_t config_address)
+{
+    hidden_bdf = bdf;
+    guest_config_address = config_address;
+    pci_hiding = true;
+    /* 0xCF9 between them stays the reset control port */
+    add_region(PCI_PORT_CONFIG_ADDRESS, 1, IO_PCI_ADDRESS);
+    add_region(PCI_PORT_CONFIG_ADDRESS + 2, 2, IO_PCI_ADDRESS);
+    add_region(PCI_PORT_CONFIG_DATA, PCI_CONFIG_PORTS, IO_PCI_DATA);
+    add_region(io_base, io_size, IO_VERTIGO);
+}
+
+/* The region that decodes `port` (the first added wins), or NULL. */
+static const struct io_region *region_of(uint32_t port)
+{
+    for (unsigned int i = 0; i < region_count; i++)
+        if (port >= regions[i].base && port - regions[i].base < regions[i].count)
+            return &regions[i];
+    return NULL;
+}
+
+static enum io_kind kind_of(uint32_t port)
+{
+    const struct io_region *r = region_of(port);
+    return r ? r->kind : IO_GUEST;
 }
 
 static void intercept(uint8_t *a, uint8_t *b, uint32_t port, uint32_t count)
@@ -58,165 +127,184 @@ static void intercept(uint8_t *a, uint8_t *b, uint32_t port, uint32_t count)
     }
 }
 
-/* Learns which PCI function the log drain owns, if any. */
-static void hide_log_device(void)
-{
-    struct virtio_console_hw hw;
-
-    if (pci_hiding || log_hv_drain().kind != LOG_DRAIN_VIRTIO || !virtio_console_device(&hw))
-        return;
-    hidden_bdf = hw.bdf;
-    hidden_io_base = hw.io_base;
-    hidden_io_size = hw.io_size;
-    guest_config_address = inl(PCI_PORT_CONFIG_ADDRESS);
-    pci_hiding = true;
-}
-
 void io_policy_fill_bitmaps(uint8_t *a, uint8_t *b)
 {
-    intercept(a, b, PORT_KBD_COMMAND, 1);
-    intercept(a, b, PORT_SYS_CTRL_A, 1);
-    intercept(a, b, PORT_DEBUGCON, 1);
-    intercept(a, b, PORT_QEMU_EXIT, 4);
-    intercept(a, b, PORT_RESET_CONTROL, 1);
-    intercept(a, b, PORT_BOCHS_SHUTDOWN, 1);
-    if (owned_uart)
-        intercept(a, b, owned_uart, UART_PORTS);
-    struct log_drain log = log_hv_drain();
-    if (log.kind == LOG_DRAIN_SERIAL)
-        intercept(a, b, log.port, LOG_DRAIN_UART_PORTS);   /* the log's UART */
-    hide_log_device();
-    if (pci_hiding) {
-        intercept(a, b, PCI_PORT_CONFIG_ADDRESS, PCI_CONFIG_PORTS);
-        intercept(a, b, PCI_PORT_CONFIG_DATA, PCI_CONFIG_PORTS);
-        intercept(a, b, hidden_io_base, hidden_io_size);
+    for (unsigned int i = 0; i < region_count; i++)
+        intercept(a, b, regions[i].base, regions[i].count);
+}
+
+/* ---- Ends the guest asks for ------------------------------------------------ */
+
+static const struct io_outcome io_done = { IO_CONTINUE, NULL };
+
+static struct io_outcome ends(enum io_end end, const char *why)
+{
+    return (struct io_outcome){ end, why };
+}
+
+/* Would writing `value` (size bytes) at `port` of this kind reset or power
+ * off the machine? */
+static struct io_outcome write_end(enum io_kind kind, uint16_t port, unsigned int size,
+                                   uint32_t value)
+{
+    uint8_t low = (uint8_t)value;
+    switch (kind) {
+    case IO_KBC_COMMAND:
+        if (low >= KBD_CMD_PULSE && !(low & KBD_PULSE_KEEP_RESET))
+            return ends(IO_END_RESET, "keyboard-controller reset");
+        break;
+    case IO_SYS_CTRL_A:
+        if (low & SYS_CTRL_A_RESET)
+            return ends(IO_END_RESET, "fast reset through port 0x92");
+        break;
+    case IO_RESET_CONTROL:
+        if (low & RESET_CONTROL_RST)
+            return ends(IO_END_RESET, "reset through port 0xcf9");
+        break;
+    case IO_PM1_CONTROL: {
+        /* the bits of the 16-bit register this access reaches */
+        unsigned int shift = 8 * (unsigned int)(port - region_of(port)->base);
+        uint32_t mask = (size == 1 ? 0xffu : 0xffffu) << shift;
+        if (((value << shift) & mask) & PM1_SLP_EN)
+            return ends(IO_END_POWER_OFF, "ACPI sleep/power-off request");
+        break;
     }
-    if (owned_pm1a)
-        intercept(a, b, owned_pm1a, 2);
-    if (owned_pm1b)
-        intercept(a, b, owned_pm1b, 2);
-}
-
-static uint32_t port_in(uint16_t port, unsigned int size)
-{
-    if (size == 1)
-        return inb(port);
-    if (size == 2)
-        return inw(port);
-    return inl(port);
-}
-
-static void port_out(uint16_t port, unsigned int size, uint32_t value)
-{
-    if (size == 1)
-        outb(port, (uint8_t)value);
-    else if (size == 2)
-        outw(port, (uint16_t)value);
-    else
-        outl(port, value);
-}
-
-static bool is_pm1_control(uint16_t port)
-{
-    return (owned_pm1a && port == owned_pm1a) || (owned_pm1b && port == owned_pm1b);
-}
-
-/* Ends the guest on writes that reset or power off the machine. */
-static void end_guest_if_requested(struct vcpu *v, uint16_t port, uint32_t value)
-{
-    if (port == PORT_KBD_COMMAND && (value & 0xff) == KBD_CMD_RESET)
-        domain_end(v->domain, GUEST_END_RESET, "keyboard-controller reset");
-    if (port == PORT_SYS_CTRL_A && (value & SYS_CTRL_A_RESET))
-        domain_end(v->domain, GUEST_END_RESET, "fast reset through port 0x92");
-    if (port == PORT_RESET_CONTROL && (value & RESET_CONTROL_RST))
-        domain_end(v->domain, GUEST_END_RESET, "reset through port 0xcf9");
-    if (is_pm1_control(port) && (value & PM1_SLP_EN))
-        domain_end(v->domain, GUEST_END_POWER_OFF, "ACPI sleep/power-off request");
-}
-
-static bool in_range(uint32_t port, uint32_t base, uint32_t count)
-{
-    return port >= base && port < base + count;
-}
-
-/* True if Vertigo intercepts `port` itself (not just a neighbour). */
-static bool owned(uint16_t port)
-{
-    struct log_drain log = log_hv_drain();
-    return port == PORT_KBD_COMMAND || port == PORT_SYS_CTRL_A || port == PORT_DEBUGCON ||
-           in_range(port, PORT_QEMU_EXIT, 4) ||
-           port == PORT_RESET_CONTROL || port == PORT_BOCHS_SHUTDOWN ||
-           (owned_uart && in_range(port, owned_uart, UART_PORTS)) ||
-           (log.kind == LOG_DRAIN_SERIAL && in_range(port, log.port, LOG_DRAIN_UART_PORTS)) ||
-           is_pm1_control(port);
-}
-
-/* True if an access of `size` bytes at `port` touches the hidden
- * device's I/O BAR (any byte of it, so a wide access from below the
- * BAR cannot reach in). */
-static bool touches_hidden_bar(uint16_t port, unsigned int size)
-{
-    return pci_hiding && port < hidden_io_base + hidden_io_size &&
-           port + size > hidden_io_base;
-}
-
-/* PCI configuration mechanism #1 on behalf of the guest. Returns false
- * for the ports it does not handle (0xCF9 reset control and the other
- * byte/word ports of 0xCF8-0xCFB are not CONFIG_ADDRESS). */
-static bool pci_config_access(uint16_t port, unsigned int size, int is_in, uint32_t *value)
-{
-    if (!pci_hiding)
-        return false;
-    if (port == PCI_PORT_CONFIG_ADDRESS && size == 4) {
-        /* Only a dword access is CONFIG_ADDRESS (PCI 3.0, 3.2.2.3.2). */
-        if (is_in) {
-            *value = guest_config_address;
-        } else {
-            guest_config_address = *value;
-            outl(PCI_PORT_CONFIG_ADDRESS, *value);
-        }
-        return true;
+    default:
+        break;
     }
-    if (!in_range(port, PCI_PORT_CONFIG_DATA, PCI_CONFIG_PORTS))
-        return false;
-    if (pci_config_address_selects(guest_config_address, hidden_bdf)) {
+    return io_done;
+}
+
+/* ---- PCI configuration mechanism #1 (PCI 3.0, 3.2.2.3.2) ---------------------- */
+
+/* A dword at 0xCF8 is CONFIG_ADDRESS: the guest's own, shadowed while a
+ * function is hidden. */
+static void pci_address_access(bool is_in, uint32_t *value)
+{
+    if (!pci_hiding) {
+        if (is_in)
+            *value = io_port_read(PCI_PORT_CONFIG_ADDRESS, 4);
+        else
+            io_port_write(PCI_PORT_CONFIG_ADDRESS, 4, *value);
+        return;
+    }
+    spin_lock(&pci_lock);
+    if (is_in) {
+        *value = guest_config_address;
+    } else {
+        guest_config_address = *value;
+        io_port_write(PCI_PORT_CONFIG_ADDRESS, 4, *value);
+    }
+    spin_unlock(&pci_lock);
+}
+
+/* An access within CONFIG_DATA: none while the guest's address selects
+ * the hidden function; otherwise the guest's address is latched again
+ * (Vertigo or another VCPU may have used the latch since) and the access
+ * made, all under the lock, from one reading of the shadow. */
+static void pci_data_access(uint16_t port, unsigned int size, bool is_in, uint32_t *value)
+{
+    spin_lock(&pci_lock);
+    uint32_t address = guest_config_address;
+    if (pci_config_address_selects(address, hidden_bdf)) {
         if (is_in)
             *value = 0xffffffffu;       /* no device: vendor ID 0xffff */
-        return true;
+    } else {
+        io_port_write(PCI_PORT_CONFIG_ADDRESS, 4, address);
+        if (is_in)
+            *value = io_port_read(port, size);
+        else
+            io_port_write(port, size, *value);
     }
-    /* Re-latch the guest's address: the hardware register must hold it
-     * whatever used 0xCF8 since the guest wrote it. */
-    outl(PCI_PORT_CONFIG_ADDRESS, guest_config_address);
+    spin_unlock(&pci_lock);
+}
+
+/* ---- One register, and byte lanes ------------------------------------------- */
+
+/* One access that lies within one register of `kind` (no end requested). */
+static void register_access(enum io_kind kind, uint16_t port, unsigned int size, bool is_in,
+                            uint32_t *value)
+{
+    switch (kind) {
+    case IO_PCI_DATA:
+        pci_data_access(port, size, is_in, value);
+        return;
+    case IO_SYS_CTRL_A:
+        if (is_in)
+            *value = SYS_CTRL_A_A20;            /* A20 always on; writes dropped */
+        return;
+    case IO_VERTIGO:
+        if (is_in)
+            *value = 0xffffffffu;               /* nothing there for the guest */
+        return;
+    case IO_KBC_COMMAND:
+        if (!is_in && (uint8_t)*value == KBD_CMD_WRITE_OUTPUT)
+            return;                             /* the output port is Vertigo's */
+        break;
+    default:
+        break;
+    }
     if (is_in)
-        *value = port_in(port, size);
+        *value = io_port_read(port, size);
     else
-        port_out(port, size, *value);
+        io_port_write(port, size, *value);
+}
+
+/* Can the access go out as one (it covers one register, or only the
+ * guest's ports)? */
+static bool whole_access(uint16_t port, unsigned int size)
+{
+    const struct io_region *r = region_of(port);
+    if (size == 1)
+        return true;
+    if (r && r->kind == IO_PM1_CONTROL && size == PM1_CONTROL_PORTS && port == r->base)
+        return true;                            /* the 16-bit register itself */
+    if (r && r->kind == IO_PCI_DATA && port + size <= PCI_CONFIG_DATA_END)
+        return true;
+    for (unsigned int i = 0; i < size; i++)
+        if (kind_of(port + i) != IO_GUEST)
+            return false;
     return true;
 }
 
-void io_policy_access(struct vcpu *v, uint16_t port, unsigned int size, int is_in,
-                      uint32_t *value)
+static struct io_outcome split_access(uint16_t port, unsigned int size, bool is_in,
+                                      uint32_t *value)
 {
-    /* A wide access exits if any port it touches is intercepted (SDM Vol.
-     * 3C 26.1.3): a 32-bit access to PCI's 0xcf8 covers 0xcf9. An access
-     * that starts on a port the guest owns is the guest's. */
-    if (pci_config_access(port, size, is_in, value))
-        return;
-    bool guest_may_use = (!owned(port) || port == PORT_KBD_COMMAND ||
-                          port == PORT_RESET_CONTROL || is_pm1_control(port)) &&
-                         !touches_hidden_bar(port, size);
-    if (is_in) {
-        if (guest_may_use)
-            *value = port_in(port, size);
-        else if (port == PORT_SYS_CTRL_A)
-            *value = SYS_CTRL_A_A20;            /* A20 always on */
-        else
-            *value = 0xffffffffu;               /* nothing there for the guest */
-        return;
+    if (!is_in) {
+        for (unsigned int i = 0; i < size; i++) {
+            uint16_t lane = (uint16_t)(port + i);
+            struct io_outcome o = write_end(kind_of(lane), lane, 1, *value >> (8 * i));
+            if (o.end != IO_CONTINUE)
+                return o;
+        }
     }
-    end_guest_if_requested(v, port, *value);
-    if (guest_may_use)
-        port_out(port, size, *value);
-    /* Writes to Vertigo's console, exit ports and A20 are dropped: a guest
-     * must not end the run behind Vertigo's back or mask A20 for it. */
+    uint32_t result = 0;
+    for (unsigned int i = 0; i < size; i++) {
+        uint16_t lane = (uint16_t)(port + i);
+        uint32_t byte = (*value >> (8 * i)) & 0xff;
+        register_access(kind_of(lane), lane, 1, is_in, &byte);
+        result |= (byte & 0xff) << (8 * i);
+    }
+    if (is_in)
+        *value = result;
+    return io_done;
+}
+
+struct io_outcome io_policy_access(uint16_t port, unsigned int size, bool is_in,
+                                   uint32_t *value)
+{
+    if (port == PCI_PORT_CONFIG_ADDRESS && size == 4) {
+        pci_address_access(is_in, value);
+        return io_done;
+    }
+    if (!whole_access(port, size))
+        return split_access(port, size, is_in, value);
+    enum io_kind kind = kind_of(port);
+    if (!is_in) {
+        struct io_outcome o = write_end(kind, port, size, *value);
+        if (o.end != IO_CONTINUE)
+            return o;
+    }
+    register_access(kind, port, size, is_in, value);
+    return io_done;
 }

@@ -12,6 +12,7 @@
 #include "boot/cpu.h"
 #include "vmm/msr.h"
 #include "vmx/apic_guard.h"
+#include "vmx/msr_guard.h"
 
 #define MSR_BITMAP_READ_LOW   0x000
 #define MSR_BITMAP_READ_HIGH  0x400
@@ -63,6 +64,45 @@ static const struct msr_rule rules[] = {
     { MSR_IA32_FIXED_CTR_CTRL, MSR_IA32_PERF_GLOBAL_INUSE, "PMU global control",
       deny_read, deny_write },
     { MSR_IA32_A_PMC0, MSR_IA32_A_PMC0 + 7, "PMU full-width counter", deny_read, deny_write },
+    /* Paths to physical memory and to Vertigo's state (vmx/msr_guard.h). */
+    { MSR_IA32_APIC_BASE, MSR_IA32_APIC_BASE, "IA32_APIC_BASE (base and enable kept)",
+      msr_guard_read_through, msr_guard_apic_base_write },
+    { MSR_IA32_TSC, MSR_IA32_TSC, "IA32_TSC (Vertigo's clock)",
+      msr_guard_read_through, msr_guard_deny_write },
+    { MSR_IA32_TSC_ADJUST, MSR_IA32_TSC_ADJUST, "IA32_TSC_ADJUST (hidden)",
+      msr_guard_deny_read, msr_guard_deny_write },
+    { MSR_IA32_MISC_ENABLE, MSR_IA32_MISC_ENABLE, "IA32_MISC_ENABLE (PMU/PEBS bits kept)",
+      msr_guard_misc_enable_read, msr_guard_misc_enable_write },
+    { MSR_IA32_MTRRCAP, MSR_IA32_MTRRCAP, "IA32_MTRRCAP (shadow)",
+      msr_guard_mtrr_read, msr_guard_mtrr_write },
+    { MSR_IA32_MTRR_DEF_TYPE, MSR_IA32_MTRR_DEF_TYPE, "IA32_MTRR_DEF_TYPE (shadow)",
+      msr_guard_mtrr_read, msr_guard_mtrr_write },
+    { MSR_IA32_MTRR_PHYSBASE0, MSR_IA32_MTRR_VAR_LAST, "variable MTRRs (shadow)",
+      msr_guard_mtrr_read, msr_guard_mtrr_write },
+    { MSR_IA32_MTRR_FIX64K_00000, MSR_IA32_MTRR_FIX64K_00000, "fixed MTRR (shadow)",
+      msr_guard_mtrr_read, msr_guard_mtrr_write },
+    { MSR_IA32_MTRR_FIX16K_80000, MSR_IA32_MTRR_FIX16K_A0000, "fixed MTRRs (shadow)",
+      msr_guard_mtrr_read, msr_guard_mtrr_write },
+    { MSR_IA32_MTRR_FIX4K_C0000, MSR_IA32_MTRR_FIX4K_F8000, "fixed MTRRs (shadow)",
+      msr_guard_mtrr_read, msr_guard_mtrr_write },
+    { MSR_IA32_SMRR_PHYSBASE, MSR_IA32_SMRR_PHYSMASK, "SMRR (hidden)",
+      msr_guard_deny_read, msr_guard_deny_write },
+    { MSR_OFFCORE_RSP_0, MSR_OFFCORE_RSP_1, "PMU off-core response",
+      msr_guard_deny_read, msr_guard_deny_write },
+    { MSR_PERF_METRICS, MSR_PERF_METRICS, "PMU PERF_METRICS", msr_guard_deny_read,
+      msr_guard_deny_write },
+    { MSR_IA32_PEBS_ENABLE, MSR_IA32_PEBS_ENABLE, "PEBS_ENABLE", msr_guard_deny_read,
+      msr_guard_deny_write },
+    { MSR_PEBS_LD_LAT, MSR_PEBS_FRONTEND, "PEBS load latency and front end",
+      msr_guard_deny_read, msr_guard_deny_write },
+    { MSR_IA32_DS_AREA, MSR_IA32_DS_AREA, "IA32_DS_AREA", msr_guard_deny_read,
+      msr_guard_deny_write },
+    { MSR_IA32_RTIT_OUTPUT_BASE, MSR_IA32_RTIT_OUTPUT_MASK_PTRS, "Intel PT output",
+      msr_guard_deny_read, msr_guard_deny_write },
+    { MSR_IA32_RTIT_CTL, MSR_IA32_RTIT_CR3_MATCH, "Intel PT control",
+      msr_guard_deny_read, msr_guard_deny_write },
+    { MSR_IA32_RTIT_ADDR0_A, MSR_IA32_RTIT_ADDR3_B, "Intel PT address ranges",
+      msr_guard_deny_read, msr_guard_deny_write },
 };
 
 const struct msr_rule *msr_policy_find(uint32_t msr)

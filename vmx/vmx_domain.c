@@ -2,14 +2,18 @@
 #include "vmx/vmx_domain.h"
 
 #include "boot/apic.h"
+#include "boot/cpu.h"
 #include "vmm/console.h"
 #include "vmm/heap.h"
 #include "vmx/io_policy.h"
+#include "vmx/io_ports.h"
+#include "vmx/msr_guard.h"
 #include "vmx/msr_policy.h"
 #include "vmx/vmx_cpu.h"
 
 #define GIB 0x40000000ull
 #define FOUR_GIB (4 * GIB)
+#define CPUID_ADDRESS_SIZES 0x80000008u    /* EAX[7:0]: physical-address bits */
 
 static uint64_t ept_alloc(void *ctx)
 {
@@ -88,7 +92,9 @@ static bool alloc_bitmaps(struct domain_vmx *dv)
         printk("vmx: no memory for the MSR/I/O bitmaps\n");
         return false;
     }
+    msr_guard_init(cpuid(CPUID_ADDRESS_SIZES, 0).eax & 0xff);
     msr_policy_fill_bitmap((uint8_t *)dv->msr_bitmap_pa);
+    io_ports_discover();
     io_policy_fill_bitmaps((uint8_t *)dv->io_bitmap_pa,
                            (uint8_t *)(dv->io_bitmap_pa + PAGE_SIZE));
     return true;
