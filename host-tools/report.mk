@@ -37,14 +37,15 @@ tool_vertigo_SRCS += $(REPORT_SRCS)
 tool_vertigo_LIBS += $(REPORT_LIBS)
 
 HEADERS_HOST += host-tools/symbolize.h host-tools/profile.h host-tools/profile_cli.h \
-                host-tools/range_index.h
+                host-tools/range_index.h host-tools/guest_root.h
 
 # Unit tests: captures from the real encoder (gen_profile.c) through the
 # decoder, the symbolizer and every writer. They need the fixture ELFs.
 REPORT_TEST_SRCS := tests/fixtures/profile/gen_profile.c host-tools/log_input.c \
                     $(REPORT_SRCS) $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS))
-UNIT_TESTS += report symbolize range_index
+UNIT_TESTS += report symbolize range_index guest_root
 unit_range_index_SRCS := tests/unit/test_range_index.c host-tools/range_index.c
+unit_guest_root_SRCS := tests/unit/test_guest_root.c host-tools/guest_root.c
 unit_report_SRCS := tests/unit/test_report.c $(REPORT_TEST_SRCS)
 unit_report_LIBS := $(REPORT_LIBS)
 unit_symbolize_SRCS := tests/unit/test_symbolize.c $(REPORT_TEST_SRCS)
