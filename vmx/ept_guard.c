@@ -7,14 +7,20 @@
  *    -EFAULT for read()/write() on /dev/mem. A failed copy *into* such
  *    memory is retried byte by byte (fix-up again), then Linux zero-fills
  *    the destination's tail with a plain memset that has no fix-up. So
- *    from the third kernel write fault in a row on one page, the page is
- *    diverted to a scratch "sink" page for a short window bounded by the
- *    VMX-preemption timer (shared through vmx/vmx_timer.h), instead of
- *    oopsing the guest. Vertigo's memory is never written either way. */
+ *    from the third kernel write fault in a row on one page of Vertigo's
+ *    memory, the page is diverted to a scratch "sink" page for a short
+ *    window bounded by the VMX-preemption timer (shared through
+ *    vmx/vmx_timer.h), instead of oopsing the guest. Vertigo's memory is
+ *    never written either way. The windows live in the domain's shared
+ *    EPT (vmx/ept_sink.h: locked, budgeted, and invalidated on every CPU
+ *    before it next enters the guest). */
 #include "vmm/console.h"
 #include "vmm/domain.h"
 #include "vmm/heap.h"
+#include "pmu/pmu_pmi.h"
 #include "vmx/apic_guard.h"
+#include "vmx/ept_guard.h"
+#include "vmx/ept_sink.h"
 #include "vmx/exit.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
@@ -24,7 +30,7 @@
 #define SINK_WINDOW_TSC    8192ull     /* a 4 KiB memset, and little more */
 #define SINK_AFTER_FAULTS  2           /* #GPs before the sink opens */
 
-static uint64_t sink_page;
+static struct ept_sink sink;     /* domain 0's */
 
 static const char *access_text(uint64_t q)
 {
@@ -57,29 +63,38 @@ static void report(struct vcpu *v, const struct vmx_exit *e, uint64_t gpa, const
            e->rip, vmx_guest_cpl(), outcome);
 }
 
+void ept_guard_init(struct domain *d, const struct phys_range *hidden, size_t count)
+{
+    ept_sink_init(&sink, &d->vmx.ept, heap_alloc_pages(1), hidden, (unsigned int)count);
+}
+
+void ept_guard_before_entry(struct vcpu *v)
+{
+    if (ept_sink_stale(&sink, v->id))
+        invept(INVEPT_SINGLE_CONTEXT, v->domain->vmx.eptp);
+}
+
 static bool open_sink(struct vcpu *v, uint64_t page)
 {
-    struct domain_vmx *dv = &v->domain->vmx;
-    if (!(vmx_config.pin_available & PIN_PREEMPTION_TIMER))
+    if (!(vmx_config.pin_available & PIN_PREEMPTION_TIMER) || !sink.scratch_hpa)
         return false;   /* no way to bound the window */
-    if (!sink_page && !(sink_page = heap_alloc_pages(1)))
+    enum ept_sink_status st = ept_sink_open(&sink, v->id, page);
+    if (st != EPT_SINK_OPENED && st != EPT_SINK_SHARED)
         return false;
-    if (ept_map(&dv->ept, page, sink_page, PAGE_SIZE, EPT_READ | EPT_WRITE, EPT_MT_WB) != EPT_OK)
-        return false;
-    invept(INVEPT_SINGLE_CONTEXT, dv->eptp);
-    v->vmx.sink_gpa = page;
+    ept_guard_before_entry(v);
     vmx_timer_request(v, VMX_TIMER_SINK, SINK_WINDOW_TSC);
     return true;
 }
 
+/* Other CPUs may hold the closed window's translation: each invalidates
+ * before its next entry, and is made to exit now (a kick). */
 static __attribute__((noinline)) void close_sink(struct vcpu *v)
 {
-    struct domain_vmx *dv = &v->domain->vmx;
     vmx_timer_cancel(v, VMX_TIMER_SINK);
-    if (ept_unmap(&dv->ept, v->vmx.sink_gpa, PAGE_SIZE) != EPT_OK)
+    if (!ept_sink_close(&sink, v->id))
         domain_end(v->domain, GUEST_END_ERROR, "cannot close the EPT sink window");
-    invept(INVEPT_SINGLE_CONTEXT, dv->eptp);
-    v->vmx.sink_gpa = 0;
+    ept_guard_before_entry(v);
+    pmu_pmi_kick_others(v);
     v->vmx.last_fault_page = ~0ull;
 }
 
@@ -90,7 +105,7 @@ static __attribute__((noinline)) void close_sink(struct vcpu *v)
 void handle_preemption_timer(struct vcpu *v, const struct vmx_exit *e)
 {
     (void)e;
-    if (v->vmx.sink_gpa && vmx_timer_expired(v, VMX_TIMER_SINK))
+    if (ept_sink_window(&sink, v->id) && vmx_timer_expired(v, VMX_TIMER_SINK))
         close_sink(v);
 }
 
@@ -111,8 +126,8 @@ void handle_ept_violation(struct vcpu *v, const struct vmx_exit *e)
     bool same_page = kernel_write && page == v->vmx.last_fault_page;
     v->vmx.fault_streak = same_page ? v->vmx.fault_streak + 1 : 1;
     v->vmx.last_fault_page = kernel_write ? page : ~0ull;
-    if (kernel_write && v->vmx.fault_streak > SINK_AFTER_FAULTS && !v->vmx.sink_gpa &&
-        open_sink(v, page)) {
+    if (kernel_write && v->vmx.fault_streak > SINK_AFTER_FAULTS &&
+        !ept_sink_window(&sink, v->id) && open_sink(v, page)) {
         report(v, e, gpa, "diverted to a scratch page");
         return;     /* retry the access against the sink */
     }

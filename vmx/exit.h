@@ -39,8 +39,9 @@ void handle_init_signal(struct vcpu *v, const struct vmx_exit *e);
 /* Dispatches one exit to its handler; unknown reasons dump and stop. */
 void vmx_handle_exit(struct vcpu *v, const struct vmx_exit *e);
 
-/* Before each VM entry: inject pending virtual NMIs when the guest can
- * take them, else ask for an NMI-window exit. */
+/* Before each VM entry: invalidate this CPU's EPT translations if the
+ * EPT changed (vmx/ept_guard.h), inject pending virtual NMIs when the
+ * guest can take them, else ask for an NMI-window exit. */
 void vmx_prepare_entry(struct vcpu *v);
 
 /* NMI context: a guest NMI arrived while Vertigo ran on v's CPU. It is
@@ -51,6 +52,13 @@ void vmx_queue_root_nmi(struct vcpu *v);
 
 /* Advances the guest RIP past the instruction that exited. */
 void vmx_skip_instruction(const struct vmx_exit *e);
+
+/* An exit in the middle of delivering an event to the guest (one Vertigo
+ * injected, or the guest's own interrupt or exception) leaves that event in
+ * the IDT-vectoring information: it was not delivered and is injected again
+ * at the next entry, or it would be lost (SDM Vol. 3C 28.2.4, 29.2.4).
+ * For exits that leave the event to the next entry (NMIs, interrupts). */
+void vmx_reinject_vectored_event(void);
 
 /* Queues a hardware exception for delivery at the next VM entry. */
 void vmx_inject_exception(unsigned int vector, bool has_error_code, uint32_t error_code);

@@ -13,6 +13,7 @@
 #include "boot/percpu.h"
 #include "vmm/domain.h"
 #include "pmu/pmu_loop.h"
+#include "vmx/ept_guard.h"
 #include "vmx/exit.h"
 #include "vmx/vmx_ops.h"
 
@@ -56,6 +57,7 @@ void handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e)
      * IPI arriving then must not re-enter the PMU backend in the middle
      * of taking this PMI's overflows. */
     bool vertigo_s = pmu_nmi_exit(v);
+    vmx_reinject_vectored_event();
     unblock_nmis_in_root();
     fix_guest_nmi_blocking(v);
     this_cpu()->nmi_count++;
@@ -94,6 +96,7 @@ static bool guest_can_take_nmi(void)
 
 void vmx_prepare_entry(struct vcpu *v)
 {
+    ept_guard_before_entry(v);
     if (v->vmx.guest_in_nmi &&
         !(vmcs_read(VMCS_GUEST_INTERRUPTIBILITY) & INTERRUPTIBILITY_NMI))
         v->vmx.guest_in_nmi = false;        /* the guest executed IRET */

@@ -16,3 +16,11 @@ UNIT_TESTS += io_policy
 unit_io_policy_SRCS := tests/unit/test_io_policy.c vmx/io_policy.c
 unit_io_policy_LIBS := -lpthread
 
+# The EPT sink windows (portable) and the violation handler's header.
+HV_SRCS    += vmx/ept_sink.c
+HEADERS_HV += vmx/ept_sink.h vmx/ept_guard.h
+HEADERS_HOST += vmx/ept_sink.h
+UNIT_TESTS += ept_sink
+unit_ept_sink_SRCS := tests/unit/test_ept_sink.c vmx/ept_sink.c vmx/ept.c vmx/vmx_caps.c \
+                      vmm/format.c
+unit_ept_sink_LIBS := -lpthread

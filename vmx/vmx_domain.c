@@ -5,6 +5,7 @@
 #include "boot/cpu.h"
 #include "vmm/console.h"
 #include "vmm/heap.h"
+#include "vmx/ept_guard.h"
 #include "vmx/io_policy.h"
 #include "vmx/io_ports.h"
 #include "vmx/msr_guard.h"
@@ -103,5 +104,8 @@ static bool alloc_bitmaps(struct domain_vmx *dv)
 bool vmx_domain_init(struct domain *d, const struct e820_table *guest_map,
                      const struct phys_range *hidden, size_t hidden_count)
 {
-    return build_ept(&d->vmx, guest_map, hidden, hidden_count) && alloc_bitmaps(&d->vmx);
+    if (!build_ept(&d->vmx, guest_map, hidden, hidden_count) || !alloc_bitmaps(&d->vmx))
+        return false;
+    ept_guard_init(d, hidden, hidden_count);
+    return true;
 }
