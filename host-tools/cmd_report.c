@@ -2,7 +2,9 @@
  * (header comment lines starting with '#', percentages with two
  * decimals): samples, overhead, one column per event, image and symbol
  * with its source line; --children adds inclusive call-stack shares,
- * --by-mode a table by domain, VCPU and mode. */
+ * --by-mode a table by domain, VCPU and mode. A "# Lost:" header line
+ * says what the log and its symbol records lost. */
+#define _GNU_SOURCE   /* qsort_r */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +144,23 @@ static uint8_t *function_modes(const struct profile *p)
     return modes;
 }
 
+/* "# Lost: ..." when the log or its symbol records lost anything: a
+ * profile of what survived must say so where it is read. */
+static void print_loss(FILE *out, const struct profile_loss *l)
+{
+    const struct sym_problems *sp = &l->symbols;
+    uint64_t sets = sp->broken_sets + sp->restarted_sets + sp->unfinished_sets;
+    if (!l->ring_dropped && !l->records_lost && !l->blocks_lost && !sets && !sp->bad_lines)
+        return;
+    char dropped[LOGDEC_COUNT_TEXT], records[LOGDEC_COUNT_TEXT], blocks[LOGDEC_COUNT_TEXT];
+    fprintf(out, "# Lost: %s records dropped by Vertigo's rings, %s records (%s blocks) to "
+            "corruption or gaps, %" PRIu64 " symbol sets (%" PRIu64 " broken, %" PRIu64
+            " restarted, %" PRIu64 " unfinished), %" PRIu64 " malformed symbol lines\n",
+            logdec_count_text(l->ring_dropped, dropped), logdec_count_text(l->records_lost, records),
+            logdec_count_text(l->blocks_lost, blocks), sets, sp->broken_sets, sp->restarted_sets,
+            sp->unfinished_sets, sp->bad_lines);
+}
+
 static void print_header(FILE *out, const struct profile *p, const struct report_options *o)
 {
     static const char *const sorts[] = { "samples", "symbol", "image" };
@@ -156,6 +175,7 @@ static void print_header(FILE *out, const struct profile *p, const struct report
     for (uint8_t m = 0; m < LOG_MODE_COUNT; m++)
         fprintf(out, " %s %.2f%%%s", profile_mode_name(m), percent(modes[m], p->total),
                 m + 1 < LOG_MODE_COUNT ? "," : "\n");
+    print_loss(out, &p->loss);
     fprintf(out, "# Sort: %s%s\n#\n", sorts[o->sort], o->children ? ", children" : "");
 }
 
@@ -187,43 +207,55 @@ static void print_row(FILE *out, const struct report_table *t, const struct repo
     fputc('\n', out);
 }
 
+/* Samples by (domain, VCPU, mode). */
+static int by_mode_cmp(const void *a, const void *b, void *profile)
+{
+    const struct profile_sample *samples = ((const struct profile *)profile)->samples;
+    const struct profile_sample *x = &samples[*(const uint64_t *)a], *y = &samples[*(const uint64_t *)b];
+    if (x->domain != y->domain)
+        return x->domain < y->domain ? -1 : 1;
+    if (x->vcpu != y->vcpu)
+        return x->vcpu < y->vcpu ? -1 : 1;
+    return (int)x->mode - (int)y->mode;
+}
+
+static void print_mode_row(FILE *out, const struct profile *p, const struct profile_sample *s,
+                           uint64_t all, const uint64_t *per_event)
+{
+    fprintf(out, "  %6u  %4u  %-10s %8" PRIu64 "  %7.2f%%", s->domain, s->vcpu,
+            profile_mode_name(s->mode), all, percent(all, p->total));
+    for (uint32_t e = 0; p->event_count > 1 && e < p->event_count; e++)
+        fprintf(out, "  %*.2f%%", event_width(&p->events[e]) - 1,
+                percent(per_event[e], p->events[e].total));
+    fputc('\n', out);
+}
+
+/* One row per (domain, VCPU, mode), in that order: the samples sorted
+ * once and summed group by group. */
 static void print_by_mode(FILE *out, const struct profile *p)
 {
     fprintf(out, "#\n# By domain, VCPU and mode:\n# Domain  VCPU  Mode        Samples  Overhead");
     for (uint32_t e = 0; p->event_count > 1 && e < p->event_count; e++)
         fprintf(out, "  %*s", event_width(&p->events[e]), p->events[e].name);
     fputc('\n', out);
-    /* Distinct (domain, vcpu, mode) triples, found by a scan per triple. */
-    struct { uint32_t domain, vcpu; uint8_t mode; } done[256];
-    uint32_t done_count = 0;
-    for (uint64_t i = 0; i < p->sample_count && done_count < 256; i++) {
-        const struct profile_sample *s = &p->samples[i];
-        bool dup = false;
-        for (uint32_t k = 0; k < done_count; k++)
-            dup |= done[k].domain == s->domain && done[k].vcpu == s->vcpu && done[k].mode == s->mode;
-        if (dup)
-            continue;
-        done[done_count].domain = s->domain;
-        done[done_count].vcpu = s->vcpu;
-        done[done_count++].mode = s->mode;
-        uint64_t *per_event = calloc(p->event_count + 1u, sizeof(*per_event)), all = 0;
-        if (!per_event)
-            exit(VERTIGO_EXIT_USAGE);
-        for (uint64_t j = i; j < p->sample_count; j++) {
-            const struct profile_sample *o = &p->samples[j];
-            if (o->domain == s->domain && o->vcpu == s->vcpu && o->mode == s->mode) {
-                all += o->count;
-                per_event[o->event] += o->count;
-            }
+    uint64_t *order = malloc((p->sample_count + 1) * sizeof(*order));
+    uint64_t *per_event = calloc(p->event_count + 1u, sizeof(*per_event));
+    if (!order || !per_event)
+        exit(VERTIGO_EXIT_USAGE);
+    for (uint64_t i = 0; i < p->sample_count; i++)
+        order[i] = i;
+    qsort_r(order, p->sample_count, sizeof(*order), by_mode_cmp, (void *)p);
+    for (uint64_t i = 0, j; i < p->sample_count; i = j) {
+        uint64_t all = 0;
+        memset(per_event, 0, p->event_count * sizeof(*per_event));
+        for (j = i; j < p->sample_count && !by_mode_cmp(&order[i], &order[j], (void *)p); j++) {
+            all += p->samples[order[j]].count;
+            per_event[p->samples[order[j]].event] += p->samples[order[j]].count;
         }
-        fprintf(out, "  %6u  %4u  %-10s %8" PRIu64 "  %7.2f%%", s->domain, s->vcpu,
-                profile_mode_name(s->mode), all, percent(all, p->total));
-        for (uint32_t e = 0; p->event_count > 1 && e < p->event_count; e++)
-            fprintf(out, "  %*.2f%%", event_width(&p->events[e]) - 1,
-                    percent(per_event[e], p->events[e].total));
-        fputc('\n', out);
-        free(per_event);
+        print_mode_row(out, p, &p->samples[order[i]], all, per_event);
     }
+    free(order);
+    free(per_event);
 }
 
 void report_write(FILE *out, const struct profile *p, const struct report_options *o)

@@ -3,7 +3,10 @@
  * flamegraph.pl and most flame-graph viewers. With several events in the
  * profile (no --event), each line starts with the event name as its root
  * frame ("cycles;main;f;g 123"). Lines are sorted; ';' inside a name
- * becomes ':' so it cannot split a frame. */
+ * becomes ':' so it cannot split a frame. Lines are compared and written
+ * straight from the frames, never all held as text: memory stays that of
+ * the profile however long the names are. */
+#define _GNU_SOURCE   /* qsort_r */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,67 +14,83 @@
 #include "host-tools/profile.h"
 #include "host-tools/vertigo.h"
 
-struct folded_line {
-    char *stack;
-    uint64_t count;
+/* Reads the folded line of one sample a byte at a time: its parts are
+ * the event's name (with several events), then the frames' names from the
+ * root, with a ';' between two parts. */
+struct fold_cursor {
+    const struct profile *p;
+    const struct profile_sample *s;
+    uint32_t next, parts;        /* the next part, how many there are */
+    const char *text;            /* the rest of the current part */
 };
 
-/* Appends s (a frame name when frame is true: ';' becomes ':'). */
-static void append(char **buf, size_t *len, size_t *cap, const char *s, bool frame)
+static void fold_start(struct fold_cursor *c, const struct profile *p, const struct profile_sample *s)
 {
-    size_t n = strlen(s);
-    if (*len + n + 2 > *cap) {
-        *cap = (*len + n + 2) * 2;
-        *buf = realloc(*buf, *cap);
-        if (!*buf)
-            exit(VERTIGO_EXIT_USAGE);
-    }
-    for (size_t i = 0; i < n; i++)
-        (*buf)[(*len)++] = frame && s[i] == ';' ? ':' : s[i];
-    (*buf)[*len] = '\0';
+    uint32_t event_part = p->event_count > 1;
+    *c = (struct fold_cursor){ .p = p, .s = s, .parts = s->depth + event_part, .text = "" };
 }
 
-/* The chain of s, root first, as one string (malloc'd). */
-static char *fold(const struct profile *p, const struct profile_sample *s)
+static const char *part_text(const struct fold_cursor *c, uint32_t k)
 {
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    if (p->event_count > 1) {
-        append(&buf, &len, &cap, p->events[s->event].name, true);
-        append(&buf, &len, &cap, ";", false);
-    }
-    for (uint32_t i = s->depth; i-- > 0;) {
-        uint32_t fn = sym_frame(p->sym, s->frames[i])->function;
-        append(&buf, &len, &cap, sym_function(p->sym, fn)->name, true);
-        if (i)
-            append(&buf, &len, &cap, ";", false);
-    }
-    return buf;
+    uint32_t event_part = c->p->event_count > 1;
+    if (event_part && k == 0)
+        return c->p->events[c->s->event].name;
+    uint32_t frame = c->s->depth - 1 - (k - event_part);
+    return sym_function(c->p->sym, sym_frame(c->p->sym, c->s->frames[frame])->function)->name;
 }
 
-static int line_cmp(const void *a, const void *b)
+/* The next byte of the line, or -1 at its end. */
+static int fold_next(struct fold_cursor *c)
 {
-    return strcmp(((const struct folded_line *)a)->stack, ((const struct folded_line *)b)->stack);
+    while (!*c->text) {
+        if (c->next == c->parts)
+            return -1;
+        c->text = part_text(c, c->next++);
+        if (c->next > 1)
+            return ';';
+    }
+    char ch = *c->text++;
+    return ch == ';' ? ':' : (unsigned char)ch;
+}
+
+static int fold_cmp(const void *a, const void *b, void *profile)
+{
+    const struct profile *p = profile;
+    struct fold_cursor x, y;
+    fold_start(&x, p, &p->samples[*(const uint64_t *)a]);
+    fold_start(&y, p, &p->samples[*(const uint64_t *)b]);
+    for (;;) {
+        int cx = fold_next(&x), cy = fold_next(&y);
+        if (cx != cy || cx < 0)
+            return cx - cy;
+    }
+}
+
+static bool write_line(FILE *out, const struct profile *p, const struct profile_sample *s,
+                       uint64_t count)
+{
+    struct fold_cursor c;
+    fold_start(&c, p, s);
+    for (int ch; (ch = fold_next(&c)) >= 0;)
+        fputc(ch, out);
+    return fprintf(out, " %" PRIu64 "\n", count) > 0;
 }
 
 bool export_folded(FILE *out, const struct profile *p)
 {
-    struct folded_line *lines = calloc(p->sample_count + 1, sizeof(*lines));
-    if (!lines)
+    uint64_t *order = malloc((p->sample_count + 1) * sizeof(*order));
+    if (!order)
         exit(VERTIGO_EXIT_USAGE);
     for (uint64_t i = 0; i < p->sample_count; i++)
-        lines[i] = (struct folded_line){ fold(p, &p->samples[i]), p->samples[i].count };
-    qsort(lines, p->sample_count, sizeof(*lines), line_cmp);
+        order[i] = i;
+    qsort_r(order, p->sample_count, sizeof(*order), fold_cmp, (void *)p);
     bool ok = true;
-    for (uint64_t i = 0; i < p->sample_count;) {
-        uint64_t count = 0, j = i;
-        for (; j < p->sample_count && !strcmp(lines[j].stack, lines[i].stack); j++)
-            count += lines[j].count;
-        ok &= fprintf(out, "%s %" PRIu64 "\n", lines[i].stack, count) > 0;
-        i = j;
+    for (uint64_t i = 0, j; i < p->sample_count; i = j) {
+        uint64_t count = 0;
+        for (j = i; j < p->sample_count && !fold_cmp(&order[i], &order[j], (void *)p); j++)
+            count += p->samples[order[j]].count;
+        ok &= write_line(out, p, &p->samples[order[i]], count);
     }
-    for (uint64_t i = 0; i < p->sample_count; i++)
-        free(lines[i].stack);
-    free(lines);
-    return ok;
+    free(order);
+    return ok && !ferror(out);
 }

@@ -14,6 +14,7 @@
 #define TABLE_MIN 1024u
 #define HASH_PRIME 0x9e3779b97f4a7c15ull
 #define ERR_MAX 256u
+#define PROFILE_WARNINGS_SHOWN 20u       /* file warnings named one by one */
 
 struct raw_entry {
     uint64_t off;                    /* first key word in the arena */
@@ -23,6 +24,7 @@ struct raw_entry {
 
 struct event_name {
     uint32_t id;
+    uint32_t order;                  /* arrival: the last description of an id wins */
     char name[PROFILE_EVENT_NAME_MAX];
 };
 
@@ -34,7 +36,7 @@ struct profile_raw {
     uint64_t *hash;                  /* per slot */
     uint32_t *slot;                  /* entry index + 1, 0 = empty */
     size_t tab_cap;
-    struct event_name *names;
+    struct event_name *names;        /* event-desc records, in arrival order */
     size_t name_count, name_cap;
     uint32_t *frames;                /* resolved frames of all samples */
 };
@@ -124,7 +126,7 @@ static void sample_record(struct profile *p, const struct log_sample *s, uint64_
 {
     uint64_t key[KEY_MAX_WORDS];
     uint32_t jit_seq = s->mode == LOG_MODE_GUEST_USER ? sym_jit_seq_at(p->sym, s->domain, tsc) : 0;
-    uint32_t depth = s->depth <= LOG_STACK_MAX ? s->depth : LOG_STACK_MAX;
+    uint32_t depth = s->depth;       /* the decoder checked it: <= LOG_STACK_MAX */
     key[0] = (uint64_t)s->domain << 32 | s->vcpu;
     key[1] = (uint64_t)s->event << 32 | jit_seq;
     uint32_t identity_seq = s->mode == LOG_MODE_GUEST_USER ? sym_identity_seq_at(p->sym, tsc) : 0;
@@ -137,20 +139,19 @@ static void sample_record(struct profile *p, const struct log_sample *s, uint64_
     p->raw_samples++;
 }
 
+/* Kept in arrival order; profile_finish sorts them once. */
 static void event_desc_record(struct profile_raw *r, const struct log_event_desc *ed)
 {
-    struct event_name *n = NULL;
-    for (size_t i = 0; i < r->name_count && !n; i++)
-        if (r->names[i].id == ed->event)
-            n = &r->names[i];
-    if (!n) {
-        r->names = reserve(r->names, &r->name_cap, r->name_count + 1, sizeof(*r->names));
-        n = &r->names[r->name_count++];
-    }
+    r->names = reserve(r->names, &r->name_cap, r->name_count + 1, sizeof(*r->names));
+    struct event_name *n = &r->names[r->name_count];
     n->id = ed->event;
+    n->order = (uint32_t)r->name_count++;
     size_t len = ed->len < PROFILE_EVENT_NAME_MAX - 1 ? ed->len : PROFILE_EVENT_NAME_MAX - 1;
     memcpy(n->name, ed->name, len);
     n->name[len] = '\0';
+    for (size_t i = 0; i < len; i++)     /* guest-chosen bytes bound for a terminal */
+        if ((unsigned char)n->name[i] < 0x20 || n->name[i] == 0x7f)
+            n->name[i] = '?';
 }
 
 void profile_header(void *user, const struct log_stream_header *h, uint64_t offset)
@@ -199,39 +200,58 @@ void profile_record(void *user, const struct logdec_record *r)
         event_desc_record(p->raw, &r->u.event_desc);
 }
 
+const struct logdec_callbacks profile_decoder_callbacks = {
+    .header = profile_header, .record = profile_record,
+};
+
 /* ---- Finishing: events, filter, symbolization ------------------------- */
 
-static int event_cmp(const void *a, const void *b)
+static int id_cmp(const void *a, const void *b)
 {
-    const struct profile_event *x = a, *y = b;
-    return x->id < y->id ? -1 : x->id > y->id;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
 }
 
-static void name_event(const struct profile_raw *r, struct profile_event *e)
+/* By id, then arrival. */
+static int name_cmp(const void *a, const void *b)
 {
-    snprintf(e->name, sizeof(e->name), "event%u", e->id);
-    for (size_t i = 0; i < r->name_count; i++)
-        if (r->names[i].id == e->id && r->names[i].name[0])
-            snprintf(e->name, sizeof(e->name), "%s", r->names[i].name);
+    const struct event_name *x = a, *y = b;
+    if (x->id != y->id)
+        return x->id < y->id ? -1 : 1;
+    return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The name of each event: its last non-empty description, else "eventID".
+ * Events and names are both sorted by id: one merge. */
+static void name_events(struct profile *p)
+{
+    struct profile_raw *r = p->raw;
+    if (r->name_count)
+        qsort(r->names, r->name_count, sizeof(*r->names), name_cmp);
+    size_t n = 0;
+    for (uint32_t e = 0; e < p->event_count; e++) {
+        struct profile_event *ev = &p->events[e];
+        snprintf(ev->name, sizeof(ev->name), "event%u", ev->id);
+        for (; n < r->name_count && r->names[n].id <= ev->id; n++)
+            if (r->names[n].id == ev->id && r->names[n].name[0])
+                snprintf(ev->name, sizeof(ev->name), "%s", r->names[n].name);
+    }
 }
 
 /* The distinct event ids of the samples, sorted, named. */
 static void collect_events(struct profile *p)
 {
     struct profile_raw *r = p->raw;
-    size_t cap = 0;
-    for (size_t i = 0; i < r->count; i++) {
-        uint32_t id = (uint32_t)(r->arena[r->ents[i].off + 1] >> 32);
-        bool seen = false;
-        for (uint32_t k = 0; k < p->event_count && !seen; k++)
-            seen = p->events[k].id == id;
-        if (seen)
-            continue;
-        p->events = reserve(p->events, &cap, p->event_count + 1, sizeof(*p->events));
-        p->events[p->event_count] = (struct profile_event){ .id = id };
-        name_event(r, &p->events[p->event_count++]);
-    }
-    qsort(p->events, p->event_count, sizeof(*p->events), event_cmp);
+    uint32_t *ids = xrealloc(NULL, r->count * sizeof(*ids));
+    for (size_t i = 0; i < r->count; i++)
+        ids[i] = (uint32_t)(r->arena[r->ents[i].off + 1] >> 32);
+    qsort(ids, r->count, sizeof(*ids), id_cmp);
+    p->events = xrealloc(NULL, r->count * sizeof(*p->events));
+    for (size_t i = 0; i < r->count; i++)
+        if (!p->event_count || p->events[p->event_count - 1].id != ids[i])
+            p->events[p->event_count++] = (struct profile_event){ .id = ids[i] };
+    free(ids);
+    name_events(p);
 }
 
 static bool matches_event(const struct profile_event *e, const char *filter)
@@ -241,9 +261,16 @@ static bool matches_event(const struct profile_event *e, const char *filter)
     return !strcmp(e->name, filter) || (*filter && !*end && id == e->id);
 }
 
-/* Keeps only the event the filter names; false if none matches. */
+/* Keeps only the event the filter names; false if none matches, or if
+ * without a filter there are more events than a report has columns for. */
 static bool filter_events(struct profile *p, const char *filter, char *err, size_t err_len)
 {
+    if (!filter && p->event_count > PROFILE_EVENTS_MAX) {
+        snprintf(err, err_len, "the log's samples name %u events, more than the %u one profile "
+                 "shows side by side (a Vertigo session samples at most %u): choose one with "
+                 "--event E", p->event_count, PROFILE_EVENTS_MAX, LOG_EVENTS_MAX);
+        return false;
+    }
     if (!filter)
         return true;
     for (uint32_t i = 0; i < p->event_count; i++) {
@@ -261,12 +288,18 @@ static bool filter_events(struct profile *p, const char *filter, char *err, size
     return false;
 }
 
+/* The position of id in the (sorted) events kept, or -1. */
 static int event_index(const struct profile *p, uint32_t id)
 {
-    for (uint32_t i = 0; i < p->event_count; i++)
-        if (p->events[i].id == id)
-            return (int)i;
-    return -1;
+    uint32_t lo = 0, hi = p->event_count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (p->events[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < p->event_count && p->events[lo].id == id ? (int)lo : -1;
 }
 
 /* Symbolizes one raw entry into sample s, frames at out. Stack entries
@@ -351,6 +384,52 @@ void profile_free(struct profile *p)
     memset(p, 0, sizeof(*p));
 }
 
+/* What the symbol records lost, on one line, when they lost anything. */
+static void print_symbol_problems(const struct profile *p, const char *cmd, const char *path)
+{
+    const struct sym_problems *sp = &p->loss.symbols;
+    if (!sp->bad_lines && !sp->broken_sets && !sp->restarted_sets && !sp->unfinished_sets)
+        return;
+    fprintf(stderr, "vertigo %s: %s: symbol data lost: %" PRIu64 " malformed lines ignored, %"
+            PRIu64 " sets broken (a chunk missing), %" PRIu64 " restarted before their last "
+            "chunk, %" PRIu64 " never finished; samples they would name may show as [unknown]\n",
+            cmd, path, sp->bad_lines, sp->broken_sets, sp->restarted_sets, sp->unfinished_sets);
+}
+
+/* Guest files that could not serve as symbol sources: the first few by
+ * name, then how many more (a hostile log may name thousands). */
+static void print_warnings(const struct profile *p, const char *cmd)
+{
+    size_t n = sym_warning_count(p->sym);
+    for (size_t i = 0; i < n && i < PROFILE_WARNINGS_SHOWN; i++)
+        fprintf(stderr, "vertigo %s: warning: --guest-root: %s; its samples show as [unknown]\n",
+                cmd, sym_warning(p->sym, i));
+    if (n > PROFILE_WARNINGS_SHOWN)
+        fprintf(stderr, "vertigo %s: warning: --guest-root: %zu more files could not be read\n",
+                cmd, n - PROFILE_WARNINGS_SHOWN);
+}
+
+int profile_complete(struct profile *p, const char *cmd, const char *path,
+                     const struct profile_options *o, const struct logdec *dec)
+{
+    char err[ERR_MAX];
+    int status = log_input_exit_status(cmd, path, dec);
+    if (status != VERTIGO_EXIT_OK && status != VERTIGO_EXIT_DAMAGED)
+        return status;
+    p->loss.ring_dropped = dec->totals.ring_dropped;
+    p->loss.records_lost = dec->totals.records_lost;
+    p->loss.blocks_lost = dec->totals.blocks_lost;
+    sym_get_problems(p->sym, &p->loss.symbols);
+    check_vertigo_elf(p, cmd, o);
+    if (!profile_finish(p, o->event, err, sizeof(err))) {
+        fprintf(stderr, "vertigo %s: %s\n", cmd, err);
+        return VERTIGO_EXIT_USAGE;
+    }
+    print_symbol_problems(p, cmd, path);
+    print_warnings(p, cmd);
+    return status;
+}
+
 int profile_load(struct profile *p, const char *cmd, const char *path,
                  const struct profile_options *o)
 {
@@ -359,28 +438,16 @@ int profile_load(struct profile *p, const char *cmd, const char *path,
         fprintf(stderr, "vertigo %s: %s\n", cmd, err);
         return VERTIGO_EXIT_USAGE;
     }
-    static const struct logdec_callbacks cb = { .header = profile_header,
-                                                .record = profile_record };
     struct logdec *dec = malloc(sizeof(*dec));
     if (!dec) {
         fprintf(stderr, "vertigo %s: out of memory\n", cmd);
         return VERTIGO_EXIT_USAGE;
     }
-    logdec_init(dec, &cb, p);
+    logdec_init(dec, &profile_decoder_callbacks, p);
     int status = log_input_decode(cmd, path, dec);
     if (status == VERTIGO_EXIT_OK)
-        status = log_input_exit_status(cmd, path, dec);
+        status = profile_complete(p, cmd, path, o, dec);
     free(dec);
-    if (status != VERTIGO_EXIT_OK && status != VERTIGO_EXIT_DAMAGED)
-        return status;
-    check_vertigo_elf(p, cmd, o);
-    if (!profile_finish(p, o->event, err, sizeof(err))) {
-        fprintf(stderr, "vertigo %s: %s\n", cmd, err);
-        return VERTIGO_EXIT_USAGE;
-    }
-    if (sym_bad_records(p->sym))
-        fprintf(stderr, "vertigo %s: %s: %" PRIu64 " malformed symbol chunks or lines ignored\n",
-                cmd, path, sym_bad_records(p->sym));
     return status;
 }
 

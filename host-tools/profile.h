@@ -21,6 +21,11 @@
 #include "host-tools/symbolize.h"
 
 #define PROFILE_EVENT_NAME_MAX 64u
+/* Events one profile shows side by side (the report's columns, pprof's
+ * values per sample): beyond it the output would grow as events x
+ * functions, quadratic in the log's size, so --event must choose one.
+ * Twice what a Vertigo session samples (LOG_EVENTS_MAX, and the timer). */
+#define PROFILE_EVENTS_MAX 32u
 
 struct profile_options {
     struct sym_options sym;
@@ -46,6 +51,15 @@ struct profile_sample {
 
 struct profile_raw;              /* private aggregation state */
 
+/* What the log lost (profile_complete): its decoder's totals and what
+ * the symbol records lost. */
+struct profile_loss {
+    logdec_count ring_dropped;   /* records dropped by Vertigo's rings */
+    logdec_count records_lost;   /* records in damaged or missing blocks */
+    logdec_count blocks_lost;
+    struct sym_problems symbols;
+};
+
 struct profile {
     struct symbolizer *sym;
     struct profile_event *events;
@@ -57,6 +71,7 @@ struct profile {
     struct profile_raw *raw;
     bool have_build_id;          /* build_id: the first stream header's */
     uint8_t build_id[LOG_BUILD_ID_SIZE];
+    struct profile_loss loss;
 };
 
 /* Prepares p and its symbolizer. Returns false with a message in err
@@ -69,19 +84,33 @@ void profile_header(void *user, const struct log_stream_header *h, uint64_t offs
 /* Decoder record callback: user is the struct profile. */
 void profile_record(void *user, const struct logdec_record *r);
 
+/* Both callbacks, for a decoder whose user is the struct profile. */
+extern const struct logdec_callbacks profile_decoder_callbacks;
+
 /* Applies the event filter and symbolizes. Returns false with a message
- * in err when the filter names an event absent from the log. */
+ * in err when the filter names an event absent from the log, or when
+ * there is no filter and the samples name more than PROFILE_EVENTS_MAX
+ * events. */
 bool profile_finish(struct profile *p, const char *event, char *err, size_t err_len);
 
 /* Frees everything p owns. */
 void profile_free(struct profile *p);
 
-/* Loads path ("-" = stdin) into p: init, decode, finish. Prints
+/* Loads path ("-" = stdin) into p: init, decode, complete. Prints
  * "vertigo CMD: ..." diagnostics to stderr and returns an enum
- * vertigo_exit: OK, USAGE (bad option value, I/O error, unknown event),
- * NO_LOG, or DAMAGED (the profile is still complete for what was read). */
+ * vertigo_exit: OK, USAGE (bad option value, I/O error, unknown event, a
+ * limit), NO_LOG, or DAMAGED (the profile is still complete for what was
+ * read). */
 int profile_load(struct profile *p, const char *cmd, const char *path,
                  const struct profile_options *o);
+
+/* The end of profile_load, after dec (whose callbacks were
+ * profile_decoder_callbacks with p) has finished the input named path:
+ * the exit status of the decoding, the loss into p->loss, the Vertigo ELF
+ * check, profile_finish, and on stderr what the log and its symbol records
+ * lost and which guest files could not be read. Returns as profile_load. */
+int profile_complete(struct profile *p, const char *cmd, const char *path,
+                     const struct profile_options *o, const struct logdec *dec);
 
 /* Display name of a sample mode: "hypervisor", "kernel", "user". */
 const char *profile_mode_name(uint8_t mode);

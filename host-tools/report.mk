@@ -3,7 +3,9 @@
 # export`, the two commands with one writer per format, their unit tests
 # and the report benchmark. Fixture programs and the capture generator:
 # tests/fixtures/profile/.
-REPORT_SRCS := host-tools/symbolize.c host-tools/profile.c host-tools/profile_cli.c \
+REPORT_SRCS := host-tools/symbolize.c host-tools/sym_sets.c host-tools/sym_user.c \
+               host-tools/sym_elf.c host-tools/keymap.c host-tools/range_index.c \
+               host-tools/guest_root.c host-tools/profile.c host-tools/profile_cli.c \
                host-tools/cmd_report.c host-tools/cmd_export.c host-tools/export_pprof.c \
                host-tools/export_folded.c host-tools/export_csv.c
 REPORT_LIBS := -ldw -lelf -lz
@@ -37,11 +39,13 @@ tool_vertigo_SRCS += $(REPORT_SRCS)
 tool_vertigo_LIBS += $(REPORT_LIBS)
 
 HEADERS_HOST += host-tools/symbolize.h host-tools/profile.h host-tools/profile_cli.h \
-                host-tools/range_index.h host-tools/guest_root.h
+                host-tools/range_index.h host-tools/guest_root.h host-tools/keymap.h \
+                host-tools/sym_internal.h
 
 # Unit tests: captures from the real encoder (gen_profile.c) through the
 # decoder, the symbolizer and every writer. They need the fixture ELFs.
 REPORT_TEST_SRCS := tests/fixtures/profile/gen_profile.c host-tools/log_input.c \
+                    tests/fuzz/hostile_logs.c tests/unit/test_log_util.c \
                     $(REPORT_SRCS) $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS))
 UNIT_TESTS += report symbolize range_index guest_root
 unit_range_index_SRCS := tests/unit/test_range_index.c host-tools/range_index.c

@@ -12,6 +12,12 @@
  * An address nothing covers becomes "[unknown] image+0xOFF" (its mapping
  * known) or "[unknown] 0xADDR".
  *
+ * The symbol text comes from the guest: names are shown with control
+ * bytes replaced by '?', paths are opened inside the guest root only
+ * (host-tools/guest_root.h), guest ELF files never lead to host files
+ * (no separate debug files), and every lookup costs O(log n) or less in
+ * what the log shipped, so time and memory grow with the log's size.
+ *
  * Results are cached: each distinct (domain, mode, space, JIT position,
  * address) is resolved once and named by a frame id; frames share
  * interned functions and images. */
@@ -78,20 +84,46 @@ void sym_destroy(struct symbolizer *s);
  * out; false when no such file was given or it has no 20-byte build id. */
 bool sym_vertigo_build_id(const struct symbolizer *s, uint8_t out[LOG_BUILD_ID_SIZE]);
 
-/* Takes one symbols record (a chunk of kallsyms, maps or JIT map text) of
- * the log, at TSC tsc. Chunks are reassembled per (domain, kind, pid,
- * epoch); a set takes effect when its last chunk arrives. Returns false
- * (and counts it) when the chunk is out of sequence or a line is malformed. */
+/* Takes one symbols record (a chunk of kallsyms, maps, JIT map or
+ * identity text) of the log, at TSC tsc; rec's fields are within the
+ * decoder's ranges (a known kind). Chunks are reassembled per (domain,
+ * kind, pid, epoch); a set takes effect when its last chunk arrives.
+ * Returns false (and counts it in sym_problems) when the chunk is out of
+ * sequence, restarts an unfinished set, or a line of the set is malformed. */
 bool sym_add_record(struct symbolizer *s, const struct log_symbols *rec, uint64_t tsc);
 
-/* The JIT position of a sample of domain at tsc: how many of the domain's
- * JIT map sets (in arrival order) start at or before tsc. */
+/* What the symbol records lost. A set (the chunks of one (domain, kind,
+ * pid, epoch)) is broken when a chunk is missing or out of sequence (its
+ * chunks up to the next chunk 0 are ignored), restarted when a chunk 0
+ * comes before its last chunk (the first attempt is dropped), unfinished
+ * when the log ends before its last chunk (e.g. Vertigo gave its slot to
+ * other sets, or the guest stopped). */
+struct sym_problems {
+    uint64_t bad_lines;          /* malformed lines in sets that took effect */
+    uint64_t broken_sets;
+    uint64_t restarted_sets;
+    uint64_t unfinished_sets;    /* at the time of the call */
+};
+
+void sym_get_problems(const struct symbolizer *s, struct sym_problems *out);
+
+/* Files under --guest-root that were named as a sample's binary but could
+ * not serve (not a regular file, a link loop, a malformed ELF file, ...),
+ * each once: "PATH: reason". A file simply absent is not one of them (its
+ * samples show as [unknown] PATH+0xOFF). Valid until sym_destroy. */
+size_t sym_warning_count(const struct symbolizer *s);
+const char *sym_warning(const struct symbolizer *s, size_t i);
+
+/* The JIT position of a sample of domain at tsc: one past the arrival
+ * number of the domain's newest JIT map set whose first chunk came at or
+ * before tsc (0: none). */
 uint32_t sym_jit_seq_at(const struct symbolizer *s, uint32_t domain, uint64_t tsc);
 
 /* Resolves addr sampled at where; returns a frame id (stable, cached). */
 uint32_t sym_resolve(struct symbolizer *s, const struct sym_where *where, uint64_t addr);
 
-/* How many process-identity lines ("PID CR3 COMM") were in force at `tsc`:
+/* One past the arrival number of the newest process-identity line ("PID
+ * CR3 COMM") in force at `tsc` (0: none):
  * a sample's CR3 names the process of the newest identity before it, or,
  * when the process was identified only after the sample (the agent ships
  * a new process's identity a little after it starts), the next one. */
@@ -104,7 +136,5 @@ const struct sym_image *sym_image(const struct symbolizer *s, uint32_t id);
 uint32_t sym_function_count(const struct symbolizer *s);
 uint32_t sym_image_count(const struct symbolizer *s);
 
-/* Problems met in symbol input: bad chunks and malformed lines. */
-uint64_t sym_bad_records(const struct symbolizer *s);
 
 #endif

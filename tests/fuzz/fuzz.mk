@@ -22,3 +22,12 @@ $(BUILD)/fuzz/corpus-decoder/.seeded: $(wildcard tests/fixtures/log/*.bin)
 FUZZ_TARGETS += fuzz-decoder
 fuzz-decoder: $(BUILD)/fuzz/fuzz-decoder $(BUILD)/fuzz/corpus-decoder/.seeded
 	$(Q)$< -max_total_time=$(FUZZ_SECONDS) -max_len=200000 $(BUILD)/fuzz/corpus-decoder
+
+# Hostile logs (tests/fuzz/hostile_logs.h): tests/e2e/report.sh runs the
+# tools on them within time and memory bounds; the report fuzzer and the
+# unit tests take them as inputs.
+HOSTILE_LOG_SRCS := tests/fuzz/hostile_logs.c tests/unit/test_log_util.c \
+                    $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS))
+TOOLS += hostile-log
+tool_hostile-log_SRCS := tests/fuzz/hostile_log_main.c $(HOSTILE_LOG_SRCS)
+HEADERS_HOST += tests/fuzz/hostile_logs.h

@@ -5,13 +5,15 @@
  * be the ones the generator put in. One table holds the cases: how the
  * capture is made and loaded, which writer prints it, the text it must or
  * must not hold, and the case's own checks of rows and totals. Bad input
- * gets specific errors. */
+ * gets specific errors; hostile logs (tests/fuzz/hostile_logs.h) meet the
+ * limits, and what a log lost shows in the report. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "host-tools/profile.h"
 #include "host-tools/vertigo.h"
 #include "tests/fixtures/profile/gen_profile.h"
+#include "tests/fuzz/hostile_logs.h"
 #include "tests/unit/unit.h"
 
 #define UNITS 200u
@@ -428,4 +430,116 @@ TEST(bad_input_gets_specific_errors)
     CHECK_EQ(load_quietly(&p, "/nonexistent.bin", &o), VERTIGO_EXIT_USAGE);
     profile_free(&p);
     free(c.data);
+}
+
+/* ---- Hostile logs ---------------------------------------------------------- */
+
+/* profile_load on the hostile log kind scaled by n, from memory, with
+ * stderr silenced; the report's text in *text (NULL unless loaded). */
+static int load_hostile(struct profile *p, const char *kind, uint32_t n, const char *event,
+                        const struct report_options *ro, char **text)
+{
+    struct log_test_stream s = { 0 };
+    struct profile_options o = { .event = event };
+    char err[ERR_LEN];
+    *text = NULL;
+    if (!CHECK(hostile_log_write(kind, n, &s)) || !CHECK(profile_init(p, &o, err, sizeof(err))))
+        return -1;
+    struct logdec *dec = malloc(sizeof(*dec));
+    logdec_init(dec, &profile_decoder_callbacks, p);
+    logdec_feed(dec, s.data, s.len);
+    logdec_finish(dec);
+    FILE *saved = stderr;
+    stderr = fopen("/dev/null", "w");
+    int status = profile_complete(p, "report", kind, &o, dec);
+    fclose(stderr);
+    stderr = saved;
+    free(dec);
+    log_test_stream_free(&s);
+    if (status == VERTIGO_EXIT_OK || status == VERTIGO_EXIT_DAMAGED) {
+        size_t len;
+        FILE *out = open_memstream(text, &len);
+        report_write(out, p, ro);
+        fclose(out);
+    }
+    return status;
+}
+
+static unsigned count_lines(const char *text, const char *needle)
+{
+    unsigned n = 0;
+    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        n += !strncmp(l, needle, strlen(needle));
+    return n;
+}
+
+TEST(more_events_than_columns_need_an_event_filter)
+{
+    struct profile p;
+    struct report_options ro = { .sort = REPORT_SORT_SAMPLES };
+    char *text;
+    CHECK_EQ(load_hostile(&p, "events", PROFILE_EVENTS_MAX, NULL, &ro, &text), VERTIGO_EXIT_OK);
+    CHECK_EQ(p.event_count, PROFILE_EVENTS_MAX);
+    free(text);
+    profile_free(&p);
+    CHECK_EQ(load_hostile(&p, "events", PROFILE_EVENTS_MAX + 1, NULL, &ro, &text), VERTIGO_EXIT_USAGE);
+    free(text);
+    profile_free(&p);
+    CHECK_EQ(load_hostile(&p, "events", 1000, "ev999", &ro, &text), VERTIGO_EXIT_OK);
+    CHECK(text && strstr(text, "# Samples: 1 of event 'ev999'\n"));
+    free(text);
+    profile_free(&p);
+    char err[ERR_LEN];
+    struct log_test_stream s = { 0 };
+    CHECK(hostile_log_write("events", 40, &s));
+    struct profile_options o = { 0 };
+    CHECK(profile_init(&p, &o, err, sizeof(err)));
+    struct logdec *dec = malloc(sizeof(*dec));
+    logdec_init(dec, &profile_decoder_callbacks, &p);
+    logdec_feed(dec, s.data, s.len);
+    logdec_finish(dec);
+    CHECK(!profile_finish(&p, NULL, err, sizeof(err)));
+    CHECK_STR(err, "the log's samples name 40 events, more than the 32 one profile shows side by "
+                   "side (a Vertigo session samples at most 16): choose one with --event E");
+    free(dec);
+    log_test_stream_free(&s);
+    profile_free(&p);
+}
+
+TEST(by_mode_has_a_row_for_every_vcpu)
+{
+    struct profile p;
+    struct report_options ro = { .by_mode = true };
+    char *text;
+    CHECK_EQ(load_hostile(&p, "vcpus", 300, NULL, &ro, &text), VERTIGO_EXIT_OK);
+    CHECK_EQ(count_lines(text ? strstr(text, "# By domain") : NULL, "       0  "), 300);
+    CHECK(text && strstr(text, "       0   299  kernel            1     0.33%\n"));
+    free(text);
+    profile_free(&p);
+}
+
+TEST(what_the_log_lost_heads_the_report)
+{
+    struct profile p;
+    struct report_options ro = { 0 };
+    char *text;
+    CHECK_EQ(load_hostile(&p, "loss", 2, NULL, &ro, &text), VERTIGO_EXIT_DAMAGED);
+    CHECK(text && strstr(text, "\n# Lost: 36893488147419103230 records dropped by Vertigo's "
+                               "rings, 0 records (0 blocks) to corruption or gaps, 0 symbol sets "
+                               "(0 broken, 0 restarted, 0 unfinished), 0 malformed symbol lines\n"));
+    free(text);
+    profile_free(&p);
+    CHECK_EQ(load_hostile(&p, "unfinished", 3, NULL, &ro, &text), VERTIGO_EXIT_OK);
+    CHECK(text && strstr(text, "3 symbol sets (0 broken, 0 restarted, 3 unfinished)"));
+    free(text);
+    profile_free(&p);
+    CHECK_EQ(load_hostile(&p, "ranges", 2, NULL, &ro, &text), VERTIGO_EXIT_DAMAGED);
+    CHECK(text && strstr(text, "0 records dropped by Vertigo's rings, 14 records (0 blocks)"));
+    CHECK_EQ(p.total, 0);
+    free(text);
+    profile_free(&p);
+    CHECK_EQ(load_hostile(&p, "vcpus", 3, NULL, &ro, &text), VERTIGO_EXIT_OK);
+    CHECK(text && !strstr(text, "# Lost:"));
+    free(text);
+    profile_free(&p);
 }

@@ -1,9 +1,14 @@
 /* Symbolizer tests: kallsyms and JIT map searches at symbol boundaries, chunk
- * reassembly (lines split across chunks, chunks out of sequence), ELF
- * lookups with file:line through the guest root, JIT map epochs with
- * moved code, [unknown] forms and the frame cache. */
+ * reassembly (lines split across chunks, sets broken, restarted or never
+ * finished), ELF lookups with file:line through the guest root, JIT map
+ * epochs with moved code, [unknown] forms and the frame cache; hostile
+ * symbol data: identities naming another process, paths that try to leave
+ * the guest root or name a FIFO, link loops and malformed ELF files (one
+ * warning each), control bytes in names. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "host-tools/symbolize.h"
 #include "tests/fixtures/profile/gen_profile.h"
@@ -63,23 +68,77 @@ TEST(kallsyms_lookup_at_boundaries_and_split_chunks)
     CHECK_STR(image_of(s, mod), "[testmod]");
     CHECK_STR(image_of(s, sym_resolve(s, &k, 0xffffffff81001010ull)), "[kernel.kallsyms]");
     CHECK_EQ(sym_resolve(s, &k, 0xffffffff81002000ull), sym_resolve(s, &k, 0xffffffff81002000ull));
-    CHECK_EQ(sym_bad_records(s), 0);
+    struct sym_problems sp;
+    sym_get_problems(s, &sp);
+    CHECK_EQ(sp.bad_lines + sp.broken_sets + sp.restarted_sets + sp.unfinished_sets, 0);
     sym_destroy(s);
 }
 
-TEST(chunks_out_of_sequence_and_bad_lines_are_counted)
+/* One chunk of a set: kallsyms of domain 0, "x" as its text. */
+static bool chunk(struct symbolizer *s, uint8_t kind, uint32_t pid, uint32_t n, bool last)
+{
+    struct log_symbols r = { .kind = kind, .pid = pid, .chunk = n, .last = last,
+                             .data = (const uint8_t *)"x", .len = 1 };
+    return sym_add_record(s, &r, 1);
+}
+
+static struct sym_problems problems(const struct symbolizer *s)
+{
+    struct sym_problems sp;
+    sym_get_problems(s, &sp);
+    return sp;
+}
+
+TEST(sets_that_do_not_take_effect_are_counted_once_each)
 {
     char err[128];
     struct symbolizer *s = sym_create(&(struct sym_options){ 0 }, err, sizeof(err));
-    struct log_symbols r = { .kind = LOG_SYM_KALLSYMS, .chunk = 1, .last = true,
-                             .data = (const uint8_t *)"x", .len = 1 };
-    CHECK(!sym_add_record(s, &r, 1));
-    CHECK_EQ(sym_bad_records(s), 1);
-    CHECK(!add_text(s, LOG_SYM_PROC_MAPS, 7, 0, 2, "not a maps line\n", 100));
-    CHECK_EQ(sym_bad_records(s), 2);
-    r.kind = 9;
-    CHECK(!sym_add_record(s, &r, 3));
-    CHECK_EQ(sym_bad_records(s), 3);
+    /* A set whose chunk 0 was lost: its chunks count as one broken set. */
+    CHECK(!chunk(s, LOG_SYM_KALLSYMS, 0, 1, false));
+    CHECK(!chunk(s, LOG_SYM_KALLSYMS, 0, 2, false));
+    CHECK(!chunk(s, LOG_SYM_KALLSYMS, 0, 3, true));
+    CHECK_EQ(problems(s).broken_sets, 1);
+    /* A gap in the middle of a set: broken once. */
+    CHECK(chunk(s, LOG_SYM_PROC_MAPS, 7, 0, false));
+    CHECK(!chunk(s, LOG_SYM_PROC_MAPS, 7, 2, false));
+    CHECK(!chunk(s, LOG_SYM_PROC_MAPS, 7, 3, true));
+    CHECK_EQ(problems(s).broken_sets, 2);
+    /* Chunk 0 again before the last chunk: the first attempt is dropped,
+     * the second one takes effect. */
+    CHECK(chunk(s, LOG_SYM_JIT_MAP, 8, 0, false));
+    CHECK(!chunk(s, LOG_SYM_JIT_MAP, 8, 0, false));
+    CHECK_EQ(problems(s).restarted_sets, 1);
+    CHECK_EQ(problems(s).unfinished_sets, 1);
+    CHECK(!chunk(s, LOG_SYM_JIT_MAP, 8, 1, true));            /* "xx" is no JIT line */
+    CHECK_EQ(problems(s).bad_lines, 1);
+    CHECK_EQ(problems(s).unfinished_sets, 0);
+    /* Sets the log ends before finishing (e.g. evicted in Vertigo). */
+    CHECK(chunk(s, LOG_SYM_PROC_MAPS, 9, 0, false));
+    CHECK(chunk(s, LOG_SYM_PROC_MAPS, 10, 0, false));
+    CHECK_EQ(problems(s).unfinished_sets, 2);
+    CHECK(!add_text(s, LOG_SYM_PROC_MAPS, 11, 0, 2, "not a maps line\n", 100));
+    CHECK_EQ(problems(s).bad_lines, 2);
+    CHECK_EQ(problems(s).broken_sets, 2);
+    sym_destroy(s);
+}
+
+/* An identity line speaks for the set's own process only: a process
+ * name carrying a newline cannot bind a CR3 to another PID. */
+TEST(identity_lines_name_their_own_process_only)
+{
+    char err[128];
+    struct symbolizer *s = sym_create(&(struct sym_options){ 0 }, err, sizeof(err));
+    CHECK(add_text(s, LOG_SYM_PROC_MAPS, 5, 0, 1, "400000-401000 r-xp 00000000 00:00 0 /five\n", 99));
+    CHECK(add_text(s, LOG_SYM_PROC_MAPS, 6, 0, 1, "400000-401000 r-xp 00000000 00:00 0 /six\n", 99));
+    CHECK(add_text(s, LOG_SYM_PROCESS, 5, 0, 2, "5 4000 five\n", 99));
+    CHECK(!add_text(s, LOG_SYM_PROCESS, 6, 0, 2, "6 8000 x\n5 c000 forged\n", 99));
+    CHECK_EQ(problems(s).bad_lines, 1);
+    struct sym_where w = { .mode = LOG_MODE_GUEST_USER, .has_cr3 = true, .cr3 = 0xc000,
+                           .identity_seq = sym_identity_seq_at(s, 3) };
+    /* 0xc000 is nobody's: /six (described last) maps the address. */
+    CHECK_STR(image_of(s, sym_resolve(s, &w, 0x400010)), "/six");
+    w.cr3 = 0x4000;
+    CHECK_STR(image_of(s, sym_resolve(s, &w, 0x400010)), "/five");
     sym_destroy(s);
 }
 
@@ -191,5 +250,132 @@ TEST(jit_map_appended_at_the_same_address)
     CHECK_STR(name_of(s, sym_resolve(s, &w, 0x7f0000001020ull)), "jit_loop_epoch1");
     w.jit_seq = sym_jit_seq_at(s, 0, 250);
     CHECK_STR(name_of(s, sym_resolve(s, &w, 0x7f0000001020ull)), "jit_loop_epoch2");
+    sym_destroy(s);
+}
+
+/* A guest root in a temporary directory: the fixture workload, a copy of
+ * it outside the root, and files that cannot serve. */
+struct hostile_root {
+    char top[PATH_LEN], root[PATH_LEN + 8];
+};
+
+static bool copy_file(const char *from, const char *to, long max)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    char buf[4096];
+    size_t n;
+    long done = 0;
+    while (in && out && done < max && (n = fread(buf, 1, sizeof(buf), in)) > 0) {
+        size_t take = (long)n < max - done ? n : (size_t)(max - done);
+        fwrite(buf, 1, take, out);
+        done += (long)take;
+    }
+    bool ok = in && out;
+    if (in)
+        fclose(in);
+    if (out)
+        fclose(out);
+    return ok;
+}
+
+static bool make_hostile_root(struct hostile_root *h, const char *workload)
+{
+    char path[2 * PATH_LEN];
+    snprintf(h->top, sizeof(h->top), "/tmp/vertigo-sym-root.XXXXXX");
+    if (!CHECK(mkdtemp(h->top) != NULL))
+        return false;
+    snprintf(h->root, sizeof(h->root), "%s/root", h->top);
+    mkdir(h->root, 0755);
+    snprintf(path, sizeof(path), "%s/lib", h->root);
+    mkdir(path, 0755);
+    snprintf(path, sizeof(path), "%s/secret", h->top);
+    bool ok = copy_file(workload, path, 1L << 30);
+    snprintf(path, sizeof(path), "%s/lib/trunc.so", h->root);
+    ok &= copy_file(workload, path, 3000);
+    snprintf(path, sizeof(path), "%s/lib/text.so", h->root);
+    ok &= copy_file("tests/fixtures/profile/kallsyms.txt", path, 1L << 30);
+    snprintf(path, sizeof(path), "%s/lib/fifo.so", h->root);
+    ok &= mkfifo(path, 0600) == 0;
+    snprintf(path, sizeof(path), "%s/lib/loop.so", h->root);
+    ok &= symlink("loop.so", path) == 0;
+    snprintf(path, sizeof(path), "%s/lib/escape.so", h->root);
+    ok &= symlink("../../secret", path) == 0;
+    return CHECK(ok);
+}
+
+static void remove_root(const struct hostile_root *h)
+{
+    char cmd[2 * PATH_LEN];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", h->top);
+    CHECK(system(cmd) == 0);
+}
+
+TEST(guest_paths_stay_in_the_root_and_bad_files_are_named_once)
+{
+    struct elf_fixture e;
+    struct hostile_root h;
+    if (!elf_fixture(&e) || !make_hostile_root(&h, e.workload))
+        return;
+    char err[128], maps[2048];
+    struct symbolizer *s = sym_create(&(struct sym_options){ .guest_root = h.root }, err, sizeof(err));
+    /* The workload's g, mapped under each path twice at bases of their
+     * own (two loads of one file: warned once). */
+    static const char *const paths[] = { "/../secret", "/lib/escape.so", "/lib/trunc.so",
+                                         "/lib/text.so", "/lib/fifo.so", "/lib/loop.so",
+                                         "/lib/absent.so" };
+    size_t n = 0, count = sizeof(paths) / sizeof(paths[0]);
+    uint64_t start = e.g & ~0xfffull, base = 0x10000000000ull;
+    for (size_t i = 0; i < 2 * count; i++)
+        n += (size_t)snprintf(maps + n, sizeof(maps) - n, "%llx-%llx r-xp %llx 00:02 5 %s\n",
+                              (unsigned long long)(base * (i + 1) + start),
+                              (unsigned long long)(base * (i + 1) + start + 0x10000),
+                              (unsigned long long)(start - 0x400000), paths[i % count]);
+    CHECK(add_text(s, LOG_SYM_PROC_MAPS, 9, 0, 5, maps, 1000));
+    struct sym_where u = { .mode = LOG_MODE_GUEST_USER };
+    for (size_t i = 0; i < 2 * count; i++) {
+        const char *name = name_of(s, sym_resolve(s, &u, base * (i + 1) + e.g));
+        if (strncmp(name, "[unknown] ", 10))
+            unit_fail(__FILE__, __LINE__, "%s resolved to %s", paths[i % count], name);
+    }
+    static const char *const warnings[][2] = {
+        { "/lib/trunc.so: ", "reaches past the end of the file (truncated?)" },
+        { "/lib/text.so: not an ELF file", "" },
+        { "/lib/fifo.so: not a regular file", "" },
+        { "/lib/loop.so: too many symbolic links", "" },
+    };
+    CHECK_EQ(sym_warning_count(s), 4);
+    for (size_t i = 0; i < sym_warning_count(s) && i < 4; i++) {
+        const char *w = sym_warning(s, i);
+        if (strncmp(w, warnings[i][0], strlen(warnings[i][0])) || !strstr(w, warnings[i][1]))
+            unit_fail(__FILE__, __LINE__, "warning %zu: %s", i, w);
+    }
+    sym_destroy(s);
+    remove_root(&h);
+}
+
+TEST(names_from_the_guest_lose_their_control_bytes)
+{
+    char err[128];
+    struct symbolizer *s = sym_create(&(struct sym_options){ 0 }, err, sizeof(err));
+    CHECK(add_text(s, LOG_SYM_KALLSYMS, 0, 0, 1, "ffffffff81000000 T evil\033[2J\n", 100));
+    CHECK(add_text(s, LOG_SYM_JIT_MAP, 3, 1, 1, "7f0000001000 40 jit\rname\n", 100));
+    struct sym_where k = { .mode = LOG_MODE_GUEST_KERNEL };
+    CHECK_STR(name_of(s, sym_resolve(s, &k, 0xffffffff81000010ull)), "evil?[2J");
+    struct sym_where u = { .mode = LOG_MODE_GUEST_USER, .jit_seq = sym_jit_seq_at(s, 0, 5) };
+    CHECK_STR(name_of(s, sym_resolve(s, &u, 0x7f0000001010ull)), "jit?name");
+    sym_destroy(s);
+}
+
+/* A JIT entry holds [start, start + size): a shorter entry starting
+ * after a longer one does not hide it beyond its own end. */
+TEST(jit_entries_hold_their_whole_range)
+{
+    char err[128];
+    struct symbolizer *s = sym_create(&(struct sym_options){ 0 }, err, sizeof(err));
+    CHECK(add_text(s, LOG_SYM_JIT_MAP, 4, 1, 1, "7f0000001000 100 outer\n7f0000001050 10 inner\n", 100));
+    struct sym_where u = { .mode = LOG_MODE_GUEST_USER, .jit_seq = sym_jit_seq_at(s, 0, 5) };
+    CHECK_STR(name_of(s, sym_resolve(s, &u, 0x7f0000001055ull)), "inner");
+    CHECK_STR(name_of(s, sym_resolve(s, &u, 0x7f0000001080ull)), "outer");
+    CHECK_STR(name_of(s, sym_resolve(s, &u, 0x7f0000001100ull)), "[unknown] 0x7f0000001100");
     sym_destroy(s);
 }

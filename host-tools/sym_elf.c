@@ -1,0 +1,286 @@
+/* ELF files for the symbolizer (see sym_internal.h): Vertigo's own ELF, a
+ * host file the user named (with elfutils' usual search for its separate
+ * debug file), and the guest's binaries under --guest-root: opened by
+ * guest_root_open, checked with libelf before libdwfl reads them, and
+ * never given a separate debug file (a build id or debuglink in a guest
+ * file must not lead to host files, nor to a debuginfod server). A guest
+ * file that cannot serve is named in one warning with the reason. */
+#include "host-tools/sym_internal.h"
+
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "host-tools/guest_root.h"
+
+#define REASON_MAX 160u
+
+static int no_separate_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+                                 Dwarf_Addr base, const char *file_name, const char *debuglink,
+                                 GElf_Word crc, char **debuginfo_file_name)
+{
+    (void)mod, (void)userdata, (void)modname, (void)base, (void)file_name, (void)debuglink;
+    (void)crc, (void)debuginfo_file_name;
+    return -1;
+}
+
+static int no_other_elf(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                        char **file_name, Elf **elfp)
+{
+    (void)mod, (void)userdata, (void)modname, (void)base, (void)file_name, (void)elfp;
+    return -1;
+}
+
+static const Dwfl_Callbacks host_callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+};
+
+static const Dwfl_Callbacks guest_callbacks = {
+    .find_elf = no_other_elf,
+    .find_debuginfo = no_separate_debuginfo,
+    .section_address = dwfl_offline_section_address,
+};
+
+/* ---- Warnings ----------------------------------------------------------- */
+
+/* "PATH: reason", once per path. */
+static void warn(struct symbolizer *s, const char *path, const char *reason)
+{
+    if (keymap_get(&s->warned, (uintptr_t)path, 0, 0, KEYMAP_NONE) != KEYMAP_NONE)
+        return;
+    keymap_set(&s->warned, (uintptr_t)path, 0, 0, 1);
+    char line[SYM_NAME_MAX + REASON_MAX + 4];
+    snprintf(line, sizeof(line), "%s: %s", path, reason);
+    s->warnings = sym_grow(s->warnings, &s->warning_cap, s->warning_count + 1, sizeof(*s->warnings));
+    s->warnings[s->warning_count++] = sym_intern(s, line);
+}
+
+/* ---- Checking a file before libdwfl reads it ---------------------------- */
+
+/* True if [offset, offset + size) lies within a file of file_size bytes. */
+static bool within(uint64_t offset, uint64_t size, uint64_t file_size)
+{
+    return offset <= file_size && size <= file_size - offset;
+}
+
+static bool sections_ok(Elf *elf, uint64_t file_size, char *why, size_t len)
+{
+    size_t count;
+    if (elf_getshdrnum(elf, &count) != 0) {
+        snprintf(why, len, "bad section header table (%s)", elf_errmsg(-1));
+        return false;
+    }
+    for (size_t i = 1; i < count; i++) {
+        GElf_Shdr sh;
+        Elf_Scn *scn = elf_getscn(elf, i);
+        if (!scn || !gelf_getshdr(scn, &sh)) {
+            snprintf(why, len, "bad section header %zu (%s)", i, elf_errmsg(-1));
+            return false;
+        }
+        if (sh.sh_type != SHT_NOBITS && !within(sh.sh_offset, sh.sh_size, file_size)) {
+            snprintf(why, len, "section %zu reaches past the end of the file (truncated?)", i);
+            return false;
+        }
+    }
+    return true;
+}
+
+static bool segments_ok(Elf *elf, uint64_t file_size, char *why, size_t len)
+{
+    size_t count;
+    if (elf_getphdrnum(elf, &count) != 0) {
+        snprintf(why, len, "bad program header table (%s)", elf_errmsg(-1));
+        return false;
+    }
+    for (size_t i = 0; i < count; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(elf, (int)i, &ph)) {
+            snprintf(why, len, "bad program header %zu (%s)", i, elf_errmsg(-1));
+            return false;
+        }
+        if (!within(ph.p_offset, ph.p_filesz, file_size)) {
+            snprintf(why, len, "segment %zu reaches past the end of the file (truncated?)", i);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Whether fd holds a well-formed ELF file; if not, why. A file without
+ * symbols (stripped) is well-formed: its samples show as [unknown]. */
+static bool elf_well_formed(int fd, char *why, size_t len)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        snprintf(why, len, "unreadable");
+        return false;
+    }
+    elf_version(EV_CURRENT);
+    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+    GElf_Ehdr eh;
+    bool ok = elf && elf_kind(elf) == ELF_K_ELF;
+    if (!ok)
+        snprintf(why, len, "not an ELF file");
+    else if (!(ok = gelf_getehdr(elf, &eh) != NULL))
+        snprintf(why, len, "bad ELF header (%s)", elf_errmsg(-1));
+    else
+        ok = sections_ok(elf, (uint64_t)st.st_size, why, len) &&
+             segments_ok(elf, (uint64_t)st.st_size, why, len);
+    elf_end(elf);
+    return ok;
+}
+
+/* ---- Opening ------------------------------------------------------------ */
+
+/* The cache entry of (path, base): its index, or a new one (*fresh). */
+static int elf_entry(struct symbolizer *s, const char *path, uint64_t base, uint32_t image,
+                     bool *fresh)
+{
+    uint32_t i = keymap_get(&s->elf_map, (uintptr_t)path, base, 0, (uint32_t)s->elf_count);
+    *fresh = i == s->elf_count;
+    if (*fresh) {
+        s->elves = sym_grow(s->elves, &s->elf_cap, s->elf_count + 1, sizeof(*s->elves));
+        s->elves[s->elf_count++] = (struct elf_image){ .path = path, .base = base, .image = image };
+    }
+    return (int)i;
+}
+
+/* Hands fd (a well-formed ELF file) to libdwfl as entry idx; false with
+ * why set if it refuses. libdwfl owns fd on success. */
+static bool report_elf(struct symbolizer *s, int idx, int fd, const Dwfl_Callbacks *cb,
+                       char *why, size_t len)
+{
+    struct elf_image *e = &s->elves[idx];
+    Dwfl *dwfl = dwfl_begin(cb);
+    Dwfl_Module *mod = dwfl ? dwfl_report_elf(dwfl, e->path, e->path, fd, e->base, false) : NULL;
+    if (!mod) {
+        snprintf(why, len, "not readable as ELF (%s)", dwfl_errmsg(dwfl_errno()));
+        if (dwfl)
+            dwfl_end(dwfl);
+        close(fd);
+        return false;
+    }
+    dwfl_report_end(dwfl, NULL, NULL);
+    e->dwfl = dwfl;
+    e->mod = mod;
+    struct sym_image *img = &s->images[e->image];
+    Dwarf_Addr low, high;
+    if (img->limit == 0 && dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL)) {
+        img->start = low;
+        img->limit = high;
+    }
+    return true;
+}
+
+int sym_elf_open_vertigo(struct symbolizer *s, const char *path, uint32_t image)
+{
+    bool fresh;
+    int idx = elf_entry(s, sym_intern(s, path), 0, image, &fresh);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    char why[REASON_MAX];
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !elf_well_formed(fd, why, sizeof(why))) {
+        close(fd);
+        return -1;
+    }
+    return report_elf(s, idx, fd, &host_callbacks, why, sizeof(why)) ? idx : -1;
+}
+
+int sym_elf_open_guest(struct symbolizer *s, const char *path, uint64_t base, uint32_t image)
+{
+    bool fresh;
+    int idx = elf_entry(s, path, base, image, &fresh);
+    if (!fresh)
+        return s->elves[idx].mod ? idx : -1;
+    enum guest_root_error error;
+    int fd = guest_root_open(s->root_fd, path, &error);
+    if (fd < 0) {
+        if (error != GUEST_ROOT_NOT_FOUND)
+            warn(s, path, guest_root_error_text(error));
+        return -1;
+    }
+    char why[REASON_MAX];
+    if (!elf_well_formed(fd, why, sizeof(why))) {
+        close(fd);
+        warn(s, path, why);
+        return -1;
+    }
+    if (!report_elf(s, idx, fd, &guest_callbacks, why, sizeof(why))) {
+        warn(s, path, why);
+        return -1;
+    }
+    return idx;
+}
+
+/* ---- Lookups ------------------------------------------------------------ */
+
+static void src_of(Dwfl_Module *mod, uint64_t addr, const char **file, uint32_t *line)
+{
+    Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+    int lineno = 0;
+    const char *f = l ? dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL) : NULL;
+    *file = f;
+    *line = f && lineno > 0 ? (uint32_t)lineno : 0;
+}
+
+/* name, cut to SYM_NAME_MAX - 1 bytes and cleaned of control bytes. */
+static const char *clean_copy(const char *name, char out[SYM_NAME_MAX])
+{
+    snprintf(out, SYM_NAME_MAX, "%s", name);
+    sym_clean(out);
+    return out;
+}
+
+void sym_elf_lookup(struct symbolizer *s, int idx, uint64_t addr, uint64_t image_off,
+                    struct sym_frame *f)
+{
+    struct elf_image *e = &s->elves[idx];
+    GElf_Off off = 0;
+    GElf_Sym sym;
+    const char *name = dwfl_module_addrinfo(e->mod, addr, &off, &sym, NULL, NULL, NULL);
+    f->image = e->image;
+    if (!name) {
+        f->function = sym_unknown_function(s, e->image, true, addr, image_off);
+        return;
+    }
+    const char *file;
+    uint32_t line;
+    char clean_name[SYM_NAME_MAX], clean_file[SYM_NAME_MAX];
+    src_of(e->mod, addr, &file, &f->line);
+    src_of(e->mod, addr - off, &file, &line);
+    if (!file)
+        line = 0;
+    f->function = sym_function_get(s, e->image, clean_copy(name, clean_name),
+                                   file ? clean_copy(file, clean_file) : NULL, line, true);
+}
+
+bool sym_elf_build_id(const struct symbolizer *s, int idx, uint8_t out[LOG_BUILD_ID_SIZE])
+{
+    const unsigned char *bits;
+    GElf_Addr vaddr;
+    int len = dwfl_module_build_id(s->elves[idx].mod, &bits, &vaddr);
+    if (len != (int)LOG_BUILD_ID_SIZE)
+        return false;
+    memcpy(out, bits, LOG_BUILD_ID_SIZE);
+    return true;
+}
+
+void sym_elf_free(struct symbolizer *s)
+{
+    for (size_t i = 0; i < s->elf_count; i++)
+        if (s->elves[i].dwfl)
+            dwfl_end(s->elves[i].dwfl);
+    free(s->elves);
+    keymap_free(&s->elf_map);
+    free(s->warnings);
+    keymap_free(&s->warned);
+}

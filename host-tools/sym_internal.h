@@ -1,0 +1,220 @@
+/* The symbolizer's private state, shared by its files: symbolize.c (the
+ * tables of strings, images, functions and frames, kernel and hypervisor
+ * lookups, life cycle), sym_sets.c (symbols records: reassembling sets,
+ * parsing their lines, what was lost), sym_user.c (user addresses:
+ * processes, identities, JIT maps), sym_elf.c (ELF files through libdwfl,
+ * the guest root, warnings). Every lookup by key goes through a keymap
+ * or a sorted index, never a scan of everything the log holds. */
+#ifndef HOST_TOOLS_SYM_INTERNAL_H
+#define HOST_TOOLS_SYM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "host-tools/keymap.h"
+#include "host-tools/range_index.h"
+#include "host-tools/symbolize.h"
+
+#define SYM_NAME_MAX 512u
+
+/* Growable arrays: *cap grows by doubling to hold need elements. Exits
+ * with "out of memory" when it cannot. */
+void *sym_grow(void *p, size_t *cap, size_t need, size_t elem);
+/* count zeroed elements (at least one), or exits with "out of memory". */
+void *sym_calloc(size_t count, size_t elem);
+
+/* Open addressing with a caller's equality: slots hold a 64-bit hash and
+ * value + 1 (0 = empty). */
+struct ptab {
+    uint64_t *hash;
+    uint32_t *val;
+    size_t cap, used;
+};
+
+struct ksym {
+    uint64_t addr;
+    const char *name;
+    uint32_t image;
+};
+
+struct ktable {
+    struct ksym *syms;           /* sorted by address */
+    size_t count, cap;
+};
+
+struct map_entry {
+    uint64_t start, end, offset;
+    const char *path;            /* interned; NULL for anonymous */
+    bool exec;
+};
+
+struct process {
+    uint32_t domain, pid;
+    struct map_entry *maps;      /* as shipped (the latest set) */
+    size_t count, cap;
+};
+
+struct jit_entry {
+    uint64_t start, end;
+    const char *name;
+    uint32_t set;                /* index into jits */
+};
+
+/* A JIT map set: entries [first, first + count) of jit_ents. */
+struct jit_set {
+    uint32_t domain, pid;
+    uint64_t tsc;
+    size_t first, count;
+};
+
+/* The newest of a sequence at a time: entries with increasing TSC and
+ * sequence number; one pushed evicts the older ones whose TSC is not
+ * below its own (they can never be the newest at or before a time). */
+struct seq_stack {
+    struct seq_at { uint64_t tsc; uint32_t seq; } *at;
+    size_t count, cap;
+};
+
+struct identity {
+    uint32_t domain, pid;
+    uint64_t cr3;                /* masked with SYM_CR3_SPACE_MASK */
+};
+
+struct cr3_binding {
+    uint32_t domain, pid;
+};
+
+enum set_state {
+    SET_IDLE,                    /* no chunk pending */
+    SET_OPEN,                    /* chunks 0 .. next_chunk - 1 arrived */
+    SET_BROKEN,                  /* a chunk was missing: the rest is ignored */
+};
+
+/* Reassembly of one (domain, kind, pid, epoch) data set. */
+struct set_asm {
+    struct log_symbols key;      /* data unused */
+    enum set_state state;
+    uint32_t next_chunk;
+    uint64_t tsc;                /* of chunk 0 */
+    char *text;
+    size_t len, cap;
+};
+
+struct elf_image {
+    const char *path;            /* interned (the guest's path for guest files) */
+    uint64_t base;
+    void *dwfl;                  /* Dwfl *, NULL if the file did not open */
+    void *mod;                   /* Dwfl_Module * */
+    uint32_t image;
+};
+
+/* Which process and mapping an indexed range is. */
+struct map_ref {
+    uint32_t proc, map;
+};
+
+/* Indexes over what the log shipped, built on the first lookup after it
+ * changed (sets arrive while the log streams in; lookups come after). */
+struct sym_indexes {
+    bool stale;
+    struct range_index *maps_by_pid;     /* exec maps; group (domain, pid), prio: order */
+    struct range_index *maps_by_domain;  /* exec maps; group domain, prio: process */
+    struct map_ref *map_refs;
+    struct range_index *jit_by_pid;      /* JIT entries; prio: their index */
+    struct range_index *jit_by_domain;
+    uint32_t *idents_sorted;             /* identity indexes by (domain, CR3, index) */
+};
+
+struct symbolizer {
+    struct sym_options opts;
+    int root_fd;                         /* --guest-root, or -1 */
+    const char **strings;
+    size_t string_count, string_cap;
+    struct ptab string_tab;
+    struct sym_image *images;
+    size_t image_count, image_cap;
+    struct keymap image_map;             /* interned name -> image */
+    struct sym_function *functions;
+    size_t function_count, function_cap;
+    struct ptab function_tab;
+    struct sym_frame *frames;
+    struct sym_frame_key { uint64_t addr, where, space, identity_seq; } *frame_keys;
+    size_t frame_count, frame_cap, frame_key_cap;
+    struct ptab frame_tab;
+    struct ktable *ktables;              /* [0]: --kallsyms, if given */
+    size_t ktable_count, ktable_cap;
+    struct keymap ktable_map;            /* domain -> shipped kallsyms */
+    struct process *procs;
+    size_t proc_count, proc_cap;
+    struct keymap proc_map;              /* (domain, pid) -> process */
+    struct jit_set *jits;                /* in arrival order */
+    size_t jit_count, jit_cap;
+    struct jit_entry *jit_ents;
+    size_t jit_ent_count, jit_ent_cap;
+    struct seq_stack *jit_stacks;        /* per domain */
+    size_t jit_stack_count, jit_stack_cap;
+    struct keymap jit_stack_map;         /* domain -> its stack */
+    struct identity *idents;             /* in arrival order */
+    size_t ident_count, ident_cap;
+    struct seq_stack ident_stack;
+    uint64_t ident_tsc;                  /* of the identity set being committed */
+    struct cr3_binding *bindings;
+    size_t binding_count, binding_cap;
+    struct keymap binding_map;           /* (domain, CR3) -> binding */
+    struct set_asm *sets;
+    size_t set_count, set_cap;
+    struct keymap set_map;               /* (domain, pid, epoch, kind) -> reassembly */
+    uint64_t open_sets;
+    struct elf_image *elves;
+    size_t elf_count, elf_cap;
+    struct keymap elf_map;               /* (path, base) -> elf */
+    const char **warnings;               /* interned "PATH: reason" */
+    size_t warning_count, warning_cap;
+    struct keymap warned;                /* path -> 1 */
+    int vertigo_elf;                     /* index into elves, or -1 */
+    struct sym_problems problems;
+    struct sym_indexes ix;
+};
+
+/* CR3 bits that do not name an address space: the PCID (11:0) and, under
+ * page-table isolation, bit 12, which selects the user half of the
+ * kernel's 8 KiB page-table pair. */
+#define SYM_CR3_SPACE_MASK (~0x1fffull)
+
+/* symbolize.c */
+/* Replaces control bytes in s (guest text bound for a terminal) by '?'. */
+void sym_clean(char *s);
+const char *sym_intern(struct symbolizer *s, const char *str);
+uint32_t sym_image_get(struct symbolizer *s, const char *name, uint64_t start, uint64_t limit,
+                       uint64_t offset);
+uint32_t sym_function_get(struct symbolizer *s, uint32_t image, const char *name,
+                          const char *file, uint32_t line, bool known);
+uint32_t sym_unknown_function(struct symbolizer *s, uint32_t image, bool has_image,
+                              uint64_t addr, uint64_t offset);
+
+/* sym_sets.c */
+void sym_sets_free(struct symbolizer *s);
+/* Loads kallsyms text (modified in place) into k, replacing its symbols. */
+void sym_load_kallsyms(struct symbolizer *s, struct ktable *k, char *text, size_t len);
+
+/* sym_user.c */
+void sym_resolve_user(struct symbolizer *s, const struct sym_where *w, struct sym_frame *f);
+void sym_user_free(struct symbolizer *s);
+void seq_push(struct seq_stack *st, uint64_t tsc, uint32_t seq);
+uint32_t seq_at(const struct seq_stack *st, uint64_t tsc);
+
+/* sym_elf.c */
+/* Opens Vertigo's ELF (a host file the user named); -1 if unreadable. */
+int sym_elf_open_vertigo(struct symbolizer *s, const char *path, uint32_t image);
+/* Opens the guest's file path under the guest root, once per (path,
+ * base); -1 (after a warning, once per path, unless it is simply absent)
+ * if it does not open as an ELF file. */
+int sym_elf_open_guest(struct symbolizer *s, const char *path, uint64_t base, uint32_t image);
+/* Names addr of ELF idx in frame f (image_off: the address's file offset). */
+void sym_elf_lookup(struct symbolizer *s, int idx, uint64_t addr, uint64_t image_off,
+                    struct sym_frame *f);
+bool sym_elf_build_id(const struct symbolizer *s, int idx, uint8_t out[LOG_BUILD_ID_SIZE]);
+void sym_elf_free(struct symbolizer *s);
+
+#endif

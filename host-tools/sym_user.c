@@ -1,0 +1,274 @@
+/* User-mode addresses (see symbolize.h): the process a sample's address
+ * belongs to (its identity by CR3, a CR3 bound on first sight, or the
+ * processes mapping it), the JIT map set in force, and the mapping's ELF
+ * file under the guest root. The maps, JIT entries and identities the log
+ * shipped are indexed once after they change (struct sym_indexes), so a
+ * lookup costs O(log^2 n) whatever the log holds. */
+#define _GNU_SOURCE   /* qsort_r */
+#include "host-tools/sym_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ANON_IMAGE "[anon]"
+
+/* ---- The newest set at a time ----------------------------------------- */
+
+void seq_push(struct seq_stack *st, uint64_t tsc, uint32_t seq)
+{
+    while (st->count && st->at[st->count - 1].tsc >= tsc)
+        st->count--;
+    st->at = sym_grow(st->at, &st->cap, st->count + 1, sizeof(*st->at));
+    st->at[st->count++] = (struct seq_at){ tsc, seq };
+}
+
+uint32_t seq_at(const struct seq_stack *st, uint64_t tsc)
+{
+    if (st->count && st->at[st->count - 1].tsc <= tsc)
+        return st->at[st->count - 1].seq;   /* sets usually arrive in TSC order */
+    size_t lo = 0, hi = st->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (st->at[mid].tsc <= tsc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? st->at[lo - 1].seq : 0;
+}
+
+uint32_t sym_jit_seq_at(const struct symbolizer *s, uint32_t domain, uint64_t tsc)
+{
+    uint32_t i = keymap_get((struct keymap *)&s->jit_stack_map, domain, 0, 0, KEYMAP_NONE);
+    return i == KEYMAP_NONE ? 0 : seq_at(&s->jit_stacks[i], tsc);
+}
+
+uint32_t sym_identity_seq_at(const struct symbolizer *s, uint64_t tsc)
+{
+    return seq_at(&s->ident_stack, tsc);
+}
+
+/* ---- Indexes ---------------------------------------------------------- */
+
+static uint64_t pid_group(uint32_t domain, uint32_t pid)
+{
+    return (uint64_t)domain << 32 | pid;
+}
+
+static void free_indexes(struct sym_indexes *ix)
+{
+    range_index_free(ix->maps_by_pid);
+    range_index_free(ix->maps_by_domain);
+    range_index_free(ix->jit_by_pid);
+    range_index_free(ix->jit_by_domain);
+    free(ix->map_refs);
+    free(ix->idents_sorted);
+    *ix = (struct sym_indexes){ .stale = true };
+}
+
+/* Every process's exec mappings, by process and by domain. */
+static void index_maps(struct symbolizer *s)
+{
+    size_t n = 0;
+    for (size_t p = 0; p < s->proc_count; p++)
+        for (size_t m = 0; m < s->procs[p].count; m++)
+            n += s->procs[p].maps[m].exec;
+    struct range_item *by_pid = sym_calloc(n, sizeof(*by_pid)), *by_domain = sym_calloc(n, sizeof(*by_domain));
+    s->ix.map_refs = sym_calloc(n, sizeof(*s->ix.map_refs));
+    size_t k = 0;
+    for (size_t p = 0; p < s->proc_count; p++) {
+        const struct process *proc = &s->procs[p];
+        for (size_t m = 0; m < proc->count; m++) {
+            const struct map_entry *e = &proc->maps[m];
+            if (!e->exec)
+                continue;
+            by_pid[k] = (struct range_item){ pid_group(proc->domain, proc->pid), e->start, e->end, k };
+            by_domain[k] = (struct range_item){ proc->domain, e->start, e->end, p };
+            s->ix.map_refs[k++] = (struct map_ref){ (uint32_t)p, (uint32_t)m };
+        }
+    }
+    s->ix.maps_by_pid = range_index_build(by_pid, n);
+    s->ix.maps_by_domain = range_index_build(by_domain, n);
+    free(by_pid);
+    free(by_domain);
+}
+
+/* Every JIT entry, by process and by domain; its priority is its index
+ * (sets in arrival order, lines in file order). */
+static void index_jit(struct symbolizer *s)
+{
+    size_t n = s->jit_ent_count;
+    struct range_item *by_pid = sym_calloc(n, sizeof(*by_pid)), *by_domain = sym_calloc(n, sizeof(*by_domain));
+    for (size_t e = 0; e < n; e++) {
+        const struct jit_entry *j = &s->jit_ents[e];
+        const struct jit_set *set = &s->jits[j->set];
+        by_pid[e] = (struct range_item){ pid_group(set->domain, set->pid), j->start, j->end, e };
+        by_domain[e] = (struct range_item){ set->domain, j->start, j->end, e };
+    }
+    s->ix.jit_by_pid = range_index_build(by_pid, n);
+    s->ix.jit_by_domain = range_index_build(by_domain, n);
+    free(by_pid);
+    free(by_domain);
+}
+
+static int ident_cmp(const void *a, const void *b, void *sym)
+{
+    const struct identity *idents = ((const struct symbolizer *)sym)->idents;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    const struct identity *p = &idents[x], *q = &idents[y];
+    if (p->domain != q->domain)
+        return p->domain < q->domain ? -1 : 1;
+    if (p->cr3 != q->cr3)
+        return p->cr3 < q->cr3 ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+static void index_identities(struct symbolizer *s)
+{
+    s->ix.idents_sorted = sym_calloc(s->ident_count, sizeof(*s->ix.idents_sorted));
+    for (size_t i = 0; i < s->ident_count; i++)
+        s->ix.idents_sorted[i] = (uint32_t)i;
+    qsort_r(s->ix.idents_sorted, s->ident_count, sizeof(uint32_t), ident_cmp, s);
+}
+
+static void build_indexes(struct symbolizer *s)
+{
+    if (!s->ix.stale)
+        return;
+    free_indexes(&s->ix);
+    index_maps(s);
+    index_jit(s);
+    index_identities(s);
+    s->ix.stale = false;
+}
+
+void sym_user_free(struct symbolizer *s)
+{
+    free_indexes(&s->ix);
+    free(s->bindings);
+    keymap_free(&s->binding_map);
+}
+
+/* ---- Which process -------------------------------------------------------- */
+
+/* The identity naming w's CR3 at the sample's time: the newest one
+ * before it, else the first one after it (see sym_identity_seq_at). */
+static const struct identity *identity_for(const struct symbolizer *s, const struct sym_where *w)
+{
+    uint64_t cr3 = w->cr3 & SYM_CR3_SPACE_MASK;
+    uint32_t seq = w->identity_seq < s->ident_count ? w->identity_seq : (uint32_t)s->ident_count;
+    const uint32_t *sorted = s->ix.idents_sorted;
+    size_t lo = 0, hi = s->ident_count;
+    while (lo < hi) {               /* the first at or after (domain, cr3, seq) */
+        size_t mid = lo + (hi - lo) / 2;
+        const struct identity *m = &s->idents[sorted[mid]];
+        bool before = m->domain != w->domain ? m->domain < w->domain :
+                      m->cr3 != cr3 ? m->cr3 < cr3 : sorted[mid] < seq;
+        if (before)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    const struct identity *before = lo ? &s->idents[sorted[lo - 1]] : NULL;
+    const struct identity *after = lo < s->ident_count ? &s->idents[sorted[lo]] : NULL;
+    if (before && before->domain == w->domain && before->cr3 == cr3)
+        return before;
+    if (after && after->domain == w->domain && after->cr3 == cr3)
+        return after;
+    return NULL;
+}
+
+/* Process pid of domain's first exec mapping holding addr, or NULL. */
+static const struct map_ref *pid_mapping(const struct symbolizer *s, uint32_t domain, uint32_t pid,
+                                         uint64_t addr)
+{
+    size_t low, high;
+    if (!range_index_stab(s->ix.maps_by_pid, pid_group(domain, pid), addr, UINT64_MAX, &low, &high))
+        return NULL;
+    return &s->ix.map_refs[low];
+}
+
+static uint32_t binding_for(struct symbolizer *s, const struct sym_where *w)
+{
+    return keymap_get(&s->binding_map, w->domain, w->cr3 & SYM_CR3_SPACE_MASK, 0, KEYMAP_NONE);
+}
+
+static void bind_cr3(struct symbolizer *s, const struct sym_where *w, uint32_t pid)
+{
+    s->bindings = sym_grow(s->bindings, &s->binding_cap, s->binding_count + 1, sizeof(*s->bindings));
+    s->bindings[s->binding_count] = (struct cr3_binding){ w->domain, pid };
+    keymap_set(&s->binding_map, w->domain, w->cr3 & SYM_CR3_SPACE_MASK, 0, (uint32_t)s->binding_count++);
+}
+
+/* The process (and its mapping) an address belongs to. Samples carry CR3,
+ * maps carry PID: process-identity records ("PID CR3 COMM", from the
+ * guest's kernel module) bind the two; failing that, the first address of
+ * a CR3 that only one process maps binds them; otherwise the process
+ * described last among those mapping it wins. NULL if none maps it. */
+static const struct map_ref *pick_process(struct symbolizer *s, const struct sym_where *w,
+                                          uint64_t addr)
+{
+    const struct identity *id = w->has_cr3 ? identity_for(s, w) : NULL;
+    const struct map_ref *named = id ? pid_mapping(s, w->domain, id->pid, addr) : NULL;
+    if (named)
+        return named;
+    uint32_t b = w->has_cr3 ? binding_for(s, w) : KEYMAP_NONE;
+    named = b != KEYMAP_NONE ? pid_mapping(s, w->domain, s->bindings[b].pid, addr) : NULL;
+    if (named)
+        return named;
+    size_t low, high;
+    if (!range_index_stab(s->ix.maps_by_domain, w->domain, addr, UINT64_MAX, &low, &high))
+        return NULL;
+    const struct process *found = &s->procs[s->ix.map_refs[high].proc];
+    if (s->ix.map_refs[low].proc == s->ix.map_refs[high].proc && w->has_cr3 && b == KEYMAP_NONE)
+        bind_cr3(s, w, found->pid);
+    return pid_mapping(s, w->domain, found->pid, addr);
+}
+
+/* ---- JIT maps and mappings ------------------------------------------------ */
+
+/* The JIT symbol for f->addr: the newest map set at w's JIT position (of
+ * process proc when it is known) holding it, its last line if several
+ * do. Newest first serves both ways an agent may ship a perf-PID.map:
+ * whole again at each epoch, or only the new lines. */
+static bool resolve_jit(struct symbolizer *s, const struct sym_where *w, const struct process *proc,
+                        struct sym_frame *f)
+{
+    uint64_t limit = w->jit_seq < s->jit_count ? s->jits[w->jit_seq].first : s->jit_ent_count;
+    size_t low, high;
+    bool found = proc ? range_index_stab(s->ix.jit_by_pid, pid_group(w->domain, proc->pid), f->addr,
+                                         limit, &low, &high)
+                      : range_index_stab(s->ix.jit_by_domain, w->domain, f->addr, limit, &low, &high);
+    if (!found)
+        return false;
+    const struct jit_entry *e = &s->jit_ents[high];
+    char image[SYM_NAME_MAX];
+    snprintf(image, sizeof(image), "perf-%u.map", s->jits[e->set].pid);
+    f->image = sym_image_get(s, image, 0, 0, 0);
+    f->function = sym_function_get(s, f->image, e->name, NULL, 0, true);
+    return true;
+}
+
+void sym_resolve_user(struct symbolizer *s, const struct sym_where *w, struct sym_frame *f)
+{
+    build_indexes(s);
+    const struct map_ref *ref = pick_process(s, w, f->addr);
+    const struct process *p = ref ? &s->procs[ref->proc] : NULL;
+    if (resolve_jit(s, w, p, f))
+        return;
+    if (!p) {
+        f->image = sym_image_get(s, ANON_IMAGE, 0, 0, 0);
+        f->function = sym_unknown_function(s, f->image, false, f->addr, 0);
+        return;
+    }
+    const struct map_entry *m = &p->maps[ref->map];
+    uint64_t image_off = f->addr - m->start + m->offset;
+    f->image = sym_image_get(s, m->path ? m->path : ANON_IMAGE, m->start, m->end, m->offset);
+    int idx = m->path && s->root_fd >= 0 ?
+              sym_elf_open_guest(s, m->path, m->start - m->offset, f->image) : -1;
+    if (idx >= 0)
+        sym_elf_lookup(s, idx, f->addr, image_off, f);
+    else
+        f->function = sym_unknown_function(s, f->image, true, f->addr, image_off);
+}

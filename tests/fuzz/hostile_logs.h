@@ -1,0 +1,37 @@
+/* Hostile logs for the host tools' tests: streams with correct checksums
+ * that a guest (through the symbols hypercall and its processes) or
+ * anyone writing a file could feed `vertigo report` and `export`, each
+ * scaled by a count n. They exercise the limits and the algorithms whose
+ * cost must grow with the log's size, not faster (docs/user-guide.md,
+ * "Limits"), and seed the report fuzzer (tests/fuzz/fuzz_report.c).
+ *
+ *   events      n samples of n distinct event ids, each described
+ *   vcpus       n samples of n distinct VCPUs
+ *   jit         n one-line JIT map sets of one process, a sample in each
+ *   unfinished  n symbol sets whose last chunk never comes
+ *   identities  n processes with an identity each, a sample per CR3
+ *   processes   n processes mapping distinct code, samples without CR3
+ *   paths       maps naming paths that try to leave the guest root or
+ *               name non-files (n samples in each)
+ *   names       n samples 32 frames deep in JIT code with 1000-byte names
+ *   loss        n loss records of 2^64 - 1 (their sum needs more than 64 bits)
+ *   ranges      n records with fields out of range, one of each kind
+ */
+#ifndef TESTS_FUZZ_HOSTILE_LOGS_H
+#define TESTS_FUZZ_HOSTILE_LOGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tests/unit/test_log_util.h"
+
+#define HOSTILE_PID 7u                   /* the process the logs' samples run in */
+#define HOSTILE_JIT_BASE 0x7f0000000000ull
+
+/* Appends the log `kind` scaled by n to out; false if kind is unknown. */
+bool hostile_log_write(const char *kind, uint32_t n, struct log_test_stream *out);
+
+/* The kinds, NULL-terminated. */
+extern const char *const hostile_log_kinds[11];
+
+#endif
