@@ -53,13 +53,6 @@ void vmx_queue_root_nmi(struct vcpu *v);
 /* Advances the guest RIP past the instruction that exited. */
 void vmx_skip_instruction(const struct vmx_exit *e);
 
-/* An exit in the middle of delivering an event to the guest (one Vertigo
- * injected, or the guest's own interrupt or exception) leaves that event in
- * the IDT-vectoring information: it was not delivered and is injected again
- * at the next entry, or it would be lost (SDM Vol. 3C 28.2.4, 29.2.4).
- * For exits that leave the event to the next entry (NMIs, interrupts). */
-void vmx_reinject_vectored_event(void);
-
 /* Queues a hardware exception for delivery at the next VM entry. */
 void vmx_inject_exception(unsigned int vector, bool has_error_code, uint32_t error_code);
 #define VEC_UD 6
