@@ -57,7 +57,6 @@ void handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e)
      * IPI arriving then must not re-enter the PMU backend in the middle
      * of taking this PMI's overflows. */
     bool vertigo_s = pmu_nmi_exit(v);
-    vmx_reinject_vectored_event();
     unblock_nmis_in_root();
     fix_guest_nmi_blocking(v);
     this_cpu()->nmi_count++;
