@@ -3,14 +3,17 @@
 # synthetic capture written by the real encoder (gen-profile): shares and
 # names in the report, protoc decoding the pprof export with the report's
 # totals, folded stacks with main;f;g, CSV, and bad input with specific
-# errors and exit statuses. Prints PASS:/FAIL: lines.
+# errors and exit statuses; then hostile logs (hostile-log) large enough
+# that a cost growing faster than the log would blow the bounds of 30 s
+# and 2 GB, and a hostile guest root (a FIFO, a link loop, links out of
+# it, malformed ELF files). Prints PASS:/FAIL: lines.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 out="$E2E_OUT/report"
 mkdir -p "$out"
 
-if ! make --no-print-directory BUILD="$BUILD" "$BUILD/vertigo" "$BUILD/gen-profile" \
+if ! make --no-print-directory BUILD="$BUILD" "$BUILD/vertigo" "$BUILD/gen-profile" "$BUILD/hostile-log" \
         "$BUILD/profile/root/bin/workload" "$BUILD/profile/hvmini" >"$out/build.log" 2>&1; then
     fail "report: build" "see $out/build.log"
     exit 1
@@ -106,4 +109,81 @@ check_error "bad input: missing --guest-root" 1 "--guest-root /nonexistent/root:
 check_error "bad input: no log" 2 "no Vertigo log stream header" "$V" export --format csv tests/fixtures/profile/kallsyms.txt
 check_error "bad input: unknown format" 1 "unknown format 'svg'" "$V" export --format svg "$log"
 check_error "bad input: unknown sort key" 1 "unknown sort key 'speed'" "$V" report --sort speed "$log"
+
+# Hostile logs: each run within 30 s of wall-clock time and 2 GB of
+# address space (the old quadratic lookups took minutes on these sizes).
+TIME_LIMIT=30
+MEM_LIMIT_KB=$((2 * 1024 * 1024))
+# bounded NAME WANT_STATUS REGEX OUT command...: COMMAND (stdout in OUT,
+# stderr in OUT.err) exits WANT_STATUS within the bounds and OUT or
+# OUT.err has a line matching REGEX.
+bounded() {
+    local name=$1 want=$2 re=$3 file=$4 start rc
+    shift 4
+    start=$(date +%s%N)
+    ( ulimit -v $MEM_LIMIT_KB; timeout $TIME_LIMIT "$@" ) >"$file" 2>"$file.err"
+    rc=$?
+    local ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    if [ $rc -eq "$want" ] && cat "$file" "$file.err" | grep -qE -- "$re"; then
+        pass "$name (${ms} ms)"
+    else
+        fail "$name" "exit $rc (want $want) after ${ms} ms; $(head -c 300 "$file.err")"
+    fi
+}
+hostile() {   # KIND N: the hostile log's path, written once
+    local f="$out/hostile-$1-$2.bin"
+    [ -f "$f" ] || "$BUILD/hostile-log" "$1" "$2" "$f"
+    echo "$f"
+}
+bounded "hostile: 200000 event ids need --event" 1 \
+    "more than the 32 one profile shows side by side .*: choose one with --event E" \
+    "$out/h-events.txt" "$V" report "$(hostile events 200000)"
+bounded "hostile: 200000 event ids, one chosen" 0 "^# Samples: 1 of event 'ev123456'$" \
+    "$out/h-event.txt" "$V" report --event ev123456 "$(hostile events 200000)"
+bounded "hostile: 200000 one-line JIT map sets, each named" 0 "perf-7\.map +\[\.\] jit_199999$" \
+    "$out/h-jit.txt" "$V" report "$(hostile jit 200000)"
+bounded "hostile: 400000 unfinished symbol sets counted" 0 "0 restarted before their last chunk, 400000 never finished" \
+    "$out/h-unfinished.txt" "$V" report "$(hostile unfinished 400000)"
+grep -q "^# Lost: .* 400000 symbol sets (0 broken, 0 restarted, 400000 unfinished)" "$out/h-unfinished.txt" &&
+    pass "hostile: unfinished sets in the report's '# Lost:' line" ||
+    fail "hostile: unfinished sets in the report's '# Lost:' line" "$(grep '^#' "$out/h-unfinished.txt" | head -8)"
+bounded "hostile: 200000 processes with identities" 0 "/bin/p199999 +\[\.\] \[unknown\] /bin/p199999\+0x10$" \
+    "$out/h-identities.txt" "$V" report "$(hostile identities 200000)"
+bounded "hostile: 100000 processes without CR3" 0 "/bin/p99999 +\[\.\] \[unknown\] /bin/p99999\+0x10$" \
+    "$out/h-processes.txt" "$V" report "$(hostile processes 100000)"
+bounded "hostile: 200000 VCPUs, a --by-mode row each" 0 "^       0  199999  kernel " \
+    "$out/h-vcpus.txt" "$V" report --by-mode "$(hostile vcpus 200000)"
+rows=$(sed -n '/^# By domain/,$p' "$out/h-vcpus.txt" | grep -c '^       0 ')
+[ "$rows" = 200000 ] && pass "hostile: --by-mode has all 200000 rows" || fail "hostile: --by-mode rows" "$rows"
+bounded "hostile: folded stacks of 1000-byte names" 0 "^[a-z]{900}.*;[a-z]{900}.* [0-9]+$" \
+    "$out/h-names.txt" "$V" export --format folded "$(hostile names 20000)"
+bounded "hostile: loss records summed exactly" 3 "^loss: ring_dropped=55340232221128654845 " \
+    "$out/h-loss.txt" "$V" stats "$(hostile loss 3)"
+bounded "hostile: records out of range dropped and counted" 3 "damaged stream: 0 blocks and 70 records lost" \
+    "$out/h-ranges.txt" "$V" report "$(hostile ranges 10)"
+
+# A hostile guest root: maps name a FIFO (reading it would block), a link
+# loop, a truncated ELF, a text file, and paths or links that lead out of
+# the root to a FIFO, /etc/passwd, /dev/zero, /proc: read there, each
+# would draw a warning; resolved inside the root, they are simply absent.
+groot="$out/guest-root"
+rm -rf "$groot" "$out/outside"
+mkdir -p "$groot/lib" "$groot/bin" "$out/outside"
+cp "$root/bin/workload" "$groot/bin/workload"
+head -c 3000 "$root/bin/workload" >"$groot/lib/trunc.so"
+echo "not an ELF file" >"$groot/lib/text.so"
+mkfifo "$groot/lib/fifo.so" "$out/outside/fifo"
+ln -s loop.so "$groot/lib/loop.so"
+ln -s ../../outside/fifo "$groot/lib/escape.so"
+ln -s "$(cd "$out/outside" && pwd)/fifo" "$groot/lib/abs.so"
+bounded "hostile root: report ends" 0 "^# Total samples: " \
+    "$out/h-paths.txt" "$V" report --guest-root "$groot" "$(hostile paths 5)"
+for w in "/lib/fifo.so: not a regular file" "/lib/loop.so: too many symbolic links" \
+         "/lib/trunc.so: .*past the end of the file \(truncated\?\)" "/lib/text.so: not an ELF file"; do
+    n=$(grep -cE "^vertigo report: warning: --guest-root: $w; its samples show as \[unknown\]$" "$out/h-paths.txt.err")
+    [ "$n" = 1 ] && pass "hostile root: one warning: ${w%%:*}" || fail "hostile root: one warning: ${w%%:*}" "$n times"
+done
+grep -qE "escape|abs\.so|passwd|hostname|/dev/zero|/proc" "$out/h-paths.txt.err" &&
+    fail "hostile root: nothing outside the root read" "$(cat "$out/h-paths.txt.err")" ||
+    pass "hostile root: nothing outside the root read"
 exit $E2E_FAILED
