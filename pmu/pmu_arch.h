@@ -57,6 +57,20 @@ bool pmu_arch_timer_expired(const struct vcpu *v, enum pmu_timer t);
  * guest instruction (1 in Bochs, 0 on hardware). */
 void pmu_arch_timer_entry_ticks(unsigned int ticks);
 
+/* The privilege level the next run starts at: 0 when an event is being
+ * injected (its handler runs in the kernel), else the guest's CPL. */
+unsigned int pmu_arch_entry_cpl(const struct vcpu *v);
+
+/* ---- Exact modes: every change of privilege level exits ---- */
+/* True if the hardware can trap every change of the guest's privilege
+ * level (SYSCALL/SYSRET, exceptions, interrupts, IRET, HLT). */
+bool pmu_arch_has_mode_traps(void);
+/* Turns the traps on or off for v; while on, a run between an entry and
+ * the next exit never changes mode and never contains idle time. */
+void pmu_arch_mode_traps(struct vcpu *v, bool on);
+/* Prints v's trap counts at the end of the domain (if ever on). */
+void pmu_arch_mode_traps_report(const struct vcpu *v);
+
 /* ---- The next VM entry of v ---- */
 /* Writes the plan's IA32_PERF_GLOBAL_CTRL values (guest and host) and
  * ORs its DEBUGCTL bits into the guest's, for the hardware backend. */

@@ -41,6 +41,18 @@ static uint64_t read_u64_option(const char *cmdline, const char *key, uint64_t d
     return v;
 }
 
+/* pmu.traps=on|off: trap every change of mode (on: exact per-mode counts)
+ * or attribute each step to the mode it began in (off). */
+static bool read_traps(const char *cmdline)
+{
+    char value[OPTION_MAX];
+    if (!cmdline_get(cmdline, "pmu.traps", value, sizeof(value)) || strcmp(value, "on") == 0)
+        return true;
+    if (strcmp(value, "off") != 0)
+        printk("pmu: warning: bad option pmu.traps=%s (on, off); using on\n", value);
+    return strcmp(value, "off") != 0;
+}
+
 static void announce_backend(enum pmu_choice choice)
 {
     switch (pmu_config.backend) {
@@ -49,8 +61,10 @@ static void announce_backend(enum pmu_choice choice)
                pmu_config.desc.version);
         break;
     case PMU_SESSION_SOFT:
-        printk("pmu: using the software backend (%s)\n", pmu_config.tsc_counts_instructions
-               ? "exact instruction counts in Bochs" : "cycle-based events only: guest TSC time");
+        printk("pmu: using the software backend (%s; %s)\n", pmu_config.tsc_counts_instructions
+               ? "exact instruction counts in Bochs" : "cycle-based events only: guest TSC time",
+               pmu_config.exact_modes ? "every user/kernel change exits while a counter "
+               "filters by mode" : "user/kernel by pmu.step");
         break;
     case PMU_SESSION_NONE:
         printk("pmu: no PMU backend (%s)\n", choice == PMU_CHOICE_OFF ? "pmu=off"
@@ -120,6 +134,8 @@ void pmu_config_ensure(void)
     c->backend = check_backend(pmu_session_decide(choice, verdict));
     c->step_ticks = read_u64_option(cmdline, "pmu.step", PMU_SESSION_DEFAULT_STEP, 1);
     c->period = read_u64_option(cmdline, "pmu.period", 0, 0);
+    c->exact_modes = c->backend == PMU_SESSION_SOFT && read_traps(cmdline) &&
+                     pmu_arch_has_mode_traps();
     pmu_session_set_current(c->backend);
     struct log_pmu_desc log_pmu = pmu_log_desc(verdict, &c->desc, c->backend);
     log_hv_set_pmu(&log_pmu);       /* the stream header names the backend */

@@ -22,6 +22,10 @@ struct pmu_config {
     char count_text[PMU_SESSION_EVENTS_MAX];    /* pmu.events= as given */
     uint64_t step_ticks;                /* pmu.step= */
     uint64_t period;                    /* pmu.period= (0: count only) */
+    /* Software backend: every change of the guest's privilege level
+     * exits while a counter filters by mode (pmu.traps=on, the default,
+     * where the hardware can), so per-mode counts are exact at any step. */
+    bool exact_modes;
 };
 
 extern struct pmu_config pmu_config;

@@ -26,6 +26,8 @@ struct pmu_counter {
     uint64_t start;             /* backend: value the counter was (re)loaded with */
     uint64_t raw;               /* backend: counter value saved at switch-out */
     uint64_t overflows;         /* overflows reported so far (samples) */
+    uint64_t skid_max;          /* software backend: most events counted past an
+                                 * overflow point before it was taken */
 };
 
 struct pmu_ctx {

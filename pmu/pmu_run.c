@@ -25,6 +25,8 @@ enum pmu_status pmu_run_program(struct vcpu *v, const struct pmu_event_list *lis
         st = p->be.ops->load(p->be.self, &p->ctx);
     if (st == PMU_OK)
         pmu_pmi_arm(v);
+    p->last_exit_tsc = pmu_arch_exit_tsc(v);
+    p->emulated = 0;
     return st;
 }
 
@@ -116,10 +118,25 @@ static void soft_choose_step(struct vcpu *v, unsigned int cpl)
 static void plan_idle(struct vcpu *v)
 {
     pmu_arch_timer_cancel(v, PMU_TIMER_STEP);
+    pmu_arch_mode_traps(v, false);
+    v->pmu.modes_trapped = false;
     if (pmu_config.backend == PMU_SESSION_HW) {
         struct pmu_entry_plan off = { 0 };
         pmu_arch_entry_plan(v, &off);
     }
+}
+
+/* Software backend: with a counter that filters by mode, every mode
+ * change exits where the hardware allows (pmu_config.exact_modes), so the
+ * run starts and ends in one mode: the mode the entry starts it in, which
+ * is the kernel's when an event is being injected. */
+static unsigned int soft_entry_cpl(struct vcpu *v)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    bool exact = pmu_config.exact_modes && soft_of(p)->steps_by_mode;
+    pmu_arch_mode_traps(v, exact);
+    p->modes_trapped = exact;
+    return exact ? pmu_arch_entry_cpl(v) : pmu_arch_guest_cpl(v);
 }
 
 static void plan_entry(struct vcpu *v)
@@ -130,26 +147,36 @@ static void plan_entry(struct vcpu *v)
         plan_idle(v);
         return;
     }
-    unsigned int cpl = pmu_arch_guest_cpl(v);
     p->entered_halted = pmu_arch_guest_halted(v);
     if (pmu_config_soft()) {
+        unsigned int cpl = soft_entry_cpl(v);
         soft_choose_step(v, cpl);
         soft_plan_entry(v, cpl);
         return;
     }
+    unsigned int cpl = pmu_arch_guest_cpl(v);
     p->be.ops->enter(p->be.self, &p->ctx, cpl, &plan);
     pmu_arch_entry_plan(v, &plan);
 }
 
-/* Counts Vertigo's time since the exit for counters with :h where it is
- * not single-stepped (counting only): the TSC difference. */
-static void soft_hypervisor_time(struct vcpu *v)
+/* Vertigo's time for counters with :h where it is not single-stepped
+ * (counting only), at an exit: every TSC tick since the previous exit that
+ * was neither the guest's run (guest_ticks, halted or not) nor a guest
+ * instruction Vertigo emulated and charged to the guest's mode (whose
+ * exit does not retire it: no tick of its own). So :u, :k and :h together
+ * count exactly the TSC ticks of the VCPU's CPU. */
+static void soft_hypervisor_time(struct vcpu *v, uint64_t guest_ticks)
 {
-    struct pmu_ctx *ctx = &v->pmu.ctx;
-    if (!pmu_config_soft() || !ctx->count_hypervisor)
+    struct vcpu_pmu *p = &v->pmu;
+    uint64_t now = pmu_arch_exit_tsc(v);
+    uint64_t span = now - p->last_exit_tsc;
+    uint64_t guest = guest_ticks + p->emulated;
+    p->last_exit_tsc = now;
+    p->emulated = 0;
+    if (!p->ctx.count_hypervisor || span <= guest)
         return;
-    pmu_soft_hypervisor_ticks(ctx, pmu_arch_tsc() - pmu_arch_exit_tsc(v));
-    pmu_run_count_overflows(v, pmu_ctx_take_overflows(ctx));
+    pmu_soft_hypervisor_ticks(&p->ctx, span - guest);
+    pmu_run_count_overflows(v, pmu_ctx_take_overflows(&p->ctx));
 }
 
 void pmu_run_before_entry(struct vcpu *v)
@@ -157,8 +184,6 @@ void pmu_run_before_entry(struct vcpu *v)
     bool stepping = pmu_step_armed(v);
     if (stepping)
         pmu_run_count_overflows(v, pmu_step_pause(v));
-    else if (v->pmu.counting)
-        soft_hypervisor_time(v);
     plan_entry(v);
     if (stepping)
         pmu_run_count_overflows(v, pmu_step_resume(v));
@@ -191,19 +216,23 @@ static void take_overflows(struct vcpu *v)
 }
 
 /* The guest's run since the entry: its ticks to the counters (software
- * backend), overflows taken. */
-static void account_guest(struct vcpu *v, uint64_t guest_ticks)
+ * backend), overflows taken; Vertigo's time before it to :h counters
+ * unless single-stepping counts it. */
+static void account_guest(struct vcpu *v, uint64_t guest_ticks, bool stepping)
 {
     struct vcpu_pmu *p = &v->pmu;
     p->exit_cpl = (uint8_t)pmu_arch_guest_cpl(v);
     if (!p->counting)
         return;
     if (pmu_config_soft()) {
+        if (!stepping)
+            soft_hypervisor_time(v, guest_ticks);
         if (p->entered_halted) {
             p->halted_ticks += guest_ticks;     /* idle: not guest work */
             guest_ticks = 0;
         }
-        correct_step_mode(v, guest_ticks);
+        if (!p->modes_trapped)
+            correct_step_mode(v, guest_ticks);
     }
     if (backend_exit(p, guest_ticks))
         take_overflows(v);
@@ -214,7 +243,7 @@ void pmu_run_after_exit(struct vcpu *v, uint64_t guest_ticks)
     bool stepping = pmu_step_armed(v);
     if (stepping)
         pmu_run_count_overflows(v, pmu_step_exit_begin(v));
-    account_guest(v, guest_ticks);
+    account_guest(v, guest_ticks, stepping);
     if (stepping)
         pmu_run_count_overflows(v, pmu_step_resume(v));
 }
@@ -222,6 +251,7 @@ void pmu_run_after_exit(struct vcpu *v, uint64_t guest_ticks)
 void pmu_run_emulated_instruction(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
+    p->emulated++;
     bool stepping = pmu_step_armed(v);
     if (stepping)
         pmu_run_count_overflows(v, pmu_step_pause(v));
@@ -247,6 +277,8 @@ void pmu_run_domain_end(const struct domain *d)
         pmu_run_count_overflows(self, pmu_step_pause(self));
         pmu_step_arm(self, false);
     }
-    for (unsigned int i = 0; i < d->vcpu_count; i++)
+    for (unsigned int i = 0; i < d->vcpu_count; i++) {
         pmu_step_report(&d->vcpus[i]);
+        pmu_arch_mode_traps_report(&d->vcpus[i]);
+    }
 }

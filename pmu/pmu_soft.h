@@ -108,6 +108,9 @@ static inline void pmu_soft_add(struct pmu_ctx *ctx, unsigned int i, uint64_t n)
     c->raw -= crossed * c->period;
     c->accum += crossed * c->period;
     c->overflows += crossed;
+    uint64_t skid = c->raw + (crossed - 1) * c->period;    /* past the first point */
+    if (skid > c->skid_max)
+        c->skid_max = skid;
     ctx->overflow_pending |= 1u << i;
 }
 

@@ -15,10 +15,14 @@ struct vcpu_pmu {
     struct pmu_backend be;          /* ops NULL: no session on this VCPU */
     bool counting;                  /* a session runs on this VCPU */
     bool entered_halted;            /* the last entry resumed a halted guest */
+    bool modes_trapped;             /* the last entry trapped every mode change */
     uint8_t exit_cpl;               /* guest CPL at the last exit */
     uint64_t user_step_ticks;       /* software step while in user mode */
     uint64_t halted_ticks;          /* guest ticks not counted: the VCPU was halted */
     uint64_t overflows;             /* overflows detected */
+    uint64_t last_exit_tsc;         /* :h counting: TSC of the previous exit */
+    uint64_t emulated;              /* :h counting: guest instructions emulated
+                                     * since the previous exit */
     /* Sampling session (pmu/sample_session.c) */
     unsigned int count_events;      /* ctx events of the counting session (pmu.events) */
     uint32_t sample_mask;           /* bit i: ctx counter i samples on overflow */

@@ -114,6 +114,20 @@ static bool program(struct vcpu *v, const struct pmu_event_list *list, uint64_t 
     return true;
 }
 
+/* The software backend's overflow points of the session that ends: how
+ * far past each one the guest had run when it exited (the skid). */
+static void report_skid(const struct vcpu *v)
+{
+    const struct vcpu_pmu *p = &v->pmu;
+    if (!pmu_config_soft() || !p->counting)
+        return;
+    for (uint32_t m = p->sample_mask; m; m &= m - 1) {
+        const struct pmu_counter *c = &p->ctx.counters[__builtin_ctz(m)];
+        printk("pmu: vcpu %u: sampled %s every %lu: %lu overflows, skid at most %lu events\n",
+               v->id, c->event.name, c->period, c->overflows, c->skid_max);
+    }
+}
+
 bool sample_apply(struct vcpu *v, const char *events, uint64_t period)
 {
     struct vcpu_pmu *p = &v->pmu;
@@ -125,6 +139,7 @@ bool sample_apply(struct vcpu *v, const char *events, uint64_t period)
         pmu_run_count_overflows(v, pmu_step_pause(v));  /* its steps into the old counts */
         pmu_step_arm(v, false);
     }
+    report_skid(v);
     p->sample_mask = 0;
     if (!pmu_config.configured || pmu_config.backend == PMU_SESSION_NONE)
         return !sampling;

@@ -31,7 +31,7 @@ static struct page_allocator page_allocator;
 
 static const char *const known_options[] = {
     "console", "debugcon", "guest", "selftest", "pmu", "log",
-    "pmu.events", "pmu.step", "pmu.period",
+    "pmu.events", "pmu.step", "pmu.period", "pmu.traps",
     "sample.events", "sample.period", "sample.depth", "sample.hz", NULL,
 };
 

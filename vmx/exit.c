@@ -11,6 +11,9 @@ typedef void (*exit_handler)(struct vcpu *v, const struct vmx_exit *e);
 
 static const exit_handler exit_handlers[EXIT_REASON_COUNT] = {
     [EXIT_REASON_EXCEPTION_NMI] = handle_exception_nmi,
+    [EXIT_REASON_EXTERNAL_INTERRUPT] = handle_external_interrupt,
+    [EXIT_REASON_INTERRUPT_WINDOW] = handle_interrupt_window,
+    [EXIT_REASON_HLT] = handle_hlt,
     [EXIT_REASON_TRIPLE_FAULT] = handle_triple_fault,
     [EXIT_REASON_INIT_SIGNAL] = handle_init_signal,
     [EXIT_REASON_NMI_WINDOW] = handle_nmi_window,
@@ -62,6 +65,21 @@ void vmx_skip_instruction(const struct vmx_exit *e)
     if (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS))
         vmcs_write(VMCS_GUEST_INTERRUPTIBILITY,
                    intr & ~(uint64_t)(INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS));
+}
+
+void vmx_reinject_vectored_event(void)
+{
+    uint32_t idt = (uint32_t)vmcs_read(VMCS_IDT_VECTORING_INFO);
+    if (!(idt & INTR_INFO_VALID))
+        return;
+    uint32_t type = (idt & INTR_INFO_TYPE_MASK) >> INTR_INFO_TYPE_SHIFT;
+    if (idt & INTR_INFO_ERROR_CODE_VALID)
+        vmcs_write(VMCS_ENTRY_EXCEPTION_ERROR_CODE, vmcs_read(VMCS_IDT_VECTORING_ERROR_CODE));
+    if (type == INTR_TYPE_SW_INTERRUPT || type == INTR_TYPE_SW_EXCEPTION ||
+        type == INTR_TYPE_PRIV_SW_EXCEPTION)
+        vmcs_write(VMCS_ENTRY_INSTRUCTION_LEN, vmcs_read(VMCS_EXIT_INSTRUCTION_LEN));
+    vmcs_write(VMCS_ENTRY_INTR_INFO, idt & (INTR_INFO_VALID | INTR_INFO_TYPE_MASK |
+                                            INTR_INFO_VECTOR_MASK | INTR_INFO_ERROR_CODE_VALID));
 }
 
 void vmx_inject_exception(unsigned int vector, bool has_error_code, uint32_t error_code)

@@ -35,6 +35,10 @@ void handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e);
 void handle_nmi_window(struct vcpu *v, const struct vmx_exit *e);
 void handle_triple_fault(struct vcpu *v, const struct vmx_exit *e);
 void handle_init_signal(struct vcpu *v, const struct vmx_exit *e);
+/* Exits of the mode traps (vmx/mode_trap.c). */
+void handle_external_interrupt(struct vcpu *v, const struct vmx_exit *e);
+void handle_interrupt_window(struct vcpu *v, const struct vmx_exit *e);
+void handle_hlt(struct vcpu *v, const struct vmx_exit *e);
 
 /* Dispatches one exit to its handler; unknown reasons dump and stop. */
 void vmx_handle_exit(struct vcpu *v, const struct vmx_exit *e);
@@ -52,6 +56,13 @@ void vmx_queue_root_nmi(struct vcpu *v);
 
 /* Advances the guest RIP past the instruction that exited. */
 void vmx_skip_instruction(const struct vmx_exit *e);
+
+/* An exit in the middle of delivering an event to the guest (one Vertigo
+ * injected, or the guest's own interrupt or exception) leaves that event in
+ * the IDT-vectoring information: it was not delivered and is injected again
+ * at the next entry, or it would be lost (SDM Vol. 3C 28.2.4, 29.2.4).
+ * For exits that leave the event to the next entry (NMIs, interrupts). */
+void vmx_reinject_vectored_event(void);
 
 /* Queues a hardware exception for delivery at the next VM entry. */
 void vmx_inject_exception(unsigned int vector, bool has_error_code, uint32_t error_code);

@@ -6,6 +6,7 @@
 #include "vmx/exit.h"
 #include "vmx/vmx_cpu.h"
 
+#define CPUID_1_ECX_MONITOR       (1u << 3)
 #define CPUID_1_ECX_DTES64        (1u << 2)
 #define CPUID_1_ECX_DS_CPL        (1u << 4)
 #define CPUID_1_ECX_SMX           (1u << 6)
@@ -64,7 +65,9 @@ static void filter_leaf(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
 {
     switch (leaf) {
     case 0x1:
-        r->ecx &= ~(CPUID_1_ECX_VMX | CPUID_1_ECX_SMX | CPUID_1_ECX_PDCM);
+        /* MONITOR/MWAIT hidden: the guest idles in HLT, which the mode
+         * traps see (an MWAIT idle would look like kernel work). */
+        r->ecx &= ~(CPUID_1_ECX_VMX | CPUID_1_ECX_SMX | CPUID_1_ECX_PDCM | CPUID_1_ECX_MONITOR);
         /* no debug store (BTS, PEBS: DS_AREA is Vertigo's, vmx/msr_guard.h) */
         r->ecx &= ~(CPUID_1_ECX_DTES64 | CPUID_1_ECX_DS_CPL);
         r->ecx |= CPUID_1_ECX_HYPERVISOR;

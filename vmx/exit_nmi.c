@@ -15,6 +15,7 @@
 #include "pmu/pmu_loop.h"
 #include "vmx/ept_guard.h"
 #include "vmx/exit.h"
+#include "vmx/mode_trap.h"
 #include "vmx/vmx_ops.h"
 
 #define VEC_NMI 2
@@ -49,6 +50,8 @@ void handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e)
     uint32_t type = (info & INTR_INFO_TYPE_MASK) >> INTR_INFO_TYPE_SHIFT;
 
     if (type != INTR_TYPE_NMI) {
+        if (vmx_mode_traps_exception(v, e, info))
+            return;
         vmx_dump_guest(v, e);
         domain_end(v->domain, GUEST_END_ERROR, "unexpected exception exit");
     }
@@ -57,6 +60,7 @@ void handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e)
      * IPI arriving then must not re-enter the PMU backend in the middle
      * of taking this PMI's overflows. */
     bool vertigo_s = pmu_nmi_exit(v);
+    vmx_reinject_vectored_event();
     unblock_nmis_in_root();
     fix_guest_nmi_blocking(v);
     this_cpu()->nmi_count++;

@@ -13,6 +13,7 @@
 #include "vmm/msr.h"
 #include "vmx/apic_guard.h"
 #include "vmx/msr_guard.h"
+#include "vmx/mode_trap.h"
 
 #define MSR_BITMAP_READ_LOW   0x000
 #define MSR_BITMAP_READ_HIGH  0x400
@@ -55,6 +56,8 @@ static const struct msr_rule rules[] = {
       passthrough_read, apic_guard_x2apic_svr },
     { MSR_IA32_FEATURE_CONTROL, MSR_IA32_FEATURE_CONTROL, "IA32_FEATURE_CONTROL",
       feature_control_read, deny_write },
+    { MSR_IA32_EFER, MSR_IA32_EFER, "IA32_EFER (SCE shadowed for the mode traps)",
+      vmx_efer_read, vmx_efer_write },
     { MSR_IA32_VMX_FIRST, MSR_IA32_VMX_LAST, "VMX capability", deny_read, deny_write },
     { MSR_IA32_PMC0, MSR_IA32_PMC0 + 7, "PMU counter", deny_read, deny_write },
     { MSR_IA32_PERFEVTSEL0, MSR_IA32_PERFEVTSEL0 + 7, "PMU event select", deny_read, deny_write },

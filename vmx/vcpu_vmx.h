@@ -28,6 +28,18 @@ struct vmx_timer_state {
     bool armed;                 /* the timer ran during the last entry */
 };
 
+/* Trapping the guest's changes of privilege level (vmx/mode_trap.c). */
+struct vmx_mode_traps {
+    bool on;                    /* every user<->kernel change exits */
+    bool guest_sce;             /* EFER.SCE as the guest set it (shadowed) */
+    bool iret_watch;            /* the entry set virtual-NMI blocking itself
+                                 * to exit after the guest's next IRET */
+    uint32_t pending_intr;      /* an interrupt taken at an exit, to inject
+                                 * (VM-entry interruption info; 0: none) */
+    /* statistics */
+    uint64_t syscalls, sysrets, exceptions, interrupts, irets, hlts;
+};
+
 struct vcpu_vmx {
     uint64_t vmcs_pa;
     bool launched;
@@ -44,6 +56,7 @@ struct vcpu_vmx {
     uint32_t fault_streak;      /* kernel write faults in a row on that page */
     uint64_t sink_gpa;          /* page diverted to the sink, 0 if none */
     struct vmx_timer_state timer;
+    struct vmx_mode_traps traps;
 };
 
 struct domain_vmx {

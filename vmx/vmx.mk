@@ -3,10 +3,11 @@ HV_SRCS += vmx/vmx_detect.c vmx/vmx_report.c vmx/vmx_ops.c vmx/vmx_cpu.c vmx/vmc
            vmx/vmx_entry.S vmx/vmx_run.c vmx/vmx_domain.c vmx/exit.c vmx/exit_cpuid.c \
            vmx/exit_msr.c vmx/msr_policy.c vmx/exit_io.c vmx/io_policy.c vmx/exit_cr.c \
            vmx/exit_nmi.c vmx/exit_misc.c vmx/guest_mem.c vmx/ept_guard.c vmx/apic_guard.c \
-           vmx/vmx_timer.c vmx/vmx_pmu_arch.c vmx/vmx_pmu_cpu.c
+           vmx/vmx_timer.c vmx/vmx_pmu_arch.c vmx/vmx_pmu_cpu.c \
+           vmx/mode_trap.c vmx/mode_trap_emul.c
 HEADERS_HV += vmx/vmx_detect.h vmx/vmx_report.h vmx/vmx_ops.h vmx/vmx_cpu.h vmx/vmcs_setup.h \
               vmx/vcpu_vmx.h vmx/exit.h vmx/msr_policy.h vmx/io_policy.h vmx/guest_mem.h \
-              vmx/vmx_domain.h vmx/apic_guard.h vmx/vmx_timer.h
+              vmx/vmx_domain.h vmx/apic_guard.h vmx/vmx_timer.h vmx/mode_trap.h
 
 # Guest memory reads (hosted: a guest region below 4 GiB behind a real EPT).
 UNIT_TESTS += guest_mem

@@ -22,12 +22,14 @@ static void control_requests(struct vmx_ctl_request req[VMX_CTL_COUNT])
 {
     req[VMX_CTL_PIN] = (struct vmx_ctl_request){
         .required = PIN_NMI_EXITING | PIN_VIRTUAL_NMIS,
-        .wanted = PIN_PREEMPTION_TIMER,     /* switched on per use */
-        .must_clear = PIN_EXTERNAL_INTR_EXITING,
+        /* switched on per use: the timer, and interrupt exiting while the
+         * guest's mode changes are trapped (vmx/mode_trap.c) */
+        .wanted = PIN_PREEMPTION_TIMER | PIN_EXTERNAL_INTR_EXITING,
     };
     req[VMX_CTL_PROC] = (struct vmx_ctl_request){
         .required = PROC_MSR_BITMAPS | PROC_IO_BITMAPS | PROC_SECONDARY_CONTROLS,
-        .must_clear = PROC_HLT_EXITING | PROC_UNCOND_IO_EXITING,
+        .wanted = PROC_HLT_EXITING | PROC_INTR_WINDOW_EXITING,   /* per use, as above */
+        .must_clear = PROC_UNCOND_IO_EXITING,
     };
     req[VMX_CTL_PROC2] = (struct vmx_ctl_request){
         .required = PROC2_ENABLE_EPT | PROC2_UNRESTRICTED_GUEST,
@@ -39,8 +41,8 @@ static void control_requests(struct vmx_ctl_request req[VMX_CTL_COUNT])
                     EXIT_SAVE_IA32_PAT | EXIT_LOAD_IA32_PAT,
         /* the PMU: hardware counting off in root mode, guest time measured
          * by the preemption timer (pmu/pmu_run.c, vmx/vmx_timer.c) */
-        .wanted = EXIT_LOAD_PERF_GLOBAL_CTRL | EXIT_SAVE_PREEMPTION_TIMER,
-        .must_clear = EXIT_ACK_INTR_ON_EXIT,
+        .wanted = EXIT_LOAD_PERF_GLOBAL_CTRL | EXIT_SAVE_PREEMPTION_TIMER |
+                  EXIT_ACK_INTR_ON_EXIT,
     };
     req[VMX_CTL_ENTRY] = (struct vmx_ctl_request){
         .required = ENTRY_IA32E_MODE_GUEST | ENTRY_LOAD_IA32_EFER | ENTRY_LOAD_IA32_PAT,
@@ -65,12 +67,16 @@ bool vmx_config_init(void)
         return false;
     }
     vmx_caps_ept(&c->caps, &c->ept);
+    /* Controls switched on per use start off: the guest takes its
+     * interrupts and idles in HLT natively unless mode traps are on. */
     c->pin_available = c->ctl.pin;
-    c->ctl.pin &= ~(uint32_t)PIN_PREEMPTION_TIMER;
+    c->ctl.pin &= ~(uint32_t)(PIN_PREEMPTION_TIMER | PIN_EXTERNAL_INTR_EXITING);
+    c->proc_available = c->ctl.proc;
+    c->ctl.proc &= ~(uint32_t)(PROC_HLT_EXITING | PROC_INTR_WINDOW_EXITING);
     /* "save VMX-preemption timer value" requires the timer to be active
      * (SDM Vol. 3C 27.2.1.2): vmx/vmx_timer.c sets both together. */
     c->exit_available = c->ctl.exit;
-    c->ctl.exit &= ~(uint32_t)EXIT_SAVE_PREEMPTION_TIMER;
+    c->ctl.exit &= ~(uint32_t)(EXIT_SAVE_PREEMPTION_TIMER | EXIT_ACK_INTR_ON_EXIT);
     if (!c->ept.walk_4level || !(c->ept.memtype_wb || c->ept.memtype_uc)) {
         printk("vmx: EPT lacks a 4-level walk or a usable memory type\n");
         return false;

@@ -12,6 +12,7 @@ struct vmx_config {
     struct vmx_ept_caps ept;
     struct vmx_controls ctl;        /* values at VCPU start */
     uint32_t pin_available;         /* pin-based controls Vertigo may turn on */
+    uint32_t proc_available;        /* primary processor-based controls likewise */
     uint32_t exit_available;        /* exit controls likewise ("save VMX-
                                      * preemption timer value" goes with the timer) */
     uint64_t cr0_guest_host_mask;

@@ -12,6 +12,7 @@
 #include "vmx/apic_guard.h"
 #include "vmx/exit.h"
 #include "vmx/guest_mem.h"
+#include "vmx/mode_trap.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
 #include "vmx/vmx_timer.h"
@@ -117,6 +118,29 @@ bool pmu_arch_has_guest_timer(void)
 {
     return (vmx_config.pin_available & PIN_PREEMPTION_TIMER) &&
            (vmx_config.exit_available & EXIT_SAVE_PREEMPTION_TIMER);
+}
+
+/* ---- The mode traps ------------------------------------------------------ */
+
+unsigned int pmu_arch_entry_cpl(const struct vcpu *v)
+{
+    (void)v;
+    return vmx_mode_traps_entry_cpl();
+}
+
+bool pmu_arch_has_mode_traps(void)
+{
+    return vmx_mode_traps_available();
+}
+
+void pmu_arch_mode_traps(struct vcpu *v, bool on)
+{
+    vmx_mode_traps_set(v, on);
+}
+
+void pmu_arch_mode_traps_report(const struct vcpu *v)
+{
+    vmx_mode_traps_report(v);
 }
 
 /* ---- NMIs and LVTPC ownership --------------------------------------------- */

@@ -10,6 +10,7 @@
 #include "vmm/log_hv.h"
 #include "vmx/exit.h"
 #include "vmx/exit_names.h"
+#include "vmx/mode_trap.h"
 #include "vmx/vmcs_setup.h"
 #include "vmx/vmx_domain.h"
 #include "pmu/pmu_loop.h"
@@ -87,7 +88,9 @@ __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_b
 
     for (;;) {
         vmx_prepare_entry(v);
+        vmx_mode_traps_inject(v);
         pmu_before_entry(v);
+        vmx_mode_traps_arm(v);
         vmx_timer_arm(v);
         v->vmx.entry_tsc = rdtsc();
         int status = vmx_enter_guest(&v->regs, v->vmx.launched);
@@ -102,6 +105,7 @@ __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_b
         read_exit(&e);
         if (e.full_reason & EXIT_REASON_ENTRY_FAILURE)
             entry_failed_guest_state(v, &e);
+        vmx_mode_traps_after_exit(v, &e);
         pmu_after_exit(v, guest_ticks);
         vmx_handle_exit(v, &e);
         pmu_exit_handled(v, e.full_reason);

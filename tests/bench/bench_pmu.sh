@@ -19,6 +19,13 @@
 #     RDTSC counts emulated instructions, hypervisor included, so the
 #     ratios are exact) running tests/guest/pmu_bench.c, which sets each
 #     step with VERTIGO_HC_PMU_STEP and times the same loop.
+#  3. what the mode traps cost (exact per-mode counts, docs/pmu.md "Exact
+#     modes"): two more boots in parallel, one without a counting session
+#     and one with a split-mode one (instructions:u, every user/kernel
+#     change exits), each timing a compute loop and a loop of pipe round
+#     trips (tests/guest/pmu_cost.c): the slowdowns (same guest, same
+#     guest-visible hardware, guest RDTSC = emulated instructions) and the
+#     exits per system call and per interrupt.
 # A measurement that cannot be taken fails the benchmark; the figures are
 # never judged.
 #
@@ -27,7 +34,9 @@
 #        22000), BENCH_PMU_N, BENCH_PMU_REPS (guest loop iterations and runs
 #        per step, default 100000 and 3), BENCH_IPS (Bochs emulated
 #        instructions per second, default 500000000 as in tests/e2e/pmu.sh),
-#        BENCH_TIMEOUT (wall-clock seconds for the boot, default 600)
+#        BENCH_TIMEOUT (wall-clock seconds for the boot, default 600),
+#        BENCH_COST (compute loop iterations and pipe round trips, default
+#        10000000,10000)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -48,6 +57,9 @@ LOOP_BODY=3                 # INC, DEC, JNZ: pmu_bench's loop
 EVENTS="instructions:u,exits:preemption_timer,instructions:k"
 GUEST_CMDLINE="console=ttyS0 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=pmu_bench"
 GUEST_CMDLINE="$GUEST_CMDLINE vertigo.pmu_bench_idx=0,1 vertigo.pmu_bench=$N,$REPS"
+COST=${BENCH_COST:-10000000,10000}
+COST_EVENTS="instructions:u,exits:all,exits:1"
+COST_GUEST="console=ttyS0 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=pmu_cost"
 # Not Vertigo's work: the model's MSR emulation and the simulated guest.
 EXCLUDED=(--toggle-collect=pmu_model_rdmsr --toggle-collect=pmu_model_wrmsr
           --toggle-collect=bench_guest_run)
@@ -74,6 +86,19 @@ boot_start=$(date +%s)
       --out "$OUT/bochs" 2>"$OUT/bochs.runner.txt"
   echo $? > "$OUT/bochs.status" ) &
 boot_pid=$!
+
+# cost_boot NAME VERTIGO_CMDLINE GUEST_PARAMS: a pmu_cost boot in the background.
+cost_boot() {
+    ( "$RUNNER" --platform bochs --ips "$IPS" --timeout "$TIMEOUT" --quiet --elf "$HV_ELF" \
+          --cmdline "$2" --kernel "$KERNEL" --initrd "$INITRD" \
+          --guest-cmdline "$COST_GUEST vertigo.pmu_cost=$3" \
+          --out "$OUT/$1" 2>"$OUT/$1.runner.txt"
+      echo $? > "$OUT/$1.status" ) &
+}
+cost_boot cost-none "console=com2 pmu=auto" "$COST"
+cost_none_pid=$!
+cost_boot cost-traps "console=com2 pmu=auto pmu.events=$COST_EVENTS" "$COST,1,2"
+cost_traps_pid=$!
 
 # ---- 1. Hypervisor instructions per operation (callgrind) -------------------
 
@@ -194,3 +219,41 @@ echo "           runs a whole loop iteration or more; ticks/exit: (ticks - basel
 echo "           = emulated instructions of one step's VM exit, handling and entry; instructions:u:"
 echo "           the session's count over the window, $((N * LOOP_BODY)) + a few when exact)"
 echo "bench-pmu: Bochs wall time ${wall}s; captures in $OUT"
+
+# ---- 3. What the mode traps cost ----------------------------------------------
+
+echo "bench-pmu: waiting for the two mode-trap boots"
+wait "$cost_none_pid" "$cost_traps_pid"
+cost_line() {   # cost_line BOOT KIND: "N TICKS [EXITS INTERRUPTS]"
+    [ "$(cat "$OUT/$1.status" 2>/dev/null)" = 0 ] || die "the $1 boot failed (captures in $OUT/$1)"
+    tr -d '\r' < "$OUT/$1/serial.txt" |
+        sed -nE "s/^pmu_cost: $2 ([0-9]+) ticks ([0-9]+)( exits ([0-9]+) interrupts ([0-9]+))?$/\\1 \\2 \\4 \\5/p"
+}
+read -r cn ct_none _ <<< "$(cost_line cost-none compute)"
+read -r rn rt_none _ <<< "$(cost_line cost-none roundtrips)"
+read -r _ ct_traps c_exits c_intr <<< "$(cost_line cost-traps compute)"
+read -r _ rt_traps r_exits r_intr <<< "$(cost_line cost-traps roundtrips)"
+[ -n "$ct_none" ] && [ -n "$rt_none" ] && [ -n "$ct_traps" ] && [ -n "$rt_traps" ] ||
+    die "missing pmu_cost lines (see $OUT/cost-none/serial.txt, $OUT/cost-traps/serial.txt)"
+tr -d '\r' < "$OUT/cost-traps/com2.txt" | grep -q 'every user/kernel change exits' ||
+    die "the traps boot did not trap mode changes (see $OUT/cost-traps/com2.txt)"
+echo "bench-pmu: mode traps (instructions:u counted exactly: every user/kernel change exits) against"
+echo "           no counting session; Bochs, guest RDTSC = emulated instructions, fastest of 3 runs"
+awk -v cn="$cn" -v ctn="$ct_none" -v ctt="$ct_traps" -v ce="$c_exits" -v ci="$c_intr" \
+    -v rn="$rn" -v rtn="$rt_none" -v rtt="$rt_traps" -v re="$r_exits" -v ri="$r_intr" 'BEGIN {
+    printf "%-34s %14s %14s %9s %8s %11s\n", "loop", "ticks (none)", "ticks (traps)", "slowdown",
+           "exits", "interrupts"
+    printf "%-34s %14d %14d %9.4f %8d %11d\n", "compute (" cn " x 5 instructions)", ctn, ctt,
+           ctt / ctn, ce, ci
+    printf "%-34s %14d %14d %9.4f %8d %11d\n", "pipe round trips (" rn " x 2 syscalls)", rtn, rtt,
+           rtt / rtn, re, ri
+    syscalls = 2 * rn
+    printf "bench-pmu: compute loop slowdown %.4f (target <= 1.01: %s); %.1f exits per interrupt in it\n",
+           ctt / ctn, ctt / ctn <= 1.01 ? "met" : "MISSED", ci ? ce / ci : 0
+    printf "bench-pmu: pipe round trips slowdown %.2f: %.2f exits per system call (SYSCALL and SYSRET\n",
+           rtt / rtn, (re - 2 * ri) / syscalls
+    printf "           or IRET), %.0f emulated instructions each (exit, emulation, entry)\n",
+           (re - 2 * ri) > 0 ? (rtt - rtn) / (re - 2 * ri) : 0
+}'
+echo "bench-pmu: (a system call is a few hundred guest instructions; its two extra exits cost more"
+echo "           than that in Bochs, where an exit and entry alone are ~350 emulated instructions)"

@@ -1,10 +1,13 @@
 #!/bin/bash
 # End-to-end test of the PMU wiring in Bochs, one boot: the
 # software backend chosen by pmu=auto on Bochs' broken PMU, a counting
-# session from Vertigo's command line, a guest user program reading its
+# session from Vertigo's command line, guest user programs reading their
 # own counts by hypercall (tests/guest/pmu_loop.c: exact instructions:u
-# for N vs 2N loop iterations, instructions:k bound), software-event totals
-# equal to the VT-x exit statistics, and the backend in the log header.
+# for N vs 2N loop iterations, instructions:k bound; tests/guest/pmu_exact.c:
+# exact instructions:u around system calls, page faults and interrupts at
+# every step, instructions:ukh = TSC), two sampling sessions whose overflows land
+# within the documented skid, software-event totals equal to the VT-x exit
+# statistics, and the backend in the log header.
 #
 # --ips 500000000: at user step 1 every guest instruction costs a VM exit
 # (~1000 emulated ticks); a faster emulated clock keeps the guest's timer
@@ -12,18 +15,20 @@
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
-GUEST_BASE="console=ttyS0 nokaslr tsc=reliable panic=-1 quiet"
+GUEST_BASE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet"
 EVENTS="instructions:u,instructions:k,cycles,exits:all,exits:cpuid,exits:io,exits:vmcall"
 EVENTS="$EVENTS,exits:rdmsr,exits:wrmsr,exits:ept_violation,exits:preemption_timer,exits:xsetbv"
+EVENTS="$EVENTS,instructions:ukh"
+SKID_MAX=64     # docs/pmu.md: Bochs ends a trace of straight-line code past the deadline
 RUN=pmu
 
-run_linux $RUN 0 "$GUEST_BASE vertigo.scenario=pmu vertigo.pmu_idx=0,1" \
+run_linux $RUN 0 "$GUEST_BASE vertigo.scenario=pmu vertigo.pmu_idx=0,1 vertigo.pmu_exact=0,1,12" \
     --platform bochs --ips 500000000 --timeout 600 \
     --cmdline "console=com2 log=e9 pmu=auto pmu.events=$EVENTS"
 
 expect_in $RUN com2.txt "discovery: Bochs' PMU is broken" '^pmu: broken \(claims v[0-9], does not count\)'
 expect_in $RUN com2.txt "auto chose the software backend" \
-    '^pmu: using the software backend \(exact instruction counts in Bochs\)$'
+    '^pmu: using the software backend \(exact instruction counts in Bochs; every user/kernel change exits while a counter filters by mode\)$'
 expect_in $RUN com2.txt "counting session from the command line" '^pmu: counting session: instructions:u,'
 expect_line $RUN "straight-line block counted exactly" '^pmu_loop: PASS: straight-line block counted exactly'
 expect_line $RUN "N vs 2N: instructions:u difference exact" '^pmu_loop: PASS: instructions:u difference exact'
@@ -31,10 +36,35 @@ expect_line $RUN "instructions:k below 5% of the loop" '^pmu_loop: PASS: instruc
 expect_line $RUN "default step: instructions:u within 5%" '^pmu_loop: PASS: instructions:u difference within 5%'
 expect_line $RUN "pmu scenario" '^VERTIGO-GUEST: pmu: PASS$'
 capture $RUN | grep '^pmu_loop: .*N=' | indent
+for step in 0 1 100 10000; do
+    expect_line $RUN "exact: step $step: instructions:u difference exact" \
+        "^pmu_exact: PASS: instructions:u difference exact \\(step $step: "
+done
+expect_line $RUN "exact: the kernel ran in every window" '^pmu_exact: PASS: the kernel ran in the windows \(step 10000: '
+expect_line $RUN "exact: every step gives the same counts" '^pmu_exact: PASS: every step gives the same counts'
+expect_line $RUN "exact: instructions:ukh equals the TSC difference" \
+    '^pmu_exact: PASS: instructions:ukh equals the TSC difference'
+expect_no_line $RUN "exact: no check failed" '^pmu_exact: FAIL'
+capture $RUN | grep '^pmu_exact: ' | indent
+# Every user/kernel change was seen (traps counted at the end).
+expect_in $RUN com2.txt "mode traps saw system calls, exceptions, interrupts and IRETs" \
+    '^vmx: vcpu 0: mode traps: [1-9][0-9]* SYSCALL, [1-9][0-9]* SYSRET, [1-9][0-9]* IRET, [1-9][0-9]* exceptions, [1-9][0-9]* interrupts'
+# Sampling: each session's overflows landed within SKID_MAX events past
+# their exact points, and the log holds one sample per overflow.
+for period in 1000 10007; do
+    line=$(capture $RUN com2.txt | grep -E "^pmu: vcpu 0: sampled instructions:u every $period: " | tail -n1)
+    overflows=$(echo "$line" | sed -nE 's/.*: ([0-9]+) overflows, .*/\1/p')
+    skid=$(echo "$line" | sed -nE 's/.*skid at most ([0-9]+) events$/\1/p')
+    if [ -n "$skid" ] && [ "$skid" -le $SKID_MAX ] && [ "${overflows:-0}" -gt 0 ]; then
+        pass "$RUN: sampling every $period: $overflows overflows, skid at most $skid <= $SKID_MAX"
+    else
+        fail "$RUN: sampling every $period within the skid" "line: '$line'"
+    fi
+done
 
 # Software-event totals against the exit statistics of the same run.
 com2=$(capture $RUN com2.txt)
-totals=$(echo "$com2" | sed -n 's/^pmu: vcpu 0: //p' | tail -n1)
+totals=$(echo "$com2" | sed -n 's/^pmu: vcpu 0: \(instructions:u=\)/\1/p' | tail -n1)
 total_of() { echo "$totals" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 stat_of() {
     local v

@@ -39,6 +39,16 @@ bool fake_console_has(const char *text)
 /* ---- pmu/pmu_arch.h ------------------------------------------------------ */
 
 unsigned int pmu_arch_guest_cpl(const struct vcpu *v) { (void)v; return fake.cpl; }
+unsigned int pmu_arch_entry_cpl(const struct vcpu *v) { (void)v; return fake.cpl; }
+bool pmu_arch_has_mode_traps(void) { return fake.mode_traps_available; }
+
+void pmu_arch_mode_traps(struct vcpu *v, bool on)
+{
+    (void)v;
+    fake.mode_traps = on;
+}
+
+void pmu_arch_mode_traps_report(const struct vcpu *v) { (void)v; }
 uint64_t pmu_arch_guest_rip(const struct vcpu *v) { (void)v; return fake.rip; }
 uint64_t pmu_arch_guest_cr3(const struct vcpu *v) { (void)v; return fake.cr3; }
 bool pmu_arch_guest_halted(const struct vcpu *v) { (void)v; return fake.halted; }

@@ -43,6 +43,7 @@ struct fake_arch {
     unsigned int plans;
     /* hardware offered */
     bool global_ctrl_switch, guest_timer;
+    bool mode_traps_available, mode_traps;  /* can trap / traps on */
     uint64_t perf_capabilities;
     struct pmu_model *model;            /* NULL: every PMU MSR access faults */
     /* NMIs and LVTPC */

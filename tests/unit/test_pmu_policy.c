@@ -29,6 +29,7 @@
 #define MAX_SAMPLES   64u
 
 static struct domain dom;
+static bool traps_available;    /* the arch can trap mode changes (next run) */
 
 /* A run with one domain of one VCPU on CPU 0, the command line given. */
 static struct vcpu *start_run(const char *cmdline, bool hardware)
@@ -43,6 +44,7 @@ static struct vcpu *start_run(const char *cmdline, bool hardware)
     fake.rip = GUEST_RIP;
     fake.cr3 = GUEST_CR3;
     fake.lstar = LSTAR;
+    fake.mode_traps_available = traps_available;
     if (hardware) {
         struct pmu_model_config cfg = { 4, 4, 48, 0x7, 48, true, false };
         pmu_model_init(&model, &cfg);
@@ -492,4 +494,71 @@ TEST(event_desc_codes_agree_between_sampling_and_totals)
     log_test_decoded_free(&d);
     log_test_stream_free(&st);
     end_run();
+}
+
+/* ---- Exact modes: the mode traps ------------------------------------------- */
+
+/* The traps are on exactly while a software counter filters by mode and
+ * the hardware can trap (pmu.traps=on, the default). */
+TEST(mode_traps_follow_split_mode_counters)
+{
+    static const struct { const char *cmdline; bool available, want; } cases[] = {
+        { "pmu=soft pmu.events=instructions:u", true, true },
+        { "pmu=soft pmu.events=instructions:k,exits:all", true, true },
+        { "pmu=soft pmu.events=instructions:uk", true, false },
+        { "pmu=soft pmu.events=instructions:ukh", true, false },
+        { "pmu=soft pmu.events=instructions:u pmu.traps=off", true, false },
+        { "pmu=soft pmu.events=instructions:u", false, false },
+    };
+    for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        traps_available = cases[i].available;
+        struct vcpu *v = start_run(cases[i].cmdline, false);
+        pmu_before_entry(v);
+        if (!CHECK_EQ(fake.mode_traps, cases[i].want))
+            printf("    %s (traps %s)\n", cases[i].cmdline,
+                   cases[i].available ? "available" : "not available");
+    }
+    traps_available = false;
+}
+
+/* With the traps on a run never changes mode: a one-tick step from user
+ * mode that ends in the kernel away from LSTAR stays the user's (it was
+ * the SYSCALL-less case the step correction guesses at without traps). */
+TEST(mode_traps_make_the_step_correction_unneeded)
+{
+    traps_available = true;
+    struct vcpu *v = start_run("pmu=soft pmu.step=1 pmu.events=instructions:u,instructions:k",
+                               false);
+    traps_available = false;
+    fake.cpl = CPL_USER;
+    pmu_before_entry(v);
+    CHECK(fake.mode_traps);
+    fake.cpl = CPL_KERNEL;
+    fake.rip = 0xffffffff81001000ull;
+    fake.lstar = LSTAR;
+    pmu_after_exit(v, 1);
+    CHECK_EQ(hc_read(v, 0), 1);
+    CHECK_EQ(hc_read(v, 1), 0);
+}
+
+/* :u, :k and :h partition the TSC: Vertigo's share between two exits is
+ * the span less the guest's run and the emulated instructions. */
+TEST(counting_ukh_partitions_the_tsc)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.events=instructions:ukh,instructions:h", false);
+    fake.exit_tsc = 1000;
+    CHECK(v->pmu.counting);
+    v->pmu.last_exit_tsc = 1000;
+    uint64_t start_all = hc_read(v, 0), start_h = hc_read(v, 1);
+    /* run 1: 400 guest ticks, exit at 1000 + 100 (root) + 400 */
+    guest_runs(v, CPL_USER, 0);                 /* settle the first interval */
+    start_all = hc_read(v, 0);
+    start_h = hc_read(v, 1);
+    fake.exit_tsc = 1500;
+    guest_runs(v, CPL_USER, 400);
+    pmu_emulated_instruction(v);                /* one emulated guest instruction */
+    fake.exit_tsc = 2300;
+    guest_runs(v, CPL_KERNEL, 600);
+    CHECK_EQ(hc_read(v, 0) - start_all, 1300u);         /* = 2300 - 1000 */
+    CHECK_EQ(hc_read(v, 1) - start_h, 100u + 199u);     /* 1500-1000-400, 2300-1500-600-1 */
 }
