@@ -49,18 +49,26 @@ capture $RUN | grep '^pmu_exact: ' | indent
 # Every user/kernel change was seen (traps counted at the end).
 expect_in $RUN com2.txt "mode traps saw system calls, exceptions, interrupts and IRETs" \
     '^vmx: vcpu 0: mode traps: [1-9][0-9]* SYSCALL, [1-9][0-9]* SYSRET, [1-9][0-9]* IRET, [1-9][0-9]* exceptions, [1-9][0-9]* interrupts'
-# Sampling: each session's overflows landed within SKID_MAX events past
-# their exact points, and the log holds one sample per overflow.
+# Sampling, from the log: each session's overflows landed within SKID_MAX
+# events past their exact points (Vertigo's console record at the session's
+# end), and the log holds one sample per overflow.
+decode $RUN
+total=0
 for period in 1000 10007; do
-    line=$(capture $RUN com2.txt | grep -E "^pmu: vcpu 0: sampled instructions:u every $period: " | tail -n1)
+    line=$(grep -E "console src=hv \"pmu: vcpu 0: sampled instructions:u every $period: " \
+           "$E2E_OUT/$RUN/decode.txt" | tail -n1)
     overflows=$(echo "$line" | sed -nE 's/.*: ([0-9]+) overflows, .*/\1/p')
-    skid=$(echo "$line" | sed -nE 's/.*skid at most ([0-9]+) events$/\1/p')
+    skid=$(echo "$line" | sed -nE 's/.*skid at most ([0-9]+) events.*/\1/p')
     if [ -n "$skid" ] && [ "$skid" -le $SKID_MAX ] && [ "${overflows:-0}" -gt 0 ]; then
         pass "$RUN: sampling every $period: $overflows overflows, skid at most $skid <= $SKID_MAX"
     else
-        fail "$RUN: sampling every $period within the skid" "line: '$line'"
+        fail "$RUN: sampling every $period within the skid" "log record: '$line'"
     fi
+    total=$((total + ${overflows:-0}))
 done
+samples=$(grep -c ' sample dom=0 vcpu=0 ' "$E2E_OUT/$RUN/decode.txt")
+[ "$samples" = "$total" ] && pass "$RUN: one sample in the log per overflow ($samples)" ||
+    fail "$RUN: one sample in the log per overflow" "$samples samples, $total overflows"
 
 # Software-event totals against the exit statistics of the same run.
 com2=$(capture $RUN com2.txt)
