@@ -7,6 +7,11 @@
  * each time it changes (size or mtime). Text is cut into chunks of at most
  * VERTIGO_SYMBOLS_CHUNK_MAX bytes at line boundaries.
  *
+ * The agent runs as root and /tmp is anyone's: a perf-PID.map is read
+ * only as perf reads one, a regular file owned by the process's user or
+ * by root (jit_open), and never through a link, so no user can ship
+ * /etc/shadow into the log or hang the agent on a FIFO.
+ *
  *   vertigo-agent [--daemon] [--module KO] [--log FILE] [--pidfile FILE]
  *       load the module, ship kallsyms and the first scan, print "ready";
  *       with --daemon go on in the background (processes polled every
@@ -44,6 +49,7 @@
 #define SCAN_INTERVAL_MS  100
 #define SHIPS_PER_SCAN    32          /* processes shipped per scan at most */
 #define JIT_MAPS_MAX      64          /* perf-PID.map files tracked */
+#define JIT_PID_MAX       4194304u    /* PID_MAX_LIMIT: larger is no PID */
 #define TEXT_MAX          (8u << 20)  /* largest text set shipped */
 #define STOP_WAIT_MS      30000
 
@@ -66,6 +72,7 @@ struct jit_map {
     off_t size;
     struct timespec mtime;
     uint64_t epoch;
+    const char *refused;            /* why the file was last refused (logged once), or NULL */
 };
 
 struct agent {
@@ -116,21 +123,25 @@ static int text_append(struct text *t, const char *p, size_t n)
     return 0;
 }
 
+/* Reads what is left of fd, at most TEXT_MAX bytes; 0 or -errno. */
+static int text_read_fd(struct text *t, int fd)
+{
+    char block[4096];
+    ssize_t n;
+    t->len = 0;
+    while ((n = read(fd, block, sizeof(block))) > 0)
+        if (text_append(t, block, (size_t)n))
+            return -EFBIG;
+    return n < 0 ? -errno : 0;
+}
+
 /* Reads a whole (proc) file; 0 or -errno. */
 static int text_read_file(struct text *t, const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
-    char block[4096];
-    ssize_t n;
-    t->len = 0;
-    while ((n = read(fd, block, sizeof(block))) > 0)
-        if (text_append(t, block, (size_t)n)) {
-            close(fd);
-            return -EFBIG;
-        }
-    int err = n < 0 ? -errno : 0;
+    int err = text_read_fd(t, fd);
     close(fd);
     return err;
 }
@@ -298,15 +309,84 @@ static void scan_processes(struct agent *a)
 
 /* ---- JIT maps -------------------------------------------------------- */
 
+/* The PID of a file named exactly "perf-PID.map" (decimal, no sign or
+ * space, below 2^22: PID_MAX_LIMIT), else 0. */
+static uint32_t jit_pid_of(const char *name)
+{
+    static const char prefix[] = "perf-", suffix[] = ".map";
+    const char *p = name + sizeof(prefix) - 1;
+    uint32_t pid = 0;
+    if (strncmp(name, prefix, sizeof(prefix) - 1) || *p < '1' || *p > '9')
+        return 0;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        pid = pid * 10 + (uint32_t)(*p - '0');
+        if (pid > JIT_PID_MAX)
+            return 0;
+    }
+    return strcmp(p, suffix) ? 0 : pid;
+}
+
+/* The effective user of process pid (from /proc/PID/status), or -1 when
+ * it is gone. */
+static long process_uid(uint32_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof(path), "/proc/%u/status", pid);
+    FILE *f = fopen(path, "re");
+    long uid = -1;
+    unsigned long real, effective;
+    while (f && uid < 0 && fgets(line, sizeof(line), f))
+        if (sscanf(line, "Uid: %lu %lu", &real, &effective) == 2)
+            uid = (long)effective;
+    if (f)
+        fclose(f);
+    return uid;
+}
+
+/* Opens pid's JIT map at path read-only as perf accepts a map file: a
+ * regular file, not reached through a symbolic link, owned by root or by
+ * the process's user (only root's once the process is gone), and with
+ * one name (a hard link could dress another file up as a map). The open
+ * neither follows a link nor waits for a FIFO's writer, and the checks
+ * are made on the open file. Returns its descriptor and stat, or -1 with
+ * *why saying what was refused. */
+static int jit_open(uint32_t pid, const char *path, struct stat *st, const char **why)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        *why = errno == ELOOP ? "a symbolic link" : "cannot be opened";
+        return -1;
+    }
+    long uid = process_uid(pid);
+    if (fstat(fd, st) != 0)
+        *why = "cannot be read";
+    else if (!S_ISREG(st->st_mode))
+        *why = "not a regular file";
+    else if (st->st_uid != 0 && (uid < 0 || st->st_uid != (uid_t)uid))
+        *why = uid < 0 ? "not owned by root, and its process is gone"
+                       : "owned by neither the process's user nor root";
+    else if (st->st_nlink != 1)
+        *why = "a file with other names (hard links)";
+    else
+        return fd;
+    close(fd);
+    return -1;
+}
+
+/* The slot of pid's map; when all are taken, one of a refused file or of
+ * a process that is gone is given up. NULL if none can be. */
 static struct jit_map *jit_slot(struct agent *a, uint32_t pid)
 {
     for (unsigned i = 0; i < a->jit_count; i++)
         if (a->jits[i].pid == pid)
             return &a->jits[i];
-    if (a->jit_count == JIT_MAPS_MAX)
-        return NULL;
-    a->jits[a->jit_count] = (struct jit_map){ .pid = pid };
-    return &a->jits[a->jit_count++];
+    struct jit_map *j = a->jit_count < JIT_MAPS_MAX ? &a->jits[a->jit_count++] : NULL;
+    for (unsigned i = 0; !j && i < a->jit_count; i++)
+        if (a->jits[i].refused || (kill((pid_t)a->jits[i].pid, 0) != 0 && errno == ESRCH))
+            j = &a->jits[i];
+    if (j)
+        *j = (struct jit_map){ .pid = pid };
+    return j;
 }
 
 static int jit_changed(const struct jit_map *j, const struct stat *st)
@@ -315,15 +395,31 @@ static int jit_changed(const struct jit_map *j, const struct stat *st)
            j->mtime.tv_nsec != st->st_mtim.tv_nsec;
 }
 
+/* Logs a refused map once per reason (it is looked at every scan). */
+static void jit_refuse(struct agent *a, struct jit_map *j, const char *path, const char *why)
+{
+    if (j->refused != why)
+        agent_log(a, "jit: %s refused: %s", path, why);
+    j->refused = why;
+}
+
 /* Ships path as pid's JIT map under the next epoch if it changed. */
 static void jit_consider(struct agent *a, uint32_t pid, const char *path)
 {
     struct stat st;
+    const char *why;
     struct jit_map *j = jit_slot(a, pid);
-    if (!j || stat(path, &st) != 0 || !jit_changed(j, &st))
+    if (!j)
         return;
+    int fd = jit_open(pid, path, &st, &why);
+    if (fd < 0) {
+        jit_refuse(a, j, path, why);
+        return;
+    }
+    j->refused = NULL;
     struct text t = { 0 };
-    int rc = text_read_file(&t, path);
+    int rc = jit_changed(j, &st) ? text_read_fd(&t, fd) : -EAGAIN;
+    close(fd);
     text_whole_lines(&t);
     if (rc == 0 && t.len) {
         j->size = st.st_size;
@@ -344,9 +440,8 @@ static void scan_jit_maps(struct agent *a)
         return;
     struct dirent *e;
     while ((e = readdir(d))) {
-        unsigned pid;
-        char tail[8];
-        if (sscanf(e->d_name, "perf-%u.%7s", &pid, tail) != 2 || strcmp(tail, "map"))
+        uint32_t pid = jit_pid_of(e->d_name);
+        if (!pid)
             continue;
         char path[300];
         snprintf(path, sizeof(path), "%s/%s", JIT_DIR, e->d_name);

@@ -92,7 +92,8 @@ out:
 	return ret;
 }
 
-/* The page-table root and comm of pid's address space. */
+/* The page-table root and comm (sanitized: one line, printable) of pid's
+ * address space. */
 static long vertigo_identify(pid_t pid, u64 *cr3, char comm[VERTIGO_COMM_LEN])
 {
 	char name[TASK_COMM_LEN];
@@ -112,6 +113,7 @@ static long vertigo_identify(pid_t pid, u64 *cr3, char comm[VERTIGO_COMM_LEN])
 		*cr3 = __pa(mm->pgd);
 		get_task_comm(name, task);
 		strscpy(comm, name, VERTIGO_COMM_LEN);
+		vertigo_comm_sanitize(comm);
 		mmput(mm);
 	}
 	put_task_struct(task);

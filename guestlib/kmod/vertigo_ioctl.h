@@ -43,8 +43,21 @@ struct vertigo_process_query {
     uint32_t pid;                       /* in */
     uint32_t reserved;                  /* in: 0 */
     uint64_t cr3;                       /* out */
-    char comm[VERTIGO_COMM_LEN];        /* out, NUL-terminated */
+    char comm[VERTIGO_COMM_LEN];        /* out, NUL-terminated, printable ASCII */
 };
+
+/* Makes a process name safe to ship and print: every byte up to the NUL
+ * that is not printable ASCII (a newline, an escape sequence, ...) becomes
+ * '?'. A process chooses its name (prctl PR_SET_NAME, its executable's
+ * file name), and a newline in it would forge a second "PID CR3 COMM"
+ * identity line for another process. The module applies it to every comm
+ * it ships or returns. */
+static inline void vertigo_comm_sanitize(char comm[VERTIGO_COMM_LEN])
+{
+    for (unsigned int i = 0; i < VERTIGO_COMM_LEN && comm[i]; i++)
+        if ((unsigned char)comm[i] < 0x20 || (unsigned char)comm[i] > 0x7e)
+            comm[i] = '?';
+}
 
 /* LIST: the user processes (those with an address space) and their CR3,
  * for cheap change detection (a new CR3 for a known PID means exec). */
