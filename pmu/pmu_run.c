@@ -168,12 +168,14 @@ static void plan_entry(struct vcpu *v)
 static void soft_hypervisor_time(struct vcpu *v, uint64_t guest_ticks)
 {
     struct vcpu_pmu *p = &v->pmu;
+    if (!p->ctx.count_hypervisor)
+        return;
     uint64_t now = pmu_arch_exit_tsc(v);
     uint64_t span = now - p->last_exit_tsc;
     uint64_t guest = guest_ticks + p->emulated;
     p->last_exit_tsc = now;
     p->emulated = 0;
-    if (!p->ctx.count_hypervisor || span <= guest)
+    if (span <= guest)
         return;
     pmu_soft_hypervisor_ticks(&p->ctx, span - guest);
     pmu_run_count_overflows(v, pmu_ctx_take_overflows(&p->ctx));
