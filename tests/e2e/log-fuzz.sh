@@ -1,24 +1,41 @@
 #!/bin/bash
-# Builds the log decoder's libFuzzer target and runs it for 60 seconds
-# from the golden fixtures' seed corpus. Prints PASS/FAIL: fuzz-decoder-60s.
+# Short runs of the libFuzzer targets in `make test` (`make fuzz` runs them
+# for FUZZ_SECONDS): the log decoder for 60 seconds from the golden
+# fixtures' seed corpus, and the report/export path (tests/fuzz/fuzz_report.h:
+# records framed into valid blocks, through the profile, the symbolizer
+# and every writer) for 30 seconds from its seeds and regression corpus.
+# Prints PASS/FAIL: fuzz-decoder-60s, fuzz-report-30s.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
-name=fuzz-decoder-60s
+
+# fuzz_for NAME TARGET SECONDS CORPUS [libFuzzer options...]
+fuzz_for() {
+    local name=$1 target=$2 seconds=$3 corpus=$4 log
+    shift 4
+    log="$BUILD/fuzz/$name.log"
+    "$BUILD/fuzz/$target" -max_total_time="$seconds" -artifact_prefix="$BUILD/fuzz/$target-" \
+        "$@" "$corpus" >"$log" 2>&1
+    local rc=$?
+    tail -n 3 "$log"
+    if [ $rc -eq 0 ] && grep -q 'Done [0-9]* runs' "$log"; then
+        pass "$name"
+    else
+        grep -E 'ERROR|runtime error|SUMMARY|Test unit written' "$log" | head -5
+        fail "$name" "exit $rc, log $log"
+    fi
+}
+
 if ! make --no-print-directory BUILD="$BUILD" "$BUILD/fuzz/fuzz-decoder" \
         "$BUILD/fuzz/corpus-decoder/.seeded"; then
-    fail "$name" "build failed"
-    exit 1
-fi
-log="$BUILD/fuzz/fuzz-decoder-60s.log"
-"$BUILD/fuzz/fuzz-decoder" -max_total_time=60 -max_len=200000 \
-    -artifact_prefix="$BUILD/fuzz/" "$BUILD/fuzz/corpus-decoder" >"$log" 2>&1
-rc=$?
-tail -n 3 "$log"
-if [ $rc -eq 0 ] && grep -q 'Done [0-9]* runs' "$log"; then
-    pass "$name"
+    fail fuzz-decoder-60s "build failed"
 else
-    grep -E 'ERROR|runtime error|SUMMARY' "$log" | head -5
-    fail "$name" "exit $rc, log $log"
-    exit 1
+    fuzz_for fuzz-decoder-60s fuzz-decoder 60 "$BUILD/fuzz/corpus-decoder" -max_len=200000
 fi
+if ! make --no-print-directory BUILD="$BUILD" "$BUILD/fuzz/fuzz-report" \
+        "$BUILD/fuzz/corpus-report/.seeded"; then
+    fail fuzz-report-30s "build failed"
+else
+    fuzz_for fuzz-report-30s fuzz-report 30 "$BUILD/fuzz/corpus-report" -max_len=100000 -timeout=20
+fi
+exit $E2E_FAILED

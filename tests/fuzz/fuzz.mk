@@ -1,5 +1,6 @@
 # libFuzzer (clang) targets. `make fuzz` runs each for FUZZ_SECONDS
-# (default 30 minutes); tests/e2e/log-fuzz.sh runs the decoder's for 60 s.
+# (default 30 minutes); tests/e2e/log-fuzz.sh runs the decoder's for 60 s
+# and the report's for 30 s.
 FUZZ_SECONDS ?= 1800
 FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARNINGS) -I. -Iinclude -DVERTIGO_HOSTED=1 \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
@@ -31,3 +32,43 @@ HOSTILE_LOG_SRCS := tests/fuzz/hostile_logs.c tests/unit/test_log_util.c \
 TOOLS += hostile-log
 tool_hostile-log_SRCS := tests/fuzz/hostile_log_main.c $(HOSTILE_LOG_SRCS)
 HEADERS_HOST += tests/fuzz/hostile_logs.h
+
+# The report fuzzer (tests/fuzz/fuzz_report.h): records framed into valid
+# blocks through the decoder, profile, symbolizer and every writer. Seeds:
+# the hostile logs and the report tests' capture (fuzz-report-seed), and
+# the regression corpus of every crash it found (tests/fixtures/report-corpus,
+# replayed by the report_corpus unit test under the sanitizers).
+FUZZ_REPORT_SRCS := tests/fuzz/fuzz_report_main.c tests/fuzz/fuzz_report.c tests/unit/test_log_util.c \
+                    host-tools/log_input.c $(REPORT_SRCS) $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS))
+HEADERS_HOST += tests/fuzz/fuzz_report.h
+
+$(BUILD)/fuzz/fuzz-report: $(FUZZ_REPORT_SRCS) $(wildcard host-tools/*.h vmm/log_*.h include/vertigo/*.h \
+                           tests/fuzz/*.h tests/unit/test_log_util.h)
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_REPORT_SRCS) -o $@ $(REPORT_LIBS)
+
+TOOLS += fuzz-report-seed
+tool_fuzz-report-seed_SRCS := tests/fuzz/fuzz_report_seed.c $(HOSTILE_LOG_SRCS)
+
+FUZZ_REPORT_CORPUS := $(BUILD)/fuzz/corpus-report
+$(FUZZ_REPORT_CORPUS)/.seeded: $(BUILD)/fuzz-report-seed $(BUILD)/gen-profile $(PROFILE_FIXTURE_ELFS) \
+                               $(wildcard tests/fixtures/report-corpus/*.bin)
+	@mkdir -p $(dir $@)
+	$(Q)$(BUILD)/gen-profile $(PROFILE_ROOT)/bin/workload $(PROFILE_DIR)/hvmini \
+	    tests/fixtures/profile/kallsyms.txt 2 $(dir $@)/capture.log
+	$(Q)$(BUILD)/fuzz-report-seed $(dir $@) $(dir $@)/capture.log
+	$(Q)rm -f $(dir $@)/capture.log
+	$(Q)cp tests/fixtures/report-corpus/*.bin $(dir $@)/ 2>/dev/null || true
+	$(Q)touch $@
+
+.PHONY: fuzz-report
+FUZZ_TARGETS += fuzz-report
+fuzz-report: $(BUILD)/fuzz/fuzz-report $(FUZZ_REPORT_CORPUS)/.seeded
+	$(Q)$< -max_total_time=$(FUZZ_SECONDS) -max_len=100000 -timeout=20 \
+	    -artifact_prefix=$(BUILD)/fuzz/report- $(FUZZ_REPORT_CORPUS)
+
+# Every input of the regression corpus through the harness, sanitized.
+UNIT_TESTS += report_corpus
+unit_report_corpus_SRCS := tests/unit/test_report_corpus.c tests/fuzz/fuzz_report.c $(REPORT_TEST_SRCS)
+unit_report_corpus_LIBS := $(REPORT_LIBS)
+$(BUILD)/unit/report_corpus: | $(PROFILE_FIXTURE_ELFS)

@@ -1,0 +1,287 @@
+/* The report fuzzer's harness (see fuzz_report.h): frames the input's
+ * records into a valid stream, loads it as `vertigo report` does
+ * (profile_complete: loss, symbol problems, warnings), runs the report,
+ * folded, CSV and pprof writers, and checks that their totals agree. */
+#include "tests/fuzz/fuzz_report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "host-tools/profile.h"
+#include "host-tools/vertigo.h"
+#include "tests/unit/test_log_util.h"
+#include "vmm/log_varint.h"
+
+#define PATH_LEN 512u
+#define ROOT_LEN (PATH_LEN + 32u)            /* PATH_LEN/fuzz/report-root.XXXXXX */
+#define FILE_LEN (ROOT_LEN + 32u)            /* a file below the root */
+#define CPUS 4u
+#define BLOCK_FILL 8192u             /* payload bytes before the harness closes a block */
+#define KALLSYMS "tests/fixtures/profile/kallsyms.txt"
+
+static char root_dir[ROOT_LEN], vertigo_elf[PATH_LEN + 32u];
+
+/* ---- The fuzz root -------------------------------------------------------- */
+
+static void remove_root(void)
+{
+    char cmd[ROOT_LEN + 16];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root_dir);
+    if (root_dir[0] && system(cmd) != 0)
+        fprintf(stderr, "fuzz-report: could not remove %s\n", root_dir);
+}
+
+static bool copy_prefix(const char *from, const char *to, long max)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    char buf[4096];
+    size_t n;
+    long done = 0;
+    while (in && out && done < max && (n = fread(buf, 1, sizeof(buf), in)) > 0) {
+        size_t take = (long)n < max - done ? n : (size_t)(max - done);
+        done += (long)fwrite(buf, 1, take, out);
+    }
+    bool ok = in && out && done > 0;
+    if (in)
+        fclose(in);
+    if (out)
+        fclose(out);
+    return ok;
+}
+
+/* path below the root (rel) */
+static const char *in_root(const char *rel, char *out)
+{
+    snprintf(out, FILE_LEN, "%s/%s", root_dir, rel);
+    return out;
+}
+
+bool fuzz_report_setup(const char *build_dir)
+{
+    char workload[PATH_LEN + 32u], path[FILE_LEN], fuzz_dir[PATH_LEN + 8u];
+    if (strlen(build_dir) >= PATH_LEN)
+        return false;
+    snprintf(workload, sizeof(workload), "%s/profile/root/bin/workload", build_dir);
+    snprintf(vertigo_elf, sizeof(vertigo_elf), "%s/profile/hvmini", build_dir);
+    snprintf(fuzz_dir, sizeof(fuzz_dir), "%s/fuzz", build_dir);
+    mkdir(fuzz_dir, 0755);
+    snprintf(root_dir, sizeof(root_dir), "%s/report-root.XXXXXX", fuzz_dir);
+    if (!mkdtemp(root_dir)) {
+        root_dir[0] = '\0';
+        return false;
+    }
+    atexit(remove_root);
+    mkdir(in_root("bin", path), 0755);
+    mkdir(in_root("lib", path), 0755);
+    mkdir(in_root("lib/dir.so", path), 0755);
+    bool ok = copy_prefix(workload, in_root("bin/workload", path), 1L << 30) &&
+              copy_prefix(workload, in_root("lib/trunc.so", path), 3000) &&
+              copy_prefix(KALLSYMS, in_root("lib/text.so", path), 1L << 30) &&
+              mkfifo(in_root("lib/fifo.so", path), 0600) == 0 &&
+              symlink("loop.so", in_root("lib/loop.so", path)) == 0 &&
+              symlink("../../../../../../../etc/passwd", in_root("lib/escape.so", path)) == 0 &&
+              symlink("/dev/zero", in_root("lib/abs.so", path)) == 0 &&
+              symlink("/bin/workload", in_root("lib/good.so", path)) == 0;
+    return ok && access(vertigo_elf, R_OK) == 0;
+}
+
+/* ---- Framing the input into a stream --------------------------------------- */
+
+struct framer {
+    struct log_test_stream out, payload;
+    int cpu;                         /* of the open block, -1: none */
+    uint16_t records;
+    uint32_t seq[CPUS];
+    uint64_t first[CPUS];
+};
+
+static void close_block(struct framer *f)
+{
+    if (f->cpu < 0)
+        return;
+    unsigned c = (unsigned)f->cpu;
+    log_test_block(&f->out, (uint16_t)c, f->seq[c]++, f->first[c], 1000, f->records, &f->payload);
+    f->first[c] += f->records;
+    f->records = 0;
+    f->payload.len = 0;
+    f->cpu = -1;
+}
+
+static void new_stream(struct framer *f)
+{
+    close_block(f);
+    memset(f->seq, 0, sizeof(f->seq));
+    memset(f->first, 0, sizeof(f->first));
+    log_test_stream_header(&f->out, CPUS);
+}
+
+/* One record: control byte, type, body; returns the bytes it took. */
+static size_t frame_record(struct framer *f, const uint8_t *p, size_t left)
+{
+    uint8_t ctl = p[0], type = p[1];
+    size_t len = (size_t)(p[2] | p[3] << 8);
+    if (len > left - FUZZ_RECORD_HEAD)
+        len = left - FUZZ_RECORD_HEAD;
+    int cpu = ctl & FUZZ_CTL_CPU_MASK;
+    if (ctl & FUZZ_CTL_NEW_STREAM)
+        new_stream(f);
+    if (f->cpu != cpu || (ctl & FUZZ_CTL_NEW_BLOCK) || f->payload.len + len > BLOCK_FILL ||
+        f->records == UINT16_MAX)
+        close_block(f);
+    if (ctl & FUZZ_CTL_GAP)
+        f->seq[cpu]++;
+    f->cpu = cpu;
+    uint8_t head[1 + LOG_VARINT_MAX];
+    head[0] = type;
+    size_t head_len = 1 + log_varint_put(head + 1, len);
+    log_test_stream_append(&f->payload, head, head_len);
+    if (len)
+        log_test_stream_append(&f->payload, p + FUZZ_RECORD_HEAD, len);
+    f->records++;
+    return FUZZ_RECORD_HEAD + len;
+}
+
+static void frame_input(struct framer *f, const uint8_t *data, size_t size)
+{
+    f->cpu = -1;
+    new_stream(f);
+    for (size_t off = 0; size - off >= FUZZ_RECORD_HEAD;)
+        off += frame_record(f, data + off, size - off);
+    close_block(f);
+}
+
+/* ---- Loading and writing ---------------------------------------------------- */
+
+/* Counts the samples the decoder passes on, then hands each record to
+ * the profile. */
+struct counted {
+    struct profile *p;
+    uint64_t samples;
+    char first_event[PROFILE_EVENT_NAME_MAX];
+};
+
+static void count_record(void *user, const struct logdec_record *r)
+{
+    struct counted *c = user;
+    c->samples += r->type == LOG_REC_SAMPLE;
+    if (r->type == LOG_REC_EVENT_DESC && !c->first_event[0]) {
+        size_t n = r->u.event_desc.len < sizeof(c->first_event) - 1 ? r->u.event_desc.len
+                                                                     : sizeof(c->first_event) - 1;
+        memcpy(c->first_event, r->u.event_desc.name, n);
+        c->first_event[n] = '\0';
+    }
+    profile_record(c->p, r);
+}
+
+static void count_header(void *user, const struct log_stream_header *h, uint64_t offset)
+{
+    profile_header(((struct counted *)user)->p, h, offset);
+}
+
+static struct profile_options options_of(uint8_t opt, const char *event)
+{
+    return (struct profile_options){
+        .sym = { .guest_root = opt & FUZZ_OPT_GUEST_ROOT ? root_dir : NULL,
+                 .kallsyms_path = opt & FUZZ_OPT_KALLSYMS ? KALLSYMS : NULL,
+                 .vertigo_elf = opt & FUZZ_OPT_VERTIGO_ELF ? vertigo_elf : NULL },
+        .event = opt & FUZZ_OPT_EVENT && event[0] ? event : NULL,
+    };
+}
+
+/* The text a writer produces (malloc'd). */
+static char *render(const struct profile *p, bool (*writer)(FILE *out, const struct profile *p),
+                    const struct report_options *ro)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    if (!out)
+        abort();
+    if (writer && !writer(out, p))
+        abort();
+    if (!writer)
+        report_write(out, p, ro);
+    fclose(out);
+    return text;
+}
+
+/* The sum of the numbers after the last space (folded) or the next to
+ * last comma (CSV) of each line after the first skip lines. */
+static uint64_t sum_column(const char *text, char sep, unsigned from_end, unsigned skip)
+{
+    uint64_t sum = 0;
+    for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        if (skip) {
+            skip--;
+            continue;
+        }
+        const char *end = strchr(l, '\n'), *q = end ? end : l + strlen(l);
+        for (unsigned k = 0; k < from_end && q > l; k++)
+            while (q > l && *--q != sep) {}
+        sum += strtoull(q + 1, NULL, 10);
+    }
+    return sum;
+}
+
+static void check_writers(const struct profile *p, uint8_t opt)
+{
+    uint64_t total = 0, by_event = 0;
+    for (uint64_t i = 0; i < p->sample_count; i++)
+        total += p->samples[i].count;
+    for (uint32_t e = 0; e < p->event_count; e++)
+        by_event += p->events[e].total;
+    if (total != p->total || by_event != p->total || p->total > p->raw_samples)
+        abort();
+    struct report_options ro = { .sort = (enum report_sort)(opt & FUZZ_OPT_SORT_MASK) % 3,
+                                 .children = opt & FUZZ_OPT_CHILDREN, .by_mode = opt & FUZZ_OPT_BY_MODE };
+    char *report = render(p, NULL, &ro), *folded = render(p, export_folded, NULL);
+    char *csv = render(p, export_csv, NULL), *pprof = render(p, export_pprof, NULL);
+    const char *line = strstr(report, "\n# Total samples: ");
+    if (!line || strtoull(line + 18, NULL, 10) != p->total)
+        abort();
+    if (sum_column(folded, ' ', 1, 0) != p->total || sum_column(csv, ',', 2, 1) != p->total)
+        abort();
+    free(report);
+    free(folded);
+    free(csv);
+    free(pprof);
+}
+
+void fuzz_report_run(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return;
+    struct framer f = { 0 };
+    frame_input(&f, data + 1, size - 1);
+    /* The event filter (set once the log is read) names its first event
+     * description. */
+    struct counted c = { 0 };
+    struct logdec *dec = malloc(sizeof(*dec));
+    static const struct logdec_callbacks cb = { .header = count_header, .record = count_record };
+    struct profile p;
+    char err[256];
+    struct profile_options o = options_of(data[0], "");
+    if (!dec || !profile_init(&p, &o, err, sizeof(err)))
+        abort();
+    c.p = &p;
+    logdec_init(dec, &cb, &c);
+    logdec_feed(dec, f.out.data, f.out.len);
+    logdec_finish(dec);
+    o = options_of(data[0], c.first_event);
+    FILE *saved = stderr;
+    stderr = fopen("/dev/null", "w");
+    int status = profile_complete(&p, "report", "fuzz", &o, dec);
+    fclose(stderr);
+    stderr = saved;
+    if (p.raw_samples != c.samples)
+        abort();
+    if (status == VERTIGO_EXIT_OK || status == VERTIGO_EXIT_DAMAGED)
+        check_writers(&p, data[0]);
+    profile_free(&p);
+    free(dec);
+    log_test_stream_free(&f.out);
+    log_test_stream_free(&f.payload);
+}
