@@ -38,7 +38,8 @@ HEADERS_HOST += tests/fuzz/hostile_logs.h
 # the hostile logs and the report tests' capture (fuzz-report-seed), and
 # the regression corpus of every crash it found (tests/fixtures/report-corpus,
 # replayed by the report_corpus unit test under the sanitizers).
-FUZZ_REPORT_SRCS := tests/fuzz/fuzz_report_main.c tests/fuzz/fuzz_report.c tests/unit/test_log_util.c \
+FUZZ_REPORT_SRCS := tests/fuzz/fuzz_report_main.c tests/fuzz/fuzz_report.c tests/fuzz/hostile_logs.c \
+                    tests/unit/test_log_util.c \
                     host-tools/log_input.c $(REPORT_SRCS) $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS))
 HEADERS_HOST += tests/fuzz/fuzz_report.h
 

@@ -12,19 +12,19 @@
 
 #include "host-tools/profile.h"
 #include "host-tools/vertigo.h"
+#include "tests/fuzz/hostile_logs.h"
 #include "tests/unit/test_log_util.h"
 #include "vmm/log_varint.h"
 
 #define PATH_LEN 512u
 #define ROOT_LEN (PATH_LEN + 32u)            /* PATH_LEN/fuzz/report-root.XXXXXX */
-#define FILE_LEN (ROOT_LEN + 32u)            /* a file below the root */
 #define CPUS 4u
 #define BLOCK_FILL 8192u             /* payload bytes before the harness closes a block */
 #define KALLSYMS "tests/fixtures/profile/kallsyms.txt"
 
 static char root_dir[ROOT_LEN], vertigo_elf[PATH_LEN + 32u];
 
-/* ---- The fuzz root -------------------------------------------------------- */
+/* ---- The fuzz root: hostile_root_make's files ------------------------------- */
 
 static void remove_root(void)
 {
@@ -34,34 +34,9 @@ static void remove_root(void)
         fprintf(stderr, "fuzz-report: could not remove %s\n", root_dir);
 }
 
-static bool copy_prefix(const char *from, const char *to, long max)
-{
-    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-    char buf[4096];
-    size_t n;
-    long done = 0;
-    while (in && out && done < max && (n = fread(buf, 1, sizeof(buf), in)) > 0) {
-        size_t take = (long)n < max - done ? n : (size_t)(max - done);
-        done += (long)fwrite(buf, 1, take, out);
-    }
-    bool ok = in && out && done > 0;
-    if (in)
-        fclose(in);
-    if (out)
-        fclose(out);
-    return ok;
-}
-
-/* path below the root (rel) */
-static const char *in_root(const char *rel, char *out)
-{
-    snprintf(out, FILE_LEN, "%s/%s", root_dir, rel);
-    return out;
-}
-
 bool fuzz_report_setup(const char *build_dir)
 {
-    char workload[PATH_LEN + 32u], path[FILE_LEN], fuzz_dir[PATH_LEN + 8u];
+    char workload[PATH_LEN + 32u], fuzz_dir[PATH_LEN + 8u];
     if (strlen(build_dir) >= PATH_LEN)
         return false;
     snprintf(workload, sizeof(workload), "%s/profile/root/bin/workload", build_dir);
@@ -74,18 +49,7 @@ bool fuzz_report_setup(const char *build_dir)
         return false;
     }
     atexit(remove_root);
-    mkdir(in_root("bin", path), 0755);
-    mkdir(in_root("lib", path), 0755);
-    mkdir(in_root("lib/dir.so", path), 0755);
-    bool ok = copy_prefix(workload, in_root("bin/workload", path), 1L << 30) &&
-              copy_prefix(workload, in_root("lib/trunc.so", path), 3000) &&
-              copy_prefix(KALLSYMS, in_root("lib/text.so", path), 1L << 30) &&
-              mkfifo(in_root("lib/fifo.so", path), 0600) == 0 &&
-              symlink("loop.so", in_root("lib/loop.so", path)) == 0 &&
-              symlink("../../../../../../../etc/passwd", in_root("lib/escape.so", path)) == 0 &&
-              symlink("/dev/zero", in_root("lib/abs.so", path)) == 0 &&
-              symlink("/bin/workload", in_root("lib/good.so", path)) == 0;
-    return ok && access(vertigo_elf, R_OK) == 0;
+    return hostile_root_make(root_dir, workload) && access(vertigo_elf, R_OK) == 0;
 }
 
 /* ---- Framing the input into a stream --------------------------------------- */

@@ -6,11 +6,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "vmm/log_encode.h"
 #include "vmm/log_varint.h"
 
 #define BLOCK_FILL 60000u                /* payload bytes before a new block */
+#define PATH_LEN 1024u
+#define TRUNCATED_ELF 3000                /* bytes: headers, no section table */
 #define TSC_STEP 1000u
 #define JIT_NAME_LEN 1000u
 
@@ -254,4 +258,50 @@ bool hostile_log_write(const char *kind, uint32_t n, struct log_test_stream *out
         return true;
     }
     return false;
+}
+
+/* ---- The hostile guest root ------------------------------------------------ */
+
+/* The first max bytes of from, copied to to. */
+static bool copy_prefix(const char *from, const char *to, long max)
+{
+    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+    char buf[4096];
+    size_t n;
+    long done = 0;
+    while (in && out && done < max && (n = fread(buf, 1, sizeof(buf), in)) > 0) {
+        size_t take = (long)n < max - done ? n : (size_t)(max - done);
+        done += (long)fwrite(buf, 1, take, out);
+    }
+    bool ok = in && out && done > 0;
+    if (in)
+        fclose(in);
+    if (out)
+        fclose(out);
+    return ok;
+}
+
+static const char *below(const char *root, const char *rel, char *out)
+{
+    snprintf(out, PATH_LEN, "%s/%s", root, rel);
+    return out;
+}
+
+bool hostile_root_make(const char *root, const char *workload)
+{
+    char p[PATH_LEN];
+    static const char text[] = "tests/fixtures/profile/kallsyms.txt";
+    if (strlen(root) > PATH_LEN / 2)
+        return false;
+    mkdir(below(root, "bin", p), 0755);
+    mkdir(below(root, "lib", p), 0755);
+    return mkdir(below(root, "lib/dir.so", p), 0755) == 0 &&
+           copy_prefix(workload, below(root, "bin/workload", p), 1L << 30) &&
+           copy_prefix(workload, below(root, "lib/trunc.so", p), TRUNCATED_ELF) &&
+           copy_prefix(text, below(root, "lib/text.so", p), 1L << 30) &&
+           mkfifo(below(root, "lib/fifo.so", p), 0600) == 0 &&
+           symlink("loop.so", below(root, "lib/loop.so", p)) == 0 &&
+           symlink("../../../../../../../../etc/passwd", below(root, "lib/escape.so", p)) == 0 &&
+           symlink("/dev/zero", below(root, "lib/abs.so", p)) == 0 &&
+           symlink("/bin/workload", below(root, "lib/good.so", p)) == 0;
 }

@@ -31,6 +31,16 @@
 /* Appends the log `kind` scaled by n to out; false if kind is unknown. */
 bool hostile_log_write(const char *kind, uint32_t n, struct log_test_stream *out);
 
+/* Fills root (an existing, empty directory) with a guest tree of hostile
+ * files for the symbolizer: bin/workload (a copy of the ELF workload),
+ * lib/good.so (an absolute link to /bin/workload: inside the root),
+ * lib/trunc.so (the workload's first 3000 bytes), lib/text.so (a text
+ * file), lib/fifo.so (a FIFO), lib/loop.so (a link to itself),
+ * lib/escape.so (a link climbing out of the root to /etc/passwd),
+ * lib/abs.so (an absolute link to /dev/zero), lib/dir.so (a directory).
+ * False if one could not be made. */
+bool hostile_root_make(const char *root, const char *workload);
+
 /* The kinds, NULL-terminated. */
 extern const char *const hostile_log_kinds[11];
 

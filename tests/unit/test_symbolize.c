@@ -12,6 +12,7 @@
 
 #include "host-tools/symbolize.h"
 #include "tests/fixtures/profile/gen_profile.h"
+#include "tests/fuzz/hostile_logs.h"
 #include "tests/unit/unit.h"
 
 #define PATH_LEN 512u
@@ -253,54 +254,19 @@ TEST(jit_map_appended_at_the_same_address)
     sym_destroy(s);
 }
 
-/* A guest root in a temporary directory: the fixture workload, a copy of
- * it outside the root, and files that cannot serve. */
+/* A temporary directory holding the hostile guest root (hostile_root_make). */
 struct hostile_root {
     char top[PATH_LEN], root[PATH_LEN + 8];
 };
 
-static bool copy_file(const char *from, const char *to, long max)
-{
-    FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-    char buf[4096];
-    size_t n;
-    long done = 0;
-    while (in && out && done < max && (n = fread(buf, 1, sizeof(buf), in)) > 0) {
-        size_t take = (long)n < max - done ? n : (size_t)(max - done);
-        fwrite(buf, 1, take, out);
-        done += (long)take;
-    }
-    bool ok = in && out;
-    if (in)
-        fclose(in);
-    if (out)
-        fclose(out);
-    return ok;
-}
-
 static bool make_hostile_root(struct hostile_root *h, const char *workload)
 {
-    char path[2 * PATH_LEN];
     snprintf(h->top, sizeof(h->top), "/tmp/vertigo-sym-root.XXXXXX");
     if (!CHECK(mkdtemp(h->top) != NULL))
         return false;
     snprintf(h->root, sizeof(h->root), "%s/root", h->top);
     mkdir(h->root, 0755);
-    snprintf(path, sizeof(path), "%s/lib", h->root);
-    mkdir(path, 0755);
-    snprintf(path, sizeof(path), "%s/secret", h->top);
-    bool ok = copy_file(workload, path, 1L << 30);
-    snprintf(path, sizeof(path), "%s/lib/trunc.so", h->root);
-    ok &= copy_file(workload, path, 3000);
-    snprintf(path, sizeof(path), "%s/lib/text.so", h->root);
-    ok &= copy_file("tests/fixtures/profile/kallsyms.txt", path, 1L << 30);
-    snprintf(path, sizeof(path), "%s/lib/fifo.so", h->root);
-    ok &= mkfifo(path, 0600) == 0;
-    snprintf(path, sizeof(path), "%s/lib/loop.so", h->root);
-    ok &= symlink("loop.so", path) == 0;
-    snprintf(path, sizeof(path), "%s/lib/escape.so", h->root);
-    ok &= symlink("../../secret", path) == 0;
-    return CHECK(ok);
+    return CHECK(hostile_root_make(h->root, workload));
 }
 
 static void remove_root(const struct hostile_root *h)
@@ -319,10 +285,11 @@ TEST(guest_paths_stay_in_the_root_and_bad_files_are_named_once)
     char err[128], maps[2048];
     struct symbolizer *s = sym_create(&(struct sym_options){ .guest_root = h.root }, err, sizeof(err));
     /* The workload's g, mapped under each path twice at bases of their
-     * own (two loads of one file: warned once). */
-    static const char *const paths[] = { "/../secret", "/lib/escape.so", "/lib/trunc.so",
-                                         "/lib/text.so", "/lib/fifo.so", "/lib/loop.so",
-                                         "/lib/absent.so" };
+     * own (two loads of one file: warned once). Read outside the root,
+     * /etc/passwd or /dev/zero would draw warnings of their own. */
+    static const char *const paths[] = { "/../../../etc/passwd", "/lib/escape.so", "/lib/abs.so",
+                                         "/lib/trunc.so", "/lib/text.so", "/lib/fifo.so",
+                                         "/lib/loop.so", "/lib/absent.so", "/lib/dir.so" };
     size_t n = 0, count = sizeof(paths) / sizeof(paths[0]);
     uint64_t start = e.g & ~0xfffull, base = 0x10000000000ull;
     for (size_t i = 0; i < 2 * count; i++)
@@ -342,13 +309,20 @@ TEST(guest_paths_stay_in_the_root_and_bad_files_are_named_once)
         { "/lib/text.so: not an ELF file", "" },
         { "/lib/fifo.so: not a regular file", "" },
         { "/lib/loop.so: too many symbolic links", "" },
+        { "/lib/dir.so: not a regular file", "" },
     };
-    CHECK_EQ(sym_warning_count(s), 4);
-    for (size_t i = 0; i < sym_warning_count(s) && i < 4; i++) {
+    CHECK_EQ(sym_warning_count(s), 5);
+    for (size_t i = 0; i < sym_warning_count(s) && i < 5; i++) {
         const char *w = sym_warning(s, i);
         if (strncmp(w, warnings[i][0], strlen(warnings[i][0])) || !strstr(w, warnings[i][1]))
             unit_fail(__FILE__, __LINE__, "warning %zu: %s", i, w);
     }
+    /* An absolute link inside the root leads to the root's own file. */
+    snprintf(maps, sizeof(maps), "%llx-%llx r-xp %llx 00:02 5 /lib/good.so\n",
+             (unsigned long long)start, (unsigned long long)start + 0x10000,
+             (unsigned long long)(start - 0x400000));
+    CHECK(add_text(s, LOG_SYM_PROC_MAPS, 10, 0, 5, maps, 1000));
+    CHECK_STR(name_of(s, sym_resolve(s, &u, e.g + 1)), "g");
     sym_destroy(s);
     remove_root(&h);
 }
