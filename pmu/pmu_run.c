@@ -90,12 +90,20 @@ void pmu_run_count_overflows(struct vcpu *v, uint32_t mask)
         v->pmu.overflows++;
 }
 
+/* With the mode traps on, a run needs no step: only the overflow point, a
+ * user step the guest asked for (VERTIGO_HC_PMU_STEP, user mode only) and
+ * this bound, which keeps every run measured by the timer. */
+#define EXACT_RUN_MAX (1ull << 31)
+
 /* Software: every entry gets a deadline, at most one step, so halted time
  * a step may contain is bounded and every run is measured by the timer. */
 static void soft_plan_entry(struct vcpu *v, unsigned int cpl)
 {
     struct pmu_soft *soft = soft_of(&v->pmu);
     uint64_t step = soft->config.step_ticks;
+    soft->mode_exits = v->pmu.modes_trapped;
+    if (soft->mode_exits)
+        step = cpl && v->pmu.user_step_ticks ? v->pmu.user_step_ticks : EXACT_RUN_MAX;
     uint64_t deadline = pmu_soft_enter(soft, &v->pmu.ctx, cpl);
     pmu_arch_timer_request(v, PMU_TIMER_STEP, deadline < step ? deadline : step);
 }

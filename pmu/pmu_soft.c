@@ -181,6 +181,7 @@ enum pmu_status pmu_soft_init(struct pmu_soft *soft, const struct pmu_soft_confi
     soft->counts_at[0] = soft->counts_at[1] = 0;
     soft->samples_at[0] = soft->samples_at[1] = 0;
     soft->steps_by_mode = false;
+    soft->mode_exits = false;
     soft->entries = 0;
     soft->stepped_entries = 0;
     return PMU_OK;

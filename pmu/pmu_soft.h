@@ -40,6 +40,9 @@ struct pmu_soft {
     uint32_t counts_at[2];
     uint32_t samples_at[2];
     bool steps_by_mode;
+    /* Set by the caller before enter: every change of mode exits (the mode
+     * traps), so no step is needed to split user from kernel time. */
+    bool mode_exits;
     uint64_t entries;               /* statistics: enter calls */
     uint64_t stepped_entries;       /* entries whose deadline was the step */
 };
@@ -127,7 +130,7 @@ static inline uint64_t pmu_soft_deadline(const struct pmu_soft *soft, const stru
         if (c->period - c->raw < deadline)
             deadline = c->period - c->raw;
     }
-    if (soft->steps_by_mode && soft->config.step_ticks < deadline)
+    if (soft->steps_by_mode && !soft->mode_exits && soft->config.step_ticks < deadline)
         deadline = soft->config.step_ticks;
     return deadline;
 }

@@ -14,6 +14,7 @@
 #define VEC_DF             8
 #define VEC_PF             14
 #define INSN_MAX           15u          /* longest x86 instruction */
+#define PAGE_SIZE          4096u
 #define RFLAGS_TF          (1ull << 8)
 #define RFLAGS_RF          (1ull << 16)
 #define RFLAGS_FIXED       (1ull << 1)
@@ -44,18 +45,29 @@ static bool is_legacy_prefix(uint8_t b)
 
 /* SYSCALL (0F 05) or SYSRET (0F 07, REX.W for the 64-bit return) after any
  * prefixes; *len gets the instruction's length. */
+/* The instruction's bytes: what its page holds (one guest page walk), the
+ * next page's only when the instruction may cross into it. */
+static unsigned int fetch(struct vcpu *v, uint64_t rip, uint8_t *b)
+{
+    unsigned int in_page = PAGE_SIZE - (unsigned int)(rip & (PAGE_SIZE - 1));
+    unsigned int n = in_page < INSN_MAX ? in_page : INSN_MAX;
+    if (!guest_virt_read(v, rip, b, n))
+        return 0;
+    if (n < INSN_MAX && guest_virt_read(v, rip + n, b + n, INSN_MAX - n))
+        n = INSN_MAX;
+    return n;
+}
+
 static enum trapped_insn decode(struct vcpu *v, uint64_t rip, unsigned int *len)
 {
     uint8_t b[INSN_MAX];
-    unsigned int i = 0;
+    unsigned int i = 0, n = fetch(v, rip, b);
     bool rex_w = false;
-    if (!guest_virt_read(v, rip, b, 2))
-        return INSN_OTHER;
-    if (!guest_virt_read(v, rip, b, INSN_MAX))
-        return b[0] == 0x0f && b[1] == 0x05 ? (*len = 2, INSN_SYSCALL) : INSN_OTHER;
-    while (i < INSN_MAX - 2 && is_legacy_prefix(b[i]))
+    while (i + 2 < n && is_legacy_prefix(b[i]))
         i++;
-    if ((b[i] & 0xf0) == 0x40) {
+    if (i + 2 > n)
+        return INSN_OTHER;
+    if ((b[i] & 0xf0) == 0x40 && i + 3 <= n) {
         rex_w = (b[i] & 0x08) != 0;
         i++;
     }

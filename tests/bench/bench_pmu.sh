@@ -253,7 +253,7 @@ awk -v cn="$cn" -v ctn="$ct_none" -v ctt="$ct_traps" -v ce="$c_exits" -v ci="$c_
     printf "bench-pmu: pipe round trips slowdown %.2f: %.2f exits per system call (SYSCALL and SYSRET\n",
            rtt / rtn, (re - 2 * ri) / syscalls
     printf "           or IRET), %.0f emulated instructions each (exit, emulation, entry)\n",
-           (re - 2 * ri) > 0 ? (rtt - rtn) / (re - 2 * ri) : 0
+           ((re - 2 * ri) > 0 ? (rtt - rtn) / (re - 2 * ri) : 0)
 }'
 echo "bench-pmu: (a system call is a few hundred guest instructions; its two extra exits cost more"
 echo "           than that in Bochs, where an exit and entry alone are ~350 emulated instructions)"
