@@ -34,6 +34,7 @@ struct log_stats {
     uint64_t tsc_min, tsc_max;
     struct vcpu_totals vcpus[STATS_VCPUS_MAX];
     uint32_t vcpu_count;
+    uint64_t totals_not_shown;   /* pmu-totals records of VCPUs beyond the table */
     char event_names[STATS_EVENTS_MAX][STATS_EVENT_NAME_MAX];
 };
 
@@ -95,6 +96,8 @@ static void on_record(void *user, const struct logdec_record *r)
         struct vcpu_totals *v = find_vcpu(s, r->u.pmu_totals.domain, r->u.pmu_totals.vcpu);
         if (v)
             v->latest = r->u.pmu_totals;
+        else
+            s->totals_not_shown++;
     }
 }
 
@@ -184,6 +187,9 @@ static void print_pmu_totals(const struct log_stats *s)
         }
         printf("\n");
     }
+    if (s->totals_not_shown)
+        printf("  (%" PRIu64 " pmu-totals records of VCPUs beyond the first %u not shown)\n",
+               s->totals_not_shown, STATS_VCPUS_MAX);
 }
 
 static void print_stats(const struct log_stats *s, const struct logdec_totals *t)

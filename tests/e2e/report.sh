@@ -161,6 +161,9 @@ bounded "hostile: loss records summed exactly" 3 "^loss: ring_dropped=5534023222
     "$out/h-loss.txt" "$V" stats "$(hostile loss 3)"
 bounded "hostile: records out of range dropped and counted" 3 "damaged stream: 0 blocks and 70 records lost" \
     "$out/h-ranges.txt" "$V" report "$(hostile ranges 10)"
+bounded "hostile: stats says which VCPUs' totals it leaves out" 0 \
+    "^  \(99936 pmu-totals records of VCPUs beyond the first 64 not shown\)$" \
+    "$out/h-totals.txt" "$V" stats "$(hostile totals 100000)"
 
 # A hostile guest root: maps name a FIFO (reading it would block), a link
 # loop, a truncated ELF, a text file, and paths or links that lead out of

@@ -198,6 +198,15 @@ static void long_names(struct writer *w, uint32_t n)
     }
 }
 
+static void many_totals(struct writer *w, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        struct log_pmu_totals pt = { .vcpu = i, .count = 1, .totals = { { 0, i } } };
+        uint8_t f[LOG_FIELDS_MAX];
+        put(w, LOG_REC_PMU_TOTALS, f, log_encode_pmu_totals(f, &pt));
+    }
+}
+
 static void losses(struct writer *w, uint32_t n)
 {
     uint8_t f[LOG_VARINT_MAX];
@@ -236,13 +245,14 @@ static const struct {
     { "events", many_events }, { "vcpus", many_vcpus }, { "jit", jit_sets },
     { "unfinished", unfinished }, { "identities", identities }, { "processes", processes_only },
     { "paths", paths }, { "names", long_names }, { "loss", losses }, { "ranges", out_of_range },
+    { "totals", many_totals },
 };
 
 #define KIND_COUNT (sizeof(kinds) / sizeof(kinds[0]))
 
 const char *const hostile_log_kinds[KIND_COUNT + 1] = {
     "events", "vcpus", "jit", "unfinished", "identities", "processes", "paths", "names",
-    "loss", "ranges", NULL,
+    "loss", "ranges", "totals", NULL,
 };
 
 bool hostile_log_write(const char *kind, uint32_t n, struct log_test_stream *out)

@@ -16,6 +16,7 @@
  *   names       n samples 32 frames deep in JIT code with 1000-byte names
  *   loss        n loss records of 2^64 - 1 (their sum needs more than 64 bits)
  *   ranges      n records with fields out of range, one of each kind
+ *   totals      PMU totals of n VCPUs (vertigo stats shows the first 64)
  */
 #ifndef TESTS_FUZZ_HOSTILE_LOGS_H
 #define TESTS_FUZZ_HOSTILE_LOGS_H
@@ -42,6 +43,6 @@ bool hostile_log_write(const char *kind, uint32_t n, struct log_test_stream *out
 bool hostile_root_make(const char *root, const char *workload);
 
 /* The kinds, NULL-terminated. */
-extern const char *const hostile_log_kinds[11];
+extern const char *const hostile_log_kinds[12];
 
 #endif
