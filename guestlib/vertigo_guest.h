@@ -65,6 +65,30 @@ VERTIGO_ALWAYS_INLINE int64_t vertigo_pmu_read(uint64_t index)
     return vertigo_hypercall1(VERTIGO_HC_PMU_READ, index);
 }
 
+/* The TSC, then vertigo_pmu_read(index), as one fixed instruction sequence:
+ * the ticks from the RDTSC to the VM exit where the count is taken are the
+ * same at every call, so a count that includes Vertigo's own time can be
+ * compared with the TSC exactly. *tsc gets the TSC. */
+VERTIGO_ALWAYS_INLINE int64_t vertigo_pmu_read_tsc(uint64_t index, uint64_t *tsc)
+{
+    int64_t count;
+    uint64_t t;
+    __asm__ volatile("lfence\n\t"
+                     "rdtsc\n\t"
+                     "lfence\n\t"
+                     "shl $32, %%rdx\n\t"
+                     "or %%rdx, %%rax\n\t"
+                     "mov %%rax, %[t]\n\t"
+                     "mov %[nr], %%eax\n\t"
+                     "mov %[idx], %%rbx\n\t"
+                     "vmcall"
+                     : "=&a"(count), [t] "=&r"(t)
+                     : [nr] "i"(VERTIGO_HC_PMU_READ), [idx] "r"(index)
+                     : "rbx", "rdx", "memory");
+    *tsc = t;
+    return count;
+}
+
 /* The number of events in the calling VCPU's counting session (0: none). */
 int64_t vertigo_pmu_event_count(void);
 

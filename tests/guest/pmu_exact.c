@@ -91,28 +91,6 @@ struct rig {
     uint8_t byte;
 };
 
-/* The TSC, then counter idx read by VERTIGO_HC_PMU_READ: one fixed
- * instruction sequence, so the ticks from the RDTSC to the VM exit where
- * the count is taken are the same at every call. */
-static uint64_t read_with_tsc(uint64_t idx, uint64_t *tsc)
-{
-    uint64_t count, t;
-    __asm__ volatile("lfence\n\t"
-                     "rdtsc\n\t"
-                     "lfence\n\t"
-                     "shl $32, %%rdx\n\t"
-                     "or %%rdx, %%rax\n\t"
-                     "mov %%rax, %[t]\n\t"
-                     "mov %[nr], %%eax\n\t"
-                     "mov %[idx], %%rbx\n\t"
-                     "vmcall"
-                     : "=&a"(count), [t] "=&r"(t)
-                     : [nr] "i"(VERTIGO_HC_PMU_READ), [idx] "r"(idx)
-                     : "rbx", "rdx", "memory");
-    *tsc = t;
-    return count;
-}
-
 /* Runs `iterations` over freshly mapped pages between two sets of reads;
  * both sets are the same instruction sequence, so their own cost cancels. */
 static struct counts measure(struct rig *r, uint64_t iterations)
@@ -123,11 +101,11 @@ static struct counts measure(struct rig *r, uint64_t iterations)
     if (pages == MAP_FAILED)
         return c;
     uint64_t t0, t1;
-    uint64_t a0 = read_with_tsc(r->idx_ukh, &t0);
+    uint64_t a0 = (uint64_t)vertigo_pmu_read_tsc(r->idx_ukh, &t0);
     uint64_t u0 = (uint64_t)vertigo_pmu_read(r->idx_u);
     uint64_t k0 = (uint64_t)vertigo_pmu_read(r->idx_k);
     workload(iterations, pages, r->fds[1], r->fds[0], &r->byte);
-    uint64_t a1 = read_with_tsc(r->idx_ukh, &t1);
+    uint64_t a1 = (uint64_t)vertigo_pmu_read_tsc(r->idx_ukh, &t1);
     uint64_t u1 = (uint64_t)vertigo_pmu_read(r->idx_u);
     uint64_t k1 = (uint64_t)vertigo_pmu_read(r->idx_k);
     munmap(pages, iterations * PAGE);
