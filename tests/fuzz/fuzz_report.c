@@ -26,30 +26,39 @@ static char root_dir[ROOT_LEN], vertigo_elf[PATH_LEN + 32u];
 
 /* ---- The fuzz root: hostile_root_make's files ------------------------------- */
 
-static void remove_root(void)
+static void remove_tree(const char *dir)
 {
     char cmd[ROOT_LEN + 16];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root_dir);
-    if (root_dir[0] && system(cmd) != 0)
-        fprintf(stderr, "fuzz-report: could not remove %s\n", root_dir);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "fuzz-report: could not remove %s\n", dir);
 }
 
+/* One root per build, kept: made in a temporary directory and renamed
+ * into place, so a run that stops half way leaves none, and runs at the
+ * same time (the fuzzer, the corpus replay) share whichever was first. */
 bool fuzz_report_setup(const char *build_dir)
 {
-    char workload[PATH_LEN + 32u], fuzz_dir[PATH_LEN + 8u];
+    char workload[PATH_LEN + 32u], fuzz_dir[PATH_LEN + 8u], tmp[ROOT_LEN], done[ROOT_LEN + 16u];
     if (strlen(build_dir) >= PATH_LEN)
         return false;
     snprintf(workload, sizeof(workload), "%s/profile/root/bin/workload", build_dir);
     snprintf(vertigo_elf, sizeof(vertigo_elf), "%s/profile/hvmini", build_dir);
     snprintf(fuzz_dir, sizeof(fuzz_dir), "%s/fuzz", build_dir);
+    snprintf(root_dir, sizeof(root_dir), "%s/report-root", fuzz_dir);
+    snprintf(done, sizeof(done), "%s/.complete", root_dir);
     mkdir(fuzz_dir, 0755);
-    snprintf(root_dir, sizeof(root_dir), "%s/report-root.XXXXXX", fuzz_dir);
-    if (!mkdtemp(root_dir)) {
-        root_dir[0] = '\0';
-        return false;
+    if (access(done, F_OK) != 0) {
+        snprintf(tmp, sizeof(tmp), "%s/report-root.XXXXXX", fuzz_dir);
+        if (!mkdtemp(tmp))
+            return false;
+        char mark[ROOT_LEN + 16u];
+        snprintf(mark, sizeof(mark), "%s/.complete", tmp);
+        FILE *f = hostile_root_make(tmp, workload) ? fopen(mark, "w") : NULL;
+        if (!f || fclose(f) != 0 || rename(tmp, root_dir) != 0)
+            remove_tree(tmp);                  /* or another run made it first */
     }
-    atexit(remove_root);
-    return hostile_root_make(root_dir, workload) && access(vertigo_elf, R_OK) == 0;
+    return access(done, F_OK) == 0 && access(vertigo_elf, R_OK) == 0;
 }
 
 /* ---- Framing the input into a stream --------------------------------------- */

@@ -43,9 +43,9 @@
 
 #define FUZZ_RECORD_HEAD     4u       /* control, type, length */
 
-/* Builds the fuzz root under build_dir/fuzz (the $(BUILD) holding the
- * fixture ELFs profile/root/bin/workload and profile/hvmini), removed at
- * exit. False if a fixture is missing. */
+/* Makes the fuzz root build_dir/fuzz/report-root once (build_dir is the
+ * $(BUILD) holding the fixture ELFs profile/root/bin/workload and
+ * profile/hvmini), or finds it made. False if a fixture is missing. */
 bool fuzz_report_setup(const char *build_dir);
 
 /* Runs one input; aborts when an invariant breaks: the profile's total is
