@@ -42,7 +42,10 @@ static void control_requests(struct vmx_ctl_request req[VMX_CTL_COUNT])
         /* the PMU: hardware counting off in root mode, guest time measured
          * by the preemption timer (pmu/pmu_run.c, vmx/vmx_timer.c) */
         .wanted = EXIT_LOAD_PERF_GLOBAL_CTRL | EXIT_SAVE_PREEMPTION_TIMER |
-                  EXIT_ACK_INTR_ON_EXIT,
+                  EXIT_ACK_INTR_ON_EXIT |
+                  /* no Intel PT trace of the guest runs on into root mode
+                   * (the guest cannot enable it: vmx/msr_guard.h) */
+                  EXIT_CLEAR_IA32_RTIT_CTL,
     };
     req[VMX_CTL_ENTRY] = (struct vmx_ctl_request){
         .required = ENTRY_IA32E_MODE_GUEST | ENTRY_LOAD_IA32_EFER | ENTRY_LOAD_IA32_PAT,
