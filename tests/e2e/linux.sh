@@ -1,7 +1,8 @@
 #!/bin/bash
 # End-to-end tests of the VT-x core: an unmodified Linux guest under
 # Vertigo in Bochs. One boot runs several guest scenarios (each prints its
-# own verdict line); a second boot checks SMP with two CPUs.
+# own verdict line); a second boot checks SMP with two CPUs and hostile
+# input from the guest (MSRs, I/O ports, hypercalls).
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
@@ -25,8 +26,25 @@ expect_in linux-up com2.txt "exit statistics" '^exits: vcpu 0: CPUID +[0-9]+ exi
 expect_in linux-up com2.txt "guest verdict reached Vertigo" '^guest: verdict PASS'
 expect_in linux-up com2.txt "run verdict" '^VERTIGO-END: PASS \(guest passed and powered off\)'
 
-run_linux linux-smp 0 "$GUEST_BASE vertigo.scenario=cpuinfo vertigo.expect_cpus=2" \
+# The SMP boot also runs the hostile-input scenarios: every guarded MSR
+# and I/O path from guest kernel mode (msrio), and hostile hypercalls from
+# both CPUs at once, from user and kernel mode (hcfuzz; `make soak` runs
+# 100,000 of each).
+HCFUZZ_CALLS=2000
+run_linux linux-smp 0 "$GUEST_BASE vertigo.scenario=cpuinfo,msrio,hcfuzz vertigo.expect_cpus=2 vertigo.hcfuzz_calls=$HCFUZZ_CALLS" \
     --platform bochs --cpus 2 --timeout 900 --cmdline "console=com2"
 expect_line linux-smp "both CPUs online in the guest" '^cpuinfo: 2 CPU\(s\) online$'
 expect_line linux-smp "cpuinfo scenario" '^VERTIGO-GUEST: cpuinfo: PASS$'
 expect_in linux-smp com2.txt "exit statistics for both VCPUs" '^exits: vcpu 1: '
+expect_line linux-smp "msrio: every MSR and I/O check" '^vertigo_probe: msrio: [1-9][0-9]* passed, 0 failed$'
+expect_line linux-smp "msrio scenario" '^VERTIGO-GUEST: msrio: PASS$'
+for f in com2.txt debugcon.txt; do
+    expect_not_in linux-smp $f "no byte of the guest's wide port writes in $f" 'forged by the guest'
+done
+expect_line linux-smp "hcfuzz: user-mode calls from 2 CPUs got their results" \
+    "^hc_fuzz: $HCFUZZ_CALLS calls on 2 CPUs, 0 unexpected results$"
+expect_line linux-smp "hcfuzz: kernel-mode calls from 2 CPUs got their results" \
+    "^vertigo_probe: fuzz: $HCFUZZ_CALLS calls on 2 CPUs, 0 unexpected results$"
+expect_line linux-smp "hcfuzz scenario" '^VERTIGO-GUEST: hcfuzz: PASS$'
+expect_in linux-smp com2.txt "Vertigo's end of the run after the hostile scenarios" \
+    '^VERTIGO-END: PASS \(guest passed and powered off\)'

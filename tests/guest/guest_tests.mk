@@ -1,0 +1,22 @@
+# The guest's hostile-input tests: the user-mode hypercall fuzzer
+# (tests/guest/hc_fuzz.c) and the test kernel module vertigo_probe.ko
+# (tests/guest/probe/: MSR and I/O paths, and the kernel-mode hypercall
+# fuzzer), both carried by the initramfs of `make guest` (the module as
+# /lib/vertigo_probe.ko). Their scenarios are tests/guest/scenarios/msrio
+# and hcfuzz; `make soak` runs the long fuzzing boot.
+GUEST_HOSTILE_PROGS := $(GUEST_DIR)/bin/hc_fuzz
+GUEST_PROBE_KMOD    := $(GUEST_DIR)/probe/vertigo_probe.ko
+GUEST_PROG_BINS     += $(GUEST_HOSTILE_PROGS) $(GUEST_PROBE_KMOD)
+$(GUEST_INITRD): $(GUEST_HOSTILE_PROGS) $(GUEST_PROBE_KMOD)
+
+$(GUEST_DIR)/bin/hc_fuzz: tests/guest/hostile.h
+
+# Built out of tree like vertigo.ko (whose build installs the headers).
+$(GUEST_PROBE_KMOD): tests/guest/probe/vertigo_probe.c tests/guest/probe/Kbuild \
+                     tests/guest/hostile.h guestlib/vertigo_vmcall.h include/vertigo/hypercall.h \
+                     $(GUEST_KMOD)
+	@mkdir -p $(dir $@)
+	$(Q)cp tests/guest/probe/Kbuild tests/guest/probe/vertigo_probe.c $(dir $@)
+	$(Q)$(MAKE) -s -C /usr/src/linux-headers-$$(cat $(GUEST_DIR)/kernel-release) \
+	    M=$(abspath $(dir $@)) VERTIGO_SRC=$(CURDIR) modules
+	$(Q)strip --strip-debug $@

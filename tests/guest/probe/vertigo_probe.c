@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vertigo_probe.ko: the guest kernel's side of the hostile-input tests.
+ * Loaded with test=msrio, it tries every MSR and I/O path Vertigo guards
+ * from CPL 0 (docs/architecture.md, "Owned MSRs" and "Owned I/O ports")
+ * and checks each is refused, filtered or harmless: Intel PT, PEBS,
+ * DS_AREA, TSC_ADJUST, SMRR and TSC writes #GP, IA32_APIC_BASE keeps its
+ * base and enable bit, the MTRRs are a shadow, MISC_ENABLE keeps its PMU
+ * bits, CPUID hides what those MSRs belong to, and wide port writes into
+ * Vertigo's console, debug and emulator ports and A20 go nowhere.
+ * Loaded with test=fuzz calls=N [seed=S], it makes N hostile hypercalls
+ * from CPL 0 on every online CPU at once (tests/guest/hostile.h), with
+ * pointers into device memory, Vertigo's memory, guard pages and non-
+ * canonical space. Either way it prints "vertigo_probe: TEST: ..." lines
+ * and "vertigo_probe: TEST: N passed, M failed" and stays loaded (rmmod
+ * it before loading it again); it refuses to load (-ENODEV) only when not
+ * under Vertigo. */
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/io.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <asm/msr.h>
+#include <asm/processor.h>
+
+#include "guestlib/vertigo_vmcall.h"
+#include "tests/guest/hostile.h"
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Vertigo hostile-input tests from guest kernel mode");
+
+static char *test = "msrio";
+module_param(test, charp, 0444);
+static unsigned long calls = 1000;
+module_param(calls, ulong, 0444);
+static unsigned long long seed = 0x5eed5eedull;
+module_param(seed, ullong, 0444);
+
+#define VGA_WINDOW     0xa0000ul        /* legacy VGA memory: device memory */
+#define VERTIGO_IMAGE  0x200000ul       /* Vertigo's image (linker.ld) */
+#define NONCANONICAL   0x8000000000001000ull
+#define REPORT_MAX     8
+#define FORGED         "VERTIGO-END: PASS (forged by the guest)\n"
+
+static unsigned int passed, failed;
+
+/* One check: "ok", or "FAIL" with two values that tell what went wrong. */
+static void check(const char *name, bool ok, u64 a, u64 b)
+{
+	if (ok) {
+		passed++;
+		pr_info("vertigo_probe: %s: ok\n", name);
+		return;
+	}
+	failed++;
+	pr_info("vertigo_probe: %s: FAIL (%#llx, %#llx)\n", name, a, b);
+}
+
+/* ---- MSRs ---------------------------------------------------------------- */
+
+/* MSRs a guest may neither read nor write (the CPU it sees has none). */
+static const struct { u32 msr; const char *name; } refused[] = {
+	{ 0x03b, "TSC_ADJUST" }, { 0x1f2, "SMRR_PHYSBASE" }, { 0x1f3, "SMRR_PHYSMASK" },
+	{ 0x1a6, "OFFCORE_RSP_0" }, { 0x3f1, "PEBS_ENABLE" }, { 0x3f6, "PEBS_LD_LAT" },
+	{ 0x560, "RTIT_OUTPUT_BASE" }, { 0x561, "RTIT_OUTPUT_MASK_PTRS" }, { 0x570, "RTIT_CTL" },
+	{ 0x571, "RTIT_STATUS" }, { 0x580, "RTIT_ADDR0_A" }, { 0x600, "DS_AREA" },
+	{ 0x38f, "PERF_GLOBAL_CTRL" },
+};
+
+static void msr_refused(void)
+{
+	char name[48];
+	u64 v;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(refused); i++) {
+		int r = rdmsrl_safe(refused[i].msr, &v);
+		int w = wrmsrl_safe(refused[i].msr, 0);
+
+		snprintf(name, sizeof(name), "msr %s #GP", refused[i].name);
+		check(name, r && w, r, w);
+	}
+	rdmsrl_safe(MSR_IA32_TSC, &v);
+	check("msr TSC: write #GP", wrmsrl_safe(MSR_IA32_TSC, v) != 0, 0, 0);
+	check("msr TSC: read", rdmsrl_safe(MSR_IA32_TSC, &v) == 0, 0, 0);
+}
+
+/* IA32_APIC_BASE: only its own value (or x2APIC mode) may be written. */
+static void msr_apic_base(void)
+{
+	const u64 addr_mask = 0xfffffffff000ull;
+	u64 base, now;
+
+	if (rdmsrl_safe(MSR_IA32_APICBASE, &base)) {
+		check("msr APIC_BASE: read", false, 0, 0);
+		return;
+	}
+	check("msr APIC_BASE: same value", wrmsrl_safe(MSR_IA32_APICBASE, base) == 0, base, 0);
+	check("msr APIC_BASE: moved over Vertigo #GP",
+	      wrmsrl_safe(MSR_IA32_APICBASE, (base & ~addr_mask) | VERTIGO_IMAGE) != 0, base, 0);
+	check("msr APIC_BASE: moved off its page #GP",
+	      wrmsrl_safe(MSR_IA32_APICBASE, (base & ~addr_mask) | 0xfed00000ull) != 0, base, 0);
+	check("msr APIC_BASE: disabled #GP",
+	      wrmsrl_safe(MSR_IA32_APICBASE, base & ~(u64)MSR_IA32_APICBASE_ENABLE) != 0, base, 0);
+	rdmsrl_safe(MSR_IA32_APICBASE, &now);
+	check("msr APIC_BASE: unchanged", now == base, now, base);
+}
+
+/* The MTRRs: a shadow the guest reads back, SMRR hidden, bad types #GP. */
+static void msr_mtrrs(void)
+{
+	u64 cap, def, off, back = 0;
+
+	if (rdmsrl_safe(MSR_MTRRcap, &cap) || rdmsrl_safe(MSR_MTRRdefType, &def)) {
+		check("msr MTRRs: read", false, 0, 0);
+		return;
+	}
+	check("msr MTRRCAP: SMRR hidden", !(cap & (1ull << 11)), cap, 0);
+	off = def & ~(1ull << 11);              /* every MTRR off: all uncacheable */
+	check("msr MTRR_DEF_TYPE: write", wrmsrl_safe(MSR_MTRRdefType, off) == 0, off, 0);
+	rdmsrl_safe(MSR_MTRRdefType, &back);
+	check("msr MTRR_DEF_TYPE: reads back", back == off, back, off);
+	check("msr MTRR_DEF_TYPE: reserved type #GP",
+	      wrmsrl_safe(MSR_MTRRdefType, (def & ~0xffull) | 2) != 0, def, 0);
+	check("msr MTRR_DEF_TYPE: restored", wrmsrl_safe(MSR_MTRRdefType, def) == 0, def, 0);
+}
+
+static void msr_misc_enable(void)
+{
+	u64 m;
+
+	if (rdmsrl_safe(MSR_IA32_MISC_ENABLE, &m)) {
+		check("msr MISC_ENABLE: read", false, 0, 0);
+		return;
+	}
+	check("msr MISC_ENABLE: no PMU, BTS or PEBS",
+	      !(m & (1ull << 7)) && (m & (1ull << 11)) && (m & (1ull << 12)), m, 0);
+	check("msr MISC_ENABLE: CPUID limit #GP",
+	      wrmsrl_safe(MSR_IA32_MISC_ENABLE, m ^ (1ull << 22)) != 0, m, 0);
+	check("msr MISC_ENABLE: XD disable #GP",
+	      wrmsrl_safe(MSR_IA32_MISC_ENABLE, m ^ (1ull << 34)) != 0, m, 0);
+	check("msr MISC_ENABLE: same value", wrmsrl_safe(MSR_IA32_MISC_ENABLE, m) == 0, m, 0);
+}
+
+static void cpuid_hidden(void)
+{
+	unsigned int a, b, c, d;
+
+	cpuid_count(7, 0, &a, &b, &c, &d);
+	check("cpuid 7: no Intel PT, no TSC_ADJUST", !(b & (1u << 25)) && !(b & (1u << 1)), b, 0);
+	cpuid_count(0x14, 0, &a, &b, &c, &d);
+	check("cpuid 0x14: empty", !(a | b | c | d), a, b);
+	cpuid_count(1, 0, &a, &b, &c, &d);
+	check("cpuid 1: no debug store", !(d & (1u << 21)) && !(c & (1u << 2)), c, d);
+}
+
+/* ---- I/O ports ------------------------------------------------------------ */
+
+/* A word written one port below `port`, with `c` in the high byte: the
+ * high byte lands on `port`. */
+static void wide_outs(unsigned int port, const char *text)
+{
+	for (const char *c = text; *c; c++)
+		outw((u16)((u8)*c << 8 | 'x'), port - 1);
+}
+
+static void io_paths(void)
+{
+	u32 before, after;
+
+	outl(0x80000000u, 0xcf8);
+	before = inl(0xcfc);
+	wide_outs(0x2f8, FORGED);               /* COM2: Vertigo's console */
+	wide_outs(0xe9, FORGED);                /* the debug port */
+	outl(0, 0x2f6);                         /* covers 0x2f8, 0x2f9 */
+	outw(0, 0x3ff);                         /* Bochs' BIOS panic port 0x400 */
+	outw(0x5300, 0x88ff);                   /* Bochs' shutdown port 0x8900 */
+	outb(0, 0x92);                          /* A20 off */
+	outw(0, 0x91);                          /* A20 off, through a word */
+	outw(0, 0xcf8);                         /* reset control 0xcf9 = 0 */
+	outl(0x80000000u, 0xcf8);
+	after = inl(0xcfc);
+	check("io: PCI configuration still answers", before == after && before != 0xffffffffu,
+	      after, before);
+	check("io: A20 still on", (inb(0x92) & 2) != 0, inb(0x92), 0);
+	check("io: wide writes into Vertigo's ports survived", true, 0, 0);
+}
+
+static int run_msrio(void)
+{
+	msr_refused();
+	msr_apic_base();
+	msr_mtrrs();
+	msr_misc_enable();
+	cpuid_hidden();
+	io_paths();
+	return 0;
+}
+
+/* ---- Hostile hypercalls from CPL 0 ------------------------------------------- */
+
+struct fuzzer {
+	const struct hostile_target *t;
+	unsigned int cpu;
+	unsigned long calls;
+	u64 rng;
+	unsigned long bad;
+	struct vertigo_symbols_chunk *chunk;
+	struct completion done;
+};
+
+static atomic_t reports = ATOMIC_INIT(0);
+
+static int fuzz_thread(void *arg)
+{
+	struct fuzzer *f = arg;
+
+	for (unsigned long i = 0; i < f->calls; i++) {
+		struct hostile_call c;
+
+		hostile_draw(f->t, &f->rng, &c, f->chunk, (u64)(uintptr_t)f->chunk);
+		c.got = hostile_vmcall(&c);
+		if (c.got != c.want) {
+			f->bad++;
+			if (atomic_inc_return(&reports) <= REPORT_MAX)
+				pr_info("vertigo_probe: fuzz: cpu %u: call %#llx(%#llx, %#llx) returned %lld, want %lld\n",
+					f->cpu, c.nr, c.arg[0], c.arg[1], c.got, c.want);
+		}
+		if (i % 64 == 63)
+			cond_resched();
+	}
+	complete(&f->done);
+	return 0;
+}
+
+static int run_fuzz(void)
+{
+	struct hostile_target t = { .user = 0 };
+	u8 *readable = kmalloc(HOSTILE_READABLE_BYTES, GFP_KERNEL);
+	u8 *guarded = vmalloc(PAGE_SIZE);       /* a guard page follows it */
+	void __iomem *vga = ioremap(VGA_WINDOW, PAGE_SIZE);
+	void __iomem *vertigo = ioremap(VERTIGO_IMAGE, PAGE_SIZE);
+	unsigned int n = 0, cpus = num_online_cpus();
+	struct fuzzer *f = kcalloc(cpus, sizeof(*f), GFP_KERNEL);
+	unsigned long bad = 0;
+	struct task_struct *k;
+	int ret = 0, cpu;
+
+	if (!readable || !guarded || !vga || !vertigo || !f) {
+		check("fuzz: set-up", false, (u64)(uintptr_t)vga, (u64)(uintptr_t)vertigo);
+		ret = -ENOMEM;
+		goto out;
+	}
+	memset(readable, 0xa5, HOSTILE_READABLE_BYTES);
+	readable[HOSTILE_READABLE_BYTES - 1] = 0;
+	memset(guarded, 'x', PAGE_SIZE);
+	t.ptr[HOSTILE_NULL] = 0;
+	t.ptr[HOSTILE_NONCANONICAL] = NONCANONICAL;
+	t.ptr[HOSTILE_UNMAPPED] = (u64)(uintptr_t)(guarded + PAGE_SIZE);
+	t.ptr[HOSTILE_SUPERVISOR] = (u64)(uintptr_t)readable;
+	t.ptr[HOSTILE_MMIO] = (u64)(uintptr_t)vga;
+	t.ptr[HOSTILE_VERTIGO] = (u64)(uintptr_t)vertigo;
+	t.ptr[HOSTILE_READABLE] = (u64)(uintptr_t)readable;
+	t.ptr[HOSTILE_RUNS_OFF] = (u64)(uintptr_t)(guarded + PAGE_SIZE - HOSTILE_RUNS_OFF_BYTES);
+	for_each_online_cpu(cpu) {
+		struct fuzzer *z = &f[n];
+
+		*z = (struct fuzzer){ .t = &t, .cpu = cpu, .calls = calls / cpus + (n < calls % cpus),
+				      .rng = seed + n * 7919 + 1 };
+		z->chunk = kmalloc(sizeof(*z->chunk), GFP_KERNEL);
+		init_completion(&z->done);
+		k = z->chunk ? kthread_create(fuzz_thread, z, "vprobe/%d", cpu) : ERR_PTR(-ENOMEM);
+		if (IS_ERR(k)) {
+			check("fuzz: thread", false, cpu, 0);
+			complete(&z->done);
+		} else {
+			kthread_bind(k, cpu);
+			wake_up_process(k);
+		}
+		n++;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		wait_for_completion(&f[i].done);
+		bad += f[i].bad;
+		kfree(f[i].chunk);
+	}
+	pr_info("vertigo_probe: fuzz: %lu calls on %u CPUs, %lu unexpected results\n", calls, n, bad);
+	check("fuzz: every hostile hypercall got its documented result", bad == 0, bad, calls);
+out:
+	kfree(f);
+	if (vga)
+		iounmap(vga);
+	if (vertigo)
+		iounmap(vertigo);
+	vfree(guarded);
+	kfree(readable);
+	return ret;
+}
+
+static int __init vertigo_probe_init(void)
+{
+	int ret;
+
+	if (!vertigo_present()) {
+		pr_info("vertigo_probe: not under Vertigo\n");
+		return -ENODEV;
+	}
+	ret = strcmp(test, "fuzz") == 0 ? run_fuzz() : run_msrio();
+	if (ret)
+		failed++;
+	pr_info("vertigo_probe: %s: %u passed, %u failed\n", test, passed, failed);
+	return 0;   /* loaded either way: an error would make insmod run it again */
+}
+
+static void __exit vertigo_probe_exit(void)
+{
+}
+
+module_init(vertigo_probe_init);
+module_exit(vertigo_probe_exit);
