@@ -12,6 +12,21 @@
 
 /* ---- Starting a VCPU ---------------------------------------------------- */
 
+/* Software backend: with a counter that filters by mode, every mode
+ * change exits where the hardware allows (pmu_config.exact_modes), so each
+ * run starts and ends in one mode. Decided when a context is programmed:
+ * the entry path only reads the result. */
+static void choose_mode_traps(struct vcpu *v)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    bool exact = pmu_config_soft() && pmu_config.exact_modes &&
+                 ((struct pmu_soft *)p->be.self)->steps_by_mode;
+    pmu_arch_mode_traps(v, exact);
+    p->modes_trapped = exact;
+    if (pmu_config_soft())
+        ((struct pmu_soft *)p->be.self)->mode_exits = exact;
+}
+
 enum pmu_status pmu_run_program(struct vcpu *v, const struct pmu_event_list *list,
                                 const uint64_t *periods)
 {
@@ -27,6 +42,7 @@ enum pmu_status pmu_run_program(struct vcpu *v, const struct pmu_event_list *lis
         pmu_pmi_arm(v);
     p->last_exit_tsc = pmu_arch_exit_tsc(v);
     p->emulated = 0;
+    choose_mode_traps(v);
     return st;
 }
 
@@ -101,7 +117,6 @@ static void soft_plan_entry(struct vcpu *v, unsigned int cpl)
 {
     struct pmu_soft *soft = soft_of(&v->pmu);
     uint64_t step = soft->config.step_ticks;
-    soft->mode_exits = v->pmu.modes_trapped;
     if (soft->mode_exits)
         step = cpl && v->pmu.user_step_ticks ? v->pmu.user_step_ticks : EXACT_RUN_MAX;
     uint64_t deadline = pmu_soft_enter(soft, &v->pmu.ctx, cpl);
@@ -126,25 +141,21 @@ static void soft_choose_step(struct vcpu *v, unsigned int cpl)
 static void plan_idle(struct vcpu *v)
 {
     pmu_arch_timer_cancel(v, PMU_TIMER_STEP);
-    pmu_arch_mode_traps(v, false);
-    v->pmu.modes_trapped = false;
+    if (v->pmu.modes_trapped) {
+        pmu_arch_mode_traps(v, false);
+        v->pmu.modes_trapped = false;
+    }
     if (pmu_config.backend == PMU_SESSION_HW) {
         struct pmu_entry_plan off = { 0 };
         pmu_arch_entry_plan(v, &off);
     }
 }
 
-/* Software backend: with a counter that filters by mode, every mode
- * change exits where the hardware allows (pmu_config.exact_modes), so the
- * run starts and ends in one mode: the mode the entry starts it in, which
- * is the kernel's when an event is being injected. */
+/* With the mode traps on, the run starts in the mode the entry starts it
+ * in, which is the kernel's when an event is being injected. */
 static unsigned int soft_entry_cpl(struct vcpu *v)
 {
-    struct vcpu_pmu *p = &v->pmu;
-    bool exact = pmu_config.exact_modes && soft_of(p)->steps_by_mode;
-    pmu_arch_mode_traps(v, exact);
-    p->modes_trapped = exact;
-    return exact ? pmu_arch_entry_cpl(v) : pmu_arch_guest_cpl(v);
+    return v->pmu.modes_trapped ? pmu_arch_entry_cpl(v) : pmu_arch_guest_cpl(v);
 }
 
 static void plan_entry(struct vcpu *v)
@@ -241,7 +252,7 @@ static void account_guest(struct vcpu *v, uint64_t guest_ticks, bool stepping)
             p->halted_ticks += guest_ticks;     /* idle: not guest work */
             guest_ticks = 0;
         }
-        if (!p->modes_trapped)
+        if (guest_ticks == 1 && !p->modes_trapped)
             correct_step_mode(v, guest_ticks);
     }
     if (backend_exit(p, guest_ticks))
