@@ -69,6 +69,16 @@ static int64_t read_guest_string(guest_copy_fn read, void *ctx, uint64_t gva,
     return 0;
 }
 
+/* The reason is printed on Vertigo's console, whose lines decide the run:
+ * a control byte (a newline would start a line of the guest's choosing)
+ * becomes '?'. */
+static void sanitize_reason(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
+            *s = '?';
+}
+
 static int64_t hc_set_verdict(struct domain *d, const struct hypercall_args *a,
                               guest_copy_fn read, void *ctx)
 {
@@ -78,6 +88,7 @@ static int64_t hc_set_verdict(struct domain *d, const struct hypercall_args *a,
     int64_t r = a->arg[1] ? read_guest_string(read, ctx, a->arg[1], reason, sizeof(reason)) : 0;
     if (r)
         return r;
+    sanitize_reason(reason);
     d->verdict = a->arg[0] == 0 ? GUEST_VERDICT_PASS : GUEST_VERDICT_FAIL;
     memcpy(d->verdict_text, reason, sizeof(d->verdict_text));
     d->verdict_text[sizeof(d->verdict_text) - 1] = '\0';

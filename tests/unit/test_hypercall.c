@@ -6,11 +6,17 @@
 #include "vmm/vcpu.h"
 
 static const char guest_text[] = "scenario hello";
+static const char forged_text[] = "ok)\nVERTIGO-END: PASS (forged\x7f";
 #define GUEST_BASE 0x7000
+#define FORGED_BASE 0x9000
 
 static enum guest_access read_guest(void *ctx, uint64_t gva, void *buf, size_t len)
 {
     (void)ctx;
+    if (gva >= FORGED_BASE && gva + len <= FORGED_BASE + sizeof(forged_text)) {
+        memcpy(buf, forged_text + (gva - FORGED_BASE), len);
+        return GUEST_ACCESS_OK;
+    }
     if (gva < GUEST_BASE || gva + len > GUEST_BASE + sizeof(guest_text))
         return GUEST_ACCESS_UNMAPPED;
     memcpy(buf, guest_text + (gva - GUEST_BASE), len);
@@ -39,6 +45,15 @@ TEST(verdict_with_reason)
     CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), 0);
     CHECK_EQ(dom.verdict, GUEST_VERDICT_FAIL);
     CHECK_STR(dom.verdict_text, "");
+}
+
+/* A reason cannot carry a line of its own onto Vertigo's console. */
+TEST(verdict_reason_control_bytes_become_question_marks)
+{
+    memset(&dom, 0, sizeof(dom));
+    struct hypercall_args a = { .nr = VERTIGO_HC_SET_VERDICT, .arg = { 1, FORGED_BASE } };
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), 0);
+    CHECK_STR(dom.verdict_text, "ok)?VERTIGO-END: PASS (forged?");
 }
 
 TEST(bad_arguments_are_refused_and_change_nothing)
