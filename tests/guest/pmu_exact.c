@@ -1,7 +1,7 @@
 /* pmu_exact: exact per-mode counts of the software PMU under a guest that
  * keeps entering the kernel, read with VERTIGO_HC_PMU_READ.
  *
- *   pmu_exact count IDX_U IDX_K IDX_UKH N
+ *   pmu_exact count IDX_U IDX_K IDX_UKH N [STEP...]
  *   pmu_exact run N
  *
  * One iteration of the workload (exactly ITER_INSTRUCTIONS user
@@ -12,7 +12,7 @@
  * whenever they come.
  *
  * count: at user steps (VERTIGO_HC_PMU_STEP) of the default, 1, 100 and
- * 10,000 ticks, the instructions:u difference between runs of 2N and N
+ * 10,000 ticks (or the STEPs given; 0 is the default), the instructions:u difference between runs of 2N and N
  * iterations is exactly N * ITER_INSTRUCTIONS, with no retry, and every
  * step gives the same counts; instructions:k moved (the kernel ran); and
  * over one run, instructions:ukh (guest user + guest kernel + Vertigo in
@@ -35,6 +35,7 @@
  * (5) + the store + ADD, DEC, JNZ of the outer loop. */
 #define ITER_INSTRUCTIONS (1u + 2u * LOOP + 2u + 5u + 5u + 1u + 3u)
 #define PAGE              4096u
+#define STEPS_MAX         8
 
 static int failures;
 
@@ -124,13 +125,12 @@ static uint64_t at_step(struct rig *r, uint64_t step, uint64_t n, struct counts 
     return c2->user - c1->user;
 }
 
-static int count_mode(struct rig *r, uint64_t n)
+static int count_mode(struct rig *r, uint64_t n, const uint64_t *steps, unsigned int nsteps)
 {
-    static const uint64_t steps[] = { 0, 1, 100, 10000 };
     uint64_t expected = n * ITER_INSTRUCTIONS, first_u = 0;
     char detail[256];
     int same = 1;
-    for (unsigned int i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+    for (unsigned int i = 0; i < nsteps; i++) {
         struct counts c1, c2;
         uint64_t diff = at_step(r, steps[i], n, &c1, &c2);
         snprintf(detail, sizeof(detail), "step %lu: u(N)=%lu u(2N)=%lu diff=%lu expected %lu; "
@@ -168,9 +168,17 @@ int main(int argc, char **argv)
                (unsigned long)(2 * n), ITER_INSTRUCTIONS);
         return 0;
     }
-    if (argc != 6 || strcmp(argv[1], "count") != 0) {
-        fprintf(stderr, "usage: pmu_exact count IDX_U IDX_K IDX_UKH N | pmu_exact run N\n");
+    if (argc < 6 || argc > 6 + STEPS_MAX || strcmp(argv[1], "count") != 0) {
+        fprintf(stderr, "usage: pmu_exact count IDX_U IDX_K IDX_UKH N [STEP...] | "
+                        "pmu_exact run N\n");
         return 2;
+    }
+    uint64_t steps[STEPS_MAX] = { 0, 1, 100, 10000 };
+    unsigned int nsteps = 4;
+    if (argc > 6) {
+        nsteps = (unsigned int)(argc - 6);
+        for (unsigned int i = 0; i < nsteps; i++)
+            steps[i] = strtoull(argv[6 + i], NULL, 0);
     }
     r.idx_u = strtoull(argv[2], NULL, 0);
     r.idx_k = strtoull(argv[3], NULL, 0);
@@ -179,7 +187,7 @@ int main(int argc, char **argv)
         printf("reason: not running under Vertigo with the PMU hypercalls\n");
         return 1;
     }
-    count_mode(&r, strtoull(argv[5], NULL, 0));
+    count_mode(&r, strtoull(argv[5], NULL, 0), steps, nsteps);
     printf("pmu_exact: %d failed\n", failures);
     return failures ? 1 : 0;
 }
