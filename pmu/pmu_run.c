@@ -117,7 +117,7 @@ static void soft_plan_entry(struct vcpu *v, unsigned int cpl)
 {
     struct pmu_soft *soft = soft_of(&v->pmu);
     uint64_t step = soft->config.step_ticks;
-    if (soft->mode_exits)
+    if (v->pmu.modes_trapped)
         step = cpl && v->pmu.user_step_ticks ? v->pmu.user_step_ticks : EXACT_RUN_MAX;
     uint64_t deadline = pmu_soft_enter(soft, &v->pmu.ctx, cpl);
     pmu_arch_timer_request(v, PMU_TIMER_STEP, deadline < step ? deadline : step);

@@ -107,11 +107,11 @@ static inline void pmu_soft_add(struct pmu_ctx *ctx, unsigned int i, uint64_t n)
     c->raw += n;
     if (!c->period || c->raw < c->period)
         return;
+    uint64_t skid = c->raw - c->period;     /* events past the first overflow point */
     uint64_t crossed = c->raw / c->period;
     c->raw -= crossed * c->period;
     c->accum += crossed * c->period;
     c->overflows += crossed;
-    uint64_t skid = c->raw + (crossed - 1) * c->period;    /* past the first point */
     if (skid > c->skid_max)
         c->skid_max = skid;
     ctx->overflow_pending |= 1u << i;
