@@ -5,6 +5,7 @@
 #include "pmu/pmu_cpu.h"
 #include "pmu/pmu_pmi.h"
 #include "pmu/pmu_run.h"
+#include "vmm/console.h"
 #include "vmm/log_emit.h"
 #include "vmm/log_hv.h"
 
@@ -118,32 +119,39 @@ static void record_measured(struct pmu_cpu *c, uint64_t start_tsc, struct vcpu *
         cost_add(c, start_tsc, record_tsc);
 }
 
-/* ---- Whose NMI is it ------------------------------------------------------ */
+/* ---- Whose NMI is it (pmu/pmu_pmi.h) ------------------------------------- */
 
 bool sample_nmi_exit(struct vcpu *v)
 {
     struct pmu_cpu *c = pmu_cpu_of(v->cpu);
-    bool kicked = pmu_pmi_take_kick(c);
-    bool handled;
-    uint32_t mask = pmu_pmi_take(c, v, &handled);
-    if (!mask)
-        return kicked || handled;
-    record_measured(c, cost_start(c), v, NULL, mask);
-    return true;
+    bool ours = pmu_pmi_receive_exit(c);
+    if (ours)
+        pmu_pmi_take_kick(c);
+    bool pmi;
+    uint32_t mask = pmu_pmi_take(c, v, ours, &pmi);
+    if (mask)
+        record_measured(c, cost_start(c), v, NULL, mask);
+    return ours || pmi;
 }
+
+/* Where the hardware PMIs noted in root mode interrupted Vertigo (per CPU;
+ * the overflows are taken before the next entry). */
+static uint64_t noted_rip[MAX_CPUS];
 
 bool sample_nmi_root(const struct trap_frame *frame)
 {
     struct pmu_cpu *c = pmu_this_cpu();
     struct vcpu *v = c->vcpu;
-    bool kicked = pmu_pmi_take_kick(c);
-    bool handled;
-    uint32_t mask = pmu_pmi_take(c, v, &handled);
-    if (mask) {
+    bool ours = pmu_pmi_receive(c);
+    if (ours)
+        pmu_pmi_take_kick(c);
+    uint32_t mask = ours ? __atomic_exchange_n(&c->pending, 0u, __ATOMIC_SEQ_CST) : 0;
+    bool pmi = pmu_pmi_hw_note(c, v);
+    if (pmi)
+        noted_rip[(unsigned int)(c - pmu_cpus) % MAX_CPUS] = frame->rip;
+    if (mask)
         record_measured(c, cost_start(c), v, frame, mask);
-        return true;
-    }
-    if (kicked || handled)
+    if (ours || pmi)
         return true;
     if (v) {
         /* A guest NMI that arrived while Vertigo ran: the entry path
@@ -154,6 +162,26 @@ bool sample_nmi_root(const struct trap_frame *frame)
     }
     c->stats.spurious_nmis++;
     return false;
+}
+
+void sample_nmi_before_entry(struct vcpu *v)
+{
+    struct pmu_cpu *c = pmu_cpu_of(v->cpu);
+    pmu_pmi_entry(c);
+    uint32_t mask = pmu_pmi_hw_take_noted(c, v);
+    if (mask) {
+        struct trap_frame f = { .rip = noted_rip[v->cpu % MAX_CPUS] };
+        record_measured(c, cost_start(c), v, &f, mask);
+    }
+}
+
+void sample_nmi_report(unsigned int cpu)
+{
+    const struct pmu_nmi_stats *n = pmu_pmi_stats(cpu);
+    printk("nmi: cpu %u: Vertigo's NMIs %lu sent, %lu taken, %lu reasons merged into one in "
+           "flight; %lu exit NMIs the guest's though a PMI was raised first; %lu hardware "
+           "PMIs in root taken before the entry\n", cpu, n->sent, n->received, n->merged,
+           n->guest_before_raise, n->hw_deferred);
 }
 
 /* ---- Hypervisor samples found by single-stepping (pmu/pmu_step.c) -------- */

@@ -1,9 +1,10 @@
 /* Vertigo's NMIs and the samples they write. A PMI (pmu/pmu_pmi.h) is a
  * real NMI; it lands in the guest (an NMI VM exit: sample_nmi_exit) or in
  * Vertigo (the root NMI handler: sample_nmi_root). The NMI is Vertigo's
- * when this CPU has overflows pending, when the hardware PMU overflowed, or
- * when another CPU kicked this one; Vertigo's NMIs write one sample record
- * per overflowed event from NMI context, the others belong to the guest. */
+ * when one of Vertigo's NMIs was in flight to this CPU (overflows pending,
+ * a kick) or when the hardware PMU raised a PMI (LVTPC masked); Vertigo's
+ * NMIs write one sample record per overflowed event, the others belong to
+ * the guest. */
 #ifndef PMU_SAMPLE_NMI_H
 #define PMU_SAMPLE_NMI_H
 
@@ -15,8 +16,9 @@
 
 #define SAMPLE_EVENT_TIMER 255u     /* event id of timer samples in the log */
 
-/* NMI VM exit of v (NMIs already unblocked in root): true if the NMI was
- * Vertigo's (samples written), false if it is the guest's. */
+/* NMI VM exit of v, handled in the exit path after pmu_after_exit: true
+ * if the NMI was Vertigo's (samples written), false if it is the guest's
+ * (pmu/pmu_pmi.h says how that is decided). */
 bool sample_nmi_exit(struct vcpu *v);
 
 /* NMI taken in root mode: writes samples if it was Vertigo's (guest state
@@ -24,6 +26,14 @@ bool sample_nmi_exit(struct vcpu *v);
  * context counts the hypervisor), queues it for this CPU's VCPU if it is
  * the guest's; false if it is neither (spurious). */
 bool sample_nmi_root(const struct trap_frame *frame);
+
+/* Before every VM entry of v, on its CPU (vmx_prepare_entry): the exit's
+ * raise is no longer news, and a hardware PMI noted in root mode has its
+ * overflows taken and its samples written now. */
+void sample_nmi_before_entry(struct vcpu *v);
+
+/* Prints CPU cpu's NMI statistics (one "nmi: cpu N: ..." line). */
+void sample_nmi_report(unsigned int cpu);
 
 /* A hypervisor sample for the counters in mask of this CPU's VCPU: an
  * overflow the single-stepper found at Vertigo's `rip`, with Vertigo's call

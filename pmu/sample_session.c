@@ -189,6 +189,7 @@ void sample_vcpu_start(struct vcpu *v)
         start_from_cmdline();
     }
     c->apic_id = pmu_arch_apic_id();
+    pmu_pmi_cpu_start(c);
     pmu_arch_timer_cancel(v, PMU_TIMER_SAMPLE);
     __atomic_store_n(&c->vcpu, v, __ATOMIC_RELEASE);
 }
@@ -206,6 +207,7 @@ static void report_cpu(unsigned int cpu)
            "PMI (%lu recording; 1 PMI in %u measured)\n", cpu, st->pmis,
            st->samples_logged, st->samples_dropped, st->spurious_nmis, st->reflected_nmis,
            st->kicks, cost->path_cycles / n, cost->record_cycles / n, SAMPLE_COST_EVERY);
+    sample_nmi_report(cpu);
 }
 
 void sample_report(const struct domain *d)

@@ -48,10 +48,18 @@ void vmx_handle_exit(struct vcpu *v, const struct vmx_exit *e);
  * guest can take them, else ask for an NMI-window exit. */
 void vmx_prepare_entry(struct vcpu *v);
 
+/* The stretch in which the root NMI handler may write v's VM-execution
+ * controls: from vmx_nmi_entry_commit, after the last update of the
+ * controls before a VM entry, to vmx_nmi_exit_begin, right after the VM
+ * exit. Commit also requests the NMI-window exit for guest NMIs that
+ * arrived since vmx_prepare_entry. */
+void vmx_nmi_entry_commit(struct vcpu *v);
+void vmx_nmi_exit_begin(struct vcpu *v);
+
 /* NMI context: a guest NMI arrived while Vertigo ran on v's CPU. It is
- * queued for v (vmx_prepare_entry moves it to the pending NMIs) and
- * NMI-window exiting is requested, so an NMI arriving after that point is
- * not held until a later exit. */
+ * queued for v (vmx_prepare_entry moves it to the pending NMIs) and, once
+ * the entry is committed, NMI-window exiting is requested, so an NMI
+ * arriving after vmx_prepare_entry looked is not held until a later exit. */
 void vmx_queue_root_nmi(struct vcpu *v);
 
 /* Advances the guest RIP past the instruction that exited. */

@@ -11,8 +11,10 @@
  * interruptibility field claims NMI blocking. So: IRET to ourselves, and
  * clear the guest's NMI-blocking bit unless we know it is in its handler. */
 #include "boot/percpu.h"
+#include "boot/smp.h"
 #include "vmm/domain.h"
 #include "pmu/pmu_loop.h"
+#include "pmu/sample_nmi.h"
 #include "vmx/ept_guard.h"
 #include "vmx/exit.h"
 #include "vmx/mode_trap.h"
@@ -70,6 +72,13 @@ void handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e)
     swevent_add(&v->pmu.sw, SWEVENT_NMIS_REFLECTED, 1);
 }
 
+/* Per VCPU: set from the last update of the VM-execution controls before
+ * a VM entry until the VM exit (vmx_nmi_entry_commit, vmx_nmi_exit_begin).
+ * Only then may the root NMI handler write the controls: the exit path
+ * writes none in that stretch, so its read-modify-write and the handler's
+ * cannot interleave. */
+static uint32_t entry_committed[MAX_CPUS];
+
 void handle_nmi_window(struct vcpu *v, const struct vmx_exit *e)
 {
     (void)v;
@@ -78,15 +87,35 @@ void handle_nmi_window(struct vcpu *v, const struct vmx_exit *e)
                vmcs_read(VMCS_PROC_BASED_CONTROLS) & ~(uint64_t)PROC_NMI_WINDOW_EXITING);
 }
 
-/* The NMI-window request may race with the exit path's own update of the
- * control and be lost; the NMI then waits for the next exit, never
- * disappears. */
+static void request_nmi_window(void)
+{
+    vmcs_write(VMCS_PROC_BASED_CONTROLS,
+               vmcs_read(VMCS_PROC_BASED_CONTROLS) | PROC_NMI_WINDOW_EXITING);
+}
+
+/* NMI context. Before the entry is committed the NMI is only counted:
+ * vmx_prepare_entry or, at the latest, vmx_nmi_entry_commit takes it.
+ * After that nothing else writes the controls until the VM exit, and the
+ * handler requests the NMI-window exit itself, so the NMI never waits for
+ * some later exit (with HLT passed through, a guest may not exit for a
+ * long time). */
 void vmx_queue_root_nmi(struct vcpu *v)
 {
     __atomic_fetch_add(&v->vmx.root_nmis, 1u, __ATOMIC_SEQ_CST);
-    if (v->vmx.launched)
-        vmcs_write(VMCS_PROC_BASED_CONTROLS,
-                   vmcs_read(VMCS_PROC_BASED_CONTROLS) | PROC_NMI_WINDOW_EXITING);
+    if (__atomic_load_n(&entry_committed[v->id % MAX_CPUS], __ATOMIC_SEQ_CST))
+        request_nmi_window();
+}
+
+void vmx_nmi_entry_commit(struct vcpu *v)
+{
+    __atomic_store_n(&entry_committed[v->id % MAX_CPUS], 1u, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&v->vmx.root_nmis, __ATOMIC_SEQ_CST))
+        request_nmi_window();
+}
+
+void vmx_nmi_exit_begin(struct vcpu *v)
+{
+    __atomic_store_n(&entry_committed[v->id % MAX_CPUS], 0u, __ATOMIC_SEQ_CST);
 }
 
 static bool guest_can_take_nmi(void)
@@ -97,17 +126,24 @@ static bool guest_can_take_nmi(void)
     return !(vmcs_read(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID);
 }
 
-void vmx_prepare_entry(struct vcpu *v)
+/* Guest NMIs the root NMI handler queued become pending. */
+static void take_root_nmis(struct vcpu *v)
 {
-    ept_guard_before_entry(v);
-    if (v->vmx.guest_in_nmi &&
-        !(vmcs_read(VMCS_GUEST_INTERRUPTIBILITY) & INTERRUPTIBILITY_NMI))
-        v->vmx.guest_in_nmi = false;        /* the guest executed IRET */
     uint32_t from_root = __atomic_exchange_n(&v->vmx.root_nmis, 0u, __ATOMIC_SEQ_CST);
     if (from_root) {
         v->vmx.pending_nmis += from_root;
         swevent_add(&v->pmu.sw, SWEVENT_NMIS_REFLECTED, from_root);
     }
+}
+
+void vmx_prepare_entry(struct vcpu *v)
+{
+    ept_guard_before_entry(v);
+    sample_nmi_before_entry(v);
+    if (v->vmx.guest_in_nmi &&
+        !(vmcs_read(VMCS_GUEST_INTERRUPTIBILITY) & INTERRUPTIBILITY_NMI))
+        v->vmx.guest_in_nmi = false;        /* the guest executed IRET */
+    take_root_nmis(v);
     if (!v->vmx.pending_nmis)
         return;
     if (guest_can_take_nmi()) {
@@ -118,4 +154,8 @@ void vmx_prepare_entry(struct vcpu *v)
         vmcs_write(VMCS_PROC_BASED_CONTROLS,
                    vmcs_read(VMCS_PROC_BASED_CONTROLS) | PROC_NMI_WINDOW_EXITING);
     }
+    /* The rest when the guest can take one again (after its IRET: virtual-
+     * NMI blocking, SDM Vol. 3C 25.3.1.5). */
+    if (v->vmx.pending_nmis)
+        request_nmi_window();
 }

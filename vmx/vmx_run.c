@@ -92,8 +92,10 @@ __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_b
         pmu_before_entry(v);
         vmx_mode_traps_arm(v);
         vmx_timer_arm(v);
+        vmx_nmi_entry_commit(v);
         v->vmx.entry_tsc = rdtsc();
         int status = vmx_enter_guest(&v->regs, v->vmx.launched);
+        vmx_nmi_exit_begin(v);
         v->vmx.exit_tsc = rdtsc();
         if (status)
             entry_failed(v, status);

@@ -7,6 +7,7 @@
  * exits, and the decisions of single-stepping Vertigo. */
 #include "pmu/pmu_cpu.h"
 #include "pmu/pmu_loop.h"
+#include "pmu/pmu_pmi.h"
 #include "pmu/pmu_session.h"
 #include "pmu/sample_nmi.h"
 #include "pmu/sample_session.h"
@@ -105,21 +106,29 @@ static uint64_t hc_read(struct vcpu *v, unsigned int i)
     return (uint64_t)hc->read(hc->ctx, i);
 }
 
+/* A VM entry as the run loop makes it: vmx_prepare_entry's part of the
+ * NMI path, then the PMU's plan. */
+static void entry(struct vcpu *v)
+{
+    sample_nmi_before_entry(v);
+    pmu_before_entry(v);
+}
+
 /* The guest runs `ticks` at privilege level cpl (software backend: one
  * entry, the exit after ticks). */
 static void guest_runs(struct vcpu *v, unsigned int cpl, uint64_t ticks)
 {
     fake.cpl = cpl;
-    pmu_before_entry(v);
+    entry(v);
     pmu_after_exit(v, ticks);
 }
 
 /* ---- The software backend: overflow delivery --------------------------- */
 
 /* The entry's deadline is the overflow point; the exit there raises one
- * self-NMI to this CPU's APIC ID; its NMI exit writes one sample of the
- * guest state at that point, and the next NMI with nothing pending is the
- * guest's. */
+ * self-NMI to this CPU's APIC ID; after the next entry its NMI exit writes
+ * one sample of the guest state at that point, and the next NMI with
+ * nothing in flight is the guest's. */
 TEST(soft_overflow_raises_one_pmi_and_samples_the_exit_point)
 {
     struct vcpu *v = start_run("pmu=soft", false);
@@ -138,6 +147,7 @@ TEST(soft_overflow_raises_one_pmi_and_samples_the_exit_point)
     CHECK_EQ(fake.last_nmi_dest, APIC_ID);
     CHECK_EQ(pmu_cpus[0].pending, 1u);
 
+    entry(v);
     CHECK(pmu_nmi_exit(v));
     CHECK_EQ(pmu_cpus[0].pending, 0);
     CHECK(!pmu_nmi_exit(v));                        /* nothing pending: the guest's */
@@ -187,7 +197,7 @@ TEST(soft_samples_carry_the_guest_stack)
         fake.guest_stack[i] = 0xffffffff81000000ull + i;
     guest_runs(v, CPL_KERNEL, 10);
     fake.cpl = CPL_KERNEL;
-    CHECK(pmu_nmi_exit(v));
+    CHECK(pmu_nmi_root(&(struct trap_frame){ .rip = 0x201000 }));   /* after the exit's IRET */
     struct log_sample s[MAX_SAMPLES];
     if (CHECK_EQ(logged_samples(s), 1)) {
         CHECK_EQ(s[0].mode, LOG_MODE_GUEST_KERNEL);
@@ -214,6 +224,7 @@ TEST(counting_session_is_kept_and_never_sampled)
     CHECK_EQ(hc_read(v, 0), 100);
     guest_runs(v, CPL_USER, 40);
     CHECK_EQ(fake.nmis_sent, 1);
+    entry(v);
     CHECK(pmu_nmi_exit(v));
     struct log_sample s[MAX_SAMPLES];
     if (CHECK_EQ(logged_samples(s), 1))
@@ -223,10 +234,23 @@ TEST(counting_session_is_kept_and_never_sampled)
 
 /* ---- Whose NMI is it -------------------------------------------------- */
 
+/* VCPU 1 on CPU 1 of v's domain (started after v). */
+static struct vcpu *second_vcpu(void)
+{
+    struct vcpu *o = &dom.vcpus[1];
+    o->id = 1;
+    o->cpu = 1;
+    o->domain = &dom;
+    dom.vcpu_count = 2;
+    return o;
+}
+
 TEST(kick_is_vertigos_and_writes_no_sample)
 {
     struct vcpu *v = start_run("pmu=soft", false);
-    pmu_cpus[0].kick = 1;
+    pmu_pmi_kick_others(second_vcpu());     /* CPU 1 kicks CPU 0 */
+    CHECK_EQ(fake.nmis_sent, 1);
+    CHECK_EQ(fake.last_nmi_dest, APIC_ID);
     CHECK(pmu_nmi_exit(v));
     CHECK_EQ(pmu_cpus[0].kick, 0);
     CHECK(!pmu_nmi_exit(v));
@@ -260,6 +284,119 @@ TEST(root_nmi_is_vertigos_the_guests_or_spurious)
     CHECK_EQ(fake.guest_nmis_queued, 1);
 }
 
+/* The race: a guest NMI (or a guest IPI) causes an NMI exit, and this
+ * exit's accounting finds an overflow and raises the PMI before the exit
+ * handler asks whose NMI it was (in Bochs the self-NMI then waits, blocked,
+ * for the handler's IRET). The exit's NMI predates the raise: it is the
+ * guest's; the self-NMI that follows is Vertigo's and carries the sample. */
+TEST(exit_nmi_that_predates_the_raise_is_the_guests)
+{
+    struct vcpu *v = start_run("pmu=soft", false);
+    if (!start_sampling(v, "instructions:u", 10, 0))
+        return;
+    guest_runs(v, CPL_USER, 10);            /* the NMI exit's accounting raises */
+    CHECK_EQ(fake.nmis_sent, 1);
+    CHECK(!pmu_nmi_exit(v));                /* the exit's own NMI: the guest's */
+    CHECK_EQ(pmu_cpus[0].pending, 1u);      /* the overflow waits for its NMI */
+    struct log_sample s[MAX_SAMPLES];
+    CHECK_EQ(logged_samples(s), 0);
+    struct trap_frame frame = { .rip = 0x201234 };
+    CHECK(pmu_nmi_root(&frame));            /* the self-NMI, after the IRET */
+    CHECK_EQ(fake.guest_nmis_queued, 0);    /* nothing reaches the guest as unknown */
+    if (CHECK_EQ(logged_samples(s), 1))
+        CHECK_EQ(s[0].rip, GUEST_RIP);
+    CHECK(pmu_nmi_root(&frame));            /* a later NMI: the guest's again */
+    CHECK_EQ(fake.guest_nmis_queued, 1);
+    const struct pmu_nmi_stats *st = pmu_pmi_stats(0);
+    CHECK_EQ(st->sent, 1);
+    CHECK_EQ(st->received, 1);
+    CHECK_EQ(st->guest_before_raise, 1);
+    end_run();
+}
+
+/* A kick from another CPU is in flight when this CPU's exit raises: the
+ * raise rides on the kick's NMI (one NMI, a merge counted), the exit's NMI
+ * is that kick, and it takes the overflow too. */
+TEST(a_raise_rides_on_a_kick_in_flight)
+{
+    struct vcpu *v = start_run("pmu=soft", false);
+    if (!start_sampling(v, "instructions:u", 10, 0))
+        return;
+    unsigned int sent = fake.nmis_sent;
+    pmu_pmi_kick_others(second_vcpu());
+    guest_runs(v, CPL_USER, 10);
+    CHECK_EQ(fake.nmis_sent, sent + 1);     /* no second NMI */
+    CHECK(pmu_nmi_exit(v));                 /* the kick's NMI */
+    CHECK_EQ(pmu_cpus[0].pending, 0);
+    CHECK_EQ(pmu_cpus[0].kick, 0);
+    struct log_sample s[MAX_SAMPLES];
+    CHECK_EQ(logged_samples(s), 1);
+    CHECK(!pmu_nmi_root(&(struct trap_frame){ .rip = 1 }) || fake.guest_nmis_queued == 1);
+    CHECK_EQ(fake.guest_nmis_queued, 1);    /* the next NMI is the guest's */
+    CHECK_EQ(pmu_pmi_stats(0)->merged, 1);
+    CHECK_EQ(pmu_pmi_stats(0)->sent, pmu_pmi_stats(0)->received);
+    end_run();
+}
+
+/* Two raises before the NMI arrives: one NMI, both overflows taken. */
+TEST(raises_before_the_nmi_arrives_share_it)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.events=instructions:u pmu.period=1000000", false);
+    if (!start_sampling(v, "instructions:u", 10, 0))
+        return;
+    pmu_pmi_raise(2u);
+    pmu_pmi_raise(PMU_PENDING_TIMER);
+    CHECK_EQ(fake.nmis_sent, 1);
+    CHECK(pmu_nmi_root(&(struct trap_frame){ .rip = 1 }));
+    struct log_sample s[MAX_SAMPLES];
+    CHECK_EQ(logged_samples(s), 2);
+    CHECK_EQ(pmu_pmi_stats(0)->merged, 1);
+    CHECK_EQ(pmu_cpus[0].stats.pmis, 1);
+    end_run();
+}
+
+/* A hardware PMI that arrives while Vertigo runs may interrupt the exit
+ * path between the read and the write of a counter: the root NMI only
+ * notes it (LVTPC masked: a PMI), writes no PMU register, and the
+ * overflow is taken, its sample written and LVTPC unmasked before the
+ * next entry. Another root NMI meanwhile is the guest's. */
+TEST(root_hw_pmi_writes_nothing_and_is_taken_before_the_entry)
+{
+    struct vcpu *v = start_run("pmu=hw", true);
+    if (!start_sampling(v, "instructions:u", 100, 0))
+        return;
+    fake.cpl = CPL_USER;
+    entry(v);
+    fake.model->global_ctrl = fake.plan.guest_global_ctrl;
+    pmu_model_count(fake.model, &pmu_model_instructions, PMU_MODEL_USER, 100);
+    fake.model->global_ctrl = fake.plan.host_global_ctrl;
+    CHECK_EQ(fake.model->lvtpc, LVTPC_NMI | PMU_MODEL_LVT_MASKED);
+    uint64_t status = fake.model->global_status;
+    CHECK(status != 0);
+
+    fake.trace[0] = '\0';
+    struct trap_frame frame = { .rip = 0x205678 };
+    CHECK(pmu_nmi_root(&frame));
+    CHECK(strstr(fake.trace, "wrmsr") == NULL);          /* no PMU register written */
+    CHECK(strstr(fake.trace, "lvtpc") == NULL);
+    CHECK_EQ(fake.model->global_status, status);
+    struct log_sample s[MAX_SAMPLES];
+    CHECK_EQ(logged_samples(s), 0);
+    CHECK(pmu_nmi_root(&frame));                          /* not the same PMI twice */
+    CHECK_EQ(fake.guest_nmis_queued, 1);
+
+    sample_nmi_before_entry(v);
+    CHECK_EQ(fake.model->global_status, 0);
+    CHECK_EQ(fake.model->lvtpc, LVTPC_NMI);
+    if (CHECK_EQ(logged_samples(s), 1))
+        CHECK_EQ(s[0].mode, LOG_MODE_GUEST_USER);
+    CHECK_EQ(v->pmu.overflows, 1);
+    CHECK_EQ(pmu_pmi_stats(0)->hw_deferred, 1);
+    sample_nmi_before_entry(v);                            /* nothing left */
+    CHECK_EQ(logged_samples(s), 0);
+    end_run();
+}
+
 /* ---- Timer sampling ---------------------------------------------------- */
 
 TEST(timer_session_samples_when_its_deadline_passes)
@@ -278,6 +415,7 @@ TEST(timer_session_samples_when_its_deadline_passes)
     pmu_after_exit(v, 990);
     CHECK_EQ(fake.nmis_sent, 1);
     CHECK_EQ(pmu_cpus[0].pending, PMU_PENDING_TIMER);
+    entry(v);
     CHECK(pmu_nmi_exit(v));
     struct log_sample out[MAX_SAMPLES];
     if (CHECK_EQ(logged_samples(out), 1))
