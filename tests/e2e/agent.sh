@@ -20,6 +20,7 @@ GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario
 for s in agent jit badinput profile; do
     expect_line agent "$s scenario" "^VERTIGO-GUEST: $s: PASS$"
 done
+expect_no_unknown_nmi agent
 decode agent
 decoded="$E2E_OUT/agent/decode.txt"
 expect_in agent decode.txt "log: kallsyms chunks" ' symbols dom=0 kind=kallsyms pid=0 epoch=0 chunk=0 '

@@ -70,6 +70,15 @@ expect_not_in() {
 expect_line() { expect_in "$1" serial.txt "$2" "$3"; }
 expect_no_line() { expect_not_in "$1" serial.txt "$2" "$3"; }
 
+# expect_no_unknown_nmi NAME: the guest kernel of run NAME reported no NMI
+# it could not attribute ("Uhhuh. NMI received for unknown reason", "Dazed
+# and confused"; the init copies them from the kernel log too): every NMI
+# Vertigo reflected was the guest's, and every one of Vertigo's stayed its.
+expect_no_unknown_nmi() {
+    expect_not_in "$1" serial.txt "no unknown NMI in the guest's kernel log" \
+        'Uhhuh|Dazed and confused'
+}
+
 # expect_exit NAME LABEL WANT_STATUS OUT COMMAND...: COMMAND, with its
 # standard output and error in OUT, exits with WANT_STATUS.
 expect_exit() {

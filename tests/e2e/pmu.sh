@@ -35,6 +35,7 @@ expect_line $RUN "N vs 2N: instructions:u difference exact" '^pmu_loop: PASS: in
 expect_line $RUN "instructions:k below 5% of the loop" '^pmu_loop: PASS: instructions:k below 5% of the loop'
 expect_line $RUN "default step: instructions:u within 5%" '^pmu_loop: PASS: instructions:u difference within 5%'
 expect_line $RUN "pmu scenario" '^VERTIGO-GUEST: pmu: PASS$'
+expect_no_unknown_nmi $RUN
 capture $RUN | grep '^pmu_loop: .*N=' | indent
 for step in 0 1 100 10000; do
     expect_line $RUN "exact: step $step: instructions:u difference exact" \
