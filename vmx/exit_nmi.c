@@ -150,9 +150,6 @@ void vmx_prepare_entry(struct vcpu *v)
         vmcs_write(VMCS_ENTRY_INTR_INFO, INTR_INFO(VEC_NMI, INTR_TYPE_NMI));
         v->vmx.pending_nmis--;
         v->vmx.guest_in_nmi = true;
-    } else {
-        vmcs_write(VMCS_PROC_BASED_CONTROLS,
-                   vmcs_read(VMCS_PROC_BASED_CONTROLS) | PROC_NMI_WINDOW_EXITING);
     }
     /* The rest when the guest can take one again (after its IRET: virtual-
      * NMI blocking, SDM Vol. 3C 25.3.1.5). */
