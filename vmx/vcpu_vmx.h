@@ -54,7 +54,6 @@ struct vcpu_vmx {
     uint64_t entry_tsc;         /* TSC at the last entry */
     uint64_t last_fault_page;   /* GPA page of the last kernel write we refused */
     uint32_t fault_streak;      /* kernel write faults in a row on that page */
-    uint64_t sink_gpa;          /* page diverted to the sink, 0 if none */
     struct vmx_timer_state timer;
     struct vmx_mode_traps traps;
 };
