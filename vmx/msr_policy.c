@@ -3,7 +3,9 @@
  * (the PMU belongs to Vertigo: CPUID 0AH is hidden from the guest, so it
  * sees a CPU without an architectural PMU and its MSRs #GP), and in x2APIC
  * mode the APIC registers vmx/apic_guard.c watches (ICR; LVTPC and SVR,
- * for the hardware PMU's PMI). */
+ * for the hardware PMU's PMI), and the MSRs through which a guest could
+ * reach physical memory past the EPT or change Vertigo's state
+ * (vmx/msr_guard.h: APIC base, MTRRs, MISC_ENABLE, TSC, PT, PEBS, DS). */
 #include "vmx/msr_policy.h"
 
 #include <stddef.h>
