@@ -1,7 +1,7 @@
 /* Owned MSRs (see vmx/msr_policy.h): the VMX capability MSRs and
  * FEATURE_CONTROL (the guest sees no VMX), the architectural PMU MSRs
  * (the PMU belongs to Vertigo: CPUID 0AH is hidden from the guest, so it
- * sees a CPU without an architectural PMU and its MSRs #GP), and in x2APIC
+ * sees a CPU without an architectural PMU and its MSRs #GP), in x2APIC
  * mode the APIC registers vmx/apic_guard.c watches (ICR; LVTPC and SVR,
  * for the hardware PMU's PMI), and the MSRs through which a guest could
  * reach physical memory past the EPT or change Vertigo's state
