@@ -6,7 +6,6 @@
 
 #include <string.h>
 
-#include "host-tools/logdec_crc.h"
 #include "vmm/log_crc.h"
 #include "vmm/log_varint.h"
 
@@ -244,7 +243,7 @@ static enum step take_block(struct logdec *dec)
     if (avail < size)
         return STEP_NEED_MORE;
     track_sequence(dec, &h, offset);
-    if (logdec_crc32c(0, p + LOG_BLOCK_HEADER_SIZE, h.payload_len) != h.payload_crc) {
+    if (log_crc32c(0, p + LOG_BLOCK_HEADER_SIZE, h.payload_len) != h.payload_crc) {
         lose_block(dec, &h, LOGDEC_BAD_PAYLOAD, offset, size);
         dec->pos += LOG_BLOCK_HEADER_SIZE;
         return STEP_DONE;

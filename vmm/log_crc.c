@@ -14,7 +14,7 @@
 #define CRC_ROW16(n) CRC_ROW4(n), CRC_ROW4((n) + 4), CRC_ROW4((n) + 8), CRC_ROW4((n) + 12)
 #define CRC_ROW64(n) CRC_ROW16(n), CRC_ROW16((n) + 16), CRC_ROW16((n) + 32), CRC_ROW16((n) + 48)
 
-const uint32_t log_crc32c_table[256] = {
+static const uint32_t log_crc32c_table[256] = {
     CRC_ROW64(0), CRC_ROW64(64), CRC_ROW64(128), CRC_ROW64(192),
 };
 

@@ -1,6 +1,7 @@
 /* CRC32C (Castagnoli) checksums of log stream headers and blocks.
  * Freestanding, safe in NMI context: the SSE4.2 CRC32 instruction where
- * the CPU has it (x86-64 only, probed once), else a byte table. */
+ * the CPU has it (x86-64 only, probed once), else a byte table. The host
+ * decoder checks logs with this same code (one implementation). */
 #ifndef VMM_LOG_CRC_H
 #define VMM_LOG_CRC_H
 
@@ -23,8 +24,5 @@ uint32_t log_crc32c_bytewise(uint32_t crc, const void *buf, size_t len);
 /* True if log_crc32c uses the SSE4.2 CRC32 instruction on this CPU
  * (CPUID.01H:ECX[20], read on the first call and cached). */
 bool log_crc32c_hw_available(void);
-
-/* The 256-entry byte table the function uses (for faster host variants). */
-extern const uint32_t log_crc32c_table[256];
 
 #endif
