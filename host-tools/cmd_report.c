@@ -149,16 +149,18 @@ static uint8_t *function_modes(const struct profile *p)
 static void print_loss(FILE *out, const struct profile_loss *l)
 {
     const struct sym_problems *sp = &l->symbols;
-    uint64_t sets = sp->broken_sets + sp->restarted_sets + sp->unfinished_sets;
+    uint64_t sets = sp->broken_sets + sp->restarted_sets + sp->abandoned_sets +
+                    sp->unfinished_sets;
     if (!l->ring_dropped && !l->records_lost && !l->blocks_lost && !sets && !sp->bad_lines)
         return;
     char dropped[LOGDEC_COUNT_TEXT], records[LOGDEC_COUNT_TEXT], blocks[LOGDEC_COUNT_TEXT];
     fprintf(out, "# Lost: %s records dropped by Vertigo's rings, %s records (%s blocks) to "
             "corruption or gaps, %" PRIu64 " symbol sets (%" PRIu64 " broken, %" PRIu64
-            " restarted, %" PRIu64 " unfinished), %" PRIu64 " malformed symbol lines\n",
+            " restarted, %" PRIu64 " abandoned, %" PRIu64 " unfinished), %" PRIu64
+            " malformed symbol lines\n",
             logdec_count_text(l->ring_dropped, dropped), logdec_count_text(l->records_lost, records),
             logdec_count_text(l->blocks_lost, blocks), sets, sp->broken_sets, sp->restarted_sets,
-            sp->unfinished_sets, sp->bad_lines);
+            sp->abandoned_sets, sp->unfinished_sets, sp->bad_lines);
 }
 
 static void print_header(FILE *out, const struct profile *p, const struct report_options *o)

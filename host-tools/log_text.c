@@ -134,8 +134,9 @@ static void put_symbols(FILE *out, const struct log_symbols *sym)
 {
     fprintf(out, " dom=%u", sym->domain);
     put_enum(out, "kind", log_text_symbols_name(sym->kind), sym->kind);
-    fprintf(out, " pid=%u epoch=%" PRIu64 " chunk=%u last=%d len=%u ",
-            sym->pid, sym->epoch, sym->chunk, sym->last ? 1 : 0, sym->len);
+    fprintf(out, " pid=%u epoch=%" PRIu64 " chunk=%u last=%d len=%u%s ",
+            sym->pid, sym->epoch, sym->chunk, sym->last ? 1 : 0, sym->len,
+            sym->abandoned ? " abandoned" : "");
     log_text_quoted(out, sym->data, sym->len);
 }
 

@@ -155,9 +155,11 @@ static void parse_symbols(struct field_reader *f, struct log_symbols *sym)
     sym->epoch = get_u64(f);
     sym->chunk = get_u32(f);
     uint8_t last = get_byte(f);
-    need(f, last <= 1);
+    need(f, last <= 2);
     sym->last = last == 1;
+    sym->abandoned = last == 2;
     sym->data = get_rest(f, &sym->len);
+    need(f, !sym->abandoned || sym->len == 0);
 }
 
 static void parse_pmu_totals(struct field_reader *f, struct log_pmu_totals *pt)

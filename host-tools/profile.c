@@ -388,12 +388,15 @@ void profile_free(struct profile *p)
 static void print_symbol_problems(const struct profile *p, const char *cmd, const char *path)
 {
     const struct sym_problems *sp = &p->loss.symbols;
-    if (!sp->bad_lines && !sp->broken_sets && !sp->restarted_sets && !sp->unfinished_sets)
+    if (!sp->bad_lines && !sp->broken_sets && !sp->restarted_sets && !sp->abandoned_sets &&
+        !sp->unfinished_sets)
         return;
     fprintf(stderr, "vertigo %s: %s: symbol data lost: %" PRIu64 " malformed lines ignored, %"
             PRIu64 " sets broken (a chunk missing), %" PRIu64 " restarted before their last "
-            "chunk, %" PRIu64 " never finished; samples they would name may show as [unknown]\n",
-            cmd, path, sp->bad_lines, sp->broken_sets, sp->restarted_sets, sp->unfinished_sets);
+            "chunk, %" PRIu64 " abandoned by Vertigo, %" PRIu64 " never finished; samples they "
+            "would name may show as [unknown]\n",
+            cmd, path, sp->bad_lines, sp->broken_sets, sp->restarted_sets, sp->abandoned_sets,
+            sp->unfinished_sets);
 }
 
 /* Guest files that could not serve as symbol sources: the first few by

@@ -1,6 +1,6 @@
 /* Symbols records (see symbolize.h, sym_internal.h): chunks reassembled
  * into sets per (domain, kind, pid, epoch), with every set that does not
- * take effect counted (broken, restarted, unfinished); a finished set's
+ * take effect counted (broken, restarted, abandoned, unfinished); a finished set's
  * lines parsed into kallsyms tables, process maps, JIT map sets and
  * process identities. Names from the guest are cleaned of control bytes
  * before anyone prints them. */
@@ -225,11 +225,21 @@ static bool refuse_chunk(struct symbolizer *s, struct set_asm *a, const struct l
     return false;
 }
 
+/* Vertigo gave the set up unfinished: its chunks so far are void. */
+static bool abandon_set(struct symbolizer *s, struct set_asm *a)
+{
+    s->problems.abandoned_sets++;
+    set_close(s, a, SET_IDLE);
+    return false;
+}
+
 bool sym_add_record(struct symbolizer *s, const struct log_symbols *rec, uint64_t tsc)
 {
     struct set_asm *a = set_for(s, rec);
     bool fresh = true;
-    if (rec->chunk == 0) {
+    if (rec->abandoned) {
+        return abandon_set(s, a);
+    } else if (rec->chunk == 0) {
         if (a->state == SET_OPEN) {
             s->problems.restarted_sets++;
             fresh = false;

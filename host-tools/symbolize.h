@@ -89,19 +89,22 @@ bool sym_vertigo_build_id(const struct symbolizer *s, uint8_t out[LOG_BUILD_ID_S
  * decoder's ranges (a known kind). Chunks are reassembled per (domain,
  * kind, pid, epoch); a set takes effect when its last chunk arrives.
  * Returns false (and counts it in sym_problems) when the chunk is out of
- * sequence, restarts an unfinished set, or a line of the set is malformed. */
+ * sequence, restarts an unfinished set, says Vertigo abandoned the set, or
+ * a line of the set is malformed. */
 bool sym_add_record(struct symbolizer *s, const struct log_symbols *rec, uint64_t tsc);
 
 /* What the symbol records lost. A set (the chunks of one (domain, kind,
  * pid, epoch)) is broken when a chunk is missing or out of sequence (its
  * chunks up to the next chunk 0 are ignored), restarted when a chunk 0
- * comes before its last chunk (the first attempt is dropped), unfinished
- * when the log ends before its last chunk (e.g. Vertigo gave its slot to
- * other sets, or the guest stopped). */
+ * comes before its last chunk (the first attempt is dropped), abandoned
+ * when Vertigo gave it up unfinished to make room for other sets (a
+ * record says so), unfinished when the log ends before its last chunk
+ * (the guest stopped). */
 struct sym_problems {
     uint64_t bad_lines;          /* malformed lines in sets that took effect */
     uint64_t broken_sets;
     uint64_t restarted_sets;
+    uint64_t abandoned_sets;
     uint64_t unfinished_sets;    /* at the time of the call */
 };
 

@@ -127,14 +127,15 @@ size_t log_encode_lifecycle(uint8_t *out, const struct log_lifecycle *lc)
 
 size_t log_encode_symbols(uint8_t *out, const struct log_symbols *sym)
 {
-    if (sym->kind == 0 || sym->kind >= LOG_SYM_KIND_COUNT || sym->len > LOG_TEXT_MAX)
+    if (sym->kind == 0 || sym->kind >= LOG_SYM_KIND_COUNT || sym->len > LOG_TEXT_MAX ||
+        (sym->abandoned && (sym->last || sym->len)))
         return 0;
     uint8_t *p = put_varint(out, sym->domain);
     *p++ = sym->kind;
     p = put_varint(p, sym->pid);
     p = put_varint(p, sym->epoch);
     p = put_varint(p, sym->chunk);
-    *p++ = sym->last ? 1 : 0;
+    *p++ = sym->abandoned ? 2 : sym->last ? 1 : 0;
     return (size_t)(put_bytes(p, sym->data, sym->len) - out);
 }
 

@@ -20,7 +20,7 @@
 
 struct sampler_symbol_set {
     bool used;
-    uint32_t kind, pid;
+    uint32_t domain, kind, pid;
     uint64_t epoch;
     uint32_t next_chunk;        /* guest chunk expected next */
     uint32_t next_record;       /* log chunk number of the next record */
@@ -39,7 +39,9 @@ typedef bool (*sampler_emit_symbols_fn)(void *ctx, const struct log_symbols *rec
  * its c->len bytes at data for domain `domain` as LOG_TEXT_MAX-sized
  * records. Returns 0, or -VERTIGO_EINVAL when the chunk is out of
  * sequence (not 0 and not the next of a set being shipped); *dropped
- * counts records emit refused. */
+ * counts records emit refused. Starting a set when all
+ * SAMPLER_SYMBOL_SETS are being shipped gives the least recently used one
+ * up, with a record that says so (log_symbols.abandoned). */
 int64_t sampler_symbols_ship(struct sampler_symbols *st, uint32_t domain,
                              const struct vertigo_symbols_chunk *c, const uint8_t *data,
                              sampler_emit_symbols_fn emit, void *ctx, uint32_t *dropped);

@@ -1,20 +1,36 @@
 /* Guest symbol chunks to log records (see vmm/sampler.h). */
 #include "vmm/sampler.h"
 
-static struct sampler_symbol_set *set_find(struct sampler_symbols *st,
+static struct sampler_symbol_set *set_find(struct sampler_symbols *st, uint32_t domain,
                                            const struct vertigo_symbols_chunk *c)
 {
     for (unsigned int i = 0; i < SAMPLER_SYMBOL_SETS; i++) {
         struct sampler_symbol_set *s = &st->sets[i];
-        if (s->used && s->kind == c->kind && s->pid == c->pid && s->epoch == c->epoch)
+        if (s->used && s->domain == domain && s->kind == c->kind && s->pid == c->pid &&
+            s->epoch == c->epoch)
             return s;
     }
     return NULL;
 }
 
-/* A free slot, else the least recently used one (its set is abandoned). */
-static struct sampler_symbol_set *set_new(struct sampler_symbols *st,
-                                          const struct vertigo_symbols_chunk *c)
+/* Says in the log that Vertigo gave set s up unfinished: the host then
+ * voids its chunks so far and counts it, instead of finding it open. */
+static void set_abandon(const struct sampler_symbol_set *s, sampler_emit_symbols_fn emit,
+                        void *ctx, uint32_t *dropped)
+{
+    struct log_symbols rec = {
+        .domain = s->domain, .kind = (uint8_t)s->kind, .pid = s->pid, .epoch = s->epoch,
+        .chunk = s->next_record, .abandoned = true,
+    };
+    if (!emit(ctx, &rec))
+        (*dropped)++;
+}
+
+/* A free slot, else the least recently used one, whose set is abandoned. */
+static struct sampler_symbol_set *set_new(struct sampler_symbols *st, uint32_t domain,
+                                          const struct vertigo_symbols_chunk *c,
+                                          sampler_emit_symbols_fn emit, void *ctx,
+                                          uint32_t *dropped)
 {
     struct sampler_symbol_set *s = &st->sets[0];
     for (unsigned int i = 0; i < SAMPLER_SYMBOL_SETS; i++) {
@@ -25,8 +41,10 @@ static struct sampler_symbol_set *set_new(struct sampler_symbols *st,
         if (st->sets[i].last_use < s->last_use)
             s = &st->sets[i];
     }
-    *s = (struct sampler_symbol_set){ .used = true, .kind = c->kind, .pid = c->pid,
-                                      .epoch = c->epoch };
+    if (s->used)
+        set_abandon(s, emit, ctx, dropped);
+    *s = (struct sampler_symbol_set){ .used = true, .domain = domain, .kind = c->kind,
+                                      .pid = c->pid, .epoch = c->epoch };
     return s;
 }
 
@@ -34,9 +52,9 @@ int64_t sampler_symbols_ship(struct sampler_symbols *st, uint32_t domain,
                              const struct vertigo_symbols_chunk *c, const uint8_t *data,
                              sampler_emit_symbols_fn emit, void *ctx, uint32_t *dropped)
 {
-    struct sampler_symbol_set *s = set_find(st, c);
+    struct sampler_symbol_set *s = set_find(st, domain, c);
     if (c->chunk == 0)
-        s = s ? s : set_new(st, c);
+        s = s ? s : set_new(st, domain, c, emit, ctx, dropped);
     else if (!s || c->chunk != s->next_chunk)
         return -VERTIGO_EINVAL;
     if (c->chunk == 0)

@@ -216,6 +216,10 @@ struct log_symbols {
     uint64_t epoch;          /* JIT map epoch; 0 otherwise */
     uint32_t chunk;          /* chunk number within (domain, kind, pid, epoch) */
     bool last;               /* last chunk of this data set */
+    bool abandoned;          /* Vertigo gave the unfinished set up (to make room
+                                for another): the chunks before this one are
+                                void; the record has no text. Wire: the `last`
+                                byte is 2. */
     const uint8_t *data;
     uint32_t len;            /* <= LOG_TEXT_MAX */
 };

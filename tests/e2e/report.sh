@@ -142,9 +142,9 @@ bounded "hostile: 200000 event ids, one chosen" 0 "^# Samples: 1 of event 'ev123
     "$out/h-event.txt" "$V" report --event ev123456 "$(hostile events 200000)"
 bounded "hostile: 200000 one-line JIT map sets, each named" 0 "perf-7\.map +\[\.\] jit_199999$" \
     "$out/h-jit.txt" "$V" report "$(hostile jit 200000)"
-bounded "hostile: 400000 unfinished symbol sets counted" 0 "0 restarted before their last chunk, 400000 never finished" \
+bounded "hostile: 400000 unfinished symbol sets counted" 0 "0 restarted before their last chunk, 0 abandoned by Vertigo, 400000 never finished" \
     "$out/h-unfinished.txt" "$V" report "$(hostile unfinished 400000)"
-grep -q "^# Lost: .* 400000 symbol sets (0 broken, 0 restarted, 400000 unfinished)" "$out/h-unfinished.txt" &&
+grep -q "^# Lost: .* 400000 symbol sets (0 broken, 0 restarted, 0 abandoned, 400000 unfinished)" "$out/h-unfinished.txt" &&
     pass "hostile: unfinished sets in the report's '# Lost:' line" ||
     fail "hostile: unfinished sets in the report's '# Lost:' line" "$(grep '^#' "$out/h-unfinished.txt" | head -8)"
 bounded "hostile: 200000 processes with identities" 0 "/bin/p199999 +\[\.\] \[unknown\] /bin/p199999\+0x10$" \

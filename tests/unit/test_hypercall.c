@@ -365,7 +365,8 @@ static bool ship_emit(void *ctx, const struct log_symbols *rec)
     if (sh->count == 8)
         return false;
     sh->recs[sh->count] = *rec;
-    memcpy(sh->text[sh->count], rec->data, rec->len);
+    if (rec->len)
+        memcpy(sh->text[sh->count], rec->data, rec->len);
     sh->recs[sh->count].data = sh->text[sh->count];
     sh->count++;
     return true;
@@ -414,5 +415,44 @@ TEST(symbol_chunks_become_numbered_records)
     c.len = 5;
     CHECK_EQ(sampler_symbols_ship(&st, 0, &c, data, ship_emit, &sh, &dropped), 0);
     CHECK_EQ(sh.recs[5].chunk, 0);
+    CHECK_EQ(dropped, 0);
+}
+
+/* One set more than Vertigo reassembles at once: the least recently used
+ * one is given up, with a record that says so, and cannot be continued. */
+TEST(an_evicted_symbol_set_is_logged_as_abandoned)
+{
+    static struct sampler_symbols st;
+    static struct shipped sh;
+    uint32_t dropped = 0;
+    uint8_t data[4] = "abc";
+    struct vertigo_symbols_chunk c = { .kind = LOG_SYM_PROC_MAPS, .len = 3 };
+    for (uint32_t pid = 1; pid <= SAMPLER_SYMBOL_SETS; pid++) {
+        c.pid = pid;
+        CHECK_EQ(sampler_symbols_ship(&st, 5, &c, data, ship_emit, &sh, &dropped), 0);
+        sh.count = 0;
+    }
+    c.pid = 1;                      /* pid 1's set is used again: pid 2's is oldest */
+    c.chunk = 1;
+    CHECK_EQ(sampler_symbols_ship(&st, 5, &c, data, ship_emit, &sh, &dropped), 0);
+    sh.count = 0;
+    c.pid = 100;
+    c.chunk = 0;
+    CHECK_EQ(sampler_symbols_ship(&st, 5, &c, data, ship_emit, &sh, &dropped), 0);
+    CHECK_EQ(sh.count, 2);
+    CHECK(sh.recs[0].abandoned && !sh.recs[0].last);
+    CHECK_EQ(sh.recs[0].pid, 2);
+    CHECK_EQ(sh.recs[0].domain, 5);
+    CHECK_EQ(sh.recs[0].chunk, 1);  /* the record number its next chunk would have had */
+    CHECK_EQ(sh.recs[0].len, 0);
+    CHECK_EQ(sh.recs[1].pid, 100);
+    c.pid = 2;
+    c.chunk = 1;
+    CHECK_EQ(sampler_symbols_ship(&st, 5, &c, data, ship_emit, &sh, &dropped),
+             (uint64_t)-VERTIGO_EINVAL);
+    /* Sets are per domain: the same identity in another domain is another set. */
+    c.pid = 100;
+    CHECK_EQ(sampler_symbols_ship(&st, 6, &c, data, ship_emit, &sh, &dropped),
+             (uint64_t)-VERTIGO_EINVAL);
     CHECK_EQ(dropped, 0);
 }

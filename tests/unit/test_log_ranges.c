@@ -95,6 +95,8 @@ static void b_lifecycle(struct fields *f, uint32_t a) { lifecycle(f, (uint8_t)a)
 static void b_kind(struct fields *f, uint32_t a) { symbols(f, (uint8_t)a, 1, 8); }
 static void b_last(struct fields *f, uint32_t a) { symbols(f, LOG_SYM_KALLSYMS, (uint8_t)a, 8); }
 static void b_sym_text(struct fields *f, uint32_t a) { symbols(f, LOG_SYM_KALLSYMS, 1, a); }
+/* An abandoned set's record (last = 2) carries no text. */
+static void b_abandoned(struct fields *f, uint32_t a) { symbols(f, LOG_SYM_KALLSYMS, 2, a); }
 static void b_console(struct fields *f, uint32_t a) { text_record(f, true, a); }
 static void b_config(struct fields *f, uint32_t a) { text_record(f, false, a); }
 static void b_loss(struct fields *f, uint32_t a) { put_v(f, a); }
@@ -133,7 +135,8 @@ static const struct range_case cases[] = {
     { "lifecycle event", LOG_REC_LIFECYCLE, b_lifecycle, LOG_LC_EVENT_COUNT, LOG_LC_EVENT_COUNT - 1 },
     { "symbols kind 0", LOG_REC_SYMBOLS, b_kind, 0, 1 },
     { "symbols kind", LOG_REC_SYMBOLS, b_kind, LOG_SYM_KIND_COUNT, LOG_SYM_KIND_COUNT - 1 },
-    { "symbols last", LOG_REC_SYMBOLS, b_last, 2, 1 },
+    { "symbols last", LOG_REC_SYMBOLS, b_last, 3, 1 },
+    { "symbols abandoned with text", LOG_REC_SYMBOLS, b_abandoned, 8, 0 },
     { "symbols text", LOG_REC_SYMBOLS, b_sym_text, TEXT_OVER, LOG_TEXT_MAX },
     { "console text", LOG_REC_CONSOLE, b_console, TEXT_OVER, LOG_TEXT_MAX },
     { "config empty", LOG_REC_CONFIG, b_config, 0, 1 },

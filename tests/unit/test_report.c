@@ -526,11 +526,11 @@ TEST(what_the_log_lost_heads_the_report)
     CHECK_EQ(load_hostile(&p, "loss", 2, NULL, &ro, &text), VERTIGO_EXIT_DAMAGED);
     CHECK(text && strstr(text, "\n# Lost: 36893488147419103230 records dropped by Vertigo's "
                                "rings, 0 records (0 blocks) to corruption or gaps, 0 symbol sets "
-                               "(0 broken, 0 restarted, 0 unfinished), 0 malformed symbol lines\n"));
+                               "(0 broken, 0 restarted, 0 abandoned, 0 unfinished), 0 malformed symbol lines\n"));
     free(text);
     profile_free(&p);
     CHECK_EQ(load_hostile(&p, "unfinished", 3, NULL, &ro, &text), VERTIGO_EXIT_OK);
-    CHECK(text && strstr(text, "3 symbol sets (0 broken, 0 restarted, 3 unfinished)"));
+    CHECK(text && strstr(text, "3 symbol sets (0 broken, 0 restarted, 0 abandoned, 3 unfinished)"));
     free(text);
     profile_free(&p);
     CHECK_EQ(load_hostile(&p, "ranges", 2, NULL, &ro, &text), VERTIGO_EXIT_DAMAGED);

@@ -120,6 +120,15 @@ TEST(sets_that_do_not_take_effect_are_counted_once_each)
     CHECK(!add_text(s, LOG_SYM_PROC_MAPS, 11, 0, 2, "not a maps line\n", 100));
     CHECK_EQ(problems(s).bad_lines, 2);
     CHECK_EQ(problems(s).broken_sets, 2);
+    /* Vertigo says it gave set 9 up: no longer open, counted as abandoned,
+     * and its chunk 1 is out of sequence now. */
+    struct log_symbols gone = { .kind = LOG_SYM_PROC_MAPS, .pid = 9, .chunk = 1,
+                                .abandoned = true };
+    CHECK(!sym_add_record(s, &gone, 0));
+    CHECK_EQ(problems(s).abandoned_sets, 1);
+    CHECK_EQ(problems(s).unfinished_sets, 1);
+    CHECK(!chunk(s, LOG_SYM_PROC_MAPS, 9, 1, true));
+    CHECK_EQ(problems(s).broken_sets, 3);
     sym_destroy(s);
 }
 
