@@ -34,6 +34,8 @@ struct ptab {
 
 struct ksym {
     uint64_t addr;
+    uint64_t limit;              /* addresses from here on are not in it (a
+                                    module's last symbol: its text ends) */
     const char *name;
     uint32_t image;
 };

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #define KERNEL_IMAGE "[kernel.kallsyms]"
+#define KSYM_MODULE_PAGE 4096u
 
 /* ---- Lines ------------------------------------------------------------ */
 
@@ -37,7 +38,8 @@ static bool kallsyms_line(struct symbolizer *s, void *table, char *line)
     snprintf(image, sizeof(image), "[%s]", module);
     k->syms = sym_grow(k->syms, &k->cap, k->count + 1, sizeof(*k->syms));
     k->syms[k->count++] = (struct ksym){
-        addr, sym_intern(s, name), sym_image_get(s, module[0] ? image : KERNEL_IMAGE, 0, 0, 0) };
+        addr, UINT64_MAX, sym_intern(s, name),
+        sym_image_get(s, module[0] ? image : KERNEL_IMAGE, 0, 0, 0) };
     return true;
 }
 
@@ -118,12 +120,29 @@ static int ksym_cmp(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* Where the text of a module's symbol ends when no later symbol of the
+ * module bounds it. kallsyms gives no sizes, and a module's text is
+ * allocated in whole pages, so its last function ends by the end of the
+ * page it starts in (one crossing into the next page is cut there). A
+ * kernel symbol keeps the floor rule: the next symbol bounds it. */
+static void bound_module_symbols(struct symbolizer *s, struct ktable *k)
+{
+    uint32_t kernel = sym_image_get(s, KERNEL_IMAGE, 0, 0, 0);
+    for (size_t i = 0; i < k->count; i++) {
+        struct ksym *sym = &k->syms[i];
+        bool bounded_by_next = i + 1 < k->count && k->syms[i + 1].image == sym->image;
+        if (sym->image != kernel && !bounded_by_next)
+            sym->limit = (sym->addr | (KSYM_MODULE_PAGE - 1)) + 1;
+    }
+}
+
 void sym_load_kallsyms(struct symbolizer *s, struct ktable *k, char *text, size_t len)
 {
     k->count = 0;
     each_line(s, text, len, k, kallsyms_line);
     if (k->count)
         qsort(k->syms, k->count, sizeof(*k->syms), ksym_cmp);
+    bound_module_symbols(s, k);
 }
 
 /* ---- Committing a finished set ---------------------------------------- */

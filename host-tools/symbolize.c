@@ -238,7 +238,7 @@ static void resolve_kernel(struct symbolizer *s, const struct sym_where *w, stru
     const struct ktable *k = ktable_of(s, w->domain);
     const struct ksym *sym = k ? sorted_floor(k->syms, k->count, sizeof(*k->syms),
                                               offsetof(struct ksym, addr), f->addr) : NULL;
-    if (sym) {
+    if (sym && f->addr < sym->limit) {
         f->image = sym->image;
         f->function = sym_function_get(s, sym->image, sym->name, NULL, 0, true);
     } else {

@@ -362,3 +362,29 @@ TEST(jit_entries_hold_their_whole_range)
     CHECK_STR(name_of(s, sym_resolve(s, &u, 0x7f0000001100ull)), "[unknown] 0x7f0000001100");
     sym_destroy(s);
 }
+
+/* A module's symbols name addresses inside its text only: past the last
+ * one, the page it starts in bounds it (kallsyms gives no sizes), so a
+ * garbage address above every module is no module function. */
+TEST(module_symbols_end_with_the_module_text)
+{
+    static const char mods[] =
+        "ffffffff81000000 T _text\n"
+        "ffffffff81002400 t clear_page_erms\n"
+        "ffffffffc0001000 t testmod_work\t[testmod]\n"
+        "ffffffffc0001100 t testmod_exit\t[testmod]\n"
+        "ffffffffc0004000 t vertigo_ioctl.cold\t[vertigo]\n";
+    char err[128];
+    struct symbolizer *s = sym_create(&(struct sym_options){ 0 }, err, sizeof(err));
+    CHECK(add_text(s, LOG_SYM_KALLSYMS, 0, 0, 10, mods, 64));
+    struct sym_where k = { .mode = LOG_MODE_GUEST_KERNEL };
+    CHECK_STR(name_of(s, sym_resolve(s, &k, 0xffffffffc0001080ull)), "testmod_work");
+    CHECK_STR(name_of(s, sym_resolve(s, &k, 0xffffffffc0001fffull)), "testmod_exit");
+    CHECK_STR(name_of(s, sym_resolve(s, &k, 0xffffffffc0002000ull)), "[unknown] 0xffffffffc0002000");
+    CHECK_STR(name_of(s, sym_resolve(s, &k, 0xffffffffc0004010ull)), "vertigo_ioctl.cold");
+    CHECK_STR(name_of(s, sym_resolve(s, &k, 0xfffffffffffffecbull)), "[unknown] 0xfffffffffffffecb");
+    CHECK_STR(image_of(s, sym_resolve(s, &k, 0xfffffffffffffecbull)), "[kernel.kallsyms]");
+    /* The kernel's own symbols keep the floor rule up to the next symbol. */
+    CHECK_STR(name_of(s, sym_resolve(s, &k, 0xffffffff81004000ull)), "clear_page_erms");
+    sym_destroy(s);
+}
