@@ -40,6 +40,8 @@ const char *vertigo_strerror(int64_t result)
     case -VERTIGO_EPERM: return "not permitted from this privilege level";
     case -VERTIGO_EFAULT: return "bad guest address";
     case -VERTIGO_EBUSY: return "a session already runs";
+    case -VERTIGO_EACCES: return "guest address on a supervisor-only page, caller in user mode";
+    case -VERTIGO_EMMIO: return "guest address is device memory (MMIO), not RAM";
     default: return "unknown error";
     }
 }

@@ -84,7 +84,8 @@ VERTIGO_ALWAYS_INLINE int vertigo_present(void)
 
 /* The errno value of a hypercall result: 0 for a success (>= 0), else the
  * positive errno of the -VERTIGO_E* code (ENOSYS, EINVAL, EPERM, EFAULT,
- * EBUSY), EIO for a code this ABI does not define. */
+ * EBUSY, EACCES; EFAULT for EMMIO: like an address the kernel refuses to
+ * copy from), EIO for a code this ABI does not define. */
 VERTIGO_ALWAYS_INLINE int vertigo_errno(int64_t result)
 {
     if (result >= 0)
@@ -95,6 +96,8 @@ VERTIGO_ALWAYS_INLINE int vertigo_errno(int64_t result)
     case -VERTIGO_EPERM:  return EPERM;
     case -VERTIGO_EFAULT: return EFAULT;
     case -VERTIGO_EBUSY:  return EBUSY;
+    case -VERTIGO_EACCES: return EACCES;
+    case -VERTIGO_EMMIO:  return EFAULT;
     default:             return EIO;
     }
 }

@@ -128,5 +128,6 @@ _Static_assert(sizeof(struct vertigo_symbols_chunk) == 40, "symbols chunk ABI si
 #define VERTIGO_EMMIO    7   /* a guest address is device memory (MMIO), not
                                 RAM: Vertigo reads no device registers for
                                 a hypercall */
+#define VERTIGO_ERROR_MAX 7  /* the highest error code above */
 
 #endif
