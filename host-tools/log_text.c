@@ -168,6 +168,10 @@ static void put_fields(FILE *out, const struct logdec_record *r)
         put_values(out, r->u.pmu_totals.totals, r->u.pmu_totals.count);
         break;
     case LOG_REC_EVENT_DESC: put_event_desc(out, &r->u.event_desc); break;
+    case LOG_REC_EVENT_PERIOD:
+        fprintf(out, " event=%u period=%" PRIu64, r->u.event_period.event,
+                r->u.event_period.period);
+        break;
     default:                 fprintf(out, " len=%u", r->raw_len); break;
     }
 }

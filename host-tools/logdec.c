@@ -445,6 +445,7 @@ const char *logdec_type_name(uint8_t type)
         [LOG_REC_LOSS] = "loss",
         [LOG_REC_PMU_TOTALS] = "pmu-totals",
         [LOG_REC_EVENT_DESC] = "event-desc",
+        [LOG_REC_EVENT_PERIOD] = "event-period",
     };
     return type < LOG_REC_TYPE_COUNT && names[type] ? names[type] : NULL;
 }

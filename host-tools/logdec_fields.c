@@ -176,6 +176,13 @@ static void parse_event_desc(struct field_reader *f, struct log_event_desc *ed)
     ed->name = (const char *)get_rest(f, &ed->len);
 }
 
+static void parse_event_period(struct field_reader *f, struct log_event_period *ep)
+{
+    ep->event = get_u32(f);
+    ep->period = get_u64(f);
+    need(f, ep->period > 0);
+}
+
 static void parse_known(struct field_reader *f, struct logdec_record *r)
 {
     switch (r->type) {
@@ -195,6 +202,7 @@ static void parse_known(struct field_reader *f, struct logdec_record *r)
         break;
     case LOG_REC_PMU_TOTALS: parse_pmu_totals(f, &r->u.pmu_totals); break;
     case LOG_REC_EVENT_DESC: parse_event_desc(f, &r->u.event_desc); break;
+    case LOG_REC_EVENT_PERIOD: parse_event_period(f, &r->u.event_period); break;
     default: break;
     }
 }

@@ -13,6 +13,7 @@
 #include "vmm/cmdline.h"
 #include "vmm/console.h"
 #include "vmm/hv_cmdline.h"
+#include "vmm/log_hv.h"
 #include "vmm/spinlock.h"
 
 #define OPTION_MAX 64u
@@ -29,6 +30,8 @@ static struct {
 
 /* ---- Applying the session to a VCPU --------------------------------------- */
 
+/* The session's event names, then the period of each sampled event (what
+ * one of its samples stands for: events, or TSC ticks of the timer). */
 static void log_event_names(const struct vcpu *v)
 {
     static const char timer_name[] = "timer";
@@ -37,6 +40,11 @@ static void log_event_names(const struct vcpu *v)
     if (v->pmu.timer_ticks)
         pmu_log_event_desc(SAMPLE_EVENT_TIMER, timer_name, sizeof(timer_name),
                            LOG_EVENT_CODE(LOG_EVENT_SRC_TIMER, 0));
+    for (unsigned int i = 0; v->pmu.counting && i < v->pmu.ctx.count; i++)
+        if (v->pmu.sample_mask & (1u << i))
+            log_hv_event_period(&(struct log_event_period){ i, v->pmu.ctx.counters[i].period });
+    if (v->pmu.timer_ticks)
+        log_hv_event_period(&(struct log_event_period){ SAMPLE_EVENT_TIMER, v->pmu.timer_ticks });
 }
 
 static void apply_session(struct vcpu *v)

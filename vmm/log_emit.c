@@ -57,3 +57,8 @@ bool log_emit_event_desc(struct log_ring *ring, uint64_t tsc, const struct log_e
 {
     LOG_EMIT_BODY(ring, tsc, LOG_REC_EVENT_DESC, log_encode_event_desc, ed);
 }
+
+bool log_emit_event_period(struct log_ring *ring, uint64_t tsc, const struct log_event_period *ep)
+{
+    LOG_EMIT_BODY(ring, tsc, LOG_REC_EVENT_PERIOD, log_encode_event_period, ep);
+}

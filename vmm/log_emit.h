@@ -21,5 +21,6 @@ bool log_emit_symbols(struct log_ring *ring, uint64_t tsc, const struct log_symb
 bool log_emit_config(struct log_ring *ring, uint64_t tsc, const struct log_config *cfg);
 bool log_emit_pmu_totals(struct log_ring *ring, uint64_t tsc, const struct log_pmu_totals *pt);
 bool log_emit_event_desc(struct log_ring *ring, uint64_t tsc, const struct log_event_desc *ed);
+bool log_emit_event_period(struct log_ring *ring, uint64_t tsc, const struct log_event_period *ep);
 
 #endif

@@ -169,6 +169,14 @@ size_t log_encode_event_desc(uint8_t *out, const struct log_event_desc *ed)
     return (size_t)(put_bytes(p, ed->name, ed->len) - out);
 }
 
+size_t log_encode_event_period(uint8_t *out, const struct log_event_period *ep)
+{
+    if (ep->period == 0)
+        return 0;
+    uint8_t *p = put_varint(out, ep->event);
+    return (size_t)(put_varint(p, ep->period) - out);
+}
+
 void log_encode_stream_header(uint8_t out[LOG_STREAM_HEADER_SIZE],
                               const struct log_stream_info *info)
 {

@@ -34,6 +34,7 @@ size_t log_encode_config(uint8_t *out, const struct log_config *cfg);
 size_t log_encode_loss(uint8_t *out, const struct log_loss *loss);
 size_t log_encode_pmu_totals(uint8_t *out, const struct log_pmu_totals *pt);
 size_t log_encode_event_desc(uint8_t *out, const struct log_event_desc *ed);
+size_t log_encode_event_period(uint8_t *out, const struct log_event_period *ep);
 
 /* What a stream header says, besides the constant fields. */
 struct log_stream_info {

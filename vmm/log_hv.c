@@ -37,7 +37,8 @@
 #define LOG_HV_RECORD_TYPES ((1u << LOG_REC_CONSOLE) | (1u << LOG_REC_SAMPLE) | \
                              (1u << LOG_REC_LIFECYCLE) | (1u << LOG_REC_SYMBOLS) | \
                              (1u << LOG_REC_CONFIG) | (1u << LOG_REC_LOSS) | \
-                             (1u << LOG_REC_PMU_TOTALS) | (1u << LOG_REC_EVENT_DESC))
+                             (1u << LOG_REC_PMU_TOTALS) | (1u << LOG_REC_EVENT_DESC) | \
+                             (1u << LOG_REC_EVENT_PERIOD))
 
 _Static_assert(LOG_HV_BLOCK_BYTES >= LOG_RING_READ_MIN, "staging holds a block");
 _Static_assert(LOG_HV_BLOCK_BYTES >= LOG_STREAM_HEADER_SIZE, "staging holds the header");
@@ -120,6 +121,13 @@ void log_hv_event_desc(const struct log_event_desc *ed)
     struct log_ring *ring = log_hv_ring();
     if (ring)
         log_emit_event_desc(ring, rdtsc(), ed);
+}
+
+void log_hv_event_period(const struct log_event_period *ep)
+{
+    struct log_ring *ring = log_hv_ring();
+    if (ring)
+        log_emit_event_period(ring, rdtsc(), ep);
 }
 
 void log_hv_pmu_totals(const struct log_pmu_totals *pt)

@@ -48,6 +48,9 @@ void log_hv_set_pmu(const struct log_pmu_desc *pmu);
 /* Emits one event-description record (name of an event id in totals). */
 void log_hv_event_desc(const struct log_event_desc *ed);
 
+/* Emits one event-period record (what a sample of an event id stands for). */
+void log_hv_event_period(const struct log_event_period *ep);
+
 /* Emits one PMU-totals record (counts of one VCPU). */
 void log_hv_pmu_totals(const struct log_pmu_totals *pt);
 

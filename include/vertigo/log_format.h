@@ -111,7 +111,8 @@ enum log_record_type {
     LOG_REC_LOSS       = 8,   /* records a ring dropped */
     LOG_REC_PMU_TOTALS = 9,   /* PMU counter totals of one VCPU */
     LOG_REC_EVENT_DESC = 10,  /* name and code of an event id */
-    LOG_REC_TYPE_COUNT = 11,  /* one past the last known type */
+    LOG_REC_EVENT_PERIOD = 11, /* what one sample of an event id stands for */
+    LOG_REC_TYPE_COUNT = 12,  /* one past the last known type */
 };
 
 #define LOG_VARINT_MAX       10u    /* bytes of a 64-bit LEB128 varint */
@@ -247,6 +248,16 @@ struct log_event_desc {
     uint32_t len;            /* <= LOG_TEXT_MAX */
 };
 
+/* The sampling period of an event id: each of its samples logged after
+ * this record stands for `period` occurrences of the event (a counter
+ * overflowing every `period` events; timer samples: TSC ticks of guest
+ * time). Written when a sampling session starts, after its event-desc
+ * records. */
+struct log_event_period {
+    uint32_t event;
+    uint64_t period;         /* >= 1 */
+};
+
 /* An event-desc code: its source in bits 63:56, the source's own code in
  * bits 55:0.
  *   LOG_EVENT_SRC_HW     (umask << 8) | event select (PERFEVTSEL bits 15:0)
@@ -273,6 +284,7 @@ union log_record_value {
     struct log_loss loss;
     struct log_pmu_totals pmu_totals;
     struct log_event_desc event_desc;
+    struct log_event_period event_period;
 };
 
 #endif

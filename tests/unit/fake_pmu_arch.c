@@ -214,6 +214,12 @@ void log_hv_event_desc(const struct log_event_desc *ed)
     fake.descs[i].name = fake.desc_names[i];
 }
 
+void log_hv_event_period(const struct log_event_period *ep)
+{
+    if (fake.period_count < FAKE_DESCS_MAX)
+        fake.periods[fake.period_count++] = *ep;
+}
+
 void log_hv_set_pmu(const struct log_pmu_desc *pmu)
 {
     fake.header_pmu = *pmu;

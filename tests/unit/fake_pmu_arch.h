@@ -69,6 +69,8 @@ struct fake_arch {
     struct log_event_desc descs[FAKE_DESCS_MAX];
     char desc_names[FAKE_DESCS_MAX][32];
     unsigned int desc_count;
+    struct log_event_period periods[FAKE_DESCS_MAX];   /* log_hv_event_period */
+    unsigned int period_count;
     unsigned int totals_records;
     struct log_pmu_desc header_pmu;     /* the last log_hv_set_pmu */
     char console[8192];                 /* everything printk wrote */

@@ -109,6 +109,11 @@ static void b_event_name(struct fields *f, uint32_t a)
     put_v(f, 0xc0);
     put_text(f, a);
 }
+static void b_period(struct fields *f, uint32_t a)
+{
+    put_v(f, 1);
+    put_v(f, a);
+}
 /* A 32-bit field (the domain) holding 2^32 - 1, or 2^32. */
 static void b_u32(struct fields *f, uint32_t a)
 {
@@ -146,6 +151,7 @@ static const struct range_case cases[] = {
     { "swcounters count", LOG_REC_SWCOUNTERS, b_swcounters, LOG_SWCOUNTERS_MAX + 1, LOG_SWCOUNTERS_MAX },
     { "pmu-totals count", LOG_REC_PMU_TOTALS, b_totals, LOG_EVENTS_MAX + 1, LOG_EVENTS_MAX },
     { "event-desc name", LOG_REC_EVENT_DESC, b_event_name, TEXT_OVER, LOG_TEXT_MAX },
+    { "event-period of 0", LOG_REC_EVENT_PERIOD, b_period, 0, 1 },
     { "32-bit field", LOG_REC_SAMPLE, b_u32, 1, 0 },
     { "varint past 64 bits", LOG_REC_LOSS, b_varint, 1, 0 },
 };

@@ -208,6 +208,10 @@ static void random_fields(uint64_t *rng, struct log_test_value *v)
         v->u.event_desc.len = rand_text(rng, v->text, 64);
         v->u.event_desc.name = (const char *)v->text;
         break;
+    case LOG_REC_EVENT_PERIOD:
+        v->u.event_period.event = rand_u32(rng);
+        v->u.event_period.period = rand_num(rng) | 1;
+        break;
     }
 }
 
@@ -216,7 +220,7 @@ void log_test_random_value(uint64_t *rng, uint64_t *tsc, struct log_test_value *
     static const uint8_t types[] = {
         LOG_REC_CONSOLE, LOG_REC_SAMPLE, LOG_REC_SAMPLE, LOG_REC_SAMPLE, LOG_REC_INTERVAL,
         LOG_REC_SWCOUNTERS, LOG_REC_LIFECYCLE, LOG_REC_SYMBOLS, LOG_REC_CONFIG,
-        LOG_REC_PMU_TOTALS, LOG_REC_EVENT_DESC,
+        LOG_REC_PMU_TOTALS, LOG_REC_EVENT_DESC, LOG_REC_EVENT_PERIOD,
     };
     memset(v, 0, offsetof(struct log_test_value, text));
     v->type = types[log_test_rand(rng) % sizeof(types)];
@@ -291,6 +295,9 @@ static void example_fields(struct log_test_value *v)
         v->u.event_desc.code = 0xc0;
         set_text(v, "instructions", &v->u.event_desc.name, &v->u.event_desc.len);
         break;
+    case LOG_REC_EVENT_PERIOD:
+        v->u.event_period = (struct log_event_period){ .event = 1, .period = 100003 };
+        break;
     }
 }
 
@@ -314,6 +321,7 @@ bool log_test_emit(struct log_ring *ring, const struct log_test_value *v)
     case LOG_REC_CONFIG:     return log_emit_config(ring, v->tsc, &v->u.config);
     case LOG_REC_PMU_TOTALS: return log_emit_pmu_totals(ring, v->tsc, &v->u.pmu_totals);
     case LOG_REC_EVENT_DESC: return log_emit_event_desc(ring, v->tsc, &v->u.event_desc);
+    case LOG_REC_EVENT_PERIOD: return log_emit_event_period(ring, v->tsc, &v->u.event_period);
     default:                 return false;   /* LOSS is written by the ring itself */
     }
 }
@@ -398,6 +406,9 @@ static bool same_fields(const struct log_test_value *v, const struct log_test_va
                a->event_desc.code == b->event_desc.code &&
                same_text(a->event_desc.name, a->event_desc.len, b->event_desc.name,
                          b->event_desc.len);
+    case LOG_REC_EVENT_PERIOD:
+        return a->event_period.event == b->event_period.event &&
+               a->event_period.period == b->event_period.period;
     default:
         return false;
     }

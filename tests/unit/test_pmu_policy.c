@@ -597,6 +597,10 @@ TEST(event_desc_codes_agree_between_sampling_and_totals)
     unsigned int at_start = fake.desc_count;
     if (!CHECK_EQ(at_start, 2))
         return;
+    /* the sampled event's period follows its name; the counted one has none */
+    CHECK_EQ(fake.period_count, 1);
+    CHECK_EQ(fake.periods[0].event, 1);
+    CHECK_EQ(fake.periods[0].period, 100);
     pmu_domain_report(&dom);
     if (!CHECK_EQ(fake.desc_count, 4))
         return;
