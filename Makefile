@@ -98,7 +98,7 @@ RUN_TIMEOUT ?= 1500
 RUN_DIR     := $(BUILD)/run
 RUN_SYMS    := --guest-root $(BUILD)/guest/initramfs --vertigo-elf $(HV_ELF)
 run: setup all
-	$(Q)./host-tools/vertigo-run --platform bochs --iso $(ISO) --out $(RUN_DIR) \
+	$(Q)$(BUILD)/vertigo run --platform bochs --iso $(ISO) --out $(RUN_DIR) \
 	    --timeout $(RUN_TIMEOUT)
 	$(Q)echo; echo "== Vertigo's console ($(RUN_DIR)/com2.txt), from the guest's start"
 	$(Q)tr -d '\r' < $(RUN_DIR)/com2.txt | sed -n '/^vmx: vcpu 0: entering/,$$p'

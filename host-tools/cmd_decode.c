@@ -22,10 +22,15 @@ static void on_problem(void *user, const struct logdec_problem *p)
     log_text_problem(user, p);
 }
 
+const char cmd_decode_help[] = "print a profiling log, one record per line";
+
 int cmd_decode(int argc, char **argv)
 {
-    if (!log_input_args(argc, argv))
-        return VERTIGO_EXIT_USAGE;
+    switch (log_input_args(argc, argv, cmd_decode_help)) {
+    case LOG_ARGS_HELP: return VERTIGO_EXIT_OK;
+    case LOG_ARGS_BAD: return VERTIGO_EXIT_CMDLINE;
+    case LOG_ARGS_OK: break;
+    }
     static const struct logdec_callbacks cb = {
         .header = on_header, .record = on_record, .problem = on_problem,
     };

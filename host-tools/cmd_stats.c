@@ -205,10 +205,15 @@ static void print_stats(const struct log_stats *s, const struct logdec_totals *t
     print_pmu_totals(s);
 }
 
+const char cmd_stats_help[] = "summarize a profiling log: records, CPUs, loss, time span";
+
 int cmd_stats(int argc, char **argv)
 {
-    if (!log_input_args(argc, argv))
-        return VERTIGO_EXIT_USAGE;
+    switch (log_input_args(argc, argv, cmd_stats_help)) {
+    case LOG_ARGS_HELP: return VERTIGO_EXIT_OK;
+    case LOG_ARGS_BAD: return VERTIGO_EXIT_CMDLINE;
+    case LOG_ARGS_OK: break;
+    }
     static const struct logdec_callbacks cb = {
         .header = on_header, .block = on_block, .record = on_record,
     };

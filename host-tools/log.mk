@@ -7,8 +7,11 @@ LOGDEC_SRCS := host-tools/logdec.c host-tools/logdec_fields.c host-tools/log_tex
                vmm/log_crc.c
 
 TOOLS += vertigo
-tool_vertigo_SRCS := host-tools/vertigo.c host-tools/cmd_decode.c host-tools/cmd_stats.c \
+tool_vertigo_SRCS := host-tools/vertigo.c host-tools/cmd_run.c host-tools/cmd_decode.c host-tools/cmd_stats.c \
                      host-tools/log_input.c $(LOGDEC_SRCS)
+
+# `vertigo run` looks for host-tools/vertigo-run in this tree last.
+$(BUILD)/tool/host-tools/cmd_run.c.o: TOOL_CFLAGS += -DVERTIGO_SOURCE_DIR='"$(CURDIR)"'
 
 # Writes the golden streams of tests/fixtures/log (see gen_fixtures.c).
 TOOLS += log-fixture-gen

@@ -55,10 +55,14 @@ int log_input_exit_status(const char *cmd, const char *path, const struct logdec
     return VERTIGO_EXIT_OK;
 }
 
-bool log_input_args(int argc, char **argv)
+enum log_args log_input_args(int argc, char **argv, const char *help)
 {
+    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        printf("usage: vertigo %s FILE|-\n  %s (- reads standard input)\n", argv[0], help);
+        return LOG_ARGS_HELP;
+    }
     if (argc == 2 && argv[1][0] != '\0' && (argv[1][0] != '-' || argv[1][1] == '\0'))
-        return true;
+        return LOG_ARGS_OK;
     fprintf(stderr, "usage: vertigo %s FILE|-\n", argv[0]);
-    return false;
+    return LOG_ARGS_BAD;
 }

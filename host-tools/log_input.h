@@ -14,7 +14,14 @@ int log_input_decode(const char *cmd, const char *path, struct logdec *dec);
  * stderr when the input held no log or was damaged. */
 int log_input_exit_status(const char *cmd, const char *path, const struct logdec *dec);
 
-/* Checks "CMD FILE|-" usage; prints usage and returns false otherwise. */
-bool log_input_args(int argc, char **argv);
+enum log_args {
+    LOG_ARGS_OK,      /* argv[1] is the input */
+    LOG_ARGS_HELP,    /* -h or --help: the usage went to stdout */
+    LOG_ARGS_BAD,     /* anything else: the usage went to stderr */
+};
+
+/* Checks "CMD FILE|-" usage, with help as the command's one-line
+ * description. */
+enum log_args log_input_args(int argc, char **argv, const char *help);
 
 #endif

@@ -261,7 +261,17 @@ static bool matches_event(const struct profile_event *e, const char *filter)
     return !strcmp(e->name, filter) || (*filter && !*end && id == e->id);
 }
 
-/* Keeps only the event the filter names; false if none matches, or if
+/* Whether the filter is the event's name without its mode suffix
+ * ("instructions" of "instructions:ukh"). */
+static bool matches_base(const struct profile_event *e, const char *filter)
+{
+    size_t n = strlen(filter);
+    return n && !strchr(filter, ':') && !strncmp(e->name, filter, n) && e->name[n] == ':';
+}
+
+/* Keeps only the event the filter names: by its whole name or id, else by
+ * its name without the mode suffix when one event alone has that base;
+ * false if none matches (or several do), or if
  * without a filter there are more events than a report has columns for. */
 static bool filter_events(struct profile *p, const char *filter, char *err, size_t err_len)
 {
@@ -273,14 +283,23 @@ static bool filter_events(struct profile *p, const char *filter, char *err, size
     }
     if (!filter)
         return true;
-    for (uint32_t i = 0; i < p->event_count; i++) {
-        if (matches_event(&p->events[i], filter)) {
-            p->events[0] = p->events[i];
-            p->event_count = 1;
-            return true;
-        }
+    int found = -1, same_base = 0;
+    for (uint32_t i = 0; i < p->event_count && found < 0; i++)
+        if (matches_event(&p->events[i], filter))
+            found = (int)i;
+    for (uint32_t i = 0; i < p->event_count && found < 0; i++)
+        if (matches_base(&p->events[i], filter))
+            same_base++;
+    for (uint32_t i = 0; i < p->event_count && found < 0 && same_base == 1; i++)
+        if (matches_base(&p->events[i], filter))
+            found = (int)i;
+    if (found >= 0) {
+        p->events[0] = p->events[found];
+        p->event_count = 1;
+        return true;
     }
-    int n = snprintf(err, err_len, "unknown event '%s' (this log has:", filter);
+    int n = snprintf(err, err_len, "%s event '%s' (this log has:",
+                     same_base ? "ambiguous" : "unknown", filter);
     for (uint32_t i = 0; i < p->event_count && n > 0 && (size_t)n < err_len; i++)
         n += snprintf(err + n, err_len - (size_t)n, " %s", p->events[i].name);
     if (n > 0 && (size_t)n < err_len)

@@ -123,7 +123,7 @@ int profile_cli_run(const struct profile_cli_command *c, void *settings, int arg
         return VERTIGO_EXIT_OK;
     if (step == CLI_BAD) {
         c->usage(stderr);
-        return VERTIGO_EXIT_USAGE;
+        return VERTIGO_EXIT_CMDLINE;
     }
     struct profile p;
     int status = profile_load(&p, c->name, input, &po);

@@ -39,7 +39,7 @@ struct profile_cli_command {
 
 /* Runs command c on argv (argv[0] is its name), filling settings through
  * its options. Returns an enum vertigo_exit: OK after --help (the usage on
- * stdout); USAGE after a message and the usage on stderr for an unknown
+ * stdout); CMDLINE after a message and the usage on stderr for an unknown
  * or incomplete command line; otherwise the status of loading the input
  * (profile_load), or the writer's when the log gave a profile (clean or
  * damaged) and writing it failed. */

@@ -1,43 +1,88 @@
-/* vertigo: the host-side command. Dispatches to subcommands; the work is
- * in host-tools/cmd_*.c and the libraries they call. */
+/* vertigo: the host-side command, the one front door: boots (`run`),
+ * decodes, summarizes, reports and exports. Dispatches to subcommands;
+ * the work is in host-tools/cmd_*.c and the libraries they call. */
 #include "host-tools/vertigo.h"
 #include "host-tools/profile.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "vertigo/log_format.h"
+#include "vmm/version.h"
+
 static const struct vertigo_command commands[] = {
-    { "decode", cmd_decode, "FILE|-", "print a profiling log, one record per line" },
-    { "stats",  cmd_stats,  "FILE|-", "summarize a profiling log: records, CPUs, loss, time span" },
-    { "report", cmd_report, "FILE|-", "symbolized flat profile (perf report style); --help for options" },
-    { "export", cmd_export, "FILE|-", "write the profile as pprof, folded stacks or CSV; --help" },
+    { "run",    cmd_run,    "[OPTIONS]", cmd_run_help },
+    { "decode", cmd_decode, "FILE|-", cmd_decode_help },
+    { "stats",  cmd_stats,  "FILE|-", cmd_stats_help },
+    { "report", cmd_report, "FILE|-", "symbolized flat profile (perf report style)" },
+    { "export", cmd_export, "FILE|-", "write the profile as pprof, folded stacks or CSV" },
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: vertigo COMMAND [ARGS]\n\ncommands:\n");
+    fprintf(out, "usage: vertigo COMMAND [ARGS]     vertigo help COMMAND     vertigo --version\n\n"
+                 "commands:\n");
     for (size_t i = 0; i < COMMAND_COUNT; i++)
-        fprintf(out, "  %-8s %-8s %s\n", commands[i].name, commands[i].usage, commands[i].help);
-    fprintf(out, "\nexit status: 0 clean, 1 usage or I/O error, 2 no Vertigo log in the input,\n"
-                 "3 log decoded but corruption or loss was reported\n");
+        fprintf(out, "  %-7s %-10s %s\n", commands[i].name, commands[i].usage, commands[i].help);
+    fprintf(out, "\n`vertigo COMMAND --help` (or `vertigo help COMMAND`) prints its options.\n"
+                 "exit status: 0 clean, 1 unreadable file or I/O error, 2 bad command line or\n"
+                 "no Vertigo log in the input, 3 log decoded but corruption or loss was reported;\n"
+                 "`vertigo run` has its own (see its --help)\n");
+}
+
+static void version(void)
+{
+    printf("vertigo %s\nlog format version %u (the version of the logs this command reads)\n",
+           VERTIGO_VERSION, LOG_FORMAT_VERSION);
+}
+
+static const struct vertigo_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < COMMAND_COUNT; i++)
+        if (!strcmp(name, commands[i].name))
+            return &commands[i];
+    return NULL;
+}
+
+static int unknown_command(const char *name)
+{
+    fprintf(stderr, "vertigo: unknown command '%s'\n", name);
+    usage(stderr);
+    return VERTIGO_EXIT_CMDLINE;
+}
+
+/* vertigo help [COMMAND]: the overview, or COMMAND --help. */
+static int help(int argc, char **argv)
+{
+    if (argc < 3) {
+        usage(stdout);
+        return VERTIGO_EXIT_OK;
+    }
+    const struct vertigo_command *c = find_command(argv[2]);
+    if (!c)
+        return unknown_command(argv[2]);
+    char *help_argv[] = { argv[2], "--help", NULL };
+    return c->run(2, help_argv);
 }
 
 int main(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
-        return VERTIGO_EXIT_USAGE;
+        return VERTIGO_EXIT_CMDLINE;
     }
-    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-        usage(stdout);
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+        return help(1, argv);
+    if (!strcmp(argv[1], "help"))
+        return help(argc, argv);
+    if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+        version();
         return VERTIGO_EXIT_OK;
     }
-    for (size_t i = 0; i < COMMAND_COUNT; i++)
-        if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "vertigo: unknown command '%s'\n", argv[1]);
-    usage(stderr);
-    return VERTIGO_EXIT_USAGE;
+    const struct vertigo_command *c = find_command(argv[1]);
+    if (!c)
+        return unknown_command(argv[1]);
+    return c->run(argc - 1, argv + 1);
 }

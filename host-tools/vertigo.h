@@ -4,11 +4,17 @@
 #ifndef HOST_TOOLS_VERTIGO_H
 #define HOST_TOOLS_VERTIGO_H
 
-/* Exit statuses shared by every subcommand (docs/log-format.md). */
+/* Exit statuses shared by every subcommand (docs/user-guide.md). A wrong
+ * command line exits 2, as usual for Unix commands (and as `vertigo run`
+ * does); the data errors keep the codes they had before, so 2 is also
+ * "no Vertigo log": the message on stderr says which. */
 enum vertigo_exit {
     VERTIGO_EXIT_OK = 0,        /* clean */
-    VERTIGO_EXIT_USAGE = 1,     /* bad usage, unreadable file, I/O error */
+    VERTIGO_EXIT_USAGE = 1,     /* unreadable file, I/O error, unknown event,
+                                 * out of memory (the name predates
+                                 * VERTIGO_EXIT_CMDLINE) */
     VERTIGO_EXIT_NO_LOG = 2,    /* the input holds no Vertigo log */
+    VERTIGO_EXIT_CMDLINE = 2,   /* unknown command or option, missing argument */
     VERTIGO_EXIT_DAMAGED = 3,   /* decoded, but corruption or loss reported */
 };
 
@@ -22,5 +28,11 @@ struct vertigo_command {
 
 int cmd_decode(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+
+/* One-line descriptions (the table's and the commands' own --help). */
+extern const char cmd_decode_help[];
+extern const char cmd_stats_help[];
+extern const char cmd_run_help[];
 
 #endif

@@ -1,4 +1,5 @@
-# Helpers for end-to-end tests: run Vertigo through host-tools/vertigo-run,
+# Helpers for end-to-end tests: run Vertigo through `vertigo run` (the
+# front door to host-tools/vertigo-run),
 # read any capture of a run (or file written next to it), and check exit
 # statuses, lines and the workload's profile. Each check prints
 # "PASS: name" or "FAIL: name (why)"; tests/run-tests counts those lines.
@@ -24,7 +25,7 @@ run_vertigo() {
     shift 2
     local dir="$E2E_OUT/$name"
     mkdir -p "$E2E_OUT"
-    "$RUNNER" --elf "$BUILD/vertigo.elf" --out "$dir" --quiet "$@" 2>"$dir.runner.txt"
+    "$VERTIGO" run --elf "$BUILD/vertigo.elf" --out "$dir" --quiet "$@" 2>"$dir.runner.txt"
     local got=$?
     mkdir -p "$dir"
     cat "$dir.runner.txt"

@@ -107,8 +107,8 @@ check_error "bad input: unknown event" 1 "unknown event 'bogus' \(this log has: 
 check_error "bad input: missing --guest-root" 1 "--guest-root /nonexistent/root: No such file or directory" \
     "$V" report --guest-root /nonexistent/root "$log"
 check_error "bad input: no log" 2 "no Vertigo log stream header" "$V" export --format csv tests/fixtures/profile/kallsyms.txt
-check_error "bad input: unknown format" 1 "unknown format 'svg'" "$V" export --format svg "$log"
-check_error "bad input: unknown sort key" 1 "unknown sort key 'speed'" "$V" report --sort speed "$log"
+check_error "bad input: unknown format" 2 "unknown format 'svg'" "$V" export --format svg "$log"
+check_error "bad input: unknown sort key" 2 "unknown sort key 'speed'" "$V" report --sort speed "$log"
 
 # Hostile logs: each run within 30 s of wall-clock time and 2 GB of
 # address space (the old quadratic lookups took minutes on these sizes).

@@ -102,6 +102,21 @@ static void many_events(struct writer *w, uint32_t n)
     }
 }
 
+/* Events named with mode suffixes, two sharing the base "instructions"
+ * (n is ignored): what `--event NAME` without a suffix picks. */
+static void mode_suffixes(struct writer *w, uint32_t n)
+{
+    static const char *const names[] = { "cycles:ukh", "instructions:u", "instructions:k" };
+    (void)n;
+    for (uint32_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        struct log_event_desc ed = { .event = i, .name = names[i], .len = (uint32_t)strlen(names[i]) };
+        uint8_t f[LOG_FIELDS_MAX];
+        put(w, LOG_REC_EVENT_DESC, f, log_encode_event_desc(f, &ed));
+        struct log_sample s = { .mode = LOG_MODE_GUEST_KERNEL, .event = i, .rip = 0xffffffff81000000ull + i };
+        sample(w, &s);
+    }
+}
+
 static void many_vcpus(struct writer *w, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++) {
@@ -245,14 +260,14 @@ static const struct {
     { "events", many_events }, { "vcpus", many_vcpus }, { "jit", jit_sets },
     { "unfinished", unfinished }, { "identities", identities }, { "processes", processes_only },
     { "paths", paths }, { "names", long_names }, { "loss", losses }, { "ranges", out_of_range },
-    { "totals", many_totals },
+    { "totals", many_totals }, { "modes", mode_suffixes },
 };
 
 #define KIND_COUNT (sizeof(kinds) / sizeof(kinds[0]))
 
 const char *const hostile_log_kinds[KIND_COUNT + 1] = {
     "events", "vcpus", "jit", "unfinished", "identities", "processes", "paths", "names",
-    "loss", "ranges", "totals", NULL,
+    "loss", "ranges", "totals", "modes", NULL,
 };
 
 bool hostile_log_write(const char *kind, uint32_t n, struct log_test_stream *out)

@@ -43,6 +43,6 @@ bool hostile_log_write(const char *kind, uint32_t n, struct log_test_stream *out
 bool hostile_root_make(const char *root, const char *workload);
 
 /* The kinds, NULL-terminated. */
-extern const char *const hostile_log_kinds[12];
+extern const char *const hostile_log_kinds[13];
 
 #endif

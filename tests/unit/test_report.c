@@ -473,6 +473,38 @@ static unsigned count_lines(const char *text, const char *needle)
     return n;
 }
 
+/* --event without a mode suffix names the one event with that base;
+ * with two such events it is refused as ambiguous, naming them. */
+TEST(event_filter_without_mode_suffix)
+{
+    struct profile p;
+    struct report_options ro = { .sort = REPORT_SORT_SAMPLES };
+    char *text;
+    CHECK_EQ(load_hostile(&p, "modes", 0, "cycles", &ro, &text), VERTIGO_EXIT_OK);
+    CHECK(text && strstr(text, "# Samples: 1 of event 'cycles:ukh'\n"));
+    free(text);
+    profile_free(&p);
+    CHECK_EQ(load_hostile(&p, "modes", 0, "instructions:k", &ro, &text), VERTIGO_EXIT_OK);
+    CHECK(text && strstr(text, "of event 'instructions:k'\n"));
+    free(text);
+    profile_free(&p);
+    struct profile_options o = { .event = "instructions" };
+    struct log_test_stream s = { 0 };
+    char err[ERR_LEN] = "";
+    CHECK(hostile_log_write("modes", 0, &s));
+    CHECK(profile_init(&p, &o, err, sizeof(err)));
+    struct logdec *dec = malloc(sizeof(*dec));
+    logdec_init(dec, &profile_decoder_callbacks, &p);
+    logdec_feed(dec, s.data, s.len);
+    logdec_finish(dec);
+    CHECK(!profile_finish(&p, o.event, err, sizeof(err)));
+    CHECK_STR(err, "ambiguous event 'instructions' (this log has: cycles:ukh instructions:u "
+                   "instructions:k)");
+    free(dec);
+    log_test_stream_free(&s);
+    profile_free(&p);
+}
+
 TEST(more_events_than_columns_need_an_event_filter)
 {
     struct profile p;
