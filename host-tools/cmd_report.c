@@ -10,108 +10,17 @@
 #include <string.h>
 
 #include "host-tools/profile_cli.h"
+#include "host-tools/report_rows.h"
 #include "host-tools/vertigo.h"
 
-#define MAX_CHAIN (LOG_STACK_MAX + 1u)
 #define PERCENT_SCALE 100.0
 #define PERCENT_COLUMN 8   /* "100.00%" and a space */
-
-struct report_row {
-    uint32_t function;
-    uint64_t self, children;     /* all events */
-    uint64_t *self_ev, *children_ev;
-};
-
-struct report_table {
-    const struct profile *p;
-    struct report_row *rows;     /* one per function */
-    uint32_t row_count;
-    uint64_t *counts;            /* 2 * events per row */
-    enum report_sort sort;
-    bool children;
-};
+#define DEFAULT_IMAGE_WIDTH 24
+#define KEY_TEXT_MAX 600u
 
 static double percent(uint64_t part, uint64_t whole)
 {
     return whole ? PERCENT_SCALE * (double)part / (double)whole : 0.0;
-}
-
-/* Adds s to its leaf function's self counts and, once per distinct
- * function of its chain, to the children counts. */
-static void add_sample(struct report_table *t, const struct profile_sample *s)
-{
-    const struct symbolizer *sym = t->p->sym;
-    uint32_t seen[MAX_CHAIN], seen_count = 0;
-    for (uint32_t i = 0; i < s->depth && i < MAX_CHAIN; i++) {
-        uint32_t fn = sym_frame(sym, s->frames[i])->function;
-        bool dup = false;
-        for (uint32_t k = 0; k < seen_count; k++)
-            dup |= seen[k] == fn;
-        if (dup)
-            continue;
-        seen[seen_count++] = fn;
-        struct report_row *row = &t->rows[fn];
-        row->children += s->count;
-        row->children_ev[s->event] += s->count;
-        if (i == 0) {
-            row->self += s->count;
-            row->self_ev[s->event] += s->count;
-        }
-    }
-}
-
-static void table_build(struct report_table *t, const struct profile *p, const struct report_options *o)
-{
-    uint32_t n = sym_function_count(p->sym), ev = p->event_count;
-    t->p = p;
-    t->sort = o->sort;
-    t->children = o->children;
-    t->rows = calloc(n ? n : 1, sizeof(*t->rows));
-    t->counts = calloc((size_t)n * ev * 2 + 1, sizeof(*t->counts));
-    if (!t->rows || !t->counts) {
-        fprintf(stderr, "vertigo report: out of memory\n");
-        exit(VERTIGO_EXIT_USAGE);
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        t->rows[i].function = i;
-        t->rows[i].self_ev = &t->counts[(size_t)i * ev * 2];
-        t->rows[i].children_ev = &t->counts[(size_t)i * ev * 2 + ev];
-    }
-    for (uint64_t i = 0; i < p->sample_count; i++)
-        add_sample(t, &p->samples[i]);
-    t->row_count = n;
-}
-
-static const struct report_table *sort_table;
-
-static int cmp_names(const struct report_row *x, const struct report_row *y, bool image_first)
-{
-    const struct symbolizer *sym = sort_table->p->sym;
-    const struct sym_function *fx = sym_function(sym, x->function), *fy = sym_function(sym, y->function);
-    const char *ix = sym_image(sym, fx->image)->name, *iy = sym_image(sym, fy->image)->name;
-    int c = image_first ? strcmp(ix, iy) : strcmp(fx->name, fy->name);
-    return c ? c : image_first ? strcmp(fx->name, fy->name) : strcmp(ix, iy);
-}
-
-static int row_cmp(const void *a, const void *b)
-{
-    const struct report_row *x = a, *y = b;
-    uint64_t kx = sort_table->children ? x->children : x->self;
-    uint64_t ky = sort_table->children ? y->children : y->self;
-    switch (sort_table->sort) {
-    case REPORT_SORT_SYMBOL:
-        return cmp_names(x, y, false);
-    case REPORT_SORT_IMAGE:
-        if (strcmp(sym_image(sort_table->p->sym, sym_function(sort_table->p->sym, x->function)->image)->name,
-                   sym_image(sort_table->p->sym, sym_function(sort_table->p->sym, y->function)->image)->name))
-            return cmp_names(x, y, true);
-        break;
-    case REPORT_SORT_SAMPLES:
-        break;
-    }
-    if (kx != ky)
-        return kx > ky ? -1 : 1;
-    return cmp_names(x, y, false);
 }
 
 /* Width of an event's column: its name, at least a percentage's. */
@@ -163,12 +72,39 @@ static void print_loss(FILE *out, const struct profile_loss *l)
             sp->abandoned_sets, sp->unfinished_sets, sp->bad_lines);
 }
 
+/* The --sort line: the keys, or "samples". */
+static void print_sort(FILE *out, const struct report_options *o)
+{
+    static const char *const names[REPORT_KEY_COUNT] = { "comm", "pid", "dso", "sym" };
+    enum report_key keys[REPORT_KEY_COUNT];
+    unsigned int n = report_keys(o, keys);
+    fprintf(out, "# Sort: ");
+    if (o->sort == REPORT_SORT_SAMPLES)
+        fprintf(out, "samples");
+    for (unsigned int i = 0; o->sort != REPORT_SORT_SAMPLES && i < n; i++)
+        fprintf(out, "%s%s", i ? "," : "", names[keys[i]]);
+    fprintf(out, "%s\n#\n", o->children ? ", children" : "");
+}
+
+/* perf's "Event count": each event's samples times their period. */
+static void print_events(FILE *out, const struct profile_event *e)
+{
+    fprintf(out, "# Samples: %" PRIu64 " of event '%s'\n", e->total, e->name);
+    if (!e->period_known)
+        fprintf(out, "# Event count (approx.): %" PRIu64 " (no period in the log: one per "
+                "sample)\n", e->events);
+    else if (e->period)
+        fprintf(out, "# Event count (approx.): %" PRIu64 " (period %" PRIu64 ")\n", e->events,
+                e->period);
+    else
+        fprintf(out, "# Event count (approx.): %" PRIu64 " (several periods)\n", e->events);
+}
+
 static void print_header(FILE *out, const struct profile *p, const struct report_options *o)
 {
-    static const char *const sorts[] = { "samples", "symbol", "image" };
     fprintf(out, "# Vertigo report of %s\n#\n", o->source ? o->source : "(log)");
     for (uint32_t e = 0; e < p->event_count; e++)
-        fprintf(out, "# Samples: %" PRIu64 " of event '%s'\n", p->events[e].total, p->events[e].name);
+        print_events(out, &p->events[e]);
     fprintf(out, "# Total samples: %" PRIu64 "\n", p->total);
     uint64_t modes[LOG_MODE_COUNT] = { 0 };
     for (uint64_t i = 0; i < p->sample_count; i++)
@@ -178,34 +114,108 @@ static void print_header(FILE *out, const struct profile *p, const struct report
         fprintf(out, " %s %.2f%%%s", profile_mode_name(m), percent(modes[m], p->total),
                 m + 1 < LOG_MODE_COUNT ? "," : "\n");
     print_loss(out, &p->loss);
-    fprintf(out, "# Sort: %s%s\n#\n", sorts[o->sort], o->children ? ", children" : "");
+    print_sort(out, o);
 }
 
-static void print_columns(FILE *out, const struct profile *p, bool children)
+/* A row's text for key k (the symbol without its tag and source). */
+static const char *key_text(const struct report_table *t, const struct report_row *r,
+                            enum report_key k, char *buf, size_t len)
 {
-    fprintf(out, children ? "# Children      Self   Samples" : "# Overhead   Samples");
+    const struct symbolizer *sym = t->p->sym;
+    switch (k) {
+    case REPORT_KEY_COMM: return r->comm;
+    case REPORT_KEY_PID:  snprintf(buf, len, "%u:%s", r->pid, r->comm); return buf;
+    case REPORT_KEY_DSO:  return sym_image(sym, r->image)->name;
+    case REPORT_KEY_SYM:
+    case REPORT_KEY_COUNT: break;
+    }
+    return sym_function(sym, r->function)->name;
+}
+
+/* The columns of the keys: perf's headings and widths fitting every row
+ * shown (the default report: "Image", at least 24 wide). */
+struct key_columns {
+    enum report_key keys[REPORT_KEY_COUNT];
+    unsigned int count;
+    int width[REPORT_KEY_COUNT];
+};
+
+static bool row_shown(const struct report_table *t, const struct report_row *r)
+{
+    uint64_t n = t->o->children ? r->children : r->self;
+    return n && percent(n, t->p->total) >= t->o->percent_limit;
+}
+
+static const char *key_heading(const struct report_options *o, enum report_key k)
+{
+    static const char *const perf[REPORT_KEY_COUNT] = { "Command", "Pid:Command", "Shared Object",
+                                                        "Symbol" };
+    if (o->sort == REPORT_SORT_SAMPLES)
+        return k == REPORT_KEY_DSO ? "Image" : "Symbol  [Source]";
+    return perf[k];
+}
+
+static void key_columns(struct key_columns *c, const struct report_table *t)
+{
+    c->count = report_keys(t->o, c->keys);
+    char buf[KEY_TEXT_MAX];
+    for (unsigned int i = 0; i < c->count; i++) {
+        int w = (int)strlen(key_heading(t->o, c->keys[i]));
+        if (t->o->sort == REPORT_SORT_SAMPLES && w < DEFAULT_IMAGE_WIDTH)
+            w = DEFAULT_IMAGE_WIDTH;
+        for (uint32_t r = 0; r < t->row_count; r++) {
+            if (!row_shown(t, &t->rows[r]))
+                continue;
+            int n = (int)strlen(key_text(t, &t->rows[r], c->keys[i], buf, sizeof(buf)));
+            n += c->keys[i] == REPORT_KEY_SYM ? 4 : 0;   /* "[.] " */
+            w = n > w ? n : w;
+        }
+        c->width[i] = w;
+    }
+}
+
+static void print_columns(FILE *out, const struct report_table *t, const struct key_columns *c)
+{
+    const struct profile *p = t->p;
+    fprintf(out, t->o->children ? "# Children      Self   Samples" : "# Overhead   Samples");
     for (uint32_t e = 0; p->event_count > 1 && e < p->event_count; e++)
         fprintf(out, "  %*s", event_width(&p->events[e]), p->events[e].name);
-    fprintf(out, "  %-24s  %s\n", "Image", "Symbol  [Source]");
+    for (unsigned int i = 0; i < c->count; i++) {
+        bool last = i + 1 == c->count;
+        fprintf(out, "  %-*s", last ? 0 : c->width[i], key_heading(t->o, c->keys[i]));
+    }
+    fputc('\n', out);
+}
+
+static void print_key(FILE *out, const struct report_table *t, const struct report_row *r,
+                      enum report_key k, int width, const uint8_t *modes)
+{
+    char buf[KEY_TEXT_MAX];
+    const char *text = key_text(t, r, k, buf, sizeof(buf));
+    if (k != REPORT_KEY_SYM) {
+        fprintf(out, "  %-*s", width, text);
+        return;
+    }
+    const struct sym_function *fn = sym_function(t->p->sym, r->function);
+    fprintf(out, "  %s %-*s", mode_tag(modes[r->function]), width ? width - 4 : 0, text);
+    if (fn->file)
+        fprintf(out, "  %s:%u", fn->file, fn->line);
 }
 
 static void print_row(FILE *out, const struct report_table *t, const struct report_row *r,
-                      const uint8_t *modes)
+                      const struct key_columns *c, const uint8_t *modes)
 {
     const struct profile *p = t->p;
-    const struct sym_function *fn = sym_function(p->sym, r->function);
-    if (t->children)
+    if (t->o->children)
         fprintf(out, "  %7.2f%%  %7.2f%%  %8" PRIu64, percent(r->children, p->total),
                 percent(r->self, p->total), r->self);
     else
         fprintf(out, "  %7.2f%%  %8" PRIu64, percent(r->self, p->total), r->self);
     for (uint32_t e = 0; p->event_count > 1 && e < p->event_count; e++)
         fprintf(out, "  %*.2f%%", event_width(&p->events[e]) - 1,
-                percent(t->children ? r->children_ev[e] : r->self_ev[e], p->events[e].total));
-    fprintf(out, "  %-24s  %s %s", sym_image(p->sym, fn->image)->name, mode_tag(modes[r->function]),
-            fn->name);
-    if (fn->file)
-        fprintf(out, "  %s:%u", fn->file, fn->line);
+                percent(t->o->children ? r->children_ev[e] : r->self_ev[e], p->events[e].total));
+    for (unsigned int i = 0; i < c->count; i++)
+        print_key(out, t, r, c->keys[i], i + 1 == c->count ? 0 : c->width[i], modes);
     fputc('\n', out);
 }
 
@@ -263,45 +273,95 @@ static void print_by_mode(FILE *out, const struct profile *p)
 void report_write(FILE *out, const struct profile *p, const struct report_options *o)
 {
     struct report_table t;
-    table_build(&t, p, o);
+    report_table_build(&t, p, o);
     uint8_t *modes = function_modes(p);
-    sort_table = &t;
-    qsort(t.rows, t.row_count, sizeof(*t.rows), row_cmp);
+    struct key_columns c;
+    key_columns(&c, &t);
     print_header(out, p, o);
-    print_columns(out, p, o->children);
+    print_columns(out, &t, &c);
     for (uint32_t i = 0; i < t.row_count; i++)
-        if (o->children ? t.rows[i].children : t.rows[i].self)
-            print_row(out, &t, &t.rows[i], modes);
+        if (row_shown(&t, &t.rows[i]))
+            print_row(out, &t, &t.rows[i], &c, modes);
     if (o->by_mode)
         print_by_mode(out, p);
     free(modes);
-    free(t.rows);
-    free(t.counts);
+    report_table_free(&t);
 }
 
 /* ---- Command line ----------------------------------------------------- */
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: vertigo report [--sort samples|symbol|image] [--children] [--by-mode]\n"
-                 "                      [--guest-root DIR] [--kallsyms FILE] [--vertigo-elf FILE]\n"
-                 "                      [--event E] FILE|-\n%s"
-                 "  --sort KEY          order rows by samples (default), symbol or image\n"
+    fprintf(out, "usage: vertigo report [--sort samples|KEY[,KEY...]] [--children] [--by-mode]\n"
+                 "                      [--percent-limit P] [--guest-root DIR] [--kallsyms FILE]\n"
+                 "                      [--vertigo-elf FILE] [--event E] [--comm C] [--pid P]\n"
+                 "                      [--dso D] FILE|-\n%s"
+                 "  --sort KEYS         rows by perf's keys: comm, pid, dso, sym (also command,\n"
+                 "                      shared_object, image, symbol), comma-combined; default\n"
+                 "                      samples: one row per image and function\n"
                  "  --children          inclusive shares from call stacks (perf --children)\n"
-                 "  --by-mode           add a table by domain, VCPU and mode\n",
+                 "  --by-mode           add a table by domain, VCPU and mode\n"
+                 "  --percent-limit P   hide rows below P percent\n",
             profile_options_help);
+}
+
+/* A perf sort key or one of its aliases; REPORT_KEY_COUNT if none. */
+static enum report_key key_named(const char *name, size_t len)
+{
+    static const struct { const char *name; enum report_key key; } names[] = {
+        { "comm", REPORT_KEY_COMM }, { "command", REPORT_KEY_COMM }, { "pid", REPORT_KEY_PID },
+        { "dso", REPORT_KEY_DSO }, { "shared_object", REPORT_KEY_DSO }, { "image", REPORT_KEY_DSO },
+        { "sym", REPORT_KEY_SYM }, { "symbol", REPORT_KEY_SYM },
+    };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strlen(names[i].name) == len && !strncmp(names[i].name, name, len))
+            return names[i].key;
+    return REPORT_KEY_COUNT;
+}
+
+bool report_parse_sort(struct report_options *o, const char *value, char *err, size_t err_len)
+{
+    if (!strcmp(value, "samples")) {
+        o->sort = REPORT_SORT_SAMPLES;
+        return true;
+    }
+    o->sort = REPORT_SORT_KEYS;
+    o->key_count = 0;
+    for (const char *w = value; w; w = strchr(w, ',') ? strchr(w, ',') + 1 : NULL) {
+        size_t len = strcspn(w, ",");
+        enum report_key k = key_named(w, len);
+        bool repeated = false;
+        for (unsigned int i = 0; i < o->key_count; i++)
+            repeated |= o->keys[i] == k;
+        if (k == REPORT_KEY_COUNT || repeated) {
+            snprintf(err, err_len, "%s sort key '%.*s' (samples, or comm, pid, dso, sym "
+                     "combined with commas)", repeated ? "repeated" : "unknown", (int)len, w);
+            return false;
+        }
+        o->keys[o->key_count++] = k;
+    }
+    return true;
 }
 
 static bool set_sort(void *settings, const char *v)
 {
-    static const char *const keys[] = { "samples", "symbol", "image" };
-    for (int k = 0; k < 3; k++)
-        if (!strcmp(v, keys[k])) {
-            ((struct report_options *)settings)->sort = (enum report_sort)k;
-            return true;
-        }
-    fprintf(stderr, "vertigo report: unknown sort key '%s' (samples, symbol, image)\n", v);
+    char err[160];
+    if (report_parse_sort(settings, v, err, sizeof(err)))
+        return true;
+    fprintf(stderr, "vertigo report: %s\n", err);
     return false;
+}
+
+static bool set_percent_limit(void *settings, const char *v)
+{
+    char *end;
+    double limit = strtod(v, &end);
+    if (end == v || *end || !(limit >= 0.0 && limit <= PERCENT_SCALE)) {
+        fprintf(stderr, "vertigo report: --percent-limit %s: not a percentage (0 to 100)\n", v);
+        return false;
+    }
+    ((struct report_options *)settings)->percent_limit = limit;
+    return true;
 }
 
 static bool set_children(void *settings, const char *unused)
@@ -331,6 +391,7 @@ static const struct profile_cli_option report_cli_options[] = {
     { "--children", false, set_children },
     { "--by-mode", false, set_by_mode },
     { "--sort", true, set_sort },
+    { "--percent-limit", true, set_percent_limit },
 };
 
 static const struct profile_cli_command report_command = {

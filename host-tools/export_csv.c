@@ -1,7 +1,9 @@
 /* vertigo export --format csv: one row per (event, domain, VCPU, mode,
- * image, symbol) with its self samples (the sampled RIP's function) and
- * their share of the event's samples:
- *   event,domain,vcpu,mode,image,symbol,source_file,source_line,samples,percent
+ * process, image, symbol) with its self samples (the sampled RIP's
+ * function), their period (empty when its samples had several), the
+ * events they stand for and their share of the event's samples:
+ *   event,domain,vcpu,mode,pid,comm,image,symbol,source_file,source_line,
+ *   samples,period,events,percent
  * RFC 4180 quoting; rows sorted by event, then descending samples. */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -13,9 +15,10 @@
 #define PERCENT_SCALE 100.0
 
 struct csv_row {
-    uint32_t event, domain, vcpu, function;
+    uint32_t event, domain, vcpu, function, pid;
+    const char *comm;            /* interned: compared as a pointer */
     uint8_t mode;
-    uint64_t count;
+    uint64_t count, period, events;
 };
 
 static int key_cmp(const struct csv_row *x, const struct csv_row *y)
@@ -28,6 +31,10 @@ static int key_cmp(const struct csv_row *x, const struct csv_row *y)
         return x->domain < y->domain ? -1 : 1;
     if (x->vcpu != y->vcpu)
         return x->vcpu < y->vcpu ? -1 : 1;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    if (x->comm != y->comm)
+        return strcmp(x->comm, y->comm);
     return (int)x->mode - (int)y->mode;
 }
 
@@ -62,14 +69,19 @@ static void put_row(FILE *out, const struct profile *p, const struct csv_row *r)
 {
     const struct sym_function *fn = sym_function(p->sym, r->function);
     put_field(out, p->events[r->event].name);
-    fprintf(out, ",%u,%u,%s,", r->domain, r->vcpu, profile_mode_name(r->mode));
+    fprintf(out, ",%u,%u,%s,%u,", r->domain, r->vcpu, profile_mode_name(r->mode), r->pid);
+    put_field(out, r->comm);
+    fputc(',', out);
     put_field(out, sym_image(p->sym, fn->image)->name);
     fputc(',', out);
     put_field(out, fn->name);
     fputc(',', out);
     put_field(out, fn->file ? fn->file : "");
     uint64_t total = p->events[r->event].total;
-    fprintf(out, ",%u,%" PRIu64 ",%.2f\n", fn->line, r->count,
+    fprintf(out, ",%u,%" PRIu64 ",", fn->line, r->count);
+    if (r->period)
+        fprintf(out, "%" PRIu64, r->period);
+    fprintf(out, ",%" PRIu64 ",%.2f\n", r->events,
             total ? PERCENT_SCALE * (double)r->count / (double)total : 0.0);
 }
 
@@ -81,18 +93,24 @@ bool export_csv(FILE *out, const struct profile *p)
     for (uint64_t i = 0; i < p->sample_count; i++) {
         const struct profile_sample *s = &p->samples[i];
         rows[i] = (struct csv_row){ s->event, s->domain, s->vcpu,
-                                    sym_frame(p->sym, s->frames[0])->function, s->mode, s->count };
+                                    sym_frame(p->sym, s->frames[0])->function, s->process.pid,
+                                    s->process.comm, s->mode, s->count, s->period,
+                                    s->count * s->period };
     }
     qsort(rows, p->sample_count, sizeof(*rows), row_key_cmp);
     uint64_t n = 0;
     for (uint64_t i = 0; i < p->sample_count; i++) {
-        if (n && !key_cmp(&rows[n - 1], &rows[i]))
-            rows[n - 1].count += rows[i].count;
-        else
+        if (n && !key_cmp(&rows[n - 1], &rows[i])) {
+            struct csv_row *r = &rows[n - 1];
+            r->period = r->period == rows[i].period ? r->period : 0;
+            r->count += rows[i].count;
+            r->events += rows[i].events;
+        } else
             rows[n++] = rows[i];
     }
     qsort(rows, n, sizeof(*rows), row_count_cmp);
-    fprintf(out, "event,domain,vcpu,mode,image,symbol,source_file,source_line,samples,percent\n");
+    fprintf(out, "event,domain,vcpu,mode,pid,comm,image,symbol,source_file,source_line,samples,"
+                 "period,events,percent\n");
     for (uint64_t i = 0; i < n; i++)
         put_row(out, p, &rows[i]);
     free(rows);

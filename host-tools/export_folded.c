@@ -1,8 +1,11 @@
 /* vertigo export --format folded: Brendan Gregg's folded stacks, one line
- * per distinct call chain, root first: "main;f;g 123". The input of
- * flamegraph.pl and most flame-graph viewers. With several events in the
- * profile (no --event), each line starts with the event name as its root
- * frame ("cycles;main;f;g 123"). Lines are sorted; ';' inside a name
+ * per distinct call chain, root first: "workload;main;f;g 123". The input
+ * of flamegraph.pl and most flame-graph viewers. The root frame is the
+ * process name (perf script | stackcollapse-perf.pl does the same), and a
+ * guest kernel frame ends in "_[k]" (FlameGraph colours those as kernel
+ * code). With several events in the profile (no --event), each line
+ * starts with the event name before the process ("cycles;workload;main;f;g
+ * 123"). Lines are sorted; ';' inside a name
  * becomes ':' so it cannot split a frame. Lines are compared and written
  * straight from the frames, never all held as text: memory stays that of
  * the profile however long the names are. */
@@ -14,38 +17,53 @@
 #include "host-tools/profile.h"
 #include "host-tools/vertigo.h"
 
+#define KERNEL_SUFFIX "_[k]"
+
 /* Reads the folded line of one sample a byte at a time: its parts are
- * the event's name (with several events), then the frames' names from the
- * root, with a ';' between two parts. */
+ * the event's name (with several events), the process name, then the
+ * frames' names from the root (a kernel frame's with its suffix), with a
+ * ';' between two parts. */
 struct fold_cursor {
     const struct profile *p;
     const struct profile_sample *s;
     uint32_t next, parts;        /* the next part, how many there are */
     const char *text;            /* the rest of the current part */
+    const char *suffix;          /* written after it */
 };
 
 static void fold_start(struct fold_cursor *c, const struct profile *p, const struct profile_sample *s)
 {
-    uint32_t event_part = p->event_count > 1;
-    *c = (struct fold_cursor){ .p = p, .s = s, .parts = s->depth + event_part, .text = "" };
+    uint32_t head = (p->event_count > 1) + 1;
+    *c = (struct fold_cursor){ .p = p, .s = s, .parts = s->depth + head, .text = "", .suffix = "" };
 }
 
-static const char *part_text(const struct fold_cursor *c, uint32_t k)
+/* Part k's text; its suffix in *suffix. */
+static const char *part_text(const struct fold_cursor *c, uint32_t k, const char **suffix)
 {
     uint32_t event_part = c->p->event_count > 1;
+    *suffix = "";
     if (event_part && k == 0)
         return c->p->events[c->s->event].name;
-    uint32_t frame = c->s->depth - 1 - (k - event_part);
-    return sym_function(c->p->sym, sym_frame(c->p->sym, c->s->frames[frame])->function)->name;
+    if (k == event_part)
+        return c->s->process.comm;
+    const struct sym_frame *f = sym_frame(c->p->sym, c->s->frames[c->s->depth - (k - event_part)]);
+    if (f->mode == LOG_MODE_GUEST_KERNEL)
+        *suffix = KERNEL_SUFFIX;
+    return sym_function(c->p->sym, f->function)->name;
 }
 
 /* The next byte of the line, or -1 at its end. */
 static int fold_next(struct fold_cursor *c)
 {
     while (!*c->text) {
+        if (*c->suffix) {
+            c->text = c->suffix;
+            c->suffix = "";
+            break;
+        }
         if (c->next == c->parts)
             return -1;
-        c->text = part_text(c, c->next++);
+        c->text = part_text(c, c->next++, &c->suffix);
         if (c->next > 1)
             return ';';
     }

@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host-tools/keymap.h"
 #include "host-tools/log_input.h"
 #include "host-tools/vertigo.h"
 
-#define KEY_FIXED_WORDS 4u           /* ids, event+jit, mode+flags+count, cr3 */
+#define KEY_FIXED_WORDS 5u           /* ids, event+jit, mode+flags+count, cr3, period */
 #define KEY_MAX_WORDS (KEY_FIXED_WORDS + 1u + LOG_STACK_MAX)
 #define TABLE_MIN 1024u
 #define HASH_PRIME 0x9e3779b97f4a7c15ull
@@ -28,6 +29,13 @@ struct event_name {
     char name[PROFILE_EVENT_NAME_MAX];
 };
 
+/* The periods of an event id (event-period records): the first, for
+ * samples that arrived before any (another CPU's blocks may come first),
+ * and the current one, which samples arriving now take. */
+struct event_periods {
+    uint64_t first, current;
+};
+
 struct profile_raw {
     uint64_t *arena;
     size_t arena_len, arena_cap;
@@ -39,6 +47,9 @@ struct profile_raw {
     struct event_name *names;        /* event-desc records, in arrival order */
     size_t name_count, name_cap;
     uint32_t *frames;                /* resolved frames of all samples */
+    struct event_periods *periods;   /* by index in period_map */
+    size_t period_count, period_cap;
+    struct keymap period_map;        /* event id -> periods */
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -120,8 +131,27 @@ static void raw_add(struct profile_raw *r, const uint64_t *key, uint32_t words)
     r->slot[i] = (uint32_t)++r->count;
 }
 
+/* The periods of event id, or NULL when the log gave none (yet). */
+static struct event_periods *periods_of(struct profile_raw *r, uint32_t id)
+{
+    uint32_t i = keymap_get(&r->period_map, id, 0, 0, KEYMAP_NONE);
+    return i == KEYMAP_NONE ? NULL : &r->periods[i];
+}
+
+static void event_period_record(struct profile_raw *r, const struct log_event_period *ep)
+{
+    uint32_t i = keymap_get(&r->period_map, ep->event, 0, 0, (uint32_t)r->period_count);
+    if (i == r->period_count) {
+        r->periods = reserve(r->periods, &r->period_cap, r->period_count + 1, sizeof(*r->periods));
+        r->periods[r->period_count++] = (struct event_periods){ ep->period, ep->period };
+    }
+    r->periods[i].current = ep->period;
+}
+
 /* Key layout: [domain<<32|vcpu] [event<<32|jit_seq]
- * [mode|has_cr3<<8|addrs<<16|identity_seq<<32] [cr3] addrs... */
+ * [mode|has_cr3<<8|addrs<<16|identity_seq<<32] [cr3] [period, 0: none yet]
+ * addrs... The identity position is kept for every sample with a CR3 (a
+ * kernel sample's CR3 names the process it interrupted too). */
 static void sample_record(struct profile *p, const struct log_sample *s, uint64_t tsc)
 {
     uint64_t key[KEY_MAX_WORDS];
@@ -129,10 +159,13 @@ static void sample_record(struct profile *p, const struct log_sample *s, uint64_
     uint32_t depth = s->depth;       /* the decoder checked it: <= LOG_STACK_MAX */
     key[0] = (uint64_t)s->domain << 32 | s->vcpu;
     key[1] = (uint64_t)s->event << 32 | jit_seq;
-    uint32_t identity_seq = s->mode == LOG_MODE_GUEST_USER ? sym_identity_seq_at(p->sym, tsc) : 0;
+    bool guest = s->mode != LOG_MODE_HYPERVISOR && s->has_cr3;
+    uint32_t identity_seq = guest ? sym_identity_seq_at(p->sym, tsc) : 0;
     key[2] = s->mode | (uint64_t)s->has_cr3 << 8 | (uint64_t)(depth + 1) << 16 |
              (uint64_t)identity_seq << 32;
     key[3] = s->has_cr3 ? s->cr3 : 0;
+    const struct event_periods *ep = periods_of(p->raw, s->event);
+    key[4] = ep ? ep->current : 0;
     key[KEY_FIXED_WORDS] = s->rip;
     memcpy(&key[KEY_FIXED_WORDS + 1], s->stack, depth * sizeof(s->stack[0]));
     raw_add(p->raw, key, KEY_FIXED_WORDS + 1 + depth);
@@ -198,6 +231,8 @@ void profile_record(void *user, const struct logdec_record *r)
         sym_add_record(p->sym, &r->u.symbols, r->tsc);
     else if (r->type == LOG_REC_EVENT_DESC)
         event_desc_record(p->raw, &r->u.event_desc);
+    else if (r->type == LOG_REC_EVENT_PERIOD)
+        event_period_record(p->raw, &r->u.event_period);
 }
 
 const struct logdec_callbacks profile_decoder_callbacks = {
@@ -336,6 +371,40 @@ static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words
         out[i] = sym_resolve(p->sym, &w, i ? addr - 1 : addr);
     }
     s->frames = out;
+    s->process = sym_process_of(p->sym, &w);
+}
+
+/* Whether item is one of the comma-separated words of list. */
+static bool in_list(const char *list, const char *item)
+{
+    size_t n = strlen(item);
+    for (const char *w = list; w; w = strchr(w, ',') ? strchr(w, ',') + 1 : NULL)
+        if (!strncmp(w, item, n) && (w[n] == ',' || !w[n]))
+            return true;
+    return false;
+}
+
+/* Whether s passes the --comm, --pid and --dso filters. */
+static bool sample_wanted(const struct profile *p, const struct profile_sample *s)
+{
+    char pid[16];
+    snprintf(pid, sizeof(pid), "%u", s->process.pid);
+    const struct sym_frame *leaf = sym_frame(p->sym, s->frames[0]);
+    return (!p->filter.comm || in_list(p->filter.comm, s->process.comm)) &&
+           (!p->filter.pid || in_list(p->filter.pid, pid)) &&
+           (!p->filter.dso || in_list(p->filter.dso, sym_image(p->sym, leaf->image)->name));
+}
+
+/* A sample's period: the one in force when it arrived, else the event's
+ * first (it came before the record, from another CPU), else unknown (1). */
+static uint64_t sample_period(struct profile *p, const uint64_t *key, struct profile_event *e)
+{
+    const struct event_periods *ep = periods_of(p->raw, e->id);
+    uint64_t period = key[4] ? key[4] : ep ? ep->first : 0;
+    e->period_known |= period != 0;
+    period = period ? period : 1;
+    e->period = !e->total || e->period == period ? period : 0;
+    return period;
 }
 
 static void resolve_all(struct profile *p)
@@ -349,15 +418,20 @@ static void resolve_all(struct profile *p)
         int ev = event_index(p, (uint32_t)(key[1] >> 32));
         if (ev < 0)
             continue;
-        struct profile_sample *s = &p->samples[p->sample_count++];
+        struct profile_sample *s = &p->samples[p->sample_count];
         *s = (struct profile_sample){
             .domain = (uint32_t)(key[0] >> 32), .vcpu = (uint32_t)key[0],
             .mode = (uint8_t)(key[2] & LOG_SAMPLE_MODE_MASK), .event = (uint32_t)ev,
             .count = r->ents[i].count,
         };
         resolve_entry(p, key, r->ents[i].words, s, &r->frames[frames_used]);
+        if (!sample_wanted(p, s))
+            continue;
+        s->period = sample_period(p, key, &p->events[ev]);
+        p->sample_count++;
         frames_used += s->depth;
         p->events[ev].total += s->count;
+        p->events[ev].events += s->count * s->period;
         p->total += s->count;
     }
 }
@@ -373,9 +447,27 @@ bool profile_finish(struct profile *p, const char *event, char *err, size_t err_
 
 /* ---- Life cycle ------------------------------------------------------- */
 
+/* A --pid list holds numbers only. */
+static bool pids_ok(const char *list, char *err, size_t err_len)
+{
+    for (const char *w = list; w; w = strchr(w, ',') ? strchr(w, ',') + 1 : NULL) {
+        size_t n = strspn(w, "0123456789");
+        if (!n || (w[n] && w[n] != ',')) {
+            snprintf(err, err_len, "--pid %s: not a list of process numbers", list);
+            return false;
+        }
+    }
+    return true;
+}
+
 bool profile_init(struct profile *p, const struct profile_options *o, char *err, size_t err_len)
 {
     memset(p, 0, sizeof(*p));
+    if (o->pid && !pids_ok(o->pid, err, err_len))
+        return false;
+    p->filter.comm = o->comm;
+    p->filter.pid = o->pid;
+    p->filter.dso = o->dso;
     p->raw = calloc(1, sizeof(*p->raw));
     if (!p->raw) {
         snprintf(err, err_len, "out of memory");
@@ -395,6 +487,8 @@ void profile_free(struct profile *p)
         free(p->raw->slot);
         free(p->raw->names);
         free(p->raw->frames);
+        free(p->raw->periods);
+        keymap_free(&p->raw->period_map);
         free(p->raw);
     }
     sym_destroy(p->sym);

@@ -30,6 +30,9 @@
 struct profile_options {
     struct sym_options sym;
     const char *event;           /* keep only this event (name or id), or NULL */
+    const char *comm;            /* keep only samples of these processes (a comma list), or NULL */
+    const char *pid;             /* ... of these PIDs (a comma list), or NULL */
+    const char *dso;             /* ... whose RIP is in these images (a comma list), or NULL */
 };
 
 /* One event kept in the profile (columns of the report). */
@@ -37,6 +40,10 @@ struct profile_event {
     uint32_t id;                 /* event id in the log */
     char name[PROFILE_EVENT_NAME_MAX];   /* from event-desc, or "event<ID>" */
     uint64_t total;              /* samples of this event */
+    uint64_t events;             /* occurrences: the samples' periods added up */
+    uint64_t period;             /* the period of all its samples; 0 if they differ */
+    bool period_known;           /* the log gave a period (event-period records);
+                                    if not, each sample counts as one event */
 };
 
 /* A distinct sample and how many times it occurred. */
@@ -45,6 +52,8 @@ struct profile_sample {
     uint8_t mode;                /* enum log_mode */
     uint32_t event;              /* index into profile.events */
     uint64_t count;
+    uint64_t period;             /* events one occurrence stands for (>= 1) */
+    struct sym_process process;  /* the guest process it interrupted */
     uint32_t depth;              /* frames, leaf (the sampled RIP) first */
     const uint32_t *frames;      /* symbolizer frame ids */
 };
@@ -69,6 +78,9 @@ struct profile {
     uint64_t total;              /* samples kept, all events */
     uint64_t raw_samples;        /* samples decoded, before the event filter */
     struct profile_raw *raw;
+    struct {                     /* profile_options' sample filters */
+        const char *comm, *pid, *dso;
+    } filter;
     bool have_build_id;          /* build_id: the first stream header's */
     uint8_t build_id[LOG_BUILD_ID_SIZE];
     struct profile_loss loss;
@@ -117,18 +129,37 @@ const char *profile_mode_name(uint8_t mode);
 
 /* ---- Writers -------------------------------------------------------- */
 
+/* What a report row is (perf report's sort keys). */
+enum report_key {
+    REPORT_KEY_COMM,             /* the process name ("Command") */
+    REPORT_KEY_PID,              /* "PID:COMM" */
+    REPORT_KEY_DSO,              /* the image ("Shared Object") */
+    REPORT_KEY_SYM,              /* the function, with its mode tag and source */
+    REPORT_KEY_COUNT,
+};
+
 enum report_sort {
-    REPORT_SORT_SAMPLES,         /* descending sample count */
-    REPORT_SORT_SYMBOL,          /* symbol name, then image */
-    REPORT_SORT_IMAGE,           /* image, then descending samples */
+    REPORT_SORT_SAMPLES,         /* default: rows per image and function
+                                    ("Image", "Symbol  [Source]" columns) */
+    REPORT_SORT_SYMBOL,          /* perf keys: keys[] = { sym } */
+    REPORT_SORT_IMAGE,           /* perf keys: keys[] = { dso } */
+    REPORT_SORT_KEYS,            /* perf keys: keys[0 .. key_count) */
 };
 
 struct report_options {
     enum report_sort sort;
+    enum report_key keys[REPORT_KEY_COUNT];   /* REPORT_SORT_KEYS: the columns */
+    unsigned int key_count;
     bool children;               /* inclusive (call-stack) percentages */
     bool by_mode;                /* table by domain, VCPU and mode */
+    double percent_limit;        /* rows below this share are not shown */
     const char *source;          /* input name for the header */
 };
+
+/* Parses perf's --sort value (comm, pid, dso, sym, their aliases command,
+ * shared_object, image, symbol, comma-combined; or samples) into o.
+ * False with a message in err when a key is unknown or repeated. */
+bool report_parse_sort(struct report_options *o, const char *value, char *err, size_t err_len);
 
 /* The flat profile, perf-report style (cmd_report.c). */
 void report_write(FILE *out, const struct profile *p, const struct report_options *o);

@@ -9,7 +9,10 @@ const char profile_options_help[] =
     "  --guest-root DIR    guest file tree holding the binaries named in process maps\n"
     "  --kallsyms FILE     guest kernel symbols (default: the kallsyms shipped in the log)\n"
     "  --vertigo-elf FILE  Vertigo's ELF, for hypervisor samples\n"
-    "  --event E           only samples of event E (name or id)\n";
+    "  --event E           only samples of event E (name or id)\n"
+    "  --comm C            only samples of these processes (a comma list of names)\n"
+    "  --pid P             only samples of these processes (a comma list of PIDs)\n"
+    "  --dso D             only samples whose address is in these images (a comma list)\n";
 
 /* Arguments being parsed: argv[i] is the next one. */
 struct cli_args {
@@ -49,9 +52,10 @@ static bool take_option(struct cli_args *a, const char *name, bool takes_value, 
  * is an error of its own. */
 static enum cli_step shared_option(struct cli_args *a, struct profile_options *o)
 {
-    static const char *const names[] = { "--guest-root", "--kallsyms", "--vertigo-elf", "--event" };
+    static const char *const names[] = { "--guest-root", "--kallsyms", "--vertigo-elf", "--event",
+                                         "--comm", "--pid", "--dso" };
     const char **slots[] = { &o->sym.guest_root, &o->sym.kallsyms_path, &o->sym.vertigo_elf,
-                             &o->event };
+                             &o->event, &o->comm, &o->pid, &o->dso };
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
         if (take_option(a, names[k], true, slots[k]))
             return CLI_NEXT;

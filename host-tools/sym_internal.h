@@ -81,6 +81,7 @@ struct seq_stack {
 struct identity {
     uint32_t domain, pid;
     uint64_t cr3;                /* masked with SYM_CR3_SPACE_MASK */
+    const char *comm;            /* interned, cleaned of control bytes */
 };
 
 struct cr3_binding {

@@ -87,10 +87,15 @@ static bool identity_line(struct symbolizer *s, void *table, char *line)
     const struct log_symbols *set = table;
     unsigned int pid;
     unsigned long long cr3;
-    if (sscanf(line, "%u %llx", &pid, &cr3) != 2 || !pid || !cr3 || pid != set->pid)
+    int used = 0;
+    if (sscanf(line, "%u %llx %n", &pid, &cr3, &used) != 2 || !pid || !cr3 || pid != set->pid)
         return false;
+    char comm[SYM_NAME_MAX];
+    snprintf(comm, sizeof(comm), "%s", used && line[used] ? line + used : SYM_COMM_UNKNOWN);
+    sym_clean(comm);
     s->idents = sym_grow(s->idents, &s->ident_cap, s->ident_count + 1, sizeof(*s->idents));
-    s->idents[s->ident_count++] = (struct identity){ set->domain, pid, cr3 & SYM_CR3_SPACE_MASK };
+    s->idents[s->ident_count++] = (struct identity){ set->domain, pid, cr3 & SYM_CR3_SPACE_MASK,
+                                                     sym_intern(s, comm) };
     seq_push(&s->ident_stack, s->ident_tsc, (uint32_t)s->ident_count);
     return true;
 }

@@ -226,6 +226,20 @@ static const struct map_ref *pick_process(struct symbolizer *s, const struct sym
     return pid_mapping(s, w->domain, found->pid, addr);
 }
 
+struct sym_process sym_process_of(struct symbolizer *s, const struct sym_where *w)
+{
+    if (w->mode == LOG_MODE_HYPERVISOR)
+        return (struct sym_process){ 0, SYM_COMM_VERTIGO };
+    if (!w->has_cr3)
+        return (struct sym_process){ 0, SYM_COMM_UNKNOWN };
+    build_indexes(s);
+    const struct identity *id = identity_for(s, w);
+    if (id)
+        return (struct sym_process){ id->pid, id->comm };
+    uint32_t b = binding_for(s, w);
+    return (struct sym_process){ b == KEYMAP_NONE ? 0 : s->bindings[b].pid, SYM_COMM_UNKNOWN };
+}
+
 /* ---- JIT maps and mappings ------------------------------------------------ */
 
 /* The JIT symbol for f->addr: the newest map set at w's JIT position (of

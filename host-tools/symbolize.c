@@ -294,7 +294,7 @@ uint32_t sym_resolve(struct symbolizer *s, const struct sym_where *w, uint64_t a
     uint32_t id = ptab_get(&s->frame_tab, h, frame_eq, &p, (uint32_t)s->frame_count);
     if (id != s->frame_count)
         return id;
-    struct sym_frame f = { .addr = addr };
+    struct sym_frame f = { .addr = addr, .mode = w->mode };
     if (w->mode == LOG_MODE_HYPERVISOR)
         resolve_hypervisor(s, &f);
     else if (w->mode == LOG_MODE_GUEST_KERNEL)

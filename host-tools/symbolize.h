@@ -58,6 +58,7 @@ struct sym_frame {
     uint32_t function;           /* index into the function table */
     uint32_t image;
     uint32_t line;               /* source line of addr itself, 0 if unknown */
+    uint8_t mode;                /* enum log_mode it was resolved in */
 };
 
 /* Where an address was sampled. */
@@ -69,6 +70,15 @@ struct sym_where {
     uint32_t jit_seq;            /* from sym_jit_seq_at() at the sample's TSC */
     uint32_t identity_seq;       /* from sym_identity_seq_at() at the sample's TSC */
 };
+
+/* The guest process a sample interrupted. */
+struct sym_process {
+    uint32_t pid;                /* 0 when unknown (and for the hypervisor) */
+    const char *comm;            /* its name, "[unknown]", or "[vertigo]" */
+};
+
+#define SYM_COMM_UNKNOWN "[unknown]"
+#define SYM_COMM_VERTIGO "[vertigo]"
 
 struct symbolizer;
 
@@ -131,6 +141,12 @@ uint32_t sym_resolve(struct symbolizer *s, const struct sym_where *where, uint64
  * when the process was identified only after the sample (the agent ships
  * a new process's identity a little after it starts), the next one. */
 uint32_t sym_identity_seq_at(const struct symbolizer *s, uint64_t tsc);
+
+/* The process of a sample taken at where (guest user or kernel mode with
+ * its CR3): the identity ("PID CR3 COMM") naming the CR3 at the sample's
+ * time (where->identity_seq), else the process an earlier user address of
+ * that CR3 was found in (its name unknown). Valid until sym_destroy. */
+struct sym_process sym_process_of(struct symbolizer *s, const struct sym_where *where);
 
 /* Tables (valid until sym_destroy). */
 const struct sym_frame *sym_frame(const struct symbolizer *s, uint32_t id);

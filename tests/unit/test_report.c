@@ -151,6 +151,7 @@ struct report_case {
     bool ship_kallsyms;          /* kallsyms in the log */
     const char *kallsyms_file;   /* --kallsyms */
     const char *event;           /* --event; NULL keeps both events */
+    const char *comm;            /* --comm */
     bool (*export)(FILE *out, const struct profile *p);   /* NULL: the report */
     struct report_options report;
     struct text_expect expect[EXPECT_MAX];   /* up to the first without fmt */
@@ -242,19 +243,25 @@ static void check_folded_total(const struct output *o)
 static void check_csv_totals(const struct output *o)
 {
     const char *text = o->text;
-    CHECK(!strncmp(text, "event,domain,vcpu,mode,image,symbol,source_file,source_line,samples,percent\n", 76));
+    static const char header[] = "event,domain,vcpu,mode,pid,comm,image,symbol,source_file,"
+                                 "source_line,samples,period,events,percent\n";
+    CHECK(!strncmp(text, header, sizeof(header) - 1));
     uint64_t sums[2] = { 0 }, g_rows = 0;
     char needle[128];
-    snprintf(needle, sizeof(needle), ",user,/bin/workload,g,tests/fixtures/profile/workload.c,%u,",
-             gen_source_line(WORKLOAD_SRC, "void g(void)"));
+    snprintf(needle, sizeof(needle), ",user,42,workload,/bin/workload,g,tests/fixtures/profile/"
+             "workload.c,%u,", gen_source_line(WORKLOAD_SRC, "void g(void)"));
     for (const char *l = strchr(text, '\n') + 1; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
         const char *end = strchr(l, '\n');
-        const char *comma = end;
-        while (comma > l && *--comma != ',') {}
-        const char *prev = comma;
-        while (prev > l && *--prev != ',') {}
-        uint64_t n = strtoull(prev + 1, NULL, 10);
-        sums[!strncmp(l, "instructions,", 13)] += n;
+        const char *field[4], *at = end;    /* samples, period, events, percent */
+        for (int k = 3; k >= 0; k--) {
+            while (at > l && *--at != ',') {}
+            field[k] = at + 1;
+        }
+        uint64_t n = strtoull(field[0], NULL, 10), period = strtoull(field[1], NULL, 10);
+        bool instructions = !strncmp(l, "instructions,", 13);
+        sums[instructions] += n;
+        CHECK_EQ(period, instructions ? GEN_PERIOD_INSTRUCTIONS : GEN_PERIOD_CYCLES);
+        CHECK_EQ(strtoull(field[2], NULL, 10), n * period);
         const char *hit = strstr(l, needle);
         g_rows += hit && hit < end;
     }
@@ -263,18 +270,74 @@ static void check_csv_totals(const struct output *o)
     CHECK_EQ(g_rows, 4);   /* two events x two VCPUs */
 }
 
+/* perf's event count: the samples times the period the log gave. */
+static void check_event_counts(const struct output *o)
+{
+    const struct gen_profile_result *x = &o->c->expect;
+    char want[128];
+    snprintf(want, sizeof(want), "# Event count (approx.): %llu (period %u)\n",
+             (unsigned long long)x->event_total[0] * GEN_PERIOD_CYCLES, GEN_PERIOD_CYCLES);
+    CHECK(strstr(o->text, want) != NULL);
+    snprintf(want, sizeof(want), "# Event count (approx.): %llu (period %u)\n",
+             (unsigned long long)x->event_total[1] * GEN_PERIOD_INSTRUCTIONS,
+             GEN_PERIOD_INSTRUCTIONS);
+    CHECK(strstr(o->text, want) != NULL);
+    CHECK_EQ(o->p.events[0].events, x->event_total[0] * GEN_PERIOD_CYCLES);
+}
+
+/* --sort comm,dso,sym: perf's columns; the workload's process holds every
+ * guest sample (its identity names the CR3 they carry), Vertigo the rest. */
+static void check_comm_rows(const struct output *o)
+{
+    const struct capture *c = o->c;
+    char want[160];
+    snprintf(want, sizeof(want), "  workload   /bin/workload       [.] g  tests/fixtures/profile/"
+             "workload.c:%u\n", gen_source_line(WORKLOAD_SRC, "void g(void)"));
+    CHECK(strstr(o->text, want) != NULL);
+    CHECK(strstr(o->text, "  [vertigo]  hvmini              [h] hv_handle_exit  ") != NULL);
+    CHECK(strstr(o->text, "  workload   [kernel.kallsyms]   [k] do_syscall_64\n") != NULL);
+    uint64_t vertigo = 0, workload = 0;
+    for (uint64_t i = 0; i < o->p.sample_count; i++) {
+        const struct profile_sample *s = &o->p.samples[i];
+        *(strcmp(s->process.comm, GEN_COMM) ? &vertigo : &workload) += s->count;
+        CHECK(!strcmp(s->process.comm, GEN_COMM) ? s->process.pid == GEN_PID
+                                                 : !strcmp(s->process.comm, "[vertigo]"));
+    }
+    CHECK_EQ(vertigo, cycles_of(c, "hv_handle_exit"));
+    CHECK_EQ(workload + vertigo, c->expect.event_total[0]);
+}
+
 static const struct report_case cases[] = {
     { .name = "report: user functions have known shares and lines", .ship_kallsyms = true,
       .event = "instructions", .report = { .sort = REPORT_SORT_SAMPLES },
       .expect = { { "# Samples: 2000 of event 'instructions'\n" } },
       .check = check_user_functions },
     { .name = "report: every mode resolves (kernel, module, hypervisor, JIT, unknown)",
-      .ship_kallsyms = true, .event = "cycles", .report = { .sort = REPORT_SORT_SYMBOL },
+      .ship_kallsyms = true, .event = "cycles", .report = { .sort = REPORT_SORT_SAMPLES },
       .expect = { { "[kernel.kallsyms]         [k] do_syscall_64" },
                   { "[testmod]                 [k] testmod_work" },
                   { "perf-42.map               [.] jit_mul" },
                   { "hvmini                    [h] hv_handle_exit  " } },
       .check = check_every_cycles_row },
+    { .name = "report: event counts from the periods", .ship_kallsyms = true,
+      .check = check_event_counts },
+    { .name = "report --sort comm,dso,sym: perf's columns", .ship_kallsyms = true,
+      .event = "cycles", .report = { .sort = REPORT_SORT_KEYS, .key_count = 3,
+                                     .keys = { REPORT_KEY_COMM, REPORT_KEY_DSO, REPORT_KEY_SYM } },
+      .expect = { { "# Overhead   Samples  Command    Shared Object       Symbol\n" },
+                  { "# Sort: comm,dso,sym\n" } },
+      .check = check_comm_rows },
+    { .name = "report --sort pid,comm", .ship_kallsyms = true, .event = "cycles",
+      .report = { .sort = REPORT_SORT_KEYS, .key_count = 2, .keys = { REPORT_KEY_PID, REPORT_KEY_COMM } },
+      .expect = { { "# Overhead   Samples  Pid:Command  Command\n" },
+                  { "  42:workload  workload\n" }, { "  0:[vertigo]  [vertigo]\n" } } },
+    { .name = "report --comm keeps one process", .ship_kallsyms = true, .event = "cycles",
+      .comm = "[vertigo]",
+      .expect = { { "# Samples: %llu of event 'cycles'\n", "hv_handle_exit", 1 },
+                  { "] g  ", .absent = true } } },
+    { .name = "report --percent-limit hides small rows", .ship_kallsyms = true, .event = "cycles",
+      .report = { .percent_limit = 6.0 },
+      .expect = { { "] testmod_work", .absent = true }, { "[.] g  " } } },
     { .name = "report --children adds callers", .ship_kallsyms = true, .event = "cycles",
       .report = { .children = true }, .check = check_children },
     { .name = "report --by-mode with a column per event", .ship_kallsyms = true,
@@ -285,12 +348,13 @@ static const struct report_case cases[] = {
       .check = check_two_events },
     { .name = "folded stacks hold the call chains", .ship_kallsyms = true, .event = "cycles",
       .export = export_folded,
-      .expect = { { "\nmain;f;g %llu\n", "g", 1 },
-                  { "\nmain;h %llu\n", "h", 1 },
-                  { "entry_SYSCALL_64;do_syscall_64 %llu\n", "do_syscall_64", 1 } },
+      .expect = { { "\nworkload;main;f;g %llu\n", "g", 1 },
+                  { "\nworkload;main;h %llu\n", "h", 1 },
+                  { "\nworkload;entry_SYSCALL_64_[k];do_syscall_64_[k] %llu\n", "do_syscall_64", 1 },
+                  { "[vertigo];hv_handle_exit %llu\n", "hv_handle_exit", 1 } },
       .check = check_folded_total },
     { .name = "csv rows sum to the totals", .ship_kallsyms = true, .export = export_csv,
-      .expect = { { ",/lib/libmissing.so,[unknown] /lib/libmissing.so+0x1234,,0,%llu,",
+      .expect = { { ",/lib/libmissing.so,[unknown] /lib/libmissing.so+0x1234,,0,%llu,100000,",
                     "[unknown] /lib/libmissing.so+0x1234", 2 } },
       .check = check_csv_totals },
     { .name = "report: no kallsyms in the log and none given", .event = "cycles",
@@ -350,6 +414,7 @@ static void run_case(const struct report_case *rc, const struct capture *c)
     char err[ERR_LEN] = "";
     struct profile_options po = options(c, rc->event);
     po.sym.kallsyms_path = rc->kallsyms_file;
+    po.comm = rc->comm;
     if (!load(&o.p, c, c->len, &po, err, sizeof(err))) {
         unit_fail(__FILE__, __LINE__, "%s: load: %s", rc->name, err);
         profile_free(&o.p);

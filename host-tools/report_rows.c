@@ -1,0 +1,156 @@
+/* The rows of `vertigo report` (see report_rows.h). */
+#define _GNU_SOURCE   /* qsort_r */
+#include "host-tools/report_rows.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "host-tools/vertigo.h"
+
+#define MAX_CHAIN (LOG_STACK_MAX + 1u)
+#define ROWS_MIN 64u
+
+unsigned int report_keys(const struct report_options *o, enum report_key keys[REPORT_KEY_COUNT])
+{
+    switch (o->sort) {
+    case REPORT_SORT_SYMBOL: keys[0] = REPORT_KEY_SYM; return 1;
+    case REPORT_SORT_IMAGE:  keys[0] = REPORT_KEY_DSO; return 1;
+    case REPORT_SORT_KEYS:
+        memcpy(keys, o->keys, o->key_count * sizeof(keys[0]));
+        return o->key_count;
+    case REPORT_SORT_SAMPLES: break;
+    }
+    keys[0] = REPORT_KEY_DSO;
+    keys[1] = REPORT_KEY_SYM;
+    return 2;
+}
+
+static void *grow(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "vertigo report: out of memory\n");
+        exit(VERTIGO_EXIT_USAGE);
+    }
+    return p;
+}
+
+/* The row of a sample's frame: its key fields, found or added. */
+static uint32_t row_of(struct report_table *t, const struct profile_sample *s, uint32_t frame)
+{
+    const struct sym_frame *f = sym_frame(t->p->sym, frame);
+    struct report_row key = {
+        .comm = t->has[REPORT_KEY_COMM] || t->has[REPORT_KEY_PID] ? s->process.comm : NULL,
+        .pid = t->has[REPORT_KEY_PID] ? s->process.pid : 0,
+        .image = t->has[REPORT_KEY_DSO] || t->has[REPORT_KEY_SYM] ? f->image : 0,
+        .function = t->has[REPORT_KEY_SYM] ? f->function : UINT32_MAX,
+    };
+    uint32_t i = keymap_get(&t->row_map, (uint64_t)key.pid << 32 | key.image,
+                            (uintptr_t)key.comm, key.function, t->row_count);
+    if (i != t->row_count)
+        return i;
+    uint32_t ev = t->p->event_count;
+    if (t->row_count == t->row_cap) {
+        t->row_cap = t->row_cap ? t->row_cap * 2 : ROWS_MIN;
+        t->rows = grow(t->rows, t->row_cap * sizeof(*t->rows));
+        t->counts = grow(t->counts, t->row_cap * sizeof(*t->counts));
+    }
+    uint64_t *counts = calloc(2 * (size_t)ev + 1, sizeof(*counts));
+    if (!counts)
+        exit(VERTIGO_EXIT_USAGE);
+    t->counts[i] = counts;
+    key.self_ev = counts;
+    key.children_ev = counts + ev;
+    t->rows[t->row_count++] = key;
+    return i;
+}
+
+/* Adds s to its leaf's row (self) and, once per distinct row of its
+ * chain, to the children counts. */
+static void add_sample(struct report_table *t, const struct profile_sample *s)
+{
+    uint32_t seen[MAX_CHAIN], seen_count = 0;
+    for (uint32_t i = 0; i < s->depth && i < MAX_CHAIN; i++) {
+        uint32_t r = row_of(t, s, s->frames[i]);
+        bool dup = false;
+        for (uint32_t k = 0; k < seen_count; k++)
+            dup |= seen[k] == r;
+        if (dup)
+            continue;
+        seen[seen_count++] = r;
+        struct report_row *row = &t->rows[r];
+        row->children += s->count;
+        row->children_ev[s->event] += s->count;
+        if (i == 0) {
+            row->self += s->count;
+            row->self_ev[s->event] += s->count;
+        }
+    }
+}
+
+/* Compares the values of one key. */
+static int key_cmp(const struct report_table *t, enum report_key k, const struct report_row *x,
+                   const struct report_row *y)
+{
+    const struct symbolizer *sym = t->p->sym;
+    switch (k) {
+    case REPORT_KEY_COMM:
+        return strcmp(x->comm, y->comm);
+    case REPORT_KEY_PID:
+        return x->pid != y->pid ? (x->pid < y->pid ? -1 : 1) : strcmp(x->comm, y->comm);
+    case REPORT_KEY_DSO:
+        return strcmp(sym_image(sym, x->image)->name, sym_image(sym, y->image)->name);
+    case REPORT_KEY_SYM:
+    case REPORT_KEY_COUNT:
+        break;
+    }
+    return strcmp(sym_function(sym, x->function)->name, sym_function(sym, y->function)->name);
+}
+
+static int row_cmp(const void *a, const void *b, void *table)
+{
+    const struct report_table *t = table;
+    const struct report_row *x = a, *y = b;
+    uint64_t kx = t->o->children ? x->children : x->self;
+    uint64_t ky = t->o->children ? y->children : y->self;
+    if (kx != ky)
+        return kx > ky ? -1 : 1;
+    enum report_key keys[REPORT_KEY_COUNT];
+    unsigned int n = report_keys(t->o, keys);
+    if (t->o->sort == REPORT_SORT_SAMPLES) {   /* the default: by name, then image */
+        keys[0] = REPORT_KEY_SYM;
+        keys[1] = REPORT_KEY_DSO;
+    }
+    for (unsigned int i = 0; i < n; i++) {
+        int c = key_cmp(t, keys[i], x, y);
+        if (c)
+            return c;
+    }
+    return 0;
+}
+
+void report_table_build(struct report_table *t, const struct profile *p,
+                        const struct report_options *o)
+{
+    memset(t, 0, sizeof(*t));
+    t->p = p;
+    t->o = o;
+    enum report_key keys[REPORT_KEY_COUNT];
+    unsigned int n = report_keys(o, keys);
+    for (unsigned int i = 0; i < n; i++)
+        t->has[keys[i]] = true;
+    for (uint64_t i = 0; i < p->sample_count; i++)
+        add_sample(t, &p->samples[i]);
+    /* Rows move when sorted: their counters stay where they are. */
+    if (t->row_count)
+        qsort_r(t->rows, t->row_count, sizeof(*t->rows), row_cmp, t);
+}
+
+void report_table_free(struct report_table *t)
+{
+    for (uint32_t i = 0; i < t->row_count; i++)
+        free(t->counts[i]);
+    free(t->counts);
+    free(t->rows);
+    keymap_free(&t->row_map);
+}
