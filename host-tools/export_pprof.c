@@ -1,10 +1,15 @@
 /* vertigo export --format pprof: a gzipped perftools.profiles.Profile
  * (github.com/google/pprof, proto/profile.proto; our re-typed schema is
  * tests/fixtures/pprof/profile.proto). A hand-written protobuf encoder:
- * one sample type per event (unit "count"), one sample per distinct
- * sample with labels domain, vcpu (numbers) and mode (string), one
- * mapping per image, one location per resolved address (leaf first in a
- * sample) and one function per symbol. Compressed with zlib (gzip). */
+ * sample types "samples" (all events) and one per event counting its
+ * occurrences (samples times their period, as perf's event count); one
+ * sample per distinct sample with string labels domain, vcpu, mode, comm
+ * (and event, with several) and the numeric label pid (unit "pid"); one
+ * mapping per image, the profiled program's first (the image of the most
+ * user samples: pprof takes the first mapping as the main binary), with
+ * its GNU build id and whether its functions, files and lines are known;
+ * one location per resolved address (leaf first in a sample) and one
+ * function per symbol. Compressed with zlib (gzip). */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -19,10 +24,10 @@ enum { PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE
        PROFILE_PERIOD = 12, PROFILE_DEFAULT_SAMPLE_TYPE = 14 };
 enum { VALUE_TYPE_TYPE = 1, VALUE_TYPE_UNIT = 2 };
 enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3 };
-enum { LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3 };
+enum { LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3, LABEL_NUM_UNIT = 4 };
 enum { MAPPING_ID = 1, MAPPING_START = 2, MAPPING_LIMIT = 3, MAPPING_OFFSET = 4,
-       MAPPING_FILENAME = 5, MAPPING_HAS_FUNCTIONS = 7, MAPPING_HAS_FILENAMES = 8,
-       MAPPING_HAS_LINE_NUMBERS = 9 };
+       MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
+       MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9 };
 enum { LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4 };
 enum { LINE_FUNCTION_ID = 1, LINE_LINE = 2 };
 enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
@@ -98,6 +103,8 @@ struct strings {
     size_t count, cap;
     uint32_t *slot;              /* index + 1 */
     size_t slot_cap;
+    char **own;                  /* copies made by str_keep */
+    size_t own_count, own_cap;
 };
 
 static uint64_t str_hash(const char *s)
@@ -143,6 +150,26 @@ static uint64_t str_id(struct strings *t, const char *s)
     return t->count - 1;
 }
 
+/* A copy of s (a temporary buffer's text) that lives as long as t: the
+ * one in t already, or a new one. */
+static const char *str_keep(struct strings *t, const char *s)
+{
+    for (size_t j = t->slot_cap ? str_hash(s) & (t->slot_cap - 1) : 0;
+         t->slot_cap && t->slot[j]; j = (j + 1) & (t->slot_cap - 1))
+        if (!strcmp(t->list[t->slot[j] - 1], s))
+            return t->list[t->slot[j] - 1];
+    if (t->own_count == t->own_cap) {
+        t->own_cap = t->own_cap ? t->own_cap * 2 : STRING_TABLE_MIN;
+        t->own = realloc(t->own, t->own_cap * sizeof(*t->own));
+    }
+    char *copy = t->own ? strdup(s) : NULL;
+    if (!copy)
+        exit(VERTIGO_EXIT_USAGE);
+    t->own[t->own_count++] = copy;
+    str_id(t, copy);
+    return copy;
+}
+
 /* ---- Messages ----------------------------------------------------------- */
 
 static void put_value_type(struct pb *b, unsigned field, struct strings *st, const char *type,
@@ -155,15 +182,43 @@ static void put_value_type(struct pb *b, unsigned field, struct strings *st, con
     free(vt.data);
 }
 
+/* A string label; pprof keeps it whatever its value (a numeric label of
+ * value 0 without a unit is dropped). */
 static void put_label(struct pb *sample, struct pb *tmp, struct strings *st, const char *key,
-                      const char *str, uint64_t num)
+                      const char *str)
 {
     pb_uint(tmp, LABEL_KEY, str_id(st, key));
-    if (str)
-        pb_uint(tmp, LABEL_STR, str_id(st, str));
-    else
-        pb_uint(tmp, LABEL_NUM, num);
+    pb_uint(tmp, LABEL_STR, str_id(st, str));
     pb_msg(sample, SAMPLE_LABEL, tmp);
+}
+
+/* A numeric label with its unit; the value is written even when 0. */
+static void put_num_label(struct pb *sample, struct pb *tmp, struct strings *st, const char *key,
+                          uint64_t num, const char *unit)
+{
+    pb_uint(tmp, LABEL_KEY, str_id(st, key));
+    pb_key(tmp, LABEL_NUM, WIRE_VARINT);
+    pb_varint(tmp, num);
+    pb_uint(tmp, LABEL_NUM_UNIT, str_id(st, unit));
+    pb_msg(sample, SAMPLE_LABEL, tmp);
+}
+
+/* The sample's labels: where it was taken and in which process. */
+static void put_labels(struct pb *msg, const struct profile *p, const struct profile_sample *s,
+                       struct strings *st)
+{
+    struct pb tmp = { 0 };
+    char text[2][16];
+    snprintf(text[0], sizeof(text[0]), "%u", s->domain);
+    snprintf(text[1], sizeof(text[1]), "%u", s->vcpu);
+    put_label(msg, &tmp, st, "domain", str_keep(st, text[0]));
+    put_label(msg, &tmp, st, "vcpu", str_keep(st, text[1]));
+    put_label(msg, &tmp, st, "mode", profile_mode_name(s->mode));
+    put_label(msg, &tmp, st, "comm", s->process.comm);
+    put_num_label(msg, &tmp, st, "pid", s->process.pid, "pid");
+    if (p->event_count > 1)
+        put_label(msg, &tmp, st, "event", p->events[s->event].name);
+    free(tmp.data);
 }
 
 static void put_sample(struct pb *b, const struct profile *p, const struct profile_sample *s,
@@ -173,36 +228,101 @@ static void put_sample(struct pb *b, const struct profile *p, const struct profi
     for (uint32_t i = 0; i < s->depth; i++)
         pb_varint(&packed, (uint64_t)s->frames[i] + 1);
     pb_msg(&msg, SAMPLE_LOCATION_ID, &packed);
+    pb_varint(&packed, s->count);
     for (uint32_t e = 0; e < p->event_count; e++)
-        pb_varint(&packed, e == s->event ? s->count : 0);
+        pb_varint(&packed, e == s->event ? s->count * s->period : 0);
     pb_msg(&msg, SAMPLE_VALUE, &packed);
-    put_label(&msg, &tmp, st, "domain", NULL, s->domain);
-    put_label(&msg, &tmp, st, "vcpu", NULL, s->vcpu);
-    put_label(&msg, &tmp, st, "mode", profile_mode_name(s->mode), 0);
+    put_labels(&msg, p, s, st);
     pb_msg(b, PROFILE_SAMPLE, &msg);
     free(msg.data);
     free(packed.data);
     free(tmp.data);
 }
 
-static void put_mappings(struct pb *b, const struct profile *p, struct strings *st)
+/* What pprof may take from an image's locations. */
+enum { KNOWS_FUNCTIONS = 1, KNOWS_FILES = 2, KNOWS_LINES = 4 };
+
+/* Per image: which of functions, file names and line numbers its frames
+ * have (every frame of every kept sample looked at once), and its user
+ * samples (the profiled program is the image with the most). */
+struct image_facts {
+    uint8_t *knows;
+    uint64_t *user_samples;
+};
+
+static void image_facts(const struct profile *p, struct image_facts *f)
+{
+    uint32_t n = sym_image_count(p->sym);
+    f->knows = calloc(n + 1u, sizeof(*f->knows));
+    f->user_samples = calloc(n + 1u, sizeof(*f->user_samples));
+    if (!f->knows || !f->user_samples)
+        exit(VERTIGO_EXIT_USAGE);
+    for (uint64_t i = 0; i < p->sample_count; i++) {
+        const struct profile_sample *s = &p->samples[i];
+        for (uint32_t k = 0; k < s->depth; k++) {
+            const struct sym_frame *fr = sym_frame(p->sym, s->frames[k]);
+            const struct sym_function *fn = sym_function(p->sym, fr->function);
+            f->knows[fr->image] |= (fn->known ? KNOWS_FUNCTIONS : 0) |
+                                   (fn->file ? KNOWS_FILES : 0) | (fr->line ? KNOWS_LINES : 0);
+        }
+        if (s->mode == LOG_MODE_GUEST_USER)
+            f->user_samples[sym_frame(p->sym, s->frames[0])->image] += s->count;
+    }
+}
+
+/* Mapping ids: the image with the most user samples first (pprof's main
+ * binary), the others in image order. */
+static uint32_t *mapping_ids(const struct profile *p, const struct image_facts *f)
+{
+    uint32_t n = sym_image_count(p->sym), main = 0;
+    for (uint32_t i = 1; i < n; i++)
+        if (f->user_samples[i] > f->user_samples[main])
+            main = i;
+    uint32_t *id = calloc(n + 1u, sizeof(*id));
+    if (!id)
+        exit(VERTIGO_EXIT_USAGE);
+    for (uint32_t i = 0, next = 2; i < n; i++)
+        id[i] = i == main ? 1 : next++;
+    return id;
+}
+
+static void put_mapping(struct pb *b, const struct profile *p, struct strings *st, uint32_t i,
+                        uint32_t id, uint8_t knows)
 {
     struct pb m = { 0 };
-    for (uint32_t i = 0; i < sym_image_count(p->sym); i++) {
-        const struct sym_image *img = sym_image(p->sym, i);
-        pb_uint(&m, MAPPING_ID, (uint64_t)i + 1);
-        pb_uint(&m, MAPPING_START, img->start);
-        pb_uint(&m, MAPPING_LIMIT, img->limit);
-        pb_uint(&m, MAPPING_OFFSET, img->file_offset);
-        pb_uint(&m, MAPPING_FILENAME, str_id(st, img->name));
-        pb_uint(&m, MAPPING_HAS_FUNCTIONS, 1);
-        pb_msg(b, PROFILE_MAPPING, &m);
-    }
+    const struct sym_image *img = sym_image(p->sym, i);
+    char build_id[2 * LOG_BUILD_ID_SIZE + 1];
+    pb_uint(&m, MAPPING_ID, id);
+    pb_uint(&m, MAPPING_START, img->start);
+    pb_uint(&m, MAPPING_LIMIT, img->limit);
+    pb_uint(&m, MAPPING_OFFSET, img->file_offset);
+    pb_uint(&m, MAPPING_FILENAME, str_id(st, img->name));
+    if (sym_image_build_id(p->sym, i, build_id))
+        pb_uint(&m, MAPPING_BUILD_ID, str_id(st, str_keep(st, build_id)));
+    pb_uint(&m, MAPPING_HAS_FUNCTIONS, (knows & KNOWS_FUNCTIONS) != 0);
+    pb_uint(&m, MAPPING_HAS_FILENAMES, (knows & KNOWS_FILES) != 0);
+    pb_uint(&m, MAPPING_HAS_LINE_NUMBERS, (knows & KNOWS_LINES) != 0);
+    pb_msg(b, PROFILE_MAPPING, &m);
     free(m.data);
 }
 
+/* Mappings in id order (pprof takes the first as the main binary). */
+static void put_mappings(struct pb *b, const struct profile *p, struct strings *st,
+                         const struct image_facts *f, const uint32_t *ids)
+{
+    uint32_t n = sym_image_count(p->sym);
+    uint32_t *by_id = calloc(n + 1u, sizeof(*by_id));
+    if (!by_id)
+        exit(VERTIGO_EXIT_USAGE);
+    for (uint32_t i = 0; i < n; i++)
+        by_id[ids[i] - 1] = i;
+    for (uint32_t k = 0; k < n; k++)
+        put_mapping(b, p, st, by_id[k], k + 1, f->knows[by_id[k]]);
+    free(by_id);
+}
+
 /* Locations: every frame some kept sample uses (frame id + 1). */
-static void put_locations(struct pb *b, const struct profile *p)
+static void put_locations(struct pb *b, const struct profile *p, const uint32_t *mapping_of_image)
 {
     uint32_t max = 0;
     for (uint64_t i = 0; i < p->sample_count; i++)
@@ -221,7 +341,7 @@ static void put_locations(struct pb *b, const struct profile *p)
             continue;
         const struct sym_frame *f = sym_frame(p->sym, id);
         pb_uint(&loc, LOCATION_ID, (uint64_t)id + 1);
-        pb_uint(&loc, LOCATION_MAPPING_ID, (uint64_t)f->image + 1);
+        pb_uint(&loc, LOCATION_MAPPING_ID, mapping_of_image[f->image]);
         pb_uint(&loc, LOCATION_ADDRESS, f->addr);
         pb_uint(&line, LINE_FUNCTION_ID, (uint64_t)f->function + 1);
         pb_uint(&line, LINE_LINE, f->line);
@@ -254,22 +374,32 @@ static void encode_profile(struct pb *b, const struct profile *p)
 {
     struct strings st = { 0 };
     str_id(&st, "");
+    put_value_type(b, PROFILE_SAMPLE_TYPE, &st, "samples", "count");
     for (uint32_t e = 0; e < p->event_count; e++)
         put_value_type(b, PROFILE_SAMPLE_TYPE, &st, p->events[e].name, "count");
     for (uint64_t i = 0; i < p->sample_count; i++)
         put_sample(b, p, &p->samples[i], &st);
-    put_mappings(b, p, &st);
-    put_locations(b, p);
+    struct image_facts facts;
+    image_facts(p, &facts);
+    uint32_t *ids = mapping_ids(p, &facts);
+    put_mappings(b, p, &st, &facts, ids);
+    put_locations(b, p, ids);
     put_functions(b, p, &st);
-    if (p->event_count) {
+    if (p->event_count) {   /* the first event's: one occurrence per count of its type */
         put_value_type(b, PROFILE_PERIOD_TYPE, &st, p->events[0].name, "count");
-        pb_uint(b, PROFILE_PERIOD, 1);
+        pb_uint(b, PROFILE_PERIOD, p->events[0].period ? p->events[0].period : 1);
         pb_uint(b, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(&st, p->events[0].name));
     }
     for (size_t i = 0; i < st.count; i++)
         pb_bytes(b, PROFILE_STRING_TABLE, st.list[i], strlen(st.list[i]));
+    for (size_t i = 0; i < st.own_count; i++)
+        free(st.own[i]);
+    free(st.own);
     free(st.list);
     free(st.slot);
+    free(facts.knows);
+    free(facts.user_samples);
+    free(ids);
 }
 
 static bool gzip_write(FILE *out, const uint8_t *data, size_t len)

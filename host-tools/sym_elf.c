@@ -171,6 +171,8 @@ static bool report_elf(struct symbolizer *s, int idx, int fd, const Dwfl_Callbac
     e->dwfl = dwfl;
     e->mod = mod;
     struct sym_image *img = &s->images[e->image];
+    if (!img->elf)
+        img->elf = (uint32_t)idx + 1;
     Dwarf_Addr low, high;
     if (img->limit == 0 && dwfl_module_info(mod, NULL, &low, &high, NULL, NULL, NULL, NULL)) {
         img->start = low;
@@ -271,6 +273,19 @@ bool sym_elf_build_id(const struct symbolizer *s, int idx, uint8_t out[LOG_BUILD
     if (len != (int)LOG_BUILD_ID_SIZE)
         return false;
     memcpy(out, bits, LOG_BUILD_ID_SIZE);
+    return true;
+}
+
+bool sym_image_build_id(const struct symbolizer *s, uint32_t image, char out[41])
+{
+    uint32_t elf = s->images[image].elf;
+    const unsigned char *bits;
+    GElf_Addr vaddr;
+    int len = elf ? dwfl_module_build_id(s->elves[elf - 1].mod, &bits, &vaddr) : 0;
+    if (len <= 0 || len > (int)LOG_BUILD_ID_SIZE)
+        return false;
+    for (int k = 0; k < len; k++)
+        snprintf(out + 2 * k, 3, "%02x", bits[k]);
     return true;
 }
 

@@ -41,6 +41,7 @@ struct sym_image {
     const char *name;            /* "/bin/workload", "[kernel.kallsyms]", "perf-42.map" */
     uint64_t start, limit;       /* lowest/highest address seen in it */
     uint64_t file_offset;        /* offset of start in the file (mappings) */
+    uint32_t elf;                /* 1 + the ELF file it was read from, 0: none */
 };
 
 /* A function (or the unknown placeholder) inside an image. */
@@ -147,6 +148,10 @@ uint32_t sym_identity_seq_at(const struct symbolizer *s, uint64_t tsc);
  * time (where->identity_seq), else the process an earlier user address of
  * that CR3 was found in (its name unknown). Valid until sym_destroy. */
 struct sym_process sym_process_of(struct symbolizer *s, const struct sym_where *where);
+
+/* The GNU build id of the ELF file image was read from, in hex, into out
+ * (41 bytes); false when the image is no ELF file or has none. */
+bool sym_image_build_id(const struct symbolizer *s, uint32_t image, char out[41]);
 
 /* Tables (valid until sym_destroy). */
 const struct sym_frame *sym_frame(const struct symbolizer *s, uint32_t id);

@@ -2,7 +2,9 @@
 # Host-only end-to-end test of `vertigo report` and `vertigo export` on a
 # synthetic capture written by the real encoder (gen-profile): shares and
 # names in the report, protoc decoding the pprof export with the report's
-# totals, folded stacks with main;f;g, CSV, and bad input with specific
+# totals and Go's go tool pprof reading it (-raw, -tags, -top, -traces),
+# perf's sort keys, folded stacks with workload;main;f;g, CSV, and bad
+# input with specific
 # errors and exit statuses; then hostile logs (hostile-log) large enough
 # that a cost growing faster than the log would blow the bounds of 30 s
 # and 2 GB, and a hostile guest root (a FIFO, a link loop, links out of
@@ -61,22 +63,69 @@ if gunzip -c "$out/profile.pb.gz" | protoc --decode perftools.profiles.Profile \
 else
     fail "export pprof: protoc --decode reads it" "$(head -3 "$out/protoc.err")"
 fi
-sums=$(awk '/^sample \{/ { k = 0 } /^  value:/ { s[k++] += $2 } END { print s[0], s[1] }' "$out/profile.txt")
-report_totals=$(sed -nE "s/^# Samples: ([0-9]+) of event .*/\1/p" "$out/report.txt" | tr '\n' ' ' | sed 's/ $//')
-[ "$sums" = "$report_totals" ] && pass "export pprof: sample totals equal the report's ($sums)" \
+# Values: samples (all events), then each event's count (samples x period).
+sums=$(awk '/^sample \{/ { k = 0 } /^  value:/ { s[k++] += $2 } END { print s[0], s[1], s[2] }' "$out/profile.txt")
+report_totals="$(sed -nE "s/^# Total samples: ([0-9]+)$/\1/p" "$out/report.txt") $(sed -nE \
+    "s/^# Event count \(approx\.\): ([0-9]+) .*/\1/p" "$out/report.txt" | tr '\n' ' ' | sed 's/ $//')"
+[ "$sums" = "$report_totals" ] && pass "export pprof: samples and event counts equal the report's ($sums)" \
                                || fail "export pprof: sample totals" "pprof '$sums', report '$report_totals'"
 grep -q 'string_table: "g"' "$out/profile.txt" && grep -q 'string_table: "mode"' "$out/profile.txt" &&
     pass "export pprof: functions and labels named" || fail "export pprof: names" "no g/mode strings"
 
+# pprof: Go's own reader (go tool pprof) sees the periods, both sample
+# types, every label, the workload as the main binary with its source
+# lines, and the call chains; its totals are the report's.
+gopprof() { HOME="$out" GOFLAGS= go tool pprof -symbolize=none "$@" "$out/profile.pb.gz" 2>"$out/go.err"; }
+if command -v go >/dev/null; then
+    gopprof -raw >"$out/go-raw.txt"
+    grep -qx 'Period: 100000' "$out/go-raw.txt" &&
+        grep -qx 'samples/count cycles/count\[dflt\] instructions/count' "$out/go-raw.txt" &&
+        grep -qE '^1: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ /bin/workload [0-9a-f]{40} \[FN\]\[FL\]\[LN\]$' "$out/go-raw.txt" &&
+        pass "go tool pprof -raw: the period, both sample types, /bin/workload first with its build id" ||
+        fail "go tool pprof -raw" "$(head -4 "$out/go-raw.txt"; head -2 "$out/go.err")"
+    go_total=$(awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && $1 ~ /^[0-9]+$/ { s += $1 }
+                    END { print s + 0 }' "$out/go-raw.txt")
+    [ "$go_total" = "${report_totals%% *}" ] && pass "go tool pprof -raw: $go_total samples, as the report" ||
+        fail "go tool pprof -raw: samples" "$go_total vs ${report_totals%% *}"
+    gopprof -tags >"$out/go-tags.txt"
+    missing=""
+    for tag in "domain:" "vcpu:" "mode:" "pid:" "comm:" ": workload$" ": user$" ": 42$"; do
+        grep -qE "^ *[a-z]*$tag|$tag" "$out/go-tags.txt" || missing="$missing '$tag'"
+    done
+    [ -z "$missing" ] && pass "go tool pprof -tags: domain, vcpu, mode, pid and comm" ||
+        fail "go tool pprof -tags" "missing$missing"
+    gopprof -top -lines -sample_index=samples >"$out/go-top.txt"
+    lines=$(grep -cE ' (g|f|h) tests/fixtures/profile/workload\.c:[0-9]+$' "$out/go-top.txt")
+    [ "$lines" -ge 3 ] && pass "go tool pprof -top -lines: workload.c lines of g, f, h ($lines rows)" ||
+        fail "go tool pprof -top -lines" "$(head -12 "$out/go-top.txt")"
+    gopprof -traces >"$out/go-traces.txt"
+    awk '/^-+\+-+$/ { t = "" } { t = t " " $NF } / main$/ && t ~ / g f main$/ { ok = 1 } END { exit !ok }' \
+        "$out/go-traces.txt" && pass "go tool pprof -traces: g called by f called by main" ||
+        fail "go tool pprof -traces" "$(head -12 "$out/go-traces.txt")"
+else
+    fail "go tool pprof" "go is not installed (host-tools/setup-deps installs golang-go)"
+fi
+
+# perf's sort keys: one row per process, image and function.
+"$V" report --sort comm,dso,sym --event cycles "${opts[@]}" "$log" >"$out/report-comm.txt"
+grep -qx '# Overhead   Samples  Command    Shared Object       Symbol' "$out/report-comm.txt" &&
+    grep -qE '^ +[0-9.]+% +[0-9]+  workload   /bin/workload +\[\.\] g  ' "$out/report-comm.txt" &&
+    grep -qE '^ +[0-9.]+% +[0-9]+  \[vertigo\]  hvmini +\[h\] hv_handle_exit' "$out/report-comm.txt" &&
+    pass "report --sort comm,dso,sym: perf's columns, the workload's and Vertigo's rows" ||
+    fail "report --sort comm,dso,sym" "$(sed -n '9,12p' "$out/report-comm.txt")"
+
 "$V" export --format folded --event cycles "${opts[@]}" "$log" >"$out/folded.txt"
 want=$(expected 0 g)
-grep -qx "main;f;g $want" "$out/folded.txt" && pass "export folded: main;f;g $want" \
-                                           || fail "export folded: main;f;g" "$(head -3 "$out/folded.txt")"
+grep -qx "workload;main;f;g $want" "$out/folded.txt" && pass "export folded: workload;main;f;g $want" \
+                                           || fail "export folded: workload;main;f;g" "$(head -3 "$out/folded.txt")"
+grep -qx "workload;entry_SYSCALL_64_\[k\];do_syscall_64_\[k\] $(expected 0 do_syscall_64)" "$out/folded.txt" &&
+    pass "export folded: kernel frames end in _[k]" || fail "export folded: _[k]" "$(grep syscall "$out/folded.txt")"
 
 "$V" export --format csv -o "$out/profile.csv" "${opts[@]}" "$log"
-total=$(awk -F, 'NR > 1 { s += $(NF-1) } END { print s }' "$out/profile.csv")
+total=$(awk -F, 'NR > 1 { s += $(NF-3) } END { print s }' "$out/profile.csv")
 all=$(awk '{ s += $NF } END { print s }' "$out/expect.txt")
-head -1 "$out/profile.csv" | grep -qx 'event,domain,vcpu,mode,image,symbol,source_file,source_line,samples,percent' &&
+head -1 "$out/profile.csv" |
+    grep -qx 'event,domain,vcpu,mode,pid,comm,image,symbol,source_file,source_line,samples,period,events,percent' &&
     [ "$total" = "$all" ] && pass "export csv: header and $total samples" || fail "export csv" "total $total, want $all"
 
 # Vertigo's ELF must be the one that wrote the log (build id in the
@@ -155,7 +204,7 @@ bounded "hostile: 200000 VCPUs, a --by-mode row each" 0 "^       0  199999  kern
     "$out/h-vcpus.txt" "$V" report --by-mode "$(hostile vcpus 200000)"
 rows=$(sed -n '/^# By domain/,$p' "$out/h-vcpus.txt" | grep -c '^       0 ')
 [ "$rows" = 200000 ] && pass "hostile: --by-mode has all 200000 rows" || fail "hostile: --by-mode rows" "$rows"
-bounded "hostile: folded stacks of 1000-byte names" 0 "^[a-z]{900}.*;[a-z]{900}.* [0-9]+$" \
+bounded "hostile: folded stacks of 1000-byte names" 0 "^\\[[a-z]+\\];[a-z]{900}.*;[a-z]{900}.* [0-9]+$" \
     "$out/h-names.txt" "$V" export --format folded "$(hostile names 20000)"
 bounded "hostile: loss records summed exactly" 3 "^loss: ring_dropped=55340232221128654845 " \
     "$out/h-loss.txt" "$V" stats "$(hostile loss 3)"
