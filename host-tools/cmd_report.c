@@ -36,7 +36,8 @@ static const char *mode_tag(uint8_t mode)
     return mode < LOG_MODE_COUNT ? tags[mode] : "[?]";
 }
 
-/* The mode of a function: the mode of the first sample that names it. */
+/* The mode of a function: the mode of the first frame that names it
+ * (as its symbol or inlined there). */
 static uint8_t *function_modes(const struct profile *p)
 {
     uint32_t n = sym_function_count(p->sym);
@@ -46,9 +47,13 @@ static uint8_t *function_modes(const struct profile *p)
     memset(modes, LOG_MODE_COUNT, n);
     for (uint64_t i = 0; i < p->sample_count; i++)
         for (uint32_t k = 0; k < p->samples[i].depth; k++) {
-            uint32_t fn = sym_frame(p->sym, p->samples[i].frames[k])->function;
-            if (modes[fn] == LOG_MODE_COUNT)
-                modes[fn] = p->samples[i].mode;
+            const struct sym_frame *f = sym_frame(p->sym, p->samples[i].frames[k]);
+            const struct sym_inline *in = sym_frame_inlines(p->sym, f);
+            if (modes[f->function] == LOG_MODE_COUNT)
+                modes[f->function] = f->mode;
+            for (uint32_t j = 0; j < f->inline_count; j++)
+                if (modes[in[j].function] == LOG_MODE_COUNT)
+                    modes[in[j].function] = f->mode;
         }
     return modes;
 }

@@ -3,7 +3,7 @@
  * of flamegraph.pl and most flame-graph viewers. The root frame is the
  * process name (perf script | stackcollapse-perf.pl does the same), and a
  * guest kernel frame ends in "_[k]" (FlameGraph colours those as kernel
- * code). With several events in the profile (no --event), each line
+ * code); a function inlined into a frame follows it with "_[i]". With several events in the profile (no --event), each line
  * starts with the event name before the process ("cycles;workload;main;f;g
  * 123"). Lines are sorted; ';' inside a name
  * becomes ':' so it cannot split a frame. Lines are compared and written
@@ -18,6 +18,7 @@
 #include "host-tools/vertigo.h"
 
 #define KERNEL_SUFFIX "_[k]"
+#define INLINE_SUFFIX "_[i]"
 
 /* Reads the folded line of one sample a byte at a time: its parts are
  * the event's name (with several events), the process name, then the
@@ -33,8 +34,29 @@ struct fold_cursor {
 
 static void fold_start(struct fold_cursor *c, const struct profile *p, const struct profile_sample *s)
 {
-    uint32_t head = (p->event_count > 1) + 1;
-    *c = (struct fold_cursor){ .p = p, .s = s, .parts = s->depth + head, .text = "", .suffix = "" };
+    uint32_t parts = (p->event_count > 1) + 1;
+    for (uint32_t i = 0; i < s->depth; i++)
+        parts += 1 + sym_frame(p->sym, s->frames[i])->inline_count;
+    *c = (struct fold_cursor){ .p = p, .s = s, .parts = parts, .text = "", .suffix = "" };
+}
+
+/* Part k of the frames, counted from the root: each frame is its
+ * function, then the functions inlined there from the outermost in (FlameGraph's
+ * "_[i]" marks them). Its suffix in *suffix. */
+static const char *frame_part(const struct fold_cursor *c, uint32_t k, const char **suffix)
+{
+    const struct symbolizer *sym = c->p->sym;
+    for (uint32_t i = c->s->depth; i-- > 0;) {
+        const struct sym_frame *f = sym_frame(sym, c->s->frames[i]);
+        if (k > f->inline_count) {
+            k -= 1 + f->inline_count;
+            continue;
+        }
+        *suffix = f->mode == LOG_MODE_GUEST_KERNEL ? KERNEL_SUFFIX : k ? INLINE_SUFFIX : "";
+        uint32_t fn = k ? sym_frame_inlines(sym, f)[f->inline_count - k].function : f->function;
+        return sym_function(sym, fn)->name;
+    }
+    return "";
 }
 
 /* Part k's text; its suffix in *suffix. */
@@ -46,10 +68,7 @@ static const char *part_text(const struct fold_cursor *c, uint32_t k, const char
         return c->p->events[c->s->event].name;
     if (k == event_part)
         return c->s->process.comm;
-    const struct sym_frame *f = sym_frame(c->p->sym, c->s->frames[c->s->depth - (k - event_part)]);
-    if (f->mode == LOG_MODE_GUEST_KERNEL)
-        *suffix = KERNEL_SUFFIX;
-    return sym_function(c->p->sym, f->function)->name;
+    return frame_part(c, k - event_part - 1, suffix);
 }
 
 /* The next byte of the line, or -1 at its end. */

@@ -8,8 +8,8 @@
  * mapping per image, the profiled program's first (the image of the most
  * user samples: pprof takes the first mapping as the main binary), with
  * its GNU build id and whether its functions, files and lines are known;
- * one location per resolved address (leaf first in a sample) and one
- * function per symbol. Compressed with zlib (gzip). */
+ * one location per resolved address (leaf first in a sample), with one
+ * line per function inlined there, and one function per symbol. Compressed with zlib (gzip). */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -321,6 +321,23 @@ static void put_mappings(struct pb *b, const struct profile *p, struct strings *
     free(by_id);
 }
 
+/* A location's lines: the functions inlined at its address, innermost
+ * first, then the function holding it, at the line it called the
+ * outermost of them from (pprof's order: the last line is the caller). */
+static void put_lines(struct pb *loc, struct pb *line, const struct profile *p,
+                      const struct sym_frame *f)
+{
+    const struct sym_inline *in = sym_frame_inlines(p->sym, f);
+    for (uint32_t i = 0; i < f->inline_count; i++) {
+        pb_uint(line, LINE_FUNCTION_ID, (uint64_t)in[i].function + 1);
+        pb_uint(line, LINE_LINE, in[i].line);
+        pb_msg(loc, LOCATION_LINE, line);
+    }
+    pb_uint(line, LINE_FUNCTION_ID, (uint64_t)f->function + 1);
+    pb_uint(line, LINE_LINE, f->inline_count ? f->call_line : f->line);
+    pb_msg(loc, LOCATION_LINE, line);
+}
+
 /* Locations: every frame some kept sample uses (frame id + 1). */
 static void put_locations(struct pb *b, const struct profile *p, const uint32_t *mapping_of_image)
 {
@@ -343,9 +360,7 @@ static void put_locations(struct pb *b, const struct profile *p, const uint32_t 
         pb_uint(&loc, LOCATION_ID, (uint64_t)id + 1);
         pb_uint(&loc, LOCATION_MAPPING_ID, mapping_of_image[f->image]);
         pb_uint(&loc, LOCATION_ADDRESS, f->addr);
-        pb_uint(&line, LINE_FUNCTION_ID, (uint64_t)f->function + 1);
-        pb_uint(&line, LINE_LINE, f->line);
-        pb_msg(&loc, LOCATION_LINE, &line);
+        put_lines(&loc, &line, p, f);
         pb_msg(b, PROFILE_LOCATION, &loc);
     }
     free(used);

@@ -4,7 +4,7 @@
 # and the report benchmark. Fixture programs and the capture generator:
 # tests/fixtures/profile/.
 REPORT_SRCS := host-tools/symbolize.c host-tools/sym_sets.c host-tools/sym_user.c \
-               host-tools/sym_elf.c host-tools/keymap.c host-tools/range_index.c \
+               host-tools/sym_elf.c host-tools/sym_dwarf.c host-tools/keymap.c host-tools/range_index.c \
                host-tools/guest_root.c host-tools/profile.c host-tools/profile_cli.c \
                host-tools/cmd_report.c host-tools/report_rows.c host-tools/cmd_export.c host-tools/export_pprof.c \
                host-tools/export_folded.c host-tools/export_csv.c
@@ -13,7 +13,8 @@ REPORT_LIBS := -ldw -lelf -lz
 # Where the fixture ELFs below are built.
 PROFILE_DIR := $(BUILD)/profile
 PROFILE_ROOT := $(PROFILE_DIR)/root
-PROFILE_FIXTURE_ELFS := $(PROFILE_ROOT)/bin/workload $(PROFILE_DIR)/hvmini
+PROFILE_FIXTURE_ELFS := $(PROFILE_ROOT)/bin/workload $(PROFILE_DIR)/hvmini \
+                        $(PROFILE_DIR)/workload-clang $(PROFILE_DIR)/inlined
 
 # Fixtures of the report tests: the guest workload (a guest root holding
 # /bin/workload, built with -g), the hypervisor stand-in ELF, and the
@@ -27,6 +28,17 @@ $(PROFILE_ROOT)/bin/workload: tests/fixtures/profile/workload.c
 $(PROFILE_DIR)/hvmini: tests/fixtures/profile/hvmini.c
 	@mkdir -p $(dir $@)
 	$(Q)$(HOST_CC) $(PROFILE_ELF_CFLAGS) $< -o $@
+
+# The workload as clang builds it: DWARF 5 without .debug_aranges, which
+# libdw's address lookup needs (the symbolizer falls back to the units).
+$(PROFILE_DIR)/workload-clang: tests/fixtures/profile/workload.c
+	@mkdir -p $(dir $@)
+	$(Q)clang -g -O0 -fno-omit-frame-pointer $< -o $@
+
+# Inlined code: scale() inside outer(), -O2.
+$(PROFILE_DIR)/inlined: tests/fixtures/profile/inlined.c
+	@mkdir -p $(dir $@)
+	$(Q)$(HOST_CC) -g -O2 -fno-omit-frame-pointer $< -o $@
 
 TOOLS += gen-profile
 tool_gen-profile_SRCS := tests/fixtures/profile/gen_profile_main.c tests/fixtures/profile/gen_profile.c \

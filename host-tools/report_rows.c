@@ -35,15 +35,16 @@ static void *grow(void *p, size_t n)
     return p;
 }
 
-/* The row of a sample's frame: its key fields, found or added. */
-static uint32_t row_of(struct report_table *t, const struct profile_sample *s, uint32_t frame)
+/* The row of function (of image) in sample s: its key fields, found or
+ * added. */
+static uint32_t row_of(struct report_table *t, const struct profile_sample *s, uint32_t image,
+                       uint32_t function)
 {
-    const struct sym_frame *f = sym_frame(t->p->sym, frame);
     struct report_row key = {
         .comm = t->has[REPORT_KEY_COMM] || t->has[REPORT_KEY_PID] ? s->process.comm : NULL,
         .pid = t->has[REPORT_KEY_PID] ? s->process.pid : 0,
-        .image = t->has[REPORT_KEY_DSO] || t->has[REPORT_KEY_SYM] ? f->image : 0,
-        .function = t->has[REPORT_KEY_SYM] ? f->function : UINT32_MAX,
+        .image = t->has[REPORT_KEY_DSO] || t->has[REPORT_KEY_SYM] ? image : 0,
+        .function = t->has[REPORT_KEY_SYM] ? function : UINT32_MAX,
     };
     uint32_t i = keymap_get(&t->row_map, (uint64_t)key.pid << 32 | key.image,
                             (uintptr_t)key.comm, key.function, t->row_count);
@@ -65,26 +66,36 @@ static uint32_t row_of(struct report_table *t, const struct profile_sample *s, u
     return i;
 }
 
+/* Counts s in row r: children once per sample (seen holds the rows
+ * counted so far), self when it is the leaf's. */
+static void count_in(struct report_table *t, const struct profile_sample *s, uint32_t r, bool self,
+                     uint32_t *seen, uint32_t *seen_count)
+{
+    struct report_row *row = &t->rows[r];
+    if (self) {
+        row->self += s->count;
+        row->self_ev[s->event] += s->count;
+    }
+    for (uint32_t k = 0; k < *seen_count; k++)
+        if (seen[k] == r)
+            return;
+    seen[(*seen_count)++] = r;
+    row->children += s->count;
+    row->children_ev[s->event] += s->count;
+}
+
 /* Adds s to its leaf's row (self) and, once per distinct row of its
- * chain, to the children counts. */
+ * chain, the functions inlined at each frame included (perf's inlined
+ * call sites), to the children counts. */
 static void add_sample(struct report_table *t, const struct profile_sample *s)
 {
-    uint32_t seen[MAX_CHAIN], seen_count = 0;
+    uint32_t seen[MAX_CHAIN * (1 + SYM_INLINE_MAX)], seen_count = 0;
     for (uint32_t i = 0; i < s->depth && i < MAX_CHAIN; i++) {
-        uint32_t r = row_of(t, s, s->frames[i]);
-        bool dup = false;
-        for (uint32_t k = 0; k < seen_count; k++)
-            dup |= seen[k] == r;
-        if (dup)
-            continue;
-        seen[seen_count++] = r;
-        struct report_row *row = &t->rows[r];
-        row->children += s->count;
-        row->children_ev[s->event] += s->count;
-        if (i == 0) {
-            row->self += s->count;
-            row->self_ev[s->event] += s->count;
-        }
+        const struct sym_frame *f = sym_frame(t->p->sym, s->frames[i]);
+        count_in(t, s, row_of(t, s, f->image, f->function), i == 0, seen, &seen_count);
+        const struct sym_inline *in = sym_frame_inlines(t->p->sym, f);
+        for (uint32_t k = 0; t->has[REPORT_KEY_SYM] && k < f->inline_count && k < SYM_INLINE_MAX; k++)
+            count_in(t, s, row_of(t, s, f->image, in[k].function), false, seen, &seen_count);
     }
 }
 

@@ -225,19 +225,29 @@ int sym_elf_open_guest(struct symbolizer *s, const char *path, uint64_t base, ui
 
 /* ---- Lookups ------------------------------------------------------------ */
 
-static void src_of(Dwfl_Module *mod, uint64_t addr, const char **file, uint32_t *line)
+/* The functions inlined at addr, kept in the symbolizer's table. */
+static void add_inlines(struct symbolizer *s, struct elf_image *e, uint64_t addr, struct sym_frame *f)
 {
-    Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
-    int lineno = 0;
-    const char *f = l ? dwfl_lineinfo(l, NULL, &lineno, NULL, NULL, NULL) : NULL;
-    *file = f;
-    *line = f && lineno > 0 ? (uint32_t)lineno : 0;
+    struct sym_inline chain[SYM_INLINE_MAX];
+    size_t n = sym_dwarf_inlines(s, e, addr, f->line, chain, SYM_INLINE_MAX, &f->call_line);
+    if (!n)
+        return;
+    s->inlines = sym_grow(s->inlines, &s->inline_cap, s->inline_count + n, sizeof(*s->inlines));
+    memcpy(&s->inlines[s->inline_count], chain, n * sizeof(chain[0]));
+    f->inline_first = (uint32_t)s->inline_count;
+    f->inline_count = (uint32_t)n;
+    s->inline_count += n;
+}
+
+const struct sym_inline *sym_frame_inlines(const struct symbolizer *s, const struct sym_frame *f)
+{
+    return f->inline_count ? &s->inlines[f->inline_first] : NULL;
 }
 
 /* name, cut to SYM_NAME_MAX - 1 bytes and cleaned of control bytes. */
 static const char *clean_copy(const char *name, char out[SYM_NAME_MAX])
 {
-    snprintf(out, SYM_NAME_MAX, "%s", name);
+    snprintf(out, SYM_NAME_MAX, "%.*s", (int)SYM_NAME_MAX - 1, name);
     sym_clean(out);
     return out;
 }
@@ -254,15 +264,15 @@ void sym_elf_lookup(struct symbolizer *s, int idx, uint64_t addr, uint64_t image
         f->function = sym_unknown_function(s, e->image, true, addr, image_off);
         return;
     }
-    const char *file;
-    uint32_t line;
-    char clean_name[SYM_NAME_MAX], clean_file[SYM_NAME_MAX];
-    src_of(e->mod, addr, &file, &f->line);
-    src_of(e->mod, addr - off, &file, &line);
-    if (!file)
-        line = 0;
+    char file[SYM_PATH_MAX], clean_name[SYM_NAME_MAX], clean_file[SYM_NAME_MAX];
+    uint32_t line = 0;
+    if (!sym_dwarf_line(e, addr, file, &f->line))
+        f->line = 0;
+    bool has_file = sym_dwarf_line(e, addr - off, file, &line);
     f->function = sym_function_get(s, e->image, clean_copy(name, clean_name),
-                                   file ? clean_copy(file, clean_file) : NULL, line, true);
+                                   has_file ? clean_copy(file, clean_file) : NULL,
+                                   has_file ? line : 0, true);
+    add_inlines(s, e, addr, f);
 }
 
 bool sym_elf_build_id(const struct symbolizer *s, int idx, uint8_t out[LOG_BUILD_ID_SIZE])
@@ -291,9 +301,12 @@ bool sym_image_build_id(const struct symbolizer *s, uint32_t image, char out[41]
 
 void sym_elf_free(struct symbolizer *s)
 {
-    for (size_t i = 0; i < s->elf_count; i++)
+    for (size_t i = 0; i < s->elf_count; i++) {
         if (s->elves[i].dwfl)
             dwfl_end(s->elves[i].dwfl);
+        free(s->elves[i].cus);
+    }
+    free(s->inlines);
     free(s->elves);
     keymap_free(&s->elf_map);
     free(s->warnings);

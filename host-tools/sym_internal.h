@@ -17,6 +17,7 @@
 #include "host-tools/symbolize.h"
 
 #define SYM_NAME_MAX 512u
+#define SYM_PATH_MAX (2 * SYM_NAME_MAX)   /* a source path joined to its directory */
 
 /* Growable arrays: *cap grows by doubling to hold need elements. Exits
  * with "out of memory" when it cannot. */
@@ -110,6 +111,9 @@ struct elf_image {
     void *dwfl;                  /* Dwfl *, NULL if the file did not open */
     void *mod;                   /* Dwfl_Module * */
     uint32_t image;
+    void *cus;                   /* sym_dwarf.c's index of compile units */
+    size_t cu_count;
+    bool cus_built;
 };
 
 /* Which process and mapping an indexed range is. */
@@ -175,6 +179,8 @@ struct symbolizer {
     const char **warnings;               /* interned "PATH: reason" */
     size_t warning_count, warning_cap;
     struct keymap warned;                /* path -> 1 */
+    struct sym_inline *inlines;          /* frames' inlined functions */
+    size_t inline_count, inline_cap;
     int vertigo_elf;                     /* index into elves, or -1 */
     struct sym_problems problems;
     struct sym_indexes ix;
@@ -219,5 +225,15 @@ void sym_elf_lookup(struct symbolizer *s, int idx, uint64_t addr, uint64_t image
                     struct sym_frame *f);
 bool sym_elf_build_id(const struct symbolizer *s, int idx, uint8_t out[LOG_BUILD_ID_SIZE]);
 void sym_elf_free(struct symbolizer *s);
+
+/* sym_dwarf.c */
+/* The source file (joined to its unit's compilation directory) and line
+ * of addr in e; false when its DWARF does not say. */
+bool sym_dwarf_line(struct elf_image *e, uint64_t addr, char file[SYM_PATH_MAX], uint32_t *line);
+/* The functions inlined at addr in e, innermost first, each with its line
+ * (the innermost's is leaf_line), at most max into out; *call_line is the
+ * line in the function they were all inlined into (0 when none were). */
+size_t sym_dwarf_inlines(struct symbolizer *s, struct elf_image *e, uint64_t addr, uint32_t leaf_line,
+                         struct sym_inline *out, size_t max, uint32_t *call_line);
 
 #endif

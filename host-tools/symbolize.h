@@ -53,13 +53,28 @@ struct sym_function {
     bool known;                  /* false for [unknown] placeholders */
 };
 
-/* One resolved address. */
+#define SYM_INLINE_MAX 16u       /* inlined functions kept at one address */
+
+/* A function inlined at an address, and the address's line in it. */
+struct sym_inline {
+    uint32_t function;
+    uint32_t line;
+};
+
+/* One resolved address. When code was inlined there, function is still
+ * the symbol holding it and the inlined functions are a chain, innermost
+ * first (sym_frame_inlines): the address is at line `line` of the
+ * innermost, which was inlined at a line of the next, ..., and the
+ * outermost at call_line of function. */
 struct sym_frame {
     uint64_t addr;
     uint32_t function;           /* index into the function table */
     uint32_t image;
     uint32_t line;               /* source line of addr itself, 0 if unknown */
     uint8_t mode;                /* enum log_mode it was resolved in */
+    uint32_t inline_first;       /* its inlined functions: sym_frame_inlines */
+    uint32_t inline_count;
+    uint32_t call_line;          /* line of function the outermost was inlined at */
 };
 
 /* Where an address was sampled. */
@@ -152,6 +167,9 @@ struct sym_process sym_process_of(struct symbolizer *s, const struct sym_where *
 /* The GNU build id of the ELF file image was read from, in hex, into out
  * (41 bytes); false when the image is no ELF file or has none. */
 bool sym_image_build_id(const struct symbolizer *s, uint32_t image, char out[41]);
+
+/* The functions inlined at f's address, innermost first (f->inline_count). */
+const struct sym_inline *sym_frame_inlines(const struct symbolizer *s, const struct sym_frame *f);
 
 /* Tables (valid until sym_destroy). */
 const struct sym_frame *sym_frame(const struct symbolizer *s, uint32_t id);

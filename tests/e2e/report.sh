@@ -95,7 +95,7 @@ if command -v go >/dev/null; then
     [ -z "$missing" ] && pass "go tool pprof -tags: domain, vcpu, mode, pid and comm" ||
         fail "go tool pprof -tags" "missing$missing"
     gopprof -top -lines -sample_index=samples >"$out/go-top.txt"
-    lines=$(grep -cE ' (g|f|h) tests/fixtures/profile/workload\.c:[0-9]+$' "$out/go-top.txt")
+    lines=$(grep -cE ' (g|f|h) (/.*/)?tests/fixtures/profile/workload\.c:[0-9]+$' "$out/go-top.txt")
     [ "$lines" -ge 3 ] && pass "go tool pprof -top -lines: workload.c lines of g, f, h ($lines rows)" ||
         fail "go tool pprof -top -lines" "$(head -12 "$out/go-top.txt")"
     gopprof -traces >"$out/go-traces.txt"

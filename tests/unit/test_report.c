@@ -13,6 +13,7 @@
 #include "host-tools/profile.h"
 #include "host-tools/vertigo.h"
 #include "tests/fixtures/profile/gen_profile.h"
+#include "vmm/log_emit.h"
 #include "tests/fuzz/hostile_logs.h"
 #include "tests/unit/unit.h"
 
@@ -248,8 +249,8 @@ static void check_csv_totals(const struct output *o)
     CHECK(!strncmp(text, header, sizeof(header) - 1));
     uint64_t sums[2] = { 0 }, g_rows = 0;
     char needle[128];
-    snprintf(needle, sizeof(needle), ",user,42,workload,/bin/workload,g,tests/fixtures/profile/"
-             "workload.c,%u,", gen_source_line(WORKLOAD_SRC, "void g(void)"));
+    snprintf(needle, sizeof(needle), "tests/fixtures/profile/workload.c,%u,",
+             gen_source_line(WORKLOAD_SRC, "void g(void)"));
     for (const char *l = strchr(text, '\n') + 1; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
         const char *end = strchr(l, '\n');
         const char *field[4], *at = end;    /* samples, period, events, percent */
@@ -262,8 +263,8 @@ static void check_csv_totals(const struct output *o)
         sums[instructions] += n;
         CHECK_EQ(period, instructions ? GEN_PERIOD_INSTRUCTIONS : GEN_PERIOD_CYCLES);
         CHECK_EQ(strtoull(field[2], NULL, 10), n * period);
-        const char *hit = strstr(l, needle);
-        g_rows += hit && hit < end;
+        const char *hit = strstr(l, needle), *row = strstr(l, ",user,42,workload,/bin/workload,g,");
+        g_rows += hit && hit < end && row && row < hit;
     }
     CHECK_EQ(sums[0], o->c->expect.event_total[0]);
     CHECK_EQ(sums[1], o->c->expect.event_total[1]);
@@ -291,9 +292,10 @@ static void check_comm_rows(const struct output *o)
 {
     const struct capture *c = o->c;
     char want[160];
-    snprintf(want, sizeof(want), "  workload   /bin/workload       [.] g  tests/fixtures/profile/"
-             "workload.c:%u\n", gen_source_line(WORKLOAD_SRC, "void g(void)"));
-    CHECK(strstr(o->text, want) != NULL);
+    const char *row = strstr(o->text, "  workload   /bin/workload       [.] g  ");
+    snprintf(want, sizeof(want), "tests/fixtures/profile/workload.c:%u\n",
+             gen_source_line(WORKLOAD_SRC, "void g(void)"));
+    CHECK(row && strstr(row, want) && strstr(row, want) < strchr(row + 1, '\n') + 1);
     CHECK(strstr(o->text, "  [vertigo]  hvmini              [h] hv_handle_exit  ") != NULL);
     CHECK(strstr(o->text, "  workload   [kernel.kallsyms]   [k] do_syscall_64\n") != NULL);
     uint64_t vertigo = 0, workload = 0;
@@ -639,4 +641,70 @@ TEST(what_the_log_lost_heads_the_report)
     CHECK(text && !strstr(text, "# Lost:"));
     free(text);
     profile_free(&p);
+}
+
+/* ---- Inlined code ---------------------------------------------------------- */
+
+/* An address of tests/fixtures/profile/inlined.c's outer() inside the
+ * loop of scale(), which is inlined there: found by its line. */
+static uint64_t inlined_address(const char *elf, uint32_t loop)
+{
+    char err[ERR_LEN];
+    uint64_t outer = 0, size = 0, found = 0;
+    struct symbolizer *s = sym_create(&(struct sym_options){ .vertigo_elf = elf }, err, sizeof(err));
+    if (!CHECK(s != NULL) || !CHECK(gen_elf_symbol(elf, "outer", &outer, &size))) {
+        sym_destroy(s);
+        return 0;
+    }
+    struct sym_where h = { .mode = LOG_MODE_HYPERVISOR };
+    for (uint64_t a = outer; a < outer + size && !found; a++)
+        found = sym_frame(s, sym_resolve(s, &h, a))->line == loop ? a : 0;
+    sym_destroy(s);
+    return found;
+}
+
+/* Hypervisor samples in inlined code: the report's children count the
+ * inlined function, folded stacks show it as "_[i]" under its caller. */
+TEST(inlined_functions_in_reports_and_folded_stacks)
+{
+    char build[BUILD_LEN], elf[PATH_LEN], err[ERR_LEN];
+    if (!CHECK(gen_build_dir(build, sizeof(build))))
+        return;
+    snprintf(elf, sizeof(elf), "%s/profile/inlined", build);
+    uint64_t addr = inlined_address(elf, gen_source_line("tests/fixtures/profile/inlined.c",
+                                                         "scale's loop"));
+    if (!CHECK(addr != 0))
+        return;
+    static uint8_t storage[1 << 16];
+    struct log_ring ring;
+    struct log_test_stream st = { 0 };
+    log_ring_init(&ring, 0, storage, sizeof(storage));
+    log_test_stream_header(&st, 1);
+    for (int i = 0; i < 10; i++)
+        CHECK(log_emit_sample(&ring, 100 + (uint64_t)i,
+                              &(struct log_sample){ .mode = LOG_MODE_HYPERVISOR, .rip = addr }));
+    log_test_drain(&st, &ring, 4096);
+    struct profile p;
+    struct profile_options o = { .sym = { .vertigo_elf = elf } };
+    if (!CHECK(profile_init(&p, &o, err, sizeof(err))))
+        return;
+    struct logdec *dec = malloc(sizeof(*dec));
+    logdec_init(dec, &profile_decoder_callbacks, &p);
+    logdec_feed(dec, st.data, st.len);
+    logdec_finish(dec);
+    CHECK(profile_finish(&p, NULL, err, sizeof(err)));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    report_write(out, &p, &(struct report_options){ .children = true });
+    fputc('\n', out);
+    export_folded(out, &p);
+    fclose(out);
+    CHECK(strstr(text, "   100.00%     0.00%         0  inlined                   [h] scale  ") != NULL);
+    CHECK(strstr(text, "   100.00%   100.00%        10  inlined                   [h] outer  ") != NULL);
+    CHECK(strstr(text, "\n[vertigo];outer;scale_[i] 10\n") != NULL);
+    free(text);
+    free(dec);
+    profile_free(&p);
+    log_test_stream_free(&st);
 }

@@ -388,3 +388,70 @@ TEST(module_symbols_end_with_the_module_text)
     CHECK_STR(name_of(s, sym_resolve(s, &k, 0xffffffff81004000ull)), "clear_page_erms");
     sym_destroy(s);
 }
+
+/* A hypervisor-mode symbolizer on the fixture ELF NAME of the build. */
+static struct symbolizer *on_fixture(const char *name, char *path, size_t len)
+{
+    char build[BUILD_LEN], err[128];
+    if (!CHECK(gen_build_dir(build, sizeof(build))))
+        return NULL;
+    snprintf(path, len, "%s/profile/%s", build, name);
+    struct symbolizer *s = sym_create(&(struct sym_options){ .vertigo_elf = path }, err, sizeof(err));
+    if (!s)
+        unit_fail(__FILE__, __LINE__, "%s: %s", path, err);
+    return s;
+}
+
+/* clang emits no .debug_aranges, so libdw's address lookup fails: the
+ * compile units' ranges give the lines, and the path is joined to the
+ * unit's compilation directory. */
+TEST(lines_of_a_clang_binary_without_aranges)
+{
+    char path[PATH_LEN];
+    struct symbolizer *s = on_fixture("workload-clang", path, sizeof(path));
+    uint64_t g = 0, size = 0;
+    if (!s || !CHECK(gen_elf_symbol(path, "g", &g, &size)))
+        return;
+    struct sym_where h = { .mode = LOG_MODE_HYPERVISOR };
+    const struct sym_frame *f = sym_frame(s, sym_resolve(s, &h, g + size / 2));
+    const struct sym_function *fn = sym_function(s, f->function);
+    uint32_t decl = gen_source_line("tests/fixtures/profile/workload.c", "void g(void)");
+    CHECK_STR(fn->name, "g");
+    CHECK(fn->file && fn->file[0] == '/' &&
+          strstr(fn->file, "tests/fixtures/profile/workload.c") != NULL);
+    CHECK_EQ(fn->line, decl);
+    CHECK(f->line >= decl && f->line <= decl + 3);
+    sym_destroy(s);
+}
+
+/* An address of inlined code: the symbol is outer, the inline chain holds
+ * scale at the address's line, and outer's line is where it calls scale. */
+TEST(inlined_functions_at_an_address)
+{
+    char path[PATH_LEN];
+    struct symbolizer *s = on_fixture("inlined", path, sizeof(path));
+    uint64_t outer = 0, size = 0;
+    if (!s || !CHECK(gen_elf_symbol(path, "outer", &outer, &size)))
+        return;
+    const char *src = "tests/fixtures/profile/inlined.c";
+    uint32_t loop = gen_source_line(src, "scale's loop"), call = gen_source_line(src, "outer calls scale");
+    struct sym_where h = { .mode = LOG_MODE_HYPERVISOR };
+    bool found = false;
+    for (uint64_t a = outer; a < outer + size && !found; a++) {
+        const struct sym_frame *f = sym_frame(s, sym_resolve(s, &h, a));
+        if (f->line != loop)
+            continue;
+        found = true;
+        CHECK_STR(sym_function(s, f->function)->name, "outer");
+        if (!CHECK_EQ(f->inline_count, 1))
+            break;
+        const struct sym_inline *in = sym_frame_inlines(s, f);
+        CHECK_STR(sym_function(s, in[0].function)->name, "scale");
+        CHECK_EQ(in[0].line, loop);
+        CHECK_EQ(f->call_line, call);
+    }
+    CHECK(found);
+    const struct sym_frame *first = sym_frame(s, sym_resolve(s, &h, outer));
+    CHECK_EQ(first->inline_count, 0);
+    sym_destroy(s);
+}
