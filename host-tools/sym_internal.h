@@ -165,6 +165,7 @@ struct symbolizer {
     struct identity *idents;             /* in arrival order */
     size_t ident_count, ident_cap;
     struct seq_stack ident_stack;
+    struct keymap ident_of_pid;          /* (domain, pid) -> its latest identity */
     uint64_t ident_tsc;                  /* of the identity set being committed */
     struct cr3_binding *bindings;
     size_t binding_count, binding_cap;

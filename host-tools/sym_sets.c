@@ -96,6 +96,7 @@ static bool identity_line(struct symbolizer *s, void *table, char *line)
     s->idents = sym_grow(s->idents, &s->ident_cap, s->ident_count + 1, sizeof(*s->idents));
     s->idents[s->ident_count++] = (struct identity){ set->domain, pid, cr3 & SYM_CR3_SPACE_MASK,
                                                      sym_intern(s, comm) };
+    keymap_set(&s->ident_of_pid, set->domain, pid, 0, (uint32_t)s->ident_count - 1);
     seq_push(&s->ident_stack, s->ident_tsc, (uint32_t)s->ident_count);
     return true;
 }
@@ -312,4 +313,5 @@ void sym_sets_free(struct symbolizer *s)
     keymap_free(&s->jit_stack_map);
     free(s->idents);
     free(s->ident_stack.at);
+    keymap_free(&s->ident_of_pid);
 }

@@ -237,7 +237,11 @@ struct sym_process sym_process_of(struct symbolizer *s, const struct sym_where *
     if (id)
         return (struct sym_process){ id->pid, id->comm };
     uint32_t b = binding_for(s, w);
-    return (struct sym_process){ b == KEYMAP_NONE ? 0 : s->bindings[b].pid, SYM_COMM_UNKNOWN };
+    if (b == KEYMAP_NONE)
+        return (struct sym_process){ 0, SYM_COMM_UNKNOWN };
+    uint32_t pid = s->bindings[b].pid;   /* its maps hold an address of this CR3 */
+    uint32_t named = keymap_get(&s->ident_of_pid, w->domain, pid, 0, KEYMAP_NONE);
+    return (struct sym_process){ pid, named == KEYMAP_NONE ? SYM_COMM_UNKNOWN : s->idents[named].comm };
 }
 
 /* ---- JIT maps and mappings ------------------------------------------------ */

@@ -161,7 +161,8 @@ uint32_t sym_identity_seq_at(const struct symbolizer *s, uint64_t tsc);
 /* The process of a sample taken at where (guest user or kernel mode with
  * its CR3): the identity ("PID CR3 COMM") naming the CR3 at the sample's
  * time (where->identity_seq), else the process an earlier user address of
- * that CR3 was found in (its name unknown). Valid until sym_destroy. */
+ * that CR3 was found in (named by its latest identity, if any). Valid
+ * until sym_destroy. */
 struct sym_process sym_process_of(struct symbolizer *s, const struct sym_where *where);
 
 /* The GNU build id of the ELF file image was read from, in hex, into out
