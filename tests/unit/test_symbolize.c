@@ -374,31 +374,40 @@ TEST(module_symbols_end_with_the_module_text)
         "ffffffffc0001000 t testmod_work\t[testmod]\n"
         "ffffffffc0001100 t testmod_exit\t[testmod]\n"
         "ffffffffc0004000 t vertigo_ioctl.cold\t[vertigo]\n";
+    static const struct { uint64_t addr; const char *name; } at[] = {
+        { 0xffffffffc0001080ull, "testmod_work" },
+        { 0xffffffffc0001fffull, "testmod_exit" },
+        { 0xffffffffc0002000ull, "[unknown] 0xffffffffc0002000" },   /* past testmod's page */
+        { 0xffffffffc0004010ull, "vertigo_ioctl.cold" },
+        { 0xfffffffffffffecbull, "[unknown] 0xfffffffffffffecb" },   /* above every module */
+        { 0xffffffff81004000ull, "clear_page_erms" },   /* the kernel's: up to the next symbol */
+    };
     char err[128];
     struct symbolizer *s = sym_create(&(struct sym_options){ 0 }, err, sizeof(err));
     CHECK(add_text(s, LOG_SYM_KALLSYMS, 0, 0, 10, mods, 64));
     struct sym_where k = { .mode = LOG_MODE_GUEST_KERNEL };
-    CHECK_STR(name_of(s, sym_resolve(s, &k, 0xffffffffc0001080ull)), "testmod_work");
-    CHECK_STR(name_of(s, sym_resolve(s, &k, 0xffffffffc0001fffull)), "testmod_exit");
-    CHECK_STR(name_of(s, sym_resolve(s, &k, 0xffffffffc0002000ull)), "[unknown] 0xffffffffc0002000");
-    CHECK_STR(name_of(s, sym_resolve(s, &k, 0xffffffffc0004010ull)), "vertigo_ioctl.cold");
-    CHECK_STR(name_of(s, sym_resolve(s, &k, 0xfffffffffffffecbull)), "[unknown] 0xfffffffffffffecb");
+    for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++)
+        CHECK_STR(name_of(s, sym_resolve(s, &k, at[i].addr)), at[i].name);
     CHECK_STR(image_of(s, sym_resolve(s, &k, 0xfffffffffffffecbull)), "[kernel.kallsyms]");
-    /* The kernel's own symbols keep the floor rule up to the next symbol. */
-    CHECK_STR(name_of(s, sym_resolve(s, &k, 0xffffffff81004000ull)), "clear_page_erms");
     sym_destroy(s);
 }
 
-/* A hypervisor-mode symbolizer on the fixture ELF NAME of the build. */
-static struct symbolizer *on_fixture(const char *name, char *path, size_t len)
+/* A hypervisor-mode symbolizer on the fixture ELF NAME of the build, and
+ * the address and size of its function symbol; NULL after a failure. */
+static struct symbolizer *on_fixture(const char *name, const char *symbol, uint64_t *addr,
+                                     uint64_t *size)
 {
-    char build[BUILD_LEN], err[128];
+    char build[BUILD_LEN], path[PATH_LEN], err[128];
     if (!CHECK(gen_build_dir(build, sizeof(build))))
         return NULL;
-    snprintf(path, len, "%s/profile/%s", build, name);
+    snprintf(path, sizeof(path), "%s/profile/%s", build, name);
     struct symbolizer *s = sym_create(&(struct sym_options){ .vertigo_elf = path }, err, sizeof(err));
     if (!s)
         unit_fail(__FILE__, __LINE__, "%s: %s", path, err);
+    if (s && !CHECK(gen_elf_symbol(path, symbol, addr, size))) {
+        sym_destroy(s);
+        return NULL;
+    }
     return s;
 }
 
@@ -407,10 +416,9 @@ static struct symbolizer *on_fixture(const char *name, char *path, size_t len)
  * unit's compilation directory. */
 TEST(lines_of_a_clang_binary_without_aranges)
 {
-    char path[PATH_LEN];
-    struct symbolizer *s = on_fixture("workload-clang", path, sizeof(path));
     uint64_t g = 0, size = 0;
-    if (!s || !CHECK(gen_elf_symbol(path, "g", &g, &size)))
+    struct symbolizer *s = on_fixture("workload-clang", "g", &g, &size);
+    if (!s)
         return;
     struct sym_where h = { .mode = LOG_MODE_HYPERVISOR };
     const struct sym_frame *f = sym_frame(s, sym_resolve(s, &h, g + size / 2));
@@ -428,10 +436,9 @@ TEST(lines_of_a_clang_binary_without_aranges)
  * scale at the address's line, and outer's line is where it calls scale. */
 TEST(inlined_functions_at_an_address)
 {
-    char path[PATH_LEN];
-    struct symbolizer *s = on_fixture("inlined", path, sizeof(path));
     uint64_t outer = 0, size = 0;
-    if (!s || !CHECK(gen_elf_symbol(path, "outer", &outer, &size)))
+    struct symbolizer *s = on_fixture("inlined", "outer", &outer, &size);
+    if (!s)
         return;
     const char *src = "tests/fixtures/profile/inlined.c";
     uint32_t loop = gen_source_line(src, "scale's loop"), call = gen_source_line(src, "outer calls scale");
