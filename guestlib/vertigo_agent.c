@@ -5,7 +5,9 @@
  * at start and whenever a process appears or execs (a new CR3), and JIT
  * maps /tmp/perf-PID.map (kind 3), the whole file again under a new epoch
  * each time it changes (size or mtime). Text is cut into chunks of at most
- * VERTIGO_SYMBOLS_CHUNK_MAX bytes at line boundaries.
+ * VERTIGO_SYMBOLS_CHUNK_MAX bytes at line boundaries. At start it also
+ * declares where the kernel's ORC unwind tables lie (VERTIGO_IOC_KERNEL_ORC),
+ * so Vertigo walks kernel call stacks with them.
  *
  * The agent runs as root and /tmp is anyone's: a perf-PID.map is read
  * only as perf reads one, a regular file owned by the process's user or
@@ -29,6 +31,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,6 +223,63 @@ static int ship_kallsyms(struct agent *a)
     else
         agent_log(a, "kallsyms: not shipped (%lu text symbols): %s", symbols, strerror(-rc));
     free(t.buf);
+    return rc;
+}
+
+/* ---- the kernel's unwind tables ---------------------------------------- */
+
+enum { KSYM_STEXT, KSYM_ETEXT, KSYM_ORC_IP, KSYM_ORC_IP_END, KSYM_ORC, KSYM_COUNT };
+static const char *const kernel_orc_symbols[KSYM_COUNT] = {
+    "_stext", "_etext", "__start_orc_unwind_ip", "__stop_orc_unwind_ip", "__start_orc_unwind",
+};
+
+/* The addresses of kernel_orc_symbols in /proc/kallsyms (0: absent). */
+static int read_orc_symbols(uint64_t addr[KSYM_COUNT])
+{
+    FILE *f = fopen("/proc/kallsyms", "re");
+    if (!f)
+        return -errno;
+    char line[512], name[256], type;
+    unsigned long long value;
+    memset(addr, 0, KSYM_COUNT * sizeof(addr[0]));
+    while (fgets(line, sizeof(line), f))
+        if (sscanf(line, "%llx %c %255s", &value, &type, name) == 3)
+            for (int i = 0; i < KSYM_COUNT; i++)
+                if (!addr[i] && !strcmp(name, kernel_orc_symbols[i]))
+                    addr[i] = value;
+    fclose(f);
+    return 0;
+}
+
+/* Tells Vertigo where the kernel's ORC tables are, so it can walk kernel
+ * stacks without frame pointers; a kernel without them keeps its frame
+ * pointers. Vertigo reads the tables itself. */
+static int declare_kernel_orc(struct agent *a)
+{
+    uint64_t addr[KSYM_COUNT];
+    int rc = read_orc_symbols(addr);
+    if (rc) {
+        agent_log(a, "kernel ORC: cannot read /proc/kallsyms: %s", strerror(-rc));
+        return rc;
+    }
+    struct vertigo_kernel_orc k = { .abi_version = VERTIGO_KERNEL_ORC_ABI };
+    bool orc = addr[KSYM_ORC_IP] && addr[KSYM_ORC_IP_END] > addr[KSYM_ORC_IP] && addr[KSYM_ORC];
+    if (orc) {
+        k.format = VERTIGO_ORC_LINUX_V1;        /* the module sets the real layout */
+        k.text_start = addr[KSYM_STEXT];
+        k.text_end = addr[KSYM_ETEXT];
+        k.ip_table = addr[KSYM_ORC_IP];
+        k.orc_table = addr[KSYM_ORC];
+        k.count = (uint32_t)((addr[KSYM_ORC_IP_END] - addr[KSYM_ORC_IP]) / sizeof(int32_t));
+    }
+    rc = vertigo_dev_kernel_orc(a->dev, &k);
+    if (rc)
+        agent_log(a, "kernel ORC: not declared: %s", strerror(-rc));
+    else if (orc)
+        agent_log(a, "kernel ORC: declared %u entries for text %#llx-%#llx", k.count,
+                  (unsigned long long)k.text_start, (unsigned long long)k.text_end);
+    else
+        agent_log(a, "kernel ORC: none in kallsyms: kernel stacks by frame pointers");
     return rc;
 }
 
@@ -597,6 +657,7 @@ static int agent_run(const struct options *o)
                "module loaded, agent not started\n");
         return 4;
     }
+    declare_kernel_orc(&a);     /* refused (an older Vertigo, declared before): logged */
     scan_processes(&a);
     scan_jit_maps(&a);
     log_totals(&a, "ready");

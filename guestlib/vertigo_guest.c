@@ -42,6 +42,7 @@ const char *vertigo_strerror(int64_t result)
     case -VERTIGO_EBUSY: return "a session already runs";
     case -VERTIGO_EACCES: return "guest address on a supervisor-only page, caller in user mode";
     case -VERTIGO_EMMIO: return "guest address is device memory (MMIO), not RAM";
+    case -VERTIGO_ENOMEM: return "Vertigo has no memory left for it";
     default: return "unknown error";
     }
 }
@@ -115,4 +116,9 @@ int vertigo_dev_process(int fd, struct vertigo_process_query *q)
 int vertigo_dev_process_list(int fd, struct vertigo_process_list *l)
 {
     return dev_request(fd, VERTIGO_IOC_LIST, l);
+}
+
+int vertigo_dev_kernel_orc(int fd, const struct vertigo_kernel_orc *orc)
+{
+    return dev_request(fd, VERTIGO_IOC_KERNEL_ORC, orc);
 }

@@ -136,4 +136,9 @@ int vertigo_dev_process(int fd, struct vertigo_process_query *q);
  * the user processes and their CR3, l->count with how many. 0 or -errno. */
 int vertigo_dev_process_list(int fd, struct vertigo_process_list *l);
 
+/* Declares the guest kernel's ORC unwind tables (or, format
+ * VERTIGO_ORC_FRAME_POINTER, that it has none) to Vertigo: the module
+ * fills in the table layout of the kernel it was built for. */
+int vertigo_dev_kernel_orc(int fd, const struct vertigo_kernel_orc *orc);
+
 #endif

@@ -98,6 +98,7 @@ VERTIGO_ALWAYS_INLINE int vertigo_errno(int64_t result)
     case -VERTIGO_EBUSY:  return EBUSY;
     case -VERTIGO_EACCES: return EACCES;
     case -VERTIGO_EMMIO:  return EFAULT;
+    case -VERTIGO_ENOMEM: return ENOMEM;
     default:             return EIO;
     }
 }

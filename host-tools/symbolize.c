@@ -284,8 +284,25 @@ static void image_cover(struct sym_image *img, uint64_t addr)
     }
 }
 
-uint32_t sym_resolve(struct symbolizer *s, const struct sym_where *w, uint64_t addr)
+/* The lowest kernel-half address (48-bit canonical addresses). */
+#define KERNEL_HALF_START 0xffff800000000000ull
+
+/* The mode addr is resolved in: a guest kernel sample's chain goes on
+ * into the user stack of the process it interrupted (Vertigo crosses the
+ * system call or interrupt entry frame), so its user-half addresses are
+ * that process's frames. */
+static struct sym_where frame_where(const struct sym_where *w, uint64_t addr)
 {
+    struct sym_where fw = *w;
+    if (w->mode == LOG_MODE_GUEST_KERNEL && addr < KERNEL_HALF_START)
+        fw.mode = LOG_MODE_GUEST_USER;
+    return fw;
+}
+
+uint32_t sym_resolve(struct symbolizer *s, const struct sym_where *where, uint64_t addr)
+{
+    struct sym_where fw = frame_where(where, addr);
+    const struct sym_where *w = &fw;
     struct frame_probe p = { s, { addr, (uint64_t)w->domain << 32 | w->jit_seq,
                                   (w->has_cr3 ? w->cr3 : UINT64_MAX) ^ ((uint64_t)w->mode << 62),
                                   w->identity_seq } };

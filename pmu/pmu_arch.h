@@ -40,10 +40,13 @@ uint64_t pmu_arch_guest_cr3(const struct vcpu *v);        /* the page-table root
 bool pmu_arch_guest_halted(const struct vcpu *v);         /* the next entry resumes a HLT */
 /* Where the guest's SYSCALL instruction jumps (its IA32_LSTAR). */
 uint64_t pmu_arch_guest_syscall_entry(const struct vcpu *v);
-/* Walks the guest's frame-pointer chain from rbp (user or kernel half
- * by `kernel`), every read checked against the guest's page tables and
- * the domain's memory: at most depth return addresses into out, returns
- * how many. NMI-safe. */
+/* The guest's call stack at the last exit (vmm/guest_stack.h:
+ * guest_stack_sample): the frame-pointer chain from rbp in user mode; in
+ * kernel mode the unwinder the domain declared (its ORC tables, then the
+ * user stack of the interrupted process; or frame pointers; nothing if
+ * none declared). Every read checked against the guest's page tables
+ * and the domain's memory: at most depth entries into out, returns how
+ * many. NMI-safe. */
 unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rbp, bool kernel,
                                   unsigned int depth, uint64_t *out);
 /* TSC at v's last VM exit. */

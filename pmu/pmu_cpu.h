@@ -38,7 +38,12 @@ struct sample_cost {
     uint64_t pmis;              /* PMIs measured */
     uint64_t path_cycles;       /* raise (or handler entry) → samples logged */
     uint64_t record_cycles;     /* of which recording and logging the samples */
+    struct {                    /* of which walking guest call stacks, by mode */
+        uint64_t walks, frames, cycles;
+    } stack[2];                 /* SAMPLE_COST_USER, SAMPLE_COST_KERNEL */
 };
+
+enum { SAMPLE_COST_USER, SAMPLE_COST_KERNEL };
 
 #define SAMPLE_COST_EVERY 16u   /* a power of two */
 

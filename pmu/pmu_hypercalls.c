@@ -8,6 +8,7 @@
 #include "pmu/pmu_pmi.h"
 #include "pmu/sample_session.h"
 #include "vmm/console.h"
+#include "vmm/heap.h"
 #include "vmm/log_emit.h"
 #include "vmm/log_hv.h"
 #include "vmm/sampler.h"
@@ -80,6 +81,36 @@ static int64_t hc_symbols(void *ctx, const struct vertigo_symbols_chunk *c, cons
     return r;
 }
 
+/* ---- The guest kernel's unwind tables ------------------------------------- */
+
+static struct spinlock orc_lock = SPINLOCK_INIT;
+
+static void *heap_bytes(size_t bytes)
+{
+    uint64_t pa = heap_alloc_pages((bytes + PAGE_SIZE - 1) / PAGE_SIZE);
+    return pa ? (void *)(uintptr_t)pa : NULL;   /* the heap is identity-mapped */
+}
+
+static int64_t hc_kernel_orc(void *ctx, const struct vertigo_kernel_orc *a, guest_copy_fn read,
+                             void *read_ctx)
+{
+    struct vcpu *v = ctx;
+    struct guest_kernel_unwind *ku = &v->domain->kernel_unwind;
+    spin_lock(&orc_lock);
+    int64_t r = guest_kernel_unwind_declare(ku, a, read, read_ctx, heap_bytes);
+    spin_unlock(&orc_lock);
+    if (r)
+        printk("sample: domain %u: kernel unwind tables refused (error %ld)\n",
+               v->domain->id, -r);
+    else if (ku->kind == GUEST_KERNEL_UNWIND_ORC)
+        printk("sample: domain %u: kernel ORC tables: %u of %u entries kept (text %#lx-%#lx), "
+               "%lu KiB\n", v->domain->id, ku->orc->count, a->count, a->text_start, a->text_end,
+               (unsigned long)(ku->mem_bytes >> 10));
+    else
+        printk("sample: domain %u: kernel stacks by frame pointers\n", v->domain->id);
+    return r;
+}
+
 const struct hypercall_pmu *pmu_hypercalls(struct vcpu *v)
 {
     static struct hypercall_pmu calls[MAX_CPUS];
@@ -87,7 +118,7 @@ const struct hypercall_pmu *pmu_hypercalls(struct vcpu *v)
     static uint8_t buffers[MAX_CPUS][VERTIGO_SYMBOLS_CHUNK_MAX];
     unsigned int cpu = v->cpu % MAX_CPUS;
     sampling[cpu] = (struct hypercall_sampling){
-        .start = hc_start, .stop = hc_stop, .symbols = hc_symbols,
+        .start = hc_start, .stop = hc_stop, .symbols = hc_symbols, .kernel_orc = hc_kernel_orc,
         .ctx = v, .buffer = buffers[cpu],
     };
     calls[cpu] = (struct hypercall_pmu){

@@ -20,5 +20,6 @@ unit_pmu_policy_SRCS := tests/unit/test_pmu_policy.c tests/unit/fake_pmu_arch.c 
                         pmu/pmu_session.c pmu/pmu_hw.c pmu/pmu_soft.c pmu/pmu_events.c \
                         pmu/pmu_ctx.c pmu/swevents.c pmu/pmu_log_desc.c vmm/exit_stats.c \
                         vmx/exit_names.c vmm/cmdline.c vmm/hv_cmdline.c vmm/hypercall.c \
-                        vmm/sampler_symbols.c vmm/format.c $(LOG_TEST_SRCS)
+                        vmm/sampler_symbols.c vmm/format.c vmm/guest_orc_table.c \
+                        vmm/heap.c vmm/page_alloc.c $(LOG_TEST_SRCS)
 HEADERS_HOST += tests/unit/fake_pmu_arch.h

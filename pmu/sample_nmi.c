@@ -49,9 +49,23 @@ SAMPLE_INLINE void emit_per_event(struct pmu_cpu *c, struct log_sample *s, uint3
     }
 }
 
+/* The guest's call stack into s; on a measured PMI its cost is counted. */
+SAMPLE_INLINE void record_guest_stack(struct pmu_cpu *c, struct vcpu *v, struct log_sample *s,
+                                      bool kernel, bool measured)
+{
+    uint64_t start = measured ? pmu_arch_tsc() : 0;
+    s->depth = pmu_arch_guest_stack(v, v->regs.rbp, kernel, v->pmu.stack_depth, s->stack);
+    if (measured) {
+        __typeof__(c->cost.stack[0]) *cost = &c->cost.stack[kernel];
+        cost->walks++;
+        cost->frames += s->depth;
+        cost->cycles += pmu_arch_tsc() - start;
+    }
+}
+
 /* The guest state of the last exit: where the guest stood (the software
  * backend stops the guest exactly at the overflow point). */
-SAMPLE_INLINE void record_guest(struct pmu_cpu *c, struct vcpu *v, uint32_t mask)
+SAMPLE_INLINE void record_guest(struct pmu_cpu *c, struct vcpu *v, uint32_t mask, bool measured)
 {
     struct log_sample s;        /* stack[] past depth is never read: not cleared */
     s.domain = v->domain->id;
@@ -63,8 +77,7 @@ SAMPLE_INLINE void record_guest(struct pmu_cpu *c, struct vcpu *v, uint32_t mask
     s.rip = pmu_arch_guest_rip(v);
     s.cr3 = pmu_arch_guest_cr3(v);
     if (v->pmu.stack_depth)
-        s.depth = pmu_arch_guest_stack(v, v->regs.rbp, cpl == KERNEL_CPL, v->pmu.stack_depth,
-                                       s.stack);
+        record_guest_stack(c, v, &s, cpl == KERNEL_CPL, measured);
     emit_per_event(c, &s, mask);
 }
 
@@ -112,7 +125,7 @@ static void record_measured(struct pmu_cpu *c, uint64_t start_tsc, struct vcpu *
     uint64_t record_tsc = start_tsc ? pmu_arch_tsc() : 0;
     c->stats.pmis++;
     if (v && (!f || !pmu_run_root_pmi_is_hypervisor(v)))
-        record_guest(c, v, mask);       /* counters stop at VM exit */
+        record_guest(c, v, mask, start_tsc != 0);       /* counters stop at VM exit */
     else
         record_hypervisor(c, v, f, mask);
     if (start_tsc)
@@ -175,6 +188,21 @@ void sample_nmi_before_entry(struct vcpu *v)
     }
 }
 
+/* "sample: cpu N: MODE call stacks: ..." for the measured PMIs' walks. */
+static void report_stack_cost(unsigned int cpu)
+{
+    static const char *const mode[2] = { "user", "kernel" };
+    const struct sample_cost *cost = &pmu_cpu_of(cpu)->cost;
+    for (unsigned int m = SAMPLE_COST_USER; m <= SAMPLE_COST_KERNEL; m++) {
+        uint64_t walks = cost->stack[m].walks, frames = cost->stack[m].frames;
+        if (!walks)
+            continue;
+        printk("sample: cpu %u: %s call stacks: %lu walks measured, %lu frames, avg %lu "
+               "cycles per walk, %lu per frame\n", cpu, mode[m], walks, frames,
+               cost->stack[m].cycles / walks, frames ? cost->stack[m].cycles / frames : 0);
+    }
+}
+
 void sample_nmi_report(unsigned int cpu)
 {
     const struct pmu_nmi_stats *n = pmu_pmi_stats(cpu);
@@ -182,6 +210,7 @@ void sample_nmi_report(unsigned int cpu)
            "flight; %lu exit NMIs the guest's though a PMI was raised first; %lu hardware "
            "PMIs in root taken before the entry\n", cpu, n->sent, n->received, n->merged,
            n->guest_before_raise, n->hw_deferred);
+    report_stack_cost(cpu);
 }
 
 /* ---- Hypervisor samples found by single-stepping (pmu/pmu_step.c) -------- */

@@ -37,3 +37,34 @@ unsigned int guest_stack_walk(uint64_t rbp, bool kernel, unsigned int max_depth,
     }
     return depth;
 }
+
+/* The ORC walk, then the user context it crossed into. */
+static unsigned int orc_sample(const struct guest_orc *orc, const struct guest_unwind_regs *start,
+                               unsigned int max_depth, guest_read_fn read, void *ctx,
+                               uint64_t *out)
+{
+    struct guest_unwind_regs r = *start;
+    bool to_user;
+    unsigned int depth = guest_orc_walk(orc, &r, max_depth, read, ctx, out, &to_user);
+    if (!to_user || depth == max_depth || !r.ip || !guest_stack_addr_in_mode(r.ip, false))
+        return depth;
+    out[depth++] = r.ip;
+    return depth + guest_stack_walk(r.bp, false, max_depth - depth, read, ctx, out + depth);
+}
+
+unsigned int guest_stack_sample(const struct guest_kernel_unwind *ku,
+                                const struct guest_unwind_regs *start, bool kernel,
+                                unsigned int max_depth, guest_read_fn read, void *ctx,
+                                uint64_t *out)
+{
+    if (!kernel)
+        return guest_stack_walk(start->bp, false, max_depth, read, ctx, out);
+    switch (__atomic_load_n(&ku->kind, __ATOMIC_ACQUIRE)) {
+    case GUEST_KERNEL_UNWIND_ORC:
+        return orc_sample(ku->orc, start, max_depth, read, ctx, out);
+    case GUEST_KERNEL_UNWIND_FRAME_POINTER:
+        return guest_stack_walk(start->bp, true, max_depth, read, ctx, out);
+    default:
+        return 0;
+    }
+}

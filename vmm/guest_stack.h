@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "vmm/guest_orc.h"
 #include "vmm/hypercall.h"
 
 #define GUEST_STACK_FRAME_MAX  (1ull << 20)   /* largest credible frame, bytes */
@@ -29,6 +30,19 @@
  * caller first, in out[] and returns how many. */
 unsigned int guest_stack_walk(uint64_t rbp, bool kernel, unsigned int max_depth,
                               guest_read_fn read, void *ctx, uint64_t *out);
+
+/* The call stack of a sample taken at *start (exact RIP, RSP, RBP) in
+ * guest kernel mode (`kernel`) or user mode, as the domain's declared
+ * kernel unwinder `ku` allows: user mode walks the frame-pointer chain;
+ * kernel mode walks the ORC tables and, when that reaches the entry frame
+ * of a system call or interrupt from user mode, goes on with the user
+ * context's RIP and then its frame-pointer chain (user frames after
+ * kernel frames in out[]); on a frame-pointer kernel the RBP chain; with
+ * nothing declared, no kernel stack at all. At most max_depth entries. */
+unsigned int guest_stack_sample(const struct guest_kernel_unwind *ku,
+                                const struct guest_unwind_regs *start, bool kernel,
+                                unsigned int max_depth, guest_read_fn read, void *ctx,
+                                uint64_t *out);
 
 /* True if addr is canonical with 48-bit linear addresses (bits 63:47 all
  * equal; SDM Vol. 1, 3.3.7.1) and lies in the kernel half (`kernel`) or

@@ -7,6 +7,7 @@
 
 #include "vertigo/hypercall.h"
 #include "vertigo/log_format.h"
+#include "vmm/guest_orc.h"
 #include "vmm/mem.h"
 #include "vmm/vcpu.h"
 
@@ -167,6 +168,20 @@ static int64_t hc_symbols(const struct hypercall_args *a, guest_copy_fn read, vo
     return sm->symbols(sm->ctx, &c, sm->buffer);
 }
 
+static int64_t hc_kernel_orc(const struct hypercall_args *a, guest_copy_fn read, void *ctx)
+{
+    struct vertigo_kernel_orc orc;
+    const struct hypercall_sampling *sm = sampling_of(a);
+    if (a->cpl != KERNEL_CPL)
+        return -VERTIGO_EPERM;
+    int64_t r = copy_in(read, ctx, a->arg[0], &orc, sizeof(orc));
+    if (!r)
+        r = guest_orc_check(&orc);
+    if (r)
+        return r;
+    return sm && sm->kernel_orc ? sm->kernel_orc(sm->ctx, &orc, read, ctx) : -VERTIGO_ENOSYS;
+}
+
 int64_t hypercall_dispatch(struct domain *d, const struct hypercall_args *a,
                            guest_copy_fn read, void *read_ctx)
 {
@@ -185,6 +200,8 @@ int64_t hypercall_dispatch(struct domain *d, const struct hypercall_args *a,
         return hc_session_stop(a);
     case VERTIGO_HC_SYMBOLS:
         return hc_symbols(a, read, read_ctx);
+    case VERTIGO_HC_KERNEL_ORC:
+        return hc_kernel_orc(a, read, read_ctx);
     default:
         return -VERTIGO_ENOSYS;
     }

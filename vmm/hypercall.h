@@ -13,6 +13,16 @@
 struct domain;
 struct vertigo_session;
 struct vertigo_symbols_chunk;
+struct vertigo_kernel_orc;
+
+/* Copies `len` bytes of guest-virtual memory at `gva` into buf; false if
+ * any byte is not readable. */
+typedef bool (*guest_read_fn)(void *ctx, uint64_t gva, void *buf, size_t len);
+
+/* Copies `len` bytes of guest-virtual memory at `gva` into buf with the
+ * access rights of the hypercall's caller (user-mode rights for CPL 3):
+ * GUEST_ACCESS_OK, or why the first unreadable byte is not readable. */
+typedef enum guest_access (*guest_copy_fn)(void *ctx, uint64_t gva, void *buf, size_t len);
 
 /* The sampling-session and symbol calls, reached only after dispatch has
  * checked the CPL, copied the argument out of guest memory and validated
@@ -29,6 +39,11 @@ struct hypercall_sampling {
     /* VERTIGO_HC_SYMBOLS with a validated chunk and its `len` data bytes:
      * 0, or -VERTIGO_EINVAL for a chunk out of sequence. */
     int64_t (*symbols)(void *ctx, const struct vertigo_symbols_chunk *c, const uint8_t *data);
+    /* VERTIGO_HC_KERNEL_ORC with the argument copied in (its fields are
+     * checked by the callee, vmm/guest_orc.h), the tables read with
+     * read(read_ctx, ...): 0 or -VERTIGO_E*. */
+    int64_t (*kernel_orc)(void *ctx, const struct vertigo_kernel_orc *a, guest_copy_fn read,
+                          void *read_ctx);
     void *ctx;
     uint8_t *buffer;            /* VERTIGO_SYMBOLS_CHUNK_MAX bytes for a chunk's data */
 };
@@ -49,14 +64,6 @@ struct hypercall_args {
     const struct hypercall_pmu *pmu;    /* NULL: no PMU wiring (calls say 0 events) */
 };
 
-/* Copies `len` bytes of guest-virtual memory at `gva` into buf; false if
- * any byte is not readable. */
-typedef bool (*guest_read_fn)(void *ctx, uint64_t gva, void *buf, size_t len);
-
-/* Copies `len` bytes of guest-virtual memory at `gva` into buf with the
- * access rights of the hypercall's caller (user-mode rights for CPL 3):
- * GUEST_ACCESS_OK, or why the first unreadable byte is not readable. */
-typedef enum guest_access (*guest_copy_fn)(void *ctx, uint64_t gva, void *buf, size_t len);
 
 /* The hypercall error for a guest pointer that could not be read:
  * -VERTIGO_EFAULT (unmapped, not canonical), -VERTIGO_EACCES (a

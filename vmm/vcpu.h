@@ -10,6 +10,7 @@
 #include "boot/smp.h"
 #include "pmu/pmu_vcpu.h"
 #include "vmm/exit_stats.h"
+#include "vmm/guest_orc.h"
 #include "vmx/vcpu_vmx.h"
 
 /* Guest general-purpose registers not kept in the VMCS. The order is
@@ -45,6 +46,7 @@ struct domain {
     struct vcpu vcpus[MAX_CPUS];
     enum guest_verdict verdict;     /* reported by the guest (hypercall) */
     char verdict_text[64];
+    struct guest_kernel_unwind kernel_unwind;   /* declared by the guest (HC_KERNEL_ORC) */
     struct domain_vmx vmx;
 };
 

@@ -56,8 +56,14 @@ unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rbp, bool kernel,
                                   unsigned int depth, uint64_t *out)
 {
     struct guest_virt_cursor cursor;
+    struct guest_unwind_regs start = { .bp = rbp };
+    if (kernel) {
+        start.ip = vmcs_read(VMCS_GUEST_RIP);
+        start.sp = vmcs_read(VMCS_GUEST_RSP);
+    }
     guest_virt_cursor_init(&cursor, v);
-    return guest_stack_walk(rbp, kernel, depth, guest_virt_cursor_read, &cursor, out);
+    return guest_stack_sample(&v->domain->kernel_unwind, &start, kernel, depth,
+                              guest_virt_cursor_read, &cursor, out);
 }
 
 uint64_t pmu_arch_exit_tsc(const struct vcpu *v)

@@ -3,7 +3,8 @@
  * Owns /dev/vertigo (a misc device, mode 0600, CAP_SYS_ADMIN to open),
  * whose ioctls (guestlib/kmod/vertigo_ioctl.h) copy a user request into
  * kernel memory and make the VMCALL from CPL 0: session start/stop, symbol
- * chunks, and process identities (PID, page-table root, comm). Vertigo
+ * chunks, process identities (PID, page-table root, comm) and the
+ * declaration of the kernel's ORC unwind tables. Vertigo
  * reads a hypercall's guest-virtual arguments through the current CR3, so
  * kmalloc'd buffers are what it is given. Refuses to load (-ENODEV) unless
  * CPUID 0x40000000 carries Vertigo's signature. The VMCALL, that check and
@@ -21,6 +22,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <asm/orc_types.h>
 #include <asm/page.h>
 
 #include "vertigo/hypercall.h"
@@ -89,6 +91,29 @@ static long vertigo_ioc_symbols(void __user *uarg)
 out:
 	kfree(data);
 	kfree(c);
+	return ret;
+}
+
+/* The ORC layout of the kernel this module is built for: Linux 6.4 made
+ * the type field 3 bits with END_OF_STACK among the types (the 1-bit
+ * "end" flag before). */
+#ifdef ORC_TYPE_END_OF_STACK
+#define VERTIGO_ORC_FORMAT VERTIGO_ORC_LINUX_V2
+#else
+#define VERTIGO_ORC_FORMAT VERTIGO_ORC_LINUX_V1
+#endif
+
+static long vertigo_ioc_kernel_orc(void __user *uarg)
+{
+	struct vertigo_kernel_orc *k = memdup_user(uarg, sizeof(*k));
+	long ret;
+
+	if (IS_ERR(k))
+		return PTR_ERR(k);
+	if (k->format != VERTIGO_ORC_FRAME_POINTER)
+		k->format = VERTIGO_ORC_FORMAT;
+	ret = vertigo_call(VERTIGO_HC_KERNEL_ORC, k);
+	kfree(k);
 	return ret;
 }
 
@@ -215,6 +240,7 @@ static long vertigo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	case VERTIGO_IOC_SYMBOLS: return vertigo_ioc_symbols(uarg);
 	case VERTIGO_IOC_PROCESS: return vertigo_ioc_process(uarg);
 	case VERTIGO_IOC_LIST:    return vertigo_ioc_list(uarg);
+	case VERTIGO_IOC_KERNEL_ORC: return vertigo_ioc_kernel_orc(uarg);
 	default:                  return -ENOTTY;
 	}
 }

@@ -78,11 +78,17 @@ struct vertigo_process_list {
  * SYMBOLS: struct vertigo_symbols_chunk whose `data` is a user address of
  *   `len` bytes -> HC_SYMBOLS with a kernel copy; every other field is
  *   passed to Vertigo unchanged (Vertigo validates kind, reserved, ...).
- * PROCESS, LIST: see above. */
+ * PROCESS, LIST: see above.
+ * KERNEL_ORC: struct vertigo_kernel_orc (the addresses of the kernel's
+ *   .orc_unwind_ip and .orc_unwind, from /proc/kallsyms) -> HC_KERNEL_ORC
+ *   with `format` set to the table layout of the kernel the module was
+ *   built for (left alone for VERTIGO_ORC_FRAME_POINTER). The module never
+ *   reads the tables itself: Vertigo reads them with checked accesses. */
 #define VERTIGO_IOC_START    _IOW(VERTIGO_IOCTL_MAGIC, 1, struct vertigo_session)
 #define VERTIGO_IOC_STOP     _IOR(VERTIGO_IOCTL_MAGIC, 2, uint64_t)
 #define VERTIGO_IOC_SYMBOLS  _IOW(VERTIGO_IOCTL_MAGIC, 3, struct vertigo_symbols_chunk)
 #define VERTIGO_IOC_PROCESS  _IOWR(VERTIGO_IOCTL_MAGIC, 4, struct vertigo_process_query)
 #define VERTIGO_IOC_LIST     _IOWR(VERTIGO_IOCTL_MAGIC, 5, struct vertigo_process_list)
+#define VERTIGO_IOC_KERNEL_ORC _IOW(VERTIGO_IOCTL_MAGIC, 6, struct vertigo_kernel_orc)
 
 #endif

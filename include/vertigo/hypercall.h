@@ -70,7 +70,19 @@
                                            process maps, JIT maps by epoch, process
                                            identities). Kernel only. */
 
-#define VERTIGO_HC_COUNT            7u
+#define VERTIGO_HC_KERNEL_ORC       7u  /* RBX = guest address of a struct
+                                           vertigo_kernel_orc: the guest kernel's
+                                           ORC unwind tables (or the statement that
+                                           it has none and keeps frame pointers),
+                                           which Vertigo copies once to walk kernel
+                                           call stacks. Kernel only. -EBUSY if the
+                                           domain declared its tables already;
+                                           -EINVAL for a bad header, an unsorted,
+                                           oversized or unreadable-format table;
+                                           -EFAULT (etc.) for unreadable tables;
+                                           -ENOMEM if Vertigo has no room. */
+
+#define VERTIGO_HC_COUNT            8u
 
 /* HC_SESSION_START argument (all fields little-endian, 8-byte aligned). */
 #define VERTIGO_SESSION_ABI         1u
@@ -106,6 +118,32 @@ struct vertigo_symbols_chunk {
 _Static_assert(sizeof(struct vertigo_session) == 280, "session ABI size");
 _Static_assert(sizeof(struct vertigo_symbols_chunk) == 40, "symbols chunk ABI size");
 
+/* HC_KERNEL_ORC argument. The tables are the kernel's own sections, read
+ * where they lie: ip_table is .orc_unwind_ip (count 32-bit offsets, each
+ * relative to its own address: ip = &ip_table[i] + ip_table[i]) and
+ * orc_table is .orc_unwind (count 6-byte struct orc_entry in the layout
+ * `format` names). Entries outside [text_start, text_end) (_stext,
+ * _etext) are ignored. FRAME_POINTER: the kernel has no ORC tables and is
+ * built with frame pointers (every other field 0). */
+#define VERTIGO_KERNEL_ORC_ABI        1u
+#define VERTIGO_ORC_FRAME_POINTER     0u   /* no tables: walk the RBP chain */
+#define VERTIGO_ORC_LINUX_V1          1u   /* Linux < 6.4: type:2 end:1 */
+#define VERTIGO_ORC_LINUX_V2          2u   /* Linux >= 6.4: type:3 signal:1 */
+#define VERTIGO_KERNEL_ORC_MAX        (1u << 19)   /* entries */
+#define VERTIGO_KERNEL_TEXT_MAX       (1ull << 26) /* bytes of text covered */
+
+struct vertigo_kernel_orc {
+    uint32_t abi_version;               /* VERTIGO_KERNEL_ORC_ABI */
+    uint32_t format;                    /* VERTIGO_ORC_* */
+    uint64_t text_start, text_end;      /* kernel text the tables cover */
+    uint64_t ip_table;                  /* guest-virtual: .orc_unwind_ip */
+    uint64_t orc_table;                 /* guest-virtual: .orc_unwind */
+    uint32_t count;                     /* entries, <= VERTIGO_KERNEL_ORC_MAX */
+    uint32_t reserved;                  /* 0 */
+};
+
+_Static_assert(sizeof(struct vertigo_kernel_orc) == 48, "kernel ORC ABI size");
+
 /* HC_PMU_READ's RBX asking for the number of events in the session. */
 #define VERTIGO_PMU_EVENT_COUNT     0xffffffffu
 
@@ -113,8 +151,9 @@ _Static_assert(sizeof(struct vertigo_symbols_chunk) == 40, "symbols chunk ABI si
 #define VERTIGO_FEAT_VERDICT        (1u << 0)
 #define VERTIGO_FEAT_PMU            (1u << 1)   /* HC_PMU_READ, HC_PMU_STEP */
 #define VERTIGO_FEAT_SAMPLING       (1u << 2)   /* HC_SESSION_*, HC_SYMBOLS */
+#define VERTIGO_FEAT_KERNEL_ORC     (1u << 3)   /* HC_KERNEL_ORC */
 #define VERTIGO_FEATURES            (VERTIGO_FEAT_VERDICT | VERTIGO_FEAT_PMU | \
-                                     VERTIGO_FEAT_SAMPLING)
+                                     VERTIGO_FEAT_SAMPLING | VERTIGO_FEAT_KERNEL_ORC)
 
 /* Errors (returned negated in RAX). */
 #define VERTIGO_ENOSYS   1   /* unknown call number */
@@ -128,6 +167,7 @@ _Static_assert(sizeof(struct vertigo_symbols_chunk) == 40, "symbols chunk ABI si
 #define VERTIGO_EMMIO    7   /* a guest address is device memory (MMIO), not
                                 RAM: Vertigo reads no device registers for
                                 a hypercall */
-#define VERTIGO_ERROR_MAX 7  /* the highest error code above */
+#define VERTIGO_ENOMEM   8   /* Vertigo has no memory left for the request */
+#define VERTIGO_ERROR_MAX 8  /* the highest error code above */
 
 #endif

@@ -73,6 +73,25 @@ grep -qE '(^|;)main;run;hot [0-9]+$' "$folded" &&
     pass "agent: profile: the workload's call chains in the folded export" ||
     fail "agent: profile: the workload's call chains" "$(grep -m2 'run;' "$folded")"
 
+# Guest kernel call stacks through the kernel's own ORC tables, which the
+# agent declared: no kernel frame is an unnamed kernel address, and the
+# pipe round trips' pipe_write samples sit under the workload's user frames
+# (main;...;write), across the system call's entry frame.
+echo "$com2" | grep -qE '^sample: domain 0: kernel ORC tables: [0-9]+ of [0-9]+ entries kept' &&
+    pass "agent: the agent declared the kernel's ORC tables" ||
+    fail "agent: the kernel's ORC tables" "$(echo "$com2" | grep -m1 'kernel unwind\|ORC')"
+kaddr='\[unknown\] 0xffff[0-9a-f]{12}([; ]|$)'     # a kernel-half address
+unnamed=$(grep -cE "$kaddr" "$folded")
+[ "$unnamed" = 0 ] && pass "agent: profile: no unnamed kernel frame ([unknown] 0xffff...)" ||
+    fail "agent: profile: unnamed kernel frames" "$unnamed stacks: $(grep -m2 -E "$kaddr" "$folded")"
+read -r under total <<<"$(awk '/pipe_write/ { t += $NF
+    if ($0 ~ /(^|;)main;([^;]*;)*[^;]*write;entry_SYSCALL_64[^;]*;([^;]*;)*pipe_write/) u += $NF }
+    END { print u + 0, t + 0 }' "$folded")"
+[ "$total" -gt 0 ] && [ $((under * 100)) -ge $((total * 95)) ] &&
+    pass "agent: profile: $under of $total pipe_write samples under main;...;write (>= 95 %)" ||
+    fail "agent: profile: pipe_write samples under the workload's user frames" \
+        "$under of $total: $(grep -m2 pipe_write "$folded")"
+
 # From the boot stub to the VCPU loop (the functions between depend on what
 # LTO inlined; static functions may carry GCC's clone suffixes, .lto_priv.0).
 grep -qE '^boot_entry64;([a-z_0-9.]+;)+vmx_vcpu_run;[a-z_;0-9.]+ [0-9]+$' "$folded" &&

@@ -101,8 +101,9 @@ static inline void hostile_verdict(const struct hostile_target *t, uint64_t *rng
         c->want = c->arg[1] ? hostile_ptr_error(t, p) : 0;
 }
 
-/* VERTIGO_HC_SESSION_START: a session argument of any class. Readable
- * bytes are never a valid session (ABI version 0xa5a5a5a5). */
+/* VERTIGO_HC_SESSION_START and VERTIGO_HC_KERNEL_ORC: an argument of any
+ * class. Readable bytes are never a valid session or table declaration
+ * (ABI version 0xa5a5a5a5). */
 static inline void hostile_session(const struct hostile_target *t, uint64_t *rng,
                                    struct hostile_call *c)
 {
@@ -177,6 +178,7 @@ static inline void hostile_draw(const struct hostile_target *t, uint64_t *rng,
         c->want = -VERTIGO_EINVAL;
         break;
     case VERTIGO_HC_SESSION_START:
+    case VERTIGO_HC_KERNEL_ORC:
         hostile_session(t, rng, c);
         break;
     case VERTIGO_HC_SESSION_STOP:

@@ -31,6 +31,7 @@ TEST(version_reports_interface_and_features)
     int64_t r = hypercall_dispatch(&dom, &a, read_guest, NULL);
     CHECK_EQ(r >> 32, VERTIGO_HYPERCALL_VERSION);
     CHECK(r & VERTIGO_FEAT_VERDICT);
+    CHECK(r & VERTIGO_FEAT_KERNEL_ORC);
 }
 
 TEST(verdict_with_reason)
@@ -151,8 +152,9 @@ static enum guest_access read_args(void *ctx, uint64_t gva, void *buf, size_t le
 }
 
 struct fake_sampling {
-    int starts, stops, symbol_calls;
+    int starts, stops, symbol_calls, orc_calls;
     struct vertigo_session last_session;
+    struct vertigo_kernel_orc last_orc;
     struct vertigo_symbols_chunk last_chunk;
     uint8_t last_data[VERTIGO_SYMBOLS_CHUNK_MAX];
     bool running;
@@ -188,10 +190,21 @@ static int64_t fake_symbols(void *ctx, const struct vertigo_symbols_chunk *c, co
     return 0;
 }
 
+static int64_t fake_kernel_orc(void *ctx, const struct vertigo_kernel_orc *a, guest_copy_fn read,
+                               void *read_ctx)
+{
+    struct fake_sampling *f = ctx;
+    (void)read, (void)read_ctx;
+    f->orc_calls++;
+    f->last_orc = *a;
+    return 0;
+}
+
 static struct fake_sampling fake;
 static uint8_t chunk_buffer[VERTIGO_SYMBOLS_CHUNK_MAX];
 static const struct hypercall_sampling fake_calls = {
-    fake_start, fake_stop, fake_symbols, &fake, chunk_buffer,
+    .start = fake_start, .stop = fake_stop, .symbols = fake_symbols,
+    .kernel_orc = fake_kernel_orc, .ctx = &fake, .buffer = chunk_buffer,
 };
 static const struct hypercall_pmu fake_pmu = { .sampling = &fake_calls };
 
@@ -243,6 +256,27 @@ TEST(session_control_is_kernel_only)
         CHECK_EQ(call(VERTIGO_HC_SYMBOLS, ARG_BASE, cpl), (uint64_t)-VERTIGO_EPERM);
     }
     CHECK_EQ(fake.starts + fake.stops + fake.symbol_calls, 0);
+}
+
+TEST(kernel_orc_declarations_are_kernel_only_and_validated)
+{
+    memset(&fake, 0, sizeof(fake));
+    struct vertigo_kernel_orc k = {
+        .abi_version = VERTIGO_KERNEL_ORC_ABI, .format = VERTIGO_ORC_LINUX_V1,
+        .text_start = 0xffffffff81000000ull, .text_end = 0xffffffff82000000ull,
+        .ip_table = 0xffffffff83000000ull, .orc_table = 0xffffffff84000000ull, .count = 1000,
+    };
+    memcpy(arg_mem, &k, sizeof(k));
+    CHECK_EQ(call(VERTIGO_HC_KERNEL_ORC, ARG_BASE, 3), (uint64_t)-VERTIGO_EPERM);
+    CHECK_EQ(fake.orc_calls, 0);
+    CHECK_EQ(call(VERTIGO_HC_KERNEL_ORC, ARG_BASE, 0), 0);
+    CHECK_EQ(fake.orc_calls, 1);
+    CHECK_EQ(fake.last_orc.count, 1000);
+    k.count = VERTIGO_KERNEL_ORC_MAX + 1;
+    memcpy(arg_mem, &k, sizeof(k));
+    CHECK_EQ(call(VERTIGO_HC_KERNEL_ORC, ARG_BASE, 0), (uint64_t)-VERTIGO_EINVAL);
+    CHECK_EQ(call(VERTIGO_HC_KERNEL_ORC, 0x10, 0), (uint64_t)-VERTIGO_EFAULT);
+    CHECK_EQ(fake.orc_calls, 1);
 }
 
 TEST(session_fields_are_validated)

@@ -1,0 +1,443 @@
+/* Unit tests for the guest kernel's ORC tables (vmm/guest_orc_table.c:
+ * declaration, copy, hostile tables) and the ORC walk (vmm/guest_orc.c,
+ * vmm/guest_stack.c: kernel frames, the crossing into the user stack) on a
+ * simulated guest: the kernel's .orc_unwind_ip / .orc_unwind in Linux's
+ * own layouts, a kernel stack and a user stack at chosen addresses,
+ * everything else unreadable. */
+#include <stdlib.h>
+
+#include "tests/unit/unit.h"
+#include "vmm/guest_orc.h"
+#include "vmm/guest_stack.h"
+
+#define KTEXT        0xffffffff81000000ull
+#define KTEXT_SIZE   0x10000ull
+#define ORC_IP_AT    0xffffffff82000000ull      /* .orc_unwind_ip */
+#define ORC_AT       0xffffffff82100000ull      /* .orc_unwind */
+#define KSTACK       0xffffc90000010000ull
+#define USTACK       0x00007ffffffde000ull
+#define UTEXT        0x401000ull
+#define REGION_BYTES 0x4000u
+#define ENTRIES_MAX  512u
+
+/* Linux ORC register numbers and pt_regs offsets the synthetic frames use. */
+enum { R_UNDEF = 0, R_PREV_SP = 1, R_DX = 2, R_BP = 4, R_SP = 5, R_SP_IND = 9 };
+enum { V1_CALL = 0, V1_REGS = 1, V1_PARTIAL = 2 };
+#define V1_END_BIT 4u
+#define PT_BP   32u
+#define PT_IP   128u
+#define PT_CS   136u
+#define PT_SP   152u
+#define USER_CS 0x33u
+#define KERN_CS 0x10u
+
+struct region {
+    uint64_t base;
+    uint8_t bytes[REGION_BYTES];
+};
+
+static struct sim {
+    struct region r[4];         /* ip table, orc table, kernel stack, user stack */
+    unsigned int reads;
+    uint32_t count;             /* table entries written */
+} sim;
+
+static uint8_t *at(uint64_t gva, size_t len)
+{
+    for (unsigned int i = 0; i < 4; i++)
+        if (gva >= sim.r[i].base && gva - sim.r[i].base <= REGION_BYTES - len)
+            return sim.r[i].bytes + (gva - sim.r[i].base);
+    return NULL;
+}
+
+static bool sim_read(void *ctx, uint64_t gva, void *buf, size_t len)
+{
+    (void)ctx;
+    sim.reads++;
+    uint8_t *p = at(gva, len);
+    if (p)
+        memcpy(buf, p, len);
+    return p != NULL;
+}
+
+static enum guest_access sim_copy(void *ctx, uint64_t gva, void *buf, size_t len)
+{
+    return sim_read(ctx, gva, buf, len) ? GUEST_ACCESS_OK : GUEST_ACCESS_UNMAPPED;
+}
+
+static void put64(uint64_t gva, uint64_t v)
+{
+    memcpy(at(gva, 8), &v, 8);
+}
+
+static void sim_reset(void)
+{
+    memset(&sim, 0, sizeof(sim));
+    sim.r[0].base = ORC_IP_AT;
+    sim.r[1].base = ORC_AT;
+    sim.r[2].base = KSTACK;
+    sim.r[3].base = USTACK;
+}
+
+/* Appends a table entry in Linux's layout (v2: type already v2's number). */
+static void entry_at(uint64_t ip, int16_t sp_off, uint8_t sp_reg, int16_t bp_off, uint8_t bp_reg,
+                     uint8_t type_bits)
+{
+    uint64_t slot = ORC_IP_AT + 4ull * sim.count;
+    int32_t rel = (int32_t)(int64_t)(ip - slot);
+    memcpy(at(slot, 4), &rel, 4);
+    uint8_t *e = at(ORC_AT + 6ull * sim.count, 6);
+    memcpy(e, &sp_off, 2);
+    memcpy(e + 2, &bp_off, 2);
+    e[4] = (uint8_t)(sp_reg | bp_reg << 4);
+    e[5] = type_bits;
+    sim.count++;
+}
+
+static struct vertigo_kernel_orc declaration(void)
+{
+    return (struct vertigo_kernel_orc){
+        .abi_version = VERTIGO_KERNEL_ORC_ABI, .format = VERTIGO_ORC_LINUX_V1,
+        .text_start = KTEXT, .text_end = KTEXT + KTEXT_SIZE,
+        .ip_table = ORC_IP_AT, .orc_table = ORC_AT, .count = sim.count,
+    };
+}
+
+/* The synthetic kernel: leaf (a frame with the caller's BP pushed), mid
+ * (a 0x30-byte frame), the system call entry (pt_regs at the CFA), an
+ * interrupt entry (pt_regs, kernel mode), a kernel thread's end, a
+ * function whose CFA comes from DX, and code after an IRET-frame entry. */
+#define F_LEAF     (KTEXT + 0x1000)
+#define F_MID      (KTEXT + 0x2000)
+#define F_ENTRY    (KTEXT + 0x3000)
+#define F_END      (KTEXT + 0x4000)
+#define F_DX       (KTEXT + 0x5000)
+#define F_PARTIAL  (KTEXT + 0x6000)
+#define F_SWITCH   (KTEXT + 0x7000)
+#define F_TAIL     (KTEXT + 0x8000)
+
+static void synthetic_kernel(void)
+{
+    entry_at(F_LEAF, 8, R_SP, 0, R_UNDEF, V1_CALL);
+    entry_at(F_LEAF + 1, 16, R_SP, -16, R_PREV_SP, V1_CALL);
+    entry_at(F_MID, 0x30, R_SP, 0, R_UNDEF, V1_CALL);
+    entry_at(F_ENTRY, 0, R_SP, 0, R_UNDEF, V1_REGS);
+    entry_at(F_END, 0, R_UNDEF, 0, R_UNDEF, V1_CALL | V1_END_BIT);
+    entry_at(F_DX, 8, R_DX, 0, R_UNDEF, V1_CALL);
+    entry_at(F_PARTIAL, 0, R_SP, 0, R_UNDEF, V1_PARTIAL);
+    entry_at(F_SWITCH, 8, R_SP_IND, 0, R_UNDEF, V1_CALL);
+    entry_at(F_TAIL, 8, R_SP, 0, R_UNDEF, V1_CALL);
+    entry_at(F_TAIL + 0x100, 0, R_SP, 0, R_UNDEF, V1_CALL);       /* hostile: CFA = SP */
+    entry_at(F_TAIL + 0x200, -64, R_SP, 0, R_UNDEF, V1_CALL);     /* hostile: below SP */
+}
+
+static void *test_alloc(size_t bytes)
+{
+    return malloc(bytes);
+}
+
+static struct guest_kernel_unwind ku;
+
+static int64_t declare(const struct vertigo_kernel_orc *a)
+{
+    return guest_kernel_unwind_declare(&ku, a, sim_copy, NULL, test_alloc);
+}
+
+static void unwind_reset(void)
+{
+    free(ku.mem);
+    memset(&ku, 0, sizeof(ku));
+}
+
+/* A kernel stack: leaf at S0 called from mid, called from the entry,
+ * whose pt_regs hold the user context (cs) interrupted. */
+#define S0   (KSTACK + 0x100)
+#define UBP  (USTACK + 0x200)
+#define UIP  (UTEXT + 0x234)
+
+static void syscall_stack(uint64_t cs)
+{
+    put64(S0, 0xdeadbeef);                  /* leaf's pushed BP (the caller's) */
+    put64(S0 + 8, F_MID + 0x10);            /* leaf's return into mid */
+    put64(S0 + 0x38, F_ENTRY + 0x10);       /* mid's return into the entry code */
+    uint64_t regs = S0 + 0x40;
+    put64(regs + PT_BP, UBP);
+    put64(regs + PT_IP, UIP);
+    put64(regs + PT_CS, cs);
+    put64(regs + PT_SP, USTACK + 0x100);
+    put64(UBP, UBP + 0x40);                 /* user frames: write <- run <- main */
+    put64(UBP + 8, UTEXT + 0x100);
+    put64(UBP + 0x40, 0);
+    put64(UBP + 0x48, UTEXT + 0x200);
+}
+
+static unsigned int sample(uint64_t ip, uint64_t sp, unsigned int max, uint64_t *out)
+{
+    struct guest_unwind_regs start = { .ip = ip, .sp = sp, .bp = 0x1234 };
+    return guest_stack_sample(&ku, &start, true, max, sim_read, NULL, out);
+}
+
+static void setup(void)
+{
+    sim_reset();
+    unwind_reset();
+    synthetic_kernel();
+    struct vertigo_kernel_orc a = declaration();
+    CHECK_EQ(declare(&a), 0);
+}
+
+TEST(kernel_frames_then_the_interrupted_user_stack)
+{
+    uint64_t out[16];
+    setup();
+    syscall_stack(USER_CS);
+    unsigned int n = sample(F_LEAF + 0x20, S0, 16, out);
+    CHECK_EQ(n, 5);
+    CHECK_EQ(out[0], F_MID + 0x10);
+    CHECK_EQ(out[1], F_ENTRY + 0x10);
+    CHECK_EQ(out[2], UIP);                  /* where the system call was made */
+    CHECK_EQ(out[3], UTEXT + 0x100);
+    CHECK_EQ(out[4], UTEXT + 0x200);
+    /* the depth bounds the whole chain, kernel and user */
+    CHECK_EQ(sample(F_LEAF + 0x20, S0, 3, out), 3);
+    CHECK_EQ(sample(F_LEAF + 0x20, S0, 2, out), 2);
+    CHECK_EQ(sample(F_LEAF + 0x20, S0, 0, out), 0);
+}
+
+TEST(the_first_instruction_uses_its_own_rule)
+{
+    uint64_t out[16];
+    setup();
+    syscall_stack(USER_CS);
+    /* at leaf's first byte nothing is pushed yet: the return is at SP */
+    put64(S0 + 8 - 8, F_MID + 0x10);
+    CHECK(sample(F_LEAF, S0, 16, out) >= 1);
+    CHECK_EQ(out[0], F_MID + 0x10);
+}
+
+TEST(an_interrupted_kernel_context_is_walked_on)
+{
+    uint64_t out[16];
+    setup();
+    syscall_stack(KERN_CS);
+    /* the interrupted kernel code: mid again, with its frame above pt_regs */
+    uint64_t regs = S0 + 0x40, sp = regs + 0x100;
+    put64(regs + PT_IP, F_MID + 0x20);
+    put64(regs + PT_SP, sp);
+    put64(sp + 0x28, F_END + 0x10);         /* mid returns into a kernel thread's end */
+    unsigned int n = sample(F_LEAF + 0x20, S0, 16, out);
+    CHECK_EQ(n, 4);
+    CHECK_EQ(out[2], F_MID + 0x20);         /* the interrupted RIP */
+    CHECK_EQ(out[3], F_END + 0x10);         /* then the end-of-stack rule stops */
+}
+
+TEST(an_iret_frame_entry_crosses_to_user_with_bp_as_it_was)
+{
+    uint64_t out[16];
+    setup();
+    put64(S0, UIP);                         /* the hardware frame: ip, cs, flags, sp, ss */
+    put64(S0 + 8, USER_CS);
+    put64(S0 + 24, USTACK + 0x100);
+    struct guest_unwind_regs start = { .ip = F_PARTIAL + 4, .sp = S0, .bp = UBP };
+    put64(UBP, 0);
+    put64(UBP + 8, UTEXT + 0x100);
+    unsigned int n = guest_stack_sample(&ku, &start, true, 16, sim_read, NULL, out);
+    CHECK_EQ(n, 2);
+    CHECK_EQ(out[0], UIP);
+    CHECK_EQ(out[1], UTEXT + 0x100);
+}
+
+TEST(return_addresses_outside_kernel_text_end_the_walk)
+{
+    uint64_t out[16];
+    setup();
+    syscall_stack(USER_CS);
+    put64(S0 + 8, 0xffff888003a41f00ull);   /* a direct-map address, not code */
+    CHECK_EQ(sample(F_LEAF + 0x20, S0, 16, out), 0);
+    put64(S0 + 8, 0xffffffffc0201000ull);   /* module text: no rules here */
+    CHECK_EQ(sample(F_LEAF + 0x20, S0, 16, out), 0);
+    put64(S0 + 8, F_TAIL + 0x10);
+    put64(S0 + 0x18, UTEXT);                /* a "kernel" return into user space */
+    CHECK_EQ(sample(F_LEAF + 0x20, S0, 16, out), 1);
+    /* a sample outside the text has no rule: no stack, no guessing */
+    CHECK_EQ(sample(KTEXT + KTEXT_SIZE + 0x10, S0, 16, out), 0);
+    CHECK_EQ(sample(KTEXT - 1, S0, 16, out), 0);
+}
+
+TEST(unknown_rules_unreadable_stacks_and_loops_stop_the_walk)
+{
+    uint64_t out[16];
+    setup();
+    syscall_stack(USER_CS);
+    CHECK_EQ(sample(F_DX + 4, S0, 16, out), 0);             /* CFA from DX */
+    CHECK_EQ(sample(F_LEAF + 0x20, KSTACK + REGION_BYTES - 8, 16, out), 0);
+    CHECK_EQ(sample(F_LEAF + 0x20, 0xffffc90000900000ull, 16, out), 0);
+    /* a call frame whose CFA does not rise above SP (a hostile rule) */
+    put64(S0 - 8, F_TAIL + 0x10);
+    CHECK_EQ(sample(F_TAIL + 0x110, S0, 16, out), 0);
+    CHECK_EQ(sample(F_TAIL + 0x210, S0, 16, out), 0);
+    /* a stack switch whose saved SP points back at itself loops: bounded */
+    put64(S0, S0);
+    put64(S0 + 8, F_SWITCH + 0x11);
+    put64(S0 - 8, F_SWITCH + 0x11);
+    sim.reads = 0;
+    CHECK(sample(F_SWITCH + 0x10, S0, 16, out) <= 16);
+    CHECK(sim.reads <= 16 * 4);
+}
+
+TEST(nothing_declared_means_no_kernel_stack_and_frame_pointers_when_declared)
+{
+    uint64_t out[16];
+    sim_reset();
+    unwind_reset();
+    put64(KSTACK + 0x40, KSTACK + 0x80);
+    put64(KSTACK + 0x48, KTEXT + 0x100);
+    put64(KSTACK + 0x80, 0);
+    put64(KSTACK + 0x88, KTEXT + 0x200);
+    struct guest_unwind_regs start = { .ip = KTEXT, .sp = KSTACK, .bp = KSTACK + 0x40 };
+    CHECK_EQ(guest_stack_sample(&ku, &start, true, 16, sim_read, NULL, out), 0);
+    struct vertigo_kernel_orc fp = { .abi_version = VERTIGO_KERNEL_ORC_ABI,
+                                     .format = VERTIGO_ORC_FRAME_POINTER };
+    CHECK_EQ(declare(&fp), 0);
+    CHECK_EQ(guest_stack_sample(&ku, &start, true, 16, sim_read, NULL, out), 2);
+    CHECK_EQ(out[1], KTEXT + 0x200);
+    CHECK_EQ(declare(&fp), -VERTIGO_EBUSY);
+    /* user samples walk frame pointers whatever the kernel declared */
+    put64(UBP, 0);
+    put64(UBP + 8, UTEXT + 0x100);
+    start.bp = UBP;
+    CHECK_EQ(guest_stack_sample(&ku, &start, false, 16, sim_read, NULL, out), 1);
+}
+
+TEST(lookup_matches_a_linear_search)
+{
+    setup();
+    const struct guest_orc *t = ku.orc;
+    CHECK(t != NULL);
+    if (!t)
+        return;
+    /* adjacent rows differ after the copy, and every address finds the last entry at or below it */
+    for (uint32_t i = 1; i < t->count; i++)
+        CHECK(t->ip[i] > t->ip[i - 1]);
+    for (uint64_t off = 0; off < KTEXT_SIZE; off += 7) {
+        const struct guest_orc_row *want = NULL;
+        for (uint32_t i = 0; i < t->count && t->ip[i] <= off; i++)
+            want = &t->rows[i];
+        if (guest_orc_find(t, KTEXT + off) != want)
+            CHECK_EQ(off, UINT64_MAX);      /* names the first offset that differs */
+    }
+    CHECK(guest_orc_find(t, KTEXT + 0xfff) == NULL);   /* before the first entry */
+}
+
+TEST(duplicates_are_merged_and_the_last_of_equal_addresses_wins)
+{
+    sim_reset();
+    unwind_reset();
+    entry_at(F_LEAF, 8, R_SP, 0, R_UNDEF, V1_CALL);
+    entry_at(F_LEAF + 4, 8, R_SP, 0, R_UNDEF, V1_CALL);     /* same rule: merged */
+    entry_at(F_MID, 0x10, R_SP, 0, R_UNDEF, V1_CALL);
+    entry_at(F_MID, 0x20, R_SP, 0, R_UNDEF, V1_CALL);       /* same address: replaces */
+    entry_at(KTEXT + KTEXT_SIZE + 0x100, 8, R_SP, 0, R_UNDEF, V1_CALL);   /* init text */
+    struct vertigo_kernel_orc a = declaration();
+    if (!CHECK_EQ(declare(&a), 0))
+        return;
+    CHECK_EQ(ku.orc->count, 2);
+    CHECK_EQ(guest_orc_find(ku.orc, F_MID + 1)->sp_offset, 0x20);
+    CHECK_EQ(guest_orc_find(ku.orc, F_LEAF + 8)->sp_offset, 8);
+}
+
+TEST(linux_6_4_layout)
+{
+    sim_reset();
+    unwind_reset();
+    entry_at(F_LEAF, 8, R_SP, 0, R_UNDEF, 2);           /* CALL */
+    entry_at(F_ENTRY, 0, R_SP, 0, R_UNDEF, 3);          /* REGS */
+    entry_at(F_END, 0, R_UNDEF, 0, R_UNDEF, 1);         /* END_OF_STACK */
+    entry_at(F_PARTIAL, 0, R_SP, 0, R_UNDEF, 4 | 8);    /* REGS_PARTIAL, signal */
+    entry_at(F_TAIL, 8, R_SP, 0, R_UNDEF, 0);           /* UNDEFINED */
+    entry_at(F_TAIL + 0x100, 8, R_SP, 0, R_UNDEF, 7);   /* no such type */
+    struct vertigo_kernel_orc a = declaration();
+    a.format = VERTIGO_ORC_LINUX_V2;
+    if (!CHECK_EQ(declare(&a), 0))
+        return;
+    CHECK_EQ(guest_orc_find(ku.orc, F_LEAF)->type, GUEST_ORC_CALL);
+    CHECK_EQ(guest_orc_find(ku.orc, F_ENTRY)->type, GUEST_ORC_REGS);
+    CHECK_EQ(guest_orc_find(ku.orc, F_PARTIAL)->type, GUEST_ORC_REGS_PARTIAL);
+    CHECK_EQ(guest_orc_find(ku.orc, F_END)->type, GUEST_ORC_END);
+    CHECK_EQ(guest_orc_find(ku.orc, F_TAIL)->type, GUEST_ORC_END);
+    CHECK_EQ(guest_orc_find(ku.orc, F_TAIL + 0x100)->type, GUEST_ORC_END);
+}
+
+TEST(hostile_declarations_are_refused)
+{
+    sim_reset();
+    unwind_reset();
+    synthetic_kernel();
+    struct vertigo_kernel_orc good = declaration(), a;
+    a = good, a.abi_version = 2;
+    CHECK_EQ(guest_orc_check(&a), -VERTIGO_EINVAL);
+    a = good, a.reserved = 1;
+    CHECK_EQ(guest_orc_check(&a), -VERTIGO_EINVAL);
+    a = good, a.format = 3;
+    CHECK_EQ(guest_orc_check(&a), -VERTIGO_EINVAL);
+    a = good, a.count = 0;
+    CHECK_EQ(guest_orc_check(&a), -VERTIGO_EINVAL);
+    a = good, a.count = VERTIGO_KERNEL_ORC_MAX + 1;             /* huge */
+    CHECK_EQ(guest_orc_check(&a), -VERTIGO_EINVAL);
+    a = good, a.text_end = a.text_start + VERTIGO_KERNEL_TEXT_MAX + 1;
+    CHECK_EQ(guest_orc_check(&a), -VERTIGO_EINVAL);
+    a = good, a.text_end = a.text_start;
+    CHECK_EQ(guest_orc_check(&a), -VERTIGO_EINVAL);
+    a = good, a.text_start = UTEXT, a.text_end = UTEXT + 0x1000;  /* user half */
+    CHECK_EQ(guest_orc_check(&a), -VERTIGO_EINVAL);
+    a = (struct vertigo_kernel_orc){ .abi_version = VERTIGO_KERNEL_ORC_ABI, .count = 1 };
+    CHECK_EQ(guest_orc_check(&a), -VERTIGO_EINVAL);             /* FP with a table */
+    /* tables running off readable memory */
+    a = good, a.count = ENTRIES_MAX * 8;
+    CHECK_EQ(declare(&a), -VERTIGO_EFAULT);
+    CHECK_EQ(ku.kind, GUEST_KERNEL_UNWIND_NONE);
+    /* a retry may not take more memory than the first attempt took */
+    a = good, a.count = ENTRIES_MAX * 16;
+    CHECK_EQ(declare(&a), -VERTIGO_ENOMEM);
+    /* no entry in the declared text */
+    a = good, a.text_start = KTEXT + KTEXT_SIZE, a.text_end = a.text_start + 0x1000;
+    CHECK_EQ(declare(&a), -VERTIGO_EINVAL);
+    CHECK_EQ(declare(&good), 0);
+    CHECK_EQ(declare(&good), -VERTIGO_EBUSY);
+}
+
+TEST(unsorted_tables_are_refused)
+{
+    sim_reset();
+    unwind_reset();
+    entry_at(F_MID, 8, R_SP, 0, R_UNDEF, V1_CALL);
+    entry_at(F_LEAF, 8, R_SP, 0, R_UNDEF, V1_CALL);
+    struct vertigo_kernel_orc a = declaration();
+    CHECK_EQ(declare(&a), -VERTIGO_EINVAL);
+    CHECK_EQ(ku.kind, GUEST_KERNEL_UNWIND_NONE);
+    /* out of order across a batch boundary too */
+    sim_reset();
+    unwind_reset();
+    for (unsigned int i = 0; i < 300; i++)
+        entry_at(KTEXT + 0x10 * (i == 280 ? 1 : i), (int16_t)(8 + 8 * (i & 1)), R_SP, 0, R_UNDEF,
+                 V1_CALL);
+    a = declaration();
+    CHECK_EQ(declare(&a), -VERTIGO_EINVAL);
+}
+
+static void *no_memory(size_t bytes)
+{
+    (void)bytes;
+    return NULL;
+}
+
+TEST(no_memory_is_refused_cleanly)
+{
+    sim_reset();
+    unwind_reset();
+    synthetic_kernel();
+    struct vertigo_kernel_orc a = declaration();
+    CHECK_EQ(guest_kernel_unwind_declare(&ku, &a, sim_copy, NULL, no_memory), -VERTIGO_ENOMEM);
+    CHECK_EQ(ku.kind, GUEST_KERNEL_UNWIND_NONE);
+    CHECK_EQ(declare(&a), 0);               /* memory later: declared then */
+}

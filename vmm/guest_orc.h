@@ -1,0 +1,145 @@
+/* Walking a guest Linux kernel's call stack with the kernel's own ORC
+ * unwind tables, as the kernel's ORC unwinder does (Linux
+ * arch/x86/kernel/unwind_orc.c; the tables come from objtool). A kernel
+ * built with ORC keeps no frame pointers, so its RBP chain is garbage.
+ *
+ * The guest declares its tables once (VERTIGO_HC_KERNEL_ORC); Vertigo
+ * copies them into its own memory as a `struct guest_orc`: the entries
+ * inside kernel text, sorted, adjacent duplicates merged, each entry's
+ * rule normalized (`struct guest_orc_row`), plus a lookup index per 256
+ * bytes of text, so finding an address's rule from NMI context is an
+ * index read and a search among a few entries, never a guest read.
+ *
+ * An entry covers the text from its address to the next entry's and
+ * gives, for code there, the CFA (the stack pointer before the call that
+ * made the frame) from SP or BP, where the caller's BP was saved, and
+ * whether the frame is a call frame or an entry frame (a struct pt_regs
+ * or hardware IRET frame at the CFA: an interrupt, exception or system
+ * call). Walking reads the stack through a checking callback only, stops
+ * at the first return address outside kernel text (module text has no
+ * entries here: a walk reaching a module ends there), at an entry frame
+ * that interrupted user mode (the caller continues with the user stack
+ * from the registers found there), at an end-of-stack entry, at a rule
+ * it does not know, at a call frame whose CFA is not above the previous
+ * one, at an unreadable word, or at max_depth. Portable. */
+#ifndef VMM_GUEST_ORC_H
+#define VMM_GUEST_ORC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vertigo/hypercall.h"
+#include "vmm/hypercall.h"
+
+#define GUEST_ORC_BLOCK_SHIFT 8u        /* lookup index granule: 256 bytes of text */
+
+/* Registers of a rule: Linux's ORC_REG_* numbers. */
+enum guest_orc_reg {
+    GUEST_ORC_REG_UNDEFINED = 0,
+    GUEST_ORC_REG_PREV_SP = 1,
+    GUEST_ORC_REG_BP = 4,
+    GUEST_ORC_REG_SP = 5,
+    GUEST_ORC_REG_BP_INDIRECT = 8,
+    GUEST_ORC_REG_SP_INDIRECT = 9,
+};
+
+/* What the CFA holds. */
+enum guest_orc_type {
+    GUEST_ORC_CALL,             /* the return address is just below it */
+    GUEST_ORC_REGS,             /* a full struct pt_regs starts at it */
+    GUEST_ORC_REGS_PARTIAL,     /* a hardware IRET frame starts at it */
+    GUEST_ORC_END,              /* end of the stack (or a rule to stop at) */
+};
+
+struct guest_orc_row {
+    int16_t sp_offset;          /* CFA = sp_reg + sp_offset */
+    int16_t bp_offset;          /* caller's BP saved at bp_reg + bp_offset */
+    uint8_t sp_reg, bp_reg;     /* enum guest_orc_reg */
+    uint8_t type;               /* enum guest_orc_type */
+    uint8_t unused;
+};
+
+struct guest_orc {
+    uint64_t text_start, text_end;      /* the kernel text covered */
+    uint32_t count;                     /* rows */
+    uint32_t blocks;                    /* lookup blocks over the text */
+    uint32_t *ip;                       /* [count] text offsets, ascending */
+    struct guest_orc_row *rows;         /* [count] */
+    uint32_t *block;                    /* [blocks + 1]: rows at or before each block's start */
+};
+
+/* How the domain's kernel stacks are walked: nothing declared yet (no
+ * kernel stacks: guessing from frame pointers on an ORC kernel records
+ * garbage), frame pointers, or ORC tables. `kind` is published last
+ * (release) and read first (acquire), so `orc` is complete when seen. */
+enum guest_kernel_unwind_kind {
+    GUEST_KERNEL_UNWIND_NONE,
+    GUEST_KERNEL_UNWIND_FRAME_POINTER,
+    GUEST_KERNEL_UNWIND_ORC,
+};
+
+struct guest_kernel_unwind {
+    uint32_t kind;                      /* enum guest_kernel_unwind_kind */
+    const struct guest_orc *orc;        /* GUEST_KERNEL_UNWIND_ORC: &table */
+    struct guest_orc table;
+    void *mem;                          /* the table's memory, kept for a retry */
+    size_t mem_bytes;
+};
+
+/* Memory for a table (zeroed or not), or NULL. */
+typedef void *(*guest_orc_alloc_fn)(size_t bytes);
+
+/* Registers a walk starts from or ends with. */
+struct guest_unwind_regs {
+    uint64_t ip, sp, bp;
+};
+
+/* ---- Building the table (guestlib's declaration, hypercall context) ---- */
+
+/* Checks a declaration's header: ABI version, format, reserved, count up
+ * to VERTIGO_KERNEL_ORC_MAX, a text range in the kernel half of at most
+ * VERTIGO_KERNEL_TEXT_MAX bytes (FRAME_POINTER: every other field 0).
+ * 0 or -VERTIGO_EINVAL. */
+int64_t guest_orc_check(const struct vertigo_kernel_orc *a);
+
+/* Bytes guest_orc_build needs for a checked declaration. */
+size_t guest_orc_bytes(const struct vertigo_kernel_orc *a);
+
+/* Reads the declared tables with read(ctx, ...) and builds t in mem
+ * (guest_orc_bytes(a) bytes, 8-byte aligned). 0, the access error of an
+ * unreadable table (hypercall_access_error), or -VERTIGO_EINVAL for
+ * entries that are not in ascending order or a table without one entry
+ * in text. */
+int64_t guest_orc_build(struct guest_orc *t, void *mem, const struct vertigo_kernel_orc *a,
+                        guest_copy_fn read, void *ctx);
+
+/* The domain's declaration (VERTIGO_HC_KERNEL_ORC, argument copied in):
+ * checks it, then for ORC tables builds them into memory from alloc and
+ * publishes them; for FRAME_POINTER just says so. The memory is taken
+ * once per domain: a declaration that fails after it was taken (an
+ * unsorted or unreadable table) leaves it for the next attempt, which
+ * may need no more (else -VERTIGO_ENOMEM), so a guest retrying cannot
+ * drain Vertigo's memory. -VERTIGO_EBUSY once a declaration succeeded.
+ * Callers serialize calls for one domain. */
+int64_t guest_kernel_unwind_declare(struct guest_kernel_unwind *ku,
+                                    const struct vertigo_kernel_orc *a, guest_copy_fn read,
+                                    void *ctx, guest_orc_alloc_fn alloc);
+
+/* ---- Using it (NMI context) --------------------------------------------- */
+
+/* The row covering kernel address ip, or NULL if ip is outside the text
+ * or before its first entry. */
+const struct guest_orc_row *guest_orc_find(const struct guest_orc *t, uint64_t ip);
+
+/* Unwinds from *r (the interrupted kernel context: exact RIP, RSP, RBP)
+ * and stores at most max_depth return addresses (and the RIPs of kernel
+ * contexts interrupted by an interrupt or exception), innermost first, in
+ * out[]; returns how many. If the walk reached the entry frame of a
+ * system call, interrupt or exception taken from user mode, sets *to_user
+ * and leaves the user context's RIP, RSP and RBP in *r. */
+unsigned int guest_orc_walk(const struct guest_orc *t, struct guest_unwind_regs *r,
+                            unsigned int max_depth, guest_read_fn read, void *ctx,
+                            uint64_t *out, bool *to_user);
+
+#endif
