@@ -181,8 +181,9 @@ static char *render(const struct profile *p, bool (*writer)(FILE *out, const str
     return text;
 }
 
-/* The sum of the numbers after the last space (folded) or the next to
- * last comma (CSV) of each line after the first skip lines. */
+/* The sum of the numbers after the from_end-th separator from the end
+ * (folded: the last space; CSV: the samples column) of each line after
+ * the first skip lines. */
 static uint64_t sum_column(const char *text, char sep, unsigned from_end, unsigned skip)
 {
     uint64_t sum = 0;
@@ -208,14 +209,17 @@ static void check_writers(const struct profile *p, uint8_t opt)
         by_event += p->events[e].total;
     if (total != p->total || by_event != p->total || p->total > p->raw_samples)
         abort();
-    struct report_options ro = { .sort = (enum report_sort)(opt & FUZZ_OPT_SORT_MASK) % 3,
+    struct report_options ro = { .sort = (enum report_sort)(opt & FUZZ_OPT_SORT_MASK),
+                                 .keys = { REPORT_KEY_COMM, REPORT_KEY_PID, REPORT_KEY_DSO, REPORT_KEY_SYM },
+                                 .key_count = REPORT_KEY_COUNT,
                                  .children = opt & FUZZ_OPT_CHILDREN, .by_mode = opt & FUZZ_OPT_BY_MODE };
     char *report = render(p, NULL, &ro), *folded = render(p, export_folded, NULL);
     char *csv = render(p, export_csv, NULL), *pprof = render(p, export_pprof, NULL);
     const char *line = strstr(report, "\n# Total samples: ");
     if (!line || strtoull(line + 18, NULL, 10) != p->total)
         abort();
-    if (sum_column(folded, ' ', 1, 0) != p->total || sum_column(csv, ',', 2, 1) != p->total)
+    /* CSV: samples,period,events,percent end each row */
+    if (sum_column(folded, ' ', 1, 0) != p->total || sum_column(csv, ',', 4, 1) != p->total)
         abort();
     free(report);
     free(folded);

@@ -8,7 +8,7 @@
  * into blocks with correct checksums and sequence numbers, so mutations
  * reach the record fields and the symbol text instead of failing a CRC:
  *
- *   options  bits 0-1 sort key (samples, symbol, image), bit 2 --children,
+ *   options  bits 0-1 --sort (samples, sym, dso, comm,pid,dso,sym), bit 2 --children,
  *            bit 3 --by-mode, bit 4 --event of the first event-desc name
  *            (else none), bit 5 --guest-root (the fuzz root below),
  *            bit 6 --vertigo-elf, bit 7 --kallsyms (the fixture file)
