@@ -1,9 +1,12 @@
 /* vertigo report: the flat profile of a log, in perf report's layout
  * (header comment lines starting with '#', percentages with two
- * decimals): samples, overhead, one column per event, image and symbol
- * with its source line; --children adds inclusive call-stack shares,
- * --by-mode a table by domain, VCPU and mode. A "# Lost:" header line
- * says what the log and its symbol records lost. */
+ * decimals): samples and event counts per event, then rows of overhead,
+ * samples, one column per event and the row's keys: by default image and
+ * symbol with its source line, with --sort perf's keys (comm, pid, dso,
+ * sym) under perf's headings (report_rows.c groups them); --children
+ * adds inclusive call-stack shares, --percent-limit hides small rows,
+ * --by-mode adds a table by domain, VCPU and mode. A "# Lost:" header
+ * line says what the log and its symbol records lost. */
 #define _GNU_SOURCE   /* qsort_r */
 #include <inttypes.h>
 #include <stdlib.h>
