@@ -37,6 +37,23 @@ enum mem_map_source {
     MEM_MAP_EFI,                /* multiboot2 tag 17 */
 };
 
+/* The display the loader set up (multiboot2 tag 8), when it says. */
+enum boot_fb_type {
+    BOOT_FB_INDEXED = 0,        /* a palette: not drawn on */
+    BOOT_FB_RGB = 1,            /* direct colour pixels (UEFI GOP, VBE) */
+    BOOT_FB_EGA_TEXT = 2,       /* VGA text mode; width x height characters */
+};
+
+struct boot_framebuffer {
+    uint64_t addr;              /* physical */
+    uint32_t pitch;             /* bytes per line */
+    uint32_t width, height;     /* pixels, or characters for EGA text */
+    uint8_t bpp;
+    uint8_t type;               /* enum boot_fb_type */
+    /* BOOT_FB_RGB only: each colour's lowest bit and width. */
+    uint8_t red_pos, red_size, green_pos, green_size, blue_pos, blue_size;
+};
+
 struct boot_info {
     const char *cmdline;        /* "" when the loader passed none */
     const char *loader_name;    /* "" when absent */
@@ -52,6 +69,9 @@ struct boot_info {
     const void *rsdp;           /* NULL when absent */
     uint32_t rsdp_length;
     uint8_t rsdp_revision;      /* 0 for ACPI 1.0 (old tag), >= 2 for new */
+
+    bool has_fb;                /* the loader gave a framebuffer tag */
+    struct boot_framebuffer fb;
 
     uint64_t info_phys;         /* the multiboot2 info blob itself */
     uint32_t info_size;

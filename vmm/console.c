@@ -1,5 +1,6 @@
 /* Console output: formats into a per-call buffer and writes it to the
- * serial port and/or the 0xE9 debug port, and hands it to the record sink
+ * serial port and/or the 0xE9 debug port and the screens
+ * (vmm/screen_console.c, console=vga,fb), and hands it to the record sink
  * (the profiling log registers one). A recursive lock keeps lines
  * from different CPUs apart; a CPU that re-enters (an NMI or exception
  * while it prints) writes through instead of deadlocking. */
@@ -10,6 +11,7 @@
 #include "boot/cpu.h"
 #include "boot/smp.h"
 #include "vmm/format.h"
+#include "vmm/screen_console.h"
 #include "vmm/spinlock.h"
 #include "vmm/uart.h"
 
@@ -60,6 +62,7 @@ static void con_putc(char c)
             uart_putc(config.uart_port, '\r');
         uart_putc(config.uart_port, c);
     }
+    screen_console_putc(c);
 }
 
 void con_write(const char *s, size_t len)

@@ -8,6 +8,7 @@
 #include "pmu/pmu_probe.h"
 #include "vmm/cmdline.h"
 #include "vmm/console.h"
+#include "vmm/console_option.h"
 #include "vmm/format.h"
 #include "vmm/guest_modules.h"
 #include "vmm/hv_cmdline.h"
@@ -15,6 +16,7 @@
 #include "vmm/mb2.h"
 #include "vmm/mem.h"
 #include "vmm/page_alloc.h"
+#include "vmm/screen_console.h"
 #include "vmm/start.h"
 #include "vmm/start_stages.h"
 #include "vmm/version.h"
@@ -63,25 +65,24 @@ static void parse_boot_info(uint32_t magic, uint64_t info_phys)
     platform_set_rsdp(boot_info.rsdp);
 }
 
-static void console_from_cmdline(const char *cmdline)
+/* The console channels of console= and debugcon=; the screens open after
+ * the serial console, so that what they say about themselves is seen. */
+static void console_from_cmdline(const char *cmdline, const struct boot_info *bi)
 {
-    struct console_config cfg = { .uart_port = 0x3f8, .debug_port = true };
-    char value[32];
-    uint64_t port;
-
-    if (cmdline_get(cmdline, "console", value, sizeof(value))) {
-        if (strcmp(value, "com1") == 0)
-            cfg.uart_port = 0x3f8;
-        else if (strcmp(value, "com2") == 0)
-            cfg.uart_port = 0x2f8;
-        else if (strcmp(value, "none") == 0)
-            cfg.uart_port = 0;
-        else if (cmdline_parse_u64(value, &port) && port > 0 && port < 0xfff8)
-            cfg.uart_port = (uint16_t)port;
-    }
+    struct console_choice choice = CONSOLE_DEFAULT;
+    char value[64], why[96] = "";
+    bool bad = cmdline_get(cmdline, "console", value, sizeof(value)) &&
+               !console_option_parse(value, &choice, why, sizeof(why));
+    struct console_config cfg = { .uart_port = choice.uart_port, .debug_port = true };
     if (cmdline_get(cmdline, "debugcon", value, sizeof(value)))
         cfg.debug_port = strcmp(value, "off") != 0;
     con_init(&cfg);
+    if (bad)
+        printk("vertigo: warning: %s: the console is COM1\n", why);
+    if (choice.vga)
+        screen_console_open_vga(bi);
+    if (choice.fb)
+        screen_console_open_fb(bi);
 }
 
 static void check_options(const char *cmdline)
@@ -157,7 +158,7 @@ void vmm_start(uint32_t magic, uint64_t info_phys)
 {
     parse_boot_info(magic, info_phys);
     hv_cmdline_set(boot_info.cmdline);
-    console_from_cmdline(boot_info.cmdline);
+    console_from_cmdline(boot_info.cmdline, &boot_info);
     log_hv_init(boot_info.cmdline);
     printk("\nVertigo %s (build %s): vertical-profiling hypervisor\n",
            VERTIGO_VERSION, vertigo_build_id);

@@ -21,6 +21,7 @@ enum mb2_tag_type {
     MB2_TAG_MODULE       = 3,
     MB2_TAG_BASIC_MEM    = 4,
     MB2_TAG_MMAP         = 6,
+    MB2_TAG_FRAMEBUFFER  = 8,
     MB2_TAG_ACPI_OLD     = 14,
     MB2_TAG_ACPI_NEW     = 15,
     MB2_TAG_EFI_MMAP     = 17,
@@ -34,6 +35,11 @@ enum mb2_tag_type {
 #define MB2_MMAP_MIN_SIZE    16u  /* header, entry_size, entry_version */
 #define MB2_MMAP_ENTRY_MIN   24u  /* base_addr, length, type, reserved */
 #define MB2_MMAP_VERSION     0u
+/* The framebuffer tag's reserved field is 16 bits in the specification's
+ * multiboot2.h and in GRUB (the prose says 8): colour fields start at 32. */
+#define MB2_FB_MIN_SIZE      32u  /* header, addr, pitch, width, height, bpp, type, reserved */
+#define MB2_FB_COLOR_OFFSET  32u
+#define MB2_FB_RGB_SIZE      38u  /* + red, green, blue position and size */
 #define RSDP_V1_SIZE         20u  /* ACPI 6.5 section 5.2.5.3 */
 #define RSDP_V2_MIN_SIZE     36u
 #define RSDP_REVISION_OFFSET 15u
@@ -191,6 +197,34 @@ static enum mb2_status parse_rsdp(struct mb2_parser *ps, uint32_t off, uint32_t 
     return MB2_OK;
 }
 
+/* The framebuffer tag (spec 3.6.12): recorded as given; whoever draws
+ * checks that it can. */
+static enum mb2_status parse_framebuffer(struct mb2_parser *ps, uint32_t off, uint32_t size)
+{
+    const uint8_t *t = ps->blob + off;
+    struct boot_framebuffer *fb = &ps->out->fb;
+
+    if (size < MB2_FB_MIN_SIZE)
+        return fail(ps, MB2_ERR_TAG_TOO_SMALL, off, MB2_TAG_FRAMEBUFFER);
+    *fb = (struct boot_framebuffer){
+        .addr = rd64(t + 8), .pitch = rd32(t + 16), .width = rd32(t + 20),
+        .height = rd32(t + 24), .bpp = t[28], .type = t[29],
+    };
+    if (fb->type == BOOT_FB_RGB) {
+        if (size < MB2_FB_RGB_SIZE)
+            return fail(ps, MB2_ERR_TAG_TOO_SMALL, off, MB2_TAG_FRAMEBUFFER);
+        const uint8_t *c = t + MB2_FB_COLOR_OFFSET;
+        fb->red_pos = c[0];
+        fb->red_size = c[1];
+        fb->green_pos = c[2];
+        fb->green_size = c[3];
+        fb->blue_pos = c[4];
+        fb->blue_size = c[5];
+    }
+    ps->out->has_fb = true;
+    return MB2_OK;
+}
+
 static enum mb2_status parse_tag(struct mb2_parser *ps, uint32_t off, uint32_t type, uint32_t size)
 {
     switch (type) {
@@ -204,6 +238,8 @@ static enum mb2_status parse_tag(struct mb2_parser *ps, uint32_t off, uint32_t t
         return parse_map(ps, off, size, false);
     case MB2_TAG_EFI_MMAP:
         return parse_map(ps, off, size, true);
+    case MB2_TAG_FRAMEBUFFER:
+        return parse_framebuffer(ps, off, size);
     case MB2_TAG_ACPI_OLD:
         return parse_rsdp(ps, off, size, false);
     case MB2_TAG_ACPI_NEW:

@@ -17,9 +17,13 @@ expect_line bochs-report "PMU broken" '^pmu: broken \(claims v4, does not count\
 expect_line bochs-report "TSC calibrated (50 MHz = ips)" '^tsc: (50\.0[0-9]{2}|49\.99[0-9]) MHz'
 expect_line bochs-report "verdict" '^VERTIGO-END: PASS'
 
+# Under QEMU the console also goes to the screen (console=vga on the BIOS
+# boot, console=fb on the UEFI one), which --screen saves at the verdict.
 for fw in qemu-tcg qemu-tcg-efi; do
+    screen=vga
+    [ "$fw" = qemu-tcg-efi ] && screen=fb
     start=$(date +%s)
-    run_vertigo "$fw-novmx" 3 --platform "$fw" --timeout 60
+    run_vertigo "$fw-novmx" 3 --platform "$fw" --timeout 60 --screen --cmdline "console=com1,$screen"
     took=$(( $(date +%s) - start ))
     expect_line "$fw-novmx" "refusal names the missing feature" '^vertigo: cannot run: this is not an Intel CPU'
     expect_line "$fw-novmx" "refusal says what is needed" 'Vertigo needs Intel VT-x'
@@ -28,6 +32,22 @@ for fw in qemu-tcg qemu-tcg-efi; do
     else fail "$fw-novmx: ends within a minute" "took ${took}s"; fi
 done
 expect_line qemu-tcg-efi-novmx "UEFI boot: RSDP from the new tag" '^boot: ACPI RSDP revision 2'
+
+# The refusal people can see: the VGA text memory (BIOS) and the pixels
+# of the framebuffer (UEFI), read back with the font (screen-text).
+"$BUILD/screen-text" vga "$E2E_OUT/qemu-tcg-novmx/vga-text.bin" >"$E2E_OUT/qemu-tcg-novmx/vga-text.txt"
+expect_in qemu-tcg-novmx vga-text.txt "VGA text screen: the console says where it is" \
+    '^console: on the VGA text screen \(80 x 25 characters\) *$'
+expect_in qemu-tcg-novmx vga-text.txt "VGA text screen: the refusal" '^vertigo: cannot run: this is not an Intel CPU'
+expect_in qemu-tcg-novmx vga-text.txt "VGA text screen: the verdict" '^VERTIGO-END: NO-VMX \(no VT-x\) *$'
+"$BUILD/screen-text" ppm "$E2E_OUT/qemu-tcg-efi-novmx/screen.ppm" >"$E2E_OUT/qemu-tcg-efi-novmx/screen.txt"
+lit=$(sed -nE '1s/.* ([0-9]+) lit pixels$/\1/p' "$E2E_OUT/qemu-tcg-efi-novmx/screen.txt")
+[ "${lit:-0}" -gt 1000 ] && pass "qemu-tcg-efi-novmx: framebuffer: not blank ($lit lit pixels)" ||
+    fail "qemu-tcg-efi-novmx: framebuffer: not blank" "${lit:-no} lit pixels"
+expect_in qemu-tcg-efi-novmx screen.txt "framebuffer: the first row's glyphs are the font's, dot for dot" \
+    '^console: on the framebuffer \([0-9]+ x [0-9]+ characters\) *$'
+expect_in qemu-tcg-efi-novmx screen.txt "framebuffer: the refusal" '^vertigo: cannot run: this is not an Intel CPU'
+expect_in qemu-tcg-efi-novmx screen.txt "framebuffer: the verdict" '^VERTIGO-END: NO-VMX \(no VT-x\) *$'
 
 run_vertigo exception-ud 1 --platform bochs --timeout 120 --cmdline "guest=none selftest=ud"
 expect_line exception-ud "vector and name" '^vertigo: CPU 0: exception 6 \(#UD invalid opcode\), error code 0$'

@@ -73,6 +73,19 @@ run_dir default qemu-tcg 37 "log=e9"
 put default serial.txt 'VERTIGO-END: NO-VMX (no VT-x)\r\n'
 judged default "the default console is COM1" 3 'VERTIGO-END: NO-VMX \(no VT-x\)'
 
+# console= lists: the UART among the screens; a word Vertigo does not
+# know, or two UARTs, leave its default (COM1).
+run_dir screens-com2 bochs 0 "console=vga,com2,fb log=e9"
+put screens-com2 serial.txt 'VERTIGO-END: PASS (forged by the guest)\r\n'
+put screens-com2 com2.txt 'VERTIGO-END: FAIL (on COM2)\r\n'
+judged screens-com2 "console=vga,com2,fb: COM2 is Vertigo's" 1 'VERTIGO-END: FAIL \(on COM2\)'
+run_dir screen-only bochs 0 "console=vga"
+put screen-only serial.txt 'VERTIGO-END: PASS (forged by the guest)\r\n'
+judged screen-only "console=vga: no UART, port 0xE9 only" 4 "verdict line on Vertigo's console \(debugcon.txt\)"
+run_dir two-uarts bochs 0 "console=com2,com1 log=e9"
+put two-uarts serial.txt 'VERTIGO-END: FAIL (COM1, the fallback)\r\n'
+judged two-uarts "console=com2,com1: Vertigo falls back to COM1" 1 'VERTIGO-END: FAIL \(COM1, the fallback\)'
+
 run_dir agree bochs 0 ""
 put agree serial.txt 'VERTIGO-END: FAIL (panic)\r\n'
 put agree debugcon.txt 'VERTIGO-END: FAIL (panic)\n(0) Magic breakpoint\n'

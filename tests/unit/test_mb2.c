@@ -252,6 +252,51 @@ TEST(error_empty_memory_map)
     CHECK_EQ(err.tag_type, 6);
 }
 
+/* An e820 map of one range, then a framebuffer tag: 1024x768, 32 bits,
+ * direct RGB (red 16..23, green 8..15, blue 0..7), or cut to the common
+ * part while still claiming RGB. */
+#define FB_BLOB(fb_size)                                                      \
+    { 96, 0,                                                                  \
+      6, 40, 24, 0, 0x100000, 0, 0x1000000, 0, 1, 0,                          \
+      8, (fb_size), 0x80000000u, 0, 4096, 1024, 768, 0x0120, 0x08080810u, 0x0800, \
+      0, 8 }
+
+TEST(framebuffer_tag)
+{
+    static const uint32_t words[] __attribute__((aligned(8))) = FB_BLOB(38);
+    struct boot_info bi;
+    struct mb2_error err;
+
+    CHECK_EQ(mb2_parse(words, sizeof(words), 0, &bi, &err), MB2_OK);
+    CHECK(bi.has_fb);
+    CHECK_EQ(bi.fb.addr, 0x80000000u);
+    CHECK_EQ(bi.fb.pitch, 4096);
+    CHECK_EQ(bi.fb.width, 1024);
+    CHECK_EQ(bi.fb.height, 768);
+    CHECK_EQ(bi.fb.bpp, 32);
+    CHECK_EQ(bi.fb.type, BOOT_FB_RGB);
+    CHECK_EQ(bi.fb.red_pos, 16);
+    CHECK_EQ(bi.fb.red_size, 8);
+    CHECK_EQ(bi.fb.green_pos, 8);
+    CHECK_EQ(bi.fb.blue_pos, 0);
+    CHECK_EQ(bi.fb.blue_size, 8);
+
+    static const uint32_t cut[] __attribute__((aligned(8))) = FB_BLOB(32);
+    CHECK_EQ(mb2_parse(cut, sizeof(cut), 0, &bi, &err), MB2_ERR_TAG_TOO_SMALL);
+    CHECK_EQ(err.offset, 48);
+    CHECK_EQ(err.tag_type, 8);
+}
+
+TEST(no_framebuffer_tag)
+{
+    struct boot_info bi;
+    struct mb2_error err;
+    struct fixture f;
+    CHECK_EQ(parse_fixture("bios.bin", &bi, &err, &f), MB2_OK);
+    CHECK(!bi.has_fb);
+    free(f.data);
+}
+
 TEST(error_misaligned_blob)
 {
     struct fixture f = load("bios.bin");
