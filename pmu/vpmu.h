@@ -1,0 +1,100 @@
+/* A VCPU's virtual architectural PMU: what the guest sees of CPUID leaf
+ * 0xA, the performance-monitoring MSRs, RDPMC and the local APIC's LVT
+ * performance-counter register (LVTPC), as Intel architectural
+ * performance monitoring version 2 defines them (SDM Vol. 3B 20.2.1-20.2.2;
+ * MSR layouts in Vol. 4 table 2-2). Portable: the VM-exit plumbing calls
+ * it with the guest's MSR number and value, the backend tells it how many
+ * events of a kind happened in which mode, and it says when a PMI is due.
+ *
+ * What it offers: GP_COUNTERS general-purpose counters and FIXED_COUNTERS
+ * fixed counters, each VPMU_WIDTH bits wide, counting the architectural
+ * events the backend can count (instructions, core cycles, reference
+ * cycles); the others are marked unavailable in CPUID.0AH:EBX and a
+ * counter programmed with them counts nothing. Version 2 has no full-width
+ * counter aliases (CPUID.1 PDCM is hidden, so IA32_PERF_CAPABILITIES does
+ * not exist), no AnyThread bit, no STATUS_SET/INUSE registers, no freeze
+ * bits; LBR, PEBS and the DS area are not virtualized (their MSRs fault). */
+#ifndef PMU_VPMU_H
+#define PMU_VPMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define VPMU_VERSION        2u
+#define VPMU_MAX_GP         4u
+#define VPMU_MAX_FIXED      3u
+#define VPMU_WIDTH          48u
+
+/* The architectural events (CPUID.0AH:EBX bit numbers). */
+enum vpmu_arch_event {
+    VPMU_EV_CYCLES = 0, VPMU_EV_INSTRUCTIONS = 1, VPMU_EV_REF_CYCLES = 2,
+    VPMU_EV_LLC_REFERENCES = 3, VPMU_EV_LLC_MISSES = 4, VPMU_EV_BRANCHES = 5,
+    VPMU_EV_BRANCH_MISSES = 6, VPMU_EV_COUNT = 7,
+};
+
+enum vpmu_mode { VPMU_USER, VPMU_KERNEL };
+
+struct vpmu_config {
+    unsigned int gp_counters;       /* 1..VPMU_MAX_GP */
+    unsigned int fixed_counters;    /* 0..VPMU_MAX_FIXED */
+    uint32_t available;             /* bit e: event e (enum vpmu_arch_event) counts */
+};
+
+struct vpmu {
+    struct vpmu_config config;
+    uint64_t evtsel[VPMU_MAX_GP];
+    uint64_t pmc[VPMU_MAX_GP];
+    uint64_t fixed[VPMU_MAX_FIXED];
+    uint64_t fixed_ctrl;
+    uint64_t global_ctrl;
+    uint64_t global_status;
+    uint32_t lvtpc;                 /* the guest's LVT performance-counter register */
+    uint64_t pmis_delivered;        /* PMIs handed to the guest (LVTPC unmasked) */
+    uint64_t pmis_masked;           /* PMIs LVTPC's mask bit swallowed, as hardware does */
+    unsigned int nmis_pending;      /* PMIs the guest must receive as NMIs */
+    unsigned int vectors_pending;   /* ... as its LVTPC vector (fixed delivery) */
+};
+
+/* Results of the guest's accesses. */
+enum vpmu_access { VPMU_DONE, VPMU_GP };
+
+/* Power-on state: counters and controls zero, LVTPC masked. */
+void vpmu_init(struct vpmu *p, const struct vpmu_config *config);
+
+/* CPUID leaf 0xA as the guest sees it (regs: EAX, EBX, ECX, EDX). */
+void vpmu_cpuid_leaf(const struct vpmu_config *config, uint32_t regs[4]);
+
+/* True if msr is one of the virtual PMU's (whatever the access does). */
+bool vpmu_owns_msr(const struct vpmu *p, uint32_t msr);
+
+/* RDMSR/WRMSR of an owned MSR, with hardware's #GP rules (reserved bits,
+ * read-only registers, counters that do not exist). Legacy counter writes
+ * take bits 31:0 sign-extended; a write to a running counter counts on
+ * from the new value. */
+enum vpmu_access vpmu_rdmsr(struct vpmu *p, uint32_t msr, uint64_t *value);
+enum vpmu_access vpmu_wrmsr(struct vpmu *p, uint32_t msr, uint64_t value);
+
+/* RDPMC with ECX = index (bit 30: fixed counter, bit 31: 32-bit fast
+ * read), from privilege level cpl with CR4.PCE as given: #GP for user
+ * mode without PCE or a counter that does not exist. */
+enum vpmu_access vpmu_rdpmc(const struct vpmu *p, uint32_t ecx, unsigned int cpl, bool cr4_pce,
+                            uint64_t *value);
+
+/* The guest's LVTPC: vector, delivery mode and mask are writable. */
+uint32_t vpmu_lvtpc_read(const struct vpmu *p);
+void vpmu_lvtpc_write(struct vpmu *p, uint32_t value);
+
+/* n events of kind ev happened in mode: every counter enabled for them
+ * advances; a counter that wraps at its width sets its GLOBAL_STATUS bit
+ * and, with its interrupt bit, raises a PMI delivered through LVTPC. */
+void vpmu_count(struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode, uint64_t n);
+
+/* How many events of kind ev in mode until a counter whose overflow
+ * raises a PMI wraps (UINT64_MAX: none): the backend's next deadline. */
+uint64_t vpmu_events_to_pmi(const struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode);
+
+/* True if some counter counts (a backend can skip the guest's PMU
+ * otherwise). */
+bool vpmu_active(const struct vpmu *p);
+
+#endif

@@ -1,0 +1,158 @@
+/* The virtual PMU's counting (see pmu/vpmu.h): which counters an event
+ * advances, exact overflow at the counter width, GLOBAL_STATUS, and the
+ * PMI delivered through the guest's LVTPC as its local APIC would. */
+#include "pmu/vpmu.h"
+
+#define EVTSEL_USR        (1ull << 16)
+#define EVTSEL_OS         (1ull << 17)
+#define EVTSEL_INT        (1ull << 20)
+#define EVTSEL_EN         (1ull << 22)
+#define FIXED_OS          0x1u
+#define FIXED_USR         0x2u
+#define FIXED_PMI         0x8u
+#define LVT_MODE_SHIFT    8
+#define LVT_MODE_MASK     (7u << LVT_MODE_SHIFT)
+#define LVT_MODE_NMI      (4u << LVT_MODE_SHIFT)
+#define LVT_MASKED        (1u << 16)
+#define COUNTER_MASK      ((1ull << VPMU_WIDTH) - 1)
+#define LIVE_MAX          (VPMU_MAX_GP + VPMU_MAX_FIXED)
+
+/* Event select and unit mask of each architectural event, and the fixed
+ * counter that counts it (-1: none) (SDM Vol. 3B table 20-1, 20.2.2). */
+static const struct {
+    uint8_t select, umask;
+    int8_t fixed;
+} arch_events[VPMU_EV_COUNT] = {
+    [VPMU_EV_CYCLES] = { 0x3c, 0x00, 1 },
+    [VPMU_EV_INSTRUCTIONS] = { 0xc0, 0x00, 0 },
+    [VPMU_EV_REF_CYCLES] = { 0x3c, 0x01, 2 },
+    [VPMU_EV_LLC_REFERENCES] = { 0x2e, 0x4f, -1 },
+    [VPMU_EV_LLC_MISSES] = { 0x2e, 0x41, -1 },
+    [VPMU_EV_BRANCHES] = { 0xc4, 0x00, -1 },
+    [VPMU_EV_BRANCH_MISSES] = { 0xc5, 0x00, -1 },
+};
+
+/* A counter an event advances now: its GLOBAL_STATUS bit number (GP
+ * counter k: k, fixed counter j: 32 + j) and whether it raises a PMI. */
+struct live {
+    unsigned int bit;
+    bool pmi;
+};
+
+static uint64_t *counter_reg(struct vpmu *p, unsigned int bit)
+{
+    return bit >= 32 ? &p->fixed[bit - 32] : &p->pmc[bit];
+}
+
+static uint64_t counter_value(const struct vpmu *p, unsigned int bit)
+{
+    return bit >= 32 ? p->fixed[bit - 32] : p->pmc[bit];
+}
+
+static bool counts_in(bool os, bool usr, enum vpmu_mode mode)
+{
+    return mode == VPMU_KERNEL ? os : usr;
+}
+
+static bool gp_counts(const struct vpmu *p, unsigned int k, enum vpmu_arch_event ev,
+                      enum vpmu_mode mode)
+{
+    uint64_t s = p->evtsel[k];
+    return (s & EVTSEL_EN) && (p->global_ctrl & (1ull << k)) &&
+           (uint8_t)s == arch_events[ev].select && (uint8_t)(s >> 8) == arch_events[ev].umask &&
+           counts_in(s & EVTSEL_OS, s & EVTSEL_USR, mode);
+}
+
+static unsigned int fixed_field(const struct vpmu *p, unsigned int j)
+{
+    return (unsigned int)(p->fixed_ctrl >> (4 * j)) & 0xfu;
+}
+
+/* The counters ev advances in mode; none for an event the backend cannot
+ * count (the guest was told it is unavailable). */
+static unsigned int live_counters(const struct vpmu *p, enum vpmu_arch_event ev,
+                                  enum vpmu_mode mode, struct live *out)
+{
+    unsigned int n = 0;
+    if (ev >= VPMU_EV_COUNT || !(p->config.available & (1u << ev)))
+        return 0;
+    for (unsigned int k = 0; k < p->config.gp_counters; k++)
+        if (gp_counts(p, k, ev, mode))
+            out[n++] = (struct live){ k, (p->evtsel[k] & EVTSEL_INT) != 0 };
+    int j = arch_events[ev].fixed;
+    if (j >= 0 && (unsigned int)j < p->config.fixed_counters &&
+        (p->global_ctrl & (1ull << (32 + j)))) {
+        unsigned int field = fixed_field(p, (unsigned int)j);
+        if (counts_in(field & FIXED_OS, field & FIXED_USR, mode))
+            out[n++] = (struct live){ 32u + (unsigned int)j, (field & FIXED_PMI) != 0 };
+    }
+    return n;
+}
+
+/* The local APIC takes a PMI through LVTPC (SDM Vol. 3A 11.5.1): lost
+ * while masked; else delivered by its mode, and the mask bit is set, so
+ * the guest's handler must unmask it for the next one. */
+static void deliver_pmi(struct vpmu *p)
+{
+    if (p->lvtpc & LVT_MASKED) {
+        p->pmis_masked++;
+        return;
+    }
+    if ((p->lvtpc & LVT_MODE_MASK) == LVT_MODE_NMI)
+        p->nmis_pending++;
+    else
+        p->vectors_pending++;
+    p->pmis_delivered++;
+    p->lvtpc |= LVT_MASKED;
+}
+
+void vpmu_count(struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode, uint64_t n)
+{
+    struct live live[LIVE_MAX];
+    unsigned int count = live_counters(p, ev, mode, live);
+    while (n > 0 && count > 0) {
+        uint64_t step = n;      /* up to the first wrap, so each is seen */
+        for (unsigned int i = 0; i < count; i++) {
+            uint64_t to_wrap = COUNTER_MASK - counter_value(p, live[i].bit) + 1;
+            step = to_wrap < step ? to_wrap : step;
+        }
+        bool pmi = false;
+        for (unsigned int i = 0; i < count; i++) {
+            uint64_t *reg = counter_reg(p, live[i].bit);
+            *reg = (*reg + step) & COUNTER_MASK;
+            if (*reg == 0) {
+                p->global_status |= 1ull << live[i].bit;
+                pmi |= live[i].pmi;
+            }
+        }
+        n -= step;
+        if (pmi)
+            deliver_pmi(p);
+    }
+}
+
+uint64_t vpmu_events_to_pmi(const struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode)
+{
+    struct live live[LIVE_MAX];
+    uint64_t nearest = UINT64_MAX;
+    unsigned int count = live_counters(p, ev, mode, live);
+    for (unsigned int i = 0; i < count; i++) {
+        uint64_t to_wrap = COUNTER_MASK - counter_value(p, live[i].bit) + 1;
+        if (live[i].pmi && to_wrap < nearest)
+            nearest = to_wrap;
+    }
+    return nearest;
+}
+
+bool vpmu_active(const struct vpmu *p)
+{
+    if (!p->global_ctrl)
+        return false;
+    for (unsigned int k = 0; k < p->config.gp_counters; k++)
+        if ((p->evtsel[k] & EVTSEL_EN) && (p->global_ctrl & (1ull << k)))
+            return true;
+    for (unsigned int j = 0; j < p->config.fixed_counters; j++)
+        if ((p->global_ctrl & (1ull << (32 + j))) && (fixed_field(p, j) & (FIXED_OS | FIXED_USR)))
+            return true;
+    return false;
+}
