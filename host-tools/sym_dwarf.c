@@ -117,13 +117,29 @@ static bool inlined_function(Dwarf_Die *cu, Dwarf_Die *scope, const char **name,
     return *name != NULL;
 }
 
+/* The scopes holding addr as they nest in the code, innermost first:
+ * dwarf_getscopes continues after an inlined subroutine with the scopes
+ * of its abstract definition, so the concrete nesting is taken from the
+ * innermost scope with dwarf_getscopes_die (as eu-addr2line -i does). */
+static int concrete_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **scopes)
+{
+    Dwarf_Die *found = NULL;
+    int n = dwarf_getscopes(cu, pc, &found);
+    Dwarf_Die innermost;
+    if (n > 0)
+        innermost = found[0];
+    free(found);
+    *scopes = NULL;
+    return n > 0 ? dwarf_getscopes_die(&innermost, scopes) : 0;
+}
+
 size_t sym_dwarf_inlines(struct symbolizer *s, struct elf_image *e, uint64_t addr, uint32_t leaf_line,
                          struct sym_inline *out, size_t max, uint32_t *call_line)
 {
     Dwarf_Die cu, *scopes = NULL;
     Dwarf_Addr bias;
     *call_line = 0;
-    int n = unit_of(e, addr, &cu, &bias) ? dwarf_getscopes(&cu, addr - bias, &scopes) : 0;
+    int n = unit_of(e, addr, &cu, &bias) ? concrete_scopes(&cu, addr - bias, &scopes) : 0;
     size_t count = 0;
     uint32_t line = leaf_line;
     for (int i = 0; i < n && count < max; i++) {

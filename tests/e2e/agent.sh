@@ -69,7 +69,9 @@ expect_workload_shares "agent: profile: share of the workload:" \
     $(( ${cool:-0} + ${leaf:-0} ))
 folded="$E2E_OUT/agent/folded.txt"
 "$VERTIGO" export --format folded "${opts[@]}" "$E2E_OUT/agent/debugcon.txt" >"$folded" 2>/dev/null
-grep -qE '(^|;)main;run;hot [0-9]+$' "$folded" &&
+# (folded lines start with the process name; the functions inlined into
+# a frame follow it as NAME_[i])
+grep -qE '(^|;)main;run;hot(;[^; ]+_\[i\])* [0-9]+$' "$folded" &&
     pass "agent: profile: the workload's call chains in the folded export" ||
     fail "agent: profile: the workload's call chains" "$(grep -m2 'run;' "$folded")"
 
@@ -92,9 +94,10 @@ read -r under total <<<"$(awk '/pipe_write/ { t += $NF
     fail "agent: profile: pipe_write samples under the workload's user frames" \
         "$under of $total: $(grep -m2 pipe_write "$folded")"
 
-# From the boot stub to the VCPU loop (the functions between depend on what
-# LTO inlined; static functions may carry GCC's clone suffixes, .lto_priv.0).
-grep -qE '^boot_entry64;([a-z_0-9.]+;)+vmx_vcpu_run;[a-z_;0-9.]+ [0-9]+$' "$folded" &&
+# From the boot stub to the VCPU loop, under Vertigo's process name (the
+# functions between depend on what LTO inlined, shown as NAME_[i]; static
+# functions may carry GCC's clone suffixes, .lto_priv.0).
+grep -qE '^\[vertigo\];boot_entry64;([a-z_0-9.]+(_\[i\])?;)+vmx_vcpu_run(_\[i\])?;[][a-z_;0-9.]+ [0-9]+$' "$folded" &&
     pass "agent: profile: Vertigo's call stacks in the folded export" ||
     fail "agent: profile: Vertigo's call stacks" "$(grep -m2 vmx_ "$folded")"
 

@@ -147,19 +147,60 @@ else
 fi
 folded="$E2E_OUT/$RUN/folded.txt"
 "$VERTIGO" export --format folded "${GUEST_SYMS[@]}" "$E2E_OUT/$RUN/debugcon.txt" >"$folded" 2>/dev/null
-grep -qE '(^|;)main;run;cool;leaf [0-9]+$' "$folded" && grep -qE '(^|;)main;run;hot [0-9]+$' "$folded" &&
+inl='(;[^; ]+_\[i\])*'    # functions inlined into the leaf (spin, vertigo_loop_mix)
+grep -qE "(^|;)main;run;cool;leaf$inl [0-9]+\$" "$folded" && grep -qE "(^|;)main;run;hot$inl [0-9]+\$" "$folded" &&
     pass "$RUN: folded stacks hold main;run;hot and main;run;cool;leaf" ||
     fail "$RUN: folded stacks hold the workload's call chains" "$(grep -m3 workload "$folded")"
+grep -qE '^workload;([^;]+;)*main;run;hot;spin_\[i\];vertigo_loop_mix_\[i\] [0-9]+$' "$folded" &&
+    pass "$RUN: folded stacks start with the process and show inlined spin;vertigo_loop_mix as _[i]" ||
+    fail "$RUN: folded process root and inlined frames" "$(grep -m2 'run;hot' "$folded")"
 pprof="$E2E_OUT/$RUN/profile.pb.gz"
 if "$VERTIGO" export --format pprof -o "$pprof" "${GUEST_SYMS[@]}" "$E2E_OUT/$RUN/debugcon.txt" &&
    gunzip -c "$pprof" | protoc --decode perftools.profiles.Profile -I tests/fixtures/pprof \
        profile.proto >"$pprof.txt" 2>"$pprof.err"; then
-    sum=$(awk '/^  value:/ { s += $2 } END { print s + 0 }' "$pprof.txt")
-    [ "$sum" = "$rep_total" ] && pass "$RUN: protoc reads the pprof export; its total equals the report's ($sum)" ||
-        fail "$RUN: pprof total equals the report's" "pprof $sum, report $rep_total"
+    sum=$(awk '/^sample \{/ { k = 0 } /^  value:/ { if (k++ == 0) s += $2 } END { print s + 0 }' "$pprof.txt")
+    [ "$sum" = "$rep_total" ] && pass "$RUN: protoc reads the pprof export; its samples equal the report's ($sum)" ||
+        fail "$RUN: pprof samples equal the report's" "pprof $sum, report $rep_total"
 else
     fail "$RUN: protoc reads the pprof export" "$(head -3 "$pprof.err" 2>/dev/null)"
 fi
+
+# Event counts: the session's period is in the log (an event-period
+# record), so each sample stands for PERIOD events.
+events=$(sed -nE "s/^# Event count \(approx\.\): ([0-9]+) \(period $PERIOD\)$/\1/p" "$report")
+[ -n "$events" ] && [ "$events" = $(( ${rep_total:-0} * PERIOD )) ] &&
+    pass "$RUN: the report's event count is samples x period ($events)" ||
+    fail "$RUN: the report's event count" "'$events' for $rep_total samples of period $PERIOD"
+# Go's own pprof reader: the period and both sample types, every label,
+# the workload's source lines (built by clang: no .debug_aranges), the
+# call chains; per process, perf's sort keys.
+gopprof() { HOME="$E2E_OUT/$RUN" go tool pprof -symbolize=none "$@" "$pprof" 2>>"$pprof.go.err"; }
+gopprof -raw >"$pprof.raw.txt"
+grep -qx "Period: $PERIOD" "$pprof.raw.txt" &&
+    grep -qx 'samples/count instructions:u/count\[dflt\]' "$pprof.raw.txt" &&
+    pass "$RUN: go tool pprof -raw: period $PERIOD, samples and instructions:u counts" ||
+    fail "$RUN: go tool pprof -raw" "$(head -3 "$pprof.raw.txt") $(head -2 "$pprof.go.err")"
+gopprof -tags >"$pprof.tags.txt"
+missing=""
+for tag in domain vcpu mode pid comm; do
+    grep -qE "^ *$tag: Total" "$pprof.tags.txt" || missing="$missing $tag"
+done
+grep -qE '[0-9.]+%\): workload$' "$pprof.tags.txt" || missing="$missing comm=workload"
+[ -z "$missing" ] && pass "$RUN: go tool pprof -tags: domain, vcpu, mode, pid, comm (workload)" ||
+    fail "$RUN: go tool pprof -tags" "missing$missing"
+gopprof -top -lines -sample_index=samples >"$pprof.top.txt"
+fns=$(grep -oE ' (hot|warm|leaf) [^ ]*tests/guest/workload\.c:[0-9]+$' "$pprof.top.txt" | awk '{ print $1 }' | sort -u | tr '\n' ' ')
+[ "$fns" = "hot leaf warm " ] && pass "$RUN: go tool pprof -top -lines: workload.c lines of hot, warm, leaf" ||
+    fail "$RUN: go tool pprof -top -lines" "functions with lines: '$fns'; $(grep -m3 workload "$pprof.top.txt")"
+gopprof -traces >"$pprof.traces.txt"
+grep -qE ' leaf$' "$pprof.traces.txt" && grep -qE '^ +cool$' "$pprof.traces.txt" &&
+    pass "$RUN: go tool pprof -traces: chains through cool and leaf" ||
+    fail "$RUN: go tool pprof -traces" "$(head -8 "$pprof.traces.txt")"
+"$VERTIGO" report --sort comm,dso,sym "${GUEST_SYMS[@]}" "$E2E_OUT/$RUN/debugcon.txt" >"$report.comm" 2>/dev/null
+grep -qE '^# Overhead +Samples +Command +Shared Object +Symbol$' "$report.comm" &&
+    grep -qE '^ +[0-9.]+% +[0-9]+  workload +/bin/workload +\[\.\] hot  ' "$report.comm" &&
+    pass "$RUN: report --sort comm,dso,sym: the workload process's rows" ||
+    fail "$RUN: report --sort comm,dso,sym" "$(sed -n '8,11p' "$report.comm")"
 
 expect_in $RUN com2.txt "session stopped at the end of the domain" '^sample: session stopped at the end of the domain: [0-9]+ samples logged$'
 expect_in $RUN com2.txt "run verdict" '^VERTIGO-END: PASS \(guest passed and powered off\)'

@@ -645,9 +645,9 @@ TEST(what_the_log_lost_heads_the_report)
 
 /* ---- Inlined code ---------------------------------------------------------- */
 
-/* An address of tests/fixtures/profile/inlined.c's outer() inside the
- * loop of scale(), which is inlined there: found by its line. */
-static uint64_t inlined_address(const char *elf, uint32_t loop)
+/* An address of tests/fixtures/profile/inlined.c's outer() in step(),
+ * inlined there through scale(): found by its line. */
+static uint64_t inlined_address(const char *elf, uint32_t line)
 {
     char err[ERR_LEN];
     uint64_t outer = 0, size = 0, found = 0;
@@ -658,7 +658,7 @@ static uint64_t inlined_address(const char *elf, uint32_t loop)
     }
     struct sym_where h = { .mode = LOG_MODE_HYPERVISOR };
     for (uint64_t a = outer; a < outer + size && !found; a++)
-        found = sym_frame(s, sym_resolve(s, &h, a))->line == loop ? a : 0;
+        found = sym_frame(s, sym_resolve(s, &h, a))->line == line ? a : 0;
     sym_destroy(s);
     return found;
 }
@@ -672,7 +672,7 @@ TEST(inlined_functions_in_reports_and_folded_stacks)
         return;
     snprintf(elf, sizeof(elf), "%s/profile/inlined", build);
     uint64_t addr = inlined_address(elf, gen_source_line("tests/fixtures/profile/inlined.c",
-                                                         "scale's loop"));
+                                                         "step's work"));
     if (!CHECK(addr != 0))
         return;
     static uint8_t storage[1 << 16];
@@ -701,8 +701,9 @@ TEST(inlined_functions_in_reports_and_folded_stacks)
     export_folded(out, &p);
     fclose(out);
     CHECK(strstr(text, "   100.00%     0.00%         0  inlined                   [h] scale  ") != NULL);
+    CHECK(strstr(text, "   100.00%     0.00%         0  inlined                   [h] step  ") != NULL);
     CHECK(strstr(text, "   100.00%   100.00%        10  inlined                   [h] outer  ") != NULL);
-    CHECK(strstr(text, "\n[vertigo];outer;scale_[i] 10\n") != NULL);
+    CHECK(strstr(text, "\n[vertigo];outer;scale_[i];step_[i] 10\n") != NULL);
     free(text);
     free(dec);
     profile_free(&p);

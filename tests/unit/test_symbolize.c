@@ -433,7 +433,8 @@ TEST(lines_of_a_clang_binary_without_aranges)
 }
 
 /* An address of inlined code: the symbol is outer, the inline chain holds
- * scale at the address's line, and outer's line is where it calls scale. */
+ * step at the address's line, then scale at the line calling step, and
+ * outer's line is where it calls scale. */
 TEST(inlined_functions_at_an_address)
 {
     uint64_t outer = 0, size = 0;
@@ -441,20 +442,23 @@ TEST(inlined_functions_at_an_address)
     if (!s)
         return;
     const char *src = "tests/fixtures/profile/inlined.c";
-    uint32_t loop = gen_source_line(src, "scale's loop"), call = gen_source_line(src, "outer calls scale");
+    uint32_t work = gen_source_line(src, "step's work"), in_scale = gen_source_line(src, "scale calls step");
+    uint32_t call = gen_source_line(src, "outer calls scale");
     struct sym_where h = { .mode = LOG_MODE_HYPERVISOR };
     bool found = false;
     for (uint64_t a = outer; a < outer + size && !found; a++) {
         const struct sym_frame *f = sym_frame(s, sym_resolve(s, &h, a));
-        if (f->line != loop)
+        if (f->line != work)
             continue;
         found = true;
         CHECK_STR(sym_function(s, f->function)->name, "outer");
-        if (!CHECK_EQ(f->inline_count, 1))
+        if (!CHECK_EQ(f->inline_count, 2))
             break;
         const struct sym_inline *in = sym_frame_inlines(s, f);
-        CHECK_STR(sym_function(s, in[0].function)->name, "scale");
-        CHECK_EQ(in[0].line, loop);
+        CHECK_STR(sym_function(s, in[0].function)->name, "step");
+        CHECK_EQ(in[0].line, work);
+        CHECK_STR(sym_function(s, in[1].function)->name, "scale");
+        CHECK_EQ(in[1].line, in_scale);
         CHECK_EQ(f->call_line, call);
     }
     CHECK(found);
