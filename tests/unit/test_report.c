@@ -540,6 +540,26 @@ static unsigned count_lines(const char *text, const char *needle)
     return n;
 }
 
+/* profile_finish on the hostile log kind scaled by n with the event
+ * filter event: its result, the reason in err (ERR_LEN bytes). */
+static bool finish_hostile(const char *kind, uint32_t n, const char *event, char *err)
+{
+    struct profile p;
+    struct profile_options o = { .event = event };
+    struct log_test_stream s = { 0 };
+    CHECK(hostile_log_write(kind, n, &s));
+    CHECK(profile_init(&p, &o, err, ERR_LEN));
+    struct logdec *dec = malloc(sizeof(*dec));
+    logdec_init(dec, &profile_decoder_callbacks, &p);
+    logdec_feed(dec, s.data, s.len);
+    logdec_finish(dec);
+    bool ok = profile_finish(&p, event, err, ERR_LEN);
+    free(dec);
+    log_test_stream_free(&s);
+    profile_free(&p);
+    return ok;
+}
+
 /* --event without a mode suffix names the one event with that base;
  * with two such events it is refused as ambiguous, naming them. */
 TEST(event_filter_without_mode_suffix)
@@ -555,21 +575,10 @@ TEST(event_filter_without_mode_suffix)
     CHECK(text && strstr(text, "of event 'instructions:k'\n"));
     free(text);
     profile_free(&p);
-    struct profile_options o = { .event = "instructions" };
-    struct log_test_stream s = { 0 };
     char err[ERR_LEN] = "";
-    CHECK(hostile_log_write("modes", 0, &s));
-    CHECK(profile_init(&p, &o, err, sizeof(err)));
-    struct logdec *dec = malloc(sizeof(*dec));
-    logdec_init(dec, &profile_decoder_callbacks, &p);
-    logdec_feed(dec, s.data, s.len);
-    logdec_finish(dec);
-    CHECK(!profile_finish(&p, o.event, err, sizeof(err)));
+    CHECK(!finish_hostile("modes", 0, "instructions", err));
     CHECK_STR(err, "ambiguous event 'instructions' (this log has: cycles:ukh instructions:u "
                    "instructions:k)");
-    free(dec);
-    log_test_stream_free(&s);
-    profile_free(&p);
 }
 
 TEST(more_events_than_columns_need_an_event_filter)
@@ -589,20 +598,9 @@ TEST(more_events_than_columns_need_an_event_filter)
     free(text);
     profile_free(&p);
     char err[ERR_LEN];
-    struct log_test_stream s = { 0 };
-    CHECK(hostile_log_write("events", 40, &s));
-    struct profile_options o = { 0 };
-    CHECK(profile_init(&p, &o, err, sizeof(err)));
-    struct logdec *dec = malloc(sizeof(*dec));
-    logdec_init(dec, &profile_decoder_callbacks, &p);
-    logdec_feed(dec, s.data, s.len);
-    logdec_finish(dec);
-    CHECK(!profile_finish(&p, NULL, err, sizeof(err)));
+    CHECK(!finish_hostile("events", 40, NULL, err));
     CHECK_STR(err, "the log's samples name 40 events, more than the 32 one profile shows side by "
                    "side (a Vertigo session samples at most 16): choose one with --event E");
-    free(dec);
-    log_test_stream_free(&s);
-    profile_free(&p);
 }
 
 TEST(by_mode_has_a_row_for_every_vcpu)
