@@ -50,8 +50,10 @@ static bool find_runner(char *path, size_t size)
     return false;
 }
 
+/* argv (NULL-terminated, argv[0] "run") goes to the runner unchanged. */
 int cmd_run(int argc, char **argv)
 {
+    (void)argc;
     char runner[PATH_MAX];
     if (!find_runner(runner, sizeof(runner))) {
         fprintf(stderr, "vertigo run: cannot find host-tools/" RUNNER " next to this program or in "
@@ -59,7 +61,6 @@ int cmd_run(int argc, char **argv)
         return VERTIGO_EXIT_USAGE;
     }
     argv[0] = runner;
-    (void)argc;
     setenv("VERTIGO_RUN_NAME", "vertigo run", 1);   /* the runner's messages name the command */
     execv(runner, argv);
     fprintf(stderr, "vertigo run: %s: %s\n", runner, strerror(errno));

@@ -59,11 +59,12 @@ static const char *check_pixels(const struct text_pixels *px)
     return NULL;
 }
 
+/* Pixel rows y0 .. y0 + lines - 1 in the background colour. */
 static void fill_pixels(struct text_screen *s, uint32_t y0, uint32_t lines)
 {
     for (uint32_t y = y0; y < y0 + lines; y++) {
         uint8_t *p = s->base + (uint64_t)y * s->pitch;
-        for (uint32_t x = 0; x < s->cols * TEXT_CELL_WIDTH * s->scale; x++, p += s->bytes)
+        for (uint32_t x = 0; x < s->width; x++, p += s->bytes)
             for (uint32_t b = 0; b < s->bytes; b++)
                 p[b] = (uint8_t)(s->bg >> (8 * b));
     }
@@ -75,11 +76,12 @@ const char *text_screen_pixels(struct text_screen *s, void *base, const struct t
     if (why)
         return why;
     *s = (struct text_screen){ .kind = TEXT_SCREEN_PIXELS, .base = base, .pitch = px->pitch,
+                               .width = px->width, .height = px->height,
                                .bytes = px->bits / 8u, .bg = 0 };
     s->fg = full(px->red_pos, px->red_size) | full(px->green_pos, px->green_size) |
             full(px->blue_pos, px->blue_size);
     text_screen_geometry(px->width, px->height, &s->scale, &s->cols, &s->rows);
-    fill_pixels(s, 0, s->rows * TEXT_CELL_HEIGHT * s->scale);
+    fill_pixels(s, 0, s->height);
     return NULL;
 }
 

@@ -41,6 +41,7 @@ struct text_screen {
     uint32_t pitch;             /* bytes per cell row (cells) or pixel row (pixels) */
     uint32_t cols, rows;        /* characters */
     uint32_t col, row;          /* where the next character goes */
+    uint32_t width, height;     /* pixels: the whole screen */
     uint32_t scale;             /* pixels: a font dot is scale x scale pixels */
     uint32_t bytes;             /* pixels: bytes per pixel */
     uint32_t fg, bg;            /* pixels: the values written */
@@ -51,8 +52,9 @@ struct text_screen {
 bool text_screen_cells(struct text_screen *s, void *base, uint32_t cols, uint32_t rows,
                        uint32_t pitch);
 
-/* A pixel screen at base. Cleared. Returns NULL, or why the layout cannot
- * be drawn (nothing written then). */
+/* A pixel screen at base, cleared whole (also the margins no character
+ * covers). Returns NULL, or why the layout cannot be drawn (nothing
+ * written then). */
 const char *text_screen_pixels(struct text_screen *s, void *base, const struct text_pixels *px);
 
 /* The scale and the characters a width x height pixel screen holds. */

@@ -78,12 +78,16 @@ static const struct text_pixels xrgb_1024x768 = {
 TEST(pixels_draw_the_font)
 {
     struct text_pixels px = xrgb_1024x768;
-    uint8_t *mem = calloc(px.height, px.pitch);
+    uint8_t *mem = malloc((size_t)px.height * px.pitch);
     CHECK(mem != NULL);
     if (!mem)
         return;
+    memset(mem, 0x5a, (size_t)px.height * px.pitch);      /* what the firmware left */
     struct text_screen s;
     CHECK(text_screen_pixels(&s, mem, &px) == NULL);
+    uint32_t corner;                                       /* a margin no cell covers */
+    memcpy(&corner, mem + (size_t)(px.height - 1) * px.pitch + (px.width - 1) * 4, 4);
+    CHECK_EQ(corner, 0);
     CHECK_EQ(s.scale, 2);                                  /* 85 x 42 characters */
     CHECK_EQ(s.cols, 1024 / 12);
     CHECK_EQ(s.rows, 768 / 18);
