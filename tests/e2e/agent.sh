@@ -55,8 +55,9 @@ hv_report=$(awk '$1 ~ /^[0-9]+$/ && $3 == "hypervisor" { print $4 }' "$report")
     fail "agent: profile: hypervisor overflows missed" "'$missed' of $((taken + replayed))"
 [ "${hv_report:-0}" = "$hv_logged" ] && pass "agent: profile: the report's hypervisor mode has them all ($hv_report)" ||
     fail "agent: profile: the report's hypervisor mode" "'$hv_report' vs $hv_logged logged"
-# Rows of Vertigo's own functions, named from its ELF with file:line.
-hv_rows=$(grep -cE ' vertigo\.elf +\[h\] [a-z_][a-z0-9_]+  (vmm|vmx|pmu|boot)/[a-z0-9_]+\.[cS]:[0-9]+$' "$report")
+# Rows of Vertigo's own functions, named from its ELF with file:line (the
+# path joined to the directory it was compiled in).
+hv_rows=$(grep -cE ' vertigo\.elf +\[h\] [a-z_][a-z0-9_]+  (/[^ ]*/)?(vmm|vmx|pmu|boot)/[a-z0-9_]+\.[cS]:[0-9]+$' "$report")
 [ "$hv_rows" -ge 3 ] && pass "agent: profile: hypervisor samples on $hv_rows Vertigo functions with file:line" ||
     fail "agent: profile: hypervisor samples on Vertigo functions" "$(grep -m3 vertigo.elf "$report")"
 grep -qE "$KERNEL_ROW" "$report" && [ -n "$(report_samples "$report" /bin/workload hot)" ] &&
