@@ -95,17 +95,23 @@ static bool in_text(const struct guest_orc *t, uint64_t ip)
     return ip - t->text_start < t->text_end - t->text_start;
 }
 
-/* One call frame: the return address and the caller's SP and BP. */
+/* One call frame: the return address and the caller's SP and BP. The
+ * usual frame that saved BP (push %rbp first) has it just below the
+ * return address: one read for both. */
 static bool call_frame(const struct guest_orc_row *row, uint64_t cfa, struct guest_unwind_regs *r,
                        guest_read_fn read, void *ctx)
 {
-    uint64_t ra, bp;
+    uint64_t words[2];          /* saved BP, return address */
     if (row->sp_reg == GUEST_ORC_REG_SP && cfa <= r->sp)
         return false;                       /* callers' frames are higher: a loop */
-    if (!read_word(read, ctx, cfa - sizeof(uint64_t), &ra) ||
-        !caller_bp(row, r, cfa, read, ctx, &bp))
+    if (row->bp_reg == GUEST_ORC_REG_PREV_SP && row->bp_offset == -2 * (int)sizeof(uint64_t)) {
+        if (!read(ctx, cfa - sizeof(words), words, sizeof(words)))
+            return false;
+    } else if (!read_word(read, ctx, cfa - sizeof(uint64_t), &words[1]) ||
+               !caller_bp(row, r, cfa, read, ctx, &words[0])) {
         return false;
-    *r = (struct guest_unwind_regs){ .ip = ra, .sp = cfa, .bp = bp };
+    }
+    *r = (struct guest_unwind_regs){ .ip = words[1], .sp = cfa, .bp = words[0] };
     return true;
 }
 

@@ -168,8 +168,21 @@ enum guest_access guest_virt_cursor_copy(void *cursor, uint64_t gva, void *buf, 
     return GUEST_ACCESS_OK;
 }
 
+/* A stack walk reads a word or two at a time, nearly always from the
+ * page it read last: those reads take the cached page's words directly. */
 bool guest_virt_cursor_read(void *cursor, uint64_t gva, void *buf, size_t len)
 {
+    struct guest_virt_cursor *c = cursor;
+    uint64_t offset = gva & (PAGE_SIZE - 1);
+    if (c->page_host && (gva - offset) == c->page_gva && offset + len <= PAGE_SIZE &&
+        (len == sizeof(uint64_t) || len == 2 * sizeof(uint64_t))) {
+        const uint8_t *in = c->page_host + offset;
+        __builtin_memcpy(buf, in, sizeof(uint64_t));
+        if (len > sizeof(uint64_t))
+            __builtin_memcpy((uint8_t *)buf + sizeof(uint64_t), in + sizeof(uint64_t),
+                             sizeof(uint64_t));
+        return true;
+    }
     return guest_virt_cursor_copy(cursor, gva, buf, len) == GUEST_ACCESS_OK;
 }
 
