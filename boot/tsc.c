@@ -1,7 +1,7 @@
 /* TSC calibration against PIT channel 2 (Intel 8254 data sheet; the PC
  * wiring: gate = port 0x61 bit 0, OUT2 readable at port 0x61 bit 5).
  * CPUID 0x15/0x16 are not trusted: Bochs reports GHz figures there while
- * its TSC runs at the emulated instruction rate (PLATFORM.md). */
+ * its TSC runs at the emulated instruction rate (docs/platform-notes.md). */
 #include "boot/cpu.h"
 #include "boot/platform.h"
 #include "vmm/console.h"

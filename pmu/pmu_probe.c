@@ -1,5 +1,5 @@
 /* Counting probe for the architectural PMU. Bochs describes a version-4
- * PMU in CPUID 0AH but its MSRs read 0 and RDPMC returns 0 (PLATFORM.md);
+ * PMU in CPUID 0AH but its MSRs read 0 and RDPMC returns 0 (docs/platform-notes.md);
  * such a PMU is "broken" and never used. */
 #include "pmu/pmu_probe.h"
 

@@ -6,7 +6,7 @@
  * Vertigo's own NMIs (sampling PMIs and kicks) are told apart by pmu/
  * (pmu_nmi_exit, pmu/pmu_loop.h) and never reach the guest.
  *
- * Bochs quirk (PLATFORM.md): after an NMI-caused VM exit, NMIs stay
+ * Bochs quirk (docs/platform-notes.md): after an NMI-caused VM exit, NMIs stay
  * blocked in root mode until the host executes an IRET, and the guest's
  * interruptibility field claims NMI blocking. So: IRET to ourselves, and
  * clear the guest's NMI-blocking bit unless we know it is in its handler. */
