@@ -22,7 +22,7 @@ GUEST_CC      ?= gcc
 GUEST_CFLAGS  := -O2 $(WARNINGS) -I. -Iinclude
 GUEST_LDFLAGS := -static
 GUEST_PROGS   := cpuid_check devmem_probe pmu_loop pmu_bench workload jit_test \
-                 bad_symbols user_session bench_sample pmu_exact pmu_cost
+                 bad_symbols user_session bench_sample pmu_exact pmu_cost sort_nofp
 # The guest kernel module (guestlib/kmod/), built out of tree against the
 # guest kernel's headers package; the initramfs carries it as /lib/vertigo.ko.
 GUEST_KMOD    := $(GUEST_DIR)/kmod/vertigo.ko
@@ -81,6 +81,10 @@ $(GUEST_KMOD): guestlib/kmod/vertigo.c guestlib/kmod/Kbuild guestlib/kmod/vertig
 $(GUEST_DIR)/bin/workload: private GUEST_CC := clang
 $(GUEST_DIR)/bin/workload: private GUEST_CFLAGS += -fno-omit-frame-pointer \
                                                    -mno-omit-leaf-frame-pointer -g
+
+# The DWARF call-graph workload has no frame pointers, like Debian's glibc
+# it calls through (host unwinding from .eh_frame, vertigo-ctl --call-graph dwarf).
+$(GUEST_DIR)/bin/sort_nofp: private GUEST_CFLAGS += -fomit-frame-pointer
 
 $(GUEST_DIR)/bin/%: tests/guest/%.c $(GUEST_LIB) $(GUEST_LIB_HDRS)
 	@mkdir -p $(dir $@)

@@ -5,7 +5,7 @@
  *   vertigo-ctl version                print the hypercall interface version
  *   vertigo-ctl verdict pass|fail [REASON]
  *                                      report the guest's test verdict
- *   vertigo-ctl start --event LIST --period N [--hz H] [--depth D]
+ *   vertigo-ctl start --event LIST --period N [--hz H] [--depth D] [--call-graph fp|dwarf]
  *   vertigo-ctl start --hz H [--event LIST] [--depth D]
  *                                      start a sampling session (like
  *                                      opcontrol --start): every LIST event
@@ -37,6 +37,7 @@ static int usage(void)
 {
     fprintf(stderr, "usage: vertigo-ctl detect | version | verdict pass|fail [REASON]\n"
                     "       vertigo-ctl start --event LIST --period N [--hz H] [--depth D]\n"
+                    "                         [--call-graph fp|dwarf]\n"
                     "       vertigo-ctl start --hz H [--event LIST] [--depth D] | stop\n");
     return 2;
 }
@@ -136,6 +137,12 @@ static int parse_start_option(const char *opt, const char *value, struct vertigo
         if (option_number(opt, value, 0, VERTIGO_STACK_MAX, &v))
             return 2;
         s->stack_depth = (uint32_t)v;
+    } else if (!strcmp(opt, "--call-graph")) {        /* perf's name and values */
+        if (strcmp(value, "fp") && strcmp(value, "dwarf"))
+            return start_error("--call-graph %s: use fp (frame pointers) or dwarf (copy "
+                               "user stacks, unwind them on the host)", value);
+        s->flags = (s->flags & ~VERTIGO_SESSION_USER_STACK) |
+                   (!strcmp(value, "dwarf") ? VERTIGO_SESSION_USER_STACK : 0);
     }
     return 0;
 }
@@ -143,7 +150,7 @@ static int parse_start_option(const char *opt, const char *value, struct vertigo
 static int is_start_option(const char *opt)
 {
     return !strcmp(opt, "--event") || !strcmp(opt, "--period") || !strcmp(opt, "--hz") ||
-           !strcmp(opt, "--depth");
+           !strcmp(opt, "--depth") || !strcmp(opt, "--call-graph");
 }
 
 /* argv = the words after "start". Fills *s; 0 or 2 (usage error). */

@@ -29,6 +29,7 @@ struct log_stats {
     struct log_stream_header header;
     bool have_header;
     uint64_t per_type[256];
+    uint64_t per_type_bytes[256];    /* type-specific field bytes */
     struct cpu_stats cpus[LOG_MAX_CPUS];
     bool have_tsc;
     uint64_t tsc_min, tsc_max;
@@ -82,6 +83,7 @@ static void on_record(void *user, const struct logdec_record *r)
 {
     struct log_stats *s = user;
     s->per_type[r->type]++;
+    s->per_type_bytes[r->type] += r->raw_len;
     s->cpus[r->cpu].records++;
     if (!s->have_tsc || r->tsc < s->tsc_min)
         s->tsc_min = r->tsc;
@@ -117,9 +119,10 @@ static void print_types(const struct log_stats *s)
             continue;
         const char *name = logdec_type_name((uint8_t)t);
         if (name)
-            printf("  %-12s %" PRIu64 "\n", name, s->per_type[t]);
+            printf("  %-12s %" PRIu64, name, s->per_type[t]);
         else
-            printf("  type-%-7u %" PRIu64 "\n", t, s->per_type[t]);
+            printf("  type-%-7u %" PRIu64, t, s->per_type[t]);
+        printf("  (avg %.1f field bytes)\n", (double)s->per_type_bytes[t] / (double)s->per_type[t]);
     }
 }
 

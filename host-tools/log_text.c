@@ -168,6 +168,12 @@ static void put_fields(FILE *out, const struct logdec_record *r)
         put_values(out, r->u.pmu_totals.totals, r->u.pmu_totals.count);
         break;
     case LOG_REC_EVENT_DESC: put_event_desc(out, &r->u.event_desc); break;
+    case LOG_REC_USER_STACK:
+        fprintf(out, " dom=%u vcpu=%u rip=%#" PRIx64 " rsp=%#" PRIx64 " rbp=%#" PRIx64
+                " bytes=%u", r->u.user_stack.domain, r->u.user_stack.vcpu,
+                r->u.user_stack.regs[LOG_UREG_RIP], r->u.user_stack.regs[LOG_UREG_RSP],
+                r->u.user_stack.regs[LOG_UREG_RBP], r->u.user_stack.len);
+        break;
     case LOG_REC_EVENT_PERIOD:
         fprintf(out, " event=%u period=%" PRIu64, r->u.event_period.event,
                 r->u.event_period.period);

@@ -446,6 +446,7 @@ const char *logdec_type_name(uint8_t type)
         [LOG_REC_PMU_TOTALS] = "pmu-totals",
         [LOG_REC_EVENT_DESC] = "event-desc",
         [LOG_REC_EVENT_PERIOD] = "event-period",
+        [LOG_REC_USER_STACK] = "user-stack",
     };
     return type < LOG_REC_TYPE_COUNT && names[type] ? names[type] : NULL;
 }

@@ -183,6 +183,16 @@ static void parse_event_period(struct field_reader *f, struct log_event_period *
     need(f, ep->period > 0);
 }
 
+static void parse_user_stack(struct field_reader *f, struct log_user_stack *us)
+{
+    us->domain = get_u32(f);
+    us->vcpu = get_u32(f);
+    for (unsigned int i = 0; i < LOG_UREG_COUNT; i++)
+        us->regs[i] = get_u64(f);
+    us->data = get_rest(f, &us->len);
+    need(f, us->len <= LOG_USER_STACK_MAX);
+}
+
 static void parse_known(struct field_reader *f, struct logdec_record *r)
 {
     switch (r->type) {
@@ -203,6 +213,7 @@ static void parse_known(struct field_reader *f, struct logdec_record *r)
     case LOG_REC_PMU_TOTALS: parse_pmu_totals(f, &r->u.pmu_totals); break;
     case LOG_REC_EVENT_DESC: parse_event_desc(f, &r->u.event_desc); break;
     case LOG_REC_EVENT_PERIOD: parse_event_period(f, &r->u.event_period); break;
+    case LOG_REC_USER_STACK: parse_user_stack(f, &r->u.user_stack); break;
     default: break;
     }
 }

@@ -36,6 +36,15 @@ struct event_periods {
     uint64_t first, current;
 };
 
+/* The last user-stack record of a CPU: it belongs to the samples of that
+ * CPU that follow it with its domain, VCPU and RIP (the samples of one
+ * PMI; include/vertigo/log_format.h, LOG_REC_USER_STACK). */
+struct pending_user_stack {
+    bool valid;
+    struct log_user_stack us;
+    uint8_t bytes[LOG_USER_STACK_MAX];
+};
+
 struct profile_raw {
     uint64_t *arena;
     size_t arena_len, arena_cap;
@@ -50,6 +59,7 @@ struct profile_raw {
     struct event_periods *periods;   /* by index in period_map */
     size_t period_count, period_cap;
     struct keymap period_map;        /* event id -> periods */
+    struct pending_user_stack *user_stacks;     /* by CPU, allocated on the first */
 };
 
 static void *xrealloc(void *p, size_t n)
@@ -148,26 +158,67 @@ static void event_period_record(struct profile_raw *r, const struct log_event_pe
     r->periods[i].current = ep->period;
 }
 
+static void user_stack_record(struct profile_raw *r, uint16_t cpu, const struct log_user_stack *us)
+{
+    if (!r->user_stacks) {
+        r->user_stacks = xrealloc(NULL, LOG_MAX_CPUS * sizeof(*r->user_stacks));
+        for (unsigned int i = 0; i < LOG_MAX_CPUS; i++)
+            r->user_stacks[i].valid = false;
+    }
+    struct pending_user_stack *ps = &r->user_stacks[cpu % LOG_MAX_CPUS];
+    ps->valid = true;
+    ps->us = *us;
+    memcpy(ps->bytes, us->data, us->len);     /* the decoder checked len */
+    ps->us.data = ps->bytes;
+}
+
+/* The user stack copied with sample s of cpu, or NULL; a sample that does
+ * not match ends the CPU's pending copy. */
+static const struct log_user_stack *user_stack_of(struct profile_raw *r, uint16_t cpu,
+                                                  const struct log_sample *s)
+{
+    struct pending_user_stack *ps = r->user_stacks ? &r->user_stacks[cpu % LOG_MAX_CPUS] : NULL;
+    if (!ps || !ps->valid)
+        return NULL;
+    if (s->mode == LOG_MODE_GUEST_USER && s->domain == ps->us.domain && s->vcpu == ps->us.vcpu &&
+        s->rip == ps->us.regs[LOG_UREG_RIP])
+        return &ps->us;
+    ps->valid = false;
+    return NULL;
+}
+
 /* Key layout: [domain<<32|vcpu] [event<<32|jit_seq]
  * [mode|has_cr3<<8|addrs<<16|identity_seq<<32] [cr3] [period, 0: none yet]
  * addrs... The identity position is kept for every sample with a CR3 (a
  * kernel sample's CR3 names the process it interrupted too). */
-static void sample_record(struct profile *p, const struct log_sample *s, uint64_t tsc)
+static void sample_record(struct profile *p, const struct log_sample *s, uint16_t cpu, uint64_t tsc)
 {
     uint64_t key[KEY_MAX_WORDS];
     uint32_t jit_seq = s->mode == LOG_MODE_GUEST_USER ? sym_jit_seq_at(p->sym, s->domain, tsc) : 0;
     uint32_t depth = s->depth;       /* the decoder checked it: <= LOG_STACK_MAX */
+    const uint64_t *stack = s->stack;
     key[0] = (uint64_t)s->domain << 32 | s->vcpu;
     key[1] = (uint64_t)s->event << 32 | jit_seq;
     bool guest = s->mode != LOG_MODE_HYPERVISOR && s->has_cr3;
     uint32_t identity_seq = guest ? sym_identity_seq_at(p->sym, tsc) : 0;
+    const struct log_user_stack *us = user_stack_of(p->raw, cpu, s);
+    uint64_t unwound[LOG_STACK_MAX];
+    if (us) {                        /* DWARF unwinding replaces the frame-pointer chain */
+        struct sym_where w = { .domain = s->domain, .mode = s->mode, .has_cr3 = s->has_cr3,
+                               .cr3 = s->cr3, .jit_seq = jit_seq, .identity_seq = identity_seq };
+        unsigned int n = sym_unwind_user(p->sym, &w, us, unwound, LOG_STACK_MAX);
+        if (n) {
+            stack = unwound;
+            depth = n;
+        }
+    }
     key[2] = s->mode | (uint64_t)s->has_cr3 << 8 | (uint64_t)(depth + 1) << 16 |
              (uint64_t)identity_seq << 32;
     key[3] = s->has_cr3 ? s->cr3 : 0;
     const struct event_periods *ep = periods_of(p->raw, s->event);
     key[4] = ep ? ep->current : 0;
     key[KEY_FIXED_WORDS] = s->rip;
-    memcpy(&key[KEY_FIXED_WORDS + 1], s->stack, depth * sizeof(s->stack[0]));
+    memcpy(&key[KEY_FIXED_WORDS + 1], stack, depth * sizeof(stack[0]));
     raw_add(p->raw, key, KEY_FIXED_WORDS + 1 + depth);
     p->raw_samples++;
 }
@@ -226,7 +277,9 @@ void profile_record(void *user, const struct logdec_record *r)
 {
     struct profile *p = user;
     if (r->type == LOG_REC_SAMPLE)
-        sample_record(p, &r->u.sample, r->tsc);
+        sample_record(p, &r->u.sample, r->cpu, r->tsc);
+    else if (r->type == LOG_REC_USER_STACK)
+        user_stack_record(p->raw, r->cpu, &r->u.user_stack);
     else if (r->type == LOG_REC_SYMBOLS)
         sym_add_record(p->sym, &r->u.symbols, r->tsc);
     else if (r->type == LOG_REC_EVENT_DESC)
@@ -488,6 +541,7 @@ void profile_free(struct profile *p)
         free(p->raw->names);
         free(p->raw->frames);
         free(p->raw->periods);
+        free(p->raw->user_stacks);
         keymap_free(&p->raw->period_map);
         free(p->raw);
     }

@@ -4,7 +4,7 @@
 # and the report benchmark. Fixture programs and the capture generator:
 # tests/fixtures/profile/.
 REPORT_SRCS := host-tools/symbolize.c host-tools/sym_sets.c host-tools/sym_user.c \
-               host-tools/sym_elf.c host-tools/sym_dwarf.c host-tools/keymap.c host-tools/range_index.c \
+               host-tools/sym_elf.c host-tools/sym_dwarf.c host-tools/sym_unwind.c host-tools/keymap.c host-tools/range_index.c \
                host-tools/guest_root.c host-tools/profile.c host-tools/profile_cli.c \
                host-tools/cmd_report.c host-tools/report_rows.c host-tools/cmd_export.c host-tools/export_pprof.c \
                host-tools/export_folded.c host-tools/export_csv.c
@@ -66,6 +66,9 @@ unit_report_SRCS := tests/unit/test_report.c $(REPORT_TEST_SRCS)
 unit_report_LIBS := $(REPORT_LIBS)
 unit_symbolize_SRCS := tests/unit/test_symbolize.c $(REPORT_TEST_SRCS)
 unit_symbolize_LIBS := $(REPORT_LIBS)
+UNIT_TESTS += unwind
+unit_unwind_SRCS := tests/unit/test_unwind.c $(REPORT_TEST_SRCS)
+unit_unwind_LIBS := $(REPORT_LIBS)
 $(BUILD)/unit/report $(BUILD)/unit/symbolize: | $(PROFILE_FIXTURE_ELFS)
 # The command line shared by report and export, on the log fixtures.
 UNIT_TESTS += profile_cli

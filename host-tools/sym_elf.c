@@ -312,3 +312,13 @@ void sym_elf_free(struct symbolizer *s)
     free(s->warnings);
     keymap_free(&s->warned);
 }
+
+bool sym_elf_guest_file_ok(int fd, char *why, size_t len)
+{
+    return elf_well_formed(fd, why, len);
+}
+
+void *sym_elf_guest_dwfl(void)
+{
+    return dwfl_begin(&guest_callbacks);
+}

@@ -133,8 +133,12 @@ struct sym_indexes {
     uint32_t *idents_sorted;             /* identity indexes by (domain, CR3, index) */
 };
 
+struct sym_unwinder;                     /* host-tools/sym_unwind.c */
+
 struct symbolizer {
     struct sym_options opts;
+    struct sym_unwinder *unwinders;      /* DWARF unwinding: one per process */
+    size_t unwinder_count, unwinder_cap;
     int root_fd;                         /* --guest-root, or -1 */
     const char **strings;
     size_t string_count, string_cap;
@@ -210,6 +214,13 @@ void sym_load_kallsyms(struct symbolizer *s, struct ktable *k, char *text, size_
 
 /* sym_user.c */
 void sym_resolve_user(struct symbolizer *s, const struct sym_where *w, struct sym_frame *f);
+/* The process whose executable mapping holds addr, for a sample at w (as
+ * sym_resolve_user picks it), or NULL. */
+const struct process *sym_user_process(struct symbolizer *s, const struct sym_where *w,
+                                       uint64_t addr);
+
+/* sym_unwind.c */
+void sym_unwinders_free(struct symbolizer *s);
 void sym_user_free(struct symbolizer *s);
 void seq_push(struct seq_stack *st, uint64_t tsc, uint32_t seq);
 uint32_t seq_at(const struct seq_stack *st, uint64_t tsc);
@@ -225,6 +236,12 @@ int sym_elf_open_guest(struct symbolizer *s, const char *path, uint64_t base, ui
 void sym_elf_lookup(struct symbolizer *s, int idx, uint64_t addr, uint64_t image_off,
                     struct sym_frame *f);
 bool sym_elf_build_id(const struct symbolizer *s, int idx, uint8_t out[LOG_BUILD_ID_SIZE]);
+/* Whether fd holds a well-formed ELF file (libelf and libdw can read it
+ * without trusting its offsets); if not, why. */
+bool sym_elf_guest_file_ok(int fd, char *why, size_t len);
+/* A new Dwfl (Dwfl *) for guest files: no other file is ever looked for
+ * (no host debuginfo, no build-id search); NULL if libdwfl fails. */
+void *sym_elf_guest_dwfl(void);
 void sym_elf_free(struct symbolizer *s);
 
 /* sym_dwarf.c */

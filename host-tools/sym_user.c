@@ -268,6 +268,14 @@ static bool resolve_jit(struct symbolizer *s, const struct sym_where *w, const s
     return true;
 }
 
+const struct process *sym_user_process(struct symbolizer *s, const struct sym_where *w,
+                                       uint64_t addr)
+{
+    build_indexes(s);
+    const struct map_ref *ref = pick_process(s, w, addr);
+    return ref ? &s->procs[ref->proc] : NULL;
+}
+
 void sym_resolve_user(struct symbolizer *s, const struct sym_where *w, struct sym_frame *f)
 {
     build_indexes(s);

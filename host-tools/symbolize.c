@@ -430,6 +430,7 @@ void sym_destroy(struct symbolizer *s)
 {
     if (!s)
         return;
+    sym_unwinders_free(s);
     sym_elf_free(s);
     sym_sets_free(s);
     sym_user_free(s);

@@ -148,6 +148,15 @@ const char *sym_warning(const struct symbolizer *s, size_t i);
  * before tsc (0: none). */
 uint32_t sym_jit_seq_at(const struct symbolizer *s, uint32_t domain, uint64_t tsc);
 
+/* The callers of a guest user-mode sample at w unwound from the user
+ * registers and stack bytes copied with it (host-tools/sym_unwind.c: the
+ * DWARF call-frame information of the process's ELF files under
+ * --guest-root, elfutils' unwinder): return addresses, innermost first,
+ * at most max into out; 0 when the process, its files or their CFI are
+ * unknown. */
+unsigned int sym_unwind_user(struct symbolizer *s, const struct sym_where *w,
+                             const struct log_user_stack *us, uint64_t *out, unsigned int max);
+
 /* Resolves addr sampled at where; returns a frame id (stable, cached). */
 uint32_t sym_resolve(struct symbolizer *s, const struct sym_where *where, uint64_t addr);
 

@@ -24,6 +24,7 @@
 #include "boot/percpu_step.h"
 #include "pmu/pmu.h"
 #include "pmu/pmu_hw.h"
+#include "vertigo/log_format.h"
 
 struct vcpu;
 
@@ -49,6 +50,12 @@ uint64_t pmu_arch_guest_syscall_entry(const struct vcpu *v);
  * many. NMI-safe. */
 unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rbp, bool kernel,
                                   unsigned int depth, uint64_t *out);
+/* With a guest user-mode sample: the user registers of the last exit
+ * (RIP, RSP, RBP, RBX, R12-R15) into us->regs and up to max bytes of the
+ * user stack from RSP into buf, read with user-mode rights and stopping
+ * at the first unreadable page (us->data = buf, us->len). NMI-safe. */
+void pmu_arch_guest_user_stack(struct vcpu *v, struct log_user_stack *us, uint8_t *buf,
+                               uint32_t max);
 /* TSC at v's last VM exit. */
 uint64_t pmu_arch_exit_tsc(const struct vcpu *v);
 

@@ -26,6 +26,7 @@ struct sampler_stats {
     uint64_t spurious_nmis;     /* NMIs neither Vertigo's nor a guest's to take */
     uint64_t reflected_nmis;    /* NMIs in root mode queued for the guest */
     uint64_t kicks;             /* NMIs sent to make a VCPU take a new session */
+    uint64_t user_stacks;       /* user-stack records written with user samples */
 };
 
 /* What the NMI path costs: TSC cycles from the PMI being raised (software

@@ -28,6 +28,7 @@ struct vcpu_pmu {
     uint32_t sample_mask;           /* bit i: ctx counter i samples on overflow */
     uint32_t sample_generation;     /* session generation applied to this VCPU */
     uint32_t stack_depth;           /* return addresses per sample */
+    bool user_stack;                /* copy user registers and stack with user samples */
     uint64_t timer_ticks;           /* timer sampling: guest ticks per sample, 0: off */
 };
 

@@ -63,6 +63,21 @@ SAMPLE_INLINE void record_guest_stack(struct pmu_cpu *c, struct vcpu *v, struct 
     }
 }
 
+/* With a user-mode sample of a session copying user stacks: the user
+ * registers and stack bytes, written before the sample records they
+ * belong to (include/vertigo/log_format.h, LOG_REC_USER_STACK). */
+static void record_user_stack(struct pmu_cpu *c, struct vcpu *v)
+{
+    static uint8_t bytes[MAX_CPUS][LOG_USER_STACK_MAX];
+    struct log_user_stack us = { .domain = v->domain->id, .vcpu = v->id };
+    struct log_ring *ring = log_hv_ring();
+    pmu_arch_guest_user_stack(v, &us, bytes[v->cpu % MAX_CPUS], LOG_USER_STACK_MAX);
+    if (ring && log_emit_user_stack(ring, pmu_arch_tsc(), &us))
+        c->stats.user_stacks++;
+    else
+        c->stats.samples_dropped++;
+}
+
 /* The guest state of the last exit: where the guest stood (the software
  * backend stops the guest exactly at the overflow point). */
 SAMPLE_INLINE void record_guest(struct pmu_cpu *c, struct vcpu *v, uint32_t mask, bool measured)
@@ -78,6 +93,8 @@ SAMPLE_INLINE void record_guest(struct pmu_cpu *c, struct vcpu *v, uint32_t mask
     s.cr3 = pmu_arch_guest_cr3(v);
     if (v->pmu.stack_depth)
         record_guest_stack(c, v, &s, cpl == KERNEL_CPL, measured);
+    if (v->pmu.user_stack && cpl != KERNEL_CPL)
+        record_user_stack(c, v);
     emit_per_event(c, &s, mask);
 }
 

@@ -59,6 +59,7 @@ static void apply_session(struct vcpu *v)
     const struct vertigo_session *p = &sess.params;
     bool ok = sample_apply(v, on && !timer ? p->events : NULL, p->period);
     v->pmu.stack_depth = on && ok ? p->stack_depth : 0;
+    v->pmu.user_stack = on && ok && (p->flags & VERTIGO_SESSION_USER_STACK);
     v->pmu.timer_ticks = timer ? sess.timer_ticks : 0;
     spin_unlock(&sess.lock);
     if (v->pmu.timer_ticks)
@@ -90,8 +91,9 @@ static void describe(const struct vertigo_session *s, const char *who)
         printk("sample: session started by %s: timer at %u Hz of guest time, stack depth %u\n",
                who, s->timer_hz, s->stack_depth);
     else
-        printk("sample: session started by %s: %s every %lu events, stack depth %u\n", who,
-               s->events, s->period, s->stack_depth);
+        printk("sample: session started by %s: %s every %lu events, stack depth %u%s\n", who,
+               s->events, s->period, s->stack_depth,
+               (s->flags & VERTIGO_SESSION_USER_STACK) ? ", user stacks copied" : "");
 }
 
 /* The session's samples can be taken on this run, else why not (printed). */
@@ -169,7 +171,7 @@ static void start_from_cmdline(void)
 {
     const char *cmdline = hv_cmdline();
     struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI };
-    uint64_t hz = 0, depth = 0;
+    uint64_t hz = 0, depth = 0, user_stack = 0;
     bool events = cmdline_get(cmdline, "sample.events", s.events, sizeof(s.events));
     if (read_u64(cmdline, "sample.hz", &hz))
         s.flags |= VERTIGO_SESSION_TIMER;
@@ -177,6 +179,8 @@ static void start_from_cmdline(void)
         return;
     read_u64(cmdline, "sample.period", &s.period);
     read_u64(cmdline, "sample.depth", &depth);
+    if (read_u64(cmdline, "sample.user_stack", &user_stack) && user_stack)
+        s.flags |= VERTIGO_SESSION_USER_STACK;
     s.timer_hz = clamp32(hz);
     s.stack_depth = clamp32(depth);
     if (hypercall_session_check(&s)) {

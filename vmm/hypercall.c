@@ -100,7 +100,8 @@ int64_t hypercall_session_check(const struct vertigo_session *s)
 {
     bool timer = (s->flags & VERTIGO_SESSION_TIMER) != 0;
     size_t events_len = strnlen(s->events, sizeof(s->events));
-    if (s->abi_version != VERTIGO_SESSION_ABI || (s->flags & ~VERTIGO_SESSION_TIMER))
+    if (s->abi_version != VERTIGO_SESSION_ABI ||
+        (s->flags & ~(VERTIGO_SESSION_TIMER | VERTIGO_SESSION_USER_STACK)))
         return -VERTIGO_EINVAL;
     if (s->stack_depth > VERTIGO_STACK_MAX || events_len == sizeof(s->events))
         return -VERTIGO_EINVAL;

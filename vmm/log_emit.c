@@ -62,3 +62,8 @@ bool log_emit_event_period(struct log_ring *ring, uint64_t tsc, const struct log
 {
     LOG_EMIT_BODY(ring, tsc, LOG_REC_EVENT_PERIOD, log_encode_event_period, ep);
 }
+
+bool log_emit_user_stack(struct log_ring *ring, uint64_t tsc, const struct log_user_stack *us)
+{
+    LOG_EMIT_BODY(ring, tsc, LOG_REC_USER_STACK, log_encode_user_stack, us);
+}

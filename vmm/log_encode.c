@@ -139,6 +139,17 @@ size_t log_encode_symbols(uint8_t *out, const struct log_symbols *sym)
     return (size_t)(put_bytes(p, sym->data, sym->len) - out);
 }
 
+size_t log_encode_user_stack(uint8_t *out, const struct log_user_stack *us)
+{
+    if (us->len > LOG_USER_STACK_MAX)
+        return 0;
+    uint8_t *p = put_varint(out, us->domain);
+    p = put_varint(p, us->vcpu);
+    for (unsigned int i = 0; i < LOG_UREG_COUNT; i++)
+        p = put_varint64(p, us->regs[i]);
+    return (size_t)(put_bytes(p, us->data, us->len) - out);
+}
+
 size_t log_encode_config(uint8_t *out, const struct log_config *cfg)
 {
     if (cfg->len == 0 || cfg->len > LOG_TEXT_MAX)

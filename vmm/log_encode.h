@@ -35,6 +35,7 @@ size_t log_encode_loss(uint8_t *out, const struct log_loss *loss);
 size_t log_encode_pmu_totals(uint8_t *out, const struct log_pmu_totals *pt);
 size_t log_encode_event_desc(uint8_t *out, const struct log_event_desc *ed);
 size_t log_encode_event_period(uint8_t *out, const struct log_event_period *ep);
+size_t log_encode_user_stack(uint8_t *out, const struct log_user_stack *us);
 
 /* What a stream header says, besides the constant fields. */
 struct log_stream_info {

@@ -7,6 +7,8 @@
 
 #include "boot/cpu.h"
 #include "vmm/guest_stack.h"
+#include "vmm/mem.h"
+#include "vmm/page_alloc.h"
 #include "vmm/msr.h"
 #include "vmm/vcpu.h"
 #include "vmx/apic_guard.h"
@@ -64,6 +66,33 @@ unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rbp, bool kernel,
     guest_virt_cursor_init(&cursor, v);
     return guest_stack_sample(&v->domain->kernel_unwind, &start, kernel, depth,
                               guest_virt_cursor_read, &cursor, out);
+}
+
+void pmu_arch_guest_user_stack(struct vcpu *v, struct log_user_stack *us, uint8_t *buf,
+                               uint32_t max)
+{
+    const struct guest_regs *g = &v->regs;
+    struct guest_virt_cursor cursor;
+    uint64_t rsp = vmcs_read(VMCS_GUEST_RSP);
+    uint64_t regs[LOG_UREG_COUNT] = {
+        [LOG_UREG_RIP] = vmcs_read(VMCS_GUEST_RIP), [LOG_UREG_RSP] = rsp,
+        [LOG_UREG_RBP] = g->rbp, [LOG_UREG_RBX] = g->rbx, [LOG_UREG_R12] = g->r12,
+        [LOG_UREG_R13] = g->r13, [LOG_UREG_R14] = g->r14, [LOG_UREG_R15] = g->r15,
+    };
+    memcpy(us->regs, regs, sizeof(regs));
+    guest_virt_cursor_init(&cursor, v);
+    cursor.user = true;
+    uint32_t len = 0;
+    while (len < max) {         /* page by page: stop at the first unreadable one */
+        uint64_t at = rsp + len;
+        uint32_t chunk = (uint32_t)(PAGE_SIZE - (at & (PAGE_SIZE - 1)));
+        chunk = chunk < max - len ? chunk : max - len;
+        if (!guest_virt_cursor_read(&cursor, at, buf + len, chunk))
+            break;
+        len += chunk;
+    }
+    us->data = buf;
+    us->len = len;
 }
 
 uint64_t pmu_arch_exit_tsc(const struct vcpu *v)

@@ -87,6 +87,9 @@
 /* HC_SESSION_START argument (all fields little-endian, 8-byte aligned). */
 #define VERTIGO_SESSION_ABI         1u
 #define VERTIGO_SESSION_TIMER       (1u << 0)   /* sample on a timer, not on events */
+#define VERTIGO_SESSION_USER_STACK  (1u << 1)   /* copy user registers and stack bytes
+                                                   with user-mode samples (host DWARF
+                                                   unwinding, like perf -g dwarf) */
 #define VERTIGO_SESSION_EVENTS_MAX  256u
 #define VERTIGO_STACK_MAX           32u
 

@@ -112,7 +112,8 @@ enum log_record_type {
     LOG_REC_PMU_TOTALS = 9,   /* PMU counter totals of one VCPU */
     LOG_REC_EVENT_DESC = 10,  /* name and code of an event id */
     LOG_REC_EVENT_PERIOD = 11, /* what one sample of an event id stands for */
-    LOG_REC_TYPE_COUNT = 12,  /* one past the last known type */
+    LOG_REC_USER_STACK = 12,  /* user registers and stack bytes of the next samples */
+    LOG_REC_TYPE_COUNT = 13,  /* one past the last known type */
 };
 
 #define LOG_VARINT_MAX       10u    /* bytes of a 64-bit LEB128 varint */
@@ -122,6 +123,7 @@ enum log_record_type {
 #define LOG_EVENTS_MAX       16u    /* events in an interval or totals record */
 #define LOG_SWCOUNTERS_MAX   32u    /* counters in a snapshot */
 #define LOG_TEXT_MAX         1000u  /* bytes of text in one record */
+#define LOG_USER_STACK_MAX   896u   /* user stack bytes in one user-stack record */
 
 enum log_mode {
     LOG_MODE_HYPERVISOR   = 0,
@@ -273,6 +275,26 @@ struct log_event_period {
 #define LOG_EVENT_CODE_VALUE(code) ((code) & ((1ull << LOG_EVENT_CODE_SHIFT) - 1))
 
 /* The value of any record, by type (decoders and tests hold one). */
+/* A copy of the user stack from RSP up and the registers a DWARF (CFI)
+ * unwinder starts from, taken with a guest user-mode sample (the session's
+ * VERTIGO_SESSION_USER_STACK): written just before the sample record(s)
+ * of the same PMI on the same CPU, it belongs to the following samples of
+ * that CPU with the same domain, VCPU and RIP (as perf's
+ * --call-graph dwarf records PERF_SAMPLE_REGS_USER and _STACK_USER). */
+enum log_user_reg {
+    LOG_UREG_RIP, LOG_UREG_RSP, LOG_UREG_RBP, LOG_UREG_RBX,
+    LOG_UREG_R12, LOG_UREG_R13, LOG_UREG_R14, LOG_UREG_R15,
+    LOG_UREG_COUNT,
+};
+
+struct log_user_stack {
+    uint32_t domain;
+    uint32_t vcpu;
+    uint64_t regs[LOG_UREG_COUNT];
+    const uint8_t *data;     /* the bytes at regs[LOG_UREG_RSP] and up */
+    uint32_t len;            /* <= LOG_USER_STACK_MAX */
+};
+
 union log_record_value {
     struct log_console console;
     struct log_sample sample;
@@ -285,6 +307,7 @@ union log_record_value {
     struct log_pmu_totals pmu_totals;
     struct log_event_desc event_desc;
     struct log_event_period event_period;
+    struct log_user_stack user_stack;
 };
 
 #endif

@@ -15,9 +15,9 @@ cd "$(dirname "$0")/../.."
 
 GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=agent,jit,badinput"
 
-[ -n "$AGENT_REUSE" ] || run_linux agent 0 "$GUEST,profile vertigo.profile_event=instructions:ukh vertigo.agent=1" \
+[ -n "$AGENT_REUSE" ] || run_linux agent 0 "$GUEST,dwarf,profile vertigo.profile_event=instructions:ukh vertigo.agent=1" \
     --platform bochs --timeout 900 --cmdline "console=com2 log=e9"
-for s in agent jit badinput profile; do
+for s in agent jit badinput dwarf profile; do
     expect_line agent "$s scenario" "^VERTIGO-GUEST: $s: PASS$"
 done
 expect_no_unknown_nmi agent
@@ -94,6 +94,21 @@ read -r under total <<<"$(awk '/pipe_write/ { t += $NF
     pass "agent: profile: $under of $total pipe_write samples under main;...;write (>= 95 %)" ||
     fail "agent: profile: pipe_write samples under the workload's user frames" \
         "$under of $total: $(grep -m2 pipe_write "$folded")"
+
+# User stacks through code without frame pointers (the dwarf scenario:
+# /bin/sort_nofp's qsort callback, --call-graph dwarf; its session runs
+# before profile's, whose event name its event id takes): the copied user
+# stacks unwound on the host from the binary's DWARF CFI give the whole
+# chain main;...;qsort;...;cmp, as a frame-pointer walk cannot.
+read -r chained leafs <<<"$(awk '/(^|;)cmp [0-9]+$/ { t += $NF
+    if ($0 ~ /(^|;)main;([^;]*;)*[^;]*qsort[^;]*;([^;]*;)*cmp [0-9]+$/) c += $NF }
+    END { print c + 0, t + 0 }' "$folded")"
+[ "$leafs" -gt 0 ] && [ $((chained * 100)) -ge $((leafs * 90)) ] &&
+    pass "agent: dwarf: $chained of $leafs cmp samples under main;...;qsort;... (>= 90 %)" ||
+    fail "agent: dwarf: cmp samples under main;...;qsort" "$chained of $leafs: $(grep -m2 'cmp [0-9]*$' "$folded")"
+grep -qE ' user-stack dom=0 vcpu=[0-9]+ rip=0x[0-9a-f]+ rsp=0x7ff[0-9a-f]+ rbp=0x[0-9a-f]+ bytes=[1-9]' "$decoded" &&
+    pass "agent: dwarf: user-stack records in the log" ||
+    fail "agent: dwarf: user-stack records" "none in $decoded"
 
 # From the boot stub to the VCPU loop, under Vertigo's process name (the
 # functions between depend on what LTO inlined, shown as NAME_[i]; static

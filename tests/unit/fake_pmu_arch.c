@@ -64,6 +64,19 @@ unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rbp, bool kernel,
     return n;
 }
 
+/* A user stack of max bytes, each its offset from RSP. */
+void pmu_arch_guest_user_stack(struct vcpu *v, struct log_user_stack *us, uint8_t *buf,
+                               uint32_t max)
+{
+    (void)v;
+    memset(us->regs, 0, sizeof(us->regs));
+    us->regs[LOG_UREG_RIP] = fake.rip;
+    for (uint32_t i = 0; i < max; i++)
+        buf[i] = (uint8_t)i;
+    us->data = buf;
+    us->len = max;
+}
+
 void pmu_arch_timer_request(struct vcpu *v, enum pmu_timer t, uint64_t ticks)
 {
     (void)v;

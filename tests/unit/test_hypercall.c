@@ -244,6 +244,11 @@ TEST(session_start_and_stop)
                                  .flags = VERTIGO_SESSION_TIMER, .timer_hz = 1000 };
     CHECK_EQ(start_with(&t, 0), 0);
     CHECK_EQ(fake.starts, 2);
+    /* user stacks copied with the samples (perf's --call-graph dwarf) */
+    CHECK_EQ(call(VERTIGO_HC_SESSION_STOP, 0, 0), 42);
+    s.flags = VERTIGO_SESSION_USER_STACK;
+    CHECK_EQ(start_with(&s, 0), 0);
+    CHECK_EQ(fake.last_session.flags, VERTIGO_SESSION_USER_STACK);
 }
 
 TEST(session_control_is_kernel_only)
@@ -286,7 +291,7 @@ TEST(session_fields_are_validated)
 #define REFUSED(field_change) do { s = good_session(); field_change; \
         CHECK_EQ(start_with(&s, 0), (uint64_t)-VERTIGO_EINVAL); } while (0)
     REFUSED(s.abi_version = 2);
-    REFUSED(s.flags = 1u << 1);
+    REFUSED(s.flags = 1u << 2);
     REFUSED(s.period = 0);
     REFUSED(s.period = (1ull << 48) + 1);
     REFUSED(s.stack_depth = VERTIGO_STACK_MAX + 1);

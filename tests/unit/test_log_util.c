@@ -212,6 +212,14 @@ static void random_fields(uint64_t *rng, struct log_test_value *v)
         v->u.event_period.event = rand_u32(rng);
         v->u.event_period.period = rand_num(rng) | 1;
         break;
+    case LOG_REC_USER_STACK:
+        v->u.user_stack.domain = rand_u32(rng);
+        v->u.user_stack.vcpu = rand_u32(rng);
+        for (unsigned int i = 0; i < LOG_UREG_COUNT; i++)
+            v->u.user_stack.regs[i] = rand_num(rng);
+        v->u.user_stack.len = rand_text(rng, v->text, LOG_USER_STACK_MAX);
+        v->u.user_stack.data = v->text;
+        break;
     }
 }
 
@@ -220,7 +228,7 @@ void log_test_random_value(uint64_t *rng, uint64_t *tsc, struct log_test_value *
     static const uint8_t types[] = {
         LOG_REC_CONSOLE, LOG_REC_SAMPLE, LOG_REC_SAMPLE, LOG_REC_SAMPLE, LOG_REC_INTERVAL,
         LOG_REC_SWCOUNTERS, LOG_REC_LIFECYCLE, LOG_REC_SYMBOLS, LOG_REC_CONFIG,
-        LOG_REC_PMU_TOTALS, LOG_REC_EVENT_DESC, LOG_REC_EVENT_PERIOD,
+        LOG_REC_PMU_TOTALS, LOG_REC_EVENT_DESC, LOG_REC_EVENT_PERIOD, LOG_REC_USER_STACK,
     };
     memset(v, 0, offsetof(struct log_test_value, text));
     v->type = types[log_test_rand(rng) % sizeof(types)];
@@ -298,6 +306,12 @@ static void example_fields(struct log_test_value *v)
     case LOG_REC_EVENT_PERIOD:
         v->u.event_period = (struct log_event_period){ .event = 1, .period = 100003 };
         break;
+    case LOG_REC_USER_STACK:
+        v->u.user_stack = (struct log_user_stack){ .domain = 1, .vcpu = 0,
+            .regs = { 0x401234, 0x7ffffffde100, 0, 7, 0x4c0000, 1, 2, 3 } };
+        set_text(v, "\x10\x12\x40\x00\x00\x00\x00\x00 stack bytes",
+                 (const char **)&v->u.user_stack.data, &v->u.user_stack.len);
+        break;
     }
 }
 
@@ -322,6 +336,7 @@ bool log_test_emit(struct log_ring *ring, const struct log_test_value *v)
     case LOG_REC_PMU_TOTALS: return log_emit_pmu_totals(ring, v->tsc, &v->u.pmu_totals);
     case LOG_REC_EVENT_DESC: return log_emit_event_desc(ring, v->tsc, &v->u.event_desc);
     case LOG_REC_EVENT_PERIOD: return log_emit_event_period(ring, v->tsc, &v->u.event_period);
+    case LOG_REC_USER_STACK: return log_emit_user_stack(ring, v->tsc, &v->u.user_stack);
     default:                 return false;   /* LOSS is written by the ring itself */
     }
 }
@@ -409,6 +424,12 @@ static bool same_fields(const struct log_test_value *v, const struct log_test_va
     case LOG_REC_EVENT_PERIOD:
         return a->event_period.event == b->event_period.event &&
                a->event_period.period == b->event_period.period;
+    case LOG_REC_USER_STACK:
+        return a->user_stack.domain == b->user_stack.domain &&
+               a->user_stack.vcpu == b->user_stack.vcpu &&
+               !memcmp(a->user_stack.regs, b->user_stack.regs, sizeof(a->user_stack.regs)) &&
+               same_text((const char *)a->user_stack.data, a->user_stack.len,
+                         (const char *)b->user_stack.data, b->user_stack.len);
     default:
         return false;
     }
@@ -436,6 +457,8 @@ static const void *rebind_text(struct log_test_value *v, uint32_t *len)
                              v->u.config.text = (const char *)v->text; break;
     case LOG_REC_EVENT_DESC: old = v->u.event_desc.name; *len = v->u.event_desc.len;
                              v->u.event_desc.name = (const char *)v->text; break;
+    case LOG_REC_USER_STACK: old = v->u.user_stack.data; *len = v->u.user_stack.len;
+                             v->u.user_stack.data = v->text; break;
     }
     return old;
 }

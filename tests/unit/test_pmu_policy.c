@@ -207,6 +207,47 @@ TEST(soft_samples_carry_the_guest_stack)
     end_run();
 }
 
+/* A session copying user stacks (--call-graph dwarf) writes a user-stack
+ * record just before each user sample, kernel samples none. */
+TEST(user_samples_carry_a_copy_of_the_user_stack_before_them)
+{
+    struct vcpu *v = start_run("pmu=soft", false);
+    struct vertigo_session sess = { .abi_version = VERTIGO_SESSION_ABI, .period = 10,
+                                    .flags = VERTIGO_SESSION_USER_STACK };
+    snprintf(sess.events, sizeof(sess.events), "instructions");
+    if (!CHECK_EQ(pmu_hypercalls(v)->sampling->start(v, &sess), 0))
+        return;
+    pmu_before_entry(v);
+    fake.rip = 0x401234;
+    guest_runs(v, CPL_USER, 10);
+    fake.cpl = CPL_USER;
+    CHECK(pmu_nmi_root(&(struct trap_frame){ .rip = 0x201000 }));
+    guest_runs(v, CPL_KERNEL, 10);
+    fake.cpl = CPL_KERNEL;
+    CHECK(pmu_nmi_root(&(struct trap_frame){ .rip = 0x201000 }));
+    struct log_test_stream st = { 0 };
+    struct log_test_decoded d = { 0 };
+    log_test_stream_header(&st, 1);
+    log_test_drain(&st, &fake.ring, 4096);
+    log_test_decode(st.data, st.len, 0, &d);
+    unsigned int types[4] = { 0 }, n = 0;
+    for (size_t i = 0; i < d.count; i++)
+        if (n < 4 && (d.values[i].type == LOG_REC_SAMPLE || d.values[i].type == LOG_REC_USER_STACK))
+            types[n++] = d.values[i].type;
+    CHECK_EQ(n, 3);
+    CHECK_EQ(types[0], LOG_REC_USER_STACK);
+    CHECK_EQ(types[1], LOG_REC_SAMPLE);
+    CHECK_EQ(types[2], LOG_REC_SAMPLE);
+    if (d.count && d.values[0].type == LOG_REC_USER_STACK) {
+        CHECK_EQ(d.values[0].u.user_stack.regs[LOG_UREG_RIP], 0x401234);
+        CHECK_EQ(d.values[0].u.user_stack.len, LOG_USER_STACK_MAX);
+        CHECK_EQ(d.values[0].u.user_stack.data[100], 100);
+    }
+    log_test_decoded_free(&d);
+    log_test_stream_free(&st);
+    end_run();
+}
+
 /* A counting session next to the sampled event keeps its counts across the
  * re-programming, and its overflows (pmu.period) are counted, not sampled. */
 TEST(counting_session_is_kept_and_never_sampled)

@@ -1,0 +1,19 @@
+# Call-stack benchmark, `make bench`: the NMI path's cost of walking guest
+# call stacks per frame -- guest kernel stacks through the kernel's ORC
+# tables (crossing into the interrupted process's user stack) and user
+# stacks by frame pointers -- at depth 16, and log bytes per sample (one
+# Bochs boot of the demonstration workload with the guest agent).
+BENCH_TARGETS += bench-kstack
+# Optimised (-O2), no sanitizers: callgrind counts it.
+BENCH_KSTACK_HARNESS := $(BUILD)/bench/bench_kstack_harness
+bench_kstack_harness_SRCS := tests/bench/bench_kstack_harness.c vmm/guest_orc.c \
+                             vmm/guest_orc_table.c vmm/guest_stack.c vmm/hypercall.c \
+                             vmm/guest_pt.c vmm/format.c vmx/guest_mem.c vmx/ept.c vmx/vmx_caps.c
+
+$(BENCH_KSTACK_HARNESS): $(patsubst %,$(BUILD)/tool/%.o,$(bench_kstack_harness_SRCS))
+	@mkdir -p $(dir $@)
+	$(Q)$(HOST_CC) $^ -o $@
+
+.PHONY: bench-kstack
+bench-kstack: $(BENCH_KSTACK_HARNESS) hv guest $(BUILD)/vertigo
+	$(Q)BUILD=$(BUILD) ./tests/bench/bench_kstack.sh

@@ -1,0 +1,118 @@
+#!/bin/bash
+# Call-stack benchmark. First the walk alone: callgrind counts the
+# instructions of a 16-deep kernel sample's walk on a host harness
+# (tests/bench/bench_kstack_harness.c: Vertigo's ORC walk and checked
+# guest-memory cursor over a synthetic guest behind a real EPT). Then one
+# Bochs boot (clock sync=none: one TSC cycle is one emulated instruction)
+# with the guest agent, which declares the kernel's ORC tables, running
+# the dwarf scenario (user stacks copied with each user sample) and the
+# main job's profile scenario (the demonstration workload: user loops,
+# then pipe round trips that keep the kernel busy) sampling
+# instructions:uk with call stacks of depth 16. Vertigo measures the stack
+# walk of one PMI in 16 (pmu/sample_nmi.c: "sample: cpu N: kernel call
+# stacks: ... avg C cycles per walk, F per frame"); this prints, per mode,
+# the instructions per walk and per frame against the targets (<= 60 per
+# frame, <= 400 for a whole walk of a 16-deep sample), the share of kernel
+# samples whose chain reaches user code, and the log bytes per sample with
+# and without the user-stack copy. Figures are reported, never enforced; a
+# boot that fails or a line that is missing fails the benchmark.
+#
+# usage: BUILD=build tests/bench/bench_kstack.sh
+#   env: BENCH_IPS (default 50000000), BENCH_TIMEOUT (wall seconds, default 900)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+BUILD=${BUILD:-build}
+OUT="$BUILD/bench/kstack"
+IPS=${BENCH_IPS:-50000000}
+TIMEOUT=${BENCH_TIMEOUT:-900}
+DEPTH=16
+TARGET_FRAME=60
+TARGET_WALK=400
+HV_OPTS="console=com2 log=e9 pmu=auto"
+GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=dwarf,profile"
+GUEST="$GUEST vertigo.agent=1 vertigo.profile_event=instructions:uk"
+
+die() { echo "bench-kstack: FAILED: $*" >&2; exit 1; }
+
+for f in "$BUILD/vertigo.elf" "$BUILD/guest/vmlinuz" "$BUILD/guest/initrd.cpio.gz" "$BUILD/vertigo"; do
+    [ -f "$f" ] || die "missing $f (run: make BUILD=$BUILD hv guest $BUILD/vertigo)"
+done
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+# ---- 1. The walk alone, counted by callgrind on the host harness ----------
+HARNESS="$BUILD/bench/bench_kstack_harness"
+WALKS=1000
+[ -x "$HARNESS" ] || die "missing $HARNESS (run: make BUILD=$BUILD $HARNESS)"
+valgrind --tool=callgrind --callgrind-out-file="$OUT/harness.callgrind" --toggle-collect=sample_walk \
+    "$HARNESS" "$WALKS" >"$OUT/harness.stdout" 2>"$OUT/harness.stderr" ||
+    die "callgrind on $HARNESS failed: see $OUT/harness.stderr"
+ir=$(sed -nE 's/^==[0-9]+== Collected : ([0-9]+)$/\1/p' "$OUT/harness.stderr")
+read -r _ walks _ frames < "$OUT/harness.stdout"
+[ -n "$ir" ] && [ "${walks:-0}" = "$WALKS" ] && [ "${frames:-0}" -gt 0 ] ||
+    die "no callgrind total or walk count (see $OUT/harness.stderr, $OUT/harness.stdout)"
+awk -v ir="$ir" -v w="$walks" -v f="$frames" -v tf="$TARGET_FRAME" -v tw="$TARGET_WALK" 'BEGIN {
+    pw = ir / w; pf = ir / f
+    printf "bench-kstack: host harness (callgrind, -O2): a %d-deep kernel sample (12 ORC frames, the syscall entry, 3 user frames; 2 stack pages)\n", f / w
+    printf "              %.0f instructions per walk (target <= %d: %s), %.1f per frame (target <= %d: %s)\n", pw, tw, pw <= tw ? "met" : "MISSED", pf, tf, pf <= tf ? "met" : "MISSED"
+}'
+callgrind_annotate "$OUT/harness.callgrind" 2>/dev/null |
+    awk -v w="$walks" '$1 ~ /^[0-9,]+$/ && /:/ { fn = ""
+        for (i = 2; i <= NF; i++) if ($i ~ /:/) fn = $i
+        if (fn == "") next
+        gsub(",", "", $1); n = split(fn, p, ":")
+        printf "              %6.0f per walk in %s\n", $1 / w, p[n] }' | head -8
+
+# ---- 2. The whole NMI path in Bochs ----------------------------------------
+echo "bench-kstack: one Bochs boot (ips $IPS) with the agent: the dwarf scenario (instructions:u, --call-graph dwarf)"
+echo "              then the main job's profile scenario (instructions:uk, period 10007, depth $DEPTH)"
+"$BUILD/vertigo" run --platform bochs --ips "$IPS" --timeout "$TIMEOUT" --quiet \
+    --elf "$BUILD/vertigo.elf" --cmdline "$HV_OPTS" --kernel "$BUILD/guest/vmlinuz" \
+    --initrd "$BUILD/guest/initrd.cpio.gz" --guest-cmdline "$GUEST" --out "$OUT/run" \
+    2>"$OUT/runner.txt" || die "the boot failed: $(tail -3 "$OUT/runner.txt")"
+for s in dwarf profile; do
+    tr -d '\r' < "$OUT/run/serial.txt" | grep -q "^VERTIGO-GUEST: $s: PASS$" ||
+        die "the $s scenario did not pass (see $OUT/run/serial.txt)"
+done
+com2=$(tr -d '\r' < "$OUT/run/com2.txt")
+echo "$com2" | grep -q '^sample: domain [0-9]*: kernel ORC tables' ||
+    die "the agent declared no kernel ORC tables (see $OUT/run/com2.txt)"
+
+# walk_cost MODE: "WALKS FRAMES CYCLES" summed over the CPUs.
+walk_cost() {
+    echo "$com2" | sed -nE "s/^sample: cpu [0-9]+: $1 call stacks: ([0-9]+) walks measured, ([0-9]+) frames, avg ([0-9]+) cycles per walk, .*/\1 \2 \3/p" |
+        awk '{ w += $1; f += $2; c += $1 * $3 } END { printf "%d %d %d\n", w, f, c }'
+}
+for mode in kernel user; do
+    read -r walks frames cycles <<<"$(walk_cost $mode)"
+    [ "$walks" -gt 0 ] || die "no measured $mode walk ('sample: cpu N: $mode call stacks' in $OUT/run/com2.txt)"
+    awk -v m="$mode" -v w="$walks" -v f="$frames" -v c="$cycles" -v tf="$TARGET_FRAME" \
+        -v tw="$TARGET_WALK" -v d="$DEPTH" 'BEGIN {
+        pf = f ? c / f : 0; pw = c / w
+        printf "bench-kstack: %s stacks: %d walks measured, %.1f frames per walk, %.0f instructions per walk, %.1f per frame\n", m, w, f / w, pw, pf
+        if (m == "kernel")
+            printf "              targets: <= %d per frame (%s), <= %d for a %d-deep walk (%.0f at %.1f frames: %s)\n", tf, pf <= tf ? "met" : "MISSED", tw, d, pf * d, f / w, pf * d <= tw ? "met" : "MISSED"
+    }'
+done
+
+"$BUILD/vertigo" decode "$OUT/run/debugcon.txt" >"$OUT/decode.txt" 2>"$OUT/decode.err" ||
+    die "vertigo decode: $(head -2 "$OUT/decode.err")"
+awk '/ sample .*mode=guest-kernel/ {
+        k++; n = 0
+        for (i = 1; i <= NF; i++) if ($i ~ /^stack=/) n = split(substr($i, 7), st, ",")
+        for (j = 1; j <= n; j++) if (st[j] !~ /^0xffff/) { u++; break }
+     }
+     END { printf "bench-kstack: %d kernel samples, %d (%.1f %%) with a chain reaching user code\n", k, u, k ? 100 * u / k : 0 }' "$OUT/decode.txt"
+# Log bytes per sample: a record is its fields plus the type byte, the
+# length varint and the TSC delta (about 4 bytes).
+"$BUILD/vertigo" stats "$OUT/run/debugcon.txt" >"$OUT/stats.txt" 2>&1 ||
+    die "vertigo stats failed: $(head -2 "$OUT/stats.txt")"
+read -r samples sample_bytes <<<"$(sed -nE 's/^  sample +([0-9]+)  \(avg ([0-9.]+) field bytes\)$/\1 \2/p' "$OUT/stats.txt")"
+read -r stacks stack_bytes <<<"$(sed -nE 's/^  user-stack +([0-9]+)  \(avg ([0-9.]+) field bytes\)$/\1 \2/p' "$OUT/stats.txt")"
+[ -n "$samples" ] && [ -n "$stacks" ] || die "no sample or user-stack records in $OUT/stats.txt"
+awk -v n="$samples" -v b="$sample_bytes" -v k="$stacks" -v sb="$stack_bytes" 'BEGIN {
+    printf "bench-kstack: log bytes per sample: %.1f without the user-stack copy (%d sample records),\n", b + 4, n
+    printf "              %.1f more with it (%d user-stack records of at most %d stack bytes: %.0f per user sample)\n", sb + 4, k, 896, b + sb + 8
+}'
+echo "bench-kstack: captures in $OUT"

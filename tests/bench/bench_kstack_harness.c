@@ -1,0 +1,251 @@
+/* Host harness for `make bench-kstack`: the NMI path's guest call-stack
+ * walk, counted by callgrind. A guest behind a real EPT (vmx/ept.c) with
+ * its own 4-level page tables, read through Vertigo's checked cursor
+ * (vmx/guest_mem.c), and a synthetic kernel: ORC tables in the Linux 6.1
+ * layout copied by vmm/guest_orc_table.c, a kernel stack of 12 call
+ * frames (half of them saving the caller's RBP) under a system call's
+ * pt_regs at the top of the stack, and a user stack of 3 frame-pointer
+ * frames, each stack in one page (two page walks per sample): a
+ * 16-deep sample (12 kernel return addresses, the user RIP, 3 user ones),
+ * as pmu_arch_guest_stack walks it.
+ *
+ *   bench_kstack_harness N     walks the sample N times (checking each
+ *                              result), prints "walks N frames F"
+ * Exit status 1 if a walk does not give the expected chain. */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "vmm/guest_orc.h"
+#include "vmm/guest_stack.h"
+#include "vmm/vcpu.h"
+#include "vmx/ept.h"
+#include "vmx/guest_mem.h"
+#include "vmx/vmx_ops.h"
+
+#define PAGE          4096ull
+#define REGION_PAGES  64u
+#define POOL_PAGES    32u
+#define KSTACK_VA     0xffffc90000010000ull     /* 4 pages, like THREAD_SIZE */
+#define USTACK_VA     0x00007ffffffde000ull     /* 2 pages */
+#define KTEXT         0xffffffff81000000ull
+#define UTEXT         0x401000ull
+#define KERNEL_FRAMES 12u
+#define USER_FRAMES   3u
+#define DEPTH         (KERNEL_FRAMES + 1 + USER_FRAMES)
+#define FRAME_BYTES   0x90u                      /* each call frame's size */
+#define CR0_PG        (1ull << 31)
+#define PTE_RW        3ull                       /* present, writable */
+#define PTE_USER      7ull
+
+static uint8_t *region, *pool;
+static unsigned int pool_used;
+static struct domain dom;
+
+void vmx_instruction_failed(const char *insn, uint64_t operand, int status, void *caller)
+{
+    fprintf(stderr, "unexpected %s(%#lx) status %d from %p\n", insn, operand, status, caller);
+    abort();
+}
+
+static uint64_t pool_alloc(void *ctx)
+{
+    (void)ctx;
+    return pool_used < POOL_PAGES ? (uint64_t)(uintptr_t)(pool + pool_used++ * PAGE) : 0;
+}
+
+static void *identity(void *ctx, uint64_t pa)
+{
+    (void)ctx;
+    return (void *)(uintptr_t)pa;
+}
+
+static void *map32(size_t pages)
+{
+    void *p = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+    if (p == MAP_FAILED) {
+        perror("mmap(MAP_32BIT)");
+        exit(1);
+    }
+    return p;
+}
+
+static uint64_t gpa(unsigned int page)
+{
+    return (uint64_t)(uintptr_t)region + page * PAGE;
+}
+
+static uint64_t *table(unsigned int page)
+{
+    return (uint64_t *)(region + page * PAGE);
+}
+
+/* Maps `pages` pages at va to RAM pages from `data` on, with the tables at
+ * pdpt, pd, pt (PML4 is page 0); each level's tables in its own page, as a
+ * kernel's are, so a walk reads four different pages. */
+static void map(uint64_t va, unsigned int pages, unsigned int data, unsigned int pdpt,
+                unsigned int pd, unsigned int pt, uint64_t flags)
+{
+    table(0)[(va >> 39) & 511] = gpa(pdpt) | flags;
+    table(pdpt)[(va >> 30) & 511] = gpa(pd) | flags;
+    table(pd)[(va >> 21) & 511] = gpa(pt) | flags;
+    for (unsigned int i = 0; i < pages; i++)
+        table(pt)[((va >> 12) + i) & 511] = gpa(data + i) | flags;
+}
+
+static void build_guest(void)
+{
+    struct vmx_ept_caps caps = { .ept = true, .walk_4level = true, .memtype_wb = true,
+                                 .memtype_uc = true, .page_2m = true };
+    struct ept_page_source src = { pool_alloc, identity, NULL };
+    region = map32(REGION_PAGES);
+    pool = map32(POOL_PAGES);
+    dom.vcpu_count = 1;
+    dom.vcpus[0].domain = &dom;
+    if (ept_init(&dom.vmx.ept, &src, &caps) != EPT_OK ||
+        ept_map(&dom.vmx.ept, gpa(0), gpa(0), REGION_PAGES * PAGE, EPT_RWX, EPT_MT_WB) != EPT_OK) {
+        fprintf(stderr, "bench_kstack_harness: EPT set-up failed\n");
+        exit(1);
+    }
+    map(KSTACK_VA, 4, 20, 1, 2, 3, PTE_RW);
+    map(USTACK_VA, 2, 30, 4, 5, 6, PTE_USER);
+}
+
+static uint8_t *kstack(uint64_t va)
+{
+    return region + 20 * PAGE + (va - KSTACK_VA);
+}
+
+static uint8_t *ustack(uint64_t va)
+{
+    return region + 30 * PAGE + (va - USTACK_VA);
+}
+
+static void put(uint8_t *p, uint64_t v)
+{
+    memcpy(p, &v, sizeof(v));
+}
+
+/* ---- The synthetic kernel's ORC tables (Linux 6.1 layout) ---------------- */
+
+#define ORC_IP_VA  0xffffffff82000000ull
+#define ORC_VA     0xffffffff82100000ull
+#define ENTRIES    (2 * KERNEL_FRAMES + 1)
+#define ENTRY_VA   (KTEXT + 0x100000)
+
+static int32_t orc_ip[ENTRIES];
+static uint8_t orc[ENTRIES][6];
+
+static void orc_entry(unsigned int i, uint64_t ip, int16_t sp_off, unsigned int sp_reg,
+                      int16_t bp_off, unsigned int bp_reg, unsigned int type)
+{
+    orc_ip[i] = (int32_t)(int64_t)(ip - (ORC_IP_VA + 4ull * i));
+    memcpy(&orc[i][0], &sp_off, 2);
+    memcpy(&orc[i][2], &bp_off, 2);
+    orc[i][4] = (uint8_t)(sp_reg | bp_reg << 4);
+    orc[i][5] = (uint8_t)type;
+}
+
+static enum guest_access table_copy(void *ctx, uint64_t va, void *buf, size_t len)
+{
+    (void)ctx;
+    if (va >= ORC_IP_VA && va + len <= ORC_IP_VA + sizeof(orc_ip))
+        memcpy(buf, (uint8_t *)orc_ip + (va - ORC_IP_VA), len);
+    else if (va >= ORC_VA && va + len <= ORC_VA + sizeof(orc))
+        memcpy(buf, (uint8_t *)orc + (va - ORC_VA), len);
+    else
+        return GUEST_ACCESS_UNMAPPED;
+    return GUEST_ACCESS_OK;
+}
+
+static void *heap(size_t bytes)
+{
+    return malloc(bytes);
+}
+
+/* Function f at KTEXT + f * 0x1000: its first byte (nothing pushed yet)
+ * and its body: a FRAME_BYTES frame, odd functions with the caller's RBP
+ * pushed first (bp saved at CFA - 16). The system call entry's rule at
+ * ENTRY_VA: pt_regs at SP. */
+static void build_tables(struct guest_kernel_unwind *ku)
+{
+    for (unsigned int f = 0; f < KERNEL_FRAMES; f++) {
+        uint64_t fn = KTEXT + f * 0x1000ull;
+        orc_entry(2 * f, fn, 8, 5, 0, 0, 0);
+        orc_entry(2 * f + 1, fn + 1, FRAME_BYTES, 5, (f & 1) ? -16 : 0, (f & 1) ? 1 : 0, 0);
+    }
+    orc_entry(ENTRIES - 1, ENTRY_VA, 0, 5, 0, 0, 1);
+    struct vertigo_kernel_orc a = {
+        .abi_version = VERTIGO_KERNEL_ORC_ABI, .format = VERTIGO_ORC_LINUX_V1,
+        .text_start = KTEXT, .text_end = KTEXT + 0x200000, .ip_table = ORC_IP_VA,
+        .orc_table = ORC_VA, .count = ENTRIES,
+    };
+    if (guest_kernel_unwind_declare(ku, &a, table_copy, NULL, heap) != 0) {
+        fprintf(stderr, "bench_kstack_harness: the ORC declaration was refused\n");
+        exit(1);
+    }
+}
+
+/* Function f's frame returns into function f + 1; the last one into the
+ * entry code, whose pt_regs sit at the top of the stack. Returns the SP
+ * of the innermost frame. */
+static uint64_t build_stacks(void)
+{
+    uint64_t regs = KSTACK_VA + 4 * PAGE - 168;         /* sizeof(struct pt_regs) */
+    uint64_t sp = regs - KERNEL_FRAMES * FRAME_BYTES;
+    for (unsigned int f = 0; f < KERNEL_FRAMES; f++) {
+        uint64_t cfa = sp + (f + 1) * FRAME_BYTES;
+        uint64_t ret = f + 1 < KERNEL_FRAMES ? KTEXT + (f + 1) * 0x1000ull + 0x40 : ENTRY_VA + 0x10;
+        put(kstack(cfa - 8), ret);
+        put(kstack(cfa - 16), 0x1234);                  /* a saved RBP */
+    }
+    uint64_t ubp = USTACK_VA + PAGE + 0x100;
+    put(kstack(regs + 32), ubp);                        /* bp */
+    put(kstack(regs + 128), UTEXT + 0x500);             /* ip */
+    put(kstack(regs + 136), 0x33);                      /* cs: user */
+    put(kstack(regs + 152), ubp - 0x40);                /* sp */
+    for (unsigned int i = 0; i < USER_FRAMES; i++) {
+        uint64_t fp = ubp + i * 0x40;
+        put(ustack(fp), i + 1 < USER_FRAMES ? fp + 0x40 : 0);
+        put(ustack(fp + 8), UTEXT + 0x100 * (i + 1));
+    }
+    return sp;
+}
+
+/* One sample's walk, as vmx/vmx_pmu_arch.c's pmu_arch_guest_stack does it. */
+static __attribute__((noinline)) unsigned int sample_walk(const struct guest_unwind_regs *start,
+                                                          uint64_t *out)
+{
+    struct guest_virt_cursor c;
+    guest_virt_cursor_setup(&c, &dom.vcpus[0], CR0_PG, gpa(0), 0);
+    return guest_stack_sample(&dom.kernel_unwind, start, true, DEPTH, guest_virt_cursor_read,
+                              &c, out);
+}
+
+int main(int argc, char **argv)
+{
+    unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 0;
+    if (!n) {
+        fprintf(stderr, "usage: bench_kstack_harness N\n");
+        return 2;
+    }
+    build_guest();
+    build_tables(&dom.kernel_unwind);
+    struct guest_unwind_regs start = { .ip = KTEXT + 0x20, .sp = build_stacks(), .bp = 0x5678 };
+    uint64_t out[DEPTH];
+    unsigned long frames = 0;
+    for (unsigned long i = 0; i < n; i++) {
+        unsigned int d = sample_walk(&start, out);
+        if (d != DEPTH || out[KERNEL_FRAMES] != UTEXT + 0x500 || out[DEPTH - 1] != UTEXT + 0x300) {
+            fprintf(stderr, "bench_kstack_harness: walk %lu gave %u frames\n", i, d);
+            return 1;
+        }
+        frames += d;
+    }
+    printf("walks %lu frames %lu\n", n, frames);
+    return 0;
+}
