@@ -18,7 +18,7 @@
 #define DEBUG_PORT 0xe9
 #define COM1_PORT  0x3f8
 
-static struct console_config config = { .uart_port = COM1_PORT, .debug_port = true };
+static struct console_config config = { .uart_ports = { COM1_PORT }, .debug_port = true };
 static con_record_sink_fn *record_sink;
 
 /* con_lock keeps lines apart. A CPU marks itself in con_inside before it
@@ -31,16 +31,18 @@ static bool con_inside[MAX_CPUS];   /* written by its own CPU only */
 void con_init(const struct console_config *cfg)
 {
     config = *cfg;
-    if (config.uart_port && !uart_init(config.uart_port))
-        config.uart_port = 0;
+    for (unsigned int i = 0; i < CONSOLE_UARTS_MAX; i++)
+        if (config.uart_ports[i] && !uart_init(config.uart_ports[i]))
+            config.uart_ports[i] = 0;
 }
 
 void con_release_port(uint16_t port)
 {
     if (port == DEBUG_PORT)
         config.debug_port = false;
-    if (port && port == config.uart_port)
-        config.uart_port = 0;
+    for (unsigned int i = 0; i < CONSOLE_UARTS_MAX; i++)
+        if (port && port == config.uart_ports[i])
+            config.uart_ports[i] = 0;
 }
 
 void con_set_record_sink(con_record_sink_fn *sink)
@@ -48,19 +50,22 @@ void con_set_record_sink(con_record_sink_fn *sink)
     __atomic_store_n(&record_sink, sink, __ATOMIC_RELEASE);
 }
 
-uint16_t con_uart_port(void)
+uint16_t con_uart_port(unsigned int i)
 {
-    return config.uart_port;
+    return i < CONSOLE_UARTS_MAX ? config.uart_ports[i] : 0;
 }
 
 static void con_putc(char c)
 {
     if (config.debug_port)
         outb(DEBUG_PORT, (uint8_t)c);
-    if (config.uart_port) {
+    for (unsigned int i = 0; i < CONSOLE_UARTS_MAX; i++) {
+        uint16_t port = config.uart_ports[i];
+        if (!port)
+            continue;
         if (c == '\n')
-            uart_putc(config.uart_port, '\r');
-        uart_putc(config.uart_port, c);
+            uart_putc(port, '\r');
+        uart_putc(port, c);
     }
     screen_console_putc(c);
 }

@@ -7,8 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define CONSOLE_UARTS_MAX 2
+
 struct console_config {
-    uint16_t uart_port;     /* 0: no serial console */
+    uint16_t uart_ports[CONSOLE_UARTS_MAX];  /* serial consoles; 0: none */
     bool debug_port;        /* also write to port 0xE9 */
 };
 
@@ -34,12 +36,12 @@ typedef void con_record_sink_fn(const char *text, size_t len);
  * print. */
 void con_set_record_sink(con_record_sink_fn *sink);
 
-/* Stops raw text on `port` (0xE9 or the serial console's UART) because
+/* Stops raw text on `port` (0xE9 or a serial console's UART) because
  * the binary profiling log owns it now; other ports are ignored. Console
  * text then reaches that port only inside log records. */
 void con_release_port(uint16_t port);
 
-/* Channel currently used for the serial console (0 if none). */
-uint16_t con_uart_port(void);
+/* The i-th serial console's UART (i < CONSOLE_UARTS_MAX; 0 if none). */
+uint16_t con_uart_port(unsigned int i);
 
 #endif

@@ -29,12 +29,17 @@ static bool take_word(const char *w, struct console_choice *c, char *why, size_t
         fmt_snprintf(why, why_size, "unknown console '%s' (com1, com2, a UART port, vga, fb, none)", w);
         return false;
     }
-    if (c->uart_port && c->uart_port != port) {
-        fmt_snprintf(why, why_size, "'%s' would be a second serial console (one at a time)", w);
-        return false;
+    for (unsigned int i = 0; i < CONSOLE_UARTS_MAX; i++) {
+        if (c->uart_ports[i] == port)
+            return true;
+        if (!c->uart_ports[i]) {
+            c->uart_ports[i] = (uint16_t)port;
+            return true;
+        }
     }
-    c->uart_port = (uint16_t)port;
-    return true;
+    fmt_snprintf(why, why_size, "'%s' would be serial console number %u (at most %u)", w,
+                 CONSOLE_UARTS_MAX + 1, CONSOLE_UARTS_MAX);
+    return false;
 }
 
 bool console_option_parse(const char *value, struct console_choice *out, char *why,

@@ -126,7 +126,7 @@ __attribute__((noreturn)) void linux_domain_run(const struct boot_info *bi,
     load_kernel(bi);
 
     struct acpi_pm_ports pm = acpi_pm_ports(bi->rsdp);
-    io_policy_init(con_uart_port(), pm.pm1a_cnt, pm.pm1b_cnt);
+    io_policy_init(con_uart_port(0), pm.pm1a_cnt, pm.pm1b_cnt);
     if (!vmx_config_init() || !vmx_cpu_enable())
         fail("VT-x set-up failed", "see the message above");
     if (!vmx_domain_init(&dom0, &guest_map, hidden, nhidden))

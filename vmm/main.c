@@ -34,7 +34,7 @@ static struct page_allocator page_allocator;
 static const char *const known_options[] = {
     "console", "debugcon", "guest", "selftest", "pmu", "log",
     "pmu.events", "pmu.step", "pmu.period", "pmu.traps",
-    "sample.events", "sample.period", "sample.depth", "sample.hz", NULL,
+    "sample.events", "sample.period", "sample.depth", "sample.hz", "sample.user_stack", NULL,
 };
 
 static const char *mem_type_name(uint32_t type)
@@ -73,7 +73,8 @@ static void console_from_cmdline(const char *cmdline, const struct boot_info *bi
     char value[64], why[96] = "";
     bool bad = cmdline_get(cmdline, "console", value, sizeof(value)) &&
                !console_option_parse(value, &choice, why, sizeof(why));
-    struct console_config cfg = { .uart_port = choice.uart_port, .debug_port = true };
+    struct console_config cfg = { .debug_port = true };
+    memcpy(cfg.uart_ports, choice.uart_ports, sizeof(cfg.uart_ports));
     if (cmdline_get(cmdline, "debugcon", value, sizeof(value)))
         cfg.debug_port = strcmp(value, "off") != 0;
     con_init(&cfg);

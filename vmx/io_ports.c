@@ -4,6 +4,7 @@
 
 #include "boot/cpu.h"
 #include "boot/platform.h"
+#include "vmm/console.h"
 #include "vmm/log_hv.h"
 #include "vmm/virtio_console.h"
 #include "vmx/io_policy.h"
@@ -39,6 +40,9 @@ void io_ports_discover(void)
 
     if (log.kind == LOG_DRAIN_SERIAL)
         io_policy_own(log.port, LOG_DRAIN_UART_PORTS);
+    for (unsigned int i = 1; i < CONSOLE_UARTS_MAX; i++)   /* io_policy_init has the first */
+        if (con_uart_port(i))
+            io_policy_own(con_uart_port(i), LOG_DRAIN_UART_PORTS);
     if (log.kind == LOG_DRAIN_VIRTIO && virtio_console_device(&hw))
         io_policy_hide_pci(hw.bdf, hw.io_base, hw.io_size, inl(PCI_PORT_CONFIG_ADDRESS));
     if (platform_is_emulator())

@@ -1,6 +1,7 @@
 /* The real I/O ports behind vmx/io_policy.c, and the ports Vertigo learns
- * at start-up that the policy must own (the log's UART, the hidden log
- * device, the emulators' panic ports). Hypervisor only. */
+ * at start-up that the policy must own (the log's UART, a second console
+ * UART, the hidden log device, the emulators' panic ports). Hypervisor
+ * only. */
 #ifndef VMX_IO_PORTS_H
 #define VMX_IO_PORTS_H
 

@@ -18,9 +18,10 @@ expect_line bochs-report "TSC calibrated (50 MHz = ips)" '^tsc: (50\.0[0-9]{2}|4
 expect_line bochs-report "verdict" '^VERTIGO-END: PASS'
 
 # Under QEMU the console also goes to the screen (console=vga on the BIOS
-# boot, console=fb on the UEFI one), which --screen saves at the verdict.
+# boot, console=fb on the UEFI one), which --screen saves at the verdict;
+# the BIOS boot has a second UART too (COM2).
 for fw in qemu-tcg qemu-tcg-efi; do
-    screen=vga
+    screen=com2,vga
     [ "$fw" = qemu-tcg-efi ] && screen=fb
     start=$(date +%s)
     run_vertigo "$fw-novmx" 3 --platform "$fw" --timeout 60 --screen --cmdline "console=com1,$screen"
@@ -35,6 +36,8 @@ expect_line qemu-tcg-efi-novmx "UEFI boot: RSDP from the new tag" '^boot: ACPI R
 
 # The refusal people can see: the VGA text memory (BIOS) and the pixels
 # of the framebuffer (UEFI), read back with the font (screen-text).
+expect_in qemu-tcg-novmx com2.txt "the second UART (console=com1,com2,vga): the refusal" \
+    '^vertigo: cannot run: this is not an Intel CPU'
 "$BUILD/screen-text" vga "$E2E_OUT/qemu-tcg-novmx/vga-text.bin" >"$E2E_OUT/qemu-tcg-novmx/vga-text.txt"
 expect_in qemu-tcg-novmx vga-text.txt "VGA text screen: the console says where it is" \
     '^console: on the VGA text screen \(80 x 25 characters\) *$'

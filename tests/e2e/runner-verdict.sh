@@ -73,8 +73,8 @@ run_dir default qemu-tcg 37 "log=e9"
 put default serial.txt 'VERTIGO-END: NO-VMX (no VT-x)\r\n'
 judged default "the default console is COM1" 3 'VERTIGO-END: NO-VMX \(no VT-x\)'
 
-# console= lists: the UART among the screens; a word Vertigo does not
-# know, or two UARTs, leave its default (COM1).
+# console= lists: the UARTs among the screens; a word Vertigo does not
+# know, or a third UART, leave its default (COM1).
 run_dir screens-com2 bochs 0 "console=vga,com2,fb log=e9"
 put screens-com2 serial.txt 'VERTIGO-END: PASS (forged by the guest)\r\n'
 put screens-com2 com2.txt 'VERTIGO-END: FAIL (on COM2)\r\n'
@@ -83,8 +83,18 @@ run_dir screen-only bochs 0 "console=vga"
 put screen-only serial.txt 'VERTIGO-END: PASS (forged by the guest)\r\n'
 judged screen-only "console=vga: no UART, port 0xE9 only" 4 "verdict line on Vertigo's console \(debugcon.txt\)"
 run_dir two-uarts bochs 0 "console=com2,com1 log=e9"
-put two-uarts serial.txt 'VERTIGO-END: FAIL (COM1, the fallback)\r\n'
-judged two-uarts "console=com2,com1: Vertigo falls back to COM1" 1 'VERTIGO-END: FAIL \(COM1, the fallback\)'
+put two-uarts serial.txt 'VERTIGO-END: PASS (on COM1)\r\n'
+put two-uarts com2.txt 'VERTIGO-END: PASS (on COM1)\r\n'
+judged two-uarts "console=com2,com1: both UARTs are Vertigo's and agree" 0 'VERTIGO-END: PASS \(on COM1\)'
+run_dir two-uarts-one bochs 0 "console=com2,com1 log=e9"
+put two-uarts-one serial.txt 'VERTIGO-END: PASS (on COM1 only)\r\n'
+judged two-uarts-one "console=com2,com1: the line on one UART is enough (a UART that does not answer is off)" 0 'VERTIGO-END: PASS \(on COM1 only\)'
+put two-uarts-one com2.txt 'VERTIGO-END: FAIL (on COM2)\r\n'
+judged two-uarts-one "console=com2,com1: the two UARTs disagree: FAIL" 1 "Vertigo's channels disagree: FAIL"
+run_dir three-uarts bochs 0 "console=com2,0x3e8,com1 log=e9"
+put three-uarts serial.txt 'VERTIGO-END: FAIL (COM1, the fallback)\r\n'
+put three-uarts com2.txt 'VERTIGO-END: PASS (forged by the guest)\r\n'
+judged three-uarts "console= with three UARTs: Vertigo falls back to COM1" 1 'VERTIGO-END: FAIL \(COM1, the fallback\)'
 
 run_dir agree bochs 0 ""
 put agree serial.txt 'VERTIGO-END: FAIL (panic)\r\n'
