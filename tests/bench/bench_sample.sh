@@ -160,8 +160,8 @@ awk -v t="${ticks[cycles]}" -v b="$base" -v target="$TARGET_RATIO" -v i="$IPS" -
 }'
 echo "bench-sample: (ticks/sample: (loop ticks - loop ticks without a session) / $samples_per_run samples per"
 echo "              run = the window's guest ticks / period. NMI path/PMI and recording: averaged over the whole"
-echo "              boot ('sample: cpu N:' in com2.txt), whose samples are mostly guest-kernel ones: the guest"
-echo "              kernel has no frame pointers, so their walks stop at once, while every loop sample walks"
+echo "              boot ('sample: cpu N:' in com2.txt), whose samples are mostly guest-kernel ones: no agent"
+echo "              declares the kernel's ORC tables here, so they carry no stack, while every loop sample walks"
 echo "              9 frames -- the loop's ticks/sample is the figure for a 9-deep user stack. cycles-step"
 echo "              also pays the software PMU's exit every pmu.step (10000) ticks, which hardware does not)"
 echo "bench-sample: PMIs, samples logged, dropped over each whole boot:"
