@@ -5,11 +5,12 @@
  * occurrences (samples times their period, as perf's event count); one
  * sample per distinct sample with string labels domain, vcpu, mode, comm
  * (and event, with several) and the numeric label pid (unit "pid"); one
- * mapping per image, the profiled program's first (the image of the most
- * user samples: pprof takes the first mapping as the main binary), with
- * its GNU build id and whether its functions, files and lines are known;
- * one location per resolved address (leaf first in a sample), with one
- * line per function inlined there, and one function per symbol. Compressed with zlib (gzip). */
+ * mapping per image, the profiled program's first (the ELF image of the
+ * most user samples: pprof takes the first mapping as the main binary),
+ * with its GNU build id and whether its functions, files, lines and
+ * inlined functions are known; one location per resolved address (leaf
+ * first in a sample), with one line per function inlined there, and one
+ * function per symbol. Compressed with zlib (gzip). */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -27,7 +28,7 @@ enum { SAMPLE_LOCATION_ID = 1, SAMPLE_VALUE = 2, SAMPLE_LABEL = 3 };
 enum { LABEL_KEY = 1, LABEL_STR = 2, LABEL_NUM = 3, LABEL_NUM_UNIT = 4 };
 enum { MAPPING_ID = 1, MAPPING_START = 2, MAPPING_LIMIT = 3, MAPPING_OFFSET = 4,
        MAPPING_FILENAME = 5, MAPPING_BUILD_ID = 6, MAPPING_HAS_FUNCTIONS = 7,
-       MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9 };
+       MAPPING_HAS_FILENAMES = 8, MAPPING_HAS_LINE_NUMBERS = 9, MAPPING_HAS_INLINE_FRAMES = 10 };
 enum { LOCATION_ID = 1, LOCATION_MAPPING_ID = 2, LOCATION_ADDRESS = 3, LOCATION_LINE = 4 };
 enum { LINE_FUNCTION_ID = 1, LINE_LINE = 2 };
 enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FILENAME = 4,
@@ -240,10 +241,10 @@ static void put_sample(struct pb *b, const struct profile *p, const struct profi
 }
 
 /* What pprof may take from an image's locations. */
-enum { KNOWS_FUNCTIONS = 1, KNOWS_FILES = 2, KNOWS_LINES = 4 };
+enum { KNOWS_FUNCTIONS = 1, KNOWS_FILES = 2, KNOWS_LINES = 4, KNOWS_INLINES = 8 };
 
-/* Per image: which of functions, file names and line numbers its frames
- * have (every frame of every kept sample looked at once), and its user
+/* Per image: which of functions, file names, line numbers and inlined
+ * functions its frames have (every frame of every kept sample looked at once), and its user
  * samples (the profiled program is the image with the most). */
 struct image_facts {
     uint8_t *knows;
@@ -263,20 +264,30 @@ static void image_facts(const struct profile *p, struct image_facts *f)
             const struct sym_frame *fr = sym_frame(p->sym, s->frames[k]);
             const struct sym_function *fn = sym_function(p->sym, fr->function);
             f->knows[fr->image] |= (fn->known ? KNOWS_FUNCTIONS : 0) |
-                                   (fn->file ? KNOWS_FILES : 0) | (fr->line ? KNOWS_LINES : 0);
+                                   (fn->file ? KNOWS_FILES : 0) | (fr->line ? KNOWS_LINES : 0) |
+                                   (fr->inline_count ? KNOWS_INLINES : 0);
         }
         if (s->mode == LOG_MODE_GUEST_USER)
             f->user_samples[sym_frame(p->sym, s->frames[0])->image] += s->count;
     }
 }
 
-/* Mapping ids: the image with the most user samples first (pprof's main
- * binary), the others in image order. */
+/* Whether image i is the better main binary: an ELF file before anything
+ * else (a JIT map, anonymous memory), then more user samples. */
+static bool better_main(const struct profile *p, const struct image_facts *f, uint32_t i,
+                        uint32_t than)
+{
+    bool elf = sym_image(p->sym, i)->elf != 0, other_elf = sym_image(p->sym, than)->elf != 0;
+    return elf != other_elf ? elf : f->user_samples[i] > f->user_samples[than];
+}
+
+/* Mapping ids: the ELF image with the most user samples first (pprof's
+ * main binary), the others in image order. */
 static uint32_t *mapping_ids(const struct profile *p, const struct image_facts *f)
 {
     uint32_t n = sym_image_count(p->sym), main = 0;
     for (uint32_t i = 1; i < n; i++)
-        if (f->user_samples[i] > f->user_samples[main])
+        if (better_main(p, f, i, main))
             main = i;
     uint32_t *id = calloc(n + 1u, sizeof(*id));
     if (!id)
@@ -302,6 +313,7 @@ static void put_mapping(struct pb *b, const struct profile *p, struct strings *s
     pb_uint(&m, MAPPING_HAS_FUNCTIONS, (knows & KNOWS_FUNCTIONS) != 0);
     pb_uint(&m, MAPPING_HAS_FILENAMES, (knows & KNOWS_FILES) != 0);
     pb_uint(&m, MAPPING_HAS_LINE_NUMBERS, (knows & KNOWS_LINES) != 0);
+    pb_uint(&m, MAPPING_HAS_INLINE_FRAMES, (knows & KNOWS_INLINES) != 0);
     pb_msg(b, PROFILE_MAPPING, &m);
     free(m.data);
 }
