@@ -6,7 +6,7 @@
  * The guest declares its tables once (VERTIGO_HC_KERNEL_ORC); Vertigo
  * copies them into its own memory as a `struct guest_orc`: the entries
  * inside kernel text, sorted, adjacent duplicates merged, each entry's
- * rule normalized (`struct guest_orc_row`), plus a lookup index per 256
+ * rule normalized (`struct guest_orc_row`), plus a lookup index per 64
  * bytes of text, so finding an address's rule from NMI context is an
  * index read and a search among a few entries, never a guest read.
  *
@@ -32,7 +32,9 @@
 #include "vertigo/hypercall.h"
 #include "vmm/hypercall.h"
 
-#define GUEST_ORC_BLOCK_SHIFT 8u        /* lookup index granule: 256 bytes of text */
+#define GUEST_ORC_BLOCK_SHIFT 6u        /* lookup index granule: 64 bytes of text (about
+                                           1.5 entries of a Linux kernel: a search
+                                           of one or two steps) */
 
 /* Registers of a rule: Linux's ORC_REG_* numbers. */
 enum guest_orc_reg {
