@@ -62,10 +62,11 @@ $(GUEST_DIR)/bin/vertigo-ctl: $(GUEST_CTL_SRCS) pmu/pmu_events.h $(GUEST_LIB) $(
 	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -DVERTIGO_HOSTED=1 $(GUEST_CTL_SRCS) \
 	    $(GUEST_LIB) -o $@
 
-$(GUEST_DIR)/bin/vertigo-agent: guestlib/vertigo_agent.c include/vertigo/log_format.h \
-                                $(GUEST_LIB) $(GUEST_LIB_HDRS)
+GUEST_AGENT_SRCS := guestlib/vertigo_agent.c guestlib/kernel_build_id.c
+$(GUEST_DIR)/bin/vertigo-agent: $(GUEST_AGENT_SRCS) guestlib/kernel_build_id.h \
+                                include/vertigo/log_format.h $(GUEST_LIB) $(GUEST_LIB_HDRS)
 	@mkdir -p $(dir $@)
-	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) $< $(GUEST_LIB) -o $@
+	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) $(GUEST_AGENT_SRCS) $(GUEST_LIB) -o $@
 
 # mkguest installs linux-headers-<release> (apt-get) when it is missing.
 $(GUEST_KMOD): guestlib/kmod/vertigo.c guestlib/kmod/Kbuild guestlib/kmod/vertigo_ioctl.h \

@@ -6,6 +6,7 @@
  * maps /tmp/perf-PID.map (kind 3), the whole file again under a new epoch
  * each time it changes (size or mtime). Text is cut into chunks of at most
  * VERTIGO_SYMBOLS_CHUNK_MAX bytes at line boundaries. At start it also
+ * ships the kernel's GNU build id (/sys/kernel/notes, kind 5) and
  * declares where the kernel's ORC unwind tables lie (VERTIGO_IOC_KERNEL_ORC),
  * so Vertigo walks kernel call stacks with them.
  *
@@ -42,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guestlib/kernel_build_id.h"
 #include "guestlib/vertigo_guest.h"
 #include "vertigo/log_format.h"
 
@@ -224,6 +226,21 @@ static int ship_kallsyms(struct agent *a)
         agent_log(a, "kallsyms: not shipped (%lu text symbols): %s", symbols, strerror(-rc));
     free(t.buf);
     return rc;
+}
+
+/* The kernel's GNU build id (kind 5), so the host can name its build. */
+static void ship_kernel_build_id(struct agent *a)
+{
+    char hex[KERNEL_BUILD_ID_HEX + 1];
+    size_t n = kernel_build_id_read("/sys/kernel/notes", hex);
+    if (!n) {
+        agent_log(a, "kernel build id: none in /sys/kernel/notes");
+        return;
+    }
+    size_t len = 2 * n;
+    hex[len++] = '\n';
+    int rc = ship_text(a, LOG_SYM_KERNEL_BUILD_ID, 0, 0, hex, len);
+    agent_log(a, "kernel build id: %.*s: %s", (int)(2 * n), hex, rc ? strerror(-rc) : "shipped");
 }
 
 /* ---- the kernel's unwind tables ---------------------------------------- */
@@ -657,6 +674,7 @@ static int agent_run(const struct options *o)
                "module loaded, agent not started\n");
         return 4;
     }
+    ship_kernel_build_id(&a);   /* refused by an older Vertigo: logged */
     declare_kernel_orc(&a);     /* refused (an older Vertigo, declared before): logged */
     scan_processes(&a);
     scan_jit_maps(&a);

@@ -25,7 +25,8 @@ const char *log_text_lifecycle_name(uint8_t event)
 
 const char *log_text_symbols_name(uint8_t kind)
 {
-    static const char *const names[] = { NULL, "kallsyms", "proc-maps", "jit-map", "process" };
+    static const char *const names[] = { NULL, "kallsyms", "proc-maps", "jit-map", "process",
+                                         "kernel-build-id" };
     return name_or_null(names, sizeof(names) / sizeof(names[0]), kind);
 }
 

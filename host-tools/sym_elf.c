@@ -288,6 +288,10 @@ bool sym_elf_build_id(const struct symbolizer *s, int idx, uint8_t out[LOG_BUILD
 
 bool sym_image_build_id(const struct symbolizer *s, uint32_t image, char out[41])
 {
+    if (s->kernel_build_id && !strcmp(s->images[image].name, SYM_KERNEL_IMAGE)) {
+        snprintf(out, 2 * LOG_BUILD_ID_SIZE + 1, "%s", s->kernel_build_id);
+        return true;
+    }
     uint32_t elf = s->images[image].elf;
     const unsigned char *bits;
     GElf_Addr vaddr;

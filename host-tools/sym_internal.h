@@ -17,6 +17,7 @@
 #include "host-tools/symbolize.h"
 
 #define SYM_NAME_MAX 512u
+#define SYM_KERNEL_IMAGE "[kernel.kallsyms]"   /* the guest kernel's image */
 #define SYM_PATH_MAX (2 * SYM_NAME_MAX)   /* a source path joined to its directory */
 
 /* Growable arrays: *cap grows by doubling to hold need elements. Exits
@@ -170,6 +171,7 @@ struct symbolizer {
     size_t ident_count, ident_cap;
     struct seq_stack ident_stack;
     struct keymap ident_of_pid;          /* (domain, pid) -> its latest identity */
+    const char *kernel_build_id;         /* the latest a guest shipped (hex), or NULL */
     uint64_t ident_tsc;                  /* of the identity set being committed */
     struct cr3_binding *bindings;
     size_t binding_count, binding_cap;

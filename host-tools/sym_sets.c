@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KERNEL_IMAGE "[kernel.kallsyms]"
 #define KSYM_MODULE_PAGE 4096u
 
 /* ---- Lines ------------------------------------------------------------ */
@@ -39,7 +38,7 @@ static bool kallsyms_line(struct symbolizer *s, void *table, char *line)
     k->syms = sym_grow(k->syms, &k->cap, k->count + 1, sizeof(*k->syms));
     k->syms[k->count++] = (struct ksym){
         addr, UINT64_MAX, sym_intern(s, name),
-        sym_image_get(s, module[0] ? image : KERNEL_IMAGE, 0, 0, 0) };
+        sym_image_get(s, module[0] ? image : SYM_KERNEL_IMAGE, 0, 0, 0) };
     return true;
 }
 
@@ -101,6 +100,17 @@ static bool identity_line(struct symbolizer *s, void *table, char *line)
     return true;
 }
 
+/* The kernel's build id: 2 to 40 hex digits, an even count. */
+static bool build_id_line(struct symbolizer *s, void *unused, char *line)
+{
+    (void)unused;
+    size_t n = strspn(line, "0123456789abcdef");
+    if (line[n] || n < 2 || n > 2 * LOG_BUILD_ID_SIZE || n % 2)
+        return false;
+    s->kernel_build_id = sym_intern(s, line);
+    return true;
+}
+
 typedef bool (*line_fn)(struct symbolizer *s, void *table, char *line);
 
 /* Calls fn on each non-empty line of text[0..len) (modified in place); a
@@ -133,7 +143,7 @@ static int ksym_cmp(const void *a, const void *b)
  * kernel symbol keeps the floor rule: the next symbol bounds it. */
 static void bound_module_symbols(struct symbolizer *s, struct ktable *k)
 {
-    uint32_t kernel = sym_image_get(s, KERNEL_IMAGE, 0, 0, 0);
+    uint32_t kernel = sym_image_get(s, SYM_KERNEL_IMAGE, 0, 0, 0);
     for (size_t i = 0; i < k->count; i++) {
         struct ksym *sym = &k->syms[i];
         bool bounded_by_next = i + 1 < k->count && k->syms[i + 1].image == sym->image;
@@ -212,6 +222,9 @@ static void commit_set(struct symbolizer *s, struct set_asm *a)
     case LOG_SYM_PROCESS:
         s->ident_tsc = a->tsc;
         each_line(s, a->text, a->len, &a->key, identity_line);
+        break;
+    case LOG_SYM_KERNEL_BUILD_ID:
+        each_line(s, a->text, a->len, NULL, build_id_line);
         break;
     }
 }

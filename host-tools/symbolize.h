@@ -174,7 +174,8 @@ uint32_t sym_identity_seq_at(const struct symbolizer *s, uint64_t tsc);
  * until sym_destroy. */
 struct sym_process sym_process_of(struct symbolizer *s, const struct sym_where *where);
 
-/* The GNU build id of the ELF file image was read from, in hex, into out
+/* The GNU build id of the ELF file image was read from, or of the guest
+ * kernel for [kernel.kallsyms] (the agent ships it), in hex, into out
  * (41 bytes); false when the image is no ELF file or has none. */
 bool sym_image_build_id(const struct symbolizer *s, uint32_t image, char out[41]);
 

@@ -114,7 +114,7 @@ int64_t hypercall_session_check(const struct vertigo_session *s)
 
 int64_t hypercall_symbols_check(const struct vertigo_symbols_chunk *c)
 {
-    if (c->kind < LOG_SYM_KALLSYMS || c->kind > LOG_SYM_PROCESS)
+    if (c->kind < LOG_SYM_KALLSYMS || c->kind >= LOG_SYM_KIND_COUNT)
         return -VERTIGO_EINVAL;
     if (c->len > VERTIGO_SYMBOLS_CHUNK_MAX || c->last > 1 || c->reserved)
         return -VERTIGO_EINVAL;

@@ -104,7 +104,8 @@ struct vertigo_session {
 
 /* HC_SYMBOLS argument. `kind` takes the log format's enum log_symbols_kind
  * values: 1 kallsyms text, 2 /proc/PID/maps text, 3 perf-PID.map text with
- * an epoch, 4 process identities ("PID CR3 COMM" lines). */
+ * an epoch, 4 process identities ("PID CR3 COMM" lines), 5 the kernel's
+ * GNU build id (one hex line). */
 #define VERTIGO_SYMBOLS_CHUNK_MAX   2048u
 
 struct vertigo_symbols_chunk {

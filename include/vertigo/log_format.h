@@ -154,7 +154,9 @@ enum log_symbols_kind {
     LOG_SYM_JIT_MAP   = 3,   /* text lines of a perf-PID.map, with epoch */
     LOG_SYM_PROCESS   = 4,   /* text lines "PID CR3 COMM" (hex CR3): which
                                 address space a sample's CR3 names */
-    LOG_SYM_KIND_COUNT = 5,
+    LOG_SYM_KERNEL_BUILD_ID = 5,  /* one line: the running kernel's GNU build
+                                id in hex (from /sys/kernel/notes) */
+    LOG_SYM_KIND_COUNT = 6,
 };
 
 /* Console source value meaning "the hypervisor itself". */

@@ -27,6 +27,7 @@ expect_in agent decode.txt "log: kallsyms chunks" ' symbols dom=0 kind=kallsyms 
 expect_in agent decode.txt "log: kallsyms has the kernel's start_kernel" 'start_kernel'
 expect_in agent decode.txt "log: process maps" ' symbols dom=0 kind=proc-maps pid=[1-9][0-9]* '
 expect_in agent decode.txt "log: process identities" ' symbols dom=0 kind=process pid=[1-9][0-9]* '
+expect_in agent decode.txt "log: the kernel's build id" ' symbols dom=0 kind=kernel-build-id pid=0 .* "[0-9a-f]{40}\\n"$'
 expect_in agent decode.txt "log: JIT map, epoch 1" ' symbols dom=0 kind=jit-map pid=[1-9][0-9]* epoch=1 .*jit_loop_epoch1'
 expect_in agent decode.txt "log: JIT map, epoch 2 with the moved code" \
     ' symbols dom=0 kind=jit-map pid=[1-9][0-9]* epoch=2 .*jit_loop_epoch2'
@@ -75,6 +76,13 @@ folded="$E2E_OUT/agent/folded.txt"
 grep -qE '(^|;)main;run;hot(;[^; ]+_\[i\])* [0-9]+$' "$folded" &&
     pass "agent: profile: the workload's call chains in the folded export" ||
     fail "agent: profile: the workload's call chains" "$(grep -m2 'run;' "$folded")"
+
+# The pprof export names the kernel's build (the id the agent shipped).
+pprof="$E2E_OUT/agent/profile.pb.gz"
+"$VERTIGO" export --format pprof -o "$pprof" "${opts[@]}" "$E2E_OUT/agent/debugcon.txt" 2>/dev/null
+HOME="$E2E_OUT/agent" go tool pprof -symbolize=none -raw "$pprof" 2>/dev/null | grep -qE ' \[kernel\.kallsyms\] [0-9a-f]{40} ' &&
+    pass "agent: go tool pprof: the [kernel.kallsyms] mapping has the kernel's build id" ||
+    fail "agent: pprof kernel build id" "$(HOME="$E2E_OUT/agent" go tool pprof -symbolize=none -raw "$pprof" 2>&1 | grep -m1 kallsyms)"
 
 # Guest kernel call stacks through the kernel's own ORC tables, which the
 # agent declared: no kernel frame is an unnamed kernel address, and the

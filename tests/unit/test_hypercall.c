@@ -335,7 +335,7 @@ TEST(symbol_chunks_are_validated)
 #define REFUSED(change, err) do { bad = c; change; \
         CHECK_EQ(symbols_with(&bad), (uint64_t)-(err)); } while (0)
     REFUSED(bad.kind = 0, VERTIGO_EINVAL);
-    REFUSED(bad.kind = 5, VERTIGO_EINVAL);
+    REFUSED(bad.kind = LOG_SYM_KIND_COUNT, VERTIGO_EINVAL);
     REFUSED(bad.len = VERTIGO_SYMBOLS_CHUNK_MAX + 1, VERTIGO_EINVAL);
     REFUSED(bad.reserved = 1, VERTIGO_EINVAL);
     REFUSED(bad.last = 2, VERTIGO_EINVAL);

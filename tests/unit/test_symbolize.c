@@ -466,3 +466,25 @@ TEST(inlined_functions_at_an_address)
     CHECK_EQ(first->inline_count, 0);
     sym_destroy(s);
 }
+
+/* The kernel's build id the agent ships (kind 5) names the kernel image's
+ * build; a line that is no even run of hex digits is malformed. */
+TEST(kernel_build_id_names_the_kernel_image)
+{
+    char err[128], hex[41];
+    struct symbolizer *s = sym_create(&(struct sym_options){ 0 }, err, sizeof(err));
+    CHECK(add_text(s, LOG_SYM_KALLSYMS, 0, 0, 10, kallsyms, 4096));
+    struct sym_where k = { .mode = LOG_MODE_GUEST_KERNEL };
+    uint32_t kernel = sym_frame(s, sym_resolve(s, &k, 0xffffffff81002000ull))->image;
+    CHECK(!sym_image_build_id(s, kernel, hex));
+    CHECK(!add_text(s, LOG_SYM_KERNEL_BUILD_ID, 0, 0, 11, "xyz\n", 100));
+    CHECK(!add_text(s, LOG_SYM_KERNEL_BUILD_ID, 0, 0, 12, "abc\n", 100));
+    CHECK(!sym_image_build_id(s, kernel, hex));
+    CHECK(add_text(s, LOG_SYM_KERNEL_BUILD_ID, 0, 0, 13, "0123456789abcdef0123456789abcdef01234567\n", 100));
+    CHECK(sym_image_build_id(s, kernel, hex));
+    CHECK_STR(hex, "0123456789abcdef0123456789abcdef01234567");
+    uint32_t module = sym_frame(s, sym_resolve(s, &k, 0xffffffffc0001020ull))->image;
+    CHECK(!sym_image_build_id(s, module, hex));
+    CHECK_EQ(problems(s).bad_lines, 2);
+    sym_destroy(s);
+}
