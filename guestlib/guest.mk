@@ -45,7 +45,8 @@ GUEST_LIB      := $(GUEST_DIR)/lib/libvertigo_guest.a
 GUEST_LIB_OBJ  := $(GUEST_DIR)/lib/vertigo_guest.o
 GUEST_LIB_HDRS := guestlib/vertigo_guest.h guestlib/vertigo_vmcall.h guestlib/vertigo_measure.h \
                   guestlib/kmod/vertigo_ioctl.h include/vertigo/hypercall.h
-HEADERS_HOST   += guestlib/vertigo_guest.h guestlib/vertigo_vmcall.h guestlib/vertigo_measure.h
+HEADERS_HOST   += guestlib/vertigo_guest.h guestlib/vertigo_vmcall.h guestlib/vertigo_measure.h \
+                  guestlib/kernel_build_id.h
 
 $(GUEST_LIB_OBJ): guestlib/vertigo_guest.c $(GUEST_LIB_HDRS)
 	@mkdir -p $(dir $@)
