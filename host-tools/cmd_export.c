@@ -1,4 +1,4 @@
-/* vertigo export --format pprof|folded|csv [-o FILE] [options] FILE|-:
+/* vertigo export --format pprof|folded|csv|perfetto [-o FILE] [options] FILE|-:
  * writes the profile of a log in a format other tools read. Its own
  * options and the chosen writer (one per format, export_<format>.c); the
  * shared command line is profile_cli.c's. */
@@ -20,6 +20,7 @@ static const struct export_format formats[] = {
     { "pprof", export_pprof, true },
     { "folded", export_folded, false },
     { "csv", export_csv, false },
+    { "perfetto", export_perfetto, false },
 };
 
 #define FORMAT_COUNT (sizeof(formats) / sizeof(formats[0]))
@@ -31,10 +32,12 @@ struct export_args {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: vertigo export --format pprof|folded|csv [-o FILE] [--guest-root DIR]\n"
+    fprintf(out, "usage: vertigo export --format pprof|folded|csv|perfetto [-o FILE] [--guest-root DIR]\n"
                  "                      [--kallsyms FILE] [--vertigo-elf FILE] [--event E] FILE|-\n%s"
                  "  --format F          pprof (gzipped profile.proto), folded (flame-graph\n"
-                 "                      stacks), csv (one row per event/domain/vcpu/mode/symbol)\n"
+                 "                      stacks), csv (one row per event/domain/vcpu/mode/symbol),\n"
+                 "                      perfetto (Chrome Trace Event JSON: samples in time order\n"
+                 "                      on one track per VCPU, for ui.perfetto.dev)\n"
                  "  -o FILE             write there instead of standard output\n",
             profile_options_help);
 }
@@ -47,7 +50,7 @@ static bool set_format(void *settings, const char *name)
             a->format = &formats[i];
             return true;
         }
-    fprintf(stderr, "vertigo export: unknown format '%s' (pprof, folded, csv)\n", name);
+    fprintf(stderr, "vertigo export: unknown format '%s' (pprof, folded, csv, perfetto)\n", name);
     return false;
 }
 
@@ -99,6 +102,7 @@ static const struct profile_cli_command export_command = {
     .usage = usage,
     .complete = has_format,
     .write = write_output,
+    .timeline = true,            /* perfetto's; the other formats ignore it */
 };
 
 int cmd_export(int argc, char **argv)

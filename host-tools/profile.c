@@ -118,7 +118,8 @@ static void raw_rehash(struct profile_raw *r)
     r->tab_cap = cap;
 }
 
-static void raw_add(struct profile_raw *r, const uint64_t *key, uint32_t words)
+/* Counts the key; returns its entry's index. */
+static size_t raw_add(struct profile_raw *r, const uint64_t *key, uint32_t words)
 {
     if ((r->count + 1) * 2 > r->tab_cap)
         raw_rehash(r);
@@ -129,7 +130,7 @@ static void raw_add(struct profile_raw *r, const uint64_t *key, uint32_t words)
         if (r->hash[i] == h && e->words == words &&
             !memcmp(&r->arena[e->off], key, words * sizeof(*key))) {
             e->count++;
-            return;
+            return r->slot[i] - 1;
         }
     }
     r->arena = reserve(r->arena, &r->arena_cap, r->arena_len + words, sizeof(*r->arena));
@@ -139,6 +140,7 @@ static void raw_add(struct profile_raw *r, const uint64_t *key, uint32_t words)
     r->arena_len += words;
     r->hash[i] = h;
     r->slot[i] = (uint32_t)++r->count;
+    return r->count - 1;
 }
 
 /* The periods of event id, or NULL when the log gave none (yet). */
@@ -219,7 +221,9 @@ static void sample_record(struct profile *p, const struct log_sample *s, uint16_
     key[4] = ep ? ep->current : 0;
     key[KEY_FIXED_WORDS] = s->rip;
     memcpy(&key[KEY_FIXED_WORDS + 1], stack, depth * sizeof(stack[0]));
-    raw_add(p->raw, key, KEY_FIXED_WORDS + 1 + depth);
+    size_t entry = raw_add(p->raw, key, KEY_FIXED_WORDS + 1 + depth);
+    if (p->keep_timeline)
+        timeline_add_sample(&p->timeline, tsc, entry);
     p->raw_samples++;
 }
 
@@ -245,6 +249,7 @@ void profile_header(void *user, const struct log_stream_header *h, uint64_t offs
     if (p->have_build_id)
         return;
     p->have_build_id = true;
+    p->tsc_hz = h->tsc_hz;
     memcpy(p->build_id, h->build_id, LOG_BUILD_ID_SIZE);
 }
 
@@ -286,6 +291,8 @@ void profile_record(void *user, const struct logdec_record *r)
         event_desc_record(p->raw, &r->u.event_desc);
     else if (r->type == LOG_REC_EVENT_PERIOD)
         event_period_record(p->raw, &r->u.event_period);
+    else if (p->keep_timeline)
+        timeline_add_counters(&p->timeline, r);
 }
 
 const struct logdec_callbacks profile_decoder_callbacks = {
@@ -465,10 +472,13 @@ static void resolve_all(struct profile *p)
     struct profile_raw *r = p->raw;
     p->samples = xrealloc(NULL, r->count * sizeof(*p->samples));
     r->frames = xrealloc(NULL, r->arena_len * sizeof(*r->frames));
+    uint64_t *to_sample = p->keep_timeline ? xrealloc(NULL, r->count * sizeof(*to_sample)) : NULL;
     size_t frames_used = 0;
     for (size_t i = 0; i < r->count; i++) {
         const uint64_t *key = &r->arena[r->ents[i].off];
         int ev = event_index(p, (uint32_t)(key[1] >> 32));
+        if (to_sample)
+            to_sample[i] = TIMELINE_DROPPED;
         if (ev < 0)
             continue;
         struct profile_sample *s = &p->samples[p->sample_count];
@@ -481,12 +491,17 @@ static void resolve_all(struct profile *p)
         if (!sample_wanted(p, s))
             continue;
         s->period = sample_period(p, key, &p->events[ev]);
+        if (to_sample)
+            to_sample[i] = p->sample_count;
         p->sample_count++;
         frames_used += s->depth;
         p->events[ev].total += s->count;
         p->events[ev].events += s->count * s->period;
         p->total += s->count;
     }
+    if (to_sample)
+        timeline_finish(&p->timeline, to_sample);
+    free(to_sample);
 }
 
 bool profile_finish(struct profile *p, const char *event, char *err, size_t err_len)
@@ -521,6 +536,7 @@ bool profile_init(struct profile *p, const struct profile_options *o, char *err,
     p->filter.comm = o->comm;
     p->filter.pid = o->pid;
     p->filter.dso = o->dso;
+    p->keep_timeline = o->timeline;
     p->raw = calloc(1, sizeof(*p->raw));
     if (!p->raw) {
         snprintf(err, err_len, "out of memory");
@@ -545,6 +561,7 @@ void profile_free(struct profile *p)
         keymap_free(&p->raw->period_map);
         free(p->raw);
     }
+    timeline_free(&p->timeline);
     sym_destroy(p->sym);
     free(p->events);
     free(p->samples);

@@ -6,7 +6,8 @@
  * call stack) so that each distinct sample is symbolized once. After the
  * input ends, profile_finish() applies the event filter and resolves
  * every distinct sample into frames (leaf first) through the symbolizer.
- * The writers (report, pprof, folded, CSV) read the resolved samples.
+ * The writers (report, pprof, folded, CSV) read the resolved samples;
+ * script and Perfetto also their times (profile_timeline.h).
  *
  * This header also declares the writers and the two subcommands; each
  * writer lives in its own file (cmd_report.c, export_<format>.c). */
@@ -18,6 +19,7 @@
 #include <stdio.h>
 
 #include "host-tools/logdec.h"
+#include "host-tools/profile_timeline.h"
 #include "host-tools/symbolize.h"
 
 #define PROFILE_EVENT_NAME_MAX 64u
@@ -33,6 +35,7 @@ struct profile_options {
     const char *comm;            /* keep only samples of these processes (a comma list), or NULL */
     const char *pid;             /* ... of these PIDs (a comma list), or NULL */
     const char *dso;             /* ... whose RIP is in these images (a comma list), or NULL */
+    bool timeline;               /* keep each sample's time (profile_timeline.h) */
 };
 
 /* One event kept in the profile (columns of the report). */
@@ -81,8 +84,11 @@ struct profile {
     struct {                     /* profile_options' sample filters */
         const char *comm, *pid, *dso;
     } filter;
-    bool have_build_id;          /* build_id: the first stream header's */
+    bool have_build_id;          /* build_id, tsc_hz: the first stream header's */
     uint8_t build_id[LOG_BUILD_ID_SIZE];
+    uint64_t tsc_hz;             /* TSC ticks per second, 0 if unknown */
+    bool keep_timeline;          /* profile_options.timeline */
+    struct profile_timeline timeline;   /* with keep_timeline, after profile_finish */
     struct profile_loss loss;
 };
 
@@ -170,9 +176,17 @@ bool export_pprof(FILE *out, const struct profile *p);
 bool export_folded(FILE *out, const struct profile *p);
 /* CSV, one row per (event, domain, VCPU, mode, image, symbol) (export_csv.c). */
 bool export_csv(FILE *out, const struct profile *p);
+/* Chrome Trace Event JSON for Perfetto's UI and chrome://tracing: every
+ * sample at its time on its VCPU's track (export_perfetto.c). Needs the
+ * timeline. */
+bool export_perfetto(FILE *out, const struct profile *p);
+/* perf script's text: every sample in time order with its call chain
+ * (cmd_script.c). Needs the timeline. */
+bool script_write(FILE *out, const struct profile *p);
 
-/* Subcommands (cmd_report.c, cmd_export.c). */
+/* Subcommands (cmd_report.c, cmd_export.c, cmd_script.c). */
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_script(int argc, char **argv);
 
 #endif

@@ -120,7 +120,7 @@ static enum cli_step parse_args(struct cli_args *a, struct profile_options *po, 
 int profile_cli_run(const struct profile_cli_command *c, void *settings, int argc, char **argv)
 {
     struct cli_args a = { .cmd = c, .argc = argc, .i = 1, .argv = argv };
-    struct profile_options po = { 0 };
+    struct profile_options po = { .timeline = c->timeline };
     const char *input = NULL;
     enum cli_step step = parse_args(&a, &po, settings, &input);
     if (step == CLI_HELP)

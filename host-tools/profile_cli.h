@@ -35,6 +35,7 @@ struct profile_cli_command {
     /* Writes the profile loaded from input (a path or "-"); returns an
      * enum vertigo_exit. */
     int (*write)(const struct profile *p, const char *input, const void *settings);
+    bool timeline;               /* the writer reads the samples' times */
 };
 
 /* Runs command c on argv (argv[0] is its name), filling settings through

@@ -7,7 +7,8 @@ REPORT_SRCS := host-tools/symbolize.c host-tools/sym_sets.c host-tools/sym_user.
                host-tools/sym_elf.c host-tools/sym_dwarf.c host-tools/sym_unwind.c host-tools/keymap.c host-tools/range_index.c \
                host-tools/guest_root.c host-tools/profile.c host-tools/profile_cli.c \
                host-tools/cmd_report.c host-tools/report_rows.c host-tools/cmd_export.c host-tools/export_pprof.c \
-               host-tools/export_folded.c host-tools/export_csv.c
+               host-tools/export_folded.c host-tools/export_csv.c \
+               host-tools/profile_timeline.c host-tools/export_perfetto.c host-tools/cmd_script.c
 REPORT_LIBS := -ldw -lelf -lz
 
 # Where the fixture ELFs below are built.
@@ -52,7 +53,7 @@ tool_vertigo_LIBS += $(REPORT_LIBS)
 
 HEADERS_HOST += host-tools/symbolize.h host-tools/profile.h host-tools/profile_cli.h \
                 host-tools/range_index.h host-tools/guest_root.h host-tools/keymap.h \
-                host-tools/sym_internal.h host-tools/report_rows.h
+                host-tools/sym_internal.h host-tools/report_rows.h host-tools/profile_timeline.h
 
 # Unit tests: captures from the real encoder (gen_profile.c) through the
 # decoder, the symbolizer and every writer. They need the fixture ELFs.

@@ -15,7 +15,8 @@ static const struct vertigo_command commands[] = {
     { "decode", cmd_decode, "FILE|-", cmd_decode_help },
     { "stats",  cmd_stats,  "FILE|-", cmd_stats_help },
     { "report", cmd_report, "FILE|-", "symbolized flat profile (perf report style)" },
-    { "export", cmd_export, "FILE|-", "write the profile as pprof, folded stacks or CSV" },
+    { "script", cmd_script, "FILE|-", "every sample in time order (perf script style)" },
+    { "export", cmd_export, "FILE|-", "write the profile as pprof, folded stacks, CSV or Perfetto JSON" },
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))

@@ -8,7 +8,7 @@
 # main -> run -> cool -> leaf, one sample per overflow, no spurious NMI,
 # every NMI Vertigo sent taken as its own and none the guest could not
 # attribute, the guest saw every NMI it sent, and `vertigo report` reads
-# the capture.
+# the capture (and script, export: folded, pprof, Perfetto).
 # Without the guest agent there are no process maps in the log, so user
 # addresses are attributed with `nm` of the workload binary (static, at
 # its link address) and the address space (CR3) that ran it.
@@ -154,6 +154,17 @@ grep -qE "(^|;)main;run;cool;leaf$inl [0-9]+\$" "$folded" && grep -qE "(^|;)main
 grep -qE '^workload;([^;]+;)*main;run;hot;spin_\[i\];vertigo_loop_mix_\[i\] [0-9]+$' "$folded" &&
     pass "$RUN: folded stacks start with the process and show inlined spin;vertigo_loop_mix as _[i]" ||
     fail "$RUN: folded process root and inlined frames" "$(grep -m2 'run;hot' "$folded")"
+# vertigo script through a stackcollapse-style parser gives the folded
+# export's stacks and counts, in time order; the Perfetto export is Trace
+# Event JSON with one track per VCPU (tests/e2e/script_check.py).
+script="$E2E_OUT/$RUN/script.txt"
+"$VERTIGO" script "${GUEST_SYMS[@]}" "$E2E_OUT/$RUN/debugcon.txt" >"$script" 2>/dev/null
+out=$(tests/e2e/script_check.py fold "$script" "$folded" 2>&1) && pass "$RUN: vertigo script, folded: $out" ||
+    fail "$RUN: vertigo script folds to the folded export" "$out"
+perfetto="$E2E_OUT/$RUN/trace.json"
+"$VERTIGO" export --format perfetto -o "$perfetto" "${GUEST_SYMS[@]}" "$E2E_OUT/$RUN/debugcon.txt" 2>/dev/null
+out=$(tests/e2e/script_check.py perfetto "$perfetto" 2 2>&1) && pass "$RUN: $out" ||
+    fail "$RUN: the Perfetto export (Trace Event JSON, one track per VCPU)" "$out"
 pprof="$E2E_OUT/$RUN/profile.pb.gz"
 if "$VERTIGO" export --format pprof -o "$pprof" "${GUEST_SYMS[@]}" "$E2E_OUT/$RUN/debugcon.txt" &&
    gunzip -c "$pprof" | protoc --decode perftools.profiles.Profile -I tests/fixtures/pprof \

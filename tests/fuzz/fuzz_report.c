@@ -161,6 +161,7 @@ static struct profile_options options_of(uint8_t opt, const char *event)
                  .kallsyms_path = opt & FUZZ_OPT_KALLSYMS ? KALLSYMS : NULL,
                  .vertigo_elf = opt & FUZZ_OPT_VERTIGO_ELF ? vertigo_elf : NULL },
         .event = opt & FUZZ_OPT_EVENT && event[0] ? event : NULL,
+        .timeline = true,
     };
 }
 
@@ -200,6 +201,14 @@ static uint64_t sum_column(const char *text, char sep, unsigned from_end, unsign
     return sum;
 }
 
+static uint64_t count_text(const char *text, const char *needle)
+{
+    uint64_t n = 0;
+    for (const char *at = text; (at = strstr(at, needle)); at += strlen(needle))
+        n++;
+    return n;
+}
+
 static void check_writers(const struct profile *p, uint8_t opt)
 {
     uint64_t total = 0, by_event = 0;
@@ -215,16 +224,23 @@ static void check_writers(const struct profile *p, uint8_t opt)
                                  .children = opt & FUZZ_OPT_CHILDREN, .by_mode = opt & FUZZ_OPT_BY_MODE };
     char *report = render(p, NULL, &ro), *folded = render(p, export_folded, NULL);
     char *csv = render(p, export_csv, NULL), *pprof = render(p, export_pprof, NULL);
+    char *script = render(p, script_write, NULL), *trace = render(p, export_perfetto, NULL);
     const char *line = strstr(report, "\n# Total samples: ");
     if (!line || strtoull(line + 18, NULL, 10) != p->total)
         abort();
     /* CSV: samples,period,events,percent end each row */
     if (sum_column(folded, ' ', 1, 0) != p->total || sum_column(csv, ',', 4, 1) != p->total)
         abort();
+    /* every sample once in time order: script ends each with a blank line */
+    if (p->timeline.occ_count != p->total || count_text(script, "\n\n") != p->total ||
+        count_text(trace, "\"ph\":\"i\"") != p->total)
+        abort();
     free(report);
     free(folded);
     free(csv);
     free(pprof);
+    free(script);
+    free(trace);
 }
 
 void fuzz_report_run(const uint8_t *data, size_t size)

@@ -68,7 +68,8 @@ static bool load(struct profile *p, const struct capture *c, size_t len,
 
 static struct profile_options options(const struct capture *c, const char *event)
 {
-    return (struct profile_options){ .sym = { c->root, NULL, c->hv }, .event = event };
+    return (struct profile_options){ .sym = { c->root, NULL, c->hv }, .event = event,
+                                     .timeline = true };
 }
 
 /* Finds the report row of symbol; reads its first percentage (and the
@@ -309,6 +310,113 @@ static void check_comm_rows(const struct output *o)
     CHECK_EQ(workload + vertigo, c->expect.event_total[0]);
 }
 
+/* ---- vertigo script and the Perfetto export ---------------------------- */
+
+/* One frame line of perf script's call chain, "\tADDR NAME (DSO)", as
+ * stackcollapse-perf.pl names it: "_[k]" for a kernel image (its name
+ * starts with '[' and is not unknown), "_[i]" for an inlined function. */
+static void fold_frame(const char *line, const char *end, char *out, size_t len)
+{
+    const char *name = line + strspn(line, "\t ");
+    name += strspn(name, "0123456789abcdef");
+    name += strspn(name, " ");
+    const char *dso = end;
+    while (dso > name && strncmp(dso, " (", 2))
+        dso--;
+    int n = (int)(dso - name);
+    const char *tail = dso + 2;
+    bool inlined = !strncmp(tail, "inlined)", 8);
+    bool kernel = *tail == '[' && strncmp(tail, "[unknown]", 9);
+    snprintf(out, len, "%.*s%s", n, name, inlined ? "_[i]" : kernel ? "_[k]" : "");
+}
+
+/* One sample of the script text at *at (header, frames, blank line) as a
+ * folded stack, root first; advances *at and checks the time order. */
+static char *fold_sample(const char **at, double *last_time)
+{
+    const char *l = *at, *end = strchr(l, '\n');
+    const char *bracket = strstr(l, " [");      /* the CPU's, after the comm */
+    bracket = bracket ? strstr(bracket, "] ") : NULL;
+    if (!CHECK(end && bracket && bracket < end))
+        return NULL;
+    double t = strtod(bracket + 2, NULL);
+    CHECK(t >= *last_time);
+    *last_time = t;
+    char frames[LOG_STACK_MAX * (SYM_INLINE_MAX + 1)][TEXT_LEN];
+    unsigned n = 0;
+    for (l = end + 1; *l == '\t' && n < sizeof(frames) / sizeof(frames[0]); l = end + 1) {
+        end = strchr(l, '\n');
+        fold_frame(l, end, frames[n++], sizeof(frames[0]));
+    }
+    char *stack = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&stack, &len);
+    fprintf(out, "%.*s", (int)strcspn(*at, " "), *at);
+    while (n-- > 0)
+        fprintf(out, ";%s", frames[n]);
+    fclose(out);
+    *at = *l == '\n' ? l + 1 : l;
+    return stack;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The script text folded stackcollapse-style: the folded export's lines. */
+static void check_script_folds(const struct output *o)
+{
+    char **stacks = calloc(o->p.total + 1, sizeof(*stacks));
+    uint64_t n = 0;
+    double last_time = 0;
+    for (const char *at = o->text; *at && n <= o->p.total;)
+        if (!(stacks[n++] = fold_sample(&at, &last_time)))
+            break;
+    CHECK_EQ(n, o->p.total);
+    qsort(stacks, n, sizeof(*stacks), str_cmp);
+    char *folded = NULL, *want = NULL;
+    size_t len = 0, want_len = 0;
+    FILE *out = open_memstream(&folded, &len);
+    for (uint64_t i = 0, j; i < n; i = j) {
+        for (j = i; j < n && !strcmp(stacks[i], stacks[j]); j++) {}
+        fprintf(out, "%s %llu\n", stacks[i], (unsigned long long)(j - i));
+    }
+    fclose(out);
+    out = open_memstream(&want, &want_len);
+    export_folded(out, &o->p);
+    fclose(out);
+    CHECK_STR(folded, want);
+    for (uint64_t i = 0; i < n; i++)
+        free(stacks[i]);
+    free(stacks);
+    free(folded);
+    free(want);
+}
+
+static unsigned count_of_text(const char *text, const char *needle)
+{
+    unsigned n = 0;
+    for (const char *at = text; (at = strstr(at, needle)); at++)
+        n++;
+    return n;
+}
+
+/* Every sample an instant event in time order on its VCPU's track, the
+ * two VCPUs named, one counter event per unit of work. */
+static void check_perfetto(const struct output *o)
+{
+    CHECK_EQ(count_of_text(o->text, "\"ph\":\"i\""), o->p.total);
+    CHECK_EQ(count_of_text(o->text, "\"name\":\"thread_name\""), 2);
+    CHECK_EQ(count_of_text(o->text, "\"ph\":\"C\""), UNITS);
+    double last = 0;
+    for (const char *at = o->text; (at = strstr(at, "\"ph\":\"i\",\"s\":\"t\",\"ts\":")); at++) {
+        double ts = strtod(strchr(at, ':') + 1 + strlen("\"i\",\"s\":\"t\",\"ts\":"), NULL);
+        CHECK(ts >= last);
+        last = ts;
+    }
+}
+
 static const struct report_case cases[] = {
     { .name = "report: user functions have known shares and lines", .ship_kallsyms = true,
       .event = "instructions", .report = { .sort = REPORT_SORT_SAMPLES },
@@ -359,6 +467,18 @@ static const struct report_case cases[] = {
       .expect = { { ",/lib/libmissing.so,[unknown] /lib/libmissing.so+0x1234,,0,%llu,100000,",
                     "[unknown] /lib/libmissing.so+0x1234", 2 } },
       .check = check_csv_totals },
+    { .name = "script: time order, the folded stacks", .ship_kallsyms = true, .event = "cycles",
+      .export = script_write,
+      .expect = { { "workload    42 [000] " },
+                  { " do_syscall_64 ([kernel.kallsyms])\n\t" },
+                  { " entry_SYSCALL_64 ([kernel.kallsyms])\n\n" } },
+      .check = check_script_folds },
+    { .name = "perfetto: trace events on VCPU tracks", .ship_kallsyms = true,
+      .export = export_perfetto,
+      .expect = { { "\"args\":{\"name\":\"VCPU 1\"}}" },
+                  { "{\"name\":\"VCPU 0 swcounter7\",\"ph\":\"C\",\"ts\":" },
+                  { "\"cat\":\"instructions\",\"ph\":\"i\",\"s\":\"t\",\"ts\":" } },
+      .check = check_perfetto },
     { .name = "report: no kallsyms in the log and none given", .event = "cycles",
       .expect = { { "] do_syscall_64", .absent = true },
                   { "[k] [unknown] 0xffffffff81002100" } } },
