@@ -1,9 +1,13 @@
 /* vertigo export --format csv: one row per (event, domain, VCPU, mode,
  * process, image, symbol) with its self samples (the sampled RIP's
- * function), their period (empty when its samples had several), the
- * events they stand for and their share of the event's samples:
+ * function), their period, the events they stand for and their share of
+ * the event's samples:
  *   event,domain,vcpu,mode,pid,comm,image,symbol,source_file,source_line,
- *   samples,period,events,percent
+ *   samples,period_events,events,percent
+ * The header names the units where a name alone would not (period_events:
+ * events per sample). A numeric column is never empty, so that a typed
+ * import (sqlite3, docs/user-guide.md) reads it as a number: an unknown
+ * source line is 0, a period 0 says the row's samples had several.
  * RFC 4180 quoting; rows sorted by event, then descending samples. */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -78,11 +82,8 @@ static void put_row(FILE *out, const struct profile *p, const struct csv_row *r)
     fputc(',', out);
     put_field(out, fn->file ? fn->file : "");
     uint64_t total = p->events[r->event].total;
-    fprintf(out, ",%u,%" PRIu64 ",", fn->line, r->count);
-    if (r->period)
-        fprintf(out, "%" PRIu64, r->period);
-    fprintf(out, ",%" PRIu64 ",%.2f\n", r->events,
-            total ? PERCENT_SCALE * (double)r->count / (double)total : 0.0);
+    fprintf(out, ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f\n", fn->line, r->count, r->period,
+            r->events, total ? PERCENT_SCALE * (double)r->count / (double)total : 0.0);
 }
 
 bool export_csv(FILE *out, const struct profile *p)
@@ -102,7 +103,7 @@ bool export_csv(FILE *out, const struct profile *p)
     for (uint64_t i = 0; i < p->sample_count; i++) {
         if (n && !key_cmp(&rows[n - 1], &rows[i])) {
             struct csv_row *r = &rows[n - 1];
-            r->period = r->period == rows[i].period ? r->period : 0;
+            r->period = r->period == rows[i].period ? r->period : 0;    /* several */
             r->count += rows[i].count;
             r->events += rows[i].events;
         } else
@@ -110,7 +111,7 @@ bool export_csv(FILE *out, const struct profile *p)
     }
     qsort(rows, n, sizeof(*rows), row_count_cmp);
     fprintf(out, "event,domain,vcpu,mode,pid,comm,image,symbol,source_file,source_line,samples,"
-                 "period,events,percent\n");
+                 "period_events,events,percent\n");
     for (uint64_t i = 0; i < n; i++)
         put_row(out, p, &rows[i]);
     free(rows);

@@ -125,8 +125,23 @@ grep -qx "workload;entry_SYSCALL_64_\[k\];do_syscall_64_\[k\] $(expected 0 do_sy
 total=$(awk -F, 'NR > 1 { s += $(NF-3) } END { print s }' "$out/profile.csv")
 all=$(awk '{ s += $NF } END { print s }' "$out/expect.txt")
 head -1 "$out/profile.csv" |
-    grep -qx 'event,domain,vcpu,mode,pid,comm,image,symbol,source_file,source_line,samples,period,events,percent' &&
+    grep -qx 'event,domain,vcpu,mode,pid,comm,image,symbol,source_file,source_line,samples,period_events,events,percent' &&
     [ "$total" = "$all" ] && pass "export csv: header and $total samples" || fail "export csv" "total $total, want $all"
+# The typed import the user guide shows: every number a number in sqlite3
+# (an empty field would stay text), the samples adding up.
+rm -f "$out/profile.db"
+typed=$(sqlite3 "$out/profile.db" 2>&1 <<EOF
+CREATE TABLE profile (event TEXT, domain INTEGER, vcpu INTEGER, mode TEXT, pid INTEGER,
+                      comm TEXT, image TEXT, symbol TEXT, source_file TEXT, source_line INTEGER,
+                      samples INTEGER, period_events INTEGER, events INTEGER, percent REAL);
+.import --csv --skip 1 $out/profile.csv profile
+SELECT sum(samples), sum(typeof(domain) || typeof(vcpu) || typeof(pid) || typeof(source_line) ||
+       typeof(samples) || typeof(period_events) || typeof(events) || typeof(percent) <>
+       'integerintegerintegerintegerintegerintegerintegerreal') FROM profile;
+EOF
+)
+[ "$typed" = "$all|0" ] && pass "export csv: sqlite3 imports it typed ($all samples, every number a number)" ||
+    fail "export csv: the typed sqlite3 import" "sum|untyped rows: '$typed', want '$all|0'"
 
 # Vertigo's ELF must be the one that wrote the log (build id in the
 # stream header): silent when it is, a specific warning when it is not.

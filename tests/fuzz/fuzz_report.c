@@ -201,6 +201,21 @@ static uint64_t sum_column(const char *text, char sep, unsigned from_end, unsign
     return sum;
 }
 
+/* Whether the last n fields of every CSV row after the header (the
+ * numbers: source_line .. percent) hold something. */
+static bool csv_numbers_filled(const char *csv, unsigned n)
+{
+    for (const char *l = strchr(csv, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+        const char *end = strchr(l + 1, '\n'), *q = end ? end : l + strlen(l);
+        for (unsigned k = 0; k < n; k++) {
+            if (q[-1] == ',' || q - 1 <= l)
+                return false;
+            while (q > l + 1 && *--q != ',') {}
+        }
+    }
+    return true;
+}
+
 static uint64_t count_text(const char *text, const char *needle)
 {
     uint64_t n = 0;
@@ -228,8 +243,9 @@ static void check_writers(const struct profile *p, uint8_t opt)
     const char *line = strstr(report, "\n# Total samples: ");
     if (!line || strtoull(line + 18, NULL, 10) != p->total)
         abort();
-    /* CSV: samples,period,events,percent end each row */
-    if (sum_column(folded, ' ', 1, 0) != p->total || sum_column(csv, ',', 4, 1) != p->total)
+    /* CSV: samples,period_events,events,percent end each row */
+    if (sum_column(folded, ' ', 1, 0) != p->total || sum_column(csv, ',', 4, 1) != p->total ||
+        !csv_numbers_filled(csv, 5))
         abort();
     /* every sample once in time order: script ends each with a blank line */
     if (p->timeline.occ_count != p->total || count_text(script, "\n\n") != p->total ||

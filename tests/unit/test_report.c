@@ -246,7 +246,7 @@ static void check_csv_totals(const struct output *o)
 {
     const char *text = o->text;
     static const char header[] = "event,domain,vcpu,mode,pid,comm,image,symbol,source_file,"
-                                 "source_line,samples,period,events,percent\n";
+                                 "source_line,samples,period_events,events,percent\n";
     CHECK(!strncmp(text, header, sizeof(header) - 1));
     uint64_t sums[2] = { 0 }, g_rows = 0;
     char needle[128];
