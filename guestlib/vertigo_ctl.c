@@ -12,43 +12,56 @@
  *                                      samples each N events, or a timer
  *                                      samples H times per guest second
  *   vertigo-ctl stop                   stop it; prints the samples logged
+ *   vertigo-ctl record [-e LIST] [-c N | -F H] [-g] -- CMD [ARG...]
+ *                                      a session around one command, of its
+ *                                      process only (like perf record CMD):
+ *                                      guestlib/vertigo_ctl_record.c
  * start/stop are kernel-only hypercalls: they go through /dev/vertigo
  * (guestlib/kmod/vertigo.ko), which only root opens. Arguments are checked
  * here first (event names, period 1..2^48, rate 1..100000 Hz, depth
  * 0..VERTIGO_STACK_MAX), and Vertigo checks them again.
  * Exit status: 0 done, 1 Vertigo (or /dev/vertigo) refused the call,
- * 2 usage error, 3 not running under Vertigo (nothing was attempted). */
+ * 2 usage error, 3 not running under Vertigo (nothing was attempted);
+ * record: the command's own status once it ran. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "guestlib/vertigo_ctl_record.h"
 #include "guestlib/vertigo_guest.h"
 #include "pmu/pmu_events.h"
 
 #define PERIOD_MAX   (1ull << 48)   /* HC_SESSION_START's bound */
 #define TIMER_HZ_MAX 100000u
+#define RECORD_DEPTH "16"           /* record -g: return addresses per sample */
+#define RECORD_HZ    "1000"         /* record without -c or -F: timer samples */
+#define RECORD_ARGS  8              /* start options record translates to */
+
+static const char *command = "start";   /* in messages: start or record */
 
 static int usage(void)
 {
     fprintf(stderr, "usage: vertigo-ctl detect | version | verdict pass|fail [REASON]\n"
                     "       vertigo-ctl start --event LIST --period N [--hz H] [--depth D]\n"
                     "                         [--call-graph fp|dwarf]\n"
-                    "       vertigo-ctl start --hz H [--event LIST] [--depth D] | stop\n");
+                    "       vertigo-ctl start --hz H [--event LIST] [--depth D] | stop\n"
+                    "       vertigo-ctl record [-e LIST] [-c N | -F H] [-g] -- CMD [ARG...]\n");
     return 2;
 }
 
-/* Prints "vertigo-ctl: start: <message>" and returns 2 (usage error). */
+/* Prints "vertigo-ctl: start: <message>" (or record:) and returns 2 (usage error). */
 __attribute__((format(printf, 1, 2)))
 static int start_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "vertigo-ctl: start: ");
+    fprintf(stderr, "vertigo-ctl: %s: ", command);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -77,7 +90,7 @@ static int check_event(const char *text, unsigned int len, unsigned int index)
     if (e == PMU_EVERR_NONE || e == PMU_EVERR_UNAVAILABLE || e == PMU_EVERR_SOFT_CYCLES_ONLY ||
         e == PMU_EVERR_TOO_MANY)
         return 0;
-    fprintf(stderr, "vertigo-ctl: start: event %u \"%.*s\": %s\n", index + 1, (int)len, text,
+    fprintf(stderr, "vertigo-ctl: %s: event %u \"%.*s\": %s\n", command, index + 1, (int)len, text,
             pmu_event_err_text(e));
     return 2;
 }
@@ -174,6 +187,56 @@ static int parse_start(int argc, char **argv, struct vertigo_session *s)
     return 0;
 }
 
+/* The option of start that record's option `opt` stands for, or NULL. */
+static const char *start_option_of(const char *opt)
+{
+    static const char *const names[][2] = {
+        { "-e", "--event" }, { "-c", "--period" }, { "-F", "--hz" },
+    };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!strcmp(opt, names[i][0]))
+            return names[i][1];
+    return NULL;
+}
+
+/* argv = the words after "record". perf's options become start's (-e
+ * --event, -c --period, -F --hz, -g --depth RECORD_DEPTH; no option but
+ * -g: --hz RECORD_HZ), which checks them. Fills *s and *cmd (the words
+ * after "--"); 0 or 2 (usage error). */
+static int parse_record(int argc, char **argv, struct vertigo_session *s, char ***cmd)
+{
+    char *args[RECORD_ARGS];
+    int n = 0, i = 0;
+    bool rate = false, events = false;
+    command = "record";
+    for (; i < argc && strcmp(argv[i], "--"); i++) {
+        const char *opt = start_option_of(argv[i]);
+        if (!strcmp(argv[i], "-g") && n + 2 <= RECORD_ARGS) {
+            args[n++] = "--depth";
+            args[n++] = RECORD_DEPTH;
+            continue;
+        }
+        if (!opt)
+            return start_error("unknown option '%s' (-e LIST, -c N, -F H, -g, then -- CMD)", argv[i]);
+        if (i + 1 >= argc || n + 2 > RECORD_ARGS)
+            return start_error("option %s needs a value", argv[i]);
+        rate |= strcmp(opt, "--event") != 0;
+        events |= strcmp(opt, "--event") == 0;
+        args[n++] = (char *)opt;
+        args[n++] = argv[++i];
+    }
+    if (i + 1 >= argc)
+        return start_error("no command: vertigo-ctl record [OPTIONS] -- CMD [ARG...]");
+    if (events && !rate)
+        return start_error("-e needs -c N (events between samples) or -F H (timer samples)");
+    if (!rate && n + 2 <= RECORD_ARGS) {
+        args[n++] = "--hz";
+        args[n++] = RECORD_HZ;
+    }
+    *cmd = &argv[i + 1];
+    return parse_start(n, args, s);
+}
+
 /* What an errno from /dev/vertigo means for session control. */
 static const char *session_errno_text(int err, int stopping)
 {
@@ -251,11 +314,14 @@ int main(int argc, char **argv)
         return usage();
     int known = !strcmp(argv[1], "detect") || !strcmp(argv[1], "version") ||
                 !strcmp(argv[1], "verdict") || !strcmp(argv[1], "start") ||
-                !strcmp(argv[1], "stop");
+                !strcmp(argv[1], "stop") || !strcmp(argv[1], "record");
     if (!known || (!strcmp(argv[1], "stop") && argc != 2))
         return usage();
     struct vertigo_session session;
+    char **cmd = NULL;
     if (!strcmp(argv[1], "start") && parse_start(argc - 2, argv + 2, &session))
+        return 2;
+    if (!strcmp(argv[1], "record") && parse_record(argc - 2, argv + 2, &session, &cmd))
         return 2;
     if (!vertigo_present()) {
         if (strcmp(argv[1], "detect") != 0)
@@ -268,6 +334,8 @@ int main(int argc, char **argv)
         return session_start(&session);
     if (!strcmp(argv[1], "stop"))
         return session_stop();
+    if (!strcmp(argv[1], "record"))
+        return record_run(&session, cmd, session_start, session_stop);
     if (!strcmp(argv[1], "version")) {
         int64_t r = vertigo_version();
         if (r >= 0)

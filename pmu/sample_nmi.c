@@ -12,6 +12,34 @@
 #define KERNEL_CPL 0u
 
 static uint64_t logged;         /* by the current session, all CPUs */
+static uint64_t scope_cr3;      /* sample_scope_set: page-table root, 0: none */
+static uint64_t out_of_scope;   /* PMIs of other page tables since then */
+
+/* Bits of a guest CR3 (pmu_arch_guest_cr3: bits 51:12) that name the
+ * process: page-table isolation's user half sets bit 12. */
+#define SCOPE_CR3_MASK (~0xfffull & ~(1ull << 12))
+
+void sample_scope_set(uint64_t cr3)
+{
+    __atomic_store_n(&out_of_scope, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&scope_cr3, cr3 & SCOPE_CR3_MASK, __ATOMIC_RELEASE);
+}
+
+uint64_t sample_out_of_scope(void)
+{
+    return __atomic_load_n(&out_of_scope, __ATOMIC_RELAXED);
+}
+
+/* Whether a PMI of this CPU's VCPU v (NULL: none) may write samples; if
+ * not, it is counted. */
+static bool in_scope(const struct vcpu *v)
+{
+    uint64_t scope = __atomic_load_n(&scope_cr3, __ATOMIC_ACQUIRE);
+    if (!scope || (v && (pmu_arch_guest_cr3(v) & SCOPE_CR3_MASK) == scope))
+        return true;
+    __atomic_fetch_add(&out_of_scope, 1, __ATOMIC_RELAXED);
+    return false;
+}
 
 uint64_t sample_logged(void)
 {
@@ -141,6 +169,8 @@ static void record_measured(struct pmu_cpu *c, uint64_t start_tsc, struct vcpu *
 {
     uint64_t record_tsc = start_tsc ? pmu_arch_tsc() : 0;
     c->stats.pmis++;
+    if (!in_scope(v))
+        return;
     if (v && (!f || !pmu_run_root_pmi_is_hypervisor(v)))
         record_guest(c, v, mask, start_tsc != 0);       /* counters stop at VM exit */
     else
@@ -240,8 +270,10 @@ void sample_hypervisor_step(uint64_t rip, uint64_t rbp, uint32_t mask)
         return;
     struct log_sample s = { .mode = LOG_MODE_HYPERVISOR, .rip = rip,
                             .domain = v->domain->id, .vcpu = v->id };
+    c->stats.pmis++;
+    if (!in_scope(v))
+        return;
     if (v->pmu.stack_depth && rbp)
         s.depth = pmu_arch_hypervisor_stack(rbp, v->pmu.stack_depth, s.stack);
-    c->stats.pmis++;
     emit_per_event(c, &s, mask);
 }

@@ -41,6 +41,15 @@ void sample_nmi_report(unsigned int cpu);
  * Safe in trap and NMI context. */
 void sample_hypervisor_step(uint64_t rip, uint64_t rbp, uint32_t mask);
 
+/* A session of one process (VERTIGO_SESSION_PROCESS): from now on only
+ * PMIs taken while the guest runs on page-table root cr3 (either half
+ * under page-table isolation, any PCID) write samples, those of the
+ * process's user code, of the kernel on its behalf and of Vertigo serving
+ * it; the others are counted (sample_out_of_scope). 0: every PMI. Resets
+ * the count. */
+void sample_scope_set(uint64_t cr3);
+uint64_t sample_out_of_scope(void);
+
 /* Samples logged since the last reset (the current session's). */
 uint64_t sample_logged(void);
 void sample_logged_reset(void);

@@ -94,6 +94,8 @@ static void describe(const struct vertigo_session *s, const char *who)
         printk("sample: session started by %s: %s every %lu events, stack depth %u%s\n", who,
                s->events, s->period, s->stack_depth,
                (s->flags & VERTIGO_SESSION_USER_STACK) ? ", user stacks copied" : "");
+    if (s->flags & VERTIGO_SESSION_PROCESS)
+        printk("sample: only the process of page-table root %#lx\n", s->process_cr3);
 }
 
 /* The session's samples can be taken on this run, else why not (printed). */
@@ -123,6 +125,7 @@ int64_t sample_session_start(const struct vertigo_session *s, const char *who)
         return -VERTIGO_EBUSY;
     }
     sess.params = *s;
+    sample_scope_set((s->flags & VERTIGO_SESSION_PROCESS) ? s->process_cr3 : 0);
     sess.timer_ticks = timer ? platform_tsc_hz() / s->timer_hz : 0;
     sess.timer_ticks = sess.timer_ticks ? sess.timer_ticks : 1;
     sample_logged_reset();
@@ -143,8 +146,15 @@ int64_t sample_session_stop(void)
     sess.running = false;
     __atomic_fetch_add(&sess.generation, 1u, __ATOMIC_RELEASE);
     uint64_t logged = sample_logged();
+    bool process = (sess.params.flags & VERTIGO_SESSION_PROCESS) != 0;
+    uint64_t others = sample_out_of_scope();
+    sample_scope_set(0);
     spin_unlock(&sess.lock);
-    printk("sample: session stopped: %lu samples logged\n", logged);
+    if (process)
+        printk("sample: session stopped: %lu samples logged, %lu PMIs of other processes "
+               "not sampled\n", logged, others);
+    else
+        printk("sample: session stopped: %lu samples logged\n", logged);
     return (int64_t)(logged & (uint64_t)INT64_MAX);
 }
 

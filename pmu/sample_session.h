@@ -8,7 +8,9 @@
  *   sample.hz=H [sample.depth=D]                          timer sampling
  * or from the guest kernel (VERTIGO_HC_SESSION_START/STOP), and stop at
  * the end of the domain. One session per run; each VCPU applies a session
- * change on its own CPU between an exit and the next entry. */
+ * change on its own CPU between an exit and the next entry. A session of
+ * one process (VERTIGO_SESSION_PROCESS) samples only while the guest runs
+ * on that process's page tables (sample_scope_set, pmu/sample_nmi.h). */
 #ifndef PMU_SAMPLE_SESSION_H
 #define PMU_SAMPLE_SESSION_H
 

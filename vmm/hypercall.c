@@ -100,8 +100,11 @@ int64_t hypercall_session_check(const struct vertigo_session *s)
 {
     bool timer = (s->flags & VERTIGO_SESSION_TIMER) != 0;
     size_t events_len = strnlen(s->events, sizeof(s->events));
+    bool process = (s->flags & VERTIGO_SESSION_PROCESS) != 0;
     if (s->abi_version != VERTIGO_SESSION_ABI ||
-        (s->flags & ~(VERTIGO_SESSION_TIMER | VERTIGO_SESSION_USER_STACK)))
+        (s->flags & ~(VERTIGO_SESSION_TIMER | VERTIGO_SESSION_USER_STACK | VERTIGO_SESSION_PROCESS)))
+        return -VERTIGO_EINVAL;
+    if (process != (s->process_cr3 != 0))      /* the flag and its page-table root go together */
         return -VERTIGO_EINVAL;
     if (s->stack_depth > VERTIGO_STACK_MAX || events_len == sizeof(s->events))
         return -VERTIGO_EINVAL;

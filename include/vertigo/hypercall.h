@@ -85,11 +85,14 @@
 #define VERTIGO_HC_COUNT            8u
 
 /* HC_SESSION_START argument (all fields little-endian, 8-byte aligned). */
-#define VERTIGO_SESSION_ABI         1u
+#define VERTIGO_SESSION_ABI         2u   /* 2: process_cr3 added */
 #define VERTIGO_SESSION_TIMER       (1u << 0)   /* sample on a timer, not on events */
 #define VERTIGO_SESSION_USER_STACK  (1u << 1)   /* copy user registers and stack bytes
                                                    with user-mode samples (host DWARF
                                                    unwinding, like perf -g dwarf) */
+#define VERTIGO_SESSION_PROCESS     (1u << 2)   /* only samples taken while the guest
+                                                   runs on process_cr3's page tables
+                                                   (one process, like perf record CMD) */
 #define VERTIGO_SESSION_EVENTS_MAX  256u
 #define VERTIGO_STACK_MAX           32u
 
@@ -100,6 +103,10 @@ struct vertigo_session {
     uint32_t timer_hz;                  /* samples per guest second (TIMER) */
     uint32_t stack_depth;               /* return addresses per sample */
     char events[VERTIGO_SESSION_EVENTS_MAX];  /* NUL-terminated, e.g. "cycles:u" */
+    uint64_t process_cr3;               /* PROCESS: the process's page-table root
+                                           (__pa(mm->pgd)); compared without the
+                                           PCID (bits 11:0) and page-table
+                                           isolation's bit 12; else 0 */
 };
 
 /* HC_SYMBOLS argument. `kind` takes the log format's enum log_symbols_kind
@@ -119,7 +126,7 @@ struct vertigo_symbols_chunk {
     uint32_t reserved;                  /* 0 */
 };
 
-_Static_assert(sizeof(struct vertigo_session) == 280, "session ABI size");
+_Static_assert(sizeof(struct vertigo_session) == 288, "session ABI size");
 _Static_assert(sizeof(struct vertigo_symbols_chunk) == 40, "symbols chunk ABI size");
 
 /* HC_KERNEL_ORC argument. The tables are the kernel's own sections, read

@@ -2,6 +2,8 @@
 # End-to-end tests of the guest side of profiling: the kernel module, the
 # agent shipping kernel symbols, process maps and JIT maps (two epochs),
 # and bad input (malformed symbol chunks, session control from user mode);
+# a session of one process (`record`: vertigo-ctl record around the
+# workload while a shell loop competes, only the workload sampled);
 # then the main job's scenario (`profile`: a session started from the
 # guest around the demonstration workload) sampling instructions:ukh, so
 # the report holds the whole stack: the workload's functions, kernel
@@ -15,9 +17,9 @@ cd "$(dirname "$0")/../.."
 
 GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=agent,jit,badinput"
 
-[ -n "$AGENT_REUSE" ] || run_linux agent 0 "$GUEST,dwarf,profile vertigo.profile_event=instructions:ukh vertigo.agent=1" \
+[ -n "$AGENT_REUSE" ] || run_linux agent 0 "$GUEST,dwarf,record,profile vertigo.profile_event=instructions:ukh vertigo.agent=1" \
     --platform bochs --timeout 900 --cmdline "console=com2 log=e9"
-for s in agent jit badinput dwarf profile; do
+for s in agent jit badinput dwarf record profile; do
     expect_line agent "$s scenario" "^VERTIGO-GUEST: $s: PASS$"
 done
 expect_no_unknown_nmi agent
@@ -117,6 +119,22 @@ read -r chained leafs <<<"$(awk '/(^|;)cmp [0-9]+$/ { t += $NF
 grep -qE ' user-stack dom=0 vcpu=[0-9]+ rip=0x[0-9a-f]+ rsp=0x7ff[0-9a-f]+ rbp=0x[0-9a-f]+ bytes=[1-9]' "$decoded" &&
     pass "agent: dwarf: user-stack records in the log" ||
     fail "agent: dwarf: user-stack records" "none in $decoded"
+
+# vertigo-ctl record (the record scenario): a session of one process. Its
+# user samples (instructions:u, event id 1, which no other session of the
+# run samples) are all the recorded workload's, by its PID; Vertigo
+# counted the competing shell loop's PMIs and wrote no sample for them.
+rec_pid=$(capture agent | sed -nE 's/^vertigo-ctl: record: pid ([0-9]+) \(workload\), .*/\1/p' | head -n1)
+expect_in agent com2.txt "record: the session is scoped to one page-table root" \
+    '^sample: only the process of page-table root 0x[0-9a-f]+$'
+expect_in agent com2.txt "record: the other processes' PMIs were not sampled" \
+    '^sample: session stopped: [1-9][0-9]* samples logged, [1-9][0-9]* PMIs of other processes not sampled$'
+"$VERTIGO" export --format csv "${GUEST_SYMS[@]}" --event instructions:u "$E2E_OUT/agent/debugcon.txt" \
+    >"$E2E_OUT/agent/record.csv" 2>/dev/null
+procs=$(awk -F, 'NR > 1 { n[$5 " " $6] += $11 } END { for (p in n) print p ":" n[p] }' "$E2E_OUT/agent/record.csv")
+[ -n "$rec_pid" ] && [ "${procs%%:*}" = "$rec_pid workload" ] && [ "$(echo "$procs" | wc -l)" = 1 ] &&
+    pass "agent: record: every instructions:u sample is the recorded workload's (pid $rec_pid, ${procs##*:} samples)" ||
+    fail "agent: record: samples of the recorded process only" "pid '$rec_pid'; samples by pid and comm: $procs"
 
 # From the boot stub to the VCPU loop, under Vertigo's process name (the
 # functions between depend on what LTO inlined, shown as NAME_[i]; static

@@ -249,6 +249,12 @@ TEST(session_start_and_stop)
     s.flags = VERTIGO_SESSION_USER_STACK;
     CHECK_EQ(start_with(&s, 0), 0);
     CHECK_EQ(fake.last_session.flags, VERTIGO_SESSION_USER_STACK);
+    /* one process's session (vertigo-ctl record) carries its page tables */
+    CHECK_EQ(call(VERTIGO_HC_SESSION_STOP, 0, 0), 42);
+    s.flags = VERTIGO_SESSION_PROCESS;
+    s.process_cr3 = 0x12345000;
+    CHECK_EQ(start_with(&s, 0), 0);
+    CHECK_EQ(fake.last_session.process_cr3, 0x12345000);
 }
 
 TEST(session_control_is_kernel_only)
@@ -290,8 +296,11 @@ TEST(session_fields_are_validated)
     struct vertigo_session s;
 #define REFUSED(field_change) do { s = good_session(); field_change; \
         CHECK_EQ(start_with(&s, 0), (uint64_t)-VERTIGO_EINVAL); } while (0)
-    REFUSED(s.abi_version = 2);
-    REFUSED(s.flags = 1u << 2);
+    REFUSED(s.abi_version = 1);                              /* before process_cr3 */
+    REFUSED(s.abi_version = VERTIGO_SESSION_ABI + 1);
+    REFUSED(s.flags = 1u << 3);
+    REFUSED(s.flags = VERTIGO_SESSION_PROCESS);             /* no page-table root */
+    REFUSED(s.process_cr3 = 0x1000);                         /* a root without the flag */
     REFUSED(s.period = 0);
     REFUSED(s.period = (1ull << 48) + 1);
     REFUSED(s.stack_depth = VERTIGO_STACK_MAX + 1);

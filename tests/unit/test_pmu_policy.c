@@ -466,6 +466,38 @@ TEST(timer_session_samples_when_its_deadline_passes)
     CHECK_EQ(fake.timer[PMU_TIMER_SAMPLE], UINT64_MAX);
 }
 
+/* A session of one process (vertigo-ctl record): a PMI taken while the
+ * guest runs on other page tables writes nothing and is counted; the
+ * process's own, in either half of page-table isolation, is sampled. */
+TEST(process_session_samples_only_its_page_tables)
+{
+    struct vcpu *v = start_run("pmu=soft", false);
+    struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI,
+                                 .flags = VERTIGO_SESSION_PROCESS, .period = 1000,
+                                 .process_cr3 = GUEST_CR3, .events = "instructions:u" };
+    const struct hypercall_pmu *hc = pmu_hypercalls(v);
+    if (!CHECK_EQ(hc->sampling->start(v, &s), 0))
+        return;
+    pmu_before_entry(v);
+    static const uint64_t cr3s[] = { 0x5678000ull, GUEST_CR3 | 1ull << 12, GUEST_CR3 };
+    for (unsigned int i = 0; i < 3; i++) {
+        fake.cr3 = cr3s[i];
+        guest_runs(v, CPL_USER, 1000);
+        entry(v);
+        CHECK(pmu_nmi_exit(v));
+    }
+    struct log_sample out[MAX_SAMPLES];
+    if (CHECK_EQ(logged_samples(out), 2)) {
+        CHECK_EQ(out[0].cr3, GUEST_CR3 | 1ull << 12);
+        CHECK_EQ(out[1].cr3, GUEST_CR3);
+    }
+    CHECK_EQ(pmu_cpus[0].stats.pmis, 3);
+    CHECK_EQ(sample_out_of_scope(), 1);
+    CHECK_EQ(hc->sampling->stop(v), 2);
+    CHECK_EQ(sample_out_of_scope(), 0);              /* the next session starts afresh */
+    fake.cr3 = GUEST_CR3;
+}
+
 /* ---- Mode attribution at exits (software backend) ------------------------ */
 
 /* An emulated instruction counts in the mode of its exit; halted time
