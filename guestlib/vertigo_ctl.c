@@ -207,7 +207,7 @@ static int parse_record(int argc, char **argv, struct vertigo_session *s, char *
 {
     char *args[RECORD_ARGS];
     int n = 0, i = 0;
-    bool rate = false, events = false;
+    bool rate = false, events = false, period = false;
     command = "record";
     for (; i < argc && strcmp(argv[i], "--"); i++) {
         const char *opt = start_option_of(argv[i]);
@@ -222,6 +222,7 @@ static int parse_record(int argc, char **argv, struct vertigo_session *s, char *
             return start_error("option %s needs a value", argv[i]);
         rate |= strcmp(opt, "--event") != 0;
         events |= strcmp(opt, "--event") == 0;
+        period |= strcmp(opt, "--period") == 0;
         args[n++] = (char *)opt;
         args[n++] = argv[++i];
     }
@@ -229,6 +230,8 @@ static int parse_record(int argc, char **argv, struct vertigo_session *s, char *
         return start_error("no command: vertigo-ctl record [OPTIONS] -- CMD [ARG...]");
     if (events && !rate)
         return start_error("-e needs -c N (events between samples) or -F H (timer samples)");
+    if (period && !events)
+        return start_error("-c needs -e LIST (the events to count)");
     if (!rate && n + 2 <= RECORD_ARGS) {
         args[n++] = "--hz";
         args[n++] = RECORD_HZ;
