@@ -134,6 +134,7 @@ static inline void halt(void)
 
 #define CR4_PAE      (1ull << 5)
 #define CR4_PGE      (1ull << 7)
+#define CR4_PCE      (1ull << 8)   /* RDPMC allowed at any CPL */
 #define CR4_OSFXSR   (1ull << 9)
 #define CR4_VMXE     (1ull << 13)
 #define CR4_OSXSAVE  (1ull << 18)

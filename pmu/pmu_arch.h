@@ -102,6 +102,16 @@ void pmu_arch_queue_guest_nmi(struct vcpu *v);
  * go to a shadow from now on), and whether that happened. */
 void pmu_arch_lvtpc_claim(struct vcpu *v, uint32_t value);
 bool pmu_arch_lvtpc_owned(const struct vcpu *v);
+/* The guest's own view of LVTPC (what it last wrote, or what a delivery of
+ * its virtual PMU's PMI made of it), read and set. */
+uint32_t pmu_arch_guest_lvtpc(const struct vcpu *v);
+void pmu_arch_guest_lvtpc_write(struct vcpu *v, uint32_t value);
+
+/* ---- The guest's virtual PMU ---- */
+/* RDPMC exits (the guest's counters are virtual), or runs natively. */
+void pmu_arch_rdpmc_exiting(struct vcpu *v, bool on);
+/* The guest's CR4.PCE: RDPMC allowed outside CPL 0. */
+bool pmu_arch_guest_cr4_pce(const struct vcpu *v);
 const struct pmu_lvtpc_ops *pmu_arch_lvtpc(void);  /* this CPU's LVTPC register */
 
 /* ---- This CPU ---- */

@@ -53,6 +53,26 @@ static bool read_traps(const char *cmdline)
     return strcmp(value, "off") != 0;
 }
 
+/* pmu.guest=on|off (default off): a virtual PMU for the guest. Only the
+ * software backend offers one yet. */
+static bool read_guest_pmu(const char *cmdline, enum pmu_session_backend backend)
+{
+    char value[OPTION_MAX];
+    if (!cmdline_get(cmdline, "pmu.guest", value, sizeof(value)) || strcmp(value, "off") == 0)
+        return false;
+    if (strcmp(value, "on") != 0) {
+        printk("pmu: warning: bad option pmu.guest=%s (on, off); using off\n", value);
+        return false;
+    }
+    if (backend != PMU_SESSION_SOFT) {
+        printk("pmu: pmu.guest=on: only the software backend offers the guest a PMU yet; "
+               "the guest gets none\n");
+        return false;
+    }
+    printk("pmu: the guest gets a virtual PMU (version 2, 4 + 3 counters)\n");
+    return true;
+}
+
 static void announce_backend(enum pmu_choice choice)
 {
     switch (pmu_config.backend) {
@@ -142,6 +162,7 @@ void pmu_config_ensure(void)
     if (c->tsc_counts_instructions)
         pmu_arch_timer_entry_ticks(BOCHS_ENTRY_TIMER_TICKS);
     announce_backend(choice);
+    c->guest_pmu = read_guest_pmu(cmdline, c->backend);
     parse_events(cmdline);
     c->configured = true;
 }

@@ -26,6 +26,9 @@ struct pmu_config {
      * exits while a counter filters by mode (pmu.traps=on, the default,
      * where the hardware can), so per-mode counts are exact at any step. */
     bool exact_modes;
+    /* pmu.guest=on: the guest gets a virtual PMU of its own (pmu/vpmu.h;
+     * software backend only, for now). */
+    bool guest_pmu;
 };
 
 extern struct pmu_config pmu_config;

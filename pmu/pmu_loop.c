@@ -3,6 +3,7 @@
  * session's run-time wiring in their order. */
 #include "pmu/pmu_loop.h"
 
+#include "pmu/pmu_guest.h"
 #include "pmu/pmu_run.h"
 #include "pmu/pmu_session.h"
 #include "pmu/pmu_step.h"
@@ -37,6 +38,30 @@ void pmu_exit_handled(struct vcpu *v, uint32_t exit_reason)
 void pmu_emulated_instruction(struct vcpu *v)
 {
     pmu_run_emulated_instruction(v);
+}
+
+void pmu_exit_cpuid_leaf_0a(const struct vcpu *v, uint32_t regs[4])
+{
+    pmu_guest_cpuid_leaf(v, regs);
+}
+
+bool pmu_exit_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+    return pmu_guest_rdmsr(v, msr, value);
+}
+
+/* A write may start or stop a counter of one mode: the mode traps follow. */
+bool pmu_exit_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
+{
+    if (!pmu_guest_wrmsr(v, msr, value))
+        return false;
+    pmu_run_modes_changed(v);
+    return true;
+}
+
+bool pmu_exit_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *value)
+{
+    return pmu_guest_rdpmc(v, ecx, value);
 }
 
 bool pmu_nmi_exit(struct vcpu *v)

@@ -45,6 +45,14 @@ void pmu_emulated_instruction(struct vcpu *v);
  * Vertigo's (a PMI or a kick), false if it is the guest's. */
 bool pmu_nmi_exit(struct vcpu *v);
 
+/* The guest's own virtual PMU (pmu.guest=on) for the exit handlers:
+ * CPUID leaf 0xA (all zero without one), its MSRs and RDPMC; false means
+ * the guest gets #GP. */
+void pmu_exit_cpuid_leaf_0a(const struct vcpu *v, uint32_t regs[4]);
+bool pmu_exit_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value);
+bool pmu_exit_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value);
+bool pmu_exit_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *value);
+
 /* The PMU and sampling hypercalls for v (VERTIGO_HC_PMU_READ/_STEP,
  * VERTIGO_HC_SESSION_START/_STOP, VERTIGO_HC_SYMBOLS). */
 const struct hypercall_pmu *pmu_hypercalls(struct vcpu *v);

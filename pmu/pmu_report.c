@@ -52,8 +52,8 @@ void pmu_session_report(const struct domain *d)
     bool named = false;
     for (unsigned int i = 0; i < d->vcpu_count; i++) {
         const struct vcpu *v = &d->vcpus[i];
-        if (!v->pmu.counting)
-            continue;
+        if (!v->pmu.counting || !v->pmu.ctx.count)
+            continue;           /* no session, or only the guest's PMU */
         if (!named) {
             printk("pmu: totals of the counting session (%s backend):\n",
                    v->pmu.be.ops->name);

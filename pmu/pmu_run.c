@@ -4,6 +4,7 @@
 
 #include "pmu/pmu_config.h"
 #include "pmu/pmu_cpu.h"
+#include "pmu/pmu_guest.h"
 #include "pmu/pmu_pmi.h"
 #include "pmu/pmu_soft.h"
 #include "pmu/pmu_step.h"
@@ -20,7 +21,7 @@ static void choose_mode_traps(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     bool exact = pmu_config_soft() && pmu_config.exact_modes &&
-                 ((struct pmu_soft *)p->be.self)->steps_by_mode;
+                 (((struct pmu_soft *)p->be.self)->steps_by_mode || pmu_guest_needs_modes(v));
     pmu_arch_mode_traps(v, exact);
     p->modes_trapped = exact;
     if (pmu_config_soft())
@@ -46,12 +47,22 @@ enum pmu_status pmu_run_program(struct vcpu *v, const struct pmu_event_list *lis
     return st;
 }
 
+void pmu_run_modes_changed(struct vcpu *v)
+{
+    if (v->pmu.counting)
+        choose_mode_traps(v);
+}
+
 void pmu_run_vcpu_start(struct vcpu *v)
 {
     pmu_config_ensure();        /* VCPU 0 starts before any AP's VCPU */
     memset(&v->pmu, 0, sizeof(v->pmu));
     swevent_add(&v->pmu.sw, SWEVENT_VCPU_SWITCHES, 1);
-    if (!pmu_config.has_events)
+    pmu_guest_start(v);
+    /* The guest's virtual PMU counts the guest's runs the software
+     * backend measures: it runs, with no event of its own if there is no
+     * counting session. */
+    if (!pmu_config.has_events && !v->pmu.guest_pmu)
         return;
     uint64_t periods[PMU_EVENT_LIST_MAX];
     for (unsigned int i = 0; i < PMU_EVENT_LIST_MAX; i++)
@@ -120,6 +131,8 @@ static void soft_plan_entry(struct vcpu *v, unsigned int cpl)
     if (v->pmu.modes_trapped)
         step = cpl && v->pmu.user_step_ticks ? v->pmu.user_step_ticks : EXACT_RUN_MAX;
     uint64_t deadline = pmu_soft_enter(soft, &v->pmu.ctx, cpl);
+    uint64_t guest_pmi = pmu_guest_ticks_to_pmi(v, cpl);
+    deadline = guest_pmi < deadline ? guest_pmi : deadline;
     pmu_arch_timer_request(v, PMU_TIMER_STEP, deadline < step ? deadline : step);
 }
 
@@ -254,6 +267,7 @@ static void account_guest(struct vcpu *v, uint64_t guest_ticks, bool stepping)
         }
         if (guest_ticks == 1 && !p->modes_trapped)
             correct_step_mode(v, guest_ticks);
+        pmu_guest_count(v, p->ctx.entry_cpl, guest_ticks);
     }
     if (backend_exit(p, guest_ticks))
         take_overflows(v);
@@ -273,6 +287,8 @@ void pmu_run_emulated_instruction(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     p->emulated++;
+    if (pmu_config.tsc_counts_instructions)
+        pmu_guest_count(v, p->exit_cpl, 1);     /* one instruction, as the backend's */
     bool stepping = pmu_step_armed(v);
     if (stepping)
         pmu_run_count_overflows(v, pmu_step_pause(v));
@@ -300,6 +316,7 @@ void pmu_run_domain_end(const struct domain *d)
     }
     for (unsigned int i = 0; i < d->vcpu_count; i++) {
         pmu_step_report(&d->vcpus[i]);
+        pmu_guest_report(&d->vcpus[i]);
         pmu_arch_mode_traps_report(&d->vcpus[i]);
     }
 }

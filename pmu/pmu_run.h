@@ -17,6 +17,10 @@
  * session, programs and loads its context. */
 void pmu_run_vcpu_start(struct vcpu *v);
 
+/* The guest reprogrammed its virtual PMU: whether every change of mode
+ * must exit is decided again. */
+void pmu_run_modes_changed(struct vcpu *v);
+
 /* Plans the next entry: the hardware backend's GLOBAL_CTRL values, or the
  * software backend's step / overflow deadline on the shared timer. */
 void pmu_run_before_entry(struct vcpu *v);

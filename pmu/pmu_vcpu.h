@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "pmu/pmu.h"
+#include "pmu/vpmu.h"
 
 struct vcpu_pmu {
     struct pmu_ctx ctx;
@@ -30,6 +31,10 @@ struct vcpu_pmu {
     uint32_t stack_depth;           /* return addresses per sample */
     bool user_stack;                /* copy user registers and stack with user samples */
     uint64_t timer_ticks;           /* timer sampling: guest ticks per sample, 0: off */
+    /* The guest's own virtual PMU (pmu/pmu_guest.c), pmu.guest=on */
+    bool guest_pmu;
+    struct vpmu guest;
+    uint64_t guest_pmis_unsupported;    /* PMIs for an LVTPC not in NMI mode */
 };
 
 #endif

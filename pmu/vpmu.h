@@ -97,4 +97,8 @@ uint64_t vpmu_events_to_pmi(const struct vpmu *p, enum vpmu_arch_event ev, enum 
  * otherwise). */
 bool vpmu_active(const struct vpmu *p);
 
+/* True if some counting counter counts in user or kernel mode only (a
+ * backend must then tell the two apart exactly). */
+bool vpmu_counts_one_mode(const struct vpmu *p);
+
 #endif

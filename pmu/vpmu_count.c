@@ -144,6 +144,22 @@ uint64_t vpmu_events_to_pmi(const struct vpmu *p, enum vpmu_arch_event ev, enum 
     return nearest;
 }
 
+bool vpmu_counts_one_mode(const struct vpmu *p)
+{
+    for (unsigned int k = 0; k < p->config.gp_counters; k++) {
+        uint64_t s = p->evtsel[k];
+        if ((s & EVTSEL_EN) && (p->global_ctrl & (1ull << k)) &&
+            !(s & EVTSEL_USR) != !(s & EVTSEL_OS))
+            return true;
+    }
+    for (unsigned int j = 0; j < p->config.fixed_counters; j++) {
+        unsigned int f = fixed_field(p, j);
+        if ((p->global_ctrl & (1ull << (32 + j))) && !(f & FIXED_USR) != !(f & FIXED_OS))
+            return true;
+    }
+    return false;
+}
+
 bool vpmu_active(const struct vpmu *p)
 {
     if (!p->global_ctrl)

@@ -68,6 +68,11 @@ static void lvtpc_guest_write(struct vcpu *v, uint32_t value)
         apic_write_lvtpc(value);
 }
 
+void apic_guard_lvtpc_guest_set(struct vcpu *v, uint32_t value)
+{
+    lvtpc_guest_write(v, value);
+}
+
 /* After a guest SVR write: software-disabling the APIC sets every LVT
  * mask bit, and re-enabling it leaves them set (SDM Vol. 3A 11.4.7.2), so
  * Vertigo's LVTPC is written again (ignored while the APIC is disabled). */

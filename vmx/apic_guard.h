@@ -39,8 +39,12 @@ void apic_guard_lvtpc_claim(struct vcpu *v, uint32_t vertigo_value);
 /* True once apic_guard_lvtpc_claim ran for v. NMI-safe. */
 bool apic_guard_lvtpc_owned(const struct vcpu *v);
 
-/* The LVTPC value the guest last wrote (for a future virtual PMU): the
+/* The LVTPC value the guest last wrote (its virtual PMU delivers by it): the
  * shadow once claimed or written, else what the APIC holds. */
 uint32_t apic_guard_lvtpc_shadow(const struct vcpu *v);
+
+/* Sets the guest's view of LVTPC as a guest write would (the guest's
+ * virtual PMU masks it when it delivers a PMI). */
+void apic_guard_lvtpc_guest_set(struct vcpu *v, uint32_t value);
 
 #endif

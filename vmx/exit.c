@@ -20,6 +20,7 @@ static const exit_handler exit_handlers[EXIT_REASON_COUNT] = {
     [EXIT_REASON_CPUID] = handle_cpuid,
     [EXIT_REASON_GETSEC] = handle_vmx_instruction,
     [EXIT_REASON_INVD] = handle_invd,
+    [EXIT_REASON_RDPMC] = handle_rdpmc,
     [EXIT_REASON_VMCALL] = handle_vmcall,
     [EXIT_REASON_VMCLEAR] = handle_vmx_instruction,
     [EXIT_REASON_VMLAUNCH] = handle_vmx_instruction,

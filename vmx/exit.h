@@ -26,6 +26,7 @@ void handle_io(struct vcpu *v, const struct vmx_exit *e);
 void handle_cr_access(struct vcpu *v, const struct vmx_exit *e);
 void handle_xsetbv(struct vcpu *v, const struct vmx_exit *e);
 void handle_invd(struct vcpu *v, const struct vmx_exit *e);
+void handle_rdpmc(struct vcpu *v, const struct vmx_exit *e);
 void handle_vmcall(struct vcpu *v, const struct vmx_exit *e);
 void handle_vmx_instruction(struct vcpu *v, const struct vmx_exit *e);
 void handle_ept_violation(struct vcpu *v, const struct vmx_exit *e);

@@ -3,6 +3,7 @@
  * Vertigo's leaves at 0x40000000. */
 #include "boot/cpu.h"
 #include "vertigo/hypercall.h"
+#include "pmu/pmu_loop.h"
 #include "vmx/exit.h"
 #include "vmx/vmx_cpu.h"
 
@@ -86,7 +87,7 @@ static void filter_leaf(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
                 r->ecx &= ~CPUID_7_ECX_RDPID;
         }
         break;
-    case 0xa:           /* the PMU belongs to Vertigo */
+    case 0xa:           /* the PMU is Vertigo's: the guest's virtual one, below */
     case 0x14:          /* Intel PT, hidden (leaf 7 EBX.PT above) */
     case 0x15:          /* TSC/crystal ratio: Bochs reports GHz it does not run at */
     case 0x16:
@@ -105,6 +106,14 @@ static void filter_leaf(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
     }
 }
 
+/* Leaf 0xA describes the guest's virtual PMU (zero without one). */
+static void guest_pmu_leaf(const struct vcpu *v, struct cpuid_regs *r)
+{
+    uint32_t regs[4];
+    pmu_exit_cpuid_leaf_0a(v, regs);
+    *r = (struct cpuid_regs){ regs[0], regs[1], regs[2], regs[3] };
+}
+
 void handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
 {
     uint32_t leaf = (uint32_t)v->regs.rax, subleaf = (uint32_t)v->regs.rcx;
@@ -116,6 +125,8 @@ void handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
         r = cpuid(leaf, subleaf);
         filter_leaf(leaf, subleaf, &r);
         mirror_guest_cr4(v, leaf, subleaf, &r);
+        if (leaf == 0xa)
+            guest_pmu_leaf(v, &r);
     }
     v->regs.rax = r.eax;
     v->regs.rbx = r.ebx;

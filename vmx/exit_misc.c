@@ -21,6 +21,20 @@ void handle_xsetbv(struct vcpu *v, const struct vmx_exit *e)
     vmx_skip_instruction(e);
 }
 
+/* RDPMC exits only while the guest has a virtual PMU: its counters, or
+ * #GP as RDPMC gives for a bad index or CPL > 0 without CR4.PCE. */
+void handle_rdpmc(struct vcpu *v, const struct vmx_exit *e)
+{
+    uint64_t value;
+    if (!pmu_exit_rdpmc(v, (uint32_t)v->regs.rcx, &value)) {
+        vmx_inject_gp();
+        return;
+    }
+    v->regs.rax = (uint32_t)value;
+    v->regs.rdx = value >> 32;
+    vmx_skip_instruction(e);
+}
+
 void handle_invd(struct vcpu *v, const struct vmx_exit *e)
 {
     (void)v;

@@ -1,7 +1,7 @@
 /* Owned MSRs (see vmx/msr_policy.h): the VMX capability MSRs and
  * FEATURE_CONTROL (the guest sees no VMX), the architectural PMU MSRs
- * (the PMU belongs to Vertigo: CPUID 0AH is hidden from the guest, so it
- * sees a CPU without an architectural PMU and its MSRs #GP), in x2APIC
+ * (the PMU belongs to Vertigo: the guest sees its own virtual PMU with
+ * pmu.guest=on, pmu/pmu_guest.c, else none, and its MSRs #GP), in x2APIC
  * mode the APIC registers vmx/apic_guard.c watches (ICR; LVTPC and SVR,
  * for the hardware PMU's PMI), and the MSRs through which a guest could
  * reach physical memory past the EPT or change Vertigo's state
@@ -16,6 +16,7 @@
 #include "vmx/apic_guard.h"
 #include "vmx/msr_guard.h"
 #include "vmx/mode_trap.h"
+#include "pmu/pmu_loop.h"
 
 #define MSR_BITMAP_READ_LOW   0x000
 #define MSR_BITMAP_READ_HIGH  0x400
@@ -49,6 +50,17 @@ static enum msr_access_result passthrough_read(struct vcpu *v, uint32_t msr, uin
     return rdmsr_safe(msr, value) == 0 ? MSR_ACCESS_DONE : MSR_ACCESS_GP;
 }
 
+/* The guest's virtual PMU decides (#GP without one). */
+static enum msr_access_result guest_pmu_read(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+    return pmu_exit_rdmsr(v, msr, value) ? MSR_ACCESS_DONE : MSR_ACCESS_GP;
+}
+
+static enum msr_access_result guest_pmu_write(struct vcpu *v, uint32_t msr, uint64_t value)
+{
+    return pmu_exit_wrmsr(v, msr, value) ? MSR_ACCESS_DONE : MSR_ACCESS_GP;
+}
+
 static const struct msr_rule rules[] = {
     { MSR_IA32_X2APIC_ICR, MSR_IA32_X2APIC_ICR, "x2APIC ICR (INIT/SIPI emulated)",
       passthrough_read, apic_guard_x2apic_icr },
@@ -61,13 +73,16 @@ static const struct msr_rule rules[] = {
     { MSR_IA32_EFER, MSR_IA32_EFER, "IA32_EFER (SCE shadowed for the mode traps)",
       vmx_efer_read, vmx_efer_write },
     { MSR_IA32_VMX_FIRST, MSR_IA32_VMX_LAST, "VMX capability", deny_read, deny_write },
-    { MSR_IA32_PMC0, MSR_IA32_PMC0 + 7, "PMU counter", deny_read, deny_write },
-    { MSR_IA32_PERFEVTSEL0, MSR_IA32_PERFEVTSEL0 + 7, "PMU event select", deny_read, deny_write },
-    { MSR_IA32_FIXED_CTR0, MSR_IA32_FIXED_CTR0 + 3, "PMU fixed counter", deny_read, deny_write },
+    { MSR_IA32_PMC0, MSR_IA32_PMC0 + 7, "PMU counter (guest's virtual PMU)",
+      guest_pmu_read, guest_pmu_write },
+    { MSR_IA32_PERFEVTSEL0, MSR_IA32_PERFEVTSEL0 + 7, "PMU event select (guest's virtual PMU)",
+      guest_pmu_read, guest_pmu_write },
+    { MSR_IA32_FIXED_CTR0, MSR_IA32_FIXED_CTR0 + 3, "PMU fixed counter (guest's virtual PMU)",
+      guest_pmu_read, guest_pmu_write },
     { MSR_IA32_PERF_CAPABILITIES, MSR_IA32_PERF_CAPABILITIES, "PERF_CAPABILITIES",
       deny_read, deny_write },
-    { MSR_IA32_FIXED_CTR_CTRL, MSR_IA32_PERF_GLOBAL_INUSE, "PMU global control",
-      deny_read, deny_write },
+    { MSR_IA32_FIXED_CTR_CTRL, MSR_IA32_PERF_GLOBAL_INUSE, "PMU global control (guest's "
+      "virtual PMU)", guest_pmu_read, guest_pmu_write },
     { MSR_IA32_A_PMC0, MSR_IA32_A_PMC0 + 7, "PMU full-width counter", deny_read, deny_write },
     /* Paths to physical memory and to Vertigo's state (vmx/msr_guard.h). */
     { MSR_IA32_APIC_BASE, MSR_IA32_APIC_BASE, "IA32_APIC_BASE (base and enable kept)",

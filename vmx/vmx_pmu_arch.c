@@ -194,3 +194,29 @@ bool pmu_arch_lvtpc_owned(const struct vcpu *v)
 {
     return apic_guard_lvtpc_owned(v);
 }
+
+uint32_t pmu_arch_guest_lvtpc(const struct vcpu *v)
+{
+    return apic_guard_lvtpc_shadow(v);
+}
+
+void pmu_arch_guest_lvtpc_write(struct vcpu *v, uint32_t value)
+{
+    apic_guard_lvtpc_guest_set(v, value);
+}
+
+/* ---- The guest's virtual PMU ---- */
+
+void pmu_arch_rdpmc_exiting(struct vcpu *v, bool on)
+{
+    (void)v;
+    uint64_t proc = vmcs_read(VMCS_PROC_BASED_CONTROLS);
+    vmcs_write(VMCS_PROC_BASED_CONTROLS, on ? proc | PROC_RDPMC_EXITING
+                                            : proc & ~(uint64_t)PROC_RDPMC_EXITING);
+}
+
+bool pmu_arch_guest_cr4_pce(const struct vcpu *v)
+{
+    (void)v;
+    return (vmcs_read(VMCS_GUEST_CR4) & CR4_PCE) != 0;
+}

@@ -8,7 +8,8 @@
 # every step, instructions:ukh = TSC), two sampling sessions whose overflows land
 # within the documented skid, software-event totals equal to the VT-x exit
 # statistics, and the backend in the log header. A second boot with two
-# CPUs checks the per-mode counts on each VCPU (see its comment).
+# CPUs checks the per-mode counts on each VCPU (see its comment), a third
+# the guest's own virtual PMU (pmu.guest=on).
 #
 # --ips 500000000: at user step 1 every guest instruction costs a VM exit
 # (~1000 emulated ticks); a faster emulated clock keeps the guest's timer
@@ -138,3 +139,23 @@ expect_no_line $SMP_RUN "no check failed" '^pmu_exact: .*FAIL'
 expect_no_unknown_nmi $SMP_RUN
 capture $SMP_RUN | grep '^pmu_exact: cpu [0-9]: PASS: instructions:u' | indent
 expect_in $SMP_RUN com2.txt "run verdict" '^VERTIGO-END: PASS \(guest passed and powered off\)'
+
+# The guest's own virtual PMU (pmu.guest=on, a third boot): Linux's perf
+# driver starts on it, and the guest kernel's perf_event_open counts
+# instructions:u and cycles:u around a known loop exactly and refuses
+# branches (tests/guest/vpmu_perf.c count).
+VPMU_RUN=pmu-guest
+run_linux $VPMU_RUN 0 "$GUEST_BASE vertigo.scenario=vpmu" \
+    --platform bochs --ips 500000000 --timeout 900 \
+    --cmdline "console=com2 log=e9 pmu=auto pmu.guest=on"
+expect_in $VPMU_RUN com2.txt "Vertigo offers the guest a PMU" '^pmu: the guest gets a virtual PMU'
+expect_line $VPMU_RUN "the guest's perf driver found the PMU" 'Performance Events: .*Intel PMU driver'
+expect_line $VPMU_RUN "CPUID leaf 0xA: version 2" '^vpmu_perf: PASS: CPUID leaf 0xA: architectural PMU version 2'
+expect_line $VPMU_RUN "perf: instructions:u difference exact" '^vpmu_perf: PASS: instructions:u difference exact'
+expect_line $VPMU_RUN "perf: cycles:u difference exact" '^vpmu_perf: PASS: cycles:u difference exact'
+expect_line $VPMU_RUN "perf: instructions:k counted" '^vpmu_perf: PASS: instructions:k counted the kernel'
+expect_line $VPMU_RUN "perf: branches refused" '^vpmu_perf: PASS: branches refused'
+expect_no_line $VPMU_RUN "no check failed" '^vpmu_perf: FAIL'
+expect_no_unknown_nmi $VPMU_RUN
+capture $VPMU_RUN | grep '^vpmu_perf: PASS: instructions:u' | indent
+expect_in $VPMU_RUN com2.txt "run verdict" '^VERTIGO-END: PASS \(guest passed and powered off\)'

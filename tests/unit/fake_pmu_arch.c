@@ -171,6 +171,18 @@ void pmu_arch_lvtpc_claim(struct vcpu *v, uint32_t value)
 }
 
 bool pmu_arch_lvtpc_owned(const struct vcpu *v) { (void)v; return fake.lvtpc_claimed; }
+uint32_t pmu_arch_guest_lvtpc(const struct vcpu *v) { (void)v; return fake.guest_lvtpc; }
+void pmu_arch_guest_lvtpc_write(struct vcpu *v, uint32_t value)
+{
+    (void)v;
+    fake.guest_lvtpc = value;
+}
+void pmu_arch_rdpmc_exiting(struct vcpu *v, bool on)
+{
+    (void)v;
+    fake.rdpmc_exiting = on;
+}
+bool pmu_arch_guest_cr4_pce(const struct vcpu *v) { (void)v; return fake.cr4_pce; }
 unsigned int pmu_arch_cpu_index(void) { return fake.cpu; }
 uint32_t pmu_arch_apic_id(void) { return fake.apic_id; }
 uint64_t pmu_arch_tsc(void) { return fake.tsc; }

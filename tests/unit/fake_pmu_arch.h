@@ -51,6 +51,9 @@ struct fake_arch {
     uint32_t last_nmi_dest;
     unsigned int guest_nmis_queued;
     bool lvtpc_claimed;
+    uint32_t guest_lvtpc;               /* the guest's view of LVTPC */
+    /* the guest's virtual PMU */
+    bool rdpmc_exiting, cr4_pce;
     /* this CPU */
     unsigned int cpu;
     uint32_t apic_id;

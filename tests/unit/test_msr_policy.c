@@ -12,6 +12,7 @@
 #include "vmx/apic_guard.h"
 #include "vmx/msr_guard.h"
 #include "vmx/msr_policy.h"
+#include "pmu/pmu_loop.h"
 
 /* ---- A model of the CPU's MSRs -------------------------------------------- */
 
@@ -107,6 +108,19 @@ __attribute__((weak)) enum msr_access_result vmx_efer_write(struct vcpu *v, uint
 {
     (void)v; (void)msr; (void)value;
     return MSR_ACCESS_DONE;
+}
+
+/* No guest virtual PMU here: its MSRs #GP, as without pmu.guest=on. */
+bool pmu_exit_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+    (void)v; (void)msr; (void)value;
+    return false;
+}
+
+bool pmu_exit_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
+{
+    (void)v; (void)msr; (void)value;
+    return false;
 }
 
 /* ---- Guest accesses through the policy, as vmx/exit_msr.c makes them ------- */

@@ -237,6 +237,7 @@ TEST(fixed_counters_count_their_event_per_mode)
     CHECK_EQ(vpmu_wrmsr(&p, MSR_IA32_FIXED_CTR_CTRL, 0x1 | 0x2 << 4 | 0x3 << 8), VPMU_DONE);
     CHECK_EQ(vpmu_wrmsr(&p, MSR_IA32_PERF_GLOBAL_CTRL, 0x7ull << 32), VPMU_DONE);
     CHECK(vpmu_active(&p));
+    CHECK(vpmu_counts_one_mode(&p));                            /* fixed 0 and 1 */
     vpmu_count(&p, VPMU_EV_INSTRUCTIONS, VPMU_USER, 11);
     vpmu_count(&p, VPMU_EV_INSTRUCTIONS, VPMU_KERNEL, 13);
     vpmu_count(&p, VPMU_EV_CYCLES, VPMU_USER, 17);
@@ -246,6 +247,8 @@ TEST(fixed_counters_count_their_event_per_mode)
     CHECK_EQ(rd(&p, MSR_IA32_FIXED_CTR0), 13);
     CHECK_EQ(rd(&p, MSR_IA32_FIXED_CTR0 + 1), 17);
     CHECK_EQ(rd(&p, MSR_IA32_FIXED_CTR0 + 2), 52);
+    CHECK_EQ(vpmu_wrmsr(&p, MSR_IA32_PERF_GLOBAL_CTRL, 0x4ull << 32), VPMU_DONE);
+    CHECK(!vpmu_counts_one_mode(&p));                           /* fixed 2: both modes */
 }
 
 TEST(events_the_backend_cannot_count_count_nothing)

@@ -1,0 +1,114 @@
+/* The guest's virtual PMU in the VM-exit loop (see pmu/pmu_guest.h). */
+#include "pmu/pmu_guest.h"
+
+#include "pmu/pmu_arch.h"
+#include "pmu/pmu_config.h"
+#include "vmm/console.h"
+
+#define LVT_MASKED (1u << 16)
+
+/* What the software backend counts: one TSC tick is an instruction, a
+ * core cycle and a reference cycle in Bochs; elsewhere only cycles. */
+static struct vpmu_config offered(void)
+{
+    uint32_t events = 1u << VPMU_EV_CYCLES | 1u << VPMU_EV_REF_CYCLES;
+    if (pmu_config.tsc_counts_instructions)
+        events |= 1u << VPMU_EV_INSTRUCTIONS;
+    return (struct vpmu_config){ VPMU_MAX_GP, VPMU_MAX_FIXED, events };
+}
+
+void pmu_guest_start(struct vcpu *v)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    p->guest_pmu = pmu_config.guest_pmu;
+    if (!p->guest_pmu)
+        return;
+    struct vpmu_config config = offered();
+    vpmu_init(&p->guest, &config);
+    pmu_arch_rdpmc_exiting(v, true);
+}
+
+bool pmu_guest_needs_modes(const struct vcpu *v)
+{
+    return v->pmu.guest_pmu && vpmu_counts_one_mode(&v->pmu.guest);
+}
+
+static enum vpmu_mode mode_of(unsigned int cpl)
+{
+    return cpl ? VPMU_USER : VPMU_KERNEL;
+}
+
+uint64_t pmu_guest_ticks_to_pmi(const struct vcpu *v, unsigned int cpl)
+{
+    const struct vpmu *g = &v->pmu.guest;
+    if (!v->pmu.guest_pmu || !vpmu_active(g))
+        return UINT64_MAX;
+    uint64_t nearest = UINT64_MAX;
+    for (unsigned int ev = VPMU_EV_CYCLES; ev <= VPMU_EV_REF_CYCLES; ev++) {
+        uint64_t n = vpmu_events_to_pmi(g, (enum vpmu_arch_event)ev, mode_of(cpl));
+        nearest = n < nearest ? n : nearest;
+    }
+    return nearest;
+}
+
+/* The PMIs the count raised go through the guest's LVTPC: its current
+ * value is taken first (the guest writes it directly), and a delivery
+ * masks it, as the local APIC does (SDM Vol. 3A 11.5.1). */
+static void deliver(struct vcpu *v, unsigned int nmis)
+{
+    for (unsigned int i = 0; i < nmis; i++)
+        pmu_arch_queue_guest_nmi(v);
+    pmu_arch_guest_lvtpc_write(v, pmu_arch_guest_lvtpc(v) | LVT_MASKED);
+}
+
+void pmu_guest_count(struct vcpu *v, unsigned int cpl, uint64_t n)
+{
+    struct vpmu *g = &v->pmu.guest;
+    if (!v->pmu.guest_pmu || n == 0 || !vpmu_active(g))
+        return;
+    bool pmi = pmu_guest_ticks_to_pmi(v, cpl) <= n;
+    if (pmi)
+        vpmu_lvtpc_write(g, pmu_arch_guest_lvtpc(v));
+    for (unsigned int ev = VPMU_EV_CYCLES; ev <= VPMU_EV_REF_CYCLES; ev++)
+        vpmu_count(g, (enum vpmu_arch_event)ev, mode_of(cpl), n);
+    if (!pmi || !(g->nmis_pending | g->vectors_pending))
+        return;
+    if (g->nmis_pending)
+        deliver(v, g->nmis_pending);
+    v->pmu.guest_pmis_unsupported += g->vectors_pending;   /* see pmu_guest.h */
+    g->nmis_pending = g->vectors_pending = 0;
+}
+
+void pmu_guest_report(const struct vcpu *v)
+{
+    const struct vpmu *g = &v->pmu.guest;
+    if (!v->pmu.guest_pmu)
+        return;
+    printk("pmu: vcpu %u: guest PMU: %lu PMIs delivered, %lu lost to a masked LVTPC, "
+           "%lu not delivered (LVTPC not in NMI mode)\n", v->id, g->pmis_delivered,
+           g->pmis_masked, v->pmu.guest_pmis_unsupported);
+}
+
+void pmu_guest_cpuid_leaf(const struct vcpu *v, uint32_t regs[4])
+{
+    regs[0] = regs[1] = regs[2] = regs[3] = 0;
+    if (v->pmu.guest_pmu)
+        vpmu_cpuid_leaf(&v->pmu.guest.config, regs);
+}
+
+bool pmu_guest_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+    return v->pmu.guest_pmu && vpmu_rdmsr(&v->pmu.guest, msr, value) == VPMU_DONE;
+}
+
+bool pmu_guest_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
+{
+    return v->pmu.guest_pmu && vpmu_wrmsr(&v->pmu.guest, msr, value) == VPMU_DONE;
+}
+
+bool pmu_guest_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *value)
+{
+    return v->pmu.guest_pmu &&
+           vpmu_rdpmc(&v->pmu.guest, ecx, pmu_arch_guest_cpl(v), pmu_arch_guest_cr4_pce(v),
+                      value) == VPMU_DONE;
+}
