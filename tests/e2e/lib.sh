@@ -100,8 +100,8 @@ expect_exit() {
 expect_clean_stream() {
     local name=$1 stats="$E2E_OUT/$1/stats.txt" blocks
     expect_exit "$name" "vertigo stats: clean stream (exit 0)" 0 "$stats" "$VERTIGO" stats "$2"
-    expect_in "$name" stats.txt "stats: console records" '^  console +[1-9][0-9]*$'
-    expect_in "$name" stats.txt "stats: config record" '^  config +1$'
+    expect_in "$name" stats.txt "stats: console records" '^  console +[1-9][0-9]*( |$)'
+    expect_in "$name" stats.txt "stats: config record" '^  config +1( |$)'
     expect_in "$name" stats.txt "stats: zero loss" \
         '^loss: ring_dropped=0 blocks_lost=0 records_lost=0$'
     blocks=$(sed -nE 's/^blocks: ([0-9]+) .*/\1/p' "$stats")
