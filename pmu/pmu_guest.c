@@ -5,8 +5,6 @@
 #include "pmu/pmu_config.h"
 #include "vmm/console.h"
 
-#define LVT_MASKED (1u << 16)
-
 /* What the software backend counts: one TSC tick is an instruction, a
  * core cycle and a reference cycle in Bochs; elsewhere only cycles. */
 static struct vpmu_config offered(void)
@@ -58,7 +56,7 @@ static void deliver(struct vcpu *v, unsigned int nmis)
 {
     for (unsigned int i = 0; i < nmis; i++)
         pmu_arch_queue_guest_nmi(v);
-    pmu_arch_guest_lvtpc_write(v, pmu_arch_guest_lvtpc(v) | LVT_MASKED);
+    pmu_arch_guest_lvtpc_write(v, pmu_arch_guest_lvtpc(v) | VPMU_LVT_MASKED);
 }
 
 void pmu_guest_count(struct vcpu *v, unsigned int cpl, uint64_t n)

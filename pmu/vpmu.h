@@ -25,6 +25,22 @@
 #define VPMU_MAX_FIXED      3u
 #define VPMU_WIDTH          48u
 
+/* Register bits the virtual PMU's files share: IA32_PERFEVTSELx (SDM Vol.
+ * 3B 20.2.1.1), the 4-bit fields of IA32_FIXED_CTR_CTRL (20.2.2) and the
+ * local APIC's LVT performance-counter entry (Vol. 3A 11.5.1). */
+#define VPMU_EVTSEL_USR     (1ull << 16)
+#define VPMU_EVTSEL_OS      (1ull << 17)
+#define VPMU_EVTSEL_INT     (1ull << 20)
+#define VPMU_EVTSEL_ANY     (1ull << 21)    /* AnyThread: version 3 and later */
+#define VPMU_EVTSEL_EN      (1ull << 22)
+#define VPMU_FIXED_OS       0x1u
+#define VPMU_FIXED_USR      0x2u
+#define VPMU_FIXED_PMI      0x8u
+#define VPMU_LVT_MODE_SHIFT 8
+#define VPMU_LVT_MODE_MASK  (7u << VPMU_LVT_MODE_SHIFT)
+#define VPMU_LVT_MODE_NMI   (4u << VPMU_LVT_MODE_SHIFT)
+#define VPMU_LVT_MASKED     (1u << 16)
+
 /* The architectural events (CPUID.0AH:EBX bit numbers). */
 enum vpmu_arch_event {
     VPMU_EV_CYCLES = 0, VPMU_EV_INSTRUCTIONS = 1, VPMU_EV_REF_CYCLES = 2,

@@ -3,17 +3,6 @@
  * PMI delivered through the guest's LVTPC as its local APIC would. */
 #include "pmu/vpmu.h"
 
-#define EVTSEL_USR        (1ull << 16)
-#define EVTSEL_OS         (1ull << 17)
-#define EVTSEL_INT        (1ull << 20)
-#define EVTSEL_EN         (1ull << 22)
-#define FIXED_OS          0x1u
-#define FIXED_USR         0x2u
-#define FIXED_PMI         0x8u
-#define LVT_MODE_SHIFT    8
-#define LVT_MODE_MASK     (7u << LVT_MODE_SHIFT)
-#define LVT_MODE_NMI      (4u << LVT_MODE_SHIFT)
-#define LVT_MASKED        (1u << 16)
 #define COUNTER_MASK      ((1ull << VPMU_WIDTH) - 1)
 #define LIVE_MAX          (VPMU_MAX_GP + VPMU_MAX_FIXED)
 
@@ -58,9 +47,9 @@ static bool gp_counts(const struct vpmu *p, unsigned int k, enum vpmu_arch_event
                       enum vpmu_mode mode)
 {
     uint64_t s = p->evtsel[k];
-    return (s & EVTSEL_EN) && (p->global_ctrl & (1ull << k)) &&
+    return (s & VPMU_EVTSEL_EN) && (p->global_ctrl & (1ull << k)) &&
            (uint8_t)s == arch_events[ev].select && (uint8_t)(s >> 8) == arch_events[ev].umask &&
-           counts_in(s & EVTSEL_OS, s & EVTSEL_USR, mode);
+           counts_in(s & VPMU_EVTSEL_OS, s & VPMU_EVTSEL_USR, mode);
 }
 
 static unsigned int fixed_field(const struct vpmu *p, unsigned int j)
@@ -78,13 +67,13 @@ static unsigned int live_counters(const struct vpmu *p, enum vpmu_arch_event ev,
         return 0;
     for (unsigned int k = 0; k < p->config.gp_counters; k++)
         if (gp_counts(p, k, ev, mode))
-            out[n++] = (struct live){ k, (p->evtsel[k] & EVTSEL_INT) != 0 };
+            out[n++] = (struct live){ k, (p->evtsel[k] & VPMU_EVTSEL_INT) != 0 };
     int j = arch_events[ev].fixed;
     if (j >= 0 && (unsigned int)j < p->config.fixed_counters &&
         (p->global_ctrl & (1ull << (32 + j)))) {
         unsigned int field = fixed_field(p, (unsigned int)j);
-        if (counts_in(field & FIXED_OS, field & FIXED_USR, mode))
-            out[n++] = (struct live){ 32u + (unsigned int)j, (field & FIXED_PMI) != 0 };
+        if (counts_in(field & VPMU_FIXED_OS, field & VPMU_FIXED_USR, mode))
+            out[n++] = (struct live){ 32u + (unsigned int)j, (field & VPMU_FIXED_PMI) != 0 };
     }
     return n;
 }
@@ -94,16 +83,16 @@ static unsigned int live_counters(const struct vpmu *p, enum vpmu_arch_event ev,
  * the guest's handler must unmask it for the next one. */
 static void deliver_pmi(struct vpmu *p)
 {
-    if (p->lvtpc & LVT_MASKED) {
+    if (p->lvtpc & VPMU_LVT_MASKED) {
         p->pmis_masked++;
         return;
     }
-    if ((p->lvtpc & LVT_MODE_MASK) == LVT_MODE_NMI)
+    if ((p->lvtpc & VPMU_LVT_MODE_MASK) == VPMU_LVT_MODE_NMI)
         p->nmis_pending++;
     else
         p->vectors_pending++;
     p->pmis_delivered++;
-    p->lvtpc |= LVT_MASKED;
+    p->lvtpc |= VPMU_LVT_MASKED;
 }
 
 void vpmu_count(struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode, uint64_t n)
@@ -148,13 +137,13 @@ bool vpmu_counts_one_mode(const struct vpmu *p)
 {
     for (unsigned int k = 0; k < p->config.gp_counters; k++) {
         uint64_t s = p->evtsel[k];
-        if ((s & EVTSEL_EN) && (p->global_ctrl & (1ull << k)) &&
-            !(s & EVTSEL_USR) != !(s & EVTSEL_OS))
+        if ((s & VPMU_EVTSEL_EN) && (p->global_ctrl & (1ull << k)) &&
+            !(s & VPMU_EVTSEL_USR) != !(s & VPMU_EVTSEL_OS))
             return true;
     }
     for (unsigned int j = 0; j < p->config.fixed_counters; j++) {
         unsigned int f = fixed_field(p, j);
-        if ((p->global_ctrl & (1ull << (32 + j))) && !(f & FIXED_USR) != !(f & FIXED_OS))
+        if ((p->global_ctrl & (1ull << (32 + j))) && !(f & VPMU_FIXED_USR) != !(f & VPMU_FIXED_OS))
             return true;
     }
     return false;
@@ -165,10 +154,10 @@ bool vpmu_active(const struct vpmu *p)
     if (!p->global_ctrl)
         return false;
     for (unsigned int k = 0; k < p->config.gp_counters; k++)
-        if ((p->evtsel[k] & EVTSEL_EN) && (p->global_ctrl & (1ull << k)))
+        if ((p->evtsel[k] & VPMU_EVTSEL_EN) && (p->global_ctrl & (1ull << k)))
             return true;
     for (unsigned int j = 0; j < p->config.fixed_counters; j++)
-        if ((p->global_ctrl & (1ull << (32 + j))) && (fixed_field(p, j) & (FIXED_OS | FIXED_USR)))
+        if ((p->global_ctrl & (1ull << (32 + j))) && (fixed_field(p, j) & (VPMU_FIXED_OS | VPMU_FIXED_USR)))
             return true;
     return false;
 }

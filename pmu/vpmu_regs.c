@@ -8,14 +8,12 @@
 #include "vmm/msr.h"
 
 #define EVTSEL_RESERVED   0xffffffff00000000ull     /* bits 63:32 */
-#define EVTSEL_ANY_THREAD (1ull << 21)              /* version 3 and later */
-#define FIXED_FIELD_BITS  0xbull                    /* OS (0), USR (1), PMI (3) */
+#define FIXED_FIELD_BITS  (VPMU_FIXED_OS | VPMU_FIXED_USR | VPMU_FIXED_PMI)
 #define STATUS_OVF_BUF    (1ull << 62)
 #define STATUS_COND_CHGD  (1ull << 63)
 #define RDPMC_FIXED       (1u << 30)
 #define RDPMC_FAST        (1u << 31)
-#define LVT_WRITABLE      (0xffu | (7u << 8) | (1u << 16))  /* vector, mode, mask */
-#define LVT_MASKED        (1u << 16)
+#define LVT_WRITABLE      (0xffu | VPMU_LVT_MODE_MASK | VPMU_LVT_MASKED)   /* vector, mode, mask */
 #define CPUID_EBX_LENGTH  VPMU_EV_COUNT
 
 static uint64_t low_bits(unsigned int n)
@@ -35,7 +33,7 @@ static uint64_t fixed_status_bits(const struct vpmu *p)
 
 void vpmu_init(struct vpmu *p, const struct vpmu_config *config)
 {
-    *p = (struct vpmu){ .config = *config, .lvtpc = LVT_MASKED };
+    *p = (struct vpmu){ .config = *config, .lvtpc = VPMU_LVT_MASKED };
     if (p->config.gp_counters > VPMU_MAX_GP)
         p->config.gp_counters = VPMU_MAX_GP;
     if (p->config.fixed_counters > VPMU_MAX_FIXED)
@@ -92,7 +90,7 @@ enum vpmu_access vpmu_rdmsr(struct vpmu *p, uint32_t msr, uint64_t *value)
 
 static enum vpmu_access write_evtsel(struct vpmu *p, unsigned int k, uint64_t value)
 {
-    if (value & (EVTSEL_RESERVED | EVTSEL_ANY_THREAD))
+    if (value & (EVTSEL_RESERVED | VPMU_EVTSEL_ANY))
         return VPMU_GP;
     p->evtsel[k] = value;
     return VPMU_DONE;
