@@ -83,8 +83,9 @@ void pmu_guest_report(const struct vcpu *v)
     if (!v->pmu.guest_pmu)
         return;
     printk("pmu: vcpu %u: guest PMU: %lu PMIs delivered, %lu lost to a masked LVTPC, "
-           "%lu not delivered (LVTPC not in NMI mode)\n", v->id, g->pmis_delivered,
-           g->pmis_masked, v->pmu.guest_pmis_unsupported);
+           "%lu not delivered (LVTPC not in NMI mode)\n", v->id,
+           g->pmis_delivered - v->pmu.guest_pmis_unsupported, g->pmis_masked,
+           v->pmu.guest_pmis_unsupported);
 }
 
 void pmu_guest_cpuid_leaf(const struct vcpu *v, uint32_t regs[4])
