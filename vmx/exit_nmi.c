@@ -118,12 +118,35 @@ void vmx_nmi_exit_begin(struct vcpu *v)
     __atomic_store_n(&entry_committed[v->id % MAX_CPUS], 0u, __ATOMIC_SEQ_CST);
 }
 
-static bool guest_can_take_nmi(void)
+/* With virtual NMIs the guest's NMI blocking is only what Vertigo gave it
+ * (SDM Vol. 3C 25.3.1.5): an NMI it injected and the guest has not yet
+ * IRETed from (guest_in_nmi), or the IRET watch's own blocking, which
+ * vmx_mode_traps_after_exit removes. So guest_in_nmi, not the
+ * interruptibility field, says whether the guest can take an NMI: Bochs
+ * 2.7's VM entry sets virtual-NMI blocking when the field says blocked but
+ * never clears it when the field says not blocked (fixed in later Bochs),
+ * so blocking the IRET watch once set stays in Bochs, and shows in the
+ * field at every exit, until the guest's next IRET, which in user code
+ * that makes system calls may be tens of thousands of instructions later.
+ * An injection is delivered whatever that stale blocking says. */
+static bool guest_can_take_nmi(const struct vcpu *v)
 {
     uint64_t intr = vmcs_read(VMCS_GUEST_INTERRUPTIBILITY);
-    if (intr & (INTERRUPTIBILITY_NMI | INTERRUPTIBILITY_MOV_SS))
+    if (v->vmx.guest_in_nmi || (intr & INTERRUPTIBILITY_MOV_SS))
         return false;
     return !(vmcs_read(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID);
+}
+
+/* VM entry refuses an NMI injection with blocking by NMI set (SDM Vol. 3C
+ * 26.3.1.5), stale or not. */
+static void inject_nmi(struct vcpu *v)
+{
+    uint64_t intr = vmcs_read(VMCS_GUEST_INTERRUPTIBILITY);
+    if (intr & INTERRUPTIBILITY_NMI)
+        vmcs_write(VMCS_GUEST_INTERRUPTIBILITY, intr & ~(uint64_t)INTERRUPTIBILITY_NMI);
+    vmcs_write(VMCS_ENTRY_INTR_INFO, INTR_INFO(VEC_NMI, INTR_TYPE_NMI));
+    v->vmx.pending_nmis--;
+    v->vmx.guest_in_nmi = true;
 }
 
 /* Guest NMIs the root NMI handler queued become pending. */
@@ -146,11 +169,8 @@ void vmx_prepare_entry(struct vcpu *v)
     take_root_nmis(v);
     if (!v->vmx.pending_nmis)
         return;
-    if (guest_can_take_nmi()) {
-        vmcs_write(VMCS_ENTRY_INTR_INFO, INTR_INFO(VEC_NMI, INTR_TYPE_NMI));
-        v->vmx.pending_nmis--;
-        v->vmx.guest_in_nmi = true;
-    }
+    if (guest_can_take_nmi(v))
+        inject_nmi(v);
     /* The rest when the guest can take one again (after its IRET: virtual-
      * NMI blocking, SDM Vol. 3C 25.3.1.5). */
     if (v->vmx.pending_nmis)

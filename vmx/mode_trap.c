@@ -175,8 +175,9 @@ void handle_hlt(struct vcpu *v, const struct vmx_exit *e)
 /* The next IRET exits: virtual-NMI blocking set now is cleared by it. When
  * the guest blocks NMIs itself (inside an NMI handler Vertigo injected, or
  * an NMI is being injected) its own blocking does the same. Blocking seen
- * outside an injected handler is stale (see drop_user_nmi_blocking) and is
- * taken as the entry's own, so the next exit removes it. */
+ * outside an injected handler is stale (Bochs 2.7 keeps blocking set at an
+ * entry until the guest's next IRET, see vmx/exit_nmi.c) and is taken as
+ * the entry's own, so the next exit removes it from the field. */
 static void watch_iret(struct vcpu *v)
 {
     uint64_t intr = vmcs_read(VMCS_GUEST_INTERRUPTIBILITY);
@@ -188,23 +189,6 @@ static void watch_iret(struct vcpu *v)
         v->vmx.traps.iret_watch = true;
     }
     set_bit(VMCS_PROC_BASED_CONTROLS, PROC_NMI_WINDOW_EXITING, true);
-}
-
-/* A guest ends its NMI handler with IRET (Linux always does), so it runs
- * user code with NMIs unblocked. Yet while the traps run, virtual-NMI
- * blocking was seen at user-mode entries, carried from one system call to
- * the next by SYSRET, which does not unblock NMIs (the step that first
- * sets it is not found); it held an NMI Vertigo had for the guest (its
- * virtual PMU's PMI) back until the guest's next IRET, tens of thousands
- * of instructions later. A user-mode entry therefore clears it. */
-static void drop_user_nmi_blocking(struct vcpu *v)
-{
-    uint64_t intr = vmcs_read(VMCS_GUEST_INTERRUPTIBILITY);
-    if (!(intr & INTERRUPTIBILITY_NMI))
-        return;
-    vmcs_write(VMCS_GUEST_INTERRUPTIBILITY, intr & ~(uint64_t)INTERRUPTIBILITY_NMI);
-    v->vmx.guest_in_nmi = false;
-    v->vmx.traps.stale_nmi_blocks++;
 }
 
 void vmx_mode_traps_arm(struct vcpu *v)
@@ -224,8 +208,6 @@ void vmx_mode_traps_arm(struct vcpu *v)
     set_bit(VMCS_PROC_BASED_CONTROLS, PROC_HLT_EXITING, true);
     if (kernel)
         watch_iret(v);
-    else
-        drop_user_nmi_blocking(v);
 }
 
 void vmx_mode_traps_after_exit(struct vcpu *v, const struct vmx_exit *e)
@@ -249,6 +231,6 @@ void vmx_mode_traps_report(const struct vcpu *v)
     if (!(t->syscalls | t->sysrets | t->exceptions | t->interrupts | t->irets | t->hlts))
         return;
     printk("vmx: vcpu %u: mode traps: %lu SYSCALL, %lu SYSRET, %lu IRET, %lu exceptions, "
-           "%lu interrupts, %lu HLT, %lu stale NMI blockings cleared\n", v->id, t->syscalls,
-           t->sysrets, t->irets, t->exceptions, t->interrupts, t->hlts, t->stale_nmi_blocks);
+           "%lu interrupts, %lu HLT\n", v->id, t->syscalls,
+           t->sysrets, t->irets, t->exceptions, t->interrupts, t->hlts);
 }

@@ -38,7 +38,6 @@ struct vmx_mode_traps {
                                  * (VM-entry interruption info; 0: none) */
     /* statistics */
     uint64_t syscalls, sysrets, exceptions, interrupts, irets, hlts;
-    uint64_t stale_nmi_blocks;  /* virtual-NMI blocking cleared at user entries */
 };
 
 struct vcpu_vmx {

@@ -155,6 +155,10 @@ expect_line $VPMU_RUN "perf: instructions:u difference exact" '^vpmu_perf: PASS:
 expect_line $VPMU_RUN "perf: cycles:u difference exact" '^vpmu_perf: PASS: cycles:u difference exact'
 expect_line $VPMU_RUN "perf: instructions:k counted" '^vpmu_perf: PASS: instructions:k counted the kernel'
 expect_line $VPMU_RUN "perf: branches refused" '^vpmu_perf: PASS: branches refused'
+expect_line $VPMU_RUN "perf: one sample per period of instructions:u" \
+    '^vpmu_perf: PASS: one sample per period of instructions:u'
+expect_in $VPMU_RUN com2.txt "Vertigo delivered the guest's PMIs as NMIs" \
+    'guest PMU: [1-9][0-9]+ PMIs delivered, 0 lost to a masked LVTPC'
 expect_no_line $VPMU_RUN "no check failed" '^vpmu_perf: FAIL'
 expect_no_unknown_nmi $VPMU_RUN
 capture $VPMU_RUN | grep '^vpmu_perf: PASS: instructions:u' | indent

@@ -14,8 +14,7 @@
  *     moved (the kernel ran: the enable and disable system calls).
  *  3. branches: refused (the PMU marks the event unavailable), as perf
  *     stat's "<not supported>".
- * sample (4; not yet passing: some PMIs reach the guest late, see
- * docs/pmu.md):
+ * sample:
  *  4. instructions:u sampled every PERIOD events over the 2N loop, as perf
  *     record does (a ring buffer mapped, the kernel writing a sample at
  *     each overflow from its PMI): the samples equal the window's user
