@@ -105,6 +105,13 @@ void vpmu_lvtpc_write(struct vpmu *p, uint32_t value);
  * and, with its interrupt bit, raises a PMI delivered through LVTPC. */
 void vpmu_count(struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode, uint64_t n);
 
+/* Counters measured elsewhere (on hardware counters) wrapped: their
+ * GLOBAL_STATUS bits (GP k: k, fixed j: 32 + j) are set and, if one of
+ * them has its interrupt bit, one PMI goes through LVTPC, as hardware
+ * raises one for overflows it takes together. Bits of counters that do
+ * not exist are ignored. */
+void vpmu_overflowed(struct vpmu *p, uint64_t status_bits);
+
 /* How many events of kind ev in mode until a counter whose overflow
  * raises a PMI wraps (UINT64_MAX: none): the backend's next deadline. */
 uint64_t vpmu_events_to_pmi(const struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode);

@@ -120,6 +120,29 @@ void vpmu_count(struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode, ui
     }
 }
 
+/* Whether the counter of GLOBAL_STATUS bit `bit` raises a PMI when it
+ * wraps (its interrupt bit). */
+static bool interrupts(const struct vpmu *p, unsigned int bit)
+{
+    if (bit >= 32)
+        return (fixed_field(p, bit - 32) & VPMU_FIXED_PMI) != 0;
+    return (p->evtsel[bit] & VPMU_EVTSEL_INT) != 0;
+}
+
+void vpmu_overflowed(struct vpmu *p, uint64_t status_bits)
+{
+    bool pmi = false;
+    for (unsigned int bit = 0; bit < 32 + p->config.fixed_counters; bit++) {
+        bool exists = bit < p->config.gp_counters || bit >= 32;
+        if (exists && (status_bits & (1ull << bit))) {
+            p->global_status |= 1ull << bit;
+            pmi |= interrupts(p, bit);
+        }
+    }
+    if (pmi)
+        deliver_pmi(p);
+}
+
 uint64_t vpmu_events_to_pmi(const struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode)
 {
     struct live live[LIVE_MAX];
