@@ -25,6 +25,7 @@
 #include "pmu/pmu.h"
 #include "pmu/pmu_hw.h"
 #include "vertigo/log_format.h"
+#include "vmm/guest_pt.h"
 
 struct vcpu;
 
@@ -112,6 +113,12 @@ void pmu_arch_guest_lvtpc_write(struct vcpu *v, uint32_t value);
 void pmu_arch_rdpmc_exiting(struct vcpu *v, bool on);
 /* The guest's CR4.PCE: RDPMC allowed outside CPL 0. */
 bool pmu_arch_guest_cr4_pce(const struct vcpu *v);
+
+/* ---- The guest's paravirtual counter page ---- */
+/* Vertigo's pointer to the page of guest RAM at page-aligned gpa, which
+ * Vertigo writes: GUEST_ACCESS_OK, or why not (device memory, not mapped
+ * writable for the guest). */
+enum guest_access pmu_arch_guest_ram_page(struct vcpu *v, uint64_t gpa, void **host);
 const struct pmu_lvtpc_ops *pmu_arch_lvtpc(void);  /* this CPU's LVTPC register */
 
 /* ---- This CPU ---- */

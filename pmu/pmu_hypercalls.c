@@ -1,11 +1,14 @@
 /* The PMU's hypercalls for a VCPU (vmm/hypercall.h validates them first):
- * VERTIGO_HC_PMU_READ and _STEP on its counting session, and the sampling
- * calls VERTIGO_HC_SESSION_START/_STOP and VERTIGO_HC_SYMBOLS. */
+ * VERTIGO_HC_PMU_READ and _STEP on its counting session, the sampling
+ * calls VERTIGO_HC_SESSION_START/_STOP and VERTIGO_HC_SYMBOLS, and the
+ * paravirtual counters' VERTIGO_HC_PV_*. */
 #include "pmu/pmu_loop.h"
 
 #include "pmu/pmu_config.h"
 #include "pmu/pmu_cpu.h"
 #include "pmu/pmu_pmi.h"
+#include "pmu/pmu_pv.h"
+#include "pmu/pmu_run.h"
 #include "pmu/sample_session.h"
 #include "vmm/console.h"
 #include "vmm/heap.h"
@@ -111,18 +114,61 @@ static int64_t hc_kernel_orc(void *ctx, const struct vertigo_kernel_orc *a, gues
     return r;
 }
 
+/* ---- Paravirtual counters ------------------------------------------------ */
+
+static int64_t hc_pv_page(void *ctx, uint64_t gpa)
+{
+    struct vcpu *v = ctx;
+    void *host = NULL;
+    if (gpa) {
+        int64_t r = hypercall_access_error(pmu_arch_guest_ram_page(v, gpa, &host));
+        if (r)
+            return r;
+    }
+    pmu_pv_set_page(&v->pmu.pv, host, v->id);
+    return 0;
+}
+
+/* The counters count the guest's runs the software backend measures,
+ * from the VCPU's first program on if it had no counting session. */
+static int64_t hc_pv_program(void *ctx, const struct vertigo_pv_program *prog)
+{
+    struct vcpu *v = ctx;
+    struct pmu_event_caps caps;
+    const char *why = NULL;
+    if (!pmu_config_soft() || (!v->pmu.counting && pmu_run_start_counting(v) != PMU_OK))
+        return -VERTIGO_ENOSYS;
+    pmu_config_caps(&caps);
+    int64_t r = pmu_pv_program(&v->pmu.pv, prog->events, &caps, &why);
+    if (r < 0)
+        printk("pmu: vcpu %u: paravirtual counters refused: %s\n", v->id, why);
+    else
+        pmu_run_modes_changed(v);
+    return r;
+}
+
+static int64_t hc_pv_read(void *ctx, uint64_t index)
+{
+    return pmu_pv_read(&((struct vcpu *)ctx)->pmu.pv, index);
+}
+
 const struct hypercall_pmu *pmu_hypercalls(struct vcpu *v)
 {
     static struct hypercall_pmu calls[MAX_CPUS];
     static struct hypercall_sampling sampling[MAX_CPUS];
+    static struct hypercall_pv pv[MAX_CPUS];
     static uint8_t buffers[MAX_CPUS][VERTIGO_SYMBOLS_CHUNK_MAX];
     unsigned int cpu = v->cpu % MAX_CPUS;
     sampling[cpu] = (struct hypercall_sampling){
         .start = hc_start, .stop = hc_stop, .symbols = hc_symbols, .kernel_orc = hc_kernel_orc,
         .ctx = v, .buffer = buffers[cpu],
     };
+    pv[cpu] = (struct hypercall_pv){
+        .page = hc_pv_page, .program = hc_pv_program, .read = hc_pv_read, .ctx = v,
+    };
     calls[cpu] = (struct hypercall_pmu){
         .read = hc_read, .set_step = hc_set_step, .ctx = v, .sampling = &sampling[cpu],
+        .pv = &pv[cpu],
     };
     return &calls[cpu];
 }

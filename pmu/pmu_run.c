@@ -6,6 +6,7 @@
 #include "pmu/pmu_cpu.h"
 #include "pmu/pmu_guest.h"
 #include "pmu/pmu_pmi.h"
+#include "pmu/pmu_pv.h"
 #include "pmu/pmu_soft.h"
 #include "pmu/pmu_step.h"
 #include "vmm/console.h"
@@ -21,7 +22,8 @@ static void choose_mode_traps(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     bool exact = pmu_config_soft() && pmu_config.exact_modes &&
-                 (((struct pmu_soft *)p->be.self)->steps_by_mode || pmu_guest_needs_modes(v));
+                 (((struct pmu_soft *)p->be.self)->steps_by_mode || pmu_guest_needs_modes(v) ||
+                  pmu_pv_needs_modes(&p->pv));
     pmu_arch_mode_traps(v, exact);
     p->modes_trapped = exact;
     if (pmu_config_soft())
@@ -75,6 +77,20 @@ void pmu_run_vcpu_start(struct vcpu *v)
     }
     v->pmu.counting = true;
     v->pmu.count_events = pmu_config.list.count;
+}
+
+/* Only a VCPU without a counting session of its own gets here (the command
+ * line gave no events: none to program, no periods). */
+enum pmu_status pmu_run_start_counting(struct vcpu *v)
+{
+    enum pmu_status st = pmu_run_program(v, &pmu_config.list, NULL);
+    if (st != PMU_OK) {
+        printk("pmu: vcpu %u: no counting: %s\n", v->id, pmu_status_text(st));
+        return st;
+    }
+    v->pmu.counting = true;
+    v->pmu.count_events = pmu_config.list.count;
+    return PMU_OK;
 }
 
 /* ---- Around each VM entry and exit -------------------------------------- */
@@ -184,6 +200,7 @@ static void plan_entry(struct vcpu *v)
         unsigned int cpl = soft_entry_cpl(v);
         soft_choose_step(v, cpl);
         soft_plan_entry(v, cpl);
+        pmu_pv_publish(&v->pmu.pv, pmu_arch_tsc(), cpl);
         return;
     }
     unsigned int cpl = pmu_arch_guest_cpl(v);
@@ -268,6 +285,7 @@ static void account_guest(struct vcpu *v, uint64_t guest_ticks, bool stepping)
         if (guest_ticks == 1 && !p->modes_trapped)
             correct_step_mode(v, guest_ticks);
         pmu_guest_count(v, p->ctx.entry_cpl, guest_ticks);
+        pmu_pv_count(&p->pv, p->ctx.entry_cpl, guest_ticks);
     }
     if (backend_exit(p, guest_ticks))
         take_overflows(v);
@@ -287,8 +305,10 @@ void pmu_run_emulated_instruction(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     p->emulated++;
-    if (pmu_config.tsc_counts_instructions)
+    if (pmu_config.tsc_counts_instructions) {
         pmu_guest_count(v, p->exit_cpl, 1);     /* one instruction, as the backend's */
+        pmu_pv_count(&p->pv, p->exit_cpl, 1);
+    }
     bool stepping = pmu_step_armed(v);
     if (stepping)
         pmu_run_count_overflows(v, pmu_step_pause(v));

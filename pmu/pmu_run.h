@@ -17,6 +17,12 @@
  * session, programs and loads its context. */
 void pmu_run_vcpu_start(struct vcpu *v);
 
+/* Starts, with no events, the counting session of a VCPU that has none
+ * (no events on the command line, no sampling session): the guest's runs
+ * its paravirtual counters count are measured from then on. PMU_OK, or
+ * why not (printed). */
+enum pmu_status pmu_run_start_counting(struct vcpu *v);
+
 /* The guest reprogrammed its virtual PMU: whether every change of mode
  * must exit is decided again. */
 void pmu_run_modes_changed(struct vcpu *v);

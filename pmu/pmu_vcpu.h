@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "pmu/pmu.h"
+#include "pmu/pmu_pv.h"
 #include "pmu/vpmu.h"
 
 struct vcpu_pmu {
@@ -35,6 +36,8 @@ struct vcpu_pmu {
     bool guest_pmu;
     struct vpmu guest;
     uint64_t guest_pmis_unsupported;    /* PMIs for an LVTPC not in NMI mode */
+    /* Paravirtual counters (pmu/pmu_pv.h; hypercalls in pmu/pmu_hypercalls.c) */
+    struct pmu_pv pv;
 };
 
 #endif

@@ -145,6 +145,8 @@ bool sample_apply(struct vcpu *v, const char *events, uint64_t period)
         return !sampling;
     if (!pmu_config.has_events && !sampling) {
         p->counting = false;
+        if (p->pv.count)        /* paravirtual counters keep measuring the guest's runs */
+            return pmu_run_start_counting(v) == PMU_OK;
         return true;
     }
     if (!parse_joined(events, &list, why, sizeof(why))) {

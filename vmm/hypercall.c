@@ -186,6 +186,54 @@ static int64_t hc_kernel_orc(const struct hypercall_args *a, guest_copy_fn read,
     return sm && sm->kernel_orc ? sm->kernel_orc(sm->ctx, &orc, read, ctx) : -VERTIGO_ENOSYS;
 }
 
+/* ---- Paravirtual counters -------------------------------------------------- */
+
+static const struct hypercall_pv *pv_of(const struct hypercall_args *a)
+{
+    return a->pmu ? a->pmu->pv : NULL;
+}
+
+/* The page is guest-physical: Vertigo writes it before every entry, and a
+ * guest-virtual address would mean nothing once the guest switches CR3. */
+static int64_t hc_pv_page(const struct hypercall_args *a)
+{
+    const struct hypercall_pv *pv = pv_of(a);
+    if (a->cpl != KERNEL_CPL)
+        return -VERTIGO_EPERM;
+    if (a->arg[0] & (VERTIGO_PV_PAGE_BYTES - 1))
+        return -VERTIGO_EINVAL;
+    return pv ? pv->page(pv->ctx, a->arg[0]) : -VERTIGO_ENOSYS;
+}
+
+int64_t hypercall_pv_program_check(const struct vertigo_pv_program *p)
+{
+    if (p->abi_version != VERTIGO_PV_ABI || p->reserved)
+        return -VERTIGO_EINVAL;
+    return strnlen(p->events, sizeof(p->events)) < sizeof(p->events) ? 0 : -VERTIGO_EINVAL;
+}
+
+static int64_t hc_pv_program(const struct hypercall_args *a, guest_copy_fn read, void *ctx)
+{
+    struct vertigo_pv_program p;
+    const struct hypercall_pv *pv = pv_of(a);
+    if (a->cpl != KERNEL_CPL)
+        return -VERTIGO_EPERM;
+    int64_t r = copy_in(read, ctx, a->arg[0], &p, sizeof(p));
+    if (!r)
+        r = hypercall_pv_program_check(&p);
+    if (r)
+        return r;
+    return pv ? pv->program(pv->ctx, &p) : -VERTIGO_ENOSYS;
+}
+
+/* Without paravirtual counters there are none to read, as HC_PMU_READ
+ * answers without a session. */
+static int64_t hc_pv_read(const struct hypercall_args *a)
+{
+    const struct hypercall_pv *pv = pv_of(a);
+    return pv ? pv->read(pv->ctx, a->arg[0]) : -VERTIGO_EINVAL;
+}
+
 int64_t hypercall_dispatch(struct domain *d, const struct hypercall_args *a,
                            guest_copy_fn read, void *read_ctx)
 {
@@ -206,6 +254,12 @@ int64_t hypercall_dispatch(struct domain *d, const struct hypercall_args *a,
         return hc_symbols(a, read, read_ctx);
     case VERTIGO_HC_KERNEL_ORC:
         return hc_kernel_orc(a, read, read_ctx);
+    case VERTIGO_HC_PV_PAGE:
+        return hc_pv_page(a);
+    case VERTIGO_HC_PV_PROGRAM:
+        return hc_pv_program(a, read, read_ctx);
+    case VERTIGO_HC_PV_READ:
+        return hc_pv_read(a);
     default:
         return -VERTIGO_ENOSYS;
     }

@@ -14,6 +14,7 @@ struct domain;
 struct vertigo_session;
 struct vertigo_symbols_chunk;
 struct vertigo_kernel_orc;
+struct vertigo_pv_program;
 
 /* Copies `len` bytes of guest-virtual memory at `gva` into buf; false if
  * any byte is not readable. */
@@ -48,6 +49,24 @@ struct hypercall_sampling {
     uint8_t *buffer;            /* VERTIGO_SYMBOLS_CHUNK_MAX bytes for a chunk's data */
 };
 
+/* The calling VCPU's paravirtual counters (VERTIGO_HC_PV_*), reached after
+ * dispatch has checked the CPL, the page's alignment and the program's
+ * header (version, reserved field, a NUL-terminated event list). Each
+ * returns a value for RAX. */
+struct hypercall_pv {
+    /* VERTIGO_HC_PV_PAGE with a page-aligned guest-physical address (0:
+     * unregister): 0, or the pointer error of a page that is not writable
+     * guest RAM. */
+    int64_t (*page)(void *ctx, uint64_t gpa);
+    /* VERTIGO_HC_PV_PROGRAM: the number of counters, -VERTIGO_EINVAL for
+     * an event list the backend cannot count this way, -VERTIGO_ENOSYS for
+     * a backend without paravirtual counters. */
+    int64_t (*program)(void *ctx, const struct vertigo_pv_program *p);
+    /* VERTIGO_HC_PV_READ: the count, or -VERTIGO_EINVAL past the program. */
+    int64_t (*read)(void *ctx, uint64_t index);
+    void *ctx;
+};
+
 /* The calling VCPU's counting session, as the PMU calls see it. Each
  * returns a value for RAX (>= 0, or -VERTIGO_E*). */
 struct hypercall_pmu {
@@ -55,6 +74,7 @@ struct hypercall_pmu {
     int64_t (*set_step)(void *ctx, uint64_t ticks);  /* VERTIGO_HC_PMU_STEP */
     void *ctx;
     const struct hypercall_sampling *sampling;  /* NULL: no sampling sessions */
+    const struct hypercall_pv *pv;              /* NULL: no paravirtual counters */
 };
 
 struct hypercall_args {
@@ -81,6 +101,10 @@ int64_t hypercall_session_check(const struct vertigo_session *s);
 /* Validation of an HC_SYMBOLS chunk header (kind 1..4, len <=
  * VERTIGO_SYMBOLS_CHUNK_MAX, last 0 or 1, reserved 0). 0 or -VERTIGO_EINVAL. */
 int64_t hypercall_symbols_check(const struct vertigo_symbols_chunk *c);
+
+/* Validation of an HC_PV_PROGRAM header (ABI version, reserved 0, a
+ * NUL-terminated event list). 0 or -VERTIGO_EINVAL. */
+int64_t hypercall_pv_program_check(const struct vertigo_pv_program *p);
 
 /* Executes one hypercall for domain `d`, reading guest pointers with
  * read(read_ctx, ...) (which applies the caller's access rights). Returns

@@ -35,6 +35,18 @@ static const void *host_pointer(struct vcpu *v, uint64_t gpa)
     return (const void *)t.hpa;
 }
 
+enum guest_access guest_phys_ram_page(struct vcpu *v, uint64_t gpa, void **host)
+{
+    struct ept_translation t;
+    enum guest_access a = ram_translate(v, gpa, &t);
+    if (a != GUEST_ACCESS_OK)
+        return a;
+    if (!(t.perms & EPT_WRITE) || t.hpa >= HOST_IDENTITY_LIMIT)
+        return GUEST_ACCESS_UNMAPPED;
+    *host = (void *)t.hpa;
+    return GUEST_ACCESS_OK;
+}
+
 bool guest_phys_read(struct vcpu *v, uint64_t gpa, void *buf, size_t len)
 {
     uint8_t *out = buf;

@@ -58,6 +58,12 @@ bool guest_virt_cursor_read(void *cursor, uint64_t gva, void *buf, size_t len);
  * guest RAM. */
 bool guest_phys_read(struct vcpu *v, uint64_t gpa, void *buf, size_t len);
 
+/* Vertigo's pointer (*host) to the 4 KiB page of guest RAM at page-aligned
+ * gpa, for Vertigo to write: GUEST_ACCESS_OK, GUEST_ACCESS_NOT_RAM for
+ * device memory, GUEST_ACCESS_UNMAPPED for a page the EPT does not map
+ * readable and writable for the guest (Vertigo's own memory, holes). */
+enum guest_access guest_phys_ram_page(struct vcpu *v, uint64_t gpa, void **host);
+
 /* Copies len bytes from guest-virtual gva (current CR3, supervisor
  * rights); false if any byte is not readable RAM. Matches guest_read_fn
  * (vmm/hypercall.h) with ctx = vcpu. */

@@ -220,3 +220,10 @@ bool pmu_arch_guest_cr4_pce(const struct vcpu *v)
     (void)v;
     return (vmcs_read(VMCS_GUEST_CR4) & CR4_PCE) != 0;
 }
+
+/* ---- The guest's paravirtual counter page ---- */
+
+enum guest_access pmu_arch_guest_ram_page(struct vcpu *v, uint64_t gpa, void **host)
+{
+    return guest_phys_ram_page(v, gpa, host);
+}

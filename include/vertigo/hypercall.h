@@ -82,7 +82,34 @@
                                            -EFAULT (etc.) for unreadable tables;
                                            -ENOMEM if Vertigo has no room. */
 
-#define VERTIGO_HC_COUNT            8u
+#define VERTIGO_HC_PV_PAGE          8u  /* RBX = guest-physical address of a
+                                           4 KiB page of guest RAM, page-aligned,
+                                           or 0: the calling VCPU's paravirtual
+                                           counter page (struct vertigo_pv_page),
+                                           which Vertigo writes before every
+                                           entry while the VCPU's paravirtual
+                                           counters count; 0 unregisters. Kernel
+                                           only. -EINVAL unaligned; -EFAULT not
+                                           RAM the guest may write (Vertigo's
+                                           memory, a hole); -EMMIO device
+                                           memory. */
+#define VERTIGO_HC_PV_PROGRAM       9u  /* RBX = guest address of a struct
+                                           vertigo_pv_program: the events the
+                                           calling VCPU's paravirtual counters
+                                           count from now on (all of them
+                                           restart at 0; "" stops them). Kernel
+                                           only. -EINVAL for a bad header, an
+                                           event that is unknown, counts Vertigo
+                                           (:h), is a software event, or more
+                                           than VERTIGO_PV_COUNTERS_MAX events;
+                                           -ENOSYS on a backend without them.
+                                           -> the number of counters. */
+#define VERTIGO_HC_PV_READ          10u /* RBX = counter index -> the calling
+                                           VCPU's exact count of that counter
+                                           so far (below 2^63). -EINVAL for an
+                                           index beyond the program. Any CPL. */
+
+#define VERTIGO_HC_COUNT            11u
 
 /* HC_SESSION_START argument (all fields little-endian, 8-byte aligned). */
 #define VERTIGO_SESSION_ABI         2u   /* 2: process_cr3 added */
@@ -155,6 +182,56 @@ struct vertigo_kernel_orc {
 
 _Static_assert(sizeof(struct vertigo_kernel_orc) == 48, "kernel ORC ABI size");
 
+/* ---- Paravirtual counters (HC_PV_*) -------------------------------------
+ * Per VCPU, Vertigo counts up to VERTIGO_PV_COUNTERS_MAX guest events the
+ * guest kernel chose (HC_PV_PROGRAM) and keeps their state in a page of
+ * guest RAM the guest registered (HC_PV_PAGE), written only while the
+ * VCPU is out of the guest (before each entry), so code on that VCPU never
+ * sees it change under it. A counter's count now is
+ *   counters[i].sum                                if it does not count in
+ *                                                  the mode the guest runs
+ *   counters[i].sum + (TSC now - entry_tsc)        if it counts every guest
+ *                                                  mode (VERTIGO_PV_ALL_MODES)
+ *                                                  and ticks are its events
+ * and exactly HC_PV_READ(i) in every case (one exit). Other VCPUs may read
+ * the page: seq is odd while Vertigo writes it (retry when it changed). */
+#define VERTIGO_PV_ABI              1u
+#define VERTIGO_PV_MAGIC            0x76506756u   /* "VgPv" */
+#define VERTIGO_PV_COUNTERS_MAX     4u
+#define VERTIGO_PV_EVENTS_MAX       128u
+#define VERTIGO_PV_PAGE_BYTES       4096u         /* the registered page, aligned */
+#define VERTIGO_PV_ALL_MODES        (1u << 0)     /* counts guest user and kernel */
+#define VERTIGO_PV_TICKS            (1u << 1)     /* one TSC tick is one event */
+#define VERTIGO_PV_USER             (1u << 2)     /* counts guest user mode */
+#define VERTIGO_PV_KERNEL           (1u << 3)     /* counts guest kernel mode */
+
+struct vertigo_pv_program {
+    uint32_t abi_version;               /* VERTIGO_PV_ABI */
+    uint32_t reserved;                  /* 0 */
+    char events[VERTIGO_PV_EVENTS_MAX]; /* NUL-terminated, "instructions:u,cycles" */
+};
+
+struct vertigo_pv_counter {
+    uint64_t sum;                       /* the VCPU's count at the last entry */
+    uint32_t flags;                     /* VERTIGO_PV_* */
+    uint32_t reserved;
+};
+
+struct vertigo_pv_page {
+    uint32_t magic;                     /* VERTIGO_PV_MAGIC once registered */
+    uint32_t abi_version;               /* VERTIGO_PV_ABI */
+    uint32_t seq;                       /* odd while Vertigo writes the page */
+    uint32_t count;                     /* counters programmed (0: none) */
+    uint64_t generation;                /* HC_PV_PROGRAM calls that succeeded */
+    uint64_t entry_tsc;                 /* TSC just before the last entry */
+    uint32_t entry_cpl;                 /* the guest's CPL at that entry */
+    uint32_t vcpu;                      /* the VCPU that owns the page */
+    struct vertigo_pv_counter counters[VERTIGO_PV_COUNTERS_MAX];
+};
+
+_Static_assert(sizeof(struct vertigo_pv_program) == 136, "pv program ABI size");
+_Static_assert(sizeof(struct vertigo_pv_page) == 104, "pv page ABI size");
+
 /* HC_PMU_READ's RBX asking for the number of events in the session. */
 #define VERTIGO_PMU_EVENT_COUNT     0xffffffffu
 
@@ -163,8 +240,10 @@ _Static_assert(sizeof(struct vertigo_kernel_orc) == 48, "kernel ORC ABI size");
 #define VERTIGO_FEAT_PMU            (1u << 1)   /* HC_PMU_READ, HC_PMU_STEP */
 #define VERTIGO_FEAT_SAMPLING       (1u << 2)   /* HC_SESSION_*, HC_SYMBOLS */
 #define VERTIGO_FEAT_KERNEL_ORC     (1u << 3)   /* HC_KERNEL_ORC */
+#define VERTIGO_FEAT_PV_COUNTERS    (1u << 4)   /* HC_PV_PAGE, HC_PV_PROGRAM, HC_PV_READ */
 #define VERTIGO_FEATURES            (VERTIGO_FEAT_VERDICT | VERTIGO_FEAT_PMU | \
-                                     VERTIGO_FEAT_SAMPLING | VERTIGO_FEAT_KERNEL_ORC)
+                                     VERTIGO_FEAT_SAMPLING | VERTIGO_FEAT_KERNEL_ORC | \
+                                     VERTIGO_FEAT_PV_COUNTERS)
 
 /* Errors (returned negated in RAX). */
 #define VERTIGO_ENOSYS   1   /* unknown call number */

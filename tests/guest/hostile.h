@@ -187,6 +187,16 @@ static inline void hostile_draw(const struct hostile_target *t, uint64_t *rng,
     case VERTIGO_HC_SYMBOLS:
         hostile_symbols(t, rng, c, chunk, chunk_addr);
         break;
+    case VERTIGO_HC_PV_PAGE:            /* never a page: Vertigo would write it */
+        c->arg[0] |= 1 + (r >> 8) % (VERTIGO_PV_PAGE_BYTES - 1);
+        c->want = t->user ? -VERTIGO_EPERM : -VERTIGO_EINVAL;
+        break;
+    case VERTIGO_HC_PV_PROGRAM:         /* readable bytes are no valid header */
+        hostile_session(t, rng, c);
+        break;
+    case VERTIGO_HC_PV_READ:            /* no paravirtual counter programmed */
+        c->want = -VERTIGO_EINVAL;
+        break;
     default:
         c->want = -VERTIGO_ENOSYS;
         break;

@@ -183,6 +183,14 @@ void pmu_arch_rdpmc_exiting(struct vcpu *v, bool on)
     fake.rdpmc_exiting = on;
 }
 bool pmu_arch_guest_cr4_pce(const struct vcpu *v) { (void)v; return fake.cr4_pce; }
+enum guest_access pmu_arch_guest_ram_page(struct vcpu *v, uint64_t gpa, void **host)
+{
+    (void)v;
+    if (!fake.pv_page || gpa != fake.pv_page_gpa)
+        return fake.pv_other_access ? fake.pv_other_access : GUEST_ACCESS_UNMAPPED;
+    *host = fake.pv_page;
+    return GUEST_ACCESS_OK;
+}
 unsigned int pmu_arch_cpu_index(void) { return fake.cpu; }
 uint32_t pmu_arch_apic_id(void) { return fake.apic_id; }
 uint64_t pmu_arch_tsc(void) { return fake.tsc; }

@@ -54,6 +54,11 @@ struct fake_arch {
     uint32_t guest_lvtpc;               /* the guest's view of LVTPC */
     /* the guest's virtual PMU */
     bool rdpmc_exiting, cr4_pce;
+    /* the one page of guest RAM the guest may register for its
+     * paravirtual counters, and what any other address gets */
+    void *pv_page;
+    uint64_t pv_page_gpa;
+    enum guest_access pv_other_access;
     /* this CPU */
     unsigned int cpu;
     uint32_t apic_id;

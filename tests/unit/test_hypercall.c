@@ -100,7 +100,7 @@ static int64_t fake_step(void *ctx, uint64_t ticks)
 TEST(pmu_calls_reach_the_session_from_any_cpl)
 {
     struct fake_session s = { { 10, 20, 30 }, 10000 };
-    struct hypercall_pmu pmu = { fake_read, fake_step, &s, NULL };
+    struct hypercall_pmu pmu = { fake_read, fake_step, &s, NULL, NULL };
     struct hypercall_args a = { .nr = VERTIGO_HC_PMU_READ, .arg = { 1 }, .cpl = 3, .pmu = &pmu };
     CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), 20);
     a.arg[0] = VERTIGO_PMU_EVENT_COUNT;
@@ -503,4 +503,111 @@ TEST(an_evicted_symbol_set_is_logged_as_abandoned)
     CHECK_EQ(sampler_symbols_ship(&st, 6, &c, data, ship_emit, &sh, &dropped),
              (uint64_t)-VERTIGO_EINVAL);
     CHECK_EQ(dropped, 0);
+}
+
+/* ---- Paravirtual counters: what dispatch checks before the PMU sees a call */
+
+struct fake_pv {
+    unsigned int pages, programs, reads;
+    uint64_t last_gpa;
+    struct vertigo_pv_program last_program;
+};
+
+static struct fake_pv fpv;
+
+static int64_t fake_pv_page(void *ctx, uint64_t gpa)
+{
+    struct fake_pv *f = ctx;
+    f->pages++;
+    f->last_gpa = gpa;
+    return 0;
+}
+
+static int64_t fake_pv_program(void *ctx, const struct vertigo_pv_program *p)
+{
+    struct fake_pv *f = ctx;
+    f->programs++;
+    f->last_program = *p;
+    return 2;
+}
+
+static int64_t fake_pv_read(void *ctx, uint64_t index)
+{
+    struct fake_pv *f = ctx;
+    f->reads++;
+    return (int64_t)(1000 + index);
+}
+
+static const struct hypercall_pv fake_pv_calls = {
+    .page = fake_pv_page, .program = fake_pv_program, .read = fake_pv_read, .ctx = &fpv,
+};
+static const struct hypercall_pmu fake_pv_pmu = { .pv = &fake_pv_calls };
+
+static int64_t pv_call(const struct hypercall_pmu *pmu, uint64_t nr, uint64_t arg,
+                       unsigned int cpl)
+{
+    struct hypercall_args a = { .nr = nr, .arg = { arg }, .cpl = cpl, .pmu = pmu };
+    return hypercall_dispatch(&dom, &a, read_args, NULL);
+}
+
+TEST(pv_page_is_kernel_only_and_page_aligned)
+{
+    memset(&fpv, 0, sizeof(fpv));
+    for (unsigned int cpl = 1; cpl <= 3; cpl++)
+        CHECK_EQ(pv_call(&fake_pv_pmu, VERTIGO_HC_PV_PAGE, 0x5000, cpl),
+                 (uint64_t)-VERTIGO_EPERM);
+    static const uint64_t unaligned[] = { 1, 0x5008, 0x5fff, 0x8000000000000800ull };
+    for (unsigned int i = 0; i < sizeof(unaligned) / sizeof(unaligned[0]); i++)
+        CHECK_EQ(pv_call(&fake_pv_pmu, VERTIGO_HC_PV_PAGE, unaligned[i], 0),
+                 (uint64_t)-VERTIGO_EINVAL);
+    CHECK_EQ(fpv.pages, 0);
+    CHECK_EQ(pv_call(&fake_pv_pmu, VERTIGO_HC_PV_PAGE, 0x5000, 0), 0);
+    CHECK_EQ(fpv.last_gpa, 0x5000);
+    CHECK_EQ(pv_call(&fake_pv_pmu, VERTIGO_HC_PV_PAGE, 0, 0), 0);   /* unregister */
+    CHECK_EQ(fpv.pages, 2);
+    CHECK_EQ(pv_call(NULL, VERTIGO_HC_PV_PAGE, 0x5000, 0), (uint64_t)-VERTIGO_ENOSYS);
+}
+
+static int64_t program_with(const struct vertigo_pv_program *p, unsigned int cpl)
+{
+    memcpy(arg_mem, p, sizeof(*p));
+    return pv_call(&fake_pv_pmu, VERTIGO_HC_PV_PROGRAM, ARG_BASE, cpl);
+}
+
+TEST(pv_program_header_is_validated)
+{
+    memset(&fpv, 0, sizeof(fpv));
+    struct vertigo_pv_program p = { .abi_version = VERTIGO_PV_ABI };
+    memcpy(p.events, "instructions:u,cycles", sizeof("instructions:u,cycles"));
+    CHECK_EQ(program_with(&p, 3), (uint64_t)-VERTIGO_EPERM);
+    CHECK_EQ(program_with(&p, 0), 2);
+    CHECK_STR(fpv.last_program.events, "instructions:u,cycles");
+    struct vertigo_pv_program bad = p;
+    bad.abi_version = VERTIGO_PV_ABI + 1;
+    CHECK_EQ(program_with(&bad, 0), (uint64_t)-VERTIGO_EINVAL);
+    bad = p;
+    bad.reserved = 1;
+    CHECK_EQ(program_with(&bad, 0), (uint64_t)-VERTIGO_EINVAL);
+    bad = p;
+    memset(bad.events, 'x', sizeof(bad.events));      /* no NUL */
+    CHECK_EQ(program_with(&bad, 0), (uint64_t)-VERTIGO_EINVAL);
+    CHECK_EQ(pv_call(&fake_pv_pmu, VERTIGO_HC_PV_PROGRAM, 0x10, 0), (uint64_t)-VERTIGO_EFAULT);
+    CHECK_EQ(fpv.programs, 1);
+    memcpy(arg_mem, &p, sizeof(p));
+    CHECK_EQ(pv_call(NULL, VERTIGO_HC_PV_PROGRAM, ARG_BASE, 0), (uint64_t)-VERTIGO_ENOSYS);
+}
+
+TEST(pv_read_from_any_cpl)
+{
+    memset(&fpv, 0, sizeof(fpv));
+    CHECK_EQ(pv_call(&fake_pv_pmu, VERTIGO_HC_PV_READ, 1, 3), 1001);
+    CHECK_EQ(pv_call(&fake_pv_pmu, VERTIGO_HC_PV_READ, 0, 0), 1000);
+    CHECK_EQ(fpv.reads, 2);
+    CHECK_EQ(pv_call(NULL, VERTIGO_HC_PV_READ, 0, 3), (uint64_t)-VERTIGO_EINVAL);
+}
+
+TEST(version_reports_pv_counters)
+{
+    struct hypercall_args a = { .nr = VERTIGO_HC_VERSION, .cpl = 3 };
+    CHECK(hypercall_dispatch(&dom, &a, read_guest, NULL) & VERTIGO_FEAT_PV_COUNTERS);
 }

@@ -777,3 +777,72 @@ TEST(counting_ukh_partitions_the_tsc)
     CHECK_EQ(hc_read(v, 0) - start_all, 1300u);         /* = 2300 - 1000 */
     CHECK_EQ(hc_read(v, 1) - start_h, 100u + 199u);     /* 1500-1000-400, 2300-1500-600-1 */
 }
+
+/* ---- Paravirtual counters (VERTIGO_HC_PV_*) -------------------------------- */
+
+static int64_t pv_program(struct vcpu *v, const char *events)
+{
+    const struct hypercall_pv *pv = pmu_hypercalls(v)->pv;
+    struct vertigo_pv_program p = { .abi_version = VERTIGO_PV_ABI };
+    snprintf(p.events, sizeof(p.events), "%s", events);
+    return pv->program(pv->ctx, &p);
+}
+
+/* A VCPU without a counting session starts measuring its runs at the
+ * first program; the counters count by mode, emulated instructions
+ * included, and the page shows each sum after the run it ends. */
+TEST(pv_counters_count_the_guest_by_mode)
+{
+    static uint8_t page[VERTIGO_PV_PAGE_BYTES] __attribute__((aligned(4096)));
+    const struct vertigo_pv_page *pg = (const struct vertigo_pv_page *)page;
+    traps_available = true;
+    struct vcpu *v = start_run("pmu=soft", false);
+    traps_available = false;
+    const struct hypercall_pv *pv = pmu_hypercalls(v)->pv;
+    CHECK(!v->pmu.counting);
+    fake.pv_page = page;
+    fake.pv_page_gpa = 0x5000;
+    CHECK_EQ(pv->page(pv->ctx, 0x5000), 0);
+    CHECK_EQ(pv_program(v, "instructions:u,cycles"), 2);
+    CHECK(v->pmu.counting);
+    guest_runs(v, CPL_USER, 100);
+    CHECK(fake.mode_traps);                 /* instructions:u counts one mode */
+    pmu_emulated_instruction(v);            /* a user-mode CPUID, say */
+    guest_runs(v, CPL_KERNEL, 20);
+    CHECK_EQ(pv->read(pv->ctx, 0), 101);
+    CHECK_EQ(pv->read(pv->ctx, 1), 121);
+    CHECK_EQ(pv->read(pv->ctx, 2), (uint64_t)-VERTIGO_EINVAL);
+    fake.tsc = 777;
+    fake.cpl = CPL_USER;
+    entry(v);
+    CHECK_EQ(pg->magic, VERTIGO_PV_MAGIC);
+    CHECK_EQ(pg->counters[0].sum, 101);
+    CHECK_EQ(pg->counters[1].sum, 121);
+    CHECK_EQ(pg->entry_tsc, 777);
+    CHECK_EQ(pg->entry_cpl, CPL_USER);
+    CHECK_EQ(pg->seq % 2, 0);
+    CHECK_EQ(pv_program(v, "cycles"), 1);   /* all-mode only: no traps needed */
+    entry(v);
+    CHECK(!fake.mode_traps);
+    CHECK_EQ(pg->counters[0].sum, 0);
+}
+
+/* A page that is not writable guest RAM is refused with its own error and
+ * changes nothing; the hardware backend has no paravirtual counters. */
+TEST(pv_page_refusals_and_backend)
+{
+    static uint8_t page[VERTIGO_PV_PAGE_BYTES] __attribute__((aligned(4096)));
+    struct vcpu *v = start_run("pmu=soft", false);
+    const struct hypercall_pv *pv = pmu_hypercalls(v)->pv;
+    fake.pv_page = page;
+    fake.pv_page_gpa = 0x5000;
+    CHECK_EQ(pv->page(pv->ctx, 0x6000), (uint64_t)-VERTIGO_EFAULT);
+    fake.pv_other_access = GUEST_ACCESS_NOT_RAM;
+    CHECK_EQ(pv->page(pv->ctx, 0xfee00000), (uint64_t)-VERTIGO_EMMIO);
+    CHECK(v->pmu.pv.page == NULL);
+    CHECK_EQ(pv_program(v, "instructions:h"), (uint64_t)-VERTIGO_EINVAL);
+    CHECK_EQ(pv_program(v, "bogus"), (uint64_t)-VERTIGO_EINVAL);
+    CHECK(strstr(fake.console, "paravirtual counters refused: unknown event name") != NULL);
+    v = start_run("pmu=hw pmu.events=instructions:u", true);
+    CHECK_EQ(pv_program(v, "instructions:u"), (uint64_t)-VERTIGO_ENOSYS);
+}

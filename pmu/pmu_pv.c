@@ -1,0 +1,131 @@
+/* A VCPU's paravirtual counters (see pmu/pmu_pv.h). */
+#include "pmu/pmu_pv.h"
+
+#include "vmm/mem.h"
+
+static uint8_t modes_of(const struct pmu_event *ev)
+{
+    return (uint8_t)((ev->kernel ? PMU_PV_KERNEL : 0) | (ev->user ? PMU_PV_USER : 0));
+}
+
+/* Why ev cannot be a paravirtual counter, or NULL. */
+static const char *refusal(const struct pmu_event *ev)
+{
+    if (ev->source != PMU_EVENT_HW)
+        return "a software event (exits:...) is not a guest counter";
+    if (ev->hypervisor)
+        return "a guest counter cannot count Vertigo (:h)";
+    if (!ev->user && !ev->kernel)
+        return "the event counts no guest mode";
+    return NULL;
+}
+
+/* Checks every event of list; NULL or the reason one is refused. */
+static const char *check_list(const struct pmu_event_list *list)
+{
+    if (list->count > VERTIGO_PV_COUNTERS_MAX)
+        return "more events than paravirtual counters";
+    for (unsigned int i = 0; i < list->count; i++) {
+        const char *why = refusal(&list->events[i]);
+        if (why)
+            return why;
+    }
+    return NULL;
+}
+
+int64_t pmu_pv_program(struct pmu_pv *pv, const char *events, const struct pmu_event_caps *caps,
+                       const char **why)
+{
+    struct pmu_event_list list = { 0 };
+    const char *reason = NULL;
+    enum pmu_event_err err = events[0] ? pmu_event_list_parse(events, caps, &list, NULL)
+                                       : PMU_EVERR_NONE;
+    if (err != PMU_EVERR_NONE)
+        reason = pmu_event_err_text(err);
+    else
+        reason = check_list(&list);
+    if (why)
+        *why = reason;
+    if (reason)
+        return -VERTIGO_EINVAL;
+    pv->count = list.count;
+    for (unsigned int i = 0; i < VERTIGO_PV_COUNTERS_MAX; i++) {
+        pv->modes[i] = i < list.count ? modes_of(&list.events[i]) : 0;
+        pv->counts[i] = 0;
+    }
+    pv->generation++;
+    return list.count;
+}
+
+int64_t pmu_pv_read(const struct pmu_pv *pv, uint64_t index)
+{
+    if (index >= pv->count)
+        return -VERTIGO_EINVAL;
+    return (int64_t)(pv->counts[index] & (uint64_t)INT64_MAX);
+}
+
+bool pmu_pv_needs_modes(const struct pmu_pv *pv)
+{
+    for (unsigned int i = 0; i < pv->count; i++)
+        if (pv->modes[i] != (PMU_PV_KERNEL | PMU_PV_USER))
+            return true;
+    return false;
+}
+
+/* The flags the page shows for counter i: its modes, and that one TSC
+ * tick is one of its events (every event the software backend counts). */
+static uint32_t flags_of(const struct pmu_pv *pv, unsigned int i)
+{
+    uint32_t flags = VERTIGO_PV_TICKS;
+    if (pv->modes[i] & PMU_PV_USER)
+        flags |= VERTIGO_PV_USER;
+    if (pv->modes[i] & PMU_PV_KERNEL)
+        flags |= VERTIGO_PV_KERNEL;
+    if (pv->modes[i] == (PMU_PV_KERNEL | PMU_PV_USER))
+        flags |= VERTIGO_PV_ALL_MODES;
+    return flags;
+}
+
+/* A reader on another VCPU must see seq odd before any field changes and
+ * even only after all of them did. x86 keeps stores in program order, so
+ * only the compiler must not move the field stores across these. */
+static void seq_bump(struct pmu_pv *pv)
+{
+    pv->seq++;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&pv->page->seq, pv->seq, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+void pmu_pv_publish(struct pmu_pv *pv, uint64_t entry_tsc, unsigned int cpl)
+{
+    struct vertigo_pv_page *page = pv->page;
+    if (!page)
+        return;
+    seq_bump(pv);
+    page->magic = VERTIGO_PV_MAGIC;
+    page->abi_version = VERTIGO_PV_ABI;
+    page->count = pv->count;
+    page->generation = pv->generation;
+    page->entry_tsc = entry_tsc;
+    page->entry_cpl = cpl;
+    page->vcpu = pv->vcpu;
+    for (unsigned int i = 0; i < VERTIGO_PV_COUNTERS_MAX; i++) {
+        bool on = i < pv->count;
+        page->counters[i] = (struct vertigo_pv_counter){
+            .sum = on ? pv->counts[i] : 0, .flags = on ? flags_of(pv, i) : 0,
+        };
+    }
+    seq_bump(pv);
+}
+
+void pmu_pv_set_page(struct pmu_pv *pv, struct vertigo_pv_page *page, uint32_t vcpu)
+{
+    pv->page = page;
+    pv->vcpu = vcpu;
+    if (page) {
+        memset(page, 0, VERTIGO_PV_PAGE_BYTES);
+        pv->seq = 0;
+        pmu_pv_publish(pv, 0, 0);
+    }
+}

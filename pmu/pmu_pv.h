@@ -1,0 +1,66 @@
+/* A VCPU's paravirtual counters (VERTIGO_HC_PV_*, include/vertigo/hypercall.h):
+ * up to VERTIGO_PV_COUNTERS_MAX guest events the guest kernel programs,
+ * counted by guest mode from the runs the software backend measures, and
+ * their Start/Sum state published in a page of guest RAM the guest
+ * registered, so the guest can fold and start per-thread counts at its own
+ * thread switches without an exit. Vertigo's VCPU switches (its exits)
+ * are the guest's blind spot: the page is rewritten before every entry.
+ * Portable: the page is plain memory to it. */
+#ifndef PMU_PMU_PV_H
+#define PMU_PMU_PV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu/pmu_events.h"
+#include "vertigo/hypercall.h"
+
+struct pmu_pv {
+    struct vertigo_pv_page *page;       /* the guest's page, NULL: none */
+    uint32_t vcpu;                      /* written to the page */
+    uint32_t seq;                       /* the page's sequence count */
+    unsigned int count;                 /* counters programmed */
+    uint8_t modes[VERTIGO_PV_COUNTERS_MAX];     /* bit cpl-mode: 1 kernel, 2 user */
+    uint64_t counts[VERTIGO_PV_COUNTERS_MAX];
+    uint64_t generation;                /* programs that succeeded */
+};
+
+/* Mode bits of pmu_pv.modes. */
+#define PMU_PV_KERNEL 1u
+#define PMU_PV_USER   2u
+
+/* Programs pv with the comma-separated events (perf-style names, parsed
+ * with caps): every count restarts at 0, "" stops them all. Returns the
+ * number of counters, or -VERTIGO_EINVAL (pv unchanged) for an event the
+ * parser refuses, a software event, one counting Vertigo (:h) or more
+ * than VERTIGO_PV_COUNTERS_MAX events; *why (may be NULL) says which. */
+int64_t pmu_pv_program(struct pmu_pv *pv, const char *events, const struct pmu_event_caps *caps,
+                       const char **why);
+
+/* The guest ran n events (ticks, or one emulated instruction) at
+ * privilege level cpl: counted on the counters of that mode. Inline: runs
+ * at every exit. */
+static inline void pmu_pv_count(struct pmu_pv *pv, unsigned int cpl, uint64_t n)
+{
+    uint8_t mode = cpl ? PMU_PV_USER : PMU_PV_KERNEL;
+    for (unsigned int i = 0; i < pv->count; i++)
+        if (pv->modes[i] & mode)
+            pv->counts[i] += n;
+}
+
+/* Counter i's count, or -VERTIGO_EINVAL for an index past the program. */
+int64_t pmu_pv_read(const struct pmu_pv *pv, uint64_t index);
+
+/* True if some counter counts one guest mode only (the software backend
+ * must see every change of mode to count it exactly). */
+bool pmu_pv_needs_modes(const struct pmu_pv *pv);
+
+/* Sets the guest's page (NULL: none) and writes it at once. */
+void pmu_pv_set_page(struct pmu_pv *pv, struct vertigo_pv_page *page, uint32_t vcpu);
+
+/* Before an entry at privilege level cpl, at TSC entry_tsc: the page gets
+ * every counter's sum and the entry's TSC and CPL, between two increments
+ * of seq (odd while it is written). Nothing without a page. */
+void pmu_pv_publish(struct pmu_pv *pv, uint64_t entry_tsc, unsigned int cpl);
+
+#endif

@@ -1,0 +1,127 @@
+/* A VCPU's paravirtual counters (pmu/pmu_pv.c): programs from perf-style
+ * event lists with specific refusals, counts by guest mode, reads, and the
+ * page the guest sees (sums, flags, entry TSC and CPL, an even sequence
+ * count that moves on every publication, nothing past the page header). */
+#include "pmu/pmu_pv.h"
+#include "tests/unit/unit.h"
+
+static struct pmu_event_caps bochs_caps(void)
+{
+    struct pmu_event_caps caps;
+    pmu_event_caps_soft(&caps, true);
+    return caps;
+}
+
+TEST(pv_program_counts_by_mode)
+{
+    struct pmu_pv pv = { 0 };
+    struct pmu_event_caps caps = bochs_caps();
+    CHECK_EQ(pmu_pv_program(&pv, "instructions:u,instructions:k,cycles", &caps, NULL), 3);
+    pmu_pv_count(&pv, 3, 100);
+    pmu_pv_count(&pv, 0, 7);
+    pmu_pv_count(&pv, 1, 1);           /* CPL 1 is user mode, as for the backend */
+    CHECK_EQ(pmu_pv_read(&pv, 0), 101);
+    CHECK_EQ(pmu_pv_read(&pv, 1), 7);
+    CHECK_EQ(pmu_pv_read(&pv, 2), 108);
+    CHECK_EQ(pmu_pv_read(&pv, 3), (uint64_t)-VERTIGO_EINVAL);
+    CHECK_EQ(pmu_pv_read(&pv, UINT64_MAX), (uint64_t)-VERTIGO_EINVAL);
+    CHECK(pmu_pv_needs_modes(&pv));
+    CHECK_EQ(pv.generation, 1);
+}
+
+TEST(pv_reprogram_restarts_and_empty_stops)
+{
+    struct pmu_pv pv = { 0 };
+    struct pmu_event_caps caps = bochs_caps();
+    CHECK_EQ(pmu_pv_program(&pv, "cycles", &caps, NULL), 1);
+    pmu_pv_count(&pv, 0, 50);
+    CHECK(!pmu_pv_needs_modes(&pv));
+    CHECK_EQ(pmu_pv_program(&pv, "cycles,instructions", &caps, NULL), 2);
+    CHECK_EQ(pmu_pv_read(&pv, 0), 0);
+    CHECK_EQ(pmu_pv_program(&pv, "", &caps, NULL), 0);
+    CHECK_EQ(pmu_pv_read(&pv, 0), (uint64_t)-VERTIGO_EINVAL);
+    pmu_pv_count(&pv, 3, 10);          /* no counter: nothing to count */
+    CHECK(!pmu_pv_needs_modes(&pv));
+    CHECK_EQ(pv.generation, 3);
+}
+
+/* Each refusal leaves the program as it was, with its own reason. */
+TEST(pv_program_refusals)
+{
+    struct pmu_pv pv = { 0 };
+    struct pmu_event_caps caps = bochs_caps();
+    const char *why = NULL;
+    CHECK_EQ(pmu_pv_program(&pv, "instructions:u", &caps, NULL), 1);
+    pmu_pv_count(&pv, 3, 5);
+    static const struct { const char *events, *why; } bad[] = {
+        { "no-such-event", "unknown event name" },
+        { "instructions:q", NULL },
+        { "exits:all", "a software event (exits:...) is not a guest counter" },
+        { "instructions:h", "a guest counter cannot count Vertigo (:h)" },
+        { "instructions:uh", "a guest counter cannot count Vertigo (:h)" },
+        { "cycles,cycles:u,cycles:k,instructions,instructions:u",
+          "more events than paravirtual counters" },
+        { ",", NULL },
+    };
+    for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        why = NULL;
+        CHECK_EQ(pmu_pv_program(&pv, bad[i].events, &caps, &why), (uint64_t)-VERTIGO_EINVAL);
+        if (CHECK(why != NULL) && bad[i].why)
+            CHECK_STR(why, bad[i].why);
+    }
+    CHECK_EQ(pmu_pv_read(&pv, 0), 5);
+    CHECK_EQ(pv.generation, 1);
+}
+
+/* On real hardware the software backend counts cycles only. */
+TEST(pv_program_follows_the_backend_caps)
+{
+    struct pmu_pv pv = { 0 };
+    struct pmu_event_caps caps;
+    const char *why = NULL;
+    pmu_event_caps_soft(&caps, false);
+    CHECK_EQ(pmu_pv_program(&pv, "instructions:u", &caps, &why), (uint64_t)-VERTIGO_EINVAL);
+    CHECK(why != NULL);
+    CHECK_EQ(pmu_pv_program(&pv, "cycles:u", &caps, NULL), 1);
+}
+
+TEST(pv_page_publication)
+{
+    static uint8_t page_bytes[VERTIGO_PV_PAGE_BYTES] __attribute__((aligned(4096)));
+    struct vertigo_pv_page *page = (struct vertigo_pv_page *)page_bytes;
+    struct pmu_pv pv = { 0 };
+    struct pmu_event_caps caps = bochs_caps();
+    memset(page_bytes, 0xa5, sizeof(page_bytes));
+    pmu_pv_publish(&pv, 1, 3);                 /* no page yet: nothing written */
+    CHECK_EQ(page_bytes[0], 0xa5);
+    pmu_pv_set_page(&pv, page, 2);
+    CHECK_EQ(page->magic, VERTIGO_PV_MAGIC);
+    CHECK_EQ(page->abi_version, VERTIGO_PV_ABI);
+    CHECK_EQ(page->count, 0);
+    CHECK_EQ(page->vcpu, 2);
+    CHECK_EQ(page_bytes[VERTIGO_PV_PAGE_BYTES - 1], 0);    /* the rest zeroed */
+    uint32_t seq0 = page->seq;
+    CHECK_EQ(seq0 % 2, 0);
+    CHECK_EQ(pmu_pv_program(&pv, "instructions:u,cycles", &caps, NULL), 2);
+    pmu_pv_count(&pv, 3, 40);
+    pmu_pv_count(&pv, 0, 2);
+    pmu_pv_publish(&pv, 12345, 3);
+    CHECK_EQ(page->seq, seq0 + 2);
+    CHECK_EQ(page->count, 2);
+    CHECK_EQ(page->generation, 1);
+    CHECK_EQ(page->entry_tsc, 12345);
+    CHECK_EQ(page->entry_cpl, 3);
+    CHECK_EQ(page->counters[0].sum, 40);
+    CHECK_EQ(page->counters[0].flags, VERTIGO_PV_TICKS | VERTIGO_PV_USER);
+    CHECK_EQ(page->counters[1].sum, 42);
+    CHECK_EQ(page->counters[1].flags,
+             VERTIGO_PV_TICKS | VERTIGO_PV_USER | VERTIGO_PV_KERNEL | VERTIGO_PV_ALL_MODES);
+    CHECK_EQ(page->counters[2].sum, 0);
+    CHECK_EQ(page->counters[2].flags, 0);
+    CHECK_EQ(page_bytes[sizeof(*page)], 0);     /* nothing past the header */
+    pmu_pv_set_page(&pv, NULL, 2);              /* unregistered: left alone */
+    pmu_pv_count(&pv, 3, 1);
+    pmu_pv_publish(&pv, 99, 0);
+    CHECK_EQ(page->counters[0].sum, 40);
+    CHECK_EQ(page->entry_tsc, 12345);
+}
