@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "host-tools/profile.h"
+#include "host-tools/text_quote.h"
 #include "host-tools/vertigo.h"
 
 #define PERCENT_SCALE 100.0
@@ -54,33 +55,18 @@ static int row_count_cmp(const void *a, const void *b)
     return key_cmp(x, y);
 }
 
-static void put_field(FILE *out, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
-}
-
 static void put_row(FILE *out, const struct profile *p, const struct csv_row *r)
 {
     const struct sym_function *fn = sym_function(p->sym, r->function);
-    put_field(out, p->events[r->event].name);
+    csv_put_field(out, p->events[r->event].name, ',');
     fprintf(out, ",%u,%u,%s,%u,", r->domain, r->vcpu, profile_mode_name(r->mode), r->pid);
-    put_field(out, r->comm);
+    csv_put_field(out, r->comm, ',');
     fputc(',', out);
-    put_field(out, sym_image(p->sym, fn->image)->name);
+    csv_put_field(out, sym_image(p->sym, fn->image)->name, ',');
     fputc(',', out);
-    put_field(out, fn->name);
+    csv_put_field(out, fn->name, ',');
     fputc(',', out);
-    put_field(out, fn->file ? fn->file : "");
+    csv_put_field(out, fn->file ? fn->file : "", ',');
     uint64_t total = p->events[r->event].total;
     fprintf(out, ",%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.2f\n", fn->line, r->count, r->period,
             r->events, total ? PERCENT_SCALE * (double)r->count / (double)total : 0.0);

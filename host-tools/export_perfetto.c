@@ -16,23 +16,10 @@
 #include <stdlib.h>
 
 #include "host-tools/profile.h"
+#include "host-tools/text_quote.h"
 #include "host-tools/vertigo.h"
 
 #define NS_PER_MICRO 1000u
-
-static void put_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(out, "\\%c", *c);
-        else if (*c < 0x20 || *c > 0x7e)
-            fprintf(out, "\\u%04x", *c);
-        else
-            fputc(*c, out);
-    }
-    fputc('"', out);
-}
 
 static void put_ts(FILE *out, uint64_t tsc, uint64_t tsc_hz)
 {
@@ -113,9 +100,9 @@ static void put_frame_node(FILE *out, const struct profile *p, uint32_t function
 {
     next_event(out, first);
     fprintf(out, "\"%" PRIu64 "\":{\"name\":", id);
-    put_string(out, sym_function(p->sym, function)->name);
+    json_put_string(out, sym_function(p->sym, function)->name);
     fputs(",\"category\":", out);
-    put_string(out, sym_image(p->sym, image)->name);
+    json_put_string(out, sym_image(p->sym, image)->name);
     if (parent)
         fprintf(out, ",\"parent\":\"%" PRIu64 "\"", parent);
     fputc('}', out);
@@ -148,9 +135,9 @@ static void put_sample(FILE *out, const struct profile *p, const struct profile_
     const struct profile_sample *s = &p->samples[o->sample];
     const struct sym_frame *leaf = sym_frame(p->sym, s->frames[0]);
     fputs("{\"name\":", out);
-    put_string(out, sym_function(p->sym, leaf->function)->name);
+    json_put_string(out, sym_function(p->sym, leaf->function)->name);
     fputs(",\"cat\":", out);
-    put_string(out, p->events[s->event].name);
+    json_put_string(out, p->events[s->event].name);
     fputs(",\"ph\":\"i\",\"s\":\"t\",\"ts\":", out);
     put_ts(out, o->tsc, p->tsc_hz);
     fprintf(out, ",\"pid\":%u,\"tid\":%u", s->domain, s->vcpu);
@@ -158,7 +145,7 @@ static void put_sample(FILE *out, const struct profile *p, const struct profile_
         fprintf(out, ",\"sf\":\"%" PRIu64 "\"", leaf_id);
     fprintf(out, ",\"args\":{\"period\":%" PRIu64 ",\"mode\":\"%s\",\"pid\":%u,\"comm\":",
             s->period, profile_mode_name(s->mode), s->process.pid);
-    put_string(out, s->process.comm);
+    json_put_string(out, s->process.comm);
     fputs("}}", out);
 }
 
@@ -171,7 +158,7 @@ static void put_counter_name(FILE *out, const struct profile *p, const struct pr
     for (uint32_t e = 0; c->interval && e < p->event_count; e++)
         if (p->events[e].id == c->id)
             snprintf(name, sizeof(name), "VCPU %u %s", c->vcpu, p->events[e].name);
-    put_string(out, name);
+    json_put_string(out, name);
 }
 
 static void put_counter(FILE *out, const struct profile *p, const struct profile_counter_point *c)

@@ -110,12 +110,10 @@ static void put_sample(FILE *out, const struct log_sample *s)
 
 static void put_interval(FILE *out, const struct log_interval *iv)
 {
-    fprintf(out, " dom=%u vcpu=%u number=%" PRIu64, iv->domain, iv->vcpu, iv->number);
-    for (uint32_t i = 0; i < iv->count; i++) {
-        const struct log_event_count *e = &iv->events[i];
-        fprintf(out, " {event=%u count=%" PRIu64 " enabled=%" PRIu64 " running=%" PRIu64 "}",
-                e->event, e->count, e->enabled, e->running);
-    }
+    fprintf(out, " dom=%u vcpu=%u number=%" PRIu64 " instructions=%" PRIu64 " tsc_span=%" PRIu64,
+            iv->domain, iv->vcpu, iv->number, iv->instructions, iv->tsc_span);
+    for (uint32_t i = 0; i < iv->count; i++)
+        fprintf(out, " %u=%" PRIu64 "/%" PRIu64, i, iv->events[i].raw, iv->events[i].running);
 }
 
 static void put_values(FILE *out, const struct log_counter_value *v, uint32_t count)

@@ -110,13 +110,15 @@ static void parse_interval(struct field_reader *f, struct log_interval *iv)
     iv->domain = get_u32(f);
     iv->vcpu = get_u32(f);
     iv->number = get_u64(f);
-    iv->count = get_count(f, LOG_EVENTS_MAX);
+    iv->instructions = get_u64(f);
+    iv->tsc_span = get_u64(f);
+    iv->count = get_count(f, LOG_INTERVAL_EVENTS_MAX);
     for (uint32_t i = 0; i < iv->count; i++) {
-        struct log_event_count *e = &iv->events[i];
-        e->event = get_u32(f);
-        e->count = get_u64(f);
-        e->enabled = get_u64(f);
-        e->running = get_u64(f);
+        struct log_interval_event *e = &iv->events[i];
+        e->raw = get_u64(f);
+        uint64_t off = get_u64(f);
+        need(f, off <= iv->instructions);       /* off a counter longer than the row */
+        e->running = iv->instructions - off;
     }
 }
 

@@ -26,7 +26,7 @@
 /* Events one profile shows side by side (the report's columns, pprof's
  * values per sample): beyond it the output would grow as events x
  * functions, quadratic in the log's size, so --event must choose one.
- * Twice what a Vertigo session samples (LOG_EVENTS_MAX, and the timer). */
+ * As many as a Vertigo session counts or samples (LOG_EVENTS_MAX). */
 #define PROFILE_EVENTS_MAX 32u
 
 struct profile_options {

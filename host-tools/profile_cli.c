@@ -100,7 +100,7 @@ static enum cli_step parse_args(struct cli_args *a, struct profile_options *po, 
                                 const char **input)
 {
     while (a->i < a->argc) {
-        enum cli_step step = shared_option(a, po);
+        enum cli_step step = po ? shared_option(a, po) : CLI_NOT_MINE;
         if (step == CLI_NOT_MINE)
             step = command_option(a, settings);
         if (step == CLI_NOT_MINE)
@@ -117,18 +117,49 @@ static enum cli_step parse_args(struct cli_args *a, struct profile_options *po, 
     return CLI_NEXT;
 }
 
-int profile_cli_run(const struct profile_cli_command *c, void *settings, int argc, char **argv)
+int profile_cli_choose(const char *cmd, const char *what, const char *value,
+                       const char *const *names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(value, names[i]))
+            return (int)i;
+    fprintf(stderr, "vertigo %s: unknown %s '%s' (", cmd, what, value);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "%s%s", i ? ", " : "", names[i]);
+    fprintf(stderr, ")\n");
+    return -1;
+}
+
+/* Parses argv into settings (and po, if not NULL); returns -1 to go on
+ * with *input, else the exit status (after --help or a bad line). */
+static int parse_command_line(const struct profile_cli_command *c, struct profile_options *po,
+                              void *settings, int argc, char **argv, const char **input)
 {
     struct cli_args a = { .cmd = c, .argc = argc, .i = 1, .argv = argv };
-    struct profile_options po = { .timeline = c->timeline };
-    const char *input = NULL;
-    enum cli_step step = parse_args(&a, &po, settings, &input);
+    *input = NULL;
+    enum cli_step step = parse_args(&a, po, settings, input);
     if (step == CLI_HELP)
         return VERTIGO_EXIT_OK;
     if (step == CLI_BAD) {
         c->usage(stderr);
         return VERTIGO_EXIT_CMDLINE;
     }
+    return -1;
+}
+
+int profile_cli_args(const struct profile_cli_command *c, void *settings, int argc, char **argv,
+                     const char **input)
+{
+    return parse_command_line(c, NULL, settings, argc, argv, input);
+}
+
+int profile_cli_run(const struct profile_cli_command *c, void *settings, int argc, char **argv)
+{
+    struct profile_options po = { .timeline = c->timeline };
+    const char *input;
+    int parsed = parse_command_line(c, &po, settings, argc, argv, &input);
+    if (parsed >= 0)
+        return parsed;
     struct profile p;
     int status = profile_load(&p, c->name, input, &po);
     if (status == VERTIGO_EXIT_OK || status == VERTIGO_EXIT_DAMAGED) {

@@ -46,6 +46,19 @@ struct profile_cli_command {
  * damaged) and writing it failed. */
 int profile_cli_run(const struct profile_cli_command *c, void *settings, int argc, char **argv);
 
+/* The command line alone, for commands that read no profile (`vertigo
+ * timeline`, `vertigo correlate`): c's own options, --help and one input,
+ * no shared option (c->write is not called). Returns -1 with *input set
+ * when the command should run, else the exit status: OK after --help,
+ * CMDLINE after a message and the usage on stderr. */
+int profile_cli_args(const struct profile_cli_command *c, void *settings, int argc, char **argv,
+                     const char **input);
+
+/* The index in names[0..n-1] of value, for an option's setter; -1 after
+ * "vertigo CMD: unknown WHAT 'VALUE' (name, name, ...)" on stderr. */
+int profile_cli_choose(const char *cmd, const char *what, const char *value,
+                       const char *const *names, size_t n);
+
 /* Usage lines of the shared options. */
 extern const char profile_options_help[];
 

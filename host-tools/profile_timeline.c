@@ -50,7 +50,7 @@ void timeline_add_counters(struct profile_timeline *t, const struct logdec_recor
         const struct log_interval *iv = &r->u.interval;
         for (uint32_t i = 0; i < iv->count; i++)
             add_point(t, &(struct profile_counter_point){
-                r->tsc, iv->events[i].count, iv->domain, iv->vcpu, iv->events[i].event, true });
+                r->tsc, iv->events[i].raw, iv->domain, iv->vcpu, i, true });
     }
 }
 

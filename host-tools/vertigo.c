@@ -2,6 +2,7 @@
  * decodes, summarizes, reports and exports. Dispatches to subcommands;
  * the work is in host-tools/cmd_*.c and the libraries they call. */
 #include "host-tools/vertigo.h"
+#include "host-tools/cmd_intervals.h"
 #include "host-tools/profile.h"
 
 #include <stdio.h>
@@ -17,6 +18,8 @@ static const struct vertigo_command commands[] = {
     { "report", cmd_report, "FILE|-", "symbolized flat profile (perf report style)" },
     { "script", cmd_script, "FILE|-", "every sample in time order (perf script style)" },
     { "export", cmd_export, "FILE|-", "write the profile as pprof, folded stacks, CSV or Perfetto JSON" },
+    { "timeline", cmd_timeline, "FILE|-", cmd_timeline_help },
+    { "correlate", cmd_correlate, "FILE|-", cmd_correlate_help },
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))
@@ -26,7 +29,7 @@ static void usage(FILE *out)
     fprintf(out, "usage: vertigo COMMAND [ARGS]     vertigo help COMMAND     vertigo --version\n\n"
                  "commands:\n");
     for (size_t i = 0; i < COMMAND_COUNT; i++)
-        fprintf(out, "  %-7s %-10s %s\n", commands[i].name, commands[i].usage, commands[i].help);
+        fprintf(out, "  %-9s %-7s %s\n", commands[i].name, commands[i].usage, commands[i].help);
     fprintf(out, "\n`vertigo COMMAND --help` (or `vertigo help COMMAND`) prints its options.\n"
                  "exit status: 0 clean, 1 unreadable file or I/O error, 2 bad command line or\n"
                  "no Vertigo log in the input, 3 log decoded but corruption or loss was reported;\n"

@@ -6,3 +6,12 @@ HEADERS_HOST += pmu/mux.h
 
 UNIT_TESTS += mux
 unit_mux_SRCS := tests/unit/test_mux.c pmu/mux.c
+
+# pmu/mux_row: one VCPU's rows of an interval multiplexing session
+# (portable: the turns' accounting; pmu/pmu_mux.c drives it).
+HV_SRCS      += pmu/mux_row.c
+HEADERS_HV   += pmu/mux_row.h
+HEADERS_HOST += pmu/mux_row.h
+
+UNIT_TESTS += mux_row
+unit_mux_row_SRCS := tests/unit/test_mux_row.c pmu/mux_row.c pmu/mux.c

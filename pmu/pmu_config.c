@@ -4,6 +4,7 @@
 #include "boot/platform.h"
 #include "pmu/pmu_arch.h"
 #include "pmu/pmu_log_desc.h"
+#include "pmu/pmu_mux.h"
 #include "pmu/pmu_probe.h"
 #include "vmm/cmdline.h"
 #include "vmm/console.h"
@@ -107,12 +108,18 @@ static enum pmu_session_backend check_backend(enum pmu_session_backend b)
     return b;
 }
 
+/* The software backend offers pmu.soft.counters counters to a session;
+ * its model counts every event of a multiplexed one (the exact counts
+ * the rows' extrapolation is compared with), the schedule decides which
+ * are read. */
 void pmu_config_caps(struct pmu_event_caps *caps)
 {
-    if (pmu_config.backend == PMU_SESSION_HW)
+    if (pmu_config.backend == PMU_SESSION_HW) {
         pmu_event_caps_hw(caps, &pmu_config.desc);
-    else
-        pmu_event_caps_soft(caps, pmu_config.tsc_counts_instructions);
+        return;
+    }
+    pmu_event_caps_soft(caps, pmu_config.tsc_counts_instructions);
+    caps->desc.gp_counters = pmu_config.mux ? PMU_EVENT_LIST_MAX : pmu_config.soft_counters;
 }
 
 static void parse_events(const char *cmdline)
@@ -124,6 +131,11 @@ static void parse_events(const char *cmdline)
 
     if (c->backend == PMU_SESSION_NONE || !cmdline_get(cmdline, "pmu.events", text, sizeof(text)))
         return;
+    if (c->mux && c->backend != PMU_SESSION_SOFT) {
+        printk("pmu: no counting session: interval multiplexing (pmu.interval=) runs on the "
+               "software backend only (pmu=soft)\n");
+        return;
+    }
     pmu_config_caps(&caps);
     if (pmu_event_list_parse(text, &caps, &c->list, &err) != PMU_EVERR_NONE) {
         char msg[128];
@@ -131,6 +143,8 @@ static void parse_events(const char *cmdline)
         printk("pmu: no counting session: %s\n", msg);
         return;
     }
+    if (c->mux && !pmu_mux_configure(c, cmdline))
+        return;
     c->has_events = c->list.count > 0;
     memcpy(c->count_text, text, sizeof(text));
     printk("pmu: counting session: %s (%u events", text, c->list.count);
@@ -138,6 +152,9 @@ static void parse_events(const char *cmdline)
         printk(", step %lu ticks", c->step_ticks);
     if (c->period)
         printk(", period %lu", c->period);
+    if (c->mux)
+        printk(", %u sets over %u counters, interval %lu, turn %lu instructions",
+               c->mux_cfg.plan.set_count, c->soft_counters, c->mux_cfg.interval, c->mux_cfg.sub);
     printk(")\n");
 }
 
@@ -154,6 +171,14 @@ void pmu_config_ensure(void)
     c->backend = check_backend(pmu_session_decide(choice, verdict));
     c->step_ticks = read_u64_option(cmdline, "pmu.step", PMU_SESSION_DEFAULT_STEP, 1);
     c->period = read_u64_option(cmdline, "pmu.period", 0, 0);
+    uint64_t counters = read_u64_option(cmdline, "pmu.soft.counters", PMU_SOFT_COUNTERS, 1);
+    if (counters > PMU_EVENT_LIST_MAX) {
+        printk("pmu: warning: pmu.soft.counters=%lu is more than the model has; using %u\n",
+               counters, PMU_EVENT_LIST_MAX);
+        counters = PMU_EVENT_LIST_MAX;
+    }
+    c->soft_counters = (unsigned int)counters;
+    c->mux = cmdline_has(cmdline, "pmu.interval") || cmdline_has(cmdline, "pmu.subinterval");
     c->exact_modes = c->backend == PMU_SESSION_SOFT && read_traps(cmdline) &&
                      pmu_arch_has_mode_traps();
     pmu_session_set_current(c->backend);

@@ -1,13 +1,15 @@
 /* The run's PMU configuration, read once from Vertigo's command line when
  * the first VCPU starts (pmu/pmu_session.h lists the options): the backend
- * (pmu=), the counting session every VCPU runs (pmu.events=, pmu.period=)
- * and the software backend's step (pmu.step=). */
+ * (pmu=), the counting session every VCPU runs (pmu.events=, pmu.period=,
+ * and for interval multiplexing pmu.interval=, pmu.subinterval=) and the
+ * software backend's step and counters (pmu.step=, pmu.soft.counters=). */
 #ifndef PMU_PMU_CONFIG_H
 #define PMU_PMU_CONFIG_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pmu/mux_row.h"
 #include "pmu/pmu_desc.h"
 #include "pmu/pmu_events.h"
 #include "pmu/pmu_session.h"
@@ -29,6 +31,13 @@ struct pmu_config {
     /* pmu.guest=on: the guest gets a virtual PMU of its own (pmu/vpmu.h;
      * software backend only, for now). */
     bool guest_pmu;
+    /* pmu.soft.counters=N: the counters the software backend offers a
+     * session (default PMU_SOFT_COUNTERS). */
+    unsigned int soft_counters;
+    /* pmu.interval=N [pmu.subinterval=S]: the session is an interval
+     * multiplexing session (pmu/pmu_mux.h) with this schedule. */
+    bool mux;
+    struct mux_row_config mux_cfg;
 };
 
 extern struct pmu_config pmu_config;

@@ -15,8 +15,10 @@
 
 #define PMU_MAX_GP          8   /* GP counters Vertigo drives (more are left alone) */
 #define PMU_MAX_FIXED       4   /* fixed counters 0-3 (SDM Vol. 3B, 20.2.2, 20.2.5) */
-#define PMU_SOFT_COUNTERS   8   /* counters of the software backend */
-#define PMU_EVENT_LIST_MAX  16
+#define PMU_SOFT_COUNTERS   8   /* counters the software backend offers by default
+                                   (pmu.soft.counters=); its model counts up
+                                   to PMU_EVENT_LIST_MAX */
+#define PMU_EVENT_LIST_MAX  32  /* overflow and mode masks are 32-bit */
 #define PMU_EVENT_NAME_MAX  24
 
 enum pmu_backend_kind {

@@ -5,6 +5,7 @@
 #include "pmu/pmu_config.h"
 #include "pmu/pmu_cpu.h"
 #include "pmu/pmu_guest.h"
+#include "pmu/pmu_mux.h"
 #include "pmu/pmu_pmi.h"
 #include "pmu/pmu_pv.h"
 #include "pmu/pmu_soft.h"
@@ -43,7 +44,9 @@ enum pmu_status pmu_run_program(struct vcpu *v, const struct pmu_event_list *lis
         st = p->be.ops->load(p->be.self, &p->ctx);
     if (st == PMU_OK)
         pmu_pmi_arm(v);
-    p->last_exit_tsc = pmu_arch_exit_tsc(v);
+    /* :h counts Vertigo's time from here; before the VCPU's first exit
+     * there is no exit TSC (0), and Vertigo's own boot is not the VCPU's */
+    p->last_exit_tsc = pmu_arch_exit_tsc(v) ? pmu_arch_exit_tsc(v) : pmu_arch_tsc();
     p->emulated = 0;
     choose_mode_traps(v);
     return st;
@@ -77,6 +80,7 @@ void pmu_run_vcpu_start(struct vcpu *v)
     }
     v->pmu.counting = true;
     v->pmu.count_events = pmu_config.list.count;
+    pmu_mux_vcpu_start(v);
 }
 
 /* Only a VCPU without a counting session of its own gets here (the command
@@ -148,7 +152,9 @@ static void soft_plan_entry(struct vcpu *v, unsigned int cpl)
         step = cpl && v->pmu.user_step_ticks ? v->pmu.user_step_ticks : EXACT_RUN_MAX;
     uint64_t deadline = pmu_soft_enter(soft, &v->pmu.ctx, cpl);
     uint64_t guest_pmi = pmu_guest_ticks_to_pmi(v, cpl);
+    uint64_t turn_end = pmu_mux_deadline(v);
     deadline = guest_pmi < deadline ? guest_pmi : deadline;
+    deadline = turn_end < deadline ? turn_end : deadline;
     pmu_arch_timer_request(v, PMU_TIMER_STEP, deadline < step ? deadline : step);
 }
 
@@ -289,6 +295,8 @@ static void account_guest(struct vcpu *v, uint64_t guest_ticks, bool stepping)
     }
     if (backend_exit(p, guest_ticks))
         take_overflows(v);
+    if (pmu_config_soft())
+        pmu_mux_retired(v, guest_ticks);
 }
 
 void pmu_run_after_exit(struct vcpu *v, uint64_t guest_ticks)
@@ -315,6 +323,8 @@ void pmu_run_emulated_instruction(struct vcpu *v)
     backend_emulated_instruction(p);
     if (p->ctx.overflow_pending)
         take_overflows(v);
+    if (pmu_config.tsc_counts_instructions)
+        pmu_mux_retired(v, 1);
     if (stepping)
         pmu_run_count_overflows(v, pmu_step_resume(v));
 }
@@ -337,6 +347,7 @@ void pmu_run_domain_end(const struct domain *d)
     for (unsigned int i = 0; i < d->vcpu_count; i++) {
         pmu_step_report(&d->vcpus[i]);
         pmu_guest_report(&d->vcpus[i]);
+        pmu_mux_finish(&d->vcpus[i]);
         pmu_arch_mode_traps_report(&d->vcpus[i]);
     }
 }

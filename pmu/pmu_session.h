@@ -12,6 +12,13 @@
  *                          with VERTIGO_HC_PMU_STEP).
  *   pmu.period=N           overflow period of every hardware event (0 or
  *                          absent: count only). Overflows are counted.
+ *   pmu.soft.counters=N    software backend: counters offered (1..32,
+ *                          default 8); a list needing more is refused,
+ *                          unless multiplexed:
+ *   pmu.interval=N         interval multiplexing (pmu/pmu_mux.h): one log
+ *                          row per N retired instructions per VCPU, the
+ *                          events rotating over the counters in turns of
+ *   pmu.subinterval=S      S instructions (default N / the number of sets).
  * At the end of the run every VCPU's totals go to the log (event-desc and
  * PMU-totals records) and to the console. */
 #ifndef PMU_PMU_SESSION_H
@@ -25,7 +32,7 @@
 #include "pmu/pmu_desc.h"
 
 #define PMU_SESSION_DEFAULT_STEP 10000u
-#define PMU_SESSION_EVENTS_MAX   256u     /* bytes of pmu.events= text */
+#define PMU_SESSION_EVENTS_MAX   512u     /* bytes of pmu.events= text */
 
 enum pmu_choice {
     PMU_CHOICE_AUTO,

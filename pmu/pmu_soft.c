@@ -39,7 +39,7 @@ static enum pmu_status soft_program(void *self, struct pmu_ctx *ctx)
         struct pmu_counter *c = &ctx->counters[i];
         if (!is_counted(c))
             continue;
-        if (c->event.slot != PMU_SLOT_SOFT || c->event.slot_index >= PMU_SOFT_COUNTERS)
+        if (c->event.slot != PMU_SLOT_SOFT || c->event.slot_index >= PMU_CTX_MAX_COUNTERS)
             return PMU_ERR_SLOT;
         c->accum = c->start = c->raw = 0;
     }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pmu/mux_row.h"
 #include "pmu/pmu.h"
 #include "pmu/pmu_pv.h"
 #include "pmu/vpmu.h"
@@ -38,6 +39,11 @@ struct vcpu_pmu {
     uint64_t guest_pmis_unsupported;    /* PMIs for an LVTPC not in NMI mode */
     /* Paravirtual counters (pmu/pmu_pv.h; hypercalls in pmu/pmu_hypercalls.c) */
     struct pmu_pv pv;
+    /* Interval multiplexing (pmu/pmu_mux.c), pmu.interval= */
+    bool mux_on;
+    struct mux_row_state mux;
+    struct log_interval mux_row;        /* the row being written (off the stack) */
+    uint64_t mux_rows;                  /* rows written */
 };
 
 #endif

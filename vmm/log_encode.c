@@ -88,20 +88,25 @@ size_t log_encode_sample(uint8_t *out, const struct log_sample *s)
     return (size_t)(p - out);
 }
 
+/* A row's instructions are every event's `enabled`: each event carries
+ * only its raw count and the instructions it was off a counter (0 for an
+ * event measured all along: one byte). */
 size_t log_encode_interval(uint8_t *out, const struct log_interval *iv)
 {
-    if (iv->count > LOG_EVENTS_MAX)
+    if (iv->count > LOG_INTERVAL_EVENTS_MAX)
         return 0;
+    for (uint32_t i = 0; i < iv->count; i++)
+        if (iv->events[i].running > iv->instructions)
+            return 0;
     uint8_t *p = put_varint(out, iv->domain);
     p = put_varint(p, iv->vcpu);
     p = put_varint(p, iv->number);
+    p = put_varint(p, iv->instructions);
+    p = put_varint(p, iv->tsc_span);
     p = put_varint(p, iv->count);
     for (uint32_t i = 0; i < iv->count; i++) {
-        const struct log_event_count *e = &iv->events[i];
-        p = put_varint(p, e->event);
-        p = put_varint(p, e->count);
-        p = put_varint(p, e->enabled);
-        p = put_varint(p, e->running);
+        p = put_varint(p, iv->events[i].raw);
+        p = put_varint(p, iv->instructions - iv->events[i].running);
     }
     return (size_t)(p - out);
 }

@@ -54,6 +54,9 @@ void log_hv_event_period(const struct log_event_period *ep);
 /* Emits one PMU-totals record (counts of one VCPU). */
 void log_hv_pmu_totals(const struct log_pmu_totals *pt);
 
+/* Emits one interval record (a row of an interval multiplexing session). */
+void log_hv_interval(const struct log_interval *iv);
+
 /* True once log_hv_init chose a working drain. */
 bool log_hv_active(void);
 

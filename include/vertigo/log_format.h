@@ -120,7 +120,8 @@ enum log_record_type {
 #define LOG_FIELDS_MAX       1024u  /* type-specific field bytes per record */
 #define LOG_RECORD_WIRE_MAX  (1u + 2u + LOG_VARINT_MAX + LOG_FIELDS_MAX)
 #define LOG_STACK_MAX        32u    /* return addresses in one sample */
-#define LOG_EVENTS_MAX       16u    /* events in an interval or totals record */
+#define LOG_EVENTS_MAX       32u    /* events in a totals record */
+#define LOG_INTERVAL_EVENTS_MAX 32u /* events in an interval row */
 #define LOG_SWCOUNTERS_MAX   32u    /* counters in a snapshot */
 #define LOG_TEXT_MAX         1000u  /* bytes of text in one record */
 #define LOG_USER_STACK_MAX   896u   /* user stack bytes in one user-stack record */
@@ -180,19 +181,27 @@ struct log_sample {
     uint64_t stack[LOG_STACK_MAX];
 };
 
-struct log_event_count {
-    uint32_t event;
-    uint64_t count;
-    uint64_t enabled;        /* TSC ticks the event was enabled */
-    uint64_t running;        /* TSC ticks it was actually counting */
+/* One event of an interval row. Its event id is its position in the row:
+ * a row lists the session's events 0..count-1 in order (the ids the
+ * event-desc records name). enabled, for every event, is the row's
+ * instructions; the extrapolated value is raw x enabled / running,
+ * rounded to nearest (docs/log-format.md). */
+struct log_interval_event {
+    uint64_t raw;            /* events counted while it was on a counter */
+    uint64_t running;        /* retired instructions it was on a counter,
+                                <= the row's instructions */
 };
 
+/* One row of an interval multiplexing session: one VCPU's interval of
+ * retired instructions. */
 struct log_interval {
     uint32_t domain;
     uint32_t vcpu;
-    uint64_t number;         /* interval number, from 0 */
+    uint64_t number;         /* interval number, from 0 (gaps: rows lost) */
+    uint64_t instructions;   /* retired guest instructions in the interval */
+    uint64_t tsc_span;       /* TSC ticks from its first to its last instruction */
     uint32_t count;          /* entries in events[] */
-    struct log_event_count events[LOG_EVENTS_MAX];
+    struct log_interval_event events[LOG_INTERVAL_EVENTS_MAX];
 };
 
 struct log_counter_value {

@@ -20,13 +20,19 @@ cd "$(dirname "$0")/../.."
 GUEST_BASE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet"
 EVENTS="instructions:u,instructions:k,cycles,exits:all,exits:cpuid,exits:io,exits:vmcall"
 EVENTS="$EVENTS,exits:rdmsr,exits:wrmsr,exits:ept_violation,exits:preemption_timer,exits:xsetbv"
-EVENTS="$EVENTS,instructions:ukh"
+EVENTS="$EVENTS,instructions:ukh,cycles:u,cycles:k,instructions,ref-cycles:u"
 SKID_MAX=64     # docs/pmu.md: Bochs ends a trace of straight-line code past the deadline
+# Interval multiplexing: the 8 hardware events above take turns on 2 of the
+# software backend's counters (4 sets), the 9 software events count
+# throughout; one row per 2M retired instructions, turns of 200K.
+MUX_N=2000000
+MUX_SKID=1      # docs/pmu.md "Interval multiplexing": Bochs' timer tick at the entry
+MUX="pmu.soft.counters=2 pmu.interval=$MUX_N pmu.subinterval=200000"
 RUN=pmu
 
-run_linux $RUN 0 "$GUEST_BASE vertigo.scenario=pmu vertigo.pmu_idx=0,1 vertigo.pmu_exact=0,1,12" \
+run_linux $RUN 0 "$GUEST_BASE vertigo.scenario=pmu vertigo.pmu_idx=0,1 vertigo.pmu_exact=0,1,12 vertigo.phases=1" \
     --platform bochs --ips 500000000 --timeout 600 \
-    --cmdline "console=com2 log=e9 pmu=auto pmu.events=$EVENTS"
+    --cmdline "console=com2 log=e9 pmu=auto $MUX pmu.events=$EVENTS"
 
 expect_in $RUN com2.txt "discovery: Bochs' PMU is broken" '^pmu: broken \(claims v[0-9], does not count\)'
 expect_in $RUN com2.txt "auto chose the software backend" \
@@ -108,6 +114,33 @@ logged=$(echo "$stats" | sed -n 's/^  dom 0 vcpu 0: //p')
 [ -n "$logged" ] && [ "$logged" = "$totals" ] && pass "$RUN: vertigo stats shows the same totals" ||
     fail "$RUN: vertigo stats shows the same totals" "log: '$logged'"
 expect_in $RUN com2.txt "run verdict" '^VERTIGO-END: PASS \(guest passed and powered off\)'
+
+# Interval multiplexing, from the same boot's log: the rows, their
+# extrapolated totals against the exact totals above, the phases of
+# tests/guest/phases.c, and what `vertigo timeline` and `vertigo
+# correlate` write (tests/e2e/mux_check.py).
+expect_in $RUN com2.txt "multiplexing: 4 sets over 2 counters" \
+    '^pmu: counting session: .*17 events, .*4 sets over 2 counters, interval 2000000, turn 200000 instructions'
+out="$E2E_OUT/$RUN"
+log="$out/debugcon.txt"
+status=0
+"$VERTIGO" timeline -o "$out/timeline.csv" "$log" || status=$?
+"$VERTIGO" timeline --format json -o "$out/timeline.json" "$log" || status=$?
+"$VERTIGO" timeline --format png --x instructions -o "$out/timeline.png" "$log" || status=$?
+phases=$(capture $RUN | grep '^phases: ')
+from=$(echo "$phases" | awk '$2 == "compute" {print $4}')
+to=$(echo "$phases" | awk '$2 == "syscall" {print $5}')
+"$VERTIGO" correlate --format csv --tsc "${from:-0}:${to:-0}" -o "$out/correlate.csv" "$log" || status=$?
+"$VERTIGO" correlate --format png --tsc "${from:-0}:${to:-0}" -o "$out/correlate.png" "$log" || status=$?
+[ "$status" = 0 ] && pass "$RUN: vertigo timeline and correlate exit 0 (no loss, no gap)" ||
+    fail "$RUN: vertigo timeline and correlate exit 0" "status $status"
+"$VERTIGO" correlate --tsc "${from:-0}:${to:-0}" --events instructions:k,instructions:u,exits:all "$log" |
+    indent
+hv_line=$(echo "$com2" | grep '^pmu: vcpu 0: .* interval rows' | tail -n1)
+python3 tests/e2e/mux_check.py --run $RUN --csv "$out/timeline.csv" --json "$out/timeline.json" \
+    --png "$out/timeline.png" --heat "$out/correlate.png" --corr "$out/correlate.csv" \
+    --totals "$logged" --phases "$out/serial.txt" --interval $MUX_N --skid $MUX_SKID \
+    --hv-line "$hv_line" || E2E_FAILED=1
 
 # Two VCPUs (a second boot): the mode traps on both, and on each VCPU
 # instructions:u + :k + :h = that CPU's TSC difference exactly. Bochs with

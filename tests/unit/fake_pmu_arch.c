@@ -9,6 +9,7 @@
 #include "pmu/pmu_config.h"
 #include "pmu/pmu_cpu.h"
 #include "vmm/console.h"
+#include "vmm/log_emit.h"
 #include "vmm/log_hv.h"
 #include "vmm/vcpu.h"
 
@@ -256,6 +257,12 @@ void log_hv_event_period(const struct log_event_period *ep)
 void log_hv_set_pmu(const struct log_pmu_desc *pmu)
 {
     fake.header_pmu = *pmu;
+}
+
+void log_hv_interval(const struct log_interval *iv)
+{
+    if (fake.log_on)
+        log_emit_interval(&fake.ring, fake.exit_tsc, iv);
 }
 
 void log_hv_pmu_totals(const struct log_pmu_totals *pt)

@@ -224,8 +224,10 @@ TEST(encoder_rejects_values_beyond_limits)
     s.mode = 0;
     s.depth = LOG_STACK_MAX + 1;
     CHECK_EQ(log_encode_sample(out, &s), 0);
-    struct log_interval iv = { .count = LOG_EVENTS_MAX + 1 };
+    struct log_interval iv = { .count = LOG_INTERVAL_EVENTS_MAX + 1 };
     CHECK_EQ(log_encode_interval(out, &iv), 0);
+    iv = (struct log_interval){ .instructions = 10, .count = 1, .events = { { 5, 11 } } };
+    CHECK_EQ(log_encode_interval(out, &iv), 0);     /* running beyond the interval */
     struct log_console c = { .text = "x", .len = LOG_TEXT_MAX + 1 };
     CHECK_EQ(log_encode_console(out, &c), 0);
     struct log_lifecycle lc = { .event = LOG_LC_EVENT_COUNT };

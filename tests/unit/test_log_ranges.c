@@ -62,16 +62,30 @@ static void symbols(struct fields *f, uint8_t kind, uint8_t last, size_t text)
     put_text(f, text);
 }
 
-/* count entries of (id, value) or, for an interval, of four numbers. */
-static void entries(struct fields *f, uint32_t count, unsigned numbers)
+/* count entries of (id, value). */
+static void entries(struct fields *f, uint32_t count)
 {
     put_v(f, 0);
     put_v(f, 0);
-    if (numbers == 4)
-        put_v(f, 0);          /* the interval's number */
     put_v(f, count);
-    for (uint32_t i = 0; i < count * numbers; i++)
+    for (uint32_t i = 0; i < count * 2; i++)
         put_v(f, i);
+}
+
+/* An interval row of 100 instructions with count events, each off a
+ * counter for `off` of them. */
+static void interval(struct fields *f, uint32_t count, uint32_t off)
+{
+    put_v(f, 0);
+    put_v(f, 0);
+    put_v(f, 3);              /* number */
+    put_v(f, 100);            /* instructions */
+    put_v(f, 120);            /* TSC span */
+    put_v(f, count);
+    for (uint32_t i = 0; i < count; i++) {
+        put_v(f, i);
+        put_v(f, off);
+    }
 }
 
 static void text_record(struct fields *f, bool with_number, size_t text)
@@ -100,9 +114,10 @@ static void b_abandoned(struct fields *f, uint32_t a) { symbols(f, LOG_SYM_KALLS
 static void b_console(struct fields *f, uint32_t a) { text_record(f, true, a); }
 static void b_config(struct fields *f, uint32_t a) { text_record(f, false, a); }
 static void b_loss(struct fields *f, uint32_t a) { put_v(f, a); }
-static void b_interval(struct fields *f, uint32_t a) { entries(f, a, 4); }
-static void b_swcounters(struct fields *f, uint32_t a) { entries(f, a, 2); }
-static void b_totals(struct fields *f, uint32_t a) { entries(f, a, 2); }
+static void b_interval(struct fields *f, uint32_t a) { interval(f, a, 0); }
+static void b_interval_off(struct fields *f, uint32_t a) { interval(f, 2, a); }
+static void b_swcounters(struct fields *f, uint32_t a) { entries(f, a); }
+static void b_totals(struct fields *f, uint32_t a) { entries(f, a); }
 static void b_event_name(struct fields *f, uint32_t a)
 {
     put_v(f, 1);
@@ -147,7 +162,9 @@ static const struct range_case cases[] = {
     { "config empty", LOG_REC_CONFIG, b_config, 0, 1 },
     { "config text", LOG_REC_CONFIG, b_config, TEXT_OVER, LOG_TEXT_MAX },
     { "loss of 0", LOG_REC_LOSS, b_loss, 0, 1 },
-    { "interval count", LOG_REC_INTERVAL, b_interval, LOG_EVENTS_MAX + 1, LOG_EVENTS_MAX },
+    { "interval count", LOG_REC_INTERVAL, b_interval, LOG_INTERVAL_EVENTS_MAX + 1,
+      LOG_INTERVAL_EVENTS_MAX },
+    { "interval event off longer than the row", LOG_REC_INTERVAL, b_interval_off, 101, 100 },
     { "swcounters count", LOG_REC_SWCOUNTERS, b_swcounters, LOG_SWCOUNTERS_MAX + 1, LOG_SWCOUNTERS_MAX },
     { "pmu-totals count", LOG_REC_PMU_TOTALS, b_totals, LOG_EVENTS_MAX + 1, LOG_EVENTS_MAX },
     { "event-desc name", LOG_REC_EVENT_DESC, b_event_name, TEXT_OVER, LOG_TEXT_MAX },

@@ -139,12 +139,12 @@ static void random_interval(uint64_t *rng, struct log_interval *iv)
     iv->domain = rand_u32(rng);
     iv->vcpu = rand_u32(rng);
     iv->number = rand_num(rng);
-    iv->count = (uint32_t)(log_test_rand(rng) % (LOG_EVENTS_MAX + 1));
+    iv->instructions = rand_num(rng);
+    iv->tsc_span = rand_num(rng);
+    iv->count = (uint32_t)(log_test_rand(rng) % (LOG_INTERVAL_EVENTS_MAX + 1));
     for (uint32_t i = 0; i < iv->count; i++) {
-        iv->events[i].event = rand_u32(rng);
-        iv->events[i].count = rand_num(rng);
-        iv->events[i].enabled = rand_num(rng);
-        iv->events[i].running = rand_num(rng);
+        iv->events[i].raw = rand_num(rng);
+        iv->events[i].running = iv->instructions ? rand_num(rng) % (iv->instructions + 1) : 0;
     }
 }
 
@@ -272,8 +272,9 @@ static void example_fields(struct log_test_value *v)
         break;
     case LOG_REC_SAMPLE: example_sample(&v->u.sample, v->tsc); break;
     case LOG_REC_INTERVAL:
-        v->u.interval = (struct log_interval){ .domain = 1, .vcpu = 0, .number = 7, .count = 2,
-            .events = { { 0, 1000000, 500000, 250000 }, { 1, 2000, 500000, 250000 } } };
+        v->u.interval = (struct log_interval){ .domain = 1, .vcpu = 0, .number = 7,
+            .instructions = 500000, .tsc_span = 612345, .count = 3,
+            .events = { { 250000, 250000 }, { 1000, 250000 }, { 17, 500000 } } };
         break;
     case LOG_REC_SWCOUNTERS:
         v->u.swcounters = (struct log_swcounters){ .domain = 1, .vcpu = 1, .count = 3,
@@ -372,14 +373,11 @@ static bool same_sample(const struct log_sample *a, const struct log_sample *b)
 static bool same_interval(const struct log_interval *a, const struct log_interval *b)
 {
     if (a->domain != b->domain || a->vcpu != b->vcpu || a->number != b->number ||
-        a->count != b->count)
+        a->instructions != b->instructions || a->tsc_span != b->tsc_span || a->count != b->count)
         return false;
-    for (uint32_t i = 0; i < a->count; i++) {
-        const struct log_event_count *x = &a->events[i], *y = &b->events[i];
-        if (x->event != y->event || x->count != y->count || x->enabled != y->enabled ||
-            x->running != y->running)
+    for (uint32_t i = 0; i < a->count; i++)
+        if (a->events[i].raw != b->events[i].raw || a->events[i].running != b->events[i].running)
             return false;
-    }
     return true;
 }
 

@@ -176,11 +176,10 @@ TEST(events_list_errors)
                                   &caps, &list, &err), PMU_EVERR_NONE);
     CHECK_EQ(pmu_event_list_parse("cycles,cycles,cycles,cycles,cycles,cycles",
                                   &caps, &list, &err), PMU_EVERR_TOO_MANY);
-    CHECK_EQ(pmu_event_list_parse("hypercalls,hypercalls,hypercalls,hypercalls,hypercalls,"
-                                  "hypercalls,hypercalls,hypercalls,hypercalls,hypercalls,"
-                                  "hypercalls,hypercalls,hypercalls,hypercalls,hypercalls,"
-                                  "hypercalls,hypercalls", &caps, &list, &err),
-             PMU_EVERR_TOO_MANY);
+    char many[(PMU_EVENT_LIST_MAX + 1) * 11 + 1] = "";
+    for (unsigned int i = 0; i <= PMU_EVENT_LIST_MAX; i++)
+        strcat(many, i ? ",hypercalls" : "hypercalls");
+    CHECK_EQ(pmu_event_list_parse(many, &caps, &list, &err), PMU_EVERR_TOO_MANY);
     CHECK_EQ(err.index, PMU_EVENT_LIST_MAX);
 }
 

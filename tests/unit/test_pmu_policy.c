@@ -83,20 +83,28 @@ static void end_run(void)
     sample_session_stop();
 }
 
-/* The samples the log ring holds, decoded as the host tools decode them. */
-static unsigned int logged_samples(struct log_sample *out)
+/* The records the log ring holds, decoded as the host tools decode them
+ * (free with log_test_decoded_free). */
+static void decode_ring(struct log_test_decoded *d)
 {
     struct log_test_stream st = { 0 };
-    struct log_test_decoded d = { 0 };
-    unsigned int n = 0;
+    *d = (struct log_test_decoded){ 0 };
     log_test_stream_header(&st, 1);
     log_test_drain(&st, &fake.ring, 4096);
-    log_test_decode(st.data, st.len, 0, &d);
+    log_test_decode(st.data, st.len, 0, d);
+    log_test_stream_free(&st);
+}
+
+/* The samples the log ring holds. */
+static unsigned int logged_samples(struct log_sample *out)
+{
+    struct log_test_decoded d;
+    unsigned int n = 0;
+    decode_ring(&d);
     for (size_t i = 0; i < d.count && n < MAX_SAMPLES; i++)
         if (d.values[i].type == LOG_REC_SAMPLE)
             out[n++] = d.values[i].u.sample;
     log_test_decoded_free(&d);
-    log_test_stream_free(&st);
     return n;
 }
 
@@ -845,4 +853,105 @@ TEST(pv_page_refusals_and_backend)
     CHECK(strstr(fake.console, "paravirtual counters refused: unknown event name") != NULL);
     v = start_run("pmu=hw pmu.events=instructions:u", true);
     CHECK_EQ(pv_program(v, "instructions:u"), (uint64_t)-VERTIGO_ENOSYS);
+}
+
+/* ---- Interval multiplexing (pmu/pmu_mux.c) ------------------------------- */
+
+#define MUX_EVENTS "instructions:u,instructions:k,cycles:u,cycles:k,instructions,exits:cpuid"
+#define EXIT_CPUID 10u
+
+/* The interval rows the log ring holds. */
+static unsigned int logged_rows(struct log_interval *out, unsigned int max)
+{
+    struct log_test_decoded d;
+    unsigned int n = 0;
+    decode_ring(&d);
+    for (size_t i = 0; i < d.count && n < max; i++)
+        if (d.values[i].type == LOG_REC_INTERVAL)
+            out[n++] = d.values[i].u.interval;
+    log_test_decoded_free(&d);
+    return n;
+}
+
+/* Five counter events over two soft counters: sets {0,1} {2,3} {4}, ten
+ * turns of 100 per interval of 1000 (set 0 has four turns in interval 0,
+ * set 1 four in interval 1); the guest runs user code to each deadline,
+ * which is never past the turn's end, and exits for CPUID three times. */
+TEST(interval_session_ends_each_turn_at_its_exact_instruction)
+{
+    static struct log_interval rows[4];
+    struct vcpu *v = start_run("pmu=soft pmu.soft.counters=2 pmu.interval=1000 "
+                               "pmu.subinterval=100 pmu.events=" MUX_EVENTS, false);
+    CHECK(v->pmu.mux_on);
+    CHECK(fake_console_has("3 sets over 2 counters, interval 1000, turn 100 instructions"));
+    uint64_t run = 0;
+    unsigned int cpuids = 0;
+    while (run < 2050) {
+        fake.cpl = CPL_USER;
+        entry(v);
+        uint64_t ticks = fake.timer[PMU_TIMER_STEP];
+        CHECK(ticks <= 100 - run % 100);
+        fake.exit_tsc += 2 * ticks;
+        pmu_after_exit(v, ticks);
+        if (cpuids++ < 3)
+            pmu_exit_handled(v, EXIT_CPUID);
+        run += ticks;
+    }
+    CHECK_EQ(logged_rows(rows, 4), 2);
+    for (unsigned int r = 0; r < 2; r++) {
+        CHECK_EQ(rows[r].number, r);
+        CHECK_EQ(rows[r].instructions, 1000);
+        CHECK_EQ(rows[r].tsc_span, 2000);
+        CHECK_EQ(rows[r].count, 6);
+        CHECK_EQ(rows[r].events[0].raw, rows[r].events[0].running);    /* all user */
+        CHECK_EQ(rows[r].events[1].raw, 0);
+        CHECK_EQ(rows[r].events[4].raw, rows[r].events[4].running);
+        CHECK_EQ(rows[r].events[5].running, 1000);                     /* software */
+    }
+    CHECK_EQ(rows[0].events[0].running, 400);
+    CHECK_EQ(rows[0].events[2].running, 300);
+    CHECK_EQ(rows[0].events[4].running, 300);
+    CHECK_EQ(rows[1].events[2].running, 400);
+    CHECK_EQ(rows[0].events[5].raw, 3);
+    CHECK_EQ(rows[1].events[5].raw, 0);
+    CHECK_EQ(v->pmu.mux.skid_max, 0);
+    CHECK_EQ(hc_read(v, 4), run);       /* the exact count goes on beside */
+}
+
+/* An emulated instruction retires too: it can end a turn by itself. */
+TEST(interval_session_counts_emulated_instructions)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.soft.counters=1 pmu.interval=10 "
+                               "pmu.subinterval=5 pmu.events=instructions,cycles", false);
+    guest_runs(v, CPL_KERNEL, 4);
+    CHECK_EQ(v->pmu.mux.sub_index, 0);
+    pmu_emulated_instruction(v);
+    CHECK_EQ(v->pmu.mux.sub_index, 1);
+    CHECK_EQ(v->pmu.mux.turn_end, 10);
+}
+
+TEST(interval_options_are_checked_with_specific_errors)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.soft.counters=2 pmu.events=cycles,cycles:u,cycles:k",
+                               false);
+    CHECK(!v->pmu.counting);
+    CHECK(fake_console_has("event 2 \"cycles:k\": more events than counters"));
+    v = start_run("pmu=soft pmu.soft.counters=2 pmu.interval=1000 pmu.subinterval=600 "
+                  "pmu.events=cycles,cycles:u,cycles:k", false);
+    CHECK(!v->pmu.counting);
+    CHECK(fake_console_has("pmu.interval=1000 pmu.subinterval=600 over 2 counters: the "
+                           "interval holds fewer sub-intervals than there are event sets"));
+    v = start_run("pmu=soft pmu.subinterval=10 pmu.events=cycles", false);
+    CHECK(fake_console_has("pmu.subinterval= needs pmu.interval="));
+    v = start_run("pmu=soft pmu.interval=lots pmu.events=cycles", false);
+    CHECK(fake_console_has("pmu.interval=lots is not a number of retired instructions"));
+    v = start_run("pmu=soft pmu.interval=0 pmu.events=cycles", false);
+    CHECK(fake_console_has("the interval length must be at least 1 instruction"));
+    /* the default turn: one per set */
+    v = start_run("pmu=soft pmu.soft.counters=2 pmu.interval=900 "
+                  "pmu.events=cycles,cycles:u,cycles:k", false);
+    CHECK(v->pmu.mux_on);
+    CHECK(fake_console_has("2 sets over 2 counters, interval 900, turn 450 instructions"));
+    v = start_run("pmu=hw pmu.interval=900 pmu.events=cycles", true);
+    CHECK(fake_console_has("runs on the software backend only"));
 }

@@ -726,7 +726,7 @@ TEST(more_events_than_columns_need_an_event_filter)
     char err[ERR_LEN];
     CHECK(!finish_hostile("events", 40, NULL, err));
     CHECK_STR(err, "the log's samples name 40 events, more than the 32 one profile shows side by "
-                   "side (a Vertigo session samples at most 16): choose one with --event E");
+                   "side (a Vertigo session samples at most 32): choose one with --event E");
 }
 
 TEST(by_mode_has_a_row_for_every_vcpu)

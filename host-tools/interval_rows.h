@@ -1,0 +1,75 @@
+/* The rows of interval multiplexing sessions in a log, for `vertigo
+ * timeline` and `vertigo correlate`: every interval record (one VCPU's
+ * interval of N retired instructions), its events' extrapolated values
+ * (raw x enabled / running, pmu/mux.h, marked measured, scaled or
+ * unmeasured), the events' names from the event-desc records, and the
+ * rows missing from each VCPU's numbering (loss). */
+#ifndef HOST_TOOLS_INTERVAL_ROWS_H
+#define HOST_TOOLS_INTERVAL_ROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vertigo/log_format.h"
+
+#define IV_EVENTS_MAX    LOG_INTERVAL_EVENTS_MAX
+#define IV_NAME_MAX      48u
+
+enum iv_how {
+    IV_MEASURED,                /* on a counter the whole interval */
+    IV_SCALED,                  /* part of it: extrapolated */
+    IV_UNMEASURED,              /* never on a counter: no value */
+};
+
+struct iv_row {
+    uint32_t domain, vcpu;
+    uint64_t number;
+    uint64_t instructions;      /* every event's enabled */
+    uint64_t tsc_start;         /* the record's TSC less its span */
+    uint64_t tsc_span;
+    uint64_t x_instructions;    /* the VCPU's instructions before this row */
+    uint32_t count;
+    uint64_t raw[IV_EVENTS_MAX], running[IV_EVENTS_MAX], value[IV_EVENTS_MAX];
+    uint8_t how[IV_EVENTS_MAX];
+};
+
+struct iv_set {
+    struct iv_row *rows;        /* by domain, VCPU and number */
+    size_t count, cap;
+    unsigned int event_count;   /* the widest row's events */
+    char names[IV_EVENTS_MAX][IV_NAME_MAX];     /* "" if no event-desc */
+    uint64_t tsc_hz;            /* from the stream header; 0: unknown */
+    uint64_t missing;           /* rows absent from the numbering */
+    uint64_t repeated;          /* rows whose number came twice (dropped) */
+    bool no_memory;
+};
+
+/* Reads the log at path ("-": stdin) into s. Returns an enum vertigo_exit:
+ * OK, or DAMAGED (decoder problems, or rows missing from a VCPU's
+ * numbering: each gap is named on stderr as "CMD: dom D vcpu V: intervals
+ * A..B missing"), or the input's error. cmd prefixes the messages. */
+int iv_load(struct iv_set *s, const char *cmd, const char *path);
+
+/* Adds one decoded row (iv_load's record callback); then iv_finish. */
+void iv_add_row(struct iv_set *s, const struct log_interval *iv, uint64_t tsc);
+
+/* Sorts the rows, drops repeated ones, counts and names the gaps (to err,
+ * if not NULL) and sets each row's x_instructions. */
+void iv_finish(struct iv_set *s, const char *cmd, FILE *err);
+
+void iv_free(struct iv_set *s);
+
+/* The name of event e ("event7" when the log names none), in buf. */
+const char *iv_event_name(const struct iv_set *s, unsigned int e, char *buf, size_t size);
+
+/* Parses a comma list of event names or ids into out (at most
+ * IV_EVENTS_MAX); NULL list: every event. Returns the number chosen, or
+ * -1 after "CMD: unknown event 'X'" on stderr. */
+int iv_pick_events(const struct iv_set *s, const char *cmd, const char *list, unsigned int *out);
+
+/* "measured", "scaled", "unmeasured". */
+const char *iv_how_name(enum iv_how how);
+
+#endif

@@ -1,0 +1,213 @@
+/* The writers of `vertigo timeline` (see timeline_write.h). */
+#include "host-tools/timeline_write.h"
+
+#include <inttypes.h>
+
+#include "host-tools/plot.h"
+#include "host-tools/profile_timeline.h"
+#include "host-tools/text_quote.h"
+#include "host-tools/vertigo.h"
+
+#define PANEL_HEIGHT 150u
+#define PLOT_WIDTH   1000u
+#define NS_PER_MICRO 1000u
+
+/* ---- Table ---------------------------------------------------------------- */
+
+static void put_event_header(FILE *out, const struct iv_set *s, unsigned int e, char sep)
+{
+    static const char *const parts[] = { "", ":raw", ":running", ":how" };
+    char name[IV_NAME_MAX], col[IV_NAME_MAX + 16];
+    iv_event_name(s, e, name, sizeof(name));
+    for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
+        snprintf(col, sizeof(col), "%s%s", name, parts[k]);
+        fputc(sep, out);
+        csv_put_field(out, col, sep);
+    }
+}
+
+static void put_row(FILE *out, const struct iv_row *r, const unsigned int *ev, unsigned int n,
+                    char sep)
+{
+    fprintf(out, "%u%c%u%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64, r->domain, sep,
+            r->vcpu, sep, r->number, sep, r->instructions, sep, r->tsc_start, sep, r->tsc_span);
+    for (unsigned int k = 0; k < n; k++) {
+        unsigned int e = ev[k];
+        if (e >= r->count) {            /* a narrower row: the event is not in it */
+            fprintf(out, "%c%c%c%cabsent", sep, sep, sep, sep);
+            continue;
+        }
+        fprintf(out, "%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64 "%c%s", sep, r->value[e], sep,
+                r->raw[e], sep, r->running[e], sep, iv_how_name(r->how[e]));
+    }
+    fputc('\n', out);
+}
+
+bool timeline_write_table(FILE *out, const struct iv_set *s, const unsigned int *ev,
+                          unsigned int n, char sep)
+{
+    fprintf(out, "domain%cvcpu%cinterval%cinstructions%ctsc%ctsc_span", sep, sep, sep, sep, sep);
+    for (unsigned int k = 0; k < n; k++)
+        put_event_header(out, s, ev[k], sep);
+    fputc('\n', out);
+    for (size_t i = 0; i < s->count; i++)
+        put_row(out, &s->rows[i], ev, n, sep);
+    return !ferror(out);
+}
+
+/* ---- Chrome Trace Event JSON ----------------------------------------------- */
+
+static bool several_vcpus(const struct iv_set *s)
+{
+    for (size_t i = 1; i < s->count; i++)
+        if (s->rows[i].domain != s->rows[0].domain || s->rows[i].vcpu != s->rows[0].vcpu)
+            return true;
+    return false;
+}
+
+/* The row's x in microseconds of the trace. */
+static void put_ts(FILE *out, const struct iv_set *s, const struct iv_row *r, enum timeline_x x,
+                   uint64_t tsc0)
+{
+    if (x == TIMELINE_X_INSTRUCTIONS) {
+        fprintf(out, "%" PRIu64, r->x_instructions);
+        return;
+    }
+    uint64_t ns = timeline_ns(r->tsc_start - tsc0, s->tsc_hz);
+    fprintf(out, "%" PRIu64 ".%03" PRIu64, ns / NS_PER_MICRO, ns % NS_PER_MICRO);
+}
+
+static void put_names(FILE *out, const struct iv_set *s, bool *first)
+{
+    for (size_t i = 0; i < s->count; i++) {
+        const struct iv_row *r = &s->rows[i];
+        if (i && r->domain == r[-1].domain && r->vcpu == r[-1].vcpu)
+            continue;
+        fprintf(out, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":%u,\"tid\":%u,"
+                "\"args\":{\"name\":\"domain %u\"}},\n", *first ? "\n" : ",\n", r->domain,
+                r->vcpu, r->domain);
+        fprintf(out, "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":%u,\"tid\":%u,"
+                "\"args\":{\"name\":\"vcpu %u\"}}", r->domain, r->vcpu, r->vcpu);
+        *first = false;
+    }
+}
+
+static void put_counter(FILE *out, const struct iv_set *s, const struct iv_row *r,
+                        unsigned int e, enum timeline_x x, uint64_t tsc0, bool prefix)
+{
+    char name[IV_NAME_MAX], track[IV_NAME_MAX + 16];
+    iv_event_name(s, e, name, sizeof(name));
+    if (prefix)
+        snprintf(track, sizeof(track), "v%u %s", r->vcpu, name);
+    else
+        snprintf(track, sizeof(track), "%s", name);
+    fputs(",\n{\"name\":", out);
+    json_put_string(out, track);
+    fprintf(out, ",\"cat\":\"interval\",\"ph\":\"C\",\"ts\":");
+    put_ts(out, s, r, x, tsc0);
+    fprintf(out, ",\"pid\":%u,\"tid\":%u,\"args\":{\"value\":%" PRIu64 "}}", r->domain, r->vcpu,
+            r->value[e]);
+}
+
+bool timeline_write_trace(FILE *out, const struct iv_set *s, const unsigned int *ev,
+                          unsigned int n, enum timeline_x x)
+{
+    bool first = true, prefix = several_vcpus(s);
+    uint64_t tsc0 = UINT64_MAX;
+    for (size_t i = 0; i < s->count; i++)
+        tsc0 = s->rows[i].tsc_start < tsc0 ? s->rows[i].tsc_start : tsc0;
+    fprintf(out, "{\"traceEvents\":[");
+    put_names(out, s, &first);
+    for (size_t i = 0; i < s->count; i++)
+        for (unsigned int k = 0; k < n; k++)
+            if (ev[k] < s->rows[i].count && s->rows[i].how[ev[k]] != IV_UNMEASURED)
+                put_counter(out, s, &s->rows[i], ev[k], x, tsc0, prefix);
+    fprintf(out, "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"x\":\"%s\"}}\n",
+            x == TIMELINE_X_TIME ? "time" : "instructions (1 us = 1 retired instruction)");
+    return !ferror(out);
+}
+
+/* ---- PNG -------------------------------------------------------------------- */
+
+/* The data: one block per VCPU (gnuplot's index), x then every event. */
+static void write_plot_data(FILE *data, const struct iv_set *s, enum timeline_x x)
+{
+    double tsc0 = s->count ? (double)s->rows[0].tsc_start : 0;
+    double hz = s->tsc_hz ? (double)s->tsc_hz : 1.0;
+    for (size_t i = 0; i < s->count; i++) {
+        const struct iv_row *r = &s->rows[i];
+        if (i && (r->domain != r[-1].domain || r->vcpu != r[-1].vcpu))
+            fputs("\n\n", data);
+        if (x == TIMELINE_X_TIME)
+            fprintf(data, "%.9f", ((double)r->tsc_start - tsc0) / hz);
+        else
+            fprintf(data, "%.6f", (double)r->x_instructions / 1e6);
+        for (unsigned int e = 0; e < s->event_count; e++)
+            fprintf(data, e < r->count && r->how[e] != IV_UNMEASURED ? " %" PRIu64 : " NaN",
+                    e < r->count ? r->value[e] : 0);
+        fputc('\n', data);
+    }
+}
+
+static unsigned int vcpu_blocks(const struct iv_set *s)
+{
+    unsigned int n = s->count ? 1 : 0;
+    for (size_t i = 1; i < s->count; i++)
+        n += s->rows[i].domain != s->rows[i - 1].domain || s->rows[i].vcpu != s->rows[i - 1].vcpu;
+    return n;
+}
+
+static void write_plot_script(FILE *gp, const struct plot *p, const struct iv_set *s,
+                              const unsigned int *ev, unsigned int n, enum timeline_x x,
+                              const char *png)
+{
+    plot_png_header(gp, PLOT_WIDTH, PANEL_HEIGHT * n + 40, png);
+    fprintf(gp, "set multiplot layout %u,1\nset lmargin 12\nset key top right\n"
+                "set format y '%%.3s%%c'\nset grid\nset offsets 0, 0, graph 0.08, graph 0.02\nvcpus = '", n);
+    for (size_t i = 0; i < s->count; i++)
+        if (!i || s->rows[i].domain != s->rows[i - 1].domain ||
+            s->rows[i].vcpu != s->rows[i - 1].vcpu)
+            fprintf(gp, "%sd%u.v%u", i ? " " : "", s->rows[i].domain, s->rows[i].vcpu);
+    fputs("'\n", gp);
+    for (unsigned int k = 0; k < n; k++) {
+        char name[IV_NAME_MAX];
+        if (k + 1 == n)
+            fprintf(gp, "set xlabel '%s'\n", x == TIMELINE_X_TIME ? "seconds"
+                                                 : "retired instructions (millions)");
+        fputs("set ylabel ", gp);
+        plot_quote(gp, iv_event_name(s, ev[k], name, sizeof(name)));
+        fputs("\nplot for [i=0:", gp);
+        fprintf(gp, "%u] ", vcpu_blocks(s) - 1);
+        plot_quote(gp, p->data);
+        fprintf(gp, " index i using 1:%u with steps title word(vcpus, i + 1)\n", ev[k] + 2);
+    }
+    fputs("unset multiplot\n", gp);
+}
+
+int timeline_plot(const struct iv_set *s, const unsigned int *ev, unsigned int n,
+                  enum timeline_x x, const char *png)
+{
+    struct plot p;
+    if (!s->count || !n) {
+        fprintf(stderr, "vertigo timeline: no interval rows to plot\n");
+        return VERTIGO_EXIT_USAGE;
+    }
+    if (!plot_open(&p, "timeline"))
+        return VERTIGO_EXIT_USAGE;
+    bool ok = false;
+    FILE *data = fopen(p.data, "w");
+    if (data) {
+        write_plot_data(data, s, x);
+        ok = !ferror(data);
+        ok &= fclose(data) == 0;
+    }
+    FILE *gp = ok ? fopen(p.script, "w") : NULL;
+    if (gp) {
+        write_plot_script(gp, &p, s, ev, n, x, png);
+        ok = !ferror(gp);
+        ok &= fclose(gp) == 0;
+    }
+    if (!ok || !gp)
+        return plot_fail(&p, "cannot write the plot's scratch files");
+    return plot_run(&p);
+}

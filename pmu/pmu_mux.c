@@ -1,0 +1,131 @@
+/* Interval multiplexing sessions in the VM-exit loop (pmu/pmu_mux.h). */
+#include "pmu/pmu_mux.h"
+
+#include "pmu/pmu_arch.h"
+#include "vmm/cmdline.h"
+#include "vmm/console.h"
+#include "vmm/domain.h"
+#include "vmm/log_hv.h"
+
+#define OPTION_MAX 32u
+
+/* pmu.interval= / pmu.subinterval=: a number, 0 if absent; false (and
+ * said why) if present but not a number. */
+static bool read_length(const char *cmdline, const char *key, uint64_t *out)
+{
+    char value[OPTION_MAX];
+    *out = 0;
+    if (!cmdline_get(cmdline, key, value, sizeof(value)))
+        return true;
+    if (cmdline_parse_u64(value, out))
+        return true;
+    printk("pmu: no counting session: %s=%s is not a number of retired instructions\n", key,
+           value);
+    return false;
+}
+
+static void needs_of(const struct pmu_event_list *list, bool *on_counter,
+                     struct mux_event_need *needs)
+{
+    for (unsigned int e = 0; e < list->count; e++) {
+        on_counter[e] = list->events[e].source == PMU_EVENT_HW;
+        needs[e] = (struct mux_event_need){ -1, true };  /* soft counters: all alike */
+    }
+}
+
+bool pmu_mux_configure(struct pmu_config *c, const char *cmdline)
+{
+    uint64_t n, sub;
+    if (!read_length(cmdline, "pmu.interval", &n) || !read_length(cmdline, "pmu.subinterval", &sub))
+        return false;
+    if (!cmdline_has(cmdline, "pmu.interval")) {
+        printk("pmu: no counting session: pmu.subinterval= needs pmu.interval=\n");
+        return false;
+    }
+    bool on_counter[PMU_EVENT_LIST_MAX];
+    struct mux_event_need needs[PMU_EVENT_LIST_MAX];
+    struct mux_counters counters = { c->soft_counters, 0 };
+    unsigned int bad = 0;
+    needs_of(&c->list, on_counter, needs);
+    enum mux_err err = mux_row_configure(&c->mux_cfg, on_counter, needs, c->list.count,
+                                         &counters, n, sub ? sub : 1, &bad);
+    if (err == MUX_OK && !sub) {
+        /* default: one turn per set and interval */
+        unsigned int sets = c->mux_cfg.plan.set_count ? c->mux_cfg.plan.set_count : 1;
+        err = mux_row_configure(&c->mux_cfg, on_counter, needs, c->list.count, &counters, n,
+                                n / sets ? n / sets : 1, &bad);
+    }
+    if (err == MUX_OK)
+        return true;
+    printk("pmu: no counting session: pmu.interval=%lu pmu.subinterval=%lu over %u counters: "
+           "%s\n", n, sub, c->soft_counters, mux_err_text(err));
+    return false;
+}
+
+static void read_counts(const struct vcpu *v, uint64_t *counts)
+{
+    const struct vcpu_pmu *p = &v->pmu;
+    for (unsigned int e = 0; e < pmu_config.mux_cfg.count; e++)
+        counts[e] = pmu_read_event(&p->be, &p->ctx, &p->sw, e);
+}
+
+void pmu_mux_vcpu_start(struct vcpu *v)
+{
+    uint64_t counts[MUX_ROW_EVENTS_MAX];
+    if (!pmu_config.mux || !v->pmu.counting)
+        return;
+    read_counts(v, counts);
+    mux_row_begin(&v->pmu.mux, &pmu_config.mux_cfg, counts, pmu_arch_tsc());
+    v->pmu.mux_on = true;
+}
+
+uint64_t pmu_mux_deadline(const struct vcpu *v)
+{
+    return v->pmu.mux_on ? mux_row_left(&v->pmu.mux) : PMU_NO_DEADLINE;
+}
+
+static void write_row(struct vcpu *v, struct log_interval *row)
+{
+    row->domain = v->domain->id;
+    row->vcpu = v->id;
+    log_hv_interval(row);
+    v->pmu.mux_rows++;
+}
+
+void pmu_mux_retired(struct vcpu *v, uint64_t n)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    if (!p->mux_on || !mux_row_retire(&p->mux, n))
+        return;
+    uint64_t counts[MUX_ROW_EVENTS_MAX];
+    read_counts(v, counts);
+    uint64_t tsc = pmu_arch_exit_tsc(v);
+    while (mux_row_due(&p->mux))
+        if (mux_row_turn(&p->mux, counts, tsc, &p->mux_row))
+            write_row(v, &p->mux_row);
+}
+
+/* The domain's end runs on one CPU, once: the copies live here, off the
+ * stack (the state is copied so the VCPU's own stays as it ran). */
+static struct mux_row_state final_state;
+static struct log_interval final_row;
+
+void pmu_mux_finish(const struct vcpu *v)
+{
+    const struct vcpu_pmu *p = &v->pmu;
+    uint64_t counts[MUX_ROW_EVENTS_MAX];
+    if (!p->mux_on)
+        return;
+    final_state = p->mux;
+    read_counts(v, counts);
+    bool last = mux_row_finish(&final_state, counts, pmu_arch_exit_tsc(v), &final_row);
+    if (last) {
+        final_row.domain = v->domain->id;
+        final_row.vcpu = v->id;
+        log_hv_interval(&final_row);
+    }
+    printk("pmu: vcpu %u: %lu interval rows of %lu instructions (turns of %lu) and %s "
+           "of %lu; skid at most %lu instructions\n", v->id, p->mux_rows,
+           pmu_config.mux_cfg.interval, pmu_config.mux_cfg.sub,
+           last ? "a last one" : "no last one", p->mux.done, p->mux.skid_max);
+}

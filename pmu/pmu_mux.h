@@ -1,0 +1,41 @@
+/* Interval multiplexing sessions in the VM-exit loop (software backend):
+ * pmu.events= with more events than pmu.soft.counters, pmu.interval=N and
+ * pmu.subinterval=S. Every VCPU counts its retired guest instructions
+ * (the software backend's instruction count: guest ticks in Bochs plus
+ * the instructions Vertigo emulates); the entry's VMX-preemption-timer
+ * deadline is never past the end of the current turn, so each turn ends
+ * at an exact retired-instruction point, as the backend's overflows do.
+ * At each turn's end the schedule (pmu/mux_row.h) reads the events'
+ * counts; at each interval's end one interval record goes to the log.
+ * docs/pmu.md "Interval multiplexing". */
+#ifndef PMU_PMU_MUX_H
+#define PMU_PMU_MUX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu/pmu_config.h"
+#include "vmm/vcpu.h"
+
+/* Reads pmu.interval= and pmu.subinterval= for the parsed c->list and
+ * builds c->mux_cfg; prints the specific reason and returns false when
+ * there can be no session. */
+bool pmu_mux_configure(struct pmu_config *c, const char *cmdline);
+
+/* The VCPU's counting session started: its interval 0 starts now. */
+void pmu_mux_vcpu_start(struct vcpu *v);
+
+/* Guest instructions the next entry may run before the turn ends, or
+ * PMU_NO_DEADLINE without a session. */
+uint64_t pmu_mux_deadline(const struct vcpu *v);
+
+/* n guest instructions retired: ends the turns (and writes the rows)
+ * they completed. */
+void pmu_mux_retired(struct vcpu *v, uint64_t n);
+
+/* End of the run: writes the unfinished interval's row (fewer than N
+ * instructions; none if empty) and prints the rows written and the
+ * largest skid. */
+void pmu_mux_finish(const struct vcpu *v);
+
+#endif
