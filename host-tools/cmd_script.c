@@ -4,15 +4,16 @@
  * read it unchanged. Per sample, a header line
  *   COMM PID [VCPU] SECONDS.MICROS: PERIOD EVENT:
  * then one line per frame, leaf first, as perf prints a call chain
- *   <tab>ADDRESS FUNCTION (IMAGE)
- * (anonymous memory as perf names it, "//anon")
- * where a function inlined at that address comes first as
+ *   <tab>ADDRESS FUNCTION+0xOFFSET (IMAGE)
+ * ("[unknown]" for an unknown function, anonymous memory as perf names
+ * it, "//anon"), where a function inlined at that address comes first as
  *   <tab>ADDRESS FUNCTION (inlined)
  * and a blank line. Times are the TSC at the log's TSC frequency (ticks
  * counted as nanoseconds when the log gives none). */
 #include <inttypes.h>
 #include <string.h>
 
+#include "host-tools/perf_names.h"
 #include "host-tools/profile_cli.h"
 #include "host-tools/vertigo.h"
 
@@ -29,20 +30,11 @@ static void put_comm(FILE *out, const char *comm)
         fputc(*comm == ' ' || *comm == '\t' ? '_' : *comm, out);
 }
 
-/* The image as perf script names it. Outside the kernel, a bracketed
- * name ("[anon]", "[vertigo]" without --vertigo-elf) is written as perf
- * writes anonymous memory, "//anon": stackcollapse-perf.pl takes an image
- * in brackets for kernel code ("_[k]"), as the folded export marks only
- * the guest kernel's frames. */
-static void put_image(FILE *out, const char *name, uint8_t mode)
-{
-    size_t n = strlen(name);
-    if (mode != LOG_MODE_GUEST_KERNEL && n >= 2 && name[0] == '[' && name[n - 1] == ']')
-        fprintf(out, "(//%.*s)\n", (int)(n - 2), name + 1);
-    else
-        fprintf(out, "(%s)\n", name);
-}
-
+/* One frame as perf script prints a call chain's: "\tADDRESS NAME+0xOFF
+ * (IMAGE)", "[unknown]" without offset for an unknown function; a
+ * function inlined at the address comes first as "\tADDRESS NAME
+ * (inlined)". A caller's address is its return address, and its offset
+ * is counted from there, as perf counts it. */
 static void put_frame(FILE *out, const struct profile *p, const struct sym_frame *f, bool leaf)
 {
     uint64_t addr = leaf ? f->addr : f->addr + 1;    /* a caller's return address */
@@ -50,8 +42,13 @@ static void put_frame(FILE *out, const struct profile *p, const struct sym_frame
     for (uint32_t i = 0; i < f->inline_count; i++)
         fprintf(out, "\t%16" PRIx64 " %s (inlined)\n", addr, sym_function(p->sym, in[i].function)->name);
     const struct sym_function *fn = sym_function(p->sym, f->function);
-    fprintf(out, "\t%16" PRIx64 " %s ", addr, fn->name);
-    put_image(out, sym_image(p->sym, f->image)->name, f->mode);
+    char dso[PERF_NAME_MAX];
+    fprintf(out, "\t%16" PRIx64 " ", addr);
+    if (fn->known)
+        fprintf(out, "%s+0x%" PRIx64, fn->name, f->offset + (addr - f->addr));
+    else
+        fputs("[unknown]", out);
+    fprintf(out, " (%s)\n", perf_dso(sym_image(p->sym, f->image)->name, f->mode, dso));
 }
 
 static void put_sample(FILE *out, const struct profile *p, const struct profile_occurrence *o)

@@ -3,7 +3,10 @@
  * of flamegraph.pl and most flame-graph viewers. The root frame is the
  * process name (perf script | stackcollapse-perf.pl does the same), and a
  * guest kernel frame ends in "_[k]" (FlameGraph colours those as kernel
- * code); a function inlined into a frame follows it with "_[i]". With several events in the profile (no --event), each line
+ * code); a function inlined into a frame follows it with "_[i]". An
+ * unknown function is its image's last path component in brackets, as
+ * stackcollapse-perf.pl folds perf script's "[unknown]" ("[libc.so.6]").
+ * With several events in the profile (no --event), each line
  * starts with the event name before the process ("cycles;workload;main;f;g
  * 123"). Lines are sorted; ';' inside a name
  * becomes ':' so it cannot split a frame. Lines are compared and written
@@ -14,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "host-tools/perf_names.h"
 #include "host-tools/profile.h"
 #include "host-tools/vertigo.h"
 
@@ -30,6 +34,7 @@ struct fold_cursor {
     uint32_t next, parts;        /* the next part, how many there are */
     const char *text;            /* the rest of the current part */
     const char *suffix;          /* written after it */
+    char unknown[PERF_NAME_MAX]; /* the text of an unknown function's frame */
 };
 
 static void fold_start(struct fold_cursor *c, const struct profile *p, const struct profile_sample *s)
@@ -43,7 +48,7 @@ static void fold_start(struct fold_cursor *c, const struct profile *p, const str
 /* Part k of the frames, counted from the root: each frame is its
  * function, then the functions inlined there from the outermost in (FlameGraph's
  * "_[i]" marks them). Its suffix in *suffix. */
-static const char *frame_part(const struct fold_cursor *c, uint32_t k, const char **suffix)
+static const char *frame_part(struct fold_cursor *c, uint32_t k, const char **suffix)
 {
     const struct symbolizer *sym = c->p->sym;
     for (uint32_t i = c->s->depth; i-- > 0;) {
@@ -54,13 +59,15 @@ static const char *frame_part(const struct fold_cursor *c, uint32_t k, const cha
         }
         *suffix = f->mode == LOG_MODE_GUEST_KERNEL ? KERNEL_SUFFIX : k ? INLINE_SUFFIX : "";
         uint32_t fn = k ? sym_frame_inlines(sym, f)[f->inline_count - k].function : f->function;
+        if (!sym_function(sym, fn)->known)
+            return perf_unknown_frame(sym_image(sym, f->image)->name, f->mode, c->unknown);
         return sym_function(sym, fn)->name;
     }
     return "";
 }
 
 /* Part k's text; its suffix in *suffix. */
-static const char *part_text(const struct fold_cursor *c, uint32_t k, const char **suffix)
+static const char *part_text(struct fold_cursor *c, uint32_t k, const char **suffix)
 {
     uint32_t event_part = c->p->event_count > 1;
     *suffix = "";

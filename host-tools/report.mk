@@ -9,7 +9,7 @@ REPORT_SRCS := host-tools/symbolize.c host-tools/sym_sets.c host-tools/sym_user.
                host-tools/cmd_report.c host-tools/report_rows.c host-tools/cmd_export.c host-tools/export_pprof.c \
                host-tools/export_folded.c host-tools/export_csv.c \
                host-tools/profile_timeline.c host-tools/export_perfetto.c host-tools/cmd_script.c \
-               host-tools/text_quote.c
+               host-tools/text_quote.c host-tools/perf_names.c
 REPORT_LIBS := -ldw -lelf -lz
 
 # Where the fixture ELFs below are built.
@@ -54,7 +54,8 @@ tool_vertigo_LIBS += $(REPORT_LIBS)
 
 HEADERS_HOST += host-tools/symbolize.h host-tools/profile.h host-tools/profile_cli.h \
                 host-tools/range_index.h host-tools/guest_root.h host-tools/keymap.h \
-                host-tools/sym_internal.h host-tools/report_rows.h host-tools/profile_timeline.h
+                host-tools/sym_internal.h host-tools/report_rows.h host-tools/profile_timeline.h \
+                host-tools/perf_names.h
 
 # Unit tests: captures from the real encoder (gen_profile.c) through the
 # decoder, the symbolizer and every writer. They need the fixture ELFs.

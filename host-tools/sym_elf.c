@@ -272,6 +272,7 @@ void sym_elf_lookup(struct symbolizer *s, int idx, uint64_t addr, uint64_t image
     f->function = sym_function_get(s, e->image, clean_copy(name, clean_name),
                                    has_file ? clean_copy(file, clean_file) : NULL,
                                    has_file ? line : 0, true);
+    f->offset = off;
     add_inlines(s, e, addr, f);
 }
 

@@ -265,6 +265,7 @@ static bool resolve_jit(struct symbolizer *s, const struct sym_where *w, const s
     snprintf(image, sizeof(image), "perf-%u.map", s->jits[e->set].pid);
     f->image = sym_image_get(s, image, 0, 0, 0);
     f->function = sym_function_get(s, f->image, e->name, NULL, 0, true);
+    f->offset = f->addr - e->start;
     return true;
 }
 

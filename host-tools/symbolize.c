@@ -241,6 +241,7 @@ static void resolve_kernel(struct symbolizer *s, const struct sym_where *w, stru
     if (sym && f->addr < sym->limit) {
         f->image = sym->image;
         f->function = sym_function_get(s, sym->image, sym->name, NULL, 0, true);
+        f->offset = f->addr - sym->addr;
     } else {
         f->image = sym_image_get(s, KERNEL_IMAGE, 0, 0, 0);
         f->function = sym_unknown_function(s, f->image, false, f->addr, 0);

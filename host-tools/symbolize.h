@@ -68,6 +68,8 @@ struct sym_inline {
  * outermost at call_line of function. */
 struct sym_frame {
     uint64_t addr;
+    uint64_t offset;             /* addr minus its function's start (perf's
+                                    "sym+0xOFF"); 0 for an unknown function */
     uint32_t function;           /* index into the function table */
     uint32_t image;
     uint32_t line;               /* source line of addr itself, 0 if unknown */

@@ -3,13 +3,19 @@
 
   script_check.py fold SCRIPT_TXT FOLDED_TXT
       Folds perf-script text the way FlameGraph's stackcollapse-perf.pl
-      does (header line "COMM PID [CPU] TIME: PERIOD EVENT:", frame lines
-      "ADDR FUNC (DSO)" leaf first, a blank line ends a sample; "_[k]" for
-      a kernel image: its name starts with "[" or ends in vmlinux, and is
-      not unknown; "_[i]" for an "(inlined)" frame; ';' in a name becomes
-      ':'), requires the times to never go back, and requires the same
-      count per stack as the folded file (`vertigo export --format folded`,
-      one event).
+      does with --kernel (header line "COMM PID [CPU] TIME: PERIOD EVENT:",
+      frame lines "ADDR FUNC+0xOFF (DSO)" leaf first, a blank line ends a
+      sample; the "+0xOFF" is stripped; "[unknown]" becomes the DSO's last
+      path component in brackets unless the DSO is "[unknown]"; ';' in a
+      name becomes ':', quotes go, and so does everything from the first
+      '(' unless the name looks like a Go method; "_[k]" for a kernel
+      image: its name starts with "[" or ends in vmlinux, and is not
+      unknown; "_[i]" for an "(inlined)" frame, which stackcollapse-perf.pl
+      only makes with --inline; each sample counts its PERIOD, as the
+      current stackcollapse-perf.pl weighs it), requires every frame of a
+      known function to carry its offset, the times to never go back, one
+      period, and per stack the folded file's count (`vertigo export
+      --format folded`, one event: samples) times that period.
   script_check.py perfetto JSON VCPUS
       Loads the Trace Event JSON; every event has name, ph, ts, pid, tid;
       samples are "i" events whose "sf" names a stack frame; exactly VCPUS
@@ -22,10 +28,19 @@ import sys
 
 HEADER = re.compile(r'^(\S.+?)\s+(\d+)\s+\[(\d+)\]\s+(\d+\.\d+):\s+(\d+)\s+(\S+):\s*$')
 FRAME = re.compile(r'^\s+([0-9a-f]+)\s+(.+) \((\S*)\)$')
+OFFSET = re.compile(r'\+0x[0-9a-f]+$')
 
 
-def frame_name(func, dso):
+def frame_name(raw, dso):
+    if dso != 'inlined' and raw != '[unknown]' and not OFFSET.search(raw):
+        sys.exit('script: a frame without its +0xOFFSET: %r (%s)' % (raw, dso))
+    func = OFFSET.sub('', raw)
+    if func == '[unknown]' and dso != '[unknown]':
+        func = '[%s]' % dso.rsplit('/', 1)[-1]
     func = func.replace(';', ':')
+    if not re.search(r'\.\(.*\)\.', func):
+        func = re.sub(r'\((?!anonymous namespace\)).*', '', func)
+    func = func.replace('"', '').replace("'", '')
     if dso == 'inlined':
         return func + '_[i]'
     if re.search(r'(^\[|vmlinux$)', dso) and 'unknown' not in dso:
@@ -34,7 +49,7 @@ def frame_name(func, dso):
 
 
 def fold_script(path):
-    stacks = collections.Counter()
+    stacks, periods = collections.Counter(), set()
     last_time, samples, comm, frames = -1.0, 0, None, []
     for line in open(path, encoding='utf-8', errors='replace'):
         line = line.rstrip('\n')
@@ -45,6 +60,8 @@ def fold_script(path):
             if t < last_time:
                 sys.exit('script: time goes back at %r' % line)
             last_time = t
+            period = int(m.group(5))
+            periods.add(period)
             samples += 1
             continue
         m = FRAME.match(line)
@@ -52,11 +69,11 @@ def fold_script(path):
             frames.append(frame_name(m.group(2), m.group(3)))
             continue
         if line == '' and comm is not None:
-            stacks[';'.join([comm] + frames[::-1])] += 1
+            stacks[';'.join([comm] + frames[::-1])] += period
             comm = None
             continue
         sys.exit('script: unexpected line %r' % line)
-    return stacks, samples
+    return stacks, samples, periods
 
 
 def read_folded(path):
@@ -68,13 +85,16 @@ def read_folded(path):
 
 
 def check_fold(script_path, folded_path):
-    got, samples = fold_script(script_path)
-    want = read_folded(folded_path)
+    got, samples, periods = fold_script(script_path)
+    if not samples or len(periods) != 1:
+        sys.exit('script: %d samples, periods %s: want samples of one period' % (samples, sorted(periods)))
+    period = periods.pop()
+    want = collections.Counter({k: v * period for k, v in read_folded(folded_path).items()})
     if got != want:
         diff = sorted(set(got.items()) ^ set(want.items()))[:10]
         sys.exit('script and folded differ (%d vs %d stacks): %s' % (len(got), len(want), diff))
-    print('script: %d samples in time order, %d stacks, the same counts as folded'
-          % (samples, len(got)))
+    print('script: %d samples in time order, %d stacks, each folded count x period %d'
+          % (samples, len(got), period))
 
 
 def check_perfetto(path, vcpus):

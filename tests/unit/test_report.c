@@ -312,9 +312,22 @@ static void check_comm_rows(const struct output *o)
 
 /* ---- vertigo script and the Perfetto export ---------------------------- */
 
-/* One frame line of perf script's call chain, "\tADDR NAME (DSO)", as
- * stackcollapse-perf.pl names it: "_[k]" for a kernel image (its name
- * starts with '[' and is not unknown), "_[i]" for an inlined function. */
+/* The length of name[0..n) without a trailing "+0xHEX" (perf's symbol
+ * offset, which stackcollapse-perf.pl strips). */
+static int strip_offset(const char *name, int n)
+{
+    int i = n;
+    while (i > 0 && strchr("0123456789abcdef", name[i - 1]))
+        i--;
+    return i >= 3 && i < n && !strncmp(name + i - 3, "+0x", 3) ? i - 3 : n;
+}
+
+/* One frame line of perf script's call chain, "\tADDR NAME+0xOFF (DSO)",
+ * as stackcollapse-perf.pl --kernel names it: without the offset, an
+ * "[unknown]" function as its DSO's last path component in brackets,
+ * "_[k]" for a kernel image (its name starts with '[' and is not unknown),
+ * "_[i]" for an inlined function. A known function's frame must carry
+ * its offset, as perf prints it. */
 static void fold_frame(const char *line, const char *end, char *out, size_t len)
 {
     const char *name = line + strspn(line, "\t ");
@@ -323,11 +336,22 @@ static void fold_frame(const char *line, const char *end, char *out, size_t len)
     const char *dso = end;
     while (dso > name && strncmp(dso, " (", 2))
         dso--;
-    int n = (int)(dso - name);
     const char *tail = dso + 2;
+    int dso_len = (int)(end - tail) - 1;
     bool inlined = !strncmp(tail, "inlined)", 8);
+    bool unknown = dso - name == 9 && !strncmp(name, "[unknown]", 9);
+    int n = strip_offset(name, (int)(dso - name));
+    CHECK(inlined || unknown || n < dso - name);
     bool kernel = *tail == '[' && strncmp(tail, "[unknown]", 9);
-    snprintf(out, len, "%.*s%s", n, name, inlined ? "_[i]" : kernel ? "_[k]" : "");
+    const char *suffix = inlined ? "_[i]" : kernel ? "_[k]" : "";
+    if (unknown && strncmp(tail, "[unknown])", 10)) {
+        const char *base = tail + dso_len;
+        while (base > tail && base[-1] != '/')
+            base--;
+        snprintf(out, len, "[%.*s]%s", (int)(tail + dso_len - base), base, suffix);
+        return;
+    }
+    snprintf(out, len, "%.*s%s", n, name, suffix);
 }
 
 /* One sample of the script text at *at (header, frames, blank line) as a
@@ -470,8 +494,9 @@ static const struct report_case cases[] = {
     { .name = "script: time order, the folded stacks", .ship_kallsyms = true, .event = "cycles",
       .export = script_write,
       .expect = { { "workload    42 [000] " },
-                  { " do_syscall_64 ([kernel.kallsyms])\n\t" },
-                  { " entry_SYSCALL_64 ([kernel.kallsyms])\n\n" } },
+                  { " do_syscall_64+0x" },
+                  { " [unknown] (/lib/libmissing.so)\n" },
+                  { " entry_SYSCALL_64+0x" } },
       .check = check_script_folds },
     { .name = "perfetto: trace events on VCPU tracks", .ship_kallsyms = true,
       .export = export_perfetto,
