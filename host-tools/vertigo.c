@@ -31,9 +31,9 @@ static void usage(FILE *out)
     for (size_t i = 0; i < COMMAND_COUNT; i++)
         fprintf(out, "  %-9s %-7s %s\n", commands[i].name, commands[i].usage, commands[i].help);
     fprintf(out, "\n`vertigo COMMAND --help` (or `vertigo help COMMAND`) prints its options.\n"
-                 "exit status: 0 clean, 1 unreadable file or I/O error, 2 bad command line or\n"
-                 "no Vertigo log in the input, 3 log decoded but corruption or loss was reported;\n"
-                 "`vertigo run` has its own (see its --help)\n");
+                 "exit status: 0 clean, 1 unreadable file or I/O error, 2 bad command line,\n"
+                 "3 log decoded but corruption or loss was reported, 4 no Vertigo log in the\n"
+                 "input; `vertigo run` has its own (see its --help)\n");
 }
 
 static void version(void)

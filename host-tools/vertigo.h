@@ -4,18 +4,18 @@
 #ifndef HOST_TOOLS_VERTIGO_H
 #define HOST_TOOLS_VERTIGO_H
 
-/* Exit statuses shared by every subcommand (docs/user-guide.md). A wrong
- * command line exits 2, as usual for Unix commands (and as `vertigo run`
- * does); the data errors keep the codes they had before, so 2 is also
- * "no Vertigo log": the message on stderr says which. */
+/* Exit statuses shared by every subcommand but `vertigo run`, which has
+ * its own (host-tools/vertigo-run; docs/user-guide.md has both). A wrong
+ * command line exits 2, as usual for Unix commands; each data error has
+ * a code of its own. */
 enum vertigo_exit {
     VERTIGO_EXIT_OK = 0,        /* clean */
     VERTIGO_EXIT_USAGE = 1,     /* unreadable file, I/O error, unknown event,
                                  * out of memory (the name predates
                                  * VERTIGO_EXIT_CMDLINE) */
-    VERTIGO_EXIT_NO_LOG = 2,    /* the input holds no Vertigo log */
     VERTIGO_EXIT_CMDLINE = 2,   /* unknown command or option, missing argument */
     VERTIGO_EXIT_DAMAGED = 3,   /* decoded, but corruption or loss reported */
+    VERTIGO_EXIT_NO_LOG = 4,    /* the input holds no Vertigo log */
 };
 
 struct vertigo_command {

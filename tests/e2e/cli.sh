@@ -2,9 +2,10 @@
 # Host-only test of the `vertigo` command's front door: every subcommand
 # answers --help (and `vertigo help CMD`) on stdout with status 0; --version
 # names the version and the log format version; a wrong command line exits
-# 2 with a message, data errors keep their codes; `vertigo run` is the
-# runner (its usage, its usage errors, and its verdict with the output
-# paths, judged from a capture directory without booting). Prints
+# 2 with a message, each data error has its own code (1 unreadable, 4 no
+# log; `vertigo run`: 5 nothing to boot); `vertigo run` is the runner (its
+# usage, its usage errors, and its verdict with the output paths, judged
+# from a capture directory without booting). Prints
 # PASS:/FAIL: lines.
 set -u
 cd "$(dirname "$0")/../.."
@@ -66,12 +67,16 @@ status_is "cli: run on an unknown platform: 2" 2 '' "^vertigo run: unknown platf
     "$V" run --platform nope
 status_is "cli: run with an unknown option: 2" 2 '' "^vertigo run: unknown option '--bogus'" \
     "$V" run --bogus
+status_is "cli: run without a hypervisor image: 5" 5 '' "^vertigo run: no hypervisor image at $out/none.elf" \
+    "$V" run --elf "$out/none.elf" --out "$out/run-none"
+status_is "cli: run --judge without run-info: 5" 5 '' "^vertigo run: no run-info in $out\$" \
+    "$V" run --judge "$out"
 status_is "cli: run --help names the platforms" 0 'bochs \(default\) \| qemu-tcg \| qemu-tcg-efi \| qemu-kvm' '' \
     "$V" run --help
 
 # Data errors keep their codes.
 status_is "cli: unreadable file: 1" 1 '' 'No such file or directory' "$V" stats /nonexistent/log.bin
-status_is "cli: no Vertigo log: 2" 2 '' 'no Vertigo log stream header' \
+status_is "cli: no Vertigo log: 4" 4 '' 'no Vertigo log stream header' \
     "$V" export --format csv tests/fixtures/profile/kallsyms.txt
 log=$(ls tests/fixtures/log/*.bin | head -n1)
 status_is "cli: a fixture log decodes: 0" 0 '^records:|^blocks:' '' "$V" stats "$log"

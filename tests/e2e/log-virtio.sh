@@ -32,8 +32,8 @@ grep -q 'VERTIGO-END: NO-VMX' <<<"$last" && pass "$NAME: nothing lost after the 
     fail "$NAME: nothing lost after the verdict" "last record: $last"
 
 # The binary stream goes to the virtio console only: COM1 holds no
-# stream header (vertigo stats exit 2: no Vertigo stream in the input).
-expect_exit "$NAME" "no binary stream on the text console" 2 "$DIR/stats-com1.txt" \
+# stream header (vertigo stats exit 4: no Vertigo log in the input).
+expect_exit "$NAME" "no binary stream on the text console" 4 "$DIR/stats-com1.txt" \
     "$VERTIGO" stats "$DIR/serial.txt"
 
 # Without the device: a specific warning, then the run goes on (no log).

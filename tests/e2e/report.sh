@@ -170,7 +170,7 @@ check_error "bad input: unknown event" 1 "unknown event 'bogus' \(this log has: 
     "$V" report --event bogus "$log"
 check_error "bad input: missing --guest-root" 1 "--guest-root /nonexistent/root: No such file or directory" \
     "$V" report --guest-root /nonexistent/root "$log"
-check_error "bad input: no log" 2 "no Vertigo log stream header" "$V" export --format csv tests/fixtures/profile/kallsyms.txt
+check_error "bad input: no log" 4 "no Vertigo log stream header" "$V" export --format csv tests/fixtures/profile/kallsyms.txt
 check_error "bad input: unknown format" 2 "unknown format 'svg'" "$V" export --format svg "$log"
 check_error "bad input: unknown sort key" 2 "unknown sort key 'speed'" "$V" report --sort speed "$log"
 
