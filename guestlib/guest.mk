@@ -72,9 +72,9 @@ $(GUEST_DIR)/bin/vertigo-agent: $(GUEST_AGENT_SRCS) guestlib/kernel_build_id.h \
 	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) $(GUEST_AGENT_SRCS) $(GUEST_LIB) -o $@
 
 # mkguest installs linux-headers-<release> (apt-get) when it is missing.
-$(GUEST_KMOD): guestlib/kmod/vertigo.c guestlib/kmod/Kbuild guestlib/kmod/vertigo_ioctl.h \
-               guestlib/vertigo_vmcall.h include/vertigo/hypercall.h $(GUEST_KERNEL) \
-               host-tools/mkguest
+$(GUEST_KMOD): $(wildcard guestlib/kmod/*.c guestlib/kmod/*.h) guestlib/kmod/Kbuild \
+               guestlib/vertigo_vmcall.h guestlib/vertigo_thread_ctr.h include/vertigo/hypercall.h \
+               $(GUEST_KERNEL) host-tools/mkguest
 	$(Q)./host-tools/mkguest kmod $(GUEST_DIR) guestlib/kmod
 
 # The profiled workload keeps its frame pointers, leaf functions included

@@ -91,4 +91,45 @@ struct vertigo_process_list {
 #define VERTIGO_IOC_LIST     _IOWR(VERTIGO_IOCTL_MAGIC, 5, struct vertigo_process_list)
 #define VERTIGO_IOC_KERNEL_ORC _IOW(VERTIGO_IOCTL_MAGIC, 6, struct vertigo_kernel_orc)
 
+/* Per-thread counters (guestlib/vertigo_thread_ctr.h; the library is
+ * guestlib/vertigo_counters.h). An fd opened on /dev/vertigo holds at most
+ * one counter set, bound to the thread that made CTR_OPEN: every other
+ * CTR_ request and the mmap come from that thread or get EPERM.
+ * CTR_OPEN: the events (perf-style names, as pmu.events=) -> count;
+ *   EBUSY if the fd has a set, EINVAL for events Vertigo refuses, ENOSYS
+ *   if this Vertigo has no paravirtual counters, ENOMEM.
+ * CTR_START, CTR_STOP: the thread's counts advance between the two.
+ * CTR_RESET: the counts restart at 0 (started or not).
+ * CTR_READ: the exact counts now (values[i], i < count): the fallback.
+ * CTR_STATS: the module's switch figures, for benchmarks and tests.
+ * Requests without a set get ENOENT. mmap(count pages, PROT_READ, offset
+ * 0): counter i's page (struct vertigo_thread_page) at page i, read-only,
+ * not inherited by fork; EINVAL for another length or offset, or for a
+ * writable mapping. */
+struct vertigo_ctr_open {
+    char events[VERTIGO_PV_EVENTS_MAX];     /* in: NUL-terminated */
+    uint32_t flags;                         /* in: 0 */
+    uint32_t count;                         /* out: counters in the set */
+};
+
+struct vertigo_ctr_values {
+    uint64_t values[VERTIGO_PV_COUNTERS_MAX];
+};
+
+/* Counted over all CPUs since the module loaded. */
+struct vertigo_ctr_stats {
+    uint64_t switches_in;       /* a counting thread came onto a CPU */
+    uint64_t programs;          /* ... whose events the CPU did not count: one
+                                   VERTIGO_HC_PV_PROGRAM each */
+    uint64_t vcpu_reads;        /* VERTIGO_HC_PV_READ the module made (counters
+                                   counting kernel mode need one per fold/start) */
+};
+
+#define VERTIGO_IOC_CTR_OPEN   _IOWR(VERTIGO_IOCTL_MAGIC, 7, struct vertigo_ctr_open)
+#define VERTIGO_IOC_CTR_START  _IO(VERTIGO_IOCTL_MAGIC, 8)
+#define VERTIGO_IOC_CTR_STOP   _IO(VERTIGO_IOCTL_MAGIC, 9)
+#define VERTIGO_IOC_CTR_RESET  _IO(VERTIGO_IOCTL_MAGIC, 10)
+#define VERTIGO_IOC_CTR_READ   _IOR(VERTIGO_IOCTL_MAGIC, 11, struct vertigo_ctr_values)
+#define VERTIGO_IOC_CTR_STATS  _IOR(VERTIGO_IOCTL_MAGIC, 12, struct vertigo_ctr_stats)
+
 #endif

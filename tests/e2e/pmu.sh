@@ -7,7 +7,10 @@
 # exact instructions:u around system calls, page faults and interrupts at
 # every step, instructions:ukh = TSC), two sampling sessions whose overflows land
 # within the documented skid, software-event totals equal to the VT-x exit
-# statistics, and the backend in the log header. A second boot with two
+# statistics, and the backend in the log header; in the same boot,
+# per-thread counters (tests/guest/scenarios/threads: two threads on one
+# CPU exact and adding up to the CPU's count, the library's and the
+# module's refusals, bad counter pages from kernel mode). A second boot with two
 # CPUs checks the per-mode counts on each VCPU (see its comment), a third
 # the guest's own virtual PMU (pmu.guest=on).
 #
@@ -30,7 +33,7 @@ MUX_SKID=1      # docs/pmu.md "Interval multiplexing": Bochs' timer tick at the 
 MUX="pmu.soft.counters=2 pmu.interval=$MUX_N pmu.subinterval=200000"
 RUN=pmu
 
-run_linux $RUN 0 "$GUEST_BASE vertigo.scenario=pmu vertigo.pmu_idx=0,1 vertigo.pmu_exact=0,1,12 vertigo.phases=1" \
+run_linux $RUN 0 "$GUEST_BASE vertigo.scenario=pmu,threads vertigo.pmu_idx=0,1 vertigo.pmu_exact=0,1,12 vertigo.phases=1" \
     --platform bochs --ips 500000000 --timeout 600 \
     --cmdline "console=com2 log=e9 pmu=auto $MUX pmu.events=$EVENTS"
 
@@ -43,6 +46,28 @@ expect_line $RUN "N vs 2N: instructions:u difference exact" '^pmu_loop: PASS: in
 expect_line $RUN "instructions:k below 5% of the loop" '^pmu_loop: PASS: instructions:k below 5% of the loop'
 expect_line $RUN "default step: instructions:u within 5%" '^pmu_loop: PASS: instructions:u difference within 5%'
 expect_line $RUN "pmu scenario" '^VERTIGO-GUEST: pmu: PASS$'
+for what in "thread A: instructions:u of R rounds exact" "thread B: instructions:u of R rounds exact"; do
+    n=$(capture $RUN | grep -cF "pv_threads: PASS: $what")
+    [ "$n" = 2 ] && pass "$RUN: threads: $what, same and different events" ||
+        fail "$RUN: threads: $what, same and different events" "$n of 2 PASS lines"
+done
+expect_line $RUN "threads: the threads' counts add up to the CPU's" \
+    "^pv_threads: PASS: same events: the threads' counts add up to the CPU's"
+expect_line $RUN "threads: same events, no reprogramming at the switches" \
+    '^pv_threads: PASS: same events: no reprogramming hypercall at the switches'
+expect_line $RUN "threads: different events, one reprogramming per switch" \
+    '^pv_threads: PASS: different events: one reprogramming hypercall per switch'
+for what in "unknown event" "more events than per-thread counters" "a software event" \
+            "reading a closed set" "another thread's read: wrong thread" \
+            "another thread cannot map the page" "a writable mapping of the page is refused" \
+            "the page hypercall from user mode: EPERM"; do
+    expect_line $RUN "threads: refused: $what" "^pv_threads: PASS: $what"
+done
+expect_line $RUN "threads: bad counter pages from kernel mode get their errors" \
+    '^vertigo_probe: pvpage: [1-9][0-9]* passed, 0 failed'
+expect_no_line $RUN "threads: no check failed" '^(pv_threads|vertigo_probe): .*FAIL'
+expect_line $RUN "threads scenario" '^VERTIGO-GUEST: threads: PASS$'
+capture $RUN | grep -E '^pv_threads: PASS: (thread|same|different)' | indent
 expect_no_unknown_nmi $RUN
 capture $RUN | grep '^pmu_loop: .*N=' | indent
 for step in 0 1 100 10000; do

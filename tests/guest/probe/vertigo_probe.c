@@ -10,7 +10,10 @@
  * Loaded with test=fuzz calls=N [seed=S], it makes N hostile hypercalls
  * from CPL 0 on every online CPU at once (tests/guest/hostile.h), with
  * pointers into device memory, Vertigo's memory, guard pages and non-
- * canonical space. Either way it prints "vertigo_probe: TEST: ..." lines
+ * canonical space. Loaded with test=pvpage, it offers Vertigo pages that
+ * are no page of guest RAM for the paravirtual counters
+ * (VERTIGO_HC_PV_PAGE: unaligned, device memory, Vertigo's memory, beyond
+ * RAM) and checks each gets its own error. Each way it prints "vertigo_probe: TEST: ..." lines
  * and "vertigo_probe: TEST: N passed, M failed" and stays loaded (rmmod
  * it before loading it again); it refuses to load (-ENODEV) only when not
  * under Vertigo. */
@@ -298,6 +301,27 @@ out:
 	return ret;
 }
 
+/* VERTIGO_HC_PV_PAGE with pages Vertigo must not write: nothing changes. */
+static int run_pvpage(void)
+{
+	static const struct { const char *name; u64 gpa; s64 want; } bad[] = {
+		{ "pvpage: unaligned", 0x100001ull, -VERTIGO_EINVAL },
+		{ "pvpage: inside a page", 0x100800ull, -VERTIGO_EINVAL },
+		{ "pvpage: VGA memory (MMIO)", VGA_WINDOW, -VERTIGO_EMMIO },
+		{ "pvpage: the local APIC (MMIO)", 0xfee00000ull, -VERTIGO_EMMIO },
+		{ "pvpage: Vertigo's image", VERTIGO_IMAGE, -VERTIGO_EFAULT },
+		{ "pvpage: beyond RAM", 1ull << 40, -VERTIGO_EFAULT },
+		{ "pvpage: beyond the physical address width", NONCANONICAL, -VERTIGO_EFAULT },
+	};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(bad); i++) {
+		s64 r = vertigo_hypercall1(VERTIGO_HC_PV_PAGE, bad[i].gpa);
+
+		check(bad[i].name, r == bad[i].want, (u64)r, (u64)bad[i].want);
+	}
+	return 0;
+}
+
 static int __init vertigo_probe_init(void)
 {
 	int ret;
@@ -306,7 +330,10 @@ static int __init vertigo_probe_init(void)
 		pr_info("vertigo_probe: not under Vertigo\n");
 		return -ENODEV;
 	}
-	ret = strcmp(test, "fuzz") == 0 ? run_fuzz() : run_msrio();
+	if (strcmp(test, "pvpage") == 0)
+		ret = run_pvpage();
+	else
+		ret = strcmp(test, "fuzz") == 0 ? run_fuzz() : run_msrio();
 	if (ret)
 		failed++;
 	pr_info("vertigo_probe: %s: %u passed, %u failed\n", test, passed, failed);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
-/* vertigo.ko: the guest kernel's side of Vertigo's kernel-only hypercalls.
+/* vertigo.ko's device: the guest kernel's side of Vertigo's kernel-only
+ * hypercalls.
  * Owns /dev/vertigo (a misc device, mode 0600, CAP_SYS_ADMIN to open),
  * whose ioctls (guestlib/kmod/vertigo_ioctl.h) copy a user request into
  * kernel memory and make the VMCALL from CPL 0: session start/stop, symbol
@@ -9,7 +10,8 @@
  * kmalloc'd buffers are what it is given. Refuses to load (-ENODEV) unless
  * CPUID 0x40000000 carries Vertigo's signature. The VMCALL, that check and
  * the errno of a hypercall error come from guestlib/vertigo_vmcall.h, which
- * the guest programs share. */
+ * the guest programs share. The per-thread counters' requests, mapping and
+ * release are vertigo_threads.c's. */
 #include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -27,6 +29,7 @@
 
 #include "vertigo/hypercall.h"
 #include "guestlib/kmod/vertigo_ioctl.h"
+#include "guestlib/kmod/vertigo_threads.h"
 #include "guestlib/vertigo_vmcall.h"
 
 #define VERTIGO_IDENTITY_LINE_MAX 64   /* "PID CR3 COMM\n": 10 + 16 + 15 + 3 */
@@ -241,19 +244,30 @@ static long vertigo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	case VERTIGO_IOC_PROCESS: return vertigo_ioc_process(uarg);
 	case VERTIGO_IOC_LIST:    return vertigo_ioc_list(uarg);
 	case VERTIGO_IOC_KERNEL_ORC: return vertigo_ioc_kernel_orc(uarg);
-	default:                  return -ENOTTY;
+	default:                  return vertigo_ctr_ioctl(f, cmd, arg);
 	}
 }
 
-/* Mode 0600 keeps others out; the capability check keeps it so after a chmod. */
+/* Mode 0600 keeps others out; the capability check keeps it so after a
+ * chmod. The misc core leaves the miscdevice in private_data: the fd's
+ * counter set (vertigo_threads.c) goes there instead, none at first. */
 static int vertigo_open(struct inode *inode, struct file *f)
 {
+	f->private_data = NULL;
 	return capable(CAP_SYS_ADMIN) ? 0 : -EACCES;
+}
+
+static int vertigo_release(struct inode *inode, struct file *f)
+{
+	vertigo_ctr_release(f);
+	return 0;
 }
 
 static const struct file_operations vertigo_fops = {
 	.owner = THIS_MODULE,
 	.open = vertigo_open,
+	.release = vertigo_release,
+	.mmap = vertigo_ctr_mmap,
 	.unlocked_ioctl = vertigo_ioctl,
 	.llseek = noop_llseek,
 };
@@ -273,9 +287,12 @@ static int __init vertigo_init(void)
 		pr_info("vertigo: not running under Vertigo (CPUID 0x40000000 signature absent)\n");
 		return -ENODEV;
 	}
+	vertigo_ctr_init();
 	ret = misc_register(&vertigo_misc);
-	if (ret)
+	if (ret) {
+		vertigo_ctr_exit();
 		return ret;
+	}
 	pr_info("vertigo: /dev/vertigo ready\n");
 	return 0;
 }
@@ -283,9 +300,10 @@ static int __init vertigo_init(void)
 static void __exit vertigo_exit(void)
 {
 	misc_deregister(&vertigo_misc);
+	vertigo_ctr_exit();
 }
 
 module_init(vertigo_init);
 module_exit(vertigo_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("Vertigo hypervisor guest interface: sessions, symbols, process identities");
+MODULE_DESCRIPTION("Vertigo hypervisor guest interface: sessions, symbols, process identities, per-thread counters");

@@ -1,0 +1,300 @@
+/* The guest counter library (see guestlib/vertigo_counters.h). */
+#include "guestlib/vertigo_counters.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "guestlib/kmod/vertigo_ioctl.h"
+#include "guestlib/vertigo_thread_ctr.h"
+#include "guestlib/vertigo_vmcall.h"
+#include "pmu/pmu_events.h"
+
+/* The page keeps perf's layout, so perf's readers find its fields. */
+#define SAME_OFFSET(f) \
+    _Static_assert(offsetof(struct vertigo_thread_page, f) == \
+                   offsetof(struct perf_event_mmap_page, f), "perf layout: " #f)
+SAME_OFFSET(lock);
+SAME_OFFSET(index);
+SAME_OFFSET(offset);
+SAME_OFFSET(time_enabled);
+SAME_OFFSET(time_running);
+SAME_OFFSET(capabilities);
+SAME_OFFSET(pmc_width);
+SAME_OFFSET(size);
+SAME_OFFSET(time_mask);
+_Static_assert(offsetof(struct vertigo_thread_page, magic) ==
+               offsetof(struct perf_event_mmap_page, __reserved), "Vertigo's words: reserved area");
+
+#define SET_MAGIC 0x56435472u       /* "rTCV": a live set */
+
+struct vertigo_counters {
+    uint32_t magic;
+    int fd;                         /* -1 once closed */
+    pthread_t owner;
+    unsigned int count;
+    const volatile struct vertigo_thread_page *pages[VERTIGO_PV_COUNTERS_MAX];
+    void *map;
+    char names[VERTIGO_PV_COUNTERS_MAX][PMU_EVENT_NAME_MAX];
+};
+
+/* ---- Checking a set and its caller --------------------------------------- */
+
+static int check_set(const struct vertigo_counters *set)
+{
+    if (!set || set->magic != SET_MAGIC)
+        return VERTIGO_CTR_EARG;
+    if (set->fd < 0)
+        return VERTIGO_CTR_ECLOSED;
+    return pthread_equal(set->owner, pthread_self()) ? 0 : VERTIGO_CTR_ETHREAD;
+}
+
+/* ---- Opening ------------------------------------------------------------------- */
+
+static int event_error(enum pmu_event_err e)
+{
+    switch (e) {
+    case PMU_EVERR_NONE:            return 0;
+    case PMU_EVERR_UNKNOWN_NAME:
+    case PMU_EVERR_BAD_EXIT_REASON: return VERTIGO_CTR_EUNKNOWN;
+    case PMU_EVERR_TOO_MANY:        return VERTIGO_CTR_ETOOMANY;
+    default:                        return VERTIGO_CTR_EMODIFIER;
+    }
+}
+
+/* The library's own check of the names, with the hypervisor's parser, so
+ * a mistake gets its specific code before any system call. */
+static int check_events(const char *events, struct vertigo_counters *set)
+{
+    struct pmu_event_caps caps;
+    struct pmu_event_list list;
+    if (!events[0])
+        return VERTIGO_CTR_EEMPTY;
+    if (strlen(events) >= VERTIGO_PV_EVENTS_MAX)
+        return VERTIGO_CTR_ETOOMANY;
+    pmu_event_caps_soft(&caps, true);
+    int e = event_error(pmu_event_list_parse(events, &caps, &list, NULL));
+    if (e)
+        return e;
+    if (list.count > VERTIGO_PV_COUNTERS_MAX)
+        return VERTIGO_CTR_ETOOMANY;
+    for (unsigned int i = 0; i < list.count; i++) {
+        const struct pmu_event *ev = &list.events[i];
+        if (ev->source != PMU_EVENT_HW || ev->hypervisor)
+            return VERTIGO_CTR_EUNSUPPORTED;
+        memcpy(set->names[i], ev->name, sizeof(set->names[i]));
+    }
+    set->count = list.count;
+    return 0;
+}
+
+static int ioctl_error(int err)
+{
+    switch (err) {
+    case ENOSYS:
+    case ENOTTY: return VERTIGO_CTR_ENODEV;
+    case EINVAL: return VERTIGO_CTR_EBACKEND;
+    case EPERM:  return VERTIGO_CTR_ETHREAD;
+    default:     return VERTIGO_CTR_ESYS;
+    }
+}
+
+static int open_device(struct vertigo_counters *set, const char *events)
+{
+    struct vertigo_ctr_open req = { .flags = 0 };
+    set->fd = open(VERTIGO_DEV_PATH, O_RDWR | O_CLOEXEC);
+    if (set->fd < 0)
+        return errno == ENOENT || errno == EACCES || errno == ENXIO ? VERTIGO_CTR_ENODEV
+                                                                  : VERTIGO_CTR_ESYS;
+    strncpy(req.events, events, sizeof(req.events) - 1);
+    if (ioctl(set->fd, VERTIGO_IOC_CTR_OPEN, &req) < 0)
+        return ioctl_error(errno);
+    if (req.count != set->count)
+        return VERTIGO_CTR_EBACKEND;
+    set->map = mmap(NULL, (size_t)set->count * VERTIGO_THREAD_PAGE, PROT_READ, MAP_SHARED,
+                    set->fd, 0);
+    if (set->map == MAP_FAILED) {
+        set->map = NULL;
+        return VERTIGO_CTR_ESYS;
+    }
+    for (unsigned int i = 0; i < set->count; i++)
+        set->pages[i] = (const void *)((const char *)set->map + i * VERTIGO_THREAD_PAGE);
+    return 0;
+}
+
+int vertigo_counters_open(const char *events, struct vertigo_counters **out)
+{
+    if (!events || !out)
+        return VERTIGO_CTR_EARG;
+    *out = NULL;
+    struct vertigo_counters *set = calloc(1, sizeof(*set));
+    if (!set)
+        return VERTIGO_CTR_ESYS;
+    set->fd = -1;
+    int e = check_events(events, set);
+    if (!e && !vertigo_present())
+        e = VERTIGO_CTR_ENOVERTIGO;
+    if (!e)
+        e = open_device(set, events);
+    if (e) {
+        int saved = errno;
+        if (set->fd >= 0)
+            close(set->fd);
+        free(set);
+        errno = saved;
+        return e;
+    }
+    set->magic = SET_MAGIC;
+    set->owner = pthread_self();
+    *out = set;
+    return 0;
+}
+
+/* ---- Control ---------------------------------------------------------------- */
+
+static int request(struct vertigo_counters *set, unsigned long cmd)
+{
+    int e = check_set(set);
+    if (e)
+        return e;
+    return ioctl(set->fd, cmd) < 0 ? ioctl_error(errno) : 0;
+}
+
+int vertigo_counters_start(struct vertigo_counters *set)
+{
+    return request(set, VERTIGO_IOC_CTR_START);
+}
+
+int vertigo_counters_stop(struct vertigo_counters *set)
+{
+    return request(set, VERTIGO_IOC_CTR_STOP);
+}
+
+int vertigo_counters_reset(struct vertigo_counters *set)
+{
+    return request(set, VERTIGO_IOC_CTR_RESET);
+}
+
+/* ---- Reading ------------------------------------------------------------------ */
+
+/* The VCPU's count of paravirtual counter k; ctx, if not NULL, keeps it. */
+static int64_t read_vcpu(void *ctx, uint32_t k)
+{
+    int64_t r = vertigo_hypercall1(VERTIGO_HC_PV_READ, k);
+    if (ctx)
+        *(uint64_t *)ctx = (uint64_t)r;
+    return r;
+}
+
+int vertigo_counters_read_pair(const struct vertigo_counters *set, unsigned int i,
+                               uint64_t *value, uint64_t *vcpu)
+{
+    int e = check_set(set);
+    if (e)
+        return e;
+    if (!value)
+        return VERTIGO_CTR_EARG;
+    if (i >= set->count)
+        return VERTIGO_CTR_EINDEX;
+    if (vcpu)
+        *vcpu = 0;
+    return vertigo_thread_page_read(set->pages[i], read_vcpu, vcpu, value, NULL) < 0
+               ? VERTIGO_CTR_EBACKEND : 0;
+}
+
+int vertigo_counters_read(const struct vertigo_counters *set, unsigned int i, uint64_t *value)
+{
+    return vertigo_counters_read_pair(set, i, value, NULL);
+}
+
+int vertigo_counters_read_all(const struct vertigo_counters *set, uint64_t *values)
+{
+    int e = check_set(set);
+    for (unsigned int i = 0; !e && i < set->count; i++)
+        e = vertigo_counters_read(set, i, values ? &values[i] : NULL);
+    return e;
+}
+
+int vertigo_counters_read_syscall(const struct vertigo_counters *set, uint64_t *values)
+{
+    struct vertigo_ctr_values v;
+    int e = check_set(set);
+    if (e)
+        return e;
+    if (!values)
+        return VERTIGO_CTR_EARG;
+    if (ioctl(set->fd, VERTIGO_IOC_CTR_READ, &v) < 0)
+        return ioctl_error(errno);
+    memcpy(values, v.values, set->count * sizeof(values[0]));
+    return 0;
+}
+
+unsigned int vertigo_counters_count(const struct vertigo_counters *set)
+{
+    return set && set->magic == SET_MAGIC ? set->count : 0;
+}
+
+const char *vertigo_counters_name(const struct vertigo_counters *set, unsigned int i)
+{
+    return i < vertigo_counters_count(set) ? set->names[i] : NULL;
+}
+
+/* ---- Closing ------------------------------------------------------------------ */
+
+int vertigo_counters_close(struct vertigo_counters *set)
+{
+    int e = check_set(set);
+    if (e)
+        return e;
+    if (set->map)
+        munmap(set->map, (size_t)set->count * VERTIGO_THREAD_PAGE);
+    set->map = NULL;
+    close(set->fd);
+    set->fd = -1;
+    return 0;
+}
+
+void vertigo_counters_free(struct vertigo_counters *set)
+{
+    if (!set || set->magic != SET_MAGIC)
+        return;
+    if (set->fd >= 0 && pthread_equal(set->owner, pthread_self()))
+        vertigo_counters_close(set);
+    else if (set->fd >= 0)
+        close(set->fd);                 /* the module frees it when its thread exits */
+    set->magic = 0;
+    free(set);
+}
+
+static const char *const error_texts[] = {
+    [0] = "success",
+    [-VERTIGO_CTR_EARG] = "invalid argument (a NULL pointer, or not a counter set)",
+    [-VERTIGO_CTR_EUNKNOWN] = "unknown event name",
+    [-VERTIGO_CTR_EMODIFIER] = "bad event modifier or unavailable event",
+    [-VERTIGO_CTR_ETOOMANY] = "more events than per-thread counters",
+    [-VERTIGO_CTR_EUNSUPPORTED] = "event not countable per thread (software events, :h)",
+    [-VERTIGO_CTR_ENOVERTIGO] = "not running under Vertigo",
+    [-VERTIGO_CTR_ENODEV] = "no per-thread counters (vertigo.ko not loaded, not root, "
+                            "or not offered by this Vertigo)",
+    [-VERTIGO_CTR_ECLOSED] = "counter set is closed",
+    [-VERTIGO_CTR_ETHREAD] = "counter set belongs to another thread",
+    [-VERTIGO_CTR_EINDEX] = "counter index out of range",
+    [-VERTIGO_CTR_EBACKEND] = "Vertigo refused the events or the read",
+    [-VERTIGO_CTR_ESYS] = "system call failed",
+    [-VERTIGO_CTR_EEMPTY] = "empty event list",
+};
+
+const char *vertigo_counters_strerror(int err)
+{
+    unsigned int n = (unsigned int)-err;
+    if (err > 0 || n >= sizeof(error_texts) / sizeof(error_texts[0]))
+        return "unknown error code";
+    return error_texts[n];
+}

@@ -1,0 +1,168 @@
+/* Per-thread paravirtual counters: the state the guest kernel module keeps
+ * per thread and the read-only page it maps into the thread, shared by the
+ * module (the writer, guestlib/kmod/vertigo_threads.c) and the counter
+ * library (the reader, guestlib/vertigo_counters.c). Header-only and
+ * portable, so the host unit tests run it against a simulated VCPU.
+ *
+ * Vertigo counts per VCPU (include/vertigo/hypercall.h, HC_PV_*); the
+ * module turns that into per-thread counts the Perfctr way: at each thread
+ * switch it folds the outgoing thread's share, sum += vcpu - start, and
+ * starts the incoming one's, start = vcpu. A thread's count now is
+ * sum + (vcpu now - start) while it runs, and sum otherwise.
+ *
+ * The page of counter i follows Linux's perf_event_mmap_page layout and
+ * rules (lock is a sequence count bumped before and after every update,
+ * offset, pmc_width, time_enabled, time_running), so a perf self-monitoring
+ * reader finds the fields where it looks. index is always 0: the counter
+ * is not on a hardware counter the thread could RDPMC, and such a reader
+ * falls back to read(). Vertigo's reader adds, in perf's reserved area,
+ * pv_index: while the thread runs, i + 1 for "add the VCPU's count of
+ * paravirtual counter i" (VERTIGO_HC_PV_READ(i) from user mode), else 0:
+ *   value = offset + (pv_index ? HC_PV_READ(pv_index - 1) : 0)
+ * retried while lock was odd or changed. A thread switch (migration to
+ * another VCPU included) bumps lock, so a read that straddles one is
+ * retried. */
+#ifndef GUESTLIB_VERTIGO_THREAD_CTR_H
+#define GUESTLIB_VERTIGO_THREAD_CTR_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#endif
+
+#include "vertigo/hypercall.h"
+
+#define VERTIGO_THREAD_MAGIC    0x72685456u     /* "VThr" */
+#define VERTIGO_THREAD_PAGE     4096u           /* one page per counter */
+
+/* perf_event_mmap_page's first fields, at perf's offsets (the library
+ * checks them against <linux/perf_event.h>), then Vertigo's words in
+ * perf's reserved area. */
+struct vertigo_thread_page {
+    uint32_t version;           /* 0 */
+    uint32_t compat_version;    /* 0 */
+    uint32_t lock;              /* sequence count: odd while the module writes */
+    uint32_t index;             /* always 0: no RDPMC, see pv_index */
+    int64_t offset;             /* sum (stopped) or sum - start (running) */
+    uint64_t time_enabled;      /* TSC ticks the counter was enabled, up to the
+                                   last switch of its thread */
+    uint64_t time_running;      /* TSC ticks it counted: = time_enabled (no
+                                   multiplexing) */
+    uint64_t capabilities;      /* 0: no user RDPMC, no user time */
+    uint16_t pmc_width;         /* 64 */
+    uint16_t time_shift;
+    uint32_t time_mult;
+    uint64_t time_offset;
+    uint64_t time_zero;
+    uint32_t size;              /* bytes of this structure */
+    uint32_t reserved_1;
+    uint64_t time_cycles;
+    uint64_t time_mask;
+    /* perf's __reserved area starts here (offset 96) */
+    uint32_t magic;             /* VERTIGO_THREAD_MAGIC */
+    uint32_t pv_index;          /* i + 1 while the thread runs, else 0 */
+    uint32_t vcpu;              /* the VCPU it last ran on */
+    uint32_t counter;           /* i: which counter of the set this page is */
+};
+
+_Static_assert(sizeof(struct vertigo_thread_page) == 112, "thread page layout");
+
+/* A thread's counter set, kept by the module. */
+struct vertigo_thread_set {
+    uint32_t count;                             /* counters, <= VERTIGO_PV_COUNTERS_MAX */
+    bool started;                               /* start ioctl without stop */
+    bool running;                               /* started and on a VCPU now */
+    uint64_t sum[VERTIGO_PV_COUNTERS_MAX];      /* counted before start[] */
+    uint64_t start[VERTIGO_PV_COUNTERS_MAX];    /* the VCPU's counts at switch-in */
+    uint64_t enabled_ticks;                     /* TSC ticks started, up to in_tsc */
+    uint64_t in_tsc;                            /* TSC at switch-in */
+};
+
+/* The thread goes off its VCPU (vcpu[i]: the VCPU's counts now): its
+ * share since the switch-in joins sum. */
+static inline void vertigo_thread_fold(struct vertigo_thread_set *s, const uint64_t *vcpu,
+                                       uint64_t tsc)
+{
+    if (!s->running)
+        return;
+    for (uint32_t i = 0; i < s->count; i++)
+        s->sum[i] += vcpu[i] - s->start[i];
+    s->enabled_ticks += tsc - s->in_tsc;
+    s->running = false;
+}
+
+/* The thread comes onto a VCPU whose counters count its events (vcpu[i]:
+ * their counts now). */
+static inline void vertigo_thread_resume(struct vertigo_thread_set *s, const uint64_t *vcpu,
+                                         uint64_t tsc)
+{
+    if (!s->started)
+        return;
+    for (uint32_t i = 0; i < s->count; i++)
+        s->start[i] = vcpu[i];
+    s->in_tsc = tsc;
+    s->running = true;
+}
+
+/* The thread's count of counter i, with vcpu_i the VCPU's count now. */
+static inline uint64_t vertigo_thread_value(const struct vertigo_thread_set *s, uint32_t i,
+                                            uint64_t vcpu_i)
+{
+    return s->running ? s->sum[i] + (vcpu_i - s->start[i]) : s->sum[i];
+}
+
+/* Writes counter i's page from s, between two bumps of lock. The
+ * compiler must not move the field stores across the bumps; x86 keeps
+ * stores in order, and the reader runs on the same VCPU or retries. */
+static inline void vertigo_thread_page_write(volatile struct vertigo_thread_page *p,
+                                             const struct vertigo_thread_set *s, uint32_t i,
+                                             uint32_t vcpu)
+{
+    p->lock++;
+    __asm__ volatile("" ::: "memory");
+    p->offset = (int64_t)(s->running ? s->sum[i] - s->start[i] : s->sum[i]);
+    p->time_enabled = s->enabled_ticks;
+    p->time_running = s->enabled_ticks;
+    p->pmc_width = 64;
+    p->size = sizeof(struct vertigo_thread_page);
+    p->magic = VERTIGO_THREAD_MAGIC;
+    p->pv_index = s->running ? i + 1 : 0;
+    p->vcpu = vcpu;
+    p->counter = i;
+    __asm__ volatile("" ::: "memory");
+    p->lock++;
+}
+
+/* Reads counter value from page p: read_vcpu(ctx, k) gives the calling
+ * VCPU's count of paravirtual counter k (VERTIGO_HC_PV_READ). Retries
+ * while the page is being written or was written meanwhile; *retries
+ * (may be NULL) counts them. Returns 0 and *value, or the negative
+ * result of read_vcpu. */
+static inline int64_t vertigo_thread_page_read(const volatile struct vertigo_thread_page *p,
+                                               int64_t (*read_vcpu)(void *ctx, uint32_t k),
+                                               void *ctx, uint64_t *value, uint32_t *retries)
+{
+    for (;;) {
+        uint32_t seq = p->lock;
+        __asm__ volatile("" ::: "memory");
+        uint64_t offset = (uint64_t)p->offset;
+        uint32_t pv = p->pv_index;
+        int64_t vcpu = 0;
+        if (!(seq & 1) && pv)
+            vcpu = read_vcpu(ctx, pv - 1);
+        __asm__ volatile("" ::: "memory");
+        if (!(seq & 1) && p->lock == seq) {
+            if (vcpu < 0)
+                return vcpu;
+            *value = offset + (uint64_t)vcpu;
+            return 0;
+        }
+        if (retries)
+            (*retries)++;
+    }
+}
+
+#endif

@@ -1,0 +1,289 @@
+/* pv_threads: per-thread counters of the guest counter library
+ * (guestlib/vertigo_counters.h) on Vertigo's paravirtual counters.
+ *
+ *   pv_threads count ROUNDS LOOP_A LOOP_B [EVENTS_B]
+ *   pv_threads bad
+ *
+ * count: threads A and B, pinned to CPU 0, ping-pong through two pipes;
+ * in each round a thread makes one system call on a pipe, runs its own
+ * loop (LOOP_A or LOOP_B iterations) and makes the other (A writes then
+ * reads, B reads then writes): exactly 2 * LOOP + 13 user instructions a
+ * round (one asm block: two system calls of five instructions, MOV ECX,
+ * LOOP x (DEC, JNZ), DEC, JNZ of the rounds). Each thread counts
+ * instructions:u with its own set (B with EVENTS_B if given, whose first
+ * event must be instructions:u) and reads it from user mode between
+ * windows of 1, ROUNDS, 2 * ROUNDS and 1 rounds: the difference of its 2R
+ * and R windows is exactly ROUNDS rounds of its own loop. With the same
+ * events, the two threads' counts over the 2R window add up to the CPU's
+ * own count (read by the same exits), and the CPUs' counters were not
+ * reprogrammed; with different events, every switch reprograms them.
+ * bad: the specific refusals (unknown event, too many, closed set, a set
+ * or its page used by another thread, a writable mapping, the page
+ * hypercall from user mode).
+ * Prints "pv_threads: PASS: ..." or "pv_threads: FAIL: ..." per check and
+ * "reason: ..." after a failure; exit status 1 if one failed. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "guestlib/kmod/vertigo_ioctl.h"
+#include "guestlib/vertigo_counters.h"
+#include "guestlib/vertigo_guest.h"
+
+#define ROUND_EXTRA 13u     /* MOV ECX + 2 x 5 (system calls) + DEC, JNZ */
+
+static int failures;
+
+static void check(int ok, const char *what, const char *detail)
+{
+    printf("pv_threads: %s: %s (%s)\n", ok ? "PASS" : "FAIL", what, detail);
+    if (!ok) {
+        failures++;
+        printf("reason: %s\n", what);
+    }
+}
+
+/* ---- The ping-pong -------------------------------------------------------- */
+
+struct player {
+    const char *name;
+    const char *events;
+    unsigned int loop;
+    int fd_first, fd_second;    /* A: writes, then reads; B: reads, then writes */
+    int nr_first, nr_second;
+    uint64_t rounds;
+    uint64_t count[4], vcpu[4]; /* at the ends of the windows of 1, R, 2R rounds */
+    int err;
+    uint8_t byte;
+};
+
+/* `n` rounds, all in one asm block of 2 * loop + 13 instructions a round. */
+static void rounds(struct player *p, uint64_t n)
+{
+    __asm__ volatile(
+        "2:\n\t"
+        "mov %[nr1], %%eax\n\t"
+        "mov %[fd1], %%edi\n\t"
+        "mov %[byte], %%rsi\n\t"
+        "mov $1, %%edx\n\t"
+        "syscall\n\t"
+        "mov %[loop], %%ecx\n\t"
+        "1:\n\t"
+        "dec %%ecx\n\t"
+        "jnz 1b\n\t"
+        "mov %[nr2], %%eax\n\t"
+        "mov %[fd2], %%edi\n\t"
+        "mov %[byte], %%rsi\n\t"
+        "mov $1, %%edx\n\t"
+        "syscall\n\t"
+        "dec %[n]\n\t"
+        "jnz 2b\n\t"
+        : [n] "+r"(n)
+        : [loop] "r"(p->loop), [nr1] "r"(p->nr_first), [fd1] "r"(p->fd_first),
+          [nr2] "r"(p->nr_second), [fd2] "r"(p->fd_second), [byte] "r"(&p->byte)
+        : "rax", "rcx", "rdx", "rsi", "rdi", "r11", "memory", "cc");
+}
+
+static void pin_to_cpu0(void)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(0, &set);
+    sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* One window of n rounds, then the thread's count and the CPU's. */
+static int window(struct player *p, struct vertigo_counters *set, uint64_t n, unsigned int k)
+{
+    rounds(p, n);
+    return vertigo_counters_read_pair(set, 0, &p->count[k], &p->vcpu[k]);
+}
+
+static void *play(void *arg)
+{
+    struct player *p = arg;
+    struct vertigo_counters *set = NULL;
+    pin_to_cpu0();
+    p->err = vertigo_counters_open(p->events, &set);
+    if (!p->err)
+        p->err = vertigo_counters_start(set);
+    static const uint64_t scale[4] = { 1, 1, 2, 1 };    /* warm-up, R, 2R, tail */
+    for (unsigned int k = 0; !p->err && k < 4; k++)
+        p->err = window(p, set, k ? scale[k] * p->rounds : 1, k);
+    if (set && !p->err)
+        p->err = vertigo_counters_stop(set);
+    vertigo_counters_free(set);
+    return NULL;
+}
+
+static int stats(struct vertigo_ctr_stats *s)
+{
+    int fd = open(VERTIGO_DEV_PATH, O_RDWR);
+    int r = fd < 0 ? -1 : ioctl(fd, VERTIGO_IOC_CTR_STATS, s);
+    if (fd >= 0)
+        close(fd);
+    return r;
+}
+
+static void check_player(const struct player *p)
+{
+    char what[96], detail[160];
+    uint64_t r1 = p->count[1] - p->count[0], r2 = p->count[2] - p->count[1];
+    uint64_t want = p->rounds * (2ull * p->loop + ROUND_EXTRA);
+    snprintf(what, sizeof(what), "thread %s: instructions:u of R rounds exact", p->name);
+    snprintf(detail, sizeof(detail), "2R window %lu - R window %lu = %lu, known %lu",
+             (unsigned long)r2, (unsigned long)r1, (unsigned long)(r2 - r1),
+             (unsigned long)want);
+    check(r2 - r1 == want, what, detail);
+}
+
+static int run_count(uint64_t nrounds, unsigned int loop_a, unsigned int loop_b,
+                     const char *events_b)
+{
+    int a2b[2], b2a[2];
+    struct vertigo_ctr_stats s0, s1;
+    char detail[200];
+    if (pipe(a2b) || pipe(b2a) || stats(&s0)) {
+        check(0, "set-up (pipes, /dev/vertigo)", strerror(errno));
+        return 1;
+    }
+    struct player a = { "A", "instructions:u", loop_a, a2b[1], b2a[0], SYS_write, SYS_read,
+                        nrounds, { 0 }, { 0 }, 0, 'a' };
+    struct player b = { "B", events_b, loop_b, a2b[0], b2a[1], SYS_read, SYS_write,
+                        nrounds, { 0 }, { 0 }, 0, 'b' };
+    pthread_t ta, tb;
+    pin_to_cpu0();
+    pthread_create(&ta, NULL, play, &a);
+    pthread_create(&tb, NULL, play, &b);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    stats(&s1);
+    snprintf(detail, sizeof(detail), "A: %s, B: %s", vertigo_counters_strerror(a.err),
+             vertigo_counters_strerror(b.err));
+    check(!a.err && !b.err, "both threads opened, started, read and stopped their sets", detail);
+    if (a.err || b.err)
+        return 1;
+    check_player(&a);
+    check_player(&b);
+    uint64_t switches = s1.switches_in - s0.switches_in, programs = s1.programs - s0.programs;
+    bool same = !strcmp(events_b, "instructions:u");
+    if (same) {
+        uint64_t threads = (a.count[2] - a.count[1]) + (b.count[2] - b.count[1]);
+        uint64_t vcpu = a.vcpu[2] - a.vcpu[1];
+        snprintf(detail, sizeof(detail), "A %lu + B %lu = %lu, CPU %lu",
+                 (unsigned long)(a.count[2] - a.count[1]),
+                 (unsigned long)(b.count[2] - b.count[1]), (unsigned long)threads,
+                 (unsigned long)vcpu);
+        check(threads == vcpu, "same events: the threads' counts add up to the CPU's", detail);
+    }
+    snprintf(detail, sizeof(detail), "%lu switches in, %lu programs, %lu kernel reads",
+             (unsigned long)switches, (unsigned long)programs,
+             (unsigned long)(s1.vcpu_reads - s0.vcpu_reads));
+    if (same)
+        check(switches >= 6 * nrounds && programs <= 1,
+              "same events: no reprogramming hypercall at the switches", detail);
+    else
+        check(programs >= 6 * nrounds && programs <= switches + 2,
+              "different events: one reprogramming hypercall per switch", detail);
+    return failures != 0;
+}
+
+/* ---- Refusals ------------------------------------------------------------ */
+
+static void expect_error(int got, int want, const char *what)
+{
+    char detail[160];
+    snprintf(detail, sizeof(detail), "got \"%s\"", vertigo_counters_strerror(got));
+    check(got == want, what, detail);
+}
+
+struct foreign {
+    struct vertigo_counters *set;
+    int fd;
+    int read_err, start_err, mmap_errno, ioctl_errno;
+};
+
+/* Another thread tries the set through the library and the fd directly. */
+static void *intrude(void *arg)
+{
+    struct foreign *f = arg;
+    uint64_t v;
+    f->read_err = vertigo_counters_read(f->set, 0, &v);
+    f->start_err = vertigo_counters_start(f->set);
+    void *m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, f->fd, 0);
+    f->mmap_errno = m == MAP_FAILED ? errno : 0;
+    f->ioctl_errno = ioctl(f->fd, VERTIGO_IOC_CTR_START) < 0 ? errno : 0;
+    return NULL;
+}
+
+static void bad_foreign_thread(void)
+{
+    struct foreign f = { NULL, -1, 0, 0, 0, 0 };
+    struct vertigo_ctr_open req = { .events = "instructions:u" };
+    expect_error(vertigo_counters_open("instructions:u", &f.set), 0, "a set opens");
+    f.fd = open(VERTIGO_DEV_PATH, O_RDWR);
+    check(f.fd >= 0 && ioctl(f.fd, VERTIGO_IOC_CTR_OPEN, &req) == 0 && req.count == 1,
+          "a raw set opens on /dev/vertigo", strerror(errno));
+    void *w = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, f.fd, 0);
+    check(w == MAP_FAILED && errno == EINVAL, "a writable mapping of the page is refused",
+          w == MAP_FAILED ? strerror(errno) : "mapped");
+    pthread_t t;
+    pthread_create(&t, NULL, intrude, &f);
+    pthread_join(t, NULL);
+    expect_error(f.read_err, VERTIGO_CTR_ETHREAD, "another thread's read: wrong thread");
+    expect_error(f.start_err, VERTIGO_CTR_ETHREAD, "another thread's start: wrong thread");
+    check(f.mmap_errno == EPERM, "another thread cannot map the page (EPERM)",
+          strerror(f.mmap_errno));
+    check(f.ioctl_errno == EPERM, "another thread cannot start the set (EPERM)",
+          strerror(f.ioctl_errno));
+    close(f.fd);
+    expect_error(vertigo_counters_close(f.set), 0, "the set closes");
+    uint64_t v;
+    expect_error(vertigo_counters_read(f.set, 0, &v), VERTIGO_CTR_ECLOSED,
+                 "reading a closed set");
+    expect_error(vertigo_counters_start(f.set), VERTIGO_CTR_ECLOSED, "starting a closed set");
+    vertigo_counters_free(f.set);
+}
+
+static int run_bad(void)
+{
+    struct vertigo_counters *set = NULL;
+    expect_error(vertigo_counters_open("instructions:u,no-such-event", &set),
+                 VERTIGO_CTR_EUNKNOWN, "unknown event");
+    expect_error(vertigo_counters_open("cycles,instructions,ref-cycles,cycles:u,cycles:k", &set),
+                 VERTIGO_CTR_ETOOMANY, "more events than per-thread counters");
+    expect_error(vertigo_counters_open("exits:all", &set), VERTIGO_CTR_EUNSUPPORTED,
+                 "a software event");
+    expect_error(vertigo_counters_open("instructions:u", &set), 0, "a set opens");
+    uint64_t v;
+    expect_error(vertigo_counters_read(set, 1, &v), VERTIGO_CTR_EINDEX, "a counter past the set");
+    vertigo_counters_free(set);
+    bad_foreign_thread();
+    int64_t r = vertigo_hypercall1(VERTIGO_HC_PV_PAGE, 0x100000);
+    check(r == -VERTIGO_EPERM, "the page hypercall from user mode: EPERM", vertigo_strerror(r));
+    return failures != 0;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc >= 5 && !strcmp(argv[1], "count"))
+        return run_count(strtoull(argv[2], NULL, 0), (unsigned int)strtoul(argv[3], NULL, 0),
+                         (unsigned int)strtoul(argv[4], NULL, 0),
+                         argc > 5 ? argv[5] : "instructions:u");
+    if (argc == 2 && !strcmp(argv[1], "bad"))
+        return run_bad();
+    fprintf(stderr, "usage: pv_threads count ROUNDS LOOP_A LOOP_B [EVENTS_B] | pv_threads bad\n");
+    return 2;
+}

@@ -1,0 +1,64 @@
+/* The guest counter library's checks that need no Vertigo
+ * (guestlib/vertigo_counters.c, host-compiled): every bad event list gets
+ * its own code before any system call, a good one gets as far as "not
+ * running under Vertigo" here, bad handles are refused, and every code
+ * has its own text. */
+#include "guestlib/vertigo_counters.h"
+#include "tests/unit/unit.h"
+
+TEST(counters_open_refuses_bad_lists_specifically)
+{
+    static const struct { const char *events; int want; } cases[] = {
+        { "", VERTIGO_CTR_EEMPTY },
+        { "no-such-event", VERTIGO_CTR_EUNKNOWN },
+        { "instructions:u,bogus:k", VERTIGO_CTR_EUNKNOWN },
+        { "instructions:z", VERTIGO_CTR_EMODIFIER },
+        { "exits:all", VERTIGO_CTR_EUNSUPPORTED },
+        { "instructions:h", VERTIGO_CTR_EUNSUPPORTED },
+        { "cycles,instructions,ref-cycles,cycles:u,instructions:u", VERTIGO_CTR_ETOOMANY },
+        { "instructions:u,cycles", VERTIGO_CTR_ENOVERTIGO },  /* the host is no guest */
+    };
+    for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct vertigo_counters *set = (struct vertigo_counters *)&cases;
+        int e = vertigo_counters_open(cases[i].events, &set);
+        if (!CHECK_EQ((uint64_t)(int64_t)e, (uint64_t)(int64_t)cases[i].want))
+            printf("    events \"%s\"\n", cases[i].events);
+        CHECK(set == NULL);
+    }
+    char longest[VERTIGO_PV_EVENTS_MAX + 8];
+    memset(longest, 'c', sizeof(longest) - 1);
+    longest[sizeof(longest) - 1] = '\0';
+    struct vertigo_counters *set;
+    CHECK_EQ((uint64_t)(int64_t)vertigo_counters_open(longest, &set),
+             (uint64_t)(int64_t)VERTIGO_CTR_ETOOMANY);
+}
+
+TEST(counters_calls_refuse_bad_handles)
+{
+    struct vertigo_counters *set = NULL;
+    uint64_t v;
+    CHECK_EQ((uint64_t)(int64_t)vertigo_counters_open(NULL, &set), (uint64_t)(int64_t)VERTIGO_CTR_EARG);
+    CHECK_EQ((uint64_t)(int64_t)vertigo_counters_open("cycles", NULL), (uint64_t)(int64_t)VERTIGO_CTR_EARG);
+    CHECK_EQ((uint64_t)(int64_t)vertigo_counters_start(NULL), (uint64_t)(int64_t)VERTIGO_CTR_EARG);
+    CHECK_EQ((uint64_t)(int64_t)vertigo_counters_read(NULL, 0, &v), (uint64_t)(int64_t)VERTIGO_CTR_EARG);
+    /* memory that is not a set */
+    uint64_t junk[64] = { 0 };
+    CHECK_EQ((uint64_t)(int64_t)vertigo_counters_read((void *)junk, 0, &v),
+             (uint64_t)(int64_t)VERTIGO_CTR_EARG);
+    CHECK_EQ((uint64_t)(int64_t)vertigo_counters_close((void *)junk), (uint64_t)(int64_t)VERTIGO_CTR_EARG);
+    CHECK_EQ(vertigo_counters_count(NULL), 0);
+    CHECK(vertigo_counters_name(NULL, 0) == NULL);
+    vertigo_counters_free(NULL);
+}
+
+TEST(counters_every_code_has_its_text)
+{
+    for (int e = 0; e >= VERTIGO_CTR_EEMPTY; e--) {
+        const char *t = vertigo_counters_strerror(e);
+        CHECK(t && strcmp(t, "unknown error code") != 0);
+        for (int f = e + 1; f <= 0; f++)
+            CHECK(strcmp(t, vertigo_counters_strerror(f)) != 0);
+    }
+    CHECK_STR(vertigo_counters_strerror(VERTIGO_CTR_EEMPTY - 1), "unknown error code");
+    CHECK_STR(vertigo_counters_strerror(5), "unknown error code");
+}
