@@ -278,8 +278,40 @@ static void print_by_mode(FILE *out, const struct profile *p)
     free(per_event);
 }
 
-void report_write(FILE *out, const struct profile *p, const struct report_options *o)
+/* Whether a sample belongs to a process the log names (an identity the
+ * guest agent shipped): not "[unknown]", not Vertigo's own. */
+static bool names_processes(const struct profile *p)
 {
+    for (uint64_t i = 0; i < p->sample_count; i++) {
+        const char *comm = p->samples[i].process.comm;
+        if (*comm && strcmp(comm, SYM_COMM_UNKNOWN) && strcmp(comm, SYM_COMM_VERTIGO))
+            return true;
+    }
+    return false;
+}
+
+/* REPORT_SORT_DEFAULT made concrete: perf report's default keys
+ * comm,dso,sym when there is a process name to show, else samples. */
+static struct report_options resolve_sort(const struct profile *p, const struct report_options *o)
+{
+    struct report_options r = *o;
+    if (r.sort != REPORT_SORT_DEFAULT)
+        return r;
+    r.sort = REPORT_SORT_SAMPLES;
+    if (names_processes(p)) {
+        static const enum report_key perf_default[] = { REPORT_KEY_COMM, REPORT_KEY_DSO,
+                                                        REPORT_KEY_SYM };
+        r.sort = REPORT_SORT_KEYS;
+        r.key_count = sizeof(perf_default) / sizeof(perf_default[0]);
+        memcpy(r.keys, perf_default, sizeof(perf_default));
+    }
+    return r;
+}
+
+void report_write(FILE *out, const struct profile *p, const struct report_options *options)
+{
+    struct report_options sorted = resolve_sort(p, options);
+    const struct report_options *o = &sorted;
     struct report_table t;
     report_table_build(&t, p, o);
     uint8_t *modes = function_modes(p);
@@ -305,8 +337,9 @@ static void usage(FILE *out)
                  "                      [--vertigo-elf FILE] [--event E] [--comm C] [--pid P]\n"
                  "                      [--dso D] FILE|-\n%s"
                  "  --sort KEYS         rows by perf's keys: comm, pid, dso, sym (also command,\n"
-                 "                      shared_object, image, symbol), comma-combined; default\n"
-                 "                      samples: one row per image and function\n"
+                 "                      shared_object, image, symbol), comma-combined, or\n"
+                 "                      samples: one row per image and function; default\n"
+                 "                      comm,dso,sym when the log names processes, else samples\n"
                  "  --children          inclusive shares from call stacks (perf --children)\n"
                  "  --by-mode           add a table by domain, VCPU and mode\n"
                  "  --percent-limit P   hide rows below P percent\n",
@@ -412,6 +445,6 @@ static const struct profile_cli_command report_command = {
 
 int cmd_report(int argc, char **argv)
 {
-    struct report_options ro = { .sort = REPORT_SORT_SAMPLES };
+    struct report_options ro = { .sort = REPORT_SORT_DEFAULT };
     return profile_cli_run(&report_command, &ro, argc, argv);
 }

@@ -150,6 +150,9 @@ enum report_sort {
     REPORT_SORT_SYMBOL,          /* perf keys: keys[] = { sym } */
     REPORT_SORT_IMAGE,           /* perf keys: keys[] = { dso } */
     REPORT_SORT_KEYS,            /* perf keys: keys[0 .. key_count) */
+    REPORT_SORT_DEFAULT,         /* no --sort: perf's default comm,dso,sym when
+                                    the log names processes, else samples
+                                    (report_write decides) */
 };
 
 struct report_options {

@@ -18,7 +18,8 @@ unsigned int report_keys(const struct report_options *o, enum report_key keys[RE
     case REPORT_SORT_KEYS:
         memcpy(keys, o->keys, o->key_count * sizeof(keys[0]));
         return o->key_count;
-    case REPORT_SORT_SAMPLES: break;
+    case REPORT_SORT_SAMPLES:
+    case REPORT_SORT_DEFAULT: break;
     }
     keys[0] = REPORT_KEY_DSO;
     keys[1] = REPORT_KEY_SYM;
