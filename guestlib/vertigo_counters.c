@@ -95,6 +95,17 @@ static int check_events(const char *events, struct vertigo_counters *set)
     return 0;
 }
 
+int vertigo_counters_check(const char *events, unsigned int *count)
+{
+    struct vertigo_counters scratch;
+    if (!events)
+        return VERTIGO_CTR_EARG;
+    int e = check_events(events, &scratch);
+    if (!e && count)
+        *count = scratch.count;
+    return e;
+}
+
 static int ioctl_error(int err)
 {
     switch (err) {

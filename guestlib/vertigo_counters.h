@@ -56,6 +56,11 @@ struct vertigo_counters;
  * thread, stopped at 0. */
 int vertigo_counters_open(const char *events, struct vertigo_counters **out);
 
+/* The checks open makes of an event list before any system call: 0 and
+ * the number of events (*count, may be NULL), or the code open would
+ * return for it. */
+int vertigo_counters_check(const char *events, unsigned int *count);
+
 /* Start and stop the set's counting (counts keep their values between);
  * reset sets them to 0. */
 int vertigo_counters_start(struct vertigo_counters *set);

@@ -16,6 +16,10 @@
  *                                      a session around one command, of its
  *                                      process only (like perf record CMD):
  *                                      guestlib/vertigo_ctl_record.c
+ *   vertigo-ctl stat [-e LIST] -- CMD [ARG...]
+ *                                      per-thread counters around one
+ *                                      command (like perf stat CMD):
+ *                                      guestlib/vertigo_ctl_stat.c
  * start/stop are kernel-only hypercalls: they go through /dev/vertigo
  * (guestlib/kmod/vertigo.ko), which only root opens. Arguments are checked
  * here first (event names, period 1..2^48, rate 1..100000 Hz, depth
@@ -34,6 +38,7 @@
 #include <unistd.h>
 
 #include "guestlib/vertigo_ctl_record.h"
+#include "guestlib/vertigo_ctl_stat.h"
 #include "guestlib/vertigo_guest.h"
 #include "pmu/pmu_events.h"
 
@@ -51,7 +56,8 @@ static int usage(void)
                     "       vertigo-ctl start --event LIST --period N [--hz H] [--depth D]\n"
                     "                         [--call-graph fp|dwarf]\n"
                     "       vertigo-ctl start --hz H [--event LIST] [--depth D] | stop\n"
-                    "       vertigo-ctl record [-e LIST] [-c N | -F H] [-g] -- CMD [ARG...]\n");
+                    "       vertigo-ctl record [-e LIST] [-c N | -F H] [-g] -- CMD [ARG...]\n"
+                    "       vertigo-ctl stat [-e LIST] -- CMD [ARG...]\n");
     return 2;
 }
 
@@ -315,6 +321,8 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         return usage();
+    if (!strcmp(argv[1], "stat"))
+        return stat_main(argc - 2, argv + 2);
     int known = !strcmp(argv[1], "detect") || !strcmp(argv[1], "version") ||
                 !strcmp(argv[1], "verdict") || !strcmp(argv[1], "start") ||
                 !strcmp(argv[1], "stop") || !strcmp(argv[1], "record");

@@ -100,7 +100,8 @@ struct vertigo_process_list {
  *   if this Vertigo has no paravirtual counters, ENOMEM.
  * CTR_START, CTR_STOP: the thread's counts advance between the two.
  * CTR_RESET: the counts restart at 0 (started or not).
- * CTR_READ: the exact counts now (values[i], i < count): the fallback.
+ * CTR_READ: the exact counts now (values[i], i < count): the fallback;
+ *   once the thread exited, anyone holding the fd may read its final counts.
  * CTR_STATS: the module's switch figures, for benchmarks and tests.
  * Requests without a set get ENOENT. mmap(count pages, PROT_READ, offset
  * 0): counter i's page (struct vertigo_thread_page) at page i, read-only,

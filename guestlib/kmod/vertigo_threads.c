@@ -55,6 +55,7 @@ struct vt_thread {
 	struct page *pages[VERTIGO_PV_COUNTERS_MAX];
 	bool notifier_on;                       /* pn is on owner's list */
 	bool closed;                            /* fd released before the owner exited */
+	bool exited;                            /* the owner exited: the counts are final */
 	int error;                              /* a CPU refused the events at a switch-in */
 };
 
@@ -190,6 +191,7 @@ static void vt_exit_probe(void *data, struct task_struct *p)
 		if (t->owner != current)
 			continue;
 		vt_detach_current(t);
+		t->exited = true;
 		if (t->closed)
 			list_move(&t->node, &dead);
 	}
@@ -331,12 +333,15 @@ static long vt_stats(struct vertigo_ctr_stats __user *uarg)
 	return copy_to_user(uarg, &s, sizeof(s)) ? -EFAULT : 0;
 }
 
-/* The set of f, if the caller is its thread: NULL and *err otherwise. */
-static struct vt_thread *vt_own(struct file *f, long *err)
+/* The set of f, if the caller is its thread: NULL and *err otherwise.
+ * Once the thread exited anyone holding the fd may read its final
+ * counts (vertigo-ctl stat reads its command's). */
+static struct vt_thread *vt_own(struct file *f, unsigned int cmd, long *err)
 {
 	struct vt_thread *t = f->private_data;
+	bool final_read = t && cmd == VERTIGO_IOC_CTR_READ && READ_ONCE(t->exited);
 
-	*err = !t ? -ENOENT : t->owner != current ? -EPERM : 0;
+	*err = !t ? -ENOENT : t->owner != current && !final_read ? -EPERM : 0;
 	return *err ? NULL : t;
 }
 
@@ -350,7 +355,7 @@ long vertigo_ctr_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 		return vt_open(f, uarg);
 	if (cmd == VERTIGO_IOC_CTR_STATS)
 		return vt_stats(uarg);
-	t = vt_own(f, &err);
+	t = vt_own(f, cmd, &err);
 	if (!t)
 		return cmd >= VERTIGO_IOC_CTR_START && cmd <= VERTIGO_IOC_CTR_READ ? err : -ENOTTY;
 	switch (cmd) {
@@ -375,7 +380,7 @@ static void vt_set_vma_flags(struct vm_area_struct *vma)
 int vertigo_ctr_mmap(struct file *f, struct vm_area_struct *vma)
 {
 	long err;
-	struct vt_thread *t = vt_own(f, &err);
+	struct vt_thread *t = vt_own(f, 0, &err);
 
 	if (!t)
 		return (int)err;

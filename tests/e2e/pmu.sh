@@ -10,7 +10,8 @@
 # statistics, and the backend in the log header; in the same boot,
 # per-thread counters (tests/guest/scenarios/threads: two threads on one
 # CPU exact and adding up to the CPU's count, the library's and the
-# module's refusals, bad counter pages from kernel mode). A second boot with two
+# module's refusals, vertigo-ctl stat, bad counter pages from kernel
+# mode). A second boot with two
 # CPUs checks the per-mode counts on each VCPU (see its comment), a third
 # the guest's own virtual PMU (pmu.guest=on).
 #
@@ -63,6 +64,10 @@ for what in "unknown event" "more events than per-thread counters" "a software e
             "the page hypercall from user mode: EPERM"; do
     expect_line $RUN "threads: refused: $what" "^pv_threads: PASS: $what"
 done
+expect_line $RUN "threads: vertigo-ctl stat: instructions:u of 2N - N iterations exact" \
+    '^stat: PASS: instructions:u of 2N - N iterations exact'
+expect_line $RUN "threads: vertigo-ctl stat: an unknown event refused" \
+    '^stat: PASS: an unknown event refused with status 2'
 expect_line $RUN "threads: bad counter pages from kernel mode get their errors" \
     '^vertigo_probe: pvpage: [1-9][0-9]* passed, 0 failed'
 expect_no_line $RUN "threads: no check failed" '^(pv_threads|vertigo_probe): .*FAIL'

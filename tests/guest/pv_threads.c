@@ -3,6 +3,7 @@
  *
  *   pv_threads count ROUNDS LOOP_A LOOP_B [EVENTS_B]
  *   pv_threads bad
+ *   pv_threads spin N
  *
  * count: threads A and B, pinned to CPU 0, ping-pong through two pipes;
  * in each round a thread makes one system call on a pipe, runs its own
@@ -20,6 +21,9 @@
  * bad: the specific refusals (unknown event, too many, closed set, a set
  * or its page used by another thread, a writable mapping, the page
  * hypercall from user mode).
+ * spin: N iterations of DEC, JNZ and nothing else printed (a command of
+ * known count for vertigo-ctl stat: 2N + 1 instructions after its
+ * start-up code).
  * Prints "pv_threads: PASS: ..." or "pv_threads: FAIL: ..." per check and
  * "reason: ..." after a failure; exit status 1 if one failed. */
 #define _GNU_SOURCE
@@ -64,6 +68,7 @@ struct player {
     int nr_first, nr_second;
     uint64_t rounds;
     uint64_t count[4], vcpu[4]; /* at the ends of the windows of 1, R, 2R rounds */
+    uint64_t read_cost;         /* instructions:u between two reads back to back */
     int err;
     uint8_t byte;
 };
@@ -121,6 +126,10 @@ static void *play(void *arg)
     static const uint64_t scale[4] = { 1, 1, 2, 1 };    /* warm-up, R, 2R, tail */
     for (unsigned int k = 0; !p->err && k < 4; k++)
         p->err = window(p, set, k ? scale[k] * p->rounds : 1, k);
+    uint64_t r0 = 0, r1 = 0;
+    if (!p->err && !(p->err = vertigo_counters_read(set, 0, &r0)))
+        p->err = vertigo_counters_read(set, 0, &r1);
+    p->read_cost = r1 - r0;
     if (set && !p->err)
         p->err = vertigo_counters_stop(set);
     vertigo_counters_free(set);
@@ -158,10 +167,12 @@ static int run_count(uint64_t nrounds, unsigned int loop_a, unsigned int loop_b,
         check(0, "set-up (pipes, /dev/vertigo)", strerror(errno));
         return 1;
     }
-    struct player a = { "A", "instructions:u", loop_a, a2b[1], b2a[0], SYS_write, SYS_read,
-                        nrounds, { 0 }, { 0 }, 0, 'a' };
-    struct player b = { "B", events_b, loop_b, a2b[0], b2a[1], SYS_read, SYS_write,
-                        nrounds, { 0 }, { 0 }, 0, 'b' };
+    struct player a = { .name = "A", .events = "instructions:u", .loop = loop_a,
+                        .fd_first = a2b[1], .fd_second = b2a[0], .nr_first = SYS_write,
+                        .nr_second = SYS_read, .rounds = nrounds, .byte = 'a' };
+    struct player b = { .name = "B", .events = events_b, .loop = loop_b,
+                        .fd_first = a2b[0], .fd_second = b2a[1], .nr_first = SYS_read,
+                        .nr_second = SYS_write, .rounds = nrounds, .byte = 'b' };
     pthread_t ta, tb;
     pin_to_cpu0();
     pthread_create(&ta, NULL, play, &a);
@@ -176,6 +187,8 @@ static int run_count(uint64_t nrounds, unsigned int loop_a, unsigned int loop_b,
         return 1;
     check_player(&a);
     check_player(&b);
+    printf("pv_threads: a read from user mode: %lu user instructions, 1 VM exit, no system call\n",
+           (unsigned long)a.read_cost);
     uint64_t switches = s1.switches_in - s0.switches_in, programs = s1.programs - s0.programs;
     bool same = !strcmp(events_b, "instructions:u");
     if (same) {
@@ -275,6 +288,15 @@ static int run_bad(void)
     return failures != 0;
 }
 
+static int spin(uint64_t n)
+{
+    __asm__ volatile("1:\n\t"
+                     "dec %[n]\n\t"
+                     "jnz 1b\n\t"
+                     : [n] "+r"(n) : : "cc");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -284,6 +306,8 @@ int main(int argc, char **argv)
                          argc > 5 ? argv[5] : "instructions:u");
     if (argc == 2 && !strcmp(argv[1], "bad"))
         return run_bad();
+    if (argc == 3 && !strcmp(argv[1], "spin") && strtoull(argv[2], NULL, 0))
+        return spin(strtoull(argv[2], NULL, 0));
     fprintf(stderr, "usage: pv_threads count ROUNDS LOOP_A LOOP_B [EVENTS_B] | pv_threads bad\n");
     return 2;
 }

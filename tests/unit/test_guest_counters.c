@@ -62,3 +62,14 @@ TEST(counters_every_code_has_its_text)
     CHECK_STR(vertigo_counters_strerror(VERTIGO_CTR_EEMPTY - 1), "unknown error code");
     CHECK_STR(vertigo_counters_strerror(5), "unknown error code");
 }
+
+TEST(counters_check_names_the_count_or_the_error)
+{
+    unsigned int n = 0;
+    CHECK_EQ(vertigo_counters_check("instructions:u,cycles:k,ref-cycles", &n), 0);
+    CHECK_EQ(n, 3);
+    CHECK_EQ((uint64_t)(int64_t)vertigo_counters_check("cycles,bogus", &n),
+             (uint64_t)(int64_t)VERTIGO_CTR_EUNKNOWN);
+    CHECK_EQ((uint64_t)(int64_t)vertigo_counters_check(NULL, &n), (uint64_t)(int64_t)VERTIGO_CTR_EARG);
+    CHECK_EQ(vertigo_counters_check("cycles", NULL), 0);
+}
