@@ -4,11 +4,11 @@ LOG_PORTABLE_SRCS := vmm/log_crc.c vmm/log_varint.c vmm/log_encode.c vmm/log_rin
 # The checksum is the hypervisor's own code (vmm/log_crc.c: the SSE4.2
 # CRC32 instruction where the CPU has it), not a host variant.
 LOGDEC_SRCS := host-tools/logdec.c host-tools/logdec_fields.c host-tools/log_text.c \
-               vmm/log_crc.c
+               host-tools/guest_pmu_text.c vmm/log_crc.c
 
 TOOLS += vertigo
 tool_vertigo_SRCS := host-tools/vertigo.c host-tools/cmd_run.c host-tools/cmd_decode.c host-tools/cmd_stats.c \
-                     host-tools/log_input.c $(LOGDEC_SRCS)
+                     host-tools/stats_guest_pmu.c host-tools/log_input.c $(LOGDEC_SRCS)
 
 # `vertigo run` looks for host-tools/vertigo-run in this tree last.
 $(BUILD)/tool/host-tools/cmd_run.c.o: TOOL_CFLAGS += -DVERTIGO_SOURCE_DIR='"$(CURDIR)"'
@@ -19,7 +19,7 @@ tool_log-fixture-gen_SRCS := tests/fixtures/log/gen_fixtures.c tests/unit/test_l
                              $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS))
 
 HEADERS_HOST += host-tools/logdec.h host-tools/log_text.h host-tools/log_input.h \
-                host-tools/vertigo.h
+                host-tools/vertigo.h host-tools/guest_pmu_text.h host-tools/stats_guest_pmu.h
 
 # Decoder throughput and encoded sizes (optimized, no sanitizers).
 BENCH_TARGETS += bench-log
@@ -33,10 +33,12 @@ bench-log: $(BUILD)/bench/bench-log
 
 # Unit tests of the log (tests/unit/test_log_*.c).
 LOG_TEST_SRCS := tests/unit/test_log_util.c $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS))
-UNIT_TESTS += log_format log_property log_ring log_corrupt log_golden log_ranges
+UNIT_TESTS += log_format log_property log_ring log_corrupt log_golden log_ranges log_guest_pmu
 unit_log_format_SRCS := tests/unit/test_log_format.c $(LOG_TEST_SRCS)
 unit_log_property_SRCS := tests/unit/test_log_property.c $(LOG_TEST_SRCS)
 unit_log_ring_SRCS := tests/unit/test_log_ring.c $(LOG_TEST_SRCS)
 unit_log_corrupt_SRCS := tests/unit/test_log_corrupt.c $(LOG_TEST_SRCS)
 unit_log_golden_SRCS := tests/unit/test_log_golden.c $(LOG_TEST_SRCS)
 unit_log_ranges_SRCS := tests/unit/test_log_ranges.c $(LOG_TEST_SRCS)
+unit_log_guest_pmu_SRCS := tests/unit/test_log_guest_pmu.c host-tools/stats_guest_pmu.c \
+                           $(LOG_TEST_SRCS)

@@ -3,6 +3,8 @@
 
 #include <inttypes.h>
 
+#include "host-tools/guest_pmu_text.h"
+
 static const char *name_or_null(const char *const *names, size_t count, uint8_t v)
 {
     return v < count ? names[v] : NULL;
@@ -145,6 +147,21 @@ static void put_event_desc(FILE *out, const struct log_event_desc *ed)
     log_text_quoted(out, ed->name, ed->len);
 }
 
+static void put_guest_pmu_prog(FILE *out, const struct log_guest_pmu_prog *gp)
+{
+    char counter[GUEST_PMU_TEXT_MAX], event[GUEST_PMU_TEXT_MAX];
+    guest_pmu_counter_text(gp->counter, counter);
+    guest_pmu_event_text(gp->counter, gp->control, event);
+    fprintf(out, " dom=%u vcpu=%u counter=%s control=0x%" PRIx64 " event=\"%s\"", gp->domain,
+            gp->vcpu, counter, gp->control, event);
+}
+
+static void put_guest_pmi(FILE *out, const struct log_guest_pmi *pmi)
+{
+    fprintf(out, " dom=%u vcpu=%u status=0x%" PRIx64, pmi->domain, pmi->vcpu, pmi->status);
+    put_enum(out, "delivery", guest_pmu_delivery_name(pmi->delivery), pmi->delivery);
+}
+
 static void put_fields(FILE *out, const struct logdec_record *r)
 {
     switch (r->type) {
@@ -177,6 +194,8 @@ static void put_fields(FILE *out, const struct logdec_record *r)
         fprintf(out, " event=%u period=%" PRIu64, r->u.event_period.event,
                 r->u.event_period.period);
         break;
+    case LOG_REC_GUEST_PMU_PROG: put_guest_pmu_prog(out, &r->u.guest_pmu_prog); break;
+    case LOG_REC_GUEST_PMI:  put_guest_pmi(out, &r->u.guest_pmi); break;
     default:                 fprintf(out, " len=%u", r->raw_len); break;
     }
 }

@@ -447,6 +447,8 @@ const char *logdec_type_name(uint8_t type)
         [LOG_REC_EVENT_DESC] = "event-desc",
         [LOG_REC_EVENT_PERIOD] = "event-period",
         [LOG_REC_USER_STACK] = "user-stack",
+        [LOG_REC_GUEST_PMU_PROG] = "guest-pmu-prog",
+        [LOG_REC_GUEST_PMI] = "guest-pmi",
     };
     return type < LOG_REC_TYPE_COUNT && names[type] ? names[type] : NULL;
 }

@@ -195,6 +195,25 @@ static void parse_user_stack(struct field_reader *f, struct log_user_stack *us)
     need(f, us->len <= LOG_USER_STACK_MAX);
 }
 
+static void parse_guest_pmu_prog(struct field_reader *f, struct log_guest_pmu_prog *gp)
+{
+    gp->domain = get_u32(f);
+    gp->vcpu = get_u32(f);
+    gp->counter = get_byte(f);
+    gp->control = get_u64(f);
+    need(f, gp->counter < LOG_GUEST_COUNTER_LIMIT &&
+            gp->control <= LOG_GUEST_CONTROL_MAX(gp->counter));
+}
+
+static void parse_guest_pmi(struct field_reader *f, struct log_guest_pmi *pmi)
+{
+    pmi->domain = get_u32(f);
+    pmi->vcpu = get_u32(f);
+    pmi->status = get_u64(f);
+    pmi->delivery = get_byte(f);
+    need(f, pmi->delivery < LOG_GUEST_PMI_DELIVERY_COUNT);
+}
+
 static void parse_known(struct field_reader *f, struct logdec_record *r)
 {
     switch (r->type) {
@@ -216,6 +235,8 @@ static void parse_known(struct field_reader *f, struct logdec_record *r)
     case LOG_REC_EVENT_DESC: parse_event_desc(f, &r->u.event_desc); break;
     case LOG_REC_EVENT_PERIOD: parse_event_period(f, &r->u.event_period); break;
     case LOG_REC_USER_STACK: parse_user_stack(f, &r->u.user_stack); break;
+    case LOG_REC_GUEST_PMU_PROG: parse_guest_pmu_prog(f, &r->u.guest_pmu_prog); break;
+    case LOG_REC_GUEST_PMI:  parse_guest_pmi(f, &r->u.guest_pmi); break;
     default: break;
     }
 }

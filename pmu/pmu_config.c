@@ -6,6 +6,7 @@
 #include "pmu/pmu_log_desc.h"
 #include "pmu/pmu_mux.h"
 #include "pmu/pmu_probe.h"
+#include "pmu/vpmu_options.h"
 #include "vmm/cmdline.h"
 #include "vmm/console.h"
 #include "vmm/hv_cmdline.h"
@@ -54,24 +55,19 @@ static bool read_traps(const char *cmdline)
     return strcmp(value, "off") != 0;
 }
 
-/* pmu.guest=on|off (default off): a virtual PMU for the guest. Only the
- * software backend offers one yet. */
-static bool read_guest_pmu(const char *cmdline, enum pmu_session_backend backend)
+/* Why the run's backend offers the guest no virtual PMU (NULL: it does). */
+static const char *guest_pmu_why_not(enum pmu_session_backend backend)
 {
-    char value[OPTION_MAX];
-    if (!cmdline_get(cmdline, "pmu.guest", value, sizeof(value)) || strcmp(value, "off") == 0)
-        return false;
-    if (strcmp(value, "on") != 0) {
-        printk("pmu: warning: bad option pmu.guest=%s (on, off); using off\n", value);
-        return false;
+    switch (backend) {
+    case PMU_SESSION_SOFT:
+        return NULL;
+    case PMU_SESSION_HW:
+        return "only the software backend offers one yet (sharing the hardware counters "
+               "with the guest is not built)";
+    case PMU_SESSION_NONE:
+        break;
     }
-    if (backend != PMU_SESSION_SOFT) {
-        printk("pmu: pmu.guest=on: only the software backend offers the guest a PMU yet; "
-               "the guest gets none\n");
-        return false;
-    }
-    printk("pmu: the guest gets a virtual PMU (version 2, 4 + 3 counters)\n");
-    return true;
+    return "no PMU backend runs";
 }
 
 static void announce_backend(enum pmu_choice choice)
@@ -187,7 +183,10 @@ void pmu_config_ensure(void)
     if (c->tsc_counts_instructions)
         pmu_arch_timer_entry_ticks(BOCHS_ENTRY_TIMER_TICKS);
     announce_backend(choice);
-    c->guest_pmu = read_guest_pmu(cmdline, c->backend);
+    struct vpmu_options guest = vpmu_options_read(cmdline, guest_pmu_why_not(c->backend));
+    c->guest_pmu = guest.on;
+    c->guest_gp_counters = guest.gp_counters;
+    c->guest_fixed_counters = guest.fixed_counters;
     parse_events(cmdline);
     c->configured = true;
 }

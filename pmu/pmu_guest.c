@@ -12,7 +12,8 @@ static struct vpmu_config offered(void)
     uint32_t events = 1u << VPMU_EV_CYCLES | 1u << VPMU_EV_REF_CYCLES;
     if (pmu_config.tsc_counts_instructions)
         events |= 1u << VPMU_EV_INSTRUCTIONS;
-    return (struct vpmu_config){ VPMU_MAX_GP, VPMU_MAX_FIXED, events };
+    return (struct vpmu_config){ pmu_config.guest_gp_counters, pmu_config.guest_fixed_counters,
+                                 events };
 }
 
 void pmu_guest_start(struct vcpu *v)

@@ -4,6 +4,7 @@
 #include "pmu/pmu_loop.h"
 
 #include "pmu/pmu_guest.h"
+#include "pmu/pmu_guest_log.h"
 #include "pmu/pmu_run.h"
 #include "pmu/pmu_session.h"
 #include "pmu/pmu_step.h"
@@ -22,6 +23,7 @@ void pmu_before_entry(struct vcpu *v)
 {
     sample_before_entry(v);
     pmu_run_before_entry(v);
+    pmu_guest_log_pmis(v);
 }
 
 void pmu_after_exit(struct vcpu *v, uint64_t guest_ticks)
@@ -56,6 +58,7 @@ bool pmu_exit_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
     if (!pmu_guest_wrmsr(v, msr, value))
         return false;
     pmu_run_modes_changed(v);
+    pmu_guest_log_programming(v);
     return true;
 }
 
@@ -77,6 +80,8 @@ bool pmu_nmi_root(const struct trap_frame *frame)
 void pmu_domain_stopping(const struct domain *d)
 {
     pmu_run_domain_end(d);
+    for (unsigned int i = 0; i < d->vcpu_count; i++)
+        pmu_guest_log_domain_end(&d->vcpus[i]);
 }
 
 void pmu_domain_report(const struct domain *d)

@@ -72,8 +72,8 @@ static void read_counts(const struct vcpu *v, uint64_t *counts)
 void pmu_mux_vcpu_start(struct vcpu *v)
 {
     uint64_t counts[MUX_ROW_EVENTS_MAX];
-    if (!pmu_config.mux || !v->pmu.counting)
-        return;
+    if (!pmu_config.mux || !pmu_config.has_events || !v->pmu.counting)
+        return;                 /* no session, or it was refused */
     read_counts(v, counts);
     mux_row_begin(&v->pmu.mux, &pmu_config.mux_cfg, counts, pmu_arch_tsc());
     v->pmu.mux_on = true;

@@ -69,17 +69,21 @@ void pmu_run_vcpu_start(struct vcpu *v)
      * counting session. */
     if (!pmu_config.has_events && !v->pmu.guest_pmu)
         return;
+    /* A session the command line asked for but that was refused (its
+     * events or its multiplexing schedule) leaves its list behind: none. */
+    static const struct pmu_event_list no_events;
+    const struct pmu_event_list *list = pmu_config.has_events ? &pmu_config.list : &no_events;
     uint64_t periods[PMU_EVENT_LIST_MAX];
     for (unsigned int i = 0; i < PMU_EVENT_LIST_MAX; i++)
         periods[i] = pmu_config.period;
-    enum pmu_status st = pmu_run_program(v, &pmu_config.list, periods);
+    enum pmu_status st = pmu_run_program(v, list, periods);
     if (st != PMU_OK) {
         printk("pmu: vcpu %u: no counting: %s\n", v->id, pmu_status_text(st));
         v->pmu.be.ops = NULL;
         return;
     }
     v->pmu.counting = true;
-    v->pmu.count_events = pmu_config.list.count;
+    v->pmu.count_events = list->count;
     pmu_mux_vcpu_start(v);
 }
 

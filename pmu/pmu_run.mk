@@ -14,9 +14,14 @@ PMU_RUN_SRCS := pmu/pmu_config.c pmu/pmu_cpu.c pmu/pmu_pmi.c pmu/pmu_run.c pmu/p
 HV_SRCS    += $(PMU_RUN_SRCS)
 HEADERS_HV += $(PMU_RUN_HEADERS) boot/percpu_step.h vmm/pmu_hooks.h
 
+# The guest's virtual PMU: its options and its records in the log.
+PMU_GUEST_SRCS := pmu/pmu_guest_log.c pmu/vpmu_options.c
+HV_SRCS    += $(PMU_GUEST_SRCS)
+HEADERS_HV += pmu/pmu_guest_log.h pmu/vpmu_options.h
+
 UNIT_TESTS += pmu_policy
 unit_pmu_policy_SRCS := tests/unit/test_pmu_policy.c tests/unit/fake_pmu_arch.c \
-                        tests/unit/pmu_model.c $(PMU_RUN_SRCS) pmu/pmu_report.c \
+                        tests/unit/pmu_model.c $(PMU_RUN_SRCS) $(PMU_GUEST_SRCS) pmu/pmu_report.c \
                         pmu/pmu_session.c pmu/pmu_hw.c pmu/pmu_soft.c pmu/pmu_events.c \
                         pmu/pmu_ctx.c pmu/swevents.c pmu/pmu_log_desc.c vmm/exit_stats.c \
                         pmu/vpmu_regs.c pmu/vpmu_count.c pmu/mux.c pmu/mux_row.c \

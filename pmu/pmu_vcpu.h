@@ -11,6 +11,13 @@
 #include "pmu/pmu.h"
 #include "pmu/pmu_pv.h"
 #include "pmu/vpmu.h"
+#include "pmu/vpmu_prog.h"
+
+/* What the log was told of the guest's virtual PMU (pmu/pmu_guest_log.c). */
+struct pmu_guest_log_state {
+    struct vpmu_prog_seen seen;                     /* programmings logged */
+    uint64_t pmis[LOG_GUEST_PMI_DELIVERY_COUNT];    /* PMIs logged, by delivery */
+};
 
 struct vcpu_pmu {
     struct pmu_ctx ctx;
@@ -36,6 +43,7 @@ struct vcpu_pmu {
     /* The guest's own virtual PMU (pmu/pmu_guest.c), pmu.guest=on */
     bool guest_pmu;
     struct vpmu guest;
+    struct pmu_guest_log_state guest_log;
     uint64_t guest_pmis_unsupported;    /* PMIs for an LVTPC not in NMI mode */
     /* Paravirtual counters (pmu/pmu_pv.h; hypercalls in pmu/pmu_hypercalls.c) */
     struct pmu_pv pv;

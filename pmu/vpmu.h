@@ -51,7 +51,7 @@ enum vpmu_arch_event {
 enum vpmu_mode { VPMU_USER, VPMU_KERNEL };
 
 struct vpmu_config {
-    unsigned int gp_counters;       /* 1..VPMU_MAX_GP */
+    unsigned int gp_counters;       /* 0..VPMU_MAX_GP */
     unsigned int fixed_counters;    /* 0..VPMU_MAX_FIXED */
     uint32_t available;             /* bit e: event e (enum vpmu_arch_event) counts */
 };

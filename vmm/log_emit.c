@@ -67,3 +67,14 @@ bool log_emit_user_stack(struct log_ring *ring, uint64_t tsc, const struct log_u
 {
     LOG_EMIT_BODY(ring, tsc, LOG_REC_USER_STACK, log_encode_user_stack, us);
 }
+
+bool log_emit_guest_pmu_prog(struct log_ring *ring, uint64_t tsc,
+                             const struct log_guest_pmu_prog *gp)
+{
+    LOG_EMIT_BODY(ring, tsc, LOG_REC_GUEST_PMU_PROG, log_encode_guest_pmu_prog, gp);
+}
+
+bool log_emit_guest_pmi(struct log_ring *ring, uint64_t tsc, const struct log_guest_pmi *pmi)
+{
+    LOG_EMIT_BODY(ring, tsc, LOG_REC_GUEST_PMI, log_encode_guest_pmi, pmi);
+}

@@ -23,5 +23,8 @@ bool log_emit_pmu_totals(struct log_ring *ring, uint64_t tsc, const struct log_p
 bool log_emit_event_desc(struct log_ring *ring, uint64_t tsc, const struct log_event_desc *ed);
 bool log_emit_event_period(struct log_ring *ring, uint64_t tsc, const struct log_event_period *ep);
 bool log_emit_user_stack(struct log_ring *ring, uint64_t tsc, const struct log_user_stack *us);
+bool log_emit_guest_pmu_prog(struct log_ring *ring, uint64_t tsc,
+                             const struct log_guest_pmu_prog *gp);
+bool log_emit_guest_pmi(struct log_ring *ring, uint64_t tsc, const struct log_guest_pmi *pmi);
 
 #endif

@@ -193,6 +193,27 @@ size_t log_encode_event_period(uint8_t *out, const struct log_event_period *ep)
     return (size_t)(put_varint(p, ep->period) - out);
 }
 
+size_t log_encode_guest_pmu_prog(uint8_t *out, const struct log_guest_pmu_prog *gp)
+{
+    if (gp->counter >= LOG_GUEST_COUNTER_LIMIT || gp->control > LOG_GUEST_CONTROL_MAX(gp->counter))
+        return 0;
+    uint8_t *p = put_varint(out, gp->domain);
+    p = put_varint(p, gp->vcpu);
+    *p++ = gp->counter;
+    return (size_t)(put_varint(p, gp->control) - out);
+}
+
+size_t log_encode_guest_pmi(uint8_t *out, const struct log_guest_pmi *pmi)
+{
+    if (pmi->delivery >= LOG_GUEST_PMI_DELIVERY_COUNT)
+        return 0;
+    uint8_t *p = put_varint(out, pmi->domain);
+    p = put_varint(p, pmi->vcpu);
+    p = put_varint(p, pmi->status);
+    *p++ = pmi->delivery;
+    return (size_t)(p - out);
+}
+
 void log_encode_stream_header(uint8_t out[LOG_STREAM_HEADER_SIZE],
                               const struct log_stream_info *info)
 {

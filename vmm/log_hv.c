@@ -38,7 +38,8 @@
                              (1u << LOG_REC_LIFECYCLE) | (1u << LOG_REC_SYMBOLS) | \
                              (1u << LOG_REC_CONFIG) | (1u << LOG_REC_LOSS) | \
                              (1u << LOG_REC_PMU_TOTALS) | (1u << LOG_REC_EVENT_DESC) | \
-                             (1u << LOG_REC_EVENT_PERIOD) | (1u << LOG_REC_USER_STACK))
+                             (1u << LOG_REC_EVENT_PERIOD) | (1u << LOG_REC_USER_STACK) | \
+                             (1u << LOG_REC_GUEST_PMU_PROG) | (1u << LOG_REC_GUEST_PMI))
 
 _Static_assert(LOG_HV_BLOCK_BYTES >= LOG_RING_READ_MIN, "staging holds a block");
 _Static_assert(LOG_HV_BLOCK_BYTES >= LOG_STREAM_HEADER_SIZE, "staging holds the header");

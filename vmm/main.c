@@ -34,6 +34,7 @@ static struct page_allocator page_allocator;
 static const char *const known_options[] = {
     "console", "debugcon", "guest", "selftest", "pmu", "log",
     "pmu.events", "pmu.step", "pmu.period", "pmu.traps", "pmu.guest",
+    "pmu.guest.gp", "pmu.guest.fixed",
     "pmu.soft.counters", "pmu.interval", "pmu.subinterval",
     "sample.events", "sample.period", "sample.depth", "sample.hz", "sample.user_stack", NULL,
 };

@@ -113,7 +113,9 @@ enum log_record_type {
     LOG_REC_EVENT_DESC = 10,  /* name and code of an event id */
     LOG_REC_EVENT_PERIOD = 11, /* what one sample of an event id stands for */
     LOG_REC_USER_STACK = 12,  /* user registers and stack bytes of the next samples */
-    LOG_REC_TYPE_COUNT = 13,  /* one past the last known type */
+    LOG_REC_GUEST_PMU_PROG = 13,  /* a guest counter's new programming (virtual PMU) */
+    LOG_REC_GUEST_PMI  = 14,  /* a PMI of a guest's virtual PMU */
+    LOG_REC_TYPE_COUNT = 15,  /* one past the last known type */
 };
 
 #define LOG_VARINT_MAX       10u    /* bytes of a 64-bit LEB128 varint */
@@ -306,6 +308,43 @@ struct log_user_stack {
     uint32_t len;            /* <= LOG_USER_STACK_MAX */
 };
 
+/* The guest's own virtual PMU (pmu.guest=on). A counter is named by its
+ * IA32_PERF_GLOBAL_STATUS bit: general-purpose counter k is k (< 32),
+ * fixed counter j is 32 + j (< 48). */
+#define LOG_GUEST_COUNTER_FIXED 32u
+#define LOG_GUEST_COUNTER_LIMIT 48u
+/* The largest control a counter's programming can have (see below). */
+#define LOG_GUEST_CONTROL_MAX(counter) \
+    ((counter) < LOG_GUEST_COUNTER_FIXED ? 0xffffffffull : 0xfull)
+
+/* A counter of the guest's virtual PMU was enabled to count something the
+ * VCPU had not programmed on it before (a programming seen already, e.g.
+ * at every context switch of a counted thread, is not logged again; a
+ * VCPU logs at most a bounded number of them, docs/log-format.md). */
+struct log_guest_pmu_prog {
+    uint32_t domain;
+    uint32_t vcpu;
+    uint8_t counter;         /* see LOG_GUEST_COUNTER_FIXED */
+    uint64_t control;        /* general-purpose: IA32_PERFEVTSELk as written
+                                (bits 31:0); fixed: the counter's 4-bit field of
+                                IA32_FIXED_CTR_CTRL (bit 0 OS, 1 USR, 3 PMI) */
+};
+
+/* How a PMI of the guest's virtual PMU went, by the guest's LVTPC. */
+enum log_guest_pmi_delivery {
+    LOG_GUEST_PMI_NMI    = 0,   /* injected as an NMI (LVTPC in NMI mode) */
+    LOG_GUEST_PMI_VECTOR = 1,   /* LVTPC asked for a fixed vector: not delivered */
+    LOG_GUEST_PMI_MASKED = 2,   /* LVTPC masked: lost, as on hardware */
+    LOG_GUEST_PMI_DELIVERY_COUNT = 3,
+};
+
+struct log_guest_pmi {
+    uint32_t domain;
+    uint32_t vcpu;
+    uint64_t status;         /* the guest's IA32_PERF_GLOBAL_STATUS after the overflow */
+    uint8_t delivery;        /* enum log_guest_pmi_delivery */
+};
+
 union log_record_value {
     struct log_console console;
     struct log_sample sample;
@@ -319,6 +358,8 @@ union log_record_value {
     struct log_event_desc event_desc;
     struct log_event_period event_period;
     struct log_user_stack user_stack;
+    struct log_guest_pmu_prog guest_pmu_prog;
+    struct log_guest_pmi guest_pmi;
 };
 
 #endif

@@ -203,16 +203,19 @@ expect_no_unknown_nmi $SMP_RUN
 capture $SMP_RUN | grep '^pmu_exact: cpu [0-9]: PASS: instructions:u' | indent
 expect_in $SMP_RUN com2.txt "run verdict" '^VERTIGO-END: PASS \(guest passed and powered off\)'
 
-# The guest's own virtual PMU (pmu.guest=on, a third boot): Linux's perf
-# driver starts on it, and the guest kernel's perf_event_open counts
-# instructions:u and cycles:u around a known loop exactly and refuses
-# branches (tests/guest/vpmu_perf.c count).
+# The guest's own virtual PMU (on by default with the software backend, a
+# third boot): Linux's perf driver starts on it (the guest's boot log
+# names it) and its NMI watchdog runs on it, and the guest kernel's
+# perf_event_open counts instructions:u and cycles:u around a known loop
+# exactly and refuses branches (tests/guest/vpmu_perf.c count).
 VPMU_RUN=pmu-guest
 run_linux $VPMU_RUN 0 "$GUEST_BASE vertigo.scenario=vpmu" \
     --platform bochs --ips 500000000 --timeout 900 \
-    --cmdline "console=com2 log=e9 pmu=auto pmu.guest=on"
-expect_in $VPMU_RUN com2.txt "Vertigo offers the guest a PMU" '^pmu: the guest gets a virtual PMU'
+    --cmdline "console=com2 log=e9 pmu=auto"
+expect_in $VPMU_RUN com2.txt "Vertigo offers the guest a PMU by default" \
+    '^pmu: the guest gets a virtual PMU \(version 2, 4 general-purpose \+ 3 fixed counters;'
 expect_line $VPMU_RUN "the guest's perf driver found the PMU" 'Performance Events: .*Intel PMU driver'
+expect_line $VPMU_RUN "the guest's NMI watchdog runs on it" 'NMI watchdog: Enabled\. Permanently consumes one hw-PMU counter'
 expect_line $VPMU_RUN "CPUID leaf 0xA: version 2" '^vpmu_perf: PASS: CPUID leaf 0xA: architectural PMU version 2'
 expect_line $VPMU_RUN "perf: instructions:u difference exact" '^vpmu_perf: PASS: instructions:u difference exact'
 expect_line $VPMU_RUN "perf: cycles:u difference exact" '^vpmu_perf: PASS: cycles:u difference exact'
@@ -224,5 +227,28 @@ expect_in $VPMU_RUN com2.txt "Vertigo delivered the guest's PMIs as NMIs" \
     'guest PMU: [1-9][0-9]+ PMIs delivered, 0 lost to a masked LVTPC'
 expect_no_line $VPMU_RUN "no check failed" '^vpmu_perf: FAIL'
 expect_no_unknown_nmi $VPMU_RUN
+# The log: one guest-pmi record for every PMI Vertigo says it delivered
+# (and lost), and `vertigo stats` lists the events the guest programmed.
+decode $VPMU_RUN
+said=$(capture $VPMU_RUN com2.txt | sed -nE 's/^pmu: vcpu 0: guest PMU: ([0-9]+) PMIs delivered, ([0-9]+) lost.*/\1 \2/p' | tail -n1)
+nmis=$(grep -cE ' guest-pmi dom=0 vcpu=0 status=0x[0-9a-f]+ delivery=nmi$' "$E2E_OUT/$VPMU_RUN/decode.txt")
+masked=$(grep -cE ' guest-pmi dom=0 vcpu=0 status=0x[0-9a-f]+ delivery=masked$' "$E2E_OUT/$VPMU_RUN/decode.txt")
+[ -n "$said" ] && [ "$said" = "$nmis $masked" ] && [ "$nmis" -gt 0 ] &&
+    pass "$VPMU_RUN: the log has a guest-pmi record per PMI delivered ($nmis) and lost ($masked)" ||
+    fail "$VPMU_RUN: the log has a guest-pmi record per PMI delivered and lost" \
+         "Vertigo said '$said', log: $nmis delivered, $masked lost"
+stats=$("$VERTIGO" stats "$E2E_OUT/$VPMU_RUN/debugcon.txt" 2>&1)
+programmed=$(echo "$stats" | grep -E '^  dom 0 vcpu 0 programmed [1-9]')
+echo "$programmed" | indent
+# perf sets the interrupt bit (+pmi) of counting events too; the NMI
+# watchdog counts cycles in both modes.
+for ev in 'instructions:u(\+pmi)?' 'cycles:u(\+pmi)?' 'instructions:k(\+pmi)?' 'cycles:uk\+pmi'; do
+    echo "$programmed" | grep -qE " $ev(,|\$)" &&
+        pass "$VPMU_RUN: vertigo stats: the guest programmed $ev" ||
+        fail "$VPMU_RUN: vertigo stats: the guest programmed $ev" "'$programmed'"
+done
+echo "$stats" | grep -qE "^  dom 0 vcpu 0 pmis $((nmis + masked)): nmi=$nmis vector=0 masked=$masked\$" &&
+    pass "$VPMU_RUN: vertigo stats: the PMIs injected ($nmis)" ||
+    fail "$VPMU_RUN: vertigo stats: the PMIs injected" "$(echo "$stats" | grep 'pmis')"
 capture $VPMU_RUN | grep '^vpmu_perf: PASS: instructions:u' | indent
 expect_in $VPMU_RUN com2.txt "run verdict" '^VERTIGO-END: PASS \(guest passed and powered off\)'

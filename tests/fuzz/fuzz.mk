@@ -6,7 +6,7 @@ FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARNINGS) -I. -Iinclude -DVERTIGO_HOSTED=1 \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
 FUZZ_DECODER_SRCS := tests/fuzz/fuzz_decode.c host-tools/logdec.c host-tools/logdec_fields.c \
-                     host-tools/log_text.c vmm/log_crc.c
+                     host-tools/log_text.c host-tools/guest_pmu_text.c vmm/log_crc.c
 
 $(BUILD)/fuzz/fuzz-decoder: $(FUZZ_DECODER_SRCS) $(wildcard host-tools/*.h vmm/log_*.h include/vertigo/*.h)
 	@mkdir -p $(dir $@)

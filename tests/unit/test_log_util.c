@@ -313,6 +313,14 @@ static void example_fields(struct log_test_value *v)
         set_text(v, "\x10\x12\x40\x00\x00\x00\x00\x00 stack bytes",
                  (const char **)&v->u.user_stack.data, &v->u.user_stack.len);
         break;
+    case LOG_REC_GUEST_PMU_PROG:    /* perf's instructions:u, sampling, on GP counter 1 */
+        v->u.guest_pmu_prog = (struct log_guest_pmu_prog){ .domain = 1, .vcpu = 0, .counter = 1,
+                                                           .control = 0x5100c0 };
+        break;
+    case LOG_REC_GUEST_PMI:
+        v->u.guest_pmi = (struct log_guest_pmi){ .domain = 1, .vcpu = 0, .status = 0x2,
+                                                 .delivery = LOG_GUEST_PMI_NMI };
+        break;
     }
 }
 
@@ -338,6 +346,8 @@ bool log_test_emit(struct log_ring *ring, const struct log_test_value *v)
     case LOG_REC_EVENT_DESC: return log_emit_event_desc(ring, v->tsc, &v->u.event_desc);
     case LOG_REC_EVENT_PERIOD: return log_emit_event_period(ring, v->tsc, &v->u.event_period);
     case LOG_REC_USER_STACK: return log_emit_user_stack(ring, v->tsc, &v->u.user_stack);
+    case LOG_REC_GUEST_PMU_PROG: return log_emit_guest_pmu_prog(ring, v->tsc, &v->u.guest_pmu_prog);
+    case LOG_REC_GUEST_PMI:  return log_emit_guest_pmi(ring, v->tsc, &v->u.guest_pmi);
     default:                 return false;   /* LOSS is written by the ring itself */
     }
 }
@@ -428,6 +438,15 @@ static bool same_fields(const struct log_test_value *v, const struct log_test_va
                !memcmp(a->user_stack.regs, b->user_stack.regs, sizeof(a->user_stack.regs)) &&
                same_text((const char *)a->user_stack.data, a->user_stack.len,
                          (const char *)b->user_stack.data, b->user_stack.len);
+    case LOG_REC_GUEST_PMU_PROG:
+        return a->guest_pmu_prog.domain == b->guest_pmu_prog.domain &&
+               a->guest_pmu_prog.vcpu == b->guest_pmu_prog.vcpu &&
+               a->guest_pmu_prog.counter == b->guest_pmu_prog.counter &&
+               a->guest_pmu_prog.control == b->guest_pmu_prog.control;
+    case LOG_REC_GUEST_PMI:
+        return a->guest_pmi.domain == b->guest_pmi.domain && a->guest_pmi.vcpu == b->guest_pmi.vcpu &&
+               a->guest_pmi.status == b->guest_pmi.status &&
+               a->guest_pmi.delivery == b->guest_pmi.delivery;
     default:
         return false;
     }

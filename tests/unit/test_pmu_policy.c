@@ -804,7 +804,7 @@ TEST(pv_counters_count_the_guest_by_mode)
     static uint8_t page[VERTIGO_PV_PAGE_BYTES] __attribute__((aligned(4096)));
     const struct vertigo_pv_page *pg = (const struct vertigo_pv_page *)page;
     traps_available = true;
-    struct vcpu *v = start_run("pmu=soft", false);
+    struct vcpu *v = start_run("pmu=soft pmu.guest=off", false);    /* nothing else counts */
     traps_available = false;
     const struct hypercall_pv *pv = pmu_hypercalls(v)->pv;
     CHECK(!v->pmu.counting);
@@ -932,13 +932,18 @@ TEST(interval_session_counts_emulated_instructions)
 
 TEST(interval_options_are_checked_with_specific_errors)
 {
-    struct vcpu *v = start_run("pmu=soft pmu.soft.counters=2 pmu.events=cycles,cycles:u,cycles:k",
-                               false);
+    /* pmu.guest=off: with the guest's virtual PMU the VCPU would count
+     * for it, with none of the refused session's events (checked too). */
+    struct vcpu *v = start_run("pmu=soft pmu.soft.counters=2 pmu.guest=off "
+                               "pmu.events=cycles,cycles:u,cycles:k", false);
     CHECK(!v->pmu.counting);
     CHECK(fake_console_has("event 2 \"cycles:k\": more events than counters"));
     v = start_run("pmu=soft pmu.soft.counters=2 pmu.interval=1000 pmu.subinterval=600 "
-                  "pmu.events=cycles,cycles:u,cycles:k", false);
+                  "pmu.guest=off pmu.events=cycles,cycles:u,cycles:k", false);
     CHECK(!v->pmu.counting);
+    v = start_run("pmu=soft pmu.soft.counters=2 pmu.interval=1000 pmu.subinterval=600 "
+                  "pmu.events=cycles,cycles:u,cycles:k", false);
+    CHECK(v->pmu.counting && v->pmu.count_events == 0 && !v->pmu.mux_on);
     CHECK(fake_console_has("pmu.interval=1000 pmu.subinterval=600 over 2 counters: the "
                            "interval holds fewer sub-intervals than there are event sets"));
     v = start_run("pmu=soft pmu.subinterval=10 pmu.events=cycles", false);

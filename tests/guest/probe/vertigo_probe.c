@@ -69,7 +69,6 @@ static const struct { u32 msr; const char *name; } refused[] = {
 	{ 0x1a6, "OFFCORE_RSP_0" }, { 0x3f1, "PEBS_ENABLE" }, { 0x3f6, "PEBS_LD_LAT" },
 	{ 0x560, "RTIT_OUTPUT_BASE" }, { 0x561, "RTIT_OUTPUT_MASK_PTRS" }, { 0x570, "RTIT_CTL" },
 	{ 0x571, "RTIT_STATUS" }, { 0x580, "RTIT_ADDR0_A" }, { 0x600, "DS_AREA" },
-	{ 0x38f, "PERF_GLOBAL_CTRL" },
 };
 
 static void msr_refused(void)
@@ -87,6 +86,26 @@ static void msr_refused(void)
 	rdmsrl_safe(MSR_IA32_TSC, &v);
 	check("msr TSC: write #GP", wrmsrl_safe(MSR_IA32_TSC, v) != 0, 0, 0);
 	check("msr TSC: read", rdmsrl_safe(MSR_IA32_TSC, &v) == 0, 0, 0);
+}
+
+/* IA32_PERF_GLOBAL_CTRL: #GP when CPUID leaf 0xA offers no PMU; with
+ * Vertigo's virtual PMU (version 2 or later) it takes its own value back
+ * (the guest's perf keeps counting) and refuses a reserved bit. */
+static void msr_perf_global_ctrl(void)
+{
+	const u32 msr = 0x38f;
+	unsigned int version = cpuid_eax(0xa) & 0xff;
+	u64 v = 0;
+	int r = rdmsrl_safe(msr, &v);
+
+	if (version < 2) {
+		check("msr PERF_GLOBAL_CTRL #GP (no PMU)", r && wrmsrl_safe(msr, 0), r, version);
+		return;
+	}
+	check("msr PERF_GLOBAL_CTRL: virtual PMU's, read", r == 0, r, version);
+	check("msr PERF_GLOBAL_CTRL: own value written back", wrmsrl_safe(msr, v) == 0, v, 0);
+	check("msr PERF_GLOBAL_CTRL: reserved bit 60 #GP",
+	      wrmsrl_safe(msr, v | (1ull << 60)) != 0, v, 0);
 }
 
 /* IA32_APIC_BASE: only its own value (or x2APIC mode) may be written. */
@@ -193,6 +212,7 @@ static void io_paths(void)
 static int run_msrio(void)
 {
 	msr_refused();
+	msr_perf_global_ctrl();
 	msr_apic_base();
 	msr_mtrrs();
 	msr_misc_enable();

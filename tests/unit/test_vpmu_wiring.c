@@ -1,0 +1,228 @@
+/* The guest's virtual PMU as a run configures it and the log sees it
+ * (pmu/vpmu_options.c, pmu/pmu_guest_log.c, through pmu/pmu_loop.c on the
+ * fake arch): on by default with the software backend, off with a reason
+ * on the hardware backend, pmu.guest=off, the counters pmu.guest.gp= and
+ * pmu.guest.fixed= offer (CPUID leaf 0xA and the MSRs agree), each bad
+ * value named; guest-pmu-prog records once per programming, a guest-pmi
+ * record for every PMI (NMI or masked), and the end-of-domain line. */
+#include "pmu/pmu_loop.h"
+#include "tests/unit/fake_pmu_arch.h"
+#include "tests/unit/test_log_util.h"
+#include "tests/unit/unit.h"
+#include "vmm/hv_cmdline.h"
+#include "vmm/msr.h"
+#include "vmm/pmu_hooks.h"
+#include "vmm/vcpu.h"
+
+#define LVT_NMI   (4u << 8)
+#define LVT_MASK  (1u << 16)
+#define USR       (1ull << 16)
+#define OS        (1ull << 17)
+#define INT       (1ull << 20)
+#define EN        (1ull << 22)
+#define WIDTH     48u
+
+static struct domain dom;
+
+/* A run of one VCPU on the software backend (Bochs' PMU is broken) or on
+ * a hardware PMU of version 4. */
+static struct vcpu *start(const char *cmdline, bool hardware)
+{
+    static const struct pmu_desc v4 = { .version = 4, .gp_counters = 4, .gp_width = 48,
+                                        .fixed_counters = 3, .fixed_width = 48,
+                                        .fixed_mask = 0x7, .events_available = 0x7f };
+    fake_arch_reset();
+    hv_cmdline_set(cmdline);
+    fake.guest_timer = fake.global_ctrl_switch = true;
+    fake.emulator = !hardware;
+    fake.verdict = hardware ? PMU_HARDWARE : PMU_BROKEN;
+    fake.desc = hardware ? v4 : (struct pmu_desc){ 0 };
+    memset(&dom, 0, sizeof(dom));
+    dom.vcpu_count = 1;
+    dom.vcpus[0].domain = &dom;
+    pmu_vcpu_start(&dom.vcpus[0]);
+    return &dom.vcpus[0];
+}
+
+/* CPUID.0AH: general-purpose and fixed counters offered (EAX[15:8], EDX[4:0]). */
+static void offered(const struct vcpu *v, unsigned int *gp, unsigned int *fixed)
+{
+    uint32_t regs[4];
+    pmu_exit_cpuid_leaf_0a(v, regs);
+    *gp = (regs[0] >> 8) & 0xff;
+    *fixed = regs[3] & 0x1f;
+}
+
+TEST(on_by_default_with_the_software_backend)
+{
+    unsigned int gp, fixed;
+    struct vcpu *v = start("pmu=auto", false);
+    CHECK(fake_console_has("pmu: the guest gets a virtual PMU (version 2, 4 general-purpose + "
+                           "3 fixed counters; pmu.guest=off to hide it)\n"));
+    offered(v, &gp, &fixed);
+    CHECK_EQ(gp, 4);
+    CHECK_EQ(fixed, 3);
+    CHECK(fake.rdpmc_exiting);
+}
+
+TEST(off_by_option_or_backend_with_the_reason)
+{
+    unsigned int gp, fixed;
+    uint64_t value;
+    struct vcpu *v = start("pmu=auto pmu.guest=off", false);
+    CHECK(fake_console_has("pmu: the guest gets no virtual PMU (pmu.guest=off)\n"));
+    offered(v, &gp, &fixed);
+    CHECK_EQ(gp + fixed, 0);
+    CHECK(!pmu_exit_rdmsr(v, MSR_IA32_PERFEVTSEL0, &value));
+    v = start("pmu=hw", true);
+    CHECK(fake_console_has("pmu: the guest gets no virtual PMU: only the software backend "
+                           "offers one yet"));
+    offered(v, &gp, &fixed);
+    CHECK_EQ(gp + fixed, 0);
+    v = start("pmu=off", false);
+    CHECK(fake_console_has("pmu: the guest gets no virtual PMU: no PMU backend runs\n"));
+}
+
+TEST(counter_limits_reach_cpuid_and_the_msrs)
+{
+    unsigned int gp, fixed;
+    struct vcpu *v = start("pmu=soft pmu.guest.gp=2 pmu.guest.fixed=1", false);
+    CHECK(fake_console_has("(version 2, 2 general-purpose + 1 fixed counters;"));
+    offered(v, &gp, &fixed);
+    CHECK_EQ(gp, 2);
+    CHECK_EQ(fixed, 1);
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERFEVTSEL0 + 1, 0xc0 | USR | EN));
+    CHECK(!pmu_exit_wrmsr(v, MSR_IA32_PERFEVTSEL0 + 2, 0xc0 | USR | EN));
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_FIXED_CTR_CTRL, 0x3));
+    CHECK(!pmu_exit_wrmsr(v, MSR_IA32_FIXED_CTR_CTRL, 0x30));      /* fixed counter 1 */
+    v = start("pmu=soft pmu.guest.gp=0", false);
+    offered(v, &gp, &fixed);
+    CHECK_EQ(gp, 0);
+    CHECK_EQ(fixed, 3);
+}
+
+TEST(bad_values_are_named_and_defaults_used)
+{
+    unsigned int gp, fixed;
+    struct vcpu *v = start("pmu=soft pmu.guest.gp=5 pmu.guest.fixed=two pmu.guest=yes", false);
+    CHECK(fake_console_has("pmu: warning: bad option pmu.guest=yes (on, off); using on\n"));
+    CHECK(fake_console_has("pmu: warning: bad option pmu.guest.gp=5 (0 to 4 general-purpose "
+                           "counters); using 4\n"));
+    CHECK(fake_console_has("pmu: warning: bad option pmu.guest.fixed=two (0 to 3 fixed "
+                           "counters); using 3\n"));
+    offered(v, &gp, &fixed);
+    CHECK_EQ(gp, 4);
+    CHECK_EQ(fixed, 3);
+    v = start("pmu=soft pmu.guest.gp=0 pmu.guest.fixed=0", false);
+    CHECK(fake_console_has("pmu: the guest gets no virtual PMU: pmu.guest.gp=0 and "
+                           "pmu.guest.fixed=0 leave it no counter\n"));
+    offered(v, &gp, &fixed);
+    CHECK_EQ(gp + fixed, 0);
+}
+
+/* ---- The log ------------------------------------------------------------ */
+
+/* The records the fake's ring holds, decoded. */
+static void logged(struct log_test_decoded *d)
+{
+    struct log_test_stream s = { 0 };
+    log_test_stream_header(&s, 1);
+    log_test_drain(&s, &fake.ring, 4096);
+    log_test_decode(s.data, s.len, 0, d);
+    log_test_stream_free(&s);
+}
+
+static size_t count_type(const struct log_test_decoded *d, uint8_t type)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->count; i++)
+        n += d->values[i].type == type;
+    return n;
+}
+
+/* The guest runs ticks in user mode: one entry, one exit. */
+static void runs(struct vcpu *v, uint64_t ticks)
+{
+    fake.cpl = 3;
+    pmu_before_entry(v);
+    pmu_after_exit(v, ticks);
+}
+
+TEST(programmings_are_logged_once_each)
+{
+    struct vcpu *v = start("pmu=soft log=e9", false);
+    for (int i = 0; i < 50; i++) {             /* perf switching a counted thread */
+        CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERFEVTSEL0, 0xc0 | USR | EN));
+        CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 0x1));
+        CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 0));
+        CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERFEVTSEL0, 0xc0 | USR));
+    }
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_FIXED_CTR_CTRL, 0xb0));   /* cycles:uk, PMI */
+    struct log_test_decoded d;
+    logged(&d);
+    CHECK_EQ(count_type(&d, LOG_REC_GUEST_PMU_PROG), 2);
+    if (d.count >= 2) {
+        const struct log_guest_pmu_prog *a = &d.values[0].u.guest_pmu_prog;
+        const struct log_guest_pmu_prog *b = &d.values[1].u.guest_pmu_prog;
+        CHECK_EQ(a->counter, 0);
+        CHECK_EQ(a->control, 0xc0 | USR | EN);
+        CHECK_EQ(b->counter, LOG_GUEST_COUNTER_FIXED + 1);
+        CHECK_EQ(b->control, 0xb);
+    }
+    log_test_decoded_free(&d);
+}
+
+/* Counter 0 counts instructions:u and interrupts every period. */
+static void arm(struct vcpu *v, uint64_t period)
+{
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PMC0, (uint64_t)-(int64_t)period));
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERFEVTSEL0, 0xc0 | USR | INT | EN));
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 0x1));
+}
+
+TEST(every_pmi_is_logged_with_its_delivery)
+{
+    struct vcpu *v = start("pmu=soft log=e9", false);
+    fake.guest_lvtpc = LVT_NMI;
+    arm(v, 1000);
+    runs(v, 1000);                              /* overflow: an NMI, LVTPC masked */
+    CHECK_EQ(fake.guest_nmis_queued, 1);
+    CHECK_EQ(fake.guest_lvtpc, LVT_NMI | LVT_MASK);
+    arm(v, 1000);
+    runs(v, 1000);                              /* the handler did not unmask: lost */
+    CHECK_EQ(fake.guest_nmis_queued, 1);
+    fake.guest_lvtpc = LVT_NMI;
+    arm(v, 500);
+    runs(v, 500);
+    pmu_before_entry(v);
+    pmu_domain_stopping(&dom);
+    struct log_test_decoded d;
+    logged(&d);
+    CHECK_EQ(count_type(&d, LOG_REC_GUEST_PMI), 3);
+    unsigned int by[LOG_GUEST_PMI_DELIVERY_COUNT] = { 0 };
+    for (size_t i = 0; i < d.count; i++)
+        if (d.values[i].type == LOG_REC_GUEST_PMI) {
+            by[d.values[i].u.guest_pmi.delivery]++;
+            CHECK_EQ(d.values[i].u.guest_pmi.status & 1, 1);   /* counter 0 overflowed */
+        }
+    CHECK_EQ(by[LOG_GUEST_PMI_NMI], 2);
+    CHECK_EQ(by[LOG_GUEST_PMI_MASKED], 1);
+    log_test_decoded_free(&d);
+    CHECK(fake_console_has("pmu: vcpu 0: guest PMU: 2 PMIs delivered, 1 lost to a masked LVTPC"));
+    CHECK(fake_console_has("pmu: vcpu 0: guest PMU log: 1 programmings logged, 0 not (over 32); "
+                           "PMIs logged: 2 nmi, 0 vector, 1 masked\n"));
+}
+
+TEST(no_log_no_records_no_line)
+{
+    struct vcpu *v = start("pmu=soft", false);
+    fake.log_on = false;
+    fake.guest_lvtpc = LVT_NMI;
+    arm(v, 100);
+    runs(v, 100);
+    pmu_before_entry(v);
+    pmu_domain_stopping(&dom);
+    CHECK_EQ(fake.guest_nmis_queued, 1);
+    CHECK(!fake_console_has("guest PMU log:"));
+    CHECK_EQ(v->pmu.guest_log.pmis[LOG_GUEST_PMI_NMI], 1);     /* counted all the same */
+}
