@@ -149,15 +149,17 @@ static void put_sample(FILE *out, const struct profile *p, const struct profile_
     fputs("}}", out);
 }
 
-/* A counter's name: an interval's event by its name when the profile has
- * it, else its id. */
+/* A counter's name: an interval's event by the name the log described it
+ * with (a counting session's events have no samples, so the profile's
+ * events need not hold it), else its id. */
 static void put_counter_name(FILE *out, const struct profile *p, const struct profile_counter_point *c)
 {
     char name[PROFILE_EVENT_NAME_MAX + 32];
-    snprintf(name, sizeof(name), "VCPU %u %s%u", c->vcpu, c->interval ? "event" : "swcounter", c->id);
-    for (uint32_t e = 0; c->interval && e < p->event_count; e++)
-        if (p->events[e].id == c->id)
-            snprintf(name, sizeof(name), "VCPU %u %s", c->vcpu, p->events[e].name);
+    const char *event = c->interval ? profile_event_name(p, c->id) : NULL;
+    if (event)
+        snprintf(name, sizeof(name), "VCPU %u %s", c->vcpu, event);
+    else
+        snprintf(name, sizeof(name), "VCPU %u %s%u", c->vcpu, c->interval ? "event" : "swcounter", c->id);
     json_put_string(out, name);
 }
 

@@ -333,6 +333,23 @@ static void name_events(struct profile *p)
     }
 }
 
+const char *profile_event_name(const struct profile *p, uint32_t id)
+{
+    const struct profile_raw *r = p->raw;
+    size_t lo = 0, hi = r->name_count;      /* the first name of an id above id */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->names[mid].id <= id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo > 0 && r->names[lo - 1].id == id; lo--)     /* the last non-empty one */
+        if (r->names[lo - 1].name[0])
+            return r->names[lo - 1].name;
+    return NULL;
+}
+
 /* The distinct event ids of the samples, sorted, named. */
 static void collect_events(struct profile *p)
 {

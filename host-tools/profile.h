@@ -111,6 +111,11 @@ extern const struct logdec_callbacks profile_decoder_callbacks;
  * events. */
 bool profile_finish(struct profile *p, const char *event, char *err, size_t err_len);
 
+/* The name an event id of the log was last described with (event-desc
+ * records of every session: counting, multiplexing and sampling events
+ * share the ids), NULL if none; after profile_finish, while p lives. */
+const char *profile_event_name(const struct profile *p, uint32_t id);
+
 /* Frees everything p owns. */
 void profile_free(struct profile *p);
 

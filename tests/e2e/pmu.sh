@@ -171,6 +171,12 @@ python3 tests/e2e/mux_check.py --run $RUN --csv "$out/timeline.csv" --json "$out
     --png "$out/timeline.png" --heat "$out/correlate.png" --corr "$out/correlate.csv" \
     --totals "$logged" --phases "$out/serial.txt" --interval $MUX_N --skid $MUX_SKID \
     --hv-line "$hv_line" || E2E_FAILED=1
+# The same log as Perfetto's trace (Trace Event JSON): the interval rows'
+# counts are counter tracks named after the events ("VCPU 0 exits:all"),
+# with the format's fields and the samples on the VCPU's track.
+"$VERTIGO" export --format perfetto -o "$out/trace.json" "$log" 2>"$out/trace.err"
+trace=$(python3 tests/e2e/script_check.py perfetto "$out/trace.json" 1 'exits:all' 2>&1) &&
+    pass "$RUN: $trace" || fail "$RUN: the Perfetto export's exits:all counter track" "$trace"
 
 # Two VCPUs (a second boot): the mode traps on both, and on each VCPU
 # instructions:u + :k + :h = that CPU's TSC difference exactly. Bochs with

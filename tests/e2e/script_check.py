@@ -16,10 +16,13 @@
       known function to carry its offset, the times to never go back, one
       period, and per stack the folded file's count (`vertigo export
       --format folded`, one event: samples) times that period.
-  script_check.py perfetto JSON VCPUS
-      Loads the Trace Event JSON; every event has name, ph, ts, pid, tid;
-      samples are "i" events whose "sf" names a stack frame; exactly VCPUS
-      VCPU tracks (thread_name metadata) carry the samples.
+  script_check.py perfetto JSON VCPUS [COUNTER_REGEX]
+      Loads the Trace Event JSON; every event has name, ph, ts, pid, tid
+      of their types, instant events their scope, counter events ("C")
+      numeric args; samples are "i" events whose "sf" names a stack frame;
+      exactly VCPUS VCPU tracks (thread_name metadata) carry the samples;
+      with COUNTER_REGEX, every VCPU has a counter track "VCPU V NAME" with
+      NAME matching it and a value above 0.
 Prints what it found; exits 1 on a mismatch."""
 import collections
 import json
@@ -97,13 +100,50 @@ def check_fold(script_path, folded_path):
           % (samples, len(got), period))
 
 
-def check_perfetto(path, vcpus):
-    trace = json.load(open(path, encoding='utf-8'))
-    events, frames = trace['traceEvents'], trace['stackFrames']
+KNOWN_PHASES = {'M', 'i', 'C'}
+
+
+def check_fields(events):
+    """The Trace Event format's fields: every event has name, ph, ts, pid
+    and tid of their types; an instant event a scope; a counter event
+    ("C") args of numbers, one series each."""
     for e in events:
         missing = [k for k in ('name', 'ph', 'ts', 'pid', 'tid') if k not in e]
         if missing:
             sys.exit('perfetto: event without %s: %r' % (missing, e))
+        if (not isinstance(e['name'], str) or e['ph'] not in KNOWN_PHASES
+                or not isinstance(e['ts'], (int, float))
+                or not all(isinstance(e[k], int) for k in ('pid', 'tid'))):
+            sys.exit('perfetto: event with a bad field: %r' % e)
+        if e['ph'] == 'i' and e.get('s') not in ('g', 'p', 't'):
+            sys.exit('perfetto: instant event without its scope: %r' % e)
+        args = e.get('args')
+        if e['ph'] == 'C' and (not isinstance(args, dict) or not args or
+                               not all(isinstance(v, (int, float)) for v in args.values())):
+            sys.exit('perfetto: counter event without numeric args: %r' % e)
+
+
+def check_counters(events, tracks, counter_re):
+    """Every VCPU track has a counter track named after it ("VCPU V
+    NAME", NAME matching counter_re) with a value above 0; returns the
+    counter tracks found."""
+    series = collections.defaultdict(list)
+    for e in events:
+        if e['ph'] == 'C':
+            series[(e['pid'], e['name'])].append(e['args']['value'])
+    for pid, tid in sorted(tracks):
+        mine = [(name, max(v)) for (p, name), v in series.items() if p == pid and
+                re.fullmatch(r'VCPU %d (%s)' % (tid, counter_re), name)]
+        if not mine or not any(top > 0 for _, top in mine):
+            sys.exit('perfetto: VCPU %d of domain %d has no counter track /%s/ above 0 (tracks: %s)'
+                     % (tid, pid, counter_re, sorted(n for _, n in series)[:20]))
+    return {k: v for k, v in series.items() if re.search(counter_re, k[1])}
+
+
+def check_perfetto(path, vcpus, counter_re=None):
+    trace = json.load(open(path, encoding='utf-8'))
+    events, frames = trace['traceEvents'], trace['stackFrames']
+    check_fields(events)
     named = {(e['pid'], e['tid']) for e in events
              if e['ph'] == 'M' and e['name'] == 'thread_name'}
     samples = [e for e in events if e['ph'] == 'i']
@@ -118,14 +158,20 @@ def check_perfetto(path, vcpus):
     if ts != sorted(ts):
         sys.exit('perfetto: samples not in time order')
     counters = sum(e['ph'] == 'C' for e in events)
-    print('perfetto: %d samples on %d VCPU tracks, %d stack frames, %d counter events'
-          % (len(samples), len(named), len(frames), counters))
+    found = ''
+    if counter_re:
+        tracks = check_counters(events, named, counter_re)
+        found = ', counter tracks %s (highest %s)' % (
+            ' '.join(sorted(name for _, name in tracks)),
+            ' '.join(str(max(v)) for _, v in sorted(tracks.items())))
+    print('perfetto: %d samples on %d VCPU tracks, %d stack frames, %d counter events%s'
+          % (len(samples), len(named), len(frames), counters, found))
 
 
 if __name__ == '__main__':
     if len(sys.argv) == 4 and sys.argv[1] == 'fold':
         check_fold(sys.argv[2], sys.argv[3])
-    elif len(sys.argv) == 4 and sys.argv[1] == 'perfetto':
-        check_perfetto(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) in (4, 5) and sys.argv[1] == 'perfetto':
+        check_perfetto(sys.argv[2], int(sys.argv[3]), sys.argv[4] if len(sys.argv) == 5 else None)
     else:
         sys.exit(__doc__)
