@@ -127,3 +127,17 @@ bool mux_row_finish(struct mux_row_state *st, const uint64_t *counts, uint64_t t
     st->done = 0;
     return true;
 }
+
+bool mux_row_needs(const struct mux_row_state *st, unsigned int e)
+{
+    const struct mux_row_config *cfg = st->cfg;
+    uint64_t subs = subs_of(cfg);
+    unsigned int set = cfg->set_of[e];
+    if (set == MUX_ROW_ALWAYS)
+        return st->sub_index + 1 >= subs;       /* its interval ends with this turn */
+    if (set == st->active)
+        return true;
+    bool last = st->sub_index + 1 >= subs;
+    return set == mux_set_at(&cfg->plan, last ? st->number + 1 : st->number,
+                             last ? 0 : st->sub_index + 1, subs);
+}

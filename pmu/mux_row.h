@@ -91,6 +91,12 @@ static inline bool mux_row_retire(struct mux_row_state *st, uint64_t n)
 bool mux_row_turn(struct mux_row_state *st, const uint64_t *counts, uint64_t tsc,
                   struct log_interval *row);
 
+/* True if the next mux_row_turn reads counts[e]: the events of the set
+ * that leaves the counters and of the one that takes them, and, when the
+ * interval ends, the software events. The others' counts may be left
+ * unread (each read costs the exit path). */
+bool mux_row_needs(const struct mux_row_state *st, unsigned int e);
+
 /* The run ends: fills *row with the unfinished interval (fewer than N
  * instructions) and returns true, unless it has none. */
 bool mux_row_finish(struct mux_row_state *st, const uint64_t *counts, uint64_t tsc,

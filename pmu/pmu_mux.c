@@ -69,6 +69,15 @@ static void read_counts(const struct vcpu *v, uint64_t *counts)
         counts[e] = pmu_read_event(&p->be, &p->ctx, &p->sw, e);
 }
 
+/* Only the counts the turn's end reads (mux_row_needs). */
+static void read_needed(const struct vcpu *v, uint64_t *counts)
+{
+    const struct vcpu_pmu *p = &v->pmu;
+    for (unsigned int e = 0; e < pmu_config.mux_cfg.count; e++)
+        if (mux_row_needs(&p->mux, e))
+            counts[e] = pmu_read_event(&p->be, &p->ctx, &p->sw, e);
+}
+
 void pmu_mux_vcpu_start(struct vcpu *v)
 {
     uint64_t counts[MUX_ROW_EVENTS_MAX];
@@ -98,11 +107,12 @@ void pmu_mux_retired(struct vcpu *v, uint64_t n)
     if (!p->mux_on || !mux_row_retire(&p->mux, n))
         return;
     uint64_t counts[MUX_ROW_EVENTS_MAX];
-    read_counts(v, counts);
     uint64_t tsc = pmu_arch_exit_tsc(v);
-    while (mux_row_due(&p->mux))
+    while (mux_row_due(&p->mux)) {
+        read_needed(v, counts);
         if (mux_row_turn(&p->mux, counts, tsc, &p->mux_row))
             write_row(v, &p->mux_row);
+    }
 }
 
 /* The domain's end runs on one CPU, once: the copies live here, off the

@@ -43,9 +43,15 @@ static void sim_run(struct sim *s, uint64_t n)
     for (unsigned int e = 0; e < EVENTS; e++)
         s->counts[e] += rate[e] * n;
     mux_row_retire(&s->st, n);
-    while (mux_row_due(&s->st))
-        if (mux_row_turn(&s->st, s->counts, s->retired * 3, &s->rows[s->row_count]))
+    while (mux_row_due(&s->st)) {
+        /* the turn may read only what mux_row_needs names: the others
+         * are poisoned, so a read of one would spoil the rows */
+        uint64_t seen[EVENTS];
+        for (unsigned int e = 0; e < EVENTS; e++)
+            seen[e] = mux_row_needs(&s->st, e) ? s->counts[e] : UINT64_MAX / 3;
+        if (mux_row_turn(&s->st, seen, s->retired * 3, &s->rows[s->row_count]))
             s->row_count++;
+    }
 }
 
 /* Runs exactly to each boundary, as the preemption-timer deadline does. */
