@@ -51,6 +51,10 @@ uint64_t pmu_arch_guest_syscall_entry(const struct vcpu *v);
  * many. NMI-safe. */
 unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rbp, bool kernel,
                                   unsigned int depth, uint64_t *out);
+/* How often CPU cpu's guest stack walks found a new stack page's
+ * translation in their cache (vmm/guest_tlb.h) and how often they walked
+ * the guest's page tables, since boot. */
+void pmu_arch_guest_stack_cache(unsigned int cpu, uint64_t *hits, uint64_t *misses);
 /* With a guest user-mode sample: the user registers of the last exit
  * (RIP, RSP, RBP, RBX, R12-R15) into us->regs and up to max bytes of the
  * user stack from RSP into buf, read with user-mode rights and stopping

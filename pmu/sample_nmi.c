@@ -235,7 +235,9 @@ void sample_nmi_before_entry(struct vcpu *v)
     }
 }
 
-/* "sample: cpu N: MODE call stacks: ..." for the measured PMIs' walks. */
+/* "sample: cpu N: MODE call stacks: ..." for the measured PMIs' walks,
+ * then how often the walks' new stack pages were in the translation
+ * cache. */
 static void report_stack_cost(unsigned int cpu)
 {
     static const char *const mode[2] = { "user", "kernel" };
@@ -248,6 +250,11 @@ static void report_stack_cost(unsigned int cpu)
                "cycles per walk, %lu per frame\n", cpu, mode[m], walks, frames,
                cost->stack[m].cycles / walks, frames ? cost->stack[m].cycles / frames : 0);
     }
+    uint64_t hits, misses;
+    pmu_arch_guest_stack_cache(cpu, &hits, &misses);
+    if (hits + misses)
+        printk("sample: cpu %u: stack page translations: %lu cached, %lu walked\n", cpu, hits,
+               misses);
 }
 
 void sample_nmi_report(unsigned int cpu)

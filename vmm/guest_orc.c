@@ -1,6 +1,27 @@
 /* The ORC walk of a guest kernel stack (see vmm/guest_orc.h). Runs in NMI
- * context: no locks, no allocation, every guest word through `read`. */
+ * context: no locks, no allocation, every guest word through the checked
+ * reader (vmm/guest_reader.h), at most max_depth frames.
+ *
+ * The format, briefly: objtool records, for every address in kernel text
+ * where the stack layout changes, one rule. The rules are sorted by
+ * address (.orc_unwind_ip, relative to each slot) with a parallel array
+ * of rules (.orc_unwind, 6 bytes each); a rule holds for code from its
+ * address up to the next rule's. A rule says how to find the CFA (the
+ * stack pointer just before the call that created the frame: SP or BP
+ * plus an offset, or read through them), where the caller's BP was saved
+ * (relative to the CFA or BP, or not saved at all) and what sits at the
+ * CFA: a return address just below it (a call frame), or the saved
+ * registers of an interrupt, exception or system call (an entry frame).
+ *
+ * Cost: this loop runs once per frame on the NMI path, so the table's
+ * fields are copied into locals once, the lookup is an index read and a
+ * scan of the few rules in one 64-byte block, the two rules nearly every
+ * frame uses are told apart by one byte (the row's shape) and followed
+ * inline, and stack words come from the reader's current page without a
+ * call; every other rule goes through general_step. */
 #include "vmm/guest_orc.h"
+
+#define ORC_INLINE static inline __attribute__((always_inline))
 
 /* struct pt_regs on x86-64 (Linux arch/x86/include/asm/ptrace.h): r15,
  * r14, r13, r12, bp, bx, r11, r10, r9, r8, ax, cx, dx, si, di, orig_ax,
@@ -9,65 +30,79 @@
 #define PT_REGS_IRET    (16 * 8)
 #define IRET_IP         0
 #define IRET_CS         1
-#define IRET_SP         3
-#define IRET_WORDS      5
+#define IRET_SP         3       /* (2: flags, 4: ss) */
 #define CS_RPL_MASK     3u           /* CS bits 1:0: the privilege level left */
+
+/* The table as the walk reads it, in locals. */
+struct orc_view {
+    uint64_t text_start, text_size;
+    const uint32_t *ip, *block;
+    const struct guest_orc_row *rows;
+};
+
+ORC_INLINE struct orc_view view_of(const struct guest_orc *t)
+{
+    return (struct orc_view){ .text_start = t->text_start,
+                              .text_size = t->text_end - t->text_start,
+                              .ip = t->ip, .block = t->block, .rows = t->rows };
+}
+
+/* How many rows start at or before text offset off (0: none, or off
+ * outside the text); the row covering off is the last of them, rows[n - 1]
+ * (rows[-1], an end-of-stack rule, for 0). The block index gives the rows
+ * at or before the block's start; the rules starting inside the block
+ * (one or two in a Linux kernel, never more than the block's 64 bytes)
+ * are scanned. The scan needs no bound: the first rule of the next block
+ * (or the sentinel after the last rule) lies above off. */
+ORC_INLINE uint32_t rows_upto(const struct orc_view *t, uint64_t off)
+{
+    if (off >= t->text_size)
+        return 0;
+    uint32_t n = t->block[off >> GUEST_ORC_BLOCK_SHIFT];
+    while (t->ip[n] <= (uint32_t)off)
+        n++;
+    return n;
+}
 
 const struct guest_orc_row *guest_orc_find(const struct guest_orc *t, uint64_t ip)
 {
-    uint64_t off = ip - t->text_start;      /* wraps far above for ip below the text */
-    if (off >= t->text_end - t->text_start)
-        return NULL;
-    uint32_t b = (uint32_t)(off >> GUEST_ORC_BLOCK_SHIFT);
-    uint32_t lo = t->block[b], hi = t->block[b + 1];
-    while (lo < hi) {                       /* the first entry above off */
-        uint32_t mid = (lo + hi) / 2;
-        if (t->ip[mid] <= (uint32_t)off)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo ? &t->rows[lo - 1] : NULL;
+    struct orc_view v = view_of(t);
+    uint32_t n = rows_upto(&v, ip - v.text_start);  /* wraps far above for ip below the text */
+    return n ? &v.rows[n - 1] : NULL;
 }
 
-static bool read_word(guest_read_fn read, void *ctx, uint64_t gva, uint64_t *out)
+static inline uint64_t plus(uint64_t base, int16_t offset)
 {
-    return read(ctx, gva, out, sizeof(*out));
+    return base + (uint64_t)(int64_t)offset;
 }
 
-/* The CFA of the frame of r under row, or 0 (no rule, unreadable). */
-static uint64_t frame_cfa(const struct guest_orc_row *row, const struct guest_unwind_regs *r,
-                          guest_read_fn read, void *ctx)
+static inline uint64_t load64(const uint8_t *p)
 {
-    uint64_t cfa;
+    uint64_t v;
+    __builtin_memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+/* The CFA of the frame of r under row into *cfa; false for a rule this
+ * walk does not follow or an unreadable word. */
+static bool frame_cfa(const struct guest_orc_row *row, const struct guest_unwind_regs *r,
+                      struct guest_reader *rd, uint64_t *cfa)
+{
     switch (row->sp_reg) {
     case GUEST_ORC_REG_SP:
-        return r->sp + (uint64_t)(int64_t)row->sp_offset;
-    case GUEST_ORC_REG_BP:
-        return r->bp + (uint64_t)(int64_t)row->sp_offset;
-    case GUEST_ORC_REG_SP_INDIRECT:         /* a stack switch: the old SP saved at SP */
-        return read_word(read, ctx, r->sp, &cfa) ? cfa + (uint64_t)(int64_t)row->sp_offset : 0;
-    case GUEST_ORC_REG_BP_INDIRECT:
-        return read_word(read, ctx, r->bp + (uint64_t)(int64_t)row->sp_offset, &cfa) ? cfa : 0;
-    default:                                /* DX, DI, R10, R13: entry code only */
-        return 0;
-    }
-}
-
-/* The caller's BP under row (old r, the frame's cfa); false if unreadable
- * or an unknown rule. */
-static bool caller_bp(const struct guest_orc_row *row, const struct guest_unwind_regs *r,
-                      uint64_t cfa, guest_read_fn read, void *ctx, uint64_t *bp)
-{
-    switch (row->bp_reg) {
-    case GUEST_ORC_REG_UNDEFINED:           /* BP kept: the callee did not touch it */
-        *bp = r->bp;
+        *cfa = plus(r->sp, row->sp_offset);
         return true;
-    case GUEST_ORC_REG_PREV_SP:
-        return read_word(read, ctx, cfa + (uint64_t)(int64_t)row->bp_offset, bp);
     case GUEST_ORC_REG_BP:
-        return read_word(read, ctx, r->bp + (uint64_t)(int64_t)row->bp_offset, bp);
-    default:
+        *cfa = plus(r->bp, row->sp_offset);
+        return true;
+    case GUEST_ORC_REG_SP_INDIRECT:         /* a stack switch: the old SP saved at SP */
+        if (!guest_reader_word(rd, r->sp, cfa))
+            return false;
+        *cfa = plus(*cfa, row->sp_offset);
+        return true;
+    case GUEST_ORC_REG_BP_INDIRECT:
+        return guest_reader_word(rd, plus(r->bp, row->sp_offset), cfa);
+    default:                                /* DX, DI, R10, R13: entry code only */
         return false;
     }
 }
@@ -76,75 +111,134 @@ static bool caller_bp(const struct guest_orc_row *row, const struct guest_unwind
  * user mode. A full pt_regs also gives BP; an IRET frame leaves BP as the
  * entry code found it (untouched before the registers are saved). */
 static bool entry_frame(const struct guest_orc_row *row, uint64_t cfa, struct guest_unwind_regs *r,
-                        guest_read_fn read, void *ctx, bool *user)
+                        struct guest_reader *rd, bool *user)
 {
-    bool full = row->type == GUEST_ORC_REGS;
-    uint64_t iret[IRET_WORDS];
-    if (!read(ctx, cfa + (full ? PT_REGS_IRET : 0), iret, sizeof(iret)))
+    uint64_t iret = cfa + (row->type == GUEST_ORC_REGS ? PT_REGS_IRET : 0);
+    uint64_t ip, cs, sp;
+    if (!guest_reader_word(rd, iret + IRET_IP * sizeof(uint64_t), &ip) ||
+        !guest_reader_word(rd, iret + IRET_CS * sizeof(uint64_t), &cs) ||
+        !guest_reader_word(rd, iret + IRET_SP * sizeof(uint64_t), &sp))
         return false;
-    if (full && !read_word(read, ctx, cfa + PT_REGS_BP, &r->bp))
+    if (row->type == GUEST_ORC_REGS && !guest_reader_word(rd, cfa + PT_REGS_BP, &r->bp))
         return false;
-    r->ip = iret[IRET_IP];
-    r->sp = iret[IRET_SP];
-    *user = (iret[IRET_CS] & CS_RPL_MASK) != 0;
+    r->ip = ip;
+    r->sp = sp;
+    *user = (cs & CS_RPL_MASK) != 0;
     return true;
 }
 
-static bool in_text(const struct guest_orc *t, uint64_t ip)
+/* The caller's BP under row (old r, the frame's cfa); false if unreadable
+ * or an unknown rule. */
+static bool caller_bp(const struct guest_orc_row *row, const struct guest_unwind_regs *r,
+                      uint64_t cfa, struct guest_reader *rd, uint64_t *bp)
 {
-    return ip - t->text_start < t->text_end - t->text_start;
-}
-
-/* One call frame: the return address and the caller's SP and BP. The
- * usual frame that saved BP (push %rbp first) has it just below the
- * return address: one read for both. */
-static bool call_frame(const struct guest_orc_row *row, uint64_t cfa, struct guest_unwind_regs *r,
-                       guest_read_fn read, void *ctx)
-{
-    uint64_t words[2];          /* saved BP, return address */
-    if (row->sp_reg == GUEST_ORC_REG_SP && cfa <= r->sp)
-        return false;                       /* callers' frames are higher: a loop */
-    if (row->bp_reg == GUEST_ORC_REG_PREV_SP && row->bp_offset == -2 * (int)sizeof(uint64_t)) {
-        if (!read(ctx, cfa - sizeof(words), words, sizeof(words)))
-            return false;
-    } else if (!read_word(read, ctx, cfa - sizeof(uint64_t), &words[1]) ||
-               !caller_bp(row, r, cfa, read, ctx, &words[0])) {
+    switch (row->bp_reg) {
+    case GUEST_ORC_REG_UNDEFINED:           /* BP kept: the callee did not touch it */
+        *bp = r->bp;
+        return true;
+    case GUEST_ORC_REG_PREV_SP:
+        return guest_reader_word(rd, plus(cfa, row->bp_offset), bp);
+    case GUEST_ORC_REG_BP:
+        return guest_reader_word(rd, plus(r->bp, row->bp_offset), bp);
+    default:
         return false;
     }
-    *r = (struct guest_unwind_regs){ .ip = words[1], .sp = cfa, .bp = words[0] };
-    return true;
 }
 
-unsigned int guest_orc_walk(const struct guest_orc *t, struct guest_unwind_regs *r,
-                            unsigned int max_depth, guest_read_fn read, void *ctx,
-                            uint64_t *out, bool *to_user)
+/* What one step of the general path found. */
+enum step {
+    STEP_STOP,      /* the walk ends here */
+    STEP_CALL,      /* a call frame: r is the caller's, r->ip a return address */
+    STEP_ENTRY,     /* an entry frame from kernel mode: r is where it stood */
+    STEP_USER,      /* an entry frame from user mode: r is the user context */
+};
+
+/* One frame under any rule: the rare rules (CFA from BP or through a
+ * saved SP, BP saved elsewhere, entry frames, the end of the stack). */
+static __attribute__((noinline)) enum step general_step(const struct guest_orc_row *row, struct guest_unwind_regs *r,
+                              struct guest_reader *rd)
 {
+    uint64_t cfa, ip, bp;
+    bool user;
+    if (row->type == GUEST_ORC_END || !frame_cfa(row, r, rd, &cfa))
+        return STEP_STOP;
+    if (row->type != GUEST_ORC_CALL) {
+        if (!entry_frame(row, cfa, r, rd, &user))
+            return STEP_STOP;
+        return user ? STEP_USER : STEP_ENTRY;
+    }
+    if (row->sp_reg == GUEST_ORC_REG_SP && cfa <= r->sp)
+        return STEP_STOP;                   /* callers' frames are higher: a loop */
+    if (!guest_reader_word(rd, cfa - sizeof(uint64_t), &ip) || !caller_bp(row, r, cfa, rd, &bp))
+        return STEP_STOP;
+    *r = (struct guest_unwind_regs){ .ip = ip, .sp = cfa, .bp = bp };
+    return STEP_CALL;
+}
+
+unsigned int guest_orc_walk(const struct guest_orc *table, struct guest_unwind_regs *regs,
+                            unsigned int max_depth, struct guest_reader *rd, uint64_t *out,
+                            bool *to_user)
+{
+    const struct orc_view t = view_of(table);
+    uint64_t ip = regs->ip, sp = regs->sp, bp = regs->bp;  /* kept in registers */
+    uint64_t lookup = ip - t.text_start;    /* text offset of the code's rule: exact at first */
     unsigned int depth = 0;
-    bool exact = true;          /* r->ip is where the code stood, not a return address */
     *to_user = false;
     while (depth < max_depth) {
-        /* A return address's call is the byte before (the callee may be
-         * noreturn, so the next instruction belongs to another rule). */
-        const struct guest_orc_row *row = guest_orc_find(t, exact ? r->ip : r->ip - 1);
-        if (!row || row->type == GUEST_ORC_END)
-            break;
-        uint64_t cfa = frame_cfa(row, r, read, ctx);
-        if (!cfa)
-            break;
-        if (row->type == GUEST_ORC_CALL) {
-            if (!call_frame(row, cfa, r, read, ctx))
+        const struct guest_orc_row *row = &t.rows[(int64_t)rows_upto(&t, lookup) - 1];
+        uint64_t cfa = plus(sp, row->sp_offset);
+        const uint8_t *p;
+        bool exact = false;
+        if (row->shape == GUEST_ORC_SHAPE_SP_BP_KEPT) {
+            /* the return address just below the CFA; BP untouched */
+            if (cfa <= sp || !(p = guest_reader_at(rd, cfa - 8, 8)))
+                break;                      /* a CFA not above SP loops */
+            ip = load64(p);
+            sp = cfa;
+        } else if (row->shape == GUEST_ORC_SHAPE_SP_BP_SAVED) {
+            /* the return address just below the CFA, the caller's BP
+             * where the rule says: pushed first, it is the word below
+             * (one read for both) */
+            uint64_t bp_at = plus(cfa, row->bp_offset);
+            if (cfa <= sp)
                 break;
-            exact = false;
+            if (bp_at == cfa - 16) {
+                if (!(p = guest_reader_at(rd, bp_at, 16)))
+                    break;
+                bp = load64(p);
+                ip = load64(p + 8);
+            } else {
+                if (!(p = guest_reader_at(rd, cfa - 8, 8)))
+                    break;
+                ip = load64(p);
+                if (!(p = guest_reader_at(rd, bp_at, 8)))
+                    break;
+                bp = load64(p);
+            }
+            sp = cfa;
         } else {
-            if (!entry_frame(row, cfa, r, read, ctx, to_user))
+            struct guest_unwind_regs r = { .ip = ip, .sp = sp, .bp = bp };
+            enum step step = general_step(row, &r, rd);
+            if (step == STEP_STOP)
                 break;
-            if (*to_user)
-                return depth;
-            exact = true;
+            ip = r.ip;
+            sp = r.sp;
+            bp = r.bp;
+            if (step == STEP_USER) {
+                *to_user = true;
+                break;
+            }
+            exact = step == STEP_ENTRY;
         }
-        if (!in_text(t, r->ip))
-            break;
-        out[depth++] = r->ip;
+        lookup = ip - t.text_start;
+        if (lookup >= t.text_size)
+            break;                          /* outside kernel text: the walk ends */
+        out[depth++] = ip;
+        /* A return address's call is the byte before (the callee may be
+         * noreturn, so the next instruction belongs to another rule); at
+         * the text's first byte the offset wraps and the walk ends. */
+        lookup -= !exact;
     }
+    *regs = (struct guest_unwind_regs){ .ip = ip, .sp = sp, .bp = bp };
     return depth;
 }

@@ -15,13 +15,14 @@
  * made the frame) from SP or BP, where the caller's BP was saved, and
  * whether the frame is a call frame or an entry frame (a struct pt_regs
  * or hardware IRET frame at the CFA: an interrupt, exception or system
- * call). Walking reads the stack through a checking callback only, stops
- * at the first return address outside kernel text (module text has no
- * entries here: a walk reaching a module ends there), at an entry frame
- * that interrupted user mode (the caller continues with the user stack
- * from the registers found there), at an end-of-stack entry, at a rule
- * it does not know, at a call frame whose CFA is not above the previous
- * one, at an unreadable word, or at max_depth. Portable. */
+ * call). Walking reads the stack through a checked reader only
+ * (vmm/guest_reader.h), stops at the first return address outside kernel
+ * text (module text has no entries here: a walk reaching a module ends
+ * there), at an entry frame that interrupted user mode (the caller
+ * continues with the user stack from the registers found there), at an
+ * end-of-stack entry, at a rule it does not know, at a call frame whose
+ * CFA is not above the previous one, at an unreadable word, or at
+ * max_depth. Portable. */
 #ifndef VMM_GUEST_ORC_H
 #define VMM_GUEST_ORC_H
 
@@ -30,6 +31,7 @@
 #include <stdint.h>
 
 #include "vertigo/hypercall.h"
+#include "vmm/guest_reader.h"
 #include "vmm/hypercall.h"
 
 #define GUEST_ORC_BLOCK_SHIFT 6u        /* lookup index granule: 64 bytes of text (about
@@ -54,20 +56,32 @@ enum guest_orc_type {
     GUEST_ORC_END,              /* end of the stack (or a rule to stop at) */
 };
 
+/* The two call-frame rules nearly every frame of a Linux kernel uses,
+ * classified once when the table is built so the walk tests one byte:
+ * CFA = SP + offset with BP untouched, or with the caller's BP saved on
+ * the stack at CFA + bp_offset. Anything else takes the general path. */
+enum guest_orc_shape {
+    GUEST_ORC_SHAPE_GENERAL,
+    GUEST_ORC_SHAPE_SP_BP_KEPT,
+    GUEST_ORC_SHAPE_SP_BP_SAVED,
+};
+
 struct guest_orc_row {
     int16_t sp_offset;          /* CFA = sp_reg + sp_offset */
     int16_t bp_offset;          /* caller's BP saved at bp_reg + bp_offset */
     uint8_t sp_reg, bp_reg;     /* enum guest_orc_reg */
     uint8_t type;               /* enum guest_orc_type */
-    uint8_t unused;
+    uint8_t shape;              /* enum guest_orc_shape, from the fields above */
 };
 
 struct guest_orc {
     uint64_t text_start, text_end;      /* the kernel text covered */
     uint32_t count;                     /* rows */
     uint32_t blocks;                    /* lookup blocks over the text */
-    uint32_t *ip;                       /* [count] text offsets, ascending */
-    struct guest_orc_row *rows;         /* [count] */
+    uint32_t *ip;                       /* [count] text offsets, ascending, then UINT32_MAX
+                                           (above any offset: ends every scan) */
+    struct guest_orc_row *rows;         /* [count], and rows[-1] an end-of-stack rule
+                                           (the rule "before the first entry") */
     uint32_t *block;                    /* [blocks + 1]: rows at or before each block's start */
 };
 
@@ -141,7 +155,7 @@ const struct guest_orc_row *guest_orc_find(const struct guest_orc *t, uint64_t i
  * system call, interrupt or exception taken from user mode, sets *to_user
  * and leaves the user context's RIP, RSP and RBP in *r. */
 unsigned int guest_orc_walk(const struct guest_orc *t, struct guest_unwind_regs *r,
-                            unsigned int max_depth, guest_read_fn read, void *ctx,
+                            unsigned int max_depth, struct guest_reader *rd,
                             uint64_t *out, bool *to_user);
 
 #endif

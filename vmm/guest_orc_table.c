@@ -46,11 +46,23 @@ static size_t align8(size_t n)
     return (n + 7) & ~(size_t)7;
 }
 
+/* ip[] with its sentinel, rows[] after their sentinel, block[]. */
 size_t guest_orc_bytes(const struct vertigo_kernel_orc *a)
 {
-    return align8((size_t)a->count * sizeof(uint32_t)) +
-           (size_t)a->count * sizeof(struct guest_orc_row) +
+    return align8(((size_t)a->count + 1) * sizeof(uint32_t)) +
+           ((size_t)a->count + 1) * sizeof(struct guest_orc_row) +
            align8(((size_t)blocks_of(a) + 1) * sizeof(uint32_t));
+}
+
+static uint8_t shape_of(const struct guest_orc_row *row)
+{
+    if (row->type != GUEST_ORC_CALL || row->sp_reg != GUEST_ORC_REG_SP)
+        return GUEST_ORC_SHAPE_GENERAL;
+    if (row->bp_reg == GUEST_ORC_REG_UNDEFINED)
+        return GUEST_ORC_SHAPE_SP_BP_KEPT;
+    if (row->bp_reg == GUEST_ORC_REG_PREV_SP)
+        return GUEST_ORC_SHAPE_SP_BP_SAVED;
+    return GUEST_ORC_SHAPE_GENERAL;
 }
 
 /* Linux's packed orc_entry (little-endian: sp_offset, bp_offset, then
@@ -65,6 +77,7 @@ static struct guest_orc_row decode_entry(const uint8_t *e, uint32_t format)
                                                        : (e[5] & V2_TYPE_MASK) - V2_TYPE_CALL;
     if (type <= GUEST_ORC_REGS_PARTIAL && row.sp_reg != GUEST_ORC_REG_UNDEFINED)
         row.type = (uint8_t)type;
+    row.shape = shape_of(&row);
     return row;
 }
 
@@ -135,7 +148,9 @@ int64_t guest_orc_build(struct guest_orc *t, void *mem, const struct vertigo_ker
     *t = (struct guest_orc){ .text_start = a->text_start, .text_end = a->text_end,
                              .blocks = blocks_of(a) };
     t->ip = (uint32_t *)p;
-    t->rows = (struct guest_orc_row *)(p + align8((size_t)a->count * sizeof(uint32_t)));
+    t->rows = (struct guest_orc_row *)(p + align8(((size_t)a->count + 1) * sizeof(uint32_t)));
+    t->rows[0] = (struct guest_orc_row){ .type = GUEST_ORC_END };
+    t->rows++;                              /* rows[-1]: the rule before the first entry */
     t->block = (uint32_t *)(t->rows + a->count);
     uint64_t last_ip = 0;
     for (uint32_t first = 0; first < a->count; first += BATCH) {
@@ -146,6 +161,7 @@ int64_t guest_orc_build(struct guest_orc *t, void *mem, const struct vertigo_ker
     }
     if (!t->count)
         return -VERTIGO_EINVAL;
+    t->ip[t->count] = UINT32_MAX;           /* text offsets are below 2^26 */
     index_blocks(t);
     return 0;
 }

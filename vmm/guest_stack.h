@@ -1,9 +1,10 @@
 /* Walking a guest call stack by its frame pointers (the RBP chain of code
  * built with -fno-omit-frame-pointer, as Linux's ORC-less frame-pointer
  * unwinder and perf's fp call graphs do). Portable: every read of guest
- * memory goes through a callback that checks it (vmx/guest_mem.c in the
- * hypervisor, a simulated memory in tests), so a corrupt or hostile chain
- * can never fault Vertigo or make it loop.
+ * memory goes through a reader whose page source checks it
+ * (vmm/guest_reader.h; vmx/guest_mem.c in the hypervisor, a simulated
+ * memory in tests), so a corrupt or hostile chain can never fault Vertigo
+ * or make it loop.
  *
  * A frame at address fp holds the caller's frame pointer at fp and the
  * return address at fp + 8 (SysV x86-64 ABI, "The Stack Frame"). The walk
@@ -20,16 +21,16 @@
 #include <stdint.h>
 
 #include "vmm/guest_orc.h"
-#include "vmm/hypercall.h"
+#include "vmm/guest_reader.h"
 
 #define GUEST_STACK_FRAME_MAX  (1ull << 20)   /* largest credible frame, bytes */
 
 /* Walks the chain starting at frame pointer `rbp` of a guest running in
- * kernel mode (`kernel`) or user mode, reading guest-virtual memory with
- * read(ctx, ...). Stores at most max_depth return addresses, innermost
+ * kernel mode (`kernel`) or user mode, reading guest-virtual memory
+ * through rd. Stores at most max_depth return addresses, innermost
  * caller first, in out[] and returns how many. */
 unsigned int guest_stack_walk(uint64_t rbp, bool kernel, unsigned int max_depth,
-                              guest_read_fn read, void *ctx, uint64_t *out);
+                              struct guest_reader *rd, uint64_t *out);
 
 /* The call stack of a sample taken at *start (exact RIP, RSP, RBP) in
  * guest kernel mode (`kernel`) or user mode, as the domain's declared
@@ -41,7 +42,7 @@ unsigned int guest_stack_walk(uint64_t rbp, bool kernel, unsigned int max_depth,
  * nothing declared, no kernel stack at all. At most max_depth entries. */
 unsigned int guest_stack_sample(const struct guest_kernel_unwind *ku,
                                 const struct guest_unwind_regs *start, bool kernel,
-                                unsigned int max_depth, guest_read_fn read, void *ctx,
+                                unsigned int max_depth, struct guest_reader *rd,
                                 uint64_t *out);
 
 /* True if addr is canonical with 48-bit linear addresses (bits 63:47 all

@@ -4,14 +4,15 @@ HV_SRCS += vmm/main.c vmm/console.c vmm/uart.c vmm/panic.c \
            vmm/nmi.c vmm/version.c vmm/heap.c vmm/acpi.c vmm/guest_pt.c vmm/hypercall.c \
            vmm/exit_stats.c vmm/domain.c vmm/domain_linux.c vmm/mmio_decode.c vmm/smp_guest.c \
            vmm/hv_cmdline.c \
-           vmm/guest_stack.c vmm/guest_orc.c vmm/guest_orc_table.c vmm/sampler_symbols.c
+           vmm/guest_stack.c vmm/guest_orc.c vmm/guest_orc_table.c vmm/sampler_symbols.c \
+           vmm/guest_reader.c vmm/guest_tlb.c
 HEADERS_HV += vmm/console.h vmm/uart.h vmm/panic.h vmm/cmdline.h \
               vmm/guest_modules.h vmm/start.h vmm/start_stages.h vmm/version.h \
               vmm/msr.h vmm/heap.h vmm/acpi.h vmm/guest_pt.h vmm/hypercall.h vmm/exit_stats.h \
               vmm/domain.h vmm/vcpu.h vmm/mmio_decode.h vmm/smp_guest.h vmm/guest_stack.h \
-              vmm/guest_orc.h vmm/sampler.h vmm/hv_cmdline.h
+              vmm/guest_orc.h vmm/sampler.h vmm/hv_cmdline.h vmm/guest_reader.h vmm/guest_tlb.h
 HEADERS_HOST += vmm/cmdline.h vmm/guest_modules.h vmm/msr.h vmm/mmio_decode.h vmm/guest_pt.h \
-                vmm/guest_stack.h vmm/guest_orc.h vmm/sampler.h
+                vmm/guest_stack.h vmm/guest_orc.h vmm/sampler.h vmm/guest_reader.h vmm/guest_tlb.h
 
 UNIT_TESTS += cmdline guest_modules mmio_decode guest_pt hypercall guest_stack guest_orc
 unit_mmio_decode_SRCS := tests/unit/test_mmio_decode.c vmm/mmio_decode.c
@@ -26,6 +27,7 @@ FORCE:
 unit_guest_pt_SRCS := tests/unit/test_guest_pt.c vmm/guest_pt.c
 unit_hypercall_SRCS := tests/unit/test_hypercall.c vmm/hypercall.c vmm/sampler_symbols.c \
                        vmm/guest_orc_table.c
-unit_guest_stack_SRCS := tests/unit/test_guest_stack.c vmm/guest_stack.c vmm/guest_orc.c
+unit_guest_stack_SRCS := tests/unit/test_guest_stack.c vmm/guest_stack.c vmm/guest_orc.c \
+                         vmm/guest_reader.c
 unit_guest_orc_SRCS := tests/unit/test_guest_orc.c vmm/guest_orc.c vmm/guest_orc_table.c \
-                       vmm/guest_stack.c vmm/hypercall.c vmm/sampler_symbols.c
+                       vmm/guest_stack.c vmm/hypercall.c vmm/sampler_symbols.c vmm/guest_reader.c

@@ -244,6 +244,15 @@ static bool valid_memtype(enum ept_memtype type)
            type == EPT_MT_WP || type == EPT_MT_WB;
 }
 
+/* After a change (done or partly done): translations a cache made under
+ * the old generation, the change's own window included, are no longer
+ * trusted (vmm/guest_tlb.h). Returns rc. */
+static int bump_generation(struct ept *ept, int rc)
+{
+    __atomic_fetch_add(&ept->generation, 1, __ATOMIC_RELEASE);
+    return rc;
+}
+
 int ept_map(struct ept *ept, uint64_t gpa, uint64_t hpa, uint64_t size,
             unsigned flags, enum ept_memtype type)
 {
@@ -261,7 +270,8 @@ int ept_map(struct ept *ept, uint64_t gpa, uint64_t hpa, uint64_t size,
         return EPT_ERR_ARG;
     attrs = (flags & EPT_RWX) | ((uint64_t)type << EPTE_MEMTYPE_SHIFT) |
             ((flags & EPT_IGNORE_PAT) ? EPTE_IGNORE_PAT : 0);
-    return map_level(ept, ept->pml4_pa, EPT_TOP_LEVEL, gpa, gpa + size, hpa, attrs);
+    return bump_generation(ept, map_level(ept, ept->pml4_pa, EPT_TOP_LEVEL, gpa, gpa + size,
+                                          hpa, attrs));
 }
 
 int ept_unmap(struct ept *ept, uint64_t gpa, uint64_t size)
@@ -270,7 +280,7 @@ int ept_unmap(struct ept *ept, uint64_t gpa, uint64_t size)
 
     if (rc != EPT_OK)
         return rc;
-    return unmap_level(ept, ept->pml4_pa, EPT_TOP_LEVEL, gpa, gpa + size);
+    return bump_generation(ept, unmap_level(ept, ept->pml4_pa, EPT_TOP_LEVEL, gpa, gpa + size));
 }
 
 bool ept_translate(const struct ept *ept, uint64_t gpa, struct ept_translation *out)

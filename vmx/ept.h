@@ -57,6 +57,8 @@ struct ept {
     bool exec_only;       /* execute-only mappings allowed */
     uint8_t eptp_memtype; /* memory type for walks: WB, or UC if no WB */
     unsigned tables;      /* paging-structure pages in use, PML4 included */
+    uint64_t generation;  /* bumped by every ept_map and ept_unmap: caches of
+                             translations through this EPT check it */
 };
 
 enum ept_status {

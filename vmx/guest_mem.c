@@ -91,15 +91,21 @@ static enum guest_access cursor_phys(struct guest_virt_cursor *c, uint64_t gpa, 
     return GUEST_ACCESS_OK;
 }
 
+/* The guest page walk's reads of its paging-structure entries (always
+ * aligned); with a translation cache, each is traced for it. */
 static bool cursor_read64(void *ctx, uint64_t gpa, uint64_t *value)
 {
-    if (gpa & (sizeof(*value) - 1))
-        return guest_phys_read(((struct guest_virt_cursor *)ctx)->v, gpa, value,
-                               sizeof(*value));
+    struct guest_virt_cursor *c = ctx;
     const uint8_t *p;
-    if (cursor_phys(ctx, gpa, sizeof(*value), &p) != GUEST_ACCESS_OK)
+    if (gpa & (sizeof(*value) - 1)) {
+        c->trace.count = GUEST_TLB_LEVELS + 1;      /* not traceable: not cached */
+        return guest_phys_read(c->v, gpa, value, sizeof(*value));
+    }
+    if (cursor_phys(c, gpa, sizeof(*value), &p) != GUEST_ACCESS_OK)
         return false;
     __builtin_memcpy(value, p, sizeof(*value));     /* one aligned load */
+    if (c->tlb)
+        guest_tlb_trace_add(&c->trace, (const uint64_t *)(const void *)p, *value);
     return true;
 }
 
@@ -117,6 +123,7 @@ void guest_virt_cursor_setup(struct guest_virt_cursor *c, struct vcpu *v, uint64
     c->user = false;
     c->page_host = NULL;
     c->leaf_size = 0;
+    c->tlb = NULL;
 }
 
 void guest_virt_cursor_init(struct guest_virt_cursor *c, struct vcpu *v)
@@ -135,16 +142,54 @@ static enum guest_access cursor_page(struct guest_virt_cursor *c, uint64_t gva,
         *host = c->page_host;
         return GUEST_ACCESS_OK;
     }
+    if (c->tlb) {
+        c->key.page = page;
+        c->key.user = c->user;
+        if ((*host = guest_tlb_lookup(c->tlb, &c->key)) != NULL) {
+            c->page_gva = page;
+            c->page_host = *host;
+            return GUEST_ACCESS_OK;
+        }
+        c->trace.count = 0;
+    }
     uint64_t gpa = page;
     enum guest_access r = c->paging ? guest_pt_walk(&c->pg, page, c->user, &gpa)
                                     : GUEST_ACCESS_OK;
     if (r == GUEST_ACCESS_OK)
         r = cursor_phys(c, gpa & ~(uint64_t)(PAGE_SIZE - 1), PAGE_SIZE, host);
-    if (r == GUEST_ACCESS_OK) {
-        c->page_gva = page;
-        c->page_host = *host;
-    }
+    if (r != GUEST_ACCESS_OK)
+        return r;
+    c->page_gva = page;
+    c->page_host = *host;
+    if (c->tlb)
+        guest_tlb_fill(c->tlb, &c->key, &c->trace, *host);
     return r;
+}
+
+void guest_virt_cursor_claim_tlb(struct guest_virt_cursor *c, struct guest_tlb *tlb)
+{
+    if (!c->paging || !(c->tlb = guest_tlb_claim(tlb)))
+        return;
+    /* The EPT's generation before any translation of this walk: a change
+     * during the walk leaves what the walk cached unusable afterwards. */
+    const struct ept *ept = &c->v->domain->vmx.ept;
+    c->key = (struct guest_tlb_key){
+        .cr3 = c->pg.cr3, .la57 = c->pg.la57, .ept = ept,
+        .ept_generation = __atomic_load_n(&ept->generation, __ATOMIC_ACQUIRE),
+    };
+}
+
+void guest_virt_cursor_release_tlb(struct guest_virt_cursor *c)
+{
+    if (c->tlb)
+        guest_tlb_release(c->tlb);
+    c->tlb = NULL;
+}
+
+const uint8_t *guest_virt_cursor_page(void *cursor, uint64_t page)
+{
+    const uint8_t *host;
+    return cursor_page(cursor, page, &host) == GUEST_ACCESS_OK ? host : NULL;
 }
 
 /* Whole 8-byte words (a stack frame is two) by plain moves, the rest by

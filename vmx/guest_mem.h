@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "vmm/guest_pt.h"
+#include "vmm/guest_tlb.h"
 
 struct vcpu;
 
@@ -20,7 +21,10 @@ struct vcpu;
  * host address of the last page read is kept, and so is the last EPT leaf
  * the guest's page tables were read through, so reads within one page walk
  * the guest's tables once and the EPT's tables rarely. Valid until the next VM
- * entry (the guest may change its tables or CR3 once it runs). */
+ * entry (the guest may change its tables or CR3 once it runs). A cursor
+ * given a translation cache (guest_virt_cursor_claim_tlb) also looks pages
+ * up there before walking, and remembers its walks there: the cache
+ * proves an entry still holds before each use (vmm/guest_tlb.h). */
 struct guest_virt_cursor {
     struct vcpu *v;
     struct guest_paging pg;
@@ -31,6 +35,9 @@ struct guest_virt_cursor {
     uint64_t leaf_gpa;          /* last readable EPT leaf (4K, 2M or 1G) ... */
     uint64_t leaf_size;         /* ... its size, 0: nothing cached ... */
     uintptr_t leaf_host;        /* ... and Vertigo's address of its start */
+    struct guest_tlb *tlb;      /* NULL: none */
+    struct guest_tlb_key key;   /* tlb's key for this cursor but the page */
+    struct guest_tlb_trace trace;   /* the paging-structure entries of the walk under way */
 };
 
 /* A fresh cursor for v's guest with these paging registers, reading with
@@ -42,6 +49,18 @@ void guest_virt_cursor_setup(struct guest_virt_cursor *c, struct vcpu *v, uint64
  * that reads with supervisor rights; set c->user afterwards to read as
  * guest user mode does (a hypercall from CPL 3). */
 void guest_virt_cursor_init(struct guest_virt_cursor *c, struct vcpu *v);
+
+/* Lets cursor c (set up, paging on) look pages up in and add them to the
+ * translation cache tlb for this walk, unless a walk interrupted on this
+ * CPU holds it (then c walks without). Give it back with
+ * guest_virt_cursor_release_tlb before the guest runs again. */
+void guest_virt_cursor_claim_tlb(struct guest_virt_cursor *c, struct guest_tlb *tlb);
+void guest_virt_cursor_release_tlb(struct guest_virt_cursor *c);
+
+/* Vertigo's address of the readable 4 KiB guest-virtual page at `page`
+ * through cursor c, or NULL: a guest_page_fn (vmm/guest_reader.h) with
+ * ctx = the cursor, for stack walks. */
+const uint8_t *guest_virt_cursor_page(void *cursor, uint64_t page);
 
 /* Copies len bytes from guest-virtual gva through cursor c. Returns
  * GUEST_ACCESS_OK, or why the first unreadable byte is not readable

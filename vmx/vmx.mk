@@ -12,4 +12,5 @@ HEADERS_HV += vmx/vmx_detect.h vmx/vmx_report.h vmx/vmx_ops.h vmx/vmx_cpu.h vmx/
 # Guest memory reads (hosted: a guest region below 4 GiB behind a real EPT).
 UNIT_TESTS += guest_mem
 unit_guest_mem_SRCS := tests/unit/test_guest_mem.c vmx/guest_mem.c vmx/ept.c vmx/vmx_caps.c \
-                       vmm/guest_pt.c vmm/hypercall.c vmm/guest_orc_table.c vmm/format.c
+                       vmm/guest_pt.c vmm/hypercall.c vmm/guest_orc_table.c vmm/format.c \
+                       vmm/guest_tlb.c vmm/guest_reader.c

@@ -54,6 +54,10 @@ uint64_t pmu_arch_guest_syscall_entry(const struct vcpu *v)
     return rdmsr(MSR_IA32_LSTAR);
 }
 
+/* Guest stack pages the sampler's walks translated, per CPU (a walk and
+ * the guest it reads stand on one CPU; the key names the domain's EPT). */
+static struct guest_tlb stack_tlb[MAX_CPUS];
+
 unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rbp, bool kernel,
                                   unsigned int depth, uint64_t *out)
 {
@@ -63,9 +67,21 @@ unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rbp, bool kernel,
         start.ip = vmcs_read(VMCS_GUEST_RIP);
         start.sp = vmcs_read(VMCS_GUEST_RSP);
     }
+    struct guest_reader rd;
     guest_virt_cursor_init(&cursor, v);
-    return guest_stack_sample(&v->domain->kernel_unwind, &start, kernel, depth,
-                              guest_virt_cursor_read, &cursor, out);
+    guest_virt_cursor_claim_tlb(&cursor, &stack_tlb[v->cpu % MAX_CPUS]);
+    guest_reader_init(&rd, guest_virt_cursor_page, &cursor);
+    unsigned int n = guest_stack_sample(&v->domain->kernel_unwind, &start, kernel, depth, &rd,
+                                        out);
+    guest_virt_cursor_release_tlb(&cursor);
+    return n;
+}
+
+void pmu_arch_guest_stack_cache(unsigned int cpu, uint64_t *hits, uint64_t *misses)
+{
+    const struct guest_tlb *tlb = &stack_tlb[cpu % MAX_CPUS];
+    *hits = __atomic_load_n(&tlb->hits, __ATOMIC_RELAXED);
+    *misses = __atomic_load_n(&tlb->misses, __ATOMIC_RELAXED);
 }
 
 void pmu_arch_guest_user_stack(struct vcpu *v, struct log_user_stack *us, uint8_t *buf,

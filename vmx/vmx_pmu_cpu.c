@@ -104,19 +104,19 @@ void pmu_arch_single_step(bool on)
 
 extern char __image_start[], __image_end[];
 
-/* Vertigo's own memory, for walking its frame-pointer chain: only inside
- * its image (stacks are in .bss), read directly. */
-static bool image_read(void *ctx, uint64_t addr, void *buf, size_t len)
+/* Vertigo's own memory, for walking its frame-pointer chain: only pages
+ * inside its image (stacks are in .bss; the image's ends are page-aligned,
+ * linker.ld), read directly. */
+static const uint8_t *image_page(void *ctx, uint64_t page)
 {
     (void)ctx;
     uint64_t lo = (uint64_t)__image_start, hi = (uint64_t)__image_end;
-    if (addr < lo || addr >= hi || len > hi - addr)
-        return false;
-    memcpy(buf, (const void *)addr, len);
-    return true;
+    return page >= lo && page < hi ? (const uint8_t *)page : NULL;
 }
 
 unsigned int pmu_arch_hypervisor_stack(uint64_t rbp, unsigned int depth, uint64_t *out)
 {
-    return guest_stack_walk(rbp, false, depth, image_read, NULL, out);
+    struct guest_reader rd;
+    guest_reader_init(&rd, image_page, NULL);
+    return guest_stack_walk(rbp, false, depth, &rd, out);
 }

@@ -8,6 +8,7 @@ BENCH_TARGETS += bench-kstack
 BENCH_KSTACK_HARNESS := $(BUILD)/bench/bench_kstack_harness
 bench_kstack_harness_SRCS := tests/bench/bench_kstack_harness.c vmm/guest_orc.c \
                              vmm/guest_orc_table.c vmm/guest_stack.c vmm/hypercall.c \
+                             vmm/guest_reader.c vmm/guest_tlb.c \
                              vmm/guest_pt.c vmm/format.c vmx/guest_mem.c vmx/ept.c vmx/vmx_caps.c
 
 $(BENCH_KSTACK_HARNESS): $(patsubst %,$(BUILD)/tool/%.o,$(bench_kstack_harness_SRCS))

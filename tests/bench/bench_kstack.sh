@@ -1,8 +1,9 @@
 #!/bin/bash
 # Call-stack benchmark. First the walk alone: callgrind counts the
 # instructions of a 16-deep kernel sample's walk on a host harness
-# (tests/bench/bench_kstack_harness.c: Vertigo's ORC walk and checked
-# guest-memory cursor over a synthetic guest behind a real EPT). Then one
+# (tests/bench/bench_kstack_harness.c: Vertigo's ORC walk, stack reader
+# and checked guest-memory cursor over a synthetic guest behind a real
+# EPT), with the stack pages' translations cached and without. Then one
 # Bochs boot (clock sync=none: one TSC cycle is one emulated instruction)
 # with the guest agent, which declares the kernel's ORC tables, running
 # the dwarf scenario (user stacks copied with each user sample) and the
@@ -10,7 +11,8 @@
 # then pipe round trips that keep the kernel busy) sampling
 # instructions:uk with call stacks of depth 16. Vertigo measures the stack
 # walk of one PMI in 16 (pmu/sample_nmi.c: "sample: cpu N: kernel call
-# stacks: ... avg C cycles per walk, F per frame"); this prints, per mode,
+# stacks: ... avg C cycles per walk, F per frame", and how often the
+# translation cache answered: "stack page translations"); this prints, per mode,
 # the instructions per walk and per frame against the targets (<= 60 per
 # frame, <= 400 for a whole walk of a 16-deep sample), the share of kernel
 # samples whose chain reaches user code, and the log bytes per sample with
@@ -42,27 +44,34 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 
 # ---- 1. The walk alone, counted by callgrind on the host harness ----------
+# Twice: as Vertigo runs (the stack pages' translations cached across
+# samples, vmm/guest_tlb.h) and with every sample walking the guest's page
+# tables (--no-tlb: a sample whose stack pages no recent sample used).
 HARNESS="$BUILD/bench/bench_kstack_harness"
 WALKS=1000
 [ -x "$HARNESS" ] || die "missing $HARNESS (run: make BUILD=$BUILD $HARNESS)"
-valgrind --tool=callgrind --callgrind-out-file="$OUT/harness.callgrind" --toggle-collect=sample_walk \
-    "$HARNESS" "$WALKS" >"$OUT/harness.stdout" 2>"$OUT/harness.stderr" ||
-    die "callgrind on $HARNESS failed: see $OUT/harness.stderr"
-ir=$(sed -nE 's/^==[0-9]+== Collected : ([0-9]+)$/\1/p' "$OUT/harness.stderr")
-read -r _ walks _ frames < "$OUT/harness.stdout"
-[ -n "$ir" ] && [ "${walks:-0}" = "$WALKS" ] && [ "${frames:-0}" -gt 0 ] ||
-    die "no callgrind total or walk count (see $OUT/harness.stderr, $OUT/harness.stdout)"
-awk -v ir="$ir" -v w="$walks" -v f="$frames" -v tf="$TARGET_FRAME" -v tw="$TARGET_WALK" 'BEGIN {
-    pw = ir / w; pf = ir / f
-    printf "bench-kstack: host harness (callgrind, -O2): a %d-deep kernel sample (12 ORC frames, the syscall entry, 3 user frames; 2 stack pages)\n", f / w
-    printf "              %.0f instructions per walk (target <= %d: %s), %.1f per frame (target <= %d: %s)\n", pw, tw, pw <= tw ? "met" : "MISSED", pf, tf, pf <= tf ? "met" : "MISSED"
-}'
-callgrind_annotate "$OUT/harness.callgrind" 2>/dev/null |
-    awk -v w="$walks" '$1 ~ /^[0-9,]+$/ && /:/ { fn = ""
-        for (i = 2; i <= NF; i++) if ($i ~ /:/) fn = $i
-        if (fn == "") next
-        gsub(",", "", $1); n = split(fn, p, ":")
-        printf "              %6.0f per walk in %s\n", $1 / w, p[n] }' | head -8
+for variant in cached no-tlb; do
+    opt=; [ "$variant" = no-tlb ] && opt=--no-tlb
+    cg="$OUT/harness-$variant"
+    valgrind --tool=callgrind --callgrind-out-file="$cg.callgrind" --toggle-collect=sample_walk \
+        "$HARNESS" "$WALKS" $opt >"$cg.stdout" 2>"$cg.stderr" ||
+        die "callgrind on $HARNESS $opt failed: see $cg.stderr"
+    ir=$(sed -nE 's/^==[0-9]+== Collected : ([0-9]+)$/\1/p' "$cg.stderr")
+    read -r _ walks _ frames < "$cg.stdout"
+    [ -n "$ir" ] && [ "${walks:-0}" = "$WALKS" ] && [ "${frames:-0}" -gt 0 ] ||
+        die "no callgrind total or walk count (see $cg.stderr, $cg.stdout)"
+    awk -v ir="$ir" -v w="$walks" -v f="$frames" -v tf="$TARGET_FRAME" -v tw="$TARGET_WALK" -v v="$variant" 'BEGIN {
+        pw = ir / w; pf = ir / f
+        printf "bench-kstack: host harness (callgrind, -O2, %s): a %d-deep kernel sample (12 ORC frames, the syscall entry, 3 user frames; 2 stack pages)\n", v == "cached" ? "stack pages cached across samples" : "no translation cache", f / w
+        printf "              %.0f instructions per walk (target <= %d: %s), %.1f per frame (target <= %d: %s)\n", pw, tw, pw <= tw ? "met" : "MISSED", pf, tf, pf <= tf ? "met" : "MISSED"
+    }'
+    callgrind_annotate "$cg.callgrind" 2>/dev/null |
+        awk -v w="$walks" '$1 ~ /^[0-9,]+$/ && /:/ { fn = ""
+            for (i = 2; i <= NF; i++) if ($i ~ /:/) fn = $i
+            if (fn == "") next
+            gsub(",", "", $1); n = split(fn, p, ":")
+            printf "              %6.0f per walk in %s\n", $1 / w, p[n] }' | head -8
+done
 
 # ---- 2. The whole NMI path in Bochs ----------------------------------------
 echo "bench-kstack: one Bochs boot (ips $IPS) with the agent: the dwarf scenario (instructions:u, --call-graph dwarf)"
@@ -95,6 +104,9 @@ for mode in kernel user; do
             printf "              targets: <= %d per frame (%s), <= %d for a %d-deep walk (%.0f at %.1f frames: %s)\n", tf, pf <= tf ? "met" : "MISSED", tw, d, pf * d, f / w, pf * d <= tw ? "met" : "MISSED"
     }'
 done
+
+echo "$com2" | sed -nE 's/^sample: cpu [0-9]+: stack page translations: ([0-9]+) cached, ([0-9]+) walked$/\1 \2/p' |
+    awk '{ h += $1; m += $2 } END { if (h + m) printf "bench-kstack: new stack pages: %d of %d (%.1f %%) translated from the cache, %d by walking the guest page tables\n", h, h + m, 100 * h / (h + m), m }'
 
 "$BUILD/vertigo" decode "$OUT/run/debugcon.txt" >"$OUT/decode.txt" 2>"$OUT/decode.err" ||
     die "vertigo decode: $(head -2 "$OUT/decode.err")"

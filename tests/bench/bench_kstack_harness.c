@@ -1,7 +1,8 @@
 /* Host harness for `make bench-kstack`: the NMI path's guest call-stack
  * walk, counted by callgrind. A guest behind a real EPT (vmx/ept.c) with
- * its own 4-level page tables, read through Vertigo's checked cursor
- * (vmx/guest_mem.c), and a synthetic kernel: ORC tables in the Linux 6.1
+ * its own 4-level page tables, read through Vertigo's stack reader
+ * (vmm/guest_reader.h) over its checked cursor (vmx/guest_mem.c) and
+ * translation cache (vmm/guest_tlb.h), and a synthetic kernel: ORC tables in the Linux 6.1
  * layout copied by vmm/guest_orc_table.c, a kernel stack of 12 call
  * frames (half of them saving the caller's RBP) under a system call's
  * pt_regs at the top of the stack, and a user stack of 3 frame-pointer
@@ -9,8 +10,11 @@
  * 16-deep sample (12 kernel return addresses, the user RIP, 3 user ones),
  * as pmu_arch_guest_stack walks it.
  *
- *   bench_kstack_harness N     walks the sample N times (checking each
- *                              result), prints "walks N frames F"
+ *   bench_kstack_harness N [--no-tlb]
+ *       walks the sample N times (checking each result), prints "walks N
+ *       frames F"; --no-tlb: without the translation cache kept across
+ *       samples (every sample walks the guest's page tables: the cost of a
+ *       sample whose stack pages no recent sample used)
  * Exit status 1 if a walk does not give the expected chain. */
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,6 +46,8 @@
 #define PTE_USER      7ull
 
 static uint8_t *region, *pool;
+static bool use_tlb = true;     /* the translation cache across samples, as Vertigo runs */
+static struct guest_tlb stack_tlb;
 static unsigned int pool_used;
 static struct domain dom;
 
@@ -216,23 +222,31 @@ static uint64_t build_stacks(void)
     return sp;
 }
 
-/* One sample's walk, as vmx/vmx_pmu_arch.c's pmu_arch_guest_stack does it. */
+/* One sample's walk, as vmx/vmx_pmu_arch.c's pmu_arch_guest_stack does it:
+ * a fresh cursor and reader per sample, the VCPU's translation cache
+ * (vmm/guest_tlb.h) claimed for it. */
 static __attribute__((noinline)) unsigned int sample_walk(const struct guest_unwind_regs *start,
                                                           uint64_t *out)
 {
     struct guest_virt_cursor c;
+    struct guest_reader rd;
     guest_virt_cursor_setup(&c, &dom.vcpus[0], CR0_PG, gpa(0), 0);
-    return guest_stack_sample(&dom.kernel_unwind, start, true, DEPTH, guest_virt_cursor_read,
-                              &c, out);
+    if (use_tlb)
+        guest_virt_cursor_claim_tlb(&c, &stack_tlb);
+    guest_reader_init(&rd, guest_virt_cursor_page, &c);
+    unsigned int n = guest_stack_sample(&dom.kernel_unwind, start, true, DEPTH, &rd, out);
+    guest_virt_cursor_release_tlb(&c);
+    return n;
 }
 
 int main(int argc, char **argv)
 {
     unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 0;
-    if (!n) {
-        fprintf(stderr, "usage: bench_kstack_harness N\n");
+    if (!n || (argc > 2 && strcmp(argv[2], "--no-tlb"))) {
+        fprintf(stderr, "usage: bench_kstack_harness N [--no-tlb]\n");
         return 2;
     }
+    use_tlb = argc <= 2;
     build_guest();
     build_tables(&dom.kernel_unwind);
     struct guest_unwind_regs start = { .ip = KTEXT + 0x20, .sp = build_stacks(), .bp = 0x5678 };

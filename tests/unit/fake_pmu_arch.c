@@ -65,6 +65,12 @@ unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rbp, bool kernel,
     return n;
 }
 
+void pmu_arch_guest_stack_cache(unsigned int cpu, uint64_t *hits, uint64_t *misses)
+{
+    (void)cpu;
+    *hits = *misses = 0;
+}
+
 /* A user stack of max bytes, each its offset from RSP. */
 void pmu_arch_guest_user_stack(struct vcpu *v, struct log_user_stack *us, uint8_t *buf,
                                uint32_t max)

@@ -4,8 +4,10 @@
  * domain 0's do), behind a real EPT (vmx/ept.c), with the guest's own page
  * tables in its RAM. Checks that only write-back (RAM) pages are read,
  * never device memory or unmapped pages, that page tables in device
- * memory are not walked, and that a user-mode reader gets neither a
- * supervisor-only page nor a non-canonical address. */
+ * memory are not walked, that a user-mode reader gets neither a
+ * supervisor-only page nor a non-canonical address, and that the stack
+ * walks' translation cache never serves a translation whose page tables,
+ * CR3, rights or EPT changed. */
 #include "tests/unit/unit.h"
 
 #include <stdlib.h>
@@ -28,6 +30,7 @@ static uint8_t *region;         /* guest-physical = host address (identity) */
 static uint8_t *pool;
 static unsigned int pool_used;
 static struct domain dom;
+static struct guest_tlb stack_tlb;      /* the stack walks' translation cache */
 
 void vmx_instruction_failed(const char *insn, uint64_t operand, int status, void *caller)
 {
@@ -96,6 +99,7 @@ static void build_guest(void)
     region = map32(REGION_PAGES);
     pool = map32(POOL_PAGES);
     memset(&dom, 0, sizeof(dom));
+    memset(&stack_tlb, 0, sizeof(stack_tlb));
     dom.vcpu_count = 1;
     dom.vcpus[0].domain = &dom;
     struct ept *e = &dom.vmx.ept;
@@ -211,4 +215,106 @@ TEST(hypercalls_through_the_cursor)
     cursor(&c, false);
     CHECK_EQ(hypercall_dispatch(&dom, &a, guest_virt_cursor_copy, &c), 0);
     CHECK_STR(dom.verdict_text, "kernel secret");
+}
+
+/* ---- The stack walks' translation cache (vmm/guest_tlb.h) ---------------- */
+
+static struct guest_tlb *tlb(void)
+{
+    return &stack_tlb;
+}
+
+/* One walk's look at the page of gva under root cr3 with the cache, as
+ * pmu_arch_guest_stack does: a fresh cursor, the cache claimed and given
+ * back. The page's first bytes, or NULL if it is unreadable. */
+static const char *walk_page(uint64_t cr3, bool user, uint64_t gva)
+{
+    struct guest_virt_cursor c;
+    guest_virt_cursor_setup(&c, &dom.vcpus[0], GUEST_CR0_PG, cr3, 0);
+    c.user = user;
+    guest_virt_cursor_claim_tlb(&c, tlb());
+    CHECK(c.tlb == tlb());
+    const char *p = (const char *)guest_virt_cursor_page(&c, gva & ~(PAGE - 1));
+    guest_virt_cursor_release_tlb(&c);
+    return p;
+}
+
+/* Every input of the page walk is checked before a cached translation is
+ * used again: the page-table entries at each level (accessed and dirty
+ * bits aside), CR3, the access rights and the EPT. */
+TEST(cached_translations_never_outlive_what_they_came_from)
+{
+    build_guest();
+    memcpy(region + 12 * PAGE, "other data", 11);
+    CHECK_STR(walk_page(gpa_of(0), true, USER_VA), "user data");
+    CHECK_EQ(tlb()->misses, 1u);
+    CHECK_STR(walk_page(gpa_of(0), true, USER_VA + 8), "user data");
+    CHECK_EQ(tlb()->hits, 1u);
+    /* the processor setting accessed and dirty bits changes nothing */
+    table(3)[(USER_VA >> 12) & 511] |= 0x60;
+    table(0)[0] |= 0x20;
+    CHECK_STR(walk_page(gpa_of(0), true, USER_VA), "user data");
+    CHECK_EQ(tlb()->hits, 2u);
+    /* the guest edits the PTE (no TLB flush Vertigo could see) */
+    set_pte(3, USER_VA, gpa_of(12), 7);
+    CHECK_STR(walk_page(gpa_of(0), true, USER_VA), "other data");
+    /* ... or a table higher up: a PD entry to a copy of the PT mapping page 10 */
+    memcpy(table(4), table(3), PAGE);
+    set_pte(4, USER_VA, gpa_of(10), 7);
+    table(2)[(USER_VA >> 21) & 511] = gpa_of(4) | 7;
+    CHECK_STR(walk_page(gpa_of(0), true, USER_VA), "user data");
+    /* ... or makes it not present, or supervisor-only */
+    set_pte(4, USER_VA, gpa_of(10), 0);
+    CHECK(walk_page(gpa_of(0), true, USER_VA) == NULL);
+    set_pte(4, USER_VA, gpa_of(10), 3);
+    CHECK(walk_page(gpa_of(0), true, USER_VA) == NULL);
+    CHECK_STR(walk_page(gpa_of(0), false, USER_VA), "user data");
+    CHECK(walk_page(gpa_of(0), true, USER_VA) == NULL);      /* a supervisor hit is not a user's */
+    set_pte(4, USER_VA, gpa_of(10), 7);
+    /* another CR3: its own tables, mapping the page elsewhere */
+    memcpy(table(5), table(0), PAGE);
+    memcpy(table(6), table(1), PAGE);
+    memcpy(table(7), table(2), PAGE);
+    memcpy(table(8), table(4), PAGE);
+    table(5)[0] = gpa_of(6) | 7;
+    table(6)[0] = gpa_of(7) | 7;
+    table(7)[(USER_VA >> 21) & 511] = gpa_of(8) | 7;
+    set_pte(8, USER_VA, gpa_of(12), 7);
+    CHECK_STR(walk_page(gpa_of(0), true, USER_VA), "user data");
+    CHECK_STR(walk_page(gpa_of(5), true, USER_VA), "other data");
+    CHECK_STR(walk_page(gpa_of(0), true, USER_VA), "user data");
+    /* Vertigo takes the page away from the guest: the EPT's generation */
+    uint64_t hits = tlb()->hits;
+    CHECK_EQ(ept_unmap(&dom.vmx.ept, gpa_of(10), PAGE), EPT_OK);
+    CHECK(walk_page(gpa_of(0), true, USER_VA) == NULL);
+    CHECK_EQ(ept_map(&dom.vmx.ept, gpa_of(10), gpa_of(10), PAGE, EPT_RWX, EPT_MT_WB), EPT_OK);
+    CHECK_STR(walk_page(gpa_of(0), true, USER_VA), "user data");
+    CHECK_STR(walk_page(gpa_of(0), true, USER_VA), "user data");
+    CHECK_EQ(tlb()->hits, hits + 1);
+}
+
+/* A sample taken in an NMI that interrupted another sample's walk on the
+ * same CPU walks without the cache, and reads right. */
+TEST(a_walk_interrupted_on_its_cpu_keeps_the_cache)
+{
+    build_guest();
+    struct guest_virt_cursor outer, inner;
+    guest_virt_cursor_setup(&outer, &dom.vcpus[0], GUEST_CR0_PG, gpa_of(0), 0);
+    guest_virt_cursor_claim_tlb(&outer, tlb());
+    CHECK(outer.tlb == tlb());
+    guest_virt_cursor_setup(&inner, &dom.vcpus[0], GUEST_CR0_PG, gpa_of(0), 0);
+    guest_virt_cursor_claim_tlb(&inner, tlb());
+    CHECK(inner.tlb == NULL);
+    CHECK_STR((const char *)guest_virt_cursor_page(&inner, USER_VA), "user data");
+    CHECK_EQ(tlb()->misses + tlb()->hits, 0u);
+    guest_virt_cursor_release_tlb(&inner);
+    CHECK_STR((const char *)guest_virt_cursor_page(&outer, USER_VA), "user data");
+    CHECK_EQ(tlb()->misses, 1u);
+    guest_virt_cursor_release_tlb(&outer);
+    CHECK_STR(walk_page(gpa_of(0), false, USER_VA), "user data");
+    CHECK_EQ(tlb()->hits, 1u);
+    /* without paging there is nothing to cache */
+    guest_virt_cursor_setup(&inner, &dom.vcpus[0], 0, 0, 0);
+    guest_virt_cursor_claim_tlb(&inner, tlb());
+    CHECK(inner.tlb == NULL);
 }

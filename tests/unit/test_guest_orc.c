@@ -65,6 +65,22 @@ static enum guest_access sim_copy(void *ctx, uint64_t gva, void *buf, size_t len
     return sim_read(ctx, gva, buf, len) ? GUEST_ACCESS_OK : GUEST_ACCESS_UNMAPPED;
 }
 
+/* The readable page at `page` (a guest_page_fn), counted. */
+static const uint8_t *sim_page(void *ctx, uint64_t page)
+{
+    (void)ctx;
+    sim.reads++;
+    return at(page, 4096);
+}
+
+/* A fresh reader of the simulated guest, as each sample gets. */
+static struct guest_reader *reader(void)
+{
+    static struct guest_reader rd;
+    guest_reader_init(&rd, sim_page, NULL);
+    return &rd;
+}
+
 static void put64(uint64_t gva, uint64_t v)
 {
     memcpy(at(gva, 8), &v, 8);
@@ -115,6 +131,8 @@ static struct vertigo_kernel_orc declaration(void)
 #define F_PARTIAL  (KTEXT + 0x6000)
 #define F_SWITCH   (KTEXT + 0x7000)
 #define F_TAIL     (KTEXT + 0x8000)
+#define F_SAVED    (KTEXT + 0x9000)     /* BP pushed after another register */
+#define F_BPF      (KTEXT + 0xa000)     /* CFA from BP */
 
 static void synthetic_kernel(void)
 {
@@ -129,6 +147,8 @@ static void synthetic_kernel(void)
     entry_at(F_TAIL, 8, R_SP, 0, R_UNDEF, V1_CALL);
     entry_at(F_TAIL + 0x100, 0, R_SP, 0, R_UNDEF, V1_CALL);       /* hostile: CFA = SP */
     entry_at(F_TAIL + 0x200, -64, R_SP, 0, R_UNDEF, V1_CALL);     /* hostile: below SP */
+    entry_at(F_SAVED, 0x20, R_SP, -24, R_PREV_SP, V1_CALL);
+    entry_at(F_BPF, 16, R_BP, -16, R_PREV_SP, V1_CALL);
 }
 
 static void *test_alloc(size_t bytes)
@@ -174,7 +194,7 @@ static void syscall_stack(uint64_t cs)
 static unsigned int sample(uint64_t ip, uint64_t sp, unsigned int max, uint64_t *out)
 {
     struct guest_unwind_regs start = { .ip = ip, .sp = sp, .bp = 0x1234 };
-    return guest_stack_sample(&ku, &start, true, max, sim_read, NULL, out);
+    return guest_stack_sample(&ku, &start, true, max, reader(), out);
 }
 
 static void setup(void)
@@ -202,6 +222,25 @@ TEST(kernel_frames_then_the_interrupted_user_stack)
     CHECK_EQ(sample(F_LEAF + 0x20, S0, 3, out), 3);
     CHECK_EQ(sample(F_LEAF + 0x20, S0, 2, out), 2);
     CHECK_EQ(sample(F_LEAF + 0x20, S0, 0, out), 0);
+}
+
+/* A frame whose BP was saved under another register (push %r15; push
+ * %rbp: CFA - 24) gives the caller's BP, which the caller's rule (CFA from
+ * BP) needs to find its own return address. */
+TEST(bp_saved_anywhere_feeds_a_cfa_from_bp)
+{
+    uint64_t out[16];
+    setup();
+    uint64_t x = S0 + 0x80;                 /* the caller's BP */
+    put64(S0 + 0x8, x);                     /* saved at CFA - 24 (CFA = S0 + 0x20) */
+    put64(S0 + 0x18, F_BPF + 0x10);         /* F_SAVED returns into F_BPF */
+    put64(x, 0x5555);                       /* F_BPF's caller's BP */
+    put64(x + 8, F_END + 0x10);             /* F_BPF returns into a thread's end */
+    CHECK_EQ(sample(F_SAVED + 0x10, S0, 16, out), 2);
+    CHECK_EQ(out[0], F_BPF + 0x10);
+    CHECK_EQ(out[1], F_END + 0x10);
+    put64(S0 + 0x8, x + 8);                 /* a wrong BP: F_BPF's CFA, return are wrong */
+    CHECK(sample(F_SAVED + 0x10, S0, 16, out) < 2 || out[1] != F_END + 0x10);
 }
 
 TEST(the_first_instruction_uses_its_own_rule)
@@ -241,7 +280,7 @@ TEST(an_iret_frame_entry_crosses_to_user_with_bp_as_it_was)
     struct guest_unwind_regs start = { .ip = F_PARTIAL + 4, .sp = S0, .bp = UBP };
     put64(UBP, 0);
     put64(UBP + 8, UTEXT + 0x100);
-    unsigned int n = guest_stack_sample(&ku, &start, true, 16, sim_read, NULL, out);
+    unsigned int n = guest_stack_sample(&ku, &start, true, 16, reader(), out);
     CHECK_EQ(n, 2);
     CHECK_EQ(out[0], UIP);
     CHECK_EQ(out[1], UTEXT + 0x100);
@@ -295,18 +334,18 @@ TEST(nothing_declared_means_no_kernel_stack_and_frame_pointers_when_declared)
     put64(KSTACK + 0x80, 0);
     put64(KSTACK + 0x88, KTEXT + 0x200);
     struct guest_unwind_regs start = { .ip = KTEXT, .sp = KSTACK, .bp = KSTACK + 0x40 };
-    CHECK_EQ(guest_stack_sample(&ku, &start, true, 16, sim_read, NULL, out), 0);
+    CHECK_EQ(guest_stack_sample(&ku, &start, true, 16, reader(), out), 0);
     struct vertigo_kernel_orc fp = { .abi_version = VERTIGO_KERNEL_ORC_ABI,
                                      .format = VERTIGO_ORC_FRAME_POINTER };
     CHECK_EQ(declare(&fp), 0);
-    CHECK_EQ(guest_stack_sample(&ku, &start, true, 16, sim_read, NULL, out), 2);
+    CHECK_EQ(guest_stack_sample(&ku, &start, true, 16, reader(), out), 2);
     CHECK_EQ(out[1], KTEXT + 0x200);
     CHECK_EQ(declare(&fp), -VERTIGO_EBUSY);
     /* user samples walk frame pointers whatever the kernel declared */
     put64(UBP, 0);
     put64(UBP + 8, UTEXT + 0x100);
     start.bp = UBP;
-    CHECK_EQ(guest_stack_sample(&ku, &start, false, 16, sim_read, NULL, out), 1);
+    CHECK_EQ(guest_stack_sample(&ku, &start, false, 16, reader(), out), 1);
 }
 
 TEST(lookup_matches_a_linear_search)

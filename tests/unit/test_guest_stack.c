@@ -18,17 +18,23 @@ struct sim_mem {
 
 static struct sim_mem mem;
 
-static bool sim_read(void *ctx, uint64_t gva, void *buf, size_t len)
+/* The readable page at `page` (a guest_page_fn), counted. */
+static const uint8_t *sim_page(void *ctx, uint64_t page)
 {
     struct sim_mem *m = ctx;
     m->reads++;
-    for (unsigned int r = 0; r < 2; r++) {
-        if (gva >= m->base[r] && gva - m->base[r] <= sizeof(m->bytes[r]) - len) {
-            memcpy(buf, m->bytes[r] + (gva - m->base[r]), len);
-            return true;
-        }
-    }
-    return false;
+    for (unsigned int r = 0; r < 2; r++)
+        if (page >= m->base[r] && page - m->base[r] < sizeof(m->bytes[r]))
+            return m->bytes[r] + (page - m->base[r]);
+    return NULL;
+}
+
+/* A fresh reader of the simulated memory, as each sample gets. */
+static struct guest_reader *reader(void)
+{
+    static struct guest_reader rd;
+    guest_reader_init(&rd, sim_page, &mem);
+    return &rd;
 }
 
 static void sim_reset(void)
@@ -65,7 +71,7 @@ TEST(user_chain_is_walked_to_its_end)
     uint64_t out[32];
     sim_reset();
     user_chain(3);
-    unsigned int n = guest_stack_walk(USER_STACK + 0x100, false, 8, sim_read, &mem, out);
+    unsigned int n = guest_stack_walk(USER_STACK + 0x100, false, 8, reader(), out);
     CHECK_EQ(n, 3);
     CHECK_EQ(out[0], USER_TEXT + 0x10);
     CHECK_EQ(out[1], USER_TEXT + 0x20);
@@ -77,9 +83,9 @@ TEST(depth_is_bounded)
     uint64_t out[32];
     sim_reset();
     user_chain(6);
-    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 2, sim_read, &mem, out), 2);
+    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 2, reader(), out), 2);
     CHECK_EQ(out[1], USER_TEXT + 0x20);
-    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 0, sim_read, &mem, out), 0);
+    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 0, reader(), out), 0);
 }
 
 TEST(loops_and_downward_links_stop_the_walk)
@@ -87,10 +93,10 @@ TEST(loops_and_downward_links_stop_the_walk)
     uint64_t out[32];
     sim_reset();
     put_frame(USER_STACK + 0x100, USER_STACK + 0x100, USER_TEXT);      /* points at itself */
-    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 8, sim_read, &mem, out), 1);
+    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 8, reader(), out), 1);
     put_frame(USER_STACK + 0x200, USER_STACK + 0x180, USER_TEXT);      /* goes down */
     put_frame(USER_STACK + 0x180, USER_STACK + 0x200, USER_TEXT + 1);
-    CHECK_EQ(guest_stack_walk(USER_STACK + 0x200, false, 8, sim_read, &mem, out), 1);
+    CHECK_EQ(guest_stack_walk(USER_STACK + 0x200, false, 8, reader(), out), 1);
     CHECK_EQ(mem.reads < 8, true);
 }
 
@@ -99,13 +105,13 @@ TEST(bad_frame_pointers_are_not_followed)
     uint64_t out[32];
     sim_reset();
     put_frame(USER_STACK + 0x100, USER_STACK + 0x143, USER_TEXT);      /* misaligned next */
-    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 8, sim_read, &mem, out), 1);
-    CHECK_EQ(guest_stack_walk(USER_STACK + 0x104, false, 8, sim_read, &mem, out), 0);
-    CHECK_EQ(guest_stack_walk(0x0000900000000000ull, false, 8, sim_read, &mem, out), 0);
-    CHECK_EQ(guest_stack_walk(0, false, 8, sim_read, &mem, out), 0);
+    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 8, reader(), out), 1);
+    CHECK_EQ(guest_stack_walk(USER_STACK + 0x104, false, 8, reader(), out), 0);
+    CHECK_EQ(guest_stack_walk(0x0000900000000000ull, false, 8, reader(), out), 0);
+    CHECK_EQ(guest_stack_walk(0, false, 8, reader(), out), 0);
     /* a jump of more than GUEST_STACK_FRAME_MAX is not a caller's frame */
     put_frame(USER_STACK + 0x100, USER_STACK + 0x100 + GUEST_STACK_FRAME_MAX + 8, USER_TEXT);
-    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 8, sim_read, &mem, out), 1);
+    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 8, reader(), out), 1);
 }
 
 TEST(unreadable_frames_end_the_walk_without_faulting)
@@ -115,10 +121,10 @@ TEST(unreadable_frames_end_the_walk_without_faulting)
     /* the last readable frame links to the page after the simulated stack */
     uint64_t last = USER_STACK + 2 * PAGE - 16;
     put_frame(last, USER_STACK + 2 * PAGE + 0x100, USER_TEXT + 0x40);
-    CHECK_EQ(guest_stack_walk(last, false, 8, sim_read, &mem, out), 1);
+    CHECK_EQ(guest_stack_walk(last, false, 8, reader(), out), 1);
     /* a frame straddling the end of readable memory */
-    CHECK_EQ(guest_stack_walk(USER_STACK + 2 * PAGE - 8, false, 8, sim_read, &mem, out), 0);
-    CHECK_EQ(guest_stack_walk(USER_STACK + 8 * PAGE, false, 8, sim_read, &mem, out), 0);
+    CHECK_EQ(guest_stack_walk(USER_STACK + 2 * PAGE - 8, false, 8, reader(), out), 0);
+    CHECK_EQ(guest_stack_walk(USER_STACK + 8 * PAGE, false, 8, reader(), out), 0);
 }
 
 TEST(walks_stay_in_their_half_of_the_address_space)
@@ -127,18 +133,18 @@ TEST(walks_stay_in_their_half_of_the_address_space)
     sim_reset();
     put_frame(KERNEL_STACK + 0x40, KERNEL_STACK + 0x80, KERNEL_TEXT + 0x100);
     put_frame(KERNEL_STACK + 0x80, 0, KERNEL_TEXT + 0x200);
-    CHECK_EQ(guest_stack_walk(KERNEL_STACK + 0x40, true, 8, sim_read, &mem, out), 2);
+    CHECK_EQ(guest_stack_walk(KERNEL_STACK + 0x40, true, 8, reader(), out), 2);
     CHECK_EQ(out[1], KERNEL_TEXT + 0x200);
     /* a user-mode sample never reads kernel memory, and the reverse */
-    CHECK_EQ(guest_stack_walk(KERNEL_STACK + 0x40, false, 8, sim_read, &mem, out), 0);
+    CHECK_EQ(guest_stack_walk(KERNEL_STACK + 0x40, false, 8, reader(), out), 0);
     user_chain(2);
-    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, true, 8, sim_read, &mem, out), 0);
+    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, true, 8, reader(), out), 0);
     /* a user frame whose return address points into the kernel stops there */
     put_frame(USER_STACK + 0x100, USER_STACK + 0x140, KERNEL_TEXT);
-    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 8, sim_read, &mem, out), 0);
+    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 8, reader(), out), 0);
     /* a zero return address ends the chain */
     put_frame(USER_STACK + 0x100, USER_STACK + 0x140, 0);
-    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 8, sim_read, &mem, out), 0);
+    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 8, reader(), out), 0);
 }
 
 TEST(canonical_halves)
@@ -149,4 +155,32 @@ TEST(canonical_halves)
     CHECK(guest_stack_addr_in_mode(0xffff800000000000ull, true));
     CHECK(!guest_stack_addr_in_mode(0xfff0800000000000ull, true));
     CHECK(!guest_stack_addr_in_mode(0xffff800000000000ull, false));
+}
+
+/* The reader under the walks (vmm/guest_reader.h): one page request per
+ * page while reads stay in it, reads across two pages copied whole, and
+ * nothing from an unreadable page or across the top of the address space. */
+TEST(the_reader_asks_for_each_page_once_and_checks_both_halves_of_a_split_read)
+{
+    sim_reset();
+    put_frame(USER_STACK + PAGE - 8, 0x1111, 0x2222);       /* across the two user pages */
+    struct guest_reader *rd = reader();
+    const uint8_t *p = guest_reader_at(rd, USER_STACK + 0x10, 16);
+    CHECK(p == mem.bytes[0] + 0x10);
+    CHECK(guest_reader_at(rd, USER_STACK + PAGE - 16, 16) == mem.bytes[0] + PAGE - 16);
+    CHECK_EQ(mem.reads, 1u);
+    p = guest_reader_at(rd, USER_STACK + PAGE - 8, 16);
+    uint64_t w[2];
+    CHECK(p != NULL);
+    memcpy(w, p, 16);
+    CHECK_EQ(w[0], 0x1111u);
+    CHECK_EQ(w[1], 0x2222u);
+    CHECK_EQ(mem.reads, 2u);
+    /* the second page of a split read unreadable: refused */
+    CHECK(guest_reader_at(rd, USER_STACK + 2 * PAGE - 8, 16) == NULL);
+    CHECK(guest_reader_at(rd, USER_STACK - 8, 16) == NULL);
+    CHECK(guest_reader_at(rd, 0xfffffffffffffff8ull, 16) == NULL);
+    CHECK(guest_reader_at(rd, USER_STACK, GUEST_READER_MAX + 1) == NULL);
+    /* an empty reader never reads through its NULL window */
+    CHECK(guest_reader_at(reader(), 8, 8) == NULL);
 }

@@ -1,0 +1,72 @@
+/* Reading a guest's stack word by word from NMI context, cheaply and
+ * safely. A walk asks a page source for Vertigo's address of one 4 KiB
+ * page of guest-virtual memory at a time (the source checks everything:
+ * the guest's page tables, the EPT, RAM only; vmx/guest_mem.c in the
+ * hypervisor, a simulated memory in tests) and keeps the last page it got
+ * as a window: consecutive frames nearly always lie in the same page, so
+ * most reads are a subtraction, a compare and a load, with no call.
+ *
+ * Rule: a reader lives for one walk (one sample), while the guest stands
+ * still; the page it holds is never reused once the guest has run again.
+ * Portable. */
+#ifndef VMM_GUEST_READER_H
+#define VMM_GUEST_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GUEST_READER_PAGE  4096u
+#define GUEST_READER_MAX   16u          /* bytes one guest_reader_at may ask for */
+
+/* Vertigo's address of the readable 4 KiB guest page at page-aligned
+ * `page`, or NULL if any byte of it may not be read. */
+typedef const uint8_t *(*guest_page_fn)(void *ctx, uint64_t page);
+
+struct guest_reader {
+    uint64_t base;              /* the guest page `host` maps ... */
+    const uint8_t *host;        /* ... NULL: none yet */
+    guest_page_fn page;
+    void *ctx;
+    uint8_t bounce[GUEST_READER_MAX];   /* a read across two pages, copied */
+};
+
+static inline void guest_reader_init(struct guest_reader *rd, guest_page_fn page, void *ctx)
+{
+    rd->base = 0;
+    rd->host = NULL;
+    rd->page = page;
+    rd->ctx = ctx;
+}
+
+/* The slow path of guest_reader_at: bytes in another page than the
+ * window's (which becomes the window), or across two pages (copied to
+ * the bounce buffer). */
+const uint8_t *guest_reader_fetch(struct guest_reader *rd, uint64_t gva, size_t len);
+
+/* Vertigo's address of len (at most GUEST_READER_MAX) readable guest
+ * bytes at gva, valid until the next call; NULL if any is unreadable.
+ * `off` wraps far above the page for gva below the window, so one
+ * compare checks both ends. The bytes may be unaligned: copy them out
+ * with memcpy. */
+static inline __attribute__((always_inline)) const uint8_t *
+guest_reader_at(struct guest_reader *rd, uint64_t gva, size_t len)
+{
+    uint64_t off = gva - rd->base;
+    if (__builtin_expect(rd->host != NULL && off <= GUEST_READER_PAGE - len, 1))
+        return rd->host + off;
+    return guest_reader_fetch(rd, gva, len);
+}
+
+/* The 8-byte word at gva into *out; false if unreadable. */
+static inline __attribute__((always_inline)) bool
+guest_reader_word(struct guest_reader *rd, uint64_t gva, uint64_t *out)
+{
+    const uint8_t *p = guest_reader_at(rd, gva, sizeof(*out));
+    if (!p)
+        return false;
+    __builtin_memcpy(out, p, sizeof(*out));
+    return true;
+}
+
+#endif
