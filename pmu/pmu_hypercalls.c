@@ -38,7 +38,10 @@ static int64_t hc_set_step(void *ctx, uint64_t ticks)
 {
     struct vcpu *v = ctx;
     uint64_t dflt = pmu_config.step_ticks;
-    if (!v->pmu.counting || !pmu_config_soft())
+    /* A session's events or paravirtual counters: the guest's virtual PMU
+     * alone (the VCPU counts for it with no event) is no session. */
+    bool session = v->pmu.ctx.count > 0 || v->pmu.pv.count > 0;
+    if (!v->pmu.counting || !session || !pmu_config_soft())
         return -VERTIGO_EINVAL;
     uint64_t previous = v->pmu.user_step_ticks ? v->pmu.user_step_ticks : dflt;
     v->pmu.user_step_ticks = ticks;

@@ -63,6 +63,11 @@ TEST(on_by_default_with_the_software_backend)
     CHECK_EQ(gp, 4);
     CHECK_EQ(fixed, 3);
     CHECK(fake.rdpmc_exiting);
+    /* The VCPU counts for the guest's PMU, but no session of the guest's
+     * own runs: its hypercalls see none. */
+    const struct hypercall_pmu *hc = pmu_hypercalls(v);
+    CHECK_EQ(hc->read(hc->ctx, VERTIGO_PMU_EVENT_COUNT), 0);
+    CHECK_EQ(hc->set_step(hc->ctx, 1), -VERTIGO_EINVAL);
 }
 
 TEST(off_by_option_or_backend_with_the_reason)
