@@ -28,8 +28,8 @@ struct pmu_config {
      * exits while a counter filters by mode (pmu.traps=on, the default,
      * where the hardware can), so per-mode counts are exact at any step. */
     bool exact_modes;
-    /* The guest gets a virtual PMU of its own (pmu/vpmu.h; software
-     * backend only, for now) with these counters (pmu/vpmu_options.h:
+    /* The guest gets a virtual PMU of its own (pmu/vpmu.h; on the
+     * hardware backend at most what the hardware has) with these counters (pmu/vpmu_options.h:
      * pmu.guest=, pmu.guest.gp=, pmu.guest.fixed=). */
     unsigned int guest_gp_counters;
     unsigned int guest_fixed_counters;

@@ -3,6 +3,7 @@
 
 #include "pmu/pmu_arch.h"
 #include "pmu/pmu_config.h"
+#include "pmu/pmu_hw.h"
 #include "vmm/console.h"
 
 /* What the software backend counts: one TSC tick is an instruction, a
@@ -60,6 +61,16 @@ static void deliver(struct vcpu *v, unsigned int nmis)
     pmu_arch_guest_lvtpc_write(v, pmu_arch_guest_lvtpc(v) | VPMU_LVT_MASKED);
 }
 
+/* The PMIs the counting raised, handed on. */
+static void deliver_pending(struct vcpu *v)
+{
+    struct vpmu *g = &v->pmu.guest;
+    if (g->nmis_pending)
+        deliver(v, g->nmis_pending);
+    v->pmu.guest_pmis_unsupported += g->vectors_pending;   /* see pmu_guest.h */
+    g->nmis_pending = g->vectors_pending = 0;
+}
+
 void pmu_guest_count(struct vcpu *v, unsigned int cpl, uint64_t n)
 {
     struct vpmu *g = &v->pmu.guest;
@@ -70,12 +81,65 @@ void pmu_guest_count(struct vcpu *v, unsigned int cpl, uint64_t n)
         vpmu_lvtpc_write(g, pmu_arch_guest_lvtpc(v));
     for (unsigned int ev = VPMU_EV_CYCLES; ev <= VPMU_EV_REF_CYCLES; ev++)
         vpmu_count(g, (enum vpmu_arch_event)ev, mode_of(cpl), n);
-    if (!pmi || !(g->nmis_pending | g->vectors_pending))
+    if (pmi)
+        deliver_pending(v);
+}
+
+/* ---- The hardware backend -------------------------------------------------- */
+
+static void withdraw(struct vcpu *v)
+{
+    v->pmu.guest_pmu = false;
+    pmu_arch_rdpmc_exiting(v, false);
+}
+
+void pmu_guest_backend_failed(struct vcpu *v, const char *why)
+{
+    if (!v->pmu.guest_pmu)
         return;
-    if (g->nmis_pending)
-        deliver(v, g->nmis_pending);
-    v->pmu.guest_pmis_unsupported += g->vectors_pending;   /* see pmu_guest.h */
-    g->nmis_pending = g->vectors_pending = 0;
+    printk("pmu: the guest gets no virtual PMU: no counting on this VCPU (%s)\n", why);
+    withdraw(v);
+}
+
+void pmu_guest_bind_hw(struct vcpu *v)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    if (!p->guest_pmu || pmu_config.backend != PMU_SESSION_HW || p->guest_hw.hw)
+        return;
+    struct pmu_hw *hw = p->be.self;
+    if (!vpmu_hw_init(&p->guest_hw, hw)) {
+        printk("pmu: vcpu %u: the guest gets no PMU: the hardware counters are not %u bits wide\n",
+               v->id, VPMU_WIDTH);
+        withdraw(v);
+        return;
+    }
+    struct vpmu_config config = vpmu_hw_offer(hw);
+    if (config.gp_counters > pmu_config.guest_gp_counters)
+        config.gp_counters = pmu_config.guest_gp_counters;
+    if (config.fixed_counters > pmu_config.guest_fixed_counters)
+        config.fixed_counters = pmu_config.guest_fixed_counters;
+    printk("pmu: vcpu %u: the guest's virtual PMU runs on the hardware counters: %u "
+           "general-purpose + %u fixed offered\n", v->id, config.gp_counters,
+           config.fixed_counters);
+    vpmu_init(&p->guest, &config);
+}
+
+void pmu_guest_hw_enter(struct vcpu *v, struct pmu_entry_plan *plan)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    if (!p->guest_pmu || !p->guest_hw.hw || !vpmu_active(&p->guest))
+        return;
+    plan->guest_global_ctrl |= vpmu_hw_load(&p->guest_hw, &p->guest, pmu_hw_owned_mask(&p->ctx));
+}
+
+void pmu_guest_hw_exit(struct vcpu *v)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    if (!p->guest_pmu || !p->guest_hw.loaded)
+        return;
+    vpmu_lvtpc_write(&p->guest, pmu_arch_guest_lvtpc(v));
+    vpmu_hw_save(&p->guest_hw, &p->guest);
+    deliver_pending(v);
 }
 
 void pmu_guest_report(const struct vcpu *v)

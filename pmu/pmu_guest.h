@@ -1,5 +1,4 @@
-/* The guest's own virtual PMU in the VM-exit loop (pmu.guest=on, software
- * backend): its CPUID leaf, MSRs and RDPMC for the exit handlers, and the
+/* The guest's own virtual PMU in the VM-exit loop (pmu.guest=on): its CPUID leaf, MSRs and RDPMC for the exit handlers, and the
  * guest's runs counted on it, with its PMIs injected as the guest's LVTPC
  * asks. The register semantics are pmu/vpmu.h's. */
 #ifndef PMU_PMU_GUEST_H
@@ -8,11 +7,31 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pmu/pmu.h"
 #include "vmm/vcpu.h"
 
 /* At the VCPU's start (after the configuration is read): sets its
  * virtual PMU up when pmu.guest=on and has RDPMC exit. */
 void pmu_guest_start(struct vcpu *v);
+
+/* Hardware backend, once the CPU's backend is set up: the guest's counters
+ * will run on the hardware counters Vertigo's session leaves free
+ * (pmu/vpmu_hw.h), and it is offered what the hardware has. Hardware
+ * counters other than VPMU_WIDTH bits wide: the guest gets no PMU (said on
+ * the console). */
+void pmu_guest_bind_hw(struct vcpu *v);
+
+/* The VCPU's backend could not start (why): the guest's virtual PMU would
+ * never count, so the guest gets none (said on the console). */
+void pmu_guest_backend_failed(struct vcpu *v, const char *why);
+
+/* Hardware backend, before the entry: the guest's counting counters
+ * loaded; their GLOBAL_CTRL bits are added to plan's guest value. */
+void pmu_guest_hw_enter(struct vcpu *v, struct pmu_entry_plan *plan);
+
+/* Hardware backend, after the exit: the guest's counters read back, and a
+ * PMI they raised goes to the guest as pmu_guest_count's do. */
+void pmu_guest_hw_exit(struct vcpu *v);
 
 /* True if v's virtual PMU has a counter that counts in one mode only (the
  * software backend must then see every change of mode). */

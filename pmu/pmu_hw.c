@@ -160,8 +160,7 @@ static uint64_t status_bit(const struct pmu_counter *c)
     return 1ull << (shift + c->event.slot_index);
 }
 
-/* Status/GLOBAL_CTRL bits of every hardware counter of ctx. */
-static uint64_t owned_mask(const struct pmu_ctx *ctx)
+uint64_t pmu_hw_owned_mask(const struct pmu_ctx *ctx)
 {
     uint64_t mask = 0;
     for (unsigned int i = 0; i < ctx->count; i++)
@@ -303,7 +302,7 @@ static int collect_overflows(struct pmu_hw *hw, struct pmu_ctx *ctx)
 {
     uint64_t status = 0;
     int err = hw_rd(hw, MSR_IA32_PERF_GLOBAL_STATUS, &status);
-    uint64_t clear = err ? 0 : status & owned_mask(ctx);
+    uint64_t clear = err ? 0 : status & pmu_hw_owned_mask(ctx);
     uint64_t handled = clear;
     if (!err && hw->streamlined_freeze)
         clear |= status & (STATUS_CTR_FRZ | STATUS_LBR_FRZ);

@@ -74,6 +74,10 @@ struct pmu_backend pmu_hw_backend(struct pmu_hw *hw);
  * count the guest (:u and/or :k, pmu_event_counts_guest). */
 uint64_t pmu_hw_guest_enable_mask(const struct pmu_ctx *ctx);
 
+/* GLOBAL_CTRL/GLOBAL_STATUS bits of every hardware counter of ctx (the
+ * counters Vertigo's session holds). */
+uint64_t pmu_hw_owned_mask(const struct pmu_ctx *ctx);
+
 /* The same bits for the value the VM exit loads while Vertigo runs: ctx's
  * hardware counters with :h. They count at CPL 0 (PERFEVTSEL.OS), which is
  * why the event parser refuses :uh on this backend. */

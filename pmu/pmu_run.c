@@ -80,11 +80,13 @@ void pmu_run_vcpu_start(struct vcpu *v)
     if (st != PMU_OK) {
         printk("pmu: vcpu %u: no counting: %s\n", v->id, pmu_status_text(st));
         v->pmu.be.ops = NULL;
+        pmu_guest_backend_failed(v, pmu_status_text(st));
         return;
     }
     v->pmu.counting = true;
     v->pmu.count_events = list->count;
     pmu_mux_vcpu_start(v);
+    pmu_guest_bind_hw(v);
 }
 
 /* Only a VCPU without a counting session of its own gets here (the command
@@ -215,6 +217,7 @@ static void plan_entry(struct vcpu *v)
     }
     unsigned int cpl = pmu_arch_guest_cpl(v);
     p->be.ops->enter(p->be.self, &p->ctx, cpl, &plan);
+    pmu_guest_hw_enter(v, &plan);
     pmu_arch_entry_plan(v, &plan);
 }
 
@@ -296,6 +299,8 @@ static void account_guest(struct vcpu *v, uint64_t guest_ticks, bool stepping)
             correct_step_mode(v, guest_ticks);
         pmu_guest_count(v, p->ctx.entry_cpl, guest_ticks);
         pmu_pv_count(&p->pv, p->ctx.entry_cpl, guest_ticks);
+    } else {
+        pmu_guest_hw_exit(v);
     }
     if (backend_exit(p, guest_ticks))
         take_overflows(v);

@@ -18,6 +18,7 @@ struct pmu_guest_log_state {
     struct vpmu_prog_seen seen;                     /* programmings logged */
     uint64_t pmis[LOG_GUEST_PMI_DELIVERY_COUNT];    /* PMIs logged, by delivery */
 };
+#include "pmu/vpmu_hw.h"
 
 struct vcpu_pmu {
     struct pmu_ctx ctx;
@@ -44,6 +45,7 @@ struct vcpu_pmu {
     bool guest_pmu;
     struct vpmu guest;
     struct pmu_guest_log_state guest_log;
+    struct vpmu_hw guest_hw;            /* hardware backend: where its counters run */
     uint64_t guest_pmis_unsupported;    /* PMIs for an LVTPC not in NMI mode */
     /* Paravirtual counters (pmu/pmu_pv.h; hypercalls in pmu/pmu_hypercalls.c) */
     struct pmu_pv pv;

@@ -9,3 +9,8 @@ HEADERS_HOST += pmu/vpmu_hw.h
 UNIT_TESTS += vpmu_hw
 unit_vpmu_hw_SRCS := tests/unit/test_vpmu_hw.c tests/unit/pmu_model.c pmu/vpmu_hw.c pmu/pmu_hw.c $(PMU_CORE_SRCS) \
                      pmu/vpmu_regs.c pmu/vpmu_count.c
+
+# The exit-loop wiring calls it (pmu/pmu_guest.c), so the tests that link
+# the wiring link it too.
+unit_pmu_policy_SRCS += pmu/vpmu_hw.c
+unit_vpmu_wiring_SRCS += pmu/vpmu_hw.c

@@ -1,6 +1,6 @@
 /* The options of the guest's virtual PMU (pmu/vpmu.h) on Vertigo's
  * command line: pmu.guest=on|off (default on wherever the run's backend
- * can offer one: the software backend), pmu.guest.gp=N (0..VPMU_MAX_GP
+ * can offer one: either backend), pmu.guest.gp=N (0..VPMU_MAX_GP
  * general-purpose counters, default all) and pmu.guest.fixed=N
  * (0..VPMU_MAX_FIXED fixed counters, default all). A bad value is named
  * in a warning and its default used; no counter at all means no PMU. One

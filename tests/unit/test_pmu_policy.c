@@ -31,6 +31,7 @@
 
 static struct domain dom;
 static bool traps_available;    /* the arch can trap mode changes (next run) */
+static unsigned int hw_width = 48;  /* the hardware counters' width (next run) */
 
 /* A run with one domain of one VCPU on CPU 0, the command line given. */
 static struct vcpu *start_run(const char *cmdline, bool hardware)
@@ -47,14 +48,15 @@ static struct vcpu *start_run(const char *cmdline, bool hardware)
     fake.lstar = LSTAR;
     fake.mode_traps_available = traps_available;
     if (hardware) {
-        struct pmu_model_config cfg = { 4, 4, 48, 0x7, 48, true, false };
+        struct pmu_model_config cfg = { 4, 4, hw_width, 0x7, hw_width, true, false };
         pmu_model_init(&model, &cfg);
         fake.model = &model;
         fake.global_ctrl_switch = true;
         fake.perf_capabilities = 1u << 13;      /* full-width writes */
         fake.verdict = PMU_HARDWARE;
-        fake.desc = (struct pmu_desc){ .version = 4, .gp_counters = 4, .gp_width = 48,
-                                       .fixed_counters = 3, .fixed_width = 48,
+        fake.desc = (struct pmu_desc){ .version = 4, .gp_counters = 4,
+                                       .gp_width = (uint8_t)hw_width, .fixed_counters = 3,
+                                       .fixed_width = (uint8_t)hw_width,
                                        .fixed_mask = 0x7, .events_available = 0x7f };
     } else {
         fake.verdict = PMU_BROKEN;
@@ -959,4 +961,66 @@ TEST(interval_options_are_checked_with_specific_errors)
     CHECK(fake_console_has("2 sets over 2 counters, interval 900, turn 450 instructions"));
     v = start_run("pmu=hw pmu.interval=900 pmu.events=cycles", true);
     CHECK(fake_console_has("runs on the software backend only"));
+}
+
+/* ---- The guest's virtual PMU on the hardware backend ---------------------- */
+
+/* pmu.guest=on with the hardware backend: the guest's counter 0
+ * (instructions:u, interrupt on overflow, 10 events from its wrap) runs on
+ * a hardware counter Vertigo's session leaves free (its instructions:k
+ * holds fixed counter 0); the entry's
+ * GLOBAL_CTRL enables it, the hardware overflow is the guest's: its
+ * GLOBAL_STATUS bit, one NMI queued for it, its LVTPC masked; the host PMI
+ * the overflow raised on Vertigo's LVTPC is taken as Vertigo's (never
+ * reflected raw) and writes no sample; Vertigo's own counter counted only
+ * its own. */
+TEST(guest_counters_run_on_free_hardware_counters_and_their_pmi_is_the_guests)
+{
+    struct vcpu *v = start_run("pmu=hw pmu.guest=on pmu.events=instructions:k", true);
+    uint64_t value = 0;
+    CHECK(fake.rdpmc_exiting);
+    CHECK(pmu_exit_wrmsr(v, 0x186, 0xc0 | 1ull << 16 | 1ull << 20 | 1ull << 22));
+    CHECK(pmu_exit_wrmsr(v, 0xc1, (uint64_t)-10));
+    CHECK(pmu_exit_wrmsr(v, 0x38f, 1));
+    fake.guest_lvtpc = LVTPC_NMI;
+    fake.cpl = CPL_USER;
+    pmu_before_entry(v);
+    uint64_t guest_bits = fake.plan.guest_global_ctrl;
+    CHECK_EQ(guest_bits, 1ull << 32 | 1);      /* Vertigo's instructions:k on fixed 0,
+                                                 * the guest's counter on GP 0 */
+    CHECK_EQ(fake.plan.host_global_ctrl & 1, 0);
+    CHECK_EQ(fake.model->evtsel[0], 0xc0 | 1ull << 16 | 1ull << 20 | 1ull << 22);
+    fake.model->global_ctrl = guest_bits;       /* VM entry */
+    pmu_model_count(fake.model, &pmu_model_instructions, PMU_MODEL_USER, 25);
+    fake.model->global_ctrl = fake.plan.host_global_ctrl;      /* the NMI exit */
+    CHECK_EQ(fake.model->pmi_nmis, 1);
+    pmu_after_exit(v, 0);
+    CHECK(pmu_exit_rdmsr(v, 0xc1, &value));
+    CHECK_EQ(value, 15);
+    CHECK(pmu_exit_rdmsr(v, 0x38e, &value));
+    CHECK_EQ(value, 1);                         /* the guest's GLOBAL_STATUS */
+    CHECK_EQ(fake.guest_nmis_queued, 1);
+    CHECK_EQ(fake.guest_lvtpc, LVTPC_NMI | PMU_MODEL_LVT_MASKED);
+    CHECK_EQ(fake.model->global_status & 1, 0); /* the hardware bit cleared */
+    CHECK(pmu_nmi_exit(v));                     /* the host PMI: Vertigo's to take */
+    CHECK_EQ(fake.model->lvtpc, LVTPC_NMI);     /* re-armed */
+    struct log_sample s[MAX_SAMPLES];
+    CHECK_EQ(logged_samples(s), 0);
+    CHECK_EQ(hc_read(v, 0), 0);                 /* instructions:k: the guest ran in user mode */
+    end_run();
+}
+
+/* Hardware counters that are not 48 bits wide: no guest PMU, and RDPMC
+ * no longer exits. */
+TEST(guest_pmu_refused_on_hardware_of_another_width)
+{
+    hw_width = 40;
+    struct vcpu *v = start_run("pmu=hw pmu.guest=on", true);
+    hw_width = 48;
+    CHECK(!v->pmu.guest_pmu);
+    CHECK(!fake.rdpmc_exiting);
+    uint32_t regs[4];
+    pmu_exit_cpuid_leaf_0a(v, regs);
+    CHECK_EQ(regs[0], 0);
+    end_run();
 }

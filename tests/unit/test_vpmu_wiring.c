@@ -1,12 +1,14 @@
 /* The guest's virtual PMU as a run configures it and the log sees it
  * (pmu/vpmu_options.c, pmu/pmu_guest_log.c, through pmu/pmu_loop.c on the
- * fake arch): on by default with the software backend, off with a reason
- * on the hardware backend, pmu.guest=off, the counters pmu.guest.gp= and
+ * fake arch): on by default with either backend (the hardware backend
+ * offering at most what the hardware has), off with a reason without a
+ * backend, pmu.guest=off, the counters pmu.guest.gp= and
  * pmu.guest.fixed= offer (CPUID leaf 0xA and the MSRs agree), each bad
  * value named; guest-pmu-prog records once per programming, a guest-pmi
  * record for every PMI (NMI or masked), and the end-of-domain line. */
 #include "pmu/pmu_loop.h"
 #include "tests/unit/fake_pmu_arch.h"
+#include "tests/unit/pmu_model.h"
 #include "tests/unit/test_log_util.h"
 #include "tests/unit/unit.h"
 #include "vmm/hv_cmdline.h"
@@ -23,16 +25,24 @@
 #define WIDTH     48u
 
 static struct domain dom;
+static bool msrs_fault;         /* next hardware run: no PMU model, every access faults */
 
 /* A run of one VCPU on the software backend (Bochs' PMU is broken) or on
- * a hardware PMU of version 4. */
+ * a hardware PMU of version 4 (the register-level model). */
 static struct vcpu *start(const char *cmdline, bool hardware)
 {
     static const struct pmu_desc v4 = { .version = 4, .gp_counters = 4, .gp_width = 48,
                                         .fixed_counters = 3, .fixed_width = 48,
                                         .fixed_mask = 0x7, .events_available = 0x7f };
+    static struct pmu_model model;
+    static const struct pmu_model_config model_v4 = { 4, 4, 48, 0x7, 48, true, false };
     fake_arch_reset();
     hv_cmdline_set(cmdline);
+    if (hardware && !msrs_fault) {
+        pmu_model_init(&model, &model_v4);
+        fake.model = &model;
+        fake.perf_capabilities = 1u << 13;      /* full-width writes */
+    }
     fake.guest_timer = fake.global_ctrl_switch = true;
     fake.emulator = !hardware;
     fake.verdict = hardware ? PMU_HARDWARE : PMU_BROKEN;
@@ -70,7 +80,7 @@ TEST(on_by_default_with_the_software_backend)
     CHECK_EQ(hc->set_step(hc->ctx, 1), -VERTIGO_EINVAL);
 }
 
-TEST(off_by_option_or_backend_with_the_reason)
+TEST(off_by_option_or_without_a_backend_with_the_reason)
 {
     unsigned int gp, fixed;
     uint64_t value;
@@ -79,11 +89,20 @@ TEST(off_by_option_or_backend_with_the_reason)
     offered(v, &gp, &fixed);
     CHECK_EQ(gp + fixed, 0);
     CHECK(!pmu_exit_rdmsr(v, MSR_IA32_PERFEVTSEL0, &value));
+    v = start("pmu=hw pmu.guest.gp=3", true);
+    CHECK(fake_console_has("pmu: vcpu 0: the guest's virtual PMU runs on the hardware "
+                           "counters: 3 general-purpose + 3 fixed offered\n"));
+    offered(v, &gp, &fixed);
+    CHECK_EQ(gp, 3);
+    CHECK_EQ(fixed, 3);
+    msrs_fault = true;                          /* the backend cannot start */
     v = start("pmu=hw", true);
-    CHECK(fake_console_has("pmu: the guest gets no virtual PMU: only the software backend "
-                           "offers one yet"));
+    msrs_fault = false;
+    CHECK(fake_console_has("pmu: the guest gets no virtual PMU: no counting on this VCPU "
+                           "(a PMU MSR access faulted)\n"));
     offered(v, &gp, &fixed);
     CHECK_EQ(gp + fixed, 0);
+    CHECK(!fake.rdpmc_exiting);
     v = start("pmu=off", false);
     CHECK(fake_console_has("pmu: the guest gets no virtual PMU: no PMU backend runs\n"));
 }
