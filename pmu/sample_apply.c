@@ -145,7 +145,9 @@ bool sample_apply(struct vcpu *v, const char *events, uint64_t period)
         return !sampling;
     if (!pmu_config.has_events && !sampling) {
         p->counting = false;
-        if (p->pv.count)        /* paravirtual counters keep measuring the guest's runs */
+        /* Paravirtual counters and the guest's virtual PMU count the
+         * guest's runs, which only a counting backend measures. */
+        if (p->pv.count || p->guest_pmu)
             return pmu_run_start_counting(v) == PMU_OK;
         return true;
     }

@@ -7,6 +7,7 @@
  * value named; guest-pmu-prog records once per programming, a guest-pmi
  * record for every PMI (NMI or masked), and the end-of-domain line. */
 #include "pmu/pmu_loop.h"
+#include "pmu/sample_session.h"
 #include "tests/unit/fake_pmu_arch.h"
 #include "tests/unit/pmu_model.h"
 #include "tests/unit/test_log_util.h"
@@ -249,4 +250,25 @@ TEST(no_log_no_records_no_line)
     CHECK_EQ(fake.guest_nmis_queued, 1);
     CHECK(!fake_console_has("guest PMU log:"));
     CHECK_EQ(v->pmu.guest_log.pmis[LOG_GUEST_PMI_NMI], 1);     /* counted all the same */
+}
+
+/* A sampling session of Vertigo's that starts and stops (the guest's
+ * vertigo-ctl start/stop) leaves the guest's virtual PMU counting: the
+ * VCPU goes on measuring the guest's runs without a session. */
+TEST(the_guests_counters_count_on_after_a_sampling_session_ends)
+{
+    struct vcpu *v = start("pmu=soft", false);
+    struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI, .period = 100000 };
+    snprintf(s.events, sizeof(s.events), "instructions:u");
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERFEVTSEL0, 0xc0 | USR | EN));
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 0x1));
+    const struct hypercall_sampling *sampling = pmu_hypercalls(v)->sampling;
+    CHECK_EQ(sampling->start(sampling->ctx, &s), 0);
+    runs(v, 300);
+    CHECK(sampling->stop(sampling->ctx) >= 0);
+    runs(v, 200);
+    uint64_t value = 0;
+    CHECK(pmu_exit_rdmsr(v, MSR_IA32_PMC0, &value));
+    CHECK_EQ(value, 500);
+    CHECK(v->pmu.counting);
 }
