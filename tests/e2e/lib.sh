@@ -117,6 +117,25 @@ decode() {
     "$VERTIGO" decode "$dir/${2:-debugcon.txt}" >"$dir/decode.txt" 2>"$dir/decode.err"
 }
 
+# expect_guest_pmis_logged NAME VCPU: run NAME's decoded log (decode NAME
+# first) has one guest-pmi record per PMI Vertigo says, at the end of the
+# domain, the guest's virtual PMU on VCPU delivered as an NMI or lost to a
+# masked LVTPC, and at least one was delivered.
+expect_guest_pmis_logged() {
+    local name=$1 vcpu=$2 said nmis masked
+    local decoded="$E2E_OUT/$name/decode.txt"
+    said=$(capture "$name" com2.txt |
+        sed -nE "s/^pmu: vcpu $vcpu: guest PMU: ([0-9]+) PMIs delivered, ([0-9]+) lost.*/\1 \2/p" | tail -n1)
+    nmis=$(grep -cE " guest-pmi dom=0 vcpu=$vcpu status=0x[0-9a-f]+ delivery=nmi\$" "$decoded")
+    masked=$(grep -cE " guest-pmi dom=0 vcpu=$vcpu status=0x[0-9a-f]+ delivery=masked\$" "$decoded")
+    if [ -n "$said" ] && [ "$said" = "$nmis $masked" ] && [ "$nmis" -gt 0 ]; then
+        pass "$name: the log has a guest-pmi record per PMI delivered ($nmis) and lost ($masked)"
+    else
+        fail "$name: the log has a guest-pmi record per PMI delivered and lost" \
+             "Vertigo said '$said', log: $nmis delivered, $masked lost"
+    fi
+}
+
 # elf_build_id ELF: the GNU build id of ELF (40 hex digits), empty if none
 elf_build_id() { readelf -n "$1" | sed -nE 's/^ *Build ID: ([0-9a-f]{40})$/\1/p'; }
 

@@ -3,8 +3,17 @@
 #   soak-hcfuzz   SOAK_HCFUZZ_CALLS (default 100000) hostile hypercalls from
 #                 user mode and as many from kernel mode, two CPUs at once
 #                 (tests/soak/hcfuzz.sh; linux.sh runs 2000 of each)
+#   soak-vpmu     SOAK_VPMU_SECONDS (default 60) seconds of the guest's perf
+#                 record -F 1000 while Vertigo samples instructions:ukh
+#                 (tests/soak/vpmu_soak.sh; vpmu.sh records one workload)
 SOAK_HCFUZZ_CALLS ?= 100000
 SOAK_TARGETS += soak-hcfuzz
 .PHONY: soak-hcfuzz
 soak-hcfuzz: all
 	$(Q)BUILD=$(BUILD) HCFUZZ_CALLS=$(SOAK_HCFUZZ_CALLS) bash tests/soak/hcfuzz.sh
+
+SOAK_VPMU_SECONDS ?= 60
+SOAK_TARGETS += soak-vpmu
+.PHONY: soak-vpmu
+soak-vpmu: all guest-perf
+	$(Q)BUILD=$(BUILD) SOAK_VPMU_SECONDS=$(SOAK_VPMU_SECONDS) bash tests/soak/vpmu_soak.sh
