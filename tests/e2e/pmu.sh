@@ -188,12 +188,24 @@ trace=$(python3 tests/e2e/script_check.py perfetto "$out/trace.json" 1 'exits:al
 # instructions:u difference of 100,850 known user instructions is checked
 # within SMP_PPM millionths: seen 60 to 85 off (600 to 850 ppm), while one
 # kernel entry a loop iteration charged to user mode would add hundreds of
-# thousands of ppm. docs/pmu.md has the measurements.
+# thousands of ppm. docs/pmu.md has the measurements. The guest's virtual
+# PMU is limited to 2 general-purpose + 1 fixed counters here: each CPU's
+# NMI watchdog, finding no fixed counter for cycles in CPUID leaf 0xA,
+# takes a general-purpose one (the log says which).
 SMP_PPM=5000
 SMP_RUN=pmu-smp
 run_linux $SMP_RUN 0 "$GUEST_BASE vertigo.scenario=exact vertigo.pmu_exact=0,1,2 vertigo.pmu_exact_ppm=$SMP_PPM" \
     --platform bochs --cpus 2 --ips 500000000 --timeout 900 \
-    --cmdline "console=com2 log=e9 pmu=auto pmu.events=instructions:u,instructions:k,instructions:ukh"
+    --cmdline "console=com2 log=e9 pmu=auto pmu.events=instructions:u,instructions:k,instructions:ukh pmu.guest.gp=2 pmu.guest.fixed=1"
+expect_in $SMP_RUN com2.txt "the guest's PMU limited to 2 + 1 counters" \
+    '^pmu: the guest gets a virtual PMU \(version 2, 2 general-purpose \+ 1 fixed counters;'
+smp_stats=$("$VERTIGO" stats "$E2E_OUT/$SMP_RUN/debugcon.txt" 2>&1)
+for cpu in 0 1; do
+    line=$(echo "$smp_stats" | grep -E "^  dom 0 vcpu $cpu programmed ")
+    echo "$line" | grep -qE ' gp[01] cycles:uk\+pmi(,|$)' && ! echo "$line" | grep -qE ' (gp[2-9]|fixed[1-9])' &&
+        pass "$SMP_RUN: vcpu $cpu: the NMI watchdog on a general-purpose counter, none past the limits" ||
+        fail "$SMP_RUN: vcpu $cpu: the NMI watchdog on a general-purpose counter" "'$line'"
+done
 for cpu in 0 1; do
     expect_line $SMP_RUN "cpu $cpu: instructions:ukh equals the TSC difference" \
         "^pmu_exact: cpu $cpu: PASS: instructions:ukh equals the TSC difference"
