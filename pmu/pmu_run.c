@@ -150,12 +150,24 @@ void pmu_run_count_overflows(struct vcpu *v, uint32_t mask)
 
 /* Software: every entry gets a deadline, at most one step, so halted time
  * a step may contain is bounded and every run is measured by the timer. */
+/* Steps exist to charge each stretch of a run to the mode it began in: a
+ * VCPU that counts nothing by mode (no event of a session of Vertigo's,
+ * and the guest's virtual PMU and paravirtual counters counting every
+ * mode or nothing) needs none, only its deadlines; before the guest's
+ * virtual PMU was on by default such a VCPU was not measured at all. */
+static bool counts_by_mode(const struct vcpu *v)
+{
+    return v->pmu.ctx.count || pmu_guest_needs_modes(v) || pmu_pv_needs_modes(&v->pmu.pv);
+}
+
 static void soft_plan_entry(struct vcpu *v, unsigned int cpl)
 {
     struct pmu_soft *soft = soft_of(&v->pmu);
     uint64_t step = soft->config.step_ticks;
     if (v->pmu.modes_trapped)
         step = cpl && v->pmu.user_step_ticks ? v->pmu.user_step_ticks : EXACT_RUN_MAX;
+    else if (!counts_by_mode(v))
+        step = EXACT_RUN_MAX;
     uint64_t deadline = pmu_soft_enter(soft, &v->pmu.ctx, cpl);
     uint64_t guest_pmi = pmu_guest_ticks_to_pmi(v, cpl);
     uint64_t turn_end = pmu_mux_deadline(v);

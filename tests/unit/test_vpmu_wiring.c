@@ -272,3 +272,27 @@ TEST(the_guests_counters_count_on_after_a_sampling_session_ends)
     CHECK_EQ(value, 500);
     CHECK(v->pmu.counting);
 }
+
+/* The guest's virtual PMU alone, its counters counting every mode (the
+ * NMI watchdog's cycles), makes no step: a run ends at its deadlines (the
+ * next PMI point) or the bound every run has; a session of Vertigo's, or
+ * a guest counter of one mode without the mode traps, steps at pmu.step. */
+TEST(the_guests_pmu_alone_makes_no_steps)
+{
+    struct vcpu *v = start("pmu=soft pmu.step=5000", false);
+    pmu_before_entry(v);
+    CHECK(fake.timer[PMU_TIMER_STEP] > 1000000);
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_FIXED_CTR_CTRL, 0xb0));          /* cycles:uk, PMI */
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_FIXED_CTR0 + 1, (1ull << WIDTH) - 70000));
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 1ull << 33));
+    pmu_before_entry(v);
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 70000);                    /* the PMI point */
+    v = start("pmu=soft pmu.step=5000 pmu.events=exits:all", false);
+    pmu_before_entry(v);
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 5000);
+    v = start("pmu=soft pmu.step=5000 pmu.traps=off", false);
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERFEVTSEL0, 0xc0 | USR | EN));  /* one mode, untrapped */
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 1));
+    pmu_before_entry(v);
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 5000);
+}
