@@ -96,6 +96,9 @@ $(GUEST_DIR)/bin/%: tests/guest/%.c $(GUEST_LIB) $(GUEST_LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) $< $(GUEST_LIB) -o $@
 
+# The programs that open the guest kernel's perf events.
+$(GUEST_DIR)/bin/vpmu_perf $(GUEST_DIR)/bin/vpmu_cost: tests/guest/perf_event_open.h
+
 $(GUEST_INITRD): tests/guest/init $(GUEST_SCENARIOS) $(GUEST_PROG_BINS) host-tools/mkguest
 	$(Q)./host-tools/mkguest initrd $(GUEST_DIR) tests/guest/init tests/guest/scenarios $(GUEST_PROG_BINS)
 

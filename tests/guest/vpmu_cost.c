@@ -35,6 +35,7 @@
 
 #include "guestlib/vertigo_guest.h"
 #include "guestlib/vertigo_measure.h"
+#include "tests/guest/perf_event_open.h"
 
 #define KINDS 7
 static const char *const kind_names[KINDS] = {
@@ -66,21 +67,6 @@ static int fail(const char *what)
     return 1;
 }
 
-static int open_instructions_u(uint64_t period)
-{
-    struct perf_event_attr a;
-    memset(&a, 0, sizeof(a));
-    a.size = sizeof(a);
-    a.type = PERF_TYPE_HARDWARE;
-    a.config = PERF_COUNT_HW_INSTRUCTIONS;
-    a.disabled = 1;
-    a.exclude_kernel = 1;
-    a.exclude_hv = 1;
-    a.sample_period = period;
-    a.wakeup_events = 1;
-    return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-}
-
 /* with - without, per op, each kind. */
 static void report(const char *op, uint64_t ops, struct exits with, struct exits without)
 {
@@ -107,7 +93,7 @@ static struct exits reads(int fd, uint64_t n)
 
 static int cost_of_reads(uint64_t n)
 {
-    int fd = open_instructions_u(0);
+    int fd = perf_open_hw(PERF_COUNT_HW_INSTRUCTIONS, 1, 0);
     if (fd < 0)
         return fail("perf_event_open of instructions:u");
     ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
@@ -154,7 +140,7 @@ static struct exits loop_window(uint64_t n)
 static int cost_of_pmis(uint64_t n, uint64_t period)
 {
     const size_t page = 4096, data_pages = 64;
-    int fd = open_instructions_u(period);
+    int fd = perf_open_hw(PERF_COUNT_HW_INSTRUCTIONS, 1, period);
     void *ring = fd < 0 ? MAP_FAILED : mmap(NULL, (1 + data_pages) * page,
                                             PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (ring == MAP_FAILED)
@@ -186,7 +172,7 @@ static int pingpong(uint64_t n, int counted, struct exits *out)
         return fail("fork");
     char byte = 'x';
     if (pid == 0) {
-        int fd = counted ? open_instructions_u(0) : -1;
+        int fd = counted ? perf_open_hw(PERF_COUNT_HW_INSTRUCTIONS, 1, 0) : -1;
         if (fd >= 0)
             ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
         int ok = write(to_parent[1], &byte, 1) == 1;        /* ready */

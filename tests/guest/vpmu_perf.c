@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "guestlib/vertigo_measure.h"
+#include "tests/guest/perf_event_open.h"
 
 static int failures;
 
@@ -46,22 +47,6 @@ static void check(int ok, const char *what, const char *detail)
         failures++;
         printf("reason: %s\n", what);
     }
-}
-
-static int open_event(uint64_t config, int user, uint64_t period)
-{
-    struct perf_event_attr a;
-    memset(&a, 0, sizeof(a));
-    a.size = sizeof(a);
-    a.type = PERF_TYPE_HARDWARE;
-    a.config = config;
-    a.disabled = 1;
-    a.exclude_kernel = user;
-    a.exclude_user = !user;
-    a.exclude_hv = 1;
-    a.sample_period = period;
-    a.wakeup_events = 1;
-    return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
 }
 
 /* Counts of three events over `iterations` of the loop. */
@@ -98,9 +83,9 @@ static void counting(uint64_t n)
 {
     char detail[256];
     int fds[3] = {
-        open_event(PERF_COUNT_HW_INSTRUCTIONS, 1, 0),
-        open_event(PERF_COUNT_HW_CPU_CYCLES, 1, 0),
-        open_event(PERF_COUNT_HW_INSTRUCTIONS, 0, 0),
+        perf_open_hw(PERF_COUNT_HW_INSTRUCTIONS, 1, 0),
+        perf_open_hw(PERF_COUNT_HW_CPU_CYCLES, 1, 0),
+        perf_open_hw(PERF_COUNT_HW_INSTRUCTIONS, 0, 0),
     };
     snprintf(detail, sizeof(detail), "fds %d %d %d, errno %d", fds[0], fds[1], fds[2], errno);
     check(fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0, "perf_event_open of hardware events",
@@ -127,7 +112,7 @@ static void counting(uint64_t n)
 static void unavailable(void)
 {
     char detail[64];
-    int fd = open_event(PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1, 0);
+    int fd = perf_open_hw(PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1, 0);
     snprintf(detail, sizeof(detail), "fd %d, errno %d (%s)", fd, errno, strerror(errno));
     check(fd < 0, "branches refused (not supported)", detail);
     if (fd >= 0)
@@ -162,7 +147,7 @@ static void sampling(uint64_t n, uint64_t period)
 {
     char detail[160];
     const size_t page = 4096, data_pages = 16;
-    int fd = open_event(PERF_COUNT_HW_INSTRUCTIONS, 1, period);
+    int fd = perf_open_hw(PERF_COUNT_HW_INSTRUCTIONS, 1, period);
     void *ring = fd < 0 ? MAP_FAILED : mmap(NULL, (1 + data_pages) * page,
                                             PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (ring == MAP_FAILED) {
