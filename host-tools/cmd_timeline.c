@@ -23,7 +23,7 @@ static void usage(FILE *out)
                  "                        [--x time|instructions] FILE|-\n"
                  "  the interval rows of the log (pmu.interval=): one line per VCPU and interval,\n"
                  "  each event's extrapolated value, raw count, instructions on a counter and how\n"
-                 "  it was obtained (measured, scaled, unmeasured)\n"
+                 "  it was obtained (measured, extrapolated, unmeasured)\n"
                  "  --format F          csv (default), tsv, json (Chrome Trace Event format: a\n"
                  "                      counter track per event, for ui.perfetto.dev or\n"
                  "                      chrome://tracing), png (one panel per event; needs -o)\n"

@@ -167,6 +167,9 @@ static void put_counter(FILE *out, const struct profile *p, const struct profile
 {
     fputs("{\"name\":", out);
     put_counter_name(out, p, c);
+    /* an interval's value says in its category how it was obtained */
+    if (c->interval)
+        fprintf(out, ",\"cat\":\"%s\"", c->extrapolated ? "extrapolated" : "measured");
     fputs(",\"ph\":\"C\",\"ts\":", out);
     put_ts(out, c->tsc, p->tsc_hz);
     fprintf(out, ",\"pid\":%u,\"tid\":%u,\"args\":{\"value\":%" PRIu64 "}}", c->domain, c->vcpu,

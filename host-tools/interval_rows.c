@@ -197,7 +197,7 @@ const char *iv_how_name(enum iv_how how)
 {
     switch (how) {
     case IV_MEASURED: return "measured";
-    case IV_SCALED: return "scaled";
+    case IV_SCALED: return "extrapolated";
     case IV_UNMEASURED: return "unmeasured";
     }
     return "?";

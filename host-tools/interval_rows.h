@@ -1,7 +1,7 @@
 /* The rows of interval multiplexing sessions in a log, for `vertigo
  * timeline` and `vertigo correlate`: every interval record (one VCPU's
  * interval of N retired instructions), its events' extrapolated values
- * (raw x enabled / running, pmu/mux.h, marked measured, scaled or
+ * (raw x enabled / running, pmu/mux.h, marked measured, extrapolated or
  * unmeasured), the events' names from the event-desc records, and the
  * rows missing from each VCPU's numbering (loss). */
 #ifndef HOST_TOOLS_INTERVAL_ROWS_H
@@ -69,7 +69,7 @@ const char *iv_event_name(const struct iv_set *s, unsigned int e, char *buf, siz
  * -1 after "CMD: unknown event 'X'" on stderr. */
 int iv_pick_events(const struct iv_set *s, const char *cmd, const char *list, unsigned int *out);
 
-/* "measured", "scaled", "unmeasured". */
+/* "measured", "extrapolated", "unmeasured". */
 const char *iv_how_name(enum iv_how how);
 
 #endif

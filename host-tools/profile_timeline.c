@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "host-tools/vertigo.h"
+#include "pmu/mux.h"
 
 #define GROW_MIN 1024u
 #define NS_PER_SECOND 1000000000u
@@ -45,12 +46,18 @@ void timeline_add_counters(struct profile_timeline *t, const struct logdec_recor
         const struct log_swcounters *sw = &r->u.swcounters;
         for (uint32_t i = 0; i < sw->count; i++)     /* the decoder checked count */
             add_point(t, &(struct profile_counter_point){
-                r->tsc, sw->counters[i].value, sw->domain, sw->vcpu, sw->counters[i].id, false });
+                r->tsc, sw->counters[i].value, sw->domain, sw->vcpu, sw->counters[i].id, false, false });
     } else if (r->type == LOG_REC_INTERVAL) {
         const struct log_interval *iv = &r->u.interval;
-        for (uint32_t i = 0; i < iv->count; i++)
-            add_point(t, &(struct profile_counter_point){
-                r->tsc, iv->events[i].raw, iv->domain, iv->vcpu, i, true });
+        for (uint32_t i = 0; i < iv->count; i++) {
+            /* the event's extrapolated value; none if it never ran */
+            uint64_t value;
+            enum mux_estimate how = mux_extrapolate(iv->events[i].raw, iv->instructions,
+                                                    iv->events[i].running, &value);
+            if (how != MUX_UNMEASURED)
+                add_point(t, &(struct profile_counter_point){
+                    r->tsc, value, iv->domain, iv->vcpu, i, true, how == MUX_SCALED });
+        }
     }
 }
 

@@ -25,13 +25,15 @@ struct profile_occurrence {
 };
 
 /* A counter's value at a time: a software counter of a swcounters record
- * or an event count of an interval record. */
+ * or an event's extrapolated value in an interval record (raw x enabled /
+ * running, pmu/mux.h; an event that never ran in the interval has none). */
 struct profile_counter_point {
     uint64_t tsc;
     uint64_t value;
     uint32_t domain, vcpu;
     uint32_t id;                 /* software counter id, or event id */
-    bool interval;               /* an interval record's event count */
+    bool interval;               /* an interval record's event */
+    bool extrapolated;           /* ... not measured all along */
 };
 
 struct profile_timeline {

@@ -3,7 +3,7 @@
 # and their unit test.
 INTERVAL_SRCS := host-tools/interval_rows.c host-tools/cmd_intervals.c host-tools/cmd_timeline.c \
                  host-tools/cmd_correlate.c host-tools/timeline_write.c host-tools/correlate.c \
-                 host-tools/plot.c pmu/mux.c
+                 host-tools/plot.c
 tool_vertigo_SRCS += $(INTERVAL_SRCS)
 tool_vertigo_LIBS += -lm
 HEADERS_HOST += host-tools/interval_rows.h host-tools/cmd_intervals.h host-tools/timeline_write.h \

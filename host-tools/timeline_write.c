@@ -103,7 +103,9 @@ static void put_counter(FILE *out, const struct iv_set *s, const struct iv_row *
         snprintf(track, sizeof(track), "%s", name);
     fputs(",\n{\"name\":", out);
     json_put_string(out, track);
-    fprintf(out, ",\"cat\":\"interval\",\"ph\":\"C\",\"ts\":");
+    /* the category says how the value was obtained (unmeasured: no event) */
+    fprintf(out, ",\"cat\":\"%s\",\"ph\":\"C\",\"ts\":",
+            r->how[e] == IV_SCALED ? "extrapolated" : "measured");
     put_ts(out, s, r, x, tsc0);
     fprintf(out, ",\"pid\":%u,\"tid\":%u,\"args\":{\"value\":%" PRIu64 "}}", r->domain, r->vcpu,
             r->value[e]);

@@ -18,7 +18,7 @@ enum timeline_x {
 
 /* One line per row: domain, vcpu, interval, instructions, tsc, tsc_span,
  * then per event its extrapolated value and NAME:raw, NAME:running,
- * NAME:how (measured, scaled, unmeasured). sep is ',' or '\t'. */
+ * NAME:how (measured, extrapolated, unmeasured). sep is ',' or '\t'. */
 bool timeline_write_table(FILE *out, const struct iv_set *s, const unsigned int *ev,
                           unsigned int n, char sep);
 

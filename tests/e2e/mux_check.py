@@ -42,7 +42,7 @@ def csv_valid(header, rows):
             return "row %d has %d fields, the header %d" % (n, len(row), len(header))
         for name, value in zip(header, row):
             if name.endswith(":how"):
-                if value not in ("measured", "scaled", "unmeasured"):
+                if value not in ("measured", "extrapolated", "unmeasured"):
                     return "row %d: %s = %r" % (n, name, value)
             elif not value.isdigit():
                 return "row %d: %s = %r is not a count" % (n, name, value)

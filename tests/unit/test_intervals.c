@@ -175,17 +175,19 @@ TEST(table_and_trace_hold_every_row)
     char *csv = written(timeline_write_table, ev, 2, ',');
     CHECK_STR(csv, "domain,vcpu,interval,instructions,tsc,tsc_span,\"a,b\",\"a,b:raw\","
                    "\"a,b:running\",\"a,b:how\",event1,event1:raw,event1:running,event1:how\n"
-                   "1,0,0,1000,1000000,2000,400,100,250,scaled,0,0,0,unmeasured\n"
-                   "1,0,1,1000,1002000,2000,404,101,250,scaled,0,0,0,unmeasured\n");
+                   "1,0,0,1000,1000000,2000,400,100,250,extrapolated,0,0,0,unmeasured\n"
+                   "1,0,1,1000,1002000,2000,404,101,250,extrapolated,0,0,0,unmeasured\n");
     free(csv);
     char *json = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&json, &len);
     CHECK(timeline_write_trace(out, &set, ev, 2, TIMELINE_X_INSTRUCTIONS));
     fclose(out);
-    /* two counters of event 0 (event 1 was never measured), at x 0 and 1000 */
-    CHECK(strstr(json, "{\"name\":\"a,b\",\"cat\":\"interval\",\"ph\":\"C\",\"ts\":0,\"pid\":1,"
-                       "\"tid\":0,\"args\":{\"value\":400}}"));
+    /* two counters of event 0 (event 1 was never measured), at x 0 and
+     * 1000, marked extrapolated */
+    CHECK(strstr(json, "{\"name\":\"a,b\",\"cat\":\"extrapolated\",\"ph\":\"C\",\"ts\":0,"
+                       "\"pid\":1,\"tid\":0,\"args\":{\"value\":400}}"));
+    CHECK(!strstr(json, "\"cat\":\"measured\""));
     CHECK(strstr(json, "\"ts\":1000,\"pid\":1,\"tid\":0,\"args\":{\"value\":404}}"));
     CHECK(!strstr(json, "event1"));
     free(json);

@@ -178,3 +178,36 @@ TEST(the_unfinished_interval_makes_a_short_last_row)
     CHECK_EQ(last.events[5].raw, 11 * 250);
     CHECK(!mux_row_finish(&s.st, s.counts, 99, &last));     /* nothing left */
 }
+
+/* The run ends 50 instructions into interval 1, within one set's turn:
+ * that set ran all of the short row (measured, exact), the other set never
+ * (its events unmeasured: no value, not zero counts taken as measured);
+ * the software events are measured. */
+TEST(a_set_with_no_turn_in_the_row_is_unmeasured)
+{
+    static struct sim s;
+    struct log_interval last;
+    sim_start(&s, 1000, 100);
+    sim_exact(&s, 1);
+    sim_run(&s, 50);
+    CHECK(mux_row_finish(&s.st, s.counts, 99, &last));
+    CHECK_EQ(last.instructions, 50);
+    unsigned int measured = 0, unmeasured = 0;
+    for (unsigned int e = 0; e < EVENTS; e++) {
+        uint64_t value = 1;
+        enum mux_estimate how = mux_extrapolate(last.events[e].raw, last.instructions,
+                                                last.events[e].running, &value);
+        if (how == MUX_UNMEASURED) {
+            CHECK(on_counter[e]);
+            CHECK_EQ(last.events[e].raw, 0);
+            CHECK_EQ(value, 0);
+            unmeasured++;
+        } else {
+            CHECK_EQ(how, MUX_MEASURED);
+            CHECK_EQ(value, rate[e] * 50);
+            measured++;
+        }
+    }
+    CHECK_EQ(unmeasured, 2);
+    CHECK_EQ(measured, 4);
+}

@@ -432,17 +432,26 @@ static void check_perfetto(const struct output *o)
 {
     CHECK_EQ(count_of_text(o->text, "\"ph\":\"i\""), o->p.total);
     CHECK_EQ(count_of_text(o->text, "\"name\":\"thread_name\""), 2);
-    /* per unit: the software counter, and the interval row's events 0 to
-     * GEN_INTERVAL_EVENT; the row's event named by its description alone
-     * (no sample has it), each value the row's count */
-    CHECK_EQ(count_of_text(o->text, "\"ph\":\"C\""), UNITS * (2 + GEN_INTERVAL_EVENT));
+    /* per unit: the software counter, and the interval row's events that
+     * ran (not event 1); the row's event named by its description alone
+     * (no sample has it), its value the row's count, measured; event 0
+     * extrapolated from a quarter of the row */
+    CHECK_EQ(count_of_text(o->text, "\"ph\":\"C\""), UNITS * 3);
     char value[64];
     snprintf(value, sizeof(value), "\"args\":{\"value\":%u}}", GEN_INTERVAL_EXITS);
     unsigned named = 0;
-    for (const char *at = o->text; (at = strstr(at, "{\"name\":\"VCPU 0 " GEN_INTERVAL_EVENT_NAME "\",\"ph\":\"C\""));
+    for (const char *at = o->text; (at = strstr(at, "{\"name\":\"VCPU 0 " GEN_INTERVAL_EVENT_NAME
+                                                    "\",\"cat\":\"measured\",\"ph\":\"C\""));
          at++, named++)
         CHECK(strstr(at, value) && strstr(at, value) < strchr(at, '\n'));
     CHECK_EQ(named, UNITS);
+    snprintf(value, sizeof(value), "\"args\":{\"value\":%u}}", 4 * GEN_INTERVAL_SCALED_RAW);
+    named = 0;
+    for (const char *at = o->text; (at = strstr(at, "\",\"cat\":\"extrapolated\",\"ph\":\"C\""));
+         at++, named++)
+        CHECK(strstr(at, value) && strstr(at, value) < strchr(at, '\n'));
+    CHECK_EQ(named, UNITS);
+    CHECK_EQ(count_of_text(o->text, "\"cat\":\"measured\""), UNITS);
     double last = 0;
     for (const char *at = o->text; (at = strstr(at, "\"ph\":\"i\",\"s\":\"t\",\"ts\":")); at++) {
         double ts = strtod(strchr(at, ':') + 1 + strlen("\"i\",\"s\":\"t\",\"ts\":"), NULL);
