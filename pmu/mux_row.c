@@ -1,6 +1,29 @@
 /* An interval multiplexing session's rows (see pmu/mux_row.h). */
 #include "pmu/mux_row.h"
 
+/* The lists of a checked configuration: each set's events in id order
+ * (grouped by a counting sort), and the events counted all along. */
+static void list_members(struct mux_row_config *cfg)
+{
+    unsigned int size[MUX_ROW_EVENTS_MAX] = { 0 }, at[MUX_ROW_EVENTS_MAX];
+    cfg->sets = cfg->plan.set_count ? cfg->plan.set_count : 1;
+    cfg->subs = cfg->interval / cfg->sub;
+    for (unsigned int e = 0; e < cfg->count; e++) {
+        if (cfg->set_of[e] == MUX_ROW_ALWAYS)
+            cfg->always[cfg->always_count++] = (uint8_t)e;
+        else
+            size[cfg->set_of[e]]++;
+    }
+    cfg->first[0] = 0;
+    for (unsigned int s = 0; s < cfg->sets; s++) {
+        at[s] = cfg->first[s];
+        cfg->first[s + 1] = (uint8_t)(cfg->first[s] + size[s]);
+    }
+    for (unsigned int e = 0; e < cfg->count; e++)
+        if (cfg->set_of[e] != MUX_ROW_ALWAYS)
+            cfg->members[at[cfg->set_of[e]]++] = (uint8_t)e;
+}
+
 enum mux_err mux_row_configure(struct mux_row_config *cfg, const bool *on_counter,
                                const struct mux_event_need *needs, unsigned int n,
                                const struct mux_counters *counters, uint64_t interval,
@@ -31,25 +54,25 @@ enum mux_err mux_row_configure(struct mux_row_config *cfg, const bool *on_counte
         return err;
     for (unsigned int j = 0; j < k; j++)
         cfg->set_of[index[j]] = cfg->plan.set_of[j];
-    return mux_check_lengths(interval, sub, cfg->plan.set_count ? cfg->plan.set_count : 1);
+    err = mux_check_lengths(interval, sub, cfg->plan.set_count ? cfg->plan.set_count : 1);
+    if (err == MUX_OK)
+        list_members(cfg);
+    return err;
 }
 
-static uint64_t subs_of(const struct mux_row_config *cfg)
-{
-    return cfg->interval / cfg->sub;
-}
-
-/* The turn sub_index of the current interval starts now, at `done`. */
+/* The turn sub_index of the current interval starts now, at `done`, with
+ * set st->next: the turns go round the sets across intervals, as
+ * mux_set_at numbers them, one step per turn. */
 static void start_turn(struct mux_row_state *st, const uint64_t *counts)
 {
     const struct mux_row_config *cfg = st->cfg;
-    uint64_t subs = subs_of(cfg);
-    st->active = mux_set_at(&cfg->plan, st->number, st->sub_index, subs);
+    st->active = st->next;
+    st->next = st->active + 1 == cfg->sets ? 0 : st->active + 1;
     st->turn_start = st->done;
-    st->turn_end = st->sub_index + 1 == subs ? cfg->interval : (st->sub_index + 1) * cfg->sub;
-    for (unsigned int e = 0; e < cfg->count; e++)
-        if (cfg->set_of[e] == st->active)
-            st->mark[e] = counts[e];
+    st->turn_end = st->sub_index + 1 == cfg->subs ? cfg->interval
+                                                  : (st->sub_index + 1) * cfg->sub;
+    for (unsigned int i = cfg->first[st->active]; i < cfg->first[st->active + 1]; i++)
+        st->mark[cfg->members[i]] = counts[cfg->members[i]];
 }
 
 static void start_interval(struct mux_row_state *st, const uint64_t *counts, uint64_t tsc)
@@ -58,11 +81,10 @@ static void start_interval(struct mux_row_state *st, const uint64_t *counts, uin
     st->sub_index = 0;
     st->done = 0;
     st->tsc_start = tsc;
-    for (unsigned int e = 0; e < cfg->count; e++) {
+    for (unsigned int e = 0; e < cfg->count; e++)
         st->raw[e] = st->running[e] = 0;
-        if (cfg->set_of[e] == MUX_ROW_ALWAYS)
-            st->mark[e] = counts[e];
-    }
+    for (unsigned int i = 0; i < cfg->always_count; i++)
+        st->mark[cfg->always[i]] = counts[cfg->always[i]];
     start_turn(st, counts);
 }
 
@@ -92,11 +114,11 @@ static void fill_row(struct mux_row_state *st, const uint64_t *counts, uint64_t 
 static void close_turn(struct mux_row_state *st, const uint64_t *counts)
 {
     const struct mux_row_config *cfg = st->cfg;
-    for (unsigned int e = 0; e < cfg->count; e++) {
-        if (cfg->set_of[e] != st->active)
-            continue;
+    uint64_t ran = st->done - st->turn_start;
+    for (unsigned int i = cfg->first[st->active]; i < cfg->first[st->active + 1]; i++) {
+        unsigned int e = cfg->members[i];
         st->raw[e] += counts[e] - st->mark[e];
-        st->running[e] += st->done - st->turn_start;
+        st->running[e] += ran;
     }
 }
 
@@ -107,7 +129,7 @@ bool mux_row_turn(struct mux_row_state *st, const uint64_t *counts, uint64_t tsc
     if (st->done > st->turn_end && st->done - st->turn_end > st->skid_max)
         st->skid_max = st->done - st->turn_end;
     close_turn(st, counts);
-    if (++st->sub_index < subs_of(cfg)) {
+    if (++st->sub_index < cfg->subs) {
         start_turn(st, counts);
         return false;
     }
@@ -131,13 +153,23 @@ bool mux_row_finish(struct mux_row_state *st, const uint64_t *counts, uint64_t t
 bool mux_row_needs(const struct mux_row_state *st, unsigned int e)
 {
     const struct mux_row_config *cfg = st->cfg;
-    uint64_t subs = subs_of(cfg);
     unsigned int set = cfg->set_of[e];
     if (set == MUX_ROW_ALWAYS)
-        return st->sub_index + 1 >= subs;       /* its interval ends with this turn */
-    if (set == st->active)
-        return true;
-    bool last = st->sub_index + 1 >= subs;
-    return set == mux_set_at(&cfg->plan, last ? st->number + 1 : st->number,
-                             last ? 0 : st->sub_index + 1, subs);
+        return st->sub_index + 1 >= cfg->subs;  /* its interval ends with this turn */
+    return set == st->active || set == st->next;
+}
+
+unsigned int mux_row_reads(const struct mux_row_state *st, uint8_t *ids)
+{
+    const struct mux_row_config *cfg = st->cfg;
+    unsigned int n = 0;
+    for (unsigned int i = cfg->first[st->active]; i < cfg->first[st->active + 1]; i++)
+        ids[n++] = cfg->members[i];
+    if (st->next != st->active)
+        for (unsigned int i = cfg->first[st->next]; i < cfg->first[st->next + 1]; i++)
+            ids[n++] = cfg->members[i];
+    if (st->sub_index + 1 >= cfg->subs)
+        for (unsigned int i = 0; i < cfg->always_count; i++)
+            ids[n++] = cfg->always[i];
+    return n;
 }

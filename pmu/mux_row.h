@@ -27,13 +27,22 @@
 #define MUX_ROW_EVENTS_MAX LOG_INTERVAL_EVENTS_MAX
 #define MUX_ROW_ALWAYS 0xffu        /* set_of[] of an event with no counter */
 
-/* What every VCPU's session runs with (the run's configuration). */
+/* What every VCPU's session runs with (the run's configuration). A turn's
+ * end touches only the events it concerns, through the lists below, so
+ * its cost does not grow with the session's other events. */
 struct mux_row_config {
     unsigned int count;             /* events, ids 0..count-1 */
     uint8_t set_of[MUX_ROW_EVENTS_MAX]; /* each event's set, or MUX_ROW_ALWAYS */
     struct mux_plan plan;           /* the counter events' sets */
     uint64_t interval;              /* N: retired instructions per interval */
     uint64_t sub;                   /* S: retired instructions per turn */
+    uint64_t subs;                  /* turns per interval: N / S */
+    unsigned int sets;              /* plan.set_count, at least 1 */
+    /* the events of set s: members[first[s] .. first[s + 1] - 1] */
+    uint8_t first[MUX_ROW_EVENTS_MAX + 1];
+    uint8_t members[MUX_ROW_EVENTS_MAX];
+    unsigned int always_count;      /* events counted all along ... */
+    uint8_t always[MUX_ROW_EVENTS_MAX]; /* ... these */
 };
 
 struct mux_row_state {
@@ -44,6 +53,7 @@ struct mux_row_state {
     uint64_t turn_start;            /* `done` when the turn began */
     uint64_t turn_end;              /* `done` at which the turn ends */
     unsigned int active;            /* the set on the counters */
+    unsigned int next;              /* the set of the following turn */
     uint64_t tsc_start;             /* TSC at the interval's start */
     uint64_t mark[MUX_ROW_EVENTS_MAX];  /* count when the event's turn (or,
                                          * always counted, the interval) began */
@@ -96,6 +106,10 @@ bool mux_row_turn(struct mux_row_state *st, const uint64_t *counts, uint64_t tsc
  * interval ends, the software events. The others' counts may be left
  * unread (each read costs the exit path). */
 bool mux_row_needs(const struct mux_row_state *st, unsigned int e);
+
+/* The same events as a list: fills ids (room for MUX_ROW_EVENTS_MAX) and
+ * returns how many, each once. */
+unsigned int mux_row_reads(const struct mux_row_state *st, uint8_t *ids);
 
 /* The run ends: fills *row with the unfinished interval (fewer than N
  * instructions) and returns true, unless it has none. */

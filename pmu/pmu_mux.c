@@ -69,13 +69,14 @@ static void read_counts(const struct vcpu *v, uint64_t *counts)
         counts[e] = pmu_read_event(&p->be, &p->ctx, &p->sw, e);
 }
 
-/* Only the counts the turn's end reads (mux_row_needs). */
+/* Only the counts the turn's end reads (mux_row_reads). */
 static void read_needed(const struct vcpu *v, uint64_t *counts)
 {
     const struct vcpu_pmu *p = &v->pmu;
-    for (unsigned int e = 0; e < pmu_config.mux_cfg.count; e++)
-        if (mux_row_needs(&p->mux, e))
-            counts[e] = pmu_read_event(&p->be, &p->ctx, &p->sw, e);
+    uint8_t ids[MUX_ROW_EVENTS_MAX];
+    unsigned int n = mux_row_reads(&p->mux, ids);
+    for (unsigned int i = 0; i < n; i++)
+        counts[ids[i]] = pmu_read_event(&p->be, &p->ctx, &p->sw, ids[i]);
 }
 
 void pmu_mux_vcpu_start(struct vcpu *v)

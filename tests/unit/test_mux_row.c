@@ -44,13 +44,26 @@ static void sim_run(struct sim *s, uint64_t n)
         s->counts[e] += rate[e] * n;
     mux_row_retire(&s->st, n);
     while (mux_row_due(&s->st)) {
-        /* the turn may read only what mux_row_needs names: the others
-         * are poisoned, so a read of one would spoil the rows */
+        /* the turn may read only what mux_row_reads lists (as
+         * mux_row_needs names them): the others are poisoned, so a read
+         * of one would spoil the rows */
         uint64_t seen[EVENTS];
+        uint8_t ids[MUX_ROW_EVENTS_MAX];
+        unsigned int reads = mux_row_reads(&s->st, ids), listed = 0;
         for (unsigned int e = 0; e < EVENTS; e++)
-            seen[e] = mux_row_needs(&s->st, e) ? s->counts[e] : UINT64_MAX / 3;
+            seen[e] = UINT64_MAX / 3;
+        for (unsigned int i = 0; i < reads; i++) {
+            CHECK(ids[i] < EVENTS && seen[ids[i]] == UINT64_MAX / 3);   /* each once */
+            seen[ids[i]] = s->counts[ids[i]];
+        }
+        for (unsigned int e = 0; e < EVENTS; e++)
+            listed += mux_row_needs(&s->st, e);
+        CHECK_EQ(listed, reads);            /* the list is what mux_row_needs names */
         if (mux_row_turn(&s->st, seen, s->retired * 3, &s->rows[s->row_count]))
             s->row_count++;
+        /* the set on the counters steps round as mux_set_at numbers turns */
+        CHECK_EQ(s->st.active, mux_set_at(&s->cfg.plan, s->st.number, s->st.sub_index,
+                                          s->cfg.subs));
     }
 }
 
