@@ -6,8 +6,13 @@
 #include "vmm/console.h"
 #include "vmm/domain.h"
 #include "vmm/log_hv.h"
+#include "vmm/mem.h"
 
 #define OPTION_MAX 32u
+
+/* pmu.interval.exact=on: each row is followed by the exact counts of the
+ * same interval (the software backend counts every event all along). */
+static bool exact_reference;
 
 /* pmu.interval= / pmu.subinterval=: a number, 0 if absent; false (and
  * said why) if present but not a number. */
@@ -33,10 +38,28 @@ static void needs_of(const struct pmu_event_list *list, bool *on_counter,
     }
 }
 
+/* pmu.interval.exact=on|off (default off); false (and said why) if it is
+ * neither. */
+static bool read_exact(const char *cmdline)
+{
+    char value[OPTION_MAX] = "";
+    exact_reference = false;
+    if (!cmdline_has(cmdline, "pmu.interval.exact"))
+        return true;
+    if (cmdline_get(cmdline, "pmu.interval.exact", value, sizeof(value))) {
+        exact_reference = strcmp(value, "on") == 0;
+        if (exact_reference || strcmp(value, "off") == 0)
+            return true;
+    }
+    printk("pmu: no counting session: pmu.interval.exact=%s is not on or off\n", value);
+    return false;
+}
+
 bool pmu_mux_configure(struct pmu_config *c, const char *cmdline)
 {
     uint64_t n, sub;
-    if (!read_length(cmdline, "pmu.interval", &n) || !read_length(cmdline, "pmu.subinterval", &sub))
+    if (!read_length(cmdline, "pmu.interval", &n) || !read_length(cmdline, "pmu.subinterval", &sub) ||
+        !read_exact(cmdline))
         return false;
     if (!cmdline_has(cmdline, "pmu.interval")) {
         printk("pmu: no counting session: pmu.subinterval= needs pmu.interval=\n");
@@ -86,6 +109,7 @@ void pmu_mux_vcpu_start(struct vcpu *v)
         return;                 /* no session, or it was refused */
     read_counts(v, counts);
     mux_row_begin(&v->pmu.mux, &pmu_config.mux_cfg, counts, pmu_arch_tsc());
+    memcpy(v->pmu.mux_exact_mark, counts, sizeof(counts));
     v->pmu.mux_on = true;
 }
 
@@ -94,12 +118,33 @@ uint64_t pmu_mux_deadline(const struct vcpu *v)
     return v->pmu.mux_on ? mux_row_left(&v->pmu.mux) : PMU_NO_DEADLINE;
 }
 
+/* pmu.interval.exact=on: the exact counts of the row just written, each
+ * event's count now (counts: all of them) less its count when the
+ * interval began (mark, which becomes the next interval's); sw: room. */
+static void write_exact(const struct vcpu *v, uint64_t *mark, const uint64_t *counts,
+                        struct log_swcounters *sw)
+{
+    sw->domain = v->domain->id;
+    sw->vcpu = v->id;
+    sw->count = pmu_config.mux_cfg.count;
+    for (unsigned int e = 0; e < sw->count; e++) {
+        sw->counters[e] = (struct log_counter_value){ e, counts[e] - mark[e] };
+        mark[e] = counts[e];
+    }
+    log_hv_swcounters(sw);
+}
+
 static void write_row(struct vcpu *v, struct log_interval *row)
 {
     row->domain = v->domain->id;
     row->vcpu = v->id;
     log_hv_interval(row);
     v->pmu.mux_rows++;
+    if (exact_reference) {
+        uint64_t counts[MUX_ROW_EVENTS_MAX];
+        read_counts(v, counts);
+        write_exact(v, v->pmu.mux_exact_mark, counts, &v->pmu.mux_exact);
+    }
 }
 
 void pmu_mux_retired(struct vcpu *v, uint64_t n)
@@ -120,6 +165,8 @@ void pmu_mux_retired(struct vcpu *v, uint64_t n)
  * stack (the state is copied so the VCPU's own stays as it ran). */
 static struct mux_row_state final_state;
 static struct log_interval final_row;
+static uint64_t final_mark[MUX_ROW_EVENTS_MAX];
+static struct log_swcounters final_exact;
 
 void pmu_mux_finish(const struct vcpu *v)
 {
@@ -134,6 +181,10 @@ void pmu_mux_finish(const struct vcpu *v)
         final_row.domain = v->domain->id;
         final_row.vcpu = v->id;
         log_hv_interval(&final_row);
+        if (exact_reference) {
+            memcpy(final_mark, p->mux_exact_mark, sizeof(final_mark));
+            write_exact(v, final_mark, counts, &final_exact);
+        }
     }
     printk("pmu: vcpu %u: %lu interval rows of %lu instructions (turns of %lu) and %s "
            "of %lu; skid at most %lu instructions\n", v->id, p->mux_rows,

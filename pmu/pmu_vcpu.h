@@ -54,6 +54,10 @@ struct vcpu_pmu {
     struct mux_row_state mux;
     struct log_interval mux_row;        /* the row being written (off the stack) */
     uint64_t mux_rows;                  /* rows written */
+    /* pmu.interval.exact=on: every event's count when the interval began,
+     * and the exact counts' record being written */
+    uint64_t mux_exact_mark[MUX_ROW_EVENTS_MAX];
+    struct log_swcounters mux_exact;
 };
 
 #endif

@@ -35,6 +35,7 @@
 /* Record types this build of the hypervisor emits (stream header). PMU
  * features add theirs here. */
 #define LOG_HV_RECORD_TYPES ((1u << LOG_REC_CONSOLE) | (1u << LOG_REC_SAMPLE) | (1u << LOG_REC_INTERVAL) | \
+                             (1u << LOG_REC_SWCOUNTERS) | \
                              (1u << LOG_REC_LIFECYCLE) | (1u << LOG_REC_SYMBOLS) | \
                              (1u << LOG_REC_CONFIG) | (1u << LOG_REC_LOSS) | \
                              (1u << LOG_REC_PMU_TOTALS) | (1u << LOG_REC_EVENT_DESC) | \
@@ -143,6 +144,13 @@ void log_hv_interval(const struct log_interval *iv)
     struct log_ring *ring = log_hv_ring();
     if (ring)
         log_emit_interval(ring, rdtsc(), iv);
+}
+
+void log_hv_swcounters(const struct log_swcounters *sw)
+{
+    struct log_ring *ring = log_hv_ring();
+    if (ring)
+        log_emit_swcounters(ring, rdtsc(), sw);
 }
 
 void log_hv_vcpu_online(uint32_t domain, uint32_t vcpu, uint32_t cpu, uint32_t vcpu_count)

@@ -57,6 +57,9 @@ void log_hv_pmu_totals(const struct log_pmu_totals *pt);
 /* Emits one interval record (a row of an interval multiplexing session). */
 void log_hv_interval(const struct log_interval *iv);
 
+/* Emits one swcounters record (a VCPU's counts by id). */
+void log_hv_swcounters(const struct log_swcounters *sw);
+
 /* True once log_hv_init chose a working drain. */
 bool log_hv_active(void);
 

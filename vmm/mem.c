@@ -13,7 +13,12 @@
 
 #include <stdint.h>
 
-void *(memcpy)(void *restrict dst, const void *restrict src, size_t n)
+/* Kept and visible under LTO: GCC may emit calls to memcpy and memset
+ * (a large structure's copy or zeroing) after the link-time optimiser has
+ * decided which symbols are needed, so they must not be dropped as unused. */
+#define MEM_KEEP __attribute__((used, externally_visible))
+
+MEM_KEEP void *(memcpy)(void *restrict dst, const void *restrict src, size_t n)
 {
     void *d = dst;
     __asm__ volatile("rep movsb"
@@ -51,7 +56,7 @@ void *memmove(void *dst, const void *src, size_t n)
     return dst;
 }
 
-void *(memset)(void *dst, int c, size_t n)
+MEM_KEEP void *(memset)(void *dst, int c, size_t n)
 {
     void *d = dst;
     __asm__ volatile("rep stosb"

@@ -1,11 +1,16 @@
 #!/bin/bash
 # Interval multiplexing benchmark (`make bench`, docs/pmu.md "Interval
-# multiplexing"). Three Bochs boots, one after the other, of the same guest
+# multiplexing"). Four Bochs boots, one after the other, of the same guest
 # running the three-phase workload (tests/guest/phases.c: compute, system
 # calls, page faults), with the software backend (pmu=soft):
 #   none   no counting session;
 #   exact  the 32 events below counted exactly (pmu.soft.counters=32);
-#   mux    the same 32 events multiplexed over 4 counters, N = 1M, S = 100K.
+#   mux    the same 32 events multiplexed over 4 counters, N = 1M, S = 100K;
+#   ref    the same 32 multiplexed over 2 counters (N = 1M, S = 50K: 11
+#          sets need 11 turns) with pmu.interval.exact=on: each row is
+#          followed by the exact counts of the same interval, so every
+#          event's extrapolation is measured per interval against the
+#          same run (not in the overhead: those records cost).
 # Prints:
 #  1. the overhead: the workload's TSC span in mux against exact (what
 #     multiplexing adds: an exit per turn and the reads at its end) and
@@ -15,11 +20,12 @@
 #     ratios are exact, not timings;
 #  2. the rows: how many, their field bytes (vertigo stats' average) and
 #     their instructions (N exactly but the last);
-#  3. accuracy: each event's extrapolated total (the rows' sum) against the
-#     exact total the software backend counted in the same run, and, for
-#     the events whose exact per-interval value is known (instructions,
-#     cycles and ref-cycles with :uk: one per retired instruction in
-#     Bochs, so the row's instructions), the per-interval error.
+#  3. accuracy, mux boot: each event's extrapolated total (the rows' sum)
+#     against the exact total the software backend counted in the same
+#     run; ref boot: the same for totals, and per interval each event's
+#     extrapolated value against its exact value in that interval (the
+#     absolute errors summed over the rows, relative to the exact sum,
+#     and the median and 95th percentile of the per-row relative error).
 # A measurement that cannot be taken fails the benchmark; the figures are
 # never judged.
 #
@@ -39,6 +45,8 @@ SCALE=${BENCH_MUX_SCALE:-1}
 N=1000000
 S=100000
 COUNTERS=4
+REF_COUNTERS=2
+REF_S=50000
 # 21 hardware events (3 events x 7 mode sets) and 11 software events.
 EVENTS=""
 for ev in instructions cycles ref-cycles; do
@@ -81,8 +89,11 @@ span() {
 boot none ""
 boot exact "pmu.soft.counters=32 pmu.events=$EVENTS"
 boot mux "pmu.soft.counters=$COUNTERS pmu.interval=$N pmu.subinterval=$S pmu.events=$EVENTS"
+boot ref "pmu.soft.counters=$REF_COUNTERS pmu.interval=$N pmu.subinterval=$REF_S pmu.interval.exact=on pmu.events=$EVENTS"
 grep -q "32 events, .*sets over $COUNTERS counters, interval $N, turn $S instructions" \
     <(tr -d '\r' < "$OUT/mux/com2.txt") || die "the mux boot did not multiplex (see $OUT/mux/com2.txt)"
+grep -q "32 events, .*sets over $REF_COUNTERS counters, interval $N, turn $REF_S instructions" \
+    <(tr -d '\r' < "$OUT/ref/com2.txt") || die "the ref boot did not multiplex (see $OUT/ref/com2.txt)"
 
 none=$(span none) exact=$(span exact) mux=$(span mux)
 echo
@@ -93,31 +104,29 @@ awk -v n="$none" -v e="$exact" -v m="$mux" 'BEGIN {
     printf "  mux / none  = %.4f   (the whole session, mode traps included)\n", m / n
     printf "  exact / none = %.4f\n", e / n }'
 
-"$VERTIGO" timeline -o "$OUT/mux/timeline.csv" "$OUT/mux/debugcon.txt" ||
-    die "vertigo timeline failed on the mux boot's log"
+# totals NAME: the exact totals line of the boot's log ("name=count ...").
+totals() {
+    local line
+    line=$("$VERTIGO" stats "$OUT/$1/debugcon.txt" | sed -n 's/^  dom 0 vcpu 0: //p')
+    [ -n "$line" ] || die "no PMU totals in the $1 boot's log"
+    echo "$line"
+}
+
+for run in mux ref; do
+    "$VERTIGO" timeline -o "$OUT/$run/timeline.csv" "$OUT/$run/debugcon.txt" ||
+        die "vertigo timeline failed on the $run boot's log"
+done
+"$VERTIGO" decode "$OUT/ref/debugcon.txt" > "$OUT/ref/decode.txt" || die "vertigo decode failed"
 stats=$("$VERTIGO" stats "$OUT/mux/debugcon.txt") || die "vertigo stats failed"
-totals=$(echo "$stats" | sed -n 's/^  dom 0 vcpu 0: //p')
-[ -n "$totals" ] || die "no PMU totals in the mux boot's log"
 echo
 echo "== rows"
 echo "$stats" | grep -E '^  interval ' | sed 's/^  /  records: /'
 tr -d '\r' < "$OUT/mux/com2.txt" | grep '^pmu: vcpu 0: .*interval rows' | sed 's/^/  /'
 echo
-echo "== accuracy (32 events over $COUNTERS counters, N = $N, S = $S)"
-python3 - "$OUT/mux/timeline.csv" "$totals" <<'EOF' || die "accuracy figures"
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-totals = dict((kv.split("=")[0], int(kv.split("=")[1])) for kv in sys.argv[2].split())
-worst = 0.0
-for name, exact in totals.items():
-    got = sum(int(r[name]) for r in rows)
-    err = (got - exact) / exact if exact else 0.0
-    worst = max(worst, abs(err))
-    print("  %-26s exact %14d  extrapolated %14d  %+8.3f %%" % (name, exact, got, 100 * err))
-print("  worst error of a total: %.3f %%" % (100 * worst))
-full = rows[:-1]
-for name in ("instructions:uk", "cycles:uk", "ref-cycles:uk"):
-    errs = [abs(int(r[name]) - int(r["instructions"])) / int(r["instructions"]) for r in full]
-    print("  per interval, %-15s (exact = the row's instructions): mean %.3f %%, max %.3f %% over %d rows"
-          % (name, 100 * sum(errs) / len(errs), 100 * max(errs), len(errs)))
-EOF
+echo "== accuracy, mux boot (32 events over $COUNTERS counters, N = $N, S = $S)"
+./tests/bench/bench_mux_accuracy.py "$OUT/mux/timeline.csv" "$(totals mux)" ||
+    die "accuracy figures of the mux boot"
+echo
+echo "== accuracy, ref boot (32 events over $REF_COUNTERS counters, N = $N, S = $REF_S, exact counts per interval)"
+./tests/bench/bench_mux_accuracy.py "$OUT/ref/timeline.csv" "$(totals ref)" "$OUT/ref/decode.txt" ||
+    die "accuracy figures of the ref boot"

@@ -271,6 +271,12 @@ void log_hv_interval(const struct log_interval *iv)
         log_emit_interval(&fake.ring, fake.exit_tsc, iv);
 }
 
+void log_hv_swcounters(const struct log_swcounters *sw)
+{
+    if (fake.log_on)
+        log_emit_swcounters(&fake.ring, fake.exit_tsc, sw);
+}
+
 void log_hv_pmu_totals(const struct log_pmu_totals *pt)
 {
     (void)pt;

@@ -862,15 +862,30 @@ TEST(pv_page_refusals_and_backend)
 #define MUX_EVENTS "instructions:u,instructions:k,cycles:u,cycles:k,instructions,exits:cpuid"
 #define EXIT_CPUID 10u
 
-/* The interval rows the log ring holds. */
-static unsigned int logged_rows(struct log_interval *out, unsigned int max)
+/* pmu.interval.exact=on: the interval rows the log ring holds (rows[r]),
+ * each followed by a swcounters record of the same VCPU with every
+ * event's exact count in the interval (exact[r][e]); returns the pairs
+ * found, or 0 if a row lacks its record. */
+static unsigned int logged_exact(struct log_interval *rows, uint64_t exact[][LOG_SWCOUNTERS_MAX],
+                                 unsigned int max)
 {
     struct log_test_decoded d;
     unsigned int n = 0;
     decode_ring(&d);
-    for (size_t i = 0; i < d.count && n < max; i++)
-        if (d.values[i].type == LOG_REC_INTERVAL)
-            out[n++] = d.values[i].u.interval;
+    for (size_t i = 0; i < d.count && n < max; i++) {
+        if (d.values[i].type != LOG_REC_INTERVAL)
+            continue;
+        rows[n] = d.values[i].u.interval;
+        const struct log_swcounters *sw = i + 1 < d.count ? &d.values[i + 1].u.swcounters : NULL;
+        if (!sw || d.values[i + 1].type != LOG_REC_SWCOUNTERS || sw->vcpu != rows[n].vcpu ||
+            sw->count != rows[n].count) {
+            n = 0;
+            break;
+        }
+        for (uint32_t e = 0; e < sw->count; e++)
+            exact[n][e] = sw->counters[e].id == e ? sw->counters[e].value : UINT64_MAX;
+        n++;
+    }
     log_test_decoded_free(&d);
     return n;
 }
@@ -878,12 +893,15 @@ static unsigned int logged_rows(struct log_interval *out, unsigned int max)
 /* Five counter events over two soft counters: sets {0,1} {2,3} {4}, ten
  * turns of 100 per interval of 1000 (set 0 has four turns in interval 0,
  * set 1 four in interval 1); the guest runs user code to each deadline,
- * which is never past the turn's end, and exits for CPUID three times. */
+ * which is never past the turn's end, and exits for CPUID three times.
+ * With pmu.interval.exact=on each row comes with its exact counts. */
 TEST(interval_session_ends_each_turn_at_its_exact_instruction)
 {
     static struct log_interval rows[4];
+    static uint64_t exact[4][LOG_SWCOUNTERS_MAX];
     struct vcpu *v = start_run("pmu=soft pmu.soft.counters=2 pmu.interval=1000 "
-                               "pmu.subinterval=100 pmu.events=" MUX_EVENTS, false);
+                               "pmu.subinterval=100 pmu.interval.exact=on "
+                               "pmu.events=" MUX_EVENTS, false);
     CHECK(v->pmu.mux_on);
     CHECK(fake_console_has("3 sets over 2 counters, interval 1000, turn 100 instructions"));
     uint64_t run = 0;
@@ -899,7 +917,7 @@ TEST(interval_session_ends_each_turn_at_its_exact_instruction)
             pmu_exit_handled(v, EXIT_CPUID);
         run += ticks;
     }
-    CHECK_EQ(logged_rows(rows, 4), 2);
+    CHECK_EQ(logged_exact(rows, exact, 4), 2);
     for (unsigned int r = 0; r < 2; r++) {
         CHECK_EQ(rows[r].number, r);
         CHECK_EQ(rows[r].instructions, 1000);
@@ -918,6 +936,17 @@ TEST(interval_session_ends_each_turn_at_its_exact_instruction)
     CHECK_EQ(rows[1].events[5].raw, 0);
     CHECK_EQ(v->pmu.mux.skid_max, 0);
     CHECK_EQ(hc_read(v, 4), run);       /* the exact count goes on beside */
+    /* the exact counts: every instruction a user one, the CPUID exits in
+     * the first interval; a user event's extrapolation is exact here */
+    const uint64_t want[2][6] = { { 1000, 0, 1000, 0, 1000, 3 }, { 1000, 0, 1000, 0, 1000, 0 } };
+    for (unsigned int r = 0; r < 2; r++)
+        for (unsigned int e = 0; e < 6; e++) {
+            uint64_t value;
+            CHECK_EQ(exact[r][e], want[r][e]);
+            if (mux_extrapolate(rows[r].events[e].raw, rows[r].instructions,
+                                rows[r].events[e].running, &value) != MUX_UNMEASURED)
+                CHECK_EQ(value, exact[r][e]);
+        }
 }
 
 /* An emulated instruction retires too: it can end a turn by itself. */
@@ -954,6 +983,9 @@ TEST(interval_options_are_checked_with_specific_errors)
     CHECK(fake_console_has("pmu.interval=lots is not a number of retired instructions"));
     v = start_run("pmu=soft pmu.interval=0 pmu.events=cycles", false);
     CHECK(fake_console_has("the interval length must be at least 1 instruction"));
+    v = start_run("pmu=soft pmu.interval=100 pmu.interval.exact=yes pmu.events=cycles", false);
+    CHECK(!v->pmu.mux_on);
+    CHECK(fake_console_has("pmu.interval.exact=yes is not on or off"));
     /* the default turn: one per set */
     v = start_run("pmu=soft pmu.soft.counters=2 pmu.interval=900 "
                   "pmu.events=cycles,cycles:u,cycles:k", false);
