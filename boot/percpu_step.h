@@ -8,6 +8,7 @@
 #define BOOT_PERCPU_STEP_H
 
 #define PERCPU_STEP_ARMED     8     /* uint32_t: #DB traps are Vertigo's steps */
+#define PERCPU_STEP_EXITS     12    /* uint32_t: the VM-exit stub sets TF */
 #define PERCPU_STEP_COUNT     16    /* uint64_t: steps taken on this CPU */
 #define PERCPU_STEP_NEXT      24    /* uint64_t: step at which the slow path runs */
 #define PERCPU_STEP_AT_EXIT   32    /* uint64_t: STEP_COUNT at the last VM exit */
@@ -23,6 +24,8 @@
 /* At offset PERCPU_STEP_ARMED of struct percpu. */
 struct percpu_step {
     uint32_t armed;             /* #DB traps are Vertigo's steps */
+    uint32_t step_exits;        /* the VM-exit stub sets TF (armed, and the
+                                 * run before the entry was stepped) */
     uint64_t count;             /* steps taken on this CPU */
     uint64_t next;              /* step at which the slow path runs */
     uint64_t at_exit;           /* count at the last VM exit */

@@ -10,6 +10,7 @@ static struct percpu percpu_area[MAX_CPUS];
 #define CHECK_OFFSET(field, offset) \
     _Static_assert(__builtin_offsetof(struct percpu, field) == (offset), #field)
 CHECK_OFFSET(step.armed, PERCPU_STEP_ARMED);
+CHECK_OFFSET(step.step_exits, PERCPU_STEP_EXITS);
 CHECK_OFFSET(step.count, PERCPU_STEP_COUNT);
 CHECK_OFFSET(step.next, PERCPU_STEP_NEXT);
 CHECK_OFFSET(step.at_exit, PERCPU_STEP_AT_EXIT);

@@ -61,8 +61,9 @@ void pmu_arch_guest_stack_cache(unsigned int cpu, uint64_t *hits, uint64_t *miss
  * at the first unreadable page (us->data = buf, us->len). NMI-safe. */
 void pmu_arch_guest_user_stack(struct vcpu *v, struct log_user_stack *us, uint8_t *buf,
                                uint32_t max);
-/* TSC at v's last VM exit. */
+/* TSC at v's last VM exit, and at the VM entry before it. */
 uint64_t pmu_arch_exit_tsc(const struct vcpu *v);
+uint64_t pmu_arch_entry_tsc(const struct vcpu *v);
 
 /* ---- The shared VM-exit timer (guest TSC ticks) ---- */
 void pmu_arch_timer_request(struct vcpu *v, enum pmu_timer t, uint64_t ticks);

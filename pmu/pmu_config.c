@@ -165,6 +165,7 @@ void pmu_config_ensure(void)
     c->backend = check_backend(pmu_session_decide(choice, verdict));
     c->step_ticks = read_u64_option(cmdline, "pmu.step", PMU_SESSION_DEFAULT_STEP, 1);
     c->period = read_u64_option(cmdline, "pmu.period", 0, 0);
+    c->step_ahead = read_u64_option(cmdline, "pmu.step_ahead", PMU_STEP_AHEAD_DEFAULT, 1);
     uint64_t counters = read_u64_option(cmdline, "pmu.soft.counters", PMU_SOFT_COUNTERS, 1);
     if (counters > PMU_EVENT_LIST_MAX) {
         printk("pmu: warning: pmu.soft.counters=%lu is more than the model has; using %u\n",

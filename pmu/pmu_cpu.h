@@ -63,6 +63,15 @@ struct pmu_step_state {
     uint64_t taken;             /* hypervisor samples taken at their step */
     uint64_t replayed;          /* taken from the RIP ring at a sync */
     uint64_t missed;            /* the ring no longer held the step's RIP */
+    /* Stretches of Vertigo far from an overflow run unstepped and are
+     * counted by their TSC difference (pmu/pmu_step.h). */
+    bool unstepped;             /* the stretch since the last resume */
+    uint64_t unstepped_tsc;     /* TSC at that resume */
+    uint64_t exit_path_ticks;   /* the exit path's, added at the next resume */
+    uint64_t unstepped_ticks;   /* figures: Vertigo's ticks counted by TSC */
+    uint64_t unstepped_runs;    /* stretches counted by TSC */
+    uint64_t stepped_runs;      /* stretches single-stepped */
+    uint64_t late;              /* overflows an unstepped stretch ran past */
 };
 
 struct pmu_cpu {

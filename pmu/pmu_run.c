@@ -324,7 +324,7 @@ void pmu_run_after_exit(struct vcpu *v, uint64_t guest_ticks)
 {
     bool stepping = pmu_step_armed(v);
     if (stepping)
-        pmu_run_count_overflows(v, pmu_step_exit_begin(v));
+        pmu_run_count_overflows(v, pmu_step_exit_begin(v, guest_ticks));
     account_guest(v, guest_ticks, stepping);
     if (stepping)
         pmu_run_count_overflows(v, pmu_step_resume(v));

@@ -5,6 +5,7 @@
 #include "pmu/pmu_step.h"
 
 #include "boot/traps.h"
+#include "pmu/pmu_config.h"
 #include "pmu/pmu_cpu.h"
 #include "pmu/pmu_soft.h"
 #include "vmm/console.h"
@@ -45,26 +46,71 @@ static uint64_t next_absolute(const struct pmu_step_state *st)
     return st->stepper.next == NO_STEP ? NO_STEP : st->base + st->stepper.next;
 }
 
+/* Where an overflow an unstepped stretch ran past is sampled: the sync
+ * point that found it (pmu_step_exit_begin, pmu_step_pause or
+ * pmu_step_resume), as an address in Vertigo's text. */
+#define SYNC_RIP(fn) ((uint64_t)(uintptr_t)(fn))
+
+static uint64_t ticks_between(uint64_t from, uint64_t to)
+{
+    return to > from ? to - from : 0;
+}
+
 void pmu_step_arm(struct vcpu *v, bool on)
 {
     struct percpu_step *area = pmu_arch_this_step_area();
     struct pmu_step_state *st = state_of(v);
     pmu_arch_single_step(false);
     st->applied = st->base = area->count;
+    st->unstepped = false;
+    st->exit_path_ticks = 0;
     area->next = NO_STEP;
+    area->step_exits = 0;       /* the next resume decides */
     __atomic_store_n(&area->armed, on ? 1u : 0u, __ATOMIC_RELEASE);
 }
 
-uint32_t pmu_step_exit_begin(struct vcpu *v)
+/* Adds ticks of Vertigo's time that ran unstepped. An overflow among them
+ * means the stretch was longer than pmu.step_ahead: it is sampled at the
+ * sync point that found it (rip; no call stack) and counted as late. */
+static uint32_t apply_unstepped(struct vcpu *v, uint64_t ticks, uint64_t rip)
 {
+    struct pmu_step_state *st = state_of(v);
+    st->unstepped_ticks += ticks;
+    pmu_soft_hypervisor_ticks(&v->pmu.ctx, ticks);
+    uint32_t overflows = pmu_ctx_take_overflows(&v->pmu.ctx);
+    uint32_t mask = overflows & v->pmu.sample_mask;
+    if (mask) {
+        st->late++;
+        sampler(rip, 0, mask);
+    }
+    return overflows;
+}
+
+uint32_t pmu_step_exit_begin(struct vcpu *v, uint64_t guest_ticks)
+{
+    struct pmu_step_state *st = state_of(v);
     pmu_arch_single_step(false);
-    return apply_steps(v, pmu_arch_this_step_area()->at_exit);
+    if (!st->unstepped)
+        return apply_steps(v, pmu_arch_this_step_area()->at_exit);
+    /* Vertigo's time up to the entry comes before the guest's ticks; the
+     * rest of the TSC difference since the entry (the entry and exit
+     * instructions, the exit path) after them, at the next resume. */
+    st->unstepped = false;
+    uint64_t entry = pmu_arch_entry_tsc(v);
+    st->exit_path_ticks = ticks_between(guest_ticks, ticks_between(entry, pmu_arch_tsc()));
+    return apply_unstepped(v, ticks_between(st->unstepped_tsc, entry),
+                           SYNC_RIP(pmu_step_exit_begin));
 }
 
 uint32_t pmu_step_pause(struct vcpu *v)
 {
+    struct pmu_step_state *st = state_of(v);
     pmu_arch_single_step(false);
-    return apply_steps(v, pmu_arch_this_step_area()->count);
+    if (!st->unstepped)
+        return apply_steps(v, pmu_arch_this_step_area()->count);
+    st->unstepped = false;
+    return apply_unstepped(v, ticks_between(st->unstepped_tsc, pmu_arch_tsc()),
+                           SYNC_RIP(pmu_step_pause));
 }
 
 /* Overflows among steps base+1 .. `upto` already taken (the exit path ran
@@ -87,16 +133,41 @@ static void replay(struct vcpu *v, const struct percpu_step *area, uint64_t upto
     }
 }
 
+/* The stretch of Vertigo from here to the next sync point runs unstepped
+ * when every counter sampling it is more than pmu.step_ahead events from
+ * its next overflow (its TSC difference is then counted at that sync
+ * point); otherwise it is single-stepped, and so is the exit path of an
+ * entry it reaches. */
+static void start_stretch(struct pmu_step_state *st, struct percpu_step *area)
+{
+    st->unstepped = st->stepper.next == NO_STEP || st->stepper.next > pmu_config.step_ahead;
+    if (st->unstepped) {
+        st->unstepped_runs++;
+        area->next = NO_STEP;
+        area->step_exits = 0;
+        st->unstepped_tsc = pmu_arch_tsc();
+        return;
+    }
+    st->stepped_runs++;
+    area->next = next_absolute(st);
+    area->step_exits = 1;
+    pmu_arch_single_step(true);
+}
+
 uint32_t pmu_step_resume(struct vcpu *v)
 {
     struct percpu_step *area = pmu_arch_this_step_area();
     struct pmu_step_state *st = state_of(v);
     uint64_t now = area->count;
+    uint32_t overflows = 0;
+    if (st->exit_path_ticks) {
+        overflows = apply_unstepped(v, st->exit_path_ticks, SYNC_RIP(pmu_step_resume));
+        st->exit_path_ticks = 0;
+    }
     sync_stepper(v, st->applied);
     replay(v, area, now);
-    uint32_t overflows = apply_steps(v, now);
-    area->next = next_absolute(st);
-    pmu_arch_single_step(true);
+    overflows |= apply_steps(v, now);
+    start_stretch(st, area);
     return overflows;
 }
 
@@ -124,9 +195,12 @@ void pmu_step_report(const struct vcpu *v)
 {
     const struct pmu_step_state *st = state_of(v);
     const struct percpu_step *area = pmu_arch_step_area(v->cpu);
-    if (!area->count)
+    if (!area->count && !st->unstepped_runs)
         return;
     printk("pmu: vcpu %u: Vertigo single-stepped for :h sampling: %lu steps, %lu hypervisor "
-           "samples at their step, %lu from the exit path's RIP ring, %lu missed\n", v->id,
-           area->count, st->taken, st->replayed, st->missed);
+           "samples at their step, %lu from the exit path's RIP ring, %lu missed; "
+           "%lu of %lu stretches unstepped (%lu ticks counted by TSC, pmu.step_ahead=%lu), "
+           "%lu late\n", v->id, area->count, st->taken, st->replayed, st->missed,
+           st->unstepped_runs, st->unstepped_runs + st->stepped_runs, st->unstepped_ticks,
+           pmu_config.step_ahead, st->late);
 }

@@ -16,7 +16,18 @@
  * them; overflows in the exit path before the sync are replayed from the
  * RIP ring), around an emulated guest instruction, and the PMU's planning
  * of the next entry. Exact where one TSC tick is one instruction (Bochs),
- * which is the only place the software backend samples Vertigo. */
+ * which is the only place the software backend samples Vertigo.
+ *
+ * Stepping costs a #DB round trip per instruction, so only the stretches
+ * that may hold an overflow are stepped: at each resume, if every counter
+ * sampling Vertigo is more than pmu.step_ahead events from its next
+ * overflow, the stretch up to the next sync point runs without TF (and so
+ * does the exit path of an entry it reaches: the step area's step_exits)
+ * and is counted by its TSC difference there (split at the VM entry:
+ * Vertigo's ticks before the entry, the guest's run, the rest). An
+ * overflow such a stretch runs past (a stretch longer than
+ * pmu.step_ahead) is found at that sync point: sampled at the sync
+ * point's address and counted as late, never silently. */
 #ifndef PMU_PMU_STEP_H
 #define PMU_PMU_STEP_H
 
@@ -45,9 +56,10 @@ static inline bool pmu_step_armed(const struct vcpu *v)
     return pmu_arch_this_step_area()->armed != 0;
 }
 
-/* Exit handling starts: stepping off; the previous entry path's steps go
- * to the context. Returns the overflows they noted (counted, sampled). */
-uint32_t pmu_step_exit_begin(struct vcpu *v);
+/* Exit handling starts after a run of guest_ticks: stepping off; the
+ * previous entry path's steps (or unstepped ticks) go to the context.
+ * Returns the overflows they noted (counted, sampled). */
+uint32_t pmu_step_exit_begin(struct vcpu *v, uint64_t guest_ticks);
 
 /* Stepping off; the steps since the last sync go to the context. Returns
  * the overflows they noted (already sampled by the stepper). */
@@ -55,13 +67,14 @@ uint32_t pmu_step_pause(struct vcpu *v);
 
 /* Re-syncs the stepper from the context (overflows among the exit path's
  * steps not yet synced are sampled from the RIP ring, then the steps go
- * to the context) and turns stepping back on. Returns the overflows of
- * the replayed steps (counted, sampled). */
+ * to the context) and starts the next stretch, stepped or not (see
+ * above). Returns the overflows of the replayed steps (counted, sampled). */
 uint32_t pmu_step_resume(struct vcpu *v);
 
 /* Per-CPU figures for the end-of-run report: steps, hypervisor samples
  * taken at a step, replayed from the ring, and missed (the ring no longer
- * held the step's RIP). */
+ * held the step's RIP); stretches run unstepped and their ticks, and
+ * late overflows. */
 void pmu_step_report(const struct vcpu *v);
 
 #endif

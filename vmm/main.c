@@ -33,7 +33,7 @@ static struct page_allocator page_allocator;
 
 static const char *const known_options[] = {
     "console", "debugcon", "guest", "selftest", "pmu", "log",
-    "pmu.events", "pmu.step", "pmu.period", "pmu.traps", "pmu.guest",
+    "pmu.events", "pmu.step", "pmu.step_ahead", "pmu.period", "pmu.traps", "pmu.guest",
     "pmu.guest.gp", "pmu.guest.fixed",
     "pmu.soft.counters", "pmu.interval", "pmu.subinterval", "pmu.interval.exact",
     "sample.events", "sample.period", "sample.depth", "sample.hz", "sample.user_stack", NULL,

@@ -10,9 +10,9 @@
  *   (VMfailValid, reason in the VM-instruction error field).
  * Single-stepping (pmu/pmu_step.c): TF is cleared before the entry
  * (the guest's RFLAGS come from the VMCS; Vertigo's steps end here), and
- * the exit sets it again first thing when this CPU is armed (VM exit
- * clears RFLAGS, SDM Vol. 3C 28.5.3), so every instruction Vertigo runs
- * between the two is counted. POPFQ that sets TF traps only after the
+ * the exit sets it again first thing when the run before the entry was
+ * stepped (the step area's step_exits; VM exit clears RFLAGS, SDM Vol. 3C
+ * 28.5.3), so every instruction Vertigo runs between the two is counted. POPFQ that sets TF traps only after the
  * next instruction (SDM Vol. 3B 18.3.1.4).
  * The layout of struct guest_regs (vmm/vcpu.h) is fixed: rax rcx rdx rbx
  * (rsp slot unused) rbp rsi rdi r8..r15, 8 bytes each. */
@@ -123,7 +123,7 @@ vmx_exit_point:
     mov     %rax, R_RDI(%rdi)
     movq    %gs:PERCPU_STEP_COUNT, %rax
     movq    %rax, %gs:PERCPU_STEP_AT_EXIT
-    cmpl    $0, %gs:PERCPU_STEP_ARMED
+    cmpl    $0, %gs:PERCPU_STEP_EXITS
     je      .Lexit_done
     movq    $-1, %gs:PERCPU_STEP_NEXT  /* replayed from the ring at sync */
     pushfq

@@ -116,6 +116,11 @@ uint64_t pmu_arch_exit_tsc(const struct vcpu *v)
     return v->vmx.exit_tsc;
 }
 
+uint64_t pmu_arch_entry_tsc(const struct vcpu *v)
+{
+    return v->vmx.entry_tsc;
+}
+
 /* ---- The shared VMX-preemption timer ----------------------------------- */
 
 void pmu_arch_timer_entry_ticks(unsigned int ticks)

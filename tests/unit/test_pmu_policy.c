@@ -9,6 +9,7 @@
 #include "pmu/pmu_loop.h"
 #include "pmu/pmu_pmi.h"
 #include "pmu/pmu_session.h"
+#include "pmu/pmu_step.h"
 #include "pmu/sample_nmi.h"
 #include "pmu/sample_session.h"
 #include "tests/unit/fake_pmu_arch.h"
@@ -664,6 +665,98 @@ TEST(stepping_only_for_hypervisor_samples)
     pmu_domain_stopping(&dom);
     CHECK_EQ(fake.steps[0].armed, 0);
     CHECK(!fake.tf);
+    end_run();
+}
+
+/* Vertigo's count of instructions:h (counter 0 of the session). */
+static uint64_t hv_count(const struct vcpu *v)
+{
+    return v->pmu.ctx.counters[0].accum + v->pmu.ctx.counters[0].raw;
+}
+
+/* Far from the overflow (more than pmu.step_ahead events) a stretch of
+ * Vertigo runs unstepped and is counted by its TSC difference, split at
+ * the VM entry around the guest's run; within pmu.step_ahead the stretch
+ * and the exit path after its entry are stepped, and the overflow is
+ * sampled at its step. */
+TEST(stepping_only_near_the_overflow)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.step_ahead=100", false);
+    struct percpu_step *area = &fake.steps[0];
+    fake.tsc = 10000;
+    if (!start_sampling(v, "instructions:h", 1000, 2))
+        return;
+    CHECK_EQ(area->armed, 1);
+    CHECK(!fake.tf);                        /* 1000 events to go: unstepped */
+    CHECK_EQ(area->step_exits, 0);
+    /* entry path 100 ticks, the guest 5000, the exit path 50 */
+    fake.entry_tsc = 10100;
+    fake.tsc = 10100 + 5000 + 50;
+    pmu_after_exit(v, 5000);
+    CHECK_EQ(hv_count(v), 150);             /* the guest's ticks are not :h */
+    CHECK(!fake.tf);
+    /* the exit's handling: 800 ticks; 50 to go after it: the next stretch
+     * is stepped, with its exit path */
+    fake.tsc += 800;
+    pmu_before_entry(v);
+    CHECK_EQ(hv_count(v), 950);
+    CHECK(fake.tf);
+    CHECK_EQ(area->step_exits, 1);
+    CHECK_EQ(area->next, 50);
+    struct trap_frame frame = { .rip = 0x2000aa, .rbp = 0x3000 };
+    area->count = 50;
+    CHECK(step_trap_handle(&frame));
+    CHECK_EQ(pmu_cpus[0].step.taken, 1);
+    /* 60 steps up to the exit: 990 events to go, unstepped again */
+    area->at_exit = area->count = 60;
+    pmu_after_exit(v, 5000);
+    CHECK_EQ(hv_count(v), 1010);
+    CHECK(!fake.tf);
+    CHECK_EQ(area->step_exits, 0);
+    CHECK_EQ(pmu_cpus[0].step.late, 0);
+    struct log_sample s[MAX_SAMPLES];
+    if (CHECK_EQ(logged_samples(s), 1))
+        CHECK_EQ(s[0].rip, 0x2000aa);
+    pmu_domain_stopping(&dom);
+    CHECK(fake_console_has("pmu: vcpu 0: Vertigo single-stepped for :h sampling: 60 steps, "
+                           "1 hypervisor samples at their step, 0 from the exit path's RIP "
+                           "ring, 0 missed; 3 of 4 stretches unstepped (950 ticks counted "
+                           "by TSC, pmu.step_ahead=100), 0 late\n"));
+    end_run();
+}
+
+/* An unstepped stretch longer than pmu.step_ahead that runs past an
+ * overflow: found at the next sync point, sampled there and counted as
+ * late, never lost. */
+TEST(an_overflow_an_unstepped_stretch_ran_past_is_late)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.step_ahead=100", false);
+    fake.tsc = 10000;
+    if (!start_sampling(v, "instructions:h", 1000, 2))
+        return;
+    fake.tsc += 1200;
+    pmu_before_entry(v);
+    CHECK_EQ(hv_count(v), 1200);
+    CHECK_EQ(v->pmu.ctx.counters[0].overflows, 1);
+    CHECK_EQ(pmu_cpus[0].step.late, 1);
+    CHECK(!fake.tf);                        /* 800 to go */
+    struct log_sample s[MAX_SAMPLES];
+    if (CHECK_EQ(logged_samples(s), 1)) {
+        CHECK_EQ(s[0].mode, LOG_MODE_HYPERVISOR);
+        CHECK_EQ(s[0].rip, (uint64_t)(uintptr_t)pmu_step_pause);
+        CHECK_EQ(s[0].depth, 0);
+    }
+    /* the exit path after a 900-tick entry path crosses the next one:
+     * found at the resume after the guest's ticks */
+    fake.entry_tsc = fake.tsc + 700;
+    fake.tsc = fake.entry_tsc + 10 + 300;
+    pmu_after_exit(v, 10);
+    CHECK_EQ(hv_count(v), 2200);
+    CHECK_EQ(pmu_cpus[0].step.late, 2);
+    if (CHECK_EQ(logged_samples(s), 1))     /* the ring was drained above */
+        CHECK_EQ(s[0].rip, (uint64_t)(uintptr_t)pmu_step_resume);
+    pmu_domain_stopping(&dom);
+    CHECK(fake_console_has(", 2 late\n"));
     end_run();
 }
 
