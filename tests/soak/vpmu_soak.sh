@@ -23,6 +23,9 @@ cd "$(dirname "$0")/../.."
 GUEST_SECONDS=${SOAK_VPMU_SECONDS:-60}
 IPS=${SOAK_VPMU_IPS:-50000000}
 PERIOD=${SOAK_VPMU_PERIOD:-1000003}
+# Vertigo's session; instructions:uk (no :h, no single-stepping) measures
+# what the rest of the soak costs.
+EVENTS=${SOAK_VPMU_EVENTS:-instructions:ukh}
 GUEST_BASE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.agent=1"
 PERF_INITRD="$BUILD/guest/initrd-perf.cpio"
 GUEST_SYMS=(--guest-root "$BUILD/guest/initramfs-perf" --vertigo-elf "$BUILD/vertigo.elf")
@@ -35,10 +38,10 @@ fi
 INITRD=$PERF_INITRD run_linux $RUN 0 \
     "$GUEST_BASE vertigo.scenario=perf vertigo.perf_soak=$GUEST_SECONDS" \
     --platform bochs --ips "$IPS" --timeout 14400 \
-    --cmdline "console=com2 log=e9 pmu=auto sample.events=instructions:ukh sample.period=$PERIOD sample.depth=8"
+    --cmdline "console=com2 log=e9 pmu=auto sample.events=$EVENTS sample.period=$PERIOD sample.depth=8"
 sed -n 's/.* in \([0-9]*s\) (emulator status.*/    wall time: \1/p' "$E2E_OUT/$RUN.runner.txt"
 expect_in $RUN com2.txt "Vertigo's sampling session" \
-    "^sample: session started by the command line: instructions:ukh every $PERIOD events"
+    "^sample: session started by the command line: $EVENTS every $PERIOD events"
 expect_line $RUN "the guest's perf soak" '^VERTIGO-GUEST: perf: PASS$'
 capture $RUN | grep -E '^(perf_guest: |perf record|  SAMPLE|  THROTTLE)' | indent
 expect_no_unknown_nmi $RUN
