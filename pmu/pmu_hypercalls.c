@@ -128,6 +128,8 @@ static int64_t hc_pv_page(void *ctx, uint64_t gpa)
         if (r)
             return r;
     }
+    v->pmu.pv.tsc_counts_events = pmu_config.tsc_counts_instructions &&
+                                  v->domain->vcpu_count == 1;
     pmu_pv_set_page(&v->pmu.pv, host, v->id);
     return 0;
 }
@@ -155,6 +157,16 @@ static int64_t hc_pv_read(void *ctx, uint64_t index)
     return pmu_pv_read(&((struct vcpu *)ctx)->pmu.pv, index);
 }
 
+static int64_t hc_pv_vector(void *ctx, uint64_t vector)
+{
+    struct vcpu *v = ctx;
+    const char *why = NULL;
+    int64_t r = pmu_pv_set_vector(&v->pmu.pv, vector, &why);
+    if (r < 0)
+        printk("pmu: vcpu %u: overflow vector %lu refused: %s\n", v->id, vector, why);
+    return r;
+}
+
 const struct hypercall_pmu *pmu_hypercalls(struct vcpu *v)
 {
     static struct hypercall_pmu calls[MAX_CPUS];
@@ -167,7 +179,8 @@ const struct hypercall_pmu *pmu_hypercalls(struct vcpu *v)
         .ctx = v, .buffer = buffers[cpu],
     };
     pv[cpu] = (struct hypercall_pv){
-        .page = hc_pv_page, .program = hc_pv_program, .read = hc_pv_read, .ctx = v,
+        .page = hc_pv_page, .program = hc_pv_program, .read = hc_pv_read,
+        .vector = hc_pv_vector, .ctx = v,
     };
     calls[cpu] = (struct hypercall_pmu){
         .read = hc_read, .set_step = hc_set_step, .ctx = v, .sampling = &sampling[cpu],

@@ -52,6 +52,7 @@ int64_t pmu_pv_program(struct pmu_pv *pv, const char *events, const struct pmu_e
     for (unsigned int i = 0; i < VERTIGO_PV_COUNTERS_MAX; i++) {
         pv->modes[i] = i < list.count ? modes_of(&list.events[i]) : 0;
         pv->counts[i] = 0;
+        pv->fired[i] = 0;
     }
     pv->generation++;
     return list.count;
@@ -64,6 +65,67 @@ int64_t pmu_pv_read(const struct pmu_pv *pv, uint64_t index)
     return (int64_t)(pv->counts[index] & (uint64_t)INT64_MAX);
 }
 
+/* ---- Overflow interrupts ---------------------------------------------------- */
+
+const char *pmu_pv_vector_refusal(uint64_t vector)
+{
+    if (vector == 0 || vector == VERTIGO_PV_VECTOR_NMI)
+        return NULL;
+    if (vector > 255)
+        return "not an interrupt vector (above 255)";
+    if (vector < 32)
+        return "an exception vector";
+    return "fixed vectors are not delivered: only NMI (2)";
+}
+
+int64_t pmu_pv_set_vector(struct pmu_pv *pv, uint64_t vector, const char **why)
+{
+    const char *reason = pmu_pv_vector_refusal(vector);
+    if (why)
+        *why = reason;
+    if (reason)
+        return -VERTIGO_EINVAL;
+    pv->vector = (uint32_t)vector;
+    return 0;
+}
+
+/* The guest writes overflow_at at any time; one load of each value. */
+static uint64_t overflow_at(const struct pmu_pv *pv, unsigned int i)
+{
+    return __atomic_load_n(&pv->page->overflow_at[i], __ATOMIC_RELAXED);
+}
+
+uint64_t pmu_pv_events_to_overflow(const struct pmu_pv *pv, unsigned int cpl)
+{
+    uint8_t mode = cpl ? PMU_PV_USER : PMU_PV_KERNEL;
+    uint64_t nearest = UINT64_MAX;
+    if (!pv->vector || !pv->page)
+        return nearest;
+    for (unsigned int i = 0; i < pv->count; i++) {
+        uint64_t at = overflow_at(pv, i);
+        if (!at || at == pv->fired[i] || !(pv->modes[i] & mode))
+            continue;
+        uint64_t n = at > pv->counts[i] ? at - pv->counts[i] : 1;
+        nearest = n < nearest ? n : nearest;
+    }
+    return nearest;
+}
+
+uint32_t pmu_pv_find_overflows(struct pmu_pv *pv)
+{
+    uint32_t mask = 0;
+    for (unsigned int i = 0; i < pv->count; i++) {
+        uint64_t at = overflow_at(pv, i);
+        if (at && at != pv->fired[i] && pv->counts[i] >= at) {
+            pv->fired[i] = at;
+            mask |= 1u << i;
+        }
+    }
+    if (mask)
+        pv->interrupts++;
+    return mask;
+}
+
 bool pmu_pv_needs_modes(const struct pmu_pv *pv)
 {
     for (unsigned int i = 0; i < pv->count; i++)
@@ -72,11 +134,12 @@ bool pmu_pv_needs_modes(const struct pmu_pv *pv)
     return false;
 }
 
-/* The flags the page shows for counter i: its modes, and that one TSC
- * tick is one of its events (every event the software backend counts). */
+/* The flags the page shows for counter i: its modes, and whether one TSC
+ * tick is one of its events (every event the software backend counts,
+ * where the TSC is the VCPU's own instruction clock: one VCPU). */
 static uint32_t flags_of(const struct pmu_pv *pv, unsigned int i)
 {
-    uint32_t flags = VERTIGO_PV_TICKS;
+    uint32_t flags = pv->tsc_counts_events ? VERTIGO_PV_TICKS : 0;
     if (pv->modes[i] & PMU_PV_USER)
         flags |= VERTIGO_PV_USER;
     if (pv->modes[i] & PMU_PV_KERNEL)
@@ -110,6 +173,8 @@ void pmu_pv_publish(struct pmu_pv *pv, uint64_t entry_tsc, unsigned int cpl)
     page->entry_tsc = entry_tsc;
     page->entry_cpl = cpl;
     page->vcpu = pv->vcpu;
+    pv->published = true;
+    page->interrupts = pv->interrupts;
     for (unsigned int i = 0; i < VERTIGO_PV_COUNTERS_MAX; i++) {
         bool on = i < pv->count;
         page->counters[i] = (struct vertigo_pv_counter){

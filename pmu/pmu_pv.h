@@ -23,6 +23,16 @@ struct pmu_pv {
     uint8_t modes[VERTIGO_PV_COUNTERS_MAX];     /* bit cpl-mode: 1 kernel, 2 user */
     uint64_t counts[VERTIGO_PV_COUNTERS_MAX];
     uint64_t generation;                /* programs that succeeded */
+    bool tsc_counts_events;             /* one TSC tick is one event of this
+                                           VCPU's (software backend, one VCPU):
+                                           the page says VERTIGO_PV_TICKS */
+    bool published;                     /* the page was written for the coming
+                                           entry: pmu_pv_entering completes it */
+    /* Overflow interrupts (VERTIGO_HC_PV_VECTOR) */
+    uint32_t vector;                    /* 0: none, VERTIGO_PV_VECTOR_NMI */
+    uint64_t interrupts;                /* raised, published in the page */
+    uint64_t fired[VERTIGO_PV_COUNTERS_MAX];   /* the overflow_at value each last
+                                                  raised one for: one per value */
 };
 
 /* Mode bits of pmu_pv.modes. */
@@ -48,6 +58,29 @@ static inline void pmu_pv_count(struct pmu_pv *pv, unsigned int cpl, uint64_t n)
             pv->counts[i] += n;
 }
 
+/* VERTIGO_HC_PV_VECTOR: NULL if vector may be registered (0 or
+ * VERTIGO_PV_VECTOR_NMI), else why not. */
+const char *pmu_pv_vector_refusal(uint64_t vector);
+
+/* Registers vector (0: no interrupts): 0, or -VERTIGO_EINVAL and *why
+ * (may be NULL) for a refused one, pv unchanged. */
+int64_t pmu_pv_set_vector(struct pmu_pv *pv, uint64_t vector, const char **why);
+
+/* How many events the guest may run at privilege level cpl before a
+ * counter of that mode reaches the overflow_at the guest wrote (1 if one
+ * already passed it without its interrupt), UINT64_MAX if none will: the
+ * software backend's deadline, so the run exits at the exact instruction. */
+uint64_t pmu_pv_events_to_overflow(const struct pmu_pv *pv, unsigned int cpl);
+
+/* After counting: the counters whose count reached their overflow_at
+ * (bit i), each once per value written; if any, an interrupt is due and
+ * pv->interrupts has counted it. Out of line only when armed. */
+uint32_t pmu_pv_find_overflows(struct pmu_pv *pv);
+static inline uint32_t pmu_pv_take_overflows(struct pmu_pv *pv)
+{
+    return pv->vector && pv->page ? pmu_pv_find_overflows(pv) : 0;
+}
+
 /* Counter i's count, or -VERTIGO_EINVAL for an index past the program. */
 int64_t pmu_pv_read(const struct pmu_pv *pv, uint64_t index);
 
@@ -62,5 +95,24 @@ void pmu_pv_set_page(struct pmu_pv *pv, struct vertigo_pv_page *page, uint32_t v
  * every counter's sum and the entry's TSC and CPL, between two increments
  * of seq (odd while it is written). Nothing without a page. */
 void pmu_pv_publish(struct pmu_pv *pv, uint64_t entry_tsc, unsigned int cpl);
+
+/* The last TSC before the entry instruction (after the timer, the NMI and
+ * everything else the entry path does since pmu_pv_publish): the page's
+ * entry_tsc becomes it, so a guest computing a count from the TSC (sum +
+ * TSC now - entry_tsc) counts only the entry instruction's own path as
+ * the guest's, the same few instructions at every entry. Inline: runs
+ * before every entry; nothing unless the page was published for it. */
+static inline void pmu_pv_entering(struct pmu_pv *pv, uint64_t tsc)
+{
+    if (!pv->published || !pv->page)
+        return;
+    pv->published = false;
+    pv->seq += 2;
+    __atomic_store_n(&pv->page->seq, pv->seq - 1, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    pv->page->entry_tsc = tsc;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&pv->page->seq, pv->seq, __ATOMIC_RELAXED);
+}
 
 #endif

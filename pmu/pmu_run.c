@@ -171,7 +171,9 @@ static void soft_plan_entry(struct vcpu *v, unsigned int cpl)
     uint64_t deadline = pmu_soft_enter(soft, &v->pmu.ctx, cpl);
     uint64_t guest_pmi = pmu_guest_ticks_to_pmi(v, cpl);
     uint64_t turn_end = pmu_mux_deadline(v);
+    uint64_t pv_overflow = pmu_pv_events_to_overflow(&v->pmu.pv, cpl);
     deadline = guest_pmi < deadline ? guest_pmi : deadline;
+    deadline = pv_overflow < deadline ? pv_overflow : deadline;
     deadline = turn_end < deadline ? turn_end : deadline;
     pmu_arch_timer_request(v, PMU_TIMER_STEP, deadline < step ? deadline : step);
 }
@@ -279,6 +281,16 @@ static void correct_step_mode(struct vcpu *v, uint64_t guest_ticks)
         ctx->entry_cpl = 0;
 }
 
+/* The paravirtual counters count n events at cpl; a counter that reached
+ * the overflow_at its guest wrote raises the registered interrupt at the
+ * next entry (an NMI, queued as the virtual PMU's are). */
+static void pv_count(struct vcpu *v, unsigned int cpl, uint64_t n)
+{
+    pmu_pv_count(&v->pmu.pv, cpl, n);
+    if (pmu_pv_take_overflows(&v->pmu.pv))
+        pmu_arch_queue_guest_nmi(v);
+}
+
 /* Software backend: the overflow is found here, at the exact point; the
  * sampling ones go on as a PMI (pmu/pmu_pmi.h). The hardware backend's
  * PMI comes from LVTPC and is taken in the NMI path. */
@@ -310,7 +322,7 @@ static void account_guest(struct vcpu *v, uint64_t guest_ticks, bool stepping)
         if (guest_ticks == 1 && !p->modes_trapped)
             correct_step_mode(v, guest_ticks);
         pmu_guest_count(v, p->ctx.entry_cpl, guest_ticks);
-        pmu_pv_count(&p->pv, p->ctx.entry_cpl, guest_ticks);
+        pv_count(v, p->ctx.entry_cpl, guest_ticks);
     } else {
         pmu_guest_hw_exit(v);
     }

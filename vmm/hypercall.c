@@ -234,6 +234,14 @@ static int64_t hc_pv_read(const struct hypercall_args *a)
     return pv ? pv->read(pv->ctx, a->arg[0]) : -VERTIGO_EINVAL;
 }
 
+static int64_t hc_pv_vector(const struct hypercall_args *a)
+{
+    const struct hypercall_pv *pv = pv_of(a);
+    if (a->cpl != KERNEL_CPL)
+        return -VERTIGO_EPERM;
+    return pv && pv->vector ? pv->vector(pv->ctx, a->arg[0]) : -VERTIGO_ENOSYS;
+}
+
 int64_t hypercall_dispatch(struct domain *d, const struct hypercall_args *a,
                            guest_copy_fn read, void *read_ctx)
 {
@@ -260,6 +268,8 @@ int64_t hypercall_dispatch(struct domain *d, const struct hypercall_args *a,
         return hc_pv_program(a, read, read_ctx);
     case VERTIGO_HC_PV_READ:
         return hc_pv_read(a);
+    case VERTIGO_HC_PV_VECTOR:
+        return hc_pv_vector(a);
     default:
         return -VERTIGO_ENOSYS;
     }

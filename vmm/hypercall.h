@@ -64,6 +64,8 @@ struct hypercall_pv {
     int64_t (*program)(void *ctx, const struct vertigo_pv_program *p);
     /* VERTIGO_HC_PV_READ: the count, or -VERTIGO_EINVAL past the program. */
     int64_t (*read)(void *ctx, uint64_t index);
+    /* VERTIGO_HC_PV_VECTOR: 0, or -VERTIGO_EINVAL for a vector refused. */
+    int64_t (*vector)(void *ctx, uint64_t vector);
     void *ctx;
 };
 

@@ -109,7 +109,20 @@
                                            so far (below 2^63). -EINVAL for an
                                            index beyond the program. Any CPL. */
 
-#define VERTIGO_HC_COUNT            11u
+#define VERTIGO_HC_PV_VECTOR        11u /* RBX = how the calling VCPU's
+                                           paravirtual counters raise their
+                                           overflow interrupts:
+                                           VERTIGO_PV_VECTOR_NMI (2, an NMI),
+                                           or 0: none from now on. A counter
+                                           raises one when its count reaches
+                                           the overflow_at[i] the guest wrote
+                                           in the page. Kernel only. -EINVAL
+                                           for any other vector (exception
+                                           vectors 1 and 3-31, fixed vectors
+                                           32-255 this Vertigo does not
+                                           deliver, values above 255). -> 0 */
+
+#define VERTIGO_HC_COUNT            12u
 
 /* HC_SESSION_START argument (all fields little-endian, 8-byte aligned). */
 #define VERTIGO_SESSION_ABI         2u   /* 2: process_cr3 added */
@@ -194,7 +207,15 @@ _Static_assert(sizeof(struct vertigo_kernel_orc) == 48, "kernel ORC ABI size");
  *                                                  mode (VERTIGO_PV_ALL_MODES)
  *                                                  and ticks are its events
  * and exactly HC_PV_READ(i) in every case (one exit). Other VCPUs may read
- * the page: seq is odd while Vertigo writes it (retry when it changed). */
+ * the page: seq is odd while Vertigo writes it (retry when it changed).
+ *
+ * Overflow interrupts (HC_PV_VECTOR): overflow_at[] is the guest's part
+ * of the page, which Vertigo only reads. With a vector registered and
+ * overflow_at[i] != 0, Vertigo finds the exact instruction at which
+ * counter i's count (the sum above) reaches overflow_at[i], exits there
+ * and raises the interrupt at the next entry, once per value written;
+ * `interrupts` counts the ones it raised, so a handler tells them from
+ * other NMIs. Rewriting overflow_at[i] arms the counter again. */
 #define VERTIGO_PV_ABI              1u
 #define VERTIGO_PV_MAGIC            0x76506756u   /* "VgPv" */
 #define VERTIGO_PV_COUNTERS_MAX     4u
@@ -204,6 +225,7 @@ _Static_assert(sizeof(struct vertigo_kernel_orc) == 48, "kernel ORC ABI size");
 #define VERTIGO_PV_TICKS            (1u << 1)     /* one TSC tick is one event */
 #define VERTIGO_PV_USER             (1u << 2)     /* counts guest user mode */
 #define VERTIGO_PV_KERNEL           (1u << 3)     /* counts guest kernel mode */
+#define VERTIGO_PV_VECTOR_NMI       2u            /* HC_PV_VECTOR: deliver as an NMI */
 
 struct vertigo_pv_program {
     uint32_t abi_version;               /* VERTIGO_PV_ABI */
@@ -227,10 +249,14 @@ struct vertigo_pv_page {
     uint32_t entry_cpl;                 /* the guest's CPL at that entry */
     uint32_t vcpu;                      /* the VCPU that owns the page */
     struct vertigo_pv_counter counters[VERTIGO_PV_COUNTERS_MAX];
+    uint64_t interrupts;                /* overflow interrupts raised so far */
+    /* Written by the guest, read by Vertigo: */
+    uint64_t overflow_at[VERTIGO_PV_COUNTERS_MAX];  /* counter i's count that raises
+                                                       an interrupt (0: none) */
 };
 
 _Static_assert(sizeof(struct vertigo_pv_program) == 136, "pv program ABI size");
-_Static_assert(sizeof(struct vertigo_pv_page) == 104, "pv page ABI size");
+_Static_assert(sizeof(struct vertigo_pv_page) == 144, "pv page ABI size");
 
 /* HC_PMU_READ's RBX asking for the number of events in the session. */
 #define VERTIGO_PMU_EVENT_COUNT     0xffffffffu
@@ -241,9 +267,10 @@ _Static_assert(sizeof(struct vertigo_pv_page) == 104, "pv page ABI size");
 #define VERTIGO_FEAT_SAMPLING       (1u << 2)   /* HC_SESSION_*, HC_SYMBOLS */
 #define VERTIGO_FEAT_KERNEL_ORC     (1u << 3)   /* HC_KERNEL_ORC */
 #define VERTIGO_FEAT_PV_COUNTERS    (1u << 4)   /* HC_PV_PAGE, HC_PV_PROGRAM, HC_PV_READ */
+#define VERTIGO_FEAT_PV_OVERFLOW    (1u << 5)   /* HC_PV_VECTOR, the page's overflow_at */
 #define VERTIGO_FEATURES            (VERTIGO_FEAT_VERDICT | VERTIGO_FEAT_PMU | \
                                      VERTIGO_FEAT_SAMPLING | VERTIGO_FEAT_KERNEL_ORC | \
-                                     VERTIGO_FEAT_PV_COUNTERS)
+                                     VERTIGO_FEAT_PV_COUNTERS | VERTIGO_FEAT_PV_OVERFLOW)
 
 /* Errors (returned negated in RAX). */
 #define VERTIGO_ENOSYS   1   /* unknown call number */

@@ -197,6 +197,10 @@ static inline void hostile_draw(const struct hostile_target *t, uint64_t *rng,
     case VERTIGO_HC_PV_READ:            /* no paravirtual counter programmed */
         c->want = -VERTIGO_EINVAL;
         break;
+    case VERTIGO_HC_PV_VECTOR:          /* never 0 or NMI: above 255 */
+        c->arg[0] |= 0x100;
+        c->want = t->user ? -VERTIGO_EPERM : -VERTIGO_EINVAL;
+        break;
     default:
         c->want = -VERTIGO_ENOSYS;
         break;

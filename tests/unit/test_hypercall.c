@@ -509,7 +509,7 @@ TEST(an_evicted_symbol_set_is_logged_as_abandoned)
 
 struct fake_pv {
     unsigned int pages, programs, reads;
-    uint64_t last_gpa;
+    uint64_t last_gpa, last_vector;
     struct vertigo_pv_program last_program;
 };
 
@@ -538,8 +538,16 @@ static int64_t fake_pv_read(void *ctx, uint64_t index)
     return (int64_t)(1000 + index);
 }
 
+static int64_t fake_pv_vector(void *ctx, uint64_t vector)
+{
+    struct fake_pv *f = ctx;
+    f->last_vector = vector;
+    return vector == 2 ? 0 : -VERTIGO_EINVAL;
+}
+
 static const struct hypercall_pv fake_pv_calls = {
-    .page = fake_pv_page, .program = fake_pv_program, .read = fake_pv_read, .ctx = &fpv,
+    .page = fake_pv_page, .program = fake_pv_program, .read = fake_pv_read,
+    .vector = fake_pv_vector, .ctx = &fpv,
 };
 static const struct hypercall_pmu fake_pv_pmu = { .pv = &fake_pv_calls };
 
@@ -595,6 +603,20 @@ TEST(pv_program_header_is_validated)
     CHECK_EQ(fpv.programs, 1);
     memcpy(arg_mem, &p, sizeof(p));
     CHECK_EQ(pv_call(NULL, VERTIGO_HC_PV_PROGRAM, ARG_BASE, 0), (uint64_t)-VERTIGO_ENOSYS);
+}
+
+/* The vector call is the kernel's, reaches the VCPU's check unchanged,
+ * and without paravirtual counters says there are none. */
+TEST(pv_vector_is_kernel_only)
+{
+    memset(&fpv, 0, sizeof(fpv));
+    for (unsigned int cpl = 1; cpl <= 3; cpl++)
+        CHECK_EQ(pv_call(&fake_pv_pmu, VERTIGO_HC_PV_VECTOR, 2, cpl), (uint64_t)-VERTIGO_EPERM);
+    CHECK_EQ(fpv.last_vector, 0);
+    CHECK_EQ(pv_call(&fake_pv_pmu, VERTIGO_HC_PV_VECTOR, 2, 0), 0);
+    CHECK_EQ(pv_call(&fake_pv_pmu, VERTIGO_HC_PV_VECTOR, 0x1234, 0), (uint64_t)-VERTIGO_EINVAL);
+    CHECK_EQ(fpv.last_vector, 0x1234);
+    CHECK_EQ(pv_call(NULL, VERTIGO_HC_PV_VECTOR, 2, 0), (uint64_t)-VERTIGO_ENOSYS);
 }
 
 TEST(pv_read_from_any_cpl)
