@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,6 +195,40 @@ int vertigo_counters_reset(struct vertigo_counters *set)
     return request(set, VERTIGO_IOC_CTR_RESET);
 }
 
+/* ---- i-mode ------------------------------------------------------------------- */
+
+_Static_assert(VERTIGO_CTR_PERIOD_MIN == VERTIGO_THREAD_PERIOD_MIN &&
+               VERTIGO_CTR_PERIOD_MAX == VERTIGO_THREAD_PERIOD_MAX, "the module's bounds");
+
+static bool signal_ok(int signo)
+{
+    return signo >= 1 && signo <= 64 && signo != SIGKILL && signo != SIGSTOP;
+}
+
+int vertigo_counters_overflow_check(uint64_t period, int signo)
+{
+    if (!vertigo_thread_period_ok(period))
+        return VERTIGO_CTR_EPERIOD;
+    return period && !signal_ok(signo) ? VERTIGO_CTR_ESIGNAL : 0;
+}
+
+int vertigo_counters_overflow(struct vertigo_counters *set, unsigned int i, uint64_t period,
+                              int signo)
+{
+    int e = check_set(set);
+    if (e)
+        return e;
+    if (i >= set->count)
+        return VERTIGO_CTR_EINDEX;
+    e = vertigo_counters_overflow_check(period, signo);
+    if (e)
+        return e;
+    struct vertigo_ctr_period req = { .index = i, .signo = signo, .period = period };
+    if (ioctl(set->fd, VERTIGO_IOC_CTR_PERIOD, &req) == 0)
+        return 0;
+    return errno == ENOSYS ? VERTIGO_CTR_ENOOVERFLOW : ioctl_error(errno);
+}
+
 /* ---- Reading ------------------------------------------------------------------ */
 
 /* The VCPU's count of paravirtual counter k; ctx, if not NULL, keeps it. */
@@ -300,6 +336,10 @@ static const char *const error_texts[] = {
     [-VERTIGO_CTR_EBACKEND] = "Vertigo refused the events or the read",
     [-VERTIGO_CTR_ESYS] = "system call failed",
     [-VERTIGO_CTR_EEMPTY] = "empty event list",
+    [-VERTIGO_CTR_EPERIOD] = "overflow period out of range (1000 to 2^48 events, 0: off)",
+    [-VERTIGO_CTR_ESIGNAL] = "bad overflow signal (1 to 64, not SIGKILL or SIGSTOP)",
+    [-VERTIGO_CTR_ENOOVERFLOW] = "no overflow signals (not offered by this Vertigo or "
+                                 "vertigo.ko)",
 };
 
 const char *vertigo_counters_strerror(int err)

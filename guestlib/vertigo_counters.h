@@ -48,6 +48,12 @@ enum vertigo_ctr_error {
     VERTIGO_CTR_EBACKEND = -11,     /* Vertigo refused the events or a read */
     VERTIGO_CTR_ESYS = -12,         /* a system call failed (errno says why) */
     VERTIGO_CTR_EEMPTY = -13,       /* an empty event list */
+    VERTIGO_CTR_EPERIOD = -14,      /* an overflow period outside
+                                       VERTIGO_CTR_PERIOD_MIN..MAX (0: off) */
+    VERTIGO_CTR_ESIGNAL = -15,      /* a signal number that is not 1..64, or
+                                       SIGKILL or SIGSTOP */
+    VERTIGO_CTR_ENOOVERFLOW = -16,  /* this Vertigo raises no overflow
+                                       interrupts (no i-mode) */
 };
 
 struct vertigo_counters;
@@ -76,6 +82,24 @@ int vertigo_counters_read(const struct vertigo_counters *set, unsigned int i, ui
  * for checking that threads' counts add up to the VCPU's. */
 int vertigo_counters_read_pair(const struct vertigo_counters *set, unsigned int i,
                                uint64_t *value, uint64_t *vcpu);
+
+/* i-mode: counter i signals the set's thread every `period` of its
+ * events, counted from its count now (0: no more signals). The signal is
+ * signo for every counter of the set (the last call's); its siginfo has
+ * si_code SI_QUEUE, si_pid 0 and si_value.sival_int = the counters that
+ * overflowed since the previous signal (bit i: counter i). A realtime
+ * signal (SIGRTMIN + n) queues one per overflow; a standard one merges
+ * those that come while one is pending. Overflows are found at their
+ * exact event by Vertigo's software backend and signalled before the
+ * thread runs another instruction of its own (docs/user-guide.md). */
+#define VERTIGO_CTR_PERIOD_MIN 1000ull
+#define VERTIGO_CTR_PERIOD_MAX (1ull << 48)
+int vertigo_counters_overflow(struct vertigo_counters *set, unsigned int i, uint64_t period,
+                              int signo);
+
+/* The checks vertigo_counters_overflow makes of period and signo before
+ * any system call: 0, VERTIGO_CTR_EPERIOD or VERTIGO_CTR_ESIGNAL. */
+int vertigo_counters_overflow_check(uint64_t period, int signo);
 
 /* Every counter's count (values[i], i < vertigo_counters_count(set)). */
 int vertigo_counters_read_all(const struct vertigo_counters *set, uint64_t *values);

@@ -79,6 +79,9 @@ struct vertigo_thread_set {
     uint64_t start[VERTIGO_PV_COUNTERS_MAX];    /* the VCPU's counts at switch-in */
     uint64_t enabled_ticks;                     /* TSC ticks started, up to in_tsc */
     uint64_t in_tsc;                            /* TSC at switch-in */
+    /* i-mode: counter i signals its thread every period[i] events */
+    uint64_t period[VERTIGO_PV_COUNTERS_MAX];   /* 0: no overflow signal */
+    uint64_t next[VERTIGO_PV_COUNTERS_MAX];     /* the thread's count of the next one */
 };
 
 /* The thread goes off its VCPU (vcpu[i]: the VCPU's counts now): its
@@ -112,6 +115,71 @@ static inline uint64_t vertigo_thread_value(const struct vertigo_thread_set *s, 
                                             uint64_t vcpu_i)
 {
     return s->running ? s->sum[i] + (vcpu_i - s->start[i]) : s->sum[i];
+}
+
+/* ---- i-mode: overflow periods ----------------------------------------------
+ * Counter i with a period N overflows each time the thread's own count
+ * reaches next[i] = (count when the period was set) + k * N. While the
+ * thread runs, the VCPU's paravirtual counter i must raise its interrupt
+ * when the VCPU's count reaches start[i] + (next[i] - sum[i]): the
+ * module writes that into the VCPU's page (overflow_at[i]) at the thread's
+ * switch-in and clears it at its switch-out, so only the owner's counts
+ * can reach it. The module checks the thread's counts against next[] at
+ * the interrupt and again at every fold and switch-in, so an overflow the
+ * interrupt did not reach in time is still its thread's, found late but
+ * never lost or given to another thread. */
+#define VERTIGO_THREAD_PERIOD_MIN 1000ull           /* events: fewer would flood the thread */
+#define VERTIGO_THREAD_PERIOD_MAX (1ull << 48)
+
+/* A period the module accepts: 0 (off) or MIN..MAX. */
+static inline bool vertigo_thread_period_ok(uint64_t period)
+{
+    return period == 0 ||
+           (period >= VERTIGO_THREAD_PERIOD_MIN && period <= VERTIGO_THREAD_PERIOD_MAX);
+}
+
+/* Counter i gets period (0: none), counting from the thread's count now. */
+static inline void vertigo_thread_set_period(struct vertigo_thread_set *s, uint32_t i,
+                                             uint64_t period, uint64_t value_now)
+{
+    s->period[i] = period;
+    s->next[i] = period ? value_now + period : 0;
+}
+
+/* The counts restart at 0: so do the periods. */
+static inline void vertigo_thread_restart_periods(struct vertigo_thread_set *s)
+{
+    for (uint32_t i = 0; i < s->count; i++)
+        s->next[i] = s->period[i];
+}
+
+/* The VCPU count at which running counter i overflows: the overflow_at
+ * the module writes; 0 (none) without a period or while not running. */
+static inline uint64_t vertigo_thread_overflow_at(const struct vertigo_thread_set *s, uint32_t i)
+{
+    if (!s->running || !s->period[i])
+        return 0;
+    return s->start[i] + (s->next[i] - s->sum[i]);
+}
+
+/* value[i]: the thread's counts now. Every counter whose count reached
+ * next[i] moves next[i] past it by whole periods; returns their bits and
+ * adds to *overflows (may be NULL) how many periods were crossed (more
+ * than one bit's worth when a check came late). */
+static inline uint32_t vertigo_thread_overflows(struct vertigo_thread_set *s,
+                                                const uint64_t *value, uint64_t *overflows)
+{
+    uint32_t mask = 0;
+    for (uint32_t i = 0; i < s->count; i++) {
+        if (!s->period[i] || value[i] < s->next[i])
+            continue;
+        uint64_t k = (value[i] - s->next[i]) / s->period[i] + 1;
+        s->next[i] += k * s->period[i];
+        mask |= 1u << i;
+        if (overflows)
+            *overflows += k;
+    }
+    return mask;
 }
 
 /* Writes counter i's page from s, between two bumps of lock. The

@@ -124,6 +124,28 @@ struct vertigo_ctr_stats {
                                    VERTIGO_HC_PV_PROGRAM each */
     uint64_t vcpu_reads;        /* VERTIGO_HC_PV_READ the module made (counters
                                    counting kernel mode need one per fold/start) */
+    /* i-mode (CTR_PERIOD) */
+    uint64_t interrupts;        /* Vertigo's overflow NMIs taken */
+    uint64_t overflows;         /* periods counted by the threads' counters */
+    uint64_t signals;           /* overflow signals sent */
+    uint64_t signals_lost;      /* ... not sent: a CPU's queue was full */
+    uint64_t late;              /* overflows found at a switch, not at their NMI */
+    uint64_t skid_max;          /* the largest count past its overflow point a
+                                   thread had at the NMI that found it, in events */
+};
+
+/* CTR_PERIOD: counter `index` of the set signals its thread every
+ * `period` events (0: never), counted from its count now; `signo` is the
+ * set's signal (all its counters'). The signal's siginfo: si_code
+ * SI_QUEUE, si_pid 0, si_int = the counters that overflowed since the
+ * last one (bit i: counter i). EINVAL for an index past the set, a
+ * period outside VERTIGO_THREAD_PERIOD_MIN..MAX, a signal that is not
+ * 1..64 or is SIGKILL or SIGSTOP; ENOSYS if Vertigo raises no overflow
+ * interrupts. */
+struct vertigo_ctr_period {
+    uint32_t index;
+    int32_t signo;
+    uint64_t period;
 };
 
 #define VERTIGO_IOC_CTR_OPEN   _IOWR(VERTIGO_IOCTL_MAGIC, 7, struct vertigo_ctr_open)
@@ -132,5 +154,6 @@ struct vertigo_ctr_stats {
 #define VERTIGO_IOC_CTR_RESET  _IO(VERTIGO_IOCTL_MAGIC, 10)
 #define VERTIGO_IOC_CTR_READ   _IOR(VERTIGO_IOCTL_MAGIC, 11, struct vertigo_ctr_values)
 #define VERTIGO_IOC_CTR_STATS  _IOR(VERTIGO_IOCTL_MAGIC, 12, struct vertigo_ctr_stats)
+#define VERTIGO_IOC_CTR_PERIOD _IOW(VERTIGO_IOCTL_MAGIC, 13, struct vertigo_ctr_period)
 
 #endif

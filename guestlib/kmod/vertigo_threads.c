@@ -35,6 +35,7 @@
 
 #include "vertigo/hypercall.h"
 #include "guestlib/kmod/vertigo_ioctl.h"
+#include "guestlib/kmod/vertigo_overflow.h"
 #include "guestlib/kmod/vertigo_threads.h"
 #include "guestlib/vertigo_thread_ctr.h"
 #include "guestlib/vertigo_vmcall.h"
@@ -44,6 +45,8 @@ struct vt_cpu {
 	struct vertigo_pv_page *page;           /* registered with Vertigo, or NULL */
 	struct vertigo_pv_program *prog;        /* its current events (kernel memory) */
 	bool programmed;
+	struct vt_thread *armed;                /* whose overflow_at the page holds */
+	bool busy;                              /* a switch is changing the CPU's state */
 };
 
 struct vt_thread {
@@ -57,14 +60,17 @@ struct vt_thread {
 	bool closed;                            /* fd released before the owner exited */
 	bool exited;                            /* the owner exited: the counts are final */
 	int error;                              /* a CPU refused the events at a switch-in */
+	int signo;                              /* i-mode: the overflow signal */
 };
 
 static DEFINE_PER_CPU(struct vt_cpu, vt_cpus);
 static LIST_HEAD(vt_threads);
 static DEFINE_SPINLOCK(vt_lock);
 static bool vt_available;                    /* every CPU registered its page */
+static bool vt_overflow_on;                  /* Vertigo raises overflow interrupts */
 static struct tracepoint *vt_exit_tp;
-static atomic64_t vt_switches_in, vt_programs, vt_vcpu_reads;
+static atomic64_t vt_switches_in, vt_programs, vt_vcpu_reads, vt_overflows, vt_late;
+static atomic64_t vt_skid_max;
 
 /* ---- The VCPU's counts ----------------------------------------------------- */
 
@@ -108,15 +114,94 @@ static void vt_publish(struct vt_thread *t)
 					  smp_processor_id());
 }
 
-/* t comes onto this CPU (preemption off). */
-static void vt_switch_in(struct vt_thread *t)
+/* ---- i-mode (guestlib/vertigo_thread_ctr.h, "overflow periods") ------------- */
+
+static bool vt_has_periods(const struct vt_thread *t)
+{
+	for (u32 i = 0; i < t->set.count; i++)
+		if (t->set.period[i])
+			return true;
+	return false;
+}
+
+/* values: t's counts now. Its periods crossed become one signal. */
+static void vt_check_overflows(struct vt_thread *t, const u64 *values, bool late)
+{
+	u64 n = 0;
+	u32 mask = vertigo_thread_overflows(&t->set, values, &n);
+
+	if (!mask)
+		return;
+	atomic64_add(n, &vt_overflows);
+	if (late)
+		atomic64_add(n, &vt_late);
+	vertigo_overflow_signal(t->owner, t->signo, mask);
+}
+
+/* The CPU's page gets t's overflow points: only t's counts reach them. */
+static void vt_arm(struct vt_cpu *c, struct vt_thread *t)
+{
+	c->armed = t;
+	barrier();
+	for (u32 i = 0; i < VERTIGO_PV_COUNTERS_MAX; i++)
+		WRITE_ONCE(c->page->overflow_at[i],
+			   i < t->set.count ? vertigo_thread_overflow_at(&t->set, i) : 0);
+}
+
+static void vt_disarm(struct vt_cpu *c)
+{
+	if (!c->armed)
+		return;
+	for (u32 i = 0; i < VERTIGO_PV_COUNTERS_MAX; i++)
+		WRITE_ONCE(c->page->overflow_at[i], 0);
+	barrier();
+	c->armed = NULL;
+}
+
+static void vt_note_skid(const struct vt_thread *t, const u64 *values, const u64 *next)
+{
+	for (u32 i = 0; i < t->set.count; i++) {
+		s64 max = atomic64_read(&vt_skid_max);
+		u64 skid = values[i] - next[i];
+
+		if (t->set.period[i] && values[i] >= next[i] && skid > (u64)max)
+			atomic64_set(&vt_skid_max, (s64)skid);
+	}
+}
+
+u64 vertigo_ctr_interrupts_raised(void)
 {
 	struct vt_cpu *c = this_cpu_ptr(&vt_cpus);
+
+	return c->page ? READ_ONCE(c->page->interrupts) : 0;
+}
+
+/* NMI: the thread armed on this CPU is the one whose count reached its
+ * overflow point, unless a switch is under way (it checks itself). */
+void vertigo_ctr_overflow_interrupt(void)
+{
+	struct vt_cpu *c = this_cpu_ptr(&vt_cpus);
+	struct vt_thread *t = c->armed;
+	u64 values[VERTIGO_PV_COUNTERS_MAX], next[VERTIGO_PV_COUNTERS_MAX];
+
+	if (!t || c->busy || !t->set.running)
+		return;
+	for (u32 i = 0; i < t->set.count; i++) {
+		values[i] = vertigo_thread_value(&t->set, i, vt_vcpu_count(c, i));
+		next[i] = t->set.next[i];
+	}
+	vt_note_skid(t, values, next);
+	vt_check_overflows(t, values, false);
+	vt_arm(c, t);
+}
+
+/* t comes onto this CPU c (preemption and interrupts off). An overflow
+ * its count reached while it was off (a late interrupt) is signalled now. */
+static void vt_resume_locked(struct vt_cpu *c, struct vt_thread *t)
+{
 	u64 now[VERTIGO_PV_COUNTERS_MAX];
 	long n;
 
-	if (!t->set.started || t->set.running)
-		return;
 	atomic64_inc(&vt_switches_in);
 	n = vt_program(c, t->events);
 	if (n != t->set.count) {
@@ -126,19 +211,54 @@ static void vt_switch_in(struct vt_thread *t)
 	vt_vcpu_counts(c, t->set.count, now);
 	vertigo_thread_resume(&t->set, now, rdtsc());
 	vt_publish(t);
+	if (vt_overflow_on && vt_has_periods(t)) {
+		vt_check_overflows(t, t->set.sum, true);
+		vt_arm(c, t);
+	}
+}
+
+/* t leaves c: its overflow points leave the page first, then its counts
+ * are folded and checked, so an overflow its interrupt has not reached
+ * yet is still t's. */
+static void vt_fold_locked(struct vt_cpu *c, struct vt_thread *t)
+{
+	u64 now[VERTIGO_PV_COUNTERS_MAX];
+
+	if (c->armed == t)
+		vt_disarm(c);
+	vt_vcpu_counts(c, t->set.count, now);
+	vertigo_thread_fold(&t->set, now, rdtsc());
+	vt_publish(t);
+	if (vt_overflow_on && vt_has_periods(t))
+		vt_check_overflows(t, t->set.sum, true);
+}
+
+/* Runs step on this CPU for t with interrupts off and c->busy set: the
+ * NMI handler leaves c alone meanwhile (the switch checks t itself). */
+static void vt_on_cpu(struct vt_thread *t, void (*step)(struct vt_cpu *, struct vt_thread *))
+{
+	struct vt_cpu *c = this_cpu_ptr(&vt_cpus);
+	unsigned long flags;
+
+	local_irq_save(flags);
+	c->busy = true;
+	step(c, t);
+	c->busy = false;
+	local_irq_restore(flags);
+}
+
+/* t comes onto this CPU (preemption off). */
+static void vt_switch_in(struct vt_thread *t)
+{
+	if (t->set.started && !t->set.running)
+		vt_on_cpu(t, vt_resume_locked);
 }
 
 /* t leaves this CPU (preemption off). */
 static void vt_switch_out(struct vt_thread *t)
 {
-	struct vt_cpu *c = this_cpu_ptr(&vt_cpus);
-	u64 now[VERTIGO_PV_COUNTERS_MAX];
-
-	if (!t->set.running)
-		return;
-	vt_vcpu_counts(c, t->set.count, now);
-	vertigo_thread_fold(&t->set, now, rdtsc());
-	vt_publish(t);
+	if (t->set.running)
+		vt_on_cpu(t, vt_fold_locked);
 }
 
 static void vt_sched_in(struct preempt_notifier *pn, int cpu)
@@ -303,6 +423,7 @@ static long vt_reset(struct vt_thread *t)
 	preempt_disable();
 	memset(t->set.sum, 0, sizeof(t->set.sum));
 	t->set.enabled_ticks = 0;
+	vertigo_thread_restart_periods(&t->set);
 	vt_publish(t);
 	preempt_enable();
 	return started ? vt_start(t) : 0;
@@ -322,14 +443,40 @@ static long vt_read(struct vt_thread *t, struct vertigo_ctr_values __user *uarg)
 	return copy_to_user(uarg, &v, sizeof(v)) ? -EFAULT : 0;
 }
 
+/* CTR_PERIOD: the set stops (its counts folded: sum is its count now),
+ * takes the period and starts again if it was started. */
+static long vt_period(struct vt_thread *t, struct vertigo_ctr_period __user *uarg)
+{
+	struct vertigo_ctr_period req;
+	bool started = t->set.started;
+
+	if (copy_from_user(&req, uarg, sizeof(req)))
+		return -EFAULT;
+	if (!vt_overflow_on)
+		return -ENOSYS;
+	if (req.index >= t->set.count || !vertigo_thread_period_ok(req.period) ||
+	    (req.period && (!valid_signal(req.signo) || req.signo < 1 ||
+			    req.signo == SIGKILL || req.signo == SIGSTOP)))
+		return -EINVAL;
+	vt_stop(t);
+	if (req.period)
+		t->signo = req.signo;
+	vertigo_thread_set_period(&t->set, req.index, req.period, t->set.sum[req.index]);
+	return started ? vt_start(t) : 0;
+}
+
 static long vt_stats(struct vertigo_ctr_stats __user *uarg)
 {
 	struct vertigo_ctr_stats s = {
 		.switches_in = atomic64_read(&vt_switches_in),
 		.programs = atomic64_read(&vt_programs),
 		.vcpu_reads = atomic64_read(&vt_vcpu_reads),
+		.overflows = atomic64_read(&vt_overflows),
+		.late = atomic64_read(&vt_late),
+		.skid_max = (u64)atomic64_read(&vt_skid_max),
 	};
 
+	vertigo_overflow_stats(&s);
 	return copy_to_user(uarg, &s, sizeof(s)) ? -EFAULT : 0;
 }
 
@@ -357,12 +504,14 @@ long vertigo_ctr_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 		return vt_stats(uarg);
 	t = vt_own(f, cmd, &err);
 	if (!t)
-		return cmd >= VERTIGO_IOC_CTR_START && cmd <= VERTIGO_IOC_CTR_READ ? err : -ENOTTY;
+		return (cmd >= VERTIGO_IOC_CTR_START && cmd <= VERTIGO_IOC_CTR_READ) ||
+		       cmd == VERTIGO_IOC_CTR_PERIOD ? err : -ENOTTY;
 	switch (cmd) {
 	case VERTIGO_IOC_CTR_START: return vt_start(t);
 	case VERTIGO_IOC_CTR_STOP:  return vt_stop(t);
 	case VERTIGO_IOC_CTR_RESET: return vt_reset(t);
 	case VERTIGO_IOC_CTR_READ:  return vt_read(t, uarg);
+	case VERTIGO_IOC_CTR_PERIOD: return vt_period(t, uarg);
 	default:                    return -ENOTTY;
 	}
 }
@@ -496,7 +645,9 @@ int vertigo_ctr_init(void)
 	}
 	preempt_notifier_inc();
 	vt_available = true;
-	pr_info("vertigo: per-thread counters ready\n");
+	vt_overflow_on = vertigo_overflow_init();
+	pr_info("vertigo: per-thread counters ready%s\n",
+		vt_overflow_on ? ", overflow signals by NMI" : "");
 	return 0;
 }
 
@@ -507,6 +658,8 @@ void vertigo_ctr_exit(void)
 	tracepoint_probe_unregister(vt_exit_tp, vt_exit_probe, NULL);
 	tracepoint_synchronize_unregister();
 	if (vt_available) {
+		if (vt_overflow_on)
+			vertigo_overflow_exit();
 		on_each_cpu(vt_unregister_cpu, NULL, 1);
 		preempt_notifier_dec();
 	}

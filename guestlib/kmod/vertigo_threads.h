@@ -20,4 +20,10 @@ int vertigo_ctr_mmap(struct file *f, struct vm_area_struct *vma);
 /* The fd's last close. */
 void vertigo_ctr_release(struct file *f);
 
+/* i-mode, for vertigo_overflow.c: this CPU's count of overflow
+ * interrupts Vertigo raised (its page's), and the NMI handler's work:
+ * the thread armed on this CPU is checked, signalled and re-armed. */
+u64 vertigo_ctr_interrupts_raised(void);
+void vertigo_ctr_overflow_interrupt(void);
+
 #endif

@@ -11,7 +11,8 @@
 # per-thread counters (tests/guest/scenarios/threads: two threads on one
 # CPU exact and adding up to the CPU's count, the library's and the
 # module's refusals, vertigo-ctl stat, bad counter pages from kernel
-# mode). A second boot with two
+# mode, i-mode: 100 overflow signals for 10M instructions at a period of
+# 100K, each within the skid, none to the other thread on the CPU). A second boot with two
 # CPUs checks the per-mode counts on each VCPU (see its comment), a third
 # the guest's own virtual PMU (pmu.guest=on).
 #
@@ -64,6 +65,14 @@ for what in "unknown event" "more events than per-thread counters" "a software e
             "the page hypercall from user mode: EPERM"; do
     expect_line $RUN "threads: refused: $what" "^pv_threads: PASS: $what"
 done
+for what in "thread A got one signal per period of its own count" \
+            "each signal's siginfo names counter 0" "every signal within the skid" \
+            "thread B, same CPU, no period: no signal" \
+            "every overflow found at its exact event, none lost" "a period below 1000" \
+            "SIGKILL as the signal" "the module refuses SIGSTOP"; do
+    expect_line $RUN "threads: i-mode: $what" "^pv_threads: PASS: i-mode: $what"
+done
+capture $RUN | grep -E '^pv_threads: PASS: i-mode: (thread|every)' | indent
 expect_line $RUN "threads: vertigo-ctl stat: instructions:u of 2N - N iterations exact" \
     '^stat: PASS: instructions:u of 2N - N iterations exact'
 expect_line $RUN "threads: vertigo-ctl stat: an unknown event refused" \

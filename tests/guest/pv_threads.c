@@ -4,6 +4,7 @@
  *   pv_threads count ROUNDS LOOP_A LOOP_B [EVENTS_B]
  *   pv_threads bad
  *   pv_threads spin N
+ *   pv_threads imode PERIOD INSTRUCTIONS SKID
  *
  * count: threads A and B, pinned to CPU 0, ping-pong through two pipes;
  * in each round a thread makes one system call on a pipe, runs its own
@@ -24,6 +25,13 @@
  * spin: N iterations of DEC, JNZ and nothing else printed (a command of
  * known count for vertigo-ctl stat: 2N + 1 instructions after its
  * start-up code).
+ * imode: threads A and B on CPU 0 each run INSTRUCTIONS loop instructions
+ * counting instructions:u; A's counter signals it every PERIOD events
+ * (SIGRTMIN), B's has no period. A gets exactly floor(count / PERIOD)
+ * signals, each with si_int 1 (counter 0) and its handler's first read
+ * of the counter at most SKID events past the exact point k * PERIOD
+ * (the handler's own instructions up to its read: docs/user-guide.md);
+ * B gets none; then the library's refusals of bad periods and signals.
  * Prints "pv_threads: PASS: ..." or "pv_threads: FAIL: ..." per check and
  * "reason: ..." after a failure; exit status 1 if one failed. */
 #define _GNU_SOURCE
@@ -31,6 +39,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -288,6 +297,170 @@ static int run_bad(void)
     return failures != 0;
 }
 
+/* ---- i-mode ---------------------------------------------------------------- */
+
+#define IMODE_MAX_SIGNALS 1024u
+
+/* The calling thread's signals (the handler is the process's). */
+static __thread struct vertigo_counters *imode_set;
+static __thread uint64_t imode_at[IMODE_MAX_SIGNALS];
+static __thread unsigned int imode_signals, imode_bad_info;
+
+static void on_overflow(int sig, siginfo_t *info, void *uc)
+{
+    uint64_t v = 0;
+    (void)sig;
+    (void)uc;
+    if (imode_set && vertigo_counters_read(imode_set, 0, &v) != 0)
+        v = 0;
+    if (info->si_code != SI_QUEUE || info->si_value.sival_int != 1 || info->si_pid != 0)
+        imode_bad_info++;
+    if (imode_signals < IMODE_MAX_SIGNALS)
+        imode_at[imode_signals] = v;
+    imode_signals++;
+}
+
+struct spinner {
+    const char *name;
+    uint64_t period, iterations;
+    uint64_t count;                 /* instructions:u at the loop's end */
+    uint64_t skid_min, skid_max;    /* the handler's read past k * period */
+    unsigned int signals, bad_info, early;
+    int err;
+};
+
+static void spin_loop(uint64_t n)
+{
+    __asm__ volatile("1:\n\t"
+                     "dec %[n]\n\t"
+                     "jnz 1b\n\t"
+                     : [n] "+r"(n) : : "cc");
+}
+
+static void spinner_skids(struct spinner *s)
+{
+    s->skid_min = UINT64_MAX;
+    for (unsigned int k = 0; k < s->signals && k < IMODE_MAX_SIGNALS; k++) {
+        uint64_t point = (k + 1) * s->period;
+        if (imode_at[k] < point) {
+            s->early++;
+            continue;
+        }
+        uint64_t d = imode_at[k] - point;
+        s->skid_min = d < s->skid_min ? d : s->skid_min;
+        s->skid_max = d > s->skid_max ? d : s->skid_max;
+    }
+}
+
+static void *spinner_run(void *arg)
+{
+    struct spinner *s = arg;
+    pin_to_cpu0();
+    s->err = vertigo_counters_open("instructions:u", &imode_set);
+    if (!s->err && s->period)
+        s->err = vertigo_counters_overflow(imode_set, 0, s->period, SIGRTMIN);
+    if (!s->err)
+        s->err = vertigo_counters_start(imode_set);
+    if (!s->err) {
+        spin_loop(s->iterations);
+        s->err = vertigo_counters_read(imode_set, 0, &s->count);
+    }
+    if (!s->err)
+        s->err = vertigo_counters_stop(imode_set);
+    s->signals = imode_signals;
+    s->bad_info = imode_bad_info;
+    if (s->period)
+        spinner_skids(s);
+    vertigo_counters_free(imode_set);
+    imode_set = NULL;
+    return NULL;
+}
+
+static void imode_refusals(void)
+{
+    struct vertigo_counters *set = NULL;
+    expect_error(vertigo_counters_open("instructions:u", &set), 0, "a set opens");
+    expect_error(vertigo_counters_overflow(set, 0, 999, SIGRTMIN), VERTIGO_CTR_EPERIOD,
+                 "i-mode: a period below 1000");
+    expect_error(vertigo_counters_overflow(set, 0, (1ull << 48) + 1, SIGRTMIN),
+                 VERTIGO_CTR_EPERIOD, "i-mode: a period above 2^48");
+    expect_error(vertigo_counters_overflow(set, 0, 100000, SIGKILL), VERTIGO_CTR_ESIGNAL,
+                 "i-mode: SIGKILL as the signal");
+    expect_error(vertigo_counters_overflow(set, 0, 100000, 65), VERTIGO_CTR_ESIGNAL,
+                 "i-mode: signal 65");
+    expect_error(vertigo_counters_overflow(set, 1, 100000, SIGRTMIN), VERTIGO_CTR_EINDEX,
+                 "i-mode: a counter past the set");
+    /* the module's own checks, past the library's */
+    int fd = open(VERTIGO_DEV_PATH, O_RDWR);
+    struct vertigo_ctr_open req = { .events = "instructions:u" };
+    struct vertigo_ctr_period bad = { .index = 0, .signo = SIGSTOP, .period = 100000 };
+    int r = fd >= 0 && ioctl(fd, VERTIGO_IOC_CTR_OPEN, &req) == 0
+                ? ioctl(fd, VERTIGO_IOC_CTR_PERIOD, &bad) : 0;
+    check(r < 0 && errno == EINVAL, "i-mode: the module refuses SIGSTOP (EINVAL)",
+          r < 0 ? strerror(errno) : "accepted");
+    bad = (struct vertigo_ctr_period){ .index = 0, .signo = SIGRTMIN, .period = 10 };
+    r = fd >= 0 ? ioctl(fd, VERTIGO_IOC_CTR_PERIOD, &bad) : 0;
+    check(r < 0 && errno == EINVAL, "i-mode: the module refuses a period of 10 (EINVAL)",
+          r < 0 ? strerror(errno) : "accepted");
+    if (fd >= 0)
+        close(fd);
+    vertigo_counters_free(set);
+}
+
+static int run_imode(uint64_t period, uint64_t instructions, uint64_t skid)
+{
+    struct spinner a = { .name = "A", .period = period, .iterations = instructions / 2 };
+    struct spinner b = { .name = "B", .iterations = instructions / 2 };
+    struct sigaction sa = { .sa_sigaction = on_overflow, .sa_flags = SA_SIGINFO | SA_RESTART };
+    struct vertigo_ctr_stats s0, s1;
+    char detail[240];
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGRTMIN, &sa, NULL) || stats(&s0)) {
+        check(0, "i-mode: set-up (sigaction, /dev/vertigo)", strerror(errno));
+        return 1;
+    }
+    pthread_t ta, tb;
+    pin_to_cpu0();
+    pthread_create(&ta, NULL, spinner_run, &a);
+    pthread_create(&tb, NULL, spinner_run, &b);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    stats(&s1);
+    snprintf(detail, sizeof(detail), "A: %s, B: %s", vertigo_counters_strerror(a.err),
+             vertigo_counters_strerror(b.err));
+    check(!a.err && !b.err, "i-mode: both threads counted their loops", detail);
+    if (a.err || b.err)
+        return 1;
+    uint64_t want = a.count / period;
+    snprintf(detail, sizeof(detail), "%u signals, count %lu / period %lu = %lu; %lu loop "
+             "instructions / period = %lu", a.signals, (unsigned long)a.count,
+             (unsigned long)period, (unsigned long)want, (unsigned long)instructions,
+             (unsigned long)(instructions / period));
+    check(a.signals == want && a.signals + 1 >= instructions / period &&
+          a.signals <= instructions / period + 1,
+          "i-mode: thread A got one signal per period of its own count", detail);
+    snprintf(detail, sizeof(detail), "%u with another si_code, si_int or si_pid", a.bad_info);
+    check(a.bad_info == 0, "i-mode: each signal's siginfo names counter 0 (si_int 1)", detail);
+    snprintf(detail, sizeof(detail), "handler's read past k * period: %lu to %lu events, %u "
+             "before it; documented at most %lu", (unsigned long)a.skid_min,
+             (unsigned long)a.skid_max, a.early, (unsigned long)skid);
+    check(a.early == 0 && a.skid_max <= skid, "i-mode: every signal within the skid", detail);
+    snprintf(detail, sizeof(detail), "%u signals, count %lu", b.signals, (unsigned long)b.count);
+    check(b.signals == 0, "i-mode: thread B, same CPU, no period: no signal", detail);
+    snprintf(detail, sizeof(detail), "%lu switches in, %lu NMIs, %lu overflows (%lu late), "
+             "%lu signals sent, %lu lost, largest count past the point at its NMI %lu",
+             (unsigned long)(s1.switches_in - s0.switches_in),
+             (unsigned long)(s1.interrupts - s0.interrupts),
+             (unsigned long)(s1.overflows - s0.overflows), (unsigned long)(s1.late - s0.late),
+             (unsigned long)(s1.signals - s0.signals),
+             (unsigned long)(s1.signals_lost - s0.signals_lost), (unsigned long)s1.skid_max);
+    check(s1.overflows - s0.overflows == a.signals && s1.signals_lost == s0.signals_lost &&
+          s1.skid_max == 0 && s1.switches_in - s0.switches_in >= 2,
+          "i-mode: every overflow found at its exact event, none lost", detail);
+    imode_refusals();
+    return failures != 0;
+}
+
 static int spin(uint64_t n)
 {
     __asm__ volatile("1:\n\t"
@@ -308,6 +481,10 @@ int main(int argc, char **argv)
         return run_bad();
     if (argc == 3 && !strcmp(argv[1], "spin") && strtoull(argv[2], NULL, 0))
         return spin(strtoull(argv[2], NULL, 0));
-    fprintf(stderr, "usage: pv_threads count ROUNDS LOOP_A LOOP_B [EVENTS_B] | pv_threads bad\n");
+    if (argc == 5 && !strcmp(argv[1], "imode") && strtoull(argv[2], NULL, 0))
+        return run_imode(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0),
+                         strtoull(argv[4], NULL, 0));
+    fprintf(stderr, "usage: pv_threads count ROUNDS LOOP_A LOOP_B [EVENTS_B] | pv_threads bad | "
+                    "pv_threads spin N | pv_threads imode PERIOD INSTRUCTIONS SKID\n");
     return 2;
 }

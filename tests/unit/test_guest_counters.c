@@ -3,6 +3,8 @@
  * its own code before any system call, a good one gets as far as "not
  * running under Vertigo" here, bad handles are refused, and every code
  * has its own text. */
+#include <signal.h>
+
 #include "guestlib/vertigo_counters.h"
 #include "tests/unit/unit.h"
 
@@ -53,13 +55,13 @@ TEST(counters_calls_refuse_bad_handles)
 
 TEST(counters_every_code_has_its_text)
 {
-    for (int e = 0; e >= VERTIGO_CTR_EEMPTY; e--) {
+    for (int e = 0; e >= VERTIGO_CTR_ENOOVERFLOW; e--) {
         const char *t = vertigo_counters_strerror(e);
         CHECK(t && strcmp(t, "unknown error code") != 0);
         for (int f = e + 1; f <= 0; f++)
             CHECK(strcmp(t, vertigo_counters_strerror(f)) != 0);
     }
-    CHECK_STR(vertigo_counters_strerror(VERTIGO_CTR_EEMPTY - 1), "unknown error code");
+    CHECK_STR(vertigo_counters_strerror(VERTIGO_CTR_ENOOVERFLOW - 1), "unknown error code");
     CHECK_STR(vertigo_counters_strerror(5), "unknown error code");
 }
 
@@ -72,4 +74,28 @@ TEST(counters_check_names_the_count_or_the_error)
              (uint64_t)(int64_t)VERTIGO_CTR_EUNKNOWN);
     CHECK_EQ((uint64_t)(int64_t)vertigo_counters_check(NULL, &n), (uint64_t)(int64_t)VERTIGO_CTR_EARG);
     CHECK_EQ(vertigo_counters_check("cycles", NULL), 0);
+}
+
+/* i-mode's arguments: the period's bounds (0 turns it off, any signal
+ * then), the signal's, each with its code; a call on no set says so. */
+TEST(counters_overflow_arguments)
+{
+    static const struct { uint64_t period; int signo, want; } cases[] = {
+        { 100000, 34, 0 }, { 100000, SIGIO, 0 }, { 100000, 64, 0 },
+        { VERTIGO_CTR_PERIOD_MIN, SIGUSR1, 0 }, { VERTIGO_CTR_PERIOD_MAX, SIGUSR1, 0 },
+        { 0, 0, 0 }, { 0, SIGKILL, 0 },
+        { 1, SIGUSR1, VERTIGO_CTR_EPERIOD },
+        { VERTIGO_CTR_PERIOD_MIN - 1, SIGUSR1, VERTIGO_CTR_EPERIOD },
+        { VERTIGO_CTR_PERIOD_MAX + 1, SIGUSR1, VERTIGO_CTR_EPERIOD },
+        { UINT64_MAX, 0, VERTIGO_CTR_EPERIOD },
+        { 100000, 0, VERTIGO_CTR_ESIGNAL }, { 100000, -1, VERTIGO_CTR_ESIGNAL },
+        { 100000, 65, VERTIGO_CTR_ESIGNAL }, { 100000, SIGKILL, VERTIGO_CTR_ESIGNAL },
+        { 100000, SIGSTOP, VERTIGO_CTR_ESIGNAL },
+    };
+    for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        CHECK_EQ((uint64_t)(int64_t)vertigo_counters_overflow_check(cases[i].period,
+                                                                     cases[i].signo),
+                 (uint64_t)(int64_t)cases[i].want);
+    CHECK_EQ((uint64_t)(int64_t)vertigo_counters_overflow(NULL, 0, 100000, SIGUSR1),
+             (uint64_t)(int64_t)VERTIGO_CTR_EARG);
 }

@@ -131,3 +131,84 @@ TEST(thread_page_reader_passes_errors_and_waits_out_odd_locks)
              (uint64_t)-VERTIGO_EINVAL);
     CHECK_EQ(value, 7);
 }
+
+/* ---- i-mode periods ---------------------------------------------------------- */
+
+static uint64_t value_of(const struct vertigo_thread_set *s, const struct sim_vcpu *v,
+                         uint32_t i)
+{
+    return vertigo_thread_value(s, i, v->counts[i]);
+}
+
+TEST(thread_period_bounds)
+{
+    CHECK(vertigo_thread_period_ok(0));
+    CHECK(!vertigo_thread_period_ok(1));
+    CHECK(!vertigo_thread_period_ok(VERTIGO_THREAD_PERIOD_MIN - 1));
+    CHECK(vertigo_thread_period_ok(VERTIGO_THREAD_PERIOD_MIN));
+    CHECK(vertigo_thread_period_ok(VERTIGO_THREAD_PERIOD_MAX));
+    CHECK(!vertigo_thread_period_ok(VERTIGO_THREAD_PERIOD_MAX + 1));
+    CHECK(!vertigo_thread_period_ok(UINT64_MAX));
+}
+
+/* Two threads share a VCPU; A has a period of 1000 on counter 0. The
+ * VCPU's overflow_at while A runs is exactly where A's own count reaches
+ * the next multiple; B's turns never move it, and B has none. */
+TEST(thread_overflow_at_follows_the_owner_across_switches)
+{
+    struct sim_vcpu v = { { 777, 0 } };
+    struct vertigo_thread_set a = started_set(), b = started_set();
+    vertigo_thread_set_period(&a, 0, 1000, 0);
+    CHECK_EQ(vertigo_thread_overflow_at(&a, 0), 0);     /* not running */
+    vertigo_thread_resume(&a, v.counts, 0);
+    unsigned int fired = 0;
+    for (unsigned int round = 0; round < 25; round++) {
+        /* A runs 333 events, one at a time, as the VCPU would exit at
+         * overflow_at: the interrupt comes exactly at each multiple */
+        for (unsigned int n = 0; n < 333; n++) {
+            vcpu_runs(&v, 1, 0);
+            if (v.counts[0] != vertigo_thread_overflow_at(&a, 0))
+                continue;
+            uint64_t now[2] = { value_of(&a, &v, 0), value_of(&a, &v, 1) };
+            CHECK_EQ(now[0] % 1000, 0);
+            CHECK_EQ(vertigo_thread_overflows(&a, now, NULL), 1);
+            fired++;
+        }
+        vertigo_thread_fold(&a, v.counts, 0);
+        CHECK_EQ(vertigo_thread_overflow_at(&a, 0), 0);
+        vertigo_thread_resume(&b, v.counts, 0);
+        CHECK_EQ(vertigo_thread_overflow_at(&b, 0), 0);
+        vcpu_runs(&v, 5000, 0);                 /* B's turn: more than a period */
+        vertigo_thread_fold(&b, v.counts, 0);
+        uint64_t bnow[2] = { b.sum[0], b.sum[1] };
+        CHECK_EQ(vertigo_thread_overflows(&b, bnow, NULL), 0);
+        vertigo_thread_resume(&a, v.counts, 0);
+    }
+    CHECK_EQ(a.sum[0], 25 * 333);
+    CHECK_EQ(fired, 25 * 333 / 1000);
+    CHECK_EQ(a.next[0], (25 * 333 / 1000 + 1) * 1000);
+}
+
+/* An interrupt that comes late (the thread was switched out first): the
+ * fold's check finds every period crossed, once; a reset restarts them. */
+TEST(thread_overflow_found_late_is_not_lost)
+{
+    struct sim_vcpu v = { { 0, 0 } };
+    struct vertigo_thread_set a = started_set();
+    vertigo_thread_set_period(&a, 1, 1000, 250);        /* counter 1: from 250 */
+    vertigo_thread_resume(&a, v.counts, 0);
+    CHECK_EQ(vertigo_thread_overflow_at(&a, 1), 1250);
+    vcpu_runs(&v, 0, 3400);
+    vertigo_thread_fold(&a, v.counts, 0);
+    uint64_t overflows = 0;
+    CHECK_EQ(vertigo_thread_overflows(&a, a.sum, &overflows), 2);
+    CHECK_EQ(overflows, 3);                     /* 1250, 2250, 3250 */
+    CHECK_EQ(a.next[1], 4250);
+    CHECK_EQ(vertigo_thread_overflows(&a, a.sum, &overflows), 0);  /* once */
+    memset(a.sum, 0, sizeof(a.sum));
+    vertigo_thread_restart_periods(&a);
+    CHECK_EQ(a.next[1], 1000);
+    CHECK_EQ(a.next[0], 0);
+    vertigo_thread_set_period(&a, 1, 0, 0);
+    CHECK_EQ(vertigo_thread_overflow_at(&a, 1), 0);
+}
