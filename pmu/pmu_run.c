@@ -348,7 +348,7 @@ void pmu_run_emulated_instruction(struct vcpu *v)
     p->emulated++;
     if (pmu_config.tsc_counts_instructions) {
         pmu_guest_count(v, p->exit_cpl, 1);     /* one instruction, as the backend's */
-        pmu_pv_count(&p->pv, p->exit_cpl, 1);
+        pv_count(v, p->exit_cpl, 1);
     }
     bool stepping = pmu_step_armed(v);
     if (stepping)
