@@ -950,6 +950,52 @@ TEST(pv_page_refusals_and_backend)
     CHECK_EQ(pv_program(v, "instructions:u"), (uint64_t)-VERTIGO_ENOSYS);
 }
 
+/* i-mode: the guest's overflow_at becomes the run's deadline (the exact
+ * distance in the counter's mode), the exit that reaches it queues one
+ * guest NMI and the page counts it; the same value never fires twice, a
+ * new one fires again; a refused vector says why and changes nothing. */
+TEST(pv_overflow_interrupt_at_the_exact_point)
+{
+    static uint8_t page[VERTIGO_PV_PAGE_BYTES] __attribute__((aligned(4096)));
+    struct vertigo_pv_page *pg = (struct vertigo_pv_page *)page;
+    traps_available = true;
+    struct vcpu *v = start_run("pmu=soft pmu.guest=off", false);
+    traps_available = false;
+    const struct hypercall_pv *pv = pmu_hypercalls(v)->pv;
+    fake.pv_page = page;
+    fake.pv_page_gpa = 0x5000;
+    CHECK_EQ(pv->page(pv->ctx, 0x5000), 0);
+    CHECK_EQ(pv_program(v, "instructions:u"), 1);
+    CHECK_EQ(pv->vector(pv->ctx, 0xf3), (uint64_t)-VERTIGO_EINVAL);
+    CHECK(strstr(fake.console, "overflow vector 243 refused: fixed vectors are not delivered")
+          != NULL);
+    CHECK_EQ(pv->vector(pv->ctx, VERTIGO_PV_VECTOR_NMI), 0);
+    guest_runs(v, CPL_USER, 400);
+    pg->overflow_at[0] = 1000;
+    fake.cpl = CPL_KERNEL;
+    entry(v);
+    CHECK(fake.timer[PMU_TIMER_STEP] > 1000000);    /* :u stands still in the kernel */
+    pmu_after_exit(v, 50);
+    fake.cpl = CPL_USER;
+    entry(v);
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 600);      /* exactly to the point */
+    pmu_after_exit(v, 600);
+    CHECK_EQ(fake.guest_nmis_queued, 1);
+    CHECK_EQ(pv->read(pv->ctx, 0), 1000);
+    guest_runs(v, CPL_USER, 300);                   /* the same value: once */
+    CHECK_EQ(fake.guest_nmis_queued, 1);
+    CHECK_EQ(pg->interrupts, 1);
+    pg->overflow_at[0] = 1400;                      /* re-armed by the guest */
+    guest_runs(v, CPL_USER, 50);
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 100);
+    for (unsigned int i = 0; i < 49; i++)           /* user-mode CPUIDs, say */
+        pmu_emulated_instruction(v);
+    CHECK_EQ(fake.guest_nmis_queued, 1);
+    pmu_emulated_instruction(v);                    /* an emulated one reaches it */
+    CHECK_EQ(pv->read(pv->ctx, 0), 1400);
+    CHECK_EQ(fake.guest_nmis_queued, 2);
+}
+
 /* ---- Interval multiplexing (pmu/pmu_mux.c) ------------------------------- */
 
 #define MUX_EVENTS "instructions:u,instructions:k,cycles:u,cycles:k,instructions,exits:cpuid"
