@@ -15,3 +15,14 @@ HEADERS_HOST += pmu/mux_row.h
 
 UNIT_TESTS += mux_row
 unit_mux_row_SRCS := tests/unit/test_mux_row.c pmu/mux_row.c pmu/mux.c
+
+# pmu/mux_events: the schedule's view of parsed events and of the PMU's
+# counters (CPUID leaf 0AH); its test places sets on the register model.
+HV_SRCS      += pmu/mux_events.c
+HEADERS_HV   += pmu/mux_events.h
+HEADERS_HOST += pmu/mux_events.h
+
+UNIT_TESTS += mux_hw
+unit_mux_hw_SRCS := tests/unit/test_mux_hw.c pmu/mux_events.c pmu/mux.c tests/unit/pmu_model.c \
+                    pmu/pmu_hw.c pmu/pmu_cpuid.c pmu/pmu_events.c pmu/pmu_ctx.c pmu/swevents.c \
+                    vmm/format.c

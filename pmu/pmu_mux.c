@@ -1,6 +1,7 @@
 /* Interval multiplexing sessions in the VM-exit loop (pmu/pmu_mux.h). */
 #include "pmu/pmu_mux.h"
 
+#include "pmu/mux_events.h"
 #include "pmu/pmu_arch.h"
 #include "vmm/cmdline.h"
 #include "vmm/console.h"
@@ -27,15 +28,6 @@ static bool read_length(const char *cmdline, const char *key, uint64_t *out)
     printk("pmu: no counting session: %s=%s is not a number of retired instructions\n", key,
            value);
     return false;
-}
-
-static void needs_of(const struct pmu_event_list *list, bool *on_counter,
-                     struct mux_event_need *needs)
-{
-    for (unsigned int e = 0; e < list->count; e++) {
-        on_counter[e] = list->events[e].source == PMU_EVENT_HW;
-        needs[e] = (struct mux_event_need){ -1, true };  /* soft counters: all alike */
-    }
 }
 
 /* pmu.interval.exact=on|off (default off); false (and said why) if it is
@@ -69,7 +61,7 @@ bool pmu_mux_configure(struct pmu_config *c, const char *cmdline)
     struct mux_event_need needs[PMU_EVENT_LIST_MAX];
     struct mux_counters counters = { c->soft_counters, 0 };
     unsigned int bad = 0;
-    needs_of(&c->list, on_counter, needs);
+    mux_needs_of(&c->list, on_counter, needs);     /* soft counters: all alike */
     enum mux_err err = mux_row_configure(&c->mux_cfg, on_counter, needs, c->list.count,
                                          &counters, n, sub ? sub : 1, &bad);
     if (err == MUX_OK && !sub) {

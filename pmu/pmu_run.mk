@@ -24,7 +24,7 @@ unit_pmu_policy_SRCS := tests/unit/test_pmu_policy.c tests/unit/fake_pmu_arch.c 
                         tests/unit/pmu_model.c $(PMU_RUN_SRCS) $(PMU_GUEST_SRCS) pmu/pmu_report.c \
                         pmu/pmu_session.c pmu/pmu_hw.c pmu/pmu_soft.c pmu/pmu_events.c \
                         pmu/pmu_ctx.c pmu/swevents.c pmu/pmu_log_desc.c vmm/exit_stats.c \
-                        pmu/vpmu_regs.c pmu/vpmu_count.c pmu/mux.c pmu/mux_row.c \
+                        pmu/vpmu_regs.c pmu/vpmu_count.c pmu/mux.c pmu/mux_row.c pmu/mux_events.c \
                         vmx/exit_names.c vmm/cmdline.c vmm/hv_cmdline.c vmm/hypercall.c \
                         vmm/sampler_symbols.c vmm/format.c vmm/guest_orc_table.c \
                         vmm/heap.c vmm/page_alloc.c $(LOG_TEST_SRCS)
