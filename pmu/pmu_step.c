@@ -46,10 +46,12 @@ static uint64_t next_absolute(const struct pmu_step_state *st)
     return st->stepper.next == NO_STEP ? NO_STEP : st->base + st->stepper.next;
 }
 
-/* Where an overflow an unstepped stretch ran past is sampled: the sync
- * point that found it (pmu_step_exit_begin, pmu_step_pause or
- * pmu_step_resume), as an address in Vertigo's text. */
-#define SYNC_RIP(fn) ((uint64_t)(uintptr_t)(fn))
+/* The address a late overflow's sample carries (pmu/pmu_step.h). Never
+ * called; its own instruction keeps it apart from its neighbours. */
+__attribute__((noinline, used)) void pmu_step_late_overflow(void)
+{
+    __asm__ volatile("nop");
+}
 
 static uint64_t ticks_between(uint64_t from, uint64_t to)
 {
@@ -70,9 +72,10 @@ void pmu_step_arm(struct vcpu *v, bool on)
 }
 
 /* Adds ticks of Vertigo's time that ran unstepped. An overflow among them
- * means the stretch was longer than pmu.step_ahead: it is sampled at the
- * sync point that found it (rip; no call stack) and counted as late. */
-static uint32_t apply_unstepped(struct vcpu *v, uint64_t ticks, uint64_t rip)
+ * means the stretch was longer than pmu.step_ahead: its instruction is not
+ * known; it is sampled at pmu_step_late_overflow (no call stack) and
+ * counted as late. */
+static uint32_t apply_unstepped(struct vcpu *v, uint64_t ticks)
 {
     struct pmu_step_state *st = state_of(v);
     st->unstepped_ticks += ticks;
@@ -81,7 +84,7 @@ static uint32_t apply_unstepped(struct vcpu *v, uint64_t ticks, uint64_t rip)
     uint32_t mask = overflows & v->pmu.sample_mask;
     if (mask) {
         st->late++;
-        sampler(rip, 0, mask);
+        sampler((uint64_t)(uintptr_t)pmu_step_late_overflow, 0, mask);
     }
     return overflows;
 }
@@ -98,8 +101,7 @@ uint32_t pmu_step_exit_begin(struct vcpu *v, uint64_t guest_ticks)
     st->unstepped = false;
     uint64_t entry = pmu_arch_entry_tsc(v);
     st->exit_path_ticks = ticks_between(guest_ticks, ticks_between(entry, pmu_arch_tsc()));
-    return apply_unstepped(v, ticks_between(st->unstepped_tsc, entry),
-                           SYNC_RIP(pmu_step_exit_begin));
+    return apply_unstepped(v, ticks_between(st->unstepped_tsc, entry));
 }
 
 uint32_t pmu_step_pause(struct vcpu *v)
@@ -109,8 +111,7 @@ uint32_t pmu_step_pause(struct vcpu *v)
     if (!st->unstepped)
         return apply_steps(v, pmu_arch_this_step_area()->count);
     st->unstepped = false;
-    return apply_unstepped(v, ticks_between(st->unstepped_tsc, pmu_arch_tsc()),
-                           SYNC_RIP(pmu_step_pause));
+    return apply_unstepped(v, ticks_between(st->unstepped_tsc, pmu_arch_tsc()));
 }
 
 /* Overflows among steps base+1 .. `upto` already taken (the exit path ran
@@ -161,7 +162,7 @@ uint32_t pmu_step_resume(struct vcpu *v)
     uint64_t now = area->count;
     uint32_t overflows = 0;
     if (st->exit_path_ticks) {
-        overflows = apply_unstepped(v, st->exit_path_ticks, SYNC_RIP(pmu_step_resume));
+        overflows = apply_unstepped(v, st->exit_path_ticks);
         st->exit_path_ticks = 0;
     }
     sync_stepper(v, st->applied);

@@ -26,8 +26,8 @@
  * and is counted by its TSC difference there (split at the VM entry:
  * Vertigo's ticks before the entry, the guest's run, the rest). An
  * overflow such a stretch runs past (a stretch longer than
- * pmu.step_ahead) is found at that sync point: sampled at the sync
- * point's address and counted as late, never silently. */
+ * pmu.step_ahead) is found at that sync point: sampled at
+ * pmu_step_late_overflow's address and counted as late, never silently. */
 #ifndef PMU_PMU_STEP_H
 #define PMU_PMU_STEP_H
 
@@ -70,6 +70,11 @@ uint32_t pmu_step_pause(struct vcpu *v);
  * to the context) and starts the next stretch, stepped or not (see
  * above). Returns the overflows of the replayed steps (counted, sampled). */
 uint32_t pmu_step_resume(struct vcpu *v);
+
+/* The address of the samples of late overflows (above): a function that
+ * never runs, so a profile names them apart from Vertigo's real code,
+ * the sync points' own steps included. */
+void pmu_step_late_overflow(void);
 
 /* Per-CPU figures for the end-of-run report: steps, hypervisor samples
  * taken at a step, replayed from the ring, and missed (the ring no longer

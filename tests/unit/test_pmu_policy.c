@@ -726,8 +726,9 @@ TEST(stepping_only_near_the_overflow)
 }
 
 /* An unstepped stretch longer than pmu.step_ahead that runs past an
- * overflow: found at the next sync point, sampled there and counted as
- * late, never lost. */
+ * overflow: found at the next sync point (a pause; the exit path's ticks
+ * at the resume after the guest's), sampled at pmu_step_late_overflow and
+ * counted as late, never lost. */
 TEST(an_overflow_an_unstepped_stretch_ran_past_is_late)
 {
     struct vcpu *v = start_run("pmu=soft pmu.step_ahead=100", false);
@@ -743,7 +744,7 @@ TEST(an_overflow_an_unstepped_stretch_ran_past_is_late)
     struct log_sample s[MAX_SAMPLES];
     if (CHECK_EQ(logged_samples(s), 1)) {
         CHECK_EQ(s[0].mode, LOG_MODE_HYPERVISOR);
-        CHECK_EQ(s[0].rip, (uint64_t)(uintptr_t)pmu_step_pause);
+        CHECK_EQ(s[0].rip, (uint64_t)(uintptr_t)pmu_step_late_overflow);
         CHECK_EQ(s[0].depth, 0);
     }
     /* the exit path after a 900-tick entry path crosses the next one:
@@ -754,7 +755,7 @@ TEST(an_overflow_an_unstepped_stretch_ran_past_is_late)
     CHECK_EQ(hv_count(v), 2200);
     CHECK_EQ(pmu_cpus[0].step.late, 2);
     if (CHECK_EQ(logged_samples(s), 1))     /* the ring was drained above */
-        CHECK_EQ(s[0].rip, (uint64_t)(uintptr_t)pmu_step_resume);
+        CHECK_EQ(s[0].rip, (uint64_t)(uintptr_t)pmu_step_late_overflow);
     pmu_domain_stopping(&dom);
     CHECK(fake_console_has(", 2 late\n"));
     end_run();
