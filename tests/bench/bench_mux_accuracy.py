@@ -13,7 +13,10 @@ Prints, per event, the extrapolated total (the rows' sum) against the
 exact one and, with DECODE, the per-interval errors: the absolute errors
 of the full rows summed and divided by the exact sum ("sum|err|"), and
 the median and 95th percentile of the per-row relative error over the
-rows where the event's exact count is at least 1 % of its mean. Fails
+rows where the event's exact count is at least 1 % of its mean; then,
+for the events whose total is off by more than 1 %, how much of that
+error comes from the intervals where the guest halted (an exits:hlt
+count: idle, Vertigo working while no guest instruction retires). Fails
 (status 1) if a figure cannot be computed: rows and references that do
 not pair up, an event missing."""
 import csv
@@ -34,9 +37,9 @@ def references(decode_path):
     last, refs = {}, {}
     with open(decode_path) as f:
         for line in f:
-            words = line.split()
-            kind = next((w for w in words if w in ("interval", "swcounters")), None)
-            if not kind:
+            words = line.split()        # @OFF cpu= seq= #N tsc= TYPE fields...
+            kind = words[5] if len(words) > 5 and words[4].startswith("tsc=") else None
+            if kind not in ("interval", "swcounters"):
                 continue
             fields = dict(w.split("=", 1) for w in words if "=" in w)
             key = (int(fields["dom"]), int(fields["vcpu"]))
@@ -94,6 +97,28 @@ def interval_table(names, rows, refs, totals):
             name, 100 * wmae, 100 * percentile(rel, 0.5), 100 * percentile(rel, 0.95),
             "yes" if ref_sum == totals[name] else "NO"))
     print("  worst sum|err| of an event: %.3f %%" % (100 * worst))
+    halted_share(names, keyed, refs)
+
+
+def halted_share(names, keyed, refs):
+    """Each event's total error split: intervals with HLT exits, the rest."""
+    if "exits:hlt" not in names:
+        return
+    halted = {k for k, r in keyed.items() if int(r["exits:hlt"]) > 0}
+    lines = []
+    for e, name in enumerate(names):
+        total = sum(refs[k][e] for k in keyed)
+        def err(keys):
+            return sum((int(keyed[k][name]) if keyed[k][name + ":how"] != "unmeasured" else 0) -
+                       refs[k][e] for k in keys)
+        if total and abs(err(keyed)) > 0.01 * total:
+            lines.append("  %-26s total %+7.3f %%: %+7.3f %% from the halted intervals, %+7.3f %% "
+                         "from the others" % (name, 100 * err(keyed) / total,
+                                              100 * err(halted) / total,
+                                              100 * err(set(keyed) - halted) / total))
+    print("  errors of a total above 1 %%, and the %d of %d intervals where the guest halted:" %
+          (len(halted), len(keyed)))
+    print("\n".join(lines) if lines else "  (none)")
 
 
 def main():
