@@ -93,6 +93,7 @@ __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_b
         vmx_mode_traps_arm(v);
         vmx_timer_arm(v);
         vmx_nmi_entry_commit(v);
+        pmu_entering(v);
         v->vmx.entry_tsc = rdtsc();
         int status = vmx_enter_guest(&v->regs, v->vmx.launched);
         vmx_nmi_exit_begin(v);
