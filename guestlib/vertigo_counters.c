@@ -41,9 +41,12 @@ struct vertigo_counters {
     uint32_t magic;
     int fd;                         /* -1 once closed */
     pthread_t owner;
+    void *owner_tp;                 /* its thread pointer: the fast check */
     unsigned int count;
     const volatile struct vertigo_thread_page *pages[VERTIGO_PV_COUNTERS_MAX];
     void *map;
+    const volatile void *vcpus;     /* every CPU's page, by number (vertigo_vcpu_page) */
+    uint32_t vcpu_count;                            /* 0: reads take an exit */
     char names[VERTIGO_PV_COUNTERS_MAX][PMU_EVENT_NAME_MAX];
 };
 
@@ -119,6 +122,31 @@ static int ioctl_error(int err)
     }
 }
 
+/* The CPUs' pages of Vertigo's counts, for reads without an exit; a
+ * module that offers none leaves every read to VERTIGO_HC_PV_READ. */
+static void map_vcpu_pages(struct vertigo_counters *set)
+{
+    uint32_t n = set->pages[0]->vcpu_pages;
+    void *map = n ? mmap(NULL, (size_t)n * VERTIGO_PV_PAGE_BYTES, PROT_READ, MAP_SHARED, set->fd,
+                         (off_t)VERTIGO_THREAD_VCPU_PGOFF * VERTIGO_THREAD_PAGE)
+                  : MAP_FAILED;
+    if (map == MAP_FAILED)
+        return;
+    set->vcpus = map;
+    set->vcpu_count = n;
+}
+
+static void unmap_pages(struct vertigo_counters *set)
+{
+    if (set->map)
+        munmap(set->map, (size_t)set->count * VERTIGO_THREAD_PAGE);
+    if (set->vcpus)
+        munmap((void *)set->vcpus, (size_t)set->vcpu_count * VERTIGO_PV_PAGE_BYTES);
+    set->map = NULL;
+    set->vcpus = NULL;
+    set->vcpu_count = 0;
+}
+
 static int open_device(struct vertigo_counters *set, const char *events)
 {
     struct vertigo_ctr_open req = { .flags = 0 };
@@ -139,6 +167,7 @@ static int open_device(struct vertigo_counters *set, const char *events)
     }
     for (unsigned int i = 0; i < set->count; i++)
         set->pages[i] = (const void *)((const char *)set->map + i * VERTIGO_THREAD_PAGE);
+    map_vcpu_pages(set);
     return 0;
 }
 
@@ -158,6 +187,7 @@ int vertigo_counters_open(const char *events, struct vertigo_counters **out)
         e = open_device(set, events);
     if (e) {
         int saved = errno;
+        unmap_pages(set);
         if (set->fd >= 0)
             close(set->fd);
         free(set);
@@ -166,6 +196,7 @@ int vertigo_counters_open(const char *events, struct vertigo_counters **out)
     }
     set->magic = SET_MAGIC;
     set->owner = pthread_self();
+    set->owner_tp = __builtin_thread_pointer();
     *out = set;
     return 0;
 }
@@ -231,12 +262,41 @@ int vertigo_counters_overflow(struct vertigo_counters *set, unsigned int i, uint
 
 /* ---- Reading ------------------------------------------------------------------ */
 
-/* The VCPU's count of paravirtual counter k; ctx, if not NULL, keeps it. */
-static int64_t read_vcpu(void *ctx, uint32_t k)
+/* A read's state: its set, and where the VCPU's count goes (may be NULL). */
+struct read_ctx {
+    const struct vertigo_counters *set;
+    uint64_t *vcpu;
+};
+
+/* The TSC after every earlier load (LFENCE: RDTSC waits for them). */
+static uint64_t tsc_now(void)
 {
-    int64_t r = vertigo_hypercall1(VERTIGO_HC_PV_READ, k);
-    if (ctx)
-        *(uint64_t *)ctx = (uint64_t)r;
+    uint32_t lo, hi;
+    __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* The calling VCPU's count of paravirtual counter k: one exit. */
+static int64_t exit_read(uint32_t k)
+{
+    return vertigo_hypercall1(VERTIGO_HC_PV_READ, k);
+}
+
+/* VCPU vcpu's count of paravirtual counter k, for user mode: from its
+ * page where that needs no exit, else by VERTIGO_HC_PV_READ. */
+static int64_t read_vcpu(void *arg, uint32_t vcpu, uint32_t k)
+{
+    const struct read_ctx *ctx = arg;
+    uint64_t n;
+    int64_t r;
+    if (vcpu < ctx->set->vcpu_count &&
+        vertigo_pv_count_now(vertigo_vcpu_page(ctx->set->vcpus, vcpu), k, VERTIGO_PV_USER,
+                             tsc_now, &n))
+        r = (int64_t)n;
+    else
+        r = exit_read(k);
+    if (ctx->vcpu)
+        *ctx->vcpu = (uint64_t)r;
     return r;
 }
 
@@ -250,14 +310,23 @@ int vertigo_counters_read_pair(const struct vertigo_counters *set, unsigned int 
         return VERTIGO_CTR_EARG;
     if (i >= set->count)
         return VERTIGO_CTR_EINDEX;
+    struct read_ctx ctx = { set, vcpu };
     if (vcpu)
         *vcpu = 0;
-    return vertigo_thread_page_read(set->pages[i], read_vcpu, vcpu, value, NULL) < 0
+    return vertigo_thread_page_read(set->pages[i], read_vcpu, &ctx, value, NULL) < 0
                ? VERTIGO_CTR_EBACKEND : 0;
 }
 
+/* The a-mode read: a good call whose count needs no exit is answered
+ * here, in a few dozen instructions; anything else (an exit, an error
+ * code) goes the general way. */
 int vertigo_counters_read(const struct vertigo_counters *set, unsigned int i, uint64_t *value)
 {
+    if (set && set->magic == SET_MAGIC && set->owner_tp == __builtin_thread_pointer() &&
+        i < set->count && value &&
+        vertigo_thread_read_user(set->pages[i], i, set->vcpus, set->vcpu_count, tsc_now,
+                                 exit_read, value))
+        return 0;
     return vertigo_counters_read_pair(set, i, value, NULL);
 }
 
@@ -300,11 +369,10 @@ int vertigo_counters_close(struct vertigo_counters *set)
     int e = check_set(set);
     if (e)
         return e;
-    if (set->map)
-        munmap(set->map, (size_t)set->count * VERTIGO_THREAD_PAGE);
-    set->map = NULL;
+    unmap_pages(set);
     close(set->fd);
     set->fd = -1;
+    set->owner_tp = NULL;           /* reads take the general way: ECLOSED */
     return 0;
 }
 

@@ -17,11 +17,15 @@
  * is not on a hardware counter the thread could RDPMC, and such a reader
  * falls back to read(). Vertigo's reader adds, in perf's reserved area,
  * pv_index: while the thread runs, i + 1 for "add the VCPU's count of
- * paravirtual counter i" (VERTIGO_HC_PV_READ(i) from user mode), else 0:
- *   value = offset + (pv_index ? HC_PV_READ(pv_index - 1) : 0)
+ * paravirtual counter i", else 0:
+ *   value = offset + (pv_index ? vcpu count of counter pv_index - 1 : 0)
  * retried while lock was odd or changed. A thread switch (migration to
  * another VCPU included) bumps lock, so a read that straddles one is
- * retried. */
+ * retried. The VCPU's count comes without an exit where Vertigo's page of
+ * that VCPU allows (vertigo_pv_count_now: the module maps every VCPU's
+ * page read-only after the thread's, at page offset
+ * VERTIGO_THREAD_VCPU_PGOFF, vcpu_pages of them), else from
+ * VERTIGO_HC_PV_READ (one exit, any CPL). */
 #ifndef GUESTLIB_VERTIGO_THREAD_CTR_H
 #define GUESTLIB_VERTIGO_THREAD_CTR_H
 
@@ -37,6 +41,9 @@
 
 #define VERTIGO_THREAD_MAGIC    0x72685456u     /* "VThr" */
 #define VERTIGO_THREAD_PAGE     4096u           /* one page per counter */
+/* mmap page offset of the VCPUs' counter pages (struct vertigo_pv_page,
+ * one per CPU number, read-only): after the largest set's thread pages. */
+#define VERTIGO_THREAD_VCPU_PGOFF VERTIGO_PV_COUNTERS_MAX
 
 /* perf_event_mmap_page's first fields, at perf's offsets (the library
  * checks them against <linux/perf_event.h>), then Vertigo's words in
@@ -66,9 +73,11 @@ struct vertigo_thread_page {
     uint32_t pv_index;          /* i + 1 while the thread runs, else 0 */
     uint32_t vcpu;              /* the VCPU it last ran on */
     uint32_t counter;           /* i: which counter of the set this page is */
+    uint32_t vcpu_pages;        /* VCPU pages at VERTIGO_THREAD_VCPU_PGOFF */
+    uint32_t reserved;
 };
 
-_Static_assert(sizeof(struct vertigo_thread_page) == 112, "thread page layout");
+_Static_assert(sizeof(struct vertigo_thread_page) == 120, "thread page layout");
 
 /* A thread's counter set, kept by the module. */
 struct vertigo_thread_set {
@@ -187,7 +196,7 @@ static inline uint32_t vertigo_thread_overflows(struct vertigo_thread_set *s,
  * stores in order, and the reader runs on the same VCPU or retries. */
 static inline void vertigo_thread_page_write(volatile struct vertigo_thread_page *p,
                                              const struct vertigo_thread_set *s, uint32_t i,
-                                             uint32_t vcpu)
+                                             uint32_t vcpu, uint32_t vcpu_pages)
 {
     p->lock++;
     __asm__ volatile("" ::: "memory");
@@ -200,32 +209,130 @@ static inline void vertigo_thread_page_write(volatile struct vertigo_thread_page
     p->pv_index = s->running ? i + 1 : 0;
     p->vcpu = vcpu;
     p->counter = i;
+    p->vcpu_pages = vcpu_pages;
     __asm__ volatile("" ::: "memory");
     p->lock++;
 }
 
-/* Reads counter value from page p: read_vcpu(ctx, k) gives the calling
- * VCPU's count of paravirtual counter k (VERTIGO_HC_PV_READ). Retries
- * while the page is being written or was written meanwhile; *retries
- * (may be NULL) counts them. Returns 0 and *value, or the negative
- * result of read_vcpu. */
+/* The count of paravirtual counter k (< VERTIGO_PV_COUNTERS_MAX) of the
+ * VCPU whose page is vp, as code running on that VCPU in guest mode
+ * `mode` (VERTIGO_PV_USER or VERTIGO_PV_KERNEL) sees it, with no exit,
+ * where the page allows:
+ *   a counter that does not count `mode` stands still while the caller
+ *   runs in it (Vertigo exits at every change of mode while a counter
+ *   counts one mode only): its sum;
+ *   one that counts every guest mode, one TSC tick an event
+ *   (VERTIGO_PV_ALL_MODES | VERTIGO_PV_TICKS): sum + (TSC now - entry_tsc),
+ *   tsc() being the TSC read after the page's fields.
+ * One attempt: 1 and *count; 0 when Vertigo rewrote the page meanwhile
+ * (it does before every entry: the read straddled an exit; try again);
+ * -1 when only an exit gives the count (a counter of `mode` only, a page
+ * without ticks, k past the program: no flags). Code on the page's own
+ * VCPU only: Vertigo writes the page while that VCPU is out of the guest. */
+static inline int vertigo_pv_try_count(const volatile struct vertigo_pv_page *vp, uint32_t k,
+                                       uint32_t mode, uint64_t (*tsc)(void), uint64_t *count)
+{
+    const uint32_t ticking = VERTIGO_PV_ALL_MODES | VERTIGO_PV_TICKS;
+    const volatile struct vertigo_pv_counter *c = &vp->counters[k];
+    uint32_t seq = vp->seq;
+    __asm__ volatile("" ::: "memory");
+    uint32_t flags = c->flags;
+    uint64_t n = c->sum;
+    if (!flags || ((flags & mode) && (flags & ticking) != ticking))
+        return -1;
+    if (flags & mode)
+        n += tsc() - vp->entry_tsc;
+    __asm__ volatile("" ::: "memory");
+    if (vp->seq != seq)     /* odd while Vertigo writes: never seen by its own VCPU */
+        return 0;
+    *count = n;
+    return 1;
+}
+
+/* vertigo_pv_try_count until the page stood still: true and *count, or
+ * false when only an exit gives it (or k is past the counters). */
+static inline bool vertigo_pv_count_now(const volatile struct vertigo_pv_page *vp, uint32_t k,
+                                        uint32_t mode, uint64_t (*tsc)(void), uint64_t *count)
+{
+    int r = 0;
+    if (k >= VERTIGO_PV_COUNTERS_MAX)
+        return false;
+    while (!(r = vertigo_pv_try_count(vp, k, mode, tsc, count)))
+        ;
+    return r > 0;
+}
+
+/* VCPU vcpu's page among the module's mapping of them all, which starts
+ * at base: one page each, by CPU number. */
+static inline const volatile struct vertigo_pv_page *vertigo_vcpu_page(const volatile void *base,
+                                                                        uint32_t vcpu)
+{
+    return (const volatile struct vertigo_pv_page *)((const volatile char *)base +
+                                                     (size_t)vcpu * VERTIGO_PV_PAGE_BYTES);
+}
+
+/* The a-mode read, one attempt: the thread's count of its counter i
+ * (< VERTIGO_PV_COUNTERS_MAX) from its page p and, while it runs
+ * (pv_index, always i + 1, not 0), the VCPU's count: from that VCPU's
+ * page in vcpus (nvcpus of them, mapped by the module) as
+ * vertigo_pv_try_count gives it to user mode, else from exit_read(i)
+ * (VERTIGO_HC_PV_READ). Returns true and *value, or false when a switch
+ * or an exit came in the middle or exit_read failed: the caller then
+ * reads with vertigo_thread_page_read, which retries. The thread's own
+ * page never shows it an odd lock (the module writes it while the
+ * thread is off its VCPU). */
+static inline bool vertigo_thread_read_user(const volatile struct vertigo_thread_page *p,
+                                            uint32_t i, const volatile void *vcpus,
+                                            uint32_t nvcpus, uint64_t (*tsc)(void),
+                                            int64_t (*exit_read)(uint32_t k), uint64_t *value)
+{
+    uint32_t seq = p->lock;
+    __asm__ volatile("" ::: "memory");
+    uint64_t v = (uint64_t)p->offset, n = 0;
+    if (p->pv_index) {
+        uint32_t vcpu = p->vcpu;
+        int r = vcpu < nvcpus ? vertigo_pv_try_count(vertigo_vcpu_page(vcpus, vcpu), i,
+                                                     VERTIGO_PV_USER, tsc, &n)
+                              : -1;
+        if (r < 0) {
+            int64_t c = exit_read(i);
+            r = c >= 0;
+            n = (uint64_t)c;
+        }
+        if (!r)
+            return false;
+        v += n;
+    }
+    __asm__ volatile("" ::: "memory");
+    if (p->lock != seq)
+        return false;
+    *value = v;
+    return true;
+}
+
+/* Reads counter value from page p: read_vcpu(ctx, vcpu, k) gives VCPU
+ * vcpu's count of paravirtual counter k (the caller runs on it).
+ * Retries while the page is being written or was written meanwhile;
+ * *retries (may be NULL) counts them. Returns 0 and *value, or the
+ * negative result of read_vcpu. */
 static inline int64_t vertigo_thread_page_read(const volatile struct vertigo_thread_page *p,
-                                               int64_t (*read_vcpu)(void *ctx, uint32_t k),
+                                               int64_t (*read_vcpu)(void *ctx, uint32_t vcpu,
+                                                                    uint32_t k),
                                                void *ctx, uint64_t *value, uint32_t *retries)
 {
     for (;;) {
         uint32_t seq = p->lock;
         __asm__ volatile("" ::: "memory");
         uint64_t offset = (uint64_t)p->offset;
-        uint32_t pv = p->pv_index;
-        int64_t vcpu = 0;
+        uint32_t pv = p->pv_index, vcpu = p->vcpu;
+        int64_t count = 0;
         if (!(seq & 1) && pv)
-            vcpu = read_vcpu(ctx, pv - 1);
+            count = read_vcpu(ctx, vcpu, pv - 1);
         __asm__ volatile("" ::: "memory");
         if (!(seq & 1) && p->lock == seq) {
-            if (vcpu < 0)
-                return vcpu;
-            *value = offset + (uint64_t)vcpu;
+            if (count < 0)
+                return count;
+            *value = offset + (uint64_t)count;
             return 0;
         }
         if (retries)

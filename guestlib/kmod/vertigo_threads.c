@@ -7,9 +7,12 @@
  * following guestlib/vertigo_thread_ctr.h. A counter that does not count
  * kernel mode is read from the page with no exit (the module runs in
  * kernel mode, where it stands still); one that does costs a
- * VERTIGO_HC_PV_READ. A CPU keeps counting the events it last counted, so
- * threads with the same events switch without a hypercall; a thread with
- * other events costs one VERTIGO_HC_PV_PROGRAM when it comes in.
+ * VERTIGO_HC_PV_READ. The owner maps its set's pages and, read-only, every
+ * CPU's page of Vertigo's counts, so its own reads of a counter that counts
+ * every mode, or not user mode, need no exit either. A CPU keeps counting
+ * the events it last counted, so threads with the same events switch
+ * without a hypercall; a thread with other events costs one
+ * VERTIGO_HC_PV_PROGRAM when it comes in.
  *
  * Fork: the child has no notifier and its mappings of the pages are not
  * copied (VM_DONTCOPY): counters are not inherited. Exit: the
@@ -111,7 +114,7 @@ static void vt_publish(struct vt_thread *t)
 {
 	for (u32 i = 0; i < t->set.count; i++)
 		vertigo_thread_page_write(page_address(t->pages[i]), &t->set, i,
-					  smp_processor_id());
+					  smp_processor_id(), nr_cpu_ids);
 }
 
 /* ---- i-mode (guestlib/vertigo_thread_ctr.h, "overflow periods") ------------- */
@@ -526,17 +529,11 @@ static void vt_set_vma_flags(struct vm_area_struct *vma)
 #endif
 }
 
-int vertigo_ctr_mmap(struct file *f, struct vm_area_struct *vma)
+/* The thread's counter pages, at page offset 0. */
+static int vt_map_thread_pages(struct vt_thread *t, struct vm_area_struct *vma)
 {
-	long err;
-	struct vt_thread *t = vt_own(f, 0, &err);
-
-	if (!t)
-		return (int)err;
-	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != t->set.count * PAGE_SIZE ||
-	    (vma->vm_flags & VM_WRITE))
+	if (vma->vm_end - vma->vm_start != t->set.count * PAGE_SIZE)
 		return -EINVAL;
-	vt_set_vma_flags(vma);
 	for (u32 i = 0; i < t->set.count; i++) {
 		int r = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE, t->pages[i]);
 
@@ -544,6 +541,46 @@ int vertigo_ctr_mmap(struct file *f, struct vm_area_struct *vma)
 			return r;
 	}
 	return 0;
+}
+
+/* Every CPU's page of Vertigo's counts, by CPU number, at page offset
+ * VERTIGO_THREAD_VCPU_PGOFF: the thread reads the VCPU it runs on
+ * without an exit where the page allows (vertigo_pv_count_now). */
+static int vt_map_vcpu_pages(struct vm_area_struct *vma)
+{
+	unsigned int cpu;
+
+	if (vma->vm_end - vma->vm_start != (unsigned long)nr_cpu_ids * PAGE_SIZE)
+		return -EINVAL;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct vt_cpu *c;
+		int r;
+
+		if (!cpu_possible(cpu))
+			return -ENODEV;
+		c = per_cpu_ptr(&vt_cpus, cpu);
+		r = vm_insert_page(vma, vma->vm_start + cpu * PAGE_SIZE, virt_to_page(c->page));
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int vertigo_ctr_mmap(struct file *f, struct vm_area_struct *vma)
+{
+	long err;
+	struct vt_thread *t = vt_own(f, 0, &err);
+
+	if (!t)
+		return (int)err;
+	if (vma->vm_flags & VM_WRITE)
+		return -EINVAL;
+	vt_set_vma_flags(vma);
+	if (vma->vm_pgoff == 0)
+		return vt_map_thread_pages(t, vma);
+	if (vma->vm_pgoff == VERTIGO_THREAD_VCPU_PGOFF)
+		return vt_map_vcpu_pages(vma);
+	return -EINVAL;
 }
 
 /* Closed by its thread (or after it exited): the set goes now. Closed by

@@ -74,14 +74,16 @@ struct fake_reader {
     bool switch_on_first;       /* the thread is switched out and in meanwhile */
 };
 
-static int64_t read_vcpu(void *ctx, uint32_t k)
+static int64_t read_vcpu(void *ctx, uint32_t vcpu, uint32_t k)
 {
     struct fake_reader *r = ctx;
+    if (vcpu != 1)
+        return -VERTIGO_EFAULT;                 /* the page's VCPU, as written */
     if (r->calls++ == 0 && r->switch_on_first) {
         vertigo_thread_fold(r->set, r->v->counts, 0);
         vcpu_runs(r->v, 400, 0);                /* another thread ran */
         vertigo_thread_resume(r->set, r->v->counts, 0);
-        vertigo_thread_page_write(r->page, r->set, 0, 1);
+        vertigo_thread_page_write(r->page, r->set, 0, 1, 2);
     }
     return k < 2 ? (int64_t)r->v->counts[k] : -VERTIGO_EINVAL;
 }
@@ -94,12 +96,12 @@ TEST(thread_page_reader_matches_the_module)
     struct fake_reader r = { &v, &page, &a, 0, false };
     uint64_t value = 0;
     uint32_t retries = 0;
-    vertigo_thread_page_write(&page, &a, 0, 1);             /* not running yet */
+    vertigo_thread_page_write(&page, &a, 0, 1, 2);             /* not running yet */
     CHECK_EQ(vertigo_thread_page_read(&page, read_vcpu, &r, &value, &retries), 0);
     CHECK_EQ(value, 0);
     CHECK_EQ(r.calls, 0);                                   /* no exit when not running */
     vertigo_thread_resume(&a, v.counts, 0);
-    vertigo_thread_page_write(&page, &a, 0, 1);
+    vertigo_thread_page_write(&page, &a, 0, 1, 2);
     CHECK_EQ(page.lock % 2, 0);
     CHECK_EQ(page.pv_index, 1);
     CHECK_EQ(page.magic, VERTIGO_THREAD_MAGIC);
@@ -125,11 +127,119 @@ TEST(thread_page_reader_passes_errors_and_waits_out_odd_locks)
     struct fake_reader r = { &v, &page, &a, 0, false };
     uint64_t value = 7;
     vertigo_thread_resume(&a, v.counts, 0);
-    vertigo_thread_page_write(&page, &a, 0, 1);
+    vertigo_thread_page_write(&page, &a, 0, 1, 2);
     page.pv_index = 3;                                      /* a counter the VCPU lacks */
     CHECK_EQ(vertigo_thread_page_read(&page, read_vcpu, &r, &value, NULL),
              (uint64_t)-VERTIGO_EINVAL);
     CHECK_EQ(value, 7);
+}
+
+/* ---- The VCPU's count without an exit ------------------------------------ */
+
+static uint64_t fake_tsc_value;
+static unsigned int fake_tsc_reads;
+static struct vertigo_pv_page *rewrite_on_tsc;  /* Vertigo rewrites it at the first read */
+
+static uint64_t fake_tsc(void)
+{
+    if (fake_tsc_reads++ == 0 && rewrite_on_tsc) {
+        rewrite_on_tsc->seq += 2;                /* an exit and an entry meanwhile */
+        rewrite_on_tsc->counters[0].sum += 500;
+        rewrite_on_tsc->entry_tsc = fake_tsc_value - 10;
+    }
+    return fake_tsc_value;
+}
+
+static struct vertigo_pv_page pv_page_of(uint32_t flags0, uint32_t flags1)
+{
+    struct vertigo_pv_page p = { .magic = VERTIGO_PV_MAGIC, .seq = 4, .count = 2,
+                                 .entry_tsc = 1000 };
+    p.counters[0] = (struct vertigo_pv_counter){ .sum = 70, .flags = flags0 };
+    p.counters[1] = (struct vertigo_pv_counter){ .sum = 90, .flags = flags1 };
+    return p;
+}
+
+TEST(vcpu_count_without_exit_where_the_page_allows)
+{
+    const uint32_t all = VERTIGO_PV_ALL_MODES | VERTIGO_PV_TICKS | VERTIGO_PV_USER |
+                         VERTIGO_PV_KERNEL;
+    struct vertigo_pv_page p = pv_page_of(all, VERTIGO_PV_TICKS | VERTIGO_PV_KERNEL);
+    uint64_t n = 0;
+    fake_tsc_value = 1250;
+    fake_tsc_reads = 0;
+    rewrite_on_tsc = NULL;
+    CHECK(vertigo_pv_count_now(&p, 0, VERTIGO_PV_USER, fake_tsc, &n));
+    CHECK_EQ(n, 70 + 250);                                  /* sum + ticks since entry */
+    CHECK(vertigo_pv_count_now(&p, 1, VERTIGO_PV_USER, fake_tsc, &n));
+    CHECK_EQ(n, 90);                                        /* :k stands still in user mode */
+    CHECK_EQ(fake_tsc_reads, 1);
+    CHECK(!vertigo_pv_count_now(&p, 1, VERTIGO_PV_KERNEL, fake_tsc, &n));  /* its own mode */
+    CHECK(!vertigo_pv_count_now(&p, 2, VERTIGO_PV_USER, fake_tsc, &n));    /* past the program */
+    CHECK(!vertigo_pv_count_now(&p, 9, VERTIGO_PV_USER, fake_tsc, &n));
+    p.counters[0].flags = all & ~VERTIGO_PV_TICKS;          /* ticks are not its events */
+    CHECK(!vertigo_pv_count_now(&p, 0, VERTIGO_PV_USER, fake_tsc, &n));
+}
+
+TEST(vcpu_count_retries_across_a_rewrite)
+{
+    struct vertigo_pv_page p = pv_page_of(VERTIGO_PV_ALL_MODES | VERTIGO_PV_TICKS |
+                                          VERTIGO_PV_USER | VERTIGO_PV_KERNEL, 0);
+    uint64_t n = 0;
+    fake_tsc_value = 2000;
+    fake_tsc_reads = 0;
+    rewrite_on_tsc = &p;
+    CHECK(vertigo_pv_count_now(&p, 0, VERTIGO_PV_USER, fake_tsc, &n));
+    CHECK_EQ(fake_tsc_reads, 2);
+    CHECK_EQ(n, 570 + 10);                                  /* the new entry's, not 70 + 1000 */
+    rewrite_on_tsc = NULL;
+}
+
+static unsigned int exit_reads;
+
+static int64_t fake_exit_read(uint32_t k)
+{
+    exit_reads++;
+    return k == 1 ? 5000 : -VERTIGO_EINVAL;
+}
+
+/* The a-mode read: the thread's offset plus the VCPU page's count, from
+ * the page of the VCPU the thread page names (pages 4096 bytes apart),
+ * or plus an exit's count for an own-mode counter; one attempt, a retry
+ * or a failed exit says so. */
+TEST(thread_read_user_fast_path)
+{
+    static struct vertigo_thread_page page;
+    static uint8_t vcpus[2][VERTIGO_PV_PAGE_BYTES] __attribute__((aligned(4096)));
+    struct vertigo_pv_page *v1 = (struct vertigo_pv_page *)vcpus[1];
+    const uint32_t all = VERTIGO_PV_ALL_MODES | VERTIGO_PV_TICKS | VERTIGO_PV_USER |
+                         VERTIGO_PV_KERNEL;
+    struct sim_vcpu v = { { 100, 0 } };
+    struct vertigo_thread_set a = started_set();
+    uint64_t value = 0;
+    *v1 = pv_page_of(all, VERTIGO_PV_TICKS | VERTIGO_PV_USER);
+    vertigo_thread_page_write(&page, &a, 0, 1, 2);          /* stopped: the sum */
+    exit_reads = 0;
+    CHECK(vertigo_thread_read_user(&page, 0, vcpus, 2, fake_tsc, fake_exit_read, &value));
+    CHECK_EQ(value, 0);
+    vertigo_thread_resume(&a, v.counts, 0);                 /* start = 100 */
+    vertigo_thread_page_write(&page, &a, 0, 1, 2);
+    fake_tsc_value = 1300;
+    fake_tsc_reads = 0;
+    rewrite_on_tsc = NULL;
+    CHECK(vertigo_thread_read_user(&page, 0, vcpus, 2, fake_tsc, fake_exit_read, &value));
+    CHECK_EQ(value, 70 + 300 - 100);                        /* VCPU 1's count - start */
+    CHECK_EQ(exit_reads, 0);
+    CHECK(!vertigo_thread_read_user(&page, 0, vcpus, 1, fake_tsc, fake_exit_read, &value));
+    CHECK_EQ(exit_reads, 1);                                /* no page 1: the exit, refused */
+    vertigo_thread_page_write(&page, &a, 1, 1, 2);          /* counter 1: :u, own mode */
+    CHECK(vertigo_thread_read_user(&page, 1, vcpus, 2, fake_tsc, fake_exit_read, &value));
+    CHECK_EQ(value, 5000 - 0);                              /* the exit's count - start[1] */
+    CHECK_EQ(exit_reads, 2);
+    rewrite_on_tsc = v1;                                    /* an exit in the middle */
+    fake_tsc_reads = 0;
+    vertigo_thread_page_write(&page, &a, 0, 1, 2);
+    CHECK(!vertigo_thread_read_user(&page, 0, vcpus, 2, fake_tsc, fake_exit_read, &value));
+    rewrite_on_tsc = NULL;
 }
 
 /* ---- i-mode periods ---------------------------------------------------------- */
