@@ -1,0 +1,302 @@
+/* pv_cost: what an a-mode read of the guest counter library
+ * (guestlib/vertigo_counters.h) costs, per counter kind, on CPU 0:
+ *
+ *   every mode   "instructions" counts user and kernel mode: computed from
+ *                the TSC and the VCPU's page, no exit (where the page says
+ *                one TSC tick is one event: the software backend, one VCPU)
+ *   other mode   "instructions:k" read from user mode stands still there:
+ *                the page's sum, no exit
+ *   own mode     "instructions:u" read from user mode: one VM exit
+ *                (VERTIGO_HC_PV_READ)
+ *
+ * and, for comparison, the same counts through system calls: the
+ * library's vertigo_counters_read_syscall (the module) and perf's read()
+ * of an instructions:u event on the guest's virtual PMU.
+ *
+ * One set counts all three; counter 0 (instructions:u, exact) is the
+ * ruler of user-mode reads: a read's guest instructions are the ruler's
+ * difference around it less the ruler's own read; counter 1 (every mode)
+ * is the ruler of system calls, whose instructions are mostly the
+ * kernel's. A read's exits are the VCPU's entries around it (Vertigo
+ * rewrites the VCPU's page before every entry, seq + 4: the counts, then
+ * the entry's TSC). Each figure is the least of REPS tries (a timer
+ * interrupt may fall into one). Then the checks:
+ *   - the every-mode and other-mode reads make no exit, the own-mode one
+ *     makes one;
+ *   - within one run a TSC-computed count is exact: two windows of known
+ *     loops (3 instructions an iteration) read without an exit differ by
+ *     exactly their loops' difference;
+ *   - the TSC-computed count and Vertigo's exact one at the next exit
+ *     agree up to the same few instructions of Vertigo's entry path in
+ *     every run (printed: a TSC read counts them as the guest's).
+ * Prints "pv_cost: ..." lines, "pv_cost: PASS: ..." or "pv_cost: FAIL:
+ * ..." per check, "reason: ..." after a failure; exit status 1 if one
+ * failed. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <vertigo_counters.h>     /* installed: pkg-config vertigo_counters */
+
+#include "guestlib/kmod/vertigo_ioctl.h"
+#include "guestlib/vertigo_measure.h"
+#include "guestlib/vertigo_thread_ctr.h"
+#include "guestlib/vertigo_vmcall.h"
+#include "tests/guest/perf_event_open.h"
+
+#define EVENTS      "instructions:u,instructions,instructions:k"
+#define REPS        16u
+#define RULER       0u
+#define LOOP_SHORT  1000u
+#define LOOP_LONG   3000u
+
+static int failures;
+
+static void check(int ok, const char *what, const char *detail)
+{
+    printf("pv_cost: %s: %s (%s)\n", ok ? "PASS" : "FAIL", what, detail);
+    if (!ok) {
+        failures++;
+        printf("reason: %s\n", what);
+    }
+}
+
+/* CPU 0's page of Vertigo's counts, mapped as the library maps it. */
+struct vcpu_view {
+    int fd;
+    const volatile struct vertigo_pv_page *page;
+};
+
+static int view_open(struct vcpu_view *w)
+{
+    struct vertigo_ctr_open req = { .events = EVENTS };
+    w->fd = open(VERTIGO_DEV_PATH, O_RDWR);
+    if (w->fd < 0 || ioctl(w->fd, VERTIGO_IOC_CTR_OPEN, &req) < 0)
+        return -1;
+    const struct vertigo_thread_page *t = mmap(NULL, (size_t)req.count * VERTIGO_THREAD_PAGE,
+                                               PROT_READ, MAP_SHARED, w->fd, 0);
+    if (t == MAP_FAILED)
+        return -1;
+    size_t bytes = (size_t)t->vcpu_pages * VERTIGO_PV_PAGE_BYTES;
+    void *m = bytes ? mmap(NULL, bytes, PROT_READ, MAP_SHARED, w->fd,
+                           (off_t)VERTIGO_THREAD_VCPU_PGOFF * VERTIGO_THREAD_PAGE)
+                    : MAP_FAILED;
+    if (m == MAP_FAILED)
+        return -1;
+    w->page = m;                /* CPU 0's: the first */
+    return 0;
+}
+
+static uint32_t entries(const struct vcpu_view *w)
+{
+    return w->page->seq / 4;
+}
+
+/* ---- Cost per kind --------------------------------------------------------- */
+
+struct cost {
+    uint64_t instructions;
+    uint32_t exits;
+};
+
+/* What one call of `read` costs. */
+struct reader {
+    struct vertigo_counters *set;
+    unsigned int k;             /* the set's counter it reads */
+    int perf_fd;
+    void (*read)(const struct reader *r);
+};
+
+static void read_nothing(const struct reader *r)
+{
+    (void)r;
+}
+
+static void read_user(const struct reader *r)
+{
+    uint64_t v;
+    vertigo_counters_read(r->set, r->k, &v);
+}
+
+static void read_module(const struct reader *r)
+{
+    uint64_t v[VERTIGO_PV_COUNTERS_MAX];
+    vertigo_counters_read_syscall(r->set, v);
+}
+
+static void read_perf(const struct reader *r)
+{
+    uint64_t v;
+    if (read(r->perf_fd, &v, sizeof(v)) != sizeof(v))
+        v = 0;
+}
+
+/* The least cost of a call of r over REPS tries, measured with the set's
+ * counter `ruler_k`; `base` is what the measurement itself costs (a call
+ * of read_nothing). */
+static struct cost cost_of(const struct reader *r, const struct vcpu_view *w, unsigned int ruler_k,
+                           uint64_t base)
+{
+    struct cost best = { UINT64_MAX, UINT32_MAX };
+    for (unsigned int t = 0; t < REPS; t++) {
+        uint64_t a = 0, b = 0;
+        vertigo_counters_read(r->set, ruler_k, &a);
+        r->read(r);
+        vertigo_counters_read(r->set, ruler_k, &b);
+        uint32_t e0 = entries(w);
+        r->read(r);
+        uint32_t exits = entries(w) - e0;
+        uint64_t n = b - a - base;
+        best.instructions = n < best.instructions ? n : best.instructions;
+        best.exits = exits < best.exits ? exits : best.exits;
+    }
+    return best;
+}
+
+/* What measuring with counter k costs: a call of read_nothing. */
+static uint64_t base_cost(struct vertigo_counters *set, const struct vcpu_view *w, unsigned int k)
+{
+    struct reader nothing = { set, 0, -1, read_nothing };
+    return cost_of(&nothing, w, k, 0).instructions;
+}
+
+/* ---- Exactness of the TSC-computed count ----------------------------------- */
+
+/* Counter 1 (every mode) around a loop of n iterations with no exit in
+ * between; 0 if every try had one. */
+static uint64_t window(struct vertigo_counters *set, const struct vcpu_view *w, uint64_t n)
+{
+    for (unsigned int r = 0; r < REPS; r++) {
+        uint64_t a = 0, b = 0;
+        uint32_t e0 = entries(w);
+        vertigo_counters_read(set, 1, &a);
+        vertigo_loop_inc(n);
+        vertigo_counters_read(set, 1, &b);
+        if (entries(w) == e0)
+            return b - a;
+    }
+    return 0;
+}
+
+/* The VCPU's count of its counter 1 from the page and the TSC, and then,
+ * 4 instructions later (SHL, OR, MOV, MOV), Vertigo's exact count at the
+ * VMCALL: their difference less 4 is what the TSC counts of Vertigo's
+ * entry path. -1 if an exit came between the page and the TSC. */
+static int64_t entry_overcount(const struct vcpu_view *w)
+{
+    const volatile struct vertigo_pv_page *p = w->page;
+    uint32_t seq = p->seq;
+    uint64_t sum = p->counters[1].sum, base = p->entry_tsc, tsc;
+    int64_t exact;
+    __asm__ volatile("lfence\n\t"
+                     "rdtsc\n\t"
+                     "shl $32, %%rdx\n\t"
+                     "or %%rdx, %%rax\n\t"
+                     "mov %%rax, %[tsc]\n\t"
+                     "mov %[nr], %%eax\n\t"
+                     "vmcall"
+                     : [tsc] "=&r"(tsc), "=a"(exact)
+                     : [nr] "i"(VERTIGO_HC_PV_READ), "b"(1ull)
+                     : "rdx", "memory");
+    if (p->seq != seq + 4 || exact < 0)
+        return -1;
+    return (int64_t)(sum + (tsc - base)) - (exact - 4);
+}
+
+/* ---- Main ------------------------------------------------------------------ */
+
+static void report(const char *what, const char *event, struct cost c)
+{
+    printf("pv_cost: %-28s %-15s %5lu guest instructions, %u VM exits\n", what, event,
+           (unsigned long)c.instructions, c.exits);
+}
+
+/* For comparison: the module's system call, and perf's read() of an
+ * instructions:u event of the guest's virtual PMU, measured in every
+ * mode (counter 1). */
+static void report_syscalls(struct vertigo_counters *set, const struct vcpu_view *w)
+{
+    uint64_t ruler_read = base_cost(set, w, 1);
+    struct reader module = { set, 0, -1, read_module };
+    report("system call (module)", "instructions:u", cost_of(&module, w, 1, ruler_read));
+    struct reader perf = { set, 0, perf_open_hw(PERF_COUNT_HW_INSTRUCTIONS, 1, 0), read_perf };
+    if (perf.perf_fd < 0 || ioctl(perf.perf_fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+        printf("pv_cost: perf read() not measured: %s\n", strerror(errno));
+        return;
+    }
+    report("perf read(), virtual PMU", "instructions:u", cost_of(&perf, w, 1, ruler_read));
+    close(perf.perf_fd);
+}
+
+static int run(void)
+{
+    struct vertigo_counters *set = NULL;
+    struct vcpu_view w;
+    char detail[160];
+    int e = vertigo_counters_open(EVENTS, &set);
+    if (!e)
+        e = vertigo_counters_start(set);
+    if (e || view_open(&w)) {
+        check(0, "set-up (the set, CPU 0's page)", e ? vertigo_counters_strerror(e)
+                                                     : strerror(errno));
+        return 1;
+    }
+    uint64_t ruler_read = base_cost(set, &w, RULER);
+    struct reader own_r = { set, 0, -1, read_user }, all_r = { set, 1, -1, read_user },
+                  other_r = { set, 2, -1, read_user };
+    struct cost own = cost_of(&own_r, &w, RULER, ruler_read);
+    struct cost all = cost_of(&all_r, &w, RULER, ruler_read);
+    struct cost other = cost_of(&other_r, &w, RULER, ruler_read);
+    report("a-mode read, every mode", "instructions", all);
+    report("a-mode read, other mode", "instructions:k", other);
+    report("a-mode read, own mode", "instructions:u", own);
+    report_syscalls(set, &w);
+    snprintf(detail, sizeof(detail), "every mode %u, other mode %u, own mode %u", all.exits,
+             other.exits, own.exits);
+    check(all.exits == 0 && other.exits == 0 && own.exits == 1,
+          "reads of every-mode and other-mode counters make no VM exit, own-mode ones one", detail);
+
+    uint64_t d1 = window(set, &w, LOOP_SHORT), d2 = window(set, &w, LOOP_LONG);
+    snprintf(detail, sizeof(detail), "%lu - %lu = %lu, known %u", (unsigned long)d2,
+             (unsigned long)d1, (unsigned long)(d2 - d1),
+             VERTIGO_LOOP_INC_INSTRUCTIONS * (LOOP_LONG - LOOP_SHORT));
+    check(d1 && d2 && d2 - d1 == VERTIGO_LOOP_INC_INSTRUCTIONS * (LOOP_LONG - LOOP_SHORT),
+          "a TSC-computed count is exact within a run", detail);
+
+    int64_t first = -1;
+    unsigned int same = 0, tries = 0;
+    for (unsigned int r = 0; r < REPS; r++) {
+        int64_t b = entry_overcount(&w);
+        if (b < 0)
+            continue;
+        tries++;
+        first = first < 0 ? b : first;
+        same += b == first;
+    }
+    snprintf(detail, sizeof(detail), "%ld instructions in %u of %u runs", (long)first, same, tries);
+    check(tries >= REPS / 2 && same == tries && first >= 0 && first < 200,
+          "a TSC-computed count counts the same few entry instructions in every run", detail);
+    printf("pv_cost: a TSC-computed count includes %ld instructions of Vertigo's entry path\n",
+           (long)first);
+    vertigo_counters_free(set);
+    return failures != 0;
+}
+
+int main(void)
+{
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    CPU_SET(0, &cpus);
+    if (sched_setaffinity(0, sizeof(cpus), &cpus)) {
+        check(0, "pinned to CPU 0", strerror(errno));
+        return 1;
+    }
+    return run();
+}
