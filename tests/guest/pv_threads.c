@@ -117,6 +117,17 @@ static void pin_to_cpu0(void)
     sched_setaffinity(0, sizeof(set), &set);
 }
 
+/* Threads A and B run fn(a) and fn(b) from CPU 0; returns when both end. */
+static void run_pair(void *(*fn)(void *), void *a, void *b)
+{
+    pthread_t ta, tb;
+    pin_to_cpu0();
+    pthread_create(&ta, NULL, fn, a);
+    pthread_create(&tb, NULL, fn, b);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+}
+
 /* One window of n rounds, then the thread's count and the CPU's. */
 static int window(struct player *p, struct vertigo_counters *set, uint64_t n, unsigned int k)
 {
@@ -182,12 +193,7 @@ static int run_count(uint64_t nrounds, unsigned int loop_a, unsigned int loop_b,
     struct player b = { .name = "B", .events = events_b, .loop = loop_b,
                         .fd_first = a2b[0], .fd_second = b2a[1], .nr_first = SYS_read,
                         .nr_second = SYS_write, .rounds = nrounds, .byte = 'b' };
-    pthread_t ta, tb;
-    pin_to_cpu0();
-    pthread_create(&ta, NULL, play, &a);
-    pthread_create(&tb, NULL, play, &b);
-    pthread_join(ta, NULL);
-    pthread_join(tb, NULL);
+    run_pair(play, &a, &b);
     stats(&s1);
     snprintf(detail, sizeof(detail), "A: %s, B: %s", vertigo_counters_strerror(a.err),
              vertigo_counters_strerror(b.err));
@@ -419,12 +425,7 @@ static int run_imode(uint64_t period, uint64_t instructions, uint64_t skid)
         check(0, "i-mode: set-up (sigaction, /dev/vertigo)", strerror(errno));
         return 1;
     }
-    pthread_t ta, tb;
-    pin_to_cpu0();
-    pthread_create(&ta, NULL, spinner_run, &a);
-    pthread_create(&tb, NULL, spinner_run, &b);
-    pthread_join(ta, NULL);
-    pthread_join(tb, NULL);
+    run_pair(spinner_run, &a, &b);
     stats(&s1);
     snprintf(detail, sizeof(detail), "A: %s, B: %s", vertigo_counters_strerror(a.err),
              vertigo_counters_strerror(b.err));
