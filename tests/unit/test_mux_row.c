@@ -172,18 +172,26 @@ TEST(configuration_errors_are_specific)
     CHECK_EQ(mux_row_configure(&cfg, sw, needs, 3, &soft, 0, 50, &bad), MUX_ERR_INTERVAL_ZERO);
 }
 
+/* N = 1000, S = 100: one whole row, then runs of runs[0..n-1]
+ * instructions, and the run ends: *last gets the unfinished row. */
+static bool sim_short_last_row(struct sim *s, const uint64_t *runs, unsigned int n,
+                               struct log_interval *last)
+{
+    sim_start(s, 1000, 100);
+    sim_exact(s, 1);
+    for (unsigned int i = 0; i < n; i++)
+        sim_run(s, runs[i]);
+    return mux_row_finish(&s->st, s->counts, 99, last);
+}
+
 /* The run ends 250 instructions into interval 1: its row has those, the
  * turns so far (100 + 100 + 50) and the software events' whole share. */
 TEST(the_unfinished_interval_makes_a_short_last_row)
 {
     static struct sim s;
     struct log_interval last;
-    sim_start(&s, 1000, 100);
-    sim_exact(&s, 1);
-    sim_run(&s, 100);
-    sim_run(&s, 100);
-    sim_run(&s, 50);
-    CHECK(mux_row_finish(&s.st, s.counts, 99, &last));
+    const uint64_t runs[] = { 100, 100, 50 };
+    CHECK(sim_short_last_row(&s, runs, 3, &last));
     CHECK_EQ(last.number, 1);
     CHECK_EQ(last.instructions, 250);
     CHECK_EQ(last.events[0].running + last.events[2].running, 250);
@@ -200,10 +208,8 @@ TEST(a_set_with_no_turn_in_the_row_is_unmeasured)
 {
     static struct sim s;
     struct log_interval last;
-    sim_start(&s, 1000, 100);
-    sim_exact(&s, 1);
-    sim_run(&s, 50);
-    CHECK(mux_row_finish(&s.st, s.counts, 99, &last));
+    const uint64_t runs[] = { 50 };
+    CHECK(sim_short_last_row(&s, runs, 1, &last));
     CHECK_EQ(last.instructions, 50);
     unsigned int measured = 0, unmeasured = 0;
     for (unsigned int e = 0; e < EVENTS; e++) {
