@@ -79,9 +79,16 @@ expect_line $RUN "threads: vertigo-ctl stat: an unknown event refused" \
     '^stat: PASS: an unknown event refused with status 2'
 expect_line $RUN "threads: bad counter pages from kernel mode get their errors" \
     '^vertigo_probe: pvpage: [1-9][0-9]* passed, 0 failed'
-expect_no_line $RUN "threads: no check failed" '^(pv_threads|vertigo_probe): .*FAIL'
+expect_line $RUN "threads: a-mode: every-mode and other-mode reads make no VM exit" \
+    '^pv_cost: PASS: reads of every-mode and other-mode counters make no VM exit'
+expect_line $RUN "threads: a-mode: a TSC-computed count is exact within a run" \
+    '^pv_cost: PASS: a TSC-computed count is exact within a run'
+expect_line $RUN "threads: a-mode: a TSC-computed count, the same entry path in every run" \
+    '^pv_cost: PASS: a TSC-computed count counts the same few entry instructions'
+expect_no_line $RUN "threads: no check failed" '^(pv_threads|pv_cost|vertigo_probe): .*FAIL'
 expect_line $RUN "threads scenario" '^VERTIGO-GUEST: threads: PASS$'
 capture $RUN | grep -E '^pv_threads: PASS: (thread|same|different)' | indent
+capture $RUN | grep -E '^pv_cost: (a-mode read|system call|perf read|a TSC)' | indent
 expect_no_unknown_nmi $RUN
 capture $RUN | grep '^pmu_loop: .*N=' | indent
 for step in 0 1 100 10000; do
