@@ -141,7 +141,8 @@ static void replay(struct vcpu *v, const struct percpu_step *area, uint64_t upto
  * entry it reaches. */
 static void start_stretch(struct pmu_step_state *st, struct percpu_step *area)
 {
-    st->unstepped = st->stepper.next == NO_STEP || st->stepper.next > pmu_config.step_ahead;
+    uint64_t next = next_absolute(st);     /* past area->count: replay took the rest */
+    st->unstepped = next == NO_STEP || next - area->count > pmu_config.step_ahead;
     if (st->unstepped) {
         st->unstepped_runs++;
         area->next = NO_STEP;
