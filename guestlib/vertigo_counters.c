@@ -330,6 +330,17 @@ int vertigo_counters_read(const struct vertigo_counters *set, unsigned int i, ui
     return vertigo_counters_read_pair(set, i, value, NULL);
 }
 
+int vertigo_counters_tsc(const struct vertigo_counters *set, uint64_t *ticks)
+{
+    int e = check_set(set);
+    if (e)
+        return e;
+    if (!ticks)
+        return VERTIGO_CTR_EARG;
+    *ticks = vertigo_thread_ticks(set->pages[0], tsc_now);
+    return 0;
+}
+
 int vertigo_counters_read_all(const struct vertigo_counters *set, uint64_t *values)
 {
     int e = check_set(set);

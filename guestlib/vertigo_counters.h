@@ -101,6 +101,12 @@ int vertigo_counters_overflow(struct vertigo_counters *set, unsigned int i, uint
  * any system call: 0, VERTIGO_CTR_EPERIOD or VERTIGO_CTR_ESIGNAL. */
 int vertigo_counters_overflow_check(uint64_t period, int signo);
 
+/* The calling thread's own TSC (*ticks): the TSC ticks it ran while the
+ * set was started, not those other threads ran on its CPU; from user
+ * mode, no exit, no system call. Exact in emulated instructions where the
+ * TSC counts them (Bochs, one VCPU). */
+int vertigo_counters_tsc(const struct vertigo_counters *set, uint64_t *ticks);
+
 /* Every counter's count (values[i], i < vertigo_counters_count(set)). */
 int vertigo_counters_read_all(const struct vertigo_counters *set, uint64_t *values);
 

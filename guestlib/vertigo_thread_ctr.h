@@ -13,9 +13,12 @@
  * The page of counter i follows Linux's perf_event_mmap_page layout and
  * rules (lock is a sequence count bumped before and after every update,
  * offset, pmc_width, time_enabled, time_running), so a perf self-monitoring
- * reader finds the fields where it looks. index is always 0: the counter
- * is not on a hardware counter the thread could RDPMC, and such a reader
- * falls back to read(). Vertigo's reader adds, in perf's reserved area,
+ * reader finds the fields where it looks and works unchanged: while the
+ * thread runs, index is 1 + the RDPMC index of the VCPU's paravirtual
+ * counter i (VERTIGO_PV_RDPMC + i, which Vertigo serves with one exit;
+ * the module sets CR4.PCE for the thread) and capabilities has
+ * cap_user_rdpmc, so value = offset + RDPMC(index - 1); else index is 0
+ * and value = offset. Vertigo's own reader adds, in perf's reserved area,
  * pv_index: while the thread runs, i + 1 for "add the VCPU's count of
  * paravirtual counter i", else 0:
  *   value = offset + (pv_index ? vcpu count of counter pv_index - 1 : 0)
@@ -40,6 +43,12 @@
 #include "vertigo/hypercall.h"
 
 #define VERTIGO_THREAD_MAGIC    0x72685456u     /* "VThr" */
+/* perf_event_mmap_page's capability bits while the thread runs:
+ * cap_bit0_is_deprecated (bit 1, as Linux sets it), cap_user_rdpmc (bit
+ * 2) and cap_user_time (bit 3: time_offset, time_mult 1, time_shift 0
+ * turn the TSC now into the ticks since the thread's switch-in). */
+#define VERTIGO_THREAD_CAP_USER_TIME (1ull << 3)
+#define VERTIGO_THREAD_CAPS     ((1ull << 1) | (1ull << 2) | VERTIGO_THREAD_CAP_USER_TIME)
 #define VERTIGO_THREAD_PAGE     4096u           /* one page per counter */
 /* mmap page offset of the VCPUs' counter pages (struct vertigo_pv_page,
  * one per CPU number, read-only): after the largest set's thread pages. */
@@ -52,13 +61,15 @@ struct vertigo_thread_page {
     uint32_t version;           /* 0 */
     uint32_t compat_version;    /* 0 */
     uint32_t lock;              /* sequence count: odd while the module writes */
-    uint32_t index;             /* always 0: no RDPMC, see pv_index */
+    uint32_t index;             /* RDPMC ECX + 1 while the thread runs
+                                   (VERTIGO_PV_RDPMC + i + 1), else 0 */
     int64_t offset;             /* sum (stopped) or sum - start (running) */
     uint64_t time_enabled;      /* TSC ticks the counter was enabled, up to the
                                    last switch of its thread */
     uint64_t time_running;      /* TSC ticks it counted: = time_enabled (no
                                    multiplexing) */
-    uint64_t capabilities;      /* 0: no user RDPMC, no user time */
+    uint64_t capabilities;      /* VERTIGO_THREAD_CAPS while the thread runs
+                                   (user RDPMC), else 0; never user time */
     uint16_t pmc_width;         /* 64 */
     uint16_t time_shift;
     uint32_t time_mult;
@@ -206,7 +217,12 @@ static inline void vertigo_thread_page_write(volatile struct vertigo_thread_page
     p->pmc_width = 64;
     p->size = sizeof(struct vertigo_thread_page);
     p->magic = VERTIGO_THREAD_MAGIC;
+    p->time_offset = s->running ? 0 - s->in_tsc : 0;
+    p->time_mult = 1;
+    p->time_shift = 0;
     p->pv_index = s->running ? i + 1 : 0;
+    p->index = s->running ? VERTIGO_PV_RDPMC + i + 1 : 0;
+    p->capabilities = s->running ? VERTIGO_THREAD_CAPS : 0;
     p->vcpu = vcpu;
     p->counter = i;
     p->vcpu_pages = vcpu_pages;
@@ -308,6 +324,27 @@ static inline bool vertigo_thread_read_user(const volatile struct vertigo_thread
         return false;
     *value = v;
     return true;
+}
+
+/* The thread's TSC ticks while its set was started, from page p: a TSC
+ * virtualized per thread (not advancing while the thread is off its
+ * CPU): time_enabled, up to its last switch, plus time_offset + the TSC
+ * now (the ticks since its switch-in) while it runs, as perf's
+ * cap_user_time reader computes its delta with time_mult 1, time_shift
+ * 0. Retried while the page changed. */
+static inline uint64_t vertigo_thread_ticks(const volatile struct vertigo_thread_page *p,
+                                            uint64_t (*tsc)(void))
+{
+    for (;;) {
+        uint32_t seq = p->lock;
+        __asm__ volatile("" ::: "memory");
+        uint64_t ticks = p->time_enabled;
+        if (p->capabilities & VERTIGO_THREAD_CAP_USER_TIME)
+            ticks += p->time_offset + tsc();
+        __asm__ volatile("" ::: "memory");
+        if (!(seq & 1) && p->lock == seq)
+            return ticks;
+    }
 }
 
 /* Reads counter value from page p: read_vcpu(ctx, vcpu, k) gives VCPU

@@ -145,10 +145,13 @@ static int64_t hc_pv_program(void *ctx, const struct vertigo_pv_program *prog)
         return -VERTIGO_ENOSYS;
     pmu_config_caps(&caps);
     int64_t r = pmu_pv_program(&v->pmu.pv, prog->events, &caps, &why);
-    if (r < 0)
+    if (r < 0) {
         printk("pmu: vcpu %u: paravirtual counters refused: %s\n", v->id, why);
-    else
-        pmu_run_modes_changed(v);
+        return r;
+    }
+    pmu_run_modes_changed(v);
+    if (r > 0)
+        pmu_arch_rdpmc_exiting(v, true);    /* RDPMC of VERTIGO_PV_RDPMC + i */
     return r;
 }
 

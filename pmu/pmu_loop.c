@@ -62,8 +62,13 @@ bool pmu_exit_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
     return true;
 }
 
+/* A paravirtual counter's index reads it, with RDPMC's rule (CPL 0, or
+ * CR4.PCE); any other is the guest's virtual PMU's. */
 bool pmu_exit_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *value)
 {
+    bool allowed = pmu_arch_guest_cpl(v) == 0 || pmu_arch_guest_cr4_pce(v);
+    if (allowed && pmu_pv_rdpmc(&v->pmu.pv, ecx, value))
+        return true;
     return pmu_guest_rdpmc(v, ecx, value);
 }
 

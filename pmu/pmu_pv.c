@@ -65,6 +65,17 @@ int64_t pmu_pv_read(const struct pmu_pv *pv, uint64_t index)
     return (int64_t)(pv->counts[index] & (uint64_t)INT64_MAX);
 }
 
+bool pmu_pv_rdpmc(const struct pmu_pv *pv, uint32_t ecx, uint64_t *value)
+{
+    if (ecx < VERTIGO_PV_RDPMC)
+        return false;
+    int64_t n = pmu_pv_read(pv, ecx - VERTIGO_PV_RDPMC);
+    if (n < 0)
+        return false;
+    *value = (uint64_t)n;
+    return true;
+}
+
 /* ---- Overflow interrupts ---------------------------------------------------- */
 
 const char *pmu_pv_vector_refusal(uint64_t vector)

@@ -84,6 +84,10 @@ static inline uint32_t pmu_pv_take_overflows(struct pmu_pv *pv)
 /* Counter i's count, or -VERTIGO_EINVAL for an index past the program. */
 int64_t pmu_pv_read(const struct pmu_pv *pv, uint64_t index);
 
+/* RDPMC with ECX = VERTIGO_PV_RDPMC + i, i a programmed counter: true and
+ * its count; false for any other ECX (the guest's virtual PMU's, or #GP). */
+bool pmu_pv_rdpmc(const struct pmu_pv *pv, uint32_t ecx, uint64_t *value);
+
 /* True if some counter counts one guest mode only (the software backend
  * must see every change of mode to count it exactly). */
 bool pmu_pv_needs_modes(const struct pmu_pv *pv);

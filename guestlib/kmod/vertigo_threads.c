@@ -35,6 +35,8 @@
 #include <linux/version.h>
 #include <asm/io.h>
 #include <asm/msr.h>
+#include <asm/processor-flags.h>
+#include <asm/tlbflush.h>
 
 #include "vertigo/hypercall.h"
 #include "guestlib/kmod/vertigo_ioctl.h"
@@ -64,6 +66,7 @@ struct vt_thread {
 	bool exited;                            /* the owner exited: the counts are final */
 	int error;                              /* a CPU refused the events at a switch-in */
 	int signo;                              /* i-mode: the overflow signal */
+	bool pce_set;                           /* it set CR4.PCE at its switch-in */
 };
 
 static DEFINE_PER_CPU(struct vt_cpu, vt_cpus);
@@ -198,6 +201,27 @@ void vertigo_ctr_overflow_interrupt(void)
 	vt_arm(c, t);
 }
 
+/* While t counts on this CPU its user code may RDPMC its counters (the
+ * page's index: VERTIGO_PV_RDPMC + i + 1, as perf's readers expect), so
+ * CR4.PCE is set at its switch-in unless it already was (Linux sets it
+ * for a process with perf's own user RDPMC), and cleared again at its
+ * switch-out. Linux sets CR4.PCE for the next address space at each
+ * switch of it, before sched_in and after sched_out. Interrupts off. */
+static void vt_allow_rdpmc(struct vt_thread *t)
+{
+	if (cr4_read_shadow() & X86_CR4_PCE)
+		return;
+	cr4_set_bits_irqsoff(X86_CR4_PCE);
+	t->pce_set = true;
+}
+
+static void vt_restore_rdpmc(struct vt_thread *t)
+{
+	if (t->pce_set)
+		cr4_clear_bits_irqsoff(X86_CR4_PCE);
+	t->pce_set = false;
+}
+
 /* t comes onto this CPU c (preemption and interrupts off). An overflow
  * its count reached while it was off (a late interrupt) is signalled now. */
 static void vt_resume_locked(struct vt_cpu *c, struct vt_thread *t)
@@ -214,6 +238,7 @@ static void vt_resume_locked(struct vt_cpu *c, struct vt_thread *t)
 	vt_vcpu_counts(c, t->set.count, now);
 	vertigo_thread_resume(&t->set, now, rdtsc());
 	vt_publish(t);
+	vt_allow_rdpmc(t);
 	if (vt_overflow_on && vt_has_periods(t)) {
 		vt_check_overflows(t, t->set.sum, true);
 		vt_arm(c, t);
@@ -232,6 +257,7 @@ static void vt_fold_locked(struct vt_cpu *c, struct vt_thread *t)
 	vt_vcpu_counts(c, t->set.count, now);
 	vertigo_thread_fold(&t->set, now, rdtsc());
 	vt_publish(t);
+	vt_restore_rdpmc(t);
 	if (vt_overflow_on && vt_has_periods(t))
 		vt_check_overflows(t, t->set.sum, true);
 }

@@ -226,6 +226,11 @@ _Static_assert(sizeof(struct vertigo_kernel_orc) == 48, "kernel ORC ABI size");
 #define VERTIGO_PV_USER             (1u << 2)     /* counts guest user mode */
 #define VERTIGO_PV_KERNEL           (1u << 3)     /* counts guest kernel mode */
 #define VERTIGO_PV_VECTOR_NMI       2u            /* HC_PV_VECTOR: deliver as an NMI */
+/* RDPMC with ECX = VERTIGO_PV_RDPMC + i reads paravirtual counter i of
+ * the calling VCPU, exactly as VERTIGO_HC_PV_READ(i) (one exit), at CPL 0
+ * or with CR4.PCE; an i past the program raises #GP as a bad index does.
+ * No real counter has such an index (bit 28 of ECX). */
+#define VERTIGO_PV_RDPMC            0x10000000u
 
 struct vertigo_pv_program {
     uint32_t abi_version;               /* VERTIGO_PV_ABI */

@@ -28,7 +28,13 @@
  *     exactly their loops' difference;
  *   - the TSC-computed count and Vertigo's exact one at the next exit
  *     agree up to the same few instructions of Vertigo's entry path in
- *     every run (printed: a TSC read counts them as the guest's).
+ *     every run (printed: a TSC read counts them as the guest's);
+ *   - a reader written for perf's self-monitoring protocol (lock, index,
+ *     cap_user_rdpmc, offset, RDPMC(index - 1), pmc_width) reads the same
+ *     counts from a thread page as the library (RDPMC of
+ *     VERTIGO_PV_RDPMC + i: one exit), and index is 0 while stopped;
+ *   - the thread's own TSC (vertigo_counters_tsc) counts exactly the
+ *     instructions of a loop within a run, and not the time it sleeps.
  * Prints "pv_cost: ..." lines, "pv_cost: PASS: ..." or "pv_cost: FAIL:
  * ..." per check, "reason: ..." after a failure; exit status 1 if one
  * failed. */
@@ -70,8 +76,9 @@ static void check(int ok, const char *what, const char *detail)
 
 /* CPU 0's page of Vertigo's counts, mapped as the library maps it. */
 struct vcpu_view {
-    int fd;
+    int fd;                     /* a second set of EVENTS, started */
     const volatile struct vertigo_pv_page *page;
+    const volatile struct perf_event_mmap_page *perf;   /* its counter 0, as perf sees it */
 };
 
 static int view_open(struct vcpu_view *w)
@@ -91,6 +98,7 @@ static int view_open(struct vcpu_view *w)
     if (m == MAP_FAILED)
         return -1;
     w->page = m;                /* CPU 0's: the first */
+    w->perf = (const volatile void *)t;
     return 0;
 }
 
@@ -210,6 +218,102 @@ static int64_t entry_overcount(const struct vcpu_view *w)
     return (int64_t)(sum + (tsc - base)) - (exact - 4);
 }
 
+/* ---- perf's self-monitoring protocol --------------------------------------- */
+
+static uint64_t rdpmc(uint32_t ecx)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(ecx));
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* The count as Linux's perf_event.h tells a self-monitoring reader to
+ * take it from the page. */
+static uint64_t perf_read(const volatile struct perf_event_mmap_page *pc)
+{
+    uint32_t seq, idx;
+    uint64_t count;
+    do {
+        seq = pc->lock;
+        __asm__ volatile("" ::: "memory");
+        idx = pc->index;
+        count = (uint64_t)pc->offset;
+        if (pc->cap_user_rdpmc && idx) {
+            unsigned int width = pc->pmc_width;
+            int64_t pmc = (int64_t)rdpmc(idx - 1);
+            pmc = (int64_t)((uint64_t)pmc << (64 - width)) >> (64 - width);
+            count += (uint64_t)pmc;
+        }
+        __asm__ volatile("" ::: "memory");
+    } while (pc->lock != seq);
+    return count;
+}
+
+/* The raw set's instructions:u through perf's protocol against the
+ * library's set over the same window: the same difference, exactly. */
+static void check_perf_reader(struct vertigo_counters *set, const struct vcpu_view *w)
+{
+    char detail[200];
+    uint64_t p1, p2, l1 = 0, l2 = 0;
+    uint32_t idle = w->perf->index;
+    if (ioctl(w->fd, VERTIGO_IOC_CTR_START) < 0) {
+        check(0, "a perf self-monitoring reader reads the page's counts", strerror(errno));
+        return;
+    }
+    uint32_t running = w->perf->index;
+    p1 = perf_read(w->perf);
+    vertigo_counters_read(set, 0, &l1);
+    vertigo_loop_inc(LOOP_SHORT);
+    p2 = perf_read(w->perf);
+    vertigo_counters_read(set, 0, &l2);
+    uint32_t e0 = entries(w);
+    perf_read(w->perf);
+    uint32_t exits = entries(w) - e0;
+    snprintf(detail, sizeof(detail), "perf %lu, library %lu over the window; index %#x stopped, "
+             "%#x running; %u exit per read", (unsigned long)(p2 - p1), (unsigned long)(l2 - l1),
+             idle, running, exits);
+    check(p2 - p1 == l2 - l1 && p2 - p1 >= VERTIGO_LOOP_INC_INSTRUCTIONS * LOOP_SHORT &&
+          idle == 0 && running == VERTIGO_PV_RDPMC + 1 && exits == 1,
+          "a perf self-monitoring reader reads the page's counts", detail);
+}
+
+/* ---- The thread's own TSC --------------------------------------------------- */
+
+/* Its ticks around a loop of n iterations with no exit; 0 if every try had one. */
+static uint64_t ticks_window(struct vertigo_counters *set, const struct vcpu_view *w, uint64_t n)
+{
+    for (unsigned int r = 0; r < REPS; r++) {
+        uint64_t a = 0, b = 0;
+        uint32_t e0 = entries(w);
+        vertigo_counters_tsc(set, &a);
+        vertigo_loop_inc(n);
+        vertigo_counters_tsc(set, &b);
+        if (entries(w) == e0)
+            return b - a;
+    }
+    return 0;
+}
+
+static void check_thread_tsc(struct vertigo_counters *set, const struct vcpu_view *w)
+{
+    char detail[200];
+    uint64_t d1 = ticks_window(set, w, LOOP_SHORT), d2 = ticks_window(set, w, LOOP_LONG);
+    snprintf(detail, sizeof(detail), "%lu - %lu = %lu, known %u", (unsigned long)d2,
+             (unsigned long)d1, (unsigned long)(d2 - d1),
+             VERTIGO_LOOP_INC_INSTRUCTIONS * (LOOP_LONG - LOOP_SHORT));
+    check(d1 && d2 && d2 - d1 == VERTIGO_LOOP_INC_INSTRUCTIONS * (LOOP_LONG - LOOP_SHORT),
+          "the thread's own TSC counts a loop's instructions exactly", detail);
+    uint64_t t0 = 0, t1 = 0, c0 = vertigo_tsc_read();
+    vertigo_counters_tsc(set, &t0);
+    usleep(20000);
+    vertigo_counters_tsc(set, &t1);
+    uint64_t real = vertigo_tsc_read() - c0;
+    snprintf(detail, sizeof(detail), "its own %lu ticks, the CPU's %lu, over a 20 ms sleep",
+             (unsigned long)(t1 - t0), (unsigned long)real);
+    check(t1 > t0 && (t1 - t0) * 10 < real, "the thread's own TSC stands still while it sleeps",
+          detail);
+}
+
 /* ---- Main ------------------------------------------------------------------ */
 
 static void report(const char *what, const char *event, struct cost c)
@@ -285,6 +389,8 @@ static int run(void)
           "a TSC-computed count counts the same few entry instructions in every run", detail);
     printf("pv_cost: a TSC-computed count includes %ld instructions of Vertigo's entry path\n",
            (long)first);
+    check_perf_reader(set, &w);
+    check_thread_tsc(set, &w);
     vertigo_counters_free(set);
     return failures != 0;
 }

@@ -43,6 +43,7 @@ TEST(counters_calls_refuse_bad_handles)
     CHECK_EQ((uint64_t)(int64_t)vertigo_counters_open("cycles", NULL), (uint64_t)(int64_t)VERTIGO_CTR_EARG);
     CHECK_EQ((uint64_t)(int64_t)vertigo_counters_start(NULL), (uint64_t)(int64_t)VERTIGO_CTR_EARG);
     CHECK_EQ((uint64_t)(int64_t)vertigo_counters_read(NULL, 0, &v), (uint64_t)(int64_t)VERTIGO_CTR_EARG);
+    CHECK_EQ((uint64_t)(int64_t)vertigo_counters_tsc(NULL, &v), (uint64_t)(int64_t)VERTIGO_CTR_EARG);
     /* memory that is not a set */
     uint64_t junk[64] = { 0 };
     CHECK_EQ((uint64_t)(int64_t)vertigo_counters_read((void *)junk, 0, &v),

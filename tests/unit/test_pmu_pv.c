@@ -137,6 +137,28 @@ TEST(pv_page_publication)
     CHECK_EQ(page->entry_tsc, 13000);
 }
 
+/* RDPMC of VERTIGO_PV_RDPMC + i reads counter i as HC_PV_READ does;
+ * other indices, and counters past the program, are not its. */
+TEST(pv_rdpmc_index)
+{
+    struct pmu_pv pv = { 0 };
+    struct pmu_event_caps caps = bochs_caps();
+    uint64_t value = 7;
+    CHECK_EQ(pmu_pv_program(&pv, "instructions:u,cycles", &caps, NULL), 2);
+    pmu_pv_count(&pv, 3, 40);
+    pmu_pv_count(&pv, 0, 2);
+    CHECK(pmu_pv_rdpmc(&pv, VERTIGO_PV_RDPMC, &value));
+    CHECK_EQ(value, 40);
+    CHECK(pmu_pv_rdpmc(&pv, VERTIGO_PV_RDPMC + 1, &value));
+    CHECK_EQ(value, 42);
+    value = 7;
+    CHECK(!pmu_pv_rdpmc(&pv, VERTIGO_PV_RDPMC + 2, &value));   /* past the program */
+    CHECK(!pmu_pv_rdpmc(&pv, 0, &value));                      /* the virtual PMU's gp0 */
+    CHECK(!pmu_pv_rdpmc(&pv, 0x40000000u, &value));            /* its fixed counter 0 */
+    CHECK(!pmu_pv_rdpmc(&pv, VERTIGO_PV_RDPMC - 1, &value));
+    CHECK_EQ(value, 7);
+}
+
 /* HC_PV_VECTOR: 0 (none) and NMI only, each other class with its reason,
  * and a refusal leaves the registered vector alone. */
 TEST(pv_vector_validation)

@@ -100,10 +100,14 @@ TEST(thread_page_reader_matches_the_module)
     CHECK_EQ(vertigo_thread_page_read(&page, read_vcpu, &r, &value, &retries), 0);
     CHECK_EQ(value, 0);
     CHECK_EQ(r.calls, 0);                                   /* no exit when not running */
+    CHECK_EQ(page.index, 0);
+    CHECK_EQ(page.capabilities, 0);
     vertigo_thread_resume(&a, v.counts, 0);
     vertigo_thread_page_write(&page, &a, 0, 1, 2);
     CHECK_EQ(page.lock % 2, 0);
     CHECK_EQ(page.pv_index, 1);
+    CHECK_EQ(page.index, VERTIGO_PV_RDPMC + 1);             /* perf's: RDPMC ECX + 1 */
+    CHECK_EQ(page.capabilities, VERTIGO_THREAD_CAPS);
     CHECK_EQ(page.magic, VERTIGO_THREAD_MAGIC);
     CHECK_EQ(page.pmc_width, 64);
     vcpu_runs(&v, 42, 0);
@@ -240,6 +244,33 @@ TEST(thread_read_user_fast_path)
     vertigo_thread_page_write(&page, &a, 0, 1, 2);
     CHECK(!vertigo_thread_read_user(&page, 0, vcpus, 2, fake_tsc, fake_exit_read, &value));
     rewrite_on_tsc = NULL;
+}
+
+/* The thread's own TSC: ticks up to its last switch, plus those since its
+ * switch-in while it runs (perf's time_offset with time_mult 1); the
+ * time it spends off its CPU does not count. */
+TEST(thread_ticks_are_its_own)
+{
+    static struct vertigo_thread_page page;
+    struct sim_vcpu v = { { 0, 0 } };
+    struct vertigo_thread_set a = started_set();
+    fake_tsc_reads = 0;
+    rewrite_on_tsc = NULL;
+    vertigo_thread_resume(&a, v.counts, 1000);
+    vertigo_thread_page_write(&page, &a, 0, 0, 1);
+    CHECK_EQ(page.time_mult, 1);
+    CHECK_EQ(page.time_shift, 0);
+    fake_tsc_value = 1250;
+    CHECK_EQ(vertigo_thread_ticks(&page, fake_tsc), 250);
+    vertigo_thread_fold(&a, v.counts, 1300);                /* off its CPU at 1300 */
+    vertigo_thread_page_write(&page, &a, 0, 0, 1);
+    fake_tsc_value = 9000;                                  /* others run meanwhile */
+    CHECK_EQ(vertigo_thread_ticks(&page, fake_tsc), 300);
+    CHECK_EQ(page.capabilities, 0);
+    vertigo_thread_resume(&a, v.counts, 9000);
+    vertigo_thread_page_write(&page, &a, 0, 0, 1);
+    fake_tsc_value = 9040;
+    CHECK_EQ(vertigo_thread_ticks(&page, fake_tsc), 340);
 }
 
 /* ---- i-mode periods ---------------------------------------------------------- */
