@@ -23,8 +23,10 @@ struct vmx_timer_state {
     uint64_t deadline[VMX_TIMER_OWNERS];    /* clock at which each owner expires;
                                              * UINT64_MAX: none */
     uint32_t loaded;            /* timer value loaded at the last entry */
-    uint64_t root_ticks;        /* smallest TSC delta minus guest ticks seen:
-                                 * the entry/exit path's own ticks */
+    uint64_t root_ticks[2];     /* smallest TSC delta minus guest ticks seen:
+                                 * the entry/exit path's own ticks; [1]: with
+                                 * the path single-stepped (pmu/pmu_step.h,
+                                 * each step a #DB round trip) */
     bool armed;                 /* the timer ran during the last entry */
 };
 

@@ -5,6 +5,7 @@
 #include "vmx/vmx_timer.h"
 
 #include "boot/cpu.h"
+#include "boot/percpu.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
 
@@ -94,24 +95,26 @@ void vmx_timer_arm(struct vcpu *v)
  * expiry only where it syncs its clock (the end of a trace of straight-line
  * instructions), so a step can overshoot its deadline. The TSC difference
  * minus the entry/exit path's own ticks (learnt from exits the timer
- * measured exactly) counts those extra instructions too. */
+ * measured exactly) counts those extra instructions too. A path Vertigo
+ * single-stepped (the step area's step_exits, unchanged from the entry to
+ * here) takes many more ticks than one it did not: each has its own. */
 static uint64_t measured_ticks(struct vcpu *v)
 {
     struct vmx_timer_state *t = &v->vmx.timer;
     uint64_t tsc_ticks = v->vmx.exit_tsc - v->vmx.entry_tsc;
+    uint64_t *root_ticks = &t->root_ticks[this_cpu()->step.step_exits != 0];
     if (!t->armed || !value_saved())
         return tsc_ticks;
     uint64_t saved = vmcs_read(VMCS_PREEMPTION_TIMER_VALUE);
     uint64_t elapsed = saved < t->loaded ? t->loaded - saved : 0;
     elapsed = (elapsed > entry_ticks ? elapsed - entry_ticks : 0) << rate_shift();
     if (saved != 0) {
-        if (tsc_ticks >= elapsed && tsc_ticks - elapsed < t->root_ticks)
-            t->root_ticks = tsc_ticks - elapsed;
+        if (tsc_ticks >= elapsed && tsc_ticks - elapsed < *root_ticks)
+            *root_ticks = tsc_ticks - elapsed;
         return elapsed;
     }
-    if (t->root_ticks != UINT64_MAX && tsc_ticks > t->root_ticks &&
-        tsc_ticks - t->root_ticks > elapsed)
-        return tsc_ticks - t->root_ticks;
+    if (*root_ticks != UINT64_MAX && tsc_ticks > *root_ticks && tsc_ticks - *root_ticks > elapsed)
+        return tsc_ticks - *root_ticks;
     return elapsed;
 }
 
@@ -134,5 +137,5 @@ void vmx_timer_init(struct vcpu *v)
         v->vmx.timer.deadline[i] = VMX_TIMER_NONE;
     v->vmx.timer.clock = 0;
     v->vmx.timer.armed = false;
-    v->vmx.timer.root_ticks = UINT64_MAX;
+    v->vmx.timer.root_ticks[0] = v->vmx.timer.root_ticks[1] = UINT64_MAX;
 }
