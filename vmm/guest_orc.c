@@ -14,11 +14,12 @@
  * registers of an interrupt, exception or system call (an entry frame).
  *
  * Cost: this loop runs once per frame on the NMI path, so the table's
- * fields are copied into locals once, the lookup is an index read and a
- * scan of the few rules in one 64-byte block, the two rules nearly every
- * frame uses are told apart by one byte (the row's shape) and followed
- * inline, and stack words come from the reader's current page without a
- * call; every other rule goes through general_step. */
+ * fields and the reader's window are copied into locals once (kept in
+ * registers: nothing takes their address), the lookup is an index read
+ * and a scan of the few rules in one 64-byte block, the rules nearly
+ * every frame uses are told apart by one byte (the row's shape) and
+ * followed inline, and stack words come from the window without a call;
+ * every other rule goes through general_step. */
 #include "vmm/guest_orc.h"
 
 #define ORC_INLINE static inline __attribute__((always_inline))
@@ -31,6 +32,7 @@
 #define IRET_IP         0
 #define IRET_CS         1
 #define IRET_SP         3       /* (2: flags, 4: ss) */
+#define IRET_BYTES      (4 * 8) /* ip to sp */
 #define CS_RPL_MASK     3u           /* CS bits 1:0: the privilege level left */
 
 /* The table as the walk reads it, in locals. */
@@ -175,70 +177,121 @@ static __attribute__((noinline)) enum step general_step(const struct guest_orc_r
     return STEP_CALL;
 }
 
+/* What general_frame found: the step and the registers after it. */
+struct general {
+    enum step step;
+    struct guest_unwind_regs r;
+};
+
+/* One frame under the rare rules, by value so the walk's registers stay
+ * in registers. */
+static __attribute__((noinline)) struct general
+general_frame(const struct guest_orc_row *row, uint64_t ip, uint64_t sp, uint64_t bp,
+              struct guest_reader *rd)
+{
+    struct general g = { .r = { .ip = ip, .sp = sp, .bp = bp } };
+    g.step = general_step(row, &g.r, rd);
+    return g;
+}
+
+/* The loop runs once per frame: the rule's lookup (an index read and a
+ * scan of one block's few rules), then by the rule's shape one checked
+ * read (the return address, or the pushed RBP with it) from the window,
+ * the bounds, and the next lookup's offset. */
 unsigned int guest_orc_walk(const struct guest_orc *table, struct guest_unwind_regs *regs,
                             unsigned int max_depth, struct guest_reader *rd, uint64_t *out,
                             bool *to_user)
 {
-    const struct orc_view t = view_of(table);
-    uint64_t ip = regs->ip, sp = regs->sp, bp = regs->bp;  /* kept in registers */
-    uint64_t lookup = ip - t.text_start;    /* text offset of the code's rule: exact at first */
-    unsigned int depth = 0;
+    const uint64_t text_start = table->text_start;
+    const uint64_t text_size = table->text_end - text_start;
+    const uint32_t *ip_of = table->ip, *block = table->block;
+    const struct guest_orc_row *rows = table->rows;
+    struct guest_window w = guest_window_of(rd);
+    uint64_t ip = regs->ip, sp = regs->sp, bp = regs->bp;
+    uint64_t lookup = ip - text_start;      /* text offset of the code's rule: exact at first */
+    uint64_t *o = out, *const end = out + max_depth;
     *to_user = false;
-    while (depth < max_depth) {
-        const struct guest_orc_row *row = &t.rows[(int64_t)rows_upto(&t, lookup) - 1];
+    if (lookup >= text_size)
+        goto done;                          /* no rule: the end-of-stack rule */
+    while (o != end) {
+        uint32_t n = block[lookup >> GUEST_ORC_BLOCK_SHIFT];
+        while (ip_of[n] <= (uint32_t)lookup)
+            n++;                            /* bounded by the next block's first rule */
+        const struct guest_orc_row *row = &rows[(int64_t)n - 1];
         uint64_t cfa = plus(sp, row->sp_offset);
         const uint8_t *p;
         bool exact = false;
-        if (row->shape == GUEST_ORC_SHAPE_SP_BP_KEPT) {
+        uint8_t shape = row->shape;
+        if (__builtin_expect(shape == GUEST_ORC_SHAPE_SP_BP_KEPT, 1)) {
             /* the return address just below the CFA; BP untouched */
-            if (cfa <= sp || !(p = guest_reader_at(rd, cfa - 8, 8)))
+            if (cfa <= sp || !(p = guest_window_at(rd, &w, cfa - 8, 8)))
                 break;                      /* a CFA not above SP loops */
             ip = load64(p);
-            sp = cfa;
-        } else if (row->shape == GUEST_ORC_SHAPE_SP_BP_SAVED) {
-            /* the return address just below the CFA, the caller's BP
-             * where the rule says: pushed first, it is the word below
-             * (one read for both) */
-            uint64_t bp_at = plus(cfa, row->bp_offset);
-            if (cfa <= sp)
+        } else if (shape == GUEST_ORC_SHAPE_SP_BP_BELOW) {
+            /* the caller's BP pushed first, just below the return
+             * address: one read for both */
+            if (cfa <= sp || !(p = guest_window_at(rd, &w, cfa - 16, 16)))
                 break;
-            if (bp_at == cfa - 16) {
-                if (!(p = guest_reader_at(rd, bp_at, 16)))
-                    break;
-                bp = load64(p);
-                ip = load64(p + 8);
-            } else {
-                if (!(p = guest_reader_at(rd, cfa - 8, 8)))
-                    break;
-                ip = load64(p);
-                if (!(p = guest_reader_at(rd, bp_at, 8)))
+            bp = load64(p);
+            ip = load64(p + 8);
+        } else if (shape == GUEST_ORC_SHAPE_SP_BP_SAVED) {
+            /* the return address just below the CFA, the caller's BP
+             * where the rule says */
+            if (cfa <= sp || !(p = guest_window_at(rd, &w, cfa - 8, 8)))
+                break;
+            ip = load64(p);
+            if (!(p = guest_window_at(rd, &w, plus(cfa, row->bp_offset), 8)))
+                break;
+            bp = load64(p);
+        } else if (shape == GUEST_ORC_SHAPE_SP_ENTRY) {
+            /* the interrupted context: its IRET frame's ip, cs and sp in
+             * one read, and a full pt_regs' saved BP */
+            bool full = row->type == GUEST_ORC_REGS;
+            if (!(p = guest_window_at(rd, &w, cfa + (full ? PT_REGS_IRET : 0), IRET_BYTES)))
+                break;
+            uint64_t to_ip = load64(p + IRET_IP * 8), cs = load64(p + IRET_CS * 8);
+            uint64_t to_sp = load64(p + IRET_SP * 8);
+            if (full) {
+                if (!(p = guest_window_at(rd, &w, cfa + PT_REGS_BP, 8)))
                     break;
                 bp = load64(p);
             }
-            sp = cfa;
-        } else {
-            struct guest_unwind_regs r = { .ip = ip, .sp = sp, .bp = bp };
-            enum step step = general_step(row, &r, rd);
-            if (step == STEP_STOP)
-                break;
-            ip = r.ip;
-            sp = r.sp;
-            bp = r.bp;
-            if (step == STEP_USER) {
+            ip = to_ip;
+            cfa = to_sp;
+            if (cs & CS_RPL_MASK) {
+                sp = cfa;
                 *to_user = true;
                 break;
             }
-            exact = step == STEP_ENTRY;
+            exact = true;
+        } else {
+            struct general g = general_frame(row, ip, sp, bp, rd);
+            w = guest_window_of(rd);
+            if (g.step == STEP_STOP)
+                break;
+            ip = g.r.ip;
+            cfa = g.r.sp;
+            bp = g.r.bp;
+            if (g.step == STEP_USER) {
+                sp = cfa;
+                *to_user = true;
+                break;
+            }
+            exact = g.step == STEP_ENTRY;
         }
-        lookup = ip - t.text_start;
-        if (lookup >= t.text_size)
+        sp = cfa;
+        lookup = ip - text_start;
+        if (lookup >= text_size)
             break;                          /* outside kernel text: the walk ends */
-        out[depth++] = ip;
+        *o++ = ip;
         /* A return address's call is the byte before (the callee may be
          * noreturn, so the next instruction belongs to another rule); at
-         * the text's first byte the offset wraps and the walk ends. */
-        lookup -= !exact;
+         * the text's first byte there is no rule before: the end of the
+         * stack. */
+        if (!exact && lookup-- == 0)
+            break;
     }
+done:
     *regs = (struct guest_unwind_regs){ .ip = ip, .sp = sp, .bp = bp };
-    return depth;
+    return (unsigned int)(o - out);
 }

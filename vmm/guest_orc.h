@@ -56,14 +56,19 @@ enum guest_orc_type {
     GUEST_ORC_END,              /* end of the stack (or a rule to stop at) */
 };
 
-/* The two call-frame rules nearly every frame of a Linux kernel uses,
- * classified once when the table is built so the walk tests one byte:
- * CFA = SP + offset with BP untouched, or with the caller's BP saved on
- * the stack at CFA + bp_offset. Anything else takes the general path. */
+/* The rules nearly every frame of a Linux kernel uses, classified once
+ * when the table is built so the walk tests one byte: a call frame with
+ * CFA = SP + offset and BP untouched, or with the caller's BP saved on
+ * the stack just below the return address (pushed first: CFA - 16, read
+ * with it) or elsewhere at CFA + bp_offset; an entry frame (pt_regs or
+ * IRET frame) at CFA = SP + offset. Anything else takes the general
+ * path. */
 enum guest_orc_shape {
     GUEST_ORC_SHAPE_GENERAL,
     GUEST_ORC_SHAPE_SP_BP_KEPT,
+    GUEST_ORC_SHAPE_SP_BP_BELOW,
     GUEST_ORC_SHAPE_SP_BP_SAVED,
+    GUEST_ORC_SHAPE_SP_ENTRY,
 };
 
 struct guest_orc_row {

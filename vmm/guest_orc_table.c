@@ -56,12 +56,14 @@ size_t guest_orc_bytes(const struct vertigo_kernel_orc *a)
 
 static uint8_t shape_of(const struct guest_orc_row *row)
 {
-    if (row->type != GUEST_ORC_CALL || row->sp_reg != GUEST_ORC_REG_SP)
+    if (row->sp_reg != GUEST_ORC_REG_SP || row->type == GUEST_ORC_END)
         return GUEST_ORC_SHAPE_GENERAL;
+    if (row->type != GUEST_ORC_CALL)
+        return GUEST_ORC_SHAPE_SP_ENTRY;
     if (row->bp_reg == GUEST_ORC_REG_UNDEFINED)
         return GUEST_ORC_SHAPE_SP_BP_KEPT;
     if (row->bp_reg == GUEST_ORC_REG_PREV_SP)
-        return GUEST_ORC_SHAPE_SP_BP_SAVED;
+        return row->bp_offset == -16 ? GUEST_ORC_SHAPE_SP_BP_BELOW : GUEST_ORC_SHAPE_SP_BP_SAVED;
     return GUEST_ORC_SHAPE_GENERAL;
 }
 

@@ -17,7 +17,8 @@
 #include <stdint.h>
 
 #define GUEST_READER_PAGE  4096u
-#define GUEST_READER_MAX   16u          /* bytes one guest_reader_at may ask for */
+#define GUEST_READER_MAX   32u          /* bytes one guest_reader_at may ask for
+                                           (a hardware IRET frame) */
 
 /* Vertigo's address of the readable 4 KiB guest page at page-aligned
  * `page`, or NULL if any byte of it may not be read. */
@@ -67,6 +68,33 @@ guest_reader_word(struct guest_reader *rd, uint64_t gva, uint64_t *out)
         return false;
     __builtin_memcpy(out, p, sizeof(*out));
     return true;
+}
+
+/* A walk's copy of the reader's window, for a loop that keeps it in
+ * registers (the reader itself is in memory, reloaded after every store
+ * the compiler cannot see past): a read inside it is a subtraction, a
+ * compare and a load; outside, guest_reader_fetch moves the reader's
+ * window and the copy follows. */
+struct guest_window {
+    uint64_t base;
+    const uint8_t *host;        /* NULL: no page yet */
+};
+
+static inline struct guest_window guest_window_of(const struct guest_reader *rd)
+{
+    return (struct guest_window){ .base = rd->base, .host = rd->host };
+}
+
+/* guest_reader_at through the walk's copy w of rd's window. */
+static inline __attribute__((always_inline)) const uint8_t *
+guest_window_at(struct guest_reader *rd, struct guest_window *w, uint64_t gva, size_t len)
+{
+    uint64_t off = gva - w->base;
+    if (__builtin_expect(off <= GUEST_READER_PAGE - len && w->host != NULL, 1))
+        return w->host + off;
+    const uint8_t *p = guest_reader_fetch(rd, gva, len);
+    *w = guest_window_of(rd);
+    return p;
 }
 
 #endif

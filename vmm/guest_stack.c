@@ -6,39 +6,48 @@
 
 bool guest_stack_addr_in_mode(uint64_t addr, bool kernel)
 {
-    uint64_t top = addr >> CANONICAL_SHIFT;
-    return kernel ? top == (UINT64_MAX >> CANONICAL_SHIFT) : top == 0;
+    return addr >> CANONICAL_SHIFT == (kernel ? UINT64_MAX >> CANONICAL_SHIFT : 0);
 }
 
-static bool frame_ok(uint64_t fp, uint64_t previous, bool kernel)
+static inline bool in_half(uint64_t addr, uint64_t top)
 {
-    if (!fp || (fp & (FRAME_ALIGN - 1)) || !guest_stack_addr_in_mode(fp, kernel))
-        return false;
-    if (!previous)
-        return true;
-    return fp > previous && fp - previous <= GUEST_STACK_FRAME_MAX;
+    return addr >> CANONICAL_SHIFT == top;
 }
 
+static inline uint64_t load64(const uint8_t *p)
+{
+    uint64_t v;
+    __builtin_memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+/* Each frame pointer after the first is checked before the walk moves
+ * to it: above the current one by at most GUEST_STACK_FRAME_MAX (one
+ * unsigned compare: next - fp - 1 wraps far above for next <= fp),
+ * aligned, in the mode's half. The reader's window stays in registers. */
 unsigned int guest_stack_walk(uint64_t rbp, bool kernel, unsigned int max_depth,
                               struct guest_reader *rd, uint64_t *out)
 {
-    unsigned int depth = 0;
-    uint64_t fp = rbp, previous = 0;
-
-    while (depth < max_depth && frame_ok(fp, previous, kernel)) {
-        const uint8_t *frame = guest_reader_at(rd, fp, 2 * sizeof(uint64_t));
-        uint64_t next, ret;     /* saved frame pointer, return address */
+    const uint64_t top = kernel ? UINT64_MAX >> CANONICAL_SHIFT : 0;
+    struct guest_window w = guest_window_of(rd);
+    uint64_t *o = out, *const end = out + max_depth;
+    uint64_t fp = rbp;
+    if (!fp || (fp & (FRAME_ALIGN - 1)) || !in_half(fp, top))
+        return 0;
+    while (o != end) {
+        const uint8_t *frame = guest_window_at(rd, &w, fp, 2 * sizeof(uint64_t));
         if (!frame)
             break;
-        __builtin_memcpy(&next, frame, sizeof(next));
-        __builtin_memcpy(&ret, frame + sizeof(next), sizeof(ret));
-        if (!ret || !guest_stack_addr_in_mode(ret, kernel))
+        uint64_t next = load64(frame), ret = load64(frame + sizeof(uint64_t));
+        if (!ret || !in_half(ret, top))
             break;
-        out[depth++] = ret;
-        previous = fp;
+        *o++ = ret;
+        if (next - fp - 1 >= GUEST_STACK_FRAME_MAX || (next & (FRAME_ALIGN - 1)) ||
+            !in_half(next, top))
+            break;
         fp = next;
     }
-    return depth;
+    return (unsigned int)(o - out);
 }
 
 /* The ORC walk, then the user context it crossed into. */

@@ -31,8 +31,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GUEST_TLB_ENTRIES  32u      /* direct-mapped by guest page number */
-#define GUEST_TLB_SLOT(page) (((page) >> 12) % GUEST_TLB_ENTRIES)
+#define GUEST_TLB_WAYS     2u       /* entries per set, most recently filled first */
+#define GUEST_TLB_SETS     32u      /* see guest_tlb_set */
+#define GUEST_TLB_ENTRIES  (GUEST_TLB_WAYS * GUEST_TLB_SETS)
 #define GUEST_TLB_LEVELS   5u       /* paging-structure entries of a walk, at most */
 
 /* What a page walk depends on besides the paging-structure entries. */
@@ -65,6 +66,24 @@ struct guest_tlb {
     uint64_t hits, misses;      /* for tests and benchmarks */
 };
 
+/* The set a key may sit in. Kernel stacks are 16 KiB aligned and walked
+ * near their top, so their page numbers alone would share a quarter of
+ * the sets; folding in higher bits of the page and the CR3 spreads them,
+ * and two ways keep a kernel stack and the user stack a walk crosses into
+ * even when they meet in one set. Any function would be correct (a
+ * lookup compares the whole key): this one only makes hits likelier. */
+static inline unsigned int guest_tlb_set(const struct guest_tlb_key *key)
+{
+    uint64_t pfn = key->page >> 12;
+    return (unsigned int)((pfn ^ (pfn >> 2) ^ (pfn >> 8) ^ (key->cr3 >> 12)) % GUEST_TLB_SETS);
+}
+
+static inline struct guest_tlb_entry *guest_tlb_set_of(struct guest_tlb *tlb,
+                                                       const struct guest_tlb_key *key)
+{
+    return &tlb->e[guest_tlb_set(key) * GUEST_TLB_WAYS];
+}
+
 /* The cache for one walk, or NULL if a walk interrupted on this CPU
  * holds it. Give it back with guest_tlb_release. */
 struct guest_tlb *guest_tlb_claim(struct guest_tlb *tlb);
@@ -84,25 +103,35 @@ static inline void guest_tlb_trace_add(struct guest_tlb_trace *t, const uint64_t
 
 #define GUEST_TLB_PTE_IGNORED ((1ull << 5) | (1ull << 6))  /* accessed, dirty */
 
+/* True if entry e is for key and still holds (see the staleness rule). */
+static inline bool guest_tlb_holds(const struct guest_tlb_entry *e,
+                                   const struct guest_tlb_key *key)
+{
+    if (!e->host || e->key.page != key->page || e->key.cr3 != key->cr3 ||
+        e->key.ept != key->ept || e->key.ept_generation != key->ept_generation ||
+        e->key.la57 != key->la57 || e->key.user != key->user)
+        return false;
+    for (unsigned int i = 0, n = e->trace.count; i < n; i++) {
+        uint64_t now = __atomic_load_n(e->trace.entry[i], __ATOMIC_RELAXED);
+        if ((now ^ e->trace.value[i]) & ~GUEST_TLB_PTE_IGNORED)
+            return false;
+    }
+    return true;
+}
+
 /* Vertigo's address of the page of key, if an entry for it still holds
  * (see the staleness rule above); NULL otherwise. Inline: it is the
  * stack walk's way to each new page. */
 static inline const uint8_t *guest_tlb_lookup(struct guest_tlb *tlb,
                                               const struct guest_tlb_key *key)
 {
-    const struct guest_tlb_entry *e = &tlb->e[GUEST_TLB_SLOT(key->page)];
-    if (!e->host || e->key.page != key->page || e->key.cr3 != key->cr3 ||
-        e->key.ept != key->ept || e->key.ept_generation != key->ept_generation ||
-        e->key.la57 != key->la57 || e->key.user != key->user)
-        goto miss;
-    for (unsigned int i = 0; i < e->trace.count; i++) {
-        uint64_t now = __atomic_load_n(e->trace.entry[i], __ATOMIC_RELAXED);
-        if ((now ^ e->trace.value[i]) & ~GUEST_TLB_PTE_IGNORED)
-            goto miss;
+    const struct guest_tlb_entry *set = guest_tlb_set_of(tlb, key);
+    for (unsigned int w = 0; w < GUEST_TLB_WAYS; w++) {
+        if (guest_tlb_holds(&set[w], key)) {
+            tlb->hits++;
+            return set[w].host;
+        }
     }
-    tlb->hits++;
-    return e->host;
-miss:
     tlb->misses++;
     return NULL;
 }

@@ -132,10 +132,31 @@ void guest_virt_cursor_init(struct guest_virt_cursor *c, struct vcpu *v)
                             vmcs_read(VMCS_GUEST_CR4));
 }
 
-/* Host address (*host) of the page holding gva, from the cache or the
- * tables; anything but GUEST_ACCESS_OK if the page is not readable. */
-static enum guest_access cursor_page(struct guest_virt_cursor *c, uint64_t gva,
-                                     const uint8_t **host)
+/* Host address (*host) of the page at `page` from the tables, remembered
+ * in the cursor and the translation cache. */
+static __attribute__((noinline)) enum guest_access
+cursor_walk_page(struct guest_virt_cursor *c, uint64_t page, const uint8_t **host)
+{
+    uint64_t gpa = page;
+    enum guest_access r = c->paging ? guest_pt_walk(&c->pg, page, c->user, &gpa)
+                                    : GUEST_ACCESS_OK;
+    if (r == GUEST_ACCESS_OK)
+        r = cursor_phys(c, gpa & ~(uint64_t)(PAGE_SIZE - 1), PAGE_SIZE, host);
+    if (r != GUEST_ACCESS_OK)
+        return r;
+    c->page_gva = page;
+    c->page_host = *host;
+    if (c->tlb)
+        guest_tlb_fill(c->tlb, &c->key, &c->trace, *host);
+    return r;
+}
+
+/* Host address (*host) of the page holding gva, from the cursor's last
+ * page, the translation cache or the tables; anything but
+ * GUEST_ACCESS_OK if the page is not readable. Inline: the first two
+ * are the stack walk's way to each new page. */
+static inline __attribute__((always_inline)) enum guest_access
+cursor_page(struct guest_virt_cursor *c, uint64_t gva, const uint8_t **host)
 {
     uint64_t page = gva & ~(uint64_t)(PAGE_SIZE - 1);
     if (c->page_host && c->page_gva == page) {
@@ -152,18 +173,7 @@ static enum guest_access cursor_page(struct guest_virt_cursor *c, uint64_t gva,
         }
         c->trace.count = 0;
     }
-    uint64_t gpa = page;
-    enum guest_access r = c->paging ? guest_pt_walk(&c->pg, page, c->user, &gpa)
-                                    : GUEST_ACCESS_OK;
-    if (r == GUEST_ACCESS_OK)
-        r = cursor_phys(c, gpa & ~(uint64_t)(PAGE_SIZE - 1), PAGE_SIZE, host);
-    if (r != GUEST_ACCESS_OK)
-        return r;
-    c->page_gva = page;
-    c->page_host = *host;
-    if (c->tlb)
-        guest_tlb_fill(c->tlb, &c->key, &c->trace, *host);
-    return r;
+    return cursor_walk_page(c, page, host);
 }
 
 void guest_virt_cursor_claim_tlb(struct guest_virt_cursor *c, struct guest_tlb *tlb)

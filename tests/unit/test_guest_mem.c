@@ -318,3 +318,45 @@ TEST(a_walk_interrupted_on_its_cpu_keeps_the_cache)
     guest_virt_cursor_claim_tlb(&inner, tlb());
     CHECK(inner.tlb == NULL);
 }
+
+/* Two ways per set: a kernel stack page and a user stack page meeting in
+ * one set both stay; a third page there evicts the least recently filled;
+ * a stale entry is replaced in place; a walk that could not be recorded
+ * drops the page's entry. */
+TEST(a_set_keeps_two_pages_and_evicts_the_older)
+{
+    static struct guest_tlb t;
+    memset(&t, 0, sizeof(t));
+    uint64_t pte = 0x1007, pages[3], n = 0;
+    struct guest_tlb_key key = { .cr3 = 0x5000, .ept = &t, .ept_generation = 1 };
+    struct guest_tlb_trace trace = { .count = 1, .entry = { &pte }, .value = { 0x1007 } };
+    const uint8_t host[3][1] = { { 0 }, { 1 }, { 2 } };
+    key.page = 0xffffc90000013000ull;
+    unsigned int set = guest_tlb_set(&key);
+    for (uint64_t p = 0x7ffffffd0000ull; n < 3; p += PAGE) {
+        key.page = p;
+        if (guest_tlb_set(&key) == set)
+            pages[n++] = p;
+    }
+    for (unsigned int i = 0; i < 3; i++) {
+        key.page = pages[i];
+        guest_tlb_fill(&t, &key, &trace, host[i]);
+    }
+    key.page = pages[0];
+    CHECK(guest_tlb_lookup(&t, &key) == NULL);          /* the oldest went */
+    key.page = pages[1];
+    CHECK(guest_tlb_lookup(&t, &key) == host[1]);
+    key.page = pages[2];
+    CHECK(guest_tlb_lookup(&t, &key) == host[2]);
+    pte = 0x2007;                                       /* the guest edits the PTE */
+    CHECK(guest_tlb_lookup(&t, &key) == NULL);
+    trace.value[0] = 0x2007;
+    guest_tlb_fill(&t, &key, &trace, host[0]);          /* walked again: replaces it */
+    CHECK(guest_tlb_lookup(&t, &key) == host[0]);
+    key.page = pages[1];
+    CHECK(guest_tlb_lookup(&t, &key) == NULL);          /* pages[1]'s PTE changed too */
+    struct guest_tlb_trace unrecorded = { .count = GUEST_TLB_LEVELS + 1 };
+    key.page = pages[2];
+    guest_tlb_fill(&t, &key, &unrecorded, host[1]);
+    CHECK(guest_tlb_lookup(&t, &key) == NULL);          /* nothing cached for it */
+}

@@ -286,6 +286,47 @@ TEST(an_iret_frame_entry_crosses_to_user_with_bp_as_it_was)
     CHECK_EQ(out[1], UTEXT + 0x100);
 }
 
+/* The walk reads an IRET frame's ip, cs and sp in one read: a frame
+ * across two pages is read from both (each checked), one running off
+ * readable memory stops the walk with nothing taken from it. */
+TEST(an_iret_frame_across_pages_is_read_and_an_unreadable_one_stops)
+{
+    uint64_t out[16];
+    setup();
+    uint64_t at_edge = KSTACK + 0x1000 - 16;    /* ip, cs in one page; flags, sp in the next */
+    put64(at_edge, UIP);
+    put64(at_edge + 8, USER_CS);
+    put64(at_edge + 24, USTACK + 0x100);
+    put64(UBP, 0);
+    put64(UBP + 8, UTEXT + 0x100);
+    struct guest_unwind_regs start = { .ip = F_PARTIAL + 4, .sp = at_edge, .bp = UBP };
+    CHECK_EQ(guest_stack_sample(&ku, &start, true, 16, reader(), out), 2);
+    CHECK_EQ(out[0], UIP);
+    CHECK_EQ(out[1], UTEXT + 0x100);
+    uint64_t off_end = KSTACK + REGION_BYTES - 24;  /* sp would be past readable memory */
+    put64(off_end, UIP);
+    put64(off_end + 8, USER_CS);
+    struct guest_unwind_regs r = { .ip = F_PARTIAL + 4, .sp = off_end, .bp = UBP };
+    bool to_user = true;
+    CHECK_EQ(guest_orc_walk(ku.orc, &r, 16, reader(), out, &to_user), 0);
+    CHECK(!to_user);
+    CHECK_EQ(r.ip, F_PARTIAL + 4);          /* the registers as the walk found them */
+    CHECK_EQ(r.sp, off_end);
+    CHECK_EQ(r.bp, UBP);
+}
+
+/* A return address at the text's first byte is recorded; the byte
+ * before it has no rule, so the walk ends there. */
+TEST(a_return_to_the_first_byte_of_text_ends_the_walk)
+{
+    uint64_t out[16];
+    setup();
+    put64(S0 + 0x28, KTEXT);                /* mid's frame (0x30) returns to KTEXT */
+    put64(S0 + 0x58, F_MID + 0x10);         /* (what a walk going on would take next) */
+    CHECK_EQ(sample(F_MID + 0x10, S0, 16, out), 1);
+    CHECK_EQ(out[0], KTEXT);
+}
+
 TEST(return_addresses_outside_kernel_text_end_the_walk)
 {
     uint64_t out[16];
