@@ -6,10 +6,12 @@
  * share of the VCPU's counts (sched_out) and starts the next (sched_in),
  * following guestlib/vertigo_thread_ctr.h. A counter that does not count
  * kernel mode is read from the page with no exit (the module runs in
- * kernel mode, where it stands still); one that does costs a
- * VERTIGO_HC_PV_READ. The owner maps its set's pages and, read-only, every
- * CPU's page of Vertigo's counts, so its own reads of a counter that counts
- * every mode, or not user mode, need no exit either. A CPU keeps counting
+ * kernel mode, where it stands still), one that counts every mode too
+ * where the page has VERTIGO_PV_TICKS (sum + TSC ticks since the entry);
+ * a :k counter costs a VERTIGO_HC_PV_READ. The owner maps its set's
+ * pages and, read-only, every CPU's page of Vertigo's counts, so its own
+ * reads of a counter that counts every mode, or not user mode, need no
+ * exit either. A CPU keeps counting
  * the events it last counted, so threads with the same events switch
  * without a hypercall; a thread with other events costs one
  * VERTIGO_HC_PV_PROGRAM when it comes in.
@@ -80,12 +82,21 @@ static atomic64_t vt_skid_max;
 
 /* ---- The VCPU's counts ----------------------------------------------------- */
 
+static u64 vt_tsc(void)
+{
+	return rdtsc_ordered();
+}
+
+/* Counter i of this CPU: from its page with no exit where the page allows
+ * (a counter not counting kernel mode stands still here; one of every
+ * mode is its sum + the TSC ticks since the entry, as the library reads
+ * it in user mode), else one VERTIGO_HC_PV_READ. */
 static u64 vt_vcpu_count(struct vt_cpu *c, u32 i)
 {
-	const struct vertigo_pv_counter *k = &c->page->counters[i];
+	u64 n;
 
-	if (!(READ_ONCE(k->flags) & VERTIGO_PV_KERNEL))
-		return READ_ONCE(k->sum);       /* stands still in kernel mode */
+	if (vertigo_pv_count_now(c->page, i, VERTIGO_PV_KERNEL, vt_tsc, &n))
+		return n;
 	atomic64_inc(&vt_vcpu_reads);
 	return (u64)vertigo_hypercall1(VERTIGO_HC_PV_READ, i);
 }

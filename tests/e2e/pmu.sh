@@ -62,6 +62,10 @@ expect_line $RUN "threads: different events, one reprogramming per switch" \
 for what in "unknown event" "more events than per-thread counters" "a software event" \
             "reading a closed set" "another thread's read: wrong thread" \
             "another thread cannot map the page" "a writable mapping of the page is refused" \
+            "another thread cannot map the CPUs' pages" \
+            "a writable mapping of the CPUs' pages is refused" \
+            "a mapping past the CPUs' pages is refused" \
+            "a mapping at another page offset is refused" \
             "the page hypercall from user mode: EPERM"; do
     expect_line $RUN "threads: refused: $what" "^pv_threads: PASS: $what"
 done
@@ -85,10 +89,18 @@ expect_line $RUN "threads: a-mode: a TSC-computed count is exact within a run" \
     '^pv_cost: PASS: a TSC-computed count is exact within a run'
 expect_line $RUN "threads: a-mode: a TSC-computed count, the same entry path in every run" \
     '^pv_cost: PASS: a TSC-computed count counts the same few entry instructions'
+expect_line $RUN "threads: a perf self-monitoring reader reads the page's counts (RDPMC of index - 1)" \
+    "^pv_cost: PASS: a perf self-monitoring reader reads the page's counts"
+expect_line $RUN "threads: the thread's own TSC counts a loop's instructions exactly" \
+    "^pv_cost: PASS: the thread's own TSC counts a loop's instructions exactly"
+expect_line $RUN "threads: the thread's own TSC stands still while it sleeps" \
+    "^pv_cost: PASS: the thread's own TSC stands still while it sleeps"
+expect_line $RUN "threads: threads counting the same events switch with no VM exit of their own" \
+    "^pv_cost: PASS: threads counting the same events switch with no VM exit of their own"
 expect_no_line $RUN "threads: no check failed" '^(pv_threads|pv_cost|vertigo_probe): .*FAIL'
 expect_line $RUN "threads scenario" '^VERTIGO-GUEST: threads: PASS$'
 capture $RUN | grep -E '^pv_threads: PASS: (thread|same|different)' | indent
-capture $RUN | grep -E '^pv_cost: (a-mode read|system call|perf read|a TSC)' | indent
+capture $RUN | grep -E '^pv_cost: (a-mode read|system call|perf read|a TSC|context switch)' | indent
 expect_no_unknown_nmi $RUN
 capture $RUN | grep '^pmu_loop: .*N=' | indent
 for step in 0 1 100 10000; do

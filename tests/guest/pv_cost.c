@@ -35,12 +35,19 @@
  *     VERTIGO_PV_RDPMC + i: one exit), and index is 0 while stopped;
  *   - the thread's own TSC (vertigo_counters_tsc) counts exactly the
  *     instructions of a loop within a run, and not the time it sleeps.
+ * First of all (before its own sets program the CPU), what a context
+ * switch costs: two threads on CPU 0 ping-pong a byte through two pipes
+ * SWITCH_ROUNDS times, with no counters, both counting the same events
+ * (instructions, every mode) and counting different ones (instructions
+ * and cycles, one reprogramming per switch): TSC ticks (guest and
+ * Vertigo instructions alike in Bochs) and VM exits per switch.
  * Prints "pv_cost: ..." lines, "pv_cost: PASS: ..." or "pv_cost: FAIL:
  * ..." per check, "reason: ..." after a failure; exit status 1 if one
  * failed. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,6 +69,7 @@
 #define RULER       0u
 #define LOOP_SHORT  1000u
 #define LOOP_LONG   3000u
+#define SWITCH_ROUNDS 200u
 
 static int failures;
 
@@ -81,9 +89,12 @@ struct vcpu_view {
     const volatile struct perf_event_mmap_page *perf;   /* its counter 0, as perf sees it */
 };
 
-static int view_open(struct vcpu_view *w)
+/* Opens (not starts) a set of `events` on the view's fd: it programs CPU
+ * 0 with them. */
+static int view_open(struct vcpu_view *w, const char *events)
 {
-    struct vertigo_ctr_open req = { .events = EVENTS };
+    struct vertigo_ctr_open req = { .flags = 0 };
+    strncpy(req.events, events, sizeof(req.events) - 1);
     w->fd = open(VERTIGO_DEV_PATH, O_RDWR);
     if (w->fd < 0 || ioctl(w->fd, VERTIGO_IOC_CTR_OPEN, &req) < 0)
         return -1;
@@ -314,6 +325,99 @@ static void check_thread_tsc(struct vertigo_counters *set, const struct vcpu_vie
           detail);
 }
 
+/* ---- Context switches ------------------------------------------------------- */
+
+struct player {
+    int in, out;                /* pipes: read one byte, write one byte */
+    const char *events;         /* NULL: no counters */
+    bool first;                 /* writes before it reads */
+    int err;
+};
+
+static void pin_cpu0(void)
+{
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    CPU_SET(0, &cpus);
+    sched_setaffinity(0, sizeof(cpus), &cpus);
+}
+
+static void *play(void *arg)
+{
+    struct player *p = arg;
+    struct vertigo_counters *set = NULL;
+    char byte = 'x';
+    pin_cpu0();
+    if (p->events && !(p->err = vertigo_counters_open(p->events, &set)))
+        p->err = vertigo_counters_start(set);
+    for (unsigned int r = 0; !p->err && r < SWITCH_ROUNDS; r++) {
+        if (p->first && write(p->out, &byte, 1) != 1)
+            p->err = -1;
+        if (read(p->in, &byte, 1) != 1)
+            p->err = -1;
+        if (!p->first && write(p->out, &byte, 1) != 1)
+            p->err = -1;
+    }
+    vertigo_counters_free(set);
+    return NULL;
+}
+
+/* Ticks and exits per switch of a ping-pong whose threads count a_events
+ * and b_events (NULL: nothing); false if it could not run. */
+static bool switch_cost(const struct vcpu_view *w, const char *a_events, const char *b_events,
+                        uint64_t *ticks, uint64_t *exits)
+{
+    int ab[2], ba[2];
+    if (pipe(ab) || pipe(ba))
+        return false;
+    struct player a = { ba[0], ab[1], a_events, true, 0 }, b = { ab[0], ba[1], b_events, false, 0 };
+    pthread_t ta, tb;
+    uint32_t e0 = entries(w);
+    uint64_t t0 = vertigo_tsc_read();
+    pthread_create(&ta, NULL, play, &a);
+    pthread_create(&tb, NULL, play, &b);
+    pthread_join(ta, NULL);
+    pthread_join(tb, NULL);
+    *ticks = (vertigo_tsc_read() - t0) / (2 * SWITCH_ROUNDS);
+    *exits = (uint64_t)(entries(w) - e0) / (2 * SWITCH_ROUNDS);
+    close(ab[0]), close(ab[1]), close(ba[0]), close(ba[1]);
+    return !a.err && !b.err;
+}
+
+/* Prints each run's cost; checks that threads counting the same events
+ * switch with no more exits than threads counting nothing (the mode
+ * traps of a counting session of Vertigo's, if one runs, exit at their
+ * system calls either way). */
+static void report_switches(const struct vcpu_view *w)
+{
+    uint64_t none = UINT64_MAX;
+    static const struct { const char *what, *a, *b; } runs[] = {
+        { "no counters", NULL, NULL },
+        { "same events", "instructions", "instructions" },
+        { "different events", "instructions", "cycles" },
+    };
+    for (unsigned int i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+        uint64_t ticks = 0, exits = 0;
+        bool ok = switch_cost(w, runs[i].a, runs[i].b, &ticks, &exits);
+        if (!ok)
+            printf("pv_cost: context switch, %s: not measured\n", runs[i].what);
+        else
+            printf("pv_cost: context switch, %-18s %6lu ticks, %lu VM exits per switch "
+                   "(a pipe round trip / 2)\n", runs[i].what, (unsigned long)ticks,
+                   (unsigned long)exits);
+        if (i == 0 && ok)
+            none = exits;
+        if (i == 1) {
+            char detail[80];
+            snprintf(detail, sizeof(detail), "%lu per switch, %lu without counters",
+                     (unsigned long)exits, (unsigned long)none);
+            check(ok && exits == none,
+                  "threads counting the same events switch with no VM exit of their own",
+                  ok ? detail : "not measured");
+        }
+    }
+}
+
 /* ---- Main ------------------------------------------------------------------ */
 
 static void report(const char *what, const char *event, struct cost c)
@@ -344,10 +448,17 @@ static int run(void)
     struct vertigo_counters *set = NULL;
     struct vcpu_view w;
     char detail[160];
+    struct vcpu_view sw;
+    if (view_open(&sw, "instructions")) {      /* no :u counter: no mode traps */
+        check(0, "set-up (CPU 0's page)", strerror(errno));
+        return 1;
+    }
+    report_switches(&sw);
+    close(sw.fd);
     int e = vertigo_counters_open(EVENTS, &set);
     if (!e)
         e = vertigo_counters_start(set);
-    if (e || view_open(&w)) {
+    if (e || view_open(&w, EVENTS)) {
         check(0, "set-up (the set, CPU 0's page)", e ? vertigo_counters_strerror(e)
                                                      : strerror(errno));
         return 1;

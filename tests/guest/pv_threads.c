@@ -53,6 +53,7 @@
 #include "guestlib/kmod/vertigo_ioctl.h"
 #include "guestlib/vertigo_counters.h"
 #include "guestlib/vertigo_guest.h"
+#include "guestlib/vertigo_thread_ctr.h"
 
 #define ROUND_EXTRA 13u     /* MOV ECX + 2 x 5 (system calls) + DEC, JNZ */
 
@@ -239,7 +240,7 @@ static void expect_error(int got, int want, const char *what)
 struct foreign {
     struct vertigo_counters *set;
     int fd;
-    int read_err, start_err, mmap_errno, ioctl_errno;
+    int read_err, start_err, mmap_errno, vcpu_mmap_errno, ioctl_errno;
 };
 
 /* Another thread tries the set through the library and the fd directly. */
@@ -251,13 +252,32 @@ static void *intrude(void *arg)
     f->start_err = vertigo_counters_start(f->set);
     void *m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, f->fd, 0);
     f->mmap_errno = m == MAP_FAILED ? errno : 0;
+    m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, f->fd, (off_t)VERTIGO_THREAD_VCPU_PGOFF * 4096);
+    f->vcpu_mmap_errno = m == MAP_FAILED ? errno : 0;
     f->ioctl_errno = ioctl(f->fd, VERTIGO_IOC_CTR_START) < 0 ? errno : 0;
     return NULL;
 }
 
+/* The CPUs' pages: read-only, all of them, at their offset only. */
+static void bad_vcpu_maps(int fd)
+{
+    const struct vertigo_thread_page *page = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+    size_t cpus = page == MAP_FAILED ? 1 : page->vcpu_pages;
+    off_t at = (off_t)VERTIGO_THREAD_VCPU_PGOFF * 4096;
+    void *w = mmap(NULL, cpus * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, at);
+    check(w == MAP_FAILED && errno == EINVAL, "a writable mapping of the CPUs' pages is refused",
+          w == MAP_FAILED ? strerror(errno) : "mapped");
+    void *big = mmap(NULL, (cpus + 1) * 4096, PROT_READ, MAP_SHARED, fd, at);
+    check(big == MAP_FAILED && errno == EINVAL, "a mapping past the CPUs' pages is refused",
+          big == MAP_FAILED ? strerror(errno) : "mapped");
+    void *odd = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, at + 4096 * 8);
+    check(odd == MAP_FAILED && errno == EINVAL, "a mapping at another page offset is refused",
+          odd == MAP_FAILED ? strerror(errno) : "mapped");
+}
+
 static void bad_foreign_thread(void)
 {
-    struct foreign f = { NULL, -1, 0, 0, 0, 0 };
+    struct foreign f = { NULL, -1, 0, 0, 0, 0, 0 };
     struct vertigo_ctr_open req = { .events = "instructions:u" };
     expect_error(vertigo_counters_open("instructions:u", &f.set), 0, "a set opens");
     f.fd = open(VERTIGO_DEV_PATH, O_RDWR);
@@ -273,6 +293,9 @@ static void bad_foreign_thread(void)
     expect_error(f.start_err, VERTIGO_CTR_ETHREAD, "another thread's start: wrong thread");
     check(f.mmap_errno == EPERM, "another thread cannot map the page (EPERM)",
           strerror(f.mmap_errno));
+    check(f.vcpu_mmap_errno == EPERM, "another thread cannot map the CPUs' pages (EPERM)",
+          strerror(f.vcpu_mmap_errno));
+    bad_vcpu_maps(f.fd);
     check(f.ioctl_errno == EPERM, "another thread cannot start the set (EPERM)",
           strerror(f.ioctl_errno));
     close(f.fd);
