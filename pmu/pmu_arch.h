@@ -84,6 +84,11 @@ bool pmu_arch_has_mode_traps(void);
 /* Turns the traps on or off for v; while on, a run between an entry and
  * the next exit never changes mode and never contains idle time. */
 void pmu_arch_mode_traps(struct vcpu *v, bool on);
+/* Turns the halt traps on or off for v (the mode traps imply them): while
+ * on, a run never holds both idle time and guest work (a HLT exits, and so
+ * does an interrupt that wakes the halted guest). Needs what the mode
+ * traps need (pmu_arch_has_mode_traps). */
+void pmu_arch_halt_traps(struct vcpu *v, bool on);
 /* Prints v's trap counts at the end of the domain (if ever on). */
 void pmu_arch_mode_traps_report(const struct vcpu *v);
 

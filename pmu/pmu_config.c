@@ -142,7 +142,8 @@ static void parse_events(const char *cmdline)
     c->has_events = c->list.count > 0;
     memcpy(c->count_text, text, sizeof(text));
     printk("pmu: counting session: %s (%u events", text, c->list.count);
-    if (c->backend == PMU_SESSION_SOFT)
+    /* With the traps a run needs no step (pmu/pmu_run.c). */
+    if (c->backend == PMU_SESSION_SOFT && !c->exact_modes)
         printk(", step %lu ticks", c->step_ticks);
     if (c->period)
         printk(", period %lu", c->period);

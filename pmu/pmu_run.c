@@ -17,16 +17,21 @@
 
 /* Software backend: with a counter that filters by mode, every mode
  * change exits where the hardware allows (pmu_config.exact_modes), so each
- * run starts and ends in one mode. Decided when a context is programmed:
- * the entry path only reads the result. */
+ * run starts and ends in one mode; without one, only HLTs and the
+ * interrupts that wake a halted guest exit, so each run is either idle or
+ * guest work and no run needs a step (soft_plan_entry). Decided when a
+ * context is programmed: the entry path only reads the result. */
 static void choose_mode_traps(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
-    bool exact = pmu_config_soft() && pmu_config.exact_modes &&
+    bool traps = pmu_config_soft() && pmu_config.exact_modes;
+    bool exact = traps &&
                  (((struct pmu_soft *)p->be.self)->steps_by_mode || pmu_guest_needs_modes(v) ||
                   pmu_pv_needs_modes(&p->pv));
     pmu_arch_mode_traps(v, exact);
+    pmu_arch_halt_traps(v, traps && !exact);
     p->modes_trapped = exact;
+    p->halts_trapped = traps;
     if (pmu_config_soft())
         ((struct pmu_soft *)p->be.self)->mode_exits = exact;
 }
@@ -143,18 +148,18 @@ void pmu_run_count_overflows(struct vcpu *v, uint32_t mask)
         v->pmu.overflows++;
 }
 
-/* With the mode traps on, a run needs no step: only the overflow point, a
- * user step the guest asked for (VERTIGO_HC_PMU_STEP, user mode only) and
- * this bound, which keeps every run measured by the timer. */
+/* With the mode or halt traps on, a run needs no step: only the overflow
+ * point, a user step the guest asked for (VERTIGO_HC_PMU_STEP, user mode
+ * only) and this bound, which keeps every run measured by the timer. */
 #define EXACT_RUN_MAX (1ull << 31)
 
-/* Software: every entry gets a deadline, at most one step, so halted time
- * a step may contain is bounded and every run is measured by the timer. */
-/* Steps exist to charge each stretch of a run to the mode it began in: a
- * VCPU that counts nothing by mode (no event of a session of Vertigo's,
- * and the guest's virtual PMU and paravirtual counters counting every
- * mode or nothing) needs none, only its deadlines; before the guest's
- * virtual PMU was on by default such a VCPU was not measured at all. */
+/* Software without the traps (pmu.traps=off, or a CPU without the
+ * controls): every entry gets a deadline, at most one step, so the halted
+ * time a step may contain and the stretch of a run charged to the mode it
+ * began in are bounded. A VCPU that counts nothing by mode (no event of a
+ * session of Vertigo's, and the guest's virtual PMU and paravirtual
+ * counters counting every mode or nothing) needs no step, only its
+ * deadlines. */
 static bool counts_by_mode(const struct vcpu *v)
 {
     return v->pmu.ctx.count || pmu_guest_needs_modes(v) || pmu_pv_needs_modes(&v->pmu.pv);
@@ -164,7 +169,7 @@ static void soft_plan_entry(struct vcpu *v, unsigned int cpl)
 {
     struct pmu_soft *soft = soft_of(&v->pmu);
     uint64_t step = soft->config.step_ticks;
-    if (v->pmu.modes_trapped)
+    if (v->pmu.modes_trapped || v->pmu.halts_trapped)
         step = cpl && v->pmu.user_step_ticks ? v->pmu.user_step_ticks : EXACT_RUN_MAX;
     else if (!counts_by_mode(v))
         step = EXACT_RUN_MAX;
@@ -196,9 +201,10 @@ static void soft_choose_step(struct vcpu *v, unsigned int cpl)
 static void plan_idle(struct vcpu *v)
 {
     pmu_arch_timer_cancel(v, PMU_TIMER_STEP);
-    if (v->pmu.modes_trapped) {
+    if (v->pmu.modes_trapped || v->pmu.halts_trapped) {
         pmu_arch_mode_traps(v, false);
-        v->pmu.modes_trapped = false;
+        pmu_arch_halt_traps(v, false);
+        v->pmu.modes_trapped = v->pmu.halts_trapped = false;
     }
     if (pmu_config.backend == PMU_SESSION_HW) {
         struct pmu_entry_plan off = { 0 };

@@ -27,6 +27,8 @@ struct vcpu_pmu {
     bool counting;                  /* a session runs on this VCPU */
     bool entered_halted;            /* the last entry resumed a halted guest */
     bool modes_trapped;             /* the last entry trapped every mode change */
+    bool halts_trapped;             /* ... every HLT and wake-up (also while
+                                     * modes_trapped) */
     uint8_t exit_cpl;               /* guest CPL at the last exit */
     uint64_t user_step_ticks;       /* software step while in user mode */
     uint64_t halted_ticks;          /* guest ticks not counted: the VCPU was halted */

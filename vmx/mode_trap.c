@@ -90,7 +90,15 @@ void vmx_mode_traps_set(struct vcpu *v, bool on)
     vmcs_write(VMCS_PF_ERROR_CODE_MASK, on ? PFEC_USER : 0);
     vmcs_write(VMCS_PF_ERROR_CODE_MATCH, on ? PFEC_USER : 0);
     load_guest_sce(v);
-    if (!on)
+    if (!on && !t->halts)
+        disarm();
+}
+
+void vmx_halt_traps_set(struct vcpu *v, bool on)
+{
+    struct vmx_mode_traps *t = &v->vmx.traps;
+    t->halts = on;
+    if (!on && !t->on)
         disarm();
 }
 
@@ -137,7 +145,7 @@ void vmx_mode_traps_inject(struct vcpu *v)
     struct vmx_mode_traps *t = &v->vmx.traps;
     if (t->pending_intr)
         inject_pending(t);
-    if (t->on)
+    if (t->on || t->halts)
         wake_for_injection();
 }
 
@@ -193,20 +201,21 @@ static void watch_iret(struct vcpu *v)
 
 void vmx_mode_traps_arm(struct vcpu *v)
 {
-    if (!v->vmx.traps.on)
-        return;
-    /* Interrupts exit while the guest runs in user mode or idles, unless
-     * one taken earlier still waits (the slot holds one) or an event is
-     * being injected (it wakes the guest into its kernel handler). */
     struct vmx_mode_traps *t = &v->vmx.traps;
+    if (!t->on && !t->halts)
+        return;
+    /* Interrupts exit while the guest idles or (mode traps) runs in user
+     * mode, unless one taken earlier still waits (the slot holds one) or
+     * an event is being injected (it wakes the guest into its kernel
+     * handler). */
     bool injecting = (vmcs_read(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID) != 0;
     bool halted = vmcs_read(VMCS_GUEST_ACTIVITY_STATE) == VMX_ACTIVITY_HLT;
     bool kernel = injecting || vmx_guest_cpl() == 0;
-    bool take_interrupts = !injecting && !t->pending_intr && (!kernel || halted);
+    bool take_interrupts = !injecting && !t->pending_intr && (halted || (t->on && !kernel));
     set_bit(VMCS_PIN_BASED_CONTROLS, PIN_EXTERNAL_INTR_EXITING, take_interrupts);
     set_bit(VMCS_EXIT_CONTROLS, EXIT_ACK_INTR_ON_EXIT, take_interrupts);
     set_bit(VMCS_PROC_BASED_CONTROLS, PROC_HLT_EXITING, true);
-    if (kernel)
+    if (t->on && kernel)
         watch_iret(v);
 }
 

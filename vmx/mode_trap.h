@@ -43,6 +43,12 @@ bool vmx_mode_traps_available(void);
  * cheap when nothing changes). */
 void vmx_mode_traps_set(struct vcpu *v, bool on);
 
+/* Turns the halt traps on or off for v: a HLT exits and the guest is
+ * resumed halted, and an interrupt that arrives while it is halted exits
+ * too, so no run holds both idle time and guest work. The mode traps imply
+ * them. */
+void vmx_halt_traps_set(struct vcpu *v, bool on);
+
 /* The privilege level the next run starts at: 0 when an event is being
  * injected (its handler runs in the kernel), else the guest's CPL. */
 unsigned int vmx_mode_traps_entry_cpl(void);
@@ -52,7 +58,7 @@ unsigned int vmx_mode_traps_entry_cpl(void);
 void vmx_mode_traps_inject(struct vcpu *v);
 
 /* Before each entry, after the PMU planned it: arms the exits for the mode
- * the run starts in. */
+ * (or, with the halt traps only, the activity state) the run starts in. */
 void vmx_mode_traps_arm(struct vcpu *v);
 
 /* After each exit, before anything reads the guest's interruptibility

@@ -33,6 +33,8 @@ struct vmx_timer_state {
 /* Trapping the guest's changes of privilege level (vmx/mode_trap.c). */
 struct vmx_mode_traps {
     bool on;                    /* every user<->kernel change exits */
+    bool halts;                 /* a HLT exits, and so does an interrupt
+                                 * that wakes the halted guest (implied by on) */
     bool guest_sce;             /* EFER.SCE as the guest set it (shadowed) */
     bool iret_watch;            /* the entry set virtual-NMI blocking itself
                                  * to exit after the guest's next IRET */

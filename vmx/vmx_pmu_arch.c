@@ -194,6 +194,11 @@ void pmu_arch_mode_traps(struct vcpu *v, bool on)
     vmx_mode_traps_set(v, on);
 }
 
+void pmu_arch_halt_traps(struct vcpu *v, bool on)
+{
+    vmx_halt_traps_set(v, on);
+}
+
 void pmu_arch_mode_traps_report(const struct vcpu *v)
 {
     vmx_mode_traps_report(v);

@@ -49,6 +49,12 @@ void pmu_arch_mode_traps(struct vcpu *v, bool on)
     fake.mode_traps = on;
 }
 
+void pmu_arch_halt_traps(struct vcpu *v, bool on)
+{
+    (void)v;
+    fake.halt_traps = on;
+}
+
 void pmu_arch_mode_traps_report(const struct vcpu *v) { (void)v; }
 uint64_t pmu_arch_guest_rip(const struct vcpu *v) { (void)v; return fake.rip; }
 uint64_t pmu_arch_guest_cr3(const struct vcpu *v) { (void)v; return fake.cr3; }

@@ -44,6 +44,7 @@ struct fake_arch {
     /* hardware offered */
     bool global_ctrl_switch, guest_timer;
     bool mode_traps_available, mode_traps;  /* can trap / traps on */
+    bool halt_traps;                        /* the halt traps on */
     uint64_t perf_capabilities;
     struct pmu_model *model;            /* NULL: every PMU MSR access faults */
     /* NMIs and LVTPC */

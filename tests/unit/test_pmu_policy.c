@@ -840,6 +840,34 @@ TEST(mode_traps_follow_split_mode_counters)
     traps_available = false;
 }
 
+/* A session whose counters count every mode needs no mode traps, only
+ * the halt traps (a HLT and the interrupt that wakes the guest exit), and
+ * then no step: a run ends at its deadlines or the bound every run has.
+ * Without the traps (pmu.traps=off, or not available) it steps at
+ * pmu.step, which bounds the idle time a run may hold. */
+TEST(a_session_counting_every_mode_traps_halts_and_makes_no_steps)
+{
+    static const struct { const char *cmdline; bool available, modes, halts, steps; } cases[] = {
+        { "pmu=soft pmu.step=5000 pmu.events=instructions:ukh,exits:all", true, false, true, false },
+        { "pmu=soft pmu.step=5000 pmu.events=instructions:uk", true, false, true, false },
+        { "pmu=soft pmu.step=5000 pmu.events=instructions:u", true, true, false, false },
+        { "pmu=soft pmu.step=5000 pmu.events=instructions:ukh pmu.traps=off", true, false, false,
+          true },
+        { "pmu=soft pmu.step=5000 pmu.events=instructions:ukh", false, false, false, true },
+    };
+    for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        traps_available = cases[i].available;
+        struct vcpu *v = start_run(cases[i].cmdline, false);
+        pmu_before_entry(v);
+        bool stepped = fake.timer[PMU_TIMER_STEP] == 5000;
+        if (!CHECK_EQ(fake.mode_traps, cases[i].modes) || !CHECK_EQ(fake.halt_traps, cases[i].halts) ||
+            !CHECK_EQ(stepped, cases[i].steps))
+            printf("    %s (traps %s)\n", cases[i].cmdline,
+                   cases[i].available ? "available" : "not available");
+    }
+    traps_available = false;
+}
+
 /* With the traps on a run never changes mode: a one-tick step from user
  * mode that ends in the kernel away from LSTAR stays the user's (it was
  * the SYSCALL-less case the step correction guesses at without traps). */
