@@ -11,14 +11,29 @@
 #           buffer), against the loop unsampled;
 #   switch  a context switch to or from a thread whose counter is enabled,
 #           against the same pipe ping-pong without the counter.
-# Printed per operation: exits per operation, split by reason. The figures
-# are Bochs's and the software backend's, never hardware's; a measurement
-# that cannot be taken fails the benchmark, the figures are never judged.
+# Printed per operation: exits per operation, split by reason.
+#
+# A second boot, of the perf initramfs (`make guest-perf`, scenario
+# perf_overhead), measures the guest's own Debian perf against no perf:
+# /bin/workload run alone, under `perf stat` (default events) and under
+# `perf record -F 1000` (default event), each run timed by
+# tests/guest/timed_run.c with Vertigo's counting session of
+# instructions:ukh (on the software backend, every emulated tick of the
+# VCPU: a clock the guest cannot set). Printed per round: the ticks of each
+# run, the ratios stat/none and record/none (the targets are 1.01 and 1.05;
+# printed, never judged) and what perf recorded. A guest second is
+# BENCH_IPS emulated instructions, so -F 1000 is a PMI every BENCH_IPS/1000
+# instructions.
+#
+# The figures are Bochs's and the software backend's, never hardware's; a
+# measurement that cannot be taken fails the benchmark.
 #
 # usage: BUILD=build tests/bench/bench_vpmu.sh
 #   env: BENCH_VPMU (READS,ROUNDTRIPS,LOOP,PERIOD; default
-#        2000,1000,1000000,10007), BENCH_IPS (default 500000000),
-#        BENCH_TIMEOUT (wall-clock seconds, default 900)
+#        2000,1000,1000000,10007), BENCH_VPMU_OVERHEAD (SCALE,ROUNDS; default
+#        25,2: SCALE times the workload's 10 M loop instructions),
+#        BENCH_IPS (default 500000000), BENCH_TIMEOUT (wall-clock seconds
+#        per boot, default 1800)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -30,7 +45,9 @@ KERNEL="$BUILD/guest/vmlinuz"
 INITRD="$BUILD/guest/initrd.cpio.gz"
 PARAMS=${BENCH_VPMU:-2000,1000,1000000,10007}
 IPS=${BENCH_IPS:-500000000}
-TIMEOUT=${BENCH_TIMEOUT:-900}
+TIMEOUT=${BENCH_TIMEOUT:-1800}
+OVERHEAD=${BENCH_VPMU_OVERHEAD:-25,2}
+PERF_INITRD="$BUILD/guest/initrd-perf.cpio"
 # The order tests/guest/vpmu_cost.c reads them in.
 EVENTS="exits:all,exits:rdmsr,exits:wrmsr,exits:rdpmc,exits:ept_violation"
 EVENTS="$EVENTS,exits:preemption_timer,exits:nmi_window"
@@ -39,7 +56,7 @@ GUEST_CMDLINE="$GUEST_CMDLINE vertigo.scenario=vpmu_cost vertigo.vpmu_cost=$PARA
 
 die() { echo "bench-vpmu: FAILED: $*" >&2; exit 1; }
 
-for f in "$HV_ELF" "$KERNEL" "$INITRD"; do
+for f in "$HV_ELF" "$KERNEL" "$INITRD" "$PERF_INITRD"; do
     [ -f "$f" ] || die "missing $f (run: make BUILD=$BUILD bench-vpmu)"
 done
 rm -rf "$OUT"
@@ -64,3 +81,35 @@ done
 rows=$(tr -d '\r' <"$serial" | grep -cE '^vpmu_cost: (read|pmi|switch): ')
 [ "$rows" -eq 3 ] || die "expected 3 operations in $serial, found $rows"
 tr -d '\r' <"$OUT/bochs/com2.txt" | grep -E 'guest PMU: ' | sed 's/^/  vertigo: /'
+
+# The guest's perf against no perf (second boot).
+OVERHEAD_EVENTS="instructions:ukh,exits:all"
+OVERHEAD_CMDLINE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet"
+OVERHEAD_CMDLINE="$OVERHEAD_CMDLINE vertigo.scenario=perf_overhead vertigo.perf_overhead=$OVERHEAD"
+echo "bench-vpmu: booting Bochs (ips $IPS, perf initramfs, pmu.events=$OVERHEAD_EVENTS; SCALE,ROUNDS = $OVERHEAD)"
+"$RUNNER" --platform bochs --ips "$IPS" --timeout "$TIMEOUT" --quiet --elf "$HV_ELF" \
+    --cmdline "console=com2 pmu=auto pmu.events=$OVERHEAD_EVENTS" \
+    --kernel "$KERNEL" --initrd "$PERF_INITRD" --guest-cmdline "$OVERHEAD_CMDLINE" \
+    --out "$OUT/overhead" 2>"$OUT/overhead.runner.txt"
+status=$?
+serial="$OUT/overhead/serial.txt"
+[ "$status" -eq 0 ] || die "the perf-overhead boot ended with status $status (see $OUT/overhead.runner.txt, $serial)"
+tr -d '\r' <"$serial" >"$OUT/overhead/serial.clean.txt"
+serial="$OUT/overhead/serial.clean.txt"
+grep -q '^perf_overhead: done' "$serial" || die "no 'perf_overhead: done' in $serial"
+
+echo "bench-vpmu: the guest's perf against no perf (Bochs emulated ticks of each run of /bin/workload ${OVERHEAD%,*}; a guest second = $IPS ticks):"
+printf '  %-6s %14s %14s %14s %10s %10s %8s %8s %8s\n' round none stat record stat/none rec/none \
+    "exits-n" "exits-s" "exits-r"
+awk '
+    /^timed_run: (none|stat|record): ticks / {
+        ticks[$2] = $4; exits[$2] = $6
+        if ($2 == "record:") {
+            n++
+            printf "  %-6d %14d %14d %14d %10.4f %10.4f %8d %8d %8d\n", n, ticks["none:"],
+                   ticks["stat:"], ticks["record:"], ticks["stat:"] / ticks["none:"],
+                   ticks["record:"] / ticks["none:"], exits["none:"], exits["stat:"], exits["record:"]
+        }
+    }
+    END { if (n == 0) exit 1 }' "$serial" || die "no complete round of timed_run lines in $serial"
+grep -E '^perf_overhead: (round [0-9]+: (stat|record)|kernel):' "$serial" | sed 's/^perf_overhead: /  /'

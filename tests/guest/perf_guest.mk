@@ -9,7 +9,8 @@
 #
 #   make guest-perf     $(GUEST_KERNEL) and $(GUEST_PERF_INITRD)
 #
-# Its scenarios are tests/guest/scenarios/perf and papi (tests/e2e/vpmu.sh).
+# Its scenarios are tests/guest/scenarios/perf and papi (tests/e2e/vpmu.sh)
+# and perf_overhead (tests/bench/bench_vpmu.sh).
 
 GUEST_PERF_INITRD := $(GUEST_DIR)/initrd-perf.cpio
 
@@ -46,11 +47,12 @@ $(PAPI_TEST_DIR)/%: $(PAPI_EXAMPLES)/validation_tests/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(GUEST_CC) $(PAPI_CFLAGS) $< $(PAPI_EXTRA) $(PAPI_TESTLIB) $(PAPI_LIBS) -o $@
 
-# The programs of the scenarios it runs (perf, papi, vpmu) and the init's
-# and agent's: the loop `perf stat` measures for N and 2N iterations, the
-# workload perf record samples.
-GUEST_PERF_PROGS := $(patsubst %,$(GUEST_DIR)/bin/%,perf_loop workload vpmu_perf vertigo-ctl \
-                                                    vertigo-agent) $(GUEST_KMOD)
+# The programs of the scenarios it runs (perf, papi, vpmu, perf_overhead)
+# and the init's and agent's: the loop `perf stat` measures for N and 2N
+# iterations, the workload perf record samples, the window timer of the
+# perf-overhead benchmark.
+GUEST_PERF_PROGS := $(patsubst %,$(GUEST_DIR)/bin/%,perf_loop workload vpmu_perf timed_run \
+                                                    vertigo-ctl vertigo-agent) $(GUEST_KMOD)
 
 .PHONY: guest-perf
 guest-perf: $(GUEST_KERNEL) $(GUEST_PERF_INITRD)
