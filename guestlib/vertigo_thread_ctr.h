@@ -278,6 +278,48 @@ static inline bool vertigo_pv_count_now(const volatile struct vertigo_pv_page *v
     return r > 0;
 }
 
+/* The count of paravirtual counter k of another VCPU, read from its page
+ * with no exit, where that is exact: the counter does not count kernel
+ * mode and the VCPU's last entry was to kernel mode (entry_cpl 0), so the
+ * count stands still until that VCPU's next exit, which rewrites the page
+ * (the mode traps exit at every change of mode while a counter counts one
+ * mode). A VCPU idle in the kernel (halted) is such a VCPU: no user
+ * instruction of a thread that left it, or is to come onto it, is missing
+ * from the count read. One attempt: 1 and *count; 0 when Vertigo was
+ * writing the page or rewrote it meanwhile (try again); -1 when the page
+ * does not give the count (the VCPU was entered in user mode, the counter
+ * counts kernel mode, k is past the program). */
+static inline int vertigo_pv_try_parked(const volatile struct vertigo_pv_page *vp, uint32_t k,
+                                        uint64_t *count)
+{
+    uint32_t seq = vp->seq;
+    __asm__ volatile("" ::: "memory");
+    uint32_t flags = k < VERTIGO_PV_COUNTERS_MAX ? vp->counters[k].flags : 0;
+    uint64_t n = k < VERTIGO_PV_COUNTERS_MAX ? vp->counters[k].sum : 0;
+    uint32_t cpl = vp->entry_cpl;
+    __asm__ volatile("" ::: "memory");
+    if ((seq & 1) || vp->seq != seq)
+        return 0;
+    if (!(flags & VERTIGO_PV_USER) || (flags & (VERTIGO_PV_KERNEL | VERTIGO_PV_ALL_MODES)) ||
+        cpl != 0)
+        return -1;
+    *count = n;
+    return 1;
+}
+
+/* vertigo_pv_try_parked until the page stood still (at most `tries`
+ * attempts): true and *count, or false. */
+static inline bool vertigo_pv_count_parked(const volatile struct vertigo_pv_page *vp, uint32_t k,
+                                           unsigned int tries, uint64_t *count)
+{
+    for (unsigned int t = 0; t < tries; t++) {
+        int r = vertigo_pv_try_parked(vp, k, count);
+        if (r)
+            return r > 0;
+    }
+    return false;
+}
+
 /* VCPU vcpu's page among the module's mapping of them all, which starts
  * at base: one page each, by CPU number. */
 static inline const volatile struct vertigo_pv_page *vertigo_vcpu_page(const volatile void *base,

@@ -198,6 +198,68 @@ TEST(vcpu_count_retries_across_a_rewrite)
     rewrite_on_tsc = NULL;
 }
 
+/* Another VCPU's :u count from its page, no exit: exact only while that
+ * VCPU was entered in kernel mode (its count stands still until its next
+ * exit rewrites the page); never from a page being written or rewritten,
+ * a VCPU in user mode or a counter of kernel mode. */
+TEST(parked_vcpu_count_only_when_exact)
+{
+    struct vertigo_pv_page p = pv_page_of(VERTIGO_PV_USER, VERTIGO_PV_KERNEL);
+    uint64_t n = 0;
+    p.entry_cpl = 0;
+    CHECK_EQ(vertigo_pv_try_parked(&p, 0, &n), 1);
+    CHECK_EQ(n, 70);
+    CHECK_EQ(vertigo_pv_try_parked(&p, 1, &n), -1);         /* counts kernel mode */
+    CHECK_EQ(vertigo_pv_try_parked(&p, 9, &n), -1);         /* past the counters */
+    p.counters[0].flags = VERTIGO_PV_USER | VERTIGO_PV_ALL_MODES | VERTIGO_PV_KERNEL;
+    CHECK_EQ(vertigo_pv_try_parked(&p, 0, &n), -1);         /* moves in the kernel too */
+    p.counters[0].flags = VERTIGO_PV_USER;
+    p.seq = 5;                                              /* Vertigo writes it */
+    n = 1;
+    CHECK_EQ(vertigo_pv_try_parked(&p, 0, &n), 0);
+    CHECK(!vertigo_pv_count_parked(&p, 0, 3, &n));
+    CHECK_EQ(n, 1);
+    p.seq = 6;
+    p.entry_cpl = 3;                                        /* entered in user mode */
+    CHECK_EQ(vertigo_pv_try_parked(&p, 0, &n), -1);
+    CHECK(!vertigo_pv_count_parked(&p, 0, 3, &n));
+    p.entry_cpl = 0;
+    CHECK(vertigo_pv_count_parked(&p, 0, 3, &n));
+    CHECK_EQ(n, 70);
+}
+
+/* What pv_threads smp checks of a migrating thread: with both VCPUs
+ * idle in the kernel but for it, its count over a window is the sum of
+ * the two VCPUs' count differences, read as parked counts at the
+ * window's ends from one VCPU. */
+TEST(migrating_thread_equals_the_vcpus_pieces)
+{
+    struct vertigo_pv_page p0 = pv_page_of(VERTIGO_PV_USER, 0), p1 = pv_page_of(VERTIGO_PV_USER, 0);
+    struct vertigo_thread_set m = started_set();
+    uint64_t c0[2] = { 1000, 0 }, c1[2] = { 40, 0 }, a0, a1, b0, b1;
+    p0.counters[0].sum = c0[0];
+    p1.counters[0].sum = c1[0];
+    vertigo_thread_resume(&m, c0, 0);
+    uint64_t start = vertigo_thread_value(&m, 0, c0[0]);
+    CHECK(vertigo_pv_count_parked(&p1, 0, 1, &b0));
+    for (unsigned int trip = 0; trip < 5; trip++) {
+        c0[0] += 333;                                       /* on VCPU 0 */
+        vertigo_thread_fold(&m, c0, 0);
+        vertigo_thread_resume(&m, c1, 0);
+        c1[0] += 777;                                       /* on VCPU 1 */
+        vertigo_thread_fold(&m, c1, 0);
+        vertigo_thread_resume(&m, c0, 0);
+    }
+    c0[0] += 5;
+    p0.counters[0].sum = c0[0];                             /* VCPU 0 in the kernel now */
+    p1.counters[0].sum = c1[0];
+    CHECK(vertigo_pv_count_parked(&p1, 0, 1, &b1));
+    CHECK(vertigo_pv_count_parked(&p0, 0, 1, &a1));
+    a0 = 1000;
+    CHECK_EQ(vertigo_thread_value(&m, 0, c0[0]) - start, (a1 - a0) + (b1 - b0));
+    CHECK_EQ(b1 - b0, 5 * 777);
+}
+
 static unsigned int exit_reads;
 
 static int64_t fake_exit_read(uint32_t k)
