@@ -13,7 +13,8 @@
 # module's refusals, vertigo-ctl stat, bad counter pages from kernel
 # mode, i-mode: 100 overflow signals for 10M instructions at a period of
 # 100K, each within the skid, none to the other thread on the CPU). A second boot with two
-# CPUs checks the per-mode counts on each VCPU (see its comment), a third
+# CPUs checks the per-mode counts on each VCPU and the per-thread counters
+# on two VCPUs and across migrations (see its comment), a third
 # the guest's own virtual PMU (pmu.guest=on).
 #
 # --ips 500000000: at user step 1 every guest instruction costs a VM exit
@@ -220,9 +221,17 @@ trace=$(python3 tests/e2e/script_check.py perfetto "$out/trace.json" 1 'exits:al
 # PMU is limited to 2 general-purpose + 1 fixed counters here: each CPU's
 # NMI watchdog, finding no fixed counter for cycles in CPUID leaf 0xA,
 # takes a general-purpose one (the log says which).
+# In the same boot, per-thread counters on two VCPUs (scenario pv_smp,
+# tests/guest/pv_threads.c smp): as no tick count is a CPU's instruction
+# count here, what is checked exactly is the split of the CPUs' counts
+# among threads: a thread pinned to each CPU (ping-pong through pipes)
+# counts exactly what its CPU counted over its window, and a thread
+# migrated 20 times between the CPUs by sched_setaffinity counts exactly
+# the sum of both CPUs' differences over its window (nothing lost or
+# counted twice at a migration); the known loop counts within SMP_PPM.
 SMP_PPM=5000
 SMP_RUN=pmu-smp
-run_linux $SMP_RUN 0 "$GUEST_BASE vertigo.scenario=exact vertigo.pmu_exact=0,1,2 vertigo.pmu_exact_ppm=$SMP_PPM" \
+run_linux $SMP_RUN 0 "$GUEST_BASE vertigo.scenario=exact,pv_smp vertigo.pmu_exact=0,1,2 vertigo.pmu_exact_ppm=$SMP_PPM vertigo.pv_smp_ppm=$SMP_PPM" \
     --platform bochs --cpus 2 --ips 500000000 --timeout 900 \
     --cmdline "console=com2 log=e9 pmu=auto pmu.events=instructions:u,instructions:k,instructions:ukh pmu.guest.gp=2 pmu.guest.fixed=1"
 expect_in $SMP_RUN com2.txt "the guest's PMU limited to 2 + 1 counters" \
@@ -245,6 +254,16 @@ for cpu in 0 1; do
         "^vmx: vcpu $cpu: mode traps: [1-9][0-9]* SYSCALL, [1-9][0-9]* SYSRET, [1-9][0-9]* IRET, [1-9][0-9]* exceptions"
 done
 expect_no_line $SMP_RUN "no check failed" '^pmu_exact: .*FAIL'
+for what in "thread A on CPU 0 counts what its CPU counted" \
+            "thread B on CPU 1 counts what its CPU counted" \
+            "thread A: instructions:u of R rounds within $SMP_PPM ppm" \
+            "thread B: instructions:u of R rounds within $SMP_PPM ppm" \
+            "a thread migrated between CPU 0 and CPU 1 while counting" \
+            "the migrated thread's count is the sum of its pieces on both CPUs"; do
+    expect_line $SMP_RUN "per-thread counters: $what" "^pv_threads: PASS: smp: $what"
+done
+expect_no_line $SMP_RUN "per-thread counters: no check failed" '^pv_threads: .*FAIL'
+capture $SMP_RUN | grep -E '^pv_threads: PASS: smp: (thread|the migrated)' | indent
 expect_no_unknown_nmi $SMP_RUN
 capture $SMP_RUN | grep '^pmu_exact: cpu [0-9]: PASS: instructions:u' | indent
 expect_in $SMP_RUN com2.txt "run verdict" '^VERTIGO-END: PASS \(guest passed and powered off\)'
