@@ -57,6 +57,8 @@ struct process {
     uint32_t domain, pid;
     struct map_entry *maps;      /* as shipped (the latest set) */
     size_t count, cap;
+    uint32_t generation;         /* sets shipped so far: a new set refills the
+                                  * same array, often with as many entries */
 };
 
 struct jit_entry {

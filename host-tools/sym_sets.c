@@ -213,6 +213,7 @@ static void commit_set(struct symbolizer *s, struct set_asm *a)
     case LOG_SYM_PROC_MAPS: {
         struct process *p = process_for(s, a->key.domain, a->key.pid);
         p->count = 0;
+        p->generation++;
         each_line(s, a->text, a->len, p, maps_line);
         break;
     }

@@ -23,8 +23,7 @@ enum { DW_RBX = 3, DW_RBP = 6, DW_RSP = 7, DW_R12 = 12 };
 
 struct sym_unwinder {
     size_t proc;                    /* the process (index: the table may move) ... */
-    const struct map_entry *maps;   /* ... and the map set it was built for */
-    size_t map_count;
+    uint32_t generation;            /* ... and the map set it was built for */
     Dwfl *dwfl;                     /* NULL: nothing to unwind with */
 };
 
@@ -143,17 +142,19 @@ static struct sym_unwinder *unwinder_for(struct symbolizer *s, const struct proc
         struct sym_unwinder *u = &s->unwinders[i];
         if (u->proc != proc)
             continue;
-        if (u->maps != p->maps || u->map_count != p->count) {   /* new maps (an exec) */
+        /* A new set (an exec) refills the same array, often with as many
+         * entries: only its generation tells it from the old one. */
+        if (u->generation != p->generation) {
             if (u->dwfl)
                 dwfl_end(u->dwfl);
-            *u = (struct sym_unwinder){ proc, p->maps, p->count, process_dwfl(s, p) };
+            *u = (struct sym_unwinder){ proc, p->generation, process_dwfl(s, p) };
         }
         return u;
     }
     s->unwinders = sym_grow(s->unwinders, &s->unwinder_cap, s->unwinder_count + 1,
                             sizeof(*s->unwinders));
     struct sym_unwinder *u = &s->unwinders[s->unwinder_count++];
-    *u = (struct sym_unwinder){ proc, p->maps, p->count, process_dwfl(s, p) };
+    *u = (struct sym_unwinder){ proc, p->generation, process_dwfl(s, p) };
     return u;
 }
 

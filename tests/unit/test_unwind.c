@@ -56,15 +56,10 @@ __attribute__((noinline)) static int find_and_copy(void)
     return found ? (int)(found - v) : -1;
 }
 
-/* Ships this process's maps and identity to s as the agent would. */
-static void ship_self(struct symbolizer *s, uint32_t pid)
+/* Ships maps (text of len bytes) and an identity of pid to s as the agent
+ * would. */
+static void ship_maps(struct symbolizer *s, uint32_t pid, const char *maps, size_t len)
 {
-    static char maps[1 << 16];
-    FILE *f = fopen("/proc/self/maps", "re");
-    size_t len = f ? fread(maps, 1, sizeof(maps) - 1, f) : 0;
-    if (f)
-        fclose(f);
-    maps[len] = '\0';
     struct log_symbols r = { .kind = LOG_SYM_PROC_MAPS, .pid = pid, .last = true };
     for (size_t off = 0; off < len; r.chunk++) {
         size_t n = len - off < LOG_TEXT_MAX ? len - off : LOG_TEXT_MAX;
@@ -81,6 +76,45 @@ static void ship_self(struct symbolizer *s, uint32_t pid)
     struct log_symbols id = { .kind = LOG_SYM_PROCESS, .pid = pid, .last = true,
                               .data = (const uint8_t *)ident, .len = (uint32_t)n };
     CHECK(sym_add_record(s, &id, 20));
+}
+
+/* This process's maps, read once into maps (size bytes): their length. */
+static size_t read_self_maps(char *maps, size_t size)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    size_t len = f ? fread(maps, 1, size - 1, f) : 0;
+    if (f)
+        fclose(f);
+    maps[len] = '\0';
+    return len;
+}
+
+/* Ships this process's maps and identity to s as the agent would. */
+static void ship_self(struct symbolizer *s, uint32_t pid)
+{
+    static char maps[1 << 16];
+    ship_maps(s, pid, maps, read_self_maps(maps, sizeof(maps)));
+}
+
+/* The same maps with every file named /bin/sh instead: as many lines, as
+ * the maps of the same process before an exec may have. */
+static size_t decoy_of(const char *maps, char *out, size_t size)
+{
+    size_t len = 0;
+    for (const char *line = maps; *line && len + 16 < size;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        const char *path = memchr(line, '/', n);
+        size_t keep = path ? (size_t)(path - line) : n;
+        if (len + keep + 16 >= size)
+            break;
+        memcpy(out + len, line, keep);
+        len += keep;
+        len += (size_t)sprintf(out + len, "%s\n", path ? "/bin/sh" : "");
+        line += n + (end != NULL);
+    }
+    out[len] = '\0';
+    return len;
 }
 
 static const char *name_at(struct symbolizer *s, const struct sym_where *w, uint64_t ret)
@@ -119,5 +153,38 @@ TEST(a_copied_stack_unwinds_through_glibc_without_frame_pointers)
     struct log_user_stack elsewhere = copied;
     elsewhere.regs[LOG_UREG_RIP] = 0x10;
     CHECK_EQ(sym_unwind_user(s, &w, &elsewhere, out, LOG_STACK_MAX), 0);
+    sym_destroy(s);
+}
+
+/* A process whose maps were shipped before its exec and again after (as
+ * many lines, so the new set refills the old one's array): its stacks
+ * unwind with the new set's files, not with an unwinder built for the old
+ * set's. Both sets come from one reading of the maps (the unwinder's own
+ * mappings of ELF files would add lines to a second reading). */
+TEST(an_exec_with_as_many_maps_unwinds_with_the_new_files)
+{
+    static char maps[1 << 16], decoy[1 << 16];
+    char err[128];
+    uint32_t pid = (uint32_t)getpid();
+    copied.len = 0;
+    CHECK_EQ(find_and_copy(), 4);
+    size_t len = read_self_maps(maps, sizeof(maps));
+    size_t decoy_len = decoy_of(maps, decoy, sizeof(decoy));
+    struct symbolizer *s = sym_create(&(struct sym_options){ .guest_root = "/" }, err, sizeof(err));
+    if (!CHECK(s != NULL))
+        return;
+    ship_maps(s, pid, decoy, decoy_len);
+    struct sym_where w = { .mode = LOG_MODE_GUEST_USER, .has_cr3 = true, .cr3 = FAKE_CR3,
+                           .identity_seq = sym_identity_seq_at(s, 30) };
+    uint64_t out[LOG_STACK_MAX];
+    unsigned int before = sym_unwind_user(s, &w, &copied, out, LOG_STACK_MAX);
+    ship_maps(s, pid, maps, len);
+    w.identity_seq = sym_identity_seq_at(s, 30);
+    unsigned int n = sym_unwind_user(s, &w, &copied, out, LOG_STACK_MAX);
+    bool through_glibc = false;
+    for (unsigned int i = 0; i < n; i++)
+        through_glibc |= strstr(name_at(s, &w, out[i]), "lfind") != NULL;
+    CHECK(through_glibc);
+    CHECK(n > before);
     sym_destroy(s);
 }
