@@ -43,6 +43,8 @@ const char *vertigo_strerror(int64_t result)
     case -VERTIGO_EACCES: return "guest address on a supervisor-only page, caller in user mode";
     case -VERTIGO_EMMIO: return "guest address is device memory (MMIO), not RAM";
     case -VERTIGO_ENOMEM: return "Vertigo has no memory left for it";
+    case -VERTIGO_E2BIG: return "more events than the call takes";
+    case -VERTIGO_ERANGE: return "a length or count out of its range";
     default: return "unknown error";
     }
 }
@@ -101,6 +103,16 @@ int vertigo_dev_session_start(int fd, const struct vertigo_session *s)
 int vertigo_dev_session_stop(int fd, uint64_t *samples)
 {
     return dev_request(fd, VERTIGO_IOC_STOP, samples);
+}
+
+int vertigo_dev_mux_start(int fd, const struct vertigo_mux *m)
+{
+    return dev_request(fd, VERTIGO_IOC_MUX_START, m);
+}
+
+int vertigo_dev_mux_stop(int fd, uint64_t *rows)
+{
+    return dev_request(fd, VERTIGO_IOC_MUX_STOP, rows);
 }
 
 int vertigo_dev_symbols(int fd, const struct vertigo_symbols_chunk *chunk)

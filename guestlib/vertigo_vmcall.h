@@ -84,8 +84,8 @@ VERTIGO_ALWAYS_INLINE int vertigo_present(void)
 
 /* The errno value of a hypercall result: 0 for a success (>= 0), else the
  * positive errno of the -VERTIGO_E* code (ENOSYS, EINVAL, EPERM, EFAULT,
- * EBUSY, EACCES; EFAULT for EMMIO: like an address the kernel refuses to
- * copy from), EIO for a code this ABI does not define. */
+ * EBUSY, EACCES, ENOMEM, E2BIG, ERANGE; EFAULT for EMMIO: like an address
+ * the kernel refuses to copy from), EIO for a code this ABI does not define. */
 VERTIGO_ALWAYS_INLINE int vertigo_errno(int64_t result)
 {
     if (result >= 0)
@@ -99,6 +99,8 @@ VERTIGO_ALWAYS_INLINE int vertigo_errno(int64_t result)
     case -VERTIGO_EACCES: return EACCES;
     case -VERTIGO_EMMIO:  return EFAULT;
     case -VERTIGO_ENOMEM: return ENOMEM;
+    case -VERTIGO_E2BIG:  return E2BIG;
+    case -VERTIGO_ERANGE: return ERANGE;
     default:             return EIO;
     }
 }

@@ -26,3 +26,13 @@ UNIT_TESTS += mux_hw
 unit_mux_hw_SRCS := tests/unit/test_mux_hw.c pmu/mux_events.c pmu/mux.c tests/unit/pmu_model.c \
                     pmu/pmu_hw.c pmu/pmu_cpuid.c pmu/pmu_events.c pmu/pmu_ctx.c pmu/swevents.c \
                     vmm/format.c
+
+# pmu/mux_session: the checks of a multiplexing session, the command
+# line's and the guest's (VERTIGO_HC_MUX_START), and their hypercall errors.
+HV_SRCS      += pmu/mux_session.c
+HEADERS_HV   += pmu/mux_session.h
+HEADERS_HOST += pmu/mux_session.h
+
+UNIT_TESTS += mux_session
+unit_mux_session_SRCS := tests/unit/test_mux_session.c pmu/mux_session.c pmu/mux_events.c \
+                         pmu/mux_row.c pmu/mux.c pmu/pmu_events.c pmu/swevents.c vmm/format.c

@@ -1,11 +1,13 @@
 /* The PMU's hypercalls for a VCPU (vmm/hypercall.h validates them first):
  * VERTIGO_HC_PMU_READ and _STEP on its counting session, the sampling
  * calls VERTIGO_HC_SESSION_START/_STOP and VERTIGO_HC_SYMBOLS, and the
- * paravirtual counters' VERTIGO_HC_PV_*. */
+ * paravirtual counters' VERTIGO_HC_PV_* and the guest's multiplexing
+ * sessions' VERTIGO_HC_MUX_*. */
 #include "pmu/pmu_loop.h"
 
 #include "pmu/pmu_config.h"
 #include "pmu/pmu_cpu.h"
+#include "pmu/pmu_mux_guest.h"
 #include "pmu/pmu_pmi.h"
 #include "pmu/pmu_pv.h"
 #include "pmu/pmu_run.h"
@@ -170,11 +172,24 @@ static int64_t hc_pv_vector(void *ctx, uint64_t vector)
     return r;
 }
 
+/* ---- Interval multiplexing sessions of the guest -------------------------- */
+
+static int64_t hc_mux_start(void *ctx, const struct vertigo_mux *m)
+{
+    return pmu_mux_guest_start(ctx, m);
+}
+
+static int64_t hc_mux_stop(void *ctx)
+{
+    return pmu_mux_guest_stop(ctx);
+}
+
 const struct hypercall_pmu *pmu_hypercalls(struct vcpu *v)
 {
     static struct hypercall_pmu calls[MAX_CPUS];
     static struct hypercall_sampling sampling[MAX_CPUS];
     static struct hypercall_pv pv[MAX_CPUS];
+    static struct hypercall_mux mux[MAX_CPUS];
     static uint8_t buffers[MAX_CPUS][VERTIGO_SYMBOLS_CHUNK_MAX];
     unsigned int cpu = v->cpu % MAX_CPUS;
     sampling[cpu] = (struct hypercall_sampling){
@@ -185,9 +200,10 @@ const struct hypercall_pmu *pmu_hypercalls(struct vcpu *v)
         .page = hc_pv_page, .program = hc_pv_program, .read = hc_pv_read,
         .vector = hc_pv_vector, .ctx = v,
     };
+    mux[cpu] = (struct hypercall_mux){ .start = hc_mux_start, .stop = hc_mux_stop, .ctx = v };
     calls[cpu] = (struct hypercall_pmu){
         .read = hc_read, .set_step = hc_set_step, .ctx = v, .sampling = &sampling[cpu],
-        .pv = &pv[cpu],
+        .pv = &pv[cpu], .mux = &mux[cpu],
     };
     return &calls[cpu];
 }

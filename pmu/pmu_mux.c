@@ -1,7 +1,7 @@
 /* Interval multiplexing sessions in the VM-exit loop (pmu/pmu_mux.h). */
 #include "pmu/pmu_mux.h"
 
-#include "pmu/mux_events.h"
+#include "pmu/mux_session.h"
 #include "pmu/pmu_arch.h"
 #include "vmm/cmdline.h"
 #include "vmm/console.h"
@@ -57,19 +57,7 @@ bool pmu_mux_configure(struct pmu_config *c, const char *cmdline)
         printk("pmu: no counting session: pmu.subinterval= needs pmu.interval=\n");
         return false;
     }
-    bool on_counter[PMU_EVENT_LIST_MAX];
-    struct mux_event_need needs[PMU_EVENT_LIST_MAX];
-    struct mux_counters counters = { c->soft_counters, 0 };
-    unsigned int bad = 0;
-    mux_needs_of(&c->list, on_counter, needs);     /* soft counters: all alike */
-    enum mux_err err = mux_row_configure(&c->mux_cfg, on_counter, needs, c->list.count,
-                                         &counters, n, sub ? sub : 1, &bad);
-    if (err == MUX_OK && !sub) {
-        /* default: one turn per set and interval */
-        unsigned int sets = c->mux_cfg.plan.set_count ? c->mux_cfg.plan.set_count : 1;
-        err = mux_row_configure(&c->mux_cfg, on_counter, needs, c->list.count, &counters, n,
-                                n / sets ? n / sets : 1, &bad);
-    }
+    enum mux_err err = mux_session_plan(&c->mux_cfg, &c->list, c->soft_counters, n, sub);
     if (err == MUX_OK)
         return true;
     printk("pmu: no counting session: pmu.interval=%lu pmu.subinterval=%lu over %u counters: "
@@ -80,7 +68,7 @@ bool pmu_mux_configure(struct pmu_config *c, const char *cmdline)
 static void read_counts(const struct vcpu *v, uint64_t *counts)
 {
     const struct vcpu_pmu *p = &v->pmu;
-    for (unsigned int e = 0; e < pmu_config.mux_cfg.count; e++)
+    for (unsigned int e = 0; e < p->mux.cfg->count; e++)
         counts[e] = pmu_read_event(&p->be, &p->ctx, &p->sw, e);
 }
 
@@ -94,15 +82,22 @@ static void read_needed(const struct vcpu *v, uint64_t *counts)
         counts[ids[i]] = pmu_read_event(&p->be, &p->ctx, &p->sw, ids[i]);
 }
 
-void pmu_mux_vcpu_start(struct vcpu *v)
+void pmu_mux_vcpu_begin(struct vcpu *v, const struct mux_row_config *cfg)
 {
     uint64_t counts[MUX_ROW_EVENTS_MAX];
+    v->pmu.mux.cfg = cfg;
+    read_counts(v, counts);
+    mux_row_begin(&v->pmu.mux, cfg, counts, pmu_arch_tsc());
+    memcpy(v->pmu.mux_exact_mark, counts, sizeof(counts));
+    v->pmu.mux_rows = 0;
+    v->pmu.mux_on = true;
+}
+
+void pmu_mux_vcpu_start(struct vcpu *v)
+{
     if (!pmu_config.mux || !pmu_config.has_events || !v->pmu.counting)
         return;                 /* no session, or it was refused */
-    read_counts(v, counts);
-    mux_row_begin(&v->pmu.mux, &pmu_config.mux_cfg, counts, pmu_arch_tsc());
-    memcpy(v->pmu.mux_exact_mark, counts, sizeof(counts));
-    v->pmu.mux_on = true;
+    pmu_mux_vcpu_begin(v, &pmu_config.mux_cfg);
 }
 
 uint64_t pmu_mux_deadline(const struct vcpu *v)
@@ -118,7 +113,7 @@ static void write_exact(const struct vcpu *v, uint64_t *mark, const uint64_t *co
 {
     sw->domain = v->domain->id;
     sw->vcpu = v->id;
-    sw->count = pmu_config.mux_cfg.count;
+    sw->count = v->pmu.mux.cfg->count;
     for (unsigned int e = 0; e < sw->count; e++) {
         sw->counters[e] = (struct log_counter_value){ e, counts[e] - mark[e] };
         mark[e] = counts[e];
@@ -180,6 +175,15 @@ void pmu_mux_finish(const struct vcpu *v)
     }
     printk("pmu: vcpu %u: %lu interval rows of %lu instructions (turns of %lu) and %s "
            "of %lu; skid at most %lu instructions\n", v->id, p->mux_rows,
-           pmu_config.mux_cfg.interval, pmu_config.mux_cfg.sub,
+           p->mux.cfg->interval, p->mux.cfg->sub,
            last ? "a last one" : "no last one", p->mux.done, p->mux.skid_max);
+}
+
+uint64_t pmu_mux_vcpu_stop(struct vcpu *v)
+{
+    if (!v->pmu.mux_on)
+        return 0;
+    pmu_mux_finish(v);
+    v->pmu.mux_on = false;
+    return v->pmu.mux_rows + (v->pmu.mux.done ? 1 : 0);
 }

@@ -25,6 +25,12 @@ bool pmu_mux_configure(struct pmu_config *c, const char *cmdline);
 /* The VCPU's counting session started: its interval 0 starts now. */
 void pmu_mux_vcpu_start(struct vcpu *v);
 
+/* Interval 0 of a session with schedule cfg (which must outlive it) starts
+ * now on v, whose context counts cfg's events as its first ones: the
+ * command line's session (pmu_mux_vcpu_start) or the guest's
+ * (VERTIGO_HC_MUX_START, pmu/pmu_mux_guest.h). */
+void pmu_mux_vcpu_begin(struct vcpu *v, const struct mux_row_config *cfg);
+
 /* Guest instructions the next entry may run before the turn ends, or
  * PMU_NO_DEADLINE without a session. */
 uint64_t pmu_mux_deadline(const struct vcpu *v);
@@ -37,5 +43,10 @@ void pmu_mux_retired(struct vcpu *v, uint64_t n);
  * instructions; none if empty) and prints the rows written and the
  * largest skid. */
 void pmu_mux_finish(const struct vcpu *v);
+
+/* Ends v's session before the run's end (VERTIGO_HC_MUX_STOP): writes the
+ * unfinished interval's row as pmu_mux_finish does; returns the rows
+ * written in all (0 without a session). */
+uint64_t pmu_mux_vcpu_stop(struct vcpu *v);
 
 #endif

@@ -242,6 +242,43 @@ static int64_t hc_pv_vector(const struct hypercall_args *a)
     return pv && pv->vector ? pv->vector(pv->ctx, a->arg[0]) : -VERTIGO_ENOSYS;
 }
 
+/* ---- Interval multiplexing sessions ---------------------------------------- */
+
+static const struct hypercall_mux *mux_of(const struct hypercall_args *a)
+{
+    return a->pmu ? a->pmu->mux : NULL;
+}
+
+int64_t hypercall_mux_check(const struct vertigo_mux *m)
+{
+    size_t len = strnlen(m->events, sizeof(m->events));
+    if (m->abi_version != VERTIGO_MUX_ABI || m->reserved)
+        return -VERTIGO_EINVAL;
+    return len && len < sizeof(m->events) ? 0 : -VERTIGO_EINVAL;
+}
+
+static int64_t hc_mux_start(const struct hypercall_args *a, guest_copy_fn read, void *ctx)
+{
+    struct vertigo_mux m;
+    const struct hypercall_mux *mux = mux_of(a);
+    if (a->cpl != KERNEL_CPL)
+        return -VERTIGO_EPERM;
+    int64_t r = copy_in(read, ctx, a->arg[0], &m, sizeof(m));
+    if (!r)
+        r = hypercall_mux_check(&m);
+    if (r)
+        return r;
+    return mux ? mux->start(mux->ctx, &m) : -VERTIGO_ENOSYS;
+}
+
+static int64_t hc_mux_stop(const struct hypercall_args *a)
+{
+    const struct hypercall_mux *mux = mux_of(a);
+    if (a->cpl != KERNEL_CPL)
+        return -VERTIGO_EPERM;
+    return mux ? mux->stop(mux->ctx) : -VERTIGO_EINVAL;
+}
+
 int64_t hypercall_dispatch(struct domain *d, const struct hypercall_args *a,
                            guest_copy_fn read, void *read_ctx)
 {
@@ -270,6 +307,10 @@ int64_t hypercall_dispatch(struct domain *d, const struct hypercall_args *a,
         return hc_pv_read(a);
     case VERTIGO_HC_PV_VECTOR:
         return hc_pv_vector(a);
+    case VERTIGO_HC_MUX_START:
+        return hc_mux_start(a, read, read_ctx);
+    case VERTIGO_HC_MUX_STOP:
+        return hc_mux_stop(a);
     default:
         return -VERTIGO_ENOSYS;
     }

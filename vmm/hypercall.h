@@ -15,6 +15,7 @@ struct vertigo_session;
 struct vertigo_symbols_chunk;
 struct vertigo_kernel_orc;
 struct vertigo_pv_program;
+struct vertigo_mux;
 
 /* Copies `len` bytes of guest-virtual memory at `gva` into buf; false if
  * any byte is not readable. */
@@ -69,6 +70,20 @@ struct hypercall_pv {
     void *ctx;
 };
 
+/* The calling VCPU's interval multiplexing session (VERTIGO_HC_MUX_*),
+ * reached after dispatch has checked the CPL and the argument's header
+ * (version, reserved field, a NUL-terminated, non-empty event list). The
+ * callee checks the events and lengths as the command line's are
+ * (pmu/mux_session.h). Each returns a value for RAX. */
+struct hypercall_mux {
+    /* VERTIGO_HC_MUX_START: the number of event sets, or -VERTIGO_EBUSY,
+     * -VERTIGO_ENOSYS, -VERTIGO_E2BIG, -VERTIGO_ERANGE, -VERTIGO_EINVAL. */
+    int64_t (*start)(void *ctx, const struct vertigo_mux *m);
+    /* VERTIGO_HC_MUX_STOP: rows written, or -VERTIGO_EINVAL if none runs. */
+    int64_t (*stop)(void *ctx);
+    void *ctx;
+};
+
 /* The calling VCPU's counting session, as the PMU calls see it. Each
  * returns a value for RAX (>= 0, or -VERTIGO_E*). */
 struct hypercall_pmu {
@@ -77,6 +92,7 @@ struct hypercall_pmu {
     void *ctx;
     const struct hypercall_sampling *sampling;  /* NULL: no sampling sessions */
     const struct hypercall_pv *pv;              /* NULL: no paravirtual counters */
+    const struct hypercall_mux *mux;            /* NULL: no multiplexing sessions */
 };
 
 struct hypercall_args {
@@ -107,6 +123,10 @@ int64_t hypercall_symbols_check(const struct vertigo_symbols_chunk *c);
 /* Validation of an HC_PV_PROGRAM header (ABI version, reserved 0, a
  * NUL-terminated event list). 0 or -VERTIGO_EINVAL. */
 int64_t hypercall_pv_program_check(const struct vertigo_pv_program *p);
+
+/* Validation of an HC_MUX_START header (ABI version, reserved 0, a
+ * NUL-terminated event list that is not empty). 0 or -VERTIGO_EINVAL. */
+int64_t hypercall_mux_check(const struct vertigo_mux *m);
 
 /* Executes one hypercall for domain `d`, reading guest pointers with
  * read(read_ctx, ...) (which applies the caller's access rights). Returns

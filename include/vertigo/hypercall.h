@@ -122,7 +122,32 @@
                                            32-255 this Vertigo does not
                                            deliver, values above 255). -> 0 */
 
-#define VERTIGO_HC_COUNT            12u
+#define VERTIGO_HC_MUX_START        12u /* RBX = guest address of a struct
+                                           vertigo_mux: starts an interval
+                                           multiplexing session on the calling
+                                           VCPU, as pmu.events=, pmu.interval=
+                                           and pmu.subinterval= on Vertigo's
+                                           command line do (the same checks;
+                                           one row per interval in the log).
+                                           Kernel only. -EBUSY if a counting
+                                           session runs (the command line's,
+                                           or one this call started); -ENOSYS
+                                           without the software backend;
+                                           -E2BIG for more events than a
+                                           session takes; -ERANGE for an
+                                           interval of 0, a sub-interval
+                                           longer than the interval, or one
+                                           too long to give every event set a
+                                           turn per interval; -EINVAL for a
+                                           bad header or event list. -> the
+                                           number of event sets. */
+#define VERTIGO_HC_MUX_STOP         13u /* stops the calling VCPU's session
+                                           that VERTIGO_HC_MUX_START started
+                                           (the unfinished interval's row is
+                                           written) -> rows written. Kernel
+                                           only. -EINVAL if none runs. */
+
+#define VERTIGO_HC_COUNT            14u
 
 /* HC_SESSION_START argument (all fields little-endian, 8-byte aligned). */
 #define VERTIGO_SESSION_ABI         2u   /* 2: process_cr3 added */
@@ -148,6 +173,19 @@ struct vertigo_session {
                                            PCID (bits 11:0) and page-table
                                            isolation's bit 12; else 0 */
 };
+
+/* HC_MUX_START argument. */
+#define VERTIGO_MUX_ABI             1u
+
+struct vertigo_mux {
+    uint32_t abi_version;               /* VERTIGO_MUX_ABI */
+    uint32_t reserved;                  /* 0 */
+    uint64_t interval;                  /* N: retired instructions per interval */
+    uint64_t subinterval;               /* S: per turn; 0 = one turn per set */
+    char events[VERTIGO_SESSION_EVENTS_MAX];  /* NUL-terminated, as pmu.events= */
+};
+
+_Static_assert(sizeof(struct vertigo_mux) == 280, "mux ABI size");
 
 /* HC_SYMBOLS argument. `kind` takes the log format's enum log_symbols_kind
  * values: 1 kallsyms text, 2 /proc/PID/maps text, 3 perf-PID.map text with
@@ -273,9 +311,11 @@ _Static_assert(sizeof(struct vertigo_pv_page) == 144, "pv page ABI size");
 #define VERTIGO_FEAT_KERNEL_ORC     (1u << 3)   /* HC_KERNEL_ORC */
 #define VERTIGO_FEAT_PV_COUNTERS    (1u << 4)   /* HC_PV_PAGE, HC_PV_PROGRAM, HC_PV_READ */
 #define VERTIGO_FEAT_PV_OVERFLOW    (1u << 5)   /* HC_PV_VECTOR, the page's overflow_at */
+#define VERTIGO_FEAT_MUX            (1u << 6)   /* HC_MUX_START, HC_MUX_STOP */
 #define VERTIGO_FEATURES            (VERTIGO_FEAT_VERDICT | VERTIGO_FEAT_PMU | \
                                      VERTIGO_FEAT_SAMPLING | VERTIGO_FEAT_KERNEL_ORC | \
-                                     VERTIGO_FEAT_PV_COUNTERS | VERTIGO_FEAT_PV_OVERFLOW)
+                                     VERTIGO_FEAT_PV_COUNTERS | VERTIGO_FEAT_PV_OVERFLOW | \
+                                     VERTIGO_FEAT_MUX)
 
 /* Errors (returned negated in RAX). */
 #define VERTIGO_ENOSYS   1   /* unknown call number */
@@ -290,6 +330,8 @@ _Static_assert(sizeof(struct vertigo_pv_page) == 144, "pv page ABI size");
                                 RAM: Vertigo reads no device registers for
                                 a hypercall */
 #define VERTIGO_ENOMEM   8   /* Vertigo has no memory left for the request */
-#define VERTIGO_ERROR_MAX 8  /* the highest error code above */
+#define VERTIGO_E2BIG    9   /* more events than the call takes */
+#define VERTIGO_ERANGE   10  /* a length or count out of its range */
+#define VERTIGO_ERROR_MAX 10 /* the highest error code above */
 
 #endif

@@ -192,7 +192,11 @@ static inline void hostile_draw(const struct hostile_target *t, uint64_t *rng,
         c->want = t->user ? -VERTIGO_EPERM : -VERTIGO_EINVAL;
         break;
     case VERTIGO_HC_PV_PROGRAM:         /* readable bytes are no valid header */
+    case VERTIGO_HC_MUX_START:
         hostile_session(t, rng, c);
+        break;
+    case VERTIGO_HC_MUX_STOP:           /* no multiplexing session runs */
+        c->want = t->user ? -VERTIGO_EPERM : -VERTIGO_EINVAL;
         break;
     case VERTIGO_HC_PV_READ:            /* no paravirtual counter programmed */
         c->want = -VERTIGO_EINVAL;

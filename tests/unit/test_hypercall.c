@@ -100,7 +100,7 @@ static int64_t fake_step(void *ctx, uint64_t ticks)
 TEST(pmu_calls_reach_the_session_from_any_cpl)
 {
     struct fake_session s = { { 10, 20, 30 }, 10000 };
-    struct hypercall_pmu pmu = { fake_read, fake_step, &s, NULL, NULL };
+    struct hypercall_pmu pmu = { fake_read, fake_step, &s, NULL, NULL, NULL };
     struct hypercall_args a = { .nr = VERTIGO_HC_PMU_READ, .arg = { 1 }, .cpl = 3, .pmu = &pmu };
     CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), 20);
     a.arg[0] = VERTIGO_PMU_EVENT_COUNT;
@@ -632,4 +632,93 @@ TEST(version_reports_pv_counters)
 {
     struct hypercall_args a = { .nr = VERTIGO_HC_VERSION, .cpl = 3 };
     CHECK(hypercall_dispatch(&dom, &a, read_guest, NULL) & VERTIGO_FEAT_PV_COUNTERS);
+}
+
+/* ---- Interval multiplexing sessions: what dispatch checks first ----------- */
+
+struct fake_mux {
+    unsigned int starts, stops;
+    struct vertigo_mux last;
+};
+
+static struct fake_mux fmux;
+
+static int64_t fake_mux_start(void *ctx, const struct vertigo_mux *m)
+{
+    struct fake_mux *f = ctx;
+    f->starts++;
+    f->last = *m;
+    return 3;
+}
+
+static int64_t fake_mux_stop(void *ctx)
+{
+    struct fake_mux *f = ctx;
+    f->stops++;
+    return 7;
+}
+
+static const struct hypercall_mux fake_mux_calls = {
+    .start = fake_mux_start, .stop = fake_mux_stop, .ctx = &fmux,
+};
+static const struct hypercall_pmu fake_mux_pmu = { .mux = &fake_mux_calls };
+
+static int64_t mux_start_with(const struct vertigo_mux *m, unsigned int cpl)
+{
+    memcpy(arg_mem, m, sizeof(*m));
+    return pv_call(&fake_mux_pmu, VERTIGO_HC_MUX_START, ARG_BASE, cpl);
+}
+
+/* The header reaches the PMU (which checks events and lengths as the
+ * command line's, tests/unit/test_mux_session.c) only when whole. */
+TEST(mux_start_is_kernel_only_and_its_header_is_validated)
+{
+    memset(&fmux, 0, sizeof(fmux));
+    struct vertigo_mux m = { .abi_version = VERTIGO_MUX_ABI, .interval = 1000000,
+                             .subinterval = 100000 };
+    memcpy(m.events, "instructions:u,cycles:k,branches", sizeof("instructions:u,cycles:k,branches"));
+    for (unsigned int cpl = 1; cpl <= 3; cpl++)
+        CHECK_EQ(mux_start_with(&m, cpl), (uint64_t)-VERTIGO_EPERM);
+    CHECK_EQ(mux_start_with(&m, 0), 3);
+    CHECK_STR(fmux.last.events, "instructions:u,cycles:k,branches");
+    CHECK_EQ(fmux.last.interval, 1000000);
+    CHECK_EQ(fmux.last.subinterval, 100000);
+    struct vertigo_mux bad = m;
+    bad.abi_version = VERTIGO_MUX_ABI + 1;
+    CHECK_EQ(mux_start_with(&bad, 0), (uint64_t)-VERTIGO_EINVAL);
+    bad = m;
+    bad.reserved = 1;
+    CHECK_EQ(mux_start_with(&bad, 0), (uint64_t)-VERTIGO_EINVAL);
+    bad = m;
+    memset(bad.events, 'x', sizeof(bad.events));      /* no NUL */
+    CHECK_EQ(mux_start_with(&bad, 0), (uint64_t)-VERTIGO_EINVAL);
+    bad = m;
+    bad.events[0] = '\0';                             /* no events */
+    CHECK_EQ(mux_start_with(&bad, 0), (uint64_t)-VERTIGO_EINVAL);
+    CHECK_EQ(fmux.starts, 1);
+    /* pointers: unmapped, supervisor-only for a kernel caller is fine
+     * (readable), device memory */
+    CHECK_EQ(pv_call(&fake_mux_pmu, VERTIGO_HC_MUX_START, 0x10, 0), (uint64_t)-VERTIGO_EFAULT);
+    CHECK_EQ(pv_call(&fake_mux_pmu, VERTIGO_HC_MUX_START, MMIO_PAGE, 0), (uint64_t)-VERTIGO_EMMIO);
+    CHECK_EQ(pv_call(&fake_mux_pmu, VERTIGO_HC_MUX_START, ARG_BASE + ARG_SIZE - 8, 0),
+             (uint64_t)-VERTIGO_EFAULT);         /* runs off the readable bytes */
+    CHECK_EQ(fmux.starts, 1);
+    memcpy(arg_mem, &m, sizeof(m));
+    CHECK_EQ(pv_call(NULL, VERTIGO_HC_MUX_START, ARG_BASE, 0), (uint64_t)-VERTIGO_ENOSYS);
+}
+
+TEST(mux_stop_is_kernel_only)
+{
+    memset(&fmux, 0, sizeof(fmux));
+    CHECK_EQ(pv_call(&fake_mux_pmu, VERTIGO_HC_MUX_STOP, 0, 3), (uint64_t)-VERTIGO_EPERM);
+    CHECK_EQ(fmux.stops, 0);
+    CHECK_EQ(pv_call(&fake_mux_pmu, VERTIGO_HC_MUX_STOP, 0, 0), 7);
+    CHECK_EQ(fmux.stops, 1);
+    CHECK_EQ(pv_call(NULL, VERTIGO_HC_MUX_STOP, 0, 0), (uint64_t)-VERTIGO_EINVAL);
+}
+
+TEST(version_reports_mux_sessions)
+{
+    struct hypercall_args a = { .nr = VERTIGO_HC_VERSION, .cpl = 3 };
+    CHECK(hypercall_dispatch(&dom, &a, read_guest, NULL) & VERTIGO_FEAT_MUX);
 }

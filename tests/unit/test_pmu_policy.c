@@ -1163,6 +1163,107 @@ TEST(interval_options_are_checked_with_specific_errors)
     CHECK(fake_console_has("runs on the software backend only"));
 }
 
+/* ---- Interval multiplexing sessions the guest starts (HC_MUX_*) ----------- */
+
+static int64_t mux_start(struct vcpu *v, const char *events, uint64_t n, uint64_t sub)
+{
+    struct vertigo_mux m = { .abi_version = VERTIGO_MUX_ABI, .interval = n, .subinterval = sub };
+    snprintf(m.events, sizeof(m.events), "%s", events);
+    const struct hypercall_mux *mux = pmu_hypercalls(v)->mux;
+    return mux->start(mux->ctx, &m);
+}
+
+static int64_t mux_stop(struct vcpu *v)
+{
+    const struct hypercall_mux *mux = pmu_hypercalls(v)->mux;
+    return mux->stop(mux->ctx);
+}
+
+/* The interval rows the log ring holds (rows[]: the first max). */
+static unsigned int logged_rows(struct log_interval *rows, unsigned int max)
+{
+    struct log_test_decoded d;
+    unsigned int n = 0;
+    decode_ring(&d);
+    for (size_t i = 0; i < d.count; i++)
+        if (d.values[i].type == LOG_REC_INTERVAL && n < max)
+            rows[n++] = d.values[i].u.interval;
+    log_test_decoded_free(&d);
+    return n;
+}
+
+/* The guest's session writes the command line's rows: the same schedule
+ * as interval_session_ends_each_turn_at_its_exact_instruction, two whole
+ * intervals and, at the stop, the unfinished one; a second start while it
+ * runs is busy; after the stop another may start. */
+TEST(guest_mux_session_writes_rows_until_it_stops)
+{
+    static struct log_interval rows[4];
+    struct vcpu *v = start_run("pmu=soft pmu.soft.counters=2", false);
+    CHECK(!v->pmu.mux_on);
+    CHECK_EQ(mux_start(v, MUX_EVENTS, 1000, 100), 3);
+    CHECK(v->pmu.mux_on);
+    CHECK(fake_console_has("3 sets over 2 counters, interval 1000, turn 100 instructions"));
+    CHECK_EQ(mux_start(v, "cycles", 1000, 0), -VERTIGO_EBUSY);
+    CHECK(fake_console_has("the guest's multiplexing session runs"));
+    uint64_t run = 0;
+    while (run < 2050) {
+        fake.cpl = CPL_USER;
+        entry(v);
+        uint64_t ticks = fake.timer[PMU_TIMER_STEP];
+        CHECK(ticks <= 100 - run % 100);
+        if (run + ticks > 2050)
+            ticks = 2050 - run;
+        pmu_after_exit(v, ticks);
+        run += ticks;
+    }
+    CHECK_EQ(mux_stop(v), 3);
+    CHECK(!v->pmu.mux_on);
+    CHECK_EQ(logged_rows(rows, 4), 3);
+    for (unsigned int r = 0; r < 3; r++) {
+        CHECK_EQ(rows[r].number, r);
+        CHECK_EQ(rows[r].count, 6);
+        CHECK_EQ(rows[r].events[0].raw, rows[r].events[0].running);    /* all user */
+    }
+    CHECK_EQ(rows[0].instructions, 1000);
+    CHECK_EQ(rows[1].instructions, 1000);
+    CHECK_EQ(rows[2].instructions, 50);
+    CHECK_EQ(rows[0].events[0].running, 400);
+    CHECK_EQ(hc_read(v, VERTIGO_PMU_EVENT_COUNT), 0);       /* its events are gone */
+    CHECK_EQ(mux_stop(v), -VERTIGO_EINVAL);
+    CHECK_EQ(mux_start(v, "cycles,cycles:u,cycles:k", 900, 0), 2);
+    CHECK(fake_console_has("2 sets over 2 counters, interval 900, turn 450 instructions"));
+    CHECK_EQ(mux_stop(v), 0);           /* no instruction ran: no row */
+}
+
+/* Every refusal is specific, says why on the console and leaves no
+ * session behind: the command line's checks (pmu/mux_session.h). */
+TEST(guest_mux_session_refusals_are_specific)
+{
+    char many[40 * 8] = "";
+    for (int i = 0; i < 33; i++)
+        strcat(many, i ? ",cycles" : "cycles");
+    struct vcpu *v = start_run("pmu=soft pmu.soft.counters=2", false);
+    CHECK_EQ(mux_start(v, many, 1000, 0), -VERTIGO_E2BIG);
+    CHECK_EQ(mux_start(v, "cycles", 0, 0), -VERTIGO_ERANGE);
+    CHECK(fake_console_has("the interval length must be at least 1 instruction"));
+    CHECK_EQ(mux_start(v, "cycles", 100, 200), -VERTIGO_ERANGE);
+    CHECK(fake_console_has("the sub-interval is longer than the interval"));
+    CHECK_EQ(mux_start(v, MUX_EVENTS, 1000, 400), -VERTIGO_ERANGE);    /* 3 sets, 2 turns */
+    CHECK(fake_console_has("fewer sub-intervals than there are event sets"));
+    CHECK_EQ(mux_start(v, "cycles,no-such-event", 1000, 0), -VERTIGO_EINVAL);
+    CHECK(!v->pmu.mux_on);
+    CHECK_EQ(hc_read(v, VERTIGO_PMU_EVENT_COUNT), 0);
+    CHECK_EQ(mux_stop(v), -VERTIGO_EINVAL);
+    /* the command line's session owns the counters */
+    v = start_run("pmu=soft pmu.events=cycles", false);
+    CHECK_EQ(mux_start(v, "cycles", 1000, 0), -VERTIGO_EBUSY);
+    CHECK(fake_console_has("the command line's counting session runs"));
+    CHECK_EQ(hc_read(v, VERTIGO_PMU_EVENT_COUNT), 1);
+    v = start_run("pmu=hw", true);
+    CHECK_EQ(mux_start(v, "cycles", 1000, 0), -VERTIGO_ENOSYS);
+}
+
 /* ---- The guest's virtual PMU on the hardware backend ---------------------- */
 
 /* pmu.guest=on with the hardware backend: the guest's counter 0
