@@ -58,10 +58,12 @@ $(GUEST_LIB): $(GUEST_LIB_OBJ)
 
 # vertigo-ctl checks event names with the hypervisor's own parser.
 GUEST_CTL_SRCS := guestlib/vertigo_ctl.c guestlib/vertigo_ctl_record.c guestlib/vertigo_ctl_stat.c \
+                  guestlib/vertigo_ctl_mux.c \
                   guestlib/vertigo_counters.c pmu/pmu_events.c \
                   pmu/swevents.c vmm/format.c vmx/exit_names.c
 $(GUEST_DIR)/bin/vertigo-ctl: $(GUEST_CTL_SRCS) pmu/pmu_events.h guestlib/vertigo_ctl_record.h \
-                              guestlib/vertigo_ctl_stat.h $(CTR_LIB_HDRS) \
+                              guestlib/vertigo_ctl_stat.h guestlib/vertigo_ctl_mux.h \
+                              $(CTR_LIB_HDRS) \
                               $(GUEST_LIB) $(GUEST_LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -DVERTIGO_HOSTED=1 $(GUEST_CTL_SRCS) \

@@ -20,6 +20,11 @@
  *                                      per-thread counters around one
  *                                      command (like perf stat CMD):
  *                                      guestlib/vertigo_ctl_stat.c
+ *   vertigo-ctl mux -e LIST -I N [-S S] [-C CPU] [-- CMD [ARG...]]
+ *   vertigo-ctl mux --stop [-C CPU]
+ *                                      an interval multiplexing session of
+ *                                      one VCPU (as pmu.interval=):
+ *                                      guestlib/vertigo_ctl_mux.c
  * start/stop are kernel-only hypercalls: they go through /dev/vertigo
  * (guestlib/kmod/vertigo.ko), which only root opens. Arguments are checked
  * here first (event names, period 1..2^48, rate 1..100000 Hz, depth
@@ -37,6 +42,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "guestlib/vertigo_ctl_mux.h"
 #include "guestlib/vertigo_ctl_record.h"
 #include "guestlib/vertigo_ctl_stat.h"
 #include "guestlib/vertigo_guest.h"
@@ -57,7 +63,9 @@ static int usage(void)
                     "                         [--call-graph fp|dwarf]\n"
                     "       vertigo-ctl start --hz H [--event LIST] [--depth D] | stop\n"
                     "       vertigo-ctl record [-e LIST] [-c N | -F H] [-g] -- CMD [ARG...]\n"
-                    "       vertigo-ctl stat [-e LIST] -- CMD [ARG...]\n");
+                    "       vertigo-ctl stat [-e LIST] -- CMD [ARG...]\n"
+                    "       vertigo-ctl mux -e LIST -I N [-S S] [-C CPU] [-- CMD [ARG...]]\n"
+                    "       vertigo-ctl mux --stop [-C CPU]\n");
     return 2;
 }
 
@@ -323,6 +331,8 @@ int main(int argc, char **argv)
         return usage();
     if (!strcmp(argv[1], "stat"))
         return stat_main(argc - 2, argv + 2);
+    if (!strcmp(argv[1], "mux"))
+        return mux_main(argc - 2, argv + 2);
     int known = !strcmp(argv[1], "detect") || !strcmp(argv[1], "version") ||
                 !strcmp(argv[1], "verdict") || !strcmp(argv[1], "start") ||
                 !strcmp(argv[1], "stop") || !strcmp(argv[1], "record");

@@ -122,6 +122,16 @@ int vertigo_dev_session_start(int fd, const struct vertigo_session *s);
  * -errno (-EINVAL: no session runs). */
 int vertigo_dev_session_stop(int fd, uint64_t *samples);
 
+/* VERTIGO_IOC_MUX_START: starts interval multiplexing session m on the
+ * VCPU the calling thread runs on (pin it first). 0 or -errno (-EBUSY a
+ * counting session runs, -E2BIG too many events, -ERANGE the interval or
+ * sub-interval, -EINVAL the events, -ENOSYS no software backend). */
+int vertigo_dev_mux_start(int fd, const struct vertigo_mux *m);
+
+/* VERTIGO_IOC_MUX_STOP: stops the calling VCPU's session; *rows = rows
+ * written. 0 or -errno (-EINVAL: none runs on this VCPU). */
+int vertigo_dev_mux_stop(int fd, uint64_t *rows);
+
 /* VERTIGO_IOC_SYMBOLS: ships one symbols chunk whose `data` is this
  * process's address of `len` bytes. 0 or -errno (-EMSGSIZE: len above
  * VERTIGO_SYMBOLS_CHUNK_MAX; -EINVAL: Vertigo refused the chunk). */

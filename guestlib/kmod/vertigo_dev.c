@@ -41,26 +41,28 @@ static long vertigo_call(u64 nr, const void *arg)
 	return -vertigo_errno(vertigo_hypercall1(nr, (u64)(uintptr_t)arg));
 }
 
-static long vertigo_ioc_start(void __user *uarg)
+/* Hypercall `nr` on a kernel copy of the user's `size`-byte argument. */
+static long vertigo_ioc_start(u64 nr, void __user *uarg, size_t size)
 {
-	struct vertigo_session *s = memdup_user(uarg, sizeof(*s));
+	void *s = memdup_user(uarg, size);
 	long ret;
 
 	if (IS_ERR(s))
 		return PTR_ERR(s);
-	ret = vertigo_call(VERTIGO_HC_SESSION_START, s);
+	ret = vertigo_call(nr, s);
 	kfree(s);
 	return ret;
 }
 
-static long vertigo_ioc_stop(u64 __user *uarg)
+/* Hypercall `nr` without argument; its count (samples, rows) to *uarg. */
+static long vertigo_ioc_stop(u64 nr, u64 __user *uarg)
 {
-	s64 r = vertigo_hypercall0(VERTIGO_HC_SESSION_STOP);
-	u64 samples = r > 0 ? (u64)r : 0;
+	s64 r = vertigo_hypercall0(nr);
+	u64 count = r > 0 ? (u64)r : 0;
 
 	if (r < 0)
 		return -vertigo_errno(r);
-	return put_user(samples, uarg);
+	return put_user(count, uarg);
 }
 
 /* Ships one chunk whose data already lives in kernel memory. */
@@ -238,8 +240,12 @@ static long vertigo_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	void __user *uarg = (void __user *)arg;
 
 	switch (cmd) {
-	case VERTIGO_IOC_START:   return vertigo_ioc_start(uarg);
-	case VERTIGO_IOC_STOP:    return vertigo_ioc_stop(uarg);
+	case VERTIGO_IOC_START:
+		return vertigo_ioc_start(VERTIGO_HC_SESSION_START, uarg, sizeof(struct vertigo_session));
+	case VERTIGO_IOC_STOP:    return vertigo_ioc_stop(VERTIGO_HC_SESSION_STOP, uarg);
+	case VERTIGO_IOC_MUX_START:
+		return vertigo_ioc_start(VERTIGO_HC_MUX_START, uarg, sizeof(struct vertigo_mux));
+	case VERTIGO_IOC_MUX_STOP: return vertigo_ioc_stop(VERTIGO_HC_MUX_STOP, uarg);
 	case VERTIGO_IOC_SYMBOLS: return vertigo_ioc_symbols(uarg);
 	case VERTIGO_IOC_PROCESS: return vertigo_ioc_process(uarg);
 	case VERTIGO_IOC_LIST:    return vertigo_ioc_list(uarg);

@@ -91,6 +91,12 @@ struct vertigo_process_list {
 #define VERTIGO_IOC_LIST     _IOWR(VERTIGO_IOCTL_MAGIC, 5, struct vertigo_process_list)
 #define VERTIGO_IOC_KERNEL_ORC _IOW(VERTIGO_IOCTL_MAGIC, 6, struct vertigo_kernel_orc)
 
+/* MUX_START: struct vertigo_mux -> HC_MUX_START on the CPU the caller runs
+ *   on (the session is that VCPU's: pin the thread first), returns 0.
+ * MUX_STOP: -> HC_MUX_STOP on the caller's CPU; *arg = rows written. */
+#define VERTIGO_IOC_MUX_START _IOW(VERTIGO_IOCTL_MAGIC, 14, struct vertigo_mux)
+#define VERTIGO_IOC_MUX_STOP  _IOR(VERTIGO_IOCTL_MAGIC, 15, uint64_t)
+
 /* Per-thread counters (guestlib/vertigo_thread_ctr.h; the library is
  * guestlib/vertigo_counters.h). An fd opened on /dev/vertigo holds at most
  * one counter set, bound to the thread that made CTR_OPEN: every other
