@@ -272,9 +272,10 @@ expect_in $SMP_RUN com2.txt "run verdict" '^VERTIGO-END: PASS \(guest passed and
 # third boot): Linux's perf driver starts on it (the guest's boot log
 # names it) and its NMI watchdog runs on it, and the guest kernel's
 # perf_event_open counts instructions:u and cycles:u around a known loop
-# exactly and refuses branches (tests/guest/vpmu_perf.c count).
+# exactly and refuses branches (tests/guest/vpmu_perf.c count). Then the
+# guest starts interval multiplexing sessions itself (scenario mux).
 VPMU_RUN=pmu-guest
-run_linux $VPMU_RUN 0 "$GUEST_BASE vertigo.scenario=vpmu" \
+run_linux $VPMU_RUN 0 "$GUEST_BASE vertigo.scenario=vpmu,mux" \
     --platform bochs --ips 500000000 --timeout 900 \
     --cmdline "console=com2 log=e9 pmu=auto"
 expect_in $VPMU_RUN com2.txt "Vertigo offers the guest a PMU by default" \
@@ -316,4 +317,28 @@ echo "$stats" | grep -qE "^  dom 0 vcpu 0 pmis $((nmis + masked)): nmi=$nmis vec
     pass "$VPMU_RUN: vertigo stats: the PMIs injected ($nmis)" ||
     fail "$VPMU_RUN: vertigo stats: the PMIs injected" "$(echo "$stats" | grep 'pmis')"
 capture $VPMU_RUN | grep '^vpmu_perf: PASS: instructions:u' | indent
+# Interval multiplexing sessions the guest starts (tests/guest/scenarios/mux,
+# vertigo-ctl mux, VERTIGO_HC_MUX_START/_STOP): each refusal named, then two
+# sessions whose rows are in the log, numbered from 0 without gaps, as many
+# as vertigo-ctl was told, each of N = 1M instructions but the sessions' last.
+for what in "33 events refused (E2BIG)" "a turn too long for 2 sets refused (ERANGE)" \
+            "a second session refused (EBUSY)" "a stop without a session refused"; do
+    expect_line $VPMU_RUN "guest mux: $what" "^mux: PASS: $(echo "$what" | sed 's/[()]/\\&/g')\$"
+done
+expect_in $VPMU_RUN com2.txt "guest mux: Vertigo names the ERANGE refusal" \
+    'multiplexing session refused: .*fewer sub-intervals than there are event sets'
+expect_in $VPMU_RUN com2.txt "guest mux: the session's schedule" \
+    '^pmu: vcpu 0: multiplexing session of the guest: .*\(10 events, 2 sets over 8 counters, interval 1000000, turn 100000 instructions\)'
+said=$(capture $VPMU_RUN | sed -nE 's/^mux: rows of the two sessions: ([0-9]+) ([0-9]+) *$/\1 \2/p')
+rows=$(grep -E ' interval dom=0 vcpu=0 number=' "$E2E_OUT/$VPMU_RUN/decode.txt")
+numbers=$(echo "$rows" | sed -E 's/.* number=([0-9]+) .*/\1/' | tr '\n' ' ')
+whole=$(echo "$rows" | grep -c ' instructions=1000000 ')
+read -r first second <<<"$said"
+want="$(seq -s ' ' 0 $((${first:-0} - 1))) $(seq -s ' ' 0 $((${second:-0} - 1))) "
+[ -n "$second" ] && [ "$second" -ge 2 ] && [ "$numbers" = "$want" ] &&
+    pass "$VPMU_RUN: guest mux: the log holds both sessions' rows ($said), numbered without gaps" ||
+    fail "$VPMU_RUN: guest mux: rows in the log" "vertigo-ctl said '$said', the log numbers '$numbers'"
+[ -n "$second" ] && [ "$whole" -eq $((first + second - 2)) ] &&
+    pass "$VPMU_RUN: guest mux: every row but each session's last has 1M instructions" ||
+    fail "$VPMU_RUN: guest mux: rows of 1M instructions" "$whole of $((first + second))"
 expect_in $VPMU_RUN com2.txt "run verdict" '^VERTIGO-END: PASS \(guest passed and powered off\)'
