@@ -669,6 +669,16 @@ static int64_t mux_start_with(const struct vertigo_mux *m, unsigned int cpl)
     return pv_call(&fake_mux_pmu, VERTIGO_HC_MUX_START, ARG_BASE, cpl);
 }
 
+/* Headers dispatch refuses: another ABI version, a reserved field set, an
+ * event list without its NUL, an empty one. */
+static void spoil_version(struct vertigo_mux *m) { m->abi_version++; }
+static void spoil_reserved(struct vertigo_mux *m) { m->reserved = 1; }
+static void spoil_nul(struct vertigo_mux *m) { memset(m->events, 'x', sizeof(m->events)); }
+static void spoil_empty(struct vertigo_mux *m) { m->events[0] = '\0'; }
+static void (*const mux_spoils[])(struct vertigo_mux *) = {
+    spoil_version, spoil_reserved, spoil_nul, spoil_empty,
+};
+
 /* The header reaches the PMU (which checks events and lengths as the
  * command line's, tests/unit/test_mux_session.c) only when whole. */
 TEST(mux_start_is_kernel_only_and_its_header_is_validated)
@@ -683,18 +693,11 @@ TEST(mux_start_is_kernel_only_and_its_header_is_validated)
     CHECK_STR(fmux.last.events, "instructions:u,cycles:k,branches");
     CHECK_EQ(fmux.last.interval, 1000000);
     CHECK_EQ(fmux.last.subinterval, 100000);
-    struct vertigo_mux bad = m;
-    bad.abi_version = VERTIGO_MUX_ABI + 1;
-    CHECK_EQ(mux_start_with(&bad, 0), (uint64_t)-VERTIGO_EINVAL);
-    bad = m;
-    bad.reserved = 1;
-    CHECK_EQ(mux_start_with(&bad, 0), (uint64_t)-VERTIGO_EINVAL);
-    bad = m;
-    memset(bad.events, 'x', sizeof(bad.events));      /* no NUL */
-    CHECK_EQ(mux_start_with(&bad, 0), (uint64_t)-VERTIGO_EINVAL);
-    bad = m;
-    bad.events[0] = '\0';                             /* no events */
-    CHECK_EQ(mux_start_with(&bad, 0), (uint64_t)-VERTIGO_EINVAL);
+    for (unsigned int i = 0; i < sizeof(mux_spoils) / sizeof(mux_spoils[0]); i++) {
+        struct vertigo_mux bad = m;
+        mux_spoils[i](&bad);
+        CHECK_EQ(mux_start_with(&bad, 0), (uint64_t)-VERTIGO_EINVAL);
+    }
     CHECK_EQ(fmux.starts, 1);
     /* pointers: unmapped, supervisor-only for a kernel caller is fine
      * (readable), device memory */

@@ -31,13 +31,7 @@ TEST(five_counter_events_over_two_counters_make_three_sets)
     CHECK_EQ(cfg.interval, 1000000);
     CHECK_EQ(cfg.sub, 100000);
     CHECK_EQ(mux_session_error(MUX_OK), 0);
-}
-
-TEST(sub_interval_zero_is_one_turn_per_set)
-{
-    struct pmu_event_list list;
-    struct mux_row_config cfg;
-    parse(six, &list);
+    /* sub-interval 0: one turn per set */
     CHECK_EQ(mux_session_plan(&cfg, &list, 2, 900000, 0), MUX_OK);
     CHECK_EQ(cfg.sub, 300000);
     CHECK_EQ(cfg.subs, 3);
