@@ -62,23 +62,32 @@ done
 rm -rf "$OUT"
 mkdir -p "$OUT"
 
+# boot NAME INITRD VERTIGO_CMDLINE GUEST_CMDLINE DONE_LINE: one Bochs boot
+# into $OUT/NAME; dies unless it ends well and its serial output (written
+# without carriage returns to $OUT/NAME/serial.clean.txt) has DONE_LINE.
+boot() {
+    local name=$1 initrd=$2 cmdline=$3 guest_cmdline=$4 done_line=$5
+    "$RUNNER" --platform bochs --ips "$IPS" --timeout "$TIMEOUT" --quiet --elf "$HV_ELF" \
+        --cmdline "$cmdline" --kernel "$KERNEL" --initrd "$initrd" \
+        --guest-cmdline "$guest_cmdline" --out "$OUT/$name" 2>"$OUT/$name.runner.txt"
+    local status=$? serial="$OUT/$name/serial.txt"
+    [ "$status" -eq 0 ] || die "the $name boot ended with status $status (see $OUT/$name.runner.txt, $serial)"
+    tr -d '\r' <"$serial" >"$OUT/$name/serial.clean.txt"
+    grep -q "^$done_line" "$OUT/$name/serial.clean.txt" || die "no '$done_line' in $serial"
+}
+
 echo "bench-vpmu: booting Bochs (ips $IPS, pmu.guest=on, pmu.events=$EVENTS; READS,ROUNDTRIPS,LOOP,PERIOD = $PARAMS)"
-"$RUNNER" --platform bochs --ips "$IPS" --timeout "$TIMEOUT" --quiet --elf "$HV_ELF" \
-    --cmdline "console=com2 pmu=auto pmu.guest=on pmu.events=$EVENTS" \
-    --kernel "$KERNEL" --initrd "$INITRD" --guest-cmdline "$GUEST_CMDLINE" \
-    --out "$OUT/bochs" 2>"$OUT/bochs.runner.txt"
-status=$?
-serial="$OUT/bochs/serial.txt"
-[ "$status" -eq 0 ] || die "the boot ended with status $status (see $OUT/bochs.runner.txt, $serial)"
-tr -d '\r' <"$serial" | grep -q '^vpmu_cost: done' || die "no 'vpmu_cost: done' in $serial"
+boot bochs "$INITRD" "console=com2 pmu=auto pmu.guest=on pmu.events=$EVENTS" "$GUEST_CMDLINE" \
+    "vpmu_cost: done"
+serial="$OUT/bochs/serial.clean.txt"
 
 echo "bench-vpmu: VM exits per guest PMU operation (software backend, Bochs; with - without the operation):"
 printf '  %-8s %8s %10s  %s\n' operation ops exits/op "by reason (per op)"
-tr -d '\r' <"$serial" | sed -nE 's/^vpmu_cost: (read|pmi|switch): ([0-9]+) ops exits -?[0-9]+ per-op (-?[0-9.]+) \((.*)\)$/\1 \2 \3 \4/p' |
+sed -nE 's/^vpmu_cost: (read|pmi|switch): ([0-9]+) ops exits -?[0-9]+ per-op (-?[0-9.]+) \((.*)\)$/\1 \2 \3 \4/p' "$serial" |
 while read -r op ops per rest; do
     printf '  %-8s %8s %10s  %s\n' "$op" "$ops" "$per" "$rest"
 done
-rows=$(tr -d '\r' <"$serial" | grep -cE '^vpmu_cost: (read|pmi|switch): ')
+rows=$(grep -cE '^vpmu_cost: (read|pmi|switch): ' "$serial")
 [ "$rows" -eq 3 ] || die "expected 3 operations in $serial, found $rows"
 tr -d '\r' <"$OUT/bochs/com2.txt" | grep -E 'guest PMU: ' | sed 's/^/  vertigo: /'
 
@@ -87,16 +96,9 @@ OVERHEAD_EVENTS="instructions:ukh,exits:all"
 OVERHEAD_CMDLINE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet"
 OVERHEAD_CMDLINE="$OVERHEAD_CMDLINE vertigo.scenario=perf_overhead vertigo.perf_overhead=$OVERHEAD"
 echo "bench-vpmu: booting Bochs (ips $IPS, perf initramfs, pmu.events=$OVERHEAD_EVENTS; SCALE,ROUNDS = $OVERHEAD)"
-"$RUNNER" --platform bochs --ips "$IPS" --timeout "$TIMEOUT" --quiet --elf "$HV_ELF" \
-    --cmdline "console=com2 pmu=auto pmu.events=$OVERHEAD_EVENTS" \
-    --kernel "$KERNEL" --initrd "$PERF_INITRD" --guest-cmdline "$OVERHEAD_CMDLINE" \
-    --out "$OUT/overhead" 2>"$OUT/overhead.runner.txt"
-status=$?
-serial="$OUT/overhead/serial.txt"
-[ "$status" -eq 0 ] || die "the perf-overhead boot ended with status $status (see $OUT/overhead.runner.txt, $serial)"
-tr -d '\r' <"$serial" >"$OUT/overhead/serial.clean.txt"
+boot overhead "$PERF_INITRD" "console=com2 pmu=auto pmu.events=$OVERHEAD_EVENTS" \
+    "$OVERHEAD_CMDLINE" "perf_overhead: done"
 serial="$OUT/overhead/serial.clean.txt"
-grep -q '^perf_overhead: done' "$serial" || die "no 'perf_overhead: done' in $serial"
 
 echo "bench-vpmu: the guest's perf against no perf (Bochs emulated ticks of each run of /bin/workload ${OVERHEAD%,*}; a guest second = $IPS ticks):"
 printf '  %-6s %14s %14s %14s %10s %10s %8s %8s %8s\n' round none stat record stat/none rec/none \
