@@ -107,7 +107,7 @@ struct linux_boot_layout {
  * cr0/cr4 are the values the guest must see; the VMX layer adds its fixed
  * bits (e.g. CR4.VMXE) and shadows them. */
 struct linux_boot_state {
-    uint64_t rip, rsi, rsp, rflags;
+    uint64_t rip, rsi, rdi, rsp, rflags;   /* rdi: unikernels (vmm/unikernel_boot.h) */
     uint64_t cr0, cr3, cr4, efer;
     uint64_t gdt_base;
     uint16_t gdt_limit;

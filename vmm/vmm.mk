@@ -31,3 +31,18 @@ unit_guest_stack_SRCS := tests/unit/test_guest_stack.c vmm/guest_stack.c vmm/gue
                          vmm/guest_reader.c
 unit_guest_orc_SRCS := tests/unit/test_guest_orc.c vmm/guest_orc.c vmm/guest_orc_table.c \
                        vmm/guest_stack.c vmm/hypercall.c vmm/sampler_symbols.c vmm/guest_reader.c
+
+# Domains beside domain 0 (dom.N=, sched.slice=).
+HV_SRCS += vmm/domain_config.c
+HEADERS_HV += vmm/domain_config.h
+HEADERS_HOST += vmm/domain_config.h
+UNIT_TESTS += domain_config
+unit_domain_config_SRCS := tests/unit/test_domain_config.c vmm/domain_config.c vmm/cmdline.c \
+                           vmm/format.c
+
+# Unikernel domains' loader (include/vertigo/unikernel.h).
+HV_SRCS += vmm/unikernel_boot.c
+HEADERS_HV += vmm/unikernel_boot.h
+HEADERS_HOST += vmm/unikernel_boot.h
+UNIT_TESTS += unikernel_boot
+unit_unikernel_boot_SRCS := tests/unit/test_unikernel_boot.c vmm/unikernel_boot.c

@@ -164,6 +164,7 @@ static void write_guest_state(struct vcpu *v, const struct linux_boot_state *st)
     vmcs_write(VMCS_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_ACTIVE);
     vmcs_write(VMCS_GUEST_PENDING_DBG_EXCEPTIONS, 0);
     v->regs.rsi = st->rsi;
+    v->regs.rdi = st->rdi;
 }
 
 bool vmcs_setup(struct vcpu *v, const struct linux_boot_state *st)

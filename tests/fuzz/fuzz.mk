@@ -72,3 +72,22 @@ UNIT_TESTS += report_corpus
 unit_report_corpus_SRCS := tests/unit/test_report_corpus.c tests/fuzz/fuzz_report.c $(REPORT_TEST_SRCS)
 unit_report_corpus_LIBS := $(REPORT_LIBS)
 $(BUILD)/unit/report_corpus: | $(PROFILE_FIXTURE_ELFS)
+
+# The unikernel loader on arbitrary modules (tests/fuzz/fuzz_unikernel.c).
+FUZZ_UNIKERNEL_SRCS := tests/fuzz/fuzz_unikernel.c vmm/unikernel_boot.c
+$(BUILD)/fuzz/fuzz-unikernel: $(FUZZ_UNIKERNEL_SRCS) vmm/unikernel_boot.h vmm/linux_boot.h \
+                              include/vertigo/unikernel.h
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_UNIKERNEL_SRCS) -o $@
+
+# Seed: a minimal static executable linked at 1 MiB, stripped.
+$(BUILD)/fuzz/corpus-unikernel/seed-min:
+	@mkdir -p $(dir $@)
+	$(Q)printf 'void _start(void) { for (;;) __asm__("hlt"); }\n' | \
+	    $(HOST_CC) -x c - -O1 -nostdlib -static -no-pie -Wl,--build-id=none \
+	    -Wl,-Ttext-segment=0x100000 -s -o $@
+
+.PHONY: fuzz-unikernel
+FUZZ_TARGETS += fuzz-unikernel
+fuzz-unikernel: $(BUILD)/fuzz/fuzz-unikernel $(BUILD)/fuzz/corpus-unikernel/seed-min
+	$(Q)$< -max_total_time=$(FUZZ_SECONDS) -max_len=16384 $(BUILD)/fuzz/corpus-unikernel
