@@ -268,22 +268,26 @@ static void make_representable(const struct pmu_hw *hw, struct pmu_counter *c)
     c->raw = restart;
 }
 
+/* The event selects of GP counters ctx does not use are left as they are:
+ * GLOBAL_CTRL never enables those counters for ctx (neither value the VM
+ * entry and exit load, pmu_hw_guest_enable_mask / pmu_hw_host_enable_mask),
+ * and whoever uses one next (another context, the guest's virtual PMU)
+ * writes its own select, unless the counter already holds it: a VCPU
+ * switch rewrites no select that stays the same. */
 static enum pmu_status hw_load(void *self, struct pmu_ctx *ctx)
 {
     struct pmu_hw *hw = self;
     int err = hw_wr_elide(hw, MSR_IA32_PERF_GLOBAL_CTRL, 0, &hw->shadow.global_ctrl);
-    uint64_t evtsel[PMU_MAX_GP] = { 0 };
     for (unsigned int i = 0; i < ctx->count; i++) {
         struct pmu_counter *c = &ctx->counters[i];
         if (!is_hw_counter(c))
             continue;
         if (c->event.slot == PMU_SLOT_GP)
-            evtsel[c->event.slot_index] = evtsel_value(&c->event);
+            err |= hw_wr_elide(hw, MSR_IA32_PERFEVTSEL0 + c->event.slot_index,
+                               evtsel_value(&c->event), &hw->shadow.evtsel[c->event.slot_index]);
         make_representable(hw, c);
         err |= counter_write(hw, c, c->raw);
     }
-    for (unsigned int i = 0; i < hw->gp_count; i++)
-        err |= hw_wr_elide(hw, MSR_IA32_PERFEVTSEL0 + i, evtsel[i], &hw->shadow.evtsel[i]);
     err |= hw_wr_elide(hw, MSR_IA32_FIXED_CTR_CTRL, fixed_ctrl_value(ctx), &hw->shadow.fixed_ctrl);
     err |= hw_wr_elide(hw, MSR_IA32_PERF_GLOBAL_CTRL, pmu_hw_host_enable_mask(ctx),
                        &hw->shadow.global_ctrl);

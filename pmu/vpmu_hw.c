@@ -51,6 +51,18 @@ static void wr(struct vpmu_hw *h, uint32_t msr, uint64_t value, uint64_t *shadow
         *shadow = ok ? value : SHADOW_UNKNOWN;
 }
 
+/* Writes value unless the backend's record says the MSR holds it: after
+ * the exit that saved them, the guest's counters hold what was read back,
+ * and a VCPU switch leaves event selects of the same programming alone. */
+static void wr_elide(struct vpmu_hw *h, uint32_t msr, uint64_t value, uint64_t *shadow)
+{
+    if (*shadow == value) {
+        h->hw->msr_writes_elided++;
+        return;
+    }
+    wr(h, msr, value, shadow);
+}
+
 static uint64_t rd(struct vpmu_hw *h, uint32_t msr)
 {
     struct pmu_hw *hw = h->hw;
@@ -152,7 +164,11 @@ static void load_gp(struct vpmu_hw *h, unsigned int k, uint64_t evtsel, uint64_t
 {
     struct pmu_hw *hw = h->hw;
     uint64_t start = loadable(hw, value);
-    wr(h, MSR_IA32_PERFEVTSEL0 + k, evtsel, &hw->shadow.evtsel[k]);
+    wr_elide(h, MSR_IA32_PERFEVTSEL0 + k, evtsel, &hw->shadow.evtsel[k]);
+    if (hw->shadow.pmc[k] == start) {
+        hw->msr_writes_elided++;
+        return;
+    }
     if (hw->full_width)
         wr(h, MSR_IA32_A_PMC0 + k, start, &hw->shadow.pmc[k]);
     else
@@ -164,7 +180,7 @@ static uint64_t load_fixed(struct vpmu_hw *h, const struct vpmu *g, unsigned int
                            uint64_t fixed_ctrl)
 {
     struct pmu_hw *hw = h->hw;
-    wr(h, MSR_IA32_FIXED_CTR0 + j, g->fixed[j], &hw->shadow.fixed[j]);
+    wr_elide(h, MSR_IA32_FIXED_CTR0 + j, g->fixed[j], &hw->shadow.fixed[j]);
     uint64_t shift = FIXED_FIELD_BITS * j;
     return (fixed_ctrl & ~(FIXED_FIELD_MASK << shift)) | ((uint64_t)fixed_field(g, j) << shift);
 }
