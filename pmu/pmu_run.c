@@ -10,6 +10,7 @@
 #include "pmu/pmu_pv.h"
 #include "pmu/pmu_soft.h"
 #include "pmu/pmu_step.h"
+#include "pmu/pmu_switch.h"
 #include "vmm/console.h"
 #include "vmm/mem.h"
 
@@ -66,6 +67,11 @@ void pmu_run_modes_changed(struct vcpu *v)
 void pmu_run_vcpu_start(struct vcpu *v)
 {
     pmu_config_ensure();        /* VCPU 0 starts before any AP's VCPU */
+    /* Another VCPU's context on this CPU leaves it first: programming
+     * this one re-initialises the CPU's backend. */
+    struct vcpu *current = pmu_cpu_of(v->cpu)->vcpu;
+    if (current && current != v && current->pmu.ctx.loaded)
+        pmu_vcpu_switch_out(current);
     memset(&v->pmu, 0, sizeof(v->pmu));
     swevent_add(&v->pmu.sw, SWEVENT_VCPU_SWITCHES, 1);
     pmu_guest_start(v);
@@ -388,5 +394,6 @@ void pmu_run_domain_end(const struct domain *d)
         pmu_guest_report(&d->vcpus[i]);
         pmu_mux_finish(&d->vcpus[i]);
         pmu_arch_mode_traps_report(&d->vcpus[i]);
+        pmu_switch_report(&d->vcpus[i]);
     }
 }

@@ -20,6 +20,14 @@ struct pmu_guest_log_state {
 };
 #include "pmu/vpmu_hw.h"
 
+/* VCPU switches on the VCPU's CPU (pmu/pmu_switch.c). */
+struct pmu_switch_state {
+    uint64_t out_tsc;               /* TSC at its last switch out; 0 while on the CPU */
+    uint64_t ticks;                 /* TSC ticks spent in its switch hooks */
+    uint64_t failures;              /* saves and loads whose MSR access faulted */
+    bool stepping;                  /* Vertigo was single-stepped for it when it left */
+};
+
 struct vcpu_pmu {
     struct pmu_ctx ctx;
     struct swevent_counts sw;       /* counted on every exit, session or not */
@@ -36,6 +44,7 @@ struct vcpu_pmu {
     uint64_t last_exit_tsc;         /* :h counting: TSC of the previous exit */
     uint64_t emulated;              /* :h counting: guest instructions emulated
                                      * since the previous exit */
+    struct pmu_switch_state sw_state;
     /* Sampling session (pmu/sample_session.c) */
     unsigned int count_events;      /* ctx events of the counting session (pmu.events) */
     uint32_t sample_mask;           /* bit i: ctx counter i samples on overflow */
