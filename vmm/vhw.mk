@@ -1,0 +1,8 @@
+# The virtual hardware of a Linux domain other than domain 0: x2APIC,
+# 16550 UART, ACPI tables and CPUID policy (portable; vmx/ wires them).
+HV_SRCS += vmm/vlapic.c vmm/vlapic_timer.c
+HEADERS_HV += vmm/vlapic.h vmm/vlapic_timer.h
+HEADERS_HOST += vmm/vlapic.h vmm/vlapic_timer.h
+
+UNIT_TESTS += vlapic
+unit_vlapic_SRCS := tests/unit/test_vlapic.c vmm/vlapic.c vmm/vlapic_timer.c

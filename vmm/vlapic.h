@@ -1,0 +1,170 @@
+/* The virtual x2APIC of a domain's VCPU (SDM Vol. 3A ch. 11): the x2APIC
+ * MSR interface, the APIC timer in one-shot, periodic and TSC-deadline
+ * modes computed from the guest's TSC, and the IRR/ISR/PPR logic that
+ * picks the vector to inject. Portable: the caller (the VM-exit handlers)
+ * reads the guest TSC, injects what this file says, and turns
+ * VLAPIC_GP into a #GP(0). Only x2APIC mode exists: IA32_APIC_BASE starts
+ * with EN and EXTD set and cannot leave it; there is no MMIO page. */
+#ifndef VMM_VLAPIC_H
+#define VMM_VLAPIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* x2APIC register MSRs (SDM Vol. 3A table 11-6). */
+#define VLAPIC_MSR_ID            0x802
+#define VLAPIC_MSR_VERSION       0x803
+#define VLAPIC_MSR_TPR           0x808
+#define VLAPIC_MSR_PPR           0x80a
+#define VLAPIC_MSR_EOI           0x80b
+#define VLAPIC_MSR_LDR           0x80d
+#define VLAPIC_MSR_SVR           0x80f
+#define VLAPIC_MSR_ISR0          0x810
+#define VLAPIC_MSR_TMR0          0x818
+#define VLAPIC_MSR_IRR0          0x820
+#define VLAPIC_MSR_ESR           0x828
+#define VLAPIC_MSR_LVT_CMCI      0x82f
+#define VLAPIC_MSR_ICR           0x830
+#define VLAPIC_MSR_LVT_TIMER     0x832
+#define VLAPIC_MSR_LVT_THERMAL   0x833
+#define VLAPIC_MSR_LVT_PERF      0x834
+#define VLAPIC_MSR_LVT_LINT0     0x835
+#define VLAPIC_MSR_LVT_LINT1     0x836
+#define VLAPIC_MSR_LVT_ERROR     0x837
+#define VLAPIC_MSR_TIMER_ICR     0x838
+#define VLAPIC_MSR_TIMER_CCR     0x839
+#define VLAPIC_MSR_TIMER_DCR     0x83e
+#define VLAPIC_MSR_SELF_IPI      0x83f
+#define VLAPIC_MSR_APIC_BASE     0x01b
+#define VLAPIC_MSR_TSC_DEADLINE  0x6e0
+
+/* Version register: version 0x14, max LVT entry 5 (timer, thermal, perf,
+ * LINT0, LINT1, error; no CMCI), no EOI-broadcast suppression. */
+#define VLAPIC_VERSION           0x00050014u
+#define VLAPIC_BASE_DEFAULT      0xfee00000ull
+#define VLAPIC_BASE_BSP          (1ull << 8)
+#define VLAPIC_BASE_EXTD         (1ull << 10)
+#define VLAPIC_BASE_EN           (1ull << 11)
+
+#define VLAPIC_LVT_MASKED        (1u << 16)
+#define VLAPIC_TIMER_ONESHOT     (0u << 17)
+#define VLAPIC_TIMER_PERIODIC    (1u << 17)
+#define VLAPIC_TIMER_TSC_DEADLINE (2u << 17)
+#define VLAPIC_TIMER_MODE_MASK   (3u << 17)
+#define VLAPIC_DM_MASK           (7u << 8)
+#define VLAPIC_DM_FIXED          (0u << 8)
+#define VLAPIC_DM_SMI            (2u << 8)
+#define VLAPIC_DM_NMI            (4u << 8)
+#define VLAPIC_DM_INIT           (5u << 8)
+#define VLAPIC_DM_SIPI           (6u << 8)
+#define VLAPIC_DM_EXTINT         (7u << 8)
+#define VLAPIC_SVR_ENABLE        (1u << 8)
+
+/* ESR bits (SDM Vol. 3A 11.5.3) this APIC can report. */
+#define VLAPIC_ESR_SEND_ILLEGAL  (1u << 5)
+#define VLAPIC_ESR_RECV_ILLEGAL  (1u << 6)
+#define VLAPIC_ESR_ILLEGAL_REG   (1u << 7)
+
+#define VLAPIC_NO_DEADLINE       UINT64_MAX
+
+enum vlapic_lvt {
+    VLAPIC_LVT_TIMER,
+    VLAPIC_LVT_THERMAL,
+    VLAPIC_LVT_PERF,
+    VLAPIC_LVT_LINT0,
+    VLAPIC_LVT_LINT1,
+    VLAPIC_LVT_ERROR,
+    VLAPIC_LVT_COUNT,
+};
+
+enum vlapic_status {
+    VLAPIC_OK,          /* done; nothing more for the caller */
+    VLAPIC_GP,          /* the guest gets #GP(0), the register is unchanged */
+    VLAPIC_IPI,         /* an ICR write the caller must route: see .ipi */
+    VLAPIC_NMI,         /* the caller injects an NMI into this VCPU */
+};
+
+/* An IPI this APIC cannot deliver to itself alone: another destination,
+ * a broadcast, or a delivery mode other than fixed to self. */
+struct vlapic_ipi {
+    uint8_t vector;
+    uint32_t delivery_mode;     /* VLAPIC_DM_* */
+    uint32_t shorthand;         /* 0 none, 1 self, 2 all incl. self, 3 all excl. self */
+    bool logical;               /* destination mode */
+    uint32_t dest;              /* x2APIC destination, ICR bits 63:32 */
+};
+
+struct vlapic {
+    uint32_t id;
+    uint64_t apic_base;
+    uint32_t tpr;
+    uint32_t svr;
+    uint32_t esr;               /* what the last ESR write latched */
+    uint32_t esr_pending;       /* errors since that write */
+    uint64_t icr;
+    uint32_t lvt[VLAPIC_LVT_COUNT];
+    uint32_t irr[8], isr[8], tmr[8];
+    /* timer */
+    uint64_t tsc_per_tick;      /* guest TSC ticks per APIC timer tick, before the divider */
+    uint32_t timer_icr;
+    uint32_t timer_dcr;
+    uint64_t timer_start_tsc;   /* when the count was (re)loaded */
+    uint64_t timer_due_tsc;     /* next expiry, VLAPIC_NO_DEADLINE when disarmed */
+    uint64_t tsc_deadline;      /* IA32_TSC_DEADLINE as the guest sees it */
+    struct vlapic_ipi ipi;      /* valid after VLAPIC_IPI */
+};
+
+/* Power-on state (SDM Vol. 3A 11.4.7.1) but already in x2APIC mode:
+ * IA32_APIC_BASE = 0xfee00000 | EN | EXTD (| BSP for `bsp`), every LVT
+ * masked, SVR 0xff (software-disabled). The timer counts one tick per
+ * `tsc_per_tick` guest TSC ticks (>= 1) before the divide configuration:
+ * the rate CPUID leaf 0x15 reports as the crystal clock. */
+void vlapic_init(struct vlapic *a, uint32_t apic_id, bool bsp, uint64_t tsc_per_tick);
+
+/* True for the MSRs vlapic_rdmsr/vlapic_wrmsr own: IA32_APIC_BASE,
+ * IA32_TSC_DEADLINE and the whole x2APIC range 0x800-0x8ff (whose
+ * unimplemented registers #GP). */
+bool vlapic_owns_msr(uint32_t msr);
+
+/* RDMSR of an owned MSR at guest TSC `now_tsc`: VLAPIC_OK with *value, or
+ * VLAPIC_GP (write-only or reserved register). */
+enum vlapic_status vlapic_rdmsr(struct vlapic *a, uint32_t msr, uint64_t now_tsc,
+                                uint64_t *value);
+
+/* WRMSR of an owned MSR at guest TSC `now_tsc`. VLAPIC_GP for read-only
+ * registers, reserved bits, a non-zero EOI/ESR write, a mode change of
+ * IA32_APIC_BASE; VLAPIC_IPI when an ICR write must be routed by the
+ * caller (a->ipi says what); VLAPIC_NMI for an NMI to self. */
+enum vlapic_status vlapic_wrmsr(struct vlapic *a, uint32_t msr, uint64_t value,
+                                uint64_t now_tsc);
+
+/* Fires the timer if it is due at `now_tsc` (sets its vector in the IRR
+ * unless masked; a periodic timer reloads, several missed periods give
+ * one interrupt). Call before asking for the pending vector. */
+void vlapic_timer_advance(struct vlapic *a, uint64_t now_tsc);
+
+/* The guest TSC at which the timer fires next (the VCPU must run, or be
+ * woken from HLT, by then), VLAPIC_NO_DEADLINE when it is disarmed. */
+uint64_t vlapic_next_deadline(const struct vlapic *a);
+
+/* The vector to inject now: the highest in the IRR whose priority class
+ * is above the PPR's (SDM 11.8.3.1), or -1. */
+int vlapic_pending_vector(const struct vlapic *a);
+
+/* The caller injected `vector` (the one vlapic_pending_vector gave):
+ * it moves from the IRR to the ISR. */
+void vlapic_ack(struct vlapic *a, uint8_t vector);
+
+/* An interrupt arrives from outside (another VCPU's fixed IPI, a virtual
+ * device): sets the IRR bit (and TMR for `level`). Vectors 0-15 are
+ * refused into the ESR as the SDM says. */
+void vlapic_accept(struct vlapic *a, uint8_t vector, bool level);
+
+/* Delivers local interrupt `which` as its LVT entry says: nothing if
+ * masked, IRR for fixed mode (VLAPIC_OK), VLAPIC_NMI for NMI mode. */
+enum vlapic_status vlapic_deliver_lvt(struct vlapic *a, enum vlapic_lvt which);
+
+/* The processor priority (SDM 11.8.3.1). */
+uint32_t vlapic_ppr(const struct vlapic *a);
+
+#endif
