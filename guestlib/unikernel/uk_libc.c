@@ -1,0 +1,152 @@
+/* newlib's system calls (CPL 3). newlib built for x86_64-elf has no
+ * operating system and calls these under their POSIX names (its
+ * reentrant wrappers, e.g. _write_r, call write): output to stdout and
+ * stderr and the exit go to the kernel side through INT 0x80 (uk_abi.h);
+ * the heap grows over the start-info page's free RAM; time is the TSC
+ * divided by the start-info page's tsc_hz (time since the machine's reset:
+ * there is no wall clock). Everything else fails with ENOSYS. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/times.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guestlib/unikernel/uk_abi.h"
+
+
+#define NSEC_PER_SEC  1000000000ull
+#define USEC_PER_SEC  1000000ull
+
+static int64_t syscall3(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2)
+{
+    int64_t ret;
+    __asm__ volatile("int $0x80" : "=a"(ret) : "a"(nr), "D"(a0), "S"(a1), "d"(a2) : "memory");
+    return ret;
+}
+
+static int fail(int err)
+{
+    errno = err;
+    return -1;
+}
+
+_READ_WRITE_RETURN_TYPE write(int fd, const void *buf, size_t len)
+{
+    int64_t ret = syscall3(UK_SYS_WRITE, (uint64_t)fd, (uint64_t)buf, len);
+    return ret < 0 ? fail((int)-ret) : (int)ret;
+}
+
+void _exit(int status)
+{
+    syscall3(UK_SYS_EXIT, (uint64_t)(int64_t)status, 0, 0);
+    for (;;)
+        ;   /* UK_SYS_EXIT does not return */
+}
+
+/* stdin, stdout and stderr are the console, a character device, so stdio
+ * line-buffers stdout; no other descriptor exists. */
+static int is_console(int fd)
+{
+    return fd >= 0 && fd <= 2;
+}
+
+int fstat(int fd, struct stat *st)
+{
+    if (!is_console(fd))
+        return fail(EBADF);
+    *st = (struct stat){ .st_mode = S_IFCHR };
+    return 0;
+}
+
+int isatty(int fd)
+{
+    return is_console(fd) ? 1 : fail(EBADF);
+}
+
+void *sbrk(ptrdiff_t increment)
+{
+    static uint64_t brk;
+    uint64_t old;
+
+    if (!brk)
+        brk = uk_boot_info.free_start;
+    old = brk;
+    if (increment < 0 ? (uint64_t)-increment > old - uk_boot_info.free_start
+                      : (uint64_t)increment > uk_boot_info.free_end - old) {
+        errno = ENOMEM;
+        return (void *)-1;
+    }
+    brk = old + (uint64_t)increment;
+    return (void *)old;
+}
+
+static uint64_t rdtsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (uint64_t)hi << 32 | lo;
+}
+
+/* ticks of the TSC in units of 1/per_second s (no overflow: the remainder
+ * is below tsc_hz, and per_second at most 10^9). */
+static uint64_t tsc_in(uint64_t ticks, uint64_t per_second)
+{
+    uint64_t hz = uk_boot_info.tsc_hz;
+    return ticks / hz * per_second + ticks % hz * per_second / hz;
+}
+
+clock_t times(struct tms *t)
+{
+    if (!uk_boot_info.tsc_hz)
+        return (clock_t)fail(ENOSYS);
+    clock_t now = (clock_t)tsc_in(rdtsc(), CLOCKS_PER_SEC);
+    *t = (struct tms){ .tms_utime = now };
+    return now;
+}
+
+int gettimeofday(struct timeval *restrict tv, void *restrict tz)
+{
+    (void)tz;
+    if (!uk_boot_info.tsc_hz)
+        return fail(ENOSYS);
+    uint64_t us = tsc_in(rdtsc(), USEC_PER_SEC);
+    tv->tv_sec = (time_t)(us / USEC_PER_SEC);
+    tv->tv_usec = (suseconds_t)(us % USEC_PER_SEC);
+    return 0;
+}
+
+/* CLOCK_MONOTONIC and CLOCK_REALTIME alike: the TSC's time since reset. */
+int clock_gettime(clockid_t clock, struct timespec *ts)
+{
+    if (clock != CLOCK_MONOTONIC && clock != CLOCK_REALTIME)
+        return fail(EINVAL);
+    if (!uk_boot_info.tsc_hz)
+        return fail(ENOSYS);
+    uint64_t ticks = rdtsc(), hz = uk_boot_info.tsc_hz;
+    ts->tv_sec = (time_t)(ticks / hz);
+    ts->tv_nsec = (long)(ticks % hz * NSEC_PER_SEC / hz);
+    return 0;
+}
+
+pid_t getpid(void)
+{
+    return 1;
+}
+
+/* No file system, processes or signals (abort() ends in _exit(1)). */
+_READ_WRITE_RETURN_TYPE read(int fd, void *buf, size_t len) { (void)fd; (void)buf; (void)len; return fail(ENOSYS); }
+int open(const char *path, int flags, ...) { (void)path; (void)flags; return fail(ENOSYS); }
+int close(int fd) { (void)fd; return fail(ENOSYS); }
+int stat(const char *restrict path, struct stat *restrict st) { (void)path; (void)st; return fail(ENOSYS); }
+off_t lseek(int fd, off_t off, int whence) { (void)fd; (void)off; (void)whence; return fail(ENOSYS); }
+int kill(pid_t pid, int sig) { (void)pid; (void)sig; return fail(ENOSYS); }
+int link(const char *old, const char *new_name) { (void)old; (void)new_name; return fail(ENOSYS); }
+int unlink(const char *path) { (void)path; return fail(ENOSYS); }
+pid_t fork(void) { return fail(ENOSYS); }
+int execve(const char *path, char *const argv[], char *const envp[]) { (void)path; (void)argv; (void)envp; return fail(ENOSYS); }
+pid_t wait(int *status) { (void)status; return fail(ENOSYS); }
