@@ -6,3 +6,9 @@ HEADERS_HOST += vmm/vlapic.h vmm/vlapic_timer.h
 
 UNIT_TESTS += vlapic
 unit_vlapic_SRCS := tests/unit/test_vlapic.c vmm/vlapic.c vmm/vlapic_timer.c
+
+HV_SRCS += vmm/vuart16550.c
+HEADERS_HV += vmm/vuart16550.h
+HEADERS_HOST += vmm/vuart16550.h
+UNIT_TESTS += vuart16550
+unit_vuart16550_SRCS := tests/unit/test_vuart16550.c vmm/vuart16550.c
