@@ -11,6 +11,7 @@
 #include "boot/cpu.h"
 #include "boot/smp.h"
 #include "vmm/format.h"
+#include "vmm/mem.h"
 #include "vmm/screen_console.h"
 #include "vmm/spinlock.h"
 #include "vmm/uart.h"
@@ -96,6 +97,15 @@ static void con_leave(bool taken)
     spin_unlock(&con_lock);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);    /* release before unmarking */
     __atomic_store_n(&con_inside[smp_cpu_index()], false, __ATOMIC_RELAXED);
+}
+
+void con_write_line(const char *prefix, const char *text, size_t len)
+{
+    bool taken = con_enter();
+    con_write(prefix, strlen(prefix));
+    con_write(text, len);
+    con_write("\n", 1);
+    con_leave(taken);
 }
 
 int printk(const char *fmt, ...)

@@ -21,6 +21,10 @@ void con_init(const struct console_config *cfg);
 /* Writes raw bytes to every console channel. */
 void con_write(const char *s, size_t len);
 
+/* Writes one line "PREFIX TEXT\n" to every console channel, not to the
+ * record sink (a domain's console output: the caller logs it itself). */
+void con_write_line(const char *prefix, const char *text, size_t len);
+
 /* Formatted output (vmm/format.h conversions). Lines from different CPUs
  * are not interleaved mid-line. Each call's text also goes to the record
  * sink, if one is registered. */

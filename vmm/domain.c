@@ -3,8 +3,13 @@
 
 #include "boot/run_end.h"
 #include "vmm/console.h"
+#include "vmm/format.h"
 #include "vmm/log_hv.h"
+#include "vmm/mem.h"
 #include "vmm/pmu_hooks.h"
+#include "vmm/spinlock.h"
+
+static struct spinlock console_lock = SPINLOCK_INIT;    /* a domain's VCPUs may write at once */
 
 static const char *const end_names[] = {
     [GUEST_END_POWER_OFF] = "powered off",
@@ -22,10 +27,42 @@ static void log_domain_stop(const struct domain *d, enum guest_end how)
     log_hv_lifecycle(d->id, 0, LOG_LC_DOMAIN_STOP, how);
 }
 
+/* One line of a domain's console output: the text console gets it with
+ * the domain's name in front, the log as the domain's own record. */
+static void console_line(void *ctx, const char *line, size_t len)
+{
+    const struct domain *d = ctx;
+    char prefix[sizeof(d->name) + 3];
+    char record[DOMAIN_CONSOLE_LINE + 1];
+
+    fmt_snprintf(prefix, sizeof(prefix), "[%s] ", d->name);
+    con_write_line(prefix, line, len);
+    memcpy(record, line, len);
+    record[len] = '\n';
+    log_hv_domain_console(d->id, record, len + 1);
+}
+
+int64_t domain_console_output(void *ctx, const char *text, size_t len)
+{
+    struct domain *d = ctx;
+    spin_lock(&console_lock);
+    domain_console_write(&d->console, text, len, console_line, d);
+    spin_unlock(&console_lock);
+    return (int64_t)len;
+}
+
+__attribute__((noreturn)) void domain_power_off(void *ctx)
+{
+    domain_end(ctx, GUEST_END_POWER_OFF, "power-off hypercall");
+}
+
 __attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
                                           const char *detail)
 {
     pmu_domain_stopping(d);
+    spin_lock(&console_lock);
+    domain_console_flush(&d->console, console_line, d);
+    spin_unlock(&console_lock);
     printk("\nguest: domain %u %s (%s)\n", d->id, end_names[how], detail);
     log_domain_stop(d, how);
     for (unsigned int i = 0; i < d->vcpu_count; i++)

@@ -18,6 +18,14 @@ enum guest_end {
 __attribute__((noreturn)) void linux_domain_run(const struct boot_info *bi,
                                                 struct page_allocator *pa);
 
+/* VERTIGO_HC_CONSOLE_WRITE of domain d (ctx): its output, cut into lines,
+ * to Vertigo's console as "[NAME] line" and to the log as console records
+ * with source = d's id -> len. */
+int64_t domain_console_output(void *d, const char *text, size_t len);
+
+/* VERTIGO_HC_POWER_OFF of domain d (ctx): ends it as powered off. */
+__attribute__((noreturn)) void domain_power_off(void *d);
+
 /* The guest is over: prints why, every VCPU's exit statistics, and ends
  * the run with the guest's verdict (FAIL unless it reported PASS and ended
  * by powering off). */

@@ -13,6 +13,7 @@
 #include "vmm/guest_modules.h"
 #include "vmm/heap.h"
 #include "vmm/linux_boot.h"
+#include "vmm/mem.h"
 #include "vmm/smp_guest.h"
 #include "vmx/io_policy.h"
 #include "vmx/vmx_cpu.h"
@@ -98,6 +99,7 @@ static void create_vcpus(const struct boot_info *bi)
     unsigned int listed = acpi_madt_apic_ids(bi->rsdp, apic_ids, MAX_CPUS);
     unsigned int online = listed > 1 ? smp_start_aps(apic_ids, listed) : 1;
 
+    memcpy(dom0.name, "dom0", 5);
     dom0.vcpu_count = online;
     for (unsigned int i = 0; i < online; i++) {
         dom0.vcpus[i] = (struct vcpu){ .id = i, .cpu = i, .domain = &dom0,

@@ -279,6 +279,30 @@ static int64_t hc_mux_stop(const struct hypercall_args *a)
     return mux ? mux->stop(mux->ctx) : -VERTIGO_EINVAL;
 }
 
+static int64_t hc_console_write(const struct hypercall_args *a, guest_copy_fn read, void *ctx)
+{
+    const struct hypercall_domain *dom = a->domain;
+    uint64_t len = a->arg[1];
+    if (a->cpl != KERNEL_CPL)
+        return -VERTIGO_EPERM;
+    if (len == 0 || len > VERTIGO_CONSOLE_WRITE_MAX)
+        return -VERTIGO_EINVAL;
+    if (!dom)
+        return -VERTIGO_ENOSYS;
+    int64_t r = copy_in(read, ctx, a->arg[0], dom->buffer, len);
+    return r ? r : dom->console(dom->ctx, dom->buffer, len);
+}
+
+static int64_t hc_power_off(const struct hypercall_args *a)
+{
+    if (a->cpl != KERNEL_CPL)
+        return -VERTIGO_EPERM;
+    if (!a->domain)
+        return -VERTIGO_ENOSYS;
+    a->domain->power_off(a->domain->ctx);
+    return 0;
+}
+
 int64_t hypercall_dispatch(struct domain *d, const struct hypercall_args *a,
                            guest_copy_fn read, void *read_ctx)
 {
@@ -311,6 +335,10 @@ int64_t hypercall_dispatch(struct domain *d, const struct hypercall_args *a,
         return hc_mux_start(a, read, read_ctx);
     case VERTIGO_HC_MUX_STOP:
         return hc_mux_stop(a);
+    case VERTIGO_HC_CONSOLE_WRITE:
+        return hc_console_write(a, read, read_ctx);
+    case VERTIGO_HC_POWER_OFF:
+        return hc_power_off(a);
     default:
         return -VERTIGO_ENOSYS;
     }

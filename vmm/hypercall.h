@@ -95,11 +95,25 @@ struct hypercall_pmu {
     const struct hypercall_mux *mux;            /* NULL: no multiplexing sessions */
 };
 
+/* The calling domain's console and life cycle (VERTIGO_HC_CONSOLE_WRITE,
+ * VERTIGO_HC_POWER_OFF), reached after dispatch has checked the CPL and,
+ * for the console, the length and that every byte is readable. */
+struct hypercall_domain {
+    /* The domain's console output: len (1..VERTIGO_CONSOLE_WRITE_MAX) bytes
+     * copied out of the guest -> bytes written. */
+    int64_t (*console)(void *ctx, const char *text, size_t len);
+    /* Ends the calling domain as powered off; returns only in tests. */
+    void (*power_off)(void *ctx);
+    void *ctx;
+    char *buffer;               /* VERTIGO_CONSOLE_WRITE_MAX bytes for the text */
+};
+
 struct hypercall_args {
     uint64_t nr;                /* RAX */
     uint64_t arg[4];            /* RBX, RCX, RDX, RSI */
     unsigned int cpl;           /* guest privilege level at the VMCALL */
     const struct hypercall_pmu *pmu;    /* NULL: no PMU wiring (calls say 0 events) */
+    const struct hypercall_domain *domain;  /* NULL: -ENOSYS for its calls */
 };
 
 

@@ -96,11 +96,16 @@ struct log_ring *log_hv_ring(void)
 
 void log_hv_console(const char *text, size_t len)
 {
+    log_hv_domain_console(LOG_CONSOLE_HYPERVISOR, text, len);
+}
+
+void log_hv_domain_console(uint32_t source, const char *text, size_t len)
+{
     struct log_ring *ring = log_hv_ring();
     if (!ring || !len)
         return;
     struct log_console c = {
-        .source = LOG_CONSOLE_HYPERVISOR,
+        .source = source,
         .text = text,
         .len = (uint32_t)(len > LOG_TEXT_MAX ? LOG_TEXT_MAX : len),
     };

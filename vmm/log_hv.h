@@ -76,6 +76,9 @@ struct log_ring *log_hv_ring(void);
  * callable from any context, never blocks. */
 void log_hv_console(const char *text, size_t len);
 
+/* Emits one console record of a domain's output (source: its id). */
+void log_hv_domain_console(uint32_t domain, const char *text, size_t len);
+
 /* Emits one life-cycle record (enum log_lifecycle_event). */
 void log_hv_lifecycle(uint32_t domain, uint32_t vcpu, enum log_lifecycle_event event,
                       uint64_t arg);

@@ -9,6 +9,7 @@
 
 #include "boot/smp.h"
 #include "pmu/pmu_vcpu.h"
+#include "vmm/domain_console.h"
 #include "vmm/exit_stats.h"
 #include "vmm/guest_orc.h"
 #include "vmx/vcpu_vmx.h"
@@ -42,11 +43,13 @@ struct vcpu {
 
 struct domain {
     unsigned int id;
+    char name[16];                  /* dom.N.name=, "domN" by default */
     unsigned int vcpu_count;
     struct vcpu vcpus[MAX_CPUS];
     enum guest_verdict verdict;     /* reported by the guest (hypercall) */
     char verdict_text[64];
     struct guest_kernel_unwind kernel_unwind;   /* declared by the guest (HC_KERNEL_ORC) */
+    struct domain_console console;  /* HC_CONSOLE_WRITE output, cut into lines */
     struct domain_vmx vmx;
 };
 

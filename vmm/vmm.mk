@@ -46,3 +46,10 @@ HEADERS_HV += vmm/unikernel_boot.h
 HEADERS_HOST += vmm/unikernel_boot.h
 UNIT_TESTS += unikernel_boot
 unit_unikernel_boot_SRCS := tests/unit/test_unikernel_boot.c vmm/unikernel_boot.c
+
+# A domain's console output cut into prefixed lines.
+HV_SRCS += vmm/domain_console.c
+HEADERS_HV += vmm/domain_console.h
+HEADERS_HOST += vmm/domain_console.h
+UNIT_TESTS += domain_console
+unit_domain_console_SRCS := tests/unit/test_domain_console.c vmm/domain_console.c

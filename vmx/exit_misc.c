@@ -4,6 +4,7 @@
 #include "pmu/pmu_loop.h"
 #include "vmm/console.h"
 #include "vmm/domain.h"
+#include "vertigo/hypercall.h"
 #include "vmm/hypercall.h"
 #include "vmx/exit.h"
 #include "vmx/guest_mem.h"
@@ -43,15 +44,22 @@ void handle_invd(struct vcpu *v, const struct vmx_exit *e)
     vmx_skip_instruction(e);
 }
 
+/* HC_CONSOLE_WRITE's copy of the guest's text, one per physical CPU. */
+static char console_text[MAX_CPUS][VERTIGO_CONSOLE_WRITE_MAX];
+
 /* Guest pointers are read with the caller's rights: a user-mode caller
  * cannot make Vertigo read a supervisor-only page for it. */
 void handle_vmcall(struct vcpu *v, const struct vmx_exit *e)
 {
+    struct hypercall_domain domain_calls = {
+        domain_console_output, domain_power_off, v->domain, console_text[v->cpu],
+    };
     struct hypercall_args a = {
         .nr = v->regs.rax,
         .arg = { v->regs.rbx, v->regs.rcx, v->regs.rdx, v->regs.rsi },
         .cpl = vmx_guest_cpl(),
         .pmu = pmu_hypercalls(v),
+        .domain = &domain_calls,
     };
     struct guest_virt_cursor cursor;
     guest_virt_cursor_init(&cursor, v);

@@ -147,7 +147,23 @@
                                            written) -> rows written. Kernel
                                            only. -EINVAL if none runs. */
 
-#define VERTIGO_HC_COUNT            14u
+#define VERTIGO_HC_CONSOLE_WRITE    14u /* RBX = guest address, RCX = length
+                                           (1..VERTIGO_CONSOLE_WRITE_MAX): console
+                                           output of the calling domain (the log's
+                                           console records with source = the
+                                           domain's id, Vertigo's text console
+                                           with the prefix "[NAME] "). Kernel
+                                           only. -EINVAL for a length of 0 or
+                                           above the maximum; -EFAULT (etc.)
+                                           unreadable. -> bytes written. */
+#define VERTIGO_HC_POWER_OFF        15u /* ends the calling domain as powered
+                                           off (report the verdict first with
+                                           VERTIGO_HC_SET_VERDICT). Kernel only.
+                                           Does not return. */
+
+#define VERTIGO_HC_COUNT            16u
+
+#define VERTIGO_CONSOLE_WRITE_MAX   4096u
 
 /* HC_SESSION_START argument (all fields little-endian, 8-byte aligned). */
 #define VERTIGO_SESSION_ABI         2u   /* 2: process_cr3 added */
@@ -312,10 +328,11 @@ _Static_assert(sizeof(struct vertigo_pv_page) == 144, "pv page ABI size");
 #define VERTIGO_FEAT_PV_COUNTERS    (1u << 4)   /* HC_PV_PAGE, HC_PV_PROGRAM, HC_PV_READ */
 #define VERTIGO_FEAT_PV_OVERFLOW    (1u << 5)   /* HC_PV_VECTOR, the page's overflow_at */
 #define VERTIGO_FEAT_MUX            (1u << 6)   /* HC_MUX_START, HC_MUX_STOP */
+#define VERTIGO_FEAT_DOMAIN         (1u << 7)   /* HC_CONSOLE_WRITE, HC_POWER_OFF */
 #define VERTIGO_FEATURES            (VERTIGO_FEAT_VERDICT | VERTIGO_FEAT_PMU | \
                                      VERTIGO_FEAT_SAMPLING | VERTIGO_FEAT_KERNEL_ORC | \
                                      VERTIGO_FEAT_PV_COUNTERS | VERTIGO_FEAT_PV_OVERFLOW | \
-                                     VERTIGO_FEAT_MUX)
+                                     VERTIGO_FEAT_MUX | VERTIGO_FEAT_DOMAIN)
 
 /* Errors (returned negated in RAX). */
 #define VERTIGO_ENOSYS   1   /* unknown call number */

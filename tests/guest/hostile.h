@@ -205,6 +205,18 @@ static inline void hostile_draw(const struct hostile_target *t, uint64_t *rng,
         c->arg[0] |= 0x100;
         c->want = t->user ? -VERTIGO_EPERM : -VERTIGO_EINVAL;
         break;
+    case VERTIGO_HC_CONSOLE_WRITE:      /* never a length Vertigo would print */
+        c->arg[1] |= 1ull << 32;
+        c->want = t->user ? -VERTIGO_EPERM : -VERTIGO_EINVAL;
+        break;
+    case VERTIGO_HC_POWER_OFF:          /* from the kernel it would end the domain */
+        if (!t->user) {
+            c->nr = VERTIGO_HC_VERSION;
+            c->want = ((int64_t)VERTIGO_HYPERCALL_VERSION << 32) | VERTIGO_FEATURES;
+            break;
+        }
+        c->want = -VERTIGO_EPERM;
+        break;
     default:
         c->want = -VERTIGO_ENOSYS;
         break;

@@ -33,6 +33,7 @@ TEST(version_reports_interface_and_features)
     CHECK(r & VERTIGO_FEAT_VERDICT);
     CHECK(r & VERTIGO_FEAT_KERNEL_ORC);
     CHECK(r & VERTIGO_FEAT_MUX);
+    CHECK(r & VERTIGO_FEAT_DOMAIN);
 }
 
 TEST(verdict_with_reason)
@@ -719,4 +720,62 @@ TEST(mux_stop_is_kernel_only)
     CHECK_EQ(pv_call(&fake_mux_pmu, VERTIGO_HC_MUX_STOP, 0, 0), 7);
     CHECK_EQ(fmux.stops, 1);
     CHECK_EQ(pv_call(NULL, VERTIGO_HC_MUX_STOP, 0, 0), (uint64_t)-VERTIGO_EINVAL);
+}
+
+/* The domain calls: console text reaches the callback only whole and
+ * readable, power-off only from the kernel. */
+struct fake_domain {
+    char text[64];
+    size_t len;
+    unsigned int console_calls, power_offs;
+};
+
+static int64_t fake_console(void *ctx, const char *text, size_t len)
+{
+    struct fake_domain *f = ctx;
+    f->console_calls++;
+    f->len = len < sizeof(f->text) ? len : sizeof(f->text);
+    memcpy(f->text, text, f->len);
+    return (int64_t)len;
+}
+
+static void fake_power_off(void *ctx)
+{
+    ((struct fake_domain *)ctx)->power_offs++;
+}
+
+TEST(console_write_and_power_off)
+{
+    static char buffer[VERTIGO_CONSOLE_WRITE_MAX];
+    struct fake_domain f = { 0 };
+    struct hypercall_domain hd = { fake_console, fake_power_off, &f, buffer };
+    struct hypercall_args a = { .nr = VERTIGO_HC_CONSOLE_WRITE, .arg = { GUEST_BASE, 8 },
+                                .domain = &hd };
+
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), 8);
+    CHECK_EQ(f.len, 8);
+    CHECK(memcmp(f.text, "scenario", 8) == 0);
+    a.arg[1] = sizeof(guest_text) + 1;                  /* runs off readable memory */
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), -VERTIGO_EFAULT);
+    a.arg[1] = 0;
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), -VERTIGO_EINVAL);
+    a.arg[1] = VERTIGO_CONSOLE_WRITE_MAX + 1;
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), -VERTIGO_EINVAL);
+    a.arg[1] = 4;
+    a.cpl = 3;
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), -VERTIGO_EPERM);
+    CHECK_EQ(f.console_calls, 1);
+
+    a = (struct hypercall_args){ .nr = VERTIGO_HC_POWER_OFF, .cpl = 3, .domain = &hd };
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), -VERTIGO_EPERM);
+    CHECK_EQ(f.power_offs, 0);
+    a.cpl = 0;
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), 0);
+    CHECK_EQ(f.power_offs, 1);
+    a.domain = NULL;
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), -VERTIGO_ENOSYS);
+    a.nr = VERTIGO_HC_CONSOLE_WRITE;
+    a.arg[0] = GUEST_BASE;
+    a.arg[1] = 4;
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), -VERTIGO_ENOSYS);
 }
