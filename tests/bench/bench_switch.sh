@@ -4,10 +4,9 @@
 #   - the instructions of Vertigo's code, counted by callgrind on a host
 #     harness of the portable pmu/ code at -O2
 #     (tests/bench/bench_switch_harness.c): instr/switch =
-#     (Ir(K2) - Ir(K1)) / (K2 - K1), the cost of an empty call ("nop")
-#     the MSR accesses themselves (the fake arch's and the model's) and
-#     the simulated guest run between switches left out (callgrind
-#     --toggle-collect);
+#     (Ir(K2) - Ir(K1)) / (K2 - K1), only what runs inside the switch
+#     (callgrind --toggle-collect), the cost of an empty call ("nop")
+#     subtracted and the MSR accesses themselves left out;
 #   - the PMU MSR accesses per switch on the register-level model (PMU v4,
 #     4 GP + 3 fixed counters, full-width writes) and the writes elided;
 #   - an estimate of the cycles: instructions at one cycle each plus every
