@@ -1,16 +1,14 @@
 /* Kernel-mode console output (CPL 0): VERTIGO_HC_CONSOLE_WRITE, which
- * Vertigo refuses from user mode, in pieces of at most 4096 bytes. Numbers
+ * Vertigo refuses from user mode, in pieces of at most VERTIGO_CONSOLE_WRITE_MAX bytes. Numbers
  * are formatted here without newlib, so a fault inside newlib can still be
  * reported. */
 #include "guestlib/unikernel/uk_kernel.h"
 #include "guestlib/vertigo_vmcall.h"
 
-#define CONSOLE_CHUNK 4096u
-
 void uk_console_write(const char *s, size_t len)
 {
     while (len) {
-        size_t n = len < CONSOLE_CHUNK ? len : CONSOLE_CHUNK;
+        size_t n = len < VERTIGO_CONSOLE_WRITE_MAX ? len : VERTIGO_CONSOLE_WRITE_MAX;
         if (vertigo_hypercall2(VERTIGO_HC_CONSOLE_WRITE, (uint64_t)s, n) < 0)
             return;
         s += n;

@@ -13,15 +13,6 @@
 #include "guestlib/unikernel/uk_selectors.h"
 #include "include/vertigo/hypercall.h"
 
-/* The domain calls' numbers for a hypercall.h that does not carry them yet
- * (the same values: the hypervisor's header is the reference). */
-#ifndef VERTIGO_HC_CONSOLE_WRITE
-#define VERTIGO_HC_CONSOLE_WRITE 14u
-#endif
-#ifndef VERTIGO_HC_POWER_OFF
-#define VERTIGO_HC_POWER_OFF     15u
-#endif
-
 /* Registers pushed by crt0.S's trap and system-call entries, lowest
  * address first, then what the CPU pushed. */
 struct uk_frame {

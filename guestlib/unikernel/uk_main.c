@@ -24,8 +24,9 @@ const struct vertigo_uk_start *vertigo_uk_info(void)
     return &uk_boot_info;
 }
 
-/* Words separated by spaces; at most UK_ARGV_MAX (the rest is dropped).
- * The first word is the module's name on its GRUB line, as argv[0]. */
+/* argv[0] is "unikernel", then the words of the module's arguments (its
+ * GRUB line after the module's name), separated by spaces; at most
+ * UK_ARGV_MAX words in all (the rest is dropped). */
 static int split_args(void)
 {
     int argc = 0;
@@ -33,6 +34,7 @@ static int split_args(void)
 
     for (size_t i = 0; i < sizeof(args); i++)
         args[i] = uk_boot_info.cmdline[i];
+    argv[argc++] = "unikernel";
     while (*p && argc < UK_ARGV_MAX) {
         while (*p == ' ')
             *p++ = 0;
@@ -42,8 +44,6 @@ static int split_args(void)
         while (*p && *p != ' ')
             p++;
     }
-    if (argc == 0)
-        argv[argc++] = "unikernel";   /* an empty command line */
     argv[argc] = 0;
     return argc;
 }
