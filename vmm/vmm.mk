@@ -53,3 +53,10 @@ HEADERS_HV += vmm/domain_console.h
 HEADERS_HOST += vmm/domain_console.h
 UNIT_TESTS += domain_console
 unit_domain_console_SRCS := tests/unit/test_domain_console.c vmm/domain_console.c
+
+# Scheduling VCPUs on a CPU and the vectors waiting for domain 0.
+HV_SRCS += vmm/sched.c vmm/irq_pending.c
+HEADERS_HV += vmm/sched.h vmm/irq_pending.h
+HEADERS_HOST += vmm/sched.h vmm/irq_pending.h
+UNIT_TESTS += sched
+unit_sched_SRCS := tests/unit/test_sched.c vmm/sched.c vmm/irq_pending.c
