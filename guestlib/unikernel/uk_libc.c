@@ -17,9 +17,10 @@
 #include <unistd.h>
 
 #include "guestlib/unikernel/uk_abi.h"
+#include "guestlib/unikernel/uk_heap.h"
+#include "guestlib/unikernel/uk_time.h"
 
 
-#define NSEC_PER_SEC  1000000000ull
 #define USEC_PER_SEC  1000000ull
 
 static int64_t syscall3(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2)
@@ -70,18 +71,16 @@ int isatty(int fd)
 
 void *sbrk(ptrdiff_t increment)
 {
-    static uint64_t brk;
-    uint64_t old;
+    static struct uk_heap heap;
 
-    if (!brk)
-        brk = uk_boot_info.free_start;
-    old = brk;
-    if (increment < 0 ? (uint64_t)-increment > old - uk_boot_info.free_start
-                      : (uint64_t)increment > uk_boot_info.free_end - old) {
+    if (!heap.start)
+        heap = (struct uk_heap){ uk_boot_info.free_start, uk_boot_info.free_start,
+                                 uk_boot_info.free_end };
+    uint64_t old = uk_heap_grow(&heap, increment);
+    if (old == UK_HEAP_REFUSED) {
         errno = ENOMEM;
         return (void *)-1;
     }
-    brk = old + (uint64_t)increment;
     return (void *)old;
 }
 
@@ -92,12 +91,9 @@ static uint64_t rdtsc(void)
     return (uint64_t)hi << 32 | lo;
 }
 
-/* ticks of the TSC in units of 1/per_second s (no overflow: the remainder
- * is below tsc_hz, and per_second at most 10^9). */
 static uint64_t tsc_in(uint64_t ticks, uint64_t per_second)
 {
-    uint64_t hz = uk_boot_info.tsc_hz;
-    return ticks / hz * per_second + ticks % hz * per_second / hz;
+    return uk_tsc_to_units(ticks, uk_boot_info.tsc_hz, per_second);
 }
 
 clock_t times(struct tms *t)
@@ -127,9 +123,9 @@ int clock_gettime(clockid_t clock, struct timespec *ts)
         return fail(EINVAL);
     if (!uk_boot_info.tsc_hz)
         return fail(ENOSYS);
-    uint64_t ticks = rdtsc(), hz = uk_boot_info.tsc_hz;
-    ts->tv_sec = (time_t)(ticks / hz);
-    ts->tv_nsec = (long)(ticks % hz * NSEC_PER_SEC / hz);
+    uint64_t ns = tsc_in(rdtsc(), UK_NSEC_PER_SEC);
+    ts->tv_sec = (time_t)(ns / UK_NSEC_PER_SEC);
+    ts->tv_nsec = (long)(ns % UK_NSEC_PER_SEC);
     return 0;
 }
 

@@ -33,7 +33,7 @@ UK_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,max-page-size
 
 UK_KERNEL_SRCS := crt0.S uk_start.c uk_desc.c uk_paging.c uk_trap.c uk_syscall.c \
                   uk_console.c uk_end.c
-UK_USER_SRCS   := uk_main.c uk_libc.c
+UK_USER_SRCS   := uk_main.c uk_libc.c uk_heap.c uk_time.c uk_args.c
 UK_RT_OBJS     := $(patsubst %,$(UK_DIR)/rt/%.o,$(UK_KERNEL_SRCS) $(UK_USER_SRCS))
 
 .PHONY: unikernel
@@ -68,6 +68,12 @@ $(UK_DIR)/%.elf: $(UK_DIR)/prog/%.c.o $(UK_RT_OBJS) $(UK_LIBC) guestlib/unikerne
 	$(Q)$(HV_CC) $(UK_LDFLAGS) $(UK_RT_OBJS) $< -L$(UK_NEWLIB)/lib \
 	    -Wl,--start-group -lc -lm -lgcc -Wl,--end-group -o $@
 	$(Q)./guestlib/unikernel/check-image --quiet $@ || { rm -f $@; exit 1; }
+
+# The portable parts, tested on the host.
+UK_PORTABLE := guestlib/unikernel/uk_heap.c guestlib/unikernel/uk_time.c guestlib/unikernel/uk_args.c
+UNIT_TESTS += unikernel_rt
+unit_unikernel_rt_SRCS := tests/unit/test_unikernel_rt.c $(UK_PORTABLE)
+HEADERS_HOST += $(UK_PORTABLE:.c=.h)
 
 # The image checks as a unit test (run-tests runs $(BUILD)/unit/*): every
 # image, and spoiled copies the check must refuse.
