@@ -12,3 +12,9 @@ HEADERS_HV += vmm/vuart16550.h
 HEADERS_HOST += vmm/vuart16550.h
 UNIT_TESTS += vuart16550
 unit_vuart16550_SRCS := tests/unit/test_vuart16550.c vmm/vuart16550.c
+
+HV_SRCS += vmm/acpi_build.c
+HEADERS_HV += vmm/acpi_build.h
+HEADERS_HOST += vmm/acpi_build.h
+UNIT_TESTS += acpi_build
+unit_acpi_build_SRCS := tests/unit/test_acpi_build.c vmm/acpi_build.c
