@@ -18,3 +18,9 @@ HEADERS_HV += vmm/acpi_build.h
 HEADERS_HOST += vmm/acpi_build.h
 UNIT_TESTS += acpi_build
 unit_acpi_build_SRCS := tests/unit/test_acpi_build.c vmm/acpi_build.c
+
+HV_SRCS += vmm/cpuid_domain.c
+HEADERS_HV += vmm/cpuid_domain.h
+HEADERS_HOST += vmm/cpuid_domain.h
+UNIT_TESTS += cpuid_domain
+unit_cpuid_domain_SRCS := tests/unit/test_cpuid_domain.c vmm/cpuid_domain.c
