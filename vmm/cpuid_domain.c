@@ -2,6 +2,8 @@
  * follow the SDM Vol. 2A CPUID tables. */
 #include "vmm/cpuid_domain.h"
 
+#include <stdbool.h>
+
 #define LEAF1_ECX_DTES64        (1u << 2)
 #define LEAF1_ECX_MONITOR       (1u << 3)
 #define LEAF1_ECX_DS_CPL        (1u << 4)
@@ -109,9 +111,19 @@ static void leaf_tsc(const struct cpuid_domain *d, uint32_t leaf, struct cpuid_d
                                          crystal_mhz & 0xffffu, 0 };
 }
 
+/* Leaves this file writes whole, whatever the host has. */
+static bool synthesized(uint32_t leaf)
+{
+    return leaf == 0x5 || leaf == 0x6 || leaf == 0xb || leaf == 0x15 || leaf == 0x16;
+}
+
 static void basic_leaf(const struct cpuid_domain *d, uint32_t apic_id, uint32_t leaf,
                        uint32_t subleaf, struct cpuid_domain_regs *r)
 {
+    if (leaf > CPUID_DOMAIN_MAX_BASIC_LEAF || (leaf > d->host_max_leaf && !synthesized(leaf))) {
+        *r = (struct cpuid_domain_regs){ 0, 0, 0, 0 };
+        return;
+    }
     switch (leaf) {
     case 0x0:  r->eax = CPUID_DOMAIN_MAX_BASIC_LEAF; break;
     case 0x1:  leaf_1(d, apic_id, r); break;
@@ -128,8 +140,6 @@ static void basic_leaf(const struct cpuid_domain *d, uint32_t apic_id, uint32_t 
     case 0x15:
     case 0x16: leaf_tsc(d, leaf, r); break;
     default:
-        if (leaf > CPUID_DOMAIN_MAX_BASIC_LEAF || leaf > d->host_max_leaf)
-            *r = (struct cpuid_domain_regs){ 0, 0, 0, 0 };
         break;
     }
 }

@@ -110,6 +110,10 @@ TEST(hidden_and_synthesized_leaves)
     /* past the host's maximum: zero, not the host's repeated highest leaf */
     r = ask(&d, 0, 0x12, 0, ALL_ONES);
     CHECK(r.eax == 0 && r.ebx == 0 && r.ecx == 0 && r.edx == 0);
+    d.host_max_leaf = 0x3;
+    r = ask(&d, 0, 4, 0, ALL_ONES);
+    CHECK(r.eax == 0 && r.ebx == 0 && r.ecx == 0 && r.edx == 0);
+    CHECK_EQ(ask(&d, 0, 6, 0, ALL_ONES).eax, 4);
     d.host_max_leaf = 0x20;
     r = ask(&d, 0, 0x12, 0, ALL_ONES);
     CHECK_EQ(r.eax, ~0u);
