@@ -91,41 +91,50 @@ static uint64_t rdtsc(void)
     return (uint64_t)hi << 32 | lo;
 }
 
-static uint64_t tsc_in(uint64_t ticks, uint64_t per_second)
+/* The TSC's time since reset as whole seconds and the fraction in units of
+ * 1/per_second s; -1 (ENOSYS) when Vertigo gave no TSC rate. */
+static int tsc_time(uint64_t per_second, uint64_t *seconds, uint64_t *fraction)
 {
-    return uk_tsc_to_units(ticks, uk_boot_info.tsc_hz, per_second);
+    if (!uk_boot_info.tsc_hz)
+        return fail(ENOSYS);
+    uint64_t units = uk_tsc_to_units(rdtsc(), uk_boot_info.tsc_hz, per_second);
+    *seconds = units / per_second;
+    *fraction = units % per_second;
+    return 0;
 }
 
 clock_t times(struct tms *t)
 {
-    if (!uk_boot_info.tsc_hz)
-        return (clock_t)fail(ENOSYS);
-    clock_t now = (clock_t)tsc_in(rdtsc(), CLOCKS_PER_SEC);
+    uint64_t seconds, fraction;
+
+    if (tsc_time(CLOCKS_PER_SEC, &seconds, &fraction))
+        return (clock_t)-1;
+    clock_t now = (clock_t)(seconds * CLOCKS_PER_SEC + fraction);
     *t = (struct tms){ .tms_utime = now };
     return now;
 }
 
 int gettimeofday(struct timeval *restrict tv, void *restrict tz)
 {
+    uint64_t seconds, us;
+
     (void)tz;
-    if (!uk_boot_info.tsc_hz)
-        return fail(ENOSYS);
-    uint64_t us = tsc_in(rdtsc(), USEC_PER_SEC);
-    tv->tv_sec = (time_t)(us / USEC_PER_SEC);
-    tv->tv_usec = (suseconds_t)(us % USEC_PER_SEC);
+    if (tsc_time(USEC_PER_SEC, &seconds, &us))
+        return -1;
+    *tv = (struct timeval){ .tv_sec = (time_t)seconds, .tv_usec = (suseconds_t)us };
     return 0;
 }
 
 /* CLOCK_MONOTONIC and CLOCK_REALTIME alike: the TSC's time since reset. */
 int clock_gettime(clockid_t clock, struct timespec *ts)
 {
+    uint64_t seconds, ns;
+
     if (clock != CLOCK_MONOTONIC && clock != CLOCK_REALTIME)
         return fail(EINVAL);
-    if (!uk_boot_info.tsc_hz)
-        return fail(ENOSYS);
-    uint64_t ns = tsc_in(rdtsc(), UK_NSEC_PER_SEC);
-    ts->tv_sec = (time_t)(ns / UK_NSEC_PER_SEC);
-    ts->tv_nsec = (long)(ns % UK_NSEC_PER_SEC);
+    if (tsc_time(UK_NSEC_PER_SEC, &seconds, &ns))
+        return -1;
+    *ts = (struct timespec){ .tv_sec = (time_t)seconds, .tv_nsec = (long)ns };
     return 0;
 }
 

@@ -12,8 +12,9 @@
  *  2. loop: vertigo_loop_inc over N and 2N iterations (3 instructions
  *     each): the difference of the two counts is 3 N exactly, and a second
  *     run of N counts the same as the first;
- *  3. the runtime: malloc of 1 MiB from the heap, the TSC clock moving
- *     forward, printf's number formatting (newlib).
+ *  3. the runtime: malloc of 1 MiB from the heap, the TSC clocks moving
+ *     forward (clock_gettime, then gettimeofday no earlier), clock(),
+ *     printf's number formatting (newlib).
  * The line "ukloop: counted block B loop L" gives the measured block count
  * and the N-vs-2N difference for the e2e test; exit status 0 when all pass
  * (the domain's verdict). */
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 
 #include "guestlib/unikernel/vertigo_uk.h"
@@ -79,6 +81,10 @@ static void check_runtime(void)
     clock_ok = clock_ok && clock_gettime(CLOCK_MONOTONIC, &t1) == 0 &&
                (t1.tv_sec > t0.tv_sec || (t1.tv_sec == t0.tv_sec && t1.tv_nsec > t0.tv_nsec));
     check(clock_ok, "clock_gettime from the TSC moves forward");
+    struct timeval tv;
+    check(gettimeofday(&tv, NULL) == 0 && tv.tv_usec < 1000000 && clock() != (clock_t)-1 &&
+          (tv.tv_sec > t1.tv_sec || (tv.tv_sec == t1.tv_sec && tv.tv_usec * 1000 >= t1.tv_nsec / 1000 * 1000)),
+          "gettimeofday and clock from the TSC");
     snprintf(text, sizeof(text), "%llu %x %5.2f %s", 18446744073709551615ull, 0xbeefu, 3.25, "ok");
     check(strcmp(text, "18446744073709551615 beef  3.25 ok") == 0, "printf formatting");
 }
