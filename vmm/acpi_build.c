@@ -305,6 +305,21 @@ enum acpi_build_status acpi_build_tables(const struct acpi_build_config *cfg, vo
     return ACPI_BUILD_OK;
 }
 
+enum acpi_power_request acpi_build_power_write(uint16_t power_port, uint16_t port,
+                                               uint8_t value)
+{
+    uint8_t sleep_type = (value & ACPI_BUILD_SLP_TYP_MASK) >> ACPI_BUILD_SLP_TYP_SHIFT;
+
+    if (power_port == 0)
+        return ACPI_POWER_NONE;
+    if (port == power_port + ACPI_BUILD_SLEEP_CONTROL_OFFSET && (value & ACPI_BUILD_SLP_EN) &&
+        sleep_type == ACPI_BUILD_S5_TYPE)
+        return ACPI_POWER_OFF;
+    if (port == power_port + ACPI_BUILD_RESET_OFFSET && value == ACPI_BUILD_RESET_VALUE)
+        return ACPI_POWER_RESET;
+    return ACPI_POWER_NONE;
+}
+
 const char *acpi_build_error(enum acpi_build_status status)
 {
     switch (status) {

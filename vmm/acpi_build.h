@@ -53,6 +53,18 @@ enum acpi_build_status {
 enum acpi_build_status acpi_build_tables(const struct acpi_build_config *cfg, void *buf,
                                          uint32_t size, struct acpi_build_result *result);
 
+enum acpi_power_request {
+    ACPI_POWER_NONE,        /* not a power request (or not one of the ports) */
+    ACPI_POWER_OFF,         /* SLP_EN with SLP_TYP 5 on the sleep control port */
+    ACPI_POWER_RESET,       /* the reset value on the reset port */
+};
+
+/* What a one-byte OUT of `value` to `port` asks for, with the power ports
+ * at `power_port` as the FADT names them (ACPI 6.x 4.8.3.7, 4.8.3.6).
+ * Other sleep types, the status port and other values ask for nothing. */
+enum acpi_power_request acpi_build_power_write(uint16_t power_port, uint16_t port,
+                                               uint8_t value);
+
 /* A sentence naming the error. */
 const char *acpi_build_error(enum acpi_build_status status);
 

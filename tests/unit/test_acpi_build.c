@@ -223,3 +223,19 @@ TEST(bad_configurations_are_refused)
     CHECK_EQ(r.bytes, 7);
     CHECK_STR(acpi_build_error(ACPI_BUILD_ERR_SPACE), "ACPI tables: buffer too small");
 }
+
+/* What Linux writes: acpi_hw_extended_sleep clears WAK_STS (0x80) on the
+ * status port, then SLP_TYP << 2 | SLP_EN on the control port; reboot
+ * writes the FADT's reset value to the reset register. */
+TEST(power_port_writes)
+{
+    CHECK_EQ(acpi_build_power_write(0x600, 0x600, (5u << 2) | 0x20), ACPI_POWER_OFF);
+    CHECK_EQ(acpi_build_power_write(0x600, 0x601, 0x80), ACPI_POWER_NONE);
+    CHECK_EQ(acpi_build_power_write(0x600, 0x600, 5u << 2), ACPI_POWER_NONE);     /* no SLP_EN */
+    CHECK_EQ(acpi_build_power_write(0x600, 0x600, (3u << 2) | 0x20), ACPI_POWER_NONE);  /* S3 */
+    CHECK_EQ(acpi_build_power_write(0x600, 0x602, ACPI_BUILD_RESET_VALUE), ACPI_POWER_RESET);
+    CHECK_EQ(acpi_build_power_write(0x600, 0x602, 0x06), ACPI_POWER_NONE);
+    CHECK_EQ(acpi_build_power_write(0x600, 0x603, ACPI_BUILD_RESET_VALUE), ACPI_POWER_NONE);
+    CHECK_EQ(acpi_build_power_write(0, 0x2, ACPI_BUILD_RESET_VALUE), ACPI_POWER_NONE);
+    CHECK_EQ(acpi_build_power_write(0, 0, 0x34), ACPI_POWER_NONE);
+}
