@@ -83,7 +83,7 @@ static void print_loss(FILE *out, const struct profile_loss *l)
 /* The --sort line: the keys, or "samples". */
 static void print_sort(FILE *out, const struct report_options *o)
 {
-    static const char *const names[REPORT_KEY_COUNT] = { "comm", "pid", "dso", "sym" };
+    static const char *const names[REPORT_KEY_COUNT] = { "comm", "pid", "dso", "sym", "domain" };
     enum report_key keys[REPORT_KEY_COUNT];
     unsigned int n = report_keys(o, keys);
     fprintf(out, "# Sort: ");
@@ -108,6 +108,38 @@ static void print_events(FILE *out, const struct profile_event *e)
         fprintf(out, "# Event count (approx.): %" PRIu64 " (several periods)\n", e->events);
 }
 
+/* "# Domains: NAME P% (S samples[, passive]), ..." when the samples come
+ * from several domains or from a passive one other than domain 0 (it
+ * shipped no symbols: its kernel and user addresses stay raw unless its
+ * files were given). */
+static void print_domains(FILE *out, const struct profile *p)
+{
+    uint64_t *per = calloc(DOMAIN_IDS_MAX + 1u, sizeof(*per));
+    if (!per)
+        exit(VERTIGO_EXIT_USAGE);
+    bool passive = false;
+    for (uint64_t i = 0; i < p->sample_count; i++) {
+        uint32_t d = p->samples[i].domain;
+        per[d < DOMAIN_IDS_MAX ? d : DOMAIN_IDS_MAX] += p->samples[i].count;
+        passive |= d && domain_passive(p->domains, d);
+    }
+    if (profile_several_domains(p) || passive) {
+        char name[DOMAIN_NAME_MAX];
+        bool first = true;
+        for (uint32_t d = 0; d <= DOMAIN_IDS_MAX; d++) {
+            if (!per[d])
+                continue;
+            fprintf(out, "%s %s %.2f%% (%" PRIu64 " samples%s)", first ? "# Domains:" : ",",
+                    d < DOMAIN_IDS_MAX ? profile_domain_name(p, d, name) : "others",
+                    percent(per[d], p->total), per[d],
+                    d < DOMAIN_IDS_MAX && domain_passive(p->domains, d) ? ", passive" : "");
+            first = false;
+        }
+        fputc('\n', out);
+    }
+    free(per);
+}
+
 static void print_header(FILE *out, const struct profile *p, const struct report_options *o)
 {
     fprintf(out, "# Vertigo report of %s\n#\n", o->source ? o->source : "(log)");
@@ -121,6 +153,7 @@ static void print_header(FILE *out, const struct profile *p, const struct report
     for (uint8_t m = 0; m < LOG_MODE_COUNT; m++)
         fprintf(out, " %s %.2f%%%s", profile_mode_name(m), percent(modes[m], p->total),
                 m + 1 < LOG_MODE_COUNT ? "," : "\n");
+    print_domains(out, p);
     print_loss(out, &p->loss);
     print_sort(out, o);
 }
@@ -134,6 +167,7 @@ static const char *key_text(const struct report_table *t, const struct report_ro
     case REPORT_KEY_COMM: return r->comm;
     case REPORT_KEY_PID:  snprintf(buf, len, "%u:%s", r->pid, r->comm); return buf;
     case REPORT_KEY_DSO:  return sym_image(sym, r->image)->name;
+    case REPORT_KEY_DOMAIN: return profile_domain_name(t->p, r->domain, buf);
     case REPORT_KEY_SYM:
     case REPORT_KEY_COUNT: break;
     }
@@ -157,7 +191,7 @@ static bool row_shown(const struct report_table *t, const struct report_row *r)
 static const char *key_heading(const struct report_options *o, enum report_key k)
 {
     static const char *const perf[REPORT_KEY_COUNT] = { "Command", "Pid:Command", "Shared Object",
-                                                        "Symbol" };
+                                                        "Symbol", "Domain" };
     if (o->sort == REPORT_SORT_SAMPLES)
         return k == REPORT_KEY_DSO ? "Image" : "Symbol  [Source]";
     return perf[k];
@@ -242,8 +276,10 @@ static int by_mode_cmp(const void *a, const void *b, void *profile)
 static void print_mode_row(FILE *out, const struct profile *p, const struct profile_sample *s,
                            uint64_t all, const uint64_t *per_event)
 {
-    fprintf(out, "  %6u  %4u  %-10s %8" PRIu64 "  %7.2f%%", s->domain, s->vcpu,
-            profile_mode_name(s->mode), all, percent(all, p->total));
+    char name[DOMAIN_NAME_MAX];
+    fprintf(out, "  %-10s  %4u  %-10s %8" PRIu64 "  %7.2f%%",
+            profile_domain_name(p, s->domain, name), s->vcpu, profile_mode_name(s->mode), all,
+            percent(all, p->total));
     for (uint32_t e = 0; p->event_count > 1 && e < p->event_count; e++)
         fprintf(out, "  %*.2f%%", event_width(&p->events[e]) - 1,
                 percent(per_event[e], p->events[e].total));
@@ -254,7 +290,7 @@ static void print_mode_row(FILE *out, const struct profile *p, const struct prof
  * once and summed group by group. */
 static void print_by_mode(FILE *out, const struct profile *p)
 {
-    fprintf(out, "#\n# By domain, VCPU and mode:\n# Domain  VCPU  Mode        Samples  Overhead");
+    fprintf(out, "#\n# By domain, VCPU and mode:\n# Domain      VCPU  Mode        Samples  Overhead");
     for (uint32_t e = 0; p->event_count > 1 && e < p->event_count; e++)
         fprintf(out, "  %*s", event_width(&p->events[e]), p->events[e].name);
     fputc('\n', out);
@@ -337,7 +373,8 @@ static void usage(FILE *out)
                  "                      [--vertigo-elf FILE] [--event E] [--comm C] [--pid P]\n"
                  "                      [--dso D] FILE|-\n%s"
                  "  --sort KEYS         rows by perf's keys: comm, pid, dso, sym (also command,\n"
-                 "                      shared_object, image, symbol), comma-combined, or\n"
+                 "                      shared_object, image, symbol) and domain (by name),\n"
+                 "                      comma-combined, or\n"
                  "                      samples: one row per image and function; default\n"
                  "                      comm,dso,sym when the log names processes, else samples\n"
                  "  --children          inclusive shares from call stacks (perf --children)\n"
@@ -352,7 +389,7 @@ static enum report_key key_named(const char *name, size_t len)
     static const struct { const char *name; enum report_key key; } names[] = {
         { "comm", REPORT_KEY_COMM }, { "command", REPORT_KEY_COMM }, { "pid", REPORT_KEY_PID },
         { "dso", REPORT_KEY_DSO }, { "shared_object", REPORT_KEY_DSO }, { "image", REPORT_KEY_DSO },
-        { "sym", REPORT_KEY_SYM }, { "symbol", REPORT_KEY_SYM },
+        { "sym", REPORT_KEY_SYM }, { "symbol", REPORT_KEY_SYM }, { "domain", REPORT_KEY_DOMAIN },
     };
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (strlen(names[i].name) == len && !strncmp(names[i].name, name, len))
@@ -375,8 +412,8 @@ bool report_parse_sort(struct report_options *o, const char *value, char *err, s
         for (unsigned int i = 0; i < o->key_count; i++)
             repeated |= o->keys[i] == k;
         if (k == REPORT_KEY_COUNT || repeated) {
-            snprintf(err, err_len, "%s sort key '%.*s' (samples, or comm, pid, dso, sym "
-                     "combined with commas)", repeated ? "repeated" : "unknown", (int)len, w);
+            snprintf(err, err_len, "%s sort key '%.*s' (samples, or comm, pid, dso, sym, "
+                     "domain combined with commas)", repeated ? "repeated" : "unknown", (int)len, w);
             return false;
         }
         o->keys[o->key_count++] = k;

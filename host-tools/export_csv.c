@@ -2,8 +2,9 @@
  * process, image, symbol) with its self samples (the sampled RIP's
  * function), their period, the events they stand for and their share of
  * the event's samples:
- *   event,domain,vcpu,mode,pid,comm,image,symbol,source_file,source_line,
- *   samples,period_events,events,percent
+ *   event,domain,domain_name,vcpu,mode,pid,comm,image,symbol,source_file,
+ *   source_line,samples,period_events,events,percent
+ * (domain_name: dom.N.name= of Vertigo's command line, else domN).
  * The header names the units where a name alone would not (period_events:
  * events per sample). A numeric column is never empty, so that a typed
  * import (sqlite3, docs/user-guide.md) reads it as a number: an unknown
@@ -58,8 +59,11 @@ static int row_count_cmp(const void *a, const void *b)
 static void put_row(FILE *out, const struct profile *p, const struct csv_row *r)
 {
     const struct sym_function *fn = sym_function(p->sym, r->function);
+    char name[DOMAIN_NAME_MAX];
     csv_put_field(out, p->events[r->event].name, ',');
-    fprintf(out, ",%u,%u,%s,%u,", r->domain, r->vcpu, profile_mode_name(r->mode), r->pid);
+    fprintf(out, ",%u,", r->domain);
+    csv_put_field(out, profile_domain_name(p, r->domain, name), ',');
+    fprintf(out, ",%u,%s,%u,", r->vcpu, profile_mode_name(r->mode), r->pid);
     csv_put_field(out, r->comm, ',');
     fputc(',', out);
     csv_put_field(out, sym_image(p->sym, fn->image)->name, ',');
@@ -96,8 +100,8 @@ bool export_csv(FILE *out, const struct profile *p)
             rows[n++] = rows[i];
     }
     qsort(rows, n, sizeof(*rows), row_count_cmp);
-    fprintf(out, "event,domain,vcpu,mode,pid,comm,image,symbol,source_file,source_line,samples,"
-                 "period_events,events,percent\n");
+    fprintf(out, "event,domain,domain_name,vcpu,mode,pid,comm,image,symbol,source_file,"
+                 "source_line,samples,period_events,events,percent\n");
     for (uint64_t i = 0; i < n; i++)
         put_row(out, p, &rows[i]);
     free(rows);

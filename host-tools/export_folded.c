@@ -8,7 +8,8 @@
  * stackcollapse-perf.pl folds perf script's "[unknown]" ("[libc.so.6]").
  * With several events in the profile (no --event), each line
  * starts with the event name before the process ("cycles;workload;main;f;g
- * 123"). Lines are sorted; ';' inside a name
+ * 123"); with samples of several domains, the domain's name comes before
+ * the process ("web;nginx;main 12", after the event if there is one). Lines are sorted; ';' inside a name
  * becomes ':' so it cannot split a frame. Lines are compared and written
  * straight from the frames, never all held as text: memory stays that of
  * the profile however long the names are. */
@@ -32,6 +33,8 @@ struct fold_cursor {
     const struct profile *p;
     const struct profile_sample *s;
     uint32_t next, parts;        /* the next part, how many there are */
+    uint32_t lead;               /* parts before the process: event, domain */
+    char domain[DOMAIN_NAME_MAX];
     const char *text;            /* the rest of the current part */
     const char *suffix;          /* written after it */
     char unknown[PERF_NAME_MAX]; /* the text of an unknown function's frame */
@@ -39,10 +42,12 @@ struct fold_cursor {
 
 static void fold_start(struct fold_cursor *c, const struct profile *p, const struct profile_sample *s)
 {
-    uint32_t parts = (p->event_count > 1) + 1;
+    uint32_t lead = (p->event_count > 1) + profile_several_domains(p);
+    uint32_t parts = lead + 1;
     for (uint32_t i = 0; i < s->depth; i++)
         parts += 1 + sym_frame(p->sym, s->frames[i])->inline_count;
-    *c = (struct fold_cursor){ .p = p, .s = s, .parts = parts, .text = "", .suffix = "" };
+    *c = (struct fold_cursor){ .p = p, .s = s, .parts = parts, .lead = lead, .text = "",
+                               .suffix = "" };
 }
 
 /* Part k of the frames, counted from the root: each frame is its
@@ -73,9 +78,11 @@ static const char *part_text(struct fold_cursor *c, uint32_t k, const char **suf
     *suffix = "";
     if (event_part && k == 0)
         return c->p->events[c->s->event].name;
-    if (k == event_part)
+    if (c->lead > event_part && k == event_part)
+        return profile_domain_name(c->p, c->s->domain, c->domain);
+    if (k == c->lead)
         return c->s->process.comm;
-    return frame_part(c, k - event_part - 1, suffix);
+    return frame_part(c, k - c->lead - 1, suffix);
 }
 
 /* The next byte of the line, or -1 at its end. */

@@ -69,13 +69,16 @@ static struct track *collect_tracks(const struct profile *p, uint64_t *count)
     return tr;
 }
 
-static void put_track_names(FILE *out, const struct track *tr, uint64_t n, bool *first)
+static void put_track_names(FILE *out, const struct profile *p, const struct track *tr,
+                            uint64_t n, bool *first)
 {
+    char name[DOMAIN_NAME_MAX];
     for (uint64_t i = 0; i < n; i++) {
         if (!i || tr[i].domain != tr[i - 1].domain) {
             next_event(out, first);
             fprintf(out, "{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":%u,\"tid\":0,"
-                         "\"args\":{\"name\":\"domain %u\"}}", tr[i].domain, tr[i].domain);
+                         "\"args\":{\"name\":\"%s (domain %u)\"}}", tr[i].domain,
+                    profile_domain_name(p, tr[i].domain, name), tr[i].domain);
         }
         next_event(out, first);
         fprintf(out, "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":%u,\"tid\":%u,"
@@ -191,7 +194,7 @@ bool export_perfetto(FILE *out, const struct profile *p)
     }
     fputs("},\"traceEvents\":[", out);
     first = true;
-    put_track_names(out, tr, tracks, &first);
+    put_track_names(out, p, tr, tracks, &first);
     for (uint64_t i = 0; i < t->occ_count; i++) {
         next_event(out, &first);
         put_sample(out, p, &t->occ[i], leaf[t->occ[i].sample]);

@@ -209,11 +209,11 @@ static void put_labels(struct pb *msg, const struct profile *p, const struct pro
                        struct strings *st)
 {
     struct pb tmp = { 0 };
-    char text[2][16];
-    snprintf(text[0], sizeof(text[0]), "%u", s->domain);
-    snprintf(text[1], sizeof(text[1]), "%u", s->vcpu);
-    put_label(msg, &tmp, st, "domain", str_keep(st, text[0]));
-    put_label(msg, &tmp, st, "vcpu", str_keep(st, text[1]));
+    char text[16], name[DOMAIN_NAME_MAX];
+    snprintf(text, sizeof(text), "%u", s->vcpu);
+    put_label(msg, &tmp, st, "domain", str_keep(st, profile_domain_name(p, s->domain, name)));
+    put_num_label(msg, &tmp, st, "domain_id", s->domain, "domain");
+    put_label(msg, &tmp, st, "vcpu", str_keep(st, text));
     put_label(msg, &tmp, st, "mode", profile_mode_name(s->mode));
     put_label(msg, &tmp, st, "comm", s->process.comm);
     put_num_label(msg, &tmp, st, "pid", s->process.pid, "pid");

@@ -278,9 +278,23 @@ static void check_vertigo_elf(const struct profile *p, const char *cmd,
             o->sym.vertigo_elf, got, want);
 }
 
+/* Which domains the log mentions, their names, which shipped symbols. */
+static void note_domains(struct domain_names *dn, const struct logdec_record *r)
+{
+    if (r->type == LOG_REC_SAMPLE)
+        domain_names_seen(dn, r->u.sample.domain);
+    else if (r->type == LOG_REC_SYMBOLS)
+        domain_names_shipped(dn, r->u.symbols.domain);
+    else if (r->type == LOG_REC_LIFECYCLE)
+        domain_names_seen(dn, r->u.lifecycle.domain);
+    else if (r->type == LOG_REC_CONFIG)
+        domain_names_config(dn, r->u.config.text, r->u.config.len);
+}
+
 void profile_record(void *user, const struct logdec_record *r)
 {
     struct profile *p = user;
+    note_domains(p->domains, r);
     if (r->type == LOG_REC_SAMPLE)
         sample_record(p, &r->u.sample, r->cpu, r->tsc);
     else if (r->type == LOG_REC_USER_STACK)
@@ -527,6 +541,8 @@ bool profile_finish(struct profile *p, const char *event, char *err, size_t err_
     if (!filter_events(p, event, err, err_len))
         return false;
     resolve_all(p);
+    for (uint64_t i = 1; i < p->sample_count && !p->several_domains; i++)
+        p->several_domains = p->samples[i].domain != p->samples[0].domain;
     return true;
 }
 
@@ -560,7 +576,12 @@ bool profile_init(struct profile *p, const struct profile_options *o, char *err,
         return false;
     }
     raw_rehash(p->raw);
-    p->sym = sym_create(&o->sym, err, err_len);
+    p->domains = calloc(1, sizeof(*p->domains));
+    p->sym = p->domains ? sym_create(&o->sym, err, err_len) : NULL;
+    if (!p->domains)
+        snprintf(err, err_len, "out of memory");
+    if (p->sym)
+        sym_set_domain_names(p->sym, p->domains);
     return p->sym != NULL;
 }
 
@@ -580,6 +601,7 @@ void profile_free(struct profile *p)
     }
     timeline_free(&p->timeline);
     sym_destroy(p->sym);
+    free(p->domains);
     free(p->events);
     free(p->samples);
     memset(p, 0, sizeof(*p));
@@ -625,7 +647,8 @@ int profile_complete(struct profile *p, const char *cmd, const char *path,
     p->loss.blocks_lost = dec->totals.blocks_lost;
     sym_get_problems(p->sym, &p->loss.symbols);
     check_vertigo_elf(p, cmd, o);
-    if (!profile_finish(p, o->event, err, sizeof(err))) {
+    if (!sym_check_domains(p->sym, err, sizeof(err)) ||
+        !profile_finish(p, o->event, err, sizeof(err))) {
         fprintf(stderr, "vertigo %s: %s\n", cmd, err);
         return VERTIGO_EXIT_USAGE;
     }
@@ -659,4 +682,16 @@ const char *profile_mode_name(uint8_t mode)
 {
     static const char *const names[LOG_MODE_COUNT] = { "hypervisor", "kernel", "user" };
     return mode < LOG_MODE_COUNT ? names[mode] : "?";
+}
+
+const char *profile_domain_name(const struct profile *p, uint32_t domain,
+                                char buf[DOMAIN_NAME_MAX])
+{
+    static const struct domain_names none;
+    return domain_name(p->domains ? p->domains : &none, domain, buf);
+}
+
+bool profile_several_domains(const struct profile *p)
+{
+    return p->several_domains;
 }

@@ -18,6 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "host-tools/domain_names.h"
 #include "host-tools/logdec.h"
 #include "host-tools/profile_timeline.h"
 #include "host-tools/symbolize.h"
@@ -36,6 +37,8 @@ struct profile_options {
     const char *pid;             /* ... of these PIDs (a comma list), or NULL */
     const char *dso;             /* ... whose RIP is in these images (a comma list), or NULL */
     bool timeline;               /* keep each sample's time (profile_timeline.h) */
+    /* The DOM texts of sym's per-domain files (the command line's). */
+    char domain_keys[2][SYM_DOMAIN_FILES_MAX][DOMAIN_NAME_MAX];
 };
 
 /* One event kept in the profile (columns of the report). */
@@ -81,6 +84,8 @@ struct profile {
     uint64_t total;              /* samples kept, all events */
     uint64_t raw_samples;        /* samples decoded, before the event filter */
     struct profile_raw *raw;
+    struct domain_names *domains;    /* names, and which domains are passive */
+    bool several_domains;        /* the samples kept come from more than one */
     struct {                     /* profile_options' sample filters */
         const char *comm, *pid, *dso;
     } filter;
@@ -138,6 +143,15 @@ int profile_complete(struct profile *p, const char *cmd, const char *path,
 /* Display name of a sample mode: "hypervisor", "kernel", "user". */
 const char *profile_mode_name(uint8_t mode);
 
+/* The name of domain in the log (dom.N.name= of Vertigo's command line,
+ * else "domN"), written into buf if need be. */
+const char *profile_domain_name(const struct profile *p, uint32_t domain,
+                                char buf[DOMAIN_NAME_MAX]);
+
+/* True if p's samples come from more than one domain (after
+ * profile_finish). */
+bool profile_several_domains(const struct profile *p);
+
 /* ---- Writers -------------------------------------------------------- */
 
 /* What a report row is (perf report's sort keys). */
@@ -146,6 +160,7 @@ enum report_key {
     REPORT_KEY_PID,              /* "PID:COMM" */
     REPORT_KEY_DSO,              /* the image ("Shared Object") */
     REPORT_KEY_SYM,              /* the function, with its mode tag and source */
+    REPORT_KEY_DOMAIN,           /* the domain, by its name */
     REPORT_KEY_COUNT,
 };
 
@@ -171,7 +186,8 @@ struct report_options {
 };
 
 /* Parses perf's --sort value (comm, pid, dso, sym, their aliases command,
- * shared_object, image, symbol, comma-combined; or samples) into o.
+ * shared_object, image, symbol, and Vertigo's domain, comma-combined; or
+ * samples) into o.
  * False with a message in err when a key is unknown or repeated. */
 bool report_parse_sort(struct report_options *o, const char *value, char *err, size_t err_len);
 

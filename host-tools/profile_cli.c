@@ -6,8 +6,10 @@
 #include "host-tools/vertigo.h"
 
 const char profile_options_help[] =
-    "  --guest-root DIR    guest file tree holding the binaries named in process maps\n"
-    "  --kallsyms FILE     guest kernel symbols (default: the kallsyms shipped in the log)\n"
+    "  --guest-root [DOM=]DIR  guest file tree holding the binaries named in process maps,\n"
+    "                      of domain DOM (a number or the log's name for it; default 0)\n"
+    "  --kallsyms [DOM=]FILE  guest kernel symbols of domain DOM (default 0), instead of\n"
+    "                      the kallsyms it shipped; a passive domain shipped none\n"
     "  --vertigo-elf FILE  Vertigo's ELF, for hypervisor samples\n"
     "  --event E           only samples of event E (name or id)\n"
     "  --comm C            only samples of these processes (a comma list of names)\n"
@@ -48,14 +50,70 @@ static bool take_option(struct cli_args *a, const char *name, bool takes_value, 
     return false;
 }
 
+/* VALUE of --kallsyms or --guest-root: "DOM=PATH" when text before the
+ * first '=' has no '/' (a path with '=' in its first component is written
+ * ./PATH), then a file of domain DOM; else PATH, domain 0's. */
+static bool domain_file(const char *cmd, const char *option, const char *value,
+                        const char **plain, struct sym_domain_file *files, unsigned int *count,
+                        char (*keys)[DOMAIN_NAME_MAX])
+{
+    const char *eq = strchr(value, '=');
+    size_t dom_len = eq ? (size_t)(eq - value) : 0;
+    if (!eq || memchr(value, '/', dom_len)) {
+        *plain = value;
+        return true;
+    }
+    if (!dom_len || !eq[1]) {
+        fprintf(stderr, "vertigo %s: %s %s: expected DOM=%s with a domain and a path\n", cmd,
+                option, value, strcmp(option, "--kallsyms") ? "DIR" : "FILE");
+        return false;
+    }
+    if (*count == SYM_DOMAIN_FILES_MAX) {
+        fprintf(stderr, "vertigo %s: %s %s: at most %u domains get their own %s\n", cmd, option,
+                value, SYM_DOMAIN_FILES_MAX, option);
+        return false;
+    }
+    if (dom_len >= DOMAIN_NAME_MAX) {
+        fprintf(stderr, "vertigo %s: %s %s: the domain is longer than %u bytes\n", cmd, option,
+                value, DOMAIN_NAME_MAX - 1);
+        return false;
+    }
+    memcpy(keys[*count], value, dom_len);
+    keys[*count][dom_len] = '\0';
+    files[*count] = (struct sym_domain_file){ keys[*count], eq + 1 };
+    ++*count;
+    return true;
+}
+
+/* --kallsyms or --guest-root at argv[i], plain or per domain. */
+static enum cli_step domain_file_option(struct cli_args *a, struct profile_options *o)
+{
+    static const char *const names[] = { "--kallsyms", "--guest-root" };
+    const char **plain[] = { &o->sym.kallsyms_path, &o->sym.guest_root };
+    struct sym_domain_file *files[] = { o->sym.kallsyms, o->sym.roots };
+    unsigned int *counts[] = { &o->sym.kallsyms_count, &o->sym.root_count };
+    for (size_t k = 0; k < 2; k++) {
+        const char *value;
+        if (take_option(a, names[k], true, &value))
+            return domain_file(a->cmd->name, names[k], value, plain[k], files[k], counts[k],
+                               o->domain_keys[k]) ? CLI_NEXT : CLI_BAD;
+        if (!strcmp(a->argv[a->i], names[k])) {
+            fprintf(stderr, "vertigo %s: %s needs a value\n", a->cmd->name, names[k]);
+            return CLI_BAD;
+        }
+    }
+    return CLI_NOT_MINE;
+}
+
 /* One of the shared options at argv[i]; given last without its value, it
  * is an error of its own. */
 static enum cli_step shared_option(struct cli_args *a, struct profile_options *o)
 {
-    static const char *const names[] = { "--guest-root", "--kallsyms", "--vertigo-elf", "--event",
-                                         "--comm", "--pid", "--dso" };
-    const char **slots[] = { &o->sym.guest_root, &o->sym.kallsyms_path, &o->sym.vertigo_elf,
-                             &o->event, &o->comm, &o->pid, &o->dso };
+    static const char *const names[] = { "--vertigo-elf", "--event", "--comm", "--pid", "--dso" };
+    const char **slots[] = { &o->sym.vertigo_elf, &o->event, &o->comm, &o->pid, &o->dso };
+    enum cli_step step = domain_file_option(a, o);
+    if (step != CLI_NOT_MINE)
+        return step;
     for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
         if (take_option(a, names[k], true, slots[k]))
             return CLI_NEXT;

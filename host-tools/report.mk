@@ -4,7 +4,8 @@
 # and the report benchmark. Fixture programs and the capture generator:
 # tests/fixtures/profile/.
 REPORT_SRCS := host-tools/symbolize.c host-tools/sym_sets.c host-tools/sym_user.c \
-               host-tools/sym_elf.c host-tools/sym_dwarf.c host-tools/sym_unwind.c host-tools/keymap.c host-tools/range_index.c \
+               host-tools/sym_elf.c host-tools/sym_dwarf.c host-tools/sym_unwind.c host-tools/sym_domains.c \
+               host-tools/domain_names.c host-tools/keymap.c host-tools/range_index.c \
                host-tools/guest_root.c host-tools/profile.c host-tools/profile_cli.c \
                host-tools/cmd_report.c host-tools/report_rows.c host-tools/cmd_export.c host-tools/export_pprof.c \
                host-tools/export_folded.c host-tools/export_csv.c \
@@ -55,7 +56,7 @@ tool_vertigo_LIBS += $(REPORT_LIBS)
 HEADERS_HOST += host-tools/symbolize.h host-tools/profile.h host-tools/profile_cli.h \
                 host-tools/range_index.h host-tools/guest_root.h host-tools/keymap.h \
                 host-tools/sym_internal.h host-tools/report_rows.h host-tools/profile_timeline.h \
-                host-tools/perf_names.h
+                host-tools/perf_names.h host-tools/domain_names.h
 
 # Unit tests: captures from the real encoder (gen_profile.c) through the
 # decoder, the symbolizer and every writer. They need the fixture ELFs.
@@ -84,3 +85,8 @@ BENCH_TARGETS += bench-report
 .PHONY: bench-report
 bench-report: $(BUILD)/vertigo $(BUILD)/gen-profile $(PROFILE_FIXTURE_ELFS)
 	$(Q)BUILD=$(BUILD) ./tests/bench/bench_report.sh
+# Several domains: names, shares, passive domains and per-domain files.
+UNIT_TESTS += report_domains
+unit_report_domains_SRCS := tests/unit/test_report_domains.c $(REPORT_TEST_SRCS)
+unit_report_domains_LIBS := $(REPORT_LIBS)
+$(BUILD)/unit/report_domains: | $(PROFILE_FIXTURE_ELFS)

@@ -42,13 +42,15 @@ static uint32_t row_of(struct report_table *t, const struct profile_sample *s, u
                        uint32_t function)
 {
     struct report_row key = {
+        .domain = t->has[REPORT_KEY_DOMAIN] ? s->domain : 0,
         .comm = t->has[REPORT_KEY_COMM] || t->has[REPORT_KEY_PID] ? s->process.comm : NULL,
         .pid = t->has[REPORT_KEY_PID] ? s->process.pid : 0,
         .image = t->has[REPORT_KEY_DSO] || t->has[REPORT_KEY_SYM] ? image : 0,
         .function = t->has[REPORT_KEY_SYM] ? function : UINT32_MAX,
     };
     uint32_t i = keymap_get(&t->row_map, (uint64_t)key.pid << 32 | key.image,
-                            (uintptr_t)key.comm, key.function, t->row_count);
+                            (uintptr_t)key.comm, (uint64_t)key.domain << 32 | key.function,
+                            t->row_count);
     if (i != t->row_count)
         return i;
     uint32_t ev = t->p->event_count;
@@ -112,6 +114,8 @@ static int key_cmp(const struct report_table *t, enum report_key k, const struct
         return x->pid != y->pid ? (x->pid < y->pid ? -1 : 1) : strcmp(x->comm, y->comm);
     case REPORT_KEY_DSO:
         return strcmp(sym_image(sym, x->image)->name, sym_image(sym, y->image)->name);
+    case REPORT_KEY_DOMAIN:
+        return x->domain != y->domain ? (x->domain < y->domain ? -1 : 1) : 0;
     case REPORT_KEY_SYM:
     case REPORT_KEY_COUNT:
         break;

@@ -1,5 +1,6 @@
 /* The rows of `vertigo report`: samples grouped by the report's keys
- * (perf report's sort keys: process name, PID, image, function), with
+ * (perf report's sort keys: process name, PID, image, function; and the
+ * domain), with
  * self and inclusive (children) counts per event, sorted for printing.
  * The default report's rows are the keys (image, function). */
 #ifndef HOST_TOOLS_REPORT_ROWS_H
@@ -13,6 +14,7 @@
 /* What a row stands for: the fields of keys the report does not group by
  * are zero (NULL for comm). */
 struct report_row {
+    uint32_t domain;
     const char *comm;
     uint32_t pid;
     uint32_t image;
@@ -29,7 +31,7 @@ struct report_table {
     uint32_t row_count;
     size_t row_cap;
     uint64_t **counts;           /* per row: 2 * events counters */
-    struct keymap row_map;       /* (pid, comm, image/function) -> row */
+    struct keymap row_map;       /* (pid, comm, image/function, domain) -> row */
 };
 
 /* The keys of o, in column order, into keys; returns how many. */

@@ -140,10 +140,11 @@ static bool elf_well_formed(int fd, char *why, size_t len)
 /* ---- Opening ------------------------------------------------------------ */
 
 /* The cache entry of (path, base): its index, or a new one (*fresh). */
-static int elf_entry(struct symbolizer *s, const char *path, uint64_t base, uint32_t image,
-                     bool *fresh)
+static int elf_entry(struct symbolizer *s, int root_fd, const char *path, uint64_t base,
+                     uint32_t image, bool *fresh)
 {
-    uint32_t i = keymap_get(&s->elf_map, (uintptr_t)path, base, 0, (uint32_t)s->elf_count);
+    uint32_t i = keymap_get(&s->elf_map, (uintptr_t)path, base, (uint64_t)(root_fd + 1),
+                            (uint32_t)s->elf_count);
     *fresh = i == s->elf_count;
     if (*fresh) {
         s->elves = sym_grow(s->elves, &s->elf_cap, s->elf_count + 1, sizeof(*s->elves));
@@ -184,7 +185,7 @@ static bool report_elf(struct symbolizer *s, int idx, int fd, const Dwfl_Callbac
 int sym_elf_open_vertigo(struct symbolizer *s, const char *path, uint32_t image)
 {
     bool fresh;
-    int idx = elf_entry(s, sym_intern(s, path), 0, image, &fresh);
+    int idx = elf_entry(s, -1, sym_intern(s, path), 0, image, &fresh);
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     char why[REASON_MAX];
     struct stat st;
@@ -197,14 +198,15 @@ int sym_elf_open_vertigo(struct symbolizer *s, const char *path, uint32_t image)
     return report_elf(s, idx, fd, &host_callbacks, why, sizeof(why)) ? idx : -1;
 }
 
-int sym_elf_open_guest(struct symbolizer *s, const char *path, uint64_t base, uint32_t image)
+int sym_elf_open_guest(struct symbolizer *s, int root_fd, const char *path, uint64_t base,
+                       uint32_t image)
 {
     bool fresh;
-    int idx = elf_entry(s, path, base, image, &fresh);
+    int idx = elf_entry(s, root_fd, path, base, image, &fresh);
     if (!fresh)
         return s->elves[idx].mod ? idx : -1;
     enum guest_root_error error;
-    int fd = guest_root_open(s->root_fd, path, &error);
+    int fd = guest_root_open(root_fd, path, &error);
     if (fd < 0) {
         if (error != GUEST_ROOT_NOT_FOUND)
             warn(s, path, guest_root_error_text(error));

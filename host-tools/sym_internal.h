@@ -138,11 +138,21 @@ struct sym_indexes {
 
 struct sym_unwinder;                     /* host-tools/sym_unwind.c */
 
+/* A file given for one domain, opened (host-tools/sym_domains.c). */
+struct sym_domain_src {
+    const char *key;             /* the option's DOM */
+    uint32_t ktable;             /* --kallsyms: index into ktables */
+    int root_fd;                 /* --guest-root: the directory, or -1 */
+};
+
 struct symbolizer {
     struct sym_options opts;
+    struct sym_domain_src dom_kallsyms[SYM_DOMAIN_FILES_MAX];
+    struct sym_domain_src dom_roots[SYM_DOMAIN_FILES_MAX];
+    const struct domain_names *names;    /* the log's domain names, or NULL */
     struct sym_unwinder *unwinders;      /* DWARF unwinding: one per process */
     size_t unwinder_count, unwinder_cap;
-    int root_fd;                         /* --guest-root, or -1 */
+    int root_fd;                         /* --guest-root (domain 0), or -1 */
     const char **strings;
     size_t string_count, string_cap;
     struct ptab string_tab;
@@ -229,13 +239,31 @@ void sym_user_free(struct symbolizer *s);
 void seq_push(struct seq_stack *st, uint64_t tsc, uint32_t seq);
 uint32_t seq_at(const struct seq_stack *st, uint64_t tsc);
 
+/* symbolize.c: the whole of path, a regular file, with a NUL after it;
+ * NULL with err "OPTION: reason" (option: how the user gave it). */
+char *sym_read_text_file(const char *option, const char *path, size_t *len, char *err,
+                         size_t err_len);
+/* The directory path opened for guest_root_open; -1 with err set. */
+int sym_open_root(const char *option, const char *path, char *err, size_t err_len);
+
+/* sym_domains.c: the files given per domain. */
+bool sym_domains_open(struct symbolizer *s, char *err, size_t err_len);
+void sym_domains_close(struct symbolizer *s);
+/* The kallsyms given for domain (its own, else --kallsyms FILE for
+ * domain 0), or NULL: then the ones the domain shipped. */
+const struct ktable *sym_domain_ktable(const struct symbolizer *s, uint32_t domain);
+/* The guest root of domain (its own, else --guest-root DIR for domain 0),
+ * or -1. */
+int sym_root_fd(const struct symbolizer *s, uint32_t domain);
+
 /* sym_elf.c */
 /* Opens Vertigo's ELF (a host file the user named); -1 if unreadable. */
 int sym_elf_open_vertigo(struct symbolizer *s, const char *path, uint32_t image);
-/* Opens the guest's file path under the guest root, once per (path,
- * base); -1 (after a warning, once per path, unless it is simply absent)
+/* Opens the guest's file path under the guest root root_fd, once per
+ * (root, path, base); -1 (after a warning, once per path, unless it is simply absent)
  * if it does not open as an ELF file. */
-int sym_elf_open_guest(struct symbolizer *s, const char *path, uint64_t base, uint32_t image);
+int sym_elf_open_guest(struct symbolizer *s, int root_fd, const char *path, uint64_t base,
+                       uint32_t image);
 /* Names addr of ELF idx in frame f (image_off: the address's file offset). */
 void sym_elf_lookup(struct symbolizer *s, int idx, uint64_t addr, uint64_t image_off,
                     struct sym_frame *f);

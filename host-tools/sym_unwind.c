@@ -95,11 +95,11 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 /* ---- One Dwfl per process ------------------------------------------------ */
 
 /* Reports m's file (its first executable mapping gives the load bias). */
-static void report_mapping(struct symbolizer *s, Dwfl *dwfl, const struct map_entry *m)
+static void report_mapping(int root_fd, Dwfl *dwfl, const struct map_entry *m)
 {
     enum guest_root_error error;
     char why[128];
-    int fd = guest_root_open(s->root_fd, m->path, &error);
+    int fd = guest_root_open(root_fd, m->path, &error);
     if (fd < 0)
         return;
     if (!sym_elf_guest_file_ok(fd, why, sizeof(why)) ||     /* the symbolizer warns about it */
@@ -126,7 +126,7 @@ static Dwfl *process_dwfl(struct symbolizer *s, const struct process *p)
     for (size_t i = 0; i < p->count; i++)
         if (p->maps[i].exec && p->maps[i].path && p->maps[i].path[0] == '/' &&
             !reported_before(p, i))
-            report_mapping(s, dwfl, &p->maps[i]);
+            report_mapping(sym_root_fd(s, p->domain), dwfl, &p->maps[i]);
     dwfl_report_end(dwfl, NULL, NULL);
     if (!dwfl_attach_state(dwfl, NULL, 1, &thread_callbacks, &current_walk)) {
         dwfl_end(dwfl);
@@ -192,7 +192,7 @@ unsigned int sym_unwind_user(struct symbolizer *s, const struct sym_where *w,
                              const struct log_user_stack *us, uint64_t *out, unsigned int max)
 {
     const struct process *p = sym_user_process(s, w, us->regs[LOG_UREG_RIP]);
-    struct sym_unwinder *u = p && s->root_fd >= 0 ? unwinder_for(s, p) : NULL;
+    struct sym_unwinder *u = p && sym_root_fd(s, p->domain) >= 0 ? unwinder_for(s, p) : NULL;
     if (!u || !u->dwfl)
         return 0;
     struct walk walk = { .us = us, .out = out, .max = max, .first = true };

@@ -292,8 +292,9 @@ void sym_resolve_user(struct symbolizer *s, const struct sym_where *w, struct sy
     const struct map_entry *m = &p->maps[ref->map];
     uint64_t image_off = f->addr - m->start + m->offset;
     f->image = sym_image_get(s, m->path ? m->path : ANON_IMAGE, m->start, m->end, m->offset);
-    int idx = m->path && s->root_fd >= 0 ?
-              sym_elf_open_guest(s, m->path, m->start - m->offset, f->image) : -1;
+    int root_fd = sym_root_fd(s, p->domain);
+    int idx = m->path && root_fd >= 0 ?
+              sym_elf_open_guest(s, root_fd, m->path, m->start - m->offset, f->image) : -1;
     if (idx >= 0)
         sym_elf_lookup(s, idx, f->addr, image_off, f);
     else

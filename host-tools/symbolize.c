@@ -224,11 +224,12 @@ static const void *sorted_floor(const void *elems, size_t count, size_t elem_siz
     return lo ? base + (lo - 1) * elem_size : NULL;
 }
 
-/* The kallsyms of --kallsyms, else the ones domain shipped, or NULL. */
+/* The kallsyms given for domain, else the ones it shipped, or NULL. */
 static const struct ktable *ktable_of(const struct symbolizer *s, uint32_t domain)
 {
-    if (s->opts.kallsyms_path)
-        return &s->ktables[0];
+    const struct ktable *given = sym_domain_ktable(s, domain);
+    if (given)
+        return given;
     uint32_t i = keymap_get((struct keymap *)&s->ktable_map, domain, 0, 0, KEYMAP_NONE);
     return i == KEYMAP_NONE ? NULL : &s->ktables[i];
 }
@@ -332,13 +333,13 @@ uint32_t sym_resolve(struct symbolizer *s, const struct sym_where *where, uint64
 
 /* The whole of path, a regular file (a FIFO or device given by mistake
  * would block or never end), with a NUL after it; NULL with err set. */
-static char *read_text_file(const char *path, size_t *len, char *err, size_t err_len)
+char *sym_read_text_file(const char *option, const char *path, size_t *len, char *err,
+                         size_t err_len)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(err, err_len, "--kallsyms %s: %s", path,
-                 fd < 0 ? strerror(errno) : "not a regular file");
+        snprintf(err, err_len, "%s: %s", option, fd < 0 ? strerror(errno) : "not a regular file");
         if (fd >= 0)
             close(fd);
         return NULL;
@@ -357,34 +358,37 @@ static char *read_text_file(const char *path, size_t *len, char *err, size_t err
     return text;
 }
 
-static bool open_guest_root(struct symbolizer *s, char *err, size_t err_len)
+int sym_open_root(const char *option, const char *path, char *err, size_t err_len)
 {
-    const char *root = s->opts.guest_root;
     struct stat st;
-    if (stat(root, &st) != 0) {
-        snprintf(err, err_len, "--guest-root %s: %s", root, strerror(errno));
-        return false;
+    if (stat(path, &st) != 0) {
+        snprintf(err, err_len, "%s: %s", option, strerror(errno));
+        return -1;
     }
     if (!S_ISDIR(st.st_mode)) {
-        snprintf(err, err_len, "--guest-root %s: not a directory", root);
-        return false;
+        snprintf(err, err_len, "%s: not a directory", option);
+        return -1;
     }
-    s->root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (s->root_fd < 0) {
-        snprintf(err, err_len, "--guest-root %s: %s", root, strerror(errno));
-        return false;
-    }
-    return true;
+    int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        snprintf(err, err_len, "%s: %s", option, strerror(errno));
+    return fd;
 }
 
 static bool open_options(struct symbolizer *s, char *err, size_t err_len)
 {
     const struct sym_options *o = &s->opts;
-    if (o->guest_root && !open_guest_root(s, err, err_len))
-        return false;
+    char option[SYM_PATH_MAX];
+    if (o->guest_root) {
+        snprintf(option, sizeof(option), "--guest-root %s", o->guest_root);
+        s->root_fd = sym_open_root(option, o->guest_root, err, err_len);
+        if (s->root_fd < 0)
+            return false;
+    }
     if (o->kallsyms_path) {
         size_t len;
-        char *text = read_text_file(o->kallsyms_path, &len, err, err_len);
+        snprintf(option, sizeof(option), "--kallsyms %s", o->kallsyms_path);
+        char *text = sym_read_text_file(option, o->kallsyms_path, &len, err, err_len);
         if (!text)
             return false;
         s->ktables = sym_grow(s->ktables, &s->ktable_cap, 1, sizeof(*s->ktables));
@@ -401,7 +405,7 @@ static bool open_options(struct symbolizer *s, char *err, size_t err_len)
             return false;
         }
     }
-    return true;
+    return sym_domains_open(s, err, err_len);
 }
 
 bool sym_vertigo_build_id(const struct symbolizer *s, uint8_t out[LOG_BUILD_ID_SIZE])
@@ -441,6 +445,7 @@ void sym_destroy(struct symbolizer *s)
         free(s->ktables[i].syms);
     if (s->root_fd >= 0)
         close(s->root_fd);
+    sym_domains_close(s);
     free(s->strings);
     ptab_free(&s->string_tab);
     free(s->images);

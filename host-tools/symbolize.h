@@ -3,10 +3,12 @@
  *
  * Sources, by sample mode:
  *  - hypervisor: Vertigo's own ELF (libdwfl, file:line from its DWARF);
- *  - guest kernel: kallsyms text (from the log's symbols records or a file),
- *    binary search over the sorted addresses;
+ *  - guest kernel: kallsyms text (from the log's symbols records of the
+ *    sample's domain or a file given for that domain), binary search over
+ *    the sorted addresses;
  *  - guest user: the process maps shipped in the log give the path of the
- *    image under the user's guest root directory (libdwfl, file:line), and
+ *    image under the guest root directory given for the sample's domain
+ *    (libdwfl, file:line), and
  *    JIT maps (perf-PID.map lines) by epoch: a JIT map set is in force from
  *    the TSC of its first chunk until the next set of the same process.
  * An address nothing covers becomes "[unknown] image+0xOFF" (its mapping
@@ -30,10 +32,26 @@
 
 #include "vertigo/log_format.h"
 
+#define SYM_DOMAIN_FILES_MAX 8u
+
+/* A file given for one domain (`--kallsyms DOM=FILE`, `--guest-root
+ * DOM=DIR`): DOM is a domain number or a name the log gives a domain
+ * (host-tools/domain_names.h). */
+struct sym_domain_file {
+    const char *domain;
+    const char *path;
+};
+
 struct sym_options {
-    const char *guest_root;      /* directory holding guest binaries, or NULL */
-    const char *kallsyms_path;   /* kallsyms text file (overrides the log's), or NULL */
+    const char *guest_root;      /* domain 0's guest files, or NULL */
+    const char *kallsyms_path;   /* domain 0's kallsyms text file (overrides the log's), or NULL */
     const char *vertigo_elf;     /* Vertigo's ELF for hypervisor samples, or NULL */
+    /* The same for other domains, e.g. passive ones (no agent shipped
+     * their symbols): a domain's own file overrides the plain form's. */
+    struct sym_domain_file kallsyms[SYM_DOMAIN_FILES_MAX];
+    unsigned int kallsyms_count;
+    struct sym_domain_file roots[SYM_DOMAIN_FILES_MAX];
+    unsigned int root_count;
 };
 
 /* An image: an ELF, the kernel, a JIT map, or an anonymous region. */
@@ -107,6 +125,17 @@ struct symbolizer *sym_create(const struct sym_options *opts, char *err, size_t 
 
 /* Frees s and everything it returned. */
 void sym_destroy(struct symbolizer *s);
+
+struct domain_names;
+
+/* The names of the log's domains, which the per-domain files' DOM may
+ * use (kept, not copied: it must outlive s; NULL: numbers only). */
+void sym_set_domain_names(struct symbolizer *s, const struct domain_names *names);
+
+/* After the log: false with a message in err ("--kallsyms web=FILE: no
+ * domain 'web' in the log (its domains: dom0 (0), dom1 (1))") when a
+ * per-domain file names a domain the log does not mention. */
+bool sym_check_domains(const struct symbolizer *s, char *err, size_t err_len);
 
 /* The GNU build id (ld --build-id=sha1) of the --vertigo-elf file into
  * out; false when no such file was given or it has no 20-byte build id. */

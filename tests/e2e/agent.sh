@@ -53,7 +53,7 @@ elf_id=$(elf_build_id "$BUILD/vertigo.elf")
 read -r taken replayed missed late <<<"$(echo "$com2" | sed -nE \
     's/^pmu: vcpu 0: Vertigo single-stepped for :h sampling: [0-9]+ steps, ([0-9]+) hypervisor samples at their step, ([0-9]+) from the exit path.s RIP ring, ([0-9]+) missed; [0-9]+ of [0-9]+ stretches unstepped \([0-9]+ ticks counted by TSC, pmu.step_ahead=[0-9]+\), ([0-9]+) late$/\1 \2 \3 \4/p')"
 hv_logged=$(grep -cE ' sample .*mode=hypervisor' "$decoded")
-hv_report=$(awk '$1 ~ /^[0-9]+$/ && $3 == "hypervisor" { print $4 }' "$report")
+hv_report=$(awk '$1 == "dom0" && $3 == "hypervisor" { print $4 }' "$report")
 [ -n "$taken" ] && [ "$taken" -gt 0 ] && [ $((taken + replayed + late)) = "$hv_logged" ] &&
     pass "agent: profile: every hypervisor overflow found by stepping is one sample ($taken at their step + $replayed replayed + $late late = $hv_logged logged, $missed missed)" ||
     fail "agent: profile: hypervisor samples from stepping" "taken '$taken' replayed '$replayed' late '$late' logged '$hv_logged'"
@@ -136,7 +136,7 @@ expect_in agent com2.txt "record: the other processes' PMIs were not sampled" \
     '^sample: session stopped: [1-9][0-9]* samples logged, [1-9][0-9]* PMIs of other processes not sampled$'
 "$VERTIGO" export --format csv "${GUEST_SYMS[@]}" --event instructions:u "$E2E_OUT/agent/debugcon.txt" \
     >"$E2E_OUT/agent/record.csv" 2>/dev/null
-procs=$(awk -F, 'NR > 1 { n[$5 " " $6] += $11 } END { for (p in n) print p ":" n[p] }' "$E2E_OUT/agent/record.csv")
+procs=$(awk -F, 'NR > 1 { n[$6 " " $7] += $12 } END { for (p in n) print p ":" n[p] }' "$E2E_OUT/agent/record.csv")
 [ -n "$rec_pid" ] && [ "${procs%%:*}" = "$rec_pid workload" ] && [ "$(echo "$procs" | wc -l)" = 1 ] &&
     pass "agent: record: every instructions:u sample is the recorded workload's (pid $rec_pid, ${procs##*:} samples)" ||
     fail "agent: record: samples of the recorded process only" "pid '$rec_pid'; samples by pid and comm: $procs"

@@ -125,13 +125,13 @@ grep -qx "workload;entry_SYSCALL_64_\[k\];do_syscall_64_\[k\] $(expected 0 do_sy
 total=$(awk -F, 'NR > 1 { s += $(NF-3) } END { print s }' "$out/profile.csv")
 all=$(awk '{ s += $NF } END { print s }' "$out/expect.txt")
 head -1 "$out/profile.csv" |
-    grep -qx 'event,domain,vcpu,mode,pid,comm,image,symbol,source_file,source_line,samples,period_events,events,percent' &&
+    grep -qx 'event,domain,domain_name,vcpu,mode,pid,comm,image,symbol,source_file,source_line,samples,period_events,events,percent' &&
     [ "$total" = "$all" ] && pass "export csv: header and $total samples" || fail "export csv" "total $total, want $all"
 # The typed import the user guide shows: every number a number in sqlite3
 # (an empty field would stay text), the samples adding up.
 rm -f "$out/profile.db"
 typed=$(sqlite3 "$out/profile.db" 2>&1 <<EOF
-CREATE TABLE profile (event TEXT, domain INTEGER, vcpu INTEGER, mode TEXT, pid INTEGER,
+CREATE TABLE profile (event TEXT, domain INTEGER, domain_name TEXT, vcpu INTEGER, mode TEXT, pid INTEGER,
                       comm TEXT, image TEXT, symbol TEXT, source_file TEXT, source_line INTEGER,
                       samples INTEGER, period_events INTEGER, events INTEGER, percent REAL);
 .import --csv --skip 1 $out/profile.csv profile
@@ -215,9 +215,9 @@ bounded "hostile: 200000 processes with identities" 0 "/bin/p199999 +\[\.\] \[un
     "$out/h-identities.txt" "$V" report "$(hostile identities 200000)"
 bounded "hostile: 100000 processes without CR3" 0 "/bin/p99999 +\[\.\] \[unknown\] /bin/p99999\+0x10$" \
     "$out/h-processes.txt" "$V" report "$(hostile processes 100000)"
-bounded "hostile: 200000 VCPUs, a --by-mode row each" 0 "^       0  199999  kernel " \
+bounded "hostile: 200000 VCPUs, a --by-mode row each" 0 "^  dom0 +199999  kernel " \
     "$out/h-vcpus.txt" "$V" report --by-mode "$(hostile vcpus 200000)"
-rows=$(sed -n '/^# By domain/,$p' "$out/h-vcpus.txt" | grep -c '^       0 ')
+rows=$(sed -n '/^# By domain/,$p' "$out/h-vcpus.txt" | grep -c '^  dom0 ')
 [ "$rows" = 200000 ] && pass "hostile: --by-mode has all 200000 rows" || fail "hostile: --by-mode rows" "$rows"
 bounded "hostile: folded stacks of 1000-byte names" 0 "^\\[[a-z]+\\];[a-z]{900}.*;[a-z]{900}.* [0-9]+$" \
     "$out/h-names.txt" "$V" export --format folded "$(hostile names 20000)"

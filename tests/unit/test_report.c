@@ -245,8 +245,9 @@ static void check_folded_total(const struct output *o)
 static void check_csv_totals(const struct output *o)
 {
     const char *text = o->text;
-    static const char header[] = "event,domain,vcpu,mode,pid,comm,image,symbol,source_file,"
-                                 "source_line,samples,period_events,events,percent\n";
+    static const char header[] = "event,domain,domain_name,vcpu,mode,pid,comm,image,symbol,"
+                                 "source_file,source_line,samples,period_events,events,"
+                                 "percent\n";
     CHECK(!strncmp(text, header, sizeof(header) - 1));
     uint64_t sums[2] = { 0 }, g_rows = 0;
     char needle[128];
@@ -504,7 +505,7 @@ static const struct report_case cases[] = {
       .report = { .by_mode = true },
       .expect = { { "  cycles  instructions  Image" },
                   { "# By domain, VCPU and mode:" },
-                  { "       0     0  hypervisor %8llu", "hv_handle_exit", 2 } },
+                  { "  dom0           0  hypervisor %8llu", "hv_handle_exit", 2 } },
       .check = check_two_events },
     { .name = "folded stacks hold the call chains", .ship_kallsyms = true, .event = "cycles",
       .export = export_folded,
@@ -786,8 +787,8 @@ TEST(by_mode_has_a_row_for_every_vcpu)
     struct report_options ro = { .by_mode = true };
     char *text;
     CHECK_EQ(load_hostile(&p, "vcpus", 300, NULL, &ro, &text), VERTIGO_EXIT_OK);
-    CHECK_EQ(count_lines(text ? strstr(text, "# By domain") : NULL, "       0  "), 300);
-    CHECK(text && strstr(text, "       0   299  kernel            1     0.33%\n"));
+    CHECK_EQ(count_lines(text ? strstr(text, "# By domain") : NULL, "  dom0        "), 300);
+    CHECK(text && strstr(text, "  dom0         299  kernel            1     0.33%\n"));
     free(text);
     profile_free(&p);
 }
