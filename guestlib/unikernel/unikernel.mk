@@ -38,6 +38,9 @@ UK_RT_OBJS     := $(patsubst %,$(UK_DIR)/rt/%.o,$(UK_KERNEL_SRCS) $(UK_USER_SRCS
 
 .PHONY: unikernel
 unikernel: $(UK_IMAGES)
+# Objects are kept (make would delete them as intermediates of the pattern
+# rules and recompile them at the next change).
+.SECONDARY: $(UK_RT_OBJS) $(patsubst %,$(UK_DIR)/prog/%.c.o,$(UK_PROGS))
 all: unikernel
 
 $(UK_LIBC): guestlib/unikernel/build-newlib $(wildcard $(UK_NEWLIB_SRC)/newlib-*.tar.*)
