@@ -98,18 +98,22 @@ void vlapic_accept(struct vlapic *a, uint8_t vector, bool level)
     bit_set(a->tmr, vector, level);
 }
 
+/* The timer and error entries have no delivery mode: always fixed. Of the
+ * others' modes, fixed and NMI are modelled; SMI, INIT and ExtINT (there is
+ * no 8259 behind LINT0) deliver nothing. */
 enum vlapic_status vlapic_deliver_lvt(struct vlapic *a, enum vlapic_lvt which)
 {
     uint32_t lvt = a->lvt[which];
+    bool has_mode = which != VLAPIC_LVT_TIMER && which != VLAPIC_LVT_ERROR;
+    uint32_t dm = has_mode ? lvt & VLAPIC_DM_MASK : VLAPIC_DM_FIXED;
+    bool lint = which == VLAPIC_LVT_LINT0 || which == VLAPIC_LVT_LINT1;
 
     if (lvt & VLAPIC_LVT_MASKED)
         return VLAPIC_OK;
-    if ((lvt & VLAPIC_DM_MASK) == VLAPIC_DM_NMI && which != VLAPIC_LVT_TIMER &&
-        which != VLAPIC_LVT_ERROR)
+    if (dm == VLAPIC_DM_NMI)
         return VLAPIC_NMI;
-    vlapic_accept(a, (uint8_t)(lvt & LVT_VECTOR),
-                  which >= VLAPIC_LVT_LINT0 && which <= VLAPIC_LVT_LINT1 &&
-                  (lvt & LVT_TRIGGER));
+    if (dm == VLAPIC_DM_FIXED)
+        vlapic_accept(a, (uint8_t)(lvt & LVT_VECTOR), lint && (lvt & LVT_TRIGGER));
     return VLAPIC_OK;
 }
 

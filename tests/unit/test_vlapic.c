@@ -256,6 +256,16 @@ TEST(lvt_delivery_modes)
     CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_LVT_THERMAL, 0xe0 | VLAPIC_LVT_MASKED, 0), VLAPIC_OK);
     CHECK_EQ(vlapic_deliver_lvt(&a, VLAPIC_LVT_THERMAL), VLAPIC_OK);
     CHECK_EQ(rd(&a, VLAPIC_MSR_IRR0 + 7, 0), 1u << 16);          /* only 0xf0 */
+    /* Linux's virtual-wire LINT0 (ExtINT): no 8259 behind it, nothing comes */
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_LVT_LINT0, VLAPIC_DM_EXTINT, 0), VLAPIC_OK);
+    CHECK_EQ(vlapic_deliver_lvt(&a, VLAPIC_LVT_LINT0), VLAPIC_OK);
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_ESR, 0, 0), VLAPIC_OK);
+    CHECK_EQ(rd(&a, VLAPIC_MSR_ESR, 0), 0);
+    CHECK_EQ(rd(&a, VLAPIC_MSR_IRR0, 0), 0);
+    /* a level-triggered fixed LINT1 sets TMR */
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_LVT_LINT1, 0x51 | (1u << 15), 0), VLAPIC_OK);
+    CHECK_EQ(vlapic_deliver_lvt(&a, VLAPIC_LVT_LINT1), VLAPIC_OK);
+    CHECK_EQ(rd(&a, VLAPIC_MSR_TMR0 + 2, 0), 1u << 17);
 }
 
 TEST(divide_configuration)
