@@ -34,7 +34,20 @@ run_vertigo() {
         pass "$name: exit status $want"
     else
         fail "$name: exit status" "expected $want, got $got; captures in $dir"
+        explain_status "$dir"
     fi
+}
+
+# explain_status DIR: why a run ended as it did, where a CI log that shows
+# only the lines around a failure still shows it: the guest's FAIL lines
+# (COM1), Vertigo's end lines (COM2, or COM1 with console=com1) and the
+# runner's own messages, at most 20 lines.
+explain_status() {
+    {
+        grep -hE '(^|: )FAIL|VERTIGO-END|^guest: (domain|verdict|no verdict)|^vmx: .*failed' \
+            "$1/serial.txt" "$1/com2.txt" 2>/dev/null
+        grep -v '^ ' "$1.runner.txt" 2>/dev/null
+    } | tr -d '\r' | head -n 20 | sed 's/^/      why: /'
 }
 
 # run_linux NAME EXPECTED_STATUS GUEST_CMDLINE [runner options...]
