@@ -157,7 +157,7 @@ static void transmit(struct vuart16550 *u, uint8_t byte)
     if (loopback(u))
         rx_push(u, byte);
     else if (u->output)
-        u->output(u->output_ctx, byte);
+        u->output(u->output_ctx, (const char *)&byte, 1);
     u->thre_pending = true;
 }
 

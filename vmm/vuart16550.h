@@ -11,6 +11,7 @@
 #define VMM_VUART16550_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #define VUART_COM1_BASE   0x3f8
@@ -46,8 +47,10 @@ enum vuart_reg {
 #define VUART_FCR_ENABLE  0x01
 #define VUART_FCR_CLEAR_RX 0x02
 
-/* Receives each byte the guest transmits (outside loopback mode). */
-typedef void (*vuart_output_fn)(void *ctx, uint8_t byte);
+/* Receives each byte the guest transmits (outside loopback mode), one
+ * byte a call; the shape of domain_console_output, which a domain passes
+ * with itself as ctx. The result is not used. */
+typedef int64_t (*vuart_output_fn)(void *ctx, const char *text, size_t len);
 
 struct vuart16550 {
     uint16_t base;

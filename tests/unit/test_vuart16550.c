@@ -12,11 +12,14 @@ struct capture {
     unsigned int len;
 };
 
-static void capture_byte(void *ctx, uint8_t byte)
+static int64_t capture_byte(void *ctx, const char *text, size_t len)
 {
     struct capture *c = ctx;
+
+    CHECK_EQ(len, 1);
     if (c->len < sizeof c->text - 1)
-        c->text[c->len++] = (char)byte;
+        c->text[c->len++] = text[0];
+    return (int64_t)len;
 }
 
 static uint8_t in(struct vuart16550 *u, enum vuart_reg r)
