@@ -196,6 +196,12 @@ static void put_fields(FILE *out, const struct logdec_record *r)
         break;
     case LOG_REC_GUEST_PMU_PROG: put_guest_pmu_prog(out, &r->u.guest_pmu_prog); break;
     case LOG_REC_GUEST_PMI:  put_guest_pmi(out, &r->u.guest_pmi); break;
+    case LOG_REC_VCPU_STATS:
+        fprintf(out, " dom=%u vcpu=%u exits=%" PRIu64 " switches=%" PRIu64 " switch_ticks=%"
+                PRIu64, r->u.vcpu_stats.domain, r->u.vcpu_stats.vcpu, r->u.vcpu_stats.exits,
+                r->u.vcpu_stats.switches, r->u.vcpu_stats.switch_ticks);
+        put_values(out, r->u.vcpu_stats.reasons, r->u.vcpu_stats.count);
+        break;
     default:                 fprintf(out, " len=%u", r->raw_len); break;
     }
 }

@@ -449,6 +449,7 @@ const char *logdec_type_name(uint8_t type)
         [LOG_REC_USER_STACK] = "user-stack",
         [LOG_REC_GUEST_PMU_PROG] = "guest-pmu-prog",
         [LOG_REC_GUEST_PMI] = "guest-pmi",
+        [LOG_REC_VCPU_STATS] = "vcpu-stats",
     };
     return type < LOG_REC_TYPE_COUNT && names[type] ? names[type] : NULL;
 }

@@ -171,6 +171,16 @@ static void parse_pmu_totals(struct field_reader *f, struct log_pmu_totals *pt)
     pt->count = parse_values(f, pt->totals, LOG_EVENTS_MAX);
 }
 
+static void parse_vcpu_stats(struct field_reader *f, struct log_vcpu_stats *vs)
+{
+    vs->domain = get_u32(f);
+    vs->vcpu = get_u32(f);
+    vs->exits = get_u64(f);
+    vs->switches = get_u64(f);
+    vs->switch_ticks = get_u64(f);
+    vs->count = parse_values(f, vs->reasons, LOG_VCPU_STATS_REASONS_MAX);
+}
+
 static void parse_event_desc(struct field_reader *f, struct log_event_desc *ed)
 {
     ed->event = get_u32(f);
@@ -237,6 +247,7 @@ static void parse_known(struct field_reader *f, struct logdec_record *r)
     case LOG_REC_USER_STACK: parse_user_stack(f, &r->u.user_stack); break;
     case LOG_REC_GUEST_PMU_PROG: parse_guest_pmu_prog(f, &r->u.guest_pmu_prog); break;
     case LOG_REC_GUEST_PMI:  parse_guest_pmi(f, &r->u.guest_pmi); break;
+    case LOG_REC_VCPU_STATS: parse_vcpu_stats(f, &r->u.vcpu_stats); break;
     default: break;
     }
 }

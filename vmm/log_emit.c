@@ -53,6 +53,11 @@ bool log_emit_pmu_totals(struct log_ring *ring, uint64_t tsc, const struct log_p
     LOG_EMIT_BODY(ring, tsc, LOG_REC_PMU_TOTALS, log_encode_pmu_totals, pt);
 }
 
+bool log_emit_vcpu_stats(struct log_ring *ring, uint64_t tsc, const struct log_vcpu_stats *vs)
+{
+    LOG_EMIT_BODY(ring, tsc, LOG_REC_VCPU_STATS, log_encode_vcpu_stats, vs);
+}
+
 bool log_emit_event_desc(struct log_ring *ring, uint64_t tsc, const struct log_event_desc *ed)
 {
     LOG_EMIT_BODY(ring, tsc, LOG_REC_EVENT_DESC, log_encode_event_desc, ed);

@@ -20,6 +20,7 @@ bool log_emit_lifecycle(struct log_ring *ring, uint64_t tsc, const struct log_li
 bool log_emit_symbols(struct log_ring *ring, uint64_t tsc, const struct log_symbols *sym);
 bool log_emit_config(struct log_ring *ring, uint64_t tsc, const struct log_config *cfg);
 bool log_emit_pmu_totals(struct log_ring *ring, uint64_t tsc, const struct log_pmu_totals *pt);
+bool log_emit_vcpu_stats(struct log_ring *ring, uint64_t tsc, const struct log_vcpu_stats *vs);
 bool log_emit_event_desc(struct log_ring *ring, uint64_t tsc, const struct log_event_desc *ed);
 bool log_emit_event_period(struct log_ring *ring, uint64_t tsc, const struct log_event_period *ep);
 bool log_emit_user_stack(struct log_ring *ring, uint64_t tsc, const struct log_user_stack *us);

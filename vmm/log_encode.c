@@ -176,6 +176,18 @@ size_t log_encode_pmu_totals(uint8_t *out, const struct log_pmu_totals *pt)
     return (size_t)(put_counter_values(p, pt->totals, pt->count) - out);
 }
 
+size_t log_encode_vcpu_stats(uint8_t *out, const struct log_vcpu_stats *vs)
+{
+    if (vs->count > LOG_VCPU_STATS_REASONS_MAX)
+        return 0;
+    uint8_t *p = put_varint(out, vs->domain);
+    p = put_varint(p, vs->vcpu);
+    p = put_varint(p, vs->exits);
+    p = put_varint(p, vs->switches);
+    p = put_varint(p, vs->switch_ticks);
+    return (size_t)(put_counter_values(p, vs->reasons, vs->count) - out);
+}
+
 size_t log_encode_event_desc(uint8_t *out, const struct log_event_desc *ed)
 {
     if (ed->len > LOG_TEXT_MAX)

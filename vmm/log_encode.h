@@ -33,6 +33,7 @@ size_t log_encode_symbols(uint8_t *out, const struct log_symbols *sym);
 size_t log_encode_config(uint8_t *out, const struct log_config *cfg);
 size_t log_encode_loss(uint8_t *out, const struct log_loss *loss);
 size_t log_encode_pmu_totals(uint8_t *out, const struct log_pmu_totals *pt);
+size_t log_encode_vcpu_stats(uint8_t *out, const struct log_vcpu_stats *vs);
 size_t log_encode_event_desc(uint8_t *out, const struct log_event_desc *ed);
 size_t log_encode_event_period(uint8_t *out, const struct log_event_period *ep);
 size_t log_encode_user_stack(uint8_t *out, const struct log_user_stack *us);

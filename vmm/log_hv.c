@@ -40,7 +40,8 @@
                              (1u << LOG_REC_CONFIG) | (1u << LOG_REC_LOSS) | \
                              (1u << LOG_REC_PMU_TOTALS) | (1u << LOG_REC_EVENT_DESC) | \
                              (1u << LOG_REC_EVENT_PERIOD) | (1u << LOG_REC_USER_STACK) | \
-                             (1u << LOG_REC_GUEST_PMU_PROG) | (1u << LOG_REC_GUEST_PMI))
+                             (1u << LOG_REC_GUEST_PMU_PROG) | (1u << LOG_REC_GUEST_PMI) | \
+                             (1u << LOG_REC_VCPU_STATS))
 
 _Static_assert(LOG_HV_BLOCK_BYTES >= LOG_RING_READ_MIN, "staging holds a block");
 _Static_assert(LOG_HV_BLOCK_BYTES >= LOG_STREAM_HEADER_SIZE, "staging holds the header");
@@ -149,6 +150,13 @@ void log_hv_interval(const struct log_interval *iv)
     struct log_ring *ring = log_hv_ring();
     if (ring)
         log_emit_interval(ring, rdtsc(), iv);
+}
+
+void log_hv_vcpu_stats(const struct log_vcpu_stats *vs)
+{
+    struct log_ring *ring = log_hv_ring();
+    if (ring)
+        log_emit_vcpu_stats(ring, rdtsc(), vs);
 }
 
 void log_hv_swcounters(const struct log_swcounters *sw)

@@ -60,6 +60,9 @@ void log_hv_interval(const struct log_interval *iv);
 /* Emits one swcounters record (a VCPU's counts by id). */
 void log_hv_swcounters(const struct log_swcounters *sw);
 
+/* Emits one vcpu-stats record (a VCPU's exits and switches). */
+void log_hv_vcpu_stats(const struct log_vcpu_stats *vs);
+
 /* True once log_hv_init chose a working drain. */
 bool log_hv_active(void);
 

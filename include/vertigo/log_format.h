@@ -115,7 +115,8 @@ enum log_record_type {
     LOG_REC_USER_STACK = 12,  /* user registers and stack bytes of the next samples */
     LOG_REC_GUEST_PMU_PROG = 13,  /* a guest counter's new programming (virtual PMU) */
     LOG_REC_GUEST_PMI  = 14,  /* a PMI of a guest's virtual PMU */
-    LOG_REC_TYPE_COUNT = 15,  /* one past the last known type */
+    LOG_REC_VCPU_STATS = 15,  /* a VCPU's exits and VCPU switches, at its domain's end */
+    LOG_REC_TYPE_COUNT = 16,  /* one past the last known type */
 };
 
 #define LOG_VARINT_MAX       10u    /* bytes of a 64-bit LEB128 varint */
@@ -345,6 +346,22 @@ struct log_guest_pmi {
     uint8_t delivery;        /* enum log_guest_pmi_delivery */
 };
 
+/* A VCPU's statistics when its domain ends: its VM exits (all, and the
+ * exit reasons that occurred, by basic exit reason), how often it was
+ * switched in on its CPU after its start (another VCPU ran there in
+ * between) and the TSC ticks the PMU's part of those switches took. */
+#define LOG_VCPU_STATS_REASONS_MAX 32u
+
+struct log_vcpu_stats {
+    uint32_t domain;
+    uint32_t vcpu;
+    uint64_t exits;
+    uint64_t switches;
+    uint64_t switch_ticks;
+    uint32_t count;          /* entries in reasons[] */
+    struct log_counter_value reasons[LOG_VCPU_STATS_REASONS_MAX];  /* id = exit reason */
+};
+
 union log_record_value {
     struct log_console console;
     struct log_sample sample;
@@ -360,6 +377,7 @@ union log_record_value {
     struct log_user_stack user_stack;
     struct log_guest_pmu_prog guest_pmu_prog;
     struct log_guest_pmi guest_pmi;
+    struct log_vcpu_stats vcpu_stats;
 };
 
 #endif

@@ -118,6 +118,14 @@ static void b_interval(struct fields *f, uint32_t a) { interval(f, a, 0); }
 static void b_interval_off(struct fields *f, uint32_t a) { interval(f, 2, a); }
 static void b_swcounters(struct fields *f, uint32_t a) { entries(f, a); }
 static void b_totals(struct fields *f, uint32_t a) { entries(f, a); }
+/* vcpu-stats: domain, VCPU, exits, switches, switch ticks, then entries. */
+static void b_vcpu_stats(struct fields *f, uint32_t a)
+{
+    put_v(f, 0);
+    put_v(f, 0);
+    put_v(f, 40);
+    entries(f, a);
+}
 static void b_event_name(struct fields *f, uint32_t a)
 {
     put_v(f, 1);
@@ -167,6 +175,8 @@ static const struct range_case cases[] = {
     { "interval event off longer than the row", LOG_REC_INTERVAL, b_interval_off, 101, 100 },
     { "swcounters count", LOG_REC_SWCOUNTERS, b_swcounters, LOG_SWCOUNTERS_MAX + 1, LOG_SWCOUNTERS_MAX },
     { "pmu-totals count", LOG_REC_PMU_TOTALS, b_totals, LOG_EVENTS_MAX + 1, LOG_EVENTS_MAX },
+    { "vcpu-stats count", LOG_REC_VCPU_STATS, b_vcpu_stats, LOG_VCPU_STATS_REASONS_MAX + 1,
+      LOG_VCPU_STATS_REASONS_MAX },
     { "event-desc name", LOG_REC_EVENT_DESC, b_event_name, TEXT_OVER, LOG_TEXT_MAX },
     { "event-period of 0", LOG_REC_EVENT_PERIOD, b_period, 0, 1 },
     { "32-bit field", LOG_REC_SAMPLE, b_u32, 1, 0 },

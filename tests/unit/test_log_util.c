@@ -321,6 +321,11 @@ static void example_fields(struct log_test_value *v)
         v->u.guest_pmi = (struct log_guest_pmi){ .domain = 1, .vcpu = 0, .status = 0x2,
                                                  .delivery = LOG_GUEST_PMI_NMI };
         break;
+    case LOG_REC_VCPU_STATS:    /* 10 CPUID and 30 preemption-timer exits */
+        v->u.vcpu_stats = (struct log_vcpu_stats){ .domain = 1, .vcpu = 0, .exits = 40,
+            .switches = 12, .switch_ticks = 24000, .count = 2,
+            .reasons = { { 10, 10 }, { 52, 30 } } };
+        break;
     }
 }
 
@@ -348,6 +353,7 @@ bool log_test_emit(struct log_ring *ring, const struct log_test_value *v)
     case LOG_REC_USER_STACK: return log_emit_user_stack(ring, v->tsc, &v->u.user_stack);
     case LOG_REC_GUEST_PMU_PROG: return log_emit_guest_pmu_prog(ring, v->tsc, &v->u.guest_pmu_prog);
     case LOG_REC_GUEST_PMI:  return log_emit_guest_pmi(ring, v->tsc, &v->u.guest_pmi);
+    case LOG_REC_VCPU_STATS: return log_emit_vcpu_stats(ring, v->tsc, &v->u.vcpu_stats);
     default:                 return false;   /* LOSS is written by the ring itself */
     }
 }
@@ -447,6 +453,13 @@ static bool same_fields(const struct log_test_value *v, const struct log_test_va
         return a->guest_pmi.domain == b->guest_pmi.domain && a->guest_pmi.vcpu == b->guest_pmi.vcpu &&
                a->guest_pmi.status == b->guest_pmi.status &&
                a->guest_pmi.delivery == b->guest_pmi.delivery;
+    case LOG_REC_VCPU_STATS:
+        return a->vcpu_stats.domain == b->vcpu_stats.domain &&
+               a->vcpu_stats.vcpu == b->vcpu_stats.vcpu && a->vcpu_stats.exits == b->vcpu_stats.exits &&
+               a->vcpu_stats.switches == b->vcpu_stats.switches &&
+               a->vcpu_stats.switch_ticks == b->vcpu_stats.switch_ticks &&
+               a->vcpu_stats.count == b->vcpu_stats.count &&
+               same_values(a->vcpu_stats.reasons, b->vcpu_stats.reasons, a->vcpu_stats.count);
     default:
         return false;
     }
