@@ -47,8 +47,27 @@ static void report_vcpu(const struct domain *d, const struct vcpu *v)
     log_hv_pmu_totals(&pt);
 }
 
+/* One vcpu-stats record: its exits (all, and by reason: the first
+ * LOG_VCPU_STATS_REASONS_MAX reasons that occurred), its switches in after
+ * its start and the TSC ticks of their PMU work. Session or not. */
+static void log_vcpu_stats(const struct domain *d, const struct vcpu *v)
+{
+    static struct log_vcpu_stats vs;    /* off the stack: the end of a domain */
+    const struct swevent_counts *sw = &v->pmu.sw;
+    uint64_t in = sw->value[SWEVENT_VCPU_SWITCHES];
+    vs = (struct log_vcpu_stats){ .domain = d->id, .vcpu = v->id, .exits = sw->exits_all,
+                                  .switches = in ? in - 1 : 0,
+                                  .switch_ticks = v->pmu.sw_state.ticks };
+    for (uint32_t r = 0; r < SWEVENT_EXIT_REASONS && vs.count < LOG_VCPU_STATS_REASONS_MAX; r++)
+        if (sw->exits[r])
+            vs.reasons[vs.count++] = (struct log_counter_value){ r, sw->exits[r] };
+    log_hv_vcpu_stats(&vs);
+}
+
 void pmu_session_report(const struct domain *d)
 {
+    for (unsigned int i = 0; i < d->vcpu_count; i++)
+        log_vcpu_stats(d, &d->vcpus[i]);
     bool named = false;
     for (unsigned int i = 0; i < d->vcpu_count; i++) {
         const struct vcpu *v = &d->vcpus[i];

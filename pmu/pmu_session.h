@@ -73,7 +73,8 @@ struct domain;
 /* End of the run: prints every counting VCPU's totals ("pmu: vcpu N:
  * name=count ...") and writes them to the log (event-description records
  * naming ids 0..n-1 = the pmu.events= positions, then one PMU-totals record
- * per VCPU). Does nothing without a session. Hypervisor only
+ * per VCPU). Does nothing more without a session. First, session or not,
+ * one vcpu-stats record per VCPU (exits, VCPU switches). Hypervisor only
  * (pmu/pmu_report.c). */
 void pmu_session_report(const struct domain *d);
 

@@ -278,6 +278,12 @@ void log_hv_interval(const struct log_interval *iv)
         log_emit_interval(&fake.ring, fake.exit_tsc, iv);
 }
 
+void log_hv_vcpu_stats(const struct log_vcpu_stats *vs)
+{
+    if (fake.log_on)
+        log_emit_vcpu_stats(&fake.ring, fake.exit_tsc, vs);
+}
+
 void log_hv_swcounters(const struct log_swcounters *sw)
 {
     if (fake.log_on)

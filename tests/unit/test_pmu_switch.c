@@ -14,8 +14,10 @@
 #include "pmu/pmu_switch.h"
 #include "tests/unit/fake_pmu_arch.h"
 #include "tests/unit/pmu_model.h"
+#include "tests/unit/test_log_util.h"
 #include "tests/unit/unit.h"
 #include "vmm/hv_cmdline.h"
+#include "vmm/pmu_hooks.h"
 #include "vmm/vcpu.h"
 
 #define CPL_USER   3u
@@ -175,6 +177,41 @@ TEST(the_cpus_vcpu_follows_the_switch)
     CHECK(pmu_cpu_of(0)->vcpu == vcpu_of(1));
     pmu_switch_report(vcpu_of(1));
     CHECK(fake_console_has("pmu: vcpu 0: 1 switches in, "));
+}
+
+/* The end of a domain logs each VCPU's exits (all, by reason) and its
+ * switches in after its start. */
+TEST(domain_end_logs_each_vcpus_exits_and_switches)
+{
+    start_two("pmu=soft", false);
+    pmu_exit_handled(vcpu_of(0), 10);           /* CPUID */
+    pmu_exit_handled(vcpu_of(0), 10);
+    switch_to(0, 1);
+    pmu_exit_handled(vcpu_of(1), 52);           /* preemption timer */
+    switch_to(1, 0);
+    pmu_domain_report(&doms[0]);
+    pmu_domain_report(&doms[1]);
+    struct log_test_stream st = { 0 };
+    struct log_test_decoded d;
+    log_test_stream_header(&st, 1);
+    log_test_drain(&st, &fake.ring, 4096);
+    log_test_decode(st.data, st.len, 0, &d);
+    unsigned int found = 0;
+    for (size_t i = 0; i < d.count; i++) {
+        const struct log_vcpu_stats *vs = &d.values[i].u.vcpu_stats;
+        if (d.values[i].type != LOG_REC_VCPU_STATS)
+            continue;
+        found++;
+        bool zero = vs->domain == 0;
+        CHECK_EQ(vs->exits, zero ? 2 : 1);
+        CHECK_EQ(vs->switches, zero ? 2 : 1);   /* domain 0: after 1's start, and now */
+        CHECK_EQ(vs->count, 1);
+        CHECK_EQ(vs->reasons[0].id, zero ? 10 : 52);
+        CHECK_EQ(vs->reasons[0].value, zero ? 2 : 1);
+    }
+    CHECK_EQ(found, 2);
+    log_test_decoded_free(&d);
+    log_test_stream_free(&st);
 }
 
 /* ---- Hardware backend on the register model --------------------------------- */
