@@ -1,6 +1,7 @@
 /* vertigo stats FILE|-: summarizes a log: bytes, records per type and per
  * CPU, block sequences and gaps, loss, time span, the latest PMU totals of
- * each VCPU and what each guest did with its virtual PMU. */
+ * each VCPU, each domain's samples, exits and VCPU switches, and what each
+ * guest did with its virtual PMU. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "host-tools/log_input.h"
 #include "host-tools/log_text.h"
+#include "host-tools/stats_domains.h"
 #include "host-tools/stats_guest_pmu.h"
 #include "host-tools/vertigo.h"
 
@@ -39,6 +41,7 @@ struct log_stats {
     uint64_t totals_not_shown;   /* pmu-totals records of VCPUs beyond the table */
     char event_names[STATS_EVENTS_MAX][STATS_EVENT_NAME_MAX];
     struct guest_pmu_stats guest_pmu;
+    struct stats_domains domains;
 };
 
 static void on_header(void *user, const struct log_stream_header *h, uint64_t offset)
@@ -97,6 +100,7 @@ static void on_record(void *user, const struct logdec_record *r)
     if (r->type == LOG_REC_EVENT_DESC)
         note_event_name(s, &r->u.event_desc);
     guest_pmu_stats_add(&s->guest_pmu, r);
+    stats_domains_add(&s->domains, r);
     if (r->type == LOG_REC_PMU_TOTALS) {
         struct vcpu_totals *v = find_vcpu(s, r->u.pmu_totals.domain, r->u.pmu_totals.vcpu);
         if (v)
@@ -209,6 +213,7 @@ static void print_stats(const struct log_stats *s, const struct logdec_totals *t
     print_loss(t);
     print_time(s);
     print_pmu_totals(s);
+    stats_domains_print(stdout, &s->domains);
     guest_pmu_stats_print(stdout, &s->guest_pmu);
 }
 

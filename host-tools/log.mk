@@ -8,7 +8,8 @@ LOGDEC_SRCS := host-tools/logdec.c host-tools/logdec_fields.c host-tools/log_tex
 
 TOOLS += vertigo
 tool_vertigo_SRCS := host-tools/vertigo.c host-tools/cmd_run.c host-tools/cmd_decode.c host-tools/cmd_stats.c \
-                     host-tools/stats_guest_pmu.c host-tools/log_input.c $(LOGDEC_SRCS)
+                     host-tools/stats_guest_pmu.c host-tools/stats_domains.c host-tools/log_input.c \
+                     pmu/swevents.c vmm/format.c $(LOGDEC_SRCS)
 
 # `vertigo run` looks for host-tools/vertigo-run in this tree last.
 $(BUILD)/tool/host-tools/cmd_run.c.o: TOOL_CFLAGS += -DVERTIGO_SOURCE_DIR='"$(CURDIR)"'
@@ -19,7 +20,8 @@ tool_log-fixture-gen_SRCS := tests/fixtures/log/gen_fixtures.c tests/unit/test_l
                              $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS))
 
 HEADERS_HOST += host-tools/logdec.h host-tools/log_text.h host-tools/log_input.h \
-                host-tools/vertigo.h host-tools/guest_pmu_text.h host-tools/stats_guest_pmu.h
+                host-tools/vertigo.h host-tools/guest_pmu_text.h host-tools/stats_guest_pmu.h \
+                host-tools/stats_domains.h
 
 # Decoder throughput and encoded sizes (optimized, no sanitizers).
 BENCH_TARGETS += bench-log
@@ -42,3 +44,8 @@ unit_log_golden_SRCS := tests/unit/test_log_golden.c $(LOG_TEST_SRCS)
 unit_log_ranges_SRCS := tests/unit/test_log_ranges.c $(LOG_TEST_SRCS)
 unit_log_guest_pmu_SRCS := tests/unit/test_log_guest_pmu.c host-tools/stats_guest_pmu.c \
                            $(LOG_TEST_SRCS)
+
+# `vertigo stats`' per-domain section.
+UNIT_TESTS += stats_domains
+unit_stats_domains_SRCS := tests/unit/test_stats_domains.c host-tools/stats_domains.c \
+                           host-tools/domain_names.c pmu/swevents.c vmm/format.c
