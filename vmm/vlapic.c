@@ -129,6 +129,19 @@ static void eoi(struct vlapic *a)
     bit_set(a->tmr, (unsigned int)v, false);
 }
 
+uint64_t vlapic_cr8_read(const struct vlapic *a)
+{
+    return (a->tpr >> 4) & 0xfu;
+}
+
+enum vlapic_status vlapic_cr8_write(struct vlapic *a, uint64_t value)
+{
+    if (value & ~0xfull)
+        return VLAPIC_GP;
+    a->tpr = (uint32_t)value << 4;
+    return VLAPIC_OK;
+}
+
 /* ---- power-on state ---- */
 
 static bool software_enabled(const struct vlapic *a)

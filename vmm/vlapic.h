@@ -164,6 +164,13 @@ void vlapic_accept(struct vlapic *a, uint8_t vector, bool level);
  * masked, IRR for fixed mode (VLAPIC_OK), VLAPIC_NMI for NMI mode. */
 enum vlapic_status vlapic_deliver_lvt(struct vlapic *a, enum vlapic_lvt which);
 
+/* MOV from CR8 (SDM Vol. 3A 11.8.6): TPR bits 7:4. For a VMCS with
+ * CR8-store exiting (without a TPR shadow CR8 would reach the real APIC). */
+uint64_t vlapic_cr8_read(const struct vlapic *a);
+
+/* MOV to CR8: TPR = value << 4; VLAPIC_GP when bits 63:4 are set. */
+enum vlapic_status vlapic_cr8_write(struct vlapic *a, uint64_t value);
+
 /* The processor priority (SDM 11.8.3.1). */
 uint32_t vlapic_ppr(const struct vlapic *a);
 

@@ -409,3 +409,19 @@ TEST(timer_mode_change_to_or_from_deadline_disarms)
     CHECK_EQ(rd(&a, VLAPIC_MSR_TPR, 60), 0);
     CHECK_EQ(vlapic_pending_vector(&a), 0x30);
 }
+
+TEST(cr8_is_tpr_bits_7_to_4)
+{
+    struct vlapic a = enabled();
+
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_TPR, 0x5a, 0), VLAPIC_OK);
+    CHECK_EQ(vlapic_cr8_read(&a), 5);
+    CHECK_EQ(vlapic_cr8_write(&a, 9), VLAPIC_OK);
+    CHECK_EQ(rd(&a, VLAPIC_MSR_TPR, 0), 0x90);
+    CHECK_EQ(vlapic_cr8_write(&a, 0x10), VLAPIC_GP);
+    CHECK_EQ(vlapic_cr8_read(&a), 9);
+    vlapic_accept(&a, 0x95, false);
+    CHECK_EQ(vlapic_pending_vector(&a), -1);
+    CHECK_EQ(vlapic_cr8_write(&a, 8), VLAPIC_OK);
+    CHECK_EQ(vlapic_pending_vector(&a), 0x95);
+}
