@@ -425,3 +425,116 @@ TEST(cr8_is_tpr_bits_7_to_4)
     CHECK_EQ(vlapic_cr8_write(&a, 8), VLAPIC_OK);
     CHECK_EQ(vlapic_pending_vector(&a), 0x95);
 }
+
+/* The x2APIC accesses a Linux 6.1 kernel makes on the boot CPU of a domain
+ * whose MADT has no I/O APIC (arch/x86/kernel/apic/apic.c: check_x2apic,
+ * clear_local_APIC, init_bsp_APIC, setup_local_APIC, lapic_setup_esr, the
+ * TSC-deadline clock event, a timer interrupt and its EOI, the timer's
+ * shutdown and disable_local_APIC at power-off): none may #GP. */
+enum linux_op { RD, WR, RMW_OR, RMW_CLEAR, RMW_SVR };
+
+struct linux_access {
+    enum linux_op op;
+    uint32_t msr;
+    uint64_t value;
+};
+
+#define LVT_MASKED   0x10000
+#define ERROR_VECTOR 0xfe
+#define TIMER_VECTOR 0xec
+
+static const struct linux_access linux_boot[] = {
+    { RD, VLAPIC_MSR_APIC_BASE, 0 },                       /* check_x2apic */
+    { RD, VLAPIC_MSR_ID, 0 },
+    { RD, VLAPIC_MSR_VERSION, 0 },                         /* lapic_get_maxlvt */
+    { WR, VLAPIC_MSR_LVT_ERROR, ERROR_VECTOR | LVT_MASKED },   /* clear_local_APIC */
+    { RMW_OR, VLAPIC_MSR_LVT_TIMER, LVT_MASKED },
+    { RMW_OR, VLAPIC_MSR_LVT_LINT0, LVT_MASKED },
+    { RMW_OR, VLAPIC_MSR_LVT_LINT1, LVT_MASKED },
+    { RMW_OR, VLAPIC_MSR_LVT_PERF, LVT_MASKED },
+    { RMW_OR, VLAPIC_MSR_LVT_THERMAL, LVT_MASKED },
+    { WR, VLAPIC_MSR_LVT_TIMER, LVT_MASKED },
+    { WR, VLAPIC_MSR_LVT_LINT0, LVT_MASKED },
+    { WR, VLAPIC_MSR_LVT_LINT1, LVT_MASKED },
+    { WR, VLAPIC_MSR_LVT_ERROR, LVT_MASKED },
+    { WR, VLAPIC_MSR_LVT_PERF, LVT_MASKED },
+    { WR, VLAPIC_MSR_ESR, 0 },
+    { RD, VLAPIC_MSR_ESR, 0 },
+    { RMW_SVR, VLAPIC_MSR_SVR, 0x200 },                    /* init_bsp_APIC: focus off */
+    { WR, VLAPIC_MSR_LVT_LINT0, VLAPIC_DM_EXTINT },
+    { WR, VLAPIC_MSR_LVT_LINT1, VLAPIC_DM_NMI },
+    { WR, VLAPIC_MSR_LVT_PERF, VLAPIC_DM_NMI },            /* perf_events_lapic_init */
+    { RD, VLAPIC_MSR_TPR, 0 },                             /* setup_local_APIC */
+    { WR, VLAPIC_MSR_TPR, 0 },
+    { RD, VLAPIC_MSR_IRR0 + 7, 0 }, { RD, VLAPIC_MSR_IRR0, 0 },
+    { RD, VLAPIC_MSR_ISR0 + 7, 0 }, { RD, VLAPIC_MSR_ISR0, 0 },
+    { RMW_SVR, VLAPIC_MSR_SVR, 0 },
+    { RD, VLAPIC_MSR_LVT_LINT0, 0 },
+    { WR, VLAPIC_MSR_LVT_LINT0, VLAPIC_DM_EXTINT },
+    { WR, VLAPIC_MSR_LVT_LINT1, VLAPIC_DM_NMI },
+    { WR, VLAPIC_MSR_ESR, 0 },                             /* lapic_setup_esr */
+    { RD, VLAPIC_MSR_ESR, 0 },
+    { WR, VLAPIC_MSR_LVT_ERROR, ERROR_VECTOR },
+    { WR, VLAPIC_MSR_ESR, 0 },
+    { RD, VLAPIC_MSR_ESR, 0 },
+    { RD, VLAPIC_MSR_LDR, 0 },
+    { WR, VLAPIC_MSR_LVT_TIMER, TIMER_VECTOR | VLAPIC_TIMER_TSC_DEADLINE },    /* clock event */
+    { WR, VLAPIC_MSR_TSC_DEADLINE, 2000 },                 /* lapic_next_deadline */
+};
+
+static const struct linux_access linux_power_off[] = {
+    { RMW_OR, VLAPIC_MSR_LVT_TIMER, LVT_MASKED | TIMER_VECTOR },   /* lapic_timer_shutdown */
+    { WR, VLAPIC_MSR_TIMER_ICR, 0 },
+    { WR, VLAPIC_MSR_LVT_ERROR, ERROR_VECTOR | LVT_MASKED },   /* disable_local_APIC */
+    { RMW_OR, VLAPIC_MSR_LVT_TIMER, LVT_MASKED },
+    { WR, VLAPIC_MSR_LVT_TIMER, LVT_MASKED },
+    { WR, VLAPIC_MSR_LVT_LINT0, LVT_MASKED },
+    { WR, VLAPIC_MSR_ESR, 0 },
+    { RMW_CLEAR, VLAPIC_MSR_SVR, VLAPIC_SVR_ENABLE },
+};
+
+static void replay(struct vlapic *a, const struct linux_access *list, unsigned int n,
+                   uint64_t now)
+{
+    for (unsigned int i = 0; i < n; i++) {
+        const struct linux_access *x = &list[i];
+        uint64_t v = 0;
+        enum vlapic_status st = VLAPIC_OK;
+
+        if (x->op != WR)
+            st = vlapic_rdmsr(a, x->msr, now, &v);
+        if (st == VLAPIC_OK && x->op == RMW_OR)
+            st = vlapic_wrmsr(a, x->msr, v | x->value, now);
+        else if (st == VLAPIC_OK && x->op == RMW_CLEAR)
+            st = vlapic_wrmsr(a, x->msr, v & ~x->value, now);
+        else if (st == VLAPIC_OK && x->op == RMW_SVR)   /* spurious vector 0xff, enabled */
+            st = vlapic_wrmsr(a, x->msr, (v & ~0xffull) | x->value | 0xff | VLAPIC_SVR_ENABLE, now);
+        else if (st == VLAPIC_OK && x->op == WR)
+            st = vlapic_wrmsr(a, x->msr, x->value, now);
+        if (!CHECK_EQ(st, VLAPIC_OK))
+            printf("    access %u: msr 0x%x\n", i, x->msr);
+    }
+}
+
+TEST(linux_boot_timer_interrupt_and_power_off_never_gp)
+{
+    struct vlapic a = fresh();
+
+    replay(&a, linux_boot, sizeof linux_boot / sizeof linux_boot[0], 1000);
+    CHECK_EQ(vlapic_next_deadline(&a), 2000);
+    CHECK_EQ(vlapic_pending_vector(&a), -1);
+    vlapic_timer_advance(&a, 2001);
+    CHECK_EQ(vlapic_pending_vector(&a), TIMER_VECTOR);
+    vlapic_ack(&a, TIMER_VECTOR);
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_EOI, 0, 2100), VLAPIC_OK);
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_SELF_IPI, 0xf6, 2200), VLAPIC_OK);    /* irq_work */
+    CHECK_EQ(vlapic_pending_vector(&a), 0xf6);
+    vlapic_ack(&a, 0xf6);
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_EOI, 0, 2300), VLAPIC_OK);
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_TSC_DEADLINE, 9000, 2400), VLAPIC_OK);
+    replay(&a, linux_power_off, sizeof linux_power_off / sizeof linux_power_off[0], 3000);
+    CHECK_EQ(vlapic_next_deadline(&a), VLAPIC_NO_DEADLINE);
+    CHECK_EQ(rd(&a, VLAPIC_MSR_SVR, 3000) & VLAPIC_SVR_ENABLE, 0);
+    vlapic_wrmsr(&a, VLAPIC_MSR_ESR, 0, 3000);
+    CHECK_EQ(rd(&a, VLAPIC_MSR_ESR, 3000), 0);
+}
