@@ -39,6 +39,7 @@
 #        10000000,10000)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. tests/bench/callgrind.sh
 
 BUILD=${BUILD:-build}
 OUT="$BUILD/bench/pmu"
@@ -106,13 +107,7 @@ cost_traps_pid=$!
 collected() {
     local op=$1 k=$2 name=$3
     shift 3
-    local base="$OUT/callgrind/$op.$k.$name"
-    valgrind --tool=callgrind --callgrind-out-file="$base.out" "$@" "$HARNESS" "$op" "$k" \
-        >"$base.stdout" 2>"$base.stderr" || die "callgrind $op $k ($name) failed: see $base.stderr"
-    local ir
-    ir=$(sed -nE 's/^==[0-9]+== Collected : ([0-9]+)$/\1/p' "$base.stderr")
-    [ -n "$ir" ] || die "no 'Collected' line in $base.stderr"
-    echo "$ir"
+    callgrind_ir "$OUT/callgrind/$op.$k.$name" "$@" -- "$HARNESS" "$op" "$k" || die "callgrind $op $k ($name)"
 }
 
 # vertigo_ir OP K: Ir of Vertigo's code in a run of K operations.

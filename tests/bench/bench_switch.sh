@@ -23,6 +23,7 @@
 #   env: BENCH_SWITCH_K1, BENCH_SWITCH_K2 (switches, default 2000 and 12000)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. tests/bench/callgrind.sh
 
 BUILD=${BUILD:-build}
 OUT="$BUILD/bench/switch"
@@ -48,17 +49,11 @@ die() { echo "bench-switch: FAILED: $*" >&2; exit 1; }
 command -v valgrind >/dev/null || die "valgrind is not installed (host-tools/setup-deps)"
 mkdir -p "$OUT"
 
-# collected CASE K NAME [callgrind options...]: callgrind's "Collected" Ir.
+# collected OP K NAME [callgrind options...]: callgrind's "Collected" Ir.
 collected() {
-    local c=$1 k=$2 name=$3
+    local op=$1 k=$2 name=$3
     shift 3
-    local base="$OUT/$c.$k.$name"
-    valgrind --tool=callgrind --callgrind-out-file="$base.out" "$@" "$HARNESS" "$c" "$k" \
-        >"$base.stdout" 2>"$base.stderr" || die "callgrind $c $k ($name) failed: see $base.stderr"
-    local ir
-    ir=$(sed -nE 's/^==[0-9]+== Collected : ([0-9]+)$/\1/p' "$base.stderr")
-    [ -n "$ir" ] || die "no 'Collected' line in $base.stderr"
-    echo "$ir"
+    callgrind_ir "$OUT/$op.$k.$name" "$@" -- "$HARNESS" "$op" "$k" || die "callgrind $op $k ($name)"
 }
 
 # switch_ir CASE K: Ir of Vertigo's code in K switches.

@@ -77,6 +77,14 @@ static uint64_t count_of(unsigned int d, unsigned int event)
     return (uint64_t)hc->read(hc->ctx, event);
 }
 
+/* Domain d's counts of events 0, 1 and 2 are a, b and c. */
+static void counts_are(unsigned int d, uint64_t a, uint64_t b, uint64_t c)
+{
+    CHECK_EQ(count_of(d, 0), a);
+    CHECK_EQ(count_of(d, 1), b);
+    CHECK_EQ(count_of(d, 2), c);
+}
+
 /* Software backend: the guest runs `ticks` at cpl (one entry, one exit). */
 static void soft_runs(unsigned int d, unsigned int cpl, uint64_t ticks)
 {
@@ -229,12 +237,8 @@ TEST(hw_each_vcpu_counts_only_its_own_events)
     switch_to(1, 0);
     hw_runs(0, CPL_USER, &pmu_model_instructions, 5);
     hw_runs(0, CPL_KERNEL, &pmu_model_cycles, 6);
-    CHECK_EQ(count_of(0, 0), 1005);
-    CHECK_EQ(count_of(0, 1), 200);
-    CHECK_EQ(count_of(0, 2), 6);
-    CHECK_EQ(count_of(1, 0), 30);
-    CHECK_EQ(count_of(1, 1), 0);
-    CHECK_EQ(count_of(1, 2), 40);
+    counts_are(0, 1005, 200, 6);
+    counts_are(1, 30, 0, 40);
 }
 
 /* MSR writes of one switch, on the model: the same events in both
@@ -268,10 +272,8 @@ TEST(hw_switch_writes_only_what_changes)
     w = model.wrmsr_count;
     switch_to(0, 0);                            /* out and back in, nothing ran */
     CHECK_EQ(model.wrmsr_count - w, 0);
-    CHECK_EQ(count_of(0, 0), 1000);
-    CHECK_EQ(count_of(1, 0), 11);
-    CHECK_EQ(count_of(1, 1), 12);
-    CHECK_EQ(count_of(1, 2), 13);
+    counts_are(0, 1000, 200, 300);
+    counts_are(1, 11, 12, 13);
 }
 
 /* No context on either VCPU (no events, no guest PMU): a switch touches no

@@ -11,7 +11,6 @@
  * and a malformed DOM=PATH with specific errors. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "host-tools/profile.h"
 #include "host-tools/profile_cli.h"
@@ -109,10 +108,17 @@ static bool capture_make(struct capture *c)
     return ok;
 }
 
-static void capture_free(struct capture *c)
+/* The capture, made once for every test (its files stay in the build
+ * directory). */
+static const struct capture *capture(void)
 {
-    unlink(c->web_kallsyms);
-    log_test_stream_free(&c->st);
+    static struct capture c;
+    static bool made, ok;
+    if (!made) {
+        made = true;
+        ok = capture_make(&c);
+    }
+    return ok ? &c : NULL;
 }
 
 /* Loads the capture as `vertigo report` does after its command line:
@@ -138,6 +144,20 @@ static char *written(const struct profile *p, bool (*writer)(FILE *, const struc
     FILE *out = open_memstream(&text, &len);
     writer(out, p);
     fclose(out);
+    return text;
+}
+
+/* What writer makes of the capture loaded with o, as a string (free it);
+ * NULL if it did not load. */
+static char *output(const struct profile_options *o,
+                    bool (*writer)(FILE *, const struct profile *))
+{
+    struct profile p;
+    char err[ERR_LEN] = "";
+    const struct capture *c = capture();
+    char *text = c && CHECK(load(&p, c, o, err)) ? written(&p, writer) : NULL;
+    if (c)
+        profile_free(&p);
     return text;
 }
 
@@ -175,13 +195,8 @@ static struct profile_options with_files(const struct capture *c, const char *ka
  * domain's samples at their raw address. */
 TEST(report_sorted_by_domain_names_each_domain_and_its_share)
 {
-    struct capture c;
-    struct profile p;
-    char err[ERR_LEN] = "";
     struct profile_options o = { 0 };
-    if (!capture_make(&c) || !CHECK(load(&p, &c, &o, err)))
-        return;
-    char *text = written(&p, report_sorted);
+    char *text = output(&o, report_sorted);
     has(text, "# Domains: dom0 60.00% (60 samples), web 30.00% (30 samples, passive), "
               "batch 10.00% (10 samples)\n");
     has(text, "# Sort: domain,sym\n");
@@ -190,8 +205,6 @@ TEST(report_sorted_by_domain_names_each_domain_and_its_share)
     has(text, "     6.00%         6  batch   [k] batch_func\n");
     has(text, "     4.00%         4  batch   [.] [unknown] /bin/workload+0x");
     free(text);
-    profile_free(&p);
-    capture_free(&c);
 }
 
 /* --kallsyms DOM=FILE symbolizes the passive domain, by name or number;
@@ -199,88 +212,64 @@ TEST(report_sorted_by_domain_names_each_domain_and_its_share)
  * own symbols. */
 TEST(per_domain_files_symbolize_their_domain_only)
 {
-    static const char *const keys[] = { "web", "1" };
-    for (unsigned int k = 0; k < 2; k++) {
-        struct capture c;
-        struct profile p;
-        char err[ERR_LEN] = "";
-        if (!capture_make(&c))
-            return;
-        struct profile_options o = with_files(&c, keys[k], k ? "2" : "batch");
-        if (!CHECK(load(&p, &c, &o, err)))
-            return;
-        char *text = written(&p, report_sorted);
+    static const char *const keys[][2] = { { "web", "batch" }, { "1", "2" } };
+    for (unsigned int k = 0; k < 2 && capture(); k++) {
+        struct profile_options o = with_files(capture(), keys[k][0], keys[k][1]);
+        char *text = output(&o, report_sorted);
         has(text, "  web     [k] web_func\n");
         has(text, "  dom0    [k] dom0_func\n");
         has(text, "  batch   [.] g  ");
         free(text);
-        profile_free(&p);
-        capture_free(&c);
     }
 }
 
 /* The plain --kallsyms FILE is domain 0's, as before several domains. */
 TEST(plain_kallsyms_is_domain_0s)
 {
-    struct capture c;
-    struct profile p;
-    char err[ERR_LEN] = "";
-    if (!capture_make(&c))
+    if (!capture())
         return;
-    struct profile_options o = { .sym = { .kallsyms_path = c.web_kallsyms } };
-    if (!CHECK(load(&p, &c, &o, err)))
-        return;
-    char *text = written(&p, report_sorted);
+    struct profile_options o = { .sym = { .kallsyms_path = capture()->web_kallsyms } };
+    char *text = output(&o, report_sorted);
     has(text, "  dom0    [k] web_func\n");
     has(text, "  web     [k] [unknown] 0xffffffff81000010\n");
     has(text, "  batch   [k] batch_func\n");
     free(text);
-    profile_free(&p);
-    capture_free(&c);
 }
 
 /* CSV's domain_name column and the folded stacks' domain frame. */
 TEST(exports_label_the_domain_by_name)
 {
-    struct capture c;
-    struct profile p;
-    char err[ERR_LEN] = "";
     struct profile_options o = { 0 };
-    if (!capture_make(&c) || !CHECK(load(&p, &c, &o, err)))
-        return;
-    char *csv = written(&p, export_csv);
+    char *csv = output(&o, export_csv), *folded = output(&o, export_folded);
     has(csv, "event,domain,domain_name,vcpu,");
     has(csv, "cycles,1,web,0,kernel,");
     has(csv, "cycles,2,batch,0,user,42,batchjob,/bin/workload,");
-    char *folded = written(&p, export_folded);
     has(folded, "dom0;");
     has(folded, "web;");
     has(folded, "batch;batchjob;[workload] 4\n");
     free(csv);
     free(folded);
-    profile_free(&p);
-    capture_free(&c);
 }
 
 /* An option naming a domain the log lacks, and a file that cannot be
  * read, are refused with what is wrong. */
 TEST(bad_domain_or_file_is_refused_specifically)
 {
-    struct capture c;
+    const struct capture *c = capture();
     struct profile p;
     char err[ERR_LEN] = "";
-    if (!capture_make(&c))
+    if (!c)
         return;
-    struct profile_options o = with_files(&c, "db", NULL);
-    CHECK(!load(&p, &c, &o, err));
+    struct profile_options o = with_files(c, "db", NULL);
+    CHECK(!load(&p, c, &o, err));
     char want[ERR_LEN + PATH_LEN];
     snprintf(want, sizeof(want), "--kallsyms db=%s: no domain 'db' in the log (its domains: "
-             "dom0 (0), web (1), batch (2))", c.web_kallsyms);
+             "dom0 (0), web (1), batch (2))", c->web_kallsyms);
     CHECK_STR(err, want);
     profile_free(&p);
 
-    o = with_files(&c, NULL, "7");
-    CHECK(!load(&p, &c, &o, err));
+    o = with_files(c, NULL, "7");
+    CHECK(!load(&p, c, &o, err));
     CHECK(strstr(err, "--guest-root 7=") && strstr(err, ": no domain '7' in the log"));
     profile_free(&p);
 
@@ -290,12 +279,11 @@ TEST(bad_domain_or_file_is_refused_specifically)
     CHECK_STR(err, "--kallsyms web=/nonexistent/k: No such file or directory");
     profile_free(&p);
     o = (struct profile_options){ 0 };
-    o.sym.roots[o.sym.root_count++] = (struct sym_domain_file){ "batch", c.web_kallsyms };
+    o.sym.roots[o.sym.root_count++] = (struct sym_domain_file){ "batch", c->web_kallsyms };
     CHECK(!profile_init(&p, &o, err, sizeof(err)));
-    snprintf(want, sizeof(want), "--guest-root batch=%s: not a directory", c.web_kallsyms);
+    snprintf(want, sizeof(want), "--guest-root batch=%s: not a directory", c->web_kallsyms);
     CHECK_STR(err, want);
     profile_free(&p);
-    capture_free(&c);
 }
 
 /* The command line: DOM=PATH forms, a path with '=' after a '/' is a
