@@ -8,6 +8,7 @@
 #include "vmm/mem.h"
 #include "vmm/pmu_hooks.h"
 #include "vmm/spinlock.h"
+#include "vmx/vmx_sched.h"
 
 static struct spinlock console_lock = SPINLOCK_INIT;    /* a domain's VCPUs may write at once */
 
@@ -16,6 +17,7 @@ static const char *const end_names[] = {
     [GUEST_END_RESET] = "reset",
     [GUEST_END_TRIPLE_FAULT] = "triple-faulted",
     [GUEST_END_ERROR] = "was stopped by Vertigo",
+    [GUEST_END_ISOLATION] = "violated isolation",
 };
 
 /* Life-cycle records of the end: every VCPU goes offline, then the domain
@@ -56,9 +58,52 @@ __attribute__((noreturn)) void domain_power_off(void *ctx)
     domain_end(ctx, GUEST_END_POWER_OFF, "power-off hypercall");
 }
 
+/* The domains of the run: domain 0, and those domain_register adds. */
+static unsigned int domains_total = 1, domains_alive = 1;
+static bool every_domain_passed = true;
+static struct spinlock life_lock = SPINLOCK_INIT;
+
+void domain_register(struct domain *d)
+{
+    (void)d;
+    domains_total++;
+    domains_alive++;
+}
+
+/* The verdict line of one domain of several; true if it passed. */
+static bool domain_verdict(const struct domain *d, enum guest_end how)
+{
+    if (d->verdict == GUEST_VERDICT_NONE) {
+        printk("guest: domain %u (%s) verdict FAIL: no verdict reported\n", d->id, d->name);
+        return false;
+    }
+    bool passed = d->verdict == GUEST_VERDICT_PASS && how == GUEST_END_POWER_OFF;
+    printk("guest: domain %u (%s) verdict %s%s%s%s\n", d->id, d->name, passed ? "PASS" : "FAIL",
+           d->verdict_text[0] ? ": " : "", d->verdict_text,
+           d->verdict == GUEST_VERDICT_PASS && !passed ? " (passed but did not power off)" : "");
+    return passed;
+}
+
+/* One domain of several ended: the run ends with the last of them. */
+__attribute__((noreturn)) static void domain_end_one(struct domain *d, enum guest_end how)
+{
+    bool passed = domain_verdict(d, how);
+    spin_lock(&life_lock);
+    every_domain_passed = every_domain_passed && passed;
+    bool last = --domains_alive == 0;
+    spin_unlock(&life_lock);
+    if (last && every_domain_passed)
+        run_end(RUN_PASS, "every domain passed and powered off");
+    if (last)
+        run_end(RUN_FAIL, "a domain did not pass or did not power off");
+    vmx_sched_domain_ended(d);
+}
+
 __attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
                                           const char *detail)
 {
+    if (domains_total > 1 && __atomic_exchange_n(&d->ended, true, __ATOMIC_ACQ_REL))
+        vmx_sched_domain_ended(d);      /* another of its VCPUs ended it */
     pmu_domain_stopping(d);
     spin_lock(&console_lock);
     domain_console_flush(&d->console, console_line, d);
@@ -70,6 +115,8 @@ __attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
     pmu_domain_report(d);
     log_hv_flush();     /* the statistics are the largest burst of text */
 
+    if (domains_total > 1)
+        domain_end_one(d, how);
     if (d->verdict == GUEST_VERDICT_NONE) {
         printk("guest: no verdict reported by the guest\n");
         run_end(RUN_FAIL, "guest ended without a verdict");

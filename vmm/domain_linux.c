@@ -9,6 +9,7 @@
 #include "vmm/bzimage.h"
 #include "vmm/console.h"
 #include "vmm/domain.h"
+#include "vmm/domain_private.h"
 #include "vmm/e820.h"
 #include "vmm/guest_modules.h"
 #include "vmm/heap.h"
@@ -18,10 +19,11 @@
 #include "vmx/io_policy.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_domain.h"
+#include "vmx/vmx_sched.h"
 
 #define HEAP_BYTES (32ull << 20)
 #define HOST_IDENTITY_LIMIT 0x100000000ull
-#define MAX_HIDDEN (3 + BOOT_MAX_MODULES)
+#define MAX_HIDDEN (3 + BOOT_MAX_MODULES + DOMAIN_MAX - 1)
 
 extern char __image_start[], __image_end[];
 
@@ -109,6 +111,15 @@ static void create_vcpus(const struct boot_info *bi)
     }
 }
 
+/* Domain 0's VCPUs go first in their CPUs' schedulers, then the other
+ * domains' VCPUs. */
+static void share_cpus(const struct boot_info *bi)
+{
+    for (unsigned int i = 0; i < dom0.vcpu_count; i++)
+        vmx_sched_add(&dom0.vcpus[i]);
+    domains_build(bi);
+}
+
 __attribute__((noreturn)) void linux_domain_run(const struct boot_info *bi,
                                                 struct page_allocator *pa)
 {
@@ -119,6 +130,7 @@ __attribute__((noreturn)) void linux_domain_run(const struct boot_info *bi,
     if (!heap_init(pa, HEAP_BYTES))
         fail("too little memory", "no room for Vertigo's heap below 4 GiB");
     size_t nhidden = hidden_ranges(bi, hidden);
+    unsigned int others = domains_reserve(bi, dom0.vcpu_count, pa, hidden, &nhidden);
     enum e820_status es = e820_build(&guest_map, bi->mem, bi->mem_count, hidden, nhidden);
     if (es != E820_OK)
         fail("cannot build the guest memory map", e820_strerror(es));
@@ -133,5 +145,7 @@ __attribute__((noreturn)) void linux_domain_run(const struct boot_info *bi,
         fail("VT-x set-up failed", "see the message above");
     if (!vmx_domain_init(&dom0, &guest_map, hidden, nhidden))
         fail("VT-x set-up failed", "see the message above");
+    if (others)
+        share_cpus(bi);
     vmx_vcpu_run(&dom0.vcpus[0], &start_state);
 }

@@ -21,6 +21,10 @@ void exit_stats_print(const struct exit_stats *s, unsigned int vcpu_id,
     print("exits: vcpu %u: %lu exits, %lu cycles handling them, %lu cycles in the guest\n",
           vcpu_id, (unsigned long)s->total_exits, (unsigned long)handling,
           (unsigned long)s->guest_cycles);
+    if (s->switches_in)
+        print("exits: vcpu %u: %lu switches in, %lu cycles switching (%lu avg)\n", vcpu_id,
+              (unsigned long)s->switches_in, (unsigned long)s->switch_cycles,
+              (unsigned long)(s->switch_cycles / s->switches_in));
     for (uint32_t r = 0; r < EXIT_STATS_REASONS; r++) {
         if (!s->count[r])
             continue;

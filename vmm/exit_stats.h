@@ -12,6 +12,8 @@ struct exit_stats {
     uint64_t cycles[EXIT_STATS_REASONS];    /* TSC cycles from exit to re-entry */
     uint64_t guest_cycles;                  /* TSC cycles spent in the guest */
     uint64_t total_exits;
+    uint64_t switches_in;                   /* times the VCPU got its CPU from another */
+    uint64_t switch_cycles;                 /* TSC cycles of those switches */
 };
 
 /* Records one exit of basic reason `reason` (out-of-range reasons are

@@ -31,12 +31,17 @@ extern char __image_start[], __image_end[];
 static struct boot_info boot_info;
 static struct page_allocator page_allocator;
 
+/* dom.N=, dom.N.mem=, dom.N.cpu=, dom.N.name= (vmm/domain_config.h). */
+#define DOMAIN_OPTIONS(n) "dom." #n, "dom." #n ".mem", "dom." #n ".cpu", "dom." #n ".name"
+
 static const char *const known_options[] = {
     "console", "debugcon", "guest", "selftest", "pmu", "log",
     "pmu.events", "pmu.step", "pmu.step_ahead", "pmu.period", "pmu.traps", "pmu.guest",
     "pmu.guest.gp", "pmu.guest.fixed",
     "pmu.soft.counters", "pmu.interval", "pmu.subinterval", "pmu.interval.exact",
-    "sample.events", "sample.period", "sample.depth", "sample.hz", "sample.user_stack", NULL,
+    "sample.events", "sample.period", "sample.depth", "sample.hz", "sample.user_stack",
+    DOMAIN_OPTIONS(1), DOMAIN_OPTIONS(2), DOMAIN_OPTIONS(3), DOMAIN_OPTIONS(4),
+    DOMAIN_OPTIONS(5), DOMAIN_OPTIONS(6), DOMAIN_OPTIONS(7), "sched.slice", NULL,
 };
 
 static const char *mem_type_name(uint32_t type)

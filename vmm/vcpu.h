@@ -46,6 +46,7 @@ struct domain {
     char name[16];                  /* dom.N.name=, "domN" by default */
     unsigned int vcpu_count;
     struct vcpu vcpus[MAX_CPUS];
+    bool ended;                     /* domain_end ran (several domains only) */
     enum guest_verdict verdict;     /* reported by the guest (hypercall) */
     char verdict_text[64];
     struct guest_kernel_unwind kernel_unwind;   /* declared by the guest (HC_KERNEL_ORC) */

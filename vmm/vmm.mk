@@ -60,3 +60,7 @@ HEADERS_HV += vmm/sched.h vmm/irq_pending.h
 HEADERS_HOST += vmm/sched.h vmm/irq_pending.h
 UNIT_TESTS += sched
 unit_sched_SRCS := tests/unit/test_sched.c vmm/sched.c vmm/irq_pending.c
+
+# Building the domains declared beside domain 0.
+HV_SRCS += vmm/domain_private.c
+HEADERS_HV += vmm/domain_private.h

@@ -41,6 +41,16 @@ void handle_external_interrupt(struct vcpu *v, const struct vmx_exit *e);
 void handle_interrupt_window(struct vcpu *v, const struct vmx_exit *e);
 void handle_hlt(struct vcpu *v, const struct vmx_exit *e);
 
+/* Exits of domains other than domain 0 that differ from its own
+ * (vmx/exit_private.c). */
+void private_external_interrupt(struct vcpu *v, const struct vmx_exit *e);
+void private_hlt(struct vcpu *v, const struct vmx_exit *e);
+void private_io(struct vcpu *v, const struct vmx_exit *e);
+void private_rdmsr(struct vcpu *v, const struct vmx_exit *e);
+void private_wrmsr(struct vcpu *v, const struct vmx_exit *e);
+void private_ept_violation(struct vcpu *v, const struct vmx_exit *e);
+void private_preemption_timer(struct vcpu *v, const struct vmx_exit *e);
+
 /* Dispatches one exit to its handler; unknown reasons dump and stop. */
 void vmx_handle_exit(struct vcpu *v, const struct vmx_exit *e);
 

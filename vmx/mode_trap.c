@@ -111,7 +111,7 @@ unsigned int vmx_mode_traps_entry_cpl(void)
 
 /* ---- Interrupts taken at an exit ----------------------------------------- */
 
-static bool guest_takes_interrupts(void)
+bool vmx_guest_takes_interrupts(void)
 {
     uint64_t intr = vmcs_read(VMCS_GUEST_INTERRUPTIBILITY);
     return (vmcs_read(VMCS_GUEST_RFLAGS) & RFLAGS_IF) &&
@@ -121,7 +121,7 @@ static bool guest_takes_interrupts(void)
 
 static void inject_pending(struct vmx_mode_traps *t)
 {
-    if (!guest_takes_interrupts()) {
+    if (!vmx_guest_takes_interrupts()) {
         set_bit(VMCS_PROC_BASED_CONTROLS, PROC_INTR_WINDOW_EXITING, true);
         return;
     }

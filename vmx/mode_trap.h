@@ -49,6 +49,11 @@ void vmx_mode_traps_set(struct vcpu *v, bool on);
  * them. */
 void vmx_halt_traps_set(struct vcpu *v, bool on);
 
+/* True if the guest of the current VMCS can take an external interrupt
+ * at the next entry: RFLAGS.IF, no STI or MOV-SS blocking, no event being
+ * injected. */
+bool vmx_guest_takes_interrupts(void);
+
 /* The privilege level the next run starts at: 0 when an event is being
  * injected (its handler runs in the kernel), else the guest's CPL. */
 unsigned int vmx_mode_traps_entry_cpl(void);

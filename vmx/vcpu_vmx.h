@@ -7,11 +7,14 @@
 
 #include "vmx/ept.h"
 
+struct linux_boot_state;
+
 /* Users of the VMX-preemption timer (vmx/vmx_timer.h). */
 enum vmx_timer_owner {
     VMX_TIMER_SINK,             /* EPT guard sink window */
     VMX_TIMER_PMU,              /* software PMU step / overflow point */
     VMX_TIMER_SAMPLE,           /* timer sampling (pmu/sample_session.c) */
+    VMX_TIMER_SLICE,            /* end of the VCPU's time slice (vmx/vmx_sched.c) */
     VMX_TIMER_OWNERS
 };
 
@@ -60,6 +63,8 @@ struct vcpu_vmx {
     uint32_t fault_streak;      /* kernel write faults in a row on that page */
     struct vmx_timer_state timer;
     struct vmx_mode_traps traps;
+    uint64_t syscall_msrs[6];   /* STAR, LSTAR, CSTAR, SFMASK, KERNEL_GS_BASE,
+                                 * TSC_AUX while switched out (vmx/vmx_sched.c) */
 };
 
 struct domain_vmx {
@@ -67,6 +72,9 @@ struct domain_vmx {
     uint64_t eptp;
     uint64_t msr_bitmap_pa;
     uint64_t io_bitmap_pa;      /* two consecutive pages: A (0-0x7fff), B */
+    const struct linux_boot_state *boot_state;  /* a private domain's start state */
+    uint64_t ram_hpa;           /* a private domain's RAM: guest-physical [0, ram_bytes) */
+    uint64_t ram_bytes;         /* ... at host-physical ram_hpa (0 for domain 0) */
 };
 
 #endif

@@ -176,7 +176,8 @@ bool vmcs_setup(struct vcpu *v, const struct linux_boot_state *st)
     }
     *(uint32_t *)vmcs = vmx_caps_revision(&vmx_config.caps);
     v->vmx.vmcs_pa = vmcs;
-    v->vmx.vpid = (uint16_t)(v->id + 1);     /* VPID 0 belongs to the host */
+    /* VPID 0 belongs to the host; each domain has its own range. */
+    v->vmx.vpid = (uint16_t)(v->domain->id * MAX_CPUS + v->id + 1);
     v->vmx.last_fault_page = ~0ull;
     vmclear(vmcs);
     vmptrld(vmcs);

@@ -14,3 +14,7 @@ UNIT_TESTS += guest_mem
 unit_guest_mem_SRCS := tests/unit/test_guest_mem.c vmx/guest_mem.c vmx/ept.c vmx/vmx_caps.c \
                        vmm/guest_pt.c vmm/hypercall.c vmm/guest_orc_table.c vmm/format.c \
                        vmm/guest_tlb.c vmm/guest_reader.c
+
+# Several domains on a CPU: the VMCS switch and the other domains' exits.
+HV_SRCS += vmx/vmx_sched.c vmx/exit_private.c
+HEADERS_HV += vmx/vmx_sched.h

@@ -5,6 +5,7 @@
 #include "boot/cpu.h"
 #include "vmm/console.h"
 #include "vmm/heap.h"
+#include "vmm/mem.h"
 #include "vmx/ept_guard.h"
 #include "vmx/io_policy.h"
 #include "vmx/io_ports.h"
@@ -107,5 +108,29 @@ bool vmx_domain_init(struct domain *d, const struct e820_table *guest_map,
     if (!build_ept(&d->vmx, guest_map, hidden, hidden_count) || !alloc_bitmaps(&d->vmx))
         return false;
     ept_guard_init(d, hidden, hidden_count);
+    return true;
+}
+
+bool vmx_domain_init_private(struct domain *d, uint64_t ram_hpa, uint64_t ram_bytes)
+{
+    struct domain_vmx *dv = &d->vmx;
+    struct ept_page_source src = { ept_alloc, ept_virt, NULL };
+
+    if (!ept_check(ept_init(&dv->ept, &src, &vmx_config.ept), "init") ||
+        !ept_check(ept_map(&dv->ept, 0, ram_hpa, ram_bytes, EPT_RWX, EPT_MT_WB), "domain RAM"))
+        return false;
+    dv->eptp = ept_eptp(&dv->ept);
+    dv->ram_hpa = ram_hpa;
+    dv->ram_bytes = ram_bytes;
+    dv->msr_bitmap_pa = heap_alloc_pages(1);
+    dv->io_bitmap_pa = heap_alloc_pages(2);
+    if (!dv->msr_bitmap_pa || !dv->io_bitmap_pa) {
+        printk("vmx: no memory for domain %u's MSR/I/O bitmaps\n", d->id);
+        return false;
+    }
+    memset((void *)dv->msr_bitmap_pa, 0xff, PAGE_SIZE);
+    memset((void *)dv->io_bitmap_pa, 0xff, 2 * PAGE_SIZE);
+    printk("vmx: domain %u: EPT maps guest-physical [0, %#lx) to [%#lx-%#lx), nothing else "
+           "(%u table pages)\n", d->id, ram_bytes, ram_hpa, ram_hpa + ram_bytes, dv->ept.tables);
     return true;
 }

@@ -16,8 +16,23 @@
 bool vmx_domain_init(struct domain *d, const struct e820_table *guest_map,
                      const struct phys_range *hidden, size_t hidden_count);
 
+/* Builds a private domain's EPT: guest-physical [0, ram_bytes) to the
+ * block at host-physical ram_hpa, write-back, and nothing else (any other
+ * access is an EPT violation that ends the domain); MSR and I/O bitmaps
+ * that make every MSR and port access exit. False with a message on
+ * failure. */
+bool vmx_domain_init_private(struct domain *d, uint64_t ram_hpa, uint64_t ram_bytes);
+
 /* Runs VCPU `v` on this CPU until the guest ends (domain_end()). */
 __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v,
                                             const struct linux_boot_state *start);
+
+/* Sets up v's VMCS (current afterwards), preemption timer and PMU state
+ * for its first entry, on the CPU it runs on. */
+void vmx_vcpu_start(struct vcpu *v, const struct linux_boot_state *start);
+
+/* Enters v (its VMCS current) and handles its exits, for as long as this
+ * CPU runs VCPUs (the scheduler may switch to another). */
+__attribute__((noreturn)) void vmx_vcpu_loop(struct vcpu *v);
 
 #endif

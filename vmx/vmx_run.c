@@ -15,6 +15,7 @@
 #include "vmx/vmx_domain.h"
 #include "pmu/pmu_loop.h"
 #include "vmx/vmx_ops.h"
+#include "vmx/vmx_sched.h"
 #include "vmx/vmx_timer.h"
 
 int vmx_enter_guest(struct guest_regs *regs, int launched);
@@ -76,21 +77,36 @@ static void entry_failed_guest_state(struct vcpu *v, const struct vmx_exit *e)
     domain_end(v->domain, GUEST_END_ERROR, "VM entry failed on guest state");
 }
 
-__attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_boot_state *start)
+void vmx_vcpu_start(struct vcpu *v, const struct linux_boot_state *start)
 {
-    struct vmx_exit e;
     if (!vmcs_setup(v, start))
         domain_end(v->domain, GUEST_END_ERROR, "VMCS set-up failed");
     vmx_timer_init(v);
     pmu_vcpu_start(v);
-    printk("vmx: vcpu %u: entering the guest at rip %#lx\n", v->id, start->rip);
+    if (v->domain->id)
+        printk("vmx: domain %u vcpu %u: entering the guest at rip %#lx\n", v->domain->id,
+               v->id, start->rip);
+    else
+        printk("vmx: vcpu %u: entering the guest at rip %#lx\n", v->id, start->rip);
     log_hv_vcpu_online(v->domain->id, v->id, v->cpu, v->domain->vcpu_count);
+}
+
+__attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_boot_state *start)
+{
+    vmx_vcpu_start(v, start);
+    vmx_vcpu_loop(v);
+}
+
+__attribute__((noreturn)) void vmx_vcpu_loop(struct vcpu *v)
+{
+    struct vmx_exit e;
 
     for (;;) {
         vmx_prepare_entry(v);
         vmx_mode_traps_inject(v);
         pmu_before_entry(v);
         vmx_mode_traps_arm(v);
+        vmx_sched_before_entry(v);
         vmx_timer_arm(v);
         vmx_nmi_entry_commit(v);
         pmu_entering(v);
@@ -117,5 +133,6 @@ __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_b
         uint64_t handled_tsc = rdtsc();
         exit_stats_record(&v->stats, e.reason, handled_tsc - v->vmx.exit_tsc);
         log_hv_poll(handled_tsc);   /* bounded: at most LOG_HV_POLL_BYTES */
+        v = vmx_sched_after_exit(v);
     }
 }

@@ -1,0 +1,240 @@
+/* Time-sharing a CPU between VCPUs (see vmx/vmx_sched.h). Everything here
+ * runs on the CPU whose list it touches: a CPU's list, its pending vectors
+ * and its flag are never shared with another CPU, except that a domain's
+ * end marks its VCPUs ended on every CPU and raises their flags. */
+#include "vmx/vmx_sched.h"
+
+#include "boot/cpu.h"
+#include "pmu/pmu_switch.h"
+#include "vmm/console.h"
+#include "vmm/irq_pending.h"
+#include "vmm/log_hv.h"
+#include "vmm/msr.h"
+#include "vmm/sched.h"
+#include "vmx/exit.h"
+#include "vmx/mode_trap.h"
+#include "vmx/vmx_domain.h"
+#include "vmx/vmx_ops.h"
+#include "vmx/vmx_timer.h"
+
+static struct sched_cpu cpus[MAX_CPUS];
+static struct irq_pending for_domain0[MAX_CPUS];   /* vectors taken for domain 0 */
+static struct vcpu *domain0_vcpu[MAX_CPUS];
+/* Per CPU: anything to do after an exit (VCPUs share the CPU, vectors
+ * wait, a domain ended). False on a CPU with one VCPU: the fast path. */
+static bool work[MAX_CPUS];
+static uint64_t dropped_vectors;        /* below FIRST_EXTERNAL_VECTOR, never given */
+
+#define FIRST_EXTERNAL_VECTOR 32        /* 0-31 are exceptions (SDM Vol. 3A 6.3) */
+
+static const uint32_t syscall_msrs[6] = {
+    MSR_IA32_STAR, MSR_IA32_LSTAR, MSR_IA32_CSTAR, MSR_IA32_FMASK,
+    MSR_IA32_KERNEL_GS_BASE, MSR_IA32_TSC_AUX,
+};
+
+static void set_control(uint32_t field, uint64_t bit, bool on)
+{
+    uint64_t value = vmcs_read(field);
+    uint64_t want = on ? value | bit : value & ~bit;
+    if (want != value)
+        vmcs_write(field, want);
+}
+
+static void update_work(unsigned int cpu)
+{
+    work[cpu] = sched_shared(&cpus[cpu]) || irq_pending_any(&for_domain0[cpu]);
+}
+
+bool vmx_sched_add(struct vcpu *v)
+{
+    if (!sched_add(&cpus[v->cpu], v))
+        return false;
+    if (v->domain->id == 0)
+        domain0_vcpu[v->cpu] = v;
+    update_work(v->cpu);
+    return true;
+}
+
+void vmx_sched_set_slice(uint64_t ticks)
+{
+    for (unsigned int i = 0; i < MAX_CPUS; i++)
+        cpus[i].slice_ticks = ticks;
+}
+
+/* ---- Domain 0's interrupts ---------------------------------------------- */
+
+void vmx_sched_forward_interrupt(struct vcpu *v)
+{
+    uint32_t info = (uint32_t)vmcs_read(VMCS_EXIT_INTR_INFO);
+    if (!(info & INTR_INFO_VALID))
+        return;             /* not acknowledged: it stays pending in the APIC */
+    vmx_reinject_vectored_event();      /* the event it interrupted in v's guest */
+    uint8_t vector = (uint8_t)(info & INTR_INFO_VECTOR_MASK);
+    if (vector < FIRST_EXTERNAL_VECTOR) {
+        /* The firmware's 8259 mapping (IRQ 0 at vector 8) before domain 0
+         * set the PIC up: as that vector it would be an exception in
+         * domain 0, and domain 0's PIC set-up clears it anyway. */
+        if (!dropped_vectors++)
+            printk("sched: cpu %u: vector %u acknowledged while domain %u ran is an "
+                   "exception vector (a PIC not yet set up): not given to domain 0\n",
+                   v->cpu, vector, v->domain->id);
+        return;
+    }
+    irq_pending_add(&for_domain0[v->cpu], vector);
+    if (domain0_vcpu[v->cpu])
+        sched_set_state(&cpus[v->cpu], domain0_vcpu[v->cpu], SCHED_RUNNABLE);
+    work[v->cpu] = true;
+}
+
+/* One waiting vector into domain 0 if it can take it now, else an
+ * interrupt-window exit for it; another window for the next one. */
+static void inject_waiting(struct vcpu *v, struct irq_pending *p)
+{
+    bool busy = v->vmx.traps.pending_intr ||
+                (vmcs_read(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID) ||
+                !vmx_guest_takes_interrupts();
+    if (!busy) {
+        int vector = irq_pending_take(p);
+        vmcs_write(VMCS_ENTRY_INTR_INFO, INTR_INFO(vector, INTR_TYPE_EXTERNAL));
+        /* Delivery wakes a halted guest (SDM Vol. 3C 27.6.4); Bochs needs
+         * the entry to say so (vmx/mode_trap.c). */
+        if (vmcs_read(VMCS_GUEST_ACTIVITY_STATE) == VMX_ACTIVITY_HLT)
+            vmcs_write(VMCS_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_ACTIVE);
+    }
+    if (irq_pending_any(p))
+        set_control(VMCS_PROC_BASED_CONTROLS, PROC_INTR_WINDOW_EXITING, true);
+}
+
+void vmx_sched_before_entry(struct vcpu *v)
+{
+    unsigned int cpu = v->cpu;
+    if (!work[cpu])
+        return;
+    if (v->domain->id != 0) {
+        /* Domain 0's interrupts must never reach another domain's IDT,
+         * whatever the mode traps did to these controls. */
+        set_control(VMCS_PIN_BASED_CONTROLS, PIN_EXTERNAL_INTR_EXITING, true);
+        set_control(VMCS_EXIT_CONTROLS, EXIT_ACK_INTR_ON_EXIT, true);
+    } else {
+        if (irq_pending_any(&for_domain0[cpu]))
+            inject_waiting(v, &for_domain0[cpu]);
+        if (sched_shared(&cpus[cpu]))
+            set_control(VMCS_PROC_BASED_CONTROLS, PROC_HLT_EXITING, true);
+    }
+    if (sched_shared(&cpus[cpu]) && v->vmx.timer.deadline[VMX_TIMER_SLICE] == VMX_TIMER_NONE)
+        vmx_timer_request(v, VMX_TIMER_SLICE, cpus[cpu].slice_ticks);
+    update_work(cpu);
+}
+
+/* ---- The switch --------------------------------------------------------- */
+
+static void save_syscall_msrs(struct vcpu *from)
+{
+    for (unsigned int i = 0; i < 6; i++)
+        from->vmx.syscall_msrs[i] = rdmsr(syscall_msrs[i]);
+}
+
+/* The CPU holds from's values: only the ones to's differ in are written. */
+static void load_syscall_msrs(const struct vcpu *from, const struct vcpu *to)
+{
+    for (unsigned int i = 0; i < 6; i++)
+        if (to->vmx.syscall_msrs[i] != from->vmx.syscall_msrs[i])
+            wrmsr(syscall_msrs[i], to->vmx.syscall_msrs[i]);
+}
+
+static void switch_vcpu(struct sched_cpu *s, struct vcpu *from, struct vcpu *to)
+{
+    uint64_t start = rdtsc();
+    vmx_timer_cancel(from, VMX_TIMER_SLICE);
+    pmu_vcpu_switch_out(from);
+    save_syscall_msrs(from);
+    if (!to->vmx.vmcs_pa) {
+        vmx_vcpu_start(to, to->domain->vmx.boot_state);     /* its first entry */
+    } else {
+        vmptrld(to->vmx.vmcs_pa);
+        pmu_vcpu_switch_in(to);
+    }
+    load_syscall_msrs(from, to);
+    /* A slice only while the CPU is shared: an expired deadline nobody
+     * cancels would make every entry exit at once. */
+    if (sched_shared(s))
+        vmx_timer_request(to, VMX_TIMER_SLICE, s->slice_ticks);
+    to->stats.switches_in++;
+    to->stats.switch_cycles += rdtsc() - start;
+}
+
+/* Domain 0 resumed in its HLT with nothing to deliver is idle. */
+static bool domain0_idle(const struct vcpu *v)
+{
+    return v->domain->id == 0 && !irq_pending_any(&for_domain0[v->cpu]) &&
+           !v->vmx.traps.pending_intr &&
+           vmcs_read(VMCS_GUEST_ACTIVITY_STATE) == VMX_ACTIVITY_HLT;
+}
+
+struct vcpu *vmx_sched_after_exit(struct vcpu *v)
+{
+    unsigned int cpu = v->cpu;
+    struct sched_cpu *s = &cpus[cpu];
+    if (!work[cpu])
+        return v;
+    if (sched_state_of(s, v) == SCHED_ENDED)
+        vmx_sched_domain_ended(v->domain);      /* ended on another CPU */
+    if (!sched_shared(s)) {
+        vmx_timer_cancel(v, VMX_TIMER_SLICE);
+        return v;
+    }
+    bool idle = domain0_idle(v);
+    if (!idle && !vmx_timer_expired(v, VMX_TIMER_SLICE))
+        return v;
+    if (idle)
+        sched_set_state(s, v, SCHED_HALTED);
+    struct vcpu *next = sched_pick(s);
+    if (!next) {                /* every VCPU halted: the CPU idles in v's HLT */
+        sched_set_state(s, v, SCHED_RUNNABLE);
+        next = v;
+    }
+    if (next == v) {
+        vmx_timer_request(v, VMX_TIMER_SLICE, s->slice_ticks);
+        return v;
+    }
+    switch_vcpu(s, v, next);
+    return next;
+}
+
+/* ---- A domain's end ------------------------------------------------------ */
+
+/* Nothing left to run on this CPU: it waits (draining the log) for the
+ * run to end on another CPU. */
+__attribute__((noreturn)) static void park(unsigned int cpu)
+{
+    printk("sched: cpu %u: no VCPU left to run\n", cpu);
+    for (;;) {
+        log_hv_poll(rdtsc());
+        __asm__ volatile("pause");
+    }
+}
+
+__attribute__((noreturn)) void vmx_sched_domain_ended(struct domain *d)
+{
+    unsigned int cpu = smp_cpu_index();
+    struct sched_cpu *s = &cpus[cpu];
+    struct vcpu *from = sched_current(s);
+
+    for (unsigned int i = 0; i < d->vcpu_count; i++) {
+        struct vcpu *v = &d->vcpus[i];
+        sched_set_state(&cpus[v->cpu], v, SCHED_ENDED);
+        __atomic_store_n(&work[v->cpu], true, __ATOMIC_RELEASE);
+    }
+    struct vcpu *next = sched_pick(s);
+    if (!next) {
+        /* Domain 0 halted is still alive: it idles the CPU. */
+        next = domain0_vcpu[cpu];
+        if (!next || sched_state_of(s, next) == SCHED_ENDED)
+            park(cpu);
+        sched_set_state(s, next, SCHED_RUNNABLE);
+        s->current = (unsigned int)sched_index(s, next);
+    }
+    switch_vcpu(s, from, next);
+    update_work(cpu);
+    vmx_vcpu_loop(next);
+}

@@ -1,0 +1,52 @@
+/* Time-sharing a physical CPU between VCPUs of different domains: the
+ * VMCS switch and the VT-x side of the policy in vmm/sched.h.
+ *
+ * A CPU with one VCPU (every CPU when no dom.N= is declared) never does
+ * anything here but test one per-CPU flag after each exit. When VCPUs
+ * share a CPU:
+ *   - a slice ends when the VCPU used sched.slice= of guest time (the
+ *     shared preemption timer's VMX_TIMER_SLICE deadline);
+ *   - domain 0's HLT exits, and domain 0 halted with nothing pending gives
+ *     up the CPU; when every VCPU of the CPU is halted, domain 0 is
+ *     resumed halted, so the CPU idles in its HLT until an interrupt;
+ *   - the other domains' VMCS have external-interrupt exiting with
+ *     acknowledge-on-exit: each vector taken waits for domain 0's VCPU of
+ *     that CPU (vmm/irq_pending.h), which becomes runnable and gets them,
+ *     highest first, at its next entries (interrupt-window exits while it
+ *     cannot take them);
+ *   - a switch: pmu_vcpu_switch_out(from), the syscall MSRs the VMCS does
+ *     not hold (STAR, LSTAR, CSTAR, SFMASK, KERNEL_GS_BASE, TSC_AUX)
+ *     saved, VMPTRLD of the next VMCS, those MSRs written where the two
+ *     VCPUs' values differ, pmu_vcpu_switch_in(to); counted per VCPU in
+ *     its exit statistics (switches in, TSC cycles). */
+#ifndef VMX_VMX_SCHED_H
+#define VMX_VMX_SCHED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmm/vcpu.h"
+
+/* Set-up, on the boot CPU before any VCPU runs: adds v to the list of the
+ * CPU it runs on (domain 0's VCPU first). False if that list is full. */
+bool vmx_sched_add(struct vcpu *v);
+
+/* The slice, in TSC ticks of guest time. */
+void vmx_sched_set_slice(uint64_t ticks);
+
+/* Before each entry, after the PMU and the mode traps armed it. */
+void vmx_sched_before_entry(struct vcpu *v);
+
+/* After each handled exit: the VCPU to enter next (v, or another VCPU of
+ * this CPU whose VMCS is now current). */
+struct vcpu *vmx_sched_after_exit(struct vcpu *v);
+
+/* An external-interrupt exit of a domain other than domain 0: the vector
+ * goes to domain 0's VCPU of this CPU. */
+void vmx_sched_forward_interrupt(struct vcpu *v);
+
+/* Domain d ended (domain_end): its VCPUs never run again; this CPU goes
+ * on with its next VCPU, or parks when it has none left. */
+__attribute__((noreturn)) void vmx_sched_domain_ended(struct domain *d);
+
+#endif
