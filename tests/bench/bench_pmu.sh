@@ -120,13 +120,8 @@ vertigo_ir() {
 
 declare -A per_op msr_stats
 for op in $OPS; do
-    ir1=$(vertigo_ir "$op" "$K1") || exit 1
-    ir2=$(vertigo_ir "$op" "$K2") || exit 1
-    per_op[$op]=$(awk -v a="$ir1" -v b="$ir2" -v k1="$K1" -v k2="$K2" \
-                  'BEGIN { printf "%.1f", (b - a) / (k2 - k1) }')
-    read -r name k reads writes elided < "$OUT/callgrind/$op.$K2.all.stdout"
-    [ "$name" = "$op" ] && [ "$k" = "$K2" ] || die "unexpected harness output for $op"
-    msr_stats[$op]="$reads $writes $elided"
+    per_op[$op]=$(callgrind_per_op vertigo_ir "$op" "$K1" "$K2") || die "$op"
+    msr_stats[$op]=$(harness_msrs "$OUT/callgrind/$op.$K2.all.stdout" "$op" "$K2") || die "$op"
 done
 nop=${per_op[nop]}
 

@@ -64,13 +64,8 @@ switch_ir() {
 
 declare -A per_switch msrs
 for c in $CASES; do
-    ir1=$(switch_ir "$c" "$K1") || exit 1
-    ir2=$(switch_ir "$c" "$K2") || exit 1
-    per_switch[$c]=$(awk -v a="$ir1" -v b="$ir2" -v k1="$K1" -v k2="$K2" \
-                     'BEGIN { printf "%.1f", (b - a) / (k2 - k1) }')
-    read -r name k reads writes elided < "$OUT/$c.$K2.switch.stdout"
-    [ "$name" = "$c" ] && [ "$k" = "$K2" ] || die "unexpected harness output for $c"
-    msrs[$c]="$reads $writes $elided"
+    per_switch[$c]=$(callgrind_per_op switch_ir "$c" "$K1" "$K2") || die "$c"
+    msrs[$c]=$(harness_msrs "$OUT/$c.$K2.switch.stdout" "$c" "$K2") || die "$c"
 done
 nop=${per_switch[nop]}
 
