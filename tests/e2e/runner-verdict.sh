@@ -125,4 +125,21 @@ judged bare "bare Linux: the guest's line" 0 "vertigo-init: all scenarios done: 
 run_dir bare-mid bochs 1 "" 1
 put bare-mid serial.txt 'x vertigo-init: all scenarios done: PASS\r\n'
 judged bare-mid "bare Linux: the line must be whole" 4 "without the guest's 'vertigo-init: all scenarios done' line"
+
+# Several domains: each one's "[NAME] " lines of Vertigo's console, the
+# prefix stripped, in domN.txt (N from Vertigo's "domain N (NAME): " lines);
+# the guest's console and names Vertigo never declared are not split.
+run_dir domains bochs 0 "console=com2 dom.1=unikernel:uk dom.1.name=calc"
+put domains serial.txt '[calc] forged on the guest console\n'
+put domains com2.txt 'domain 1 (calc): unikernel '"'"'uk'"'"', 32 MiB of RAM\r\n[calc] hello\r\n'
+put domains com2.txt '[dom0] from domain 0\r\n[calc] [x] bracketed\r\n[ghost] nobody\r\n'
+put domains com2.txt 'VERTIGO-END: PASS (every domain passed and powered off)\r\n'
+judged domains "several domains: the run's verdict" 0 "domain 1's console lines"
+if [ "$(cat "$out/domains/dom1.txt" 2>/dev/null)" = $'hello\n[x] bracketed' ] &&
+   [ "$(cat "$out/domains/dom0.txt" 2>/dev/null)" = "from domain 0" ] &&
+   [ "$(ls "$out/domains" | grep -c '^dom[0-9].txt$')" = 2 ]; then
+    pass "verdict: each domain's console lines in domN.txt, prefix stripped"
+else
+    fail "verdict: domN.txt" "dom1.txt: $(head -c 200 "$out/domains/dom1.txt" 2>&1)"
+fi
 exit $E2E_FAILED
