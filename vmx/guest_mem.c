@@ -1,6 +1,8 @@
-/* Guest memory reads for exit handlers (see vmx/guest_mem.h). Domain 0 is
- * identity-mapped, so a GPA the EPT maps readable is the same host
- * physical address, reached through Vertigo's identity map (below 4 GiB).
+/* Guest memory reads for exit handlers (see vmx/guest_mem.h). Every GPA
+ * goes through the calling VCPU's own domain's EPT, and the host physical
+ * address it maps to is reached through Vertigo's identity map (below 4
+ * GiB): the same address for domain 0 (identity-mapped), the domain's own
+ * RAM block for any other, which can so name nothing outside its RAM.
  * Only write-back pages are RAM: the EPT maps every hole and device range
  * uncacheable (vmx/vmx_domain.c), and a read there from root mode would
  * be a device-register read on the guest's say-so. */

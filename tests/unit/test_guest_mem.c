@@ -360,3 +360,52 @@ TEST(a_set_keeps_two_pages_and_evicts_the_older)
     guest_tlb_fill(&t, &key, &unrecorded, host[1]);
     CHECK(guest_tlb_lookup(&t, &key) == NULL);          /* nothing cached for it */
 }
+
+/* A domain beside domain 0: its EPT maps guest-physical [0, 8 pages) to a
+ * block of host memory (region pages 20..27), nothing else. Physical and
+ * virtual reads (its page tables in its RAM) reach the block through its
+ * own EPT; a guest-physical address outside its RAM, the host address of
+ * another domain's page included, is unmapped for it. */
+TEST(a_private_domain_reads_only_its_own_ram)
+{
+    static struct domain priv;
+    struct vmx_ept_caps caps = { .ept = true, .walk_4level = true, .memtype_wb = true,
+                                 .page_2m = true };
+    struct ept_page_source src = { pool_alloc, pool_virt, NULL };
+    uint8_t *block;
+    char buf[16];
+
+    build_guest();
+    block = region + 20 * PAGE;
+    memset(&priv, 0, sizeof(priv));
+    priv.id = 1;
+    priv.vcpu_count = 1;
+    priv.vcpus[0].domain = &priv;
+    CHECK_EQ(ept_init(&priv.vmx.ept, &src, &caps), EPT_OK);
+    CHECK_EQ(ept_map(&priv.vmx.ept, 0, gpa_of(20), 8 * PAGE, EPT_RWX, EPT_MT_WB), EPT_OK);
+    uint64_t *pml4 = (uint64_t *)block, *pdpt = (uint64_t *)(block + PAGE);
+    uint64_t *pd = (uint64_t *)(block + 2 * PAGE), *pt = (uint64_t *)(block + 3 * PAGE);
+    pml4[0] = 1 * PAGE | 7;
+    pdpt[0] = 2 * PAGE | 7;
+    pd[(USER_VA >> 21) & 511] = 3 * PAGE | 7;
+    pt[(USER_VA >> 12) & 511] = 5 * PAGE | 7;               /* its own RAM */
+    pt[((USER_VA >> 12) + 1) & 511] = 8 * PAGE | 7;         /* just past it */
+    pt[((USER_VA >> 12) + 2) & 511] = gpa_of(10) | 7;       /* domain 0's page */
+    memcpy(block + 5 * PAGE, "private data", 13);
+
+    struct vcpu *v = &priv.vcpus[0];
+    CHECK(guest_phys_read(v, 5 * PAGE, buf, 13) && strcmp(buf, "private data") == 0);
+    CHECK(!guest_phys_read(v, 8 * PAGE, buf, 8));
+    CHECK(!guest_phys_read(v, 8 * PAGE - 4, buf, 8));      /* runs off its RAM */
+    CHECK(!guest_phys_read(v, gpa_of(10), buf, 8));
+
+    struct guest_virt_cursor c;
+    guest_virt_cursor_setup(&c, v, GUEST_CR0_PG, 0, 0);
+    memset(buf, 0, sizeof(buf));
+    CHECK_EQ(guest_virt_cursor_copy(&c, USER_VA, buf, 13), GUEST_ACCESS_OK);
+    CHECK_STR(buf, "private data");
+    guest_virt_cursor_setup(&c, v, GUEST_CR0_PG, 0, 0);
+    CHECK(guest_virt_cursor_copy(&c, USER_VA + PAGE, buf, 8) != GUEST_ACCESS_OK);
+    guest_virt_cursor_setup(&c, v, GUEST_CR0_PG, 0, 0);
+    CHECK(guest_virt_cursor_copy(&c, USER_VA + 2 * PAGE, buf, 8) != GUEST_ACCESS_OK);
+}
