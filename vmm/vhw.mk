@@ -23,4 +23,5 @@ HV_SRCS += vmm/cpuid_domain.c
 HEADERS_HV += vmm/cpuid_domain.h
 HEADERS_HOST += vmm/cpuid_domain.h
 UNIT_TESTS += cpuid_domain
-unit_cpuid_domain_SRCS := tests/unit/test_cpuid_domain.c vmm/cpuid_domain.c
+unit_cpuid_domain_SRCS := tests/unit/test_cpuid_domain.c vmm/cpuid_domain.c vmm/vlapic.c \
+                          vmm/vlapic_timer.c

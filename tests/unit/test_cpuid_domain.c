@@ -4,6 +4,7 @@
  * hidden leaves, and what passes untouched. */
 #include "tests/unit/unit.h"
 #include "vmm/cpuid_domain.h"
+#include "vmm/vlapic.h"
 
 #define ALL_ONES (struct cpuid_domain_regs){ ~0u, ~0u, ~0u, ~0u }
 
@@ -137,4 +138,32 @@ TEST(pmu_extended_and_hypervisor_leaves_pass)
     CHECK_EQ(ask(&d, 0, 0x40000000, 0, ALL_ONES).eax, ~0u);
     r = ask(&d, 0, 0x80000007, 0, ALL_ONES);
     CHECK(r.eax == 0 && r.ebx == 0 && r.ecx == 0 && r.edx == (1u << 8));
+}
+
+/* Linux takes the APIC timer's rate from leaf 0x15's crystal
+ * (native_calibrate_tsc: lapic_timer_period = crystal kHz * 1000 / HZ) and
+ * programs period / 16 counts at divide-by-16 for one jiffy: on the virtual
+ * x2APIC driven by cpuid_domain_tsc_per_crystal that jiffy lasts
+ * tsc_hz / HZ guest TSC ticks, up to the crystal's rounding. */
+TEST(apic_timer_rate_agrees_with_leaf_15)
+{
+    static const uint64_t rates[] = { 500000000ull, 2100000000ull, 5000000000ull };
+    const uint64_t hz = 250;
+
+    for (unsigned i = 0; i < 3; i++) {
+        struct cpuid_domain d = { .vcpus = 1, .tsc_hz = rates[i], .host_max_leaf = 0x16 };
+        struct cpuid_domain_regs r = ask(&d, 0, 0x15, 0, ALL_ONES);
+        uint64_t period = (r.ecx / 1000) * 1000 / hz, jiffy_tsc;
+        struct vlapic a;
+
+        vlapic_init(&a, 0, true, cpuid_domain_tsc_per_crystal(&d));
+        CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_SVR, 0x1ff, 0), VLAPIC_OK);
+        CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_TIMER_DCR, 0x3, 0), VLAPIC_OK);
+        CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_LVT_TIMER, 0xec | VLAPIC_TIMER_PERIODIC, 0),
+                 VLAPIC_OK);
+        CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_TIMER_ICR, period / 16, 0), VLAPIC_OK);
+        jiffy_tsc = vlapic_next_deadline(&a);
+        CHECK(jiffy_tsc <= rates[i] / hz);
+        CHECK(rates[i] / hz - jiffy_tsc <= rates[i] / hz / 10000);   /* within 100 ppm */
+    }
 }
