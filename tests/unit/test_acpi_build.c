@@ -107,6 +107,7 @@ TEST(fadt_is_hardware_reduced_with_power_registers)
     CHECK_EQ(f[256], 1);
     CHECK_EQ(u64_at(f + 260), 0x601);
     CHECK_EQ(f[116], 1);
+    CHECK(f[117] == 8 && f[118] == 0);          /* Linux's acpi_reboot wants 8 bits at 0 */
     CHECK_EQ(u64_at(f + 120), 0x602);
     CHECK_EQ(f[128], ACPI_BUILD_RESET_VALUE);
     CHECK_EQ(u64_at(f + 140), u32_at(f + 40));  /* X_DSDT = DSDT */
