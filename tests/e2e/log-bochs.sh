@@ -72,6 +72,10 @@ lifecycle=$(grep -oE 'lifecycle dom=0 vcpu=0 event=[a-z-]+' "$DECODED" | sed 's/
     pass "$NAME: life cycle create, start, vcpu online, vcpu offline, stop" ||
     fail "$NAME: life cycle create, start, vcpu online, vcpu offline, stop" "got: $lifecycle"
 expect_in "$NAME" decode.txt "domain-stop says powered off (arg 0)" 'event=domain-stop arg=0$'
+expect_in "$NAME" decode.txt "vcpu-stats record at the domain's end (exits by reason, no switch: alone on its CPU)" \
+    ' vcpu-stats dom=0 vcpu=0 exits=[1-9][0-9]* switches=0 switch_ticks=0 .* 10=[1-9]'
+expect_in "$NAME" stats.txt "stats: the domains section names dom0 with its exits" \
+    '^    exits [1-9][0-9]* \(.*cpuid [1-9][0-9]*.*\); vcpu switches 0, '
 
 # The first block left while the guest ran (a VM-exit poll), not in the
 # final flush: the guest's end is in a later block than vcpu-online.
