@@ -9,8 +9,10 @@
  * show the names and shares, CSV and folded stacks label the domain by
  * name, and the per-domain options refuse an unknown domain, a bad file
  * and a malformed DOM=PATH with specific errors. */
+#define _GNU_SOURCE   /* memmem */
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "host-tools/profile.h"
 #include "host-tools/profile_cli.h"
@@ -249,6 +251,46 @@ TEST(exports_label_the_domain_by_name)
     has(folded, "batch;batchjob;[workload] 4\n");
     free(csv);
     free(folded);
+}
+
+/* The gzipped pprof's bytes, inflated (free it); NULL if they are not gzip. */
+static char *gunzipped(const char *gz, size_t len, size_t *out_len)
+{
+    size_t cap = 1u << 20;
+    char *out = malloc(cap);
+    z_stream z = { .next_in = (Bytef *)gz, .avail_in = (uInt)len, .next_out = (Bytef *)out,
+                   .avail_out = (uInt)cap };
+    bool ok = out && inflateInit2(&z, 16 + MAX_WBITS) == Z_OK;
+    ok = ok && inflate(&z, Z_FINISH) == Z_STREAM_END;
+    *out_len = z.total_out;
+    inflateEnd(&z);
+    if (!ok)
+        free(out);
+    return ok ? out : NULL;
+}
+
+/* pprof's string table holds the domains' names (the domain label) and
+ * the numeric label's key domain_id. */
+TEST(pprof_labels_the_domain_by_name)
+{
+    struct profile p;
+    struct profile_options o = { 0 };
+    char err[ERR_LEN] = "", *gz = NULL;
+    size_t gz_len = 0, len = 0;
+    if (!capture() || !CHECK(load(&p, capture(), &o, err)))
+        return;
+    FILE *out = open_memstream(&gz, &gz_len);
+    CHECK(export_pprof(out, &p));
+    fclose(out);
+    char *pb = gunzipped(gz, gz_len, &len);
+    /* strings are length-prefixed (a one-byte varint here) */
+    static const char *const names[] = { "\004dom0", "\003web", "\005batch", "\011domain_id" };
+    for (size_t i = 0; CHECK(pb) && i < sizeof(names) / sizeof(names[0]); i++)
+        if (!memmem(pb, len, names[i], strlen(names[i])))
+            unit_fail(__FILE__, __LINE__, "pprof has no string '%s'", names[i] + 1);
+    free(pb);
+    free(gz);
+    profile_free(&p);
 }
 
 /* An option naming a domain the log lacks, and a file that cannot be
