@@ -19,6 +19,7 @@
 #include "vmx/exit.h"
 #include "vmx/mode_trap.h"
 #include "vmx/vmx_ops.h"
+#include "vmx/vmx_sched.h"
 
 #define VEC_NMI 2
 
@@ -68,6 +69,10 @@ void handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e)
     this_cpu()->nmi_count++;
     if (vertigo_s)
         return;             /* Vertigo's PMI (or kick): not the guest's */
+    if (v->domain->id) {
+        vmx_sched_give_nmis(v, 1);  /* domain 0's, taken while another domain ran */
+        return;
+    }
     v->vmx.pending_nmis++;
     swevent_add(&v->pmu.sw, SWEVENT_NMIS_REFLECTED, 1);
 }
@@ -153,6 +158,10 @@ static void inject_nmi(struct vcpu *v)
 static void take_root_nmis(struct vcpu *v)
 {
     uint32_t from_root = __atomic_exchange_n(&v->vmx.root_nmis, 0u, __ATOMIC_SEQ_CST);
+    if (from_root && v->domain->id) {
+        vmx_sched_give_nmis(v, from_root);
+        return;
+    }
     if (from_root) {
         v->vmx.pending_nmis += from_root;
         swevent_add(&v->pmu.sw, SWEVENT_NMIS_REFLECTED, from_root);

@@ -86,6 +86,15 @@ void vmx_sched_forward_interrupt(struct vcpu *v)
     work[v->cpu] = true;
 }
 
+void vmx_sched_give_nmis(struct vcpu *v, uint32_t count)
+{
+    struct vcpu *d0 = domain0_vcpu[v->cpu];
+    if (!d0)
+        return;
+    d0->vmx.pending_nmis += count;
+    sched_set_state(&cpus[v->cpu], d0, SCHED_RUNNABLE);
+}
+
 /* One waiting vector into domain 0 if it can take it now, else an
  * interrupt-window exit for it; another window for the next one. */
 static void inject_waiting(struct vcpu *v, struct irq_pending *p)

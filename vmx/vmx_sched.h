@@ -45,6 +45,10 @@ struct vcpu *vmx_sched_after_exit(struct vcpu *v);
  * goes to domain 0's VCPU of this CPU. */
 void vmx_sched_forward_interrupt(struct vcpu *v);
 
+/* NMIs for the guest (not Vertigo's own) taken while v, a domain other
+ * than domain 0, ran: they are domain 0's, for its VCPU of this CPU. */
+void vmx_sched_give_nmis(struct vcpu *v, uint32_t count);
+
 /* Domain d ended (domain_end): its VCPUs never run again; this CPU goes
  * on with its next VCPU, or parks when it has none left. */
 __attribute__((noreturn)) void vmx_sched_domain_ended(struct domain *d);
