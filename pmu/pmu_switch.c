@@ -3,6 +3,7 @@
 
 #include "pmu/pmu_config.h"
 #include "pmu/pmu_cpu.h"
+#include "pmu/pmu_pmi.h"
 #include "pmu/pmu_run.h"
 #include "pmu/pmu_soft.h"
 #include "pmu/pmu_step.h"
@@ -32,10 +33,30 @@ static void step_out(struct vcpu *from)
     pmu_step_arm(from, false);
 }
 
+/* A PMI the outgoing VCPU's exit raised may still be on its way (Bochs
+ * keeps NMIs blocked until the exit handler's IRET): its overflows are
+ * the VCPU's, sampled where it stopped. They leave with it and are raised
+ * again when it comes back, its guest state still that exit's; the NMI
+ * in flight then finds nothing pending and writes no sample. */
+static void pmi_out(struct vcpu *from)
+{
+    struct pmu_cpu *c = pmu_cpu_of(from->cpu);
+    from->pmu.sw_state.pending_pmi |= __atomic_exchange_n(&c->pending, 0u, __ATOMIC_SEQ_CST);
+}
+
+static void pmi_in(struct vcpu *to)
+{
+    uint32_t pending = to->pmu.sw_state.pending_pmi;
+    to->pmu.sw_state.pending_pmi = 0;
+    if (pending)
+        pmu_pmi_raise(pending);
+}
+
 void pmu_vcpu_switch_out(struct vcpu *from)
 {
     struct vcpu_pmu *p = &from->pmu;
     uint64_t t0 = pmu_arch_tsc();
+    pmi_out(from);
     step_out(from);
     if (p->be.ops && p->ctx.loaded) {
         enum pmu_status st = p->be.ops->save(p->be.self, &p->ctx);
@@ -81,6 +102,7 @@ void pmu_vcpu_switch_in(struct vcpu *to)
     }
     if (p->sw_state.stepping)
         pmu_step_arm(to, true);
+    pmi_in(to);
     p->sw_state.ticks += pmu_arch_tsc() - t0;
 }
 

@@ -15,7 +15,9 @@
  *     only the MSRs whose value changes (the same event selects, the same
  *     GLOBAL_CTRL are not written again); the software backend takes the
  *     incoming context's per-CPU masks and step;
- *   - the CPU's current VCPU, which the NMI path attributes samples to;
+ *   - the CPU's current VCPU, which the NMI path attributes samples to,
+ *     and a PMI raised for the outgoing VCPU but not yet taken (raised
+ *     again when it comes back);
  *   - single-stepping Vertigo for :h sampling (disarmed for the switch,
  *     armed again for a VCPU that samples Vertigo);
  *   - :h counted by time: the time the VCPU was switched out is not its.

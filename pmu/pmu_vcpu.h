@@ -25,6 +25,7 @@ struct pmu_switch_state {
     uint64_t out_tsc;               /* TSC at its last switch out; 0 while on the CPU */
     uint64_t ticks;                 /* TSC ticks spent in its switch hooks */
     uint64_t failures;              /* saves and loads whose MSR access faulted */
+    uint32_t pending_pmi;           /* its PMI raised, not yet taken when it left */
     bool stepping;                  /* Vertigo was single-stepped for it when it left */
 };
 

@@ -10,8 +10,10 @@
 #include "pmu/pmu_config.h"
 #include "pmu/pmu_cpu.h"
 #include "pmu/pmu_loop.h"
+#include "pmu/pmu_pmi.h"
 #include "pmu/pmu_run.h"
 #include "pmu/pmu_switch.h"
+#include "pmu/sample_nmi.h"
 #include "tests/unit/fake_pmu_arch.h"
 #include "tests/unit/pmu_model.h"
 #include "tests/unit/test_log_util.h"
@@ -185,6 +187,28 @@ TEST(the_cpus_vcpu_follows_the_switch)
     CHECK(pmu_cpu_of(0)->vcpu == vcpu_of(1));
     pmu_switch_report(vcpu_of(1));
     CHECK(fake_console_has("pmu: vcpu 0: 1 switches in, "));
+}
+
+/* A PMI domain 0's exit raised and that had not arrived when it was
+ * switched out stays domain 0's: the NMI arriving while domain 1 runs
+ * takes nothing (no sample of domain 1), and the PMI is raised again when
+ * domain 0 comes back. */
+TEST(a_pmi_not_taken_at_the_switch_stays_with_its_vcpu)
+{
+    start_two("pmu=soft", false);
+    pmu_pmi_raise(1u);                          /* domain 0's exit: counter 0 overflowed */
+    unsigned int sent = fake.nmis_sent;
+    switch_to(0, 1);
+    CHECK_EQ(pmu_cpu_of(0)->pending, 0);
+    CHECK_EQ(vcpu_of(0)->pmu.sw_state.pending_pmi, 1);
+    sample_nmi_before_entry(vcpu_of(1));        /* domain 1's entry, then the NMI in */
+    pmu_before_entry(vcpu_of(1));               /* flight exits it: Vertigo's, empty */
+    CHECK(pmu_nmi_exit(vcpu_of(1)));
+    CHECK_EQ(vcpu_of(1)->pmu.overflows, 0);
+    switch_to(1, 0);
+    CHECK_EQ(pmu_cpu_of(0)->pending, 1);
+    CHECK_EQ(vcpu_of(0)->pmu.sw_state.pending_pmi, 0);
+    CHECK_EQ(fake.nmis_sent, sent + 1);         /* raised again for domain 0 */
 }
 
 /* The end of a domain logs each VCPU's exits (all, by reason) and its
