@@ -16,16 +16,7 @@ import json
 import struct
 import sys
 
-FAILED = False
-
-
-def check(run, ok, name, why=""):
-    global FAILED
-    if ok:
-        print("PASS: %s: %s" % (run, name))
-    else:
-        FAILED = True
-        print("FAIL: %s: %s (%s)" % (run, name, why))
+from e2e_report import check, failed
 
 
 def read_rows(path):
@@ -212,7 +203,7 @@ def main():
     check_png(a.run, a.png, "timeline", 900, 150 * len(events), 20000)
     check_png(a.run, a.heat, "correlation heat map", 400, 400, 5000)
     check_correlation(a.run, a.corr, "instructions:k", "exits:all", 0.9)
-    return 1 if FAILED else 0
+    return 1 if failed() else 0
 
 
 if __name__ == "__main__":

@@ -16,21 +16,13 @@ import argparse
 import re
 import sys
 
+from e2e_report import check, failed
+
 BLOCK = 1003            # ukloop's BLOCK_NOPS + BLOCK_EXTRA
 LOOP_INSTRUCTIONS = 3   # VERTIGO_LOOP_INC_INSTRUCTIONS
 COUNTED = re.compile(r"^ukloop: counted block (\d+) loop (\d+) "
                      r"\(N=(\d+): (\d+), 2N: (\d+), N again: (\d+)\)$")
 SUMMARY = re.compile(r"^ukloop: (\d+) passed, (\d+) failed$")
-FAILED = False
-
-
-def check(run, ok, name, why=""):
-    global FAILED
-    if ok:
-        print("PASS: %s: %s" % (run, name))
-    else:
-        FAILED = True
-        print("FAIL: %s: %s (%s)" % (run, name, why))
 
 
 def lines(path):
@@ -83,7 +75,7 @@ def main():
     console = lines(args.console)
     check_counts(args.run, console, args.n)
     check_verdicts(args.run, console, lines(args.vertigo), args.domain)
-    return 1 if FAILED else 0
+    return 1 if failed() else 0
 
 
 if __name__ == "__main__":
