@@ -317,17 +317,30 @@ int vertigo_counters_read_pair(const struct vertigo_counters *set, unsigned int 
                ? VERTIGO_CTR_EBACKEND : 0;
 }
 
+/* vertigo_counters_read past its first attempt: attempts that a thread
+ * switch or an exit interrupted are made again (the next one sees the new
+ * pages); pages the thread did not map, a failed exit and every error go
+ * the general way. Apart, so that the first attempt keeps its few registers. */
+__attribute__((noinline)) static int read_again(const struct vertigo_counters *set,
+                                                unsigned int i, uint64_t *value)
+{
+    int r = 0;
+    if (set && set->magic == SET_MAGIC && set->owner_tp == __builtin_thread_pointer() &&
+        i < set->count && value)
+        while (!(r = vertigo_thread_try_read(set->pages[i], i, tsc_now, exit_read, value)))
+            ;
+    return r > 0 ? 0 : vertigo_counters_read_pair(set, i, value, NULL);
+}
+
 /* The a-mode read: a good call whose count needs no exit is answered
- * here, in a few dozen instructions; anything else (an exit, an error
- * code) goes the general way. */
+ * here, in a few dozen instructions. */
 int vertigo_counters_read(const struct vertigo_counters *set, unsigned int i, uint64_t *value)
 {
     if (set && set->magic == SET_MAGIC && set->owner_tp == __builtin_thread_pointer() &&
         i < set->count && value &&
-        vertigo_thread_read_user(set->pages[i], i, set->vcpus, set->vcpu_count, tsc_now,
-                                 exit_read, value))
+        vertigo_thread_try_read(set->pages[i], i, tsc_now, exit_read, value) > 0)
         return 0;
-    return vertigo_counters_read_pair(set, i, value, NULL);
+    return read_again(set, i, value);
 }
 
 int vertigo_counters_tsc(const struct vertigo_counters *set, uint64_t *ticks)

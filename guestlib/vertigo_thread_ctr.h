@@ -25,9 +25,10 @@
  * retried while lock was odd or changed. A thread switch (migration to
  * another VCPU included) bumps lock, so a read that straddles one is
  * retried. The VCPU's count comes without an exit where Vertigo's page of
- * that VCPU allows (vertigo_pv_count_now: the module maps every VCPU's
- * page read-only after the thread's, at page offset
- * VERTIGO_THREAD_VCPU_PGOFF, vcpu_pages of them), else from
+ * that VCPU allows (the module maps every VCPU's page read-only after the
+ * thread's, at page offset VERTIGO_THREAD_VCPU_PGOFF, vcpu_pages of them;
+ * vcpu_page is the user address of the running thread's one, and the
+ * page's counters[i].user_how says how user mode reads it), else from
  * VERTIGO_HC_PV_READ (one exit, any CPL). */
 #ifndef GUESTLIB_VERTIGO_THREAD_CTR_H
 #define GUESTLIB_VERTIGO_THREAD_CTR_H
@@ -86,9 +87,12 @@ struct vertigo_thread_page {
     uint32_t counter;           /* i: which counter of the set this page is */
     uint32_t vcpu_pages;        /* VCPU pages at VERTIGO_THREAD_VCPU_PGOFF */
     uint32_t reserved;
+    uint64_t vcpu_page;         /* while the thread runs: the user address of
+                                   its VCPU's page in the thread's mapping of
+                                   them (VERTIGO_THREAD_VCPU_PGOFF), else 0 */
 };
 
-_Static_assert(sizeof(struct vertigo_thread_page) == 120, "thread page layout");
+_Static_assert(sizeof(struct vertigo_thread_page) == 128, "thread page layout");
 
 /* A thread's counter set, kept by the module. */
 struct vertigo_thread_set {
@@ -207,7 +211,8 @@ static inline uint32_t vertigo_thread_overflows(struct vertigo_thread_set *s,
  * stores in order, and the reader runs on the same VCPU or retries. */
 static inline void vertigo_thread_page_write(volatile struct vertigo_thread_page *p,
                                              const struct vertigo_thread_set *s, uint32_t i,
-                                             uint32_t vcpu, uint32_t vcpu_pages)
+                                             uint32_t vcpu, uint32_t vcpu_pages,
+                                             uint64_t vcpu_pages_uaddr)
 {
     p->lock++;
     __asm__ volatile("" ::: "memory");
@@ -226,6 +231,9 @@ static inline void vertigo_thread_page_write(volatile struct vertigo_thread_page
     p->vcpu = vcpu;
     p->counter = i;
     p->vcpu_pages = vcpu_pages;
+    p->vcpu_page = s->running && vcpu_pages_uaddr && vcpu < vcpu_pages
+                       ? vcpu_pages_uaddr + (uint64_t)vcpu * VERTIGO_PV_PAGE_BYTES
+                       : 0;
     __asm__ volatile("" ::: "memory");
     p->lock++;
 }
@@ -330,42 +338,55 @@ static inline const volatile struct vertigo_pv_page *vertigo_vcpu_page(const vol
 }
 
 /* The a-mode read, one attempt: the thread's count of its counter i
- * (< VERTIGO_PV_COUNTERS_MAX) from its page p and, while it runs
- * (pv_index, always i + 1, not 0), the VCPU's count: from that VCPU's
- * page in vcpus (nvcpus of them, mapped by the module) as
- * vertigo_pv_try_count gives it to user mode, else from exit_read(i)
- * (VERTIGO_HC_PV_READ). Returns true and *value, or false when a switch
- * or an exit came in the middle or exit_read failed: the caller then
- * reads with vertigo_thread_page_read, which retries. The thread's own
- * page never shows it an odd lock (the module writes it while the
- * thread is off its VCPU). */
-static inline bool vertigo_thread_read_user(const volatile struct vertigo_thread_page *p,
-                                            uint32_t i, const volatile void *vcpus,
-                                            uint32_t nvcpus, uint64_t (*tsc)(void),
-                                            int64_t (*exit_read)(uint32_t k), uint64_t *value)
+ * (< VERTIGO_PV_COUNTERS_MAX) from its page p and, while it runs, the
+ * count of its VCPU as that VCPU's page tells user mode
+ * (vertigo_pv_page's counters[i].user_how; vcpu_page points at it in the
+ * thread's mapping, 0 when the thread did not map them), or from
+ * exit_read(i) (VERTIGO_HC_PV_READ, one exit) where only an exit gives
+ * it. Returns 1 and *value; 0 when a thread switch or an exit came in the
+ * middle (try again: the next attempt sees the new pages); -1 when the
+ * pages are not mapped or exit_read failed (the general way then).
+ * Kept short: this is the read a thread makes in its measured code. The
+ * thread's own page never shows it an odd lock (the module writes it
+ * while the thread is off its VCPU), nor its VCPU's page (Vertigo writes
+ * it while the VCPU is out of the guest). */
+static inline int vertigo_thread_try_read(const volatile struct vertigo_thread_page *p, uint32_t i,
+                                          uint64_t (*tsc)(void),
+                                          int64_t (*exit_read)(uint32_t k), uint64_t *value)
 {
-    uint32_t seq = p->lock;
+    uint32_t lock = p->lock;
     __asm__ volatile("" ::: "memory");
-    uint64_t v = (uint64_t)p->offset, n = 0;
-    if (p->pv_index) {
-        uint32_t vcpu = p->vcpu;
-        int r = vcpu < nvcpus ? vertigo_pv_try_count(vertigo_vcpu_page(vcpus, vcpu), i,
-                                                     VERTIGO_PV_USER, tsc, &n)
-                              : -1;
-        if (r < 0) {
-            int64_t c = exit_read(i);
-            r = c >= 0;
-            n = (uint64_t)c;
+    const volatile struct vertigo_pv_page *vp =
+        (const volatile struct vertigo_pv_page *)(uintptr_t)p->vcpu_page;
+    uint64_t v = (uint64_t)p->offset;
+    if (vp) {
+        uint32_t seq = vp->seq;
+        __asm__ volatile("" ::: "memory");
+        uint32_t how = vp->counters[i].user_how;
+        if (how == VERTIGO_PV_READ_EXIT) {
+            int64_t c = exit_read(i);       /* rewrites the page: no seq check */
+            if (c < 0)
+                return -1;
+            v += (uint64_t)c;
+        } else {
+            v += vp->counters[i].sum;
+            if (how == VERTIGO_PV_READ_TICKS) {
+                v -= vp->entry_tsc;
+                __asm__ volatile("" : "+r"(v));     /* before the TSC: fewer registers live */
+                v += tsc();
+            }
+            __asm__ volatile("" ::: "memory");
+            if (vp->seq != seq)
+                return 0;
         }
-        if (!r)
-            return false;
-        v += n;
+    } else if (p->pv_index) {
+        return -1;      /* running, but the CPUs' pages are not mapped */
     }
     __asm__ volatile("" ::: "memory");
-    if (p->lock != seq)
-        return false;
+    if (p->lock != lock)
+        return 0;
     *value = v;
-    return true;
+    return 1;
 }
 
 /* The thread's TSC ticks while its set was started, from page p: a TSC

@@ -171,6 +171,23 @@ static void seq_bump(struct pmu_pv *pv)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
+/* How user mode on this VCPU reads counter i with no exit (the page's
+ * user_how): a counter that does not count user mode stands still there;
+ * one whose events are TSC ticks and that counts every mode has counted
+ * every tick since the entry (with the few instructions of Vertigo's
+ * entry path after the entry_tsc pmu_pv_entering writes: the same in
+ * every run). A counter of user mode only is read by an exit: its reads
+ * must equal Vertigo's exact count, which has none of those entry
+ * instructions. */
+static uint32_t user_how_of(const struct pmu_pv *pv, unsigned int i)
+{
+    if (!(pv->modes[i] & PMU_PV_USER))
+        return VERTIGO_PV_READ_FIXED;
+    if (pv->tsc_counts_events && pv->modes[i] & PMU_PV_KERNEL)
+        return VERTIGO_PV_READ_TICKS;
+    return VERTIGO_PV_READ_EXIT;
+}
+
 void pmu_pv_publish(struct pmu_pv *pv, uint64_t entry_tsc, unsigned int cpl)
 {
     struct vertigo_pv_page *page = pv->page;
@@ -190,6 +207,7 @@ void pmu_pv_publish(struct pmu_pv *pv, uint64_t entry_tsc, unsigned int cpl)
         bool on = i < pv->count;
         page->counters[i] = (struct vertigo_pv_counter){
             .sum = on ? pv->counts[i] : 0, .flags = on ? flags_of(pv, i) : 0,
+            .user_how = on ? user_how_of(pv, i) : VERTIGO_PV_READ_EXIT,
         };
     }
     seq_bump(pv);

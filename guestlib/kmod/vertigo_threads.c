@@ -69,6 +69,7 @@ struct vt_thread {
 	int error;                              /* a CPU refused the events at a switch-in */
 	int signo;                              /* i-mode: the overflow signal */
 	bool pce_set;                           /* it set CR4.PCE at its switch-in */
+	unsigned long vcpu_pages_uaddr;         /* where it mapped the CPUs' pages, 0: not */
 };
 
 static DEFINE_PER_CPU(struct vt_cpu, vt_cpus);
@@ -128,7 +129,8 @@ static void vt_publish(struct vt_thread *t)
 {
 	for (u32 i = 0; i < t->set.count; i++)
 		vertigo_thread_page_write(page_address(t->pages[i]), &t->set, i,
-					  smp_processor_id(), nr_cpu_ids);
+					  smp_processor_id(), nr_cpu_ids,
+					  READ_ONCE(t->vcpu_pages_uaddr));
 }
 
 /* ---- i-mode (guestlib/vertigo_thread_ctr.h, "overflow periods") ------------- */
@@ -615,8 +617,17 @@ int vertigo_ctr_mmap(struct file *f, struct vm_area_struct *vma)
 	vt_set_vma_flags(vma);
 	if (vma->vm_pgoff == 0)
 		return vt_map_thread_pages(t, vma);
-	if (vma->vm_pgoff == VERTIGO_THREAD_VCPU_PGOFF)
-		return vt_map_vcpu_pages(vma);
+	if (vma->vm_pgoff == VERTIGO_THREAD_VCPU_PGOFF) {
+		int r = vt_map_vcpu_pages(vma);
+
+		/* The thread's pages tell it where its CPU's page is from its next
+		 * switch-in on (a new mapping replaces an earlier one; unmapping it
+		 * while reading through it is the thread's own fault, as with perf's
+		 * page). */
+		if (!r)
+			WRITE_ONCE(t->vcpu_pages_uaddr, vma->vm_start);
+		return r;
+	}
 	return -EINVAL;
 }
 

@@ -263,6 +263,15 @@ _Static_assert(sizeof(struct vertigo_kernel_orc) == 48, "kernel ORC ABI size");
  * and exactly HC_PV_READ(i) in every case (one exit). Other VCPUs may read
  * the page: seq is odd while Vertigo writes it (retry when it changed).
  *
+ * For user-mode readers on the page's own VCPU, Vertigo also writes which
+ * of those rules applies (ABI 2), so they need not work it out from the
+ * flags: counter i's count in user mode now is
+ *   counters[i].sum                         user_how VERTIGO_PV_READ_FIXED
+ *   counters[i].sum + (TSC now - entry_tsc) user_how VERTIGO_PV_READ_TICKS
+ * and only HC_PV_READ(i) gives it with user_how VERTIGO_PV_READ_EXIT (a
+ * counter of user mode only, whose reads must equal Vertigo's exact count;
+ * ticks that are not the counter's events).
+ *
  * Overflow interrupts (HC_PV_VECTOR): overflow_at[] is the guest's part
  * of the page, which Vertigo only reads. With a vector registered and
  * overflow_at[i] != 0, Vertigo finds the exact instruction at which
@@ -270,7 +279,7 @@ _Static_assert(sizeof(struct vertigo_kernel_orc) == 48, "kernel ORC ABI size");
  * and raises the interrupt at the next entry, once per value written;
  * `interrupts` counts the ones it raised, so a handler tells them from
  * other NMIs. Rewriting overflow_at[i] arms the counter again. */
-#define VERTIGO_PV_ABI              1u
+#define VERTIGO_PV_ABI              2u            /* 2: counters[].user_how */
 #define VERTIGO_PV_MAGIC            0x76506756u   /* "VgPv" */
 #define VERTIGO_PV_COUNTERS_MAX     4u
 #define VERTIGO_PV_EVENTS_MAX       128u
@@ -280,6 +289,9 @@ _Static_assert(sizeof(struct vertigo_kernel_orc) == 48, "kernel ORC ABI size");
 #define VERTIGO_PV_USER             (1u << 2)     /* counts guest user mode */
 #define VERTIGO_PV_KERNEL           (1u << 3)     /* counts guest kernel mode */
 #define VERTIGO_PV_VECTOR_NMI       2u            /* HC_PV_VECTOR: deliver as an NMI */
+#define VERTIGO_PV_READ_EXIT        0u            /* user_how: only an exit reads it */
+#define VERTIGO_PV_READ_FIXED       1u            /* user_how: the sum is the count */
+#define VERTIGO_PV_READ_TICKS       2u            /* user_how: sum + TSC now - entry_tsc */
 /* RDPMC with ECX = VERTIGO_PV_RDPMC + i reads paravirtual counter i of
  * the calling VCPU, exactly as VERTIGO_HC_PV_READ(i) (one exit), at CPL 0
  * or with CR4.PCE; an i past the program raises #GP as a bad index does.
@@ -295,7 +307,8 @@ struct vertigo_pv_program {
 struct vertigo_pv_counter {
     uint64_t sum;                       /* the VCPU's count at the last entry */
     uint32_t flags;                     /* VERTIGO_PV_* */
-    uint32_t reserved;
+    uint32_t user_how;                  /* VERTIGO_PV_READ_*: how user mode
+                                           on the page's VCPU reads it */
 };
 
 struct vertigo_pv_page {

@@ -116,8 +116,11 @@ TEST(pv_page_publication)
     CHECK_EQ(page->counters[1].sum, 42);
     CHECK_EQ(page->counters[1].flags,
              VERTIGO_PV_TICKS | VERTIGO_PV_USER | VERTIGO_PV_KERNEL | VERTIGO_PV_ALL_MODES);
+    CHECK_EQ(page->counters[0].user_how, VERTIGO_PV_READ_EXIT);    /* :u read in user mode */
+    CHECK_EQ(page->counters[1].user_how, VERTIGO_PV_READ_TICKS);   /* every mode: the TSC */
     CHECK_EQ(page->counters[2].sum, 0);
     CHECK_EQ(page->counters[2].flags, 0);
+    CHECK_EQ(page->counters[2].user_how, VERTIGO_PV_READ_EXIT);
     CHECK_EQ(page_bytes[sizeof(*page)], 0);     /* nothing past the header */
     pmu_pv_entering(&pv, 12400);                /* the entry instruction's TSC */
     CHECK_EQ(page->entry_tsc, 12400);
@@ -129,12 +132,17 @@ TEST(pv_page_publication)
     pmu_pv_publish(&pv, 13000, 3);
     CHECK_EQ(page->counters[0].flags, VERTIGO_PV_USER);
     CHECK_EQ(page->counters[1].flags, VERTIGO_PV_USER | VERTIGO_PV_KERNEL | VERTIGO_PV_ALL_MODES);
+    CHECK_EQ(page->counters[1].user_how, VERTIGO_PV_READ_EXIT);    /* ticks are not its events */
     pmu_pv_set_page(&pv, NULL, 2);              /* unregistered: left alone */
     pmu_pv_count(&pv, 3, 1);
     pmu_pv_publish(&pv, 99, 0);
     pmu_pv_entering(&pv, 100);
     CHECK_EQ(page->counters[0].sum, 40);
     CHECK_EQ(page->entry_tsc, 13000);
+    pmu_pv_set_page(&pv, page, 2);
+    CHECK_EQ(pmu_pv_program(&pv, "instructions:k", &caps, NULL), 1);
+    pmu_pv_publish(&pv, 13100, 3);
+    CHECK_EQ(page->counters[0].user_how, VERTIGO_PV_READ_FIXED);   /* still in user mode */
 }
 
 /* RDPMC of VERTIGO_PV_RDPMC + i reads counter i as HC_PV_READ does;

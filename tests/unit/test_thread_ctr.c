@@ -83,7 +83,7 @@ static int64_t read_vcpu(void *ctx, uint32_t vcpu, uint32_t k)
         vertigo_thread_fold(r->set, r->v->counts, 0);
         vcpu_runs(r->v, 400, 0);                /* another thread ran */
         vertigo_thread_resume(r->set, r->v->counts, 0);
-        vertigo_thread_page_write(r->page, r->set, 0, 1, 2);
+        vertigo_thread_page_write(r->page, r->set, 0, 1, 2, 0);
     }
     return k < 2 ? (int64_t)r->v->counts[k] : -VERTIGO_EINVAL;
 }
@@ -96,14 +96,14 @@ TEST(thread_page_reader_matches_the_module)
     struct fake_reader r = { &v, &page, &a, 0, false };
     uint64_t value = 0;
     uint32_t retries = 0;
-    vertigo_thread_page_write(&page, &a, 0, 1, 2);             /* not running yet */
+    vertigo_thread_page_write(&page, &a, 0, 1, 2, 0);          /* not running yet */
     CHECK_EQ(vertigo_thread_page_read(&page, read_vcpu, &r, &value, &retries), 0);
     CHECK_EQ(value, 0);
     CHECK_EQ(r.calls, 0);                                   /* no exit when not running */
     CHECK_EQ(page.index, 0);
     CHECK_EQ(page.capabilities, 0);
     vertigo_thread_resume(&a, v.counts, 0);
-    vertigo_thread_page_write(&page, &a, 0, 1, 2);
+    vertigo_thread_page_write(&page, &a, 0, 1, 2, 0);
     CHECK_EQ(page.lock % 2, 0);
     CHECK_EQ(page.pv_index, 1);
     CHECK_EQ(page.index, VERTIGO_PV_RDPMC + 1);             /* perf's: RDPMC ECX + 1 */
@@ -131,7 +131,7 @@ TEST(thread_page_reader_passes_errors_and_waits_out_odd_locks)
     struct fake_reader r = { &v, &page, &a, 0, false };
     uint64_t value = 7;
     vertigo_thread_resume(&a, v.counts, 0);
-    vertigo_thread_page_write(&page, &a, 0, 1, 2);
+    vertigo_thread_page_write(&page, &a, 0, 1, 2, 0);
     page.pv_index = 3;                                      /* a counter the VCPU lacks */
     CHECK_EQ(vertigo_thread_page_read(&page, read_vcpu, &r, &value, NULL),
              (uint64_t)-VERTIGO_EINVAL);
@@ -268,43 +268,62 @@ static int64_t fake_exit_read(uint32_t k)
     return k == 1 ? 5000 : -VERTIGO_EINVAL;
 }
 
-/* The a-mode read: the thread's offset plus the VCPU page's count, from
- * the page of the VCPU the thread page names (pages 4096 bytes apart),
- * or plus an exit's count for an own-mode counter; one attempt, a retry
- * or a failed exit says so. */
+/* The a-mode read: the thread's offset plus its VCPU's count as that
+ * VCPU's page tells user mode (the page the thread page points at), or
+ * as an exit gives it for an own-mode counter; one attempt: a rewrite in
+ * the middle says try again, pages the thread did not map or a failed
+ * exit say the general way. */
 TEST(thread_read_user_fast_path)
 {
     static struct vertigo_thread_page page;
     static uint8_t vcpus[2][VERTIGO_PV_PAGE_BYTES] __attribute__((aligned(4096)));
     struct vertigo_pv_page *v1 = (struct vertigo_pv_page *)vcpus[1];
-    const uint32_t all = VERTIGO_PV_ALL_MODES | VERTIGO_PV_TICKS | VERTIGO_PV_USER |
-                         VERTIGO_PV_KERNEL;
-    struct sim_vcpu v = { { 100, 0 } };
+    const uint64_t mapped = (uint64_t)(uintptr_t)vcpus;
+    struct sim_vcpu v = { { 100, 60 } };
     struct vertigo_thread_set a = started_set();
     uint64_t value = 0;
-    *v1 = pv_page_of(all, VERTIGO_PV_TICKS | VERTIGO_PV_USER);
-    vertigo_thread_page_write(&page, &a, 0, 1, 2);          /* stopped: the sum */
-    exit_reads = 0;
-    CHECK(vertigo_thread_read_user(&page, 0, vcpus, 2, fake_tsc, fake_exit_read, &value));
+    *v1 = pv_page_of(0, 0);
+    v1->counters[0].user_how = VERTIGO_PV_READ_TICKS;      /* sum 70, entry_tsc 1000 */
+    v1->counters[1].user_how = VERTIGO_PV_READ_FIXED;      /* sum 90 */
+    vertigo_thread_page_write(&page, &a, 0, 1, 2, mapped);  /* stopped: the sum */
+    CHECK_EQ(page.vcpu_page, 0);
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), 1);
     CHECK_EQ(value, 0);
-    vertigo_thread_resume(&a, v.counts, 0);                 /* start = 100 */
-    vertigo_thread_page_write(&page, &a, 0, 1, 2);
+    vertigo_thread_resume(&a, v.counts, 0);                 /* start = 100, 60 */
+    vertigo_thread_page_write(&page, &a, 0, 1, 2, mapped);
+    CHECK_EQ(page.vcpu_page, mapped + VERTIGO_PV_PAGE_BYTES);
     fake_tsc_value = 1300;
     fake_tsc_reads = 0;
     rewrite_on_tsc = NULL;
-    CHECK(vertigo_thread_read_user(&page, 0, vcpus, 2, fake_tsc, fake_exit_read, &value));
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), 1);
     CHECK_EQ(value, 70 + 300 - 100);                        /* VCPU 1's count - start */
-    CHECK_EQ(exit_reads, 0);
-    CHECK(!vertigo_thread_read_user(&page, 0, vcpus, 1, fake_tsc, fake_exit_read, &value));
-    CHECK_EQ(exit_reads, 1);                                /* no page 1: the exit, refused */
-    vertigo_thread_page_write(&page, &a, 1, 1, 2);          /* counter 1: :u, own mode */
-    CHECK(vertigo_thread_read_user(&page, 1, vcpus, 2, fake_tsc, fake_exit_read, &value));
-    CHECK_EQ(value, 5000 - 0);                              /* the exit's count - start[1] */
+    CHECK_EQ(fake_tsc_reads, 1);
+    vertigo_thread_page_write(&page, &a, 1, 1, 2, mapped);  /* counter 1 stands still */
+    CHECK_EQ(vertigo_thread_try_read(&page, 1, fake_tsc, fake_exit_read, &value), 1);
+    CHECK_EQ(value, 90 - 60);
+    CHECK_EQ(fake_tsc_reads, 1);                            /* no TSC for it */
+    v1->counters[1].user_how = VERTIGO_PV_READ_EXIT;        /* own mode: the exit */
+    exit_reads = 0;
+    CHECK_EQ(vertigo_thread_try_read(&page, 1, fake_tsc, fake_exit_read, &value), 1);
+    CHECK_EQ(value, 5000 - 60);
+    CHECK_EQ(exit_reads, 1);
+    v1->counters[0].user_how = VERTIGO_PV_READ_EXIT;        /* an exit that fails */
+    vertigo_thread_page_write(&page, &a, 0, 1, 2, mapped);
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), -1);
     CHECK_EQ(exit_reads, 2);
+    v1->counters[0].user_how = VERTIGO_PV_READ_TICKS;
+    vertigo_thread_page_write(&page, &a, 0, 1, 2, 0);       /* the CPUs' pages not mapped */
+    CHECK_EQ(page.vcpu_page, 0);
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), -1);
+    vertigo_thread_page_write(&page, &a, 0, 2, 2, mapped);  /* a CPU past the mapping */
+    CHECK_EQ(page.vcpu_page, 0);
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), -1);
     rewrite_on_tsc = v1;                                    /* an exit in the middle */
     fake_tsc_reads = 0;
-    vertigo_thread_page_write(&page, &a, 0, 1, 2);
-    CHECK(!vertigo_thread_read_user(&page, 0, vcpus, 2, fake_tsc, fake_exit_read, &value));
+    vertigo_thread_page_write(&page, &a, 0, 1, 2, mapped);
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), 0);
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), 1);
+    CHECK_EQ(value, 570 + 10 - 100);                        /* the new entry's sum + ticks */
     rewrite_on_tsc = NULL;
 }
 
@@ -319,18 +338,18 @@ TEST(thread_ticks_are_its_own)
     fake_tsc_reads = 0;
     rewrite_on_tsc = NULL;
     vertigo_thread_resume(&a, v.counts, 1000);
-    vertigo_thread_page_write(&page, &a, 0, 0, 1);
+    vertigo_thread_page_write(&page, &a, 0, 0, 1, 0);
     CHECK_EQ(page.time_mult, 1);
     CHECK_EQ(page.time_shift, 0);
     fake_tsc_value = 1250;
     CHECK_EQ(vertigo_thread_ticks(&page, fake_tsc), 250);
     vertigo_thread_fold(&a, v.counts, 1300);                /* off its CPU at 1300 */
-    vertigo_thread_page_write(&page, &a, 0, 0, 1);
+    vertigo_thread_page_write(&page, &a, 0, 0, 1, 0);
     fake_tsc_value = 9000;                                  /* others run meanwhile */
     CHECK_EQ(vertigo_thread_ticks(&page, fake_tsc), 300);
     CHECK_EQ(page.capabilities, 0);
     vertigo_thread_resume(&a, v.counts, 9000);
-    vertigo_thread_page_write(&page, &a, 0, 0, 1);
+    vertigo_thread_page_write(&page, &a, 0, 0, 1, 0);
     fake_tsc_value = 9040;
     CHECK_EQ(vertigo_thread_ticks(&page, fake_tsc), 340);
 }
