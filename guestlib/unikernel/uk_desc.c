@@ -57,15 +57,10 @@ static void tss_descriptor(uint64_t *slot, uint64_t base, uint32_t limit)
 
 static void set_gate(unsigned int vector, uint64_t handler, uint8_t type, uint8_t ist)
 {
-    struct uk_gate *g = &idt[vector];
-
-    g->offset_low = (uint16_t)handler;
-    g->selector = UK_KERNEL_CS;
-    g->ist = ist;
-    g->type = type;
-    g->offset_mid = (uint16_t)(handler >> 16);
-    g->offset_high = (uint32_t)(handler >> 32);
-    g->reserved = 0;
+    idt[vector] = (struct uk_gate){
+        .offset_low = (uint16_t)handler, .selector = UK_KERNEL_CS, .ist = ist, .type = type,
+        .offset_mid = (uint16_t)(handler >> 16), .offset_high = (uint32_t)(handler >> 32),
+    };
 }
 
 void uk_desc_init(void)
