@@ -98,6 +98,7 @@ static void build_guest(void)
     struct ept_page_source src = { pool_alloc, pool_virt, NULL };
     region = map32(REGION_PAGES);
     pool = map32(POOL_PAGES);
+    pool_used = 0;              /* a new pool for every guest: no test runs out */
     memset(&dom, 0, sizeof(dom));
     memset(&stack_tlb, 0, sizeof(stack_tlb));
     dom.vcpu_count = 1;
