@@ -15,6 +15,16 @@
 
 #define UK_SYS_WRITE 1   /* fd (1 or 2), buffer, length -> bytes written */
 #define UK_SYS_EXIT  2   /* status: verdict PASS iff 0, then power off */
+/* For tests of Vertigo's isolation (tests/e2e/unikernel.sh), never needed by
+ * a program that only computes: */
+#define UK_SYS_MAP_PAST_RAM 3   /* guest-physical address at or past the end of
+                                   the domain's RAM, below 4 GiB: its 2 MiB page
+                                   mapped for user mode at the same virtual
+                                   address -> 0; -EINVAL inside RAM or above */
+#define UK_SYS_CONSOLE_RAW  4   /* address, length: passed unchecked from CPL 0
+                                   to VERTIGO_HC_CONSOLE_WRITE -> Vertigo's
+                                   result (so Vertigo's own pointer checks,
+                                   not the runtime's, are what is tested) */
 
 /* Copy of the start-info page, filled before the program starts. */
 extern struct vertigo_uk_start uk_boot_info;

@@ -35,6 +35,9 @@ void uk_desc_init(void);
 /* uk_paging.c: identity map of [2 MiB, mem) with user-accessible pages.
  * 0, or a reason when mem cannot be mapped. */
 const char *uk_paging_init(uint64_t mem_bytes);
+/* Maps the 2 MiB page at guest-physical `addr` (2 MiB-aligned, below the
+ * runtime's 4 GiB map) for user mode at the same virtual address. */
+void uk_paging_map_large(uint64_t addr);
 
 /* uk_console.c: kernel-mode console output by hypercall. */
 void uk_console_write(const char *s, size_t len);

@@ -19,16 +19,11 @@
 #include "guestlib/unikernel/uk_abi.h"
 #include "guestlib/unikernel/uk_heap.h"
 #include "guestlib/unikernel/uk_time.h"
-
+#include "guestlib/unikernel/vertigo_uk.h"
 
 #define USEC_PER_SEC  1000000ull
 
-static int64_t syscall3(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2)
-{
-    int64_t ret;
-    __asm__ volatile("int $0x80" : "=a"(ret) : "a"(nr), "D"(a0), "S"(a1), "d"(a2) : "memory");
-    return ret;
-}
+
 
 static int fail(int err)
 {
@@ -38,13 +33,13 @@ static int fail(int err)
 
 _READ_WRITE_RETURN_TYPE write(int fd, const void *buf, size_t len)
 {
-    int64_t ret = syscall3(UK_SYS_WRITE, (uint64_t)fd, (uint64_t)buf, len);
+    int64_t ret = vertigo_uk_syscall(UK_SYS_WRITE, (uint64_t)fd, (uint64_t)buf, len);
     return ret < 0 ? fail((int)-ret) : (int)ret;
 }
 
 void _exit(int status)
 {
-    syscall3(UK_SYS_EXIT, (uint64_t)(int64_t)status, 0, 0);
+    vertigo_uk_syscall(UK_SYS_EXIT, (uint64_t)(int64_t)status, 0, 0);
     for (;;)
         ;   /* UK_SYS_EXIT does not return */
 }

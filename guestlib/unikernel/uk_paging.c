@@ -33,3 +33,9 @@ const char *uk_paging_init(uint64_t mem_bytes)
     __asm__ volatile("mov %0, %%cr3" : : "r"((uint64_t)pml4) : "memory");
     return 0;
 }
+
+void uk_paging_map_large(uint64_t addr)
+{
+    pd[addr >> 30][(addr >> 21) & 511] = addr | PAGE_PRESENT | PAGE_WRITE | PAGE_USER | PAGE_LARGE;
+    __asm__ volatile("invlpg (%0)" : : "r"(addr) : "memory");
+}

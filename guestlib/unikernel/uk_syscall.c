@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include "guestlib/unikernel/uk_kernel.h"
+#include "guestlib/vertigo_vmcall.h"
 
 #define UK_STDOUT  1
 #define UK_STDERR  2
@@ -24,6 +25,23 @@ static int64_t sys_write(uint64_t fd, uint64_t buf, uint64_t len)
         return -EFAULT;
     uk_console_write((const char *)buf, len);
     return (int64_t)len;
+}
+
+/* The 2 MiB page at or past the end of the domain's RAM that holds addr,
+ * mapped for the program, which then reads or writes memory the domain
+ * does not have (Vertigo must stop it there). */
+static int64_t sys_map_past_ram(uint64_t addr)
+{
+    const uint64_t large = 0x200000ull, map_end = 4ull << 30;
+    if (addr < uk_boot_info.mem_bytes || addr >= map_end)
+        return -EINVAL;
+    uk_paging_map_large(addr & ~(large - 1));
+    return 0;
+}
+
+static int64_t sys_console_raw(uint64_t addr, uint64_t len)
+{
+    return vertigo_hypercall2(VERTIGO_HC_CONSOLE_WRITE, addr, len);
 }
 
 /* "exit status N" as the verdict's reason. */
@@ -55,6 +73,10 @@ int64_t uk_syscall(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2)
         return sys_write(a0, a1, a2);
     case UK_SYS_EXIT:
         sys_exit(a0);
+    case UK_SYS_MAP_PAST_RAM:
+        return sys_map_past_ram(a0);
+    case UK_SYS_CONSOLE_RAW:
+        return sys_console_raw(a0, a1);
     default:
         return -ENOSYS;
     }

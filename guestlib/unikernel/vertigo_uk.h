@@ -25,6 +25,15 @@ VERTIGO_ALWAYS_INLINE int64_t vertigo_uk_pmu_read(uint64_t index)
     return vertigo_hypercall1(VERTIGO_HC_PMU_READ, index);
 }
 
+/* A system call of the runtime (guestlib/unikernel/uk_abi.h: UK_SYS_*):
+ * INT 0x80 with RAX = nr, arguments in RDI, RSI, RDX -> RAX. */
+static inline int64_t vertigo_uk_syscall(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2)
+{
+    int64_t ret;
+    __asm__ volatile("int $0x80" : "=a"(ret) : "a"(nr), "D"(a0), "S"(a1), "d"(a2) : "memory");
+    return ret;
+}
+
 /* The number of events in the session (0: none). */
 VERTIGO_ALWAYS_INLINE int64_t vertigo_uk_pmu_events(void)
 {
