@@ -13,7 +13,7 @@ UK_DIR        := $(BUILD)/unikernel
 UK_NEWLIB     := $(UK_DIR)/newlib
 UK_NEWLIB_SRC := /usr/src/newlib
 UK_LIBC       := $(UK_NEWLIB)/lib/libc.a
-UK_PROGS      := ukloop ukfault
+UK_PROGS      := ukloop ukfault ukspin
 UK_IMAGES     := $(patsubst %,$(UK_DIR)/%.elf,$(UK_PROGS))
 
 # Code of the domain: 64-bit, not position-independent, no red zone (a

@@ -1,0 +1,6 @@
+# The cost of sharing a CPU between domains, `make bench`: two Bochs boots
+# of unikernel compute loops beside domain 0 (tests/bench/bench_domains.sh).
+BENCH_TARGETS += bench-domains
+.PHONY: bench-domains
+bench-domains: hv guest unikernel
+	$(Q)BUILD=$(BUILD) ./tests/bench/bench_domains.sh
