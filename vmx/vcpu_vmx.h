@@ -15,6 +15,8 @@ enum vmx_timer_owner {
     VMX_TIMER_PMU,              /* software PMU step / overflow point */
     VMX_TIMER_SAMPLE,           /* timer sampling (pmu/sample_session.c) */
     VMX_TIMER_SLICE,            /* end of the VCPU's time slice (vmx/vmx_sched.c) */
+    VMX_TIMER_VLAPIC,           /* the VCPU's virtual APIC timer (vmx/exit_vhw.c) */
+    VMX_TIMER_WAKE,             /* another VCPU of the CPU wakes (vmx/vmx_sched.c) */
     VMX_TIMER_OWNERS
 };
 
@@ -63,6 +65,8 @@ struct vcpu_vmx {
     uint32_t fault_streak;      /* kernel write faults in a row on that page */
     struct vmx_timer_state timer;
     struct vmx_mode_traps traps;
+    bool asleep;                /* halted until wake_tsc or an interrupt */
+    uint64_t wake_tsc;          /* TSC at which it wakes (UINT64_MAX: never) */
     uint64_t syscall_msrs[6];   /* STAR, LSTAR, CSTAR, SFMASK, KERNEL_GS_BASE,
                                  * TSC_AUX while switched out (vmx/vmx_sched.c) */
 };

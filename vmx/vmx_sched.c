@@ -95,6 +95,46 @@ void vmx_sched_give_nmis(struct vcpu *v, uint32_t count)
     sched_set_state(&cpus[v->cpu], d0, SCHED_RUNNABLE);
 }
 
+/* ---- Timed sleep ------------------------------------------------------------ */
+
+void vmx_sched_sleep(struct vcpu *v, uint64_t wake_tsc)
+{
+    v->vmx.asleep = true;
+    v->vmx.wake_tsc = wake_tsc;
+    work[v->cpu] = true;
+}
+
+/* Every VCPU of the CPU whose wake-up time has come is runnable again. */
+static void wake_sleepers(struct sched_cpu *s, uint64_t now)
+{
+    for (unsigned int i = 0; i < s->count; i++) {
+        struct vcpu *w = s->vcpus[i];
+        if (!w->vmx.asleep || w->vmx.wake_tsc > now)
+            continue;
+        w->vmx.asleep = false;
+        if (s->state[i] == SCHED_HALTED)
+            s->state[i] = SCHED_RUNNABLE;
+    }
+}
+
+/* The running VCPU exits when the first other sleeper of its CPU wakes,
+ * so a halted CPU does not sleep past it. */
+static void arm_wake(struct vcpu *v, const struct sched_cpu *s)
+{
+    uint64_t first = UINT64_MAX;
+    for (unsigned int i = 0; i < s->count; i++) {
+        const struct vcpu *w = s->vcpus[i];
+        if (w != v && w->vmx.asleep && s->state[i] != SCHED_ENDED && w->vmx.wake_tsc < first)
+            first = w->vmx.wake_tsc;
+    }
+    if (first == UINT64_MAX) {
+        vmx_timer_cancel(v, VMX_TIMER_WAKE);
+        return;
+    }
+    uint64_t now = rdtsc();
+    vmx_timer_request(v, VMX_TIMER_WAKE, first > now ? first - now : 1);
+}
+
 /* One waiting vector into domain 0 if it can take it now, else an
  * interrupt-window exit for it; another window for the next one. */
 static void inject_waiting(struct vcpu *v, struct irq_pending *p)
@@ -132,6 +172,7 @@ void vmx_sched_before_entry(struct vcpu *v)
     }
     if (sched_shared(&cpus[cpu]) && v->vmx.timer.deadline[VMX_TIMER_SLICE] == VMX_TIMER_NONE)
         vmx_timer_request(v, VMX_TIMER_SLICE, cpus[cpu].slice_ticks);
+    arm_wake(v, &cpus[cpu]);
     update_work(cpu);
 }
 
@@ -192,7 +233,8 @@ struct vcpu *vmx_sched_after_exit(struct vcpu *v)
         vmx_timer_cancel(v, VMX_TIMER_SLICE);
         return v;
     }
-    bool idle = domain0_idle(v);
+    wake_sleepers(s, rdtsc());
+    bool idle = domain0_idle(v) || v->vmx.asleep;
     if (!idle && !vmx_timer_expired(v, VMX_TIMER_SLICE))
         return v;
     if (idle)
@@ -223,6 +265,14 @@ __attribute__((noreturn)) static void park(unsigned int cpu)
     }
 }
 
+static struct vcpu *first_halted(const struct sched_cpu *s)
+{
+    for (unsigned int i = 0; i < s->count; i++)
+        if (s->state[i] == SCHED_HALTED)
+            return s->vcpus[i];
+    return NULL;
+}
+
 __attribute__((noreturn)) void vmx_sched_domain_ended(struct domain *d)
 {
     unsigned int cpu = smp_cpu_index();
@@ -236,9 +286,12 @@ __attribute__((noreturn)) void vmx_sched_domain_ended(struct domain *d)
     }
     struct vcpu *next = sched_pick(s);
     if (!next) {
-        /* Domain 0 halted is still alive: it idles the CPU. */
+        /* Domain 0 halted is still alive: it idles the CPU; without it,
+         * a sleeping VCPU does, in its HLT. */
         next = domain0_vcpu[cpu];
         if (!next || sched_state_of(s, next) == SCHED_ENDED)
+            next = first_halted(s);
+        if (!next)
             park(cpu);
         sched_set_state(s, next, SCHED_RUNNABLE);
         s->current = (unsigned int)sched_index(s, next);

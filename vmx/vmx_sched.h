@@ -41,6 +41,12 @@ void vmx_sched_before_entry(struct vcpu *v);
  * this CPU whose VMCS is now current). */
 struct vcpu *vmx_sched_after_exit(struct vcpu *v);
 
+/* v executed HLT with nothing to deliver: it gives up the CPU until
+ * `wake_tsc` (UINT64_MAX: until woken otherwise) and is runnable again at
+ * the first exit of its CPU past that TSC; the VCPU running then is made
+ * to exit by it. */
+void vmx_sched_sleep(struct vcpu *v, uint64_t wake_tsc);
+
 /* An external-interrupt exit of a domain other than domain 0: the vector
  * goes to domain 0's VCPU of this CPU. */
 void vmx_sched_forward_interrupt(struct vcpu *v);
