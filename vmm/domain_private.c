@@ -5,6 +5,7 @@
 #include "boot/run_end.h"
 #include "vmm/console.h"
 #include "vmm/domain.h"
+#include "vmm/domain_vhw.h"
 #include "vmm/guest_modules.h"
 #include "vmm/mem.h"
 #include "vmm/unikernel_boot.h"
@@ -23,17 +24,26 @@ __attribute__((noreturn)) static void refuse(unsigned int n, const char *why)
     run_end(RUN_FAIL, "bad domain declaration");
 }
 
+static void check_role(const struct boot_info *bi, unsigned int n, const char *role)
+{
+    const struct domain_spec *spec = &config.dom[n];
+    if (guest_module_find(bi, role, NULL))
+        return;
+    if (spec->kind == DOMAIN_KIND_LINUX)
+        printk("vertigo: dom.%u=linux:%s:%s: no GRUB module has the role '%s'\n", n,
+               spec->module, spec->initrd, role);
+    else
+        printk("vertigo: dom.%u=unikernel:%s: no GRUB module has the role '%s'\n", n,
+               spec->module, role);
+    run_end(RUN_FAIL, "bad domain declaration");
+}
+
 static void check_module(const struct boot_info *bi, unsigned int n)
 {
     const struct domain_spec *spec = &config.dom[n];
+    check_role(bi, n, spec->module);
     if (spec->kind == DOMAIN_KIND_LINUX)
-        refuse(n, "Linux domains beside domain 0 are not supported by this build "
-                  "(no virtual hardware yet)");
-    if (!guest_module_find(bi, spec->module, NULL)) {
-        printk("vertigo: dom.%u=unikernel:%s: no GRUB module has the role '%s'\n", n,
-               spec->module, spec->module);
-        run_end(RUN_FAIL, "bad domain declaration");
-    }
+        check_role(bi, n, spec->initrd);
 }
 
 unsigned int domains_reserve(const struct boot_info *bi, unsigned int cpus,
@@ -59,9 +69,9 @@ unsigned int domains_reserve(const struct boot_info *bi, unsigned int cpus,
         }
         domains[n].vmx.ram_hpa = base;
         hidden[(*count)++] = (struct phys_range){ base, base + spec->mem_bytes };
-        printk("domain %u (%s): unikernel '%s', %lu MiB of RAM at [%#lx-%#lx), cpu %u\n", n,
-               spec->name, spec->module, spec->mem_bytes >> 20, base, base + spec->mem_bytes,
-               spec->cpu);
+        printk("domain %u (%s): %s '%s', %lu MiB of RAM at [%#lx-%#lx), cpu %u\n", n,
+               spec->name, spec->kind == DOMAIN_KIND_LINUX ? "linux" : "unikernel",
+               spec->module, spec->mem_bytes >> 20, base, base + spec->mem_bytes, spec->cpu);
     }
     if (config.count)
         printk("sched: slice %u us of guest time\n", config.slice_us);
@@ -113,7 +123,12 @@ void domains_build(const struct boot_info *bi)
         memcpy(d->name, spec->name, sizeof(d->name));
         d->vcpu_count = 1;
         d->vcpus[0] = (struct vcpu){ .id = 0, .cpu = spec->cpu, .domain = d };
-        load_unikernel(bi, d);
+        if (spec->kind == DOMAIN_KIND_LINUX) {
+            struct guest_mem mem = { domain_ram, d };
+            domain_vhw_build(bi, d, spec, &mem, &start_states[n]);
+        } else {
+            load_unikernel(bi, d);
+        }
         if (!vmx_domain_init_private(d, d->vmx.ram_hpa, spec->mem_bytes))
             refuse(n, "VT-x set-up failed (see the message above)");
         d->vmx.boot_state = &start_states[n];

@@ -2,7 +2,8 @@
  * private domains, each with one VCPU on one physical CPU, its own RAM
  * (one 2 MiB-aligned block from Vertigo's page allocator, hidden from
  * domain 0 like Vertigo's own memory) and an EPT that maps only that RAM.
- * Today's kind is the unikernel (include/vertigo/unikernel.h). */
+ * Kinds: the unikernel (include/vertigo/unikernel.h) and Linux with
+ * virtual hardware only (vmm/domain_vhw.h). */
 #ifndef VMM_DOMAIN_PRIVATE_H
 #define VMM_DOMAIN_PRIVATE_H
 

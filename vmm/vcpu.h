@@ -28,6 +28,7 @@ enum guest_verdict {
 };
 
 struct domain;
+struct domain_vhw;
 
 struct vcpu {
     unsigned int id;                /* index within the domain */
@@ -51,6 +52,8 @@ struct domain {
     char verdict_text[64];
     struct guest_kernel_unwind kernel_unwind;   /* declared by the guest (HC_KERNEL_ORC) */
     struct domain_console console;  /* HC_CONSOLE_WRITE output, cut into lines */
+    struct domain_vhw *vhw;         /* a Linux domain's virtual hardware
+                                     * (vmm/domain_vhw.h); NULL: none */
     struct domain_vmx vmx;
 };
 

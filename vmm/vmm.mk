@@ -62,5 +62,5 @@ UNIT_TESTS += sched
 unit_sched_SRCS := tests/unit/test_sched.c vmm/sched.c vmm/irq_pending.c
 
 # Building the domains declared beside domain 0.
-HV_SRCS += vmm/domain_private.c
-HEADERS_HV += vmm/domain_private.h
+HV_SRCS += vmm/domain_private.c vmm/domain_vhw.c
+HEADERS_HV += vmm/domain_private.h vmm/domain_vhw.h

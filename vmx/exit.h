@@ -49,6 +49,8 @@ void private_io(struct vcpu *v, const struct vmx_exit *e);
 void private_rdmsr(struct vcpu *v, const struct vmx_exit *e);
 void private_wrmsr(struct vcpu *v, const struct vmx_exit *e);
 void private_ept_violation(struct vcpu *v, const struct vmx_exit *e);
+void private_cr_access(struct vcpu *v, const struct vmx_exit *e);
+void private_cpuid(struct vcpu *v, const struct vmx_exit *e);
 void private_preemption_timer(struct vcpu *v, const struct vmx_exit *e);
 
 /* Dispatches one exit to its handler; unknown reasons dump and stop. */

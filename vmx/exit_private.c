@@ -8,6 +8,7 @@
 #include "vmm/domain.h"
 #include "vmm/msr.h"
 #include "vmx/exit.h"
+#include "vmx/exit_vhw.h"
 #include "vmx/vmx_ops.h"
 #include "vmx/vmx_sched.h"
 
@@ -18,9 +19,14 @@ void private_external_interrupt(struct vcpu *v, const struct vmx_exit *e)
     vmx_sched_forward_interrupt(v);
 }
 
-/* A unikernel has no interrupt source: a HLT would never end. */
+/* A Linux domain sleeps until its virtual timer; a unikernel has no
+ * interrupt source: a HLT would never end. */
 void private_hlt(struct vcpu *v, const struct vmx_exit *e)
 {
+    if (v->domain->vhw) {
+        vhw_hlt(v, e);
+        return;
+    }
     printk("vmx: domain %u (%s): HLT at rip %#lx: nothing can ever wake it\n",
            v->domain->id, v->domain->name, e->rip);
     domain_end(v->domain, GUEST_END_ERROR, "halted with no interrupt source");
@@ -31,6 +37,8 @@ void private_hlt(struct vcpu *v, const struct vmx_exit *e)
 void private_io(struct vcpu *v, const struct vmx_exit *e)
 {
     uint64_t q = e->qualification;
+    if (v->domain->vhw && vhw_io(v, e))
+        return;
     if (q & IO_QUAL_STRING) {
         vmx_inject_gp();
         return;
@@ -64,11 +72,12 @@ void private_rdmsr(struct vcpu *v, const struct vmx_exit *e)
 {
     uint32_t msr = (uint32_t)v->regs.rcx, field;
     uint64_t value;
+    enum msr_access_result r = MSR_ACCESS_DONE;
     if (msr_field(msr, &field))
         value = vmcs_read(field);
     else if (msr == MSR_IA32_KERNEL_GS_BASE)
         value = rdmsr(msr);
-    else {
+    else if (!v->domain->vhw || (vhw_rdmsr(v, msr, &value, &r) && r == MSR_ACCESS_GP)) {
         vmx_inject_gp();
         return;
     }
@@ -83,6 +92,14 @@ void private_wrmsr(struct vcpu *v, const struct vmx_exit *e)
     uint64_t value = (v->regs.rdx << 32) | (uint32_t)v->regs.rax;
     bool base = msr == MSR_IA32_FS_BASE || msr == MSR_IA32_GS_BASE ||
                 msr == MSR_IA32_KERNEL_GS_BASE;
+    enum msr_access_result r;
+    if (!base && v->domain->vhw && vhw_wrmsr(v, msr, value, &r)) {
+        if (r == MSR_ACCESS_GP)
+            vmx_inject_gp();
+        else
+            vmx_skip_instruction(e);
+        return;
+    }
     if (!base || !canonical(value)) {
         vmx_inject_gp();    /* EFER too: the domain keeps its entry mode */
         return;
@@ -92,6 +109,25 @@ void private_wrmsr(struct vcpu *v, const struct vmx_exit *e)
     else
         wrmsr(msr, value);
     vmx_skip_instruction(e);
+}
+
+/* CR8 is the virtual x2APIC's TPR; CR0 and CR4 as for domain 0. */
+void private_cr_access(struct vcpu *v, const struct vmx_exit *e)
+{
+    if (v->domain->vhw && CR_QUAL_CR_NUMBER(e->qualification) == 8)
+        vhw_cr8(v, e);
+    else
+        handle_cr_access(v, e);
+}
+
+/* Domain 0's view of the CPU, then the domain's own topology, APIC and
+ * TSC leaves. */
+void private_cpuid(struct vcpu *v, const struct vmx_exit *e)
+{
+    uint32_t leaf = (uint32_t)v->regs.rax, subleaf = (uint32_t)v->regs.rcx;
+    handle_cpuid(v, e);
+    if (v->domain->vhw)
+        vhw_cpuid(v, leaf, subleaf);
 }
 
 /* Any guest-physical access outside the domain's RAM. */

@@ -10,6 +10,7 @@
 #include "vmm/log_hv.h"
 #include "vmx/exit.h"
 #include "vmx/exit_names.h"
+#include "vmx/exit_vhw.h"
 #include "vmx/mode_trap.h"
 #include "vmx/vmcs_setup.h"
 #include "vmx/vmx_domain.h"
@@ -82,6 +83,7 @@ void vmx_vcpu_start(struct vcpu *v, const struct linux_boot_state *start)
     if (!vmcs_setup(v, start))
         domain_end(v->domain, GUEST_END_ERROR, "VMCS set-up failed");
     vmx_timer_init(v);
+    vmx_vhw_setup(v);
     pmu_vcpu_start(v);
     if (v->domain->id)
         printk("vmx: domain %u vcpu %u: entering the guest at rip %#lx\n", v->domain->id,
@@ -107,6 +109,7 @@ __attribute__((noreturn)) void vmx_vcpu_loop(struct vcpu *v)
         pmu_before_entry(v);
         vmx_mode_traps_arm(v);
         vmx_sched_before_entry(v);
+        vmx_vhw_before_entry(v);
         vmx_timer_arm(v);
         vmx_nmi_entry_commit(v);
         pmu_entering(v);

@@ -1,11 +1,14 @@
 #!/bin/bash
 # End-to-end test of several domains on one CPU (docs/architecture.md,
 # "Domains and the scheduler"), one Bochs boot: domain 0 (Linux, the hello
-# scenario) time-shares CPU 0 with 10 ms slices with two unikernel domains
-# (guestlib/unikernel): ukloop, whose instructions:u counts must be exact
-# while the others run interleaved (tests/e2e/ukloop_check.py), and
-# ukfault refused, whose console hypercall from user mode Vertigo refuses.
-# Every domain passes and powers off; the run ends after the last.
+# scenario) time-shares CPU 0 with 10 ms slices with a Linux domain 1 (the
+# same kernel and initramfs, hello too) that has only virtual hardware (a
+# 16550 console, an x2APIC, its own CPUID and ACPI tables), and with two
+# unikernel domains (guestlib/unikernel): ukloop, whose instructions:u
+# counts must be exact while the others run interleaved
+# (tests/e2e/ukloop_check.py), and ukfault refused, whose console
+# hypercall from user mode Vertigo refuses. Every domain passes and powers
+# off; the run ends after the last.
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
@@ -13,42 +16,87 @@ GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario
 UK="$BUILD/unikernel"
 N=2000000       # ukloop's iterations: about 12 M instructions, many slices
 RUN=domains
-HV="console=com2 pmu.events=instructions:u sched.slice=10ms dom.1=unikernel:ukloop \
-dom.1.name=ukloop dom.1.mem=32M dom.2=unikernel:ukfault dom.2.name=fault dom.2.mem=8M"
+DOM1="nokaslr tsc=reliable panic=-1 vertigo.scenario=hello"     # Vertigo adds the console
+HV="console=com2 pmu.events=instructions:u sched.slice=10ms dom.1=linux:linux1:initrd1 \
+dom.1.name=lin1 dom.1.mem=128M dom.2=unikernel:ukloop dom.2.name=ukloop dom.2.mem=32M \
+dom.3=unikernel:ukfault dom.3.name=fault dom.3.mem=8M"
 
-run_linux $RUN 0 "$GUEST" --platform bochs --timeout 900 --cmdline "$HV" \
+run_linux $RUN 0 "$GUEST" --platform bochs --timeout 1500 --cmdline "$HV" \
+    --module "$KERNEL" "linux1 $DOM1" --module "$INITRD" initrd1 \
     --module "$UK/ukloop.elf" "ukloop 0 $N" --module "$UK/ukfault.elf" "ukfault refused"
 
 # Set-up: each domain's RAM taken and hidden from domain 0, its own EPT.
-expect_in $RUN com2.txt "domain 1's RAM taken from Vertigo's allocator" \
-    "^domain 1 \(ukloop\): unikernel 'ukloop', 32 MiB of RAM at \[0x[0-9a-f]+-0x[0-9a-f]+\), cpu 0$"
-expect_in $RUN com2.txt "domain 2's EPT maps its 8 MiB and nothing else" \
-    '^vmx: domain 2: EPT maps guest-physical \[0, 0x800000\) to \[0x[0-9a-f]+-0x[0-9a-f]+\), nothing else'
+expect_in $RUN com2.txt "domain 2's RAM taken from Vertigo's allocator" \
+    "^domain 2 \(ukloop\): unikernel 'ukloop', 32 MiB of RAM at \[0x[0-9a-f]+-0x[0-9a-f]+\), cpu 0$"
+expect_in $RUN com2.txt "domain 3's EPT maps its 8 MiB and nothing else" \
+    '^vmx: domain 3: EPT maps guest-physical \[0, 0x800000\) to \[0x[0-9a-f]+-0x[0-9a-f]+\), nothing else'
+expect_in $RUN com2.txt "Linux domain 1's RAM taken from Vertigo's allocator" \
+    "^domain 1 \(lin1\): linux 'linux1', 128 MiB of RAM at \[0x[0-9a-f]+-0x[0-9a-f]+\), cpu 0$"
+expect_in $RUN com2.txt "domain 1's kernel loaded, ACPI tables in its RAM, console and noapic added" \
+    '^domain 1 \(lin1\): Linux kernel at 0x[0-9a-f]+, initrd at 0x[0-9a-f]+ \([0-9]+ KiB\), ACPI tables at 0x9f000, command line "console=ttyS0,115200 noapic nokaslr .*vertigo.scenario=hello"$'
 expect_in $RUN com2.txt "the slice" '^sched: slice 10000 us of guest time$'
 
 # Domain 0 as before.
 expect_line $RUN "domain 0's hello scenario" '^VERTIGO-GUEST: hello: PASS$'
 expect_in $RUN com2.txt "domain 0's verdict" '^guest: domain 0 \(dom0\) verdict PASS: hello$'
 
-# ukloop: exact counts while sharing the CPU, its console in dom1.txt.
-python3 tests/e2e/ukloop_check.py --run $RUN --console "$E2E_OUT/$RUN/dom1.txt" \
-    --vertigo <(capture $RUN com2.txt) --domain 1 --n $N
+# Linux domain 1: its kernel on the virtual hardware, its console (the
+# virtual 16550) in dom1.txt, its scenario, its ACPI power-off. First its
+# kernel's log, "WHAT|MESSAGE" (after the timestamp):
+while IFS='|' read -r what message; do
+    expect_in $RUN dom1.txt "domain 1 $what" "^\[ *[0-9.]+\] $message\$"
+done <<'EOF'
+read the e820 map with the ACPI page|BIOS-e820: \[mem 0x000000000009f000-0x000000000009ffff\] ACPI data
+found the MADT in that page|ACPI: APIC 0x000000000009F[0-9A-F]{3} .*
+keeps the x2APIC|x2apic: enabled by BIOS, switching to x2apic ops
+knows its TSC rate from CPUID|tsc: Detected [0-9.]+ MHz (processor|TSC)
+uses the TSC-deadline timer|TSC deadline timer available
+has the virtual 16550 as console|printk: console \[ttyS0\] enabled
+EOF
+expect_not_in $RUN dom1.txt "domain 1 got no #GP on an MSR it needs" 'unchecked MSR access error'
+expect_not_in $RUN dom1.txt "domain 1 never fell back to the xAPIC's MMIO page" 'x2apic disabled'
+expect_in $RUN dom1.txt "domain 1 reached user space" '^hello from the vertigo guest$'
+expect_in $RUN dom1.txt "domain 1's hello scenario" '^VERTIGO-GUEST: hello: PASS$'
+expect_not_in $RUN serial.txt "domain 1's console stayed out of domain 0's" 'Command line: console=ttyS0,115200 noapic'
+expect_in $RUN com2.txt "domain 1 powered off through its FADT's sleep register" \
+    '^guest: domain 1 powered off \(ACPI S5 \(sleep control register\)\)$'
+expect_in $RUN com2.txt "domain 1's verdict" '^guest: domain 1 \(lin1\) verdict PASS: hello$'
+
+# ukloop: exact counts while sharing the CPU, its console in dom2.txt.
+python3 tests/e2e/ukloop_check.py --run $RUN --console "$E2E_OUT/$RUN/dom2.txt" \
+    --vertigo <(capture $RUN com2.txt) --domain 2 --n $N
 
 # ukfault refused: VERTIGO_HC_CONSOLE_WRITE from CPL 3 gets -EPERM.
-expect_in $RUN dom2.txt "a user-mode console hypercall is refused" \
+expect_in $RUN dom3.txt "a user-mode console hypercall is refused" \
     '^ukfault: VERTIGO_HC_CONSOLE_WRITE from CPL 3 returned -3$'
 expect_not_in $RUN com2.txt "the refused text never reached the console" 'must not appear'
-expect_in $RUN com2.txt "domain 2's verdict" '^guest: domain 2 \(fault\) verdict PASS'
+expect_in $RUN com2.txt "domain 3's verdict" '^guest: domain 3 \(fault\) verdict PASS'
 
-# Time sharing: ukloop ran over many slices, each switch counted.
-switches=$(capture $RUN com2.txt | sed -n '/^guest: domain 1 powered off/,/^guest: domain 1 (ukloop) verdict/p' |
-           sed -nE 's/^exits: vcpu 0: ([0-9]+) switches in, .*/\1/p')
-if [ -n "$switches" ] && [ "$switches" -ge 10 ]; then
-    pass "$RUN: ukloop's VCPU got CPU 0 back $switches times (10 ms slices)"
+# Time sharing: each of domain N's statistics (between its power-off and
+# its verdict) shows its VCPU switched in at least MIN times.
+switches_in() {
+    capture $RUN com2.txt | sed -n "/^guest: domain $1 powered off/,/^guest: domain $1 ($2) verdict/p" |
+        sed -nE 's/^exits: vcpu 0: ([0-9]+) switches in, .*/\1/p'
+}
+expect_switches() {
+    local n; n=$(switches_in "$1" "$2")
+    if [ -n "$n" ] && [ "$n" -ge "$3" ]; then
+        pass "$RUN: $2's VCPU got CPU 0 back $n times (10 ms slices)"
+    else
+        fail "$RUN: $2's VCPU shared CPU 0" "switches in: '${n:-none}', expected >= $3"
+    fi
+}
+expect_switches 2 ukloop 10
+expect_switches 1 lin1 100
+# A halted Linux domain sleeps until its virtual timer: HLT exits, no spin.
+hlts=$(capture $RUN com2.txt | sed -n '/^guest: domain 1 powered off/,/^guest: domain 1 (lin1) verdict/p' |
+       sed -nE 's/^exits: vcpu 0: HLT +([0-9]+) exits.*/\1/p')
+if [ -n "$hlts" ] && [ "$hlts" -ge 1 ]; then
+    pass "$RUN: lin1 halted $hlts times and was woken by its virtual timer"
 else
-    fail "$RUN: ukloop's VCPU shared CPU 0" "switches in: '${switches:-none}', expected >= 10"
+    fail "$RUN: lin1 halted and woke" "HLT exits: '${hlts:-none}'"
 fi
-expect_in $RUN com2.txt "domain 1 powered off by hypercall" \
-    '^guest: domain 1 powered off \(power-off hypercall\)$'
+expect_in $RUN com2.txt "domain 2 powered off by hypercall" \
+    '^guest: domain 2 powered off \(power-off hypercall\)$'
 expect_in $RUN com2.txt "the run ends after every domain" \
     '^VERTIGO-END: PASS \(every domain passed and powered off\)$'

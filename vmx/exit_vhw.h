@@ -1,0 +1,44 @@
+/* The exits of a domain with virtual hardware (vmm/domain_vhw.h: a Linux
+ * domain beside domain 0), called by vmx/exit_private.c and the entry
+ * loop. Each returns false for what is not its device's: the caller then
+ * treats the access as to absent hardware. */
+#ifndef VMX_EXIT_VHW_H
+#define VMX_EXIT_VHW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vmm/vcpu.h"
+#include "vmx/exit.h"
+#include "vmx/msr_policy.h"
+
+/* The VMCS controls the devices need (CR8 exits, HLT exits, no TPR
+ * shadow), once after vmcs_setup. */
+void vmx_vhw_setup(struct vcpu *v);
+
+/* I/O: the UART's ports, the ACPI power ports. */
+bool vhw_io(struct vcpu *v, const struct vmx_exit *e);
+
+/* MSRs: the x2APIC's, and the ones a Linux boot reads (PAT, MTRRs,
+ * MISC_ENABLE, microcode revision, ...). */
+bool vhw_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value, enum msr_access_result *r);
+bool vhw_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value, enum msr_access_result *r);
+
+/* MOV to/from CR8 (the x2APIC's TPR). */
+void vhw_cr8(struct vcpu *v, const struct vmx_exit *e);
+
+/* CPUID after the common filtering: the domain's own topology, APIC and
+ * TSC leaves. */
+void vhw_cpuid(struct vcpu *v, uint32_t leaf, uint32_t subleaf);
+
+/* HLT: goes on if an interrupt is pending, else sleeps until the virtual
+ * timer's next expiry. */
+void vhw_hlt(struct vcpu *v, const struct vmx_exit *e);
+
+/* Before each entry: the virtual timer catches up with the TSC, the
+ * highest pending vector is injected if the guest can take it (else an
+ * interrupt-window exit), the preemption timer is armed at the next
+ * expiry. Nothing for a VCPU without virtual hardware. */
+void vmx_vhw_before_entry(struct vcpu *v);
+
+#endif
