@@ -38,7 +38,7 @@ struct profile_options {
     const char *dso;             /* ... whose RIP is in these images (a comma list), or NULL */
     bool timeline;               /* keep each sample's time (profile_timeline.h) */
     /* The DOM texts of sym's per-domain files (the command line's). */
-    char domain_keys[2][SYM_DOMAIN_FILES_MAX][DOMAIN_NAME_MAX];
+    char domain_keys[3][SYM_DOMAIN_FILES_MAX][DOMAIN_NAME_MAX];
 };
 
 /* One event kept in the profile (columns of the report). */

@@ -10,6 +10,8 @@ const char profile_options_help[] =
     "                      of domain DOM (a number or the log's name for it; default 0)\n"
     "  --kallsyms [DOM=]FILE  guest kernel symbols of domain DOM (default 0), instead of\n"
     "                      the kallsyms it shipped; a passive domain shipped none\n"
+    "  --domain-elf DOM=FILE  the one static image domain DOM runs (a unikernel): its\n"
+    "                      samples' addresses, any mode, are looked up in FILE\n"
     "  --vertigo-elf FILE  Vertigo's ELF, for hypervisor samples\n"
     "  --event E           only samples of event E (name or id)\n"
     "  --comm C            only samples of these processes (a comma list of names)\n"
@@ -50,22 +52,23 @@ static bool take_option(struct cli_args *a, const char *name, bool takes_value, 
     return false;
 }
 
-/* VALUE of --kallsyms or --guest-root: "DOM=PATH" when text before the
- * first '=' has no '/' (a path with '=' in its first component is written
- * ./PATH), then a file of domain DOM; else PATH, domain 0's. */
+/* VALUE of --kallsyms, --guest-root or --domain-elf: "DOM=PATH" when text
+ * before the first '=' has no '/' (a path with '=' in its first component
+ * is written ./PATH), then a file of domain DOM; else PATH, domain 0's
+ * (plain NULL: the option has no plain form, DOM= is required). */
 static bool domain_file(const char *cmd, const char *option, const char *value,
                         const char **plain, struct sym_domain_file *files, unsigned int *count,
                         char (*keys)[DOMAIN_NAME_MAX])
 {
     const char *eq = strchr(value, '=');
     size_t dom_len = eq ? (size_t)(eq - value) : 0;
-    if (!eq || memchr(value, '/', dom_len)) {
+    if (plain && (!eq || memchr(value, '/', dom_len))) {
         *plain = value;
         return true;
     }
-    if (!dom_len || !eq[1]) {
+    if (!eq || memchr(value, '/', dom_len) || !dom_len || !eq[1]) {
         fprintf(stderr, "vertigo %s: %s %s: expected DOM=%s with a domain and a path\n", cmd,
-                option, value, strcmp(option, "--kallsyms") ? "DIR" : "FILE");
+                option, value, strcmp(option, "--guest-root") ? "FILE" : "DIR");
         return false;
     }
     if (*count == SYM_DOMAIN_FILES_MAX) {
@@ -85,14 +88,15 @@ static bool domain_file(const char *cmd, const char *option, const char *value,
     return true;
 }
 
-/* --kallsyms or --guest-root at argv[i], plain or per domain. */
+/* --kallsyms or --guest-root at argv[i], plain or per domain, or
+ * --domain-elf (per domain only). */
 static enum cli_step domain_file_option(struct cli_args *a, struct profile_options *o)
 {
-    static const char *const names[] = { "--kallsyms", "--guest-root" };
-    const char **plain[] = { &o->sym.kallsyms_path, &o->sym.guest_root };
-    struct sym_domain_file *files[] = { o->sym.kallsyms, o->sym.roots };
-    unsigned int *counts[] = { &o->sym.kallsyms_count, &o->sym.root_count };
-    for (size_t k = 0; k < 2; k++) {
+    static const char *const names[] = { "--kallsyms", "--guest-root", "--domain-elf" };
+    const char **plain[] = { &o->sym.kallsyms_path, &o->sym.guest_root, NULL };
+    struct sym_domain_file *files[] = { o->sym.kallsyms, o->sym.roots, o->sym.elves };
+    unsigned int *counts[] = { &o->sym.kallsyms_count, &o->sym.root_count, &o->sym.elf_count };
+    for (size_t k = 0; k < 3; k++) {
         const char *value;
         if (take_option(a, names[k], true, &value))
             return domain_file(a->cmd->name, names[k], value, plain[k], files[k], counts[k],

@@ -1,5 +1,5 @@
-/* Symbol files given per domain: `--kallsyms DOM=FILE` and `--guest-root
- * DOM=DIR` (see symbolize.h). Each is opened when the symbolizer is
+/* Symbol files given per domain: `--kallsyms DOM=FILE`, `--guest-root
+ * DOM=DIR` and `--domain-elf DOM=FILE` (see symbolize.h). Each is opened when the symbolizer is
  * created, so a bad file is refused before the log is read; which domain
  * DOM designates (a number, or a name the log gives) is decided at each
  * lookup, since names arrive with the log. The plain forms (--kallsyms
@@ -35,7 +35,7 @@ static bool open_kallsyms(struct symbolizer *s, unsigned int i, char *err, size_
     s->ktables[s->ktable_count] = (struct ktable){ 0 };
     sym_load_kallsyms(s, &s->ktables[s->ktable_count], text, len);
     free(text);
-    s->dom_kallsyms[i] = (struct sym_domain_src){ f->domain, (uint32_t)s->ktable_count++, -1 };
+    s->dom_kallsyms[i] = (struct sym_domain_src){ f->domain, (uint32_t)s->ktable_count++, -1, -1 };
     return true;
 }
 
@@ -45,8 +45,27 @@ static bool open_root(struct symbolizer *s, unsigned int i, char *err, size_t er
     char option[SYM_PATH_MAX];
     snprintf(option, sizeof(option), "--guest-root %s=%s", f->domain, f->path);
     int fd = sym_open_root(option, f->path, err, err_len);
-    s->dom_roots[i] = (struct sym_domain_src){ f->domain, 0, fd };
+    s->dom_roots[i] = (struct sym_domain_src){ f->domain, 0, fd, -1 };
     return fd >= 0;
+}
+
+/* The domain's one image, named after the file as Vertigo's ELF is. */
+static bool open_elf(struct symbolizer *s, unsigned int i, char *err, size_t err_len)
+{
+    const struct sym_domain_file *f = &s->opts.elves[i];
+    for (unsigned int j = 0; j < i; j++) {
+        if (!strcmp(s->opts.elves[j].path, f->path)) {      /* one file, several domains */
+            s->dom_elves[i] = (struct sym_domain_src){ f->domain, 0, -1, s->dom_elves[j].elf };
+            return true;
+        }
+    }
+    const char *slash = strrchr(f->path, '/');
+    uint32_t image = sym_image_get(s, slash ? slash + 1 : f->path, 0, 0, 0);
+    int elf = sym_elf_open_vertigo(s, f->path, image);
+    s->dom_elves[i] = (struct sym_domain_src){ f->domain, 0, -1, elf };
+    if (elf < 0)
+        snprintf(err, err_len, "--domain-elf %s=%s: not a readable ELF file", f->domain, f->path);
+    return elf >= 0;
 }
 
 bool sym_domains_open(struct symbolizer *s, char *err, size_t err_len)
@@ -58,6 +77,9 @@ bool sym_domains_open(struct symbolizer *s, char *err, size_t err_len)
             return false;
     for (unsigned int i = 0; i < s->opts.root_count && i < SYM_DOMAIN_FILES_MAX; i++)
         if (!open_root(s, i, err, err_len))
+            return false;
+    for (unsigned int i = 0; i < s->opts.elf_count && i < SYM_DOMAIN_FILES_MAX; i++)
+        if (!open_elf(s, i, err, err_len))
             return false;
     return true;
 }
@@ -83,6 +105,14 @@ int sym_root_fd(const struct symbolizer *s, uint32_t domain)
         if (key_designates(s, s->dom_roots[i].key, domain))
             return s->dom_roots[i].root_fd;
     return domain == 0 ? s->root_fd : -1;
+}
+
+int sym_domain_elf(const struct symbolizer *s, uint32_t domain)
+{
+    for (unsigned int i = 0; i < s->opts.elf_count && i < SYM_DOMAIN_FILES_MAX; i++)
+        if (key_designates(s, s->dom_elves[i].key, domain))
+            return s->dom_elves[i].elf;
+    return -1;
 }
 
 void sym_set_domain_names(struct symbolizer *s, const struct domain_names *names)
@@ -112,5 +142,6 @@ static bool check_files(const struct symbolizer *s, const char *option,
 bool sym_check_domains(const struct symbolizer *s, char *err, size_t err_len)
 {
     return check_files(s, "--kallsyms", s->opts.kallsyms, s->opts.kallsyms_count, err, err_len) &&
-           check_files(s, "--guest-root", s->opts.roots, s->opts.root_count, err, err_len);
+           check_files(s, "--guest-root", s->opts.roots, s->opts.root_count, err, err_len) &&
+           check_files(s, "--domain-elf", s->opts.elves, s->opts.elf_count, err, err_len);
 }

@@ -143,12 +143,14 @@ struct sym_domain_src {
     const char *key;             /* the option's DOM */
     uint32_t ktable;             /* --kallsyms: index into ktables */
     int root_fd;                 /* --guest-root: the directory, or -1 */
+    int elf;                     /* --domain-elf: index into elves, or -1 */
 };
 
 struct symbolizer {
     struct sym_options opts;
     struct sym_domain_src dom_kallsyms[SYM_DOMAIN_FILES_MAX];
     struct sym_domain_src dom_roots[SYM_DOMAIN_FILES_MAX];
+    struct sym_domain_src dom_elves[SYM_DOMAIN_FILES_MAX];
     const struct domain_names *names;    /* the log's domain names, or NULL */
     struct sym_unwinder *unwinders;      /* DWARF unwinding: one per process */
     size_t unwinder_count, unwinder_cap;
@@ -255,6 +257,9 @@ const struct ktable *sym_domain_ktable(const struct symbolizer *s, uint32_t doma
 /* The guest root of domain (its own, else --guest-root DIR for domain 0),
  * or -1. */
 int sym_root_fd(const struct symbolizer *s, uint32_t domain);
+/* The ELF given as domain's one image (--domain-elf), index into elves,
+ * or -1. */
+int sym_domain_elf(const struct symbolizer *s, uint32_t domain);
 
 /* sym_elf.c */
 /* Opens Vertigo's ELF (a host file the user named); -1 if unreadable. */

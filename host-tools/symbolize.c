@@ -249,11 +249,18 @@ static void resolve_kernel(struct symbolizer *s, const struct sym_where *w, stru
     }
 }
 
+/* An address in an ELF linked where it runs (Vertigo's, or a domain's one
+ * static image given with --domain-elf: its addresses in any mode). */
+static void resolve_in_elf(struct symbolizer *s, int elf, struct sym_frame *f)
+{
+    const struct elf_image *e = &s->elves[elf];
+    sym_elf_lookup(s, elf, f->addr, f->addr - s->images[e->image].start, f);
+}
+
 static void resolve_hypervisor(struct symbolizer *s, struct sym_frame *f)
 {
     if (s->vertigo_elf >= 0) {
-        const struct elf_image *e = &s->elves[s->vertigo_elf];
-        sym_elf_lookup(s, s->vertigo_elf, f->addr, f->addr - s->images[e->image].start, f);
+        resolve_in_elf(s, s->vertigo_elf, f);
         return;
     }
     f->image = sym_image_get(s, "[vertigo]", 0, 0, 0);
@@ -314,7 +321,10 @@ uint32_t sym_resolve(struct symbolizer *s, const struct sym_where *where, uint64
     if (id != s->frame_count)
         return id;
     struct sym_frame f = { .addr = addr, .mode = w->mode };
-    if (w->mode == LOG_MODE_HYPERVISOR)
+    int image_elf = w->mode == LOG_MODE_HYPERVISOR ? -1 : sym_domain_elf(s, w->domain);
+    if (image_elf >= 0)
+        resolve_in_elf(s, image_elf, &f);
+    else if (w->mode == LOG_MODE_HYPERVISOR)
         resolve_hypervisor(s, &f);
     else if (w->mode == LOG_MODE_GUEST_KERNEL)
         resolve_kernel(s, w, &f);

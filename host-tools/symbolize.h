@@ -52,6 +52,10 @@ struct sym_options {
     unsigned int kallsyms_count;
     struct sym_domain_file roots[SYM_DOMAIN_FILES_MAX];
     unsigned int root_count;
+    /* A domain that runs one static image (a unikernel): every address of
+     * its guest samples, any mode, is looked up in that ELF file. */
+    struct sym_domain_file elves[SYM_DOMAIN_FILES_MAX];
+    unsigned int elf_count;
 };
 
 /* An image: an ELF, the kernel, a JIT map, or an anonymous region. */

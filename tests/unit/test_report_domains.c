@@ -295,6 +295,27 @@ TEST(pprof_labels_the_domain_by_name)
 
 /* An option naming a domain the log lacks, and a file that cannot be
  * read, are refused with what is wrong. */
+/* --domain-elf DOM=FILE: the domain runs one static image (a unikernel),
+ * so every address of its samples, any mode and with no maps shipped, is
+ * looked up in FILE; here domain 2's user sample finds g there without a
+ * guest root, and its kernel samples, outside the image, no longer take
+ * the kallsyms it shipped. The other domains keep their own symbols. */
+TEST(domain_elf_symbolizes_every_address_of_its_domain)
+{
+    const struct capture *c = capture();
+    if (!c)
+        return;
+    struct profile_options o = { 0 };
+    o.sym.elves[o.sym.elf_count++] = (struct sym_domain_file){ "batch", c->workload };
+    char *text = output(&o, report_sorted);
+    has(text, "  batch   [.] g  ");
+    has(text, "  batch   [k] [unknown] workload+0x");
+    has(text, "  dom0    [k] dom0_func\n");
+    has(text, "  web     [k] [unknown] 0xffffffff81000010\n");
+    CHECK(text && !strstr(text, "batch_func"));
+    free(text);
+}
+
 TEST(bad_domain_or_file_is_refused_specifically)
 {
     const struct capture *c = capture();
@@ -326,6 +347,17 @@ TEST(bad_domain_or_file_is_refused_specifically)
     snprintf(want, sizeof(want), "--guest-root batch=%s: not a directory", c->web_kallsyms);
     CHECK_STR(err, want);
     profile_free(&p);
+    o = (struct profile_options){ 0 };
+    o.sym.elves[o.sym.elf_count++] = (struct sym_domain_file){ "web", c->web_kallsyms };
+    CHECK(!profile_init(&p, &o, err, sizeof(err)));
+    snprintf(want, sizeof(want), "--domain-elf web=%s: not a readable ELF file", c->web_kallsyms);
+    CHECK_STR(err, want);
+    profile_free(&p);
+    o = (struct profile_options){ 0 };
+    o.sym.elves[o.sym.elf_count++] = (struct sym_domain_file){ "db", c->workload };
+    CHECK(!load(&p, c, &o, err));
+    CHECK(strstr(err, "--domain-elf db=") && strstr(err, ": no domain 'db' in the log"));
+    profile_free(&p);
 }
 
 /* The command line: DOM=PATH forms, a path with '=' after a '/' is a
@@ -345,5 +377,14 @@ TEST(command_line_forms_of_the_per_domain_options)
         if (status != cases[i].status)
             unit_fail(__FILE__, __LINE__, "--kallsyms %s: exit %d, want %d", cases[i].value,
                       status, cases[i].status);
+    }
+    /* --domain-elf has no plain form: a FILE without DOM= is refused */
+    static const char *const elf_values[] = { "uk.elf", "./dir/uk.elf", "=uk.elf", "1=" };
+    for (size_t i = 0; i < sizeof(elf_values) / sizeof(elf_values[0]); i++) {
+        char *argv[] = { "report", "--domain-elf", (char *)elf_values[i], "/dev/null", NULL };
+        int status = cmd_report(4, argv);
+        if (status != VERTIGO_EXIT_CMDLINE)
+            unit_fail(__FILE__, __LINE__, "--domain-elf %s: exit %d, want %d", elf_values[i],
+                      status, VERTIGO_EXIT_CMDLINE);
     }
 }
