@@ -89,8 +89,8 @@ void pmu_domain_stopping(const struct domain *d)
         pmu_guest_log_domain_end(&d->vcpus[i]);
 }
 
-void pmu_domain_report(const struct domain *d)
+void pmu_domain_report(const struct domain *d, bool run_ends)
 {
-    sample_report(d);
+    sample_report(d, run_ends);
     pmu_session_report(d);
 }

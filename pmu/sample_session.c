@@ -232,13 +232,18 @@ static void report_cpu(unsigned int cpu)
     sample_nmi_report(cpu);
 }
 
-void sample_report(const struct domain *d)
+void sample_report(const struct domain *d, bool run_ends)
 {
     if (!sess.ever)
         return;
+    /* Other domains left: the session samples them on (a VCPU that has not
+     * run yet takes it at its first entry). */
+    if (sess.running && !run_ends)
+        printk("sample: the session goes on in the other domains: %lu samples logged so far\n",
+               sample_logged());
     /* The other CPUs keep their contexts (no new generation): their PMU
      * totals are reported next, and the run ends with this domain. */
-    if (sess.running) {
+    if (sess.running && run_ends) {
         spin_lock(&sess.lock);
         sess.running = false;
         spin_unlock(&sess.lock);

@@ -39,8 +39,9 @@ int64_t sample_session_start(const struct vertigo_session *s, const char *who);
 /* Stops the running session: the samples it logged, or -VERTIGO_EINVAL. */
 int64_t sample_session_stop(void);
 
-/* End of the domain: stops the session, prints the per-CPU sampling
- * statistics. */
-void sample_report(const struct domain *d);
+/* End of the domain: prints the per-CPU sampling statistics of its
+ * VCPUs' CPUs, and stops the session if the run ends with it (run_ends);
+ * while other domains are left it goes on sampling them. */
+void sample_report(const struct domain *d, bool run_ends);
 
 #endif

@@ -99,6 +99,15 @@ __attribute__((noreturn)) static void domain_end_one(struct domain *d, enum gues
     vmx_sched_domain_ended(d);
 }
 
+/* No domain but d is left: the run ends with it. */
+static bool only_one_alive(void)
+{
+    spin_lock(&life_lock);
+    bool one = domains_alive == 1;
+    spin_unlock(&life_lock);
+    return one;
+}
+
 __attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
                                           const char *detail)
 {
@@ -112,7 +121,7 @@ __attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
     log_domain_stop(d, how);
     for (unsigned int i = 0; i < d->vcpu_count; i++)
         exit_stats_print(&d->vcpus[i].stats, i, printk);
-    pmu_domain_report(d);
+    pmu_domain_report(d, only_one_alive());
     log_hv_flush();     /* the statistics are the largest burst of text */
 
     if (domains_total > 1)

@@ -20,7 +20,9 @@ bool pmu_nmi_root(const struct trap_frame *frame);
 void pmu_domain_stopping(const struct domain *d);
 
 /* The domain's PMU reports: the sampling statistics and the counting
- * session's totals, on the console and in the log. */
-void pmu_domain_report(const struct domain *d);
+ * session's totals, on the console and in the log. run_ends: no other
+ * domain is left, so a sampling session (which samples every domain)
+ * stops with this one; otherwise it goes on in the others. */
+void pmu_domain_report(const struct domain *d, bool run_ends);
 
 #endif

@@ -9,22 +9,28 @@
 # running off it, non-canonical) in hypercalls from CPL 3 and CPL 0, each
 # refused with -EFAULT while it goes on and passes; a fifth maps the host's
 # local APIC address with its own page tables and reads it: Vertigo logs
-# the access and ends that domain alone. Domain 0 goes on and passes; the
-# run is FAIL because domains failed. (The passing paths and exact counts: tests/e2e/domains.sh.)
+# the access and ends that domain alone. Sampling, in the same boot: a
+# session of instructions:uk over every domain, with a sixth domain
+# running a compute loop (ukspin): the report splits the samples by domain
+# as their CPU time, and the passive unikernel's are symbolized from its
+# image (--domain-elf). Domain 0 goes on and passes; the run is FAIL
+# because domains failed. (The passing paths and exact counts: tests/e2e/domains.sh.)
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
 GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=hello"
 UK="$BUILD/unikernel"
 RUN=unikernel-faults
+PERIOD=200003   # sampling: about 300 samples of ukspin's 60 M loop instructions
 HV="console=com2 dom.1=unikernel:null dom.1.mem=8M dom.2=unikernel:ud dom.2.mem=8M \
 dom.3=unikernel:exit dom.3.mem=8M dom.4=unikernel:pointers dom.4.mem=8M \
-dom.5=unikernel:wild dom.5.mem=8M"
+dom.5=unikernel:wild dom.5.mem=8M dom.6=unikernel:spin dom.6.mem=8M \
+log=e9 sample.events=instructions:uk sample.period=$PERIOD"
 
 run_linux $RUN 1 "$GUEST" --platform bochs --timeout 900 --cmdline "$HV" \
     --module "$UK/ukfault.elf" "null null" --module "$UK/ukfault.elf" "ud ud" \
     --module "$UK/ukfault.elf" "exit exit 3" --module "$UK/ukfault.elf" "pointers pointers" \
-    --module "$UK/ukfault.elf" "wild wild 0xfee00000"
+    --module "$UK/ukfault.elf" "wild wild 0xfee00000" --module "$UK/ukspin.elf" "spin 20 1000000"
 
 HEX='0x[0-9a-f]{16}'
 HEX_SHORT='0x[0-9a-f]+'
@@ -51,6 +57,39 @@ expect_not_in $RUN dom5.txt "wild: the read never returned" 'the read returned'
 expect_in $RUN com2.txt "wild: Vertigo logs the access outside the domain's RAM" \
     "^ept: domain 5 \(dom5\): read of guest-physical 0xfee00000 at rip $HEX_SHORT, outside its 8 MiB of RAM: violated isolation$"
 expect_in $RUN com2.txt "wild: domain 5 ends alone" '^guest: domain 5 violated isolation \(violated isolation\)$'
+# Sampling of every domain: each sample is its domain's. The report's
+# share of each domain (instructions:uk, one event an emulated guest
+# instruction) against its CPU time in the exit statistics (the guest
+# cycles of its VCPU), within 2 points; the passive unikernel's samples
+# keep raw addresses until its image is given (--domain-elf), then name
+# ukspin's loop.
+log="$E2E_OUT/$RUN/debugcon.txt"
+plain=$("$VERTIGO" report --sort domain,sym "$log" 2>&1)
+named=$("$VERTIGO" report --sort domain,sym --domain-elf 6="$UK/ukspin.elf" "$log" 2>&1)
+echo "$plain" | grep '^# Domains:' | indent
+guest_cycles() {
+    capture $RUN com2.txt | awk -v d="$1" '$1 == "guest:" && $2 == "domain" { mine = ($3 == d) }
+        mine && /cycles in the guest$/ { print $(NF-4); exit }'
+}
+share_of() { echo "$plain" | sed -nE "s/^# Domains:.* $1 ([0-9.]+)%.*/\1/p"; }
+c0=$(guest_cycles 0) c6=$(guest_cycles 6) s0=$(share_of dom0) s6=$(share_of dom6)
+if [ -n "$c0" ] && [ -n "$c6" ] && [ -n "$s0" ] && [ -n "$s6" ] &&
+   awk -v c0="$c0" -v c6="$c6" -v s0="$s0" -v s6="$s6" 'BEGIN {
+       t = 100 * c6 / (c0 + c6); d = s6 - t; if (d < 0) d = -d
+       e = 100 * c0 / (c0 + c6) - s0; if (e < 0) e = -e
+       exit !(d <= 2 && e <= 2) }'; then
+    pass "$RUN: samples split by domain as their CPU time (dom0 $s0 %, dom6 $s6 %; guest cycles $c0 and $c6)"
+else
+    fail "$RUN: samples split by domain as their CPU time" \
+        "shares '$s0' '$s6', guest cycles '$c0' '$c6'"
+fi
+echo "$plain" | grep -qE '^ +[0-9.]+% +[0-9]+ +dom6 +\[\.\] \[unknown\] 0x' &&
+    pass "$RUN: the passive unikernel's samples keep their raw addresses" ||
+    fail "$RUN: the passive unikernel's samples keep their raw addresses" "$(echo "$plain" | grep dom6 | head -n 3)"
+echo "$named" | grep -E '^ +[0-9.]+% +[0-9]+ +dom6 ' | head -n 1 | grep -qE '\[\.\] main +.*ukspin\.c:[0-9]+$' &&
+    pass "$RUN: --domain-elf names its hottest function and line (main, ukspin.c)" ||
+    fail "$RUN: --domain-elf names the unikernel's loop" "$(echo "$named" | grep dom6 | head -n 3)"
+expect_in $RUN com2.txt "ukspin ran to its end" '^guest: domain 6 \(dom6\) verdict PASS$'
 expect_line $RUN "domain 0 goes on: its hello scenario" '^VERTIGO-GUEST: hello: PASS$'
 expect_in $RUN com2.txt "domain 0's verdict" '^guest: domain 0 \(dom0\) verdict PASS: hello$'
 expect_in $RUN com2.txt "the run fails because domains failed" '^VERTIGO-END: FAIL'

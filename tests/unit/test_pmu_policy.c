@@ -761,6 +761,26 @@ TEST(an_overflow_an_unstepped_stretch_ran_past_is_late)
     end_run();
 }
 
+/* A sampling session samples every domain: the end of one domain with
+ * others left keeps it running (a VCPU that has not run yet takes it at
+ * its first entry); it stops with the run's last domain. */
+TEST(a_domain_end_stops_sampling_only_with_the_run)
+{
+    struct vcpu *v = start_run("pmu=soft", false);
+    if (!start_sampling(v, "instructions:u", 100, 0))
+        return;
+    pmu_domain_report(&dom, false);
+    CHECK(fake_console_has("sample: the session goes on in the other domains: "));
+    CHECK(!fake_console_has("session stopped at the end of the domain"));
+    CHECK(sample_session_stop() >= 0);              /* it was still running */
+    if (!start_sampling(v, "instructions:u", 100, 0))
+        return;
+    pmu_domain_report(&dom, true);
+    CHECK(fake_console_has("sample: session stopped at the end of the domain: "));
+    CHECK_EQ(sample_session_stop(), -VERTIGO_EINVAL);   /* stopped with the run */
+    end_run();
+}
+
 /* ---- Event descriptions: one writer, one encoding -------------------------- */
 
 /* The session's start and the end-of-run report name the same ids with
@@ -778,7 +798,7 @@ TEST(event_desc_codes_agree_between_sampling_and_totals)
     CHECK_EQ(fake.period_count, 1);
     CHECK_EQ(fake.periods[0].event, 1);
     CHECK_EQ(fake.periods[0].period, 100);
-    pmu_domain_report(&dom);
+    pmu_domain_report(&dom, true);
     if (!CHECK_EQ(fake.desc_count, 4))
         return;
     for (unsigned int i = 0; i < 2; i++) {

@@ -221,8 +221,8 @@ TEST(domain_end_logs_each_vcpus_exits_and_switches)
     switch_to(0, 1);
     pmu_exit_handled(vcpu_of(1), 52);           /* preemption timer */
     switch_to(1, 0);
-    pmu_domain_report(&doms[0]);
-    pmu_domain_report(&doms[1]);
+    pmu_domain_report(&doms[0], false);
+    pmu_domain_report(&doms[1], true);
     struct log_test_stream st = { 0 };
     struct log_test_decoded d;
     log_test_stream_header(&st, 1);
