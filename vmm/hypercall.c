@@ -287,7 +287,7 @@ static int64_t hc_console_write(const struct hypercall_args *a, guest_copy_fn re
         return -VERTIGO_EPERM;
     if (len == 0 || len > VERTIGO_CONSOLE_WRITE_MAX)
         return -VERTIGO_EINVAL;
-    if (!dom)
+    if (!dom || !dom->console)
         return -VERTIGO_ENOSYS;
     int64_t r = copy_in(read, ctx, a->arg[0], dom->buffer, len);
     return r ? r : dom->console(dom->ctx, dom->buffer, len);

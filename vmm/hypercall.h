@@ -100,7 +100,9 @@ struct hypercall_pmu {
  * for the console, the length and that every byte is readable. */
 struct hypercall_domain {
     /* The domain's console output: len (1..VERTIGO_CONSOLE_WRITE_MAX) bytes
-     * copied out of the guest -> bytes written. */
+     * copied out of the guest -> bytes written; NULL for domain 0, which
+     * has its own serial port (and whose id, 0, is Vertigo's own console
+     * source in the log). */
     int64_t (*console)(void *ctx, const char *text, size_t len);
     /* Ends the calling domain as powered off; returns only in tests. */
     void (*power_off)(void *ctx);

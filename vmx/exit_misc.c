@@ -52,7 +52,8 @@ static char console_text[MAX_CPUS][VERTIGO_CONSOLE_WRITE_MAX];
 void handle_vmcall(struct vcpu *v, const struct vmx_exit *e)
 {
     struct hypercall_domain domain_calls = {
-        domain_console_output, domain_power_off, v->domain, console_text[v->cpu],
+        v->domain->id ? domain_console_output : NULL, domain_power_off, v->domain,
+        console_text[v->cpu],
     };
     struct hypercall_args a = {
         .nr = v->regs.rax,

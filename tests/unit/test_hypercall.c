@@ -778,4 +778,8 @@ TEST(console_write_and_power_off)
     a.arg[0] = GUEST_BASE;
     a.arg[1] = 4;
     CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), -VERTIGO_ENOSYS);
+    hd.console = NULL;                                  /* domain 0: its own serial port */
+    a.domain = &hd;
+    CHECK_EQ(hypercall_dispatch(&dom, &a, read_guest, NULL), -VERTIGO_ENOSYS);
+    CHECK_EQ(f.console_calls, 1);
 }
