@@ -143,8 +143,9 @@ procs=$(awk -F, 'NR > 1 { n[$6 " " $7] += $12 } END { for (p in n) print p ":" n
 
 # From the boot stub to the VCPU loop, under Vertigo's process name (the
 # functions between depend on what LTO inlined, shown as NAME_[i]; static
-# functions may carry GCC's clone suffixes, .lto_priv.0).
-grep -qE '^\[vertigo\];boot_entry64;([a-z_0-9.]+(_\[i\])?;)+vmx_vcpu_run(_\[i\])?;[][a-z_;0-9.]+ [0-9]+$' "$folded" &&
+# functions may carry GCC's clone suffixes, .lto_priv.0; vmx_vcpu_run's
+# call of the loop, the scheduler's entry point, may be a tail call).
+grep -qE '^\[vertigo\];boot_entry64;([a-z_0-9.]+(_\[i\])?;)+vmx_vcpu_(run|loop)(_\[i\])?;[][a-z_;0-9.]+ [0-9]+$' "$folded" &&
     pass "agent: profile: Vertigo's call stacks in the folded export" ||
     fail "agent: profile: Vertigo's call stacks" "$(grep -m2 vmx_ "$folded")"
 
