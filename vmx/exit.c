@@ -9,74 +9,58 @@
 
 typedef void (*exit_handler)(struct vcpu *v, const struct vmx_exit *e);
 
+/* The exits every domain handles alike. */
+#define SHARED_EXIT_HANDLERS                                    \
+    [EXIT_REASON_EXCEPTION_NMI] = handle_exception_nmi,         \
+    [EXIT_REASON_INTERRUPT_WINDOW] = handle_interrupt_window,   \
+    [EXIT_REASON_TRIPLE_FAULT] = handle_triple_fault,           \
+    [EXIT_REASON_NMI_WINDOW] = handle_nmi_window,               \
+    [EXIT_REASON_GETSEC] = handle_vmx_instruction,              \
+    [EXIT_REASON_INVD] = handle_invd,                           \
+    [EXIT_REASON_RDPMC] = handle_rdpmc,                         \
+    [EXIT_REASON_VMCALL] = handle_vmcall,                       \
+    [EXIT_REASON_VMCLEAR] = handle_vmx_instruction,             \
+    [EXIT_REASON_VMLAUNCH] = handle_vmx_instruction,            \
+    [EXIT_REASON_VMPTRLD] = handle_vmx_instruction,             \
+    [EXIT_REASON_VMPTRST] = handle_vmx_instruction,             \
+    [EXIT_REASON_VMREAD] = handle_vmx_instruction,              \
+    [EXIT_REASON_VMRESUME] = handle_vmx_instruction,            \
+    [EXIT_REASON_VMWRITE] = handle_vmx_instruction,             \
+    [EXIT_REASON_VMXOFF] = handle_vmx_instruction,              \
+    [EXIT_REASON_VMXON] = handle_vmx_instruction,               \
+    [EXIT_REASON_INVEPT] = handle_vmx_instruction,              \
+    [EXIT_REASON_INVVPID] = handle_vmx_instruction,             \
+    [EXIT_REASON_VMFUNC] = handle_vmx_instruction,              \
+    [EXIT_REASON_EPT_MISCONFIG] = handle_ept_misconfig,         \
+    [EXIT_REASON_XSETBV] = handle_xsetbv
+
+/* Domain 0's exits. */
 static const exit_handler exit_handlers[EXIT_REASON_COUNT] = {
-    [EXIT_REASON_EXCEPTION_NMI] = handle_exception_nmi,
+    SHARED_EXIT_HANDLERS,
     [EXIT_REASON_EXTERNAL_INTERRUPT] = handle_external_interrupt,
-    [EXIT_REASON_INTERRUPT_WINDOW] = handle_interrupt_window,
     [EXIT_REASON_HLT] = handle_hlt,
-    [EXIT_REASON_TRIPLE_FAULT] = handle_triple_fault,
     [EXIT_REASON_INIT_SIGNAL] = handle_init_signal,
-    [EXIT_REASON_NMI_WINDOW] = handle_nmi_window,
     [EXIT_REASON_CPUID] = handle_cpuid,
-    [EXIT_REASON_GETSEC] = handle_vmx_instruction,
-    [EXIT_REASON_INVD] = handle_invd,
-    [EXIT_REASON_RDPMC] = handle_rdpmc,
-    [EXIT_REASON_VMCALL] = handle_vmcall,
-    [EXIT_REASON_VMCLEAR] = handle_vmx_instruction,
-    [EXIT_REASON_VMLAUNCH] = handle_vmx_instruction,
-    [EXIT_REASON_VMPTRLD] = handle_vmx_instruction,
-    [EXIT_REASON_VMPTRST] = handle_vmx_instruction,
-    [EXIT_REASON_VMREAD] = handle_vmx_instruction,
-    [EXIT_REASON_VMRESUME] = handle_vmx_instruction,
-    [EXIT_REASON_VMWRITE] = handle_vmx_instruction,
-    [EXIT_REASON_VMXOFF] = handle_vmx_instruction,
-    [EXIT_REASON_VMXON] = handle_vmx_instruction,
-    [EXIT_REASON_INVEPT] = handle_vmx_instruction,
-    [EXIT_REASON_INVVPID] = handle_vmx_instruction,
-    [EXIT_REASON_VMFUNC] = handle_vmx_instruction,
     [EXIT_REASON_CR_ACCESS] = handle_cr_access,
     [EXIT_REASON_IO_INSTRUCTION] = handle_io,
     [EXIT_REASON_RDMSR] = handle_rdmsr,
     [EXIT_REASON_WRMSR] = handle_wrmsr,
     [EXIT_REASON_EPT_VIOLATION] = handle_ept_violation,
-    [EXIT_REASON_EPT_MISCONFIG] = handle_ept_misconfig,
-    [EXIT_REASON_XSETBV] = handle_xsetbv,
     [EXIT_REASON_PREEMPTION_TIMER] = handle_preemption_timer,
 };
 
 /* Every other domain's exits (vmx/exit_private.c for the ones that
- * differ from domain 0's). */
+ * differ from domain 0's; no INIT signal: it is an unexpected exit). */
 static const exit_handler private_exit_handlers[EXIT_REASON_COUNT] = {
-    [EXIT_REASON_EXCEPTION_NMI] = handle_exception_nmi,
+    SHARED_EXIT_HANDLERS,
     [EXIT_REASON_EXTERNAL_INTERRUPT] = private_external_interrupt,
-    [EXIT_REASON_INTERRUPT_WINDOW] = handle_interrupt_window,
     [EXIT_REASON_HLT] = private_hlt,
-    [EXIT_REASON_TRIPLE_FAULT] = handle_triple_fault,
-    [EXIT_REASON_NMI_WINDOW] = handle_nmi_window,
     [EXIT_REASON_CPUID] = private_cpuid,
-    [EXIT_REASON_GETSEC] = handle_vmx_instruction,
-    [EXIT_REASON_INVD] = handle_invd,
-    [EXIT_REASON_RDPMC] = handle_rdpmc,
-    [EXIT_REASON_VMCALL] = handle_vmcall,
-    [EXIT_REASON_VMCLEAR] = handle_vmx_instruction,
-    [EXIT_REASON_VMLAUNCH] = handle_vmx_instruction,
-    [EXIT_REASON_VMPTRLD] = handle_vmx_instruction,
-    [EXIT_REASON_VMPTRST] = handle_vmx_instruction,
-    [EXIT_REASON_VMREAD] = handle_vmx_instruction,
-    [EXIT_REASON_VMRESUME] = handle_vmx_instruction,
-    [EXIT_REASON_VMWRITE] = handle_vmx_instruction,
-    [EXIT_REASON_VMXOFF] = handle_vmx_instruction,
-    [EXIT_REASON_VMXON] = handle_vmx_instruction,
-    [EXIT_REASON_INVEPT] = handle_vmx_instruction,
-    [EXIT_REASON_INVVPID] = handle_vmx_instruction,
-    [EXIT_REASON_VMFUNC] = handle_vmx_instruction,
     [EXIT_REASON_CR_ACCESS] = private_cr_access,
     [EXIT_REASON_IO_INSTRUCTION] = private_io,
     [EXIT_REASON_RDMSR] = private_rdmsr,
     [EXIT_REASON_WRMSR] = private_wrmsr,
     [EXIT_REASON_EPT_VIOLATION] = private_ept_violation,
-    [EXIT_REASON_EPT_MISCONFIG] = handle_ept_misconfig,
-    [EXIT_REASON_XSETBV] = handle_xsetbv,
     [EXIT_REASON_PREEMPTION_TIMER] = private_preemption_timer,
 };
 
