@@ -2,24 +2,13 @@
  * the identity map and every header is checked before use. */
 #include "vmm/acpi.h"
 
+#include "vmm/acpi_sdt.h"
 #include "vmm/mem.h"
 
 #define BIOS_AREA_START 0xe0000
 #define BIOS_AREA_END   0x100000
 #define RSDP_V1_SIZE    20
 #define IDENTITY_LIMIT  0x100000000ull
-
-struct acpi_header {
-    char signature[4];
-    uint32_t length;
-    uint8_t revision;
-    uint8_t checksum;
-    char oem_id[6];
-    char oem_table_id[8];
-    uint32_t oem_revision;
-    uint32_t creator_id;
-    uint32_t creator_revision;
-} __attribute__((packed));
 
 #define FADT_PM1A_CNT_BLK 64
 #define FADT_PM1B_CNT_BLK 68
@@ -34,11 +23,11 @@ uint64_t acpi_rsdp_phys(const void *copy)
     return 0;
 }
 
-static const struct acpi_header *table_at(uint64_t pa)
+static const struct acpi_sdt_header *table_at(uint64_t pa)
 {
-    if (!pa || pa + sizeof(struct acpi_header) > IDENTITY_LIMIT)
+    if (!pa || pa + sizeof(struct acpi_sdt_header) > IDENTITY_LIMIT)
         return NULL;
-    const struct acpi_header *h = (const struct acpi_header *)pa;
+    const struct acpi_sdt_header *h = (const struct acpi_sdt_header *)pa;
     if (h->length < sizeof(*h) || pa + h->length > IDENTITY_LIMIT)
         return NULL;
     return h;
@@ -50,7 +39,7 @@ static const struct acpi_header *table_at(uint64_t pa)
 
 /* Searches the XSDT (ACPI 2.0+, 8-byte entries) when the RSDP has one,
  * else the RSDT (4-byte entries). */
-static const struct acpi_header *find_table(const uint8_t *rsdp, const char *signature)
+static const struct acpi_sdt_header *find_table(const uint8_t *rsdp, const char *signature)
 {
     uint64_t root_pa = 0;
     unsigned int entry_size = 4;
@@ -64,7 +53,7 @@ static const struct acpi_header *find_table(const uint8_t *rsdp, const char *sig
         root_pa = rsdt_pa;
         entry_size = 4;
     }
-    const struct acpi_header *root = table_at(root_pa);
+    const struct acpi_sdt_header *root = table_at(root_pa);
     if (!root || memcmp(root->signature, entry_size == 8 ? "XSDT" : "RSDT", 4) != 0)
         return NULL;
     uint32_t entries = (root->length - (uint32_t)sizeof(*root)) / entry_size;
@@ -72,7 +61,7 @@ static const struct acpi_header *find_table(const uint8_t *rsdp, const char *sig
     for (uint32_t i = 0; i < entries; i++) {
         uint64_t pa = 0;
         memcpy(&pa, list + i * entry_size, entry_size);
-        const struct acpi_header *t = table_at(pa);
+        const struct acpi_sdt_header *t = table_at(pa);
         if (t && memcmp(t->signature, signature, 4) == 0)
             return t;
     }
@@ -82,7 +71,7 @@ static const struct acpi_header *find_table(const uint8_t *rsdp, const char *sig
 struct acpi_pm_ports acpi_pm_ports(const void *rsdp)
 {
     struct acpi_pm_ports ports = { 0, 0 };
-    const struct acpi_header *fadt = rsdp ? find_table(rsdp, "FACP") : NULL;
+    const struct acpi_sdt_header *fadt = rsdp ? find_table(rsdp, "FACP") : NULL;
     if (!fadt || fadt->length < FADT_PM1B_CNT_BLK + 4)
         return ports;
     uint32_t a, b;
@@ -100,7 +89,7 @@ struct acpi_pm_ports acpi_pm_ports(const void *rsdp)
 
 unsigned int acpi_madt_apic_ids(const void *rsdp, uint32_t *ids, unsigned int max)
 {
-    const struct acpi_header *madt = rsdp ? find_table(rsdp, "APIC") : NULL;
+    const struct acpi_sdt_header *madt = rsdp ? find_table(rsdp, "APIC") : NULL;
     unsigned int n = 0;
     if (!madt)
         return 0;

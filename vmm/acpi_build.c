@@ -3,6 +3,8 @@
 #include "vmm/acpi_build.h"
 
 #include <stddef.h>
+
+#include "vmm/acpi_sdt.h"
 #include "vmm/mem.h"
 
 #define LOW_4G          0x100000000ull
@@ -10,19 +12,6 @@
 #define OEM_ID          "VRTIGO"
 #define OEM_TABLE_ID    "VERTIGO "
 #define CREATOR_ID      "VRTG"
-
-struct acpi_sdt_header {
-    char signature[4];
-    uint32_t length;
-    uint8_t revision;
-    uint8_t checksum;
-    char oem_id[6];
-    char oem_table_id[8];
-    uint32_t oem_revision;
-    char creator_id[4];
-    uint32_t creator_revision;
-} __attribute__((packed));
-_Static_assert(sizeof(struct acpi_sdt_header) == 36, "ACPI 5.2.6");
 
 struct acpi_rsdp {
     char signature[8];
