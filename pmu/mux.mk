@@ -36,3 +36,15 @@ HEADERS_HOST += pmu/mux_session.h
 UNIT_TESTS += mux_session
 unit_mux_session_SRCS := tests/unit/test_mux_session.c pmu/mux_session.c pmu/mux_events.c \
                          pmu/mux_row.c pmu/mux.c pmu/pmu_events.c pmu/swevents.c vmm/format.c
+
+# pmu/mux_hw: an interval multiplexing session on the hardware PMU (the
+# clock counter's PMI ends the turns); its test runs sessions on the
+# register model.
+HV_SRCS      += pmu/mux_hw.c
+HEADERS_HV   += pmu/mux_hw.h
+HEADERS_HOST += pmu/mux_hw.h
+
+UNIT_TESTS += mux_hw_run
+unit_mux_hw_run_SRCS := tests/unit/test_mux_hw_run.c pmu/mux_hw.c pmu/mux_row.c pmu/mux_events.c \
+                        pmu/mux.c tests/unit/pmu_model.c pmu/pmu_hw.c pmu/pmu_cpuid.c \
+                        pmu/pmu_events.c pmu/pmu_ctx.c pmu/swevents.c vmm/format.c

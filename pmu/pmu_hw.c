@@ -295,6 +295,18 @@ static enum pmu_status hw_load(void *self, struct pmu_ctx *ctx)
     return err ? PMU_ERR_MSR : PMU_OK;
 }
 
+void pmu_hw_count_from_held(const struct pmu_hw *hw, struct pmu_ctx *ctx)
+{
+    for (unsigned int i = 0; i < ctx->count; i++) {
+        struct pmu_counter *c = &ctx->counters[i];
+        if (!is_hw_counter(c) || c->period)
+            continue;
+        uint64_t held = c->event.slot == PMU_SLOT_FIXED ? hw->shadow.fixed[c->event.slot_index]
+                                                        : hw->shadow.pmc[c->event.slot_index];
+        c->start = c->raw = held == SHADOW_UNKNOWN ? 0 : held;
+    }
+}
+
 /* Handles every overflow GLOBAL_STATUS shows for ctx's counters. Only the
  * status bits Vertigo owns are cleared (ctx's counters, and on v4+ the
  * freeze bits its DEBUGCTL setting caused; the freeze ends here); ToPA,

@@ -83,6 +83,14 @@ uint64_t pmu_hw_owned_mask(const struct pmu_ctx *ctx);
  * why the event parser refuses :uh on this backend. */
 uint64_t pmu_hw_host_enable_mask(const struct pmu_ctx *ctx);
 
+/* After `program`, before `load`: every counting-only counter of ctx (no
+ * period) starts from the value its MSR holds as far as the backend knows
+ * (its last write or read), so `load` writes no counter value for it; a
+ * counter whose value is unknown starts from 0 and is written. A context
+ * whose events rotate over the same counters (interval multiplexing,
+ * pmu/mux_hw.h) then writes only what changes. */
+void pmu_hw_count_from_held(const struct pmu_hw *hw, struct pmu_ctx *ctx);
+
 /* ---- The PMI (SDM Vol. 3B 20.2.1-20.2.4; Vol. 3A 11.5.1 "Local Vector
  * Table", chapter 13 in recent editions) ----
  * A counter whose PERFEVTSEL.INT (or FIXED_CTR_CTRL PMI bit) is set raises
