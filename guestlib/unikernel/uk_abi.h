@@ -25,6 +25,11 @@
                                    to VERTIGO_HC_CONSOLE_WRITE -> Vertigo's
                                    result (so Vertigo's own pointer checks,
                                    not the runtime's, are what is tested) */
+#define UK_SYS_TRIPLE_FAULT 5   /* loads an empty IDT and raises #UD: the CPU
+                                   finds no gate for it, nor for the #GP and #DF
+                                   that follow, and shuts down (a triple fault,
+                                   SDM Vol. 3A 6.15, "Interrupt 8"); never
+                                   returns */
 
 /* Copy of the start-info page, filled before the program starts. */
 extern struct vertigo_uk_start uk_boot_info;

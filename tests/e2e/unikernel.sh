@@ -9,7 +9,8 @@
 # running off it, non-canonical) in hypercalls from CPL 3 and CPL 0, each
 # refused with -EFAULT while it goes on and passes; a fifth maps the host's
 # local APIC address with its own page tables and reads it: Vertigo logs
-# the access and ends that domain alone. Sampling, in the same boot: a
+# the access and ends that domain alone; a seventh loads an empty IDT and
+# faults: the triple fault ends it alone. Sampling, in the same boot: a
 # session of instructions:uk over every domain, with a sixth domain
 # running a compute loop (ukspin): the report splits the samples by domain
 # as their CPU time, and the passive unikernel's are symbolized from its
@@ -25,12 +26,13 @@ PERIOD=200003   # sampling: about 300 samples of ukspin's 60 M loop instructions
 HV="console=com2 dom.1=unikernel:null dom.1.mem=8M dom.2=unikernel:ud dom.2.mem=8M \
 dom.3=unikernel:exit dom.3.mem=8M dom.4=unikernel:pointers dom.4.mem=8M \
 dom.5=unikernel:wild dom.5.mem=8M dom.6=unikernel:spin dom.6.mem=8M \
-log=e9 sample.events=instructions:uk sample.period=$PERIOD"
+dom.7=unikernel:triple dom.7.mem=8M log=e9 sample.events=instructions:uk sample.period=$PERIOD"
 
 run_linux $RUN 1 "$GUEST" --platform bochs --timeout 900 --cmdline "$HV" \
     --module "$UK/ukfault.elf" "null null" --module "$UK/ukfault.elf" "ud ud" \
     --module "$UK/ukfault.elf" "exit exit 3" --module "$UK/ukfault.elf" "pointers pointers" \
-    --module "$UK/ukfault.elf" "wild wild 0xfee00000" --module "$UK/ukspin.elf" "spin 20 1000000"
+    --module "$UK/ukfault.elf" "wild wild 0xfee00000" --module "$UK/ukspin.elf" "spin 20 1000000" \
+    --module "$UK/ukfault.elf" "triple triple"
 
 HEX='0x[0-9a-f]{16}'
 HEX_SHORT='0x[0-9a-f]+'
@@ -57,6 +59,10 @@ expect_not_in $RUN dom5.txt "wild: the read never returned" 'the read returned'
 expect_in $RUN com2.txt "wild: Vertigo logs the access outside the domain's RAM" \
     "^ept: domain 5 \(dom5\): read of guest-physical 0xfee00000 at rip $HEX_SHORT, outside its 8 MiB of RAM: violated isolation$"
 expect_in $RUN com2.txt "wild: domain 5 ends alone" '^guest: domain 5 violated isolation \(violated isolation\)$'
+expect_in $RUN dom7.txt "triple: the program asked for the triple fault" '^ukfault: triple$'
+expect_in $RUN com2.txt "triple: Vertigo takes the triple-fault exit" '^vmx: vcpu [0-9]+: guest triple fault$'
+expect_in $RUN com2.txt "triple: domain 7 ends alone, triple-faulted" '^guest: domain 7 triple-faulted \(guest triple fault\)$'
+expect_in $RUN com2.txt "triple: domain 7's verdict is FAIL" '^guest: domain 7 \(dom7\) verdict FAIL'
 # Sampling of every domain: each sample is its domain's. The report's
 # share of each domain (instructions:uk, one event an emulated guest
 # instruction) against its CPU time in the exit statistics (the guest

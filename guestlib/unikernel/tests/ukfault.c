@@ -12,6 +12,8 @@
  *             memory past its RAM) in hypercalls from CPL 3 and CPL 0: each
  *             must be refused with an error, nothing written; exits 0 if all
  *             were
+ *   triple    asks the runtime's kernel side to load an empty IDT and fault:
+ *             a triple fault, which ends the domain alone ("triple-faulted")
  *   wild ADDR maps guest-physical ADDR (past its RAM, e.g. the host's local
  *             APIC at 0xfee00000) with its own page tables and reads it:
  *             Vertigo ends the domain ("violated isolation"); exits 1 if the
@@ -96,8 +98,10 @@ int main(int argc, char **argv)
         return refused_from_user();
     if (!strcmp(mode, "pointers"))
         return bad_pointers();
+    if (!strcmp(mode, "triple"))
+        vertigo_uk_syscall(UK_SYS_TRIPLE_FAULT, 0, 0, 0);
     if (!strcmp(mode, "wild"))
         return wild_read(argc > 2 ? argv[2] : NULL);
-    printf("ukfault: unknown mode (null, ud, gate, exit N, refused, pointers, wild ADDR)\n");
+    printf("ukfault: unknown mode (null, ud, gate, exit N, refused, pointers, triple, wild ADDR)\n");
     return 2;
 }
