@@ -22,7 +22,7 @@ GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario
 # instruction (the unstepped stretches far from an overflow are the soak's,
 # tests/soak/vpmu_soak.sh, and the unit tests').
 [ -n "$AGENT_REUSE" ] || run_linux agent 0 "$GUEST,dwarf,record,profile vertigo.profile_event=instructions:ukh vertigo.agent=1" \
-    --platform bochs --timeout 900 --cmdline "console=com2 log=e9 pmu.step_ahead=16384"
+    --platform bochs --timeout "$LINUX_BOOT_TIMEOUT" --cmdline "console=com2 log=e9 pmu.step_ahead=16384"
 for s in agent jit badinput dwarf record profile; do
     expect_line agent "$s scenario" "^VERTIGO-GUEST: $s: PASS$"
 done

@@ -17,7 +17,7 @@ GUEST_ARGS="console=ttyS0 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=h
 NAME=log-e9
 DIR="$E2E_OUT/$NAME"
 
-run_linux "$NAME" 0 "$GUEST_ARGS" --platform bochs --timeout 600 --cmdline "console=com2 log=e9"
+run_linux "$NAME" 0 "$GUEST_ARGS" --platform bochs --timeout "$LINUX_BOOT_TIMEOUT" --cmdline "console=com2 log=e9"
 
 CAPTURE="$DIR/debugcon.txt"
 DECODED="$DIR/decode.txt"

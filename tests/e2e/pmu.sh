@@ -37,7 +37,7 @@ MUX="pmu.soft.counters=2 pmu.interval=$MUX_N pmu.subinterval=200000"
 RUN=pmu
 
 run_linux $RUN 0 "$GUEST_BASE vertigo.scenario=pmu,threads vertigo.pmu_idx=0,1 vertigo.pmu_exact=0,1,12 vertigo.phases=1" \
-    --platform bochs --ips 500000000 --timeout 600 \
+    --platform bochs --ips 500000000 --timeout "$LINUX_BOOT_TIMEOUT" \
     --cmdline "console=com2 log=e9 pmu=auto $MUX pmu.events=$EVENTS"
 
 expect_in $RUN com2.txt "discovery: Bochs' PMU is broken" '^pmu: broken \(claims v[0-9], does not count\)'
@@ -232,7 +232,7 @@ trace=$(python3 tests/e2e/script_check.py perfetto "$out/trace.json" 1 'exits:al
 SMP_PPM=5000
 SMP_RUN=pmu-smp
 run_linux $SMP_RUN 0 "$GUEST_BASE vertigo.scenario=exact,pv_smp vertigo.pmu_exact=0,1,2 vertigo.pmu_exact_ppm=$SMP_PPM vertigo.pv_smp_ppm=$SMP_PPM" \
-    --platform bochs --cpus 2 --ips 500000000 --timeout 900 \
+    --platform bochs --cpus 2 --ips 500000000 --timeout "$LINUX_BOOT_TIMEOUT" \
     --cmdline "console=com2 log=e9 pmu=auto pmu.events=instructions:u,instructions:k,instructions:ukh pmu.guest.gp=2 pmu.guest.fixed=1"
 expect_in $SMP_RUN com2.txt "the guest's PMU limited to 2 + 1 counters" \
     '^pmu: the guest gets a virtual PMU \(version 2, 2 general-purpose \+ 1 fixed counters;'
@@ -276,7 +276,7 @@ expect_in $SMP_RUN com2.txt "run verdict" '^VERTIGO-END: PASS \(guest passed and
 # guest starts interval multiplexing sessions itself (scenario mux).
 VPMU_RUN=pmu-guest
 run_linux $VPMU_RUN 0 "$GUEST_BASE vertigo.scenario=vpmu,mux" \
-    --platform bochs --ips 500000000 --timeout 900 \
+    --platform bochs --ips 500000000 --timeout "$LINUX_BOOT_TIMEOUT" \
     --cmdline "console=com2 log=e9 pmu=auto"
 expect_in $VPMU_RUN com2.txt "Vertigo offers the guest a PMU by default" \
     '^pmu: the guest gets a virtual PMU \(version 2, 4 general-purpose \+ 3 fixed counters;'

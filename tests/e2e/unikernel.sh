@@ -28,7 +28,7 @@ dom.3=unikernel:exit dom.3.mem=8M dom.4=unikernel:pointers dom.4.mem=8M \
 dom.5=unikernel:wild dom.5.mem=8M dom.6=unikernel:spin dom.6.mem=8M \
 dom.7=unikernel:triple dom.7.mem=8M log=e9 sample.events=instructions:uk sample.period=$PERIOD"
 
-run_linux $RUN 1 "$GUEST" --platform bochs --timeout 900 --cmdline "$HV" \
+run_linux $RUN 1 "$GUEST" --platform bochs --timeout "$LINUX_BOOT_TIMEOUT" --cmdline "$HV" \
     --module "$UK/ukfault.elf" "null null" --module "$UK/ukfault.elf" "ud ud" \
     --module "$UK/ukfault.elf" "exit exit 3" --module "$UK/ukfault.elf" "pointers pointers" \
     --module "$UK/ukfault.elf" "wild wild 0xfee00000" --module "$UK/ukspin.elf" "spin 20 1000000" \
