@@ -2,7 +2,8 @@
 # End-to-end tests of the VT-x core: an unmodified Linux guest under
 # Vertigo in Bochs. One boot runs several guest scenarios (each prints its
 # own verdict line); a second boot checks SMP with two CPUs and hostile
-# input from the guest (MSRs, I/O ports, hypercalls).
+# input from the guest (MSRs, I/O ports, hypercalls), with a unikernel
+# domain sharing CPU 1.
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
@@ -12,7 +13,7 @@ GUEST_BASE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet"
 VERTIGO_IMAGE=0x200000
 
 run_linux linux-up 0 "$GUEST_BASE vertigo.scenario=hello,cpuid,devmem vertigo.devmem=$VERTIGO_IMAGE" \
-    --platform bochs --timeout 600 --cmdline "console=com2"
+    --platform bochs --timeout "$LINUX_BOOT_TIMEOUT" --cmdline "console=com2"
 expect_line linux-up "guest runs a command" '^hello from the vertigo guest$'
 expect_line linux-up "hello scenario" '^VERTIGO-GUEST: hello: PASS$'
 expect_line linux-up "CPUID shows Vertigo's signature" '^cpuid: leaf 0x40000000: max leaf=0x40000001 signature="VertigoVMM'
@@ -29,10 +30,16 @@ expect_in linux-up com2.txt "run verdict" '^VERTIGO-END: PASS \(guest passed and
 # The SMP boot also runs the hostile-input scenarios: every guarded MSR
 # and I/O path from guest kernel mode (msrio), and hostile hypercalls from
 # both CPUs at once, from user and kernel mode (hcfuzz; `make soak` runs
-# 100,000 of each).
+# 100,000 of each). Beside them a unikernel domain computes on CPU 1
+# (dom.1.cpu=1), time-sharing it with domain 0's second VCPU: the
+# scheduler of a CPU other than the boot CPU, with domain 0's interrupts
+# and IPIs arriving there while the unikernel runs.
 HCFUZZ_CALLS=2000
+UK_ROUNDS=3
 run_linux linux-smp 0 "$GUEST_BASE vertigo.scenario=cpuinfo,msrio,hcfuzz vertigo.expect_cpus=2 vertigo.hcfuzz_calls=$HCFUZZ_CALLS" \
-    --platform bochs --cpus 2 --timeout 900 --cmdline "console=com2"
+    --platform bochs --cpus 2 --timeout "$LINUX_BOOT_TIMEOUT" \
+    --cmdline "console=com2 log=e9 dom.1=unikernel:spin dom.1.cpu=1 dom.1.mem=8M" \
+    --module "$BUILD/unikernel/ukspin.elf" "spin $UK_ROUNDS 300000"
 expect_line linux-smp "both CPUs online in the guest" '^cpuinfo: 2 CPU\(s\) online$'
 expect_line linux-smp "cpuinfo scenario" '^VERTIGO-GUEST: cpuinfo: PASS$'
 expect_in linux-smp com2.txt "exit statistics for both VCPUs" '^exits: vcpu 1: '
@@ -46,5 +53,13 @@ expect_line linux-smp "hcfuzz: user-mode calls from 2 CPUs got their results" \
 expect_line linux-smp "hcfuzz: kernel-mode calls from 2 CPUs got their results" \
     "^vertigo_probe: fuzz: $HCFUZZ_CALLS calls on 2 CPUs, 0 unexpected results$"
 expect_line linux-smp "hcfuzz scenario" '^VERTIGO-GUEST: hcfuzz: PASS$'
+expect_in linux-smp com2.txt "unikernel domain declared on CPU 1" \
+    "^domain 1 \(dom1\): unikernel 'spin', 8 MiB of RAM at \[0x[0-9a-f]+-0x[0-9a-f]+\), cpu 1$"
+expect_in linux-smp dom1.txt "unikernel on CPU 1 ran every round" "^ukspin: round $((UK_ROUNDS - 1)): instructions "
+"$VERTIGO" decode "$E2E_OUT/linux-smp/debugcon.txt" >"$E2E_OUT/linux-smp/decode.txt" 2>&1
+expect_in linux-smp decode.txt "its VCPU came online on CPU 1 (lifecycle record)" \
+    ' dom=1 vcpu=0 event=vcpu-online arg=1$'
+expect_in linux-smp com2.txt "the unikernel domain passed and powered off" '^guest: domain 1 \(dom1\) verdict PASS$'
+expect_in linux-smp com2.txt "domain 0 passed too" '^guest: domain 0 \(dom0\) verdict PASS'
 expect_in linux-smp com2.txt "Vertigo's end of the run after the hostile scenarios" \
-    '^VERTIGO-END: PASS \(guest passed and powered off\)'
+    '^VERTIGO-END: PASS \(every domain passed and powered off\)'
