@@ -109,6 +109,11 @@ void pmu_arch_send_nmi(uint32_t apic_id);
 /* NMI context: a guest NMI arrived while Vertigo ran on v's CPU; v gets
  * it as soon as it can take it. */
 void pmu_arch_queue_guest_nmi(struct vcpu *v);
+/* An NMI of v's own virtual hardware (an overflow of its virtual PMU or
+ * paravirtual counters), NMI context or not: v gets it as soon as it can
+ * take it, whatever its domain (while a domain other than 0 runs, a guest
+ * NMI of the machine, pmu_arch_queue_guest_nmi, is domain 0's). */
+void pmu_arch_queue_vcpu_nmi(struct vcpu *v);
 /* Takes v's CPU's LVTPC for Vertigo with `value` (guest writes to it
  * go to a shadow from now on), and whether that happened. */
 void pmu_arch_lvtpc_claim(struct vcpu *v, uint32_t value);

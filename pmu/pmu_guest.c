@@ -57,7 +57,7 @@ uint64_t pmu_guest_ticks_to_pmi(const struct vcpu *v, unsigned int cpl)
 static void deliver(struct vcpu *v, unsigned int nmis)
 {
     for (unsigned int i = 0; i < nmis; i++)
-        pmu_arch_queue_guest_nmi(v);
+        pmu_arch_queue_vcpu_nmi(v);
     pmu_arch_guest_lvtpc_write(v, pmu_arch_guest_lvtpc(v) | VPMU_LVT_MASKED);
 }
 

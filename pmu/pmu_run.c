@@ -300,7 +300,7 @@ static void pv_count(struct vcpu *v, unsigned int cpl, uint64_t n)
 {
     pmu_pv_count(&v->pmu.pv, cpl, n);
     if (pmu_pv_take_overflows(&v->pmu.pv))
-        pmu_arch_queue_guest_nmi(v);
+        pmu_arch_queue_vcpu_nmi(v);
 }
 
 /* Software backend: the overflow is found here, at the exact point; the

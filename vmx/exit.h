@@ -74,6 +74,10 @@ void vmx_nmi_exit_begin(struct vcpu *v);
  * the entry is committed, NMI-window exiting is requested, so an NMI
  * arriving after vmx_prepare_entry looked is not held until a later exit. */
 void vmx_queue_root_nmi(struct vcpu *v);
+/* The same for an NMI of v's own virtual hardware (its virtual PMU's):
+ * always v's, where a root NMI taken while a domain other than 0 runs is
+ * domain 0's. */
+void vmx_queue_vcpu_nmi(struct vcpu *v);
 
 /* Advances the guest RIP past the instruction that exited. */
 void vmx_skip_instruction(const struct vmx_exit *e);

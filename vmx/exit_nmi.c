@@ -104,17 +104,28 @@ static void request_nmi_window(void)
  * handler requests the NMI-window exit itself, so the NMI never waits for
  * some later exit (with HLT passed through, a guest may not exit for a
  * long time). */
-void vmx_queue_root_nmi(struct vcpu *v)
+static void queue_nmi(struct vcpu *v, uint32_t *queue)
 {
-    __atomic_fetch_add(&v->vmx.root_nmis, 1u, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(queue, 1u, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&entry_committed[v->id % MAX_CPUS], __ATOMIC_SEQ_CST))
         request_nmi_window();
+}
+
+void vmx_queue_root_nmi(struct vcpu *v)
+{
+    queue_nmi(v, &v->vmx.root_nmis);
+}
+
+void vmx_queue_vcpu_nmi(struct vcpu *v)
+{
+    queue_nmi(v, &v->vmx.vcpu_nmis);
 }
 
 void vmx_nmi_entry_commit(struct vcpu *v)
 {
     __atomic_store_n(&entry_committed[v->id % MAX_CPUS], 1u, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&v->vmx.root_nmis, __ATOMIC_SEQ_CST))
+    if (__atomic_load_n(&v->vmx.root_nmis, __ATOMIC_SEQ_CST) ||
+        __atomic_load_n(&v->vmx.vcpu_nmis, __ATOMIC_SEQ_CST))
         request_nmi_window();
 }
 
@@ -154,9 +165,15 @@ static void inject_nmi(struct vcpu *v)
     v->vmx.guest_in_nmi = true;
 }
 
-/* Guest NMIs the root NMI handler queued become pending. */
+/* Guest NMIs the root NMI handler queued become pending: v's own virtual
+ * PMU's are v's, the machine's are domain 0's. */
 static void take_root_nmis(struct vcpu *v)
 {
+    uint32_t own = __atomic_exchange_n(&v->vmx.vcpu_nmis, 0u, __ATOMIC_SEQ_CST);
+    if (own) {
+        v->vmx.pending_nmis += own;
+        swevent_add(&v->pmu.sw, SWEVENT_NMIS_REFLECTED, own);
+    }
     uint32_t from_root = __atomic_exchange_n(&v->vmx.root_nmis, 0u, __ATOMIC_SEQ_CST);
     if (from_root && v->domain->id) {
         vmx_sched_give_nmis(v, from_root);

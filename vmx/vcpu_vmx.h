@@ -56,6 +56,7 @@ struct vcpu_vmx {
     uint32_t pending_nmis;      /* NMIs to reflect into the guest */
     uint32_t root_nmis;         /* guest NMIs taken in root mode (NMI handler
                                  * adds, the entry path exchanges to 0) */
+    uint32_t vcpu_nmis;         /* NMIs of its own virtual PMU, queued alike */
     bool guest_in_nmi;          /* we injected an NMI the guest has not IRETed */
     uint64_t cr0_shadow;        /* the guest's view of CR0 / CR4 */
     uint64_t cr4_shadow;

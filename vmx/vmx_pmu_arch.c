@@ -211,6 +211,11 @@ void pmu_arch_queue_guest_nmi(struct vcpu *v)
     vmx_queue_root_nmi(v);
 }
 
+void pmu_arch_queue_vcpu_nmi(struct vcpu *v)
+{
+    vmx_queue_vcpu_nmi(v);
+}
+
 void pmu_arch_lvtpc_claim(struct vcpu *v, uint32_t value)
 {
     apic_guard_lvtpc_claim(v, value);

@@ -177,6 +177,13 @@ void pmu_arch_queue_guest_nmi(struct vcpu *v)
     fake.guest_nmis_queued++;
 }
 
+void pmu_arch_queue_vcpu_nmi(struct vcpu *v)
+{
+    (void)v;
+    fake.guest_nmis_queued++;
+    fake.vcpu_nmis_queued++;
+}
+
 void pmu_arch_lvtpc_claim(struct vcpu *v, uint32_t value)
 {
     (void)v;

@@ -50,7 +50,8 @@ struct fake_arch {
     /* NMIs and LVTPC */
     unsigned int nmis_sent;
     uint32_t last_nmi_dest;
-    unsigned int guest_nmis_queued;
+    unsigned int guest_nmis_queued;     /* every NMI for the guest */
+    unsigned int vcpu_nmis_queued;      /* of them, the VCPU's own virtual PMU's */
     bool lvtpc_claimed;
     uint32_t guest_lvtpc;               /* the guest's view of LVTPC */
     /* the guest's virtual PMU */

@@ -385,6 +385,7 @@ TEST(a_raise_rides_on_a_kick_in_flight)
     CHECK_EQ(logged_samples(s), 1);
     CHECK(!pmu_nmi_root(&(struct trap_frame){ .rip = 1 }) || fake.guest_nmis_queued == 1);
     CHECK_EQ(fake.guest_nmis_queued, 1);    /* the next NMI is the guest's */
+    CHECK_EQ(fake.vcpu_nmis_queued, 0);     /* the machine's: domain 0's, not the VCPU's own */
     CHECK_EQ(pmu_pmi_stats(0)->merged, 1);
     CHECK_EQ(pmu_pmi_stats(0)->sent, pmu_pmi_stats(0)->received);
     end_run();
@@ -1043,6 +1044,7 @@ TEST(pv_overflow_interrupt_at_the_exact_point)
     pmu_emulated_instruction(v);                    /* an emulated one reaches it */
     CHECK_EQ(pv->read(pv->ctx, 0), 1400);
     CHECK_EQ(fake.guest_nmis_queued, 2);
+    CHECK_EQ(fake.vcpu_nmis_queued, 2);             /* the VCPU's own, in any domain */
 }
 
 /* ---- Interval multiplexing (pmu/pmu_mux.c) ------------------------------- */

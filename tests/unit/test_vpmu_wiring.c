@@ -212,6 +212,7 @@ TEST(every_pmi_is_logged_with_its_delivery)
     arm(v, 1000);
     runs(v, 1000);                              /* overflow: an NMI, LVTPC masked */
     CHECK_EQ(fake.guest_nmis_queued, 1);
+    CHECK_EQ(fake.vcpu_nmis_queued, 1);         /* the VCPU's own, in any domain */
     CHECK_EQ(fake.guest_lvtpc, LVT_NMI | LVT_MASK);
     arm(v, 1000);
     runs(v, 1000);                              /* the handler did not unmask: lost */
