@@ -15,11 +15,13 @@
  *
  * Cost: this loop runs once per frame on the NMI path, so the table's
  * fields and the reader's window are copied into locals once (kept in
- * registers: nothing takes their address), the lookup is an index read
- * and a scan of the few rules in one 64-byte block, the rules nearly
- * every frame uses are told apart by one byte (the row's shape) and
- * followed inline, and stack words come from the window without a call;
- * every other rule goes through general_step. */
+ * registers: nothing takes their address); the lookup is one read of the
+ * index slot of the address's 64-byte block (a scan of the block's few
+ * rules only where rules start inside it); the rules nearly every frame
+ * uses are told apart by one byte (the row's shape) and followed inline;
+ * stack words come from the window without a call; the text range check
+ * of a return address also finds the offset of its call's byte. Every
+ * other rule goes through general_step. */
 #include "vmm/guest_orc.h"
 
 #define ORC_INLINE static inline __attribute__((always_inline))
@@ -35,42 +37,31 @@
 #define IRET_BYTES      (4 * 8) /* ip to sp */
 #define CS_RPL_MASK     3u           /* CS bits 1:0: the privilege level left */
 
-/* The table as the walk reads it, in locals. */
-struct orc_view {
-    uint64_t text_start, text_size;
-    const uint32_t *ip, *block;
-    const struct guest_orc_row *rows;
-};
-
-ORC_INLINE struct orc_view view_of(const struct guest_orc *t)
+/* The rule for text offset off (below the text's size) through slot, the
+ * index slot of its block: the slot's copy, or for a block where rules
+ * start the last row at or before off (rows[-1], an end-of-stack rule,
+ * for none). The scan needs no bound: the first rule of the next block
+ * (or the sentinel after the last rule) lies above off. The table's
+ * arrays are read from t only on that path (the walk keeps fewer
+ * registers). */
+ORC_INLINE const struct guest_orc_row *rule_at(const struct guest_orc *t,
+                                               const union guest_orc_slot *slot, uint64_t off)
 {
-    return (struct orc_view){ .text_start = t->text_start,
-                              .text_size = t->text_end - t->text_start,
-                              .ip = t->ip, .block = t->block, .rows = t->rows };
-}
-
-/* How many rows start at or before text offset off (0: none, or off
- * outside the text); the row covering off is the last of them, rows[n - 1]
- * (rows[-1], an end-of-stack rule, for 0). The block index gives the rows
- * at or before the block's start; the rules starting inside the block
- * (one or two in a Linux kernel, never more than the block's 64 bytes)
- * are scanned. The scan needs no bound: the first rule of the next block
- * (or the sentinel after the last rule) lies above off. */
-ORC_INLINE uint32_t rows_upto(const struct orc_view *t, uint64_t off)
-{
-    if (off >= t->text_size)
-        return 0;
-    uint32_t n = t->block[off >> GUEST_ORC_BLOCK_SHIFT];
-    while (t->ip[n] <= (uint32_t)off)
+    if (__builtin_expect(slot->split.shape != GUEST_ORC_SHAPE_SPLIT, 1))
+        return &slot->row;
+    const uint32_t *ip_of = t->ip;
+    uint32_t n = slot->split.first;
+    while (ip_of[n] <= (uint32_t)off)
         n++;
-    return n;
+    return &t->rows[(int64_t)n - 1];
 }
 
 const struct guest_orc_row *guest_orc_find(const struct guest_orc *t, uint64_t ip)
 {
-    struct orc_view v = view_of(t);
-    uint32_t n = rows_upto(&v, ip - v.text_start);  /* wraps far above for ip below the text */
-    return n ? &v.rows[n - 1] : NULL;
+    uint64_t off = ip - t->text_start;      /* wraps far above for ip below the text */
+    if (off >= t->text_end - t->text_start || (uint32_t)off < t->ip[0])
+        return NULL;
+    return rule_at(t, &t->slot[off >> GUEST_ORC_BLOCK_SHIFT], off);
 }
 
 static inline uint64_t plus(uint64_t base, int16_t offset)
@@ -169,7 +160,7 @@ static __attribute__((noinline)) enum step general_step(const struct guest_orc_r
             return STEP_STOP;
         return user ? STEP_USER : STEP_ENTRY;
     }
-    if (row->sp_reg == GUEST_ORC_REG_SP && cfa <= r->sp)
+    if (cfa <= r->sp)
         return STEP_STOP;                   /* callers' frames are higher: a loop */
     if (!guest_reader_word(rd, cfa - sizeof(uint64_t), &ip) || !caller_bp(row, r, cfa, rd, &bp))
         return STEP_STOP;
@@ -184,114 +175,112 @@ struct general {
 };
 
 /* One frame under the rare rules, by value so the walk's registers stay
- * in registers. */
+ * in registers (no rule reads the frame's own IP). */
 static __attribute__((noinline)) struct general
-general_frame(const struct guest_orc_row *row, uint64_t ip, uint64_t sp, uint64_t bp,
-              struct guest_reader *rd)
+general_frame(const struct guest_orc_row *row, uint64_t sp, uint64_t bp, struct guest_reader *rd)
 {
-    struct general g = { .r = { .ip = ip, .sp = sp, .bp = bp } };
+    struct general g = { .r = { .sp = sp, .bp = bp } };
     g.step = general_step(row, &g.r, rd);
     return g;
 }
 
-/* The loop runs once per frame: the rule's lookup (an index read and a
- * scan of one block's few rules), then by the rule's shape one checked
- * read (the return address, or the pushed RBP with it) from the window,
- * the bounds, and the next lookup's offset. */
+/* The loop runs once per frame: the rule's lookup (one index slot), then
+ * by the rule's shape one or two checked reads (the return address, the
+ * caller's BP) from the window, the CFA check, and the next lookup's
+ * offset with the text check. Only SP, BP, the lookup offset and the
+ * output pointer are carried from frame to frame (the registers are
+ * written back only for a walk that crossed into user mode).
+ *
+ * A return address's rule is its call's: the byte before it (the callee
+ * may be noreturn, so the next instruction belongs to another rule). One
+ * subtraction and one compare against the text from its second byte
+ * (`call_base`, `call_size`) give that offset and check it; a return to
+ * the text's first byte is recorded and ends the walk (no rule before
+ * it). An interrupted context's exact RIP is looked up at its own
+ * offset. */
 unsigned int guest_orc_walk(const struct guest_orc *table, struct guest_unwind_regs *regs,
                             unsigned int max_depth, struct guest_reader *rd, uint64_t *out,
                             bool *to_user)
 {
-    const uint64_t text_start = table->text_start;
-    const uint64_t text_size = table->text_end - text_start;
-    const uint32_t *ip_of = table->ip, *block = table->block;
-    const struct guest_orc_row *rows = table->rows;
-    struct guest_window w = guest_window_of(rd);
-    uint64_t ip = regs->ip, sp = regs->sp, bp = regs->bp;
-    uint64_t lookup = ip - text_start;      /* text offset of the code's rule: exact at first */
-    uint64_t *o = out, *const end = out + max_depth;
+    const uint64_t call_base = table->text_start + 1;
+    const uint64_t call_size = table->text_end - call_base;
+    const union guest_orc_slot *const slot = table->slot;
+    struct guest_window w;
+    uint64_t sp = regs->sp, bp = regs->bp;
+    uint64_t lookup = regs->ip - table->text_start;     /* the code's rule: exact at first */
+    uint64_t *o = out, *end = out + max_depth;
     *to_user = false;
-    if (lookup >= text_size)
-        goto done;                          /* no rule: the end-of-stack rule */
+    if (lookup > call_size || !guest_window_open(rd, &w, sp))
+        return 0;                           /* no rule (the end of the stack), or no stack */
     while (o != end) {
-        uint32_t n = block[lookup >> GUEST_ORC_BLOCK_SHIFT];
-        while (ip_of[n] <= (uint32_t)lookup)
-            n++;                            /* bounded by the next block's first rule */
-        const struct guest_orc_row *row = &rows[(int64_t)n - 1];
-        uint64_t cfa = plus(sp, row->sp_offset);
-        const uint8_t *p;
-        bool exact = false;
+        const struct guest_orc_row *row =
+            rule_at(table, &slot[lookup >> GUEST_ORC_BLOCK_SHIFT], lookup);
+        uint64_t ip, cfa;
         uint8_t shape = row->shape;
-        if (__builtin_expect(shape == GUEST_ORC_SHAPE_SP_BP_KEPT, 1)) {
-            /* the return address just below the CFA; BP untouched */
-            if (cfa <= sp || !(p = guest_window_at(rd, &w, cfa - 8, 8)))
-                break;                      /* a CFA not above SP loops */
-            ip = load64(p);
-        } else if (shape == GUEST_ORC_SHAPE_SP_BP_BELOW) {
-            /* the caller's BP pushed first, just below the return
-             * address: one read for both */
-            if (cfa <= sp || !(p = guest_window_at(rd, &w, cfa - 16, 16)))
+        if (__builtin_expect(shape & GUEST_ORC_SHAPE_CALL, 1)) {
+            /* the return address just below the CFA (a CFA not above
+             * SP would loop), the caller's BP kept or where the rule
+             * says */
+            cfa = plus(shape & GUEST_ORC_SHAPE_CFA_BP ? bp : sp, row->sp_offset);
+            if (cfa <= sp || !guest_window_word(rd, &w, cfa - 8, &ip))
                 break;
-            bp = load64(p);
-            ip = load64(p + 8);
-        } else if (shape == GUEST_ORC_SHAPE_SP_BP_SAVED) {
-            /* the return address just below the CFA, the caller's BP
-             * where the rule says */
-            if (cfa <= sp || !(p = guest_window_at(rd, &w, cfa - 8, 8)))
+            if ((shape & GUEST_ORC_SHAPE_BP_SAVED) &&
+                !guest_window_word(rd, &w, plus(cfa, row->bp_offset), &bp))
                 break;
-            ip = load64(p);
-            if (!(p = guest_window_at(rd, &w, plus(cfa, row->bp_offset), 8)))
-                break;
-            bp = load64(p);
-        } else if (shape == GUEST_ORC_SHAPE_SP_ENTRY) {
-            /* the interrupted context: its IRET frame's ip, cs and sp in
-             * one read, and a full pt_regs' saved BP */
-            bool full = row->type == GUEST_ORC_REGS;
-            if (!(p = guest_window_at(rd, &w, cfa + (full ? PT_REGS_IRET : 0), IRET_BYTES)))
-                break;
-            uint64_t to_ip = load64(p + IRET_IP * 8), cs = load64(p + IRET_CS * 8);
-            uint64_t to_sp = load64(p + IRET_SP * 8);
-            if (full) {
-                if (!(p = guest_window_at(rd, &w, cfa + PT_REGS_BP, 8)))
-                    break;
-                bp = load64(p);
-            }
-            ip = to_ip;
-            cfa = to_sp;
-            if (cs & CS_RPL_MASK) {
-                sp = cfa;
-                *to_user = true;
-                break;
-            }
-            exact = true;
         } else {
-            struct general g = general_frame(row, ip, sp, bp, rd);
-            w = guest_window_of(rd);
-            if (g.step == STEP_STOP)
-                break;
-            ip = g.r.ip;
-            cfa = g.r.sp;
-            bp = g.r.bp;
-            if (g.step == STEP_USER) {
-                sp = cfa;
+            /* an entry frame or a rare rule: the context it leads to is
+             * exact (an interrupted RIP) or a caller's */
+            bool exact, user;
+            if (shape == GUEST_ORC_SHAPE_SP_ENTRY) {
+                /* the interrupted context: its IRET frame's ip, cs and sp
+                 * in one read, and a full pt_regs' saved BP */
+                bool full = row->type == GUEST_ORC_REGS;
+                const uint64_t regs_at = plus(sp, row->sp_offset);
+                const uint8_t *p;
+                if (!(p = guest_window_at(rd, &w, regs_at + (full ? PT_REGS_IRET : 0), IRET_BYTES)))
+                    break;
+                uint64_t cs = load64(p + IRET_CS * 8);
+                ip = load64(p + IRET_IP * 8);
+                cfa = load64(p + IRET_SP * 8);
+                if (full && !guest_window_word(rd, &w, regs_at + PT_REGS_BP, &bp))
+                    break;
+                exact = true;
+                user = (cs & CS_RPL_MASK) != 0;
+            } else {
+                struct general g = general_frame(row, sp, bp, rd);
+                w = guest_window_of(rd);
+                if (g.step == STEP_STOP)
+                    break;
+                ip = g.r.ip;
+                cfa = g.r.sp;
+                bp = g.r.bp;
+                exact = g.step != STEP_CALL;
+                user = g.step == STEP_USER;
+            }
+            if (user) {
+                *regs = (struct guest_unwind_regs){ .ip = ip, .sp = cfa, .bp = bp };
                 *to_user = true;
                 break;
             }
-            exact = g.step == STEP_ENTRY;
+            if (exact) {
+                /* an interrupted kernel context: its exact RIP's rule */
+                sp = cfa;
+                lookup = ip - (call_base - 1);
+                if (lookup > call_size)
+                    break;                  /* outside kernel text: the walk ends */
+                goto record;
+            }
         }
+        /* a caller's return address: the rule of its call's byte */
         sp = cfa;
-        lookup = ip - text_start;
-        if (lookup >= text_size)
-            break;                          /* outside kernel text: the walk ends */
+        lookup = ip - call_base;
+        if (__builtin_expect(lookup >= call_size, 0)) {
+            if (ip != call_base - 1)
+                break;                      /* outside kernel text: the walk ends */
+            end = o + 1;                    /* in text, but no rule before it: the end */
+        }
+record:
         *o++ = ip;
-        /* A return address's call is the byte before (the callee may be
-         * noreturn, so the next instruction belongs to another rule); at
-         * the text's first byte there is no rule before: the end of the
-         * stack. */
-        if (!exact && lookup-- == 0)
-            break;
     }
-done:
-    *regs = (struct guest_unwind_regs){ .ip = ip, .sp = sp, .bp = bp };
     return (unsigned int)(o - out);
 }

@@ -46,24 +46,26 @@ static size_t align8(size_t n)
     return (n + 7) & ~(size_t)7;
 }
 
-/* ip[] with its sentinel, rows[] after their sentinel, block[]. */
+/* ip[] with its sentinel, rows[] after their sentinel, slot[]. */
 size_t guest_orc_bytes(const struct vertigo_kernel_orc *a)
 {
     return align8(((size_t)a->count + 1) * sizeof(uint32_t)) +
            ((size_t)a->count + 1) * sizeof(struct guest_orc_row) +
-           align8(((size_t)blocks_of(a) + 1) * sizeof(uint32_t));
+           (size_t)blocks_of(a) * sizeof(union guest_orc_slot);
 }
 
 static uint8_t shape_of(const struct guest_orc_row *row)
 {
-    if (row->sp_reg != GUEST_ORC_REG_SP || row->type == GUEST_ORC_END)
+    if (row->type == GUEST_ORC_END)
         return GUEST_ORC_SHAPE_GENERAL;
     if (row->type != GUEST_ORC_CALL)
-        return GUEST_ORC_SHAPE_SP_ENTRY;
-    if (row->bp_reg == GUEST_ORC_REG_UNDEFINED)
-        return GUEST_ORC_SHAPE_SP_BP_KEPT;
-    if (row->bp_reg == GUEST_ORC_REG_PREV_SP)
-        return row->bp_offset == -16 ? GUEST_ORC_SHAPE_SP_BP_BELOW : GUEST_ORC_SHAPE_SP_BP_SAVED;
+        return row->sp_reg == GUEST_ORC_REG_SP ? GUEST_ORC_SHAPE_SP_ENTRY : GUEST_ORC_SHAPE_GENERAL;
+    if (row->sp_reg == GUEST_ORC_REG_SP && row->bp_reg == GUEST_ORC_REG_UNDEFINED)
+        return GUEST_ORC_SHAPE_CALL;
+    if (row->sp_reg == GUEST_ORC_REG_SP && row->bp_reg == GUEST_ORC_REG_PREV_SP)
+        return GUEST_ORC_SHAPE_CALL | GUEST_ORC_SHAPE_BP_SAVED;
+    if (row->sp_reg == GUEST_ORC_REG_BP && row->bp_reg == GUEST_ORC_REG_PREV_SP)
+        return GUEST_ORC_SHAPE_CALL | GUEST_ORC_SHAPE_CFA_BP | GUEST_ORC_SHAPE_BP_SAVED;
     return GUEST_ORC_SHAPE_GENERAL;
 }
 
@@ -131,15 +133,23 @@ static int64_t add_batch(struct guest_orc *t, const struct vertigo_kernel_orc *a
     return r;
 }
 
-/* block[b] = the rows at or before the start of block b. */
+/* slot[b]: the rule covering all of block b, or where its scan starts.
+ * With n the rows at or before the block's first byte, rules start inside
+ * the block iff row n (the sentinel past the last) starts before the next
+ * block; else the block's rule is row n - 1 (rows[-1], the end-of-stack
+ * rule, before the first entry). */
 static void index_blocks(struct guest_orc *t)
 {
     uint32_t n = 0;
-    for (uint32_t b = 0; b <= t->blocks; b++) {
+    for (uint32_t b = 0; b < t->blocks; b++) {
         uint64_t start = (uint64_t)b << GUEST_ORC_BLOCK_SHIFT;
         while (n < t->count && t->ip[n] <= start)
             n++;
-        t->block[b] = n;
+        if (n < t->count && t->ip[n] < start + (1u << GUEST_ORC_BLOCK_SHIFT))
+            t->slot[b] = (union guest_orc_slot){ .split = { .first = n,
+                                                            .shape = GUEST_ORC_SHAPE_SPLIT } };
+        else
+            t->slot[b].row = t->rows[(int64_t)n - 1];
     }
 }
 
@@ -153,7 +163,7 @@ int64_t guest_orc_build(struct guest_orc *t, void *mem, const struct vertigo_ker
     t->rows = (struct guest_orc_row *)(p + align8(((size_t)a->count + 1) * sizeof(uint32_t)));
     t->rows[0] = (struct guest_orc_row){ .type = GUEST_ORC_END };
     t->rows++;                              /* rows[-1]: the rule before the first entry */
-    t->block = (uint32_t *)(t->rows + a->count);
+    t->slot = (union guest_orc_slot *)(t->rows + a->count);
     uint64_t last_ip = 0;
     for (uint32_t first = 0; first < a->count; first += BATCH) {
         uint32_t n = a->count - first < BATCH ? a->count - first : BATCH;

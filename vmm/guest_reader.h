@@ -74,10 +74,11 @@ guest_reader_word(struct guest_reader *rd, uint64_t gva, uint64_t *out)
  * registers (the reader itself is in memory, reloaded after every store
  * the compiler cannot see past): a read inside it is a subtraction, a
  * compare and a load; outside, guest_reader_fetch moves the reader's
- * window and the copy follows. */
+ * window and the copy follows. A copy always holds a page (it is opened
+ * on one): the loop tests no pointer. */
 struct guest_window {
     uint64_t base;
-    const uint8_t *host;        /* NULL: no page yet */
+    const uint8_t *host;
 };
 
 static inline struct guest_window guest_window_of(const struct guest_reader *rd)
@@ -85,16 +86,52 @@ static inline struct guest_window guest_window_of(const struct guest_reader *rd)
     return (struct guest_window){ .base = rd->base, .host = rd->host };
 }
 
-/* guest_reader_at through the walk's copy w of rd's window. */
+/* Opens *w on the page holding gva (a walk's first word: the page most of
+ * its reads hit), which becomes rd's window; false if that page is not
+ * readable (the walk has nothing to read). */
+static inline bool guest_window_open(struct guest_reader *rd, struct guest_window *w, uint64_t gva)
+{
+    if (!guest_reader_at(rd, gva & ~(uint64_t)(GUEST_READER_PAGE - 1), 1))
+        return false;
+    *w = guest_window_of(rd);
+    return true;
+}
+
+/* The slow path of guest_window_at: the bytes through rd, and the copy
+ * moved to rd's new window. */
+static inline const uint8_t *guest_window_fetch(struct guest_reader *rd, struct guest_window *w,
+                                                uint64_t gva, size_t len)
+{
+    const uint8_t *p = guest_reader_fetch(rd, gva, len);
+    if (p)
+        *w = guest_window_of(rd);       /* a failed fetch leaves both as they were */
+    return p;
+}
+
+/* The 8-byte word at gva through the walk's open copy w of rd's window
+ * into *v; false if unreadable. Inside the window: a subtraction, a
+ * compare and a load (no pointer to test). */
+static inline __attribute__((always_inline)) bool
+guest_window_word(struct guest_reader *rd, struct guest_window *w, uint64_t gva, uint64_t *v)
+{
+    uint64_t off = gva - w->base;
+    const uint8_t *p;
+    if (__builtin_expect(off <= GUEST_READER_PAGE - sizeof(*v), 1))
+        p = w->host + off;
+    else if (!(p = guest_window_fetch(rd, w, gva, sizeof(*v))))
+        return false;
+    __builtin_memcpy(v, p, sizeof(*v));
+    return true;
+}
+
+/* guest_reader_at through the walk's open copy w of rd's window. */
 static inline __attribute__((always_inline)) const uint8_t *
 guest_window_at(struct guest_reader *rd, struct guest_window *w, uint64_t gva, size_t len)
 {
     uint64_t off = gva - w->base;
-    if (__builtin_expect(off <= GUEST_READER_PAGE - len && w->host != NULL, 1))
+    if (__builtin_expect(off <= GUEST_READER_PAGE - len, 1))
         return w->host + off;
-    const uint8_t *p = guest_reader_fetch(rd, gva, len);
-    *w = guest_window_of(rd);
-    return p;
+    return guest_window_fetch(rd, w, gva, len);
 }
 
 #endif

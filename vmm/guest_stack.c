@@ -29,10 +29,10 @@ unsigned int guest_stack_walk(uint64_t rbp, bool kernel, unsigned int max_depth,
                               struct guest_reader *rd, uint64_t *out)
 {
     const uint64_t top = kernel ? UINT64_MAX >> CANONICAL_SHIFT : 0;
-    struct guest_window w = guest_window_of(rd);
+    struct guest_window w;
     uint64_t *o = out, *const end = out + max_depth;
     uint64_t fp = rbp;
-    if (!fp || (fp & (FRAME_ALIGN - 1)) || !in_half(fp, top))
+    if (!fp || (fp & (FRAME_ALIGN - 1)) || !in_half(fp, top) || !guest_window_open(rd, &w, fp))
         return 0;
     while (o != end) {
         const uint8_t *frame = guest_window_at(rd, &w, fp, 2 * sizeof(uint64_t));

@@ -241,6 +241,13 @@ TEST(bp_saved_anywhere_feeds_a_cfa_from_bp)
     CHECK_EQ(out[1], F_END + 0x10);
     put64(S0 + 0x8, x + 8);                 /* a wrong BP: F_BPF's CFA, return are wrong */
     CHECK(sample(F_SAVED + 0x10, S0, 16, out) < 2 || out[1] != F_END + 0x10);
+    /* a BP that puts the CFA at or below SP (a loop) ends the walk there */
+    put64(S0 + 0x8, S0 + 0x8);              /* CFA = S0 + 0x18, below F_BPF's SP S0 + 0x20 */
+    put64(S0 + 0x10, F_END + 0x10);         /* a return address there, never taken */
+    CHECK_EQ(sample(F_SAVED + 0x10, S0, 16, out), 1);
+    CHECK_EQ(out[0], F_BPF + 0x10);
+    CHECK_EQ(guest_orc_find(ku.orc, F_BPF + 0x10)->shape,
+             GUEST_ORC_SHAPE_CALL | GUEST_ORC_SHAPE_CFA_BP | GUEST_ORC_SHAPE_BP_SAVED);
 }
 
 TEST(the_first_instruction_uses_its_own_rule)
@@ -389,6 +396,28 @@ TEST(nothing_declared_means_no_kernel_stack_and_frame_pointers_when_declared)
     CHECK_EQ(guest_stack_sample(&ku, &start, false, 16, reader(), out), 1);
 }
 
+static bool same_rule(const struct guest_orc_row *a, const struct guest_orc_row *b)
+{
+    return a && b && a->sp_offset == b->sp_offset && a->bp_offset == b->bp_offset &&
+           a->sp_reg == b->sp_reg && a->bp_reg == b->bp_reg && a->type == b->type &&
+           a->shape == b->shape;
+}
+
+/* Every address of the text finds, through the index, the rule of the
+ * last entry at or below it (NULL before the first); offsets stepped by
+ * `step`. Returns the first offset that differs, or UINT64_MAX. */
+static uint64_t first_lookup_mismatch(const struct guest_orc *t, uint64_t step)
+{
+    for (uint64_t off = 0; off < t->text_end - t->text_start; off += step) {
+        const struct guest_orc_row *want = NULL, *got = guest_orc_find(t, t->text_start + off);
+        for (uint32_t i = 0; i < t->count && t->ip[i] <= off; i++)
+            want = &t->rows[i];
+        if (want ? !same_rule(got, want) : got != NULL)
+            return off;
+    }
+    return UINT64_MAX;
+}
+
 TEST(lookup_matches_a_linear_search)
 {
     setup();
@@ -399,14 +428,86 @@ TEST(lookup_matches_a_linear_search)
     /* adjacent rows differ after the copy, and every address finds the last entry at or below it */
     for (uint32_t i = 1; i < t->count; i++)
         CHECK(t->ip[i] > t->ip[i - 1]);
-    for (uint64_t off = 0; off < KTEXT_SIZE; off += 7) {
-        const struct guest_orc_row *want = NULL;
-        for (uint32_t i = 0; i < t->count && t->ip[i] <= off; i++)
-            want = &t->rows[i];
-        if (guest_orc_find(t, KTEXT + off) != want)
-            CHECK_EQ(off, UINT64_MAX);      /* names the first offset that differs */
-    }
+    CHECK_EQ(first_lookup_mismatch(t, 1), UINT64_MAX);
     CHECK(guest_orc_find(t, KTEXT + 0xfff) == NULL);   /* before the first entry */
+    CHECK(guest_orc_find(t, KTEXT - 1) == NULL);       /* below the text */
+    CHECK(guest_orc_find(t, KTEXT + KTEXT_SIZE) == NULL);  /* past it */
+    CHECK(guest_orc_find(t, 0) == NULL);
+}
+
+/* The index's slots: a block no rule starts inside holds its rule (a
+ * rule starting at the block's first byte included), a block where one
+ * starts (at its last byte too) is split; entries at the text's first and
+ * last bytes; every address finds what a linear search finds. */
+TEST(the_index_holds_whole_blocks_and_splits_the_others)
+{
+    sim_reset();
+    unwind_reset();
+    entry_at(KTEXT, 8, R_SP, 0, R_UNDEF, V1_CALL);                  /* the text's first byte */
+    entry_at(KTEXT + 0x40, 0x10, R_SP, 0, R_UNDEF, V1_CALL);        /* a block's first byte */
+    entry_at(KTEXT + 0xbf, 0x18, R_SP, -16, R_PREV_SP, V1_CALL);    /* a block's last byte */
+    entry_at(KTEXT + 0x100, 0x20, R_SP, 0, R_UNDEF, V1_CALL);
+    for (unsigned int i = 1; i < 40; i++)                           /* 40 rules in one block */
+        entry_at(KTEXT + 0x100 + i, (int16_t)(0x20 + 8 * (i & 1)), R_SP, 0, R_UNDEF, V1_CALL);
+    entry_at(KTEXT + KTEXT_SIZE - 1, 0x30, R_BP, -16, R_PREV_SP, V1_CALL);  /* the last byte */
+    struct vertigo_kernel_orc a = declaration();
+    if (!CHECK_EQ(declare(&a), 0))
+        return;
+    const struct guest_orc *t = ku.orc;
+    CHECK_EQ(t->blocks, KTEXT_SIZE >> GUEST_ORC_BLOCK_SHIFT);
+    CHECK_EQ(t->slot[0].row.shape, GUEST_ORC_SHAPE_CALL);          /* one rule, at its start */
+    CHECK_EQ(t->slot[0].row.sp_offset, 8);
+    CHECK_EQ(t->slot[1].row.sp_offset, 0x10);
+    CHECK_EQ(t->slot[2].split.shape, GUEST_ORC_SHAPE_SPLIT);        /* a rule at 0xbf */
+    CHECK_EQ(t->slot[2].split.first, 2);
+    CHECK_EQ(t->slot[3].row.sp_offset, 0x18);
+    CHECK_EQ(t->slot[4].split.shape, GUEST_ORC_SHAPE_SPLIT);
+    CHECK_EQ(t->slot[5].row.sp_offset, 0x28);                       /* the last of the 40 */
+    CHECK_EQ(t->slot[t->blocks - 1].split.shape, GUEST_ORC_SHAPE_SPLIT);
+    CHECK_EQ(t->slot[t->blocks - 2].row.sp_offset, 0x28);
+    CHECK_EQ(first_lookup_mismatch(t, 1), UINT64_MAX);
+    CHECK_EQ(guest_orc_find(t, KTEXT + 0xbe)->sp_offset, 0x10);
+    CHECK_EQ(guest_orc_find(t, KTEXT + 0xbf)->sp_offset, 0x18);
+    CHECK_EQ(guest_orc_find(t, KTEXT + KTEXT_SIZE - 1)->shape,
+             GUEST_ORC_SHAPE_CALL | GUEST_ORC_SHAPE_CFA_BP | GUEST_ORC_SHAPE_BP_SAVED);
+    CHECK(guest_orc_find(t, KTEXT + KTEXT_SIZE) == NULL);
+    /* the first entry past the text's start: the blocks before it end the stack */
+    sim_reset();
+    unwind_reset();
+    entry_at(KTEXT + 0x90, 8, R_SP, 0, R_UNDEF, V1_CALL);
+    a = declaration();
+    if (!CHECK_EQ(declare(&a), 0))
+        return;
+    t = ku.orc;
+    CHECK_EQ(t->slot[0].row.type, GUEST_ORC_END);
+    CHECK_EQ(t->slot[2].split.first, 0);
+    CHECK(guest_orc_find(t, KTEXT + 0x8f) == NULL);
+    CHECK_EQ(guest_orc_find(t, KTEXT + 0x90)->sp_offset, 8);
+    CHECK_EQ(first_lookup_mismatch(t, 1), UINT64_MAX);
+    uint64_t out[4];
+    CHECK_EQ(sample(KTEXT + 0x20, S0, 4, out), 0);  /* before the first rule: the end */
+}
+
+/* Random tables (random gaps, rules, duplicates): the index answers as
+ * a linear search everywhere. */
+TEST(the_index_matches_a_linear_search_on_random_tables)
+{
+    uint32_t x = 12345;
+    for (unsigned int round = 0; round < 20; round++) {
+        sim_reset();
+        unwind_reset();
+        uint64_t ip = KTEXT + (round & 3);
+        for (unsigned int i = 0; i < ENTRIES_MAX && ip < KTEXT + KTEXT_SIZE; i++) {
+            x = x * 1103515245u + 12345u;
+            entry_at(ip, (int16_t)(8 * (1 + (x >> 16) % 4)), (x >> 20) & 1 ? R_SP : R_BP,
+                     -16, (x >> 21) & 1 ? R_PREV_SP : R_UNDEF, V1_CALL);
+            ip += (x >> 24) % (round < 10 ? 8 : 200);       /* 0: a duplicate address */
+        }
+        struct vertigo_kernel_orc a = declaration();
+        if (!CHECK_EQ(declare(&a), 0))
+            return;
+        CHECK_EQ(first_lookup_mismatch(ku.orc, 1), UINT64_MAX);
+    }
 }
 
 TEST(duplicates_are_merged_and_the_last_of_equal_addresses_wins)
