@@ -38,6 +38,10 @@ void guest_tlb_fill(struct guest_tlb *tlb, const struct guest_tlb_key *key,
     for (; w > 0; w--)
         set[w] = set[w - 1];
     set[0] = (struct guest_tlb_entry){ .key = *key, .trace = *trace, .host = host };
+    for (unsigned int i = trace->count; i < GUEST_TLB_LEVELS; i++) {
+        set[0].trace.entry[i] = trace->entry[0];    /* padding: re-read, always equal */
+        set[0].trace.value[i] = trace->value[0];
+    }
 }
 
 void guest_tlb_flush(struct guest_tlb *tlb)

@@ -103,20 +103,24 @@ static inline void guest_tlb_trace_add(struct guest_tlb_trace *t, const uint64_t
 
 #define GUEST_TLB_PTE_IGNORED ((1ull << 5) | (1ull << 6))  /* accessed, dirty */
 
-/* True if entry e is for key and still holds (see the staleness rule). */
+/* True if entry e is for key and still holds (see the staleness rule).
+ * Branch-free past the key: every recorded paging-structure entry is
+ * re-read and compared (guest_tlb_fill pads a trace shorter than
+ * GUEST_TLB_LEVELS with copies of its first entry, so the loop has a
+ * fixed count and unrolls). */
 static inline bool guest_tlb_holds(const struct guest_tlb_entry *e,
                                    const struct guest_tlb_key *key)
 {
-    if (!e->host || e->key.page != key->page || e->key.cr3 != key->cr3 ||
-        e->key.ept != key->ept || e->key.ept_generation != key->ept_generation ||
-        e->key.la57 != key->la57 || e->key.user != key->user)
+    if (!e->host || ((e->key.page ^ key->page) | (e->key.cr3 ^ key->cr3) |
+                     (e->key.ept_generation ^ key->ept_generation)) ||
+        e->key.ept != key->ept || e->key.la57 != key->la57 || e->key.user != key->user)
         return false;
-    for (unsigned int i = 0, n = e->trace.count; i < n; i++) {
-        uint64_t now = __atomic_load_n(e->trace.entry[i], __ATOMIC_RELAXED);
-        if ((now ^ e->trace.value[i]) & ~GUEST_TLB_PTE_IGNORED)
-            return false;
-    }
-    return true;
+    uint64_t changed = 0;
+    _Static_assert(GUEST_TLB_LEVELS == 5, "the unroll count below");
+#pragma GCC unroll 5
+    for (unsigned int i = 0; i < GUEST_TLB_LEVELS; i++)
+        changed |= __atomic_load_n(e->trace.entry[i], __ATOMIC_RELAXED) ^ e->trace.value[i];
+    return !(changed & ~GUEST_TLB_PTE_IGNORED);
 }
 
 /* Vertigo's address of the page of key, if an entry for it still holds
