@@ -488,6 +488,44 @@ TEST(the_index_holds_whole_blocks_and_splits_the_others)
     CHECK_EQ(sample(KTEXT + 0x20, S0, 4, out), 0);  /* before the first rule: the end */
 }
 
+/* A corrupt table (rules with registers and types no kernel emits,
+ * offsets at their extremes) in direct and split slots: the index still
+ * answers as a linear search, the walk ends at each such rule with no
+ * frame and reads at most the window's first page. */
+TEST(corrupt_rules_in_the_index_end_the_walk)
+{
+    sim_reset();
+    unwind_reset();
+    entry_at(KTEXT, 8, 15, 0, R_UNDEF, V1_CALL);                    /* no such SP register */
+    entry_at(KTEXT + 0x40, INT16_MIN, R_SP, 0, R_UNDEF, V1_CALL);   /* CFA far below SP */
+    entry_at(KTEXT + 0x41, 8, R_SP, 0, 15, V1_CALL);                /* no such BP register */
+    entry_at(KTEXT + 0x80, INT16_MAX, R_BP, INT16_MIN, R_PREV_SP, V1_CALL);
+    entry_at(KTEXT + 0xc0, 0, R_UNDEF, 0, R_UNDEF, V1_REGS);        /* an entry frame without a CFA */
+    entry_at(KTEXT + 0x100, -8, R_SP, 0, R_UNDEF, V1_PARTIAL);      /* an IRET frame below SP */
+    struct vertigo_kernel_orc a = declaration();
+    if (!CHECK_EQ(declare(&a), 0))
+        return;
+    CHECK_EQ(first_lookup_mismatch(ku.orc, 1), UINT64_MAX);
+    CHECK_EQ(guest_orc_find(ku.orc, KTEXT)->shape, GUEST_ORC_SHAPE_GENERAL);
+    CHECK_EQ(guest_orc_find(ku.orc, KTEXT + 0x41)->shape, GUEST_ORC_SHAPE_GENERAL);
+    CHECK_EQ(guest_orc_find(ku.orc, KTEXT + 0xc0)->type, GUEST_ORC_END);
+    uint64_t out[16];
+    const uint64_t at[] = { KTEXT + 4, KTEXT + 0x40, KTEXT + 0x41, KTEXT + 0x80, KTEXT + 0xc4,
+                            KTEXT + 0x104 };
+    for (unsigned int i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+        for (uint64_t j = 0; j < 0x100; j += 8)
+            put64(S0 + j, KTEXT + 0x50);    /* every word a return address into text */
+        put64(S0 + 8, KERN_CS);
+        sim.reads = 0;
+        struct guest_unwind_regs start = { .ip = at[i], .sp = S0 + 0x20, .bp = S0 };
+        unsigned int n = guest_stack_sample(&ku, &start, true, 16, reader(), out);
+        CHECK(n <= 16);
+        CHECK(sim.reads <= 2 * 16);
+        if (i < 3)
+            CHECK_EQ(n, 0);                 /* the rule itself ends the walk */
+    }
+}
+
 /* Random tables (random gaps, rules, duplicates): the index answers as
  * a linear search everywhere. */
 TEST(the_index_matches_a_linear_search_on_random_tables)
