@@ -78,7 +78,7 @@ $(GUEST_DIR)/bin/vertigo-agent: $(GUEST_AGENT_SRCS) guestlib/kernel_build_id.h \
 # mkguest installs linux-headers-<release> (apt-get) when it is missing.
 $(GUEST_KMOD): $(wildcard guestlib/kmod/*.c guestlib/kmod/*.h) guestlib/kmod/Kbuild \
                guestlib/vertigo_vmcall.h guestlib/vertigo_thread_ctr.h include/vertigo/hypercall.h \
-               $(GUEST_KERNEL) host-tools/mkguest
+               include/vertigo/thread_page.h $(GUEST_KERNEL) host-tools/mkguest
 	$(Q)./host-tools/mkguest kmod $(GUEST_DIR) guestlib/kmod
 
 # The profiled workload keeps its frame pointers, leaf functions included

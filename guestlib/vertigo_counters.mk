@@ -27,7 +27,7 @@ CTR_LIB_SRCS := guestlib/vertigo_counters.c pmu/pmu_events.c pmu/swevents.c vmm/
 CTR_LIB_OBJS := $(patsubst %.c,$(GUEST_DIR)/lib/counters/%.o,$(CTR_LIB_SRCS))
 CTR_LIB_HDRS := guestlib/vertigo_counters.h guestlib/vertigo_thread_ctr.h \
                 guestlib/kmod/vertigo_ioctl.h guestlib/vertigo_vmcall.h \
-                include/vertigo/hypercall.h pmu/pmu_events.h
+                include/vertigo/hypercall.h include/vertigo/thread_page.h pmu/pmu_events.h
 
 $(GUEST_DIR)/lib/counters/%.o: %.c $(CTR_LIB_HDRS)
 	@mkdir -p $(dir $@)
@@ -61,10 +61,12 @@ CTR_STAMP := $(CTR_SDK)/.installed
 CTR_PKG   := PKG_CONFIG_PATH=$(CTR_SDK)/lib/pkgconfig pkg-config
 
 $(CTR_STAMP): $(CTR_LIB) $(CTR_SO) guestlib/vertigo_counters.h include/vertigo/hypercall.h \
+              include/vertigo/thread_page.h \
               guestlib/vertigo_counters.pc.in
 	$(Q)rm -rf $(CTR_SDK) && mkdir -p $(CTR_SDK)/include/vertigo $(CTR_SDK)/lib/pkgconfig
 	$(Q)install -m 644 guestlib/vertigo_counters.h $(CTR_SDK)/include/
-	$(Q)install -m 644 include/vertigo/hypercall.h $(CTR_SDK)/include/vertigo/
+	$(Q)install -m 644 include/vertigo/hypercall.h include/vertigo/thread_page.h \
+	    $(CTR_SDK)/include/vertigo/
 	$(Q)install -m 644 $(CTR_LIB) $(CTR_SDK)/lib/
 	$(Q)install -m 755 $(CTR_SO) $(CTR_SDK)/lib/
 	$(Q)ln -sf $(CTR_SONAME).0 $(CTR_SDK)/lib/$(CTR_SONAME)
@@ -83,4 +85,4 @@ $(GUEST_DIR)/bin/pv_cost: tests/guest/pv_cost.c $(CTR_STAMP) guestlib/vertigo_th
 GUEST_PROG_BINS += $(GUEST_DIR)/bin/pv_threads $(GUEST_DIR)/bin/pv_cost \
                    $(CTR_SDK)/lib/$(CTR_SONAME)
 $(GUEST_INITRD): $(GUEST_DIR)/bin/pv_threads $(GUEST_DIR)/bin/pv_cost $(CTR_STAMP)
-HEADERS_HOST += guestlib/vertigo_counters.h
+HEADERS_HOST += guestlib/vertigo_counters.h include/vertigo/thread_page.h

@@ -1,7 +1,7 @@
 /* Per-thread paravirtual counters: the state the guest kernel module keeps
- * per thread and the read-only page it maps into the thread, shared by the
- * module (the writer, guestlib/kmod/vertigo_threads.c) and the counter
- * library (the reader, guestlib/vertigo_counters.c). Header-only and
+ * per thread and how it writes the read-only page it maps into the thread,
+ * shared by the module (the writer, guestlib/kmod/vertigo_threads.c) and
+ * the counter library (guestlib/vertigo_counters.c). Header-only and
  * portable, so the host unit tests run it against a simulated VCPU.
  *
  * Vertigo counts per VCPU (include/vertigo/hypercall.h, HC_PV_*); the
@@ -10,26 +10,13 @@
  * starts the incoming one's, start = vcpu. A thread's count now is
  * sum + (vcpu now - start) while it runs, and sum otherwise.
  *
- * The page of counter i follows Linux's perf_event_mmap_page layout and
- * rules (lock is a sequence count bumped before and after every update,
- * offset, pmc_width, time_enabled, time_running), so a perf self-monitoring
- * reader finds the fields where it looks and works unchanged: while the
- * thread runs, index is 1 + the RDPMC index of the VCPU's paravirtual
- * counter i (VERTIGO_PV_RDPMC + i, which Vertigo serves with one exit;
- * the module sets CR4.PCE for the thread) and capabilities has
- * cap_user_rdpmc, so value = offset + RDPMC(index - 1); else index is 0
- * and value = offset. Vertigo's own reader adds, in perf's reserved area,
- * pv_index: while the thread runs, i + 1 for "add the VCPU's count of
- * paravirtual counter i", else 0:
- *   value = offset + (pv_index ? vcpu count of counter pv_index - 1 : 0)
- * retried while lock was odd or changed. A thread switch (migration to
- * another VCPU included) bumps lock, so a read that straddles one is
- * retried. The VCPU's count comes without an exit where Vertigo's page of
- * that VCPU allows (the module maps every VCPU's page read-only after the
- * thread's, at page offset VERTIGO_THREAD_VCPU_PGOFF, vcpu_pages of them;
- * vcpu_page is the user address of the running thread's one, and the
- * page's counters[i].user_how says how user mode reads it), else from
- * VERTIGO_HC_PV_READ (one exit, any CPL). */
+ * The module maps the thread one read-only page per counter, the
+ * per-thread counter page of include/vertigo/thread_page.h (perf's
+ * mmap-page layout and protocol; the user-mode read is there too): it
+ * writes it here, from the set, at every switch of the thread. The
+ * VCPU's count comes without an exit where Vertigo's page of that VCPU
+ * allows (vertigo_pv_count_now), else from VERTIGO_HC_PV_READ (one exit,
+ * any CPL). */
 #ifndef GUESTLIB_VERTIGO_THREAD_CTR_H
 #define GUESTLIB_VERTIGO_THREAD_CTR_H
 
@@ -42,57 +29,7 @@
 #endif
 
 #include "vertigo/hypercall.h"
-
-#define VERTIGO_THREAD_MAGIC    0x72685456u     /* "VThr" */
-/* perf_event_mmap_page's capability bits while the thread runs:
- * cap_bit0_is_deprecated (bit 1, as Linux sets it), cap_user_rdpmc (bit
- * 2) and cap_user_time (bit 3: time_offset, time_mult 1, time_shift 0
- * turn the TSC now into the ticks since the thread's switch-in). */
-#define VERTIGO_THREAD_CAP_USER_TIME (1ull << 3)
-#define VERTIGO_THREAD_CAPS     ((1ull << 1) | (1ull << 2) | VERTIGO_THREAD_CAP_USER_TIME)
-#define VERTIGO_THREAD_PAGE     4096u           /* one page per counter */
-/* mmap page offset of the VCPUs' counter pages (struct vertigo_pv_page,
- * one per CPU number, read-only): after the largest set's thread pages. */
-#define VERTIGO_THREAD_VCPU_PGOFF VERTIGO_PV_COUNTERS_MAX
-
-/* perf_event_mmap_page's first fields, at perf's offsets (the library
- * checks them against <linux/perf_event.h>), then Vertigo's words in
- * perf's reserved area. */
-struct vertigo_thread_page {
-    uint32_t version;           /* 0 */
-    uint32_t compat_version;    /* 0 */
-    uint32_t lock;              /* sequence count: odd while the module writes */
-    uint32_t index;             /* RDPMC ECX + 1 while the thread runs
-                                   (VERTIGO_PV_RDPMC + i + 1), else 0 */
-    int64_t offset;             /* sum (stopped) or sum - start (running) */
-    uint64_t time_enabled;      /* TSC ticks the counter was enabled, up to the
-                                   last switch of its thread */
-    uint64_t time_running;      /* TSC ticks it counted: = time_enabled (no
-                                   multiplexing) */
-    uint64_t capabilities;      /* VERTIGO_THREAD_CAPS while the thread runs
-                                   (user RDPMC), else 0; never user time */
-    uint16_t pmc_width;         /* 64 */
-    uint16_t time_shift;
-    uint32_t time_mult;
-    uint64_t time_offset;
-    uint64_t time_zero;
-    uint32_t size;              /* bytes of this structure */
-    uint32_t reserved_1;
-    uint64_t time_cycles;
-    uint64_t time_mask;
-    /* perf's __reserved area starts here (offset 96) */
-    uint32_t magic;             /* VERTIGO_THREAD_MAGIC */
-    uint32_t pv_index;          /* i + 1 while the thread runs, else 0 */
-    uint32_t vcpu;              /* the VCPU it last ran on */
-    uint32_t counter;           /* i: which counter of the set this page is */
-    uint32_t vcpu_pages;        /* VCPU pages at VERTIGO_THREAD_VCPU_PGOFF */
-    uint32_t reserved;
-    uint64_t vcpu_page;         /* while the thread runs: the user address of
-                                   its VCPU's page in the thread's mapping of
-                                   them (VERTIGO_THREAD_VCPU_PGOFF), else 0 */
-};
-
-_Static_assert(sizeof(struct vertigo_thread_page) == 128, "thread page layout");
+#include "vertigo/thread_page.h"
 
 /* A thread's counter set, kept by the module. */
 struct vertigo_thread_set {
@@ -234,6 +171,9 @@ static inline void vertigo_thread_page_write(volatile struct vertigo_thread_page
     p->vcpu_page = s->running && vcpu_pages_uaddr && vcpu < vcpu_pages
                        ? vcpu_pages_uaddr + (uint64_t)vcpu * VERTIGO_PV_PAGE_BYTES
                        : 0;
+    p->vcpu_counter = p->vcpu_page ? p->vcpu_page + offsetof(struct vertigo_pv_page, counters) +
+                                         (uint64_t)i * sizeof(struct vertigo_pv_counter)
+                                   : 0;
     __asm__ volatile("" ::: "memory");
     p->lock++;
 }
@@ -335,58 +275,6 @@ static inline const volatile struct vertigo_pv_page *vertigo_vcpu_page(const vol
 {
     return (const volatile struct vertigo_pv_page *)((const volatile char *)base +
                                                      (size_t)vcpu * VERTIGO_PV_PAGE_BYTES);
-}
-
-/* The a-mode read, one attempt: the thread's count of its counter i
- * (< VERTIGO_PV_COUNTERS_MAX) from its page p and, while it runs, the
- * count of its VCPU as that VCPU's page tells user mode
- * (vertigo_pv_page's counters[i].user_how; vcpu_page points at it in the
- * thread's mapping, 0 when the thread did not map them), or from
- * exit_read(i) (VERTIGO_HC_PV_READ, one exit) where only an exit gives
- * it. Returns 1 and *value; 0 when a thread switch or an exit came in the
- * middle (try again: the next attempt sees the new pages); -1 when the
- * pages are not mapped or exit_read failed (the general way then).
- * Kept short: this is the read a thread makes in its measured code. The
- * thread's own page never shows it an odd lock (the module writes it
- * while the thread is off its VCPU), nor its VCPU's page (Vertigo writes
- * it while the VCPU is out of the guest). */
-static inline int vertigo_thread_try_read(const volatile struct vertigo_thread_page *p, uint32_t i,
-                                          uint64_t (*tsc)(void),
-                                          int64_t (*exit_read)(uint32_t k), uint64_t *value)
-{
-    uint32_t lock = p->lock;
-    __asm__ volatile("" ::: "memory");
-    const volatile struct vertigo_pv_page *vp =
-        (const volatile struct vertigo_pv_page *)(uintptr_t)p->vcpu_page;
-    uint64_t v = (uint64_t)p->offset;
-    if (vp) {
-        uint32_t seq = vp->seq;
-        __asm__ volatile("" ::: "memory");
-        uint32_t how = vp->counters[i].user_how;
-        if (how == VERTIGO_PV_READ_EXIT) {
-            int64_t c = exit_read(i);       /* rewrites the page: no seq check */
-            if (c < 0)
-                return -1;
-            v += (uint64_t)c;
-        } else {
-            v += vp->counters[i].sum;
-            if (how == VERTIGO_PV_READ_TICKS) {
-                v -= vp->entry_tsc;
-                __asm__ volatile("" : "+r"(v));     /* before the TSC: fewer registers live */
-                v += tsc();
-            }
-            __asm__ volatile("" ::: "memory");
-            if (vp->seq != seq)
-                return 0;
-        }
-    } else if (p->pv_index) {
-        return -1;      /* running, but the CPUs' pages are not mapped */
-    }
-    __asm__ volatile("" ::: "memory");
-    if (p->lock != lock)
-        return 0;
-    *value = v;
-    return 1;
 }
 
 /* The thread's TSC ticks while its set was started, from page p: a TSC

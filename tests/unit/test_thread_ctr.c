@@ -143,6 +143,7 @@ TEST(thread_page_reader_passes_errors_and_waits_out_odd_locks)
 static uint64_t fake_tsc_value;
 static unsigned int fake_tsc_reads;
 static struct vertigo_pv_page *rewrite_on_tsc;  /* Vertigo rewrites it at the first read */
+static struct vertigo_thread_page *switch_on_tsc;   /* the module rewrites it then */
 
 static uint64_t fake_tsc(void)
 {
@@ -150,6 +151,10 @@ static uint64_t fake_tsc(void)
         rewrite_on_tsc->seq += 2;                /* an exit and an entry meanwhile */
         rewrite_on_tsc->counters[0].sum += 500;
         rewrite_on_tsc->entry_tsc = fake_tsc_value - 10;
+    }
+    if (fake_tsc_reads == 1 && switch_on_tsc) {
+        switch_on_tsc->lock += 2;                /* switched out and in meanwhile */
+        switch_on_tsc->offset -= 4000;
     }
     return fake_tsc_value;
 }
@@ -289,9 +294,11 @@ TEST(thread_read_user_fast_path)
     CHECK_EQ(page.vcpu_page, 0);
     CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), 1);
     CHECK_EQ(value, 0);
+    CHECK_EQ(page.vcpu_counter, 0);
     vertigo_thread_resume(&a, v.counts, 0);                 /* start = 100, 60 */
     vertigo_thread_page_write(&page, &a, 0, 1, 2, mapped);
     CHECK_EQ(page.vcpu_page, mapped + VERTIGO_PV_PAGE_BYTES);
+    CHECK_EQ(page.vcpu_counter, (uint64_t)(uintptr_t)&v1->counters[0]);
     fake_tsc_value = 1300;
     fake_tsc_reads = 0;
     rewrite_on_tsc = NULL;
@@ -299,6 +306,7 @@ TEST(thread_read_user_fast_path)
     CHECK_EQ(value, 70 + 300 - 100);                        /* VCPU 1's count - start */
     CHECK_EQ(fake_tsc_reads, 1);
     vertigo_thread_page_write(&page, &a, 1, 1, 2, mapped);  /* counter 1 stands still */
+    CHECK_EQ(page.vcpu_counter, (uint64_t)(uintptr_t)&v1->counters[1]);
     CHECK_EQ(vertigo_thread_try_read(&page, 1, fake_tsc, fake_exit_read, &value), 1);
     CHECK_EQ(value, 90 - 60);
     CHECK_EQ(fake_tsc_reads, 1);                            /* no TSC for it */
@@ -314,6 +322,7 @@ TEST(thread_read_user_fast_path)
     v1->counters[0].user_how = VERTIGO_PV_READ_TICKS;
     vertigo_thread_page_write(&page, &a, 0, 1, 2, 0);       /* the CPUs' pages not mapped */
     CHECK_EQ(page.vcpu_page, 0);
+    CHECK_EQ(page.vcpu_counter, 0);
     CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), -1);
     vertigo_thread_page_write(&page, &a, 0, 2, 2, mapped);  /* a CPU past the mapping */
     CHECK_EQ(page.vcpu_page, 0);
@@ -325,6 +334,12 @@ TEST(thread_read_user_fast_path)
     CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), 1);
     CHECK_EQ(value, 570 + 10 - 100);                        /* the new entry's sum + ticks */
     rewrite_on_tsc = NULL;
+    switch_on_tsc = &page;                                  /* a thread switch in the middle */
+    fake_tsc_reads = 0;
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), 0);
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), 1);
+    CHECK_EQ(value, 570 + 10 - 100 - 4000);                 /* the new offset's */
+    switch_on_tsc = NULL;
 }
 
 /* The thread's own TSC: ticks up to its last switch, plus those since its
