@@ -37,13 +37,13 @@ _Static_assert(offsetof(struct vertigo_thread_page, magic) ==
 
 #define SET_MAGIC 0x56435472u       /* "rTCV": a live set */
 
+/* A set: the head the inline read uses (vertigo_counters.h), then the
+ * library's own fields. */
 struct vertigo_counters {
+    struct vertigo_counters_head head;  /* key, count, pages[] */
     uint32_t magic;
     int fd;                         /* -1 once closed */
     pthread_t owner;
-    void *owner_tp;                 /* its thread pointer: the fast check */
-    unsigned int count;
-    const volatile struct vertigo_thread_page *pages[VERTIGO_PV_COUNTERS_MAX];
     void *map;
     const volatile void *vcpus;     /* every CPU's page, by number (vertigo_vcpu_page) */
     uint32_t vcpu_count;                            /* 0: reads take an exit */
@@ -96,7 +96,7 @@ static int check_events(const char *events, struct vertigo_counters *set)
             return VERTIGO_CTR_EUNSUPPORTED;
         memcpy(set->names[i], ev->name, sizeof(set->names[i]));
     }
-    set->count = list.count;
+    set->head.count = list.count;
     return 0;
 }
 
@@ -107,7 +107,7 @@ int vertigo_counters_check(const char *events, unsigned int *count)
         return VERTIGO_CTR_EARG;
     int e = check_events(events, &scratch);
     if (!e && count)
-        *count = scratch.count;
+        *count = scratch.head.count;
     return e;
 }
 
@@ -126,7 +126,7 @@ static int ioctl_error(int err)
  * module that offers none leaves every read to VERTIGO_HC_PV_READ. */
 static void map_vcpu_pages(struct vertigo_counters *set)
 {
-    uint32_t n = set->pages[0]->vcpu_pages;
+    uint32_t n = set->head.pages[0]->vcpu_pages;
     void *map = n ? mmap(NULL, (size_t)n * VERTIGO_PV_PAGE_BYTES, PROT_READ, MAP_SHARED, set->fd,
                          (off_t)VERTIGO_THREAD_VCPU_PGOFF * VERTIGO_THREAD_PAGE)
                   : MAP_FAILED;
@@ -139,7 +139,7 @@ static void map_vcpu_pages(struct vertigo_counters *set)
 static void unmap_pages(struct vertigo_counters *set)
 {
     if (set->map)
-        munmap(set->map, (size_t)set->count * VERTIGO_THREAD_PAGE);
+        munmap(set->map, (size_t)set->head.count * VERTIGO_THREAD_PAGE);
     if (set->vcpus)
         munmap((void *)set->vcpus, (size_t)set->vcpu_count * VERTIGO_PV_PAGE_BYTES);
     set->map = NULL;
@@ -157,16 +157,16 @@ static int open_device(struct vertigo_counters *set, const char *events)
     strncpy(req.events, events, sizeof(req.events) - 1);
     if (ioctl(set->fd, VERTIGO_IOC_CTR_OPEN, &req) < 0)
         return ioctl_error(errno);
-    if (req.count != set->count)
+    if (req.count != set->head.count)
         return VERTIGO_CTR_EBACKEND;
-    set->map = mmap(NULL, (size_t)set->count * VERTIGO_THREAD_PAGE, PROT_READ, MAP_SHARED,
+    set->map = mmap(NULL, (size_t)set->head.count * VERTIGO_THREAD_PAGE, PROT_READ, MAP_SHARED,
                     set->fd, 0);
     if (set->map == MAP_FAILED) {
         set->map = NULL;
         return VERTIGO_CTR_ESYS;
     }
-    for (unsigned int i = 0; i < set->count; i++)
-        set->pages[i] = (const void *)((const char *)set->map + i * VERTIGO_THREAD_PAGE);
+    for (unsigned int i = 0; i < set->head.count; i++)
+        set->head.pages[i] = (const void *)((const char *)set->map + i * VERTIGO_THREAD_PAGE);
     map_vcpu_pages(set);
     return 0;
 }
@@ -196,7 +196,7 @@ int vertigo_counters_open(const char *events, struct vertigo_counters **out)
     }
     set->magic = SET_MAGIC;
     set->owner = pthread_self();
-    set->owner_tp = __builtin_thread_pointer();
+    set->head.key = vertigo_counters_key();     /* the inline read's check */
     *out = set;
     return 0;
 }
@@ -249,7 +249,7 @@ int vertigo_counters_overflow(struct vertigo_counters *set, unsigned int i, uint
     int e = check_set(set);
     if (e)
         return e;
-    if (i >= set->count)
+    if (i >= set->head.count)
         return VERTIGO_CTR_EINDEX;
     e = vertigo_counters_overflow_check(period, signo);
     if (e)
@@ -268,18 +268,16 @@ struct read_ctx {
     uint64_t *vcpu;
 };
 
-/* The TSC after every earlier load (LFENCE: RDTSC waits for them). */
+/* The TSC after every earlier load, and the calling VCPU's count of
+ * paravirtual counter k by one exit: the inline read's own. */
 static uint64_t tsc_now(void)
 {
-    uint32_t lo, hi;
-    __asm__ volatile("lfence\n\trdtsc" : "=a"(lo), "=d"(hi) : : "memory");
-    return ((uint64_t)hi << 32) | lo;
+    return vertigo_counters_rdtsc();
 }
 
-/* The calling VCPU's count of paravirtual counter k: one exit. */
 static int64_t exit_read(uint32_t k)
 {
-    return vertigo_hypercall1(VERTIGO_HC_PV_READ, k);
+    return vertigo_counters_exit_read(k);
 }
 
 /* VCPU vcpu's count of paravirtual counter k, for user mode: from its
@@ -308,39 +306,39 @@ int vertigo_counters_read_pair(const struct vertigo_counters *set, unsigned int 
         return e;
     if (!value)
         return VERTIGO_CTR_EARG;
-    if (i >= set->count)
+    if (i >= set->head.count)
         return VERTIGO_CTR_EINDEX;
     struct read_ctx ctx = { set, vcpu };
     if (vcpu)
         *vcpu = 0;
-    return vertigo_thread_page_read(set->pages[i], read_vcpu, &ctx, value, NULL) < 0
+    return vertigo_thread_page_read(set->head.pages[i], read_vcpu, &ctx, value, NULL) < 0
                ? VERTIGO_CTR_EBACKEND : 0;
 }
 
-/* vertigo_counters_read past its first attempt: attempts that a thread
+/* The read every check made (vertigo_counters_read, inline in the
+ * caller, comes here with anything unusual): attempts that a thread
  * switch or an exit interrupted are made again (the next one sees the new
- * pages); pages the thread did not map, a failed exit and every error go
- * the general way. Apart, so that the first attempt keeps its few registers. */
-__attribute__((noinline)) static int read_again(const struct vertigo_counters *set,
-                                                unsigned int i, uint64_t *value)
+ * pages); pages the thread did not map and a failed exit go the general
+ * way. */
+int vertigo_counters_read_checked(const struct vertigo_counters *set, unsigned int i,
+                                  uint64_t *value)
 {
     int r = 0;
-    if (set && set->magic == SET_MAGIC && set->owner_tp == __builtin_thread_pointer() &&
-        i < set->count && value)
-        while (!(r = vertigo_thread_try_read(set->pages[i], i, tsc_now, exit_read, value)))
+    if (!check_set(set) && i < set->head.count && value)
+        while (!(r = vertigo_thread_try_read(set->head.pages[i], i, tsc_now, exit_read, value)))
             ;
     return r > 0 ? 0 : vertigo_counters_read_pair(set, i, value, NULL);
 }
 
-/* The a-mode read: a good call whose count needs no exit is answered
- * here, in a few dozen instructions. */
-int vertigo_counters_read(const struct vertigo_counters *set, unsigned int i, uint64_t *value)
+/* vertigo_counters_read as library 1.0 exported it, for programs built
+ * with that header (they call it out of line). In C the name is the
+ * header's inline read, so this function takes it in the symbol table
+ * only; nothing in this file calls the inline one. */
+int vertigo_counters_read_v1(const struct vertigo_counters *set, unsigned int i, uint64_t *value)
+    __asm__("vertigo_counters_read");
+int vertigo_counters_read_v1(const struct vertigo_counters *set, unsigned int i, uint64_t *value)
 {
-    if (set && set->magic == SET_MAGIC && set->owner_tp == __builtin_thread_pointer() &&
-        i < set->count && value &&
-        vertigo_thread_try_read(set->pages[i], i, tsc_now, exit_read, value) > 0)
-        return 0;
-    return read_again(set, i, value);
+    return vertigo_counters_read_checked(set, i, value);
 }
 
 int vertigo_counters_tsc(const struct vertigo_counters *set, uint64_t *ticks)
@@ -350,15 +348,15 @@ int vertigo_counters_tsc(const struct vertigo_counters *set, uint64_t *ticks)
         return e;
     if (!ticks)
         return VERTIGO_CTR_EARG;
-    *ticks = vertigo_thread_ticks(set->pages[0], tsc_now);
+    *ticks = vertigo_thread_ticks(set->head.pages[0], tsc_now);
     return 0;
 }
 
 int vertigo_counters_read_all(const struct vertigo_counters *set, uint64_t *values)
 {
     int e = check_set(set);
-    for (unsigned int i = 0; !e && i < set->count; i++)
-        e = vertigo_counters_read(set, i, values ? &values[i] : NULL);
+    for (unsigned int i = 0; !e && i < set->head.count; i++)
+        e = vertigo_counters_read_checked(set, i, values ? &values[i] : NULL);
     return e;
 }
 
@@ -372,13 +370,13 @@ int vertigo_counters_read_syscall(const struct vertigo_counters *set, uint64_t *
         return VERTIGO_CTR_EARG;
     if (ioctl(set->fd, VERTIGO_IOC_CTR_READ, &v) < 0)
         return ioctl_error(errno);
-    memcpy(values, v.values, set->count * sizeof(values[0]));
+    memcpy(values, v.values, set->head.count * sizeof(values[0]));
     return 0;
 }
 
 unsigned int vertigo_counters_count(const struct vertigo_counters *set)
 {
-    return set && set->magic == SET_MAGIC ? set->count : 0;
+    return set && set->magic == SET_MAGIC ? set->head.count : 0;
 }
 
 const char *vertigo_counters_name(const struct vertigo_counters *set, unsigned int i)
@@ -396,7 +394,7 @@ int vertigo_counters_close(struct vertigo_counters *set)
     unmap_pages(set);
     close(set->fd);
     set->fd = -1;
-    set->owner_tp = NULL;           /* reads take the general way: ECLOSED */
+    set->head.key = 0;              /* reads take the checked way: ECLOSED */
     return 0;
 }
 
@@ -409,6 +407,7 @@ void vertigo_counters_free(struct vertigo_counters *set)
     else if (set->fd >= 0)
         close(set->fd);                 /* the module frees it when its thread exits */
     set->magic = 0;
+    set->head.key = 0;
     free(set);
 }
 

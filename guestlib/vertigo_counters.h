@@ -20,16 +20,19 @@
  * owner creates, and forked children, inherit nothing. Up to
  * VERTIGO_PV_COUNTERS_MAX (4) events per set, by perf-style names (as
  * Vertigo's pmu.events=): instructions, cycles, ref-cycles with :u or :k.
- * A read costs one VM exit (VERTIGO_HC_PV_READ), no system call; the
- * kernel-mode fallback is vertigo_counters_read_syscall. Every call
- * checks its arguments and returns 0 or a negative VERTIGO_CTR_E* code.
- * The page protocol under it: guestlib/vertigo_thread_ctr.h. */
+ * A read makes no system call and, where Vertigo's backend allows, no VM
+ * exit: it is inline (below), a few dozen instructions, and falls to the
+ * library's checked read on anything unusual; the kernel-mode fallback is
+ * vertigo_counters_read_syscall. Every call checks its arguments and
+ * returns 0 or a negative VERTIGO_CTR_E* code. The page protocol under
+ * it: vertigo/thread_page.h. */
 #ifndef GUESTLIB_VERTIGO_COUNTERS_H
 #define GUESTLIB_VERTIGO_COUNTERS_H
 
 #include <stdint.h>
 
 #include "vertigo/hypercall.h"
+#include "vertigo/thread_page.h"
 
 enum vertigo_ctr_error {
     VERTIGO_CTR_OK = 0,
@@ -74,8 +77,17 @@ int vertigo_counters_stop(struct vertigo_counters *set);
 int vertigo_counters_reset(struct vertigo_counters *set);
 
 /* The thread's count of counter i so far, from user mode: no system
- * call, one VM exit while the set counts, none while stopped. */
-int vertigo_counters_read(const struct vertigo_counters *set, unsigned int i, uint64_t *value);
+ * call; no VM exit for a counter that counts the other mode than user
+ * mode only, nor, where one TSC tick is one event (Vertigo's software
+ * backend, one VCPU), for one that counts every mode; one VM exit for the
+ * others while the set counts. Inline: vertigo_counters_read_checked with
+ * its common case first (below). */
+static inline int vertigo_counters_read(const struct vertigo_counters *set, unsigned int i,
+                                        uint64_t *value);
+
+/* vertigo_counters_read, every check made apart, out of line. */
+int vertigo_counters_read_checked(const struct vertigo_counters *set, unsigned int i,
+                                  uint64_t *value);
 
 /* vertigo_counters_read, and the calling VCPU's own count of the
  * counter (*vcpu) taken by the same VM exit, 0 while the set is stopped:
@@ -125,5 +137,67 @@ void vertigo_counters_free(struct vertigo_counters *set);
 
 /* Text of a VERTIGO_CTR_E* code ("unknown event name"). */
 const char *vertigo_counters_strerror(int err);
+
+/* ---- The inline read ---------------------------------------------------------
+ * What follows is the library's ABI, not an API: programs call
+ * vertigo_counters_read only. A set starts with this head, which the
+ * library keeps: key is the owner thread's thread pointer (FS base) xor
+ * VERTIGO_CTR_KEY while the set is open, 0 once it is closed or freed, so
+ * one compare finds a set that is a set, open and the caller's; pages[i]
+ * is counter i's thread page (vertigo/thread_page.h). Anything else (a
+ * NULL set or value, another thread's set, a closed one, an index past the
+ * set, a read a switch or an exit interrupted, a running thread without
+ * the CPUs' pages, an exit that failed) goes to
+ * vertigo_counters_read_checked, which tells which. */
+struct vertigo_counters_head {
+    uint64_t key;
+    uint32_t count;
+    uint32_t reserved;
+    const volatile struct vertigo_thread_page *pages[VERTIGO_PV_COUNTERS_MAX];
+};
+
+#define VERTIGO_CTR_KEY 0x56435472u
+
+/* The calling thread's key (its thread pointer, %fs:0 on x86-64 Linux). */
+static inline uint64_t vertigo_counters_key(void)
+{
+    uint64_t tp;
+    __asm__("mov %%fs:0, %0" : "=r"(tp));
+    return tp ^ VERTIGO_CTR_KEY;
+}
+
+/* The TSC after every earlier load (LFENCE: RDTSC waits for them). */
+static inline uint64_t vertigo_counters_rdtsc(void)
+{
+    uint64_t tsc;
+    __asm__ volatile("lfence\n\trdtsc\n\tshl $32, %%rdx\n\tor %%rdx, %%rax"
+                     : "=a"(tsc) : : "rdx", "memory");
+    return tsc;
+}
+
+/* The calling VCPU's count of paravirtual counter k: VERTIGO_HC_PV_READ,
+ * one exit (allowed from user mode). */
+static inline int64_t vertigo_counters_exit_read(uint32_t k)
+{
+    /* RBX carries k, swapped in and out: the caller keeps RBX free, so a
+     * function that reads inline saves no register for the exit it
+     * seldom makes. */
+    int64_t n;
+    uint64_t arg = k;
+    __asm__ volatile("xchg %%rbx, %1\n\tvmcall\n\txchg %%rbx, %1"
+                     : "=a"(n), "+r"(arg) : "a"((uint64_t)VERTIGO_HC_PV_READ) : "memory");
+    return n;
+}
+
+static inline int vertigo_counters_read(const struct vertigo_counters *set, unsigned int i,
+                                        uint64_t *value)
+{
+    const struct vertigo_counters_head *h = (const struct vertigo_counters_head *)set;
+    if (h && h->key == vertigo_counters_key() && i < h->count && value &&
+        vertigo_thread_try_read(h->pages[i], i, vertigo_counters_rdtsc,
+                                vertigo_counters_exit_read, value) > 0)
+        return 0;
+    return vertigo_counters_read_checked(set, i, value);
+}
 
 #endif

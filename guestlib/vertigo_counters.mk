@@ -4,7 +4,7 @@
 #   $(GUEST_DIR)/lib/libvertigo_counters.a   static library: the library and
 #                                            the event-name parser it checks
 #                                            names with (pmu/pmu_events.c)
-#   $(GUEST_DIR)/lib/libvertigo_counters.so.1.0  the same, shared (soname
+#   $(GUEST_DIR)/lib/libvertigo_counters.so.1.1  the same, shared (soname
 #                                            libvertigo_counters.so.1; exports
 #                                            vertigo_counters_* only:
 #                                            guestlib/vertigo_counters.map)
@@ -42,9 +42,9 @@ $(GUEST_DIR)/bin/pv_threads: tests/guest/pv_threads.c $(CTR_LIB) $(GUEST_LIB) $(
 	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) $< $(CTR_LIB) $(GUEST_LIB) -lpthread -o $@
 
 # The shared library: the same sources, position-independent.
-CTR_VERSION  := 1.0
+CTR_VERSION  := 1.1
 CTR_SONAME   := libvertigo_counters.so.1
-CTR_SO       := $(GUEST_DIR)/lib/$(CTR_SONAME).0
+CTR_SO       := $(GUEST_DIR)/lib/libvertigo_counters.so.$(CTR_VERSION)
 CTR_PIC_OBJS := $(patsubst %.c,$(GUEST_DIR)/lib/counters-pic/%.o,$(CTR_LIB_SRCS))
 
 $(GUEST_DIR)/lib/counters-pic/%.o: %.c $(CTR_LIB_HDRS)
@@ -69,7 +69,7 @@ $(CTR_STAMP): $(CTR_LIB) $(CTR_SO) guestlib/vertigo_counters.h include/vertigo/h
 	    $(CTR_SDK)/include/vertigo/
 	$(Q)install -m 644 $(CTR_LIB) $(CTR_SDK)/lib/
 	$(Q)install -m 755 $(CTR_SO) $(CTR_SDK)/lib/
-	$(Q)ln -sf $(CTR_SONAME).0 $(CTR_SDK)/lib/$(CTR_SONAME)
+	$(Q)ln -sf $(notdir $(CTR_SO)) $(CTR_SDK)/lib/$(CTR_SONAME)
 	$(Q)ln -sf $(CTR_SONAME) $(CTR_SDK)/lib/libvertigo_counters.so
 	$(Q)sed 's/@VERSION@/$(CTR_VERSION)/' guestlib/vertigo_counters.pc.in \
 	    >$(CTR_SDK)/lib/pkgconfig/vertigo_counters.pc

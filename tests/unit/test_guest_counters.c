@@ -100,3 +100,42 @@ TEST(counters_overflow_arguments)
     CHECK_EQ((uint64_t)(int64_t)vertigo_counters_overflow(NULL, 0, 100000, SIGUSR1),
              (uint64_t)(int64_t)VERTIGO_CTR_EARG);
 }
+
+/* The header's inline read on a set's head built here (the key of this
+ * thread, a thread page, a VCPU page): a good call is answered inline
+ * from the pages, FIXED as the sum, TICKS as the sum plus the TSC ticks
+ * since the entry; every unusual call (another thread's key, a closed
+ * set's 0, an index past the set, a NULL value) goes to the checked read,
+ * which finds no set behind this head and says so. */
+TEST(counters_inline_read_answers_good_calls_and_passes_on_the_rest)
+{
+    static uint8_t vcpu[VERTIGO_PV_PAGE_BYTES] __attribute__((aligned(4096)));
+    struct vertigo_pv_page *vp = (struct vertigo_pv_page *)vcpu;
+    static struct vertigo_thread_page thread;
+    static union { struct vertigo_counters_head head; uint8_t bytes[512]; } fake;
+    const struct vertigo_counters *set = (const struct vertigo_counters *)&fake;
+    uint64_t v = 0;
+    vp->seq = 8;
+    vp->counters[0] = (struct vertigo_pv_counter){ .sum = 900, .user_how = VERTIGO_PV_READ_FIXED };
+    thread.lock = 6;
+    thread.offset = -300;
+    thread.vcpu_page = (uint64_t)(uintptr_t)vp;
+    thread.vcpu_counter = (uint64_t)(uintptr_t)&vp->counters[0];
+    fake.head = (struct vertigo_counters_head){ .key = vertigo_counters_key(), .count = 1,
+                                                .pages = { &thread } };
+    CHECK_EQ(vertigo_counters_read(set, 0, &v), 0);
+    CHECK_EQ(v, 600);
+    vp->counters[0].user_how = VERTIGO_PV_READ_TICKS;
+    vp->entry_tsc = vertigo_counters_rdtsc();
+    CHECK_EQ(vertigo_counters_read(set, 0, &v), 0);
+    CHECK(v > 600 && v < 600 + 100000000ull);            /* the ticks since entry_tsc */
+    static const char *const unusual[] = { "another thread's key", "a closed set", "index 1",
+                                           "NULL value" };
+    for (unsigned int k = 0; k < 4; k++) {
+        fake.head.key = k == 0 ? vertigo_counters_key() ^ 8 : k == 1 ? 0 : vertigo_counters_key();
+        uint64_t *out = k == 3 ? NULL : &v;
+        if (!CHECK_EQ((uint64_t)(int64_t)vertigo_counters_read(set, k == 2 ? 1 : 0, out),
+                      (uint64_t)(int64_t)VERTIGO_CTR_EARG))
+            printf("    %s\n", unusual[k]);
+    }
+}
