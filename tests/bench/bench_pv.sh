@@ -11,8 +11,8 @@
 # mode); and the TSC ticks and exits of a context switch between two
 # threads on one CPU with no counters, the same events and different
 # events. Target: an a-mode read of at most 40 instructions and no exit
-# where the backend allows (reported, never enforced). A boot that fails or
-# a missing figure fails the benchmark.
+# where the backend allows (pv_cost checks it: a PASS or FAIL line). A
+# boot that fails or a missing figure fails the benchmark.
 #
 # usage: BUILD=build tests/bench/bench_pv.sh
 #   env: BENCH_IPS (Bochs emulated instructions per second, default

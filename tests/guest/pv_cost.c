@@ -23,6 +23,9 @@
  * interrupt may fall into one). Then the checks:
  *   - the every-mode and other-mode reads make no exit, the own-mode one
  *     makes one;
+ *   - the every-mode and other-mode reads take at most READ_TARGET (40)
+ *     guest instructions (the read is inline: read_user's own, less a
+ *     call of read_nothing);
  *   - within one run a TSC-computed count is exact: two windows of known
  *     loops (3 instructions an iteration) read without an exit differ by
  *     exactly their loops' difference;
@@ -70,6 +73,7 @@
 #define LOOP_SHORT  1000u
 #define LOOP_LONG   3000u
 #define SWITCH_ROUNDS 200u
+#define READ_TARGET 40u     /* guest instructions of an exit-free a-mode read */
 
 static int failures;
 
@@ -138,10 +142,12 @@ static void read_nothing(const struct reader *r)
     (void)r;
 }
 
+/* The read, its value used (in a register: a caller's next instruction). */
 static void read_user(const struct reader *r)
 {
     uint64_t v;
     vertigo_counters_read(r->set, r->k, &v);
+    __asm__ volatile("" : : "r"(v));
 }
 
 static void read_module(const struct reader *r)
@@ -477,6 +483,11 @@ static int run(void)
              other.exits, own.exits);
     check(all.exits == 0 && other.exits == 0 && own.exits == 1,
           "reads of every-mode and other-mode counters make no VM exit, own-mode ones one", detail);
+    snprintf(detail, sizeof(detail), "every mode %lu, other mode %lu, own mode %lu + 1 exit; "
+             "target %u", (unsigned long)all.instructions, (unsigned long)other.instructions,
+             (unsigned long)own.instructions, READ_TARGET);
+    check(all.instructions <= READ_TARGET && other.instructions <= READ_TARGET,
+          "exit-free a-mode reads take at most 40 guest instructions", detail);
 
     uint64_t d1 = window(set, &w, LOOP_SHORT), d2 = window(set, &w, LOOP_LONG);
     snprintf(detail, sizeof(detail), "%lu - %lu = %lu, known %u", (unsigned long)d2,
