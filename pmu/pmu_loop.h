@@ -5,8 +5,12 @@
  *   pmu_vcpu_start         once, after the VMCS is built (the first call
  *                          also reads the PMU configuration and starts the
  *                          command line's sampling session)
- *   pmu_before_entry       before every VM entry (after the NMI injection
- *                          is decided, before the timer is loaded)
+ *   pmu_before_entry       before every VM entry, after every event the
+ *                          entry injects is decided (NMIs, interrupts of
+ *                          the mode traps, of the scheduler, of a virtual
+ *                          APIC: an injected event starts the run in the
+ *                          kernel, whatever the guest's CPL), before the
+ *                          timer is loaded
  *   pmu_entering           last, just before the entry's TSC is read
  *   pmu_after_exit         after every VM exit, with the guest ticks the
  *                          shared timer measured

@@ -287,6 +287,15 @@ static void inject_pending(struct vcpu *v, struct vlapic *a)
         set_control(VMCS_PROC_BASED_CONTROLS, PROC_INTR_WINDOW_EXITING, true);
 }
 
+void vmx_vhw_inject(struct vcpu *v)
+{
+    if (!v->domain->vhw)
+        return;
+    struct vlapic *a = lapic_of(v);
+    vlapic_timer_advance(a, rdtsc());
+    inject_pending(v, a);
+}
+
 void vmx_vhw_before_entry(struct vcpu *v)
 {
     if (!v->domain->vhw)
@@ -294,8 +303,6 @@ void vmx_vhw_before_entry(struct vcpu *v)
     struct vlapic *a = lapic_of(v);
     uint64_t now = rdtsc();
     set_control(VMCS_PROC_BASED_CONTROLS, PROC_HLT_EXITING, true);
-    vlapic_timer_advance(a, now);
-    inject_pending(v, a);
     uint64_t due = vlapic_next_deadline(a);
     if (due == VLAPIC_NO_DEADLINE)
         vmx_timer_cancel(v, VMX_TIMER_VLAPIC);

@@ -35,10 +35,16 @@ void vhw_cpuid(struct vcpu *v, uint32_t leaf, uint32_t subleaf);
  * timer's next expiry. */
 void vhw_hlt(struct vcpu *v, const struct vmx_exit *e);
 
-/* Before each entry: the virtual timer catches up with the TSC, the
- * highest pending vector is injected if the guest can take it (else an
- * interrupt-window exit), the preemption timer is armed at the next
- * expiry. Nothing for a VCPU without virtual hardware. */
+/* Before each entry, with the other injections and before the PMU plans
+ * the entry (the run's mode is the injected event's: pmu/pmu_loop.h): the
+ * virtual timer catches up with the TSC, the highest pending vector is
+ * injected if the guest can take it (else an interrupt-window exit).
+ * Nothing for a VCPU without virtual hardware. */
+void vmx_vhw_inject(struct vcpu *v);
+
+/* Before each entry, after the PMU and the mode traps armed it: HLT exits
+ * and the preemption timer is armed at the virtual timer's next expiry.
+ * Nothing for a VCPU without virtual hardware. */
 void vmx_vhw_before_entry(struct vcpu *v);
 
 #endif

@@ -104,8 +104,12 @@ __attribute__((noreturn)) void vmx_vcpu_loop(struct vcpu *v)
     struct vmx_exit e;
 
     for (;;) {
+        /* Every event this entry delivers first: the PMU plans the run
+         * in the mode it starts in, the kernel's for an injected event. */
         vmx_prepare_entry(v);
         vmx_mode_traps_inject(v);
+        vmx_sched_inject(v);
+        vmx_vhw_inject(v);
         pmu_before_entry(v);
         vmx_mode_traps_arm(v);
         vmx_sched_before_entry(v);

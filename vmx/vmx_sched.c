@@ -10,11 +10,9 @@
 #include "vmm/irq_pending.h"
 #include "vmm/log_hv.h"
 #include "vmm/msr.h"
-#include "vmm/panic.h"
 #include "vmm/sched.h"
 #include "vmx/exit.h"
 #include "vmx/mode_trap.h"
-#include "vmx/vcpu_fpu.h"
 #include "vmx/vmx_domain.h"
 #include "vmx/vmx_ops.h"
 #include "vmx/vmx_timer.h"
@@ -156,6 +154,13 @@ static void inject_waiting(struct vcpu *v, struct irq_pending *p)
         set_control(VMCS_PROC_BASED_CONTROLS, PROC_INTR_WINDOW_EXITING, true);
 }
 
+void vmx_sched_inject(struct vcpu *v)
+{
+    unsigned int cpu = v->cpu;
+    if (work[cpu] && v->domain->id == 0 && irq_pending_any(&for_domain0[cpu]))
+        inject_waiting(v, &for_domain0[cpu]);
+}
+
 void vmx_sched_before_entry(struct vcpu *v)
 {
     unsigned int cpu = v->cpu;
@@ -166,11 +171,8 @@ void vmx_sched_before_entry(struct vcpu *v)
          * whatever the mode traps did to these controls. */
         set_control(VMCS_PIN_BASED_CONTROLS, PIN_EXTERNAL_INTR_EXITING, true);
         set_control(VMCS_EXIT_CONTROLS, EXIT_ACK_INTR_ON_EXIT, true);
-    } else {
-        if (irq_pending_any(&for_domain0[cpu]))
-            inject_waiting(v, &for_domain0[cpu]);
-        if (sched_shared(&cpus[cpu]))
-            set_control(VMCS_PROC_BASED_CONTROLS, PROC_HLT_EXITING, true);
+    } else if (sched_shared(&cpus[cpu])) {
+        set_control(VMCS_PROC_BASED_CONTROLS, PROC_HLT_EXITING, true);
     }
     if (sched_shared(&cpus[cpu]) && v->vmx.timer.deadline[VMX_TIMER_SLICE] == VMX_TIMER_NONE)
         vmx_timer_request(v, VMX_TIMER_SLICE, cpus[cpu].slice_ticks);
@@ -200,8 +202,6 @@ static void switch_vcpu(struct sched_cpu *s, struct vcpu *from, struct vcpu *to)
     vmx_timer_cancel(from, VMX_TIMER_SLICE);
     pmu_vcpu_switch_out(from);
     save_syscall_msrs(from);
-    if (!vcpu_fpu_switch(from, to))
-        panic("sched: no heap page for a VCPU's register state");
     if (!to->vmx.vmcs_pa) {
         vmx_vcpu_start(to, to->domain->vmx.boot_state);     /* its first entry */
     } else {

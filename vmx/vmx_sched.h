@@ -34,7 +34,16 @@ bool vmx_sched_add(struct vcpu *v);
 /* The slice, in TSC ticks of guest time. */
 void vmx_sched_set_slice(uint64_t ticks);
 
-/* Before each entry, after the PMU and the mode traps armed it. */
+/* Before each entry, with the other injections and before the PMU plans
+ * the entry: one of domain 0's vectors taken while another domain ran is
+ * injected into domain 0 if it can take it (else an interrupt-window
+ * exit). Every event the entry delivers must be decided before the PMU
+ * plans its run (pmu/pmu_loop.h), whose mode it decides. */
+void vmx_sched_inject(struct vcpu *v);
+
+/* Before each entry, after the PMU and the mode traps armed it: the
+ * controls a shared CPU needs whatever the mode traps chose, the slice and
+ * the wake-up deadlines. */
 void vmx_sched_before_entry(struct vcpu *v);
 
 /* After each handled exit: the VCPU to enter next (v, or another VCPU of
