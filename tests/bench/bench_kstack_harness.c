@@ -4,11 +4,15 @@
  * (vmm/guest_reader.h) over its checked cursor (vmx/guest_mem.c) and
  * translation cache (vmm/guest_tlb.h), and a synthetic kernel: ORC tables in the Linux 6.1
  * layout copied by vmm/guest_orc_table.c, a kernel stack of 12 call
- * frames (half of them saving the caller's RBP) under a system call's
- * pt_regs at the top of the stack, and a user stack of 3 frame-pointer
- * frames, each stack in one page (two page walks per sample): a
- * 16-deep sample (12 kernel return addresses, the user RIP, 3 user ones),
- * as pmu_arch_guest_stack walks it.
+ * frames under a system call's pt_regs at the top of the stack, and a
+ * user stack of 3 frame-pointer frames, each stack in one page (two page
+ * walks per sample): a 16-deep sample (12 kernel return addresses, the
+ * user RIP, 3 user ones), as pmu_arch_guest_stack walks it. The frames'
+ * rules follow the mix of a Debian 6.1 kernel's samples: 7 save the
+ * caller's RBP after another register, 2 keep a frame pointer (CFA from
+ * RBP), 2 leave RBP alone, 1 pushes it first; 5 of the 12 return
+ * addresses lie in a 64-byte block where another rule starts (the
+ * index's scan), 7 in a block of one rule.
  *
  *   bench_kstack_harness N [--no-tlb]
  *       walks the sample N times (checking each result), prints "walks N
@@ -140,7 +144,7 @@ static void put(uint8_t *p, uint64_t v)
 
 #define ORC_IP_VA  0xffffffff82000000ull
 #define ORC_VA     0xffffffff82100000ull
-#define ENTRIES    (2 * KERNEL_FRAMES + 1)
+#define ENTRIES    (4 * KERNEL_FRAMES + 1)
 #define ENTRY_VA   (KTEXT + 0x100000)
 
 static int32_t orc_ip[ENTRIES];
@@ -173,22 +177,45 @@ static void *heap(size_t bytes)
     return malloc(bytes);
 }
 
-/* Function f at KTEXT + f * 0x1000: its first byte (nothing pushed yet)
- * and its body: a FRAME_BYTES frame, odd functions with the caller's RBP
- * pushed first (bp saved at CFA - 16). The system call entry's rule at
- * ENTRY_VA: pt_regs at SP. */
+/* The frames' rules, innermost first: S saves the caller's RBP at CFA -
+ * 24, F keeps a frame pointer (CFA = RBP + 16, the caller's RBP at CFA -
+ * 16), K leaves RBP alone, B pushes it first (CFA - 16). A frame F's RBP
+ * is its CFA - 16: the frame inside it (an S) saved it. */
+static const char KINDS[KERNEL_FRAMES + 1] = "SSFSKSFBSKSS";
+static const bool SPLIT[KERNEL_FRAMES] = { 0, 1, 0, 0, 1, 0, 1, 0, 0, 1, 0, 1 };
+#define CALL_RET   0xa0u        /* each function's call: its return address */
+#define BODY       4u           /* each function's body rule from here */
+
+static uint64_t fn_at(unsigned int f)
+{
+    return KTEXT + f * 0x1000ull;
+}
+
+/* Function f: its first byte (nothing pushed yet), a push, its body's
+ * rule (the frame of KINDS[f]) and, for SPLIT[f], an epilogue's rule
+ * starting in its call's block after the call. The system call entry's
+ * rule at ENTRY_VA: pt_regs at SP. */
 static void build_tables(struct guest_kernel_unwind *ku)
 {
+    unsigned int i = 0;
     for (unsigned int f = 0; f < KERNEL_FRAMES; f++) {
-        uint64_t fn = KTEXT + f * 0x1000ull;
-        orc_entry(2 * f, fn, 8, 5, 0, 0, 0);
-        orc_entry(2 * f + 1, fn + 1, FRAME_BYTES, 5, (f & 1) ? -16 : 0, (f & 1) ? 1 : 0, 0);
+        uint64_t fn = fn_at(f);
+        orc_entry(i++, fn, 8, 5, 0, 0, 0);
+        orc_entry(i++, fn + 1, 16, 5, -16, 1, 0);
+        switch (KINDS[f]) {
+        case 'S': orc_entry(i++, fn + BODY, FRAME_BYTES, 5, -24, 1, 0); break;
+        case 'F': orc_entry(i++, fn + BODY, 16, 4, -16, 1, 0); break;
+        case 'K': orc_entry(i++, fn + BODY, FRAME_BYTES, 5, 0, 0, 0); break;
+        default:  orc_entry(i++, fn + BODY, FRAME_BYTES, 5, -16, 1, 0); break;
+        }
+        if (SPLIT[f])
+            orc_entry(i++, fn + CALL_RET + 8, 8, 5, 0, 0, 0);
     }
-    orc_entry(ENTRIES - 1, ENTRY_VA, 0, 5, 0, 0, 1);
+    orc_entry(i++, ENTRY_VA, 0, 5, 0, 0, 1);
     struct vertigo_kernel_orc a = {
         .abi_version = VERTIGO_KERNEL_ORC_ABI, .format = VERTIGO_ORC_LINUX_V1,
         .text_start = KTEXT, .text_end = KTEXT + 0x200000, .ip_table = ORC_IP_VA,
-        .orc_table = ORC_VA, .count = ENTRIES,
+        .orc_table = ORC_VA, .count = i,
     };
     if (guest_kernel_unwind_declare(ku, &a, table_copy, NULL, heap) != 0) {
         fprintf(stderr, "bench_kstack_harness: the ORC declaration was refused\n");
@@ -196,18 +223,24 @@ static void build_tables(struct guest_kernel_unwind *ku)
     }
 }
 
-/* Function f's frame returns into function f + 1; the last one into the
- * entry code, whose pt_regs sit at the top of the stack. Returns the SP
- * of the innermost frame. */
-static uint64_t build_stacks(void)
+/* Function f's frame returns into function f + 1's call; the last one
+ * into the entry code, whose pt_regs sit at the top of the stack. Returns
+ * the SP of the innermost frame; *bp0, the RBP the sample starts with. */
+static uint64_t build_stacks(uint64_t *bp0)
 {
     uint64_t regs = KSTACK_VA + 4 * PAGE - 168;         /* sizeof(struct pt_regs) */
     uint64_t sp = regs - KERNEL_FRAMES * FRAME_BYTES;
+    *bp0 = 0x5678;
     for (unsigned int f = 0; f < KERNEL_FRAMES; f++) {
         uint64_t cfa = sp + (f + 1) * FRAME_BYTES;
-        uint64_t ret = f + 1 < KERNEL_FRAMES ? KTEXT + (f + 1) * 0x1000ull + 0x40 : ENTRY_VA + 0x10;
+        uint64_t ret = f + 1 < KERNEL_FRAMES ? fn_at(f + 1) + CALL_RET : ENTRY_VA + 0x10;
+        /* the caller's RBP: its frame's CFA - 16 if it keeps a frame pointer */
+        uint64_t caller_bp = KINDS[f + 1] == 'F' ? cfa + FRAME_BYTES - 16 : 0x1234;
         put(kstack(cfa - 8), ret);
-        put(kstack(cfa - 16), 0x1234);                  /* a saved RBP */
+        if (KINDS[f] == 'S')
+            put(kstack(cfa - 24), caller_bp);
+        else if (KINDS[f] != 'K')
+            put(kstack(cfa - 16), caller_bp);
     }
     uint64_t ubp = USTACK_VA + PAGE + 0x100;
     put(kstack(regs + 32), ubp);                        /* bp */
@@ -249,12 +282,14 @@ int main(int argc, char **argv)
     use_tlb = argc <= 2;
     build_guest();
     build_tables(&dom.kernel_unwind);
-    struct guest_unwind_regs start = { .ip = KTEXT + 0x20, .sp = build_stacks(), .bp = 0x5678 };
+    struct guest_unwind_regs start = { .ip = KTEXT + 0x20 };
+    start.sp = build_stacks(&start.bp);
     uint64_t out[DEPTH];
     unsigned long frames = 0;
     for (unsigned long i = 0; i < n; i++) {
         unsigned int d = sample_walk(&start, out);
-        if (d != DEPTH || out[KERNEL_FRAMES] != UTEXT + 0x500 || out[DEPTH - 1] != UTEXT + 0x300) {
+        if (d != DEPTH || out[0] != fn_at(1) + CALL_RET || out[KERNEL_FRAMES - 1] != ENTRY_VA + 0x10 ||
+            out[KERNEL_FRAMES] != UTEXT + 0x500 || out[DEPTH - 1] != UTEXT + 0x300) {
             fprintf(stderr, "bench_kstack_harness: walk %lu gave %u frames\n", i, d);
             return 1;
         }
