@@ -62,6 +62,16 @@ static int hw_wr_elide(struct pmu_hw *hw, uint32_t msr, uint64_t v, uint64_t *sh
     return 0;
 }
 
+int pmu_hw_msr_read(struct pmu_hw *hw, uint32_t msr, uint64_t *v)
+{
+    return hw_rd(hw, msr, v);
+}
+
+int pmu_hw_msr_write_elide(struct pmu_hw *hw, uint32_t msr, uint64_t v, uint64_t *shadow)
+{
+    return hw_wr_elide(hw, msr, v, shadow);
+}
+
 /* ---- counters ---- */
 
 static uint64_t width_mask(unsigned int bits)

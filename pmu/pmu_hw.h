@@ -55,6 +55,13 @@ struct pmu_hw {
     uint64_t msr_faults;        /* accesses that faulted */
 };
 
+/* MSR access for the other users of hw's counters (pmu/pv_hw.c), with
+ * the backend's counting: a read (0 on a fault, which returns -1), and a
+ * write skipped when *shadow says the MSR holds v already (*shadow
+ * becomes v, or unknown, ~0, when the write faults: -1). */
+int pmu_hw_msr_read(struct pmu_hw *hw, uint32_t msr, uint64_t *v);
+int pmu_hw_msr_write_elide(struct pmu_hw *hw, uint32_t msr, uint64_t v, uint64_t *shadow);
+
 /* The backend operations (contracts in pmu/pmu.h). */
 extern const struct pmu_backend_ops pmu_hw_ops;
 

@@ -53,6 +53,8 @@ int64_t pmu_pv_program(struct pmu_pv *pv, const char *events, const struct pmu_e
         pv->modes[i] = i < list.count ? modes_of(&list.events[i]) : 0;
         pv->counts[i] = 0;
         pv->fired[i] = 0;
+        pv->rdpmc_how[i] = 0;
+        pv->rdpmc_start[i] = 0;
     }
     pv->generation++;
     return list.count;
@@ -181,6 +183,8 @@ static void seq_bump(struct pmu_pv *pv)
  * instructions. */
 static uint32_t user_how_of(const struct pmu_pv *pv, unsigned int i)
 {
+    if (pv->rdpmc_how[i])
+        return pv->rdpmc_how[i];
     if (!(pv->modes[i] & PMU_PV_USER))
         return VERTIGO_PV_READ_FIXED;
     if (pv->tsc_counts_events && pv->modes[i] & PMU_PV_KERNEL)
@@ -206,7 +210,7 @@ void pmu_pv_publish(struct pmu_pv *pv, uint64_t entry_tsc, unsigned int cpl)
     for (unsigned int i = 0; i < VERTIGO_PV_COUNTERS_MAX; i++) {
         bool on = i < pv->count;
         page->counters[i] = (struct vertigo_pv_counter){
-            .sum = on ? pv->counts[i] : 0, .flags = on ? flags_of(pv, i) : 0,
+            .sum = on ? pv->counts[i] - pv->rdpmc_start[i] : 0, .flags = on ? flags_of(pv, i) : 0,
             .user_how = on ? user_how_of(pv, i) : VERTIGO_PV_READ_EXIT,
         };
     }

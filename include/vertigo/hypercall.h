@@ -270,7 +270,13 @@ _Static_assert(sizeof(struct vertigo_kernel_orc) == 48, "kernel ORC ABI size");
  *   counters[i].sum + (TSC now - entry_tsc) user_how VERTIGO_PV_READ_TICKS
  * and only HC_PV_READ(i) gives it with user_how VERTIGO_PV_READ_EXIT (a
  * counter of user mode only, whose reads must equal Vertigo's exact count;
- * ticks that are not the counter's events).
+ * ticks that are not the counter's events). On the hardware backend
+ * (ABI 3) a counter on a physical counter whose RDPMC passes through
+ * reads, with no exit,
+ *   counters[i].sum + RDPMC(ECX)            user_how VERTIGO_PV_READ_RDPMC | ECX
+ * (mod 2^64; CR4.PCE set by the guest kernel for user mode). A reader
+ * that knows only ABI 2 takes any other user_how for VERTIGO_PV_READ_EXIT,
+ * which stays right (slower).
  *
  * Overflow interrupts (HC_PV_VECTOR): overflow_at[] is the guest's part
  * of the page, which Vertigo only reads. With a vector registered and
@@ -279,7 +285,8 @@ _Static_assert(sizeof(struct vertigo_kernel_orc) == 48, "kernel ORC ABI size");
  * and raises the interrupt at the next entry, once per value written;
  * `interrupts` counts the ones it raised, so a handler tells them from
  * other NMIs. Rewriting overflow_at[i] arms the counter again. */
-#define VERTIGO_PV_ABI              2u            /* 2: counters[].user_how */
+#define VERTIGO_PV_ABI              3u            /* 2: counters[].user_how,
+                                                     3: VERTIGO_PV_READ_RDPMC */
 #define VERTIGO_PV_MAGIC            0x76506756u   /* "VgPv" */
 #define VERTIGO_PV_COUNTERS_MAX     4u
 #define VERTIGO_PV_EVENTS_MAX       128u
@@ -292,6 +299,8 @@ _Static_assert(sizeof(struct vertigo_kernel_orc) == 48, "kernel ORC ABI size");
 #define VERTIGO_PV_READ_EXIT        0u            /* user_how: only an exit reads it */
 #define VERTIGO_PV_READ_FIXED       1u            /* user_how: the sum is the count */
 #define VERTIGO_PV_READ_TICKS       2u            /* user_how: sum + TSC now - entry_tsc */
+#define VERTIGO_PV_READ_RDPMC       (1u << 31)    /* user_how bit: sum + RDPMC(ECX), ECX
+                                                     the other bits (ABI 3) */
 /* RDPMC with ECX = VERTIGO_PV_RDPMC + i reads paravirtual counter i of
  * the calling VCPU, exactly as VERTIGO_HC_PV_READ(i) (one exit), at CPL 0
  * or with CR4.PCE; an i past the program raises #GP as a bad index does.

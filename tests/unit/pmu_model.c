@@ -154,6 +154,24 @@ static int in_range(uint32_t msr, uint32_t base, unsigned int count)
     return msr >= base && msr < base + count ? (int)(msr - base) : -1;
 }
 
+/* RDPMC (SDM Vol. 2B RDPMC): ECX bit 30 selects the fixed counters, the
+ * low bits the counter; any other index raises #GP. The counters hold
+ * their width's bits only, which is what RDPMC returns. */
+int pmu_model_rdpmc(struct pmu_model *m, uint32_t ecx, uint64_t *value)
+{
+    uint32_t index = ecx & ~(1u << 30);
+    if ((ecx & (1u << 30)) && index < PMU_MODEL_MAX_FIXED && fixed_exists(m, index)) {
+        *value = m->fixed[index];
+        return 0;
+    }
+    if (!(ecx & (1u << 30)) && index < m->config.gp_counters) {
+        *value = m->pmc[index];
+        return 0;
+    }
+    m->faults++;
+    return -1;
+}
+
 int pmu_model_rdmsr(void *self, uint32_t msr, uint64_t *value)
 {
     struct pmu_model *m = self;

@@ -88,6 +88,9 @@ void pmu_model_init(struct pmu_model *m, const struct pmu_model_config *config);
 /* MSR access with the signature of struct pmu_msr_ops (self is the model).
  * Return 0, or -1 for a #GP (then nothing changed). */
 int pmu_model_rdmsr(void *self, uint32_t msr, uint64_t *value);
+/* RDPMC with this ECX: 0 and *value, or -1 (#GP) for an index the PMU
+ * does not have. */
+int pmu_model_rdpmc(struct pmu_model *m, uint32_t ecx, uint64_t *value);
 int pmu_model_wrmsr(void *self, uint32_t msr, uint64_t value);
 
 /* LVTPC access with the signature of struct pmu_lvtpc_ops (self is the
