@@ -129,7 +129,8 @@ void pmu_guest_hw_enter(struct vcpu *v, struct pmu_entry_plan *plan)
     struct vcpu_pmu *p = &v->pmu;
     if (!p->guest_pmu || !p->guest_hw.hw || !vpmu_active(&p->guest))
         return;
-    plan->guest_global_ctrl |= vpmu_hw_load(&p->guest_hw, &p->guest, pmu_hw_owned_mask(&p->ctx));
+    uint64_t busy = pmu_hw_owned_mask(&p->ctx) | p->pv_hw.enable;     /* pv counters first */
+    plan->guest_global_ctrl |= vpmu_hw_load(&p->guest_hw, &p->guest, busy);
 }
 
 void pmu_guest_hw_exit(struct vcpu *v)

@@ -10,6 +10,7 @@
 #include "pmu/pmu_mux_guest.h"
 #include "pmu/pmu_pmi.h"
 #include "pmu/pmu_pv.h"
+#include "pmu/pmu_pv_hw.h"
 #include "pmu/pmu_run.h"
 #include "pmu/sample_session.h"
 #include "vmm/console.h"
@@ -136,21 +137,27 @@ static int64_t hc_pv_page(void *ctx, uint64_t gpa)
     return 0;
 }
 
-/* The counters count the guest's runs the software backend measures,
+/* The counters count the guest's runs the software backend measures, or
+ * sit on hardware counters Vertigo's session leaves free (pmu/pv_hw.h),
  * from the VCPU's first program on if it had no counting session. */
 static int64_t hc_pv_program(void *ctx, const struct vertigo_pv_program *prog)
 {
     struct vcpu *v = ctx;
     struct pmu_event_caps caps;
     const char *why = NULL;
-    if (!pmu_config_soft() || (!v->pmu.counting && pmu_run_start_counting(v) != PMU_OK))
+    bool hw = pmu_config.backend == PMU_SESSION_HW;
+    if ((!pmu_config_soft() && !hw) ||
+        (!v->pmu.counting && pmu_run_start_counting(v) != PMU_OK))
         return -VERTIGO_ENOSYS;
     pmu_config_caps(&caps);
-    int64_t r = pmu_pv_program(&v->pmu.pv, prog->events, &caps, &why);
+    int64_t r = hw ? pmu_pv_hw_program(v, prog->events, &why)
+                   : pmu_pv_program(&v->pmu.pv, prog->events, &caps, &why);
     if (r < 0) {
         printk("pmu: vcpu %u: paravirtual counters refused: %s\n", v->id, why);
         return r;
     }
+    if (hw)
+        return r;
     pmu_run_modes_changed(v);
     if (r > 0)
         pmu_arch_rdpmc_exiting(v, true);    /* RDPMC of VERTIGO_PV_RDPMC + i */

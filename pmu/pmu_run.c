@@ -8,6 +8,7 @@
 #include "pmu/pmu_mux.h"
 #include "pmu/pmu_pmi.h"
 #include "pmu/pmu_pv.h"
+#include "pmu/pmu_pv_hw.h"
 #include "pmu/pmu_soft.h"
 #include "pmu/pmu_step.h"
 #include "pmu/pmu_switch.h"
@@ -243,6 +244,7 @@ static void plan_entry(struct vcpu *v)
     }
     unsigned int cpl = pmu_arch_guest_cpl(v);
     p->be.ops->enter(p->be.self, &p->ctx, cpl, &plan);
+    pmu_pv_hw_enter(v, &plan, cpl);
     pmu_guest_hw_enter(v, &plan);
     pmu_arch_entry_plan(v, &plan);
 }
@@ -336,6 +338,7 @@ static void account_guest(struct vcpu *v, uint64_t guest_ticks, bool stepping)
         pmu_guest_count(v, p->ctx.entry_cpl, guest_ticks);
         pv_count(v, p->ctx.entry_cpl, guest_ticks);
     } else {
+        pmu_pv_hw_exit(v);
         pmu_guest_hw_exit(v);
     }
     if (backend_exit(p, guest_ticks))

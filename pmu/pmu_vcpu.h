@@ -10,6 +10,7 @@
 #include "pmu/mux_row.h"
 #include "pmu/pmu.h"
 #include "pmu/pmu_pv.h"
+#include "pmu/pv_hw.h"
 #include "pmu/vpmu.h"
 #include "pmu/vpmu_prog.h"
 
@@ -61,6 +62,8 @@ struct vcpu_pmu {
     uint64_t guest_pmis_unsupported;    /* PMIs for an LVTPC not in NMI mode */
     /* Paravirtual counters (pmu/pmu_pv.h; hypercalls in pmu/pmu_hypercalls.c) */
     struct pmu_pv pv;
+    struct pv_hw pv_hw;                 /* hardware backend: where they run */
+    bool pv_rdpmc_native;               /* their last run passed RDPMC through */
     /* Interval multiplexing (pmu/pmu_mux.c), pmu.interval= */
     bool mux_on;
     struct mux_row_state mux;

@@ -7,6 +7,9 @@
  * (counted on the model); the software backend's per-CPU masks follow the
  * VCPU; the time a VCPU is switched out is not its :h time; the CPU's
  * current VCPU (whom samples are attributed to) follows the switch. */
+#include <stdio.h>
+#include <string.h>
+
 #include "pmu/pmu_config.h"
 #include "pmu/pmu_cpu.h"
 #include "pmu/pmu_loop.h"
@@ -336,4 +339,128 @@ TEST(hw_guest_counters_follow_their_vcpu_and_same_selects_are_not_rewritten)
     CHECK(pmu_exit_rdmsr(vcpu_of(1), 0xc1, &value));
     CHECK_EQ(value, 20);
     CHECK_EQ(entry_writes, 1);      /* domain 1's counter value; its event select stayed */
+}
+
+/* ---- Paravirtual counters on the hardware backend -------------------------- */
+
+static int64_t pv_program(unsigned int d, const char *events)
+{
+    const struct hypercall_pv *pv = pmu_hypercalls(vcpu_of(d))->pv;
+    struct vertigo_pv_program p = { .abi_version = VERTIGO_PV_ABI };
+    snprintf(p.events, sizeof(p.events), "%s", events);
+    return pv->program(pv->ctx, &p);
+}
+
+static void pv_page(unsigned int d, uint8_t *page)
+{
+    const struct hypercall_pv *pv = pmu_hypercalls(vcpu_of(d))->pv;
+    fake.pv_page = page;
+    fake.pv_page_gpa = 0x5000;
+    CHECK_EQ(pv->page(pv->ctx, 0x5000), 0);
+}
+
+/* RDPMC on the model with this ECX (-1: #GP). */
+static uint64_t rdpmc(uint32_t ecx)
+{
+    uint64_t value = 0;
+    return pmu_model_rdpmc(&model, ecx, &value) == 0 ? value : (uint64_t)-1;
+}
+
+/* A user-mode read of counter i as the page says: sum + RDPMC. */
+static uint64_t page_read(const uint8_t *page, unsigned int i)
+{
+    const struct vertigo_pv_counter *c = &((const struct vertigo_pv_page *)page)->counters[i];
+    CHECK(c->user_how & VERTIGO_PV_READ_RDPMC);
+    return c->sum + rdpmc(c->user_how & ~VERTIGO_PV_READ_RDPMC);
+}
+
+static void hw_enter(unsigned int d)
+{
+    fake.cpl = CPL_USER;
+    pmu_before_entry(vcpu_of(d));
+    model.global_ctrl = fake.plan.guest_global_ctrl;
+}
+
+static void hw_exit(unsigned int d)
+{
+    model.global_ctrl = fake.plan.host_global_ctrl;
+    pmu_after_exit(vcpu_of(d), 0);
+}
+
+static int64_t pv_read(unsigned int d, unsigned int i)
+{
+    const struct hypercall_pv *pv = pmu_hypercalls(vcpu_of(d))->pv;
+    return pv->read(pv->ctx, i);
+}
+
+/* With no session and no virtual PMU, RDPMC passes through: each VCPU's
+ * user mode reads its counters mid-run as its page says (sum + RDPMC)
+ * and gets the model's counts; after a VCPU switch the other VCPU's
+ * counters read 0 by RDPMC; back again, its counts went on from where
+ * they were; the hypercall reads agree. */
+TEST(hw_pv_counters_read_by_rdpmc_follow_their_vcpu)
+{
+    static uint8_t pages[2][VERTIGO_PV_PAGE_BYTES] __attribute__((aligned(4096)));
+    start_two("pmu=hw pmu.guest=off", true);
+    pv_page(0, pages[0]);
+    CHECK_EQ(pv_program(0, "instructions:u,branches:u"), 2);
+    CHECK(fake.rdpmc_exiting);
+    hw_enter(0);
+    CHECK(!fake.rdpmc_exiting);                             /* passed through */
+    pmu_model_count(&model, &pmu_model_instructions, PMU_MODEL_USER, 1000);
+    pmu_model_count(&model, &pmu_model_branches, PMU_MODEL_USER, 200);
+    pmu_model_count(&model, &pmu_model_branches, PMU_MODEL_KERNEL, 9);
+    CHECK_EQ(page_read(pages[0], 0), 1000);
+    CHECK_EQ(page_read(pages[0], 1), 200);
+    hw_exit(0);
+
+    switch_to(0, 1);
+    pv_page(1, pages[1]);
+    CHECK_EQ(pv_program(1, "branches"), 1);
+    hw_enter(1);
+    CHECK_EQ(rdpmc(1u << 30), 0);                           /* VCPU 0's instructions */
+    CHECK_EQ(rdpmc(0), 0);                                  /* its branches' GP 0, now VCPU 1's */
+    pmu_model_count(&model, &pmu_model_branches, PMU_MODEL_KERNEL, 33);
+    pmu_model_count(&model, &pmu_model_instructions, PMU_MODEL_USER, 70);
+    CHECK_EQ(page_read(pages[1], 0), 33);
+    hw_exit(1);
+
+    switch_to(1, 0);
+    hw_enter(0);
+    CHECK_EQ(rdpmc(0), 0);                                  /* VCPU 1's count is not shown */
+    pmu_model_count(&model, &pmu_model_instructions, PMU_MODEL_USER, 5);
+    CHECK_EQ(page_read(pages[0], 0), 1005);
+    CHECK_EQ(page_read(pages[0], 1), 200);
+    hw_exit(0);
+    switch_to(0, 1);
+    hw_enter(1);
+    CHECK_EQ(rdpmc(1u << 30), 0);                           /* VCPU 0's 1005 is not shown */
+    CHECK_EQ(page_read(pages[1], 0), 33);
+    hw_exit(1);
+    CHECK_EQ(pv_read(0, 0), 1005);
+    CHECK_EQ(pv_read(0, 1), 200);
+    CHECK_EQ(pv_read(1, 0), 33);
+}
+
+/* With a session holding hardware counters, RDPMC would show them: it
+ * keeps exiting, the page says "exit", and the counts stay exact; a
+ * program that does not fit beside the session is refused, saying why. */
+TEST(hw_pv_counters_beside_a_session_read_by_exits)
+{
+    static uint8_t page[VERTIGO_PV_PAGE_BYTES] __attribute__((aligned(4096)));
+    start_two("pmu=hw pmu.guest=off pmu.events=branches:u,branch-misses,cycles:k", true);
+    pv_page(0, page);
+    CHECK_EQ(pv_program(0, "branches:u,instructions:u"), 2);
+    hw_enter(0);
+    CHECK(fake.rdpmc_exiting);
+    CHECK_EQ(((struct vertigo_pv_page *)page)->counters[0].user_how, VERTIGO_PV_READ_EXIT);
+    pmu_model_count(&model, &pmu_model_branches, PMU_MODEL_USER, 40);
+    pmu_model_count(&model, &pmu_model_instructions, PMU_MODEL_USER, 400);
+    hw_exit(0);
+    CHECK_EQ(pv_read(0, 0), 40);
+    CHECK_EQ(pv_read(0, 1), 400);
+    CHECK_EQ(count_of(0, 0), 40);                           /* the session's own count */
+    CHECK_EQ(pv_program(0, "branches,branches:k,branch-misses"), (uint64_t)-VERTIGO_EBUSY);
+    CHECK(strstr(fake.console, "no hardware counter left free") != NULL);
+    CHECK_EQ(pv_read(0, 1), 400);                           /* unchanged */
 }
