@@ -30,10 +30,17 @@ EVENTS="$EVENTS,instructions:ukh,cycles:u,cycles:k,instructions,ref-cycles:u"
 SKID_MAX=64     # docs/pmu.md: Bochs ends a trace of straight-line code past the deadline
 # Interval multiplexing: the 8 hardware events above take turns on 2 of the
 # software backend's counters (4 sets), the 9 software events count
-# throughout; one row per 2M retired instructions, turns of 200K.
+# throughout; one row per 2M retired instructions, turns of 40K. Turns
+# much shorter than the workload's phases (docs/pmu.md "Interval
+# multiplexing"): instructions:ukh's Vertigo part comes in stretches of a
+# few hundred thousand guest instructions (single-stepped windows, where
+# each instruction costs an exit); with turns of 200K one set could catch
+# such a stretch whole and scale it up (4-8 % off), with 40K every set
+# samples it. Each turn's end is one exit of its own (50 per interval),
+# which the phase checks' exit rates carry in every phase.
 MUX_N=2000000
 MUX_SKID=1      # docs/pmu.md "Interval multiplexing": Bochs' timer tick at the entry
-MUX="pmu.soft.counters=2 pmu.interval=$MUX_N pmu.subinterval=200000"
+MUX="pmu.soft.counters=2 pmu.interval=$MUX_N pmu.subinterval=40000"
 RUN=pmu
 
 run_linux $RUN 0 "$GUEST_BASE vertigo.scenario=pmu,threads vertigo.pmu_idx=0,1 vertigo.pmu_exact=0,1,12 vertigo.phases=1" \
@@ -179,7 +186,7 @@ expect_in $RUN com2.txt "run verdict" '^VERTIGO-END: PASS \(guest passed and pow
 # tests/guest/phases.c, and what `vertigo timeline` and `vertigo
 # correlate` write (tests/e2e/mux_check.py).
 expect_in $RUN com2.txt "multiplexing: 4 sets over 2 counters" \
-    '^pmu: counting session: .*17 events, .*4 sets over 2 counters, interval 2000000, turn 200000 instructions'
+    '^pmu: counting session: .*17 events, .*4 sets over 2 counters, interval 2000000, turn 40000 instructions'
 out="$E2E_OUT/$RUN"
 log="$out/debugcon.txt"
 status=0
