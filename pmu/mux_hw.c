@@ -185,7 +185,8 @@ bool mux_hw_turn(struct mux_hw *m, const struct pmu_backend *be, uint64_t *count
     be->ops->save(be->self, &m->ctx);
     if (m->row.active != m->live)
         m->rotations++;
-    load_set(m, be, m->row.active, mux_row_left(&m->row));
+    if (load_set(m, be, m->row.active, mux_row_left(&m->row)) != PMU_OK)
+        m->load_failures++;     /* an MSR faulted: the next set may not count */
     return ended;
 }
 

@@ -89,6 +89,7 @@ struct mux_hw {
     unsigned int live;                      /* the set on the counters */
     struct pmu_ctx ctx;                     /* live set's events, then the clock */
     uint64_t rotations;                     /* set changes */
+    uint64_t load_failures;                 /* turns whose set failed to load (#GP) */
 };
 
 /* Starts interval 0 at tsc (ctx loaded on this CPU, guest not running):

@@ -315,6 +315,8 @@ TEST(rows_every_n_with_each_sets_counts_under_freeze)
     run_rows(&r, INTERVALS);
     CHECK_EQ(r.rows, INTERVALS);
     CHECK_EQ(r.row_failures, 0);
+    CHECK_EQ(r.mux.load_failures, 0);
+    CHECK_EQ(r.mux.rotations, INTERVALS * 7);  /* 3 sets: every turn changes set */
     CHECK_EQ(r.mux.row.skid_max, 0);
     CHECK(r.skid_units >= 3 * INTERVALS * 7);   /* each turn's PMI left 3 behind */
     CHECK_EQ(r.hw.msr_faults, 0);
