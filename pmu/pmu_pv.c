@@ -54,7 +54,6 @@ int64_t pmu_pv_program(struct pmu_pv *pv, const char *events, const struct pmu_e
         pv->counts[i] = 0;
         pv->fired[i] = 0;
         pv->rdpmc_how[i] = 0;
-        pv->rdpmc_start[i] = 0;
     }
     pv->generation++;
     return list.count;
@@ -210,7 +209,7 @@ void pmu_pv_publish(struct pmu_pv *pv, uint64_t entry_tsc, unsigned int cpl)
     for (unsigned int i = 0; i < VERTIGO_PV_COUNTERS_MAX; i++) {
         bool on = i < pv->count;
         page->counters[i] = (struct vertigo_pv_counter){
-            .sum = on ? pv->counts[i] - pv->rdpmc_start[i] : 0, .flags = on ? flags_of(pv, i) : 0,
+            .sum = on ? pv->counts[i] : 0, .flags = on ? flags_of(pv, i) : 0,
             .user_how = on ? user_how_of(pv, i) : VERTIGO_PV_READ_EXIT,
         };
     }

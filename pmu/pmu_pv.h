@@ -30,10 +30,8 @@ struct pmu_pv {
                                            entry: pmu_pv_entering completes it */
     /* Hardware backend (pmu/pv_hw.h), for the coming run: counter i is
      * read by user mode as sum + RDPMC where rdpmc_how[i] is not 0
-     * (VERTIGO_PV_READ_RDPMC | ECX) and the page's sum is its count minus
-     * rdpmc_start[i], what the physical counter holds at the entry. */
+     * (VERTIGO_PV_READ_RDPMC | ECX; the counter starts from 0). */
     uint32_t rdpmc_how[VERTIGO_PV_COUNTERS_MAX];
-    uint64_t rdpmc_start[VERTIGO_PV_COUNTERS_MAX];
     /* Overflow interrupts (VERTIGO_HC_PV_VECTOR) */
     uint32_t vector;                    /* 0: none, VERTIGO_PV_VECTOR_NMI */
     uint64_t interrupts;                /* raised, published in the page */

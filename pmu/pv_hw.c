@@ -19,8 +19,6 @@
 #define EVTSEL_EN           (1ull << 22)
 #define RDPMC_FIXED         (1u << 30)
 #define SHADOW_UNKNOWN      (~0ull)
-/* A held value this high is reloaded with 0, so no run can wrap it. */
-#define START_LIMIT         (1ull << 46)
 
 uint32_t pv_hw_rdpmc_ecx(int bit)
 {
@@ -31,7 +29,7 @@ void pv_hw_init(struct pv_hw *h, struct pmu_hw *hw)
 {
     *h = (struct pv_hw){ .hw = hw };
     for (unsigned int i = 0; i < VERTIGO_PV_COUNTERS_MAX; i++)
-        h->at[i] = h->held_at[i] = PV_HW_NONE;
+        h->at[i] = PV_HW_NONE;
 }
 
 /* ---- MSR access, keeping the backend's record of the MSRs true ---- */
@@ -133,22 +131,16 @@ int64_t pv_hw_program(struct pv_hw *h, struct pmu_pv *pv, const char *events,
     *pv = trial;
     *h = next;
     for (unsigned int i = 0; i < VERTIGO_PV_COUNTERS_MAX; i++)
-        h->at[i] = h->held_at[i] = PV_HW_NONE;
+        h->at[i] = PV_HW_NONE;
     return r;
 }
 
 /* ---- Loading ---- */
 
-/* Whether counter i may start from what the counter at `bit` holds: it
- * is what this VCPU's last save of counter i read there (so RDPMC shows
- * the VCPU nothing it did not count itself), and far from the wrap. */
-static bool keeps(const struct pv_hw *h, unsigned int i, int bit, uint64_t held)
-{
-    return h->held_at[i] == bit && held == h->held[i] && held < START_LIMIT;
-}
-
-/* Loads counter i on GLOBAL_CTRL bit `bit`; returns the value it starts
- * from. */
+/* Loads counter i on GLOBAL_CTRL bit `bit`, starting from 0 (so RDPMC
+ * shows the VCPU its own run's events only, and the page's sum stays its
+ * count); returns the value it starts from: 0, or unknown (~0) if the
+ * write faulted. */
 static uint64_t load_one(struct pv_hw *h, unsigned int i, int bit, uint64_t *fixed_ctrl)
 {
     struct pmu_hw *hw = h->hw;
@@ -157,14 +149,12 @@ static uint64_t load_one(struct pv_hw *h, unsigned int i, int bit, uint64_t *fix
         uint64_t shift = FIXED_FIELD_BITS * j;
         *fixed_ctrl = (*fixed_ctrl & ~(FIXED_FIELD_MASK << shift)) |
                       ((uint64_t)h->fixed_field[i] << shift);
-        if (!keeps(h, i, bit, hw->shadow.fixed[j]))
-            zero_fixed(h, j);
+        zero_fixed(h, j);
         return hw->shadow.fixed[j];
     }
     unsigned int k = (unsigned int)bit;
     wr_elide(h, MSR_IA32_PERFEVTSEL0 + k, h->evtsel[i], &hw->shadow.evtsel[k]);
-    if (!keeps(h, i, bit, hw->shadow.pmc[k]))
-        zero_gp(h, k);
+    zero_gp(h, k);
     return hw->shadow.pmc[k];
 }
 
@@ -186,8 +176,7 @@ static void clear_others(struct pv_hw *h)
         }
 }
 
-/* Every value written above is 0, or the held value was kept: a counter
- * whose write faulted has an unknown value and cannot be read by RDPMC. */
+/* A counter whose zeroing faulted has an unknown value: no RDPMC read. */
 static bool all_known(const struct pv_hw *h)
 {
     for (unsigned int i = 0; i < h->count; i++)
@@ -224,7 +213,6 @@ uint64_t pv_hw_load(struct pv_hw *h, struct pmu_pv *pv, uint64_t busy, bool pass
     for (unsigned int i = 0; i < VERTIGO_PV_COUNTERS_MAX; i++) {
         bool rdpmc = h->passthrough && i < h->count && h->at[i] != PV_HW_NONE;
         pv->rdpmc_how[i] = rdpmc ? VERTIGO_PV_READ_RDPMC | pv_hw_rdpmc_ecx(h->at[i]) : 0;
-        pv->rdpmc_start[i] = rdpmc ? h->start[i] : 0;
     }
     h->loaded = true;
     return h->enable;
@@ -257,9 +245,8 @@ uint64_t pv_hw_save(struct pv_hw *h, struct pmu_pv *pv)
             continue;
         uint64_t mask = bit >= FIXED_SHIFT ? h->hw->fixed_width_mask : h->hw->gp_width_mask;
         uint64_t now = read_counter(h, bit);
-        pv->counts[i] += (now - h->start[i]) & mask;
-        h->held_at[i] = bit;
-        h->held[i] = now;
+        if (h->start[i] != SHADOW_UNKNOWN)
+            pv->counts[i] += (now - h->start[i]) & mask;
     }
     return h->enable;
 }

@@ -11,9 +11,12 @@
  *
  * Reading from user mode with no exit: the page (struct vertigo_pv_page)
  * says for each counter user_how = VERTIGO_PV_READ_RDPMC | ECX (the
- * physical counter's RDPMC index: GP k is k, fixed j is 1 << 30 | j) and
- * sum = the count at the entry minus the value the physical counter held
- * then, so count = sum + RDPMC(ECX) (mod 2^64). Only when RDPMC may pass
+ * physical counter's RDPMC index: GP k is k, fixed j is 1 << 30 | j), and
+ * every entry starts the physical counter from 0, so count = sum (the
+ * count at the entry, as on every backend) + RDPMC(ECX). Writing 0 costs
+ * one WRMSR per counter per entry; it keeps the page's sum the count for
+ * every reader (the guest kernel folds sums) and RDPMC from ever showing
+ * a value the VCPU did not count in this run. Only when RDPMC may pass
  * through: VT-x exits on every RDPMC or on none, so a guest that may
  * execute RDPMC natively reads every physical counter. That is safe only
  * when every physical counter that is not one of this VCPU's holds 0 and
@@ -47,9 +50,8 @@ struct pv_hw {
     int8_t fixed_index[VERTIGO_PV_COUNTERS_MAX];   /* -1: none counts it */
     bool gp_ok[VERTIGO_PV_COUNTERS_MAX];
     int at[VERTIGO_PV_COUNTERS_MAX];            /* GLOBAL_CTRL bit, PV_HW_NONE */
-    uint64_t start[VERTIGO_PV_COUNTERS_MAX];    /* physical value at the load */
-    int held_at[VERTIGO_PV_COUNTERS_MAX];       /* where the last save read it */
-    uint64_t held[VERTIGO_PV_COUNTERS_MAX];     /* and what it read */
+    uint64_t start[VERTIGO_PV_COUNTERS_MAX];    /* physical value at the load:
+                                                   0, ~0 if its write faulted */
     uint64_t enable;                            /* GLOBAL_CTRL bits of the run */
     bool loaded;
     bool passthrough;                           /* RDPMC passes through this run */
@@ -71,13 +73,12 @@ void pv_hw_init(struct pv_hw *h, struct pmu_hw *hw);
 int64_t pv_hw_program(struct pv_hw *h, struct pmu_pv *pv, const char *events,
                       const struct pmu_event_caps *caps, uint64_t busy, const char **why);
 
-/* Before the VM entry: places the counters outside busy, loads them (a
- * counter still holding what this VCPU's last exit read there keeps it,
- * any other starts from 0: no VCPU starts from another's value) and, with
+/* Before the VM entry: places the counters outside busy, loads them from
+ * 0 (no write when a counter holds 0 already) and, with
  * passthrough_ok (no other user of RDPMC indices: the VCPU has no virtual
  * PMU) and busy 0, zeroes every other physical counter and sets
- * h->passthrough. Sets pv's rdpmc_how and rdpmc_start for the page
- * (pmu_pv_publish): RDPMC only in a pass-through run. Returns the
+ * h->passthrough. Sets pv's rdpmc_how for the page (pmu_pv_publish):
+ * RDPMC only in a pass-through run. Returns the
  * GLOBAL_CTRL bits the entry must add; a counter with no place this run
  * (Vertigo's session took its counter since the program) does not count
  * and is counted in counters_unplaced. */

@@ -274,7 +274,8 @@ _Static_assert(sizeof(struct vertigo_kernel_orc) == 48, "kernel ORC ABI size");
  * (ABI 3) a counter on a physical counter whose RDPMC passes through
  * reads, with no exit,
  *   counters[i].sum + RDPMC(ECX)            user_how VERTIGO_PV_READ_RDPMC | ECX
- * (mod 2^64; CR4.PCE set by the guest kernel for user mode). A reader
+ * (the physical counter starts from 0 at every entry; CR4.PCE set by the
+ * guest kernel for user mode). A reader
  * that knows only ABI 2 takes any other user_how for VERTIGO_PV_READ_EXIT,
  * which stays right (slower).
  *
