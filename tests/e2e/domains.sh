@@ -1,28 +1,48 @@
 #!/bin/bash
 # End-to-end test of several domains on one CPU (docs/architecture.md,
-# "Domains and the scheduler"), one Bochs boot: domain 0 (Linux, the hello
-# scenario) time-shares CPU 0 with 10 ms slices with a Linux domain 1 (the
-# same kernel and initramfs, hello too) that has only virtual hardware (a
-# 16550 console, an x2APIC, its own CPUID and ACPI tables), and with two
+# "Domains and the scheduler"), one Bochs boot: domain 0 (Linux) time-shares
+# CPU 0 with 10 ms slices with a Linux domain 1 (the same kernel, the perf
+# initramfs of `make guest-perf`) that has only virtual hardware (a 16550
+# console, an x2APIC, its own CPUID and ACPI tables), and with two
 # unikernel domains (guestlib/unikernel): ukloop, whose instructions:u
 # counts must be exact while the others run interleaved
 # (tests/e2e/ukloop_check.py), and ukfault refused, whose console
-# hypercall from user mode Vertigo refuses. Every domain passes and powers
-# off; the run ends after the last.
+# hypercall from user mode Vertigo refuses. Each Linux domain counts its
+# own known loop with its own virtual PMU while the other computes: domain
+# 1 with Debian's `perf stat -e instructions:u` (the perf scenario's check
+# 1, N and 2N), domain 0 with perf_event_open (tests/guest/vpmu_perf.c,
+# again and again until domain 1 has ended); every instructions:u
+# difference is exact. Every domain passes and powers off; the run ends
+# after the last.
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
-GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=hello"
+PERF_INITRD="$BUILD/guest/initrd-perf.cpio"
+# Domain 0 counts 3 N and 6 N loop instructions per run (N = VPMU_N) until
+# a run has the CPU to itself (domain 1 ended; at most until its uptime is
+# VPMU_UNTIL s); domain 1's perf stat counts 5 N and 10 N (N = PERF_N):
+# each spans many slices (10 ms of guest time is 500,000 instructions at
+# Bochs' 50 M a second).
+VPMU_N=2000000
+VPMU_UNTIL=150
+PERF_N=1000000
+GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=vpmu \
+vertigo.vpmu=$VPMU_N vertigo.vpmu_until=$VPMU_UNTIL"
 UK="$BUILD/unikernel"
 N=2000000       # ukloop's iterations: about 12 M instructions, many slices
 RUN=domains
-DOM1="nokaslr tsc=reliable panic=-1 vertigo.scenario=hello"     # Vertigo adds the console
+# Vertigo adds the console
+DOM1="nokaslr tsc=reliable panic=-1 vertigo.scenario=perf vertigo.perf_stat_only vertigo.perf_loop=$PERF_N"
 HV="console=com2 pmu.events=instructions:u sched.slice=10ms dom.1=linux:linux1:initrd1 \
-dom.1.name=lin1 dom.1.mem=128M dom.2=unikernel:ukloop dom.2.name=ukloop dom.2.mem=32M \
+dom.1.name=lin1 dom.1.mem=256M dom.2=unikernel:ukloop dom.2.name=ukloop dom.2.mem=32M \
 dom.3=unikernel:ukfault dom.3.name=fault dom.3.mem=8M"
 
-run_linux $RUN 0 "$GUEST" --platform bochs --timeout 1500 --cmdline "$HV" \
-    --module "$KERNEL" "linux1 $DOM1" --module "$INITRD" initrd1 \
+if [ ! -s "$PERF_INITRD" ]; then
+    fail "$RUN: perf initramfs" "no $PERF_INITRD: run make BUILD=$BUILD guest-perf"
+    exit 1
+fi
+run_linux $RUN 0 "$GUEST" --platform bochs --timeout 1500 --mem 768 --cmdline "$HV" \
+    --module "$KERNEL" "linux1 $DOM1" --module "$PERF_INITRD" initrd1 \
     --module "$UK/ukloop.elf" "ukloop 0 $N" --module "$UK/ukfault.elf" "ukfault refused"
 
 # Set-up: each domain's RAM taken and hidden from domain 0, its own EPT.
@@ -31,14 +51,17 @@ expect_in $RUN com2.txt "domain 2's RAM taken from Vertigo's allocator" \
 expect_in $RUN com2.txt "domain 3's EPT maps its 8 MiB and nothing else" \
     '^vmx: domain 3: EPT maps guest-physical \[0, 0x800000\) to \[0x[0-9a-f]+-0x[0-9a-f]+\), nothing else'
 expect_in $RUN com2.txt "Linux domain 1's RAM taken from Vertigo's allocator" \
-    "^domain 1 \(lin1\): linux 'linux1', 128 MiB of RAM at \[0x[0-9a-f]+-0x[0-9a-f]+\), cpu 0$"
+    "^domain 1 \(lin1\): linux 'linux1', 256 MiB of RAM at \[0x[0-9a-f]+-0x[0-9a-f]+\), cpu 0$"
 expect_in $RUN com2.txt "domain 1's kernel loaded, ACPI tables in its RAM, console and noapic added" \
-    '^domain 1 \(lin1\): Linux kernel at 0x[0-9a-f]+, initrd at 0x[0-9a-f]+ \([0-9]+ KiB\), ACPI tables at 0x9f000, command line "console=ttyS0,115200 noapic nokaslr .*vertigo.scenario=hello"$'
+    '^domain 1 \(lin1\): Linux kernel at 0x[0-9a-f]+, initrd at 0x[0-9a-f]+ \([0-9]+ KiB\), ACPI tables at 0x9f000, command line "console=ttyS0,115200 noapic nokaslr .*vertigo.scenario=perf .*"$'
 expect_in $RUN com2.txt "the slice" '^sched: slice 10000 us of guest time$'
 
-# Domain 0 as before.
-expect_line $RUN "domain 0's hello scenario" '^VERTIGO-GUEST: hello: PASS$'
-expect_in $RUN com2.txt "domain 0's verdict" '^guest: domain 0 \(dom0\) verdict PASS: hello$'
+# Domain 0: its own perf events exact in every run (vpmu_perf prints the
+# last run's checks, or the failed one's).
+expect_line $RUN "domain 0's perf_event_open instructions:u difference exact" \
+    '^vpmu_perf: PASS: instructions:u difference exact \(N='$VPMU_N
+expect_line $RUN "domain 0's vpmu scenario (every run exact)" '^VERTIGO-GUEST: vpmu: PASS$'
+expect_in $RUN com2.txt "domain 0's verdict" '^guest: domain 0 \(dom0\) verdict PASS: vpmu$'
 
 # Linux domain 1: its kernel on the virtual hardware, its console (the
 # virtual 16550) in dom1.txt, its scenario, its ACPI power-off. First its
@@ -55,12 +78,56 @@ has the virtual 16550 as console|printk: console \[ttyS0\] enabled
 EOF
 expect_not_in $RUN dom1.txt "domain 1 got no #GP on an MSR it needs" 'unchecked MSR access error'
 expect_not_in $RUN dom1.txt "domain 1 never fell back to the xAPIC's MMIO page" 'x2apic disabled'
-expect_in $RUN dom1.txt "domain 1 reached user space" '^hello from the vertigo guest$'
-expect_in $RUN dom1.txt "domain 1's hello scenario" '^VERTIGO-GUEST: hello: PASS$'
+expect_in $RUN dom1.txt "domain 1 reached user space" '^vertigo-init: running scenario perf$'
+expect_in $RUN dom1.txt "domain 1's perf driver found its virtual PMU" \
+    '^\[ *[0-9.]+\] Performance Events: .*Intel PMU driver'
+expect_in $RUN dom1.txt "domain 1: perf stat counted its events for N and 2N" \
+    '^perf_guest: PASS: perf stat counted instructions:u,instructions:k,cycles,ref-cycles'
+expect_in $RUN dom1.txt "domain 1: perf stat -e instructions:u difference exact" \
+    "^perf_guest: PASS: perf stat instructions:u difference exact \(N=$PERF_N: "
+expect_in $RUN dom1.txt "domain 1's perf scenario" '^VERTIGO-GUEST: perf: PASS$'
+capture $RUN dom1.txt | grep -E '^perf_guest: |^  [0-9]+,,(instructions:u|cycles),' | indent
+capture $RUN | grep -E '^vpmu: |^vpmu_perf: (PASS|FAIL): instructions:u' | indent
+# Interleaved. In Bochs a TSC tick is an instruction, so a window's share
+# of the CPU is the guest's own instructions over the window's TSC ticks:
+# near 100 % (less Vertigo's exits) alone, about half or less while
+# another domain runs between the VCPU's runs. Domain 1: its cycles (the
+# software backend counts its VCPU's guest ticks) over perf stat's running
+# time (ns, TSC time) at the TSC rate its kernel detected; domain 0: the
+# TSC ticks vpmu_perf read around each run's 2N window. Each domain's
+# exact counts had the CPU for less than MAX_SHARE % of the ticks, and
+# domain 0 counted until domain 1 had ended (its last run alone). The
+# domains' uptimes cannot be compared (domain 1's lagged domain 0's by seconds).
+MAX_SHARE=75
+mhz=$(capture $RUN dom1.txt | sed -nE 's/^\[ *[0-9.]+\] tsc: Detected ([0-9.]+) MHz.*/\1/p' | head -n1)
+dom1_shares=$(capture $RUN dom1.txt | awk -F, -v mhz="$mhz" '/^ +[0-9]+,/ && $3 == "cycles" && $4 > 0 && mhz > 0 {
+    printf "%d ", 100 * $1 / ($4 * mhz / 1000) }')
+if [ -n "$mhz" ] && awk -v s="$dom1_shares" -v max=$MAX_SHARE 'BEGIN {
+        n = split(s, a, " "); if (n != 2) exit 1
+        for (i = 1; i <= n; i++) if (a[i] >= max) exit 1 }'; then
+    pass "$RUN: domain 1's exact perf stat windows shared the CPU (its share of them: ${dom1_shares}%)"
+else
+    fail "$RUN: domain 1's perf stat windows shared the CPU" \
+        "shares '${dom1_shares}' (TSC ${mhz:-unknown} MHz), want two below $MAX_SHARE %"
+fi
+dom0_shares=$(capture $RUN | sed -nE 's/^vpmu: run [0-9]+: 2N window: .* \(([0-9]+) % of them\)$/\1/p' | tr '\n' ' ')
+shared=$(awk -v s="$dom0_shares" -v max=$MAX_SHARE 'BEGIN {
+    n = split(s, a, " "); for (i = 1; i <= n; i++) if (a[i] < max) k++; print k + 0 }')
+if [ "$shared" -ge 1 ]; then
+    pass "$RUN: $shared of domain 0's exact perf_event_open windows shared the CPU (its shares: ${dom0_shares}%)"
+else
+    fail "$RUN: domain 0's perf_event_open windows shared the CPU" "shares '${dom0_shares}', want one below $MAX_SHARE %"
+fi
+order=$(capture $RUN com2.txt | sed -nE 's/^guest: domain ([01]) powered off.*/\1/p' | tr -d '\n')
+if [ "$order" = 10 ]; then
+    pass "$RUN: domain 0 counted until domain 1 had powered off"
+else
+    fail "$RUN: domain 0 counted until domain 1 had powered off" "power-off order of domains 1 and 0: '$order'"
+fi
 expect_not_in $RUN serial.txt "domain 1's console stayed out of domain 0's" 'Command line: console=ttyS0,115200 noapic'
 expect_in $RUN com2.txt "domain 1 powered off through its FADT's sleep register" \
     '^guest: domain 1 powered off \(ACPI S5 \(sleep control register\)\)$'
-expect_in $RUN com2.txt "domain 1's verdict" '^guest: domain 1 \(lin1\) verdict PASS: hello$'
+expect_in $RUN com2.txt "domain 1's verdict" '^guest: domain 1 \(lin1\) verdict PASS: perf$'
 
 # ukloop: exact counts while sharing the CPU, its console in dom2.txt.
 python3 tests/e2e/ukloop_check.py --run $RUN --console "$E2E_OUT/$RUN/dom2.txt" \
