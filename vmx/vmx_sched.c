@@ -10,9 +10,11 @@
 #include "vmm/irq_pending.h"
 #include "vmm/log_hv.h"
 #include "vmm/msr.h"
+#include "vmm/panic.h"
 #include "vmm/sched.h"
 #include "vmx/exit.h"
 #include "vmx/mode_trap.h"
+#include "vmx/vcpu_fpu.h"
 #include "vmx/vmx_domain.h"
 #include "vmx/vmx_ops.h"
 #include "vmx/vmx_timer.h"
@@ -202,6 +204,8 @@ static void switch_vcpu(struct sched_cpu *s, struct vcpu *from, struct vcpu *to)
     vmx_timer_cancel(from, VMX_TIMER_SLICE);
     pmu_vcpu_switch_out(from);
     save_syscall_msrs(from);
+    if (!vcpu_fpu_switch(from, to))
+        panic("sched: no heap page for a VCPU's register state");
     if (!to->vmx.vmcs_pa) {
         vmx_vcpu_start(to, to->domain->vmx.boot_state);     /* its first entry */
     } else {
