@@ -28,6 +28,18 @@ static uint32_t area_bytes(void)
     return has_xsave() ? cpuid(0xd, 0).ecx : LEGACY_AREA_BYTES;
 }
 
+/* Every XCR0 component the CPU supports (CPUID 0xD.0 EDX:EAX): with
+ * all of them enabled XCR0 is valid. */
+static uint64_t all_components(void)
+{
+    static uint64_t mask;
+    if (!mask) {
+        struct cpuid_regs r = cpuid(0xd, 0);
+        mask = (uint64_t)r.edx << 32 | r.eax;
+    }
+    return mask;
+}
+
 static uint64_t xgetbv0(void)
 {
     uint32_t lo, hi;
@@ -77,20 +89,22 @@ bool vcpu_fpu_switch(struct vcpu *from, struct vcpu *to)
     uint8_t *out = area_of(from), *in = area_of(to);
     if (!out || !in)
         return false;
-    save(out);
     if (!has_xsave()) {
+        save(out);
         restore(in);
         return true;
     }
+    /* Saved and loaded under every component the CPU has: XSAVE writes
+     * only what XCR0 enables (a guest with XCR0 = 1 may still use SSE
+     * with CR4.OSFXSR) and XRSTOR faults on a saved component XCR0 lacks.
+     * Each switch leaves every component to's or initialized, so the
+     * ones a VCPU's own XCR0 disables never hold another domain's. */
     from->vmx.xcr0 = xgetbv0();
-    /* Under both VCPUs' components (a union of two values the CPU took
-     * is one it takes): to's are loaded and every other one from had is
-     * initialized (XRSTOR faults on a component XCR0 lacks). */
-    uint64_t both = from->vmx.xcr0 | to->vmx.xcr0;
-    if (both != from->vmx.xcr0)
-        xsetbv_safe(0, both);
+    if (from->vmx.xcr0 != all_components())
+        xsetbv_safe(0, all_components());
+    save(out);
     restore(in);
-    if (both != to->vmx.xcr0)
-        xsetbv_safe(0, to->vmx.xcr0);
+    if (to->vmx.xcr0 != all_components())
+        xsetbv_safe(0, to->vmx.xcr0);       /* a value the CPU took from to's XSETBV */
     return true;
 }
