@@ -87,10 +87,12 @@ void pmu_guest_count(struct vcpu *v, unsigned int cpl, uint64_t n)
 
 /* ---- The hardware backend -------------------------------------------------- */
 
+/* RDPMC keeps exiting: with no virtual PMU it gets #GP (vmx/exit_misc.c),
+ * where running natively it would read the machine's counters. */
 static void withdraw(struct vcpu *v)
 {
     v->pmu.guest_pmu = false;
-    pmu_arch_rdpmc_exiting(v, false);
+    pmu_arch_rdpmc_exiting(v, true);
 }
 
 void pmu_guest_backend_failed(struct vcpu *v, const char *why)

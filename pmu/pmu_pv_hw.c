@@ -41,8 +41,7 @@ void pmu_pv_hw_enter(struct vcpu *v, struct pmu_entry_plan *plan, unsigned int c
     bool no_virtual_pmu = !p->guest_pmu;
     plan->guest_global_ctrl |= pv_hw_load(&p->pv_hw, &p->pv, pmu_hw_owned_mask(&p->ctx),
                                           no_virtual_pmu);
-    if (p->pv_hw.count)
-        rdpmc_exiting(v, p->pv_hw.passthrough);
+    rdpmc_exiting(v, p->pv_hw.count && p->pv_hw.passthrough);   /* "" stops them: exits again */
     pmu_pv_publish(&p->pv, pmu_arch_tsc(), cpl);
 }
 

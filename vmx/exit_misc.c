@@ -22,8 +22,10 @@ void handle_xsetbv(struct vcpu *v, const struct vmx_exit *e)
     vmx_skip_instruction(e);
 }
 
-/* RDPMC exits only while the guest has a virtual PMU: its counters, or
- * #GP as RDPMC gives for a bad index or CPL > 0 without CR4.PCE. */
+/* RDPMC exits except in runs that pass the VCPU's own paravirtual
+ * counters through: the virtual PMU's and paravirtual counters, or #GP as
+ * RDPMC gives for a bad index or CPL > 0 without CR4.PCE (and for every
+ * index when the guest has no virtual PMU). */
 void handle_rdpmc(struct vcpu *v, const struct vmx_exit *e)
 {
     uint64_t value;

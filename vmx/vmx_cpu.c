@@ -27,7 +27,12 @@ static void control_requests(struct vmx_ctl_request req[VMX_CTL_COUNT])
         .wanted = PIN_PREEMPTION_TIMER | PIN_EXTERNAL_INTR_EXITING,
     };
     req[VMX_CTL_PROC] = (struct vmx_ctl_request){
-        .required = PROC_MSR_BITMAPS | PROC_IO_BITMAPS | PROC_SECONDARY_CONTROLS,
+        /* RDPMC exits from the first entry on: a guest reads only the
+         * counters Vertigo gives it (its virtual PMU, its paravirtual
+         * counters), never the machine's; only a run that passes its own
+         * paravirtual counters through turns it off (pmu/pmu_pv_hw.c). */
+        .required = PROC_MSR_BITMAPS | PROC_IO_BITMAPS | PROC_SECONDARY_CONTROLS |
+                    PROC_RDPMC_EXITING,
         .wanted = PROC_HLT_EXITING | PROC_INTR_WINDOW_EXITING,   /* per use, as above */
         .must_clear = PROC_UNCOND_IO_EXITING,
     };

@@ -442,6 +442,24 @@ TEST(hw_pv_counters_read_by_rdpmc_follow_their_vcpu)
     CHECK_EQ(pv_read(1, 0), 33);
 }
 
+/* Stopping the paravirtual counters ("") ends the pass-through: the next
+ * entry makes RDPMC exit again, so nothing the counters leave behind (or a
+ * session started later) is read natively. */
+TEST(hw_pv_counters_stopped_rdpmc_exits_again)
+{
+    static uint8_t page[VERTIGO_PV_PAGE_BYTES] __attribute__((aligned(4096)));
+    start_two("pmu=hw pmu.guest=off", true);
+    pv_page(0, page);
+    CHECK_EQ(pv_program(0, "instructions:u"), 1);
+    hw_enter(0);
+    CHECK(!fake.rdpmc_exiting);                             /* passed through */
+    hw_exit(0);
+    CHECK_EQ(pv_program(0, ""), 0);
+    hw_enter(0);
+    CHECK(fake.rdpmc_exiting);
+    hw_exit(0);
+}
+
 /* With a session holding hardware counters, RDPMC would show them: it
  * keeps exiting, the page says "exit", and the counts stay exact; a
  * program that does not fit beside the session is refused, saying why. */
