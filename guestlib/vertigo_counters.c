@@ -275,6 +275,11 @@ static uint64_t tsc_now(void)
     return vertigo_counters_rdtsc();
 }
 
+static uint64_t rdpmc_now(uint32_t ecx)
+{
+    return vertigo_counters_rdpmc(ecx);
+}
+
 static int64_t exit_read(uint32_t k)
 {
     return vertigo_counters_exit_read(k);
@@ -325,7 +330,8 @@ int vertigo_counters_read_checked(const struct vertigo_counters *set, unsigned i
 {
     int r = 0;
     if (!check_set(set) && i < set->head.count && value)
-        while (!(r = vertigo_thread_try_read(set->head.pages[i], i, tsc_now, exit_read, value)))
+        while (!(r = vertigo_thread_try_read(set->head.pages[i], i, tsc_now, rdpmc_now, exit_read,
+                                                 value)))
             ;
     return r > 0 ? 0 : vertigo_counters_read_pair(set, i, value, NULL);
 }

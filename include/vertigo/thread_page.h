@@ -99,8 +99,12 @@ _Static_assert(sizeof(struct vertigo_thread_page) == 136, "thread page layout");
  * VCPU's count as that VCPU's page tells user mode: the sum
  * (VERTIGO_PV_READ_FIXED), the sum plus the TSC ticks since the entry
  * (VERTIGO_PV_READ_TICKS; tsc() reads the TSC after every earlier load),
- * or exit_read(i) (VERTIGO_PV_READ_EXIT: VERTIGO_HC_PV_READ, one exit,
- * which rewrites the page). Returns 1 and *value; 0 when a thread switch
+ * the sum plus read_pmc(ECX) (VERTIGO_PV_READ_RDPMC | ECX: the hardware
+ * backend's counter, started from 0 at the entry and passed through; with
+ * read_pmc NULL such a counter returns -1, so that an inline caller keeps
+ * RDPMC's registers out of its fast path and reads it out of line), or
+ * exit_read(i) (VERTIGO_PV_READ_EXIT, or a kind this reader does not know:
+ * VERTIGO_HC_PV_READ, one exit, which rewrites the page). Returns 1 and *value; 0 when a thread switch
  * or an exit came in the middle (try again: the next attempt sees the new
  * pages); -1 when the thread runs but its VCPU's page is not mapped, or
  * exit_read failed (the general way then). Kept short: a thread makes
@@ -108,6 +112,7 @@ _Static_assert(sizeof(struct vertigo_thread_page) == 136, "thread page layout");
  * there. */
 static inline int vertigo_thread_try_read(const volatile struct vertigo_thread_page *page,
                                           uint32_t i, uint64_t (*tsc)(void),
+                                          uint64_t (*read_pmc)(uint32_t ecx),
                                           int64_t (*exit_read)(uint32_t k), uint64_t *value)
 {
     /* The pointers and the first sequence counts are volatile loads (made
@@ -132,6 +137,11 @@ static inline int vertigo_thread_try_read(const volatile struct vertigo_thread_p
             v += tsc();
         } else if (c->user_how == VERTIGO_PV_READ_FIXED) {
             v = (uint64_t)p->offset + c->sum;
+        } else if (c->user_how & VERTIGO_PV_READ_RDPMC) {
+            if (!read_pmc)
+                return -1;
+            v = (uint64_t)p->offset + c->sum;
+            v += read_pmc(c->user_how & ~VERTIGO_PV_READ_RDPMC);
         } else {
             int64_t n = exit_read(i);
             if (n < 0)

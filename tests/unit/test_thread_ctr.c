@@ -267,6 +267,13 @@ TEST(migrating_thread_equals_the_vcpus_pieces)
 
 static unsigned int exit_reads;
 
+static uint32_t rdpmc_ecx;       /* what the last RDPMC read */
+static uint64_t fake_rdpmc(uint32_t ecx)
+{
+    rdpmc_ecx = ecx;
+    return 777;
+}
+
 static int64_t fake_exit_read(uint32_t k)
 {
     exit_reads++;
@@ -292,7 +299,7 @@ TEST(thread_read_user_fast_path)
     v1->counters[1].user_how = VERTIGO_PV_READ_FIXED;      /* sum 90 */
     vertigo_thread_page_write(&page, &a, 0, 1, 2, mapped);  /* stopped: the sum */
     CHECK_EQ(page.vcpu_page, 0);
-    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), 1);
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_rdpmc, fake_exit_read, &value), 1);
     CHECK_EQ(value, 0);
     CHECK_EQ(page.vcpu_counter, 0);
     vertigo_thread_resume(&a, v.counts, 0);                 /* start = 100, 60 */
@@ -302,42 +309,48 @@ TEST(thread_read_user_fast_path)
     fake_tsc_value = 1300;
     fake_tsc_reads = 0;
     rewrite_on_tsc = NULL;
-    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), 1);
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_rdpmc, fake_exit_read, &value), 1);
     CHECK_EQ(value, 70 + 300 - 100);                        /* VCPU 1's count - start */
     CHECK_EQ(fake_tsc_reads, 1);
     vertigo_thread_page_write(&page, &a, 1, 1, 2, mapped);  /* counter 1 stands still */
     CHECK_EQ(page.vcpu_counter, (uint64_t)(uintptr_t)&v1->counters[1]);
-    CHECK_EQ(vertigo_thread_try_read(&page, 1, fake_tsc, fake_exit_read, &value), 1);
+    CHECK_EQ(vertigo_thread_try_read(&page, 1, fake_tsc, fake_rdpmc, fake_exit_read, &value), 1);
     CHECK_EQ(value, 90 - 60);
     CHECK_EQ(fake_tsc_reads, 1);                            /* no TSC for it */
     v1->counters[1].user_how = VERTIGO_PV_READ_EXIT;        /* own mode: the exit */
     exit_reads = 0;
-    CHECK_EQ(vertigo_thread_try_read(&page, 1, fake_tsc, fake_exit_read, &value), 1);
+    CHECK_EQ(vertigo_thread_try_read(&page, 1, fake_tsc, fake_rdpmc, fake_exit_read, &value), 1);
     CHECK_EQ(value, 5000 - 60);
     CHECK_EQ(exit_reads, 1);
+    v1->counters[1].user_how = VERTIGO_PV_READ_RDPMC | (1u << 30) | 2;   /* hardware: fixed 2 */
+    CHECK_EQ(vertigo_thread_try_read(&page, 1, fake_tsc, fake_rdpmc, fake_exit_read, &value), 1);
+    CHECK_EQ(value, 90 + 777 - 60);                         /* sum + RDPMC - start */
+    CHECK_EQ(rdpmc_ecx, (1u << 30) | 2);
+    CHECK_EQ(exit_reads, 1);                                /* still the one above */
+    CHECK_EQ(vertigo_thread_try_read(&page, 1, fake_tsc, NULL, fake_exit_read, &value), -1);
     v1->counters[0].user_how = VERTIGO_PV_READ_EXIT;        /* an exit that fails */
     vertigo_thread_page_write(&page, &a, 0, 1, 2, mapped);
-    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), -1);
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_rdpmc, fake_exit_read, &value), -1);
     CHECK_EQ(exit_reads, 2);
     v1->counters[0].user_how = VERTIGO_PV_READ_TICKS;
     vertigo_thread_page_write(&page, &a, 0, 1, 2, 0);       /* the CPUs' pages not mapped */
     CHECK_EQ(page.vcpu_page, 0);
     CHECK_EQ(page.vcpu_counter, 0);
-    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), -1);
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_rdpmc, fake_exit_read, &value), -1);
     vertigo_thread_page_write(&page, &a, 0, 2, 2, mapped);  /* a CPU past the mapping */
     CHECK_EQ(page.vcpu_page, 0);
-    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), -1);
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_rdpmc, fake_exit_read, &value), -1);
     rewrite_on_tsc = v1;                                    /* an exit in the middle */
     fake_tsc_reads = 0;
     vertigo_thread_page_write(&page, &a, 0, 1, 2, mapped);
-    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), 0);
-    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), 1);
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_rdpmc, fake_exit_read, &value), 0);
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_rdpmc, fake_exit_read, &value), 1);
     CHECK_EQ(value, 570 + 10 - 100);                        /* the new entry's sum + ticks */
     rewrite_on_tsc = NULL;
     switch_on_tsc = &page;                                  /* a thread switch in the middle */
     fake_tsc_reads = 0;
-    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), 0);
-    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_exit_read, &value), 1);
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_rdpmc, fake_exit_read, &value), 0);
+    CHECK_EQ(vertigo_thread_try_read(&page, 0, fake_tsc, fake_rdpmc, fake_exit_read, &value), 1);
     CHECK_EQ(value, 570 + 10 - 100 - 4000);                 /* the new offset's */
     switch_on_tsc = NULL;
 }
