@@ -70,6 +70,7 @@ struct vcpu_vmx {
     uint64_t wake_tsc;          /* TSC at which it wakes (UINT64_MAX: never) */
     uint64_t syscall_msrs[6];   /* STAR, LSTAR, CSTAR, SFMASK, KERNEL_GS_BASE,
                                  * TSC_AUX while switched out (vmx/vmx_sched.c) */
+    uint64_t cr2;               /* its CR2 while switched out (vmx/vmx_sched.c) */
     void *fpu_area;             /* its XSAVE state while switched out, and */
     uint64_t xcr0;              /* its XCR0 (vmx/vcpu_fpu.c) */
 };

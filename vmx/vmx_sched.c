@@ -198,12 +198,26 @@ static void load_syscall_msrs(const struct vcpu *from, const struct vcpu *to)
             wrmsr(syscall_msrs[i], to->vmx.syscall_msrs[i]);
 }
 
+/* CR2 is guest state no VMCS field holds (the guest-register state has
+ * CR0, CR3, CR4 and DR7, not CR2: SDM Vol. 3C, "Guest Register State"),
+ * so it stays in the CPU across exits: a page fault's address, set by the
+ * fault or by Vertigo re-injecting it, must survive the other VCPUs' runs
+ * until the guest's handler reads it. (The guest's DR0-DR3 and DR6 are
+ * not switched: Linux uses them only for hardware breakpoints.) */
+static void switch_cr2(struct vcpu *from, struct vcpu *to)
+{
+    from->vmx.cr2 = read_cr2();
+    if (to->vmx.cr2 != from->vmx.cr2)
+        write_cr2(to->vmx.cr2);
+}
+
 static void switch_vcpu(struct sched_cpu *s, struct vcpu *from, struct vcpu *to)
 {
     uint64_t start = rdtsc();
     vmx_timer_cancel(from, VMX_TIMER_SLICE);
     pmu_vcpu_switch_out(from);
     save_syscall_msrs(from);
+    switch_cr2(from, to);
     if (!vcpu_fpu_switch(from, to))
         panic("sched: no heap page for a VCPU's register state");
     if (!to->vmx.vmcs_pa) {
