@@ -72,6 +72,14 @@ int pmu_hw_msr_write_elide(struct pmu_hw *hw, uint32_t msr, uint64_t v, uint64_t
     return hw_wr_elide(hw, msr, v, shadow);
 }
 
+int pmu_hw_free_gp(const struct pmu_hw *hw, uint64_t taken)
+{
+    for (unsigned int k = 0; k < hw->gp_count; k++)
+        if (!(taken & (1ull << k)))
+            return (int)k;
+    return -1;
+}
+
 /* ---- counters ---- */
 
 static uint64_t width_mask(unsigned int bits)

@@ -62,6 +62,10 @@ struct pmu_hw {
 int pmu_hw_msr_read(struct pmu_hw *hw, uint32_t msr, uint64_t *v);
 int pmu_hw_msr_write_elide(struct pmu_hw *hw, uint32_t msr, uint64_t v, uint64_t *shadow);
 
+/* The lowest general-purpose counter of hw whose bit is clear in taken,
+ * or -1 (placing the guest's virtual PMU and paravirtual counters). */
+int pmu_hw_free_gp(const struct pmu_hw *hw, uint64_t taken);
+
 /* The backend operations (contracts in pmu/pmu.h). */
 extern const struct pmu_backend_ops pmu_hw_ops;
 

@@ -61,14 +61,6 @@ static void zero_fixed(struct pv_hw *h, unsigned int j)
 
 /* ---- Placing ---- */
 
-static int free_gp(const struct pmu_hw *hw, uint64_t taken)
-{
-    for (unsigned int k = 0; k < hw->gp_count; k++)
-        if (!(taken & (1ull << k)))
-            return (int)k;
-    return PV_HW_NONE;
-}
-
 /* Counter i's place outside taken: its fixed counter, else a GP one. */
 static int place_one(const struct pv_hw *h, unsigned int i, uint64_t taken)
 {
@@ -76,7 +68,7 @@ static int place_one(const struct pv_hw *h, unsigned int i, uint64_t taken)
     if (j >= 0 && (h->hw->fixed_present & (1u << j)) &&
         !(taken & (1ull << (FIXED_SHIFT + j))))
         return FIXED_SHIFT + j;
-    return h->gp_ok[i] ? free_gp(h->hw, taken) : PV_HW_NONE;
+    return h->gp_ok[i] ? pmu_hw_free_gp(h->hw, taken) : PV_HW_NONE;   /* both -1 */
 }
 
 /* Places every counter (fixed-capable ones first take their fixed

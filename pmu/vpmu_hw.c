@@ -94,14 +94,13 @@ static bool fixed_counting(const struct vpmu *g, unsigned int j)
            (fixed_field(g, j) & (VPMU_FIXED_OS | VPMU_FIXED_USR));
 }
 
+/* The lowest free GP counter, taken (VPMU_HW_NONE = -1 when none is). */
 static int free_gp(const struct pmu_hw *hw, uint64_t *taken)
 {
-    for (unsigned int k = 0; k < hw->gp_count; k++)
-        if (!(*taken & (1ull << k))) {
-            *taken |= 1ull << k;
-            return (int)k;
-        }
-    return VPMU_HW_NONE;
+    int k = pmu_hw_free_gp(hw, *taken);
+    if (k >= 0)
+        *taken |= 1ull << k;
+    return k;
 }
 
 /* The guest's counters in order, GP first (they need GP counters), then
