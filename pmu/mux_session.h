@@ -18,6 +18,13 @@
 enum mux_err mux_session_plan(struct mux_row_config *cfg, const struct pmu_event_list *list,
                               unsigned int counters, uint64_t interval, uint64_t sub);
 
+/* The same over any counters: the hardware PMU's, as the clock left them
+ * (pmu/mux_hw.h, mux_hw_layout's for_sets), with each event's
+ * constraints as its parse derived them. */
+enum mux_err mux_session_plan_on(struct mux_row_config *cfg, const struct pmu_event_list *list,
+                                 const struct mux_counters *counters, uint64_t interval,
+                                 uint64_t sub);
+
 /* The hypercall error (negative, -VERTIGO_E*) for a refused schedule:
  * -VERTIGO_E2BIG for too many events, -VERTIGO_ERANGE for an interval or
  * sub-interval that is 0, longer than the interval or too long to give

@@ -15,7 +15,9 @@ void pmu_ctx_init(struct pmu_ctx *ctx, const struct pmu_event_list *list,
         c->event = list->events[i];
         if (periods && c->event.source == PMU_EVENT_HW)
             c->period = periods[i];
-        if (c->event.source == PMU_EVENT_HW && c->event.hypervisor)
+        /* an event without a slot counts elsewhere (pmu/pmu_mux_hw.h) */
+        if (c->event.source == PMU_EVENT_HW && c->event.hypervisor &&
+            c->event.slot != PMU_SLOT_NONE)
             ctx->count_hypervisor = true;
     }
 }

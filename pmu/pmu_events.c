@@ -318,6 +318,8 @@ enum pmu_event_err pmu_event_list_parse(const char *text, const struct pmu_event
         p = comma + 1;
     }
     unsigned int bad = 0;
+    if (caps->unplaced)
+        return PMU_EVERR_NONE;
     enum pmu_event_err e = assign_counters(caps, out, &bad);
     if (e != PMU_EVERR_NONE)
         return fail(err, e, bad, out->events[bad].name, (unsigned int)strlen(out->events[bad].name));

@@ -31,6 +31,10 @@ struct pmu_event_caps {
     enum pmu_backend_kind backend;
     struct pmu_desc desc;       /* HW: counters and architectural events */
     bool tsc_counts_instructions; /* SOFT: one TSC tick is one instruction (Bochs) */
+    /* HW: the events rotate over the counters (interval multiplexing,
+     * pmu/mux_hw.h places them): a list is checked, not placed, and its
+     * hardware events keep slot PMU_SLOT_NONE. */
+    bool unplaced;
 };
 
 enum pmu_event_source {

@@ -167,9 +167,12 @@ static int counter_wrapped(struct pmu_hw *hw, struct pmu_ctx *ctx, unsigned int 
 
 /* ---- programming values ---- */
 
+/* A hardware event on a counter of this backend. A hardware event without
+ * a slot (PMU_SLOT_NONE) is counted elsewhere (an interval multiplexing
+ * session's event, pmu/pmu_mux_hw.h): no MSR of it, its count is accum. */
 static bool is_hw_counter(const struct pmu_counter *c)
 {
-    return c->event.source == PMU_EVENT_HW;
+    return c->event.source == PMU_EVENT_HW && c->event.slot != PMU_SLOT_NONE;
 }
 
 static uint64_t status_bit(const struct pmu_counter *c)
@@ -313,6 +316,11 @@ static enum pmu_status hw_load(void *self, struct pmu_ctx *ctx)
     return err ? PMU_ERR_MSR : PMU_OK;
 }
 
+int pmu_hw_host_enable(struct pmu_hw *hw, uint64_t mask)
+{
+    return hw_wr_elide(hw, MSR_IA32_PERF_GLOBAL_CTRL, mask, &hw->shadow.global_ctrl);
+}
+
 void pmu_hw_count_from_held(const struct pmu_hw *hw, struct pmu_ctx *ctx)
 {
     for (unsigned int i = 0; i < ctx->count; i++) {
@@ -404,6 +412,8 @@ static uint64_t hw_read(void *self, const struct pmu_ctx *ctx, unsigned int i)
     struct pmu_hw *hw = self;
     const struct pmu_counter *c = &ctx->counters[i];
     uint64_t mask = counter_mask(hw, c);
+    if (!is_hw_counter(c))
+        return c->accum;
     if (!ctx->loaded)
         return counter_count(c, c->raw, mask);
     uint64_t raw = 0, status = 0;
@@ -422,7 +432,8 @@ static void hw_emulated_instruction(void *self, struct pmu_ctx *ctx, unsigned in
     struct pmu_hw *hw = self;
     for (unsigned int i = 0; i < ctx->count; i++) {
         struct pmu_counter *c = &ctx->counters[i];
-        if (!pmu_event_counts_instructions(&c->event) || !pmu_event_counts_at(&c->event, cpl))
+        if (!is_hw_counter(c) || !pmu_event_counts_instructions(&c->event) ||
+            !pmu_event_counts_at(&c->event, cpl))
             continue;
         if (!c->period) {
             c->accum++;
@@ -517,15 +528,10 @@ static int reset_counters(struct pmu_hw *hw)
     return err;
 }
 
-enum pmu_status pmu_hw_init(struct pmu_hw *hw, const struct pmu_desc *d,
-                            uint64_t perf_capabilities, const struct pmu_msr_ops *msr)
+void pmu_hw_describe(struct pmu_hw *hw, const struct pmu_desc *d, uint64_t perf_capabilities)
 {
     memset(hw, 0, sizeof(*hw));
-    enum pmu_status s = check_desc(d);
-    if (s != PMU_OK)
-        return s;
     hw->desc = *d;
-    hw->msr = *msr;
     hw->gp_count = d->gp_counters < PMU_MAX_GP ? d->gp_counters : PMU_MAX_GP;
     hw->fixed_present = d->fixed_mask & ((1u << PMU_MAX_FIXED) - 1);
     hw->gp_width_mask = width_mask(d->gp_width);
@@ -533,5 +539,16 @@ enum pmu_status pmu_hw_init(struct pmu_hw *hw, const struct pmu_desc *d,
     hw->full_width = (perf_capabilities & PMU_PERF_CAP_FW_WRITE) != 0;
     hw->freeze_on_pmi = true;   /* DEBUGCTL bit 12 exists from version 2 on */
     hw->streamlined_freeze = d->version >= STREAMLINED_FREEZE_VERSION;
+}
+
+enum pmu_status pmu_hw_init(struct pmu_hw *hw, const struct pmu_desc *d,
+                            uint64_t perf_capabilities, const struct pmu_msr_ops *msr)
+{
+    memset(hw, 0, sizeof(*hw));
+    enum pmu_status s = check_desc(d);
+    if (s != PMU_OK)
+        return s;
+    pmu_hw_describe(hw, d, perf_capabilities);
+    hw->msr = *msr;
     return reset_counters(hw) ? PMU_ERR_MSR : PMU_OK;
 }

@@ -77,6 +77,11 @@ extern const struct pmu_backend_ops pmu_hw_ops;
 enum pmu_status pmu_hw_init(struct pmu_hw *hw, const struct pmu_desc *d,
                             uint64_t perf_capabilities, const struct pmu_msr_ops *msr);
 
+/* Fills hw's description of PMU d (counters, widths, write mode, freeze)
+ * as pmu_hw_init does, touching no MSR: for checks made before a CPU's
+ * backend exists (an interval session's longest turn). */
+void pmu_hw_describe(struct pmu_hw *hw, const struct pmu_desc *d, uint64_t perf_capabilities);
+
 /* The backend handle for hw, for generic code. */
 struct pmu_backend pmu_hw_backend(struct pmu_hw *hw);
 
@@ -93,6 +98,11 @@ uint64_t pmu_hw_owned_mask(const struct pmu_ctx *ctx);
  * hardware counters with :h. They count at CPL 0 (PERFEVTSEL.OS), which is
  * why the event parser refuses :uh on this backend. */
 uint64_t pmu_hw_host_enable_mask(const struct pmu_ctx *ctx);
+
+/* While Vertigo runs, IA32_PERF_GLOBAL_CTRL enables exactly mask (the :h
+ * counters of several contexts loaded at once; `load` writes one
+ * context's). Skipped when it already does; 0 or -1 if it faulted. */
+int pmu_hw_host_enable(struct pmu_hw *hw, uint64_t mask);
 
 /* After `program`, before `load`: every counting-only counter of ctx (no
  * period) starts from the value its MSR holds as far as the backend knows
