@@ -114,14 +114,16 @@ static const char *mux_errno_text(int err, bool stopping)
 {
     switch (err) {
     case EBUSY: return "a counting session already runs (the command line's pmu.events=, or "
-                       "a multiplexing session: vertigo-ctl mux --stop first)";
+                       "a multiplexing session: vertigo-ctl mux --stop first), or on the "
+                       "hardware PMU no counter is left to count the turns (Vertigo's console "
+                       "says which)";
     case E2BIG: return "more events than a multiplexing session takes (32)";
     case ERANGE: return "the interval (-I) or sub-interval (-S) is out of range: each event set "
-                        "needs a turn of S instructions in every interval of N (Vertigo's "
-                        "console says which)";
+                        "needs a turn of S instructions in every interval of N, and on the "
+                        "hardware PMU a turn must fit its counter (Vertigo's console says which)";
     case EINVAL: return stopping ? "no multiplexing session runs on this CPU"
                                  : "Vertigo refused the event list (its console says why)";
-    case ENOSYS: return "interval multiplexing needs Vertigo's software backend (pmu=soft)";
+    case ENOSYS: return "interval multiplexing needs a PMU backend in Vertigo (not pmu=off)";
     case EPERM: return "only root / kernel mode may control sessions";
     default: return strerror(err);
     }

@@ -45,6 +45,7 @@ HEADERS_HV   += pmu/mux_hw.h
 HEADERS_HOST += pmu/mux_hw.h
 
 UNIT_TESTS += mux_hw_run
-unit_mux_hw_run_SRCS := tests/unit/test_mux_hw_run.c pmu/mux_hw.c pmu/mux_row.c pmu/mux_events.c \
+unit_mux_hw_run_SRCS := tests/unit/test_mux_hw_run.c tests/unit/mux_guest_model.c pmu/mux_hw.c \
+                        pmu/mux_row.c pmu/mux_events.c \
                         pmu/mux.c tests/unit/pmu_model.c pmu/pmu_hw.c pmu/pmu_cpuid.c \
                         pmu/pmu_events.c pmu/pmu_ctx.c pmu/swevents.c vmm/format.c

@@ -116,6 +116,12 @@ void pmu_config_caps(struct pmu_event_caps *caps)
     caps->desc.gp_counters = pmu_config.mux ? PMU_EVENT_LIST_MAX : pmu_config.soft_counters;
 }
 
+void pmu_config_session_caps(struct pmu_event_caps *caps)
+{
+    pmu_config_caps(caps);
+    caps->unplaced = pmu_config.mux && pmu_config.backend == PMU_SESSION_HW;
+}
+
 static void parse_events(const char *cmdline)
 {
     struct pmu_config *c = &pmu_config;
@@ -125,12 +131,7 @@ static void parse_events(const char *cmdline)
 
     if (c->backend == PMU_SESSION_NONE || !cmdline_get(cmdline, "pmu.events", text, sizeof(text)))
         return;
-    if (c->mux && c->backend != PMU_SESSION_SOFT) {
-        printk("pmu: no counting session: interval multiplexing (pmu.interval=) runs on the "
-               "software backend only (pmu=soft)\n");
-        return;
-    }
-    pmu_config_caps(&caps);
+    pmu_config_session_caps(&caps);
     if (pmu_event_list_parse(text, &caps, &c->list, &err) != PMU_EVERR_NONE) {
         char msg[128];
         pmu_event_error_format(&err, msg, sizeof(msg));
@@ -148,8 +149,7 @@ static void parse_events(const char *cmdline)
     if (c->period)
         printk(", period %lu", c->period);
     if (c->mux)
-        printk(", %u sets over %u counters, interval %lu, turn %lu instructions",
-               c->mux_cfg.plan.set_count, c->soft_counters, c->mux_cfg.interval, c->mux_cfg.sub);
+        pmu_mux_announce(c, &c->mux_cfg);
     printk(")\n");
 }
 

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pmu/mux_hw.h"
 #include "pmu/mux_row.h"
 #include "pmu/pmu_desc.h"
 #include "pmu/pmu_events.h"
@@ -54,6 +55,11 @@ struct pmu_config {
      * multiplexing session (pmu/pmu_mux.h) with this schedule. */
     bool mux;
     struct mux_row_config mux_cfg;
+    /* Hardware backend: the counters sample.events= takes (left to
+     * sampling), the clock and the counters left for the sets
+     * (pmu/pmu_mux_hw.h). */
+    struct mux_hw_held mux_reserved;
+    struct mux_hw_layout mux_layout;
 };
 
 extern struct pmu_config pmu_config;
@@ -64,6 +70,10 @@ void pmu_config_ensure(void);
 
 /* The events the run's backend can count. */
 void pmu_config_caps(struct pmu_event_caps *caps);
+
+/* The same for an interval session's events (pmu.interval=): on the
+ * hardware backend they are checked, not placed (pmu/pmu_mux_hw.h). */
+void pmu_config_session_caps(struct pmu_event_caps *caps);
 
 /* True if the software backend runs. Inline: the exit path asks. */
 static inline bool pmu_config_soft(void)

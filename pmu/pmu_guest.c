@@ -4,6 +4,7 @@
 #include "pmu/pmu_arch.h"
 #include "pmu/pmu_config.h"
 #include "pmu/pmu_hw.h"
+#include "pmu/pmu_mux_hw.h"
 #include "vmm/console.h"
 
 /* What the software backend counts: one TSC tick is an instruction, a
@@ -131,7 +132,7 @@ void pmu_guest_hw_enter(struct vcpu *v, struct pmu_entry_plan *plan)
     struct vcpu_pmu *p = &v->pmu;
     if (!p->guest_pmu || !p->guest_hw.hw || !vpmu_active(&p->guest))
         return;
-    uint64_t busy = pmu_hw_owned_mask(&p->ctx) | p->pv_hw.enable;     /* pv counters first */
+    uint64_t busy = pmu_mux_hw_busy(v) | p->pv_hw.enable;     /* pv counters first */
     plan->guest_global_ctrl |= vpmu_hw_load(&p->guest_hw, &p->guest, busy);
 }
 

@@ -3,6 +3,7 @@
 
 #include "pmu/mux_session.h"
 #include "pmu/pmu_arch.h"
+#include "pmu/pmu_mux_hw.h"
 #include "vmm/cmdline.h"
 #include "vmm/console.h"
 #include "vmm/domain.h"
@@ -47,6 +48,34 @@ static bool read_exact(const char *cmdline)
     return false;
 }
 
+#define REFUSAL "pmu: no counting session: "
+
+struct mux_counters pmu_mux_counters(const struct pmu_config *c)
+{
+    struct mux_counters soft = { c->soft_counters, 0 };
+    return c->backend == PMU_SESSION_HW ? c->mux_layout.for_sets : soft;
+}
+
+unsigned int pmu_mux_counter_count(const struct pmu_config *c)
+{
+    struct mux_counters k = pmu_mux_counters(c);
+    return k.gp + (unsigned int)__builtin_popcount(k.fixed_mask);
+}
+
+/* The hardware backend's own conditions: a counter for the clock, no
+ * exact reference (its counters count only the set on them). */
+static bool hw_allows(struct pmu_config *c, const char *cmdline)
+{
+    if (c->backend != PMU_SESSION_HW)
+        return true;
+    if (exact_reference) {
+        printk(REFUSAL "pmu.interval.exact=on needs the software backend (a hardware counter "
+               "counts only while its set is on it)\n");
+        return false;
+    }
+    return pmu_mux_hw_layout(c, cmdline, REFUSAL);
+}
+
 bool pmu_mux_configure(struct pmu_config *c, const char *cmdline)
 {
     uint64_t n, sub;
@@ -54,15 +83,28 @@ bool pmu_mux_configure(struct pmu_config *c, const char *cmdline)
         !read_exact(cmdline))
         return false;
     if (!cmdline_has(cmdline, "pmu.interval")) {
-        printk("pmu: no counting session: pmu.subinterval= needs pmu.interval=\n");
+        printk(REFUSAL "pmu.subinterval= needs pmu.interval=\n");
         return false;
     }
-    enum mux_err err = mux_session_plan(&c->mux_cfg, &c->list, c->soft_counters, n, sub);
-    if (err == MUX_OK)
-        return true;
-    printk("pmu: no counting session: pmu.interval=%lu pmu.subinterval=%lu over %u counters: "
-           "%s\n", n, sub, c->soft_counters, mux_err_text(err));
-    return false;
+    if (!hw_allows(c, cmdline))
+        return false;
+    struct mux_counters counters = pmu_mux_counters(c);
+    enum mux_err err = mux_session_plan_on(&c->mux_cfg, &c->list, &counters, n, sub);
+    if (err != MUX_OK) {
+        printk(REFUSAL "pmu.interval=%lu pmu.subinterval=%lu over %u counters: %s\n", n, sub,
+               pmu_mux_counter_count(c), mux_err_text(err));
+        return false;
+    }
+    return c->backend != PMU_SESSION_HW || pmu_mux_hw_check_turns(c, &c->mux_cfg, REFUSAL);
+}
+
+void pmu_mux_announce(const struct pmu_config *c, const struct mux_row_config *cfg)
+{
+    printk(", %u sets over %u counters", cfg->plan.set_count, pmu_mux_counter_count(c));
+    if (c->backend == PMU_SESSION_HW)
+        printk(" (turns counted on %s %u)", c->mux_layout.clock.slot == PMU_SLOT_FIXED
+               ? "fixed counter" : "general-purpose counter", c->mux_layout.clock.slot_index);
+    printk(", interval %lu, turn %lu instructions", cfg->interval, cfg->sub);
 }
 
 static void read_counts(const struct vcpu *v, uint64_t *counts)
@@ -85,11 +127,16 @@ static void read_needed(const struct vcpu *v, uint64_t *counts)
 void pmu_mux_vcpu_begin(struct vcpu *v, const struct mux_row_config *cfg)
 {
     uint64_t counts[MUX_ROW_EVENTS_MAX];
+    v->pmu.mux_rows = 0;
+    if (pmu_config.backend == PMU_SESSION_HW) {
+        pmu_mux_hw_begin(v, cfg);
+        v->pmu.mux_on = true;
+        return;
+    }
     v->pmu.mux.cfg = cfg;
     read_counts(v, counts);
     mux_row_begin(&v->pmu.mux, cfg, counts, pmu_arch_tsc());
     memcpy(v->pmu.mux_exact_mark, counts, sizeof(counts));
-    v->pmu.mux_rows = 0;
     v->pmu.mux_on = true;
 }
 
@@ -121,7 +168,7 @@ static void write_exact(const struct vcpu *v, uint64_t *mark, const uint64_t *co
     log_hv_swcounters(sw);
 }
 
-static void write_row(struct vcpu *v, struct log_interval *row)
+void pmu_mux_write_row(struct vcpu *v, struct log_interval *row)
 {
     row->domain = v->domain->id;
     row->vcpu = v->id;
@@ -144,7 +191,7 @@ void pmu_mux_retired(struct vcpu *v, uint64_t n)
     while (mux_row_due(&p->mux)) {
         read_needed(v, counts);
         if (mux_row_turn(&p->mux, counts, tsc, &p->mux_row))
-            write_row(v, &p->mux_row);
+            pmu_mux_write_row(v, &p->mux_row);
     }
 }
 
@@ -155,35 +202,67 @@ static struct log_interval final_row;
 static uint64_t final_mark[MUX_ROW_EVENTS_MAX];
 static struct log_swcounters final_exact;
 
-void pmu_mux_finish(const struct vcpu *v)
+/* Software backend: the unfinished interval's row from a copy of the
+ * state, with its exact counts when asked for. */
+static bool finish_soft(const struct vcpu *v)
 {
     const struct vcpu_pmu *p = &v->pmu;
     uint64_t counts[MUX_ROW_EVENTS_MAX];
-    if (!p->mux_on)
-        return;
     final_state = p->mux;
     read_counts(v, counts);
-    bool last = mux_row_finish(&final_state, counts, pmu_arch_exit_tsc(v), &final_row);
-    if (last) {
-        final_row.domain = v->domain->id;
-        final_row.vcpu = v->id;
-        log_hv_interval(&final_row);
-        if (exact_reference) {
-            memcpy(final_mark, p->mux_exact_mark, sizeof(final_mark));
-            write_exact(v, final_mark, counts, &final_exact);
-        }
+    if (!mux_row_finish(&final_state, counts, pmu_arch_exit_tsc(v), &final_row))
+        return false;
+    final_row.domain = v->domain->id;
+    final_row.vcpu = v->id;
+    log_hv_interval(&final_row);
+    if (exact_reference) {
+        memcpy(final_mark, p->mux_exact_mark, sizeof(final_mark));
+        write_exact(v, final_mark, counts, &final_exact);
     }
+    return true;
+}
+
+/* Hardware backend: from a copy of the session's state, as above. */
+static bool finish_hw(const struct vcpu *v)
+{
+    if (!pmu_mux_hw_finish(v, &final_row))
+        return false;
+    final_row.domain = v->domain->id;
+    final_row.vcpu = v->id;
+    log_hv_interval(&final_row);
+    return true;
+}
+
+/* The last row (if any) and the VCPU's line; true if there was one. */
+static bool finish(const struct vcpu *v)
+{
+    const struct vcpu_pmu *p = &v->pmu;
+    bool hw = pmu_config.backend == PMU_SESSION_HW;
+    bool last = hw ? finish_hw(v) : finish_soft(v);
+    const struct mux_row_state *st = hw ? &p->mux_hw.row : &p->mux;
     printk("pmu: vcpu %u: %lu interval rows of %lu instructions (turns of %lu) and %s "
            "of %lu; skid at most %lu instructions\n", v->id, p->mux_rows,
-           p->mux.cfg->interval, p->mux.cfg->sub,
-           last ? "a last one" : "no last one", p->mux.done, p->mux.skid_max);
+           st->cfg->interval, st->cfg->sub, last ? "a last one" : "no last one",
+           last ? final_row.instructions : 0, st->skid_max);
+    if (hw && p->mux_hw.load_failures)
+        printk("pmu: vcpu %u: %lu turns whose set failed to load (a counter MSR faulted)\n",
+               v->id, p->mux_hw.load_failures);
+    return last;
+}
+
+void pmu_mux_finish(const struct vcpu *v)
+{
+    if (v->pmu.mux_on)
+        finish(v);
 }
 
 uint64_t pmu_mux_vcpu_stop(struct vcpu *v)
 {
     if (!v->pmu.mux_on)
         return 0;
-    pmu_mux_finish(v);
+    bool last = finish(v);
+    if (pmu_config.backend == PMU_SESSION_HW)
+        pmu_mux_hw_save(v);     /* its counters leave the CPU with it */
     v->pmu.mux_on = false;
-    return v->pmu.mux_rows + (v->pmu.mux.done ? 1 : 0);
+    return v->pmu.mux_rows + (last ? 1 : 0);
 }

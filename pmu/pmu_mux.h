@@ -1,4 +1,6 @@
-/* Interval multiplexing sessions in the VM-exit loop (software backend):
+/* Interval multiplexing sessions in the VM-exit loop (the software
+ * backend here; the hardware backend's in pmu/pmu_mux_hw.h, the
+ * configuration, rows and end shared):
  * pmu.events= with more events than pmu.soft.counters, pmu.interval=N and
  * pmu.subinterval=S. Every VCPU counts its retired guest instructions
  * (the software backend's instruction count: guest ticks in Bochs plus
@@ -21,6 +23,17 @@
  * builds c->mux_cfg; prints the specific reason and returns false when
  * there can be no session. */
 bool pmu_mux_configure(struct pmu_config *c, const char *cmdline);
+
+/* The counters the sets are formed over: pmu.soft.counters, or the
+ * hardware PMU's as the clock left them; and how many. */
+struct mux_counters pmu_mux_counters(const struct pmu_config *c);
+unsigned int pmu_mux_counter_count(const struct pmu_config *c);
+
+/* The console's words for schedule cfg (", N sets over K counters, ..."). */
+void pmu_mux_announce(const struct pmu_config *c, const struct mux_row_config *cfg);
+
+/* Writes row (its domain and VCPU filled in here) as v's next row. */
+void pmu_mux_write_row(struct vcpu *v, struct log_interval *row);
 
 /* The VCPU's counting session started: its interval 0 starts now. */
 void pmu_mux_vcpu_start(struct vcpu *v);

@@ -4,9 +4,12 @@
 #include "pmu/mux_session.h"
 #include "pmu/pmu_config.h"
 #include "pmu/pmu_mux.h"
+#include "pmu/pmu_mux_hw.h"
 #include "pmu/pmu_run.h"
 #include "pmu/pmu_session.h"
 #include "vmm/console.h"
+#include "vmm/format.h"
+#include "vmm/hv_cmdline.h"
 #include "vmm/mem.h"
 #include "vmm/spinlock.h"
 
@@ -16,6 +19,21 @@ static struct vcpu *owner;              /* the VCPU whose session runs, or NULL 
 /* Parses m's events and builds the run's schedule from them, as the
  * command line's are: the number of sets or the error (said on the
  * console). pmu_config is left as it was on an error. */
+/* The hardware backend's conditions (pmu/pmu_mux_hw.h): a counter left
+ * for the clock (-VERTIGO_EBUSY: the others hold them all) and turns it
+ * can count (-VERTIGO_ERANGE); 0 when cfg (NULL: not planned yet) may run. */
+static int64_t hw_check(const struct vcpu *v, const struct mux_row_config *cfg)
+{
+    char refusal[64];
+    if (pmu_config.backend != PMU_SESSION_HW)
+        return 0;
+    fmt_snprintf(refusal, sizeof(refusal), "pmu: vcpu %u: multiplexing session refused: ",
+                 v->id);
+    if (!cfg)
+        return pmu_mux_hw_layout(&pmu_config, hv_cmdline(), refusal) ? 0 : -VERTIGO_EBUSY;
+    return pmu_mux_hw_check_turns(&pmu_config, cfg, refusal) ? 0 : -VERTIGO_ERANGE;
+}
+
 static int64_t plan(const struct vcpu *v, const struct vertigo_mux *m, struct pmu_event_list *list,
                     struct mux_row_config *cfg)
 {
@@ -24,20 +42,25 @@ static int64_t plan(const struct vcpu *v, const struct vertigo_mux *m, struct pm
     char why[128];
     pmu_config_caps(&caps);
     caps.desc.gp_counters = PMU_EVENT_LIST_MAX;     /* the schedule limits the counters */
+    caps.unplaced = pmu_config.backend == PMU_SESSION_HW;
     if (pmu_event_list_parse(m->events, &caps, list, &err) != PMU_EVERR_NONE) {
         pmu_event_error_format(&err, why, sizeof(why));
         printk("pmu: vcpu %u: multiplexing session refused: %s\n", v->id, why);
         return mux_session_event_error(err.code);
     }
-    enum mux_err me = mux_session_plan(cfg, list, pmu_config.soft_counters, m->interval,
-                                       m->subinterval);
+    int64_t r = hw_check(v, NULL);
+    if (r)
+        return r;
+    struct mux_counters counters = pmu_mux_counters(&pmu_config);
+    enum mux_err me = mux_session_plan_on(cfg, list, &counters, m->interval, m->subinterval);
     if (me != MUX_OK) {
         printk("pmu: vcpu %u: multiplexing session refused: interval %lu, sub-interval %lu "
                "over %u counters: %s\n", v->id, m->interval, m->subinterval,
-               pmu_config.soft_counters, mux_err_text(me));
+               pmu_mux_counter_count(&pmu_config), mux_err_text(me));
         return mux_session_error(me);
     }
-    return cfg->sets;
+    r = hw_check(v, cfg);
+    return r ? r : cfg->sets;
 }
 
 /* Makes the planned session the run's counting session and starts it on
@@ -59,9 +82,10 @@ static int64_t begin(struct vcpu *v, const struct vertigo_mux *m, const struct p
     v->pmu.count_events = list->count;
     pmu_mux_vcpu_begin(v, &pmu_config.mux_cfg);
     owner = v;
-    printk("pmu: vcpu %u: multiplexing session of the guest: %s (%u events, %u sets over %u "
-           "counters, interval %lu, turn %lu instructions)\n", v->id, m->events, list->count,
-           cfg->sets, pmu_config.soft_counters, cfg->interval, cfg->sub);
+    printk("pmu: vcpu %u: multiplexing session of the guest: %s (%u events", v->id, m->events,
+           list->count);
+    pmu_mux_announce(&pmu_config, cfg);
+    printk(")\n");
     return cfg->sets;
 }
 
@@ -81,8 +105,10 @@ int64_t pmu_mux_guest_start(struct vcpu *v, const struct vertigo_mux *m)
 {
     static struct pmu_event_list list;      /* under lock: too big for the stack */
     static struct mux_row_config cfg;
-    if (!pmu_config_soft())
+    if (pmu_config.backend == PMU_SESSION_NONE) {
+        printk("pmu: vcpu %u: multiplexing session refused: no PMU backend runs\n", v->id);
         return -VERTIGO_ENOSYS;
+    }
     spin_lock(&lock);
     const char *busy = busy_reason(v);
     if (busy)

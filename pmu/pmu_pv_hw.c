@@ -4,6 +4,7 @@
 
 #include "pmu/pmu_arch.h"
 #include "pmu/pmu_config.h"
+#include "pmu/pmu_mux_hw.h"
 #include "pmu/pv_hw.h"
 #include "vmm/vcpu.h"
 
@@ -14,7 +15,7 @@ int64_t pmu_pv_hw_program(struct vcpu *v, const char *events, const char **why)
     if (!p->pv_hw.hw)
         pv_hw_init(&p->pv_hw, p->be.self);
     pmu_config_caps(&caps);
-    int64_t r = pv_hw_program(&p->pv_hw, &p->pv, events, &caps, pmu_hw_owned_mask(&p->ctx), why);
+    int64_t r = pv_hw_program(&p->pv_hw, &p->pv, events, &caps, pmu_mux_hw_busy(v), why);
     if (r > 0) {
         pmu_arch_rdpmc_exiting(v, true);    /* until a run may pass it through */
         p->pv_rdpmc_native = false;
@@ -39,7 +40,7 @@ void pmu_pv_hw_enter(struct vcpu *v, struct pmu_entry_plan *plan, unsigned int c
     if (!p->pv_hw.hw)
         return;
     bool no_virtual_pmu = !p->guest_pmu;
-    plan->guest_global_ctrl |= pv_hw_load(&p->pv_hw, &p->pv, pmu_hw_owned_mask(&p->ctx),
+    plan->guest_global_ctrl |= pv_hw_load(&p->pv_hw, &p->pv, pmu_mux_hw_busy(v),
                                           no_virtual_pmu);
     rdpmc_exiting(v, p->pv_hw.count && p->pv_hw.passthrough);   /* "" stops them: exits again */
     pmu_pv_publish(&p->pv, pmu_arch_tsc(), cpl);

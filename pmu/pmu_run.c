@@ -6,6 +6,7 @@
 #include "pmu/pmu_cpu.h"
 #include "pmu/pmu_guest.h"
 #include "pmu/pmu_mux.h"
+#include "pmu/pmu_mux_hw.h"
 #include "pmu/pmu_pmi.h"
 #include "pmu/pmu_pv.h"
 #include "pmu/pmu_pv_hw.h"
@@ -42,6 +43,7 @@ enum pmu_status pmu_run_program(struct vcpu *v, const struct pmu_event_list *lis
                                 const uint64_t *periods)
 {
     struct vcpu_pmu *p = &v->pmu;
+    pmu_mux_hw_save(v);         /* an interval session's counters survive the re-init */
     enum pmu_status st = pmu_cpu_backend_init(v->cpu, &p->be);
     if (st != PMU_OK)
         return st;
@@ -49,6 +51,7 @@ enum pmu_status pmu_run_program(struct vcpu *v, const struct pmu_event_list *lis
     st = p->be.ops->program(p->be.self, &p->ctx);
     if (st == PMU_OK)
         st = p->be.ops->load(p->be.self, &p->ctx);
+    pmu_mux_hw_load(v);
     if (st == PMU_OK)
         pmu_pmi_arm(v);
     /* :h counts Vertigo's time from here; before the VCPU's first exit
@@ -244,6 +247,7 @@ static void plan_entry(struct vcpu *v)
     }
     unsigned int cpl = pmu_arch_guest_cpl(v);
     p->be.ops->enter(p->be.self, &p->ctx, cpl, &plan);
+    pmu_mux_hw_enter(v, &plan);
     pmu_pv_hw_enter(v, &plan, cpl);
     pmu_guest_hw_enter(v, &plan);
     pmu_arch_entry_plan(v, &plan);
@@ -345,6 +349,8 @@ static void account_guest(struct vcpu *v, uint64_t guest_ticks, bool stepping)
         take_overflows(v);
     if (pmu_config_soft())
         pmu_mux_retired(v, guest_ticks);
+    else
+        pmu_mux_hw_exit(v);     /* the clock's wrap ends turns, before its PMI's NMI */
 }
 
 void pmu_run_after_exit(struct vcpu *v, uint64_t guest_ticks)
@@ -373,6 +379,8 @@ void pmu_run_emulated_instruction(struct vcpu *v)
         take_overflows(v);
     if (pmu_config.tsc_counts_instructions)
         pmu_mux_retired(v, 1);
+    else if (!pmu_config_soft())
+        pmu_mux_hw_emulated(v);
     if (stepping)
         pmu_run_count_overflows(v, pmu_step_resume(v));
 }

@@ -3,6 +3,7 @@
 
 #include "pmu/pmu_config.h"
 #include "pmu/pmu_cpu.h"
+#include "pmu/pmu_mux_hw.h"
 #include "pmu/pmu_pmi.h"
 #include "pmu/pmu_run.h"
 #include "pmu/pmu_soft.h"
@@ -63,6 +64,7 @@ void pmu_vcpu_switch_out(struct vcpu *from)
         if (st != PMU_OK)
             note_failure(from, "saving the counters", st);
     }
+    pmu_mux_hw_save(from);      /* an interval session's live set and clock */
     p->sw_state.out_tsc = pmu_arch_tsc();
     p->sw_state.ticks += p->sw_state.out_tsc - t0;
 }
@@ -100,6 +102,7 @@ void pmu_vcpu_switch_in(struct vcpu *to)
         if (pmu_config_soft())
             soft_in(to);
     }
+    pmu_mux_hw_load(to);
     if (p->sw_state.stepping)
         pmu_step_arm(to, true);
     pmi_in(to);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pmu/mux_hw.h"
 #include "pmu/mux_row.h"
 #include "pmu/pmu.h"
 #include "pmu/pmu_pv.h"
@@ -66,7 +67,8 @@ struct vcpu_pmu {
     bool pv_rdpmc_native;               /* their last run passed RDPMC through */
     /* Interval multiplexing (pmu/pmu_mux.c), pmu.interval= */
     bool mux_on;
-    struct mux_row_state mux;
+    struct mux_row_state mux;           /* software backend (cfg: either backend's) */
+    struct mux_hw mux_hw;               /* hardware backend (pmu/pmu_mux_hw.h) */
     struct log_interval mux_row;        /* the row being written (off the stack) */
     uint64_t mux_rows;                  /* rows written */
     /* pmu.interval.exact=on: every event's count when the interval began,

@@ -2,6 +2,7 @@
 #include "pmu/sample_apply.h"
 
 #include "pmu/pmu_config.h"
+#include "pmu/pmu_mux_hw.h"
 #include "pmu/pmu_run.h"
 #include "pmu/pmu_soft.h"
 #include "pmu/pmu_step.h"
@@ -44,24 +45,38 @@ static bool can_sample(const struct pmu_event *ev, unsigned int i, char *why,
     return true;
 }
 
-static bool parse_joined(const char *sampling, struct pmu_event_list *list, char *why,
-                         unsigned int why_size)
+/* The counting session's and the sampling session's events, parsed and
+ * placed together (the counting ones first: event ids are positions). */
+static bool parse_together(const char *sampling, struct pmu_event_list *list, char *why,
+                           unsigned int why_size)
 {
     char text[2 * PMU_SESSION_EVENTS_MAX];
     struct pmu_event_caps caps;
     struct pmu_event_error err;
     unsigned int counted = pmu_config.list.count;
+    join_events(sampling, text, sizeof(text));
+    pmu_config_caps(&caps);
+    if (pmu_event_list_parse(text, &caps, list, &err) == PMU_EVERR_NONE)
+        return true;
+    err.index -= err.index >= counted ? counted : 0;
+    pmu_event_error_format(&err, why, why_size);
+    return false;
+}
+
+static bool parse_joined(const char *sampling, struct pmu_event_list *list, char *why,
+                         unsigned int why_size)
+{
+    unsigned int counted = pmu_config.list.count;
     if (pmu_config.backend == PMU_SESSION_NONE) {
         fmt_snprintf(why, why_size, "no PMU backend");
         return false;
     }
-    join_events(sampling, text, sizeof(text));
-    pmu_config_caps(&caps);
-    if (pmu_event_list_parse(text, &caps, list, &err) != PMU_EVERR_NONE) {
-        err.index -= err.index >= counted ? counted : 0;
-        pmu_event_error_format(&err, why, why_size);
+    /* beside a hardware interval session: on the counters left to sampling */
+    bool ok = pmu_mux_hw_runs() && pmu_config.has_events
+                  ? pmu_mux_hw_sampling_list(sampling, list, why, why_size)
+                  : parse_together(sampling, list, why, why_size);
+    if (!ok)
         return false;
-    }
     for (unsigned int i = counted; i < list->count; i++)
         if (!can_sample(&list->events[i], i - counted, why, why_size))
             return false;

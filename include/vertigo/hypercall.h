@@ -131,14 +131,18 @@
                                            one row per interval in the log).
                                            Kernel only. -EBUSY if a counting
                                            session runs (the command line's,
-                                           or one this call started); -ENOSYS
-                                           without the software backend;
+                                           or one this call started) or, on
+                                           the hardware backend, no counter
+                                           is left to count the turns;
+                                           -ENOSYS without a PMU backend;
                                            -E2BIG for more events than a
                                            session takes; -ERANGE for an
                                            interval of 0, a sub-interval
-                                           longer than the interval, or one
-                                           too long to give every event set a
-                                           turn per interval; -EINVAL for a
+                                           longer than the interval, one too
+                                           long to give every event set a
+                                           turn per interval, or (hardware
+                                           backend) a turn longer than its
+                                           counter can count; -EINVAL for a
                                            bad header or event list. -> the
                                            number of event sets. */
 #define VERTIGO_HC_MUX_STOP         13u /* stops the calling VCPU's session

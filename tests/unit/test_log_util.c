@@ -560,6 +560,15 @@ void log_test_decode(const void *data, size_t len, size_t chunk, struct log_test
     free(dec);
 }
 
+void log_test_decode_ring(struct log_ring *ring, struct log_test_decoded *out)
+{
+    struct log_test_stream st = { 0 };
+    log_test_stream_header(&st, 1);
+    log_test_drain(&st, ring, 4096);
+    log_test_decode(st.data, st.len, 0, out);
+    log_test_stream_free(&st);
+}
+
 void log_test_decoded_free(struct log_test_decoded *d)
 {
     free(d->values);

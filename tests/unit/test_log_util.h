@@ -70,6 +70,8 @@ struct log_test_decoded {
 
 /* Decodes data feeding chunk bytes at a time (0: all at once). */
 void log_test_decode(const void *data, size_t len, size_t chunk, struct log_test_decoded *out);
+/* Drains ring (a stream of one CPU) and decodes what it held into out. */
+void log_test_decode_ring(struct log_ring *ring, struct log_test_decoded *out);
 void log_test_decoded_free(struct log_test_decoded *d);
 /* Decodes data into text exactly as `vertigo decode` prints it; the
  * caller frees the returned NUL-terminated string. */

@@ -12,6 +12,7 @@
  * only the MSRs that change, never one of a counter someone else holds. */
 #include "pmu/mux_events.h"
 #include "pmu/mux_hw.h"
+#include "tests/unit/mux_guest_model.h"
 #include "tests/unit/pmu_model.h"
 #include "tests/unit/unit.h"
 #include "vmm/msr.h"
@@ -103,50 +104,23 @@ static bool start_run(struct run *r, bool freeze, unsigned int skid)
 
 /* ---- what happened, per event ---- */
 
-struct unit_events {
-    uint64_t instructions, cycles, ref_cycles, branches, branch_misses;
-};
-
-static uint64_t amount(const struct pmu_event *ev, const struct unit_events *u)
-{
-    if (ev->event_select == 0xc0)
-        return u->instructions;
-    if (ev->event_select == 0x3c)
-        return ev->umask ? u->ref_cycles : u->cycles;
-    if (ev->event_select == 0xc4)
-        return u->branches;
-    return ev->event_select == 0xc5 ? u->branch_misses : 0;
-}
-
 /* The live set's events take u, at guest mode cpl. */
-static void to_truth(struct run *r, const struct unit_events *u, unsigned int cpl)
+static void to_truth(struct run *r, const struct mux_unit *u, unsigned int cpl)
 {
     for (unsigned int e = 0; e < EVENTS; e++) {
         const struct pmu_event *ev = &r->list.events[e];
         if (r->cfg.set_of[e] == r->mux.live && pmu_event_counts_at(ev, cpl))
-            r->truth[e] += amount(ev, u);
+            r->truth[e] += mux_unit_amount(ev, u);
     }
 }
 
-static unsigned int cpl_of(uint64_t unit)
-{
-    return unit % 1000 < 700 ? 3 : 0;
-}
-
-/* One guest instruction, its other events first: the instruction that
- * wraps the clock is the last event of its unit, so a freeze on its PMI
- * stops every counter at a unit's end. */
+/* One guest instruction; frozen counters count it for no event. */
 static void guest_unit(struct run *r)
 {
-    unsigned int cpl = cpl_of(r->unit);
-    enum pmu_model_mode mode = cpl ? PMU_MODEL_USER : PMU_MODEL_KERNEL;
-    struct unit_events u = { 1, 2, 3, r->unit % 4 == 0, r->unit % 8 == 0 };
+    unsigned int cpl = mux_unit_cpl(r->unit);
+    struct mux_unit u = mux_unit_of(r->unit);
     bool frozen = pmu_model_frozen(&r->model);
-    pmu_model_count(&r->model, &pmu_model_cycles, mode, u.cycles);
-    pmu_model_count(&r->model, &pmu_model_ref_cycles, mode, u.ref_cycles);
-    pmu_model_count(&r->model, &pmu_model_branches, mode, u.branches);
-    pmu_model_count(&r->model, &pmu_model_branch_misses, mode, u.branch_misses);
-    pmu_model_count(&r->model, &pmu_model_instructions, mode, u.instructions);
+    mux_unit_count(&r->model, &u, cpl);
     if (frozen)
         r->skid_units++;
     else
@@ -187,7 +161,7 @@ static void check_row(struct run *r, const struct log_interval *row)
 
 static void enter(struct run *r)
 {
-    r->be.ops->enter(r->be.self, &r->mux.ctx, cpl_of(r->unit), &r->plan);
+    r->be.ops->enter(r->be.self, &r->mux.ctx, mux_unit_cpl(r->unit), &r->plan);
     r->model.global_ctrl = r->plan.guest_global_ctrl;
     r->model.debugctl = r->freeze ? r->plan.guest_debugctl_set : 0;
 }
@@ -195,8 +169,8 @@ static void enter(struct run *r)
 /* Vertigo emulates a guest instruction: it retires in the interval. */
 static void emulate(struct run *r)
 {
-    unsigned int cpl = cpl_of(r->unit);
-    struct unit_events u = { 1, 0, 0, 0, 0 };
+    unsigned int cpl = mux_unit_cpl(r->unit);
+    struct mux_unit u = { 1, 0, 0, 0, 0 };
     r->be.ops->emulated_instruction(r->be.self, &r->mux.ctx, cpl);
     to_truth(r, &u, cpl);
 }
