@@ -1,22 +1,22 @@
 /* The NMI path's cache of guest page translations (see vmm/guest_tlb.h). */
 #include "vmm/guest_tlb.h"
 
-struct guest_tlb *guest_tlb_claim(struct guest_tlb *tlb)
+/* Epoch 1 comes first and after each wrap, with the cache emptied: an
+ * entry left from the last time a number was used can never match. */
+void guest_tlb_new_epoch(struct guest_tlb *tlb, const void *ept, uint64_t ept_generation,
+                         bool la57)
 {
-    if (__atomic_exchange_n(&tlb->busy, 1u, __ATOMIC_ACQUIRE))
-        return NULL;
-    return tlb;
-}
-
-void guest_tlb_release(struct guest_tlb *tlb)
-{
-    __atomic_store_n(&tlb->busy, 0u, __ATOMIC_RELEASE);
+    tlb->epoch = tlb->epoch % (GUEST_TLB_EPOCHS - 1) + 1;
+    if (tlb->epoch == 1)
+        guest_tlb_flush(tlb);
+    tlb->ept = ept;
+    tlb->ept_generation = ept_generation;
+    tlb->la57 = la57;
 }
 
 static bool same_key(const struct guest_tlb_key *a, const struct guest_tlb_key *b)
 {
-    return a->page == b->page && a->cr3 == b->cr3 && a->ept == b->ept &&
-           a->ept_generation == b->ept_generation && a->la57 == b->la57 && a->user == b->user;
+    return a->tag == b->tag && a->cr3 == b->cr3;
 }
 
 /* The new entry goes first in its set; the others move down one way, the
@@ -28,11 +28,11 @@ void guest_tlb_fill(struct guest_tlb *tlb, const struct guest_tlb_key *key,
 {
     struct guest_tlb_entry *set = guest_tlb_set_of(tlb, key);
     unsigned int w = 0;
-    while (w < GUEST_TLB_WAYS - 1 && !(set[w].host && same_key(&set[w].key, key)))
+    while (w < GUEST_TLB_WAYS - 1 && !same_key(&set[w].key, key))
         w++;
     if (trace->count > GUEST_TLB_LEVELS || !trace->count) {
-        if (set[w].host && same_key(&set[w].key, key))
-            set[w].host = NULL;             /* unrecorded: never cached */
+        if (same_key(&set[w].key, key))
+            set[w].key.tag = 0;             /* unrecorded: never cached */
         return;
     }
     for (; w > 0; w--)
@@ -47,5 +47,5 @@ void guest_tlb_fill(struct guest_tlb *tlb, const struct guest_tlb_key *key,
 void guest_tlb_flush(struct guest_tlb *tlb)
 {
     for (unsigned int i = 0; i < GUEST_TLB_ENTRIES; i++)
-        tlb->e[i].host = NULL;
+        tlb->e[i].key.tag = 0;
 }

@@ -21,6 +21,18 @@
  * editing its tables on another CPU during the lookup is the race a
  * fresh walk has too.
  *
+ * The EPT and paging mode are a whole cache's context, not each entry's:
+ * the cache stands for one (EPT, EPT generation, LA57) at a time, named by
+ * a small epoch number that every entry's tag carries. A claim for
+ * another context (another domain's EPT on this CPU, or the EPT changed)
+ * moves to a new epoch, so every entry made under the old one stops
+ * matching without being touched; when the epoch number wraps, the cache
+ * is emptied, so no epoch number ever names two contexts at once. A
+ * lookup so compares two words (the tag: page, epoch, rights; and CR3)
+ * and re-reads the recorded paging-structure entries -- through
+ * Vertigo's addresses of them, which the unchanged EPT generation proves
+ * are still the domain's RAM.
+ *
  * One walk at a time: guest_tlb_claim refuses while the cache is in use,
  * so a sample taken in an NMI that interrupted another sample's walk on
  * the same CPU walks without it. Portable. */
@@ -35,14 +47,15 @@
 #define GUEST_TLB_SETS     32u      /* see guest_tlb_set */
 #define GUEST_TLB_ENTRIES  (GUEST_TLB_WAYS * GUEST_TLB_SETS)
 #define GUEST_TLB_LEVELS   5u       /* paging-structure entries of a walk, at most */
+#define GUEST_TLB_EPOCHS   2048u    /* epoch numbers 1 .. 2047 (tag bits 11:1) */
+#define GUEST_TLB_USER     1u       /* tag bit 0: read with user-mode rights */
 
-/* What a page walk depends on besides the paging-structure entries. */
+/* What a cached page walk depends on besides the paging-structure
+ * entries and the cache's context. An entry's tag 0 is empty (no epoch
+ * is 0). */
 struct guest_tlb_key {
-    uint64_t page;              /* guest-virtual, 4 KiB aligned */
+    uint64_t tag;               /* guest-virtual page | epoch << 1 | GUEST_TLB_USER if user */
     uint64_t cr3;
-    const void *ept;            /* the domain's EPT (a cache serves one CPU, any domain) ... */
-    uint64_t ept_generation;    /* ... as it stood */
-    bool la57, user;
 };
 
 /* The paging-structure entries one walk read: Vertigo's address and the
@@ -54,28 +67,34 @@ struct guest_tlb_trace {
     uint64_t value[GUEST_TLB_LEVELS];
 };
 
-struct guest_tlb_entry {
+/* 128 bytes: a set's address is a shift of its number. */
+struct __attribute__((aligned(128))) guest_tlb_entry {
     struct guest_tlb_key key;
+    const uint8_t *host;        /* Vertigo's address of the page */
     struct guest_tlb_trace trace;
-    const uint8_t *host;        /* Vertigo's address of the page; NULL: empty */
 };
 
 struct guest_tlb {
     uint32_t busy;              /* a walk holds it */
+    uint32_t epoch;             /* the context's epoch number; 0: never claimed */
+    const void *ept;            /* the context: the domain's EPT ... */
+    uint64_t ept_generation;    /* ... as it stood ... */
+    bool la57;                  /* ... and the paging mode */
     struct guest_tlb_entry e[GUEST_TLB_ENTRIES];
     uint64_t hits, misses;      /* for tests and benchmarks */
 };
 
 /* The set a key may sit in. Kernel stacks are 16 KiB aligned and walked
- * near their top, so their page numbers alone would share a quarter of
- * the sets; folding in higher bits of the page and the CR3 spreads them,
+ * near their top, so their page numbers' two low bits alone would leave
+ * three quarters of the sets unused; folding in higher bits of the page
+ * and the CR3 spreads them,
  * and two ways keep a kernel stack and the user stack a walk crosses into
  * even when they meet in one set. Any function would be correct (a
  * lookup compares the whole key): this one only makes hits likelier. */
 static inline unsigned int guest_tlb_set(const struct guest_tlb_key *key)
 {
-    uint64_t pfn = key->page >> 12;
-    return (unsigned int)((pfn ^ (pfn >> 2) ^ (pfn >> 8) ^ (key->cr3 >> 12)) % GUEST_TLB_SETS);
+    uint64_t pfn = key->tag >> 12;
+    return (unsigned int)((pfn ^ (pfn >> 5) ^ (key->cr3 >> 12)) % GUEST_TLB_SETS);
 }
 
 static inline struct guest_tlb_entry *guest_tlb_set_of(struct guest_tlb *tlb,
@@ -84,10 +103,43 @@ static inline struct guest_tlb_entry *guest_tlb_set_of(struct guest_tlb *tlb,
     return &tlb->e[guest_tlb_set(key) * GUEST_TLB_WAYS];
 }
 
-/* The cache for one walk, or NULL if a walk interrupted on this CPU
- * holds it. Give it back with guest_tlb_release. */
-struct guest_tlb *guest_tlb_claim(struct guest_tlb *tlb);
-void guest_tlb_release(struct guest_tlb *tlb);
+/* Moves tlb to a new epoch for the context (guest_tlb_claim's rare path). */
+void guest_tlb_new_epoch(struct guest_tlb *tlb, const void *ept, uint64_t ept_generation,
+                         bool la57);
+
+/* The cache for one walk in the context (the domain's EPT `ept` at
+ * generation `ept_generation`, read before any translation of the walk;
+ * LA57), or NULL if a walk interrupted on this CPU holds it. Give it
+ * back with guest_tlb_release. Inline: every sample claims it. */
+static inline struct guest_tlb *guest_tlb_claim(struct guest_tlb *tlb, const void *ept,
+                                                uint64_t ept_generation, bool la57)
+{
+    if (__atomic_exchange_n(&tlb->busy, 1u, __ATOMIC_ACQUIRE))
+        return NULL;
+    if (__builtin_expect(!tlb->epoch || tlb->ept != ept || tlb->ept_generation != ept_generation ||
+                         tlb->la57 != la57, 0))
+        guest_tlb_new_epoch(tlb, ept, ept_generation, la57);
+    return tlb;
+}
+
+static inline void guest_tlb_release(struct guest_tlb *tlb)
+{
+    __atomic_store_n(&tlb->busy, 0u, __ATOMIC_RELEASE);
+}
+
+#define GUEST_TLB_PAGE_MASK (~(uint64_t)0xfff)  /* a tag's page bits: nothing else may
+                                                 reach the epoch's */
+
+/* The key of the guest-virtual page holding `page` read with user-mode
+ * rights (`user`) or not under cr3, in claimed tlb's context. */
+static inline struct guest_tlb_key guest_tlb_key(const struct guest_tlb *tlb, uint64_t page,
+                                                 bool user, uint64_t cr3)
+{
+    return (struct guest_tlb_key){ .tag = (page & GUEST_TLB_PAGE_MASK) |
+                                          (uint64_t)tlb->epoch << 1 |
+                                          (user ? GUEST_TLB_USER : 0),
+                                   .cr3 = cr3 };
+}
 
 /* Records one paging-structure entry the walk read (at Vertigo's address
  * `entry`, holding `value`). */
@@ -111,9 +163,7 @@ static inline void guest_tlb_trace_add(struct guest_tlb_trace *t, const uint64_t
 static inline bool guest_tlb_holds(const struct guest_tlb_entry *e,
                                    const struct guest_tlb_key *key)
 {
-    if (!e->host || ((e->key.page ^ key->page) | (e->key.cr3 ^ key->cr3) |
-                     (e->key.ept_generation ^ key->ept_generation)) ||
-        e->key.ept != key->ept || e->key.la57 != key->la57 || e->key.user != key->user)
+    if ((e->key.tag ^ key->tag) | (e->key.cr3 ^ key->cr3))
         return false;
     uint64_t changed = 0;
     _Static_assert(GUEST_TLB_LEVELS == 5, "the unroll count below");

@@ -134,6 +134,16 @@ void guest_virt_cursor_init(struct guest_virt_cursor *c, struct vcpu *v)
                             vmcs_read(VMCS_GUEST_CR4));
 }
 
+/* The translation cache's key of the page at `page` for cursor c (c->tlb
+ * claimed): the claim's epoch and CR3, the page (masked: an offset in it
+ * must never reach the epoch's bits of the tag) and the rights. */
+static inline struct guest_tlb_key cursor_key(const struct guest_virt_cursor *c, uint64_t page)
+{
+    return (struct guest_tlb_key){ .tag = c->key.tag | (page & GUEST_TLB_PAGE_MASK) |
+                                          (c->user ? GUEST_TLB_USER : 0),
+                                   .cr3 = c->key.cr3 };
+}
+
 /* Host address (*host) of the page at `page` from the tables, remembered
  * in the cursor and the translation cache. */
 static __attribute__((noinline)) enum guest_access
@@ -148,47 +158,58 @@ cursor_walk_page(struct guest_virt_cursor *c, uint64_t page, const uint8_t **hos
         return r;
     c->page_gva = page;
     c->page_host = *host;
-    if (c->tlb)
-        guest_tlb_fill(c->tlb, &c->key, &c->trace, *host);
+    if (c->tlb) {
+        struct guest_tlb_key key = cursor_key(c, page);
+        guest_tlb_fill(c->tlb, &key, &c->trace, *host);
+    }
     return r;
+}
+
+/* Host address of the page at `page` from the claimed translation cache,
+ * or NULL (the trace then starts empty for the walk that follows).
+ * Inline: it is the stack walk's way to each new page. */
+static inline __attribute__((always_inline)) const uint8_t *
+cursor_cached(struct guest_virt_cursor *c, uint64_t page)
+{
+    struct guest_tlb_key key = cursor_key(c, page);
+    const uint8_t *host = guest_tlb_lookup(c->tlb, &key);
+    if (!host)
+        c->trace.count = 0;
+    return host;
 }
 
 /* Host address (*host) of the page holding gva, from the cursor's last
  * page, the translation cache or the tables; anything but
- * GUEST_ACCESS_OK if the page is not readable. Inline: the first two
- * are the stack walk's way to each new page. */
-static inline __attribute__((always_inline)) enum guest_access
-cursor_page(struct guest_virt_cursor *c, uint64_t gva, const uint8_t **host)
+ * GUEST_ACCESS_OK if the page is not readable. */
+static enum guest_access cursor_page(struct guest_virt_cursor *c, uint64_t gva,
+                                     const uint8_t **host)
 {
     uint64_t page = gva & ~(uint64_t)(PAGE_SIZE - 1);
     if (c->page_host && c->page_gva == page) {
         *host = c->page_host;
         return GUEST_ACCESS_OK;
     }
-    if (c->tlb) {
-        c->key.page = page;
-        c->key.user = c->user;
-        if ((*host = guest_tlb_lookup(c->tlb, &c->key)) != NULL) {
-            c->page_gva = page;
-            c->page_host = *host;
-            return GUEST_ACCESS_OK;
-        }
-        c->trace.count = 0;
+    if (c->tlb && (*host = cursor_cached(c, page)) != NULL) {
+        c->page_gva = page;
+        c->page_host = *host;
+        return GUEST_ACCESS_OK;
     }
     return cursor_walk_page(c, page, host);
 }
 
+/* The epoch of the cache's context (the EPT's generation read before any
+ * translation of this walk: a change during the walk leaves what the walk
+ * cached unusable afterwards) and this walk's CR3 in the key; the page
+ * and the rights go in at each lookup. */
 void guest_virt_cursor_claim_tlb(struct guest_virt_cursor *c, struct guest_tlb *tlb)
 {
-    if (!c->paging || !(c->tlb = guest_tlb_claim(tlb)))
+    if (!c->paging)
         return;
-    /* The EPT's generation before any translation of this walk: a change
-     * during the walk leaves what the walk cached unusable afterwards. */
     const struct ept *ept = &c->v->domain->vmx.ept;
-    c->key = (struct guest_tlb_key){
-        .cr3 = c->pg.cr3, .la57 = c->pg.la57, .ept = ept,
-        .ept_generation = __atomic_load_n(&ept->generation, __ATOMIC_ACQUIRE),
-    };
+    c->tlb = guest_tlb_claim(tlb, ept, __atomic_load_n(&ept->generation, __ATOMIC_ACQUIRE),
+                             c->pg.la57);
+    if (c->tlb)
+        c->key = guest_tlb_key(c->tlb, 0, false, c->pg.cr3);
 }
 
 void guest_virt_cursor_release_tlb(struct guest_virt_cursor *c)
@@ -198,10 +219,15 @@ void guest_virt_cursor_release_tlb(struct guest_virt_cursor *c)
     c->tlb = NULL;
 }
 
+/* The reader asks only for pages other than its window: no look at the
+ * cursor's last page first. */
 const uint8_t *guest_virt_cursor_page(void *cursor, uint64_t page)
 {
+    struct guest_virt_cursor *c = cursor;
     const uint8_t *host;
-    return cursor_page(cursor, page, &host) == GUEST_ACCESS_OK ? host : NULL;
+    if (c->tlb && (host = cursor_cached(c, page)) != NULL)
+        return host;
+    return cursor_walk_page(c, page, &host) == GUEST_ACCESS_OK ? host : NULL;
 }
 
 /* Whole 8-byte words (a stack frame is two) by plain moves, the rest by

@@ -36,7 +36,7 @@ struct guest_virt_cursor {
     uint64_t leaf_size;         /* ... its size, 0: nothing cached ... */
     uintptr_t leaf_host;        /* ... and Vertigo's address of its start */
     struct guest_tlb *tlb;      /* NULL: none */
-    struct guest_tlb_key key;   /* tlb's key for this cursor but the page */
+    struct guest_tlb_key key;   /* tlb's key for this cursor, the page and rights left 0 */
     struct guest_tlb_trace trace;   /* the paging-structure entries of the walk under way */
 };
 

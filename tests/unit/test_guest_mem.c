@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 
 #include "vertigo/hypercall.h"
+#include "vmm/guest_reader.h"
 #include "vmm/hypercall.h"
 #include "vmm/vcpu.h"
 #include "vmx/ept.h"
@@ -294,6 +295,103 @@ TEST(cached_translations_never_outlive_what_they_came_from)
     CHECK_EQ(tlb()->hits, hits + 1);
 }
 
+/* The cache's context is the EPT, its generation and the paging mode,
+ * named by an epoch in every entry's tag: a claim in another context (the
+ * EPT of another domain on this CPU) retires every entry, and coming back
+ * does not revive them; when the epoch number wraps the cache is emptied,
+ * so an entry filled under an epoch number never matches when that number
+ * names a later context. */
+TEST(a_context_change_retires_every_entry_and_a_wrapped_epoch_empties_the_cache)
+{
+    static const char other_ept;
+    build_guest();
+    CHECK_STR(walk_page(gpa_of(0), true, USER_VA), "user data");
+    CHECK_STR(walk_page(gpa_of(0), true, USER_VA), "user data");
+    CHECK_EQ(tlb()->misses, 1u);
+    CHECK_EQ(tlb()->hits, 1u);
+    const uint32_t epoch = tlb()->epoch;
+    /* a walk of another domain on this CPU */
+    CHECK(guest_tlb_claim(tlb(), &other_ept, 0, false) == tlb());
+    CHECK_EQ(tlb()->epoch, epoch + 1);
+    guest_tlb_release(tlb());
+    CHECK_STR(walk_page(gpa_of(0), true, USER_VA), "user data");
+    CHECK_EQ(tlb()->misses, 2u);            /* walked again, in a new epoch */
+    CHECK_EQ(tlb()->epoch, epoch + 2);
+    CHECK_STR(walk_page(gpa_of(0), true, USER_VA), "user data");
+    CHECK_EQ(tlb()->hits, 2u);
+    /* GUEST_TLB_EPOCHS - 1 context changes later the number comes back
+     * (the last change is this domain's own claim): the cache was emptied
+     * at the wrap, so the entry of the same number is not used */
+    for (unsigned int i = 0; i < GUEST_TLB_EPOCHS - 2; i++) {
+        CHECK(guest_tlb_claim(tlb(), i & 1 ? (const void *)&dom : &other_ept, i, false) == tlb());
+        guest_tlb_release(tlb());
+    }
+    CHECK_STR(walk_page(gpa_of(0), true, USER_VA), "user data");
+    CHECK_EQ(tlb()->epoch, epoch + 2);
+    CHECK_EQ(tlb()->misses, 3u);
+    CHECK_EQ(tlb()->hits, 2u);
+    /* 5-level paging is another context too */
+    CHECK(guest_tlb_claim(tlb(), &dom.vmx.ept, dom.vmx.ept.generation, true) == tlb());
+    guest_tlb_release(tlb());
+    CHECK_STR(walk_page(gpa_of(0), true, USER_VA), "user data");
+    CHECK_EQ(tlb()->misses, 4u);
+}
+
+/* A hostile page table never makes a cached page reach outside the
+ * domain's RAM: a page the walk refuses (device memory, Vertigo's hidden
+ * page, an address past the domain's RAM, a table in device memory) is
+ * not cached, and a cached page whose PTE the guest turns to such a page
+ * is walked again and refused. */
+TEST(the_cache_never_holds_a_page_outside_ram)
+{
+    build_guest();
+    const uint64_t bad[] = { USER_VA + 2 * PAGE, USER_VA + 3 * PAGE, OTHER_VA };
+    for (unsigned int i = 0; i < 3; i++) {
+        CHECK(walk_page(gpa_of(0), false, bad[i]) == NULL);
+        CHECK(walk_page(gpa_of(0), false, bad[i]) == NULL);
+    }
+    CHECK_EQ(tlb()->hits, 0u);
+    CHECK_STR(walk_page(gpa_of(0), false, USER_VA), "user data");
+    CHECK_STR(walk_page(gpa_of(0), false, USER_VA), "user data");
+    CHECK_EQ(tlb()->hits, 1u);
+    const uint64_t outside[] = { gpa_of(48), gpa_of(56), gpa_of(REGION_PAGES + 16),
+                                 0x000ffffffffff000ull };
+    for (unsigned int i = 0; i < 4; i++) {
+        set_pte(3, USER_VA, outside[i], 7);
+        CHECK(walk_page(gpa_of(0), false, USER_VA) == NULL);
+        CHECK(walk_page(gpa_of(0), false, USER_VA) == NULL);
+    }
+    CHECK_EQ(tlb()->hits, 1u);
+    set_pte(3, USER_VA, gpa_of(10), 7);
+    CHECK_STR(walk_page(gpa_of(0), false, USER_VA), "user data");
+}
+
+/* A stack walk's read across two pages through the reader over a cursor
+ * with the cache, twice (the second time from the cache): both pages are
+ * checked, a read running into device memory is refused both times. */
+TEST(a_read_across_two_cached_pages_checks_both)
+{
+    build_guest();
+    memcpy(region + 11 * PAGE, "kernel secret", 14);
+    memcpy(region + 11 * PAGE - 4, "abcd", 4);          /* the last bytes of page 10 */
+    memcpy(region + 13 * PAGE - 4, "wxyz", 4);          /* of page 12 */
+    for (unsigned int round = 0; round < 2; round++) {
+        struct guest_virt_cursor c;
+        struct guest_reader rd;
+        guest_virt_cursor_setup(&c, &dom.vcpus[0], GUEST_CR0_PG, gpa_of(0), 0);
+        guest_virt_cursor_claim_tlb(&c, tlb());
+        guest_reader_init(&rd, guest_virt_cursor_page, &c);
+        const uint8_t *p = guest_reader_at(&rd, USER_VA + PAGE - 4, 8);
+        CHECK(p != NULL && memcmp(p, "abcdkern", 8) == 0);
+        CHECK(guest_reader_at(&rd, USER_VA + 5 * PAGE - 4, 8) == NULL);   /* into page 49 */
+        p = guest_reader_at(&rd, USER_VA + 5 * PAGE - 8, 8);              /* page 12 alone */
+        CHECK(p != NULL && memcmp(p + 4, "wxyz", 4) == 0);
+        guest_virt_cursor_release_tlb(&c);
+    }
+    CHECK_EQ(tlb()->hits, 3u);      /* pages 10, 11, 12 from the cache the second time ... */
+    CHECK_EQ(tlb()->misses, 5u);    /* ... walked the first; the refused 49 walked both times */
+}
+
 /* A sample taken in an NMI that interrupted another sample's walk on the
  * same CPU walks without the cache, and reads right. */
 TEST(a_walk_interrupted_on_its_cpu_keeps_the_cache)
@@ -329,35 +427,37 @@ TEST(a_set_keeps_two_pages_and_evicts_the_older)
     static struct guest_tlb t;
     memset(&t, 0, sizeof(t));
     uint64_t pte = 0x1007, pages[3], n = 0;
-    struct guest_tlb_key key = { .cr3 = 0x5000, .ept = &t, .ept_generation = 1 };
+    CHECK(guest_tlb_claim(&t, &t, 1, false) == &t);
+    struct guest_tlb_key key = guest_tlb_key(&t, 0, false, 0x5000);
+    const uint64_t epoch = key.tag;
     struct guest_tlb_trace trace = { .count = 1, .entry = { &pte }, .value = { 0x1007 } };
     const uint8_t host[3][1] = { { 0 }, { 1 }, { 2 } };
-    key.page = 0xffffc90000013000ull;
+    key.tag = epoch | 0xffffc90000013000ull;
     unsigned int set = guest_tlb_set(&key);
     for (uint64_t p = 0x7ffffffd0000ull; n < 3; p += PAGE) {
-        key.page = p;
+        key.tag = epoch | p;
         if (guest_tlb_set(&key) == set)
             pages[n++] = p;
     }
     for (unsigned int i = 0; i < 3; i++) {
-        key.page = pages[i];
+        key.tag = epoch | pages[i];
         guest_tlb_fill(&t, &key, &trace, host[i]);
     }
-    key.page = pages[0];
+    key.tag = epoch | pages[0];
     CHECK(guest_tlb_lookup(&t, &key) == NULL);          /* the oldest went */
-    key.page = pages[1];
+    key.tag = epoch | pages[1];
     CHECK(guest_tlb_lookup(&t, &key) == host[1]);
-    key.page = pages[2];
+    key.tag = epoch | pages[2];
     CHECK(guest_tlb_lookup(&t, &key) == host[2]);
     pte = 0x2007;                                       /* the guest edits the PTE */
     CHECK(guest_tlb_lookup(&t, &key) == NULL);
     trace.value[0] = 0x2007;
     guest_tlb_fill(&t, &key, &trace, host[0]);          /* walked again: replaces it */
     CHECK(guest_tlb_lookup(&t, &key) == host[0]);
-    key.page = pages[1];
+    key.tag = epoch | pages[1];
     CHECK(guest_tlb_lookup(&t, &key) == NULL);          /* pages[1]'s PTE changed too */
     struct guest_tlb_trace unrecorded = { .count = GUEST_TLB_LEVELS + 1 };
-    key.page = pages[2];
+    key.tag = epoch | pages[2];
     guest_tlb_fill(&t, &key, &unrecorded, host[1]);
     CHECK(guest_tlb_lookup(&t, &key) == NULL);          /* nothing cached for it */
 }
