@@ -168,6 +168,26 @@ static __attribute__((noinline)) enum step general_step(const struct guest_orc_r
     return STEP_CALL;
 }
 
+/* A call frame's return address (just below cfa) and its caller's saved
+ * BP (at cfa + bp_offset) into *ip and *bp: both offsets into the
+ * window from one subtraction, the words read directly when both lie
+ * inside it (nearly always: a frame is small), else each through the
+ * reader. False if either is unreadable. */
+ORC_INLINE bool frame_words(struct guest_reader *rd, struct guest_window *w, uint64_t cfa,
+                            int16_t bp_offset, uint64_t *ip, uint64_t *bp)
+{
+    const uint64_t last = GUEST_READER_PAGE - sizeof(uint64_t);
+    uint64_t at = cfa - w->base;
+    uint64_t at_ip = at - sizeof(uint64_t), at_bp = plus(at, bp_offset);
+    if (__builtin_expect(at_ip <= last && at_bp <= last, 1)) {
+        *ip = load64(w->host + at_ip);
+        *bp = load64(w->host + at_bp);
+        return true;
+    }
+    return guest_window_word(rd, w, cfa - sizeof(uint64_t), ip) &&
+           guest_window_word(rd, w, plus(cfa, bp_offset), bp);
+}
+
 /* What general_frame found: the step and the registers after it. */
 struct general {
     enum step step;
@@ -222,11 +242,14 @@ unsigned int guest_orc_walk(const struct guest_orc *table, struct guest_unwind_r
              * SP would loop), the caller's BP kept or where the rule
              * says */
             cfa = plus(shape & GUEST_ORC_SHAPE_CFA_BP ? bp : sp, row->sp_offset);
-            if (cfa <= sp || !guest_window_word(rd, &w, cfa - 8, &ip))
+            if (cfa <= sp)
                 break;
-            if ((shape & GUEST_ORC_SHAPE_BP_SAVED) &&
-                !guest_window_word(rd, &w, plus(cfa, row->bp_offset), &bp))
+            if (!(shape & GUEST_ORC_SHAPE_BP_SAVED)) {
+                if (!guest_window_word(rd, &w, cfa - 8, &ip))
+                    break;
+            } else if (!frame_words(rd, &w, cfa, row->bp_offset, &ip, &bp)) {
                 break;
+            }
         } else {
             /* an entry frame or a rare rule: the context it leads to is
              * exact (an interrupted RIP) or a caller's */

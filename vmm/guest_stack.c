@@ -9,11 +9,6 @@ bool guest_stack_addr_in_mode(uint64_t addr, bool kernel)
     return addr >> CANONICAL_SHIFT == (kernel ? UINT64_MAX >> CANONICAL_SHIFT : 0);
 }
 
-static inline bool in_half(uint64_t addr, uint64_t top)
-{
-    return addr >> CANONICAL_SHIFT == top;
-}
-
 static inline uint64_t load64(const uint8_t *p)
 {
     uint64_t v;
@@ -21,33 +16,64 @@ static inline uint64_t load64(const uint8_t *p)
     return v;
 }
 
-/* Each frame pointer after the first is checked before the walk moves
- * to it: above the current one by at most GUEST_STACK_FRAME_MAX (one
- * unsigned compare: next - fp - 1 wraps far above for next <= fp),
- * aligned, in the mode's half. The reader's window stays in registers. */
-unsigned int guest_stack_walk(uint64_t rbp, bool kernel, unsigned int max_depth,
-                              struct guest_reader *rd, uint64_t *out)
+/* A mode's half of the address space as [low, low + size): one
+ * subtraction and one unsigned compare test an address. */
+struct half {
+    uint64_t low, size;
+};
+
+static inline bool in(const struct half *h, uint64_t addr)
 {
-    const uint64_t top = kernel ? UINT64_MAX >> CANONICAL_SHIFT : 0;
+    return addr - h->low < h->size;
+}
+
+/* The walk in one mode's halves: `fps` for frame pointers, `rets` for
+ * return addresses (the user half's starts at 1: no return to 0). Each
+ * frame pointer after the first is checked before the walk moves to it:
+ * above the current one by at most GUEST_STACK_FRAME_MAX (one unsigned
+ * compare: next - fp - 1 wraps far above for next <= fp), aligned, in
+ * its half. The frame's two words come from the reader's window kept in
+ * registers: a read inside it is a subtraction, a compare and two loads.
+ * Inline in each mode's caller, so the halves are constants there. */
+static inline __attribute__((always_inline)) unsigned int
+fp_walk(uint64_t fp, const struct half fps, const struct half rets, unsigned int max_depth,
+        struct guest_reader *rd, uint64_t *out)
+{
+    const uint64_t last = GUEST_READER_PAGE - 2 * sizeof(uint64_t);
     struct guest_window w;
     uint64_t *o = out, *const end = out + max_depth;
-    uint64_t fp = rbp;
-    if (!fp || (fp & (FRAME_ALIGN - 1)) || !in_half(fp, top) || !guest_window_open(rd, &w, fp))
-        return 0;
+    if (!max_depth || !fp || (fp & (FRAME_ALIGN - 1)) || !in(&fps, fp) ||
+        !guest_window_open(rd, &w, fp))
+        return 0;                           /* (no page asked for when nothing is wanted) */
     while (o != end) {
-        const uint8_t *frame = guest_window_at(rd, &w, fp, 2 * sizeof(uint64_t));
-        if (!frame)
+        const uint8_t *frame;
+        uint64_t at = fp - w.base;
+        if (__builtin_expect(at <= last, 1))
+            frame = w.host + at;
+        else if (!(frame = guest_window_fetch(rd, &w, fp, 2 * sizeof(uint64_t))))
             break;
         uint64_t next = load64(frame), ret = load64(frame + sizeof(uint64_t));
-        if (!ret || !in_half(ret, top))
+        if (!in(&rets, ret))
             break;
         *o++ = ret;
         if (next - fp - 1 >= GUEST_STACK_FRAME_MAX || (next & (FRAME_ALIGN - 1)) ||
-            !in_half(next, top))
+            !in(&fps, next))
             break;
         fp = next;
     }
     return (unsigned int)(o - out);
+}
+
+#define HALF_SIZE (1ull << CANONICAL_SHIFT)
+
+unsigned int guest_stack_walk(uint64_t rbp, bool kernel, unsigned int max_depth,
+                              struct guest_reader *rd, uint64_t *out)
+{
+    if (kernel)
+        return fp_walk(rbp, (struct half){ 0 - HALF_SIZE, HALF_SIZE },
+                       (struct half){ 0 - HALF_SIZE, HALF_SIZE }, max_depth, rd, out);
+    return fp_walk(rbp, (struct half){ 0, HALF_SIZE }, (struct half){ 1, HALF_SIZE - 1 },
+                   max_depth, rd, out);
 }
 
 /* The ORC walk, then the user context it crossed into. */
