@@ -62,15 +62,17 @@ for variant in cached no-tlb; do
         die "no callgrind total or walk count (see $cg.stderr, $cg.stdout)"
     awk -v ir="$ir" -v w="$walks" -v f="$frames" -v tf="$TARGET_FRAME" -v tw="$TARGET_WALK" -v v="$variant" 'BEGIN {
         pw = ir / w; pf = ir / f
-        printf "bench-kstack: host harness (callgrind, -O2, %s): a %d-deep kernel sample (12 ORC frames, the syscall entry, 3 user frames; 2 stack pages)\n", v == "cached" ? "stack pages cached across samples" : "no translation cache", f / w
+        printf "bench-kstack: host harness (callgrind, -O3 -flto as vertigo.elf, %s): a %d-deep kernel sample (12 ORC frames, the syscall entry, 3 user frames; 2 stack pages)\n", v == "cached" ? "stack pages cached across samples" : "no translation cache", f / w
         printf "              %.0f instructions per walk (target <= %d: %s), %.1f per frame (target <= %d: %s)\n", pw, tw, pw <= tw ? "met" : "MISSED", pf, tf, pf <= tf ? "met" : "MISSED"
     }'
+    # by source file and the function its code was inlined into (link-time
+    # optimisation inlines most of the walk into the harness's sample_walk)
     callgrind_annotate "$cg.callgrind" 2>/dev/null |
         awk -v w="$walks" '$1 ~ /^[0-9,]+$/ && /:/ { fn = ""
             for (i = 2; i <= NF; i++) if ($i ~ /:/) fn = $i
             if (fn == "") next
-            gsub(",", "", $1); n = split(fn, p, ":")
-            printf "              %6.0f per walk in %s\n", $1 / w, p[n] }' | head -8
+            gsub(",", "", $1); n = split(fn, p, ":"); m = split(p[1], f, "/")
+            printf "              %6.0f per walk in %s (%s)\n", $1 / w, f[m], p[n] }' | head -8
 done
 
 # ---- 2. The whole NMI path in Bochs ----------------------------------------
