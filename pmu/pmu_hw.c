@@ -316,9 +316,12 @@ static enum pmu_status hw_load(void *self, struct pmu_ctx *ctx)
     return err ? PMU_ERR_MSR : PMU_OK;
 }
 
-int pmu_hw_host_enable(struct pmu_hw *hw, uint64_t mask)
+int pmu_hw_share(struct pmu_hw *hw, const struct pmu_ctx *a, const struct pmu_ctx *b)
 {
-    return hw_wr_elide(hw, MSR_IA32_PERF_GLOBAL_CTRL, mask, &hw->shadow.global_ctrl);
+    int err = hw_wr_elide(hw, MSR_IA32_FIXED_CTR_CTRL, fixed_ctrl_value(a) | fixed_ctrl_value(b),
+                          &hw->shadow.fixed_ctrl);
+    uint64_t host = pmu_hw_host_enable_mask(a) | pmu_hw_host_enable_mask(b);
+    return err | hw_wr_elide(hw, MSR_IA32_PERF_GLOBAL_CTRL, host, &hw->shadow.global_ctrl);
 }
 
 void pmu_hw_count_from_held(const struct pmu_hw *hw, struct pmu_ctx *ctx)

@@ -99,10 +99,13 @@ uint64_t pmu_hw_owned_mask(const struct pmu_ctx *ctx);
  * why the event parser refuses :uh on this backend. */
 uint64_t pmu_hw_host_enable_mask(const struct pmu_ctx *ctx);
 
-/* While Vertigo runs, IA32_PERF_GLOBAL_CTRL enables exactly mask (the :h
- * counters of several contexts loaded at once; `load` writes one
- * context's). Skipped when it already does; 0 or -1 if it faulted. */
-int pmu_hw_host_enable(struct pmu_hw *hw, uint64_t mask);
+/* Contexts a and b are loaded at once on hw's CPU, on counters of their
+ * own (an interval session beside the VCPU's context, pmu/pmu_mux_hw.h):
+ * IA32_FIXED_CTR_CTRL holds both one's fixed-counter fields and, while
+ * Vertigo runs, IA32_PERF_GLOBAL_CTRL enables both one's :h counters
+ * (`load` writes one context's). Writes skipped when the MSR holds the
+ * value; 0, or non-zero if one faulted. */
+int pmu_hw_share(struct pmu_hw *hw, const struct pmu_ctx *a, const struct pmu_ctx *b);
 
 /* After `program`, before `load`: every counting-only counter of ctx (no
  * period) starts from the value its MSR holds as far as the backend knows

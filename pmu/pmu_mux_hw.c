@@ -81,13 +81,14 @@ static bool runs_on_hw(const struct vcpu *v)
     return v->pmu.mux_on && v->pmu.be.ops == &pmu_hw_ops;
 }
 
-/* While Vertigo runs, the :h counters of both contexts count (each
- * context's load writes only its own). */
-static void host_enable(struct vcpu *v)
+/* Both contexts' fixed counters keep their fields and, while Vertigo
+ * runs, both one's :h counters count (each context's load writes only
+ * its own). */
+static void share_controls(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
-    pmu_hw_host_enable(hw_of(v), pmu_hw_host_enable_mask(&p->ctx) |
-                                 pmu_hw_host_enable_mask(&p->mux_hw.ctx));
+    if (pmu_hw_share(hw_of(v), &p->ctx, &p->mux_hw.ctx))
+        p->mux_hw.load_failures++;
 }
 
 /* The software events' counts now (the session's always-counted events). */
@@ -122,7 +123,7 @@ void pmu_mux_hw_begin(struct vcpu *v, const struct mux_row_config *cfg)
     if (mux_hw_begin(&p->mux_hw, cfg, &pmu_config.list, &pmu_config.mux_layout, &p->be, counts,
                      pmu_arch_tsc()) != PMU_OK)
         p->mux_hw.load_failures++;
-    host_enable(v);
+    share_controls(v);
 }
 
 void pmu_mux_hw_enter(struct vcpu *v, struct pmu_entry_plan *plan)
@@ -148,7 +149,7 @@ static void end_turns(struct vcpu *v)
             pmu_mux_write_row(v, &p->mux_row);
     } while (mux_row_due(&p->mux_hw.row));
     keep_counts(v, counts);
-    host_enable(v);
+    share_controls(v);
 }
 
 void pmu_mux_hw_exit(struct vcpu *v)
@@ -180,7 +181,7 @@ void pmu_mux_hw_load(struct vcpu *v)
         return;
     if (p->be.ops->load(p->be.self, &p->mux_hw.ctx) != PMU_OK)
         p->mux_hw.load_failures++;
-    host_enable(v);
+    share_controls(v);
 }
 
 uint64_t pmu_mux_hw_busy(const struct vcpu *v)

@@ -58,6 +58,7 @@ struct guest {
     uint64_t expected[ROWS_MAX][EVENTS];
     uint64_t rows_seen;         /* rows the VCPU had written when last looked */
     uint64_t branches_u;        /* all its user branches (a sampling counter's) */
+    uint64_t instructions_kh;   /* its kernel instructions and Vertigo's for it */
 };
 
 static struct domain doms[2];
@@ -127,6 +128,7 @@ static void guest_unit(struct guest *g)
     if (!frozen) {
         to_truth(g, &u, cpl, false);
         g->branches_u += cpl ? u.branches : 0;
+        g->instructions_kh += cpl ? 0 : u.instructions;
     }
     g->unit++;
 }
@@ -192,11 +194,13 @@ static void run_once(struct guest *g, unsigned int units)
     if (++g->exits % EMULATE_EVERY == 0) {
         struct mux_unit one = { 1, 0, 0, 0, 0 };
         to_truth(g, &one, fake.cpl, false);
+        g->instructions_kh += fake.cpl ? 0 : 1;
         pmu_emulated_instruction(v);
         note_rows(g);
     }
     struct mux_unit hv = { HV_WORK, 0, 0, 0, 0 };       /* Vertigo's work */
     to_truth(g, &hv, 0, true);
+    g->instructions_kh += HV_WORK;
     pmu_model_count(&model, &pmu_model_instructions, PMU_MODEL_KERNEL, HV_WORK);
 }
 
@@ -256,6 +260,15 @@ static unsigned int row_failures(const struct guest *g, const struct log_interva
         failures += !ok;
     }
     return failures;
+}
+
+/* Domain 0's log holds exactly `count` rows, each as g's run says. */
+static void rows_exact(const struct guest *g, unsigned int count)
+{
+    static struct log_interval rows[2][ROWS_MAX];
+    unsigned int n[2];
+    CHECK_EQ(logged_rows(rows, n), count);
+    CHECK_EQ(row_failures(g, rows[0], count), 0);
 }
 
 /* ---- The command line's session ------------------------------------------------ */
@@ -329,28 +342,44 @@ static void note_gp0(struct pmu_model *m, uint32_t msr, void *arg)
         (*writes)++;
 }
 
+/* A run whose command line reserves events' counters (sample.events=)
+ * beside the session, whose console line then says `layout`, and a
+ * sampling session of those events (its period far beyond the run: no
+ * sample) started as the guest's VERTIGO_HC_SESSION_START starts one and
+ * applied at the first entry: its counter, of kind `slot`, is event id
+ * EVENTS. NULL if any of that failed. */
+static struct vcpu *start_sampling_beside(const char *events, const char *layout,
+                                          enum pmu_slot_kind slot)
+{
+    char cmdline[512];
+    struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI, .period = 100000000 };
+    snprintf(cmdline, sizeof(cmdline), "pmu=hw sample.events=%s sample.period=%lu " SESSION,
+             events, (unsigned long)s.period);
+    struct vcpu *v = start(cmdline, 1);
+    const struct hypercall_pmu *hc = pmu_hypercalls(v);
+    snprintf(s.events, sizeof(s.events), "%s", events);
+    if (!CHECK(fake_console_has(layout)) || !CHECK_EQ(hc->sampling->start(v, &s), 0))
+        return NULL;
+    sample_nmi_before_entry(v);
+    pmu_before_entry(v);
+    if (!CHECK_EQ(v->pmu.ctx.count, EVENTS + 1))
+        return NULL;
+    return CHECK_EQ(v->pmu.ctx.counters[EVENTS].event.slot, slot) ? v : NULL;
+}
+
 /* sample.events= reserves GP counter 0: the interval session's sets and
  * clock never write it, the sampling counter counts every user branch of
  * the run, its event id follows the session's events, and the rows stay
  * exact. */
 TEST(a_sampling_sessions_counter_is_never_written)
 {
-    static struct log_interval rows[2][ROWS_MAX];
-    unsigned int n[2];
     unsigned int gp0_writes = 0;
-    struct vcpu *v = start("pmu=hw sample.events=branches:u sample.period=100000000 " SESSION,
-                           1);
+    struct vcpu *v = start_sampling_beside("branches:u", "3 sets over 5 counters (turns "
+                                           "counted on fixed counter 0)", PMU_SLOT_GP);
     struct guest *g = &guests[0];
-    CHECK(fake_console_has("3 sets over 5 counters"));
-    struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI, .period = 100000000,
-                                 .events = "branches:u" };
-    const struct hypercall_pmu *hc = pmu_hypercalls(v);
-    CHECK_EQ(hc->sampling->start(v, &s), 0);
-    sample_nmi_before_entry(v);
-    pmu_before_entry(v);                        /* the sampling session applies */
-    if (!CHECK_EQ(v->pmu.ctx.count, EVENTS + 1))
+    if (!v)
         return;
-    CHECK_EQ(v->pmu.ctx.counters[EVENTS].event.slot, PMU_SLOT_GP);
+    const struct hypercall_pmu *hc = pmu_hypercalls(v);
     CHECK_EQ(v->pmu.ctx.counters[EVENTS].event.slot_index, 0);
     uint64_t select = model.evtsel[0];
     model.after_wrmsr = note_gp0;
@@ -360,8 +389,30 @@ TEST(a_sampling_sessions_counter_is_never_written)
     CHECK_EQ(gp0_writes, 0);
     CHECK_EQ(model.evtsel[0], select);
     CHECK_EQ((uint64_t)hc->read(hc->ctx, EVENTS), g->branches_u);
-    CHECK_EQ(logged_rows(rows, n), 4);
-    CHECK_EQ(row_failures(g, rows[0], 4), 0);
+    rows_exact(g, 4);
+    CHECK(hc->sampling->stop(v) >= 0);          /* the next test's session may start */
+}
+
+/* sample.events=instructions:kh reserves fixed counter 0: the clock goes
+ * to the highest general-purpose counter, and the sampling counter, which
+ * also counts Vertigo, keeps counting after every set change (both
+ * contexts' fields in FIXED_CTR_CTRL, both one's :h counters in the
+ * host's GLOBAL_CTRL: pmu_hw_share). */
+TEST(a_sampling_counter_of_vertigo_keeps_counting_beside_a_gp_clock)
+{
+    struct guest *g = &guests[0];
+    struct vcpu *v = start_sampling_beside("instructions:kh", "3 sets over 5 counters (turns "
+                                           "counted on general-purpose counter 3)", PMU_SLOT_FIXED);
+    if (!v)
+        return;
+    g->instructions_kh = 0;                     /* counted from here */
+    const struct hypercall_pmu *hc = pmu_hypercalls(v);
+    uint64_t before = (uint64_t)hc->read(hc->ctx, EVENTS);
+    run_rows(g, 4);
+    rows_exact(g, 4);
+    CHECK_EQ((uint64_t)hc->read(hc->ctx, EVENTS) - before, g->instructions_kh);
+    CHECK_EQ(model.pmis_lost, 0);
+    CHECK(hc->sampling->stop(v) >= 0);
 }
 
 /* Two domains share CPU 0, each with its own session: switches in the
@@ -398,16 +449,13 @@ TEST(vcpu_switches_mid_turn_keep_each_sessions_state)
  * stay exact. */
 TEST(the_guests_virtual_pmu_runs_beside_the_session)
 {
-    static struct log_interval rows[2][ROWS_MAX];
-    unsigned int n[2];
     uint64_t value = 0;
     struct vcpu *v = start("pmu=hw " SESSION, 1);
     struct guest *g = &guests[0];
     CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERFEVTSEL0, 0xc4 | 1ull << 16 | 1ull << 22));
     CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 1));
     run_rows(g, 4);
-    CHECK_EQ(logged_rows(rows, n), 4);
-    CHECK_EQ(row_failures(g, rows[0], 4), 0);
+    rows_exact(g, 4);
     CHECK(pmu_exit_rdmsr(v, MSR_IA32_PMC0, &value));
     CHECK(value > 0 && value < g->branches_u);  /* time-shared with the session */
     CHECK(v->pmu.guest_hw.counters_unplaced > 0);
