@@ -167,12 +167,14 @@ static int counter_wrapped(struct pmu_hw *hw, struct pmu_ctx *ctx, unsigned int 
 
 /* ---- programming values ---- */
 
-/* A hardware event on a counter of this backend. A hardware event without
- * a slot (PMU_SLOT_NONE) is counted elsewhere (an interval multiplexing
- * session's event, pmu/pmu_mux_hw.h): no MSR of it, its count is accum. */
+/* An event on a counter of this backend. Only hardware events placed on
+ * this backend's counters have a slot (GP or fixed): software events
+ * have none, and neither has a hardware event counted elsewhere (an
+ * interval multiplexing session's, pmu/pmu_mux_hw.h: no MSR of it, its
+ * count is accum). One compare: every loop over a context asks. */
 static bool is_hw_counter(const struct pmu_counter *c)
 {
-    return c->event.source == PMU_EVENT_HW && c->event.slot != PMU_SLOT_NONE;
+    return c->event.slot != PMU_SLOT_NONE;
 }
 
 static uint64_t status_bit(const struct pmu_counter *c)

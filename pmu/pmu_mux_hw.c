@@ -167,14 +167,14 @@ void pmu_mux_hw_emulated(struct vcpu *v)
     end_turns(v);
 }
 
-void pmu_mux_hw_save(struct vcpu *v)
+void pmu_mux_hw_save_session(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     if (runs_on_hw(v) && p->mux_hw.ctx.loaded && p->be.ops->save(p->be.self, &p->mux_hw.ctx) != PMU_OK)
         p->mux_hw.load_failures++;
 }
 
-void pmu_mux_hw_load(struct vcpu *v)
+void pmu_mux_hw_load_session(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     if (!runs_on_hw(v) || p->mux_hw.ctx.loaded)

@@ -70,9 +70,22 @@ void pmu_mux_hw_exit(struct vcpu *v);
 void pmu_mux_hw_emulated(struct vcpu *v);
 
 /* The session's counters leave this CPU's MSRs (a VCPU switch out, or
- * before v's context is programmed again) / come back. */
-void pmu_mux_hw_save(struct vcpu *v);
-void pmu_mux_hw_load(struct vcpu *v);
+ * before v's context is programmed again) / come back. Inline: every VCPU
+ * switch asks, and without a session that is all. */
+void pmu_mux_hw_save_session(struct vcpu *v);
+void pmu_mux_hw_load_session(struct vcpu *v);
+
+static inline void pmu_mux_hw_save(struct vcpu *v)
+{
+    if (v->pmu.mux_on)
+        pmu_mux_hw_save_session(v);
+}
+
+static inline void pmu_mux_hw_load(struct vcpu *v)
+{
+    if (v->pmu.mux_on)
+        pmu_mux_hw_load_session(v);
+}
 
 /* GLOBAL_CTRL bits of every counter Vertigo uses for v: its context's and
  * the session's live set and clock. */
