@@ -245,8 +245,8 @@ static bool finish(const struct vcpu *v)
            st->cfg->interval, st->cfg->sub, last ? "a last one" : "no last one",
            last ? final_row.instructions : 0, st->skid_max);
     if (hw && p->mux_hw.load_failures)
-        printk("pmu: vcpu %u: %lu turns whose set failed to load (a counter MSR faulted)\n",
-               v->id, p->mux_hw.load_failures);
+        printk("pmu: vcpu %u: %lu loads or saves of the session's counters faulted (a PMU "
+               "MSR access): its rows are unreliable\n", v->id, p->mux_hw.load_failures);
     return last;
 }
 

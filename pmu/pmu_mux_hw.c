@@ -170,7 +170,9 @@ void pmu_mux_hw_emulated(struct vcpu *v)
 void pmu_mux_hw_save_session(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
-    if (runs_on_hw(v) && p->mux_hw.ctx.loaded && p->be.ops->save(p->be.self, &p->mux_hw.ctx) != PMU_OK)
+    if (!runs_on_hw(v) || !p->mux_hw.ctx.loaded)
+        return;
+    if (p->be.ops->save(p->be.self, &p->mux_hw.ctx) != PMU_OK)
         p->mux_hw.load_failures++;
 }
 
