@@ -44,7 +44,7 @@
 #include <stdint.h>
 
 #define GUEST_TLB_WAYS     2u       /* entries per set, most recently filled first */
-#define GUEST_TLB_SETS     32u      /* see guest_tlb_set */
+#define GUEST_TLB_SETS     64u      /* see guest_tlb_set */
 #define GUEST_TLB_ENTRIES  (GUEST_TLB_WAYS * GUEST_TLB_SETS)
 #define GUEST_TLB_LEVELS   5u       /* paging-structure entries of a walk, at most */
 #define GUEST_TLB_EPOCHS   2048u    /* epoch numbers 1 .. 2047 (tag bits 11:1) */
@@ -55,7 +55,7 @@
  * is 0). */
 struct guest_tlb_key {
     uint64_t tag;               /* guest-virtual page | epoch << 1 | GUEST_TLB_USER if user */
-    uint64_t cr3;
+    uint64_t cr3;               /* the top-level table's address (CR3's bits 51:12) */
 };
 
 /* The paging-structure entries one walk read: Vertigo's address and the
@@ -94,7 +94,7 @@ struct guest_tlb {
 static inline unsigned int guest_tlb_set(const struct guest_tlb_key *key)
 {
     uint64_t pfn = key->tag >> 12;
-    return (unsigned int)((pfn ^ (pfn >> 5) ^ (key->cr3 >> 12)) % GUEST_TLB_SETS);
+    return (unsigned int)((pfn ^ (pfn >> 6) ^ (key->cr3 >> 12)) % GUEST_TLB_SETS);
 }
 
 static inline struct guest_tlb_entry *guest_tlb_set_of(struct guest_tlb *tlb,

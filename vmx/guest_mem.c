@@ -199,8 +199,13 @@ static enum guest_access cursor_page(struct guest_virt_cursor *c, uint64_t gva,
 
 /* The epoch of the cache's context (the EPT's generation read before any
  * translation of this walk: a change during the walk leaves what the walk
- * cached unusable afterwards) and this walk's CR3 in the key; the page
- * and the rights go in at each lookup. */
+ * cached unusable afterwards) and this walk's top-level table in the key;
+ * the page and the rights go in at each lookup. Of CR3 only the table's
+ * address counts: its low 12 bits (the PCID with CR4.PCIDE, else PWT and
+ * PCD) tag or cache the processor's own TLB and never change a
+ * translation (SDM Vol. 3A, 4.5 and 4.10.1), and Linux gives a process
+ * another PCID from time to time: keyed with them, one address space
+ * took several entries and missed after each change. */
 void guest_virt_cursor_claim_tlb(struct guest_virt_cursor *c, struct guest_tlb *tlb)
 {
     if (!c->paging)
@@ -209,7 +214,7 @@ void guest_virt_cursor_claim_tlb(struct guest_virt_cursor *c, struct guest_tlb *
     c->tlb = guest_tlb_claim(tlb, ept, __atomic_load_n(&ept->generation, __ATOMIC_ACQUIRE),
                              c->pg.la57);
     if (c->tlb)
-        c->key = guest_tlb_key(c->tlb, 0, false, c->pg.cr3);
+        c->key = guest_tlb_key(c->tlb, 0, false, c->pg.cr3 & ~(uint64_t)(PAGE_SIZE - 1));
 }
 
 void guest_virt_cursor_release_tlb(struct guest_virt_cursor *c)

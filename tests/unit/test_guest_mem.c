@@ -337,6 +337,22 @@ TEST(a_context_change_retires_every_entry_and_a_wrapped_epoch_empties_the_cache)
     CHECK_EQ(tlb()->misses, 4u);
 }
 
+/* CR3's low 12 bits (a PCID, or PWT and PCD) change no translation: the
+ * same tables under another PCID hit the same entry; other tables
+ * (another CR3 address) do not. */
+TEST(a_pcid_change_keeps_the_cached_translation)
+{
+    build_guest();
+    CHECK_STR(walk_page(gpa_of(0) | 1, false, USER_VA), "user data");
+    CHECK_STR(walk_page(gpa_of(0) | 2, false, USER_VA), "user data");
+    CHECK_STR(walk_page(gpa_of(0) | 0x18, false, USER_VA), "user data");
+    CHECK_EQ(tlb()->misses, 1u);
+    CHECK_EQ(tlb()->hits, 2u);
+    memcpy(table(5), table(0), PAGE);
+    CHECK_STR(walk_page(gpa_of(5) | 1, false, USER_VA), "user data");
+    CHECK_EQ(tlb()->misses, 2u);
+}
+
 /* A hostile page table never makes a cached page reach outside the
  * domain's RAM: a page the walk refuses (device memory, Vertigo's hidden
  * page, an address past the domain's RAM, a table in device memory) is
