@@ -76,6 +76,21 @@ unsigned int guest_stack_walk(uint64_t rbp, bool kernel, unsigned int max_depth,
                    max_depth, rd, out);
 }
 
+/* The frame-pointer chain of the context at r (RSP, RBP): frames lie
+ * above the stack pointer, so the first one must be at or above RSP and
+ * at most GUEST_STACK_FRAME_MAX above it (the bound every later link
+ * has). An RBP anywhere else -- code built without frame pointers keeps
+ * data or a heap pointer there -- gives no frame and asks for no page
+ * (each such page was a walk of the guest's page tables for one garbage
+ * frame). */
+static unsigned int context_chain(const struct guest_unwind_regs *r, bool kernel,
+                                  unsigned int max_depth, struct guest_reader *rd, uint64_t *out)
+{
+    if (r->bp - r->sp >= GUEST_STACK_FRAME_MAX)
+        return 0;
+    return guest_stack_walk(r->bp, kernel, max_depth, rd, out);
+}
+
 /* The ORC walk, then the user context it crossed into. */
 static unsigned int orc_sample(const struct guest_orc *orc, const struct guest_unwind_regs *start,
                                unsigned int max_depth, struct guest_reader *rd, uint64_t *out)
@@ -86,7 +101,7 @@ static unsigned int orc_sample(const struct guest_orc *orc, const struct guest_u
     if (!to_user || depth == max_depth || !r.ip || !guest_stack_addr_in_mode(r.ip, false))
         return depth;
     out[depth++] = r.ip;
-    return depth + guest_stack_walk(r.bp, false, max_depth - depth, rd, out + depth);
+    return depth + context_chain(&r, false, max_depth - depth, rd, out + depth);
 }
 
 unsigned int guest_stack_sample(const struct guest_kernel_unwind *ku,
@@ -95,12 +110,12 @@ unsigned int guest_stack_sample(const struct guest_kernel_unwind *ku,
                                 uint64_t *out)
 {
     if (!kernel)
-        return guest_stack_walk(start->bp, false, max_depth, rd, out);
+        return context_chain(start, false, max_depth, rd, out);
     switch (__atomic_load_n(&ku->kind, __ATOMIC_ACQUIRE)) {
     case GUEST_KERNEL_UNWIND_ORC:
         return orc_sample(ku->orc, start, max_depth, rd, out);
     case GUEST_KERNEL_UNWIND_FRAME_POINTER:
-        return guest_stack_walk(start->bp, true, max_depth, rd, out);
+        return context_chain(start, true, max_depth, rd, out);
     default:
         return 0;
     }

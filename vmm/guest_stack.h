@@ -39,7 +39,10 @@ unsigned int guest_stack_walk(uint64_t rbp, bool kernel, unsigned int max_depth,
  * of a system call or interrupt from user mode, goes on with the user
  * context's RIP and then its frame-pointer chain (user frames after
  * kernel frames in out[]); on a frame-pointer kernel the RBP chain; with
- * nothing declared, no kernel stack at all. At most max_depth entries. */
+ * nothing declared, no kernel stack at all. A frame-pointer chain is
+ * followed only from an RBP at or above its context's RSP and at most
+ * GUEST_STACK_FRAME_MAX above it (anything else is not a frame pointer).
+ * At most max_depth entries. */
 unsigned int guest_stack_sample(const struct guest_kernel_unwind *ku,
                                 const struct guest_unwind_regs *start, bool kernel,
                                 unsigned int max_depth, struct guest_reader *rd,

@@ -62,11 +62,9 @@ unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rbp, bool kernel,
                                   unsigned int depth, uint64_t *out)
 {
     struct guest_virt_cursor cursor;
-    struct guest_unwind_regs start = { .bp = rbp };
-    if (kernel) {
+    struct guest_unwind_regs start = { .sp = vmcs_read(VMCS_GUEST_RSP), .bp = rbp };
+    if (kernel)
         start.ip = vmcs_read(VMCS_GUEST_RIP);
-        start.sp = vmcs_read(VMCS_GUEST_RSP);
-    }
     struct guest_reader rd;
     guest_virt_cursor_init(&cursor, v);
     guest_virt_cursor_claim_tlb(&cursor, &stack_tlb[v->cpu % MAX_CPUS]);

@@ -392,8 +392,38 @@ TEST(nothing_declared_means_no_kernel_stack_and_frame_pointers_when_declared)
     /* user samples walk frame pointers whatever the kernel declared */
     put64(UBP, 0);
     put64(UBP + 8, UTEXT + 0x100);
+    start.sp = UBP - 0x10;
     start.bp = UBP;
     CHECK_EQ(guest_stack_sample(&ku, &start, false, 16, reader(), out), 1);
+}
+
+/* A frame-pointer chain starts only from an RBP at or above its
+ * context's RSP and at most GUEST_STACK_FRAME_MAX above it: code built
+ * without frame pointers leaves data in RBP, which gives no frame and
+ * asks for no page, in a user sample and after a system call's entry
+ * frame alike. */
+TEST(an_rbp_that_is_no_frame_pointer_gives_no_frame_and_reads_nothing)
+{
+    uint64_t out[16];
+    setup();
+    put64(UBP, 0);
+    put64(UBP + 8, UTEXT + 0x100);
+    const uint64_t rsp[] = { UBP + 8, UBP - GUEST_STACK_FRAME_MAX, 0 };
+    for (unsigned int i = 0; i < 3; i++) {
+        struct guest_unwind_regs start = { .sp = rsp[i], .bp = UBP };
+        sim.reads = 0;
+        CHECK_EQ(guest_stack_sample(&ku, &start, false, 16, reader(), out), 0);
+        CHECK_EQ(sim.reads, 0);
+    }
+    struct guest_unwind_regs start = { .sp = UBP - GUEST_STACK_FRAME_MAX + 1, .bp = UBP };
+    CHECK_EQ(guest_stack_sample(&ku, &start, false, 16, reader(), out), 1);
+    /* the system call's user RBP below its user RSP (USTACK + 0x100) */
+    syscall_stack(USER_CS);
+    put64(S0 + 0x40 + PT_BP, USTACK + 0xf8);
+    sim.reads = 0;
+    CHECK_EQ(sample(F_LEAF + 0x20, S0, 16, out), 3);    /* mid, the entry, the user RIP */
+    CHECK_EQ(out[2], UIP);
+    CHECK_EQ(sim.reads, 1);                             /* the kernel stack's page alone */
 }
 
 static bool same_rule(const struct guest_orc_row *a, const struct guest_orc_row *b)
