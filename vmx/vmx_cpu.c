@@ -42,8 +42,14 @@ static void control_requests(struct vmx_ctl_request req[VMX_CTL_COUNT])
                   PROC2_ENABLE_XSAVES,
     };
     req[VMX_CTL_EXIT] = (struct vmx_ctl_request){
+        /* DR7 and DEBUGCTL are each VCPU's: saved at every exit (which
+         * sets DR7 to 400H, SDM Vol. 3C 28.5.1) and loaded at every entry
+         * with "load debug controls", or a guest's breakpoints would be
+         * disabled by its first exit and the PMU's freeze-on-PMI in the
+         * guest DEBUGCTL never loaded. Default1 bits: every VT-x CPU has
+         * them, but the TRUE capability MSRs let them be 0. */
         .required = EXIT_HOST_ADDR_SPACE_SIZE | EXIT_SAVE_IA32_EFER | EXIT_LOAD_IA32_EFER |
-                    EXIT_SAVE_IA32_PAT | EXIT_LOAD_IA32_PAT,
+                    EXIT_SAVE_IA32_PAT | EXIT_LOAD_IA32_PAT | EXIT_SAVE_DEBUG_CONTROLS,
         /* the PMU: hardware counting off in root mode, guest time measured
          * by the preemption timer (pmu/pmu_run.c, vmx/vmx_timer.c) */
         .wanted = EXIT_LOAD_PERF_GLOBAL_CTRL | EXIT_SAVE_PREEMPTION_TIMER |
@@ -53,7 +59,8 @@ static void control_requests(struct vmx_ctl_request req[VMX_CTL_COUNT])
                   EXIT_CLEAR_IA32_RTIT_CTL,
     };
     req[VMX_CTL_ENTRY] = (struct vmx_ctl_request){
-        .required = ENTRY_IA32E_MODE_GUEST | ENTRY_LOAD_IA32_EFER | ENTRY_LOAD_IA32_PAT,
+        .required = ENTRY_IA32E_MODE_GUEST | ENTRY_LOAD_IA32_EFER | ENTRY_LOAD_IA32_PAT |
+                    ENTRY_LOAD_DEBUG_CONTROLS,
         .wanted = ENTRY_LOAD_PERF_GLOBAL_CTRL,
     };
 }
