@@ -100,6 +100,24 @@ DEFINE_CR_ACCESS(3)
 DEFINE_CR_ACCESS(4)
 #undef DEFINE_CR_ACCESS
 
+#define DEFINE_DR_ACCESS(n)                                             \
+    static inline uint64_t read_dr##n(void)                             \
+    {                                                                   \
+        uint64_t v;                                                     \
+        __asm__ volatile("mov %%dr" #n ", %0" : "=r"(v));               \
+        return v;                                                       \
+    }                                                                   \
+    static inline void write_dr##n(uint64_t v)                          \
+    {                                                                   \
+        __asm__ volatile("mov %0, %%dr" #n : : "r"(v));                 \
+    }
+DEFINE_DR_ACCESS(0)
+DEFINE_DR_ACCESS(1)
+DEFINE_DR_ACCESS(2)
+DEFINE_DR_ACCESS(3)
+DEFINE_DR_ACCESS(6)
+#undef DEFINE_DR_ACCESS
+
 static inline uint64_t read_rflags(void)
 {
     uint64_t v;

@@ -176,11 +176,6 @@ static bool emulate_ud(struct vcpu *v, const struct vmx_exit *e)
 
 /* ---- Exceptions back to the guest ------------------------------------------------- */
 
-static void write_dr6(uint64_t value)
-{
-    __asm__ volatile("mov %0, %%dr6" : : "r"(value));
-}
-
 static bool contributory(unsigned int vector)
 {
     return vector == 0 || (vector >= 10 && vector <= 13);

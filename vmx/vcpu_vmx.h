@@ -23,6 +23,14 @@ enum vmx_timer_owner {
 /* Per-VCPU preemption-timer state (vmx/vmx_timer.c). Deadlines are
  * absolute on the VCPU's guest clock, so an exit adds its ticks once
  * instead of taking them off every owner's deadline. */
+/* DR0-DR3 and DR6 while the VCPU is switched out (vmx/vcpu_debugregs.c);
+ * saved is false until its first switch out. */
+struct vcpu_debugregs {
+    uint64_t dr[4];
+    uint64_t dr6;
+    bool saved;
+};
+
 struct vmx_timer_state {
     uint64_t clock;                         /* guest ticks measured so far */
     uint64_t deadline[VMX_TIMER_OWNERS];    /* clock at which each owner expires;
@@ -71,6 +79,7 @@ struct vcpu_vmx {
     uint64_t syscall_msrs[6];   /* STAR, LSTAR, CSTAR, SFMASK, KERNEL_GS_BASE,
                                  * TSC_AUX while switched out (vmx/vmx_sched.c) */
     uint64_t cr2;               /* its CR2 while switched out (vmx/vmx_sched.c) */
+    struct vcpu_debugregs debugregs;    /* its DR0-DR3, DR6 while switched out */
     void *fpu_area;             /* its XSAVE state while switched out, and */
     uint64_t xcr0;              /* its XCR0 (vmx/vcpu_fpu.c) */
 };

@@ -14,6 +14,7 @@
 #include "vmm/sched.h"
 #include "vmx/exit.h"
 #include "vmx/mode_trap.h"
+#include "vmx/vcpu_debugregs.h"
 #include "vmx/vcpu_fpu.h"
 #include "vmx/vmx_domain.h"
 #include "vmx/vmx_ops.h"
@@ -202,8 +203,8 @@ static void load_syscall_msrs(const struct vcpu *from, const struct vcpu *to)
  * CR0, CR3, CR4 and DR7, not CR2: SDM Vol. 3C, "Guest Register State"),
  * so it stays in the CPU across exits: a page fault's address, set by the
  * fault or by Vertigo re-injecting it, must survive the other VCPUs' runs
- * until the guest's handler reads it. (The guest's DR0-DR3 and DR6 are
- * not switched: Linux uses them only for hardware breakpoints.) */
+ * until the guest's handler reads it. DR0-DR3 and DR6 are in the same
+ * case (vmx/vcpu_debugregs.h). */
 static void switch_cr2(struct vcpu *from, struct vcpu *to)
 {
     from->vmx.cr2 = read_cr2();
@@ -218,6 +219,7 @@ static void switch_vcpu(struct sched_cpu *s, struct vcpu *from, struct vcpu *to)
     pmu_vcpu_switch_out(from);
     save_syscall_msrs(from);
     switch_cr2(from, to);
+    vcpu_debugregs_switch(from, to);
     if (!vcpu_fpu_switch(from, to))
         panic("sched: no heap page for a VCPU's register state");
     if (!to->vmx.vmcs_pa) {
