@@ -27,12 +27,14 @@ VPMU_N=2000000
 VPMU_UNTIL=150
 PERF_N=1000000
 GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=perf,vpmu \
-vertigo.perf_stat_only vertigo.perf_loop=$PERF_N vertigo.vpmu=$VPMU_N vertigo.vpmu_until=$VPMU_UNTIL"
+vertigo.perf_stat_only vertigo.perf_loop=$PERF_N vertigo.bp_slot=0 vertigo.bp_wait vertigo.vpmu=$VPMU_N \
+vertigo.vpmu_until=$VPMU_UNTIL"
 UK="$BUILD/unikernel"
 N=2000000       # ukloop's iterations: about 12 M instructions, many slices
 RUN=domains
 # Vertigo adds the console
-DOM1="nokaslr tsc=reliable panic=-1 vertigo.scenario=perf vertigo.perf_stat_only vertigo.perf_loop=$PERF_N"
+DOM1="nokaslr tsc=reliable panic=-1 vertigo.scenario=perf vertigo.perf_stat_only vertigo.perf_loop=$PERF_N \
+vertigo.bp_slot=1 vertigo.bp_idle"
 HV="console=com2 pmu.events=instructions:u sched.slice=10ms dom.1=linux:linux1:initrd1 \
 dom.1.name=lin1 dom.1.mem=256M dom.2=unikernel:ukloop dom.2.name=ukloop dom.2.mem=32M \
 dom.3=unikernel:ukfault dom.3.name=fault dom.3.mem=8M"
@@ -91,6 +93,32 @@ expect_in $RUN dom1.txt "domain 1: perf stat -e instructions:u difference exact"
     "^perf_guest: PASS: perf stat instructions:u difference exact \(N=$PERF_N: "
 expect_in $RUN dom1.txt "domain 1's perf scenario" '^VERTIGO-GUEST: perf: PASS$'
 capture $RUN dom1.txt | grep -E '^perf_guest: |^  [0-9]+,,(instructions:u|cycles),' | indent
+
+# Debug registers are each domain's own: both Linux domains count their
+# writes to one of two slots of the same static binary with a hardware
+# breakpoint (tests/guest/bp_count.c; domain 0 slot 0, domain 1 slot 1),
+# at the same time: domain 0's last round keeps its breakpoint armed until
+# domain 1 has counted and gone idle (tests/guest/scenarios/perf), and the
+# test checks that their TSC
+# windows overlap by at least half of the shorter (the domains share the
+# TSC). A DR0 left in the CPU by the other domain would count the other
+# slot's writes, twice as many, or none.
+expect_line $RUN "domain 0: its hardware breakpoint counted every write exactly" \
+    '^perf_guest: PASS: hardware breakpoint on slot 0 counted every write exactly$'
+expect_in $RUN dom1.txt "domain 1: its hardware breakpoint counted every write exactly" \
+    '^perf_guest: PASS: hardware breakpoint on slot 1 counted every write exactly$'
+bp0=$(capture $RUN | sed -nE 's/^bp_count: tsc ([0-9]+) to ([0-9]+)$/\1 \2/p')
+bp1=$(capture $RUN dom1.txt | sed -nE 's/^bp_count: tsc ([0-9]+) to ([0-9]+)$/\1 \2/p')
+overlap=$(echo "$bp0 $bp1" | awk 'NF == 4 {
+    lo = $1 > $3 ? $1 : $3; hi = $2 < $4 ? $2 : $4; s0 = $2 - $1; s1 = $4 - $3
+    short = s0 < s1 ? s0 : s1
+    if (short > 0 && hi > lo && (hi - lo) * 2 >= short) printf "%.0f", 100 * (hi - lo) / short }')
+[ -n "$overlap" ] &&
+    pass "$RUN: the two domains' breakpoint runs overlapped ($overlap % of the shorter)" ||
+    fail "$RUN: the two domains' breakpoint runs overlapped by half the shorter" \
+        "domain 0 tsc '$bp0', domain 1 tsc '$bp1'"
+capture $RUN | grep -E '^bp_count: (tsc|after|the other|[0-9]+ windows|shared again|never|PASS|FAIL)' | indent
+capture $RUN dom1.txt | grep -E '^bp_count: (tsc|PASS|FAIL)' | indent
 capture $RUN | grep -E '^vpmu: |^vpmu_perf: (PASS|FAIL): instructions:u' | indent
 # Interleaved. In Bochs a TSC tick is an instruction, so a window's share
 # of the CPU is the guest's own instructions over the window's TSC ticks:

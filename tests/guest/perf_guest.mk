@@ -50,9 +50,10 @@ $(PAPI_TEST_DIR)/%: $(PAPI_EXAMPLES)/validation_tests/%.c
 # The programs of the scenarios it runs (perf, papi, vpmu, perf_overhead)
 # and the init's and agent's: the loop `perf stat` measures for N and 2N
 # iterations, the workload perf record samples, the window timer of the
-# perf-overhead benchmark.
+# perf-overhead benchmark, the hardware-breakpoint counter of the domains'
+# test.
 GUEST_PERF_PROGS := $(patsubst %,$(GUEST_DIR)/bin/%,perf_loop workload vpmu_perf timed_run \
-                                                    vertigo-ctl vertigo-agent) $(GUEST_KMOD)
+                                                    bp_count vertigo-ctl vertigo-agent) $(GUEST_KMOD)
 
 .PHONY: guest-perf
 guest-perf: $(GUEST_KERNEL) $(GUEST_PERF_INITRD)
