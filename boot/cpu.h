@@ -83,40 +83,29 @@ static inline uint64_t rdtsc(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
-#define DEFINE_CR_ACCESS(n)                                             \
-    static inline uint64_t read_cr##n(void)                             \
+/* read_REG / write_REG for the control and debug registers: MOV to or
+ * from CRn or DRn. */
+#define DEFINE_REG_ACCESS(reg)                                          \
+    static inline uint64_t read_##reg(void)                             \
     {                                                                   \
         uint64_t v;                                                     \
-        __asm__ volatile("mov %%cr" #n ", %0" : "=r"(v));               \
+        __asm__ volatile("mov %%" #reg ", %0" : "=r"(v));               \
         return v;                                                       \
     }                                                                   \
-    static inline void write_cr##n(uint64_t v)                          \
+    static inline void write_##reg(uint64_t v)                          \
     {                                                                   \
-        __asm__ volatile("mov %0, %%cr" #n : : "r"(v) : "memory");      \
+        __asm__ volatile("mov %0, %%" #reg : : "r"(v) : "memory");      \
     }
-DEFINE_CR_ACCESS(0)
-DEFINE_CR_ACCESS(2)
-DEFINE_CR_ACCESS(3)
-DEFINE_CR_ACCESS(4)
-#undef DEFINE_CR_ACCESS
-
-#define DEFINE_DR_ACCESS(n)                                             \
-    static inline uint64_t read_dr##n(void)                             \
-    {                                                                   \
-        uint64_t v;                                                     \
-        __asm__ volatile("mov %%dr" #n ", %0" : "=r"(v));               \
-        return v;                                                       \
-    }                                                                   \
-    static inline void write_dr##n(uint64_t v)                          \
-    {                                                                   \
-        __asm__ volatile("mov %0, %%dr" #n : : "r"(v));                 \
-    }
-DEFINE_DR_ACCESS(0)
-DEFINE_DR_ACCESS(1)
-DEFINE_DR_ACCESS(2)
-DEFINE_DR_ACCESS(3)
-DEFINE_DR_ACCESS(6)
-#undef DEFINE_DR_ACCESS
+DEFINE_REG_ACCESS(cr0)
+DEFINE_REG_ACCESS(cr2)
+DEFINE_REG_ACCESS(cr3)
+DEFINE_REG_ACCESS(cr4)
+DEFINE_REG_ACCESS(dr0)
+DEFINE_REG_ACCESS(dr1)
+DEFINE_REG_ACCESS(dr2)
+DEFINE_REG_ACCESS(dr3)
+DEFINE_REG_ACCESS(dr6)
+#undef DEFINE_REG_ACCESS
 
 static inline uint64_t read_rflags(void)
 {
