@@ -1,0 +1,55 @@
+/* Frequency-mode sampling (sample.freq=F): the controller that turns a
+ * counter's recent event rate into its next sampling period, as
+ * `perf record -F` does. Portable: no MSRs, no clocks of its own; the
+ * caller reports what the counter counted over how much guest time.
+ *
+ * The rule, at every update with `events` counted over `ticks` TSC ticks
+ * of guest time:
+ *   target = events * tsc_hz / (ticks * freq)     (the period that would
+ *            have given exactly `freq` samples a second at that rate)
+ *   period = period - period / 4 + target / 4     (smoothing: a quarter of
+ *            the way to the target, so one noisy window moves the period
+ *            by at most a quarter and the period does not oscillate)
+ * bounded to [SAMPLE_FREQ_PERIOD_MIN, max]. On a constant rate the gap to
+ * the target shrinks to 3/4 an update (to 1 % of itself in 16 updates). A window with no
+ * time or no events (an idle stretch, a counter that did not count) is no
+ * evidence of a rate and leaves the period alone. The products are taken
+ * in 128 bits: no input overflows them. */
+#ifndef PMU_SAMPLE_FREQ_H
+#define PMU_SAMPLE_FREQ_H
+
+#include <stdint.h>
+
+/* The smallest period frequency mode sets: one sample per 128 events at
+ * most, whatever F asks (a PMI costs far more than 128 events' time). */
+#define SAMPLE_FREQ_PERIOD_MIN 128u
+/* sample.freq= bounds: 1..SAMPLE_FREQ_MAX samples a second (sample.hz='s). */
+#define SAMPLE_FREQ_MAX 100000u
+
+struct sample_freq {
+    uint64_t tsc_hz;     /* TSC ticks a second of guest time */
+    uint32_t freq;       /* samples a second wanted */
+    uint64_t max;        /* the largest period the counter takes */
+    uint64_t period;     /* the current period */
+};
+
+/* Starts a controller at the period that gives freq samples a second if
+ * the event comes once a TSC tick (tsc_hz / freq), bounded. tsc_hz, freq
+ * and max must be non-zero (sample_freq_valid). */
+void sample_freq_init(struct sample_freq *f, uint64_t tsc_hz, uint32_t freq, uint64_t max);
+
+/* True if freq is a frequency sample.freq= accepts. */
+static inline int sample_freq_valid(uint64_t freq)
+{
+    return freq >= 1 && freq <= SAMPLE_FREQ_MAX;
+}
+
+/* The period that would have given exactly f->freq samples a second for
+ * `events` over `ticks` (0 when ticks or events is 0), bounded. */
+uint64_t sample_freq_target(const struct sample_freq *f, uint64_t events, uint64_t ticks);
+
+/* Moves the period towards the rate of `events` over `ticks`; returns the
+ * new period. */
+uint64_t sample_freq_update(struct sample_freq *f, uint64_t events, uint64_t ticks);
+
+#endif
