@@ -193,6 +193,8 @@ static void put_fields(FILE *out, const struct logdec_record *r)
     case LOG_REC_EVENT_PERIOD:
         fprintf(out, " event=%u period=%" PRIu64, r->u.event_period.event,
                 r->u.event_period.period);
+        if (r->u.event_period.per_vcpu)
+            fprintf(out, " dom=%u vcpu=%u", r->u.event_period.domain, r->u.event_period.vcpu);
         break;
     case LOG_REC_GUEST_PMU_PROG: put_guest_pmu_prog(out, &r->u.guest_pmu_prog); break;
     case LOG_REC_GUEST_PMI:  put_guest_pmi(out, &r->u.guest_pmi); break;

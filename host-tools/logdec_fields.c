@@ -193,6 +193,10 @@ static void parse_event_period(struct field_reader *f, struct log_event_period *
     ep->event = get_u32(f);
     ep->period = get_u64(f);
     need(f, ep->period > 0);
+    /* A per-VCPU period carries both; one without the other is cut short. */
+    ep->per_vcpu = !f->bad && f->p < f->end;
+    ep->domain = ep->per_vcpu ? get_u32(f) : 0;
+    ep->vcpu = ep->per_vcpu ? get_u32(f) : 0;
 }
 
 static void parse_user_stack(struct field_reader *f, struct log_user_stack *us)

@@ -31,9 +31,13 @@ struct event_name {
 
 /* The periods of an event id (event-period records): the first, for
  * samples that arrived before any (another CPU's blocks may come first),
- * and the current one, which samples arriving now take. */
+ * and the current one, which samples arriving now take. A VCPU's own
+ * period (frequency mode) has an entry of its own, in force while its
+ * `session` is the event's: a session-wide record (a new session) counts
+ * up the event's and so ends every VCPU's. */
 struct event_periods {
     uint64_t first, current;
+    uint32_t session;
 };
 
 /* The last user-stack record of a CPU: it belongs to the samples of that
@@ -58,7 +62,7 @@ struct profile_raw {
     uint32_t *frames;                /* resolved frames of all samples */
     struct event_periods *periods;   /* by index in period_map */
     size_t period_count, period_cap;
-    struct keymap period_map;        /* event id -> periods */
+    struct keymap period_map;        /* (event id, 0, 0) or (event id, 1, domain:vcpu) -> periods */
     struct pending_user_stack *user_stacks;     /* by CPU, allocated on the first */
 };
 
@@ -150,14 +154,29 @@ static struct event_periods *periods_of(struct profile_raw *r, uint32_t id)
     return i == KEYMAP_NONE ? NULL : &r->periods[i];
 }
 
+/* The period in force for event id on a domain's VCPU, 0 if none yet. */
+static uint64_t period_now(struct profile_raw *r, uint32_t id, uint32_t domain, uint32_t vcpu)
+{
+    const struct event_periods *ep = periods_of(r, id);
+    uint32_t i = keymap_get(&r->period_map, id, 1, (uint64_t)domain << 32 | vcpu, KEYMAP_NONE);
+    if (i != KEYMAP_NONE && r->periods[i].session == (ep ? ep->session : 0))
+        return r->periods[i].current;
+    return ep ? ep->current : 0;
+}
+
 static void event_period_record(struct profile_raw *r, const struct log_event_period *ep)
 {
-    uint32_t i = keymap_get(&r->period_map, ep->event, 0, 0, (uint32_t)r->period_count);
+    const struct event_periods *whole = periods_of(r, ep->event);
+    uint32_t session = whole ? whole->session : 0;
+    uint64_t which = ep->per_vcpu ? (uint64_t)ep->domain << 32 | ep->vcpu : 0;
+    uint32_t i = keymap_get(&r->period_map, ep->event, ep->per_vcpu, which,
+                            (uint32_t)r->period_count);
     if (i == r->period_count) {
         r->periods = reserve(r->periods, &r->period_cap, r->period_count + 1, sizeof(*r->periods));
-        r->periods[r->period_count++] = (struct event_periods){ ep->period, ep->period };
+        r->periods[r->period_count++] = (struct event_periods){ ep->period, ep->period, 0 };
     }
     r->periods[i].current = ep->period;
+    r->periods[i].session = ep->per_vcpu ? session : r->periods[i].session + 1;
 }
 
 static void user_stack_record(struct profile_raw *r, uint16_t cpu, const struct log_user_stack *us)
@@ -217,8 +236,7 @@ static void sample_record(struct profile *p, const struct log_sample *s, uint16_
     key[2] = s->mode | (uint64_t)s->has_cr3 << 8 | (uint64_t)(depth + 1) << 16 |
              (uint64_t)identity_seq << 32;
     key[3] = s->has_cr3 ? s->cr3 : 0;
-    const struct event_periods *ep = periods_of(p->raw, s->event);
-    key[4] = ep ? ep->current : 0;
+    key[4] = period_now(p->raw, s->event, s->domain, s->vcpu);
     key[KEY_FIXED_WORDS] = s->rip;
     memcpy(&key[KEY_FIXED_WORDS + 1], stack, depth * sizeof(stack[0]));
     size_t entry = raw_add(p->raw, key, KEY_FIXED_WORDS + 1 + depth);

@@ -30,6 +30,12 @@ static struct {
 
 /* ---- Applying the session to a VCPU --------------------------------------- */
 
+/* A session-wide event-period record (every VCPU's samples of event). */
+static void log_period(uint32_t event, uint64_t period)
+{
+    log_hv_event_period(&(struct log_event_period){ .event = event, .period = period });
+}
+
 /* The session's event names, then the period of each sampled event (what
  * one of its samples stands for: events, or TSC ticks of the timer). */
 static void log_event_names(const struct vcpu *v)
@@ -42,9 +48,9 @@ static void log_event_names(const struct vcpu *v)
                            LOG_EVENT_CODE(LOG_EVENT_SRC_TIMER, 0));
     for (unsigned int i = 0; v->pmu.counting && i < v->pmu.ctx.count; i++)
         if (v->pmu.sample_mask & (1u << i))
-            log_hv_event_period(&(struct log_event_period){ i, v->pmu.ctx.counters[i].period });
+            log_period(i, v->pmu.ctx.counters[i].period);
     if (v->pmu.timer_ticks)
-        log_hv_event_period(&(struct log_event_period){ SAMPLE_EVENT_TIMER, v->pmu.timer_ticks });
+        log_period(SAMPLE_EVENT_TIMER, v->pmu.timer_ticks);
 }
 
 static void apply_session(struct vcpu *v)

@@ -202,7 +202,12 @@ size_t log_encode_event_period(uint8_t *out, const struct log_event_period *ep)
     if (ep->period == 0)
         return 0;
     uint8_t *p = put_varint(out, ep->event);
-    return (size_t)(put_varint(p, ep->period) - out);
+    p = put_varint(p, ep->period);
+    if (ep->per_vcpu) {          /* appended fields: older decoders ignore them */
+        p = put_varint(p, ep->domain);
+        p = put_varint(p, ep->vcpu);
+    }
+    return (size_t)(p - out);
 }
 
 size_t log_encode_guest_pmu_prog(uint8_t *out, const struct log_guest_pmu_prog *gp)

@@ -268,10 +268,16 @@ struct log_event_desc {
  * this record stands for `period` occurrences of the event (a counter
  * overflowing every `period` events; timer samples: TSC ticks of guest
  * time). Written when a sampling session starts, after its event-desc
- * records. */
+ * records. With per_vcpu (frequency mode, sample.freq=), the period of
+ * only that domain's VCPU from now on: written on the VCPU's CPU when its
+ * period changes, after the sample the old period produced; a record
+ * without per_vcpu (a new session) ends every VCPU's own period. */
 struct log_event_period {
     uint32_t event;
     uint64_t period;         /* >= 1 */
+    bool per_vcpu;           /* domain and vcpu below are on the wire */
+    uint32_t domain;
+    uint32_t vcpu;
 };
 
 /* An event-desc code: its source in bits 63:56, the source's own code in

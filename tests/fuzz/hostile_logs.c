@@ -125,6 +125,44 @@ static void many_vcpus(struct writer *w, uint32_t n)
     }
 }
 
+static void period(struct writer *w, uint64_t period, bool per_vcpu, uint32_t domain,
+                   uint32_t vcpu)
+{
+    struct log_event_period ep = { .period = period, .per_vcpu = per_vcpu, .domain = domain,
+                                   .vcpu = vcpu };
+    uint8_t f[LOG_FIELDS_MAX];
+    put(w, LOG_REC_EVENT_PERIOD, f, log_encode_event_period(f, &ep));
+}
+
+static void vcpu_sample(struct writer *w, uint32_t domain, uint32_t vcpu)
+{
+    struct log_sample s = { .mode = LOG_MODE_GUEST_KERNEL, .domain = domain, .vcpu = vcpu,
+                            .rip = 0xffffffff81000000ull };
+    sample(w, &s);
+}
+
+/* Each sample's period, in the order written: 1000 1000 3000 1000 1000
+ * 500 200 (HOSTILE_PERIODS_EVENTS), then i + 1 for VCPU i of domain 3. */
+static void vcpu_periods(struct writer *w, uint32_t n)
+{
+    period(w, 1000, false, 0, 0);                /* the session's */
+    vcpu_sample(w, 0, 0);
+    vcpu_sample(w, 0, 1);
+    period(w, 3000, true, 0, 0);                 /* VCPU 0's own */
+    vcpu_sample(w, 0, 0);
+    vcpu_sample(w, 0, 1);
+    period(w, 7000, true, 2, 1);                 /* another domain's VCPU 1 */
+    vcpu_sample(w, 0, 1);
+    period(w, 500, false, 0, 0);                 /* a new session: VCPU 0's ends */
+    vcpu_sample(w, 0, 0);
+    period(w, 200, true, 0, 0);
+    vcpu_sample(w, 0, 0);
+    for (uint32_t i = 0; i < n; i++) {
+        period(w, i + 1ull, true, 3, i);
+        vcpu_sample(w, 3, i);
+    }
+}
+
 static void jit_sets(struct writer *w, uint32_t n)
 {
     jit_region(w);
@@ -260,14 +298,14 @@ static const struct {
     { "events", many_events }, { "vcpus", many_vcpus }, { "jit", jit_sets },
     { "unfinished", unfinished }, { "identities", identities }, { "processes", processes_only },
     { "paths", paths }, { "names", long_names }, { "loss", losses }, { "ranges", out_of_range },
-    { "totals", many_totals }, { "modes", mode_suffixes },
+    { "totals", many_totals }, { "modes", mode_suffixes }, { "periods", vcpu_periods },
 };
 
 #define KIND_COUNT (sizeof(kinds) / sizeof(kinds[0]))
 
 const char *const hostile_log_kinds[KIND_COUNT + 1] = {
     "events", "vcpus", "jit", "unfinished", "identities", "processes", "paths", "names",
-    "loss", "ranges", "totals", "modes", NULL,
+    "loss", "ranges", "totals", "modes", "periods", NULL,
 };
 
 bool hostile_log_write(const char *kind, uint32_t n, struct log_test_stream *out)

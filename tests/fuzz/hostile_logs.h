@@ -17,6 +17,10 @@
  *   loss        n loss records of 2^64 - 1 (their sum needs more than 64 bits)
  *   ranges      n records with fields out of range, one of each kind
  *   totals      PMU totals of n VCPUs (vertigo stats shows the first 64)
+ *   periods     frequency-mode periods: a session's period, VCPUs' own
+ *               periods, a new session ending them (HOSTILE_PERIODS_EVENTS
+ *               events in 7 samples), then n VCPUs of domain 3 with a
+ *               period of their own each, i + 1 for VCPU i, and a sample
  */
 #ifndef TESTS_FUZZ_HOSTILE_LOGS_H
 #define TESTS_FUZZ_HOSTILE_LOGS_H
@@ -27,6 +31,7 @@
 #include "tests/unit/test_log_util.h"
 
 #define HOSTILE_PID 7u                   /* the process the logs' samples run in */
+#define HOSTILE_PERIODS_EVENTS 7700u     /* the periods kind with n = 0 */
 #define HOSTILE_JIT_BASE 0x7f0000000000ull
 
 /* Appends the log `kind` scaled by n to out; false if kind is unknown. */
@@ -43,6 +48,6 @@ bool hostile_log_write(const char *kind, uint32_t n, struct log_test_stream *out
 bool hostile_root_make(const char *root, const char *workload);
 
 /* The kinds, NULL-terminated. */
-extern const char *const hostile_log_kinds[13];
+extern const char *const hostile_log_kinds[14];
 
 #endif

@@ -137,6 +137,15 @@ static void b_period(struct fields *f, uint32_t a)
     put_v(f, 1);
     put_v(f, a);
 }
+/* A per-VCPU period: its domain, then its vcpu unless a is 0 (cut short). */
+static void b_period_vcpu(struct fields *f, uint32_t a)
+{
+    put_v(f, 1);
+    put_v(f, 5000);
+    put_v(f, 2);
+    if (a)
+        put_v(f, 3);
+}
 /* A 32-bit field (the domain) holding 2^32 - 1, or 2^32. */
 static void b_u32(struct fields *f, uint32_t a)
 {
@@ -179,6 +188,7 @@ static const struct range_case cases[] = {
       LOG_VCPU_STATS_REASONS_MAX },
     { "event-desc name", LOG_REC_EVENT_DESC, b_event_name, TEXT_OVER, LOG_TEXT_MAX },
     { "event-period of 0", LOG_REC_EVENT_PERIOD, b_period, 0, 1 },
+    { "event-period domain without vcpu", LOG_REC_EVENT_PERIOD, b_period_vcpu, 0, 1 },
     { "32-bit field", LOG_REC_SAMPLE, b_u32, 1, 0 },
     { "varint past 64 bits", LOG_REC_LOSS, b_varint, 1, 0 },
 };

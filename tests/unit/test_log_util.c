@@ -211,6 +211,9 @@ static void random_fields(uint64_t *rng, struct log_test_value *v)
     case LOG_REC_EVENT_PERIOD:
         v->u.event_period.event = rand_u32(rng);
         v->u.event_period.period = rand_num(rng) | 1;
+        v->u.event_period.per_vcpu = rand_num(rng) & 1;
+        v->u.event_period.domain = v->u.event_period.per_vcpu ? rand_u32(rng) : 0;
+        v->u.event_period.vcpu = v->u.event_period.per_vcpu ? rand_u32(rng) : 0;
         break;
     case LOG_REC_USER_STACK:
         v->u.user_stack.domain = rand_u32(rng);
@@ -437,7 +440,10 @@ static bool same_fields(const struct log_test_value *v, const struct log_test_va
                          b->event_desc.len);
     case LOG_REC_EVENT_PERIOD:
         return a->event_period.event == b->event_period.event &&
-               a->event_period.period == b->event_period.period;
+               a->event_period.period == b->event_period.period &&
+               a->event_period.per_vcpu == b->event_period.per_vcpu &&
+               a->event_period.domain == b->event_period.domain &&
+               a->event_period.vcpu == b->event_period.vcpu;
     case LOG_REC_USER_STACK:
         return a->user_stack.domain == b->user_stack.domain &&
                a->user_stack.vcpu == b->user_stack.vcpu &&

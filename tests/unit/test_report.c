@@ -793,6 +793,29 @@ TEST(by_mode_has_a_row_for_every_vcpu)
     profile_free(&p);
 }
 
+/* Frequency mode: each sample weighs the period in force on its own VCPU
+ * (a VCPU's own period, until a new session's ends it); the event count
+ * adds them up. */
+TEST(each_sample_weighs_its_vcpus_period)
+{
+    struct profile p;
+    struct report_options ro = { 0 };
+    char *text, want[96];
+    CHECK_EQ(load_hostile(&p, "periods", 0, NULL, &ro, &text), VERTIGO_EXIT_OK);
+    CHECK_EQ(p.events[0].total, 7);
+    CHECK_EQ(p.events[0].events, HOSTILE_PERIODS_EVENTS);
+    snprintf(want, sizeof(want), "# Event count (approx.): %u (several periods)\n",
+             HOSTILE_PERIODS_EVENTS);
+    CHECK(text && strstr(text, want));
+    free(text);
+    profile_free(&p);
+    CHECK_EQ(load_hostile(&p, "periods", 1000, NULL, &ro, &text), VERTIGO_EXIT_OK);
+    CHECK_EQ(p.events[0].total, 7 + 1000);
+    CHECK_EQ(p.events[0].events, HOSTILE_PERIODS_EVENTS + 1000 * 1001 / 2);
+    free(text);
+    profile_free(&p);
+}
+
 TEST(what_the_log_lost_heads_the_report)
 {
     struct profile p;
