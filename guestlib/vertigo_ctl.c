@@ -6,10 +6,13 @@
  *   vertigo-ctl verdict pass|fail [REASON]
  *                                      report the guest's test verdict
  *   vertigo-ctl start --event LIST --period N [--hz H] [--depth D] [--call-graph fp|dwarf]
+ *   vertigo-ctl start --event LIST --freq F [--depth D] [--call-graph fp|dwarf]
  *   vertigo-ctl start --hz H [--event LIST] [--depth D]
  *                                      start a sampling session (like
  *                                      opcontrol --start): every LIST event
- *                                      samples each N events, or a timer
+ *                                      samples each N events, or F times a
+ *                                      guest second with adapting periods
+ *                                      (perf record -F), or a timer
  *                                      samples H times per guest second
  *   vertigo-ctl stop                   stop it; prints the samples logged
  *   vertigo-ctl record [-e LIST] [-c N | -F H] [-g] -- CMD [ARG...]
@@ -50,6 +53,7 @@
 
 #define PERIOD_MAX   (1ull << 48)   /* HC_SESSION_START's bound */
 #define TIMER_HZ_MAX 100000u
+#define FREQ_MAX     100000u        /* --freq: samples a second */
 #define RECORD_DEPTH "16"           /* record -g: return addresses per sample */
 #define RECORD_HZ    "1000"         /* record without -c or -F: timer samples */
 #define RECORD_ARGS  8              /* start options record translates to */
@@ -61,6 +65,7 @@ static int usage(void)
     fprintf(stderr, "usage: vertigo-ctl detect | version | verdict pass|fail [REASON]\n"
                     "       vertigo-ctl start --event LIST --period N [--hz H] [--depth D]\n"
                     "                         [--call-graph fp|dwarf]\n"
+                    "       vertigo-ctl start --event LIST --freq F [--depth D] [--call-graph fp|dwarf]\n"
                     "       vertigo-ctl start --hz H [--event LIST] [--depth D] | stop\n"
                     "       vertigo-ctl record [-e LIST] [-c N | -F H] [-g] -- CMD [ARG...]\n"
                     "       vertigo-ctl stat [-e LIST] -- CMD [ARG...]\n"
@@ -152,6 +157,9 @@ static int parse_start_option(const char *opt, const char *value, struct vertigo
         return 0;
     }
     if (!strcmp(opt, "--period")) {
+        if (s->flags & VERTIGO_SESSION_FREQ)
+            return start_error("--freq and --period exclude each other (adapting periods or "
+                               "one fixed period)");
         if (option_number(opt, value, 1, PERIOD_MAX, &v))
             return 2;
         s->period = v;
@@ -160,6 +168,14 @@ static int parse_start_option(const char *opt, const char *value, struct vertigo
             return 2;
         s->timer_hz = (uint32_t)v;
         s->flags |= VERTIGO_SESSION_TIMER;
+    } else if (!strcmp(opt, "--freq")) {
+        if (s->period)
+            return start_error("--freq and --period exclude each other (adapting periods or "
+                               "one fixed period)");
+        if (option_number(opt, value, 1, FREQ_MAX, &v))
+            return 2;
+        s->period = v;
+        s->flags |= VERTIGO_SESSION_FREQ;
     } else if (!strcmp(opt, "--depth")) {
         if (option_number(opt, value, 0, VERTIGO_STACK_MAX, &v))
             return 2;
@@ -177,7 +193,7 @@ static int parse_start_option(const char *opt, const char *value, struct vertigo
 static int is_start_option(const char *opt)
 {
     return !strcmp(opt, "--event") || !strcmp(opt, "--period") || !strcmp(opt, "--hz") ||
-           !strcmp(opt, "--depth") || !strcmp(opt, "--call-graph");
+           !strcmp(opt, "--freq") || !strcmp(opt, "--depth") || !strcmp(opt, "--call-graph");
 }
 
 /* argv = the words after "start". Fills *s; 0 or 2 (usage error). */
@@ -192,10 +208,16 @@ static int parse_start(int argc, char **argv, struct vertigo_session *s)
         if (parse_start_option(argv[i], argv[i + 1], s))
             return 2;
     }
+    bool freq = (s->flags & VERTIGO_SESSION_FREQ) != 0;
+    if (freq && (s->flags & VERTIGO_SESSION_TIMER))
+        return start_error("--freq sets the rate of event samples, --hz of timer samples: "
+                           "give one");
+    if (freq && !s->events[0])
+        return start_error("--freq needs --event LIST");
     if (!(s->flags & VERTIGO_SESSION_TIMER) && !s->events[0])
-        return start_error("need --event LIST with --period N, or --hz H");
+        return start_error("need --event LIST with --period N or --freq F, or --hz H");
     if (s->events[0] && !s->period && !(s->flags & VERTIGO_SESSION_TIMER))
-        return start_error("--event needs --period N (events between samples)");
+        return start_error("--event needs --period N (events between samples) or --freq F");
     if (s->period && !s->events[0])
         return start_error("--period needs --event LIST");
     return 0;
@@ -293,8 +315,10 @@ static int session_start(const struct vertigo_session *s)
     int rc = vertigo_dev_session_start(fd, s);
     close(fd);
     if (rc == 0) {
-        printf("vertigo-ctl: session started: %s period %" PRIu64 " hz %u depth %u\n",
-               s->events[0] ? s->events : "(timer)", s->period, s->timer_hz, s->stack_depth);
+        printf("vertigo-ctl: session started: %s %s %" PRIu64 " hz %u depth %u\n",
+               s->events[0] ? s->events : "(timer)",
+               (s->flags & VERTIGO_SESSION_FREQ) ? "freq" : "period", s->period, s->timer_hz,
+               s->stack_depth);
         return 0;
     }
     fprintf(stderr, "vertigo-ctl: start: %s\n", session_errno_text(-rc, 0));

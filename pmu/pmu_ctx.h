@@ -26,6 +26,9 @@ struct pmu_counter {
     uint64_t start;             /* backend: value the counter was (re)loaded with */
     uint64_t raw;               /* backend: counter value saved at switch-out */
     uint64_t overflows;         /* overflows reported so far (samples) */
+    uint64_t sampled_period;    /* backend: the period the last overflow ended
+                                 * (what its sample stands for; frequency mode
+                                 * changes `period` between overflows) */
     uint64_t skid_max;          /* software backend: most events counted past an
                                  * overflow point before it was taken */
 };

@@ -160,6 +160,7 @@ static int counter_wrapped(struct pmu_hw *hw, struct pmu_ctx *ctx, unsigned int 
         return 0;
     }
     c->accum += to_wrap + raw_now;
+    c->sampled_period = to_wrap;            /* armed at -period: the period it ended */
     c->start = c->raw = (0 - c->period) & mask;
     pmu_ctx_note_overflow(ctx, i);
     return ctx->loaded ? counter_write_live(hw, c, c->start) : 0;

@@ -109,6 +109,7 @@ static inline void pmu_soft_add(struct pmu_ctx *ctx, unsigned int i, uint64_t n)
         return;
     uint64_t skid = c->raw - c->period;     /* events past the first overflow point */
     uint64_t crossed = c->raw / c->period;
+    c->sampled_period = c->period;
     c->raw -= crossed * c->period;
     c->accum += crossed * c->period;
     c->overflows += crossed;

@@ -12,6 +12,7 @@
 #include "pmu/pmu.h"
 #include "pmu/pmu_pv.h"
 #include "pmu/pv_hw.h"
+#include "pmu/sample_freq.h"
 #include "pmu/vpmu.h"
 #include "pmu/vpmu_prog.h"
 
@@ -55,6 +56,8 @@ struct vcpu_pmu {
     uint32_t stack_depth;           /* return addresses per sample */
     bool user_stack;                /* copy user registers and stack with user samples */
     uint64_t timer_ticks;           /* timer sampling: guest ticks per sample, 0: off */
+    uint32_t freq;                  /* frequency mode: samples a second, 0: fixed periods */
+    struct sample_freq_counter freq_counters[PMU_CTX_MAX_COUNTERS];  /* by ctx counter */
     /* The guest's own virtual PMU (pmu/pmu_guest.c), pmu.guest=on */
     bool guest_pmu;
     struct vpmu guest;

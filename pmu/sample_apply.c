@@ -6,6 +6,7 @@
 #include "pmu/pmu_run.h"
 #include "pmu/pmu_soft.h"
 #include "pmu/pmu_step.h"
+#include "pmu/sample_freq_vcpu.h"
 #include "vmm/console.h"
 #include "vmm/format.h"
 #include "vmm/mem.h"
@@ -134,16 +135,18 @@ static bool program(struct vcpu *v, const struct pmu_event_list *list, uint64_t 
 static void report_skid(const struct vcpu *v)
 {
     const struct vcpu_pmu *p = &v->pmu;
+    sample_freq_vcpu_report(v);
     if (!pmu_config_soft() || !p->counting)
         return;
     for (uint32_t m = p->sample_mask; m; m &= m - 1) {
         const struct pmu_counter *c = &p->ctx.counters[__builtin_ctz(m)];
-        printk("pmu: vcpu %u: sampled %s every %lu: %lu overflows, skid at most %lu events\n",
-               v->id, c->event.name, c->period, c->overflows, c->skid_max);
+        printk("pmu: vcpu %u: sampled %s every %lu%s: %lu overflows, skid at most %lu events\n",
+               v->id, c->event.name, c->period, p->freq ? " (now)" : "", c->overflows,
+               c->skid_max);
     }
 }
 
-bool sample_apply(struct vcpu *v, const char *events, uint64_t period)
+bool sample_apply(struct vcpu *v, const char *events, uint64_t period, uint32_t freq)
 {
     struct vcpu_pmu *p = &v->pmu;
     struct pmu_event_list list;
@@ -156,6 +159,7 @@ bool sample_apply(struct vcpu *v, const char *events, uint64_t period)
     }
     report_skid(v);
     p->sample_mask = 0;
+    sample_freq_vcpu_start(v, 0);
     if (!pmu_config.configured || pmu_config.backend == PMU_SESSION_NONE)
         return !sampling;
     if (!pmu_config.has_events && !sampling) {
@@ -170,8 +174,9 @@ bool sample_apply(struct vcpu *v, const char *events, uint64_t period)
         printk("pmu: vcpu %u: no sampling: %s\n", v->id, why);
         return false;
     }
-    if (!program(v, &list, period))
+    if (!program(v, &list, freq ? sample_freq_first_period(freq) : period))
         return false;
+    sample_freq_vcpu_start(v, freq);
     if (pmu_config_soft() && pmu_soft_samples_hypervisor(&p->ctx))
         pmu_step_arm(v, true);
     return true;

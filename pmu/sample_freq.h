@@ -33,6 +33,19 @@ struct sample_freq {
     uint64_t period;     /* the current period */
 };
 
+/* The largest period frequency mode sets: what every counter takes, also
+ * the general-purpose counters' legacy 31-bit writes (at F = 1 an event
+ * rate above 2^31 a second gets fewer samples than F). */
+#define SAMPLE_FREQ_PERIOD_MAX ((1ull << 31) - 1)
+
+/* A sampled counter of a VCPU in frequency mode (pmu/sample_freq_vcpu.c). */
+struct sample_freq_counter {
+    struct sample_freq ctl;
+    uint64_t last_tsc;   /* TSC of the previous overflow taken (or of the start) */
+    uint64_t logged;     /* the period the log gives this VCPU's samples */
+    uint64_t sampled;    /* the periods of the overflows taken, added up */
+};
+
 /* Starts a controller at the period that gives freq samples a second if
  * the event comes once a TSC tick (tsc_hz / freq), bounded. tsc_hz, freq
  * and max must be non-zero (sample_freq_valid). */

@@ -1,6 +1,5 @@
 # pmu/: frequency-mode sampling's period controller (sample.freq=) and its
 # host test.
-HV_SRCS += pmu/sample_freq.c
 HEADERS_HV += pmu/sample_freq.h
 HEADERS_HOST += pmu/sample_freq.h
 UNIT_TESTS += sample_freq

@@ -5,6 +5,7 @@
 #include "pmu/pmu_cpu.h"
 #include "pmu/pmu_pmi.h"
 #include "pmu/pmu_run.h"
+#include "pmu/sample_freq_vcpu.h"
 #include "vmm/console.h"
 #include "vmm/log_emit.h"
 #include "vmm/log_hv.h"
@@ -68,11 +69,16 @@ SAMPLE_INLINE void emit_sample(struct pmu_cpu *c, const struct log_sample *s)
     }
 }
 
-SAMPLE_INLINE void emit_per_event(struct pmu_cpu *c, struct log_sample *s, uint32_t mask)
+/* One sample per event of mask; in frequency mode each after the VCPU's
+ * period record if its period changed (v may be NULL: no VCPU, no period). */
+SAMPLE_INLINE void emit_per_event(struct pmu_cpu *c, struct vcpu *v, struct log_sample *s,
+                                  uint32_t mask)
 {
     for (; mask; mask &= mask - 1) {
         unsigned int bit = (unsigned int)__builtin_ctz(mask);
         s->event = (1u << bit) == PMU_PENDING_TIMER ? SAMPLE_EVENT_TIMER : bit;
+        if (v && v->pmu.freq)
+            sample_freq_log_period(v, bit);
         emit_sample(c, s);
     }
 }
@@ -123,11 +129,11 @@ SAMPLE_INLINE void record_guest(struct pmu_cpu *c, struct vcpu *v, uint32_t mask
         record_guest_stack(c, v, &s, cpl == KERNEL_CPL, measured);
     if (v->pmu.user_stack && cpl != KERNEL_CPL)
         record_user_stack(c, v);
-    emit_per_event(c, &s, mask);
+    emit_per_event(c, v, &s, mask);
 }
 
 /* A PMI that interrupted Vertigo for a context counting the hypervisor. */
-static void record_hypervisor(struct pmu_cpu *c, const struct vcpu *v,
+static void record_hypervisor(struct pmu_cpu *c, struct vcpu *v,
                               const struct trap_frame *f, uint32_t mask)
 {
     struct log_sample s = { .mode = LOG_MODE_HYPERVISOR, .rip = f->rip };
@@ -135,7 +141,7 @@ static void record_hypervisor(struct pmu_cpu *c, const struct vcpu *v,
         s.domain = v->domain->id;
         s.vcpu = v->id;
     }
-    emit_per_event(c, &s, mask);
+    emit_per_event(c, v, &s, mask);
 }
 
 /* ---- The cost of the NMI path, on one PMI in SAMPLE_COST_EVERY ---------- */
@@ -169,6 +175,8 @@ static void record_measured(struct pmu_cpu *c, uint64_t start_tsc, struct vcpu *
 {
     uint64_t record_tsc = start_tsc ? pmu_arch_tsc() : 0;
     c->stats.pmis++;
+    if (v && v->pmu.freq)
+        sample_freq_overflows(v, mask);     /* every overflow, sampled or out of scope */
     if (!in_scope(v))
         return;
     if (v && (!f || !pmu_run_root_pmi_is_hypervisor(v)))
@@ -278,9 +286,11 @@ void sample_hypervisor_step(uint64_t rip, uint64_t rbp, uint32_t mask)
     struct log_sample s = { .mode = LOG_MODE_HYPERVISOR, .rip = rip,
                             .domain = v->domain->id, .vcpu = v->id };
     c->stats.pmis++;
+    if (v->pmu.freq)
+        sample_freq_overflows(v, mask);
     if (!in_scope(v))
         return;
     if (v->pmu.stack_depth && rbp)
         s.depth = pmu_arch_hypervisor_stack(rbp, v->pmu.stack_depth, s.stack);
-    emit_per_event(c, &s, mask);
+    emit_per_event(c, v, &s, mask);
 }

@@ -8,6 +8,8 @@
 #include "pmu/pmu_pmi.h"
 #include "pmu/pmu_session.h"
 #include "pmu/sample_apply.h"
+#include "pmu/sample_freq.h"
+#include "pmu/sample_freq_vcpu.h"
 #include "pmu/sample_nmi.h"
 #include "vertigo/log_format.h"
 #include "vmm/cmdline.h"
@@ -63,7 +65,8 @@ static void apply_session(struct vcpu *v)
     bool on = sess.running;
     bool timer = on && (sess.params.flags & VERTIGO_SESSION_TIMER);
     const struct vertigo_session *p = &sess.params;
-    bool ok = sample_apply(v, on && !timer ? p->events : NULL, p->period);
+    uint32_t freq = (p->flags & VERTIGO_SESSION_FREQ) ? (uint32_t)p->period : 0;
+    bool ok = sample_apply(v, on && !timer ? p->events : NULL, p->period, on ? freq : 0);
     v->pmu.stack_depth = on && ok ? p->stack_depth : 0;
     v->pmu.user_stack = on && ok && (p->flags & VERTIGO_SESSION_USER_STACK);
     v->pmu.timer_ticks = timer ? sess.timer_ticks : 0;
@@ -96,6 +99,11 @@ static void describe(const struct vertigo_session *s, const char *who)
     if (s->flags & VERTIGO_SESSION_TIMER)
         printk("sample: session started by %s: timer at %u Hz of guest time, stack depth %u\n",
                who, s->timer_hz, s->stack_depth);
+    else if (s->flags & VERTIGO_SESSION_FREQ)
+        printk("sample: session started by %s: %s at %lu samples a second of guest time "
+               "(periods from %lu adapting), stack depth %u%s\n", who, s->events, s->period,
+               sample_freq_first_period((uint32_t)s->period), s->stack_depth,
+               (s->flags & VERTIGO_SESSION_USER_STACK) ? ", user stacks copied" : "");
     else
         printk("sample: session started by %s: %s every %lu events, stack depth %u%s\n", who,
                s->events, s->period, s->stack_depth,
@@ -183,17 +191,45 @@ static uint32_t clamp32(uint64_t v)
     return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
-static void start_from_cmdline(void)
+/* sample.freq=F in place of sample.period= (into s): false, printed, for a
+ * combination that cannot be or an F out of range. */
+static bool read_freq(const char *cmdline, struct vertigo_session *s, bool events)
 {
-    const char *cmdline = hv_cmdline();
+    uint64_t freq = 0;
+    if (!read_u64(cmdline, "sample.freq", &freq))
+        return true;
+    const char *why = NULL;
+    if (s->flags & VERTIGO_SESSION_TIMER)
+        why = "sample.freq= sets the rate of event samples, sample.hz= of timer samples: "
+              "give one";
+    else if (!events)
+        why = "sample.freq= needs sample.events=";
+    else if (s->period)
+        why = "sample.freq= and sample.period= exclude each other (adapting periods or "
+              "one fixed period)";
+    else if (!sample_freq_valid(freq))
+        why = "sample.freq= takes 1..100000 samples a second";
+    if (why) {
+        printk("sample: no session: %s\n", why);
+        return false;
+    }
+    s->flags |= VERTIGO_SESSION_FREQ;
+    s->period = freq;
+    return true;
+}
+
+bool sample_session_from_cmdline(const char *cmdline, struct vertigo_session *out)
+{
     struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI };
     uint64_t hz = 0, depth = 0, user_stack = 0;
     bool events = cmdline_get(cmdline, "sample.events", s.events, sizeof(s.events));
     if (read_u64(cmdline, "sample.hz", &hz))
         s.flags |= VERTIGO_SESSION_TIMER;
-    if (!events && !(s.flags & VERTIGO_SESSION_TIMER))
-        return;
     read_u64(cmdline, "sample.period", &s.period);
+    if (!read_freq(cmdline, &s, events))
+        return false;
+    if (!events && !(s.flags & VERTIGO_SESSION_TIMER))
+        return false;
     read_u64(cmdline, "sample.depth", &depth);
     if (read_u64(cmdline, "sample.user_stack", &user_stack) && user_stack)
         s.flags |= VERTIGO_SESSION_USER_STACK;
@@ -201,11 +237,20 @@ static void start_from_cmdline(void)
     s.stack_depth = clamp32(depth);
     if (hypercall_session_check(&s)) {
         printk("sample: no session: bad sample.* options (sample.events=LIST with "
-               "sample.period=1..2^48, or sample.hz=1..100000; sample.depth<=%u)\n",
+               "sample.period=1..2^48 or sample.freq=1..100000, or sample.hz=1..100000; "
+               "sample.depth<=%u)\n",
                VERTIGO_STACK_MAX);
-        return;
+        return false;
     }
-    sample_session_start(&s, "the command line");
+    *out = s;
+    return true;
+}
+
+static void start_from_cmdline(void)
+{
+    struct vertigo_session s;
+    if (sample_session_from_cmdline(hv_cmdline(), &s))
+        sample_session_start(&s, "the command line");
 }
 
 void sample_vcpu_start(struct vcpu *v)
@@ -256,6 +301,8 @@ void sample_report(const struct domain *d, bool run_ends)
         printk("sample: session stopped at the end of the domain: %lu samples logged\n",
                sample_logged());
     }
-    for (unsigned int i = 0; i < d->vcpu_count; i++)
+    for (unsigned int i = 0; i < d->vcpu_count; i++) {
+        sample_freq_vcpu_report(&d->vcpus[i]);
         report_cpu(d->vcpus[i].cpu);
+    }
 }

@@ -5,6 +5,7 @@
  *
  * Sessions start from the hypervisor command line
  *   sample.events=LIST sample.period=N [sample.depth=D]   event sampling
+ *   sample.events=LIST sample.freq=F [sample.depth=D]     ... F times a second
  *   sample.hz=H [sample.depth=D]                          timer sampling
  * or from the guest kernel (VERTIGO_HC_SESSION_START/STOP), and stop at
  * the end of the domain. One session per run; each VCPU applies a session
@@ -19,6 +20,10 @@
 #include "vertigo/hypercall.h"
 #include "vmm/hypercall.h"
 #include "vmm/vcpu.h"
+
+/* The session cmdline's sample.* options ask for, into *out; false if
+ * none, or (printed, with the reason) if they are bad. */
+bool sample_session_from_cmdline(const char *cmdline, struct vertigo_session *out);
 
 /* Once per VCPU after its PMU started: makes v this CPU's sampled VCPU;
  * the first call starts the command line's session, if any. */

@@ -14,6 +14,9 @@
 #define VERDICT_REASON_MAX 63
 #define SESSION_PERIOD_MAX (1ull << 48)     /* the ABI's largest period */
 #define SESSION_TIMER_HZ_MAX 100000u        /* the ABI's largest timer_hz */
+#define SESSION_FREQ_MAX 100000u            /* ... and sampling frequency (FREQ) */
+#define SESSION_FLAGS (VERTIGO_SESSION_TIMER | VERTIGO_SESSION_USER_STACK | \
+                       VERTIGO_SESSION_PROCESS | VERTIGO_SESSION_FREQ)
 #define KERNEL_CPL         0u
 
 static int64_t hc_version(void)
@@ -101,8 +104,8 @@ int64_t hypercall_session_check(const struct vertigo_session *s)
     bool timer = (s->flags & VERTIGO_SESSION_TIMER) != 0;
     size_t events_len = strnlen(s->events, sizeof(s->events));
     bool process = (s->flags & VERTIGO_SESSION_PROCESS) != 0;
-    if (s->abi_version != VERTIGO_SESSION_ABI ||
-        (s->flags & ~(VERTIGO_SESSION_TIMER | VERTIGO_SESSION_USER_STACK | VERTIGO_SESSION_PROCESS)))
+    bool freq = (s->flags & VERTIGO_SESSION_FREQ) != 0;
+    if (s->abi_version != VERTIGO_SESSION_ABI || (s->flags & ~SESSION_FLAGS) || (freq && timer))
         return -VERTIGO_EINVAL;
     if (process != (s->process_cr3 != 0))      /* the flag and its page-table root go together */
         return -VERTIGO_EINVAL;
@@ -110,7 +113,7 @@ int64_t hypercall_session_check(const struct vertigo_session *s)
         return -VERTIGO_EINVAL;
     if (timer)
         return s->timer_hz && s->timer_hz <= SESSION_TIMER_HZ_MAX ? 0 : -VERTIGO_EINVAL;
-    if (!s->period || s->period > SESSION_PERIOD_MAX || !events_len)
+    if (!s->period || s->period > (freq ? SESSION_FREQ_MAX : SESSION_PERIOD_MAX) || !events_len)
         return -VERTIGO_EINVAL;
     return 0;
 }

@@ -59,7 +59,8 @@
                                            session (sampling) on every VCPU of the
                                            calling domain. Kernel only. -EBUSY if
                                            one runs; -EINVAL for a bad event list,
-                                           period 0 or above 2^48, timer_hz 0 or
+                                           period 0 or above 2^48 (FREQ: above
+                                           100000, or with TIMER), timer_hz 0 or
                                            above 100000, stack_depth above
                                            VERTIGO_STACK_MAX, unknown flags. */
 #define VERTIGO_HC_SESSION_STOP     5u  /* stops the session -> samples logged.
@@ -178,13 +179,19 @@
 #define VERTIGO_SESSION_PROCESS     (1u << 2)   /* only samples taken while the guest
                                                    runs on process_cr3's page tables
                                                    (one process, like perf record CMD) */
+#define VERTIGO_SESSION_FREQ        (1u << 3)   /* `period` is a frequency: samples
+                                                   per second of guest time on each
+                                                   VCPU and event (1..100000), each
+                                                   counter's period adapting to its
+                                                   rate (like perf record -F) */
 #define VERTIGO_SESSION_EVENTS_MAX  256u
 #define VERTIGO_STACK_MAX           32u
 
 struct vertigo_session {
     uint32_t abi_version;               /* VERTIGO_SESSION_ABI */
     uint32_t flags;                     /* VERTIGO_SESSION_* */
-    uint64_t period;                    /* events between samples */
+    uint64_t period;                    /* events between samples (FREQ: samples
+                                           a second) */
     uint32_t timer_hz;                  /* samples per guest second (TIMER) */
     uint32_t stack_depth;               /* return addresses per sample */
     char events[VERTIGO_SESSION_EVENTS_MAX];  /* NUL-terminated, e.g. "cycles:u" */

@@ -300,7 +300,9 @@ TEST(session_fields_are_validated)
         CHECK_EQ(start_with(&s, 0), (uint64_t)-VERTIGO_EINVAL); } while (0)
     REFUSED(s.abi_version = 1);                              /* before process_cr3 */
     REFUSED(s.abi_version = VERTIGO_SESSION_ABI + 1);
-    REFUSED(s.flags = 1u << 3);
+    REFUSED(s.flags = 1u << 4);
+    REFUSED(s.flags = VERTIGO_SESSION_FREQ; s.period = 100001);  /* above 100000 a second */
+    REFUSED(s.flags = VERTIGO_SESSION_FREQ | VERTIGO_SESSION_TIMER; s.timer_hz = 100);
     REFUSED(s.flags = VERTIGO_SESSION_PROCESS);             /* no page-table root */
     REFUSED(s.process_cr3 = 0x1000);                         /* a root without the flag */
     REFUSED(s.period = 0);
@@ -316,12 +318,17 @@ TEST(session_fields_are_validated)
     s.period = 1ull << 48;
     s.stack_depth = VERTIGO_STACK_MAX;
     CHECK_EQ(start_with(&s, 0), 0);
+    CHECK_EQ(call(VERTIGO_HC_SESSION_STOP, 0, 0), 42);
+    s.flags = VERTIGO_SESSION_FREQ;             /* frequency mode: 1..100000 a second */
+    s.period = 100000;
+    CHECK_EQ(start_with(&s, 0), 0);
+    CHECK_EQ(fake.last_session.flags, VERTIGO_SESSION_FREQ);
     /* unreadable argument: -EFAULT, nothing started */
     fake.running = false;
     CHECK_EQ(call(VERTIGO_HC_SESSION_START, 0xdead0000, 0), (uint64_t)-VERTIGO_EFAULT);
     CHECK_EQ(call(VERTIGO_HC_SESSION_START, ARG_BASE + ARG_SIZE - 100, 0),
              (uint64_t)-VERTIGO_EFAULT);
-    CHECK_EQ(fake.starts, 1);
+    CHECK_EQ(fake.starts, 2);
 }
 
 static int64_t symbols_with(const struct vertigo_symbols_chunk *c)

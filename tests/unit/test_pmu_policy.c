@@ -1339,3 +1339,132 @@ TEST(guest_pmu_refused_on_hardware_of_another_width)
     CHECK_EQ(regs[0], 0);
     end_run();
 }
+
+/* ---- Frequency mode (sample.freq=, pmu/sample_freq_vcpu.c) --------------- */
+
+/* A frequency-mode run: what the log said of each sample's period. */
+struct freq_run {
+    uint64_t period;            /* what the log says the next sample stands for */
+    uint64_t sum;               /* the logged samples' periods, added up */
+    uint64_t samples;
+    uint64_t first_tsc, last_tsc;   /* of the samples counted in `window` */
+    uint64_t window;
+};
+
+/* The guest retires `instructions` user instructions, each taking
+ * ticks_per TSC ticks, running up to each overflow point; every overflow's
+ * PMI is taken. Period records are read in the order they were written
+ * (each before the sample it applies to). */
+static void freq_guest_runs(struct vcpu *v, struct freq_run *r, uint64_t instructions,
+                            uint64_t ticks_per, uint64_t window_from)
+{
+    while (instructions) {
+        fake.cpl = CPL_USER;
+        entry(v);
+        uint64_t n = fake.timer[PMU_TIMER_STEP] < instructions ? fake.timer[PMU_TIMER_STEP]
+                                                                : instructions;
+        unsigned int sent = fake.nmis_sent, records = fake.period_count;
+        uint64_t logged = pmu_cpus[0].stats.samples_logged;
+        fake.tsc += n * ticks_per;
+        pmu_after_exit(v, n);
+        instructions -= n;
+        if (fake.nmis_sent == sent)
+            continue;
+        entry(v);
+        CHECK(pmu_nmi_exit(v));
+        if (fake.period_count > records) {
+            const struct log_event_period *ep = &fake.periods[fake.period_count - 1];
+            CHECK(ep->per_vcpu && ep->event == 0 && ep->domain == v->domain->id &&
+                  ep->vcpu == v->id);
+            r->period = ep->period;
+        }
+        CHECK_EQ(pmu_cpus[0].stats.samples_logged, logged + 1);
+        r->sum += r->period;
+        r->samples++;
+        if (r->samples >= window_from) {
+            r->first_tsc = r->window ? r->first_tsc : fake.tsc;
+            r->last_tsc = fake.tsc;
+            r->window++;
+        }
+    }
+}
+
+/* Samples a second over the window (between its first and last sample). */
+static double freq_achieved(const struct freq_run *r)
+{
+    return (double)(r->window - 1) * 1000000.0 / (double)(r->last_tsc - r->first_tsc);
+}
+
+/* At F = 100 a second on a 1 MHz TSC the first period is 10,000; at half
+ * an instruction a tick the periods settle at 5,000, at one a tick at
+ * 10,000, each within 1 % after 40 overflows; every sample's period is in
+ * the log before it, and the logged periods plus the counter's remainder
+ * (less than one period) are its exact count. */
+TEST(freq_session_adapts_periods_and_logs_each_change)
+{
+    struct vcpu *v = start_run("pmu=soft", false);
+    struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI,
+                                 .flags = VERTIGO_SESSION_FREQ, .period = 100 };
+    snprintf(s.events, sizeof(s.events), "instructions:u");
+    fake.tsc = 5000000;
+    if (!CHECK_EQ(pmu_hypercalls(v)->sampling->start(v, &s), 0))
+        return;
+    pmu_before_entry(v);
+    CHECK_EQ(v->pmu.ctx.counters[0].period, 10000);
+    if (!CHECK_EQ(fake.period_count, 1) || !CHECK(!fake.periods[0].per_vcpu))
+        return;
+    struct freq_run r = { .period = fake.periods[0].period };
+    CHECK_EQ(r.period, 10000);
+    freq_guest_runs(v, &r, 40 * 10000, 2, 30);     /* 0.5 instructions a tick */
+    CHECK(freq_achieved(&r) > 99 && freq_achieved(&r) < 101);
+    CHECK(r.period > 4950 && r.period < 5050);
+    uint64_t samples = r.samples;
+    r.window = 0;
+    freq_guest_runs(v, &r, 60 * 10000, 1, samples + 40);   /* twice the rate */
+    CHECK(freq_achieved(&r) > 99 && freq_achieved(&r) < 101);
+    CHECK(r.period > 9900 && r.period < 10100);
+    CHECK(fake.period_count - 1 <= r.samples);      /* only changes are logged */
+    uint64_t count = hc_read(v, 0);
+    CHECK_EQ(count, 40 * 10000 + 60 * 10000);
+    CHECK_EQ(r.sum, v->pmu.freq_counters[0].sampled);
+    CHECK(r.sum <= count && count - r.sum < v->pmu.ctx.counters[0].period);
+    CHECK_EQ(pmu_hypercalls(v)->sampling->stop(v), r.samples);
+    pmu_before_entry(v);                            /* applies the stop: the report */
+    char line[160];
+    snprintf(line, sizeof(line), "pmu: vcpu 0: sampled instructions:u at 100 a second: %" PRIu64
+             " overflows, %" PRIu64 " events in their periods + %" PRIu64 " since = %" PRIu64
+             " counted", r.samples, r.sum, count - r.sum, count);
+    CHECK(fake_console_has(line));
+    CHECK_EQ(v->pmu.freq, 0);
+}
+
+/* sample.freq= on Vertigo's command line: a frequency session, or no
+ * session with a message of its own for each bad value or combination. */
+TEST(freq_cmdline_options_are_checked)
+{
+    static const struct {
+        const char *cmdline, *message;
+    } bad[] = {
+        { "sample.events=instructions:u sample.freq=1000 sample.period=5", "exclude each other" },
+        { "sample.hz=100 sample.freq=10", "sample.hz= of timer samples: give one" },
+        { "sample.freq=10", "sample.freq= needs sample.events=" },
+        { "sample.events=instructions:u sample.freq=0", "takes 1..100000 samples a second" },
+        { "sample.events=instructions:u sample.freq=100001", "takes 1..100000 samples a second" },
+        { "sample.events=instructions:u sample.freq=fast", "bad option sample.freq=fast" },
+    };
+    struct vertigo_session s;
+    fake_arch_reset();
+    CHECK(sample_session_from_cmdline("sample.events=instructions:u sample.freq=1000 "
+                                      "sample.depth=8", &s));
+    CHECK_EQ(s.flags, VERTIGO_SESSION_FREQ);
+    CHECK_EQ(s.period, 1000);
+    CHECK_EQ(s.stack_depth, 8);
+    CHECK_STR(s.events, "instructions:u");
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        fake_arch_reset();
+        CHECK(!sample_session_from_cmdline(bad[i].cmdline, &s));
+        if (!fake_console_has(bad[i].message))
+            unit_fail(__FILE__, __LINE__, "%s: no \"%s\" in: %s", bad[i].cmdline,
+                      bad[i].message, fake.console);
+    }
+}
