@@ -1468,3 +1468,40 @@ TEST(freq_cmdline_options_are_checked)
                       bad[i].message, fake.console);
     }
 }
+
+/* The hardware backend re-arms a counter at its overflow with the period
+ * it has then, so a new period takes effect one overflow later: the
+ * samples of the period the counter was armed with carry it, and the
+ * VCPU's record of the new one comes just before its first sample. */
+TEST(freq_session_on_hardware_counters_logs_the_armed_period)
+{
+    struct vcpu *v = start_run("pmu=hw", true);
+    struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI,
+                                 .flags = VERTIGO_SESSION_FREQ, .period = 100 };
+    snprintf(s.events, sizeof(s.events), "instructions:u");
+    fake.tsc = 1000000;
+    if (!CHECK_EQ(pmu_hypercalls(v)->sampling->start(v, &s), 0))
+        return;
+    fake.cpl = CPL_USER;
+    pmu_before_entry(v);
+    static const uint64_t armed[] = { 10000, 10000, 8750, 7812 };   /* 0.5 events a tick */
+    static const unsigned int records[] = { 1, 1, 2, 3 };   /* the session's, then changes */
+    uint64_t sum = 0;
+    for (unsigned int i = 0; i < 4; i++) {
+        fake.model->global_ctrl = fake.plan.guest_global_ctrl;
+        pmu_model_count(fake.model, &pmu_model_instructions, PMU_MODEL_USER, armed[i]);
+        fake.model->global_ctrl = fake.plan.host_global_ctrl;
+        fake.tsc += 2 * armed[i];
+        CHECK(pmu_nmi_exit(v));
+        pmu_before_entry(v);
+        sum += armed[i];
+        CHECK_EQ(v->pmu.ctx.counters[0].sampled_period, armed[i]);
+        CHECK_EQ(fake.period_count, records[i]);
+        CHECK_EQ(fake.periods[fake.period_count - 1].period, armed[i]);
+    }
+    CHECK(!fake.periods[0].per_vcpu && fake.periods[1].per_vcpu && fake.periods[2].per_vcpu);
+    CHECK_EQ(v->pmu.freq_counters[0].sampled, sum);
+    CHECK_EQ(hc_read(v, 0), sum);
+    CHECK_EQ(pmu_cpus[0].stats.samples_logged, 4);
+    end_run();
+}
