@@ -793,6 +793,25 @@ TEST(by_mode_has_a_row_for_every_vcpu)
     profile_free(&p);
 }
 
+/* The CSV export's `events` column added up over its rows. */
+static uint64_t csv_events(const struct profile *p)
+{
+    char *csv = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&csv, &len);
+    CHECK(export_csv(out, p));
+    fclose(out);
+    uint64_t sum = 0;
+    for (const char *l = strchr(csv, '\n'); l && l[1]; l = strchr(l + 1, '\n')) {
+        const char *end = strchr(l + 1, '\n'), *at = end;
+        for (int k = 0; k < 2 && at > l; k++)      /* events is the last but one */
+            while (at > l && *--at != ',') {}
+        sum += strtoull(at + 1, NULL, 10);
+    }
+    free(csv);
+    return sum;
+}
+
 /* Frequency mode: each sample weighs the period in force on its own VCPU
  * (a VCPU's own period, until a new session's ends it); the event count
  * adds them up. */
@@ -808,6 +827,7 @@ TEST(each_sample_weighs_its_vcpus_period)
              HOSTILE_PERIODS_EVENTS);
     CHECK(text && strstr(text, want));
     free(text);
+    CHECK_EQ(csv_events(&p), HOSTILE_PERIODS_EVENTS);
     profile_free(&p);
     CHECK_EQ(load_hostile(&p, "periods", 1000, NULL, &ro, &text), VERTIGO_EXIT_OK);
     CHECK_EQ(p.events[0].total, 7 + 1000);
