@@ -1395,6 +1395,22 @@ static double freq_achieved(const struct freq_run *r)
     return (double)(r->window - 1) * 1000000.0 / (double)(r->last_tsc - r->first_tsc);
 }
 
+/* A run sampling instructions:u 100 times a second (1 MHz TSC), started
+ * at TSC `tsc` as the guest's hypercall would; NULL if it was refused. */
+static struct vcpu *start_freq(bool hardware, uint64_t tsc)
+{
+    struct vcpu *v = start_run(hardware ? "pmu=hw" : "pmu=soft", hardware);
+    struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI,
+                                 .flags = VERTIGO_SESSION_FREQ, .period = 100 };
+    snprintf(s.events, sizeof(s.events), "instructions:u");
+    fake.tsc = tsc;
+    fake.cpl = CPL_USER;
+    if (!CHECK_EQ(pmu_hypercalls(v)->sampling->start(v, &s), 0))
+        return NULL;
+    pmu_before_entry(v);
+    return v;
+}
+
 /* At F = 100 a second on a 1 MHz TSC the first period is 10,000; at half
  * an instruction a tick the periods settle at 5,000, at one a tick at
  * 10,000, each within 1 % after 40 overflows; every sample's period is in
@@ -1402,14 +1418,9 @@ static double freq_achieved(const struct freq_run *r)
  * (less than one period) are its exact count. */
 TEST(freq_session_adapts_periods_and_logs_each_change)
 {
-    struct vcpu *v = start_run("pmu=soft", false);
-    struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI,
-                                 .flags = VERTIGO_SESSION_FREQ, .period = 100 };
-    snprintf(s.events, sizeof(s.events), "instructions:u");
-    fake.tsc = 5000000;
-    if (!CHECK_EQ(pmu_hypercalls(v)->sampling->start(v, &s), 0))
+    struct vcpu *v = start_freq(false, 5000000);
+    if (!v)
         return;
-    pmu_before_entry(v);
     CHECK_EQ(v->pmu.ctx.counters[0].period, 10000);
     if (!CHECK_EQ(fake.period_count, 1) || !CHECK(!fake.periods[0].per_vcpu))
         return;
@@ -1475,15 +1486,9 @@ TEST(freq_cmdline_options_are_checked)
  * VCPU's record of the new one comes just before its first sample. */
 TEST(freq_session_on_hardware_counters_logs_the_armed_period)
 {
-    struct vcpu *v = start_run("pmu=hw", true);
-    struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI,
-                                 .flags = VERTIGO_SESSION_FREQ, .period = 100 };
-    snprintf(s.events, sizeof(s.events), "instructions:u");
-    fake.tsc = 1000000;
-    if (!CHECK_EQ(pmu_hypercalls(v)->sampling->start(v, &s), 0))
+    struct vcpu *v = start_freq(true, 1000000);
+    if (!v)
         return;
-    fake.cpl = CPL_USER;
-    pmu_before_entry(v);
     static const uint64_t armed[] = { 10000, 10000, 8750, 7812 };   /* 0.5 events a tick */
     static const unsigned int records[] = { 1, 1, 2, 3 };   /* the session's, then changes */
     uint64_t sum = 0;
