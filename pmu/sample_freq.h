@@ -7,12 +7,13 @@
  * of guest time:
  *   target = events * tsc_hz / (ticks * freq)     (the period that would
  *            have given exactly `freq` samples a second at that rate)
- *   period = period - period / 4 + target / 4     (smoothing: a quarter of
- *            the way to the target, so one noisy window moves the period
- *            by at most a quarter and the period does not oscillate)
+ *   period += (target - period) / 4                (rounded towards the
+ *            target: smoothing, a quarter of the way, so one odd window
+ *            moves the period by a quarter of its gap only, and the
+ *            period approaches the target from one side, never oscillating)
  * bounded to [SAMPLE_FREQ_PERIOD_MIN, max]. On a constant rate the gap to
- * the target shrinks to 3/4 an update (to 1 % of itself in 16 updates). A window with no
- * time or no events (an idle stretch, a counter that did not count) is no
+ * the target shrinks to 3/4 an update (to 1 % of itself in 16 updates).
+ * A window with no time or no events (a counter that did not count) is no
  * evidence of a rate and leaves the period alone. The products are taken
  * in 128 bits: no input overflows them. */
 #ifndef PMU_SAMPLE_FREQ_H
@@ -23,7 +24,7 @@
 /* The smallest period frequency mode sets: one sample per 128 events at
  * most, whatever F asks (a PMI costs far more than 128 events' time). */
 #define SAMPLE_FREQ_PERIOD_MIN 128u
-/* sample.freq= bounds: 1..SAMPLE_FREQ_MAX samples a second (sample.hz='s). */
+/* sample.freq= bounds: 1..SAMPLE_FREQ_MAX samples a second (as sample.hz=). */
 #define SAMPLE_FREQ_MAX 100000u
 
 struct sample_freq {
