@@ -16,9 +16,6 @@
 static struct spinlock lock = SPINLOCK_INIT;
 static struct vcpu *owner;              /* the VCPU whose session runs, or NULL */
 
-/* Parses m's events and builds the run's schedule from them, as the
- * command line's are: the number of sets or the error (said on the
- * console). pmu_config is left as it was on an error. */
 /* The hardware backend's conditions (pmu/pmu_mux_hw.h): a counter left
  * for the clock (-VERTIGO_EBUSY: the others hold them all) and turns it
  * can count (-VERTIGO_ERANGE); 0 when cfg (NULL: not planned yet) may run. */
@@ -34,6 +31,9 @@ static int64_t hw_check(const struct vcpu *v, const struct mux_row_config *cfg)
     return pmu_mux_hw_check_turns(&pmu_config, cfg, refusal) ? 0 : -VERTIGO_ERANGE;
 }
 
+/* Parses m's events and builds the run's schedule from them, as the
+ * command line's are: the number of sets or the error (said on the
+ * console). pmu_config is left as it was on an error. */
 static int64_t plan(const struct vcpu *v, const struct vertigo_mux *m, struct pmu_event_list *list,
                     struct mux_row_config *cfg)
 {
