@@ -4,16 +4,8 @@
 #include "boot/cpu.h"
 #include "vmm/vcpu.h"
 
-#define DR6_RESET 0xffff0ff0ull
-
-/* A VCPU's saved registers; the reset values until it first ran. */
-static void saved_of(const struct vcpu *v, uint64_t dr[4], uint64_t *dr6)
-{
-    const struct vcpu_debugregs *d = &v->vmx.debugregs;
-    for (unsigned int i = 0; i < 4; i++)
-        dr[i] = d->saved ? d->dr[i] : 0;
-    *dr6 = d->saved ? d->dr6 : DR6_RESET;
-}
+/* A VCPU that never ran: the values after reset. */
+static const struct vcpu_debugregs reset_values = { .dr = { 0, 0, 0, 0 }, .dr6 = 0xffff0ff0ull };
 
 static void save(struct vcpu *v)
 {
@@ -28,19 +20,19 @@ static void save(struct vcpu *v)
 
 void vcpu_debugregs_switch(struct vcpu *from, struct vcpu *to)
 {
-    uint64_t dr[4], dr6;
     save(from);
-    saved_of(to, dr, &dr6);
     const struct vcpu_debugregs *now = &from->vmx.debugregs;
+    const struct vcpu_debugregs *in = to->vmx.debugregs.saved ? &to->vmx.debugregs
+                                                              : &reset_values;
     /* Each write only on a change: MOV to a debug register is serializing. */
-    if (dr[0] != now->dr[0])
-        write_dr0(dr[0]);
-    if (dr[1] != now->dr[1])
-        write_dr1(dr[1]);
-    if (dr[2] != now->dr[2])
-        write_dr2(dr[2]);
-    if (dr[3] != now->dr[3])
-        write_dr3(dr[3]);
-    if (dr6 != now->dr6)
-        write_dr6(dr6);
+    if (in->dr[0] != now->dr[0])
+        write_dr0(in->dr[0]);
+    if (in->dr[1] != now->dr[1])
+        write_dr1(in->dr[1]);
+    if (in->dr[2] != now->dr[2])
+        write_dr2(in->dr[2]);
+    if (in->dr[3] != now->dr[3])
+        write_dr3(in->dr[3]);
+    if (in->dr6 != now->dr6)
+        write_dr6(in->dr6);
 }
