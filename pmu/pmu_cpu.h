@@ -14,6 +14,7 @@
 #include "pmu/pmu_arch.h"
 #include "pmu/pmu_hw.h"
 #include "pmu/pmu_soft.h"
+#include "pmu/stack_cost.h"
 
 /* pending: a timer sample is due (bits 0..30 are counters). */
 #define PMU_PENDING_TIMER (1u << 31)
@@ -39,9 +40,8 @@ struct sample_cost {
     uint64_t pmis;              /* PMIs measured */
     uint64_t path_cycles;       /* raise (or handler entry) → samples logged */
     uint64_t record_cycles;     /* of which recording and logging the samples */
-    struct {                    /* of which walking guest call stacks, by mode */
-        uint64_t walks, frames, cycles;
-    } stack[2];                 /* SAMPLE_COST_USER, SAMPLE_COST_KERNEL */
+    struct stack_cost stack[2]; /* of which walking guest call stacks, by mode:
+                                   SAMPLE_COST_USER, SAMPLE_COST_KERNEL */
 };
 
 enum { SAMPLE_COST_USER, SAMPLE_COST_KERNEL };

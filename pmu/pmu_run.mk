@@ -11,7 +11,7 @@ PMU_RUN_HEADERS := pmu/pmu_arch.h pmu/pmu_vcpu.h pmu/pmu_cpu.h pmu/pmu_config.h 
                    pmu/pmu_mux_guest.h pmu/pmu_switch.h pmu/pmu_pv_hw.h pmu/pmu_mux_hw.h
 PMU_RUN_SRCS := pmu/pmu_config.c pmu/pmu_cpu.c pmu/pmu_pmi.c pmu/pmu_run.c pmu/pmu_step.c \
                 pmu/sample_apply.c pmu/sample_nmi.c pmu/sample_session.c \
-                pmu/sample_freq_vcpu.c pmu/sample_freq.c \
+                pmu/sample_freq_vcpu.c pmu/sample_freq.c pmu/stack_cost.c \
                 pmu/pmu_hypercalls.c pmu/pmu_loop.c pmu/pmu_guest.c pmu/pmu_mux.c \
                 pmu/pmu_mux_guest.c pmu/pmu_switch.c pmu/pmu_pv_hw.c pmu/pmu_mux_hw.c
 

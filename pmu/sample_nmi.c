@@ -6,6 +6,7 @@
 #include "pmu/pmu_pmi.h"
 #include "pmu/pmu_run.h"
 #include "pmu/sample_freq_vcpu.h"
+#include "pmu/stack_cost.h"
 #include "vmm/console.h"
 #include "vmm/log_emit.h"
 #include "vmm/log_hv.h"
@@ -89,12 +90,8 @@ SAMPLE_INLINE void record_guest_stack(struct pmu_cpu *c, struct vcpu *v, struct 
 {
     uint64_t start = measured ? pmu_arch_tsc() : 0;
     s->depth = pmu_arch_guest_stack(v, v->regs.rbp, kernel, v->pmu.stack_depth, s->stack);
-    if (measured) {
-        __typeof__(c->cost.stack[0]) *cost = &c->cost.stack[kernel];
-        cost->walks++;
-        cost->frames += s->depth;
-        cost->cycles += pmu_arch_tsc() - start;
-    }
+    if (measured)
+        stack_cost_add(&c->cost.stack[kernel], s->depth, pmu_arch_tsc() - start);
 }
 
 /* With a user-mode sample of a session copying user stacks: the user
@@ -251,12 +248,19 @@ static void report_stack_cost(unsigned int cpu)
     static const char *const mode[2] = { "user", "kernel" };
     const struct sample_cost *cost = &pmu_cpu_of(cpu)->cost;
     for (unsigned int m = SAMPLE_COST_USER; m <= SAMPLE_COST_KERNEL; m++) {
-        uint64_t walks = cost->stack[m].walks, frames = cost->stack[m].frames;
-        if (!walks)
+        const struct stack_cost *sc = &cost->stack[m];
+        int64_t fixed, tenths;
+        if (!sc->walks)
             continue;
         printk("sample: cpu %u: %s call stacks: %lu walks measured, %lu frames, avg %lu "
-               "cycles per walk, %lu per frame\n", cpu, mode[m], walks, frames,
-               cost->stack[m].cycles / walks, frames ? cost->stack[m].cycles / frames : 0);
+               "cycles per walk, %lu per frame\n", cpu, mode[m], sc->walks, sc->frames,
+               sc->cycles / sc->walks, sc->frames ? sc->cycles / sc->frames : 0);
+        if (!stack_cost_fit(sc, &fixed, &tenths))
+            continue;
+        uint64_t per_frame = (uint64_t)(tenths < 0 ? -tenths : tenths);
+        printk("sample: cpu %u: %s call stacks: least squares over the walks' depths: "
+               "%ld cycles per walk %s %lu.%lu per frame\n", cpu, mode[m], fixed,
+               tenths < 0 ? "-" : "+", per_frame / 10, per_frame % 10);
     }
     uint64_t hits, misses;
     pmu_arch_guest_stack_cache(cpu, &hits, &misses);
