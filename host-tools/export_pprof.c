@@ -10,7 +10,8 @@
  * with its GNU build id and whether its functions, files, lines and
  * inlined functions are known; one location per resolved address (leaf
  * first in a sample), with one line per function inlined there, and one
- * function per symbol. Compressed with zlib (gzip). */
+ * function per symbol; the first event's period (its mean where the
+ * periods changed). Compressed with zlib (gzip). */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -396,6 +397,17 @@ static void put_functions(struct pb *b, const struct profile *p, struct strings 
     free(fn.data);
 }
 
+/* The Profile's one period (events between two samples): the event's
+ * period if all its samples had the same, else (frequency mode, periods
+ * changed) their mean, events over samples, rounded; 1 for an event
+ * without samples or period. Each sample's values carry its own. */
+static uint64_t profile_period(const struct profile_event *e)
+{
+    if (e->period)
+        return e->period;
+    return e->total ? (e->events + e->total / 2) / e->total : 1;
+}
+
 /* The whole Profile message, uncompressed. */
 static void encode_profile(struct pb *b, const struct profile *p)
 {
@@ -414,7 +426,7 @@ static void encode_profile(struct pb *b, const struct profile *p)
     put_functions(b, p, &st);
     if (p->event_count) {   /* the first event's: one occurrence per count of its type */
         put_value_type(b, PROFILE_PERIOD_TYPE, &st, p->events[0].name, "count");
-        pb_uint(b, PROFILE_PERIOD, p->events[0].period ? p->events[0].period : 1);
+        pb_uint(b, PROFILE_PERIOD, profile_period(&p->events[0]));
         pb_uint(b, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(&st, p->events[0].name));
     }
     for (size_t i = 0; i < st.count; i++)

@@ -231,18 +231,20 @@ bounded "hostile: stats says which VCPUs' totals it leaves out" 0 \
 
 # Frequency mode: each sample weighs its own VCPU's period (the hostile
 # log's periods kind: 7 samples standing for HOSTILE_PERIODS_EVENTS, 7700
-# events); pprof's event-count values add up to the report's event count.
+# events); pprof's event-count values add up to the report's event count,
+# and its one period is their mean, 7700 / 7 = 1100.
 hp=$(hostile periods 0)
 "$V" report "$hp" >"$out/h-periods.txt" 2>&1
 "$V" export --format pprof -o "$out/h-periods.pb.gz" "$hp" 2>>"$out/h-periods.txt"
 hp_sums=$(gunzip -c "$out/h-periods.pb.gz" 2>/dev/null |
           protoc --decode perftools.profiles.Profile -I tests/fixtures/pprof profile.proto 2>/dev/null |
-          awk '/^sample \{/ { k = 0 } /^  value:/ { s[k++] += $2 } END { print s[0], s[1] }')
+          awk '/^sample \{/ { k = 0 } /^  value:/ { s[k++] += $2 } /^period:/ { p = $2 }
+               END { print s[0], s[1], p }')
 hp_report="$(sed -nE 's/^# Total samples: ([0-9]+)$/\1/p' "$out/h-periods.txt") $(sed -nE \
     's/^# Event count \(approx\.\): ([0-9]+) .*/\1/p' "$out/h-periods.txt")"
-[ "$hp_sums" = "7 7700" ] && [ "$hp_report" = "7 7700" ] &&
-    pass "export pprof: frequency-mode periods weigh each sample, as the report (7 samples, 7700 events)" ||
-    fail "export pprof: frequency-mode periods" "pprof '$hp_sums', report '$hp_report', want '7 7700'"
+[ "$hp_sums" = "7 7700 1100" ] && [ "$hp_report" = "7 7700" ] &&
+    pass "export pprof: frequency-mode periods weigh each sample, as the report (7 samples, 7700 events), mean period 1100" ||
+    fail "export pprof: frequency-mode periods" "pprof '$hp_sums', report '$hp_report', want '7 7700 1100' and '7 7700'"
 
 # A hostile guest root: maps name a FIFO (reading it would block), a link
 # loop, a truncated ELF, a text file, and paths or links that lead out of
