@@ -3,8 +3,10 @@
 # for FUZZ_SECONDS): the log decoder for 60 seconds from the golden
 # fixtures' seed corpus, and the report/export path (tests/fuzz/fuzz_report.h:
 # records framed into valid blocks, through the profile, the symbolizer
-# and every writer) for 30 seconds from its seeds and regression corpus.
-# Prints PASS/FAIL: fuzz-decoder-60s, fuzz-report-30s.
+# and every writer) for 30 seconds from its seeds and regression corpus,
+# and the NMI path's walk of hostile guest stacks and ORC tables
+# (tests/fuzz/fuzz_kstack.c) for 20 seconds.
+# Prints PASS/FAIL: fuzz-decoder-60s, fuzz-report-30s, fuzz-kstack-20s.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
@@ -37,5 +39,11 @@ if ! make --no-print-directory BUILD="$BUILD" "$BUILD/fuzz/fuzz-report" \
     fail fuzz-report-30s "build failed"
 else
     fuzz_for fuzz-report-30s fuzz-report 30 "$BUILD/fuzz/corpus-report" -max_len=100000 -timeout=20
+fi
+if ! make --no-print-directory BUILD="$BUILD" "$BUILD/fuzz/fuzz-kstack"; then
+    fail fuzz-kstack-20s "build failed"
+else
+    mkdir -p "$BUILD/fuzz/corpus-kstack"
+    fuzz_for fuzz-kstack-20s fuzz-kstack 20 "$BUILD/fuzz/corpus-kstack" -max_len=16384
 fi
 exit $E2E_FAILED
