@@ -149,7 +149,8 @@ tools: $(TOOL_BINS)
 # What e2e scripts build for themselves is built here first: the scripts run
 # in parallel lanes (tests/run-tests), and two makes must not build one file.
 E2E_PREBUILT := $(PROFILE_FIXTURE_ELFS) $(BUILD)/fuzz/fuzz-decoder $(BUILD)/fuzz/corpus-decoder/.seeded \
-                $(BUILD)/fuzz/fuzz-report $(FUZZ_REPORT_CORPUS)/.seeded $(BUILD)/fuzz/fuzz-kstack
+                $(BUILD)/fuzz/fuzz-report $(FUZZ_REPORT_CORPUS)/.seeded $(BUILD)/fuzz/fuzz-kstack \
+                $(BUILD)/fuzz/fuzz-guest-pages
 test: setup all $(UNIT_BINS) $(E2E_PREBUILT) check-headers check-layers check-docs
 	$(Q)./tests/run-tests --build $(BUILD)
 

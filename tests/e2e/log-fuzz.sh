@@ -4,9 +4,12 @@
 # fixtures' seed corpus, and the report/export path (tests/fuzz/fuzz_report.h:
 # records framed into valid blocks, through the profile, the symbolizer
 # and every writer) for 30 seconds from its seeds and regression corpus,
-# and the NMI path's walk of hostile guest stacks and ORC tables
-# (tests/fuzz/fuzz_kstack.c) for 20 seconds.
-# Prints PASS/FAIL: fuzz-decoder-60s, fuzz-report-30s, fuzz-kstack-20s.
+# and, for 20 seconds each, the NMI path's walk of hostile guest stacks
+# and ORC tables (tests/fuzz/fuzz_kstack.c) and its guest-virtual reads
+# through hostile page tables and the translation cache
+# (tests/fuzz/fuzz_guest_pages.c).
+# Prints PASS/FAIL: fuzz-decoder-60s, fuzz-report-30s, fuzz-kstack-20s,
+# fuzz-guest-pages-20s.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
@@ -45,5 +48,11 @@ if ! make --no-print-directory BUILD="$BUILD" "$BUILD/fuzz/fuzz-kstack"; then
 else
     mkdir -p "$BUILD/fuzz/corpus-kstack"
     fuzz_for fuzz-kstack-20s fuzz-kstack 20 "$BUILD/fuzz/corpus-kstack" -max_len=16384
+fi
+if ! make --no-print-directory BUILD="$BUILD" "$BUILD/fuzz/fuzz-guest-pages"; then
+    fail fuzz-guest-pages-20s "build failed"
+else
+    mkdir -p "$BUILD/fuzz/corpus-guest-pages"
+    fuzz_for fuzz-guest-pages-20s fuzz-guest-pages 20 "$BUILD/fuzz/corpus-guest-pages" -max_len=4096
 fi
 exit $E2E_FAILED

@@ -109,3 +109,21 @@ fuzz-kstack: $(BUILD)/fuzz/fuzz-kstack
 	@mkdir -p $(BUILD)/fuzz/corpus-kstack
 	$(Q)$< -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -artifact_prefix=$(BUILD)/fuzz/kstack- \
 	    $(BUILD)/fuzz/corpus-kstack
+
+# Guest-virtual reads through hostile page tables, the EPT and the
+# translation cache kept across samples (tests/fuzz/fuzz_guest_pages.c):
+# every page handed out is guest RAM, and the cache answers as a fresh
+# walk does after the tables, the EPT or CR3 changed.
+FUZZ_GUEST_PAGES_SRCS := tests/fuzz/fuzz_guest_pages.c vmx/guest_mem.c vmx/ept.c vmx/vmx_caps.c \
+                         vmm/guest_tlb.c vmm/guest_pt.c vmm/format.c
+$(BUILD)/fuzz/fuzz-guest-pages: $(FUZZ_GUEST_PAGES_SRCS) $(wildcard vmm/guest_*.h vmx/guest_mem.h \
+                                vmx/ept.h vmm/vcpu.h)
+	@mkdir -p $(dir $@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_GUEST_PAGES_SRCS) -o $@
+
+.PHONY: fuzz-guest-pages
+FUZZ_TARGETS += fuzz-guest-pages
+fuzz-guest-pages: $(BUILD)/fuzz/fuzz-guest-pages
+	@mkdir -p $(BUILD)/fuzz/corpus-guest-pages
+	$(Q)$< -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -artifact_prefix=$(BUILD)/fuzz/guest-pages- \
+	    $(BUILD)/fuzz/corpus-guest-pages
