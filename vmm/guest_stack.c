@@ -66,32 +66,37 @@ fp_walk(uint64_t fp, const struct half fps, const struct half rets, unsigned int
 
 #define HALF_SIZE (1ull << CANONICAL_SHIFT)
 
+/* The user half's walk: inline in its two callers, so that a kernel
+ * sample's crossing into the user stack makes no call. */
+static inline __attribute__((always_inline)) unsigned int
+user_walk(uint64_t rbp, unsigned int max_depth, struct guest_reader *rd, uint64_t *out)
+{
+    return fp_walk(rbp, (struct half){ 0, HALF_SIZE }, (struct half){ 1, HALF_SIZE - 1 },
+                   max_depth, rd, out);
+}
+
 unsigned int guest_stack_walk(uint64_t rbp, bool kernel, unsigned int max_depth,
                               struct guest_reader *rd, uint64_t *out)
 {
     if (kernel)
         return fp_walk(rbp, (struct half){ 0 - HALF_SIZE, HALF_SIZE },
                        (struct half){ 0 - HALF_SIZE, HALF_SIZE }, max_depth, rd, out);
-    return fp_walk(rbp, (struct half){ 0, HALF_SIZE }, (struct half){ 1, HALF_SIZE - 1 },
-                   max_depth, rd, out);
+    return user_walk(rbp, max_depth, rd, out);
 }
 
-/* The frame-pointer chain of the context at r (RSP, RBP): frames lie
- * above the stack pointer, so the first one must be at or above RSP and
- * at most GUEST_STACK_FRAME_MAX above it (the bound every later link
- * has). An RBP anywhere else -- code built without frame pointers keeps
- * data or a heap pointer there -- gives no frame and asks for no page
- * (each such page was a walk of the guest's page tables for one garbage
- * frame). */
+/* The frame-pointer chain of the context at r (RSP, RBP), if it is
+ * followed at all (guest_stack_chain_followed: an RBP anywhere else gives
+ * no frame and asks for no page). */
 static unsigned int context_chain(const struct guest_unwind_regs *r, bool kernel,
                                   unsigned int max_depth, struct guest_reader *rd, uint64_t *out)
 {
-    if (r->bp - r->sp >= GUEST_STACK_FRAME_MAX)
+    if (!guest_stack_chain_followed(r))
         return 0;
     return guest_stack_walk(r->bp, kernel, max_depth, rd, out);
 }
 
-/* The ORC walk, then the user context it crossed into. */
+/* The ORC walk, then the user context it crossed into (its RIP, then its
+ * frame-pointer chain, walked inline). */
 static unsigned int orc_sample(const struct guest_orc *orc, const struct guest_unwind_regs *start,
                                unsigned int max_depth, struct guest_reader *rd, uint64_t *out)
 {
@@ -101,7 +106,9 @@ static unsigned int orc_sample(const struct guest_orc *orc, const struct guest_u
     if (!to_user || depth == max_depth || !r.ip || !guest_stack_addr_in_mode(r.ip, false))
         return depth;
     out[depth++] = r.ip;
-    return depth + context_chain(&r, false, max_depth - depth, rd, out + depth);
+    if (!guest_stack_chain_followed(&r))
+        return depth;
+    return depth + user_walk(r.bp, max_depth - depth, rd, out + depth);
 }
 
 unsigned int guest_stack_sample(const struct guest_kernel_unwind *ku,

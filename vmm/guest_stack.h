@@ -25,6 +25,17 @@
 
 #define GUEST_STACK_FRAME_MAX  (1ull << 20)   /* largest credible frame, bytes */
 
+/* True if the frame-pointer chain of the context at r (RSP, RBP) is
+ * followed at all: from an RBP at or above RSP and at most
+ * GUEST_STACK_FRAME_MAX above it (frames lie above the stack pointer;
+ * code built without frame pointers keeps data or a heap pointer there,
+ * and each such page was a walk of the guest's page tables for one
+ * garbage frame). One unsigned compare. */
+static inline bool guest_stack_chain_followed(const struct guest_unwind_regs *r)
+{
+    return r->bp - r->sp < GUEST_STACK_FRAME_MAX;
+}
+
 /* Walks the chain starting at frame pointer `rbp` of a guest running in
  * kernel mode (`kernel`) or user mode, reading guest-virtual memory
  * through rd. Stores at most max_depth return addresses, innermost
@@ -40,9 +51,8 @@ unsigned int guest_stack_walk(uint64_t rbp, bool kernel, unsigned int max_depth,
  * context's RIP and then its frame-pointer chain (user frames after
  * kernel frames in out[]); on a frame-pointer kernel the RBP chain; with
  * nothing declared, no kernel stack at all. A frame-pointer chain is
- * followed only from an RBP at or above its context's RSP and at most
- * GUEST_STACK_FRAME_MAX above it (anything else is not a frame pointer).
- * At most max_depth entries. */
+ * followed only where guest_stack_chain_followed says so. At most
+ * max_depth entries. */
 unsigned int guest_stack_sample(const struct guest_kernel_unwind *ku,
                                 const struct guest_unwind_regs *start, bool kernel,
                                 unsigned int max_depth, struct guest_reader *rd,
