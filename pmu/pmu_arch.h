@@ -46,11 +46,13 @@ uint64_t pmu_arch_guest_syscall_entry(const struct vcpu *v);
  * guest_stack_sample): the frame-pointer chain from rbp in user mode; in
  * kernel mode the unwinder the domain declared (its ORC tables, then the
  * user stack of the interrupted process; or frame pointers; nothing if
- * none declared). Every read checked against the guest's page tables
- * and the domain's memory: at most depth entries into out, returns how
- * many. NMI-safe. */
-unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rbp, bool kernel,
-                                  unsigned int depth, uint64_t *out);
+ * none declared). rip and cr3 are the exit's, as pmu_arch_guest_rip and
+ * pmu_arch_guest_cr3 gave them (the caller has read them already: the
+ * walk does not read them again). Every read checked against the guest's
+ * page tables and the domain's memory: at most depth entries into out,
+ * returns how many. NMI-safe. */
+unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rip, uint64_t cr3, uint64_t rbp,
+                                  bool kernel, unsigned int depth, uint64_t *out);
 /* How often CPU cpu's guest stack walks found a new stack page's
  * translation in their cache (vmm/guest_tlb.h) and how often they walked
  * the guest's page tables, since boot. */

@@ -89,7 +89,8 @@ SAMPLE_INLINE void record_guest_stack(struct pmu_cpu *c, struct vcpu *v, struct 
                                       bool kernel, bool measured)
 {
     uint64_t start = measured ? pmu_arch_tsc() : 0;
-    s->depth = pmu_arch_guest_stack(v, v->regs.rbp, kernel, v->pmu.stack_depth, s->stack);
+    s->depth = pmu_arch_guest_stack(v, s->rip, s->cr3, v->regs.rbp, kernel, v->pmu.stack_depth,
+                                    s->stack);
     if (measured)
         stack_cost_add(&c->cost.stack[kernel], s->depth, pmu_arch_tsc() - start);
 }

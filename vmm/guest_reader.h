@@ -40,6 +40,16 @@ static inline void guest_reader_init(struct guest_reader *rd, guest_page_fn page
     rd->ctx = ctx;
 }
 
+/* Makes the page at page-aligned `page` rd's window, its address `host`
+ * (not NULL) got from rd's own page source by the caller: a walk's first
+ * page, which the caller looks up by a direct call (the reader's fetch
+ * calls through the page source, with the checks of any read). */
+static inline void guest_reader_start(struct guest_reader *rd, uint64_t page, const uint8_t *host)
+{
+    rd->base = page;
+    rd->host = host;
+}
+
 /* The slow path of guest_reader_at: bytes in another page than the
  * window's (which becomes the window), or across two pages (copied to
  * the bounce buffer). */

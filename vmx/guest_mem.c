@@ -134,16 +134,6 @@ void guest_virt_cursor_init(struct guest_virt_cursor *c, struct vcpu *v)
                             vmcs_read(VMCS_GUEST_CR4));
 }
 
-/* The translation cache's key of the page at `page` for cursor c (c->tlb
- * claimed): the claim's epoch and CR3, the page (masked: an offset in it
- * must never reach the epoch's bits of the tag) and the rights. */
-static inline struct guest_tlb_key cursor_key(const struct guest_virt_cursor *c, uint64_t page)
-{
-    return (struct guest_tlb_key){ .tag = c->key.tag | (page & GUEST_TLB_PAGE_MASK) |
-                                          (c->user ? GUEST_TLB_USER : 0),
-                                   .cr3 = c->key.cr3 };
-}
-
 /* Host address (*host) of the page at `page` from the tables, remembered
  * in the cursor and the translation cache. */
 static __attribute__((noinline)) enum guest_access
@@ -159,23 +149,10 @@ cursor_walk_page(struct guest_virt_cursor *c, uint64_t page, const uint8_t **hos
     c->page_gva = page;
     c->page_host = *host;
     if (c->tlb) {
-        struct guest_tlb_key key = cursor_key(c, page);
+        struct guest_tlb_key key = guest_virt_cursor_key(c, page);
         guest_tlb_fill(c->tlb, &key, &c->trace, *host);
     }
     return r;
-}
-
-/* Host address of the page at `page` from the claimed translation cache,
- * or NULL (the trace then starts empty for the walk that follows).
- * Inline: it is the stack walk's way to each new page. */
-static inline __attribute__((always_inline)) const uint8_t *
-cursor_cached(struct guest_virt_cursor *c, uint64_t page)
-{
-    struct guest_tlb_key key = cursor_key(c, page);
-    const uint8_t *host = guest_tlb_lookup(c->tlb, &key);
-    if (!host)
-        c->trace.count = 0;
-    return host;
 }
 
 /* Host address (*host) of the page holding gva, from the cursor's last
@@ -189,7 +166,7 @@ static enum guest_access cursor_page(struct guest_virt_cursor *c, uint64_t gva,
         *host = c->page_host;
         return GUEST_ACCESS_OK;
     }
-    if (c->tlb && (*host = cursor_cached(c, page)) != NULL) {
+    if ((*host = guest_virt_cursor_cached(c, page)) != NULL) {
         c->page_gva = page;
         c->page_host = *host;
         return GUEST_ACCESS_OK;
@@ -224,14 +201,9 @@ void guest_virt_cursor_release_tlb(struct guest_virt_cursor *c)
     c->tlb = NULL;
 }
 
-/* The reader asks only for pages other than its window: no look at the
- * cursor's last page first. */
-const uint8_t *guest_virt_cursor_page(void *cursor, uint64_t page)
+const uint8_t *guest_virt_cursor_walk(struct guest_virt_cursor *c, uint64_t page)
 {
-    struct guest_virt_cursor *c = cursor;
     const uint8_t *host;
-    if (c->tlb && (host = cursor_cached(c, page)) != NULL)
-        return host;
     return cursor_walk_page(c, page, &host) == GUEST_ACCESS_OK ? host : NULL;
 }
 

@@ -57,10 +57,52 @@ void guest_virt_cursor_init(struct guest_virt_cursor *c, struct vcpu *v);
 void guest_virt_cursor_claim_tlb(struct guest_virt_cursor *c, struct guest_tlb *tlb);
 void guest_virt_cursor_release_tlb(struct guest_virt_cursor *c);
 
-/* Vertigo's address of the readable 4 KiB guest-virtual page at `page`
- * through cursor c, or NULL: a guest_page_fn (vmm/guest_reader.h) with
- * ctx = the cursor, for stack walks. */
-const uint8_t *guest_virt_cursor_page(void *cursor, uint64_t page);
+/* The translation cache's key of the page at `page` for cursor c (c->tlb
+ * claimed): the claim's epoch and CR3, the page (masked: an offset in it
+ * must never reach the epoch's bits of the tag) and the rights. */
+static inline struct guest_tlb_key guest_virt_cursor_key(const struct guest_virt_cursor *c,
+                                                         uint64_t page)
+{
+    return (struct guest_tlb_key){ .tag = c->key.tag | (page & GUEST_TLB_PAGE_MASK) |
+                                          (c->user ? GUEST_TLB_USER : 0),
+                                   .cr3 = c->key.cr3 };
+}
+
+/* Vertigo's address of the page at page-aligned `page` if cursor c has
+ * claimed a translation cache and an entry there still holds for it
+ * (vmm/guest_tlb.h: proven at each lookup), else NULL (the trace then
+ * starts empty for the walk of the tables that follows). Inline: it is
+ * the stack walk's way to each new page. */
+static inline __attribute__((always_inline)) const uint8_t *
+guest_virt_cursor_cached(struct guest_virt_cursor *c, uint64_t page)
+{
+    if (!c->tlb)
+        return NULL;
+    struct guest_tlb_key key = guest_virt_cursor_key(c, page);
+    const uint8_t *host = guest_tlb_lookup(c->tlb, &key);
+    if (!host)
+        c->trace.count = 0;
+    return host;
+}
+
+/* Vertigo's address of the readable page at page-aligned `page` through
+ * the guest's page tables (remembered in the cursor and its translation
+ * cache), or NULL: guest_virt_cursor_page's slow path, after a cache
+ * miss (or with none). */
+const uint8_t *guest_virt_cursor_walk(struct guest_virt_cursor *c, uint64_t page);
+
+/* Vertigo's address of the readable 4 KiB guest-virtual page at
+ * page-aligned `page` through cursor c, or NULL: a guest_page_fn
+ * (vmm/guest_reader.h) with ctx = the cursor, for stack walks. The
+ * reader asks only for pages other than its window, so the cursor's last
+ * page is not looked at. Inline: a walk's first page is looked up by a
+ * direct call, with the cache's hit path in line. */
+static inline const uint8_t *guest_virt_cursor_page(void *cursor, uint64_t page)
+{
+    struct guest_virt_cursor *c = cursor;
+    const uint8_t *host = guest_virt_cursor_cached(c, page);
+    return host ? host : guest_virt_cursor_walk(c, page);
+}
 
 /* Copies len bytes from guest-virtual gva through cursor c. Returns
  * GUEST_ACCESS_OK, or why the first unreadable byte is not readable

@@ -58,17 +58,36 @@ uint64_t pmu_arch_guest_syscall_entry(const struct vcpu *v)
  * the guest it reads stand on one CPU; the key names the domain's EPT). */
 static struct guest_tlb stack_tlb[MAX_CPUS];
 
-unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rbp, bool kernel,
-                                  unsigned int depth, uint64_t *out)
+/* Looks up the page a walk from start reads first by a direct call (the
+ * walk's own fetches call through the reader's page source) and makes it
+ * the reader's window: a kernel walk's first read is at RSP (the ORC
+ * walk's first frame; a frame-pointer kernel's RBP lies just above it), a
+ * user walk's at RBP if its chain is followed at all. An unreadable page
+ * leaves the reader empty: the walk then finds it unreadable itself. */
+static void open_first_page(struct guest_reader *rd, struct guest_virt_cursor *c,
+                            const struct guest_unwind_regs *start, bool kernel)
 {
+    if (!kernel && !guest_stack_chain_followed(start))
+        return;
+    uint64_t page = (kernel ? start->sp : start->bp) & ~(uint64_t)(PAGE_SIZE - 1);
+    const uint8_t *host = guest_virt_cursor_page(c, page);
+    if (host)
+        guest_reader_start(rd, page, host);
+}
+
+/* RIP and CR3 come from the caller (read for the sample already): of the
+ * VMCS only RSP and the paging mode's CR0 and CR4 are read here. */
+unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rip, uint64_t cr3, uint64_t rbp,
+                                  bool kernel, unsigned int depth, uint64_t *out)
+{
+    struct guest_unwind_regs start = { .ip = rip, .sp = vmcs_read(VMCS_GUEST_RSP), .bp = rbp };
+    uint64_t cr0 = vmcs_read(VMCS_GUEST_CR0), cr4 = vmcs_read(VMCS_GUEST_CR4);
     struct guest_virt_cursor cursor;
-    struct guest_unwind_regs start = { .sp = vmcs_read(VMCS_GUEST_RSP), .bp = rbp };
-    if (kernel)
-        start.ip = vmcs_read(VMCS_GUEST_RIP);
     struct guest_reader rd;
-    guest_virt_cursor_init(&cursor, v);
+    guest_virt_cursor_setup(&cursor, v, cr0, cr3, cr4);
     guest_virt_cursor_claim_tlb(&cursor, &stack_tlb[v->cpu % MAX_CPUS]);
     guest_reader_init(&rd, guest_virt_cursor_page, &cursor);
+    open_first_page(&rd, &cursor, &start, kernel);
     unsigned int n = guest_stack_sample(&v->domain->kernel_unwind, &start, kernel, depth, &rd,
                                         out);
     guest_virt_cursor_release_tlb(&cursor);

@@ -257,7 +257,8 @@ static uint64_t build_stacks(uint64_t *bp0)
 
 /* One sample's walk, as vmx/vmx_pmu_arch.c's pmu_arch_guest_stack does it:
  * a fresh cursor and reader per sample, the VCPU's translation cache
- * (vmm/guest_tlb.h) claimed for it. */
+ * (vmm/guest_tlb.h) claimed for it, the first page (RSP's) looked up by a
+ * direct call. */
 static __attribute__((noinline)) unsigned int sample_walk(const struct guest_unwind_regs *start,
                                                           uint64_t *out)
 {
@@ -267,6 +268,9 @@ static __attribute__((noinline)) unsigned int sample_walk(const struct guest_unw
     if (use_tlb)
         guest_virt_cursor_claim_tlb(&c, &stack_tlb);
     guest_reader_init(&rd, guest_virt_cursor_page, &c);
+    const uint8_t *first = guest_virt_cursor_page(&c, start->sp & ~(PAGE - 1));
+    if (first)
+        guest_reader_start(&rd, start->sp & ~(PAGE - 1), first);
     unsigned int n = guest_stack_sample(&dom.kernel_unwind, start, true, DEPTH, &rd, out);
     guest_virt_cursor_release_tlb(&c);
     return n;

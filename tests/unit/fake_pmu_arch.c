@@ -63,10 +63,12 @@ uint64_t pmu_arch_guest_syscall_entry(const struct vcpu *v) { (void)v; return fa
 uint64_t pmu_arch_exit_tsc(const struct vcpu *v) { (void)v; return fake.exit_tsc; }
 uint64_t pmu_arch_entry_tsc(const struct vcpu *v) { (void)v; return fake.entry_tsc; }
 
-unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rbp, bool kernel,
-                                  unsigned int depth, uint64_t *out)
+unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rip, uint64_t cr3, uint64_t rbp,
+                                  bool kernel, unsigned int depth, uint64_t *out)
 {
     (void)v, (void)rbp, (void)kernel;
+    fake.stack_rip = rip;
+    fake.stack_cr3 = cr3;
     unsigned int n = depth < fake.guest_stack_len ? depth : fake.guest_stack_len;
     memcpy(out, fake.guest_stack, n * sizeof(*out));
     return n;

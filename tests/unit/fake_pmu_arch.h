@@ -33,6 +33,7 @@ struct fake_arch {
     bool halted;
     uint64_t guest_stack[4];
     unsigned int guest_stack_len;
+    uint64_t stack_rip, stack_cr3;      /* what the last stack walk was given */
     uint64_t tsc, exit_tsc, entry_tsc;
     /* the shared timer: requested ticks per user, UINT64_MAX: cancelled */
     uint64_t timer[2];

@@ -224,6 +224,25 @@ TEST(kernel_frames_then_the_interrupted_user_stack)
     CHECK_EQ(sample(F_LEAF + 0x20, S0, 0, out), 0);
 }
 
+/* A reader started on the walk's first page (as the hypervisor starts
+ * it, the page looked up by a direct call) gives the same chain and asks
+ * its page source only for the other pages: here the user stack's. */
+TEST(a_reader_started_on_the_first_page_walks_the_same)
+{
+    uint64_t want[16], got[16];
+    setup();
+    syscall_stack(USER_CS);
+    CHECK_EQ(sample(F_LEAF + 0x20, S0, 16, want), 5);
+    struct guest_reader *rd = reader();
+    const uint64_t page = S0 & ~(uint64_t)(GUEST_READER_PAGE - 1);
+    guest_reader_start(rd, page, at(page, GUEST_READER_PAGE));
+    sim.reads = 0;
+    struct guest_unwind_regs start = { .ip = F_LEAF + 0x20, .sp = S0, .bp = 0x1234 };
+    CHECK_EQ(guest_stack_sample(&ku, &start, true, 16, rd, got), 5);
+    CHECK_EQ(sim.reads, 1);
+    CHECK(memcmp(got, want, sizeof(*got) * 5) == 0);
+}
+
 /* A frame whose BP was saved under another register (push %r15; push
  * %rbp: CFA - 24) gives the caller's BP, which the caller's rule (CFA from
  * BP) needs to find its own return address. */

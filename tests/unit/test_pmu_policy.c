@@ -198,7 +198,8 @@ TEST(soft_overflow_counts_only_its_mode_and_every_crossing)
 }
 
 /* Samples carry the call stack the arch hook walked, up to the session's
- * depth, in kernel mode too. */
+ * depth, in kernel mode too; the walk starts from the sample's RIP and
+ * CR3 (read once, for both). */
 TEST(soft_samples_carry_the_guest_stack)
 {
     struct vcpu *v = start_run("pmu=soft", false);
@@ -207,6 +208,8 @@ TEST(soft_samples_carry_the_guest_stack)
     fake.guest_stack_len = 4;
     for (unsigned int i = 0; i < 4; i++)
         fake.guest_stack[i] = 0xffffffff81000000ull + i;
+    fake.rip = 0xffffffff81234567ull;
+    fake.cr3 = 0x1234000;
     guest_runs(v, CPL_KERNEL, 10);
     fake.cpl = CPL_KERNEL;
     CHECK(pmu_nmi_root(&(struct trap_frame){ .rip = 0x201000 }));   /* after the exit's IRET */
@@ -215,6 +218,10 @@ TEST(soft_samples_carry_the_guest_stack)
         CHECK_EQ(s[0].mode, LOG_MODE_GUEST_KERNEL);
         CHECK_EQ(s[0].depth, 3);
         CHECK_EQ(s[0].stack[2], 0xffffffff81000002ull);
+        CHECK_EQ(fake.stack_rip, s[0].rip);
+        CHECK_EQ(fake.stack_cr3, s[0].cr3);
+        CHECK_EQ(s[0].rip, 0xffffffff81234567ull);
+        CHECK_EQ(s[0].cr3, 0x1234000u);
     }
     end_run();
 }
