@@ -61,9 +61,12 @@ static struct guest_tlb stack_tlb[MAX_CPUS];
 /* Looks up the page a walk from start reads first by a direct call (the
  * walk's own fetches call through the reader's page source) and makes it
  * the reader's window: a kernel walk's first read is at RSP (the ORC
- * walk's first frame; a frame-pointer kernel's RBP lies just above it), a
- * user walk's at RBP if its chain is followed at all. An unreadable page
- * leaves the reader empty: the walk then finds it unreadable itself. */
+ * walk's first frame; a frame-pointer kernel's chain starts at RBP,
+ * nearly always in RSP's page), a user walk's at RBP if its chain is
+ * followed at all. An unreadable page leaves the reader empty: the walk
+ * then finds it unreadable itself. (A kernel sample taken before the
+ * domain declared its unwinder looks the page up for a walk that reads
+ * nothing: not worth a test on every sample.) */
 static void open_first_page(struct guest_reader *rd, struct guest_virt_cursor *c,
                             const struct guest_unwind_regs *start, bool kernel)
 {
