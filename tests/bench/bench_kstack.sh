@@ -3,7 +3,9 @@
 # instructions of a 16-deep kernel sample's walk on a host harness
 # (tests/bench/bench_kstack_harness.c: Vertigo's ORC walk, stack reader
 # and checked guest-memory cursor over a synthetic guest behind a real
-# EPT), with the stack pages' translations cached and without. Then one
+# EPT), with the stack pages' translations cached and without, and what
+# one kernel call frame adds (the cached walk less the same walk started
+# 8 functions further out, over 8). Then one
 # Bochs boot (clock sync=none: one TSC cycle is one emulated instruction)
 # with the guest agent, which declares the kernel's ORC tables, running
 # the dwarf scenario (user stacks copied with each user sample) and the
@@ -78,6 +80,22 @@ for variant in cached no-tlb; do
             gsub(",", "", $1); n = split(fn, p, ":"); m = split(p[1], f, "/")
             printf "              %6.0f per walk in %s (%s)\n", $1 / w, f[m], p[n] }' | head -8
 done
+
+# What a call frame adds, exactly: the cached walk again from the 9th
+# kernel function (--from 8: the same pages, entry and user frames, the 8
+# innermost frames gone); the difference over 8 is their cost per frame.
+SKIP=8
+cg="$OUT/harness-from-$SKIP"
+valgrind --tool=callgrind --callgrind-out-file="$cg.callgrind" --toggle-collect=sample_walk \
+    "$HARNESS" "$WALKS" --from "$SKIP" >"$cg.stdout" 2>"$cg.stderr" ||
+    die "callgrind on $HARNESS --from $SKIP failed: see $cg.stderr"
+ir_short=$(sed -nE 's/^==[0-9]+== Collected : ([0-9]+)$/\1/p' "$cg.stderr")
+ir_full=$(sed -nE 's/^==[0-9]+== Collected : ([0-9]+)$/\1/p' "$OUT/harness-cached.stderr")
+[ -n "$ir_short" ] && [ -n "$ir_full" ] || die "no callgrind total (see $cg.stderr)"
+awk -v a="$ir_full" -v b="$ir_short" -v w="$WALKS" -v k="$SKIP" -v tf="$TARGET_FRAME" 'BEGIN {
+    pf = (a - b) / w / k
+    printf "bench-kstack: host harness: a kernel call frame adds %.1f instructions (target <= %d: %s; the %d innermost frames: the walk from the first function less the walk from the %dth, %.0f - %.0f per walk, over %d)\n", pf, tf, pf <= tf ? "met" : "MISSED", k, k + 1, a / w, b / w, k
+}'
 
 # ---- 2. The whole NMI path in Bochs ----------------------------------------
 echo "bench-kstack: one Bochs boot (ips $IPS) with the agent: the dwarf scenario (instructions:u, --call-graph dwarf)"

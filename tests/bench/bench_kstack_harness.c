@@ -14,11 +14,15 @@
  * addresses lie in a 64-byte block where another rule starts (the
  * index's scan), 7 in a block of one rule.
  *
- *   bench_kstack_harness N [--no-tlb]
+ *   bench_kstack_harness N [--no-tlb] [--from K]
  *       walks the sample N times (checking each result), prints "walks N
  *       frames F"; --no-tlb: without the translation cache kept across
  *       samples (every sample walks the guest's page tables: the cost of a
- *       sample whose stack pages no recent sample used)
+ *       sample whose stack pages no recent sample used); --from K: the
+ *       sample interrupted the K-th kernel function instead of the
+ *       innermost (its walk K frames shorter: the same pages, entry and
+ *       user frames, so the difference of two counts is what K frames
+ *       cost)
  * Exit status 1 if a walk does not give the expected chain. */
 #include <stdbool.h>
 #include <stdint.h>
@@ -276,24 +280,52 @@ static __attribute__((noinline)) unsigned int sample_walk(const struct guest_unw
     return n;
 }
 
+/* The registers of a sample that interrupted function `from`'s body,
+ * frames 0 .. from - 1 being gone: its SP, and its RBP (its CFA - 16 if it
+ * keeps a frame pointer, else whatever its callee saw). */
+static struct guest_unwind_regs start_in(unsigned int from, uint64_t sp0, uint64_t bp0)
+{
+    uint64_t sp = sp0 + from * FRAME_BYTES;
+    uint64_t bp = !from ? bp0 : KINDS[from] == 'F' ? sp + FRAME_BYTES - 16 : 0x1234;
+    return (struct guest_unwind_regs){ .ip = fn_at(from) + 0x20, .sp = sp, .bp = bp };
+}
+
+static bool options(int argc, char **argv, unsigned long *n, unsigned int *from)
+{
+    *n = argc > 1 ? strtoul(argv[1], NULL, 0) : 0;
+    *from = 0;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--no-tlb"))
+            use_tlb = false;
+        else if (!strcmp(argv[i], "--from") && i + 1 < argc)
+            *from = (unsigned int)strtoul(argv[++i], NULL, 0);
+        else
+            return false;
+    }
+    return *n && *from < KERNEL_FRAMES;
+}
+
 int main(int argc, char **argv)
 {
-    unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 0) : 0;
-    if (!n || (argc > 2 && strcmp(argv[2], "--no-tlb"))) {
-        fprintf(stderr, "usage: bench_kstack_harness N [--no-tlb]\n");
+    unsigned long n;
+    unsigned int from;
+    if (!options(argc, argv, &n, &from)) {
+        fprintf(stderr, "usage: bench_kstack_harness N [--no-tlb] [--from K (0-%u)]\n",
+                KERNEL_FRAMES - 1);
         return 2;
     }
-    use_tlb = argc <= 2;
     build_guest();
     build_tables(&dom.kernel_unwind);
-    struct guest_unwind_regs start = { .ip = KTEXT + 0x20 };
-    start.sp = build_stacks(&start.bp);
+    uint64_t bp0, sp0 = build_stacks(&bp0);
+    struct guest_unwind_regs start = start_in(from, sp0, bp0);
+    const unsigned int depth = DEPTH - from, kernel = KERNEL_FRAMES - from;
     uint64_t out[DEPTH];
     unsigned long frames = 0;
     for (unsigned long i = 0; i < n; i++) {
         unsigned int d = sample_walk(&start, out);
-        if (d != DEPTH || out[0] != fn_at(1) + CALL_RET || out[KERNEL_FRAMES - 1] != ENTRY_VA + 0x10 ||
-            out[KERNEL_FRAMES] != UTEXT + 0x500 || out[DEPTH - 1] != UTEXT + 0x300) {
+        uint64_t first = kernel > 1 ? fn_at(from + 1) + CALL_RET : ENTRY_VA + 0x10;
+        if (d != depth || out[0] != first || out[kernel - 1] != ENTRY_VA + 0x10 ||
+            out[kernel] != UTEXT + 0x500 || out[depth - 1] != UTEXT + 0x300) {
             fprintf(stderr, "bench_kstack_harness: walk %lu gave %u frames\n", i, d);
             return 1;
         }
