@@ -33,7 +33,7 @@ struct sampler_stats {
 /* What the NMI path costs: TSC cycles from the PMI being raised (software
  * backend, timer samples) or the handler being entered (hardware PMI) to
  * the samples logged, and the part spent writing them. One PMI in
- * SAMPLE_COST_EVERY is measured (pmu/sample_nmi.c). */
+ * sample_cost_every is measured (pmu/sample_nmi.c). */
 struct sample_cost {
     uint64_t raised_tsc;        /* when the PMI was raised, 0 when none pending */
     uint64_t seen;              /* PMIs handled, measured or not */
@@ -46,12 +46,18 @@ struct sample_cost {
 
 enum { SAMPLE_COST_USER, SAMPLE_COST_KERNEL };
 
-#define SAMPLE_COST_EVERY 16u   /* a power of two */
+#define SAMPLE_COST_EVERY     16u      /* the default: a power of two */
+#define SAMPLE_COST_EVERY_MAX 65536u
+
+/* One PMI in this many is measured: SAMPLE_COST_EVERY, or the command
+ * line's sample.cost_every= (a power of two; 1 times every PMI, for a
+ * benchmark), set before any sampling session starts. */
+extern uint32_t sample_cost_every;
 
 /* True if the next PMI this CPU handles is one of the measured ones. */
 static inline bool sample_cost_measures_next(const struct sample_cost *cost)
 {
-    return (cost->seen & (SAMPLE_COST_EVERY - 1)) == 0;
+    return (cost->seen & (sample_cost_every - 1)) == 0;
 }
 
 /* Single-stepping Vertigo (pmu/pmu_step.c). Steps are absolute per-CPU

@@ -142,7 +142,9 @@ static void record_hypervisor(struct pmu_cpu *c, struct vcpu *v,
     emit_per_event(c, v, &s, mask);
 }
 
-/* ---- The cost of the NMI path, on one PMI in SAMPLE_COST_EVERY ---------- */
+/* ---- The cost of the NMI path, on one PMI in sample_cost_every ---------- */
+
+uint32_t sample_cost_every = SAMPLE_COST_EVERY;
 
 /* Counts this PMI; if it is a measured one, returns where its path
  * started (when it was raised, else now) and 0 otherwise. */

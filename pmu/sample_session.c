@@ -246,9 +246,25 @@ bool sample_session_from_cmdline(const char *cmdline, struct vertigo_session *ou
     return true;
 }
 
+/* sample.cost_every=N: one PMI in N timed (a power of two up to
+ * SAMPLE_COST_EVERY_MAX); anything else keeps the default and says so. */
+static void cost_every_from_cmdline(const char *cmdline)
+{
+    uint64_t every;
+    if (!read_u64(cmdline, "sample.cost_every", &every))
+        return;                             /* not given */
+    if (!every || every > SAMPLE_COST_EVERY_MAX || (every & (every - 1))) {
+        printk("sample: sample.cost_every= takes a power of two from 1 to %u: timing 1 PMI "
+               "in %u\n", SAMPLE_COST_EVERY_MAX, sample_cost_every);
+        return;
+    }
+    sample_cost_every = (uint32_t)every;
+}
+
 static void start_from_cmdline(void)
 {
     struct vertigo_session s;
+    cost_every_from_cmdline(hv_cmdline());
     if (sample_session_from_cmdline(hv_cmdline(), &s))
         sample_session_start(&s, "the command line");
 }
@@ -279,7 +295,7 @@ static void report_cpu(unsigned int cpu)
            "%lu guest NMIs reflected from root, %lu kicks, NMI path avg %lu cycles per "
            "PMI (%lu recording; 1 PMI in %u measured)\n", cpu, st->pmis,
            st->samples_logged, st->samples_dropped, st->spurious_nmis, st->reflected_nmis,
-           st->kicks, cost->path_cycles / n, cost->record_cycles / n, SAMPLE_COST_EVERY);
+           st->kicks, cost->path_cycles / n, cost->record_cycles / n, sample_cost_every);
     sample_nmi_report(cpu);
 }
 

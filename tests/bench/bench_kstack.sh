@@ -11,8 +11,8 @@
 # the dwarf scenario (user stacks copied with each user sample) and the
 # main job's profile scenario (the demonstration workload: user loops,
 # then pipe round trips that keep the kernel busy) sampling
-# instructions:uk with call stacks of depth 16. Vertigo measures the stack
-# walk of one PMI in 16 (pmu/sample_nmi.c: "sample: cpu N: kernel call
+# instructions:uk with call stacks of depth 16. Vertigo times the stack
+# walk of every PMI (sample.cost_every=1; pmu/sample_nmi.c: "sample: cpu N: kernel call
 # stacks: ... avg C cycles per walk, F per frame", a least-squares fit of
 # each walk's cycles to its depth, and how often the translation cache
 # answered: "stack page translations"); this prints, per mode, the
@@ -37,7 +37,7 @@ TIMEOUT=${BENCH_TIMEOUT:-900}
 DEPTH=16
 TARGET_FRAME=60
 TARGET_WALK=400
-HV_OPTS="console=com2 log=e9 pmu=auto"
+HV_OPTS="console=com2 log=e9 pmu=auto sample.cost_every=1"   # every PMI timed
 GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=dwarf,profile"
 GUEST="$GUEST vertigo.agent=1 vertigo.profile_event=instructions:uk"
 

@@ -19,12 +19,13 @@ WORKLOAD="$BUILD/guest/bin/workload"
 GUEST_BASE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.agent=1"
 PERIOD=10007
 DEPTH=8
+COST_EVERY=4        # time one PMI in 4 (sample.cost_every=; the default is 16)
 RUN=sample
 
 if [ -z "$SAMPLE_REUSE" ]; then
     run_linux $RUN 0 "$GUEST_BASE vertigo.scenario=workload,jit,nmi" \
         --platform bochs --cpus 2 --timeout 1500 \
-        --cmdline "console=com2 log=e9 pmu=auto sample.events=instructions:u sample.period=$PERIOD sample.depth=$DEPTH"
+        --cmdline "console=com2 log=e9 pmu=auto sample.events=instructions:u sample.period=$PERIOD sample.depth=$DEPTH sample.cost_every=$COST_EVERY"
 fi
 
 expect_in $RUN com2.txt "session from the command line" \
@@ -62,6 +63,17 @@ records=$(grep -c ' sample ' "$decoded")
 [ "$records" = "$logged" ] && pass "$RUN: sample records in the log = samples logged ($records)" ||
     fail "$RUN: sample records in the log = samples logged" "$records vs $logged"
 [ "$spurious" = 0 ] && pass "$RUN: no spurious NMI" || fail "$RUN: no spurious NMI" "$spurious"
+# sample.cost_every=4: each CPU timed one PMI in 4, and as many user call
+# stacks (every sample here is a user sample with a stack): PMIs / 4,
+# rounded up (the first PMI is timed).
+cost_bad=$(echo "$com2" | awk -v k="$COST_EVERY" '
+    /^sample: cpu [0-9]+: [0-9]+ PMIs,/ { sub(":", "", $3); pmi[$3] = $4; if ($0 !~ "1 PMI in " k " measured") bad = bad " cpu" $3 ":not-1-in-" k }
+    /^sample: cpu [0-9]+: user call stacks: [0-9]+ walks measured/ { sub(":", "", $3); walks[$3] = $7 }
+    END { for (c in pmi) if (walks[c] != int((pmi[c] + k - 1) / k)) bad = bad " cpu" c ":" walks[c] "-walks-for-" pmi[c] "-PMIs"
+          print bad }')
+[ -n "$stats" ] && [ -z "$cost_bad" ] &&
+    pass "$RUN: sample.cost_every=$COST_EVERY: one PMI in $COST_EVERY timed, each with its call stack's walk" ||
+    fail "$RUN: sample.cost_every=$COST_EVERY" "$cost_bad"
 expect_no_unknown_nmi $RUN
 # Every NMI Vertigo sent a CPU was taken as Vertigo's (the last may still
 # be on its way when the domain ends); merges are reasons riding on one.
