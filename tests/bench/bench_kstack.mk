@@ -12,7 +12,8 @@ BENCH_KSTACK_CFLAGS := $(filter-out -O2,$(TOOL_CFLAGS)) -O3 -flto=auto
 bench_kstack_harness_SRCS := tests/bench/bench_kstack_harness.c vmm/guest_orc.c \
                              vmm/guest_orc_table.c vmm/guest_stack.c vmm/hypercall.c \
                              vmm/guest_reader.c vmm/guest_tlb.c \
-                             vmm/guest_pt.c vmm/format.c vmx/guest_mem.c vmx/ept.c vmx/vmx_caps.c
+                             vmm/guest_pt.c vmm/format.c vmx/guest_mem.c vmx/ept.c vmx/vmx_caps.c \
+                             tests/unit/host_ept.c
 
 $(BUILD)/bench/kstack-obj/%.c.o: %.c
 	@mkdir -p $(dir $@)

@@ -29,8 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "tests/unit/host_ept.h"
 #include "vmm/guest_orc.h"
 #include "vmm/guest_stack.h"
 #include "vmm/vcpu.h"
@@ -53,40 +53,10 @@
 #define PTE_RW        3ull                       /* present, writable */
 #define PTE_USER      7ull
 
-static uint8_t *region, *pool;
+static uint8_t *region;
 static bool use_tlb = true;     /* the translation cache across samples, as Vertigo runs */
 static struct guest_tlb stack_tlb;
-static unsigned int pool_used;
 static struct domain dom;
-
-void vmx_instruction_failed(const char *insn, uint64_t operand, int status, void *caller)
-{
-    fprintf(stderr, "unexpected %s(%#lx) status %d from %p\n", insn, operand, status, caller);
-    abort();
-}
-
-static uint64_t pool_alloc(void *ctx)
-{
-    (void)ctx;
-    return pool_used < POOL_PAGES ? (uint64_t)(uintptr_t)(pool + pool_used++ * PAGE) : 0;
-}
-
-static void *identity(void *ctx, uint64_t pa)
-{
-    (void)ctx;
-    return (void *)(uintptr_t)pa;
-}
-
-static void *map32(size_t pages)
-{
-    void *p = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
-    if (p == MAP_FAILED) {
-        perror("mmap(MAP_32BIT)");
-        exit(1);
-    }
-    return p;
-}
 
 static uint64_t gpa(unsigned int page)
 {
@@ -113,15 +83,9 @@ static void map(uint64_t va, unsigned int pages, unsigned int data, unsigned int
 
 static void build_guest(void)
 {
-    struct vmx_ept_caps caps = { .ept = true, .walk_4level = true, .memtype_wb = true,
-                                 .memtype_uc = true, .page_2m = true };
-    struct ept_page_source src = { pool_alloc, identity, NULL };
-    region = map32(REGION_PAGES);
-    pool = map32(POOL_PAGES);
-    dom.vcpu_count = 1;
-    dom.vcpus[0].domain = &dom;
-    if (ept_init(&dom.vmx.ept, &src, &caps) != EPT_OK ||
-        ept_map(&dom.vmx.ept, gpa(0), gpa(0), REGION_PAGES * PAGE, EPT_RWX, EPT_MT_WB) != EPT_OK) {
+    region = host_ept_memory(REGION_PAGES, false);
+    host_ept_domain(&dom, POOL_PAGES);
+    if (ept_map(&dom.vmx.ept, gpa(0), gpa(0), REGION_PAGES * PAGE, EPT_RWX, EPT_MT_WB) != EPT_OK) {
         fprintf(stderr, "bench_kstack_harness: EPT set-up failed\n");
         exit(1);
     }

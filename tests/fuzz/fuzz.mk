@@ -99,7 +99,7 @@ fuzz-unikernel: $(BUILD)/fuzz/fuzz-unikernel $(BUILD)/fuzz/corpus-unikernel/seed
 FUZZ_KSTACK_SRCS := tests/fuzz/fuzz_kstack.c vmm/guest_stack.c vmm/guest_orc.c \
                     vmm/guest_orc_table.c vmm/guest_reader.c vmm/hypercall.c
 $(BUILD)/fuzz/fuzz-kstack: $(FUZZ_KSTACK_SRCS) $(wildcard vmm/guest_*.h vmm/hypercall.h \
-                           include/vertigo/hypercall.h)
+                           include/vertigo/hypercall.h tests/fuzz/fuzz_input.h)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_KSTACK_SRCS) -o $@
 
@@ -115,9 +115,10 @@ fuzz-kstack: $(BUILD)/fuzz/fuzz-kstack
 # every page handed out is guest RAM, and the cache answers as a fresh
 # walk does after the tables, the EPT or CR3 changed.
 FUZZ_GUEST_PAGES_SRCS := tests/fuzz/fuzz_guest_pages.c vmx/guest_mem.c vmx/ept.c vmx/vmx_caps.c \
-                         vmm/guest_tlb.c vmm/guest_pt.c vmm/format.c
+                         vmm/guest_tlb.c vmm/guest_pt.c vmm/format.c tests/unit/host_ept.c
+HEADERS_HOST += tests/unit/host_ept.h tests/fuzz/fuzz_input.h
 $(BUILD)/fuzz/fuzz-guest-pages: $(FUZZ_GUEST_PAGES_SRCS) $(wildcard vmm/guest_*.h vmx/guest_mem.h \
-                                vmx/ept.h vmm/vcpu.h)
+                                vmx/ept.h vmm/vcpu.h tests/unit/host_ept.h tests/fuzz/fuzz_input.h)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_GUEST_PAGES_SRCS) -o $@
 

@@ -18,17 +18,17 @@
  * what a fresh walk of the tables gives (its staleness rule: a cached
  * translation is used only after re-reading what it depended on). */
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
+#include "tests/fuzz/fuzz_input.h"
+#include "tests/unit/host_ept.h"
 #include "vmm/guest_tlb.h"
 #include "vmm/vcpu.h"
 #include "vmx/ept.h"
 #include "vmx/guest_mem.h"
 
-#define PAGE        4096ull
+#define PAGE        HOST_EPT_PAGE
 #define RAM_PAGES   24u
 #define HOLE_PAGE   20u             /* guest-physical page the EPT leaves unmapped */
 #define POOL_PAGES  32u
@@ -36,45 +36,9 @@
 #define CR4_LA57    (1ull << 12)
 #define PROBES      8u
 
-static uint8_t *ram, *pool;
-static unsigned int pool_used;
+static uint8_t *ram;
 static struct domain dom;
 static struct guest_tlb tlb;        /* kept across probes and inputs */
-
-void vmx_instruction_failed(const char *insn, uint64_t operand, int status, void *caller);
-void vmx_instruction_failed(const char *insn, uint64_t operand, int status, void *caller)
-{
-    fprintf(stderr, "unexpected %s(%#lx) status %d from %p\n", insn, (unsigned long)operand,
-            status, caller);
-    abort();
-}
-
-static uint64_t pool_alloc(void *ctx)
-{
-    (void)ctx;
-    return pool_used < POOL_PAGES ? (uint64_t)(uintptr_t)(pool + pool_used++ * PAGE) : 0;
-}
-
-static void *identity(void *ctx, uint64_t pa)
-{
-    (void)ctx;
-    return (void *)(uintptr_t)pa;
-}
-
-/* pages of memory below 4 GiB (Vertigo's identity-mapped host range),
- * with an inaccessible page on each side. */
-static uint8_t *guarded(size_t pages)
-{
-    uint8_t *p = mmap(NULL, (pages + 2) * PAGE, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
-    if (p == MAP_FAILED) {
-        perror("mmap(MAP_32BIT)");
-        abort();
-    }
-    mprotect(p, PAGE, PROT_NONE);
-    mprotect(p + (pages + 1) * PAGE, PAGE, PROT_NONE);
-    return p + PAGE;
-}
 
 static uint64_t gpa_of(unsigned int page)
 {
@@ -91,53 +55,32 @@ static void map_ram(void)
 
 static void set_up(void)
 {
-    struct vmx_ept_caps caps = { .ept = true, .walk_4level = true, .memtype_wb = true,
-                                 .memtype_uc = true, .page_2m = true };
-    struct ept_page_source src = { pool_alloc, identity, NULL };
-    ram = guarded(RAM_PAGES);
-    pool = guarded(POOL_PAGES);
-    dom.vcpu_count = 1;
-    dom.vcpus[0].domain = &dom;
-    if (ept_init(&dom.vmx.ept, &src, &caps) != EPT_OK)
-        abort();
+    ram = host_ept_memory(RAM_PAGES, true);
+    host_ept_domain(&dom, POOL_PAGES);
     map_ram();
-}
-
-/* The input, consumed front to back; zeros once it is used up. */
-struct input {
-    const uint8_t *p;
-    size_t left;
-};
-
-static uint64_t take(struct input *in, unsigned int bytes)
-{
-    uint64_t v = 0;
-    for (unsigned int i = 0; i < bytes && in->left; i++, in->left--)
-        v |= (uint64_t)*in->p++ << (8 * i);
-    return v;
 }
 
 /* A paging-structure entry: mostly one pointing at a RAM page with the
  * input's flag bits (present, writable, user, large page...), else one
  * pointing past RAM or anywhere, or raw. */
-static uint64_t entry(struct input *in)
+static uint64_t entry(struct fuzz_input *in)
 {
-    uint8_t kind = (uint8_t)take(in, 1);
-    uint64_t flags = take(in, 2) & 0xfff;
+    uint8_t kind = (uint8_t)fuzz_take(in, 1);
+    uint64_t flags = fuzz_take(in, 2) & 0xfff;
     switch (kind % 6) {
-    case 0: return take(in, 8);
-    case 1: return (gpa_of(0) + take(in, 4) % (1ull << 34)) | flags;
+    case 0: return fuzz_take(in, 8);
+    case 1: return (gpa_of(0) + fuzz_take(in, 4) % (1ull << 34)) | flags;
     case 2: return gpa_of(RAM_PAGES) | flags;
-    default: return gpa_of((unsigned int)take(in, 1) % RAM_PAGES) | flags;
+    default: return gpa_of((unsigned int)fuzz_take(in, 1) % RAM_PAGES) | flags;
     }
 }
 
 /* Writes of entries into RAM pages at input-chosen slots. */
-static void write_entries(struct input *in, unsigned int count)
+static void write_entries(struct fuzz_input *in, unsigned int count)
 {
     for (unsigned int i = 0; i < count && in->left; i++) {
-        unsigned int page = (unsigned int)take(in, 1) % RAM_PAGES;
-        unsigned int slot = (unsigned int)take(in, 2) % 512;
+        unsigned int page = (unsigned int)fuzz_take(in, 1) % RAM_PAGES;
+        unsigned int slot = (unsigned int)fuzz_take(in, 2) % 512;
         uint64_t e = entry(in);
         memcpy(ram + page * PAGE + slot * 8, &e, sizeof(e));
     }
@@ -146,14 +89,14 @@ static void write_entries(struct input *in, unsigned int count)
 /* A guest-virtual page whose table indices come from the input (so the
  * walk meets the entries written), sign-extended as canonical addresses
  * are, or raw. */
-static uint64_t virtual_page(struct input *in, bool la57)
+static uint64_t virtual_page(struct fuzz_input *in, bool la57)
 {
-    uint8_t kind = (uint8_t)take(in, 1);
+    uint8_t kind = (uint8_t)fuzz_take(in, 1);
     if (kind % 8 == 0)
-        return take(in, 8) & ~(PAGE - 1);
+        return fuzz_take(in, 8) & ~(PAGE - 1);
     uint64_t va = 0;
     for (unsigned int level = 0; level < (la57 ? 5u : 4u); level++)
-        va |= (take(in, 2) % 512) << (12 + 9 * level);
+        va |= (fuzz_take(in, 2) % 512) << (12 + 9 * level);
     unsigned int top = la57 ? 56 : 47;
     if (va >> top & 1)
         va |= ~0ull << top;
@@ -192,10 +135,10 @@ static void probe_all(const uint64_t *pages, uint64_t cr3, bool la57, bool user)
 
 /* Between the rounds: entries edited, a RAM page moved onto another or
  * unmapped in the EPT, or CR3 moved. */
-static void change(struct input *in, uint64_t *cr3)
+static void change(struct fuzz_input *in, uint64_t *cr3)
 {
-    uint8_t what = (uint8_t)take(in, 1);
-    unsigned int page = (unsigned int)take(in, 1) % RAM_PAGES;
+    uint8_t what = (uint8_t)fuzz_take(in, 1);
+    unsigned int page = (unsigned int)fuzz_take(in, 1) % RAM_PAGES;
     switch (what % 4) {
     case 0:
         if (ept_map(&dom.vmx.ept, gpa_of(page), gpa_of((page + 1 + what / 4) % RAM_PAGES), PAGE,
@@ -207,7 +150,7 @@ static void change(struct input *in, uint64_t *cr3)
             abort();
         break;
     case 2:
-        *cr3 = gpa_of(page) | (take(in, 2) & 0xfff);
+        *cr3 = gpa_of(page) | (fuzz_take(in, 2) & 0xfff);
         break;
     default:
         write_entries(in, 1 + what / 4 % 8);
@@ -220,13 +163,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (!ram)
         set_up();
-    struct input in = { data, size };
+    struct fuzz_input in = { data, size };
     memset(ram, 0, RAM_PAGES * PAGE);
     map_ram();
-    uint8_t flags = (uint8_t)take(&in, 1);
+    uint8_t flags = (uint8_t)fuzz_take(&in, 1);
     bool la57 = flags & 1, user = flags & 2;
-    uint64_t cr3 = gpa_of((unsigned int)take(&in, 1) % RAM_PAGES) | (take(&in, 2) & 0xfff);
-    write_entries(&in, (unsigned int)take(&in, 1));
+    uint64_t cr3 = gpa_of((unsigned int)fuzz_take(&in, 1) % RAM_PAGES);
+    cr3 |= fuzz_take(&in, 2) & 0xfff;       /* PCID, PWT, PCD: no part in a translation */
+    write_entries(&in, (unsigned int)fuzz_take(&in, 1));
     uint64_t pages[PROBES];
     for (unsigned int i = 0; i < PROBES; i++)
         pages[i] = virtual_page(&in, la57);

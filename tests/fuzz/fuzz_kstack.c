@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/fuzz/fuzz_input.h"
 #include "vmm/guest_orc.h"
 #include "vmm/guest_reader.h"
 #include "vmm/guest_stack.h"
@@ -37,20 +38,6 @@
 #define DEPTH_MAX     64u
 #define USER_TOP      (1ull << 47)
 
-/* The input, consumed front to back; zeros once it is used up. */
-struct input {
-    const uint8_t *p;
-    size_t left;
-};
-
-static uint64_t take(struct input *in, unsigned int bytes)
-{
-    uint64_t v = 0;
-    for (unsigned int i = 0; i < bytes && in->left; i++, in->left--)
-        v |= (uint64_t)*in->p++ << (8 * i);
-    return v;
-}
-
 /* The fuzzed guest: tables, stacks and what the page source handed out. */
 struct guest {
     uint64_t text_size;
@@ -60,10 +47,10 @@ struct guest {
     uint8_t *kstack[KSTACK_PAGES], *ustack;
 };
 
-static uint64_t tagged_word(struct input *in, const struct guest *g)
+static uint64_t tagged_word(struct fuzz_input *in, const struct guest *g)
 {
-    uint8_t tag = (uint8_t)take(in, 1);
-    uint64_t v = take(in, tag % 5 ? 2 : 8);
+    uint8_t tag = (uint8_t)fuzz_take(in, 1);
+    uint64_t v = fuzz_take(in, tag % 5 ? 2 : 8);
     switch (tag % 5) {
     case 1: return KTEXT + v % (g->text_size + 2);          /* just past the text too */
     case 2: return KSTACK + v % (KSTACK_PAGES * PAGE + 64);
@@ -118,10 +105,10 @@ static void put_rule(uint8_t *e, bool v2, int16_t sp_off, int16_t bp_off, unsign
  * pushed or saved after other registers, a frame pointer, a frame that
  * leaves BP alone, pt_regs, an IRET frame, the end of the stack), the
  * rest six raw bytes. */
-static void fuzz_rule(struct input *in, uint8_t *e, bool v2)
+static void fuzz_rule(struct fuzz_input *in, uint8_t *e, bool v2)
 {
-    uint8_t pick = (uint8_t)take(in, 1);
-    int16_t size = (int16_t)(8 * (take(in, 1) % 64 + 1));
+    uint8_t pick = (uint8_t)fuzz_take(in, 1);
+    int16_t size = (int16_t)(8 * (fuzz_take(in, 1) % 64 + 1));
     switch (pick % 12) {
     case 0: put_rule(e, v2, 8, 0, REG_SP, REG_UNDEFINED, CALL); break;
     case 1: put_rule(e, v2, 16, -16, REG_SP, REG_PREV_SP, CALL); break;
@@ -133,17 +120,17 @@ static void fuzz_rule(struct input *in, uint8_t *e, bool v2)
     case 7: put_rule(e, v2, 0, 0, REG_UNDEFINED, REG_UNDEFINED, END); break;
     default:
         for (unsigned int b = 0; b < 6; b++)
-            e[b] = (uint8_t)take(in, 1);
+            e[b] = (uint8_t)fuzz_take(in, 1);
     }
 }
 
 /* Entries at text offsets from the input (some past the text), ascending
  * unless the input says otherwise. */
-static void fill_tables(struct input *in, struct guest *g, bool sorted, bool v2)
+static void fill_tables(struct fuzz_input *in, struct guest *g, bool sorted, bool v2)
 {
     uint64_t off = 0;
     for (uint32_t i = 0; i < g->count; i++) {
-        uint64_t step = take(in, 2);
+        uint64_t step = fuzz_take(in, 2);
         off = sorted ? off + step % 96 : step % (g->text_size + 64);
         uint64_t at = IP_TABLE + 4ull * i;
         g->ip_table[i] = (int32_t)(int64_t)(KTEXT + off - at);
@@ -151,7 +138,7 @@ static void fill_tables(struct input *in, struct guest *g, bool sorted, bool v2)
     }
 }
 
-static void fill_stack(struct input *in, const struct guest *g)
+static void fill_stack(struct fuzz_input *in, const struct guest *g)
 {
     for (unsigned int w = 0; w < (KSTACK_PAGES + 1) * PAGE / 8 && in->left; w++) {
         uint64_t v = tagged_word(in, g);
@@ -167,7 +154,7 @@ static void *table_alloc(size_t bytes)
 
 /* Every rule the lookup hands out lies in the rows (rows[-1] included) or
  * the index. */
-static void check_lookups(const struct guest_orc *t, struct input *in, const struct guest *g)
+static void check_lookups(const struct guest_orc *t, struct fuzz_input *in, const struct guest *g)
 {
     for (unsigned int i = 0; i < 8; i++) {
         const struct guest_orc_row *r = guest_orc_find(t, tagged_word(in, g));
@@ -203,16 +190,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct input in = { data, size };
+    struct fuzz_input in = { data, size };
     static struct guest g;
     memset(&g, 0, sizeof(g));
-    uint8_t mode = (uint8_t)take(&in, 1), flags = (uint8_t)take(&in, 1);
-    g.text_size = (take(&in, 2) % 4096 + 1) * 64;
-    g.count = (uint32_t)(take(&in, 1) * 2 % (ENTRIES_MAX + 1));
+    uint8_t mode = (uint8_t)fuzz_take(&in, 1), flags = (uint8_t)fuzz_take(&in, 1);
+    g.text_size = (fuzz_take(&in, 2) % 4096 + 1) * 64;
+    g.count = (uint32_t)(fuzz_take(&in, 1) * 2 % (ENTRIES_MAX + 1));
     fill_tables(&in, &g, !(flags & 1), flags & 2);
     struct guest_unwind_regs start = { .ip = tagged_word(&in, &g), .bp = tagged_word(&in, &g) };
-    start.sp = KSTACK + take(&in, 2) % (KSTACK_PAGES * PAGE);
-    unsigned int depth = (unsigned int)take(&in, 1) % (DEPTH_MAX + 1);
+    start.sp = KSTACK + fuzz_take(&in, 2) % (KSTACK_PAGES * PAGE);
+    unsigned int depth = (unsigned int)fuzz_take(&in, 1) % (DEPTH_MAX + 1);
     for (unsigned int p = 0; p < KSTACK_PAGES; p++)
         g.kstack[p] = calloc(1, PAGE);
     g.ustack = calloc(1, PAGE);
