@@ -53,7 +53,8 @@
 
 #define PERIOD_MAX   (1ull << 48)   /* HC_SESSION_START's bound */
 #define TIMER_HZ_MAX 100000u
-#define FREQ_MAX     100000u        /* --freq: samples a second */
+#define FREQ_OR_PERIOD "--freq and --period exclude each other (adapting periods or one " \
+                       "fixed period)"
 #define RECORD_DEPTH "16"           /* record -g: return addresses per sample */
 #define RECORD_HZ    "1000"         /* record without -c or -F: timer samples */
 #define RECORD_ARGS  8              /* start options record translates to */
@@ -158,8 +159,7 @@ static int parse_start_option(const char *opt, const char *value, struct vertigo
     }
     if (!strcmp(opt, "--period")) {
         if (s->flags & VERTIGO_SESSION_FREQ)
-            return start_error("--freq and --period exclude each other (adapting periods or "
-                               "one fixed period)");
+            return start_error(FREQ_OR_PERIOD);
         if (option_number(opt, value, 1, PERIOD_MAX, &v))
             return 2;
         s->period = v;
@@ -170,9 +170,8 @@ static int parse_start_option(const char *opt, const char *value, struct vertigo
         s->flags |= VERTIGO_SESSION_TIMER;
     } else if (!strcmp(opt, "--freq")) {
         if (s->period)
-            return start_error("--freq and --period exclude each other (adapting periods or "
-                               "one fixed period)");
-        if (option_number(opt, value, 1, FREQ_MAX, &v))
+            return start_error(FREQ_OR_PERIOD);
+        if (option_number(opt, value, 1, VERTIGO_SESSION_FREQ_MAX, &v))
             return 2;
         s->period = v;
         s->flags |= VERTIGO_SESSION_FREQ;

@@ -20,8 +20,8 @@ bool sample_check(const char *events, char *why, unsigned int why_size);
  * `events` sampled every `period` events (NULL or "": sampling off), or
  * with freq (not 0) freq times a second, each counter's period adapting
  * (pmu/sample_freq_vcpu.h), and sets v->pmu.sample_mask; arms
- * single-stepping when a software counter samples Vertigo. Call between an exit and the next entry. False
- * (printed) if it cannot. */
+ * single-stepping when a software counter samples Vertigo. Call between
+ * an exit and the next entry. False (printed) if it cannot. */
 bool sample_apply(struct vcpu *v, const char *events, uint64_t period, uint32_t freq);
 
 #endif

@@ -21,11 +21,13 @@
 
 #include <stdint.h>
 
+#include "vertigo/hypercall.h"
+
 /* The smallest period frequency mode sets: one sample per 128 events at
  * most, whatever F asks (a PMI costs far more than 128 events' time). */
 #define SAMPLE_FREQ_PERIOD_MIN 128u
 /* sample.freq= bounds: 1..SAMPLE_FREQ_MAX samples a second (as sample.hz=). */
-#define SAMPLE_FREQ_MAX 100000u
+#define SAMPLE_FREQ_MAX VERTIGO_SESSION_FREQ_MAX
 
 struct sample_freq {
     uint64_t tsc_hz;     /* TSC ticks a second of guest time */

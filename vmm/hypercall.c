@@ -14,7 +14,6 @@
 #define VERDICT_REASON_MAX 63
 #define SESSION_PERIOD_MAX (1ull << 48)     /* the ABI's largest period */
 #define SESSION_TIMER_HZ_MAX 100000u        /* the ABI's largest timer_hz */
-#define SESSION_FREQ_MAX 100000u            /* ... and sampling frequency (FREQ) */
 #define SESSION_FLAGS (VERTIGO_SESSION_TIMER | VERTIGO_SESSION_USER_STACK | \
                        VERTIGO_SESSION_PROCESS | VERTIGO_SESSION_FREQ)
 #define KERNEL_CPL         0u
@@ -113,7 +112,8 @@ int64_t hypercall_session_check(const struct vertigo_session *s)
         return -VERTIGO_EINVAL;
     if (timer)
         return s->timer_hz && s->timer_hz <= SESSION_TIMER_HZ_MAX ? 0 : -VERTIGO_EINVAL;
-    if (!s->period || s->period > (freq ? SESSION_FREQ_MAX : SESSION_PERIOD_MAX) || !events_len)
+    uint64_t period_max = freq ? VERTIGO_SESSION_FREQ_MAX : SESSION_PERIOD_MAX;
+    if (!s->period || s->period > period_max || !events_len)
         return -VERTIGO_EINVAL;
     return 0;
 }

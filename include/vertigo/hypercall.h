@@ -185,6 +185,7 @@
                                                    counter's period adapting to its
                                                    rate (like perf record -F) */
 #define VERTIGO_SESSION_EVENTS_MAX  256u
+#define VERTIGO_SESSION_FREQ_MAX    100000u     /* FREQ: samples a second, at most */
 #define VERTIGO_STACK_MAX           32u
 
 struct vertigo_session {
