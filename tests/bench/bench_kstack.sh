@@ -120,10 +120,13 @@ walk_cost() {
 # walk_fit MODE: "FIXED PER_FRAME", each CPU's least-squares fit weighted by
 # its measured walks (one CPU runs the workload here: its own fit).
 walk_fit() {
-    echo "$com2" | sed -nE "s/^sample: cpu ([0-9]+): $1 call stacks: ([0-9]+) walks measured, .*/\1 \2/p" >"$OUT/walks-$1"
-    echo "$com2" | sed -nE "s/^sample: cpu ([0-9]+): $1 call stacks: least squares over the walks' depths: (-?[0-9]+) cycles per walk ([-+]) ([0-9.]+) per frame$/\1 \2 \3\4/p" |
-        awk -v walks="$OUT/walks-$1" 'BEGIN { while ((getline l < walks) > 0) { split(l, p, " "); n[p[1]] = p[2] } }
-            n[$1] { w += n[$1]; a += n[$1] * $2; b += n[$1] * $3 } END { if (w) printf "%.1f %.1f\n", a / w, b / w }'
+    echo "$com2" | awk -v m="$1" '
+        $1 == "sample:" && $2 == "cpu" && $4 == m && $5 == "call" {
+            if ($7 ~ /^[0-9]+$/ && $8 == "walks") n[$3] = $7          # the walk count line
+            else if ($7 == "least") { a[$3] = $13; b[$3] = ($17 == "-" ? -$18 : $18) }
+        }
+        END { for (c in a) if (n[c]) { w += n[c]; fa += n[c] * a[c]; fb += n[c] * b[c] }
+              if (w) printf "%.1f %.1f\n", fa / w, fb / w }'
 }
 for mode in kernel user; do
     read -r walks frames cycles <<<"$(walk_cost $mode)"
