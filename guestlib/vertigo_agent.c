@@ -4,7 +4,7 @@
  * process's /proc/PID/maps (kind 2) and identity "PID CR3 COMM" (kind 4),
  * at start and whenever a process appears or execs (a new CR3), and JIT
  * maps /tmp/perf-PID.map (kind 3), the whole file again under a new epoch
- * each time it changes (size or mtime). Text is cut into chunks of at most
+ * each time its text changes (looked at when its size or mtime does). Text is cut into chunks of at most
  * VERTIGO_SYMBOLS_CHUNK_MAX bytes at line boundaries. At start it also
  * ships the kernel's GNU build id (/sys/kernel/notes, kind 5) and
  * declares where the kernel's ORC unwind tables lie (VERTIGO_IOC_KERNEL_ORC),
@@ -77,6 +77,7 @@ struct jit_map {
     off_t size;
     struct timespec mtime;
     uint64_t epoch;
+    uint64_t shipped_hash;          /* the text of the last epoch shipped (FNV-1a) */
     const char *refused;            /* why the file was last refused (logged once), or NULL */
 };
 
@@ -466,6 +467,15 @@ static struct jit_map *jit_slot(struct agent *a, uint32_t pid)
     return j;
 }
 
+/* FNV-1a over len bytes. */
+static uint64_t text_hash(const char *s, size_t len)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
+    return h;
+}
+
 static int jit_changed(const struct jit_map *j, const struct stat *st)
 {
     return j->size != st->st_size || j->mtime.tv_sec != st->st_mtim.tv_sec ||
@@ -498,7 +508,15 @@ static void jit_consider(struct agent *a, uint32_t pid, const char *path)
     int rc = jit_changed(j, &st) ? text_read_fd(&t, fd) : -EAGAIN;
     close(fd);
     text_whole_lines(&t);
+    /* A write sets the file's mtime before its size grows (Linux updates
+     * the time first, then copies the data): a scan between the two sees
+     * a new mtime over the old text. The same text is no new epoch, and
+     * its size and mtime are not recorded: the next scan reads it again. */
+    uint64_t hash = t.len ? text_hash(t.buf, t.len) : 0;
+    if (rc == 0 && t.len && j->epoch && hash == j->shipped_hash)
+        rc = -EAGAIN;
     if (rc == 0 && t.len) {
+        j->shipped_hash = hash;
         j->size = st.st_size;
         j->mtime = st.st_mtim;
         j->epoch++;
