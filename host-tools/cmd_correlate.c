@@ -118,7 +118,10 @@ static bool write_text(FILE *out, const struct iv_set *s, const unsigned int *ev
         fprintf(out, " %6u", b);
     fputc('\n', out);
     for (unsigned int a = 0; a < matrix.n; a++) {
-        fprintf(out, "%3u %-24.24s", a, iv_event_name(s, matrix.ev[a], name, sizeof(name)));
+        char shown[25];              /* the name's first 24 bytes, in a 24-byte column */
+        snprintf(shown, sizeof(shown), "%s", iv_event_name(s, matrix.ev[a], name, sizeof(name)));
+        fprintf(out, "%3u ", a);
+        text_put_padded(out, shown, sizeof(shown) - 1);
         for (unsigned int b = 0; b < matrix.n; b++) {
             if (isnan(matrix.r[a][b]))
                 fprintf(out, " %6s", "-");

@@ -11,6 +11,7 @@
 #include "host-tools/log_text.h"
 #include "host-tools/stats_domains.h"
 #include "host-tools/stats_guest_pmu.h"
+#include "host-tools/text_quote.h"
 #include "host-tools/vertigo.h"
 
 #define STATS_VCPUS_MAX 64u
@@ -82,6 +83,7 @@ static void note_event_name(struct log_stats *s, const struct log_event_desc *ed
     size_t n = ed->len < STATS_EVENT_NAME_MAX - 1 ? ed->len : STATS_EVENT_NAME_MAX - 1;
     memcpy(s->event_names[ed->event], ed->name, n);
     s->event_names[ed->event][n] = '\0';
+    text_clean(s->event_names[ed->event]);   /* the guest's bytes, bound for a terminal */
 }
 
 static void on_record(void *user, const struct logdec_record *r)

@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "host-tools/profile.h"
+#include "host-tools/text_quote.h"
 #include "host-tools/vertigo.h"
 
 /* Protobuf wire types and the Profile message's field numbers. */
@@ -408,6 +409,21 @@ static uint64_t profile_period(const struct profile_event *e)
     return e->total ? (e->events + e->total / 2) / e->total : 1;
 }
 
+/* One string of the table, made valid UTF-8 without control characters
+ * (text_quote.h): protobuf readers refuse a string field that is not
+ * UTF-8, and pprof prints these names to terminals. */
+static void put_string(struct pb *b, const char *s)
+{
+    size_t len;
+    char *clean = text_utf8_copy(s, &len);
+    if (!clean) {
+        fprintf(stderr, "vertigo export: out of memory\n");
+        exit(VERTIGO_EXIT_USAGE);
+    }
+    pb_bytes(b, PROFILE_STRING_TABLE, clean, len);
+    free(clean);
+}
+
 /* The whole Profile message, uncompressed. */
 static void encode_profile(struct pb *b, const struct profile *p)
 {
@@ -430,7 +446,7 @@ static void encode_profile(struct pb *b, const struct profile *p)
         pb_uint(b, PROFILE_DEFAULT_SAMPLE_TYPE, str_id(&st, p->events[0].name));
     }
     for (size_t i = 0; i < st.count; i++)
-        pb_bytes(b, PROFILE_STRING_TABLE, st.list[i], strlen(st.list[i]));
+        put_string(b, st.list[i]);
     for (size_t i = 0; i < st.own_count; i++)
         free(st.own[i]);
     free(st.own);

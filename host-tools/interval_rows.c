@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "host-tools/log_input.h"
+#include "host-tools/text_quote.h"
 #include "host-tools/vertigo.h"
 #include "pmu/mux.h"
 
@@ -51,6 +52,7 @@ static void on_record(void *user, const struct logdec_record *r)
         size_t n = ed->len < IV_NAME_MAX - 1 ? ed->len : IV_NAME_MAX - 1;
         memcpy(s->names[ed->event], ed->name, n);
         s->names[ed->event][n] = '\0';
+        text_clean(s->names[ed->event]);     /* the guest's bytes, bound for terminals */
     }
 }
 

@@ -1,10 +1,13 @@
 # Profiling log, host side: the decoder library, the `vertigo` command
 # (one file per subcommand), the fixture generator and the log benchmark.
 LOG_PORTABLE_SRCS := vmm/log_crc.c vmm/log_varint.c vmm/log_encode.c vmm/log_ring.c vmm/log_emit.c
+# What every tool does with the values of a log: its text into each
+# output format (text_quote.c), its numbers summed with checks (log_arith.c).
+LOG_VALUE_SRCS := host-tools/text_quote.c host-tools/log_arith.c
 # The checksum is the hypervisor's own code (vmm/log_crc.c: the SSE4.2
 # CRC32 instruction where the CPU has it), not a host variant.
 LOGDEC_SRCS := host-tools/logdec.c host-tools/logdec_fields.c host-tools/log_text.c \
-               host-tools/guest_pmu_text.c vmm/log_crc.c
+               host-tools/guest_pmu_text.c vmm/log_crc.c $(LOG_VALUE_SRCS)
 
 TOOLS += vertigo
 tool_vertigo_SRCS := host-tools/vertigo.c host-tools/cmd_run.c host-tools/cmd_decode.c host-tools/cmd_stats.c \
@@ -21,7 +24,7 @@ tool_log-fixture-gen_SRCS := tests/fixtures/log/gen_fixtures.c tests/unit/test_l
 
 HEADERS_HOST += host-tools/logdec.h host-tools/log_text.h host-tools/log_input.h \
                 host-tools/vertigo.h host-tools/guest_pmu_text.h host-tools/stats_guest_pmu.h \
-                host-tools/stats_domains.h
+                host-tools/stats_domains.h host-tools/log_arith.h
 
 # Decoder throughput and encoded sizes (optimized, no sanitizers).
 BENCH_TARGETS += bench-log
@@ -48,4 +51,8 @@ unit_log_guest_pmu_SRCS := tests/unit/test_log_guest_pmu.c host-tools/stats_gues
 # `vertigo stats`' per-domain section.
 UNIT_TESTS += stats_domains
 unit_stats_domains_SRCS := tests/unit/test_stats_domains.c host-tools/stats_domains.c \
-                           host-tools/domain_names.c pmu/swevents.c vmm/format.c
+                           host-tools/domain_names.c pmu/swevents.c vmm/format.c $(LOG_VALUE_SRCS)
+
+# The text of a log into each output format, and checked sums.
+UNIT_TESTS += text_quote
+unit_text_quote_SRCS := tests/unit/test_text_quote.c $(LOG_VALUE_SRCS)

@@ -8,6 +8,7 @@
 
 #include "host-tools/keymap.h"
 #include "host-tools/log_input.h"
+#include "host-tools/text_quote.h"
 #include "host-tools/vertigo.h"
 
 #define KEY_FIXED_WORDS 5u           /* ids, event+jit, mode+flags+count, cr3, period */
@@ -255,9 +256,7 @@ static void event_desc_record(struct profile_raw *r, const struct log_event_desc
     size_t len = ed->len < PROFILE_EVENT_NAME_MAX - 1 ? ed->len : PROFILE_EVENT_NAME_MAX - 1;
     memcpy(n->name, ed->name, len);
     n->name[len] = '\0';
-    for (size_t i = 0; i < len; i++)     /* guest-chosen bytes bound for a terminal */
-        if ((unsigned char)n->name[i] < 0x20 || n->name[i] == 0x7f)
-            n->name[i] = '?';
+    text_clean(n->name);                 /* guest-chosen bytes bound for a terminal */
 }
 
 void profile_header(void *user, const struct log_stream_header *h, uint64_t offset)

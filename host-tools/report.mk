@@ -10,7 +10,7 @@ REPORT_SRCS := host-tools/symbolize.c host-tools/sym_sets.c host-tools/sym_user.
                host-tools/cmd_report.c host-tools/report_rows.c host-tools/cmd_export.c host-tools/export_pprof.c \
                host-tools/export_folded.c host-tools/export_csv.c \
                host-tools/profile_timeline.c host-tools/export_perfetto.c host-tools/cmd_script.c \
-               host-tools/text_quote.c host-tools/perf_names.c pmu/mux.c
+               host-tools/perf_names.c pmu/mux.c
 REPORT_LIBS := -ldw -lelf -lz
 
 # Where the fixture ELFs below are built.

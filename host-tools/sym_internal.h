@@ -213,7 +213,8 @@ struct symbolizer {
 #define SYM_CR3_SPACE_MASK (~0x1fffull)
 
 /* symbolize.c */
-/* Replaces control bytes in s (guest text bound for a terminal) by '?'. */
+/* Replaces control characters and invalid UTF-8 in s (guest text bound
+ * for a terminal) by '?' (text_clean, host-tools/text_quote.h). */
 void sym_clean(char *s);
 const char *sym_intern(struct symbolizer *s, const char *str);
 uint32_t sym_image_get(struct symbolizer *s, const char *name, uint64_t start, uint64_t limit,

@@ -4,6 +4,7 @@
  * addresses sym_user.c's, ELF files sym_elf.c's. */
 #define _GNU_SOURCE   /* O_PATH */
 #include "host-tools/sym_internal.h"
+#include "host-tools/text_quote.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -119,9 +120,7 @@ static uint64_t hash_mix(uint64_t h, uint64_t v)
 
 void sym_clean(char *s)
 {
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            *s = '?';
+    text_clean(s);
 }
 
 struct str_probe {

@@ -22,7 +22,10 @@ static void put_event_header(FILE *out, const struct iv_set *s, unsigned int e, 
     for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
         snprintf(col, sizeof(col), "%s%s", name, parts[k]);
         fputc(sep, out);
-        csv_put_field(out, col, sep);
+        if (sep == '\t')
+            tsv_put_field(out, col);
+        else
+            csv_put_field(out, col, sep);
     }
 }
 
