@@ -43,8 +43,7 @@ int cmd_decode(int argc, char **argv)
     int status = log_input_decode(argv[0], argv[1], dec);
     if (status == VERTIGO_EXIT_OK)
         status = log_input_exit_status(argv[0], argv[1], dec);
-    if (fflush(stdout) != 0 && status == VERTIGO_EXIT_OK)
-        status = VERTIGO_EXIT_USAGE;
+    status = log_output_status(argv[0], status);
     free(dec);
     return status;
 }

@@ -14,13 +14,15 @@ struct export_format {
     const char *name;
     bool (*write)(FILE *out, const struct profile *p);
     bool binary;
+    /* Whether the format can hold the profile (NULL: any), else why not. */
+    bool (*fits)(const struct profile *p, char *err, size_t err_len);
 };
 
 static const struct export_format formats[] = {
-    { "pprof", export_pprof, true },
-    { "folded", export_folded, false },
-    { "csv", export_csv, false },
-    { "perfetto", export_perfetto, false },
+    { "pprof", export_pprof, true, export_pprof_fits },
+    { "folded", export_folded, false, NULL },
+    { "csv", export_csv, false, NULL },
+    { "perfetto", export_perfetto, false, NULL },
 };
 
 #define FORMAT_COUNT (sizeof(formats) / sizeof(formats[0]))
@@ -74,6 +76,11 @@ static int write_output(const struct profile *p, const char *input, const void *
     (void)input;
     if (!a->output && a->format->binary && isatty(STDOUT_FILENO)) {
         fprintf(stderr, "vertigo export: not writing %s to a terminal; use -o FILE\n", a->format->name);
+        return VERTIGO_EXIT_USAGE;
+    }
+    char why[256];
+    if (a->format->fits && !a->format->fits(p, why, sizeof(why))) {
+        fprintf(stderr, "vertigo export: %s\n", why);
         return VERTIGO_EXIT_USAGE;
     }
     FILE *out = a->output ? fopen(a->output, a->format->binary ? "wb" : "w") : stdout;

@@ -16,7 +16,7 @@ int intervals_run(const struct profile_cli_command *c, void *settings, int argc,
         return parsed;
     static struct iv_set s;
     int status = iv_load(&s, c->name, input);
-    if (status == VERTIGO_EXIT_OK || status == VERTIGO_EXIT_DAMAGED) {
+    if ((status == VERTIGO_EXIT_OK || status == VERTIGO_EXIT_DAMAGED) && !s.overflow.hit) {
         unsigned int ev[IV_EVENTS_MAX];
         int n = s.count ? iv_pick_events(&s, c->name, *events, ev) : -1;
         if (!s.count)

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "host-tools/profile_cli.h"
+#include "host-tools/log_input.h"
+#include "host-tools/out_of_memory.h"
 #include "host-tools/report_rows.h"
 #include "host-tools/vertigo.h"
 
@@ -46,7 +48,7 @@ static uint8_t *function_modes(const struct profile *p)
     uint32_t n = sym_function_count(p->sym);
     uint8_t *modes = malloc(n ? n : 1);
     if (!modes)
-        exit(VERTIGO_EXIT_USAGE);
+        vertigo_out_of_memory();
     memset(modes, LOG_MODE_COUNT, n);
     for (uint64_t i = 0; i < p->sample_count; i++)
         for (uint32_t k = 0; k < p->samples[i].depth; k++) {
@@ -116,7 +118,7 @@ static void print_domains(FILE *out, const struct profile *p)
 {
     uint64_t *per = calloc(DOMAIN_IDS_MAX + 1u, sizeof(*per));
     if (!per)
-        exit(VERTIGO_EXIT_USAGE);
+        vertigo_out_of_memory();
     bool passive = false;
     for (uint64_t i = 0; i < p->sample_count; i++) {
         uint32_t d = p->samples[i].domain;
@@ -297,7 +299,7 @@ static void print_by_mode(FILE *out, const struct profile *p)
     uint64_t *order = malloc((p->sample_count + 1) * sizeof(*order));
     uint64_t *per_event = calloc(p->event_count + 1u, sizeof(*per_event));
     if (!order || !per_event)
-        exit(VERTIGO_EXIT_USAGE);
+        vertigo_out_of_memory();
     for (uint64_t i = 0; i < p->sample_count; i++)
         order[i] = i;
     qsort_r(order, p->sample_count, sizeof(*order), by_mode_cmp, (void *)p);
@@ -462,7 +464,7 @@ static int write_report(const struct profile *p, const char *input, const void *
     struct report_options o = *(const struct report_options *)settings;
     o.source = input;
     report_write(stdout, p, &o);
-    return fflush(stdout) == 0 ? VERTIGO_EXIT_OK : VERTIGO_EXIT_USAGE;
+    return log_output_status("report", VERTIGO_EXIT_OK);
 }
 
 static const struct profile_cli_option report_cli_options[] = {

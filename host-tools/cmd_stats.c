@@ -243,6 +243,11 @@ int cmd_stats(int argc, char **argv)
     if (status == VERTIGO_EXIT_OK) {
         print_stats(s, &dec->totals);
         status = log_input_exit_status(argv[0], argv[1], dec);
+        log_overflow_print(stderr, argv[0], argv[1], &s->domains.overflow);
+        if (s->domains.overflow.hit && status == VERTIGO_EXIT_OK)
+            status = VERTIGO_EXIT_OVERFLOW;
+        if (status != VERTIGO_EXIT_NO_LOG)
+            status = log_output_status(argv[0], status);
     }
     free(dec);
     free(s);

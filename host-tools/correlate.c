@@ -30,6 +30,7 @@ double corr_pearson(const double *x, const double *y, uint64_t count)
 static bool row_used(const struct iv_row *r, const unsigned int *ev, unsigned int n,
                      const struct corr_range *range)
 {
+    /* tsc_start + tsc_span is the row's TSC (iv_add_row): no overflow */
     if (!r->instructions || r->tsc_start < range->tsc_from ||
         r->tsc_start + r->tsc_span > range->tsc_to || r->number < range->first ||
         r->number > range->last)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "host-tools/profile.h"
+#include "host-tools/out_of_memory.h"
 #include "host-tools/text_quote.h"
 #include "host-tools/vertigo.h"
 
@@ -80,7 +81,7 @@ bool export_csv(FILE *out, const struct profile *p)
 {
     struct csv_row *rows = calloc(p->sample_count + 1, sizeof(*rows));
     if (!rows)
-        exit(VERTIGO_EXIT_USAGE);
+        vertigo_out_of_memory();
     for (uint64_t i = 0; i < p->sample_count; i++) {
         const struct profile_sample *s = &p->samples[i];
         rows[i] = (struct csv_row){ s->event, s->domain, s->vcpu,

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "host-tools/perf_names.h"
+#include "host-tools/out_of_memory.h"
 #include "host-tools/profile.h"
 #include "host-tools/vertigo.h"
 
@@ -131,7 +132,7 @@ bool export_folded(FILE *out, const struct profile *p)
 {
     uint64_t *order = malloc((p->sample_count + 1) * sizeof(*order));
     if (!order)
-        exit(VERTIGO_EXIT_USAGE);
+        vertigo_out_of_memory();
     for (uint64_t i = 0; i < p->sample_count; i++)
         order[i] = i;
     qsort_r(order, p->sample_count, sizeof(*order), fold_cmp, (void *)p);

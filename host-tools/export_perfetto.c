@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "host-tools/profile.h"
+#include "host-tools/out_of_memory.h"
 #include "host-tools/text_quote.h"
 #include "host-tools/vertigo.h"
 
@@ -54,7 +55,7 @@ static struct track *collect_tracks(const struct profile *p, uint64_t *count)
     const struct profile_timeline *t = &p->timeline;
     struct track *tr = malloc((p->sample_count + t->point_count + 1) * sizeof(*tr));
     if (!tr)
-        exit(VERTIGO_EXIT_USAGE);
+        vertigo_out_of_memory();
     uint64_t n = 0;
     for (uint64_t i = 0; i < p->sample_count; i++)
         tr[n++] = (struct track){ p->samples[i].domain, p->samples[i].vcpu };
@@ -185,7 +186,7 @@ bool export_perfetto(FILE *out, const struct profile *p)
     uint64_t tracks, *leaf = malloc((p->sample_count + 1) * sizeof(*leaf));
     struct track *tr = collect_tracks(p, &tracks);
     if (!leaf)
-        exit(VERTIGO_EXIT_USAGE);
+        vertigo_out_of_memory();
     bool first = true;
     fputs("{\"displayTimeUnit\":\"ns\",\"stackFrames\":{", out);
     for (uint64_t i = 0, next = 1; i < p->sample_count; i++) {

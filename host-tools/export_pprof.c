@@ -12,11 +12,13 @@
  * first in a sample), with one line per function inlined there, and one
  * function per symbol; the first event's period (its mean where the
  * periods changed). Compressed with zlib (gzip). */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #include "host-tools/profile.h"
+#include "host-tools/out_of_memory.h"
 #include "host-tools/text_quote.h"
 #include "host-tools/vertigo.h"
 
@@ -124,7 +126,7 @@ static void strings_rehash(struct strings *t)
     t->slot_cap = t->slot_cap ? t->slot_cap * 2 : STRING_TABLE_MIN;
     t->slot = calloc(t->slot_cap, sizeof(*t->slot));
     if (!t->slot)
-        exit(VERTIGO_EXIT_USAGE);
+        vertigo_out_of_memory();
     for (size_t i = 0; i < t->count; i++) {
         size_t j = str_hash(t->list[i]) & (t->slot_cap - 1);
         while (t->slot[j])
@@ -146,7 +148,7 @@ static uint64_t str_id(struct strings *t, const char *s)
         t->cap = t->cap ? t->cap * 2 : STRING_TABLE_MIN;
         t->list = realloc(t->list, t->cap * sizeof(*t->list));
         if (!t->list)
-            exit(VERTIGO_EXIT_USAGE);
+            vertigo_out_of_memory();
     }
     t->list[t->count] = s;
     t->slot[j] = (uint32_t)++t->count;
@@ -167,7 +169,7 @@ static const char *str_keep(struct strings *t, const char *s)
     }
     char *copy = t->own ? strdup(s) : NULL;
     if (!copy)
-        exit(VERTIGO_EXIT_USAGE);
+        vertigo_out_of_memory();
     t->own[t->own_count++] = copy;
     str_id(t, copy);
     return copy;
@@ -259,7 +261,7 @@ static void image_facts(const struct profile *p, struct image_facts *f)
     f->knows = calloc(n + 1u, sizeof(*f->knows));
     f->user_samples = calloc(n + 1u, sizeof(*f->user_samples));
     if (!f->knows || !f->user_samples)
-        exit(VERTIGO_EXIT_USAGE);
+        vertigo_out_of_memory();
     for (uint64_t i = 0; i < p->sample_count; i++) {
         const struct profile_sample *s = &p->samples[i];
         for (uint32_t k = 0; k < s->depth; k++) {
@@ -293,7 +295,7 @@ static uint32_t *mapping_ids(const struct profile *p, const struct image_facts *
             main = i;
     uint32_t *id = calloc(n + 1u, sizeof(*id));
     if (!id)
-        exit(VERTIGO_EXIT_USAGE);
+        vertigo_out_of_memory();
     for (uint32_t i = 0, next = 2; i < n; i++)
         id[i] = i == main ? 1 : next++;
     return id;
@@ -327,7 +329,7 @@ static void put_mappings(struct pb *b, const struct profile *p, struct strings *
     uint32_t n = sym_image_count(p->sym);
     uint32_t *by_id = calloc(n + 1u, sizeof(*by_id));
     if (!by_id)
-        exit(VERTIGO_EXIT_USAGE);
+        vertigo_out_of_memory();
     for (uint32_t i = 0; i < n; i++)
         by_id[ids[i] - 1] = i;
     for (uint32_t k = 0; k < n; k++)
@@ -362,7 +364,7 @@ static void put_locations(struct pb *b, const struct profile *p, const uint32_t 
                 max = p->samples[i].frames[k] + 1;
     uint8_t *used = calloc(max + 1u, 1);
     if (!used)
-        exit(VERTIGO_EXIT_USAGE);
+        vertigo_out_of_memory();
     for (uint64_t i = 0; i < p->sample_count; i++)
         for (uint32_t k = 0; k < p->samples[i].depth; k++)
             used[p->samples[i].frames[k]] = 1;
@@ -477,6 +479,21 @@ static bool gzip_write(FILE *out, const uint8_t *data, size_t len)
     deflateEnd(&z);
     free(buf);
     return ok;
+}
+
+bool export_pprof_fits(const struct profile *p, char *err, size_t err_len)
+{
+    for (uint32_t e = 0; e < p->event_count; e++) {
+        const struct profile_event *ev = &p->events[e];
+        if (!ev->past_int64)
+            continue;
+        snprintf(err, err_len, "event '%s' counts %" PRIu64 " events, more than pprof's signed "
+                 "64-bit values hold (2^63 - 1; passed at the sample record at offset %" PRIu64
+                 "): export it as csv or folded, or choose another with --event", ev->name,
+                 ev->events, ev->int64_offset);
+        return false;
+    }
+    return true;
 }
 
 bool export_pprof(FILE *out, const struct profile *p)

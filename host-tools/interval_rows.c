@@ -10,8 +10,14 @@
 #include "host-tools/vertigo.h"
 #include "pmu/mux.h"
 
-void iv_add_row(struct iv_set *s, const struct log_interval *iv, uint64_t tsc)
+void iv_add_row(struct iv_set *s, const struct log_interval *iv, uint64_t tsc, uint64_t offset)
 {
+    if (tsc < iv->tsc_span) {           /* it would have started before TSC 0 */
+        log_overflow_note(&s->overflow, offset, "interval row of dom %u vcpu %u: its tsc_span "
+                          "%" PRIu64 " is more than its TSC %" PRIu64, iv->domain, iv->vcpu,
+                          iv->tsc_span, tsc);
+        return;
+    }
     if (s->count == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 256;
         struct iv_row *rows = realloc(s->rows, cap * sizeof(*rows));
@@ -25,7 +31,8 @@ void iv_add_row(struct iv_set *s, const struct log_interval *iv, uint64_t tsc)
     struct iv_row *r = &s->rows[s->count++];
     *r = (struct iv_row){ .domain = iv->domain, .vcpu = iv->vcpu, .number = iv->number,
                           .instructions = iv->instructions, .tsc_span = iv->tsc_span,
-                          .tsc_start = tsc - iv->tsc_span, .count = iv->count };
+                          .tsc_start = tsc - iv->tsc_span, .count = iv->count,
+                          .offset = offset };
     for (uint32_t e = 0; e < iv->count; e++) {     /* the decoder checked count */
         r->raw[e] = iv->events[e].raw;
         r->running[e] = iv->events[e].running;
@@ -46,7 +53,7 @@ static void on_record(void *user, const struct logdec_record *r)
 {
     struct iv_set *s = user;
     if (r->type == LOG_REC_INTERVAL) {
-        iv_add_row(s, &r->u.interval, r->tsc);
+        iv_add_row(s, &r->u.interval, r->tsc, r->offset);
     } else if (r->type == LOG_REC_EVENT_DESC && r->u.event_desc.event < IV_EVENTS_MAX) {
         const struct log_event_desc *ed = &r->u.event_desc;
         size_t n = ed->len < IV_NAME_MAX - 1 ? ed->len : IV_NAME_MAX - 1;
@@ -80,7 +87,9 @@ static void note_gap(struct iv_set *s, const struct iv_row *prev, const struct i
     uint64_t first = prev ? prev->number + 1 : 0;
     if (r->number <= first)
         return;
-    s->missing += r->number - first;
+    if (!log_add(&s->missing, r->number - first))
+        log_overflow_note(&s->overflow, r->offset, "interval row of dom %u vcpu %u: the rows "
+                          "missing before it add up past 2^64 - 1", r->domain, r->vcpu);
     if (err)
         fprintf(err, "vertigo %s: dom %u vcpu %u: intervals %" PRIu64 "..%" PRIu64
                 " missing (%" PRIu64 " rows lost)\n", cmd, r->domain, r->vcpu, first,
@@ -104,7 +113,9 @@ void iv_finish(struct iv_set *s, const char *cmd, FILE *err)
         x = prev ? x : 0;
         s->rows[kept] = *r;
         s->rows[kept].x_instructions = x;
-        x += r->instructions;
+        if (!log_add(&x, r->instructions))
+            log_overflow_note(&s->overflow, r->offset, "interval row of dom %u vcpu %u: the "
+                              "VCPU's instructions add up past 2^64 - 1", r->domain, r->vcpu);
         kept++;
     }
     s->count = kept;
@@ -136,6 +147,9 @@ int iv_load(struct iv_set *s, const char *cmd, const char *path)
     iv_finish(s, cmd, stderr);
     if (s->missing || s->repeated)
         status = VERTIGO_EXIT_DAMAGED;
+    log_overflow_print(stderr, cmd, path, &s->overflow);
+    if (s->overflow.hit)
+        status = VERTIGO_EXIT_OVERFLOW;
     return status;
 }
 

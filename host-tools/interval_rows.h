@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "host-tools/log_arith.h"
 #include "vertigo/log_format.h"
 
 #define IV_EVENTS_MAX    LOG_INTERVAL_EVENTS_MAX
@@ -30,6 +31,7 @@ struct iv_row {
     uint64_t tsc_start;         /* the record's TSC less its span */
     uint64_t tsc_span;
     uint64_t x_instructions;    /* the VCPU's instructions before this row */
+    uint64_t offset;            /* the record's offset in the log */
     uint32_t count;
     uint64_t raw[IV_EVENTS_MAX], running[IV_EVENTS_MAX], value[IV_EVENTS_MAX];
     uint8_t how[IV_EVENTS_MAX];
@@ -44,16 +46,21 @@ struct iv_set {
     uint64_t missing;           /* rows absent from the numbering */
     uint64_t repeated;          /* rows whose number came twice (dropped) */
     bool no_memory;
+    struct log_overflow overflow;   /* a row's TSC below its span, or a sum past 2^64 - 1 */
 };
 
 /* Reads the log at path ("-": stdin) into s. Returns an enum vertigo_exit:
  * OK, or DAMAGED (decoder problems, or rows missing from a VCPU's
  * numbering: each gap is named on stderr as "CMD: dom D vcpu V: intervals
- * A..B missing"), or the input's error. cmd prefixes the messages. */
+ * A..B missing"), or the input's error. cmd prefixes the messages. A row
+ * whose TSC is below its span, or missing rows or a VCPU's instructions
+ * adding up past 2^64 - 1, is an overflow (s->overflow, named on stderr,
+ * DAMAGED): the rows must not be written then. */
 int iv_load(struct iv_set *s, const char *cmd, const char *path);
 
-/* Adds one decoded row (iv_load's record callback); then iv_finish. */
-void iv_add_row(struct iv_set *s, const struct log_interval *iv, uint64_t tsc);
+/* Adds one decoded row, the record at offset (iv_load's record
+ * callback); then iv_finish. */
+void iv_add_row(struct iv_set *s, const struct log_interval *iv, uint64_t tsc, uint64_t offset);
 
 /* Sorts the rows, drops repeated ones, counts and names the gaps (to err,
  * if not NULL) and sets each row's x_instructions. */

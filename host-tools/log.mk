@@ -2,8 +2,9 @@
 # (one file per subcommand), the fixture generator and the log benchmark.
 LOG_PORTABLE_SRCS := vmm/log_crc.c vmm/log_varint.c vmm/log_encode.c vmm/log_ring.c vmm/log_emit.c
 # What every tool does with the values of a log: its text into each
-# output format (text_quote.c), its numbers summed with checks (log_arith.c).
-LOG_VALUE_SRCS := host-tools/text_quote.c host-tools/log_arith.c
+# output format (text_quote.c), its numbers summed with checks (log_arith.c),
+# and the message when memory runs out (out_of_memory.c).
+LOG_VALUE_SRCS := host-tools/text_quote.c host-tools/log_arith.c host-tools/out_of_memory.c
 # The checksum is the hypervisor's own code (vmm/log_crc.c: the SSE4.2
 # CRC32 instruction where the CPU has it), not a host variant.
 LOGDEC_SRCS := host-tools/logdec.c host-tools/logdec_fields.c host-tools/log_text.c \
@@ -24,7 +25,7 @@ tool_log-fixture-gen_SRCS := tests/fixtures/log/gen_fixtures.c tests/unit/test_l
 
 HEADERS_HOST += host-tools/logdec.h host-tools/log_text.h host-tools/log_input.h \
                 host-tools/vertigo.h host-tools/guest_pmu_text.h host-tools/stats_guest_pmu.h \
-                host-tools/stats_domains.h host-tools/log_arith.h
+                host-tools/stats_domains.h host-tools/log_arith.h host-tools/out_of_memory.h
 
 # Decoder throughput and encoded sizes (optimized, no sanitizers).
 BENCH_TARGETS += bench-log

@@ -55,6 +55,16 @@ int log_input_exit_status(const char *cmd, const char *path, const struct logdec
     return VERTIGO_EXIT_OK;
 }
 
+int log_output_status(const char *cmd, int status)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return status;
+    fprintf(stderr, "vertigo %s: standard output: %s\n", cmd,
+            errno ? strerror(errno) : "write error");
+    return VERTIGO_EXIT_USAGE;
+}
+
 enum log_args log_input_args(int argc, char **argv, const char *help)
 {
     if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {

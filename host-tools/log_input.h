@@ -14,6 +14,11 @@ int log_input_decode(const char *cmd, const char *path, struct logdec *dec);
  * stderr when the input held no log or was damaged. */
 int log_input_exit_status(const char *cmd, const char *path, const struct logdec *dec);
 
+/* Standard output flushed after a command wrote it: status, or
+ * VERTIGO_EXIT_USAGE after "vertigo CMD: standard output: REASON" when
+ * something could not be written (a full disk, a closed pipe). */
+int log_output_status(const char *cmd, int status);
+
 enum log_args {
     LOG_ARGS_OK,      /* argv[1] is the input */
     LOG_ARGS_HELP,    /* -h or --help: the usage went to stdout */

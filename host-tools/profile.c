@@ -1,6 +1,7 @@
 /* Sample aggregation (see profile.h): raw samples hashed by their
  * contents while the log streams in, symbolized once each at the end. */
 #include "host-tools/profile.h"
+#include "host-tools/out_of_memory.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@ struct raw_entry {
     uint64_t off;                    /* first key word in the arena */
     uint32_t words;
     uint64_t count;
+    uint64_t last_offset;            /* the log offset of its latest sample record */
 };
 
 struct event_name {
@@ -106,7 +108,7 @@ static void raw_rehash(struct profile_raw *r)
     uint64_t *hash = xrealloc(NULL, cap * sizeof(*hash));
     uint32_t *slot = calloc(cap, sizeof(*slot));
     if (!slot)
-        exit(VERTIGO_EXIT_USAGE);
+        vertigo_out_of_memory();
     for (size_t i = 0; i < r->tab_cap; i++) {
         if (!r->slot[i])
             continue;
@@ -123,8 +125,8 @@ static void raw_rehash(struct profile_raw *r)
     r->tab_cap = cap;
 }
 
-/* Counts the key; returns its entry's index. */
-static size_t raw_add(struct profile_raw *r, const uint64_t *key, uint32_t words)
+/* Counts the key of the sample record at offset; returns its entry's index. */
+static size_t raw_add(struct profile_raw *r, const uint64_t *key, uint32_t words, uint64_t offset)
 {
     if ((r->count + 1) * 2 > r->tab_cap)
         raw_rehash(r);
@@ -135,13 +137,14 @@ static size_t raw_add(struct profile_raw *r, const uint64_t *key, uint32_t words
         if (r->hash[i] == h && e->words == words &&
             !memcmp(&r->arena[e->off], key, words * sizeof(*key))) {
             e->count++;
+            e->last_offset = offset;
             return r->slot[i] - 1;
         }
     }
     r->arena = reserve(r->arena, &r->arena_cap, r->arena_len + words, sizeof(*r->arena));
     memcpy(&r->arena[r->arena_len], key, words * sizeof(*key));
     r->ents = reserve(r->ents, &r->cap, r->count + 1, sizeof(*r->ents));
-    r->ents[r->count] = (struct raw_entry){ r->arena_len, words, 1 };
+    r->ents[r->count] = (struct raw_entry){ r->arena_len, words, 1, offset };
     r->arena_len += words;
     r->hash[i] = h;
     r->slot[i] = (uint32_t)++r->count;
@@ -213,7 +216,8 @@ static const struct log_user_stack *user_stack_of(struct profile_raw *r, uint16_
  * [mode|has_cr3<<8|addrs<<16|identity_seq<<32] [cr3] [period, 0: none yet]
  * addrs... The identity position is kept for every sample with a CR3 (a
  * kernel sample's CR3 names the process it interrupted too). */
-static void sample_record(struct profile *p, const struct log_sample *s, uint16_t cpu, uint64_t tsc)
+static void sample_record(struct profile *p, const struct log_sample *s, uint16_t cpu, uint64_t tsc,
+                          uint64_t offset)
 {
     uint64_t key[KEY_MAX_WORDS];
     uint32_t jit_seq = s->mode == LOG_MODE_GUEST_USER ? sym_jit_seq_at(p->sym, s->domain, tsc) : 0;
@@ -240,7 +244,7 @@ static void sample_record(struct profile *p, const struct log_sample *s, uint16_
     key[4] = period_now(p->raw, s->event, s->domain, s->vcpu);
     key[KEY_FIXED_WORDS] = s->rip;
     memcpy(&key[KEY_FIXED_WORDS + 1], stack, depth * sizeof(stack[0]));
-    size_t entry = raw_add(p->raw, key, KEY_FIXED_WORDS + 1 + depth);
+    size_t entry = raw_add(p->raw, key, KEY_FIXED_WORDS + 1 + depth, offset);
     if (p->keep_timeline)
         timeline_add_sample(&p->timeline, tsc, entry);
     p->raw_samples++;
@@ -313,7 +317,7 @@ void profile_record(void *user, const struct logdec_record *r)
     struct profile *p = user;
     note_domains(p->domains, r);
     if (r->type == LOG_REC_SAMPLE)
-        sample_record(p, &r->u.sample, r->cpu, r->tsc);
+        sample_record(p, &r->u.sample, r->cpu, r->tsc, r->offset);
     else if (r->type == LOG_REC_USER_STACK)
         user_stack_record(p->raw, r->cpu, &r->u.user_stack);
     else if (r->type == LOG_REC_SYMBOLS)
@@ -515,6 +519,26 @@ static uint64_t sample_period(struct profile *p, const uint64_t *key, struct pro
     return period;
 }
 
+/* The events a sample stands for (its count times its period) added to
+ * its event's, checked: every other sum or product of them a writer makes
+ * (a CSV row's events, a pprof value) is at most the event's, so this is
+ * the one check they need. The offset where the event's events first
+ * pass 2^63 - 1 is kept for pprof, whose values are signed. */
+static void add_events(struct profile *p, struct profile_event *e, const struct profile_sample *s,
+                       uint64_t offset)
+{
+    uint64_t events;
+    if (!log_mul(s->count, s->period, &events) || !log_add(&e->events, events)) {
+        log_overflow_note(&p->overflow, offset, "sample of event '%s': the events its samples "
+                          "stand for (samples x period) add up past 2^64 - 1", e->name);
+        return;
+    }
+    if (e->events > INT64_MAX && !e->past_int64) {
+        e->past_int64 = true;
+        e->int64_offset = offset;
+    }
+}
+
 static void resolve_all(struct profile *p)
 {
     struct profile_raw *r = p->raw;
@@ -543,8 +567,8 @@ static void resolve_all(struct profile *p)
             to_sample[i] = p->sample_count;
         p->sample_count++;
         frames_used += s->depth;
-        p->events[ev].total += s->count;
-        p->events[ev].events += s->count * s->period;
+        p->events[ev].total += s->count;         /* counts of records: below 2^64 */
+        add_events(p, &p->events[ev], s, r->ents[i].last_offset);
         p->total += s->count;
     }
     if (to_sample)
@@ -558,6 +582,11 @@ bool profile_finish(struct profile *p, const char *event, char *err, size_t err_
     if (!filter_events(p, event, err, err_len))
         return false;
     resolve_all(p);
+    if (p->overflow.hit) {
+        snprintf(err, err_len, "the record at offset %" PRIu64 ": %s (the log is corrupt)",
+                 p->overflow.offset, p->overflow.what);
+        return false;
+    }
     for (uint64_t i = 1; i < p->sample_count && !p->several_domains; i++)
         p->several_domains = p->samples[i].domain != p->samples[0].domain;
     return true;
@@ -666,6 +695,10 @@ int profile_complete(struct profile *p, const char *cmd, const char *path,
     check_vertigo_elf(p, cmd, o);
     if (!sym_check_domains(p->sym, err, sizeof(err)) ||
         !profile_finish(p, o->event, err, sizeof(err))) {
+        if (p->overflow.hit) {
+            log_overflow_print(stderr, cmd, path, &p->overflow);
+            return VERTIGO_EXIT_OVERFLOW;
+        }
         fprintf(stderr, "vertigo %s: %s\n", cmd, err);
         return VERTIGO_EXIT_USAGE;
     }

@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "host-tools/domain_names.h"
+#include "host-tools/log_arith.h"
 #include "host-tools/logdec.h"
 #include "host-tools/profile_timeline.h"
 #include "host-tools/symbolize.h"
@@ -50,6 +51,8 @@ struct profile_event {
     uint64_t period;             /* the period of all its samples; 0 if they differ */
     bool period_known;           /* the log gave a period (event-period records);
                                     if not, each sample counts as one event */
+    bool past_int64;             /* events passed 2^63 - 1 (pprof's values are signed) */
+    uint64_t int64_offset;       /* ... at the sample record of this offset */
 };
 
 /* A distinct sample and how many times it occurred. */
@@ -95,6 +98,7 @@ struct profile {
     bool keep_timeline;          /* profile_options.timeline */
     struct profile_timeline timeline;   /* with keep_timeline, after profile_finish */
     struct profile_loss loss;
+    struct log_overflow overflow;   /* an event's events passed 2^64 - 1 (log_arith.h) */
 };
 
 /* Prepares p and its symbolizer. Returns false with a message in err
@@ -111,9 +115,10 @@ void profile_record(void *user, const struct logdec_record *r);
 extern const struct logdec_callbacks profile_decoder_callbacks;
 
 /* Applies the event filter and symbolizes. Returns false with a message
- * in err when the filter names an event absent from the log, or when
- * there is no filter and the samples name more than PROFILE_EVENTS_MAX
- * events. */
+ * in err when the filter names an event absent from the log, when there
+ * is no filter and the samples name more than PROFILE_EVENTS_MAX events,
+ * or when an event's samples stand for more than 2^64 - 1 events
+ * (p->overflow names the record). */
 bool profile_finish(struct profile *p, const char *event, char *err, size_t err_len);
 
 /* The name an event id of the log was last described with (event-desc
@@ -128,7 +133,8 @@ void profile_free(struct profile *p);
  * "vertigo CMD: ..." diagnostics to stderr and returns an enum
  * vertigo_exit: OK, USAGE (bad option value, I/O error, unknown event, a
  * limit), NO_LOG, or DAMAGED (the profile is still complete for what was
- * read). */
+ * read, unless p->overflow.hit: an event's events passed 2^64 - 1, and
+ * nothing may be written). */
 int profile_load(struct profile *p, const char *cmd, const char *path,
                  const struct profile_options *o);
 
@@ -196,6 +202,9 @@ void report_write(FILE *out, const struct profile *p, const struct report_option
 
 /* Gzipped pprof profile.proto (export_pprof.c). Returns false on I/O error. */
 bool export_pprof(FILE *out, const struct profile *p);
+/* Whether pprof can hold p: its values are signed 64-bit, so no event's
+ * events may pass 2^63 - 1. False with the event and the record in err. */
+bool export_pprof_fits(const struct profile *p, char *err, size_t err_len);
 /* Folded stacks "root;caller;leaf COUNT" (export_folded.c). */
 bool export_folded(FILE *out, const struct profile *p);
 /* CSV, one row per (event, domain, VCPU, mode, image, symbol) (export_csv.c). */

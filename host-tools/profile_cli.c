@@ -224,7 +224,7 @@ int profile_cli_run(const struct profile_cli_command *c, void *settings, int arg
         return parsed;
     struct profile p;
     int status = profile_load(&p, c->name, input, &po);
-    if (status == VERTIGO_EXIT_OK || status == VERTIGO_EXIT_DAMAGED) {
+    if ((status == VERTIGO_EXIT_OK || status == VERTIGO_EXIT_DAMAGED) && !p.overflow.hit) {
         int written = c->write(&p, input, settings);
         if (written != VERTIGO_EXIT_OK)
             status = written;

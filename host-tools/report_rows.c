@@ -1,6 +1,7 @@
 /* The rows of `vertigo report` (see report_rows.h). */
 #define _GNU_SOURCE   /* qsort_r */
 #include "host-tools/report_rows.h"
+#include "host-tools/out_of_memory.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,7 @@ static uint32_t row_of(struct report_table *t, const struct profile_sample *s, u
     }
     uint64_t *counts = calloc(2 * (size_t)ev + 1, sizeof(*counts));
     if (!counts)
-        exit(VERTIGO_EXIT_USAGE);
+        vertigo_out_of_memory();
     t->counts[i] = counts;
     key.self_ev = counts;
     key.children_ev = counts + ev;

@@ -18,17 +18,28 @@ static struct stats_domain *domain_of(struct stats_domains *s, uint32_t id)
     return &s->domains[s->count++];
 }
 
-static void add_vcpu_stats(struct stats_domain *d, const struct log_vcpu_stats *vs)
+/* Adds a VCPU's counts to its domain's, all or none: a sum that would
+ * pass 2^64 - 1 leaves the domain's sums as they were and marks them
+ * unknown from that record on (log_arith.h). */
+static void add_vcpu_stats(struct stats_domains *s, struct stats_domain *d,
+                           const struct log_vcpu_stats *vs, uint64_t offset)
 {
+    struct stats_domain sum = *d;
+    bool ok = !d->overflow && log_add(&sum.exits, vs->exits) &&
+              log_add(&sum.switches, vs->switches) && log_add(&sum.switch_ticks, vs->switch_ticks);
+    for (uint32_t i = 0; ok && i < vs->count; i++)      /* the decoder checked count */
+        ok = log_add(vs->reasons[i].id < SWEVENT_EXIT_REASONS ? &sum.by_reason[vs->reasons[i].id]
+                                                             : &sum.reasons_beyond,
+                     vs->reasons[i].value);
     d->vcpu_stats++;
-    d->exits += vs->exits;
-    d->switches += vs->switches;
-    d->switch_ticks += vs->switch_ticks;
-    for (uint32_t i = 0; i < vs->count; i++) {      /* the decoder checked count */
-        if (vs->reasons[i].id < SWEVENT_EXIT_REASONS)
-            d->by_reason[vs->reasons[i].id] += vs->reasons[i].value;
-        else
-            d->reasons_beyond += vs->reasons[i].value;
+    if (ok) {
+        sum.vcpu_stats = d->vcpu_stats;
+        *d = sum;
+    } else if (!d->overflow) {
+        d->overflow = true;
+        d->overflow_offset = offset;
+        log_overflow_note(&s->overflow, offset, "vcpu-stats of domain %u: its exits or switches "
+                          "add up past 2^64 - 1", d->id);
     }
 }
 
@@ -54,7 +65,7 @@ void stats_domains_add(struct stats_domains *s, const struct logdec_record *r)
         return;
     case LOG_REC_VCPU_STATS:
         if ((d = domain_of(s, r->u.vcpu_stats.domain)))
-            add_vcpu_stats(d, &r->u.vcpu_stats);
+            add_vcpu_stats(s, d, &r->u.vcpu_stats, r->offset);
         return;
     default:
         return;
@@ -97,6 +108,11 @@ static void print_domain(FILE *out, const struct stats_domains *s, const struct 
     fputc('\n', out);
     if (!d->vcpu_stats) {
         fprintf(out, "    exits and switches: not logged (the domain did not end in this log)\n");
+        return;
+    }
+    if (d->overflow) {
+        fprintf(out, "    exits and switches: unknown (they add up past 2^64 - 1 at the "
+                "vcpu-stats record at offset %" PRIu64 ")\n", d->overflow_offset);
         return;
     }
     fprintf(out, "    exits %" PRIu64, d->exits);

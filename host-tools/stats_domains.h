@@ -3,7 +3,9 @@
  * its VCPUs, its samples by mode, whether it is passive (shipped no
  * symbols), and from its vcpu-stats records (written when it ended) its
  * VM exits, the most frequent exit reasons, and its VCPU switches with the
- * TSC ticks their PMU work took. Fed the decoded records one by one. */
+ * TSC ticks their PMU work took. Fed the decoded records one by one.
+ * The sums are checked: a domain whose sums would pass 2^64 - 1 shows
+ * them as unknown, naming the record, and `overflow` holds the first. */
 #ifndef HOST_TOOLS_STATS_DOMAINS_H
 #define HOST_TOOLS_STATS_DOMAINS_H
 
@@ -12,6 +14,7 @@
 #include <stdio.h>
 
 #include "host-tools/domain_names.h"
+#include "host-tools/log_arith.h"
 #include "host-tools/logdec.h"
 #include "pmu/swevents.h"
 
@@ -25,6 +28,8 @@ struct stats_domain {
     uint64_t exits, switches, switch_ticks;
     uint64_t by_reason[SWEVENT_EXIT_REASONS];
     uint64_t reasons_beyond;            /* exits of reasons past the table */
+    bool overflow;                      /* a sum passed 2^64 - 1: the sums are unknown */
+    uint64_t overflow_offset;           /* at the record of this offset */
 };
 
 struct stats_domains {
@@ -32,6 +37,7 @@ struct stats_domains {
     uint32_t count;
     struct stats_domain domains[STATS_DOMAINS_MAX];
     uint64_t records_not_shown;         /* records of domains beyond the table */
+    struct log_overflow overflow;       /* the first sum that passed 2^64 - 1 */
 };
 
 /* Takes r (samples, symbols, life-cycle, config and vcpu-stats records). */

@@ -18,6 +18,10 @@ enum vertigo_exit {
     VERTIGO_EXIT_NO_LOG = 4,    /* the input holds no Vertigo log */
 };
 
+/* Values of the log whose sum or product passes 2^64 - 1 (log_arith.h):
+ * the log is corrupt, as for any record out of range. */
+#define VERTIGO_EXIT_OVERFLOW VERTIGO_EXIT_DAMAGED
+
 struct vertigo_command {
     const char *name;
     /* argv[0] is the subcommand name; returns an enum vertigo_exit. */

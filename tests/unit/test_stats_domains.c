@@ -94,3 +94,29 @@ TEST(no_domain_prints_nothing_and_extra_domains_are_counted)
     CHECK_EQ(stats.count, STATS_DOMAINS_MAX);
     CHECK_EQ(stats.records_not_shown, 3);
 }
+
+/* Two VCPUs of 2^63 exits each: their sum does not fit in 64 bits, so the
+ * domain's exits are unknown, with the record named, never a wrapped 0. */
+TEST(exit_sums_past_64_bits_are_an_error_naming_the_record)
+{
+    memset(&stats, 0, sizeof(stats));
+    union log_record_value u = { .vcpu_stats = { .domain = 3, .exits = 1ull << 63,
+                                                 .count = 1, .reasons = { { 10, 1ull << 63 } } } };
+    struct logdec_record r = { .type = LOG_REC_VCPU_STATS, .offset = 100 };
+    memcpy(&r.u, &u, sizeof(r.u));
+    stats_domains_add(&stats, &r);
+    r.offset = 200;
+    r.u.vcpu_stats.vcpu = 1;
+    stats_domains_add(&stats, &r);
+    CHECK(stats.overflow.hit);
+    CHECK_EQ(stats.overflow.offset, 200);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    stats_domains_print(out, &stats);
+    fclose(out);
+    CHECK(strstr(text, "exits and switches: unknown (they add up past 2^64 - 1 at the vcpu-stats "
+                       "record at offset 200)") != NULL);
+    CHECK(!strstr(text, "exits 0"));
+    free(text);
+}
