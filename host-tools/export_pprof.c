@@ -41,6 +41,7 @@ enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FI
 #define GZIP_WINDOW_BITS (15 + 16)   /* zlib: 32 KiB window, gzip wrapper */
 #define ZLIB_MEM_LEVEL 8
 #define STRING_TABLE_MIN 1024u
+#define MAPPING_NAME_MAX 4096u       /* bytes of an image name kept (maps lines are shorter) */
 
 struct pb {
     uint8_t *data;
@@ -301,17 +302,76 @@ static uint32_t *mapping_ids(const struct profile *p, const struct image_facts *
     return id;
 }
 
+/* path with "." and ".." components resolved as the guest's kernel
+ * resolves them lexically (".." at the root stays there) and repeated
+ * slashes joined, into out (size bytes). pprof joins a mapping's name to
+ * its binary search path ($HOME/pprof/binaries): a name climbing out with
+ * ".." would reach any host file. */
+static void normalize_path(const char *path, char *out, size_t size)
+{
+    size_t len = 0, n;
+    bool absolute = path[0] == '/';
+    out[0] = '\0';
+    for (const char *c = path; *c; c += n) {
+        c += strspn(c, "/");
+        n = strcspn(c, "/");
+        if (!n || (n == 1 && c[0] == '.'))
+            continue;
+        if (n == 2 && c[0] == '.' && c[1] == '.') {
+            char *slash = strrchr(out, '/');
+            len = slash ? (size_t)(slash - out) : 0;
+            out[len] = '\0';
+            continue;
+        }
+        if (len + 1 + n + 1 > size)
+            break;
+        if (len || absolute)
+            out[len++] = '/';
+        memcpy(out + len, c, n);
+        len += n;
+        out[len] = '\0';
+    }
+    if (!len && absolute)
+        snprintf(out, size, "/");
+}
+
+/* The mapping's file name. pprof opens it to symbolize (unless the
+ * mapping says it has functions, or -symbolize=none) and looks for it
+ * under its search path: so a guest image names a host path only when
+ * Vertigo read it from the --guest-root the user gave (it has an ELF
+ * file), and then without "..". Any other guest image (a path no root
+ * held, a JIT map) is named with its last component in brackets,
+ * "/usr/lib/[libc.so.6]", which pprof takes for a name it never opens
+ * (as "[vdso]"); names in brackets already ("[kernel.kallsyms]",
+ * "[anon]") stay. */
+static void mapping_file(const struct sym_image *img, char *out, size_t size)
+{
+    char path[MAPPING_NAME_MAX];
+    normalize_path(img->name, path, sizeof(path));
+    char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+    if (img->elf || img->name[0] == '[') {
+        snprintf(out, size, "%s", img->elf ? path : img->name);
+        return;
+    }
+    if (!*base) {                     /* "/": names no file at all */
+        snprintf(out, size, "[no file]");
+        return;
+    }
+    snprintf(out, size, "%.*s[%s]", (int)(base - path), path, base);
+}
+
 static void put_mapping(struct pb *b, const struct profile *p, struct strings *st, uint32_t i,
                         uint32_t id, uint8_t knows)
 {
     struct pb m = { 0 };
     const struct sym_image *img = sym_image(p->sym, i);
-    char build_id[2 * LOG_BUILD_ID_SIZE + 1];
+    char build_id[2 * LOG_BUILD_ID_SIZE + 1], file[MAPPING_NAME_MAX + 2];
+    mapping_file(img, file, sizeof(file));
     pb_uint(&m, MAPPING_ID, id);
     pb_uint(&m, MAPPING_START, img->start);
     pb_uint(&m, MAPPING_LIMIT, img->limit);
     pb_uint(&m, MAPPING_OFFSET, img->file_offset);
-    pb_uint(&m, MAPPING_FILENAME, str_id(st, img->name));
+    pb_uint(&m, MAPPING_FILENAME, str_id(st, str_keep(st, file)));
     if (sym_image_build_id(p->sym, i, build_id))
         pb_uint(&m, MAPPING_BUILD_ID, str_id(st, str_keep(st, build_id)));
     pb_uint(&m, MAPPING_HAS_FUNCTIONS, (knows & KNOWS_FUNCTIONS) != 0);

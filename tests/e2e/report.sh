@@ -270,4 +270,25 @@ done
 grep -qE "escape|abs\.so|passwd|hostname|/dev/zero|/proc" "$out/h-paths.txt.err" &&
     fail "hostile root: nothing outside the root read" "$(cat "$out/h-paths.txt.err")" ||
     pass "hostile root: nothing outside the root read"
+
+# pprof of the hostile paths without a guest root: go tool pprof, which
+# opens a mapping's file to symbolize it and looks for it under its
+# search path ($HOME/pprof/binaries), opens nothing the guest named
+# (strace: no path of the maps, /etc/passwd through "..", outside that
+# directory), and the mappings are named in brackets.
+if command -v go >/dev/null && command -v strace >/dev/null; then
+    "$V" export --format pprof -o "$out/h-paths-noroot.pb.gz" "$(hostile paths 5)" 2>/dev/null
+    mkdir -p "$out/pprof-home"
+    ( cd "$out/pprof-home" && HOME="$PWD" GOFLAGS= strace -f -qq -e trace=openat,open -o trace.txt \
+          go tool pprof -raw "../h-paths-noroot.pb.gz" >raw.txt 2>&1 )
+    opened=$(grep -E 'passwd|hostname|fifo\.so|loop\.so|escape\.so|abs\.so|trunc\.so|text\.so|/dev/zero|/proc/self/mem|/bin/workload' \
+             "$out/pprof-home/trace.txt" | grep -v "$out/pprof-home/pprof/binaries/" | head -3)
+    named=$(gunzip -c "$out/h-paths-noroot.pb.gz" | protoc --decode perftools.profiles.Profile \
+            -I tests/fixtures/pprof profile.proto | grep -cE '^string_table: "(/etc/\[passwd\]|/lib/\[fifo\.so\]|/bin/\[workload\])"$')
+    [ -z "$opened" ] && [ "$named" = 3 ] && grep -q '/etc/\[passwd\]' "$out/pprof-home/raw.txt" &&
+        pass "pprof without a guest root: go tool pprof -raw opens no file the guest's maps name (/etc/[passwd])" ||
+        fail "pprof without a guest root: host files opened" "${opened:-mappings named $named of 3}"
+else
+    fail "pprof without a guest root" "go or strace is not installed (host-tools/setup-deps installs them)"
+fi
 exit $E2E_FAILED
