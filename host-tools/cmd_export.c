@@ -34,8 +34,11 @@ struct export_args {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: vertigo export --format pprof|folded|csv|perfetto [-o FILE] [--guest-root DIR]\n"
-                 "                      [--kallsyms FILE] [--vertigo-elf FILE] [--event E] FILE|-\n%s"
+    fprintf(out, "usage: vertigo export --format pprof|folded|csv|perfetto [-o FILE] [-q]\n"
+                 "                      [--time RANGES] [-e E] [-c C] [--pids P] [-d D] [-S S]\n"
+                 "                      [--guest-root [DOM=]DIR] [--kallsyms [DOM=]FILE]\n"
+                 "                      [--vertigo-elf FILE] [-i] FILE|-\n"
+                 "Writes the profile of a log in a format other tools read.\n%s"
                  "  --format F          pprof (gzipped profile.proto), folded (flame-graph\n"
                  "                      stacks), csv (one row per event/domain/vcpu/mode/symbol),\n"
                  "                      perfetto (Chrome Trace Event JSON: samples in time order\n"

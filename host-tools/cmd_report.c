@@ -355,11 +355,18 @@ void report_write(FILE *out, const struct profile *p, const struct report_option
     uint8_t *modes = function_modes(p);
     struct key_columns c;
     key_columns(&c, &t);
-    print_header(out, p, o);
-    print_columns(out, &t, &c);
-    for (uint32_t i = 0; i < t.row_count; i++)
-        if (row_shown(&t, &t.rows[i]))
-            print_row(out, &t, &t.rows[i], &c, modes);
+    if (!p->quiet) {
+        print_header(out, p, o);
+        print_columns(out, &t, &c);
+    }
+    for (uint32_t i = 0; i < t.row_count; i++) {
+        const struct report_row *r = &t.rows[i];
+        if (!row_shown(&t, r))
+            continue;
+        print_row(out, &t, r, &c, modes);
+        if (r->graph != UINT32_MAX)
+            callgraph_print(out, &t.graph, r->graph, p->sym, p->total, &o->call_graph);
+    }
     if (o->by_mode)
         print_by_mode(out, p);
     free(modes);
@@ -370,16 +377,26 @@ void report_write(FILE *out, const struct profile *p, const struct report_option
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: vertigo report [--sort samples|KEY[,KEY...]] [--children] [--by-mode]\n"
-                 "                      [--percent-limit P] [--guest-root DIR] [--kallsyms FILE]\n"
-                 "                      [--vertigo-elf FILE] [--event E] [--comm C] [--pid P]\n"
-                 "                      [--dso D] FILE|-\n%s"
-                 "  --sort KEYS         rows by perf's keys: comm, pid, dso, sym (also command,\n"
+    fprintf(out, "usage: vertigo report [-s samples|KEY[,KEY...]] [--children|--no-children]\n"
+                 "                      [-g TYPE[,THRESHOLD][,ORDER]] [-G] [--by-mode] [-n]\n"
+                 "                      [--percent-limit P] [-q] [--time RANGES] [-e E] [-c C]\n"
+                 "                      [--pids P] [-d D] [-S S] [--guest-root [DOM=]DIR]\n"
+                 "                      [--kallsyms [DOM=]FILE] [--vertigo-elf FILE] [-i] FILE|-\n"
+                 "The symbolized flat profile of a log, as perf report --stdio prints it.\n%s"
+                 "  -s, --sort KEYS     rows by perf's keys: comm, pid, dso, sym (also command,\n"
                  "                      shared_object, image, symbol) and domain (by name),\n"
                  "                      comma-combined, or\n"
                  "                      samples: one row per image and function; default\n"
                  "                      comm,dso,sym when the log names processes, else samples\n"
                  "  --children          inclusive shares from call stacks (perf --children)\n"
+                 "  --no-children       self shares only (the default)\n"
+                 "  -g, --call-graph T  call chains under each row: TYPE graph (a tree, shares\n"
+                 "                      of all samples), fractal (shares of the parent), flat,\n"
+                 "                      folded or none; THRESHOLD in percent (default 0.5);\n"
+                 "                      ORDER callee (from the row's function to its callers)\n"
+                 "                      or caller (the reverse; the default with --children)\n"
+                 "  -G, --inverted      caller order (perf's -G)\n"
+                 "  -n, --show-nr-samples  the Samples column (always shown)\n"
                  "  --by-mode           add a table by domain, VCPU and mode\n"
                  "  --percent-limit P   hide rows below P percent\n",
             profile_options_help);
@@ -451,6 +468,43 @@ static bool set_children(void *settings, const char *unused)
     return true;
 }
 
+static bool set_no_children(void *settings, const char *unused)
+{
+    (void)unused;
+    ((struct report_options *)settings)->children = false;
+    return true;
+}
+
+static bool set_call_graph(void *settings, const char *v)
+{
+    struct report_options *o = settings;
+    enum callgraph_order order = o->call_graph.order;
+    char err[256];
+    if (!callgraph_parse(&o->call_graph, v, err, sizeof(err))) {
+        fprintf(stderr, "vertigo report: %s\n", err);
+        return false;
+    }
+    if (o->call_graph.order == CALLGRAPH_ORDER_DEFAULT)   /* -G before -g stays */
+        o->call_graph.order = order;
+    return true;
+}
+
+static bool set_inverted(void *settings, const char *unused)
+{
+    struct report_options *o = settings;
+    (void)unused;
+    o->call_graph.order = CALLGRAPH_CALLER;
+    if (o->call_graph.mode == CALLGRAPH_NONE)
+        o->call_graph.mode = CALLGRAPH_GRAPH;
+    return true;
+}
+
+static bool set_show_samples(void *settings, const char *unused)
+{
+    (void)settings, (void)unused;
+    return true;
+}
+
 static bool set_by_mode(void *settings, const char *unused)
 {
     (void)unused;
@@ -469,8 +523,12 @@ static int write_report(const struct profile *p, const char *input, const void *
 
 static const struct profile_cli_option report_cli_options[] = {
     { "--children", false, set_children },
+    { "--no-children", false, set_no_children },
+    { "--call-graph|-g", true, set_call_graph },
+    { "--inverted|-G", false, set_inverted },
+    { "--show-nr-samples|-n", false, set_show_samples },
     { "--by-mode", false, set_by_mode },
-    { "--sort", true, set_sort },
+    { "--sort|-s", true, set_sort },
     { "--percent-limit", true, set_percent_limit },
 };
 
@@ -484,6 +542,9 @@ static const struct profile_cli_command report_command = {
 
 int cmd_report(int argc, char **argv)
 {
-    struct report_options ro = { .sort = REPORT_SORT_DEFAULT };
+    struct report_options ro = {
+        .sort = REPORT_SORT_DEFAULT,
+        .call_graph = { CALLGRAPH_NONE, CALLGRAPH_ORDER_DEFAULT, CALLGRAPH_THRESHOLD_DEFAULT },
+    };
     return profile_cli_run(&report_command, &ro, argc, argv);
 }

@@ -496,7 +496,7 @@ static bool in_list(const char *list, const char *item)
     return false;
 }
 
-/* Whether s passes the --comm, --pid and --dso filters. */
+/* Whether s passes the --comms, --pids, --dsos and --symbols filters. */
 static bool sample_wanted(const struct profile *p, const struct profile_sample *s)
 {
     char pid[16];
@@ -504,7 +504,33 @@ static bool sample_wanted(const struct profile *p, const struct profile_sample *
     const struct sym_frame *leaf = sym_frame(p->sym, s->frames[0]);
     return (!p->filter.comm || in_list(p->filter.comm, s->process.comm)) &&
            (!p->filter.pid || in_list(p->filter.pid, pid)) &&
-           (!p->filter.dso || in_list(p->filter.dso, sym_image(p->sym, leaf->image)->name));
+           (!p->filter.dso || in_list(p->filter.dso, sym_image(p->sym, leaf->image)->name)) &&
+           (!p->filter.symbols ||
+            in_list(p->filter.symbols, sym_function(p->sym, leaf->function)->name));
+}
+
+/* --time: the occurrences outside the ranges leave the timeline and their
+ * raw entries' counts (percentages are of the first to the last sample's
+ * time, every sample decoded). */
+static void filter_time(struct profile *p)
+{
+    struct profile_timeline *t = &p->timeline;
+    if (!p->filter.time.count || !t->occ_count)
+        return;
+    uint64_t first = UINT64_MAX, last = 0;
+    for (uint64_t i = 0; i < t->occ_count; i++) {
+        first = t->occ[i].tsc < first ? t->occ[i].tsc : first;
+        last = t->occ[i].tsc > last ? t->occ[i].tsc : last;
+    }
+    time_filter_resolve(&p->filter.time, timeline_ns(first, p->tsc_hz), timeline_ns(last, p->tsc_hz));
+    uint64_t kept = 0;
+    for (uint64_t i = 0; i < t->occ_count; i++) {
+        if (time_filter_keeps(&p->filter.time, timeline_ns(t->occ[i].tsc, p->tsc_hz)))
+            t->occ[kept++] = t->occ[i];
+        else
+            p->raw->ents[t->occ[i].sample].count--;
+    }
+    t->occ_count = kept;
 }
 
 /* A sample's period: the one in force when it arrived, else the event's
@@ -551,7 +577,7 @@ static void resolve_all(struct profile *p)
         int ev = event_index(p, (uint32_t)(key[1] >> 32));
         if (to_sample)
             to_sample[i] = TIMELINE_DROPPED;
-        if (ev < 0)
+        if (ev < 0 || !r->ents[i].count)     /* another event, or every one out of --time */
             continue;
         struct profile_sample *s = &p->samples[p->sample_count];
         *s = (struct profile_sample){
@@ -581,6 +607,7 @@ bool profile_finish(struct profile *p, const char *event, char *err, size_t err_
     collect_events(p);
     if (!filter_events(p, event, err, err_len))
         return false;
+    filter_time(p);
     resolve_all(p);
     if (p->overflow.hit) {
         snprintf(err, err_len, "the record at offset %" PRIu64 ": %s (the log is corrupt)",
@@ -612,10 +639,14 @@ bool profile_init(struct profile *p, const struct profile_options *o, char *err,
     memset(p, 0, sizeof(*p));
     if (o->pid && !pids_ok(o->pid, err, err_len))
         return false;
+    if (o->time && !time_filter_parse(&p->filter.time, o->time, err, err_len))
+        return false;
     p->filter.comm = o->comm;
     p->filter.pid = o->pid;
     p->filter.dso = o->dso;
-    p->keep_timeline = o->timeline;
+    p->filter.symbols = o->symbols;
+    p->quiet = o->quiet;
+    p->keep_timeline = o->timeline || p->filter.time.count;   /* --time needs every sample's time */
     p->raw = calloc(1, sizeof(*p->raw));
     if (!p->raw) {
         snprintf(err, err_len, "out of memory");
@@ -692,7 +723,8 @@ int profile_complete(struct profile *p, const char *cmd, const char *path,
     p->loss.records_lost = dec->totals.records_lost;
     p->loss.blocks_lost = dec->totals.blocks_lost;
     sym_get_problems(p->sym, &p->loss.symbols);
-    check_vertigo_elf(p, cmd, o);
+    if (!o->quiet)
+        check_vertigo_elf(p, cmd, o);
     if (!sym_check_domains(p->sym, err, sizeof(err)) ||
         !profile_finish(p, o->event, err, sizeof(err))) {
         if (p->overflow.hit) {
@@ -702,8 +734,10 @@ int profile_complete(struct profile *p, const char *cmd, const char *path,
         fprintf(stderr, "vertigo %s: %s\n", cmd, err);
         return VERTIGO_EXIT_USAGE;
     }
-    print_symbol_problems(p, cmd, path);
-    print_warnings(p, cmd);
+    if (!o->quiet) {
+        print_symbol_problems(p, cmd, path);
+        print_warnings(p, cmd);
+    }
     return status;
 }
 

@@ -22,7 +22,9 @@
 #include "host-tools/log_arith.h"
 #include "host-tools/logdec.h"
 #include "host-tools/profile_timeline.h"
+#include "host-tools/report_callgraph.h"
 #include "host-tools/symbolize.h"
+#include "host-tools/time_filter.h"
 
 #define PROFILE_EVENT_NAME_MAX 64u
 /* Events one profile shows side by side (the report's columns, pprof's
@@ -37,6 +39,9 @@ struct profile_options {
     const char *comm;            /* keep only samples of these processes (a comma list), or NULL */
     const char *pid;             /* ... of these PIDs (a comma list), or NULL */
     const char *dso;             /* ... whose RIP is in these images (a comma list), or NULL */
+    const char *symbols;         /* ... whose leaf function is one of these (a comma list) */
+    const char *time;            /* ... in these time ranges (time_filter.h), or NULL */
+    bool quiet;                  /* no warnings on stderr (perf's -q) */
     bool timeline;               /* keep each sample's time (profile_timeline.h) */
     /* The DOM texts of sym's per-domain files (the command line's). */
     char domain_keys[3][SYM_DOMAIN_FILES_MAX][DOMAIN_NAME_MAX];
@@ -90,8 +95,10 @@ struct profile {
     struct domain_names *domains;    /* names, and which domains are passive */
     bool several_domains;        /* the samples kept come from more than one */
     struct {                     /* profile_options' sample filters */
-        const char *comm, *pid, *dso;
+        const char *comm, *pid, *dso, *symbols;
+        struct time_filter time;
     } filter;
+    bool quiet;                  /* profile_options.quiet: writers leave out headers */
     bool have_build_id;          /* build_id, tsc_hz: the first stream header's */
     uint8_t build_id[LOG_BUILD_ID_SIZE];
     uint64_t tsc_hz;             /* TSC ticks per second, 0 if unknown */
@@ -186,6 +193,7 @@ struct report_options {
     enum report_key keys[REPORT_KEY_COUNT];   /* REPORT_SORT_KEYS: the columns */
     unsigned int key_count;
     bool children;               /* inclusive (call-stack) percentages */
+    struct callgraph_options call_graph;   /* -g: chains under each row */
     bool by_mode;                /* table by domain, VCPU and mode */
     double percent_limit;        /* rows below this share are not shown */
     const char *source;          /* input name for the header */

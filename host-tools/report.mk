@@ -3,15 +3,19 @@
 # export`, the two commands with one writer per format, their unit tests
 # and the report benchmark. Fixture programs and the capture generator:
 # tests/fixtures/profile/.
-REPORT_SRCS := host-tools/symbolize.c host-tools/sym_sets.c host-tools/sym_user.c \
-               host-tools/sym_elf.c host-tools/sym_dwarf.c host-tools/sym_unwind.c host-tools/sym_domains.c \
+REPORT_SRCS := host-tools/symbolize.c host-tools/sym_demangle.c host-tools/sym_sets.c \
+               host-tools/sym_user.c host-tools/sym_elf.c host-tools/sym_dwarf.c \
+               host-tools/sym_unwind.c host-tools/sym_domains.c \
                host-tools/domain_names.c host-tools/keymap.c host-tools/range_index.c \
                host-tools/guest_root.c host-tools/profile.c host-tools/profile_cli.c \
-               host-tools/cmd_report.c host-tools/report_rows.c host-tools/cmd_export.c host-tools/export_pprof.c \
+               host-tools/vertigo_version.c host-tools/time_filter.c \
+               host-tools/cmd_report.c host-tools/report_rows.c host-tools/report_callgraph.c \
+               host-tools/cmd_export.c host-tools/export_pprof.c \
                host-tools/export_folded.c host-tools/export_csv.c \
                host-tools/profile_timeline.c host-tools/export_perfetto.c host-tools/cmd_script.c \
                host-tools/perf_names.c pmu/mux.c
-REPORT_LIBS := -ldw -lelf -lz
+# libstdc++: the C++ ABI's demangler (host-tools/sym_demangle.c).
+REPORT_LIBS := -ldw -lelf -lz -lstdc++
 
 # Where the fixture ELFs below are built.
 PROFILE_DIR := $(BUILD)/profile
@@ -55,8 +59,9 @@ tool_vertigo_LIBS += $(REPORT_LIBS)
 
 HEADERS_HOST += host-tools/symbolize.h host-tools/profile.h host-tools/profile_cli.h \
                 host-tools/range_index.h host-tools/guest_root.h host-tools/keymap.h \
-                host-tools/sym_internal.h host-tools/report_rows.h host-tools/profile_timeline.h \
-                host-tools/perf_names.h host-tools/domain_names.h
+                host-tools/sym_internal.h host-tools/report_rows.h host-tools/report_callgraph.h \
+                host-tools/sym_demangle.h host-tools/profile_timeline.h host-tools/perf_names.h \
+                host-tools/domain_names.h host-tools/time_filter.h
 
 # Unit tests: captures from the real encoder (gen_profile.c) through the
 # decoder, the symbolizer and every writer. They need the fixture ELFs.

@@ -66,26 +66,53 @@ static uint32_t row_of(struct report_table *t, const struct profile_sample *s, u
     t->counts[i] = counts;
     key.self_ev = counts;
     key.children_ev = counts + ev;
+    key.graph = UINT32_MAX;
     t->rows[t->row_count++] = key;
     return i;
 }
 
-/* Counts s in row r: children once per sample (seen holds the rows
- * counted so far), self when it is the leaf's. */
-static void count_in(struct report_table *t, const struct profile_sample *s, uint32_t r, bool self,
-                     uint32_t *seen, uint32_t *seen_count)
+/* The chain of sample s under row r, whose function is at frame k
+ * (report_callgraph.h says which part, in which order). */
+static void add_chain(struct report_table *t, uint32_t r, const struct profile_sample *s, uint32_t k)
+{
+    const struct callgraph_options *cg = &t->o->call_graph;
+    bool children = t->o->children;
+    bool caller = cg->order == CALLGRAPH_CALLER || (cg->order == CALLGRAPH_ORDER_DEFAULT && children);
+    uint32_t chain[MAX_CHAIN], n = 0;
+    uint32_t depth = s->depth < MAX_CHAIN ? s->depth : MAX_CHAIN;
+    if (caller)                          /* down to the leaf: from the root, or the row's frame */
+        for (uint32_t i = (children ? k : depth - 1) + 1; i-- > 0;)
+            chain[n++] = sym_frame(t->p->sym, s->frames[i])->function;
+    else                                 /* up to the root: from the leaf, or the row's frame */
+        for (uint32_t i = children ? k : 0; i < depth; i++)
+            chain[n++] = sym_frame(t->p->sym, s->frames[i])->function;
+    if (t->rows[r].graph == UINT32_MAX)
+        t->rows[r].graph = callgraph_root(&t->graph);
+    callgraph_add(&t->graph, t->rows[r].graph, chain, n, s->count);
+}
+
+/* Counts s in row r, whose function is at frame k: children once per
+ * sample (seen holds the rows counted so far), self when it is the
+ * leaf's; with -g, the sample's chain goes under the row once. */
+static void count_in(struct report_table *t, const struct profile_sample *s, uint32_t r, uint32_t k,
+                     bool self, uint32_t *seen, uint32_t *seen_count)
 {
     struct report_row *row = &t->rows[r];
+    bool graph = t->o->call_graph.mode != CALLGRAPH_NONE && s->depth;
     if (self) {
         row->self += s->count;
         row->self_ev[s->event] += s->count;
+        if (graph && !t->o->children)
+            add_chain(t, r, s, k);
     }
-    for (uint32_t k = 0; k < *seen_count; k++)
-        if (seen[k] == r)
+    for (uint32_t j = 0; j < *seen_count; j++)
+        if (seen[j] == r)
             return;
     seen[(*seen_count)++] = r;
     row->children += s->count;
     row->children_ev[s->event] += s->count;
+    if (graph && t->o->children)
+        add_chain(t, r, s, k);
 }
 
 /* Adds s to its leaf's row (self) and, once per distinct row of its
@@ -96,10 +123,10 @@ static void add_sample(struct report_table *t, const struct profile_sample *s)
     uint32_t seen[MAX_CHAIN * (1 + SYM_INLINE_MAX)], seen_count = 0;
     for (uint32_t i = 0; i < s->depth && i < MAX_CHAIN; i++) {
         const struct sym_frame *f = sym_frame(t->p->sym, s->frames[i]);
-        count_in(t, s, row_of(t, s, f->image, f->function), i == 0, seen, &seen_count);
+        count_in(t, s, row_of(t, s, f->image, f->function), i, i == 0, seen, &seen_count);
         const struct sym_inline *in = sym_frame_inlines(t->p->sym, f);
         for (uint32_t k = 0; t->has[REPORT_KEY_SYM] && k < f->inline_count && k < SYM_INLINE_MAX; k++)
-            count_in(t, s, row_of(t, s, f->image, in[k].function), false, seen, &seen_count);
+            count_in(t, s, row_of(t, s, f->image, in[k].function), i, false, seen, &seen_count);
     }
 }
 
@@ -170,4 +197,5 @@ void report_table_free(struct report_table *t)
     free(t->counts);
     free(t->rows);
     keymap_free(&t->row_map);
+    callgraph_free(&t->graph);
 }

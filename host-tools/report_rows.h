@@ -21,6 +21,7 @@ struct report_row {
     uint32_t function;
     uint64_t self, children;     /* samples, all events */
     uint64_t *self_ev, *children_ev;   /* samples per event */
+    uint32_t graph;              /* its chains' tree in the table's graph (-g), or UINT32_MAX */
 };
 
 struct report_table {
@@ -32,6 +33,7 @@ struct report_table {
     size_t row_cap;
     uint64_t **counts;           /* per row: 2 * events counters */
     struct keymap row_map;       /* (pid, comm, image/function, domain) -> row */
+    struct callgraph graph;      /* the rows' chains, with a call-graph mode (-g) */
 };
 
 /* The keys of o, in column order, into keys; returns how many. */

@@ -4,6 +4,7 @@
  * addresses sym_user.c's, ELF files sym_elf.c's. */
 #define _GNU_SOURCE   /* O_PATH */
 #include "host-tools/sym_internal.h"
+#include "host-tools/sym_demangle.h"
 #include "host-tools/text_quote.h"
 
 #include <errno.h>
@@ -178,6 +179,9 @@ static bool fn_eq(const void *ctx, uint32_t v)
 uint32_t sym_function_get(struct symbolizer *s, uint32_t image, const char *name,
                           const char *file, uint32_t line, bool known)
 {
+    char demangled[SYM_NAME_MAX];
+    if (known && !s->opts.no_demangle)
+        name = sym_demangle(name, demangled, sizeof(demangled));
     struct fn_probe p = { s, sym_intern(s, name), image };
     uint64_t h = hash_mix(hash_bytes(HASH_SEED, name, strlen(name)), image);
     uint32_t v = ptab_get(&s->function_tab, h, fn_eq, &p, (uint32_t)s->function_count);

@@ -56,6 +56,7 @@ struct sym_options {
      * its guest samples, any mode, is looked up in that ELF file. */
     struct sym_domain_file elves[SYM_DOMAIN_FILES_MAX];
     unsigned int elf_count;
+    bool no_demangle;            /* keep C++/Rust names as the binary spells them */
 };
 
 /* An image: an ELF, the kernel, a JIT map, or an anonymous region. */

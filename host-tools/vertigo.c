@@ -8,8 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "vertigo/log_format.h"
-#include "vmm/version.h"
 
 static const struct vertigo_command commands[] = {
     { "run",    cmd_run,    "[OPTIONS]", cmd_run_help },
@@ -36,12 +34,6 @@ static void usage(FILE *out)
                  "input; `vertigo run` has its own (see its --help)\n");
 }
 
-static void version(void)
-{
-    printf("vertigo %s\nlog format version %u (the version of the logs this command reads)\n",
-           VERTIGO_VERSION, LOG_FORMAT_VERSION);
-}
-
 static const struct vertigo_command *find_command(const char *name)
 {
     for (size_t i = 0; i < COMMAND_COUNT; i++)
@@ -60,7 +52,7 @@ static int unknown_command(const char *name)
 /* vertigo help [COMMAND]: the overview, or COMMAND --help. */
 static int help(int argc, char **argv)
 {
-    if (argc < 3) {
+    if (argc < 3 || !strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
         usage(stdout);
         return VERTIGO_EXIT_OK;
     }
@@ -82,11 +74,15 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "help"))
         return help(argc, argv);
     if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
-        version();
+        vertigo_print_version(stdout);
         return VERTIGO_EXIT_OK;
     }
     const struct vertigo_command *c = find_command(argv[1]);
     if (!c)
         return unknown_command(argv[1]);
+    if (argc == 3 && !strcmp(argv[2], "--version")) {   /* every command, `run` included */
+        vertigo_print_version(stdout);
+        return VERTIGO_EXIT_OK;
+    }
     return c->run(argc - 1, argv + 1);
 }

@@ -4,6 +4,8 @@
 #ifndef HOST_TOOLS_VERTIGO_H
 #define HOST_TOOLS_VERTIGO_H
 
+#include <stdio.h>
+
 /* Exit statuses shared by every subcommand but `vertigo run`, which has
  * its own (host-tools/vertigo-run; docs/user-guide.md has both). A wrong
  * command line exits 2, as usual for Unix commands; each data error has
@@ -29,6 +31,10 @@ struct vertigo_command {
     const char *usage;          /* arguments, e.g. "FILE|-" */
     const char *help;           /* one line */
 };
+
+/* "vertigo VERSION" and the log format version it reads, two lines
+ * (host-tools/vertigo_version.c). */
+void vertigo_print_version(FILE *out);
 
 int cmd_decode(int argc, char **argv);
 int cmd_stats(int argc, char **argv);

@@ -60,7 +60,7 @@ status_is "cli: unknown command: 2" 2 '' "unknown command 'bogus'" "$V" bogus
 status_is "cli: help of an unknown command: 2" 2 '' "unknown command 'bogus'" "$V" help bogus
 status_is "cli: decode without input: 2" 2 '' '^usage: vertigo decode FILE' "$V" decode
 status_is "cli: stats with an option: 2" 2 '' '^usage: vertigo stats FILE' "$V" stats --bogus x
-status_is "cli: report with an unknown option: 2" 2 '' "unexpected argument '--bogus'" \
+status_is "cli: report with an unknown option: 2" 2 '' "unknown option '--bogus'" \
     "$V" report --bogus tests/fixtures/profile/kallsyms.txt
 status_is "cli: export without --format: 2" 2 '' '--format is required' "$V" export -
 status_is "cli: run on an unknown platform: 2" 2 '' "^vertigo run: unknown platform 'nope'" \

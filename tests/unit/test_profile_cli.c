@@ -13,7 +13,7 @@
 
 #define LOG_CLEAN "tests/fixtures/log/every-type.bin"
 #define LOG_DAMAGED "tests/fixtures/log/corrupt-mix.bin"
-#define ARGS_MAX 8
+#define ARGS_MAX 10
 
 struct fake_settings {
     bool flag;
@@ -69,7 +69,7 @@ static int fake_write(const struct profile *p, const char *input, const void *se
 
 static const struct profile_cli_option fake_options[] = {
     { "--flag", false, set_flag },
-    { "--value", true, set_value },
+    { "--value|-w", true, set_value },
     { "-s", true, set_short },
 };
 
@@ -114,21 +114,50 @@ static const struct cli_case cases[] = {
       "vertigo fake: /nonexistent: No such file or directory\n", NULL, { false, "a", NULL }, NULL },
     /* The command's own options. */
     { { LOG_CLEAN, "--value" }, VERTIGO_EXIT_CMDLINE,
-      "vertigo fake: unexpected argument '--value'\n", "stderr", { 0 }, NULL },
+      "vertigo fake: --value needs a value\n", "stderr", { 0 }, NULL },
     { { "--value", "a", "-s=b", LOG_CLEAN }, VERTIGO_EXIT_CMDLINE,
-      "vertigo fake: unexpected argument '-s=b'\n", "stderr", { false, "a", NULL }, NULL },
+      "vertigo fake: unknown option '-s=b'\n", "stderr", { false, "a", NULL }, NULL },
     { { "--value", "a", "--flag=1", LOG_CLEAN }, VERTIGO_EXIT_CMDLINE,
-      "vertigo fake: unexpected argument '--flag=1'\n", "stderr", { false, "a", NULL }, NULL },
+      "vertigo fake: unknown option '--flag=1'\n", "stderr", { false, "a", NULL }, NULL },
+    /* Spellings: the short form of an option (-w of --value|-w). */
+    { { "-w", "x", LOG_CLEAN }, VERTIGO_EXIT_OK, "", NULL, { false, "x", NULL }, LOG_CLEAN },
+    { { LOG_CLEAN, "-w" }, VERTIGO_EXIT_CMDLINE, "vertigo fake: --value needs a value\n",
+      "stderr", { 0 }, NULL },
     { { "--value=bad", LOG_CLEAN }, VERTIGO_EXIT_CMDLINE,
       "vertigo fake: bad value 'bad'\n", "stderr", { 0 }, NULL },
-    { { "--value", "a", "--", LOG_CLEAN }, VERTIGO_EXIT_CMDLINE,
-      "vertigo fake: unexpected argument '--'\n", "stderr", { false, "a", NULL }, NULL },
+    /* "--" ends the options: what follows is the input. */
+    { { "--value", "a", "--", LOG_CLEAN }, VERTIGO_EXIT_OK, "", NULL, { false, "a", NULL },
+      LOG_CLEAN },
+    { { "--value", "a", "--", "--flag" }, VERTIGO_EXIT_USAGE,
+      "vertigo fake: --flag: No such file or directory\n", NULL, { false, "a", NULL }, NULL },
+    /* perf's shared options: -i for the input, the filters' short and
+     * plural spellings, -q, --stdio; their values checked by the load. */
+    { { "--value", "a", "-i", LOG_CLEAN }, VERTIGO_EXIT_OK, "", NULL, { false, "a", NULL },
+      LOG_CLEAN },
+    { { "--value", "a", "--input=" LOG_CLEAN, "-q", "--stdio" }, VERTIGO_EXIT_OK, "", NULL,
+      { false, "a", NULL }, LOG_CLEAN },
+    { { "--value", "a", "-c", "x", "-d", "y", "-S", "z", LOG_CLEAN }, VERTIGO_EXIT_OK, "", NULL,
+      { false, "a", NULL }, LOG_CLEAN },
+    { { "--value", "a", "--pids", "1,x", LOG_CLEAN }, VERTIGO_EXIT_USAGE,
+      "vertigo fake: --pid 1,x: not a list of process numbers\n", NULL, { false, "a", NULL },
+      NULL },
+    { { "--value", "a", "--time", "5,3", LOG_CLEAN }, VERTIGO_EXIT_USAGE,
+      "vertigo fake: --time '5,3': a range starts after its stop\n", NULL,
+      { false, "a", NULL }, NULL },
+    { { "--value", "a", "--time=10%/11", LOG_CLEAN }, VERTIGO_EXIT_USAGE,
+      "vertigo fake: --time '10%/11': expected A%-B%", NULL, { false, "a", NULL }, NULL },
+    { { "--value", "a", "-i", LOG_CLEAN, LOG_CLEAN }, VERTIGO_EXIT_CMDLINE,
+      "vertigo fake: a second input '" LOG_CLEAN "' (one log at a time)\n", "stderr",
+      { false, "a", NULL }, NULL },
+    { { "--value", "a", "--version" }, VERTIGO_EXIT_OK, "", NULL, { false, "a", NULL }, NULL },
+    { { "--bogus", LOG_CLEAN }, VERTIGO_EXIT_CMDLINE, "vertigo fake: unknown option '--bogus'\n",
+      "stderr", { 0 }, NULL },
     /* Help, the input, the required option. */
     { { "--flag", "--help", LOG_CLEAN }, VERTIGO_EXIT_OK, "", "stdout",
       { true, NULL, NULL }, NULL },
     { { "-h" }, VERTIGO_EXIT_OK, "", "stdout", { 0 }, NULL },
     { { "--value", "a", LOG_CLEAN, LOG_DAMAGED }, VERTIGO_EXIT_CMDLINE,
-      "vertigo fake: unexpected argument '" LOG_DAMAGED "'\n", "stderr",
+      "vertigo fake: a second input '" LOG_DAMAGED "' (one log at a time)\n", "stderr",
       { false, "a", NULL }, NULL },
     { { "--value", "a" }, VERTIGO_EXIT_CMDLINE,
       "vertigo fake: no input (FILE or - for stdin)\n", "stderr", { false, "a", NULL }, NULL },

@@ -222,6 +222,35 @@ TEST(jit_maps_resolve_by_epoch)
     sym_destroy(s);
 }
 
+/* C++ and legacy Rust names are demangled (the hash of a Rust name
+ * dropped), anything else is kept, and --no-demangle keeps them all. */
+static void check_names(bool demangle)
+{
+    char err[128];
+    struct symbolizer *s = sym_create(&(struct sym_options){ .no_demangle = !demangle }, err,
+                                      sizeof(err));
+    CHECK(add_text(s, LOG_SYM_PROC_MAPS, 5, 0, 100, "7f0000000000-7f0000010000 rwxp 00000000 00:00 0\n", 99));
+    CHECK(add_text(s, LOG_SYM_JIT_MAP, 5, 1, 1000,
+                   "7f0000001000 40 _ZN3foo3barEi\n"
+                   "7f0000001040 40 _ZN4core3fmt5write17h0123456789abcdefE\n"
+                   "7f0000001080 40 _ZZZZ\n"
+                   "7f00000010c0 40 _Z1fv extra\n", 40));
+    struct sym_where w = { .mode = LOG_MODE_GUEST_USER, .jit_seq = 1 };
+    CHECK_STR(name_of(s, sym_resolve(s, &w, 0x7f0000001010ull)),
+              demangle ? "foo::bar(int)" : "_ZN3foo3barEi");
+    CHECK_STR(name_of(s, sym_resolve(s, &w, 0x7f0000001050ull)),
+              demangle ? "core::fmt::write" : "_ZN4core3fmt5write17h0123456789abcdefE");
+    CHECK_STR(name_of(s, sym_resolve(s, &w, 0x7f0000001090ull)), "_ZZZZ");     /* not a name */
+    CHECK_STR(name_of(s, sym_resolve(s, &w, 0x7f00000010d0ull)), "_Z1fv extra");
+    sym_destroy(s);
+}
+
+TEST(cplusplus_and_rust_names_are_demangled)
+{
+    check_names(true);
+    check_names(false);
+}
+
 TEST(hypervisor_addresses_use_the_vertigo_elf)
 {
     char build[BUILD_LEN], hv[PATH_LEN], err[256];
