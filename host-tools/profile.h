@@ -44,7 +44,7 @@ struct profile_options {
     bool quiet;                  /* no warnings on stderr (perf's -q) */
     bool timeline;               /* keep each sample's time (profile_timeline.h) */
     /* The DOM texts of sym's per-domain files (the command line's). */
-    char domain_keys[3][SYM_DOMAIN_FILES_MAX][DOMAIN_NAME_MAX];
+    char domain_keys[4][SYM_DOMAIN_FILES_MAX][DOMAIN_NAME_MAX];
 };
 
 /* One event kept in the profile (columns of the report). */

@@ -16,6 +16,8 @@ const char profile_options_help[] =
     "                      the kallsyms it shipped; a passive domain shipped none\n"
     "  --domain-elf DOM=FILE  the one static image domain DOM runs (a unikernel): its\n"
     "                      samples' addresses, any mode, are looked up in FILE\n"
+    "  --kernel-image [DOM=]FILE  domain DOM's guest kernel (vmlinux or bzImage): the\n"
+    "                      bytes of its text, for check-frames and annotate\n"
     "  --vertigo-elf FILE  Vertigo's ELF, for hypervisor samples\n"
     "  -e, --event E       only samples of event E (name or id)\n"
     "  -c, --comms C       only samples of these processes (a comma list of names;\n"
@@ -127,15 +129,17 @@ static bool domain_file(const char *cmd, const char *option, const char *value,
     return true;
 }
 
-/* --kallsyms or --guest-root at argv[i], plain or per domain, or
- * --domain-elf (per domain only). */
+/* --kallsyms, --guest-root or --kernel-image at argv[i], plain or per
+ * domain, or --domain-elf (per domain only). */
 static enum cli_step domain_file_option(struct cli_args *a, struct profile_options *o)
 {
-    static const char *const names[] = { "--kallsyms", "--guest-root", "--domain-elf" };
-    const char **plain[] = { &o->sym.kallsyms_path, &o->sym.guest_root, NULL };
-    struct sym_domain_file *files[] = { o->sym.kallsyms, o->sym.roots, o->sym.elves };
-    unsigned int *counts[] = { &o->sym.kallsyms_count, &o->sym.root_count, &o->sym.elf_count };
-    for (size_t k = 0; k < 3; k++) {
+    static const char *const names[] = { "--kallsyms", "--guest-root", "--domain-elf",
+                                         "--kernel-image" };
+    const char **plain[] = { &o->sym.kallsyms_path, &o->sym.guest_root, NULL, &o->sym.kernel_image };
+    struct sym_domain_file *files[] = { o->sym.kallsyms, o->sym.roots, o->sym.elves, o->sym.kimages };
+    unsigned int *counts[] = { &o->sym.kallsyms_count, &o->sym.root_count, &o->sym.elf_count,
+                               &o->sym.kimage_count };
+    for (size_t k = 0; k < 4; k++) {
         const char *value;
         if (!take_option(a, names[k], true, &value))
             continue;

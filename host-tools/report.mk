@@ -13,7 +13,9 @@ REPORT_SRCS := host-tools/symbolize.c host-tools/sym_demangle.c host-tools/sym_s
                host-tools/cmd_export.c host-tools/export_pprof.c \
                host-tools/export_folded.c host-tools/export_csv.c \
                host-tools/profile_timeline.c host-tools/export_perfetto.c host-tools/cmd_script.c \
-               host-tools/perf_names.c pmu/mux.c
+               host-tools/perf_names.c pmu/mux.c \
+               host-tools/sym_code.c host-tools/insn_call.c host-tools/insn_starts.c \
+               host-tools/frame_check.c host-tools/cmd_check_frames.c
 # libstdc++: the C++ ABI's demangler (host-tools/sym_demangle.c).
 REPORT_LIBS := -ldw -lelf -lz -lstdc++
 
@@ -61,7 +63,8 @@ HEADERS_HOST += host-tools/symbolize.h host-tools/profile.h host-tools/profile_c
                 host-tools/range_index.h host-tools/guest_root.h host-tools/keymap.h \
                 host-tools/sym_internal.h host-tools/report_rows.h host-tools/report_callgraph.h \
                 host-tools/sym_demangle.h host-tools/profile_timeline.h host-tools/perf_names.h \
-                host-tools/domain_names.h host-tools/time_filter.h
+                host-tools/domain_names.h host-tools/time_filter.h host-tools/insn_call.h \
+                host-tools/insn_starts.h host-tools/frame_check.h
 
 # Unit tests: captures from the real encoder (gen_profile.c) through the
 # decoder, the symbolizer and every writer. They need the fixture ELFs.
@@ -75,6 +78,16 @@ unit_report_SRCS := tests/unit/test_report.c $(REPORT_TEST_SRCS)
 unit_report_LIBS := $(REPORT_LIBS)
 unit_symbolize_SRCS := tests/unit/test_symbolize.c $(REPORT_TEST_SRCS)
 unit_symbolize_LIBS := $(REPORT_LIBS)
+# The frame checker's decoder of calls against objdump, on real binaries.
+UNIT_TESTS += insn_call
+unit_insn_call_SRCS := tests/unit/test_insn_call.c host-tools/insn_call.c host-tools/insn_starts.c \
+                       host-tools/keymap.c
+$(BUILD)/unit/insn_call: | $(PROFILE_FIXTURE_ELFS) $(HV_ELF)
+# The frame checker on real frames and on a planted wrong mapping.
+UNIT_TESTS += frame_check
+unit_frame_check_SRCS := tests/unit/test_frame_check.c $(REPORT_TEST_SRCS)
+unit_frame_check_LIBS := $(REPORT_LIBS)
+$(BUILD)/unit/frame_check: | $(PROFILE_FIXTURE_ELFS)
 UNIT_TESTS += unwind
 unit_unwind_SRCS := tests/unit/test_unwind.c $(REPORT_TEST_SRCS)
 unit_unwind_LIBS := $(REPORT_LIBS)

@@ -12,7 +12,7 @@
 #include "host-tools/domain_names.h"
 #include "host-tools/sym_internal.h"
 
-static bool key_designates(const struct symbolizer *s, const char *key, uint32_t domain)
+bool sym_key_designates(const struct symbolizer *s, const char *key, uint32_t domain)
 {
     char *end;
     unsigned long n = strtoul(key, &end, 10);
@@ -94,7 +94,7 @@ void sym_domains_close(struct symbolizer *s)
 const struct ktable *sym_domain_ktable(const struct symbolizer *s, uint32_t domain)
 {
     for (unsigned int i = 0; i < s->opts.kallsyms_count && i < SYM_DOMAIN_FILES_MAX; i++)
-        if (key_designates(s, s->dom_kallsyms[i].key, domain))
+        if (sym_key_designates(s, s->dom_kallsyms[i].key, domain))
             return &s->ktables[s->dom_kallsyms[i].ktable];
     return domain == 0 && s->opts.kallsyms_path ? &s->ktables[0] : NULL;
 }
@@ -102,7 +102,7 @@ const struct ktable *sym_domain_ktable(const struct symbolizer *s, uint32_t doma
 int sym_root_fd(const struct symbolizer *s, uint32_t domain)
 {
     for (unsigned int i = 0; i < s->opts.root_count && i < SYM_DOMAIN_FILES_MAX; i++)
-        if (key_designates(s, s->dom_roots[i].key, domain))
+        if (sym_key_designates(s, s->dom_roots[i].key, domain))
             return s->dom_roots[i].root_fd;
     return domain == 0 ? s->root_fd : -1;
 }
@@ -110,7 +110,7 @@ int sym_root_fd(const struct symbolizer *s, uint32_t domain)
 int sym_domain_elf(const struct symbolizer *s, uint32_t domain)
 {
     for (unsigned int i = 0; i < s->opts.elf_count && i < SYM_DOMAIN_FILES_MAX; i++)
-        if (key_designates(s, s->dom_elves[i].key, domain))
+        if (sym_key_designates(s, s->dom_elves[i].key, domain))
             return s->dom_elves[i].elf;
     return -1;
 }
@@ -143,5 +143,6 @@ bool sym_check_domains(const struct symbolizer *s, char *err, size_t err_len)
 {
     return check_files(s, "--kallsyms", s->opts.kallsyms, s->opts.kallsyms_count, err, err_len) &&
            check_files(s, "--guest-root", s->opts.roots, s->opts.root_count, err, err_len) &&
-           check_files(s, "--domain-elf", s->opts.elves, s->opts.elf_count, err, err_len);
+           check_files(s, "--domain-elf", s->opts.elves, s->opts.elf_count, err, err_len) &&
+           check_files(s, "--kernel-image", s->opts.kimages, s->opts.kimage_count, err, err_len);
 }

@@ -262,6 +262,7 @@ void sym_elf_lookup(struct symbolizer *s, int idx, uint64_t addr, uint64_t image
     GElf_Sym sym;
     const char *name = dwfl_module_addrinfo(e->mod, addr, &off, &sym, NULL, NULL, NULL);
     f->image = e->image;
+    f->elf = (uint32_t)idx + 1;
     if (!name) {
         f->function = sym_unknown_function(s, e->image, true, addr, image_off);
         return;

@@ -138,6 +138,19 @@ struct sym_indexes {
 
 struct sym_unwinder;                     /* host-tools/sym_unwind.c */
 
+/* A guest kernel image given with --kernel-image, read on first use
+ * (host-tools/sym_code.c). */
+struct sym_kernel_image {
+    const char *key;             /* the option's DOM, "0" for the plain form */
+    const char *path;
+    bool tried;                  /* read (or failed to) already */
+    uint8_t *data;               /* the vmlinux ELF, unpacked */
+    size_t len;
+    void *elf;                   /* Elf * over data, NULL if unusable */
+    uint64_t slide;              /* running address - link address */
+    bool slide_known;
+};
+
 /* A file given for one domain, opened (host-tools/sym_domains.c). */
 struct sym_domain_src {
     const char *key;             /* the option's DOM */
@@ -151,6 +164,7 @@ struct symbolizer {
     struct sym_domain_src dom_kallsyms[SYM_DOMAIN_FILES_MAX];
     struct sym_domain_src dom_roots[SYM_DOMAIN_FILES_MAX];
     struct sym_domain_src dom_elves[SYM_DOMAIN_FILES_MAX];
+    struct sym_kernel_image kimages[SYM_DOMAIN_FILES_MAX + 1];   /* [0]: the plain form */
     const struct domain_names *names;    /* the log's domain names, or NULL */
     struct sym_unwinder *unwinders;      /* DWARF unwinding: one per process */
     size_t unwinder_count, unwinder_cap;
@@ -261,6 +275,14 @@ int sym_root_fd(const struct symbolizer *s, uint32_t domain);
 /* The ELF given as domain's one image (--domain-elf), index into elves,
  * or -1. */
 int sym_domain_elf(const struct symbolizer *s, uint32_t domain);
+
+/* sym_domains.c: whether DOM (a number or a name) designates domain. */
+bool sym_key_designates(const struct symbolizer *s, const char *key, uint32_t domain);
+/* The kallsyms of domain (given, else shipped), or NULL (symbolize.c). */
+const struct ktable *sym_ktable_of(const struct symbolizer *s, uint32_t domain);
+
+/* sym_code.c */
+void sym_code_free(struct symbolizer *s);
 
 /* sym_elf.c */
 /* Opens Vertigo's ELF (a host file the user named); -1 if unreadable. */

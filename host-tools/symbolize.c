@@ -228,7 +228,7 @@ static const void *sorted_floor(const void *elems, size_t count, size_t elem_siz
 }
 
 /* The kallsyms given for domain, else the ones it shipped, or NULL. */
-static const struct ktable *ktable_of(const struct symbolizer *s, uint32_t domain)
+const struct ktable *sym_ktable_of(const struct symbolizer *s, uint32_t domain)
 {
     const struct ktable *given = sym_domain_ktable(s, domain);
     if (given)
@@ -239,7 +239,7 @@ static const struct ktable *ktable_of(const struct symbolizer *s, uint32_t domai
 
 static void resolve_kernel(struct symbolizer *s, const struct sym_where *w, struct sym_frame *f)
 {
-    const struct ktable *k = ktable_of(s, w->domain);
+    const struct ktable *k = sym_ktable_of(s, w->domain);
     const struct ksym *sym = k ? sorted_floor(k->syms, k->count, sizeof(*k->syms),
                                               offsetof(struct ksym, addr), f->addr) : NULL;
     if (sym && f->addr < sym->limit) {
@@ -449,6 +449,7 @@ void sym_destroy(struct symbolizer *s)
     if (!s)
         return;
     sym_unwinders_free(s);
+    sym_code_free(s);
     sym_elf_free(s);
     sym_sets_free(s);
     sym_user_free(s);

@@ -57,6 +57,13 @@ struct sym_options {
     struct sym_domain_file elves[SYM_DOMAIN_FILES_MAX];
     unsigned int elf_count;
     bool no_demangle;            /* keep C++/Rust names as the binary spells them */
+    /* A guest kernel image (an ELF vmlinux, or a bzImage whose compressed
+     * vmlinux is unpacked with the system's decompressor): the bytes of
+     * the kernel's text, for `check-frames` and `annotate` (sym_code_of).
+     * The plain form is domain 0's. */
+    const char *kernel_image;
+    struct sym_domain_file kimages[SYM_DOMAIN_FILES_MAX];
+    unsigned int kimage_count;
 };
 
 /* An image: an ELF, the kernel, a JIT map, or an anonymous region. */
@@ -100,6 +107,7 @@ struct sym_frame {
     uint32_t inline_first;       /* its inlined functions: sym_frame_inlines */
     uint32_t inline_count;
     uint32_t call_line;          /* line of function the outermost was inlined at */
+    uint32_t elf;                /* 1 + the ELF file it was named from (sym_code_of), 0: none */
 };
 
 /* Where an address was sampled. */
@@ -217,6 +225,26 @@ bool sym_image_build_id(const struct symbolizer *s, uint32_t image, char out[41]
 
 /* The functions inlined at f's address, innermost first (f->inline_count). */
 const struct sym_inline *sym_frame_inlines(const struct symbolizer *s, const struct sym_frame *f);
+
+/* The executable section of the binary a frame was named in that holds
+ * addr: its bytes (valid until sym_destroy), where they start in the
+ * sample's address space, and the binary's name. */
+struct sym_code {
+    const uint8_t *bytes;
+    uint64_t start, size;
+    const char *binary;          /* "/bin/busybox", "vmlinux" (the kernel image), ... */
+};
+
+/* The code around addr (a frame's address: its return address for a
+ * caller) in the binary frame f of a sample of domain was named in: the
+ * ELF file of a user or hypervisor frame, the domain's --kernel-image for
+ * a frame of [kernel.kallsyms] (moved by the distance between the
+ * kallsyms' _stext and the image's, for a randomized kernel). False when
+ * that binary is not at hand (no file, a JIT map, a module, no kernel
+ * image) or no executable section of it holds addr (then *why says which,
+ * "outside-text" or "no-binary"). */
+bool sym_code_of(struct symbolizer *s, uint32_t domain, const struct sym_frame *f, uint64_t addr,
+                 struct sym_code *out, const char **why);
 
 /* Tables (valid until sym_destroy). */
 const struct sym_frame *sym_frame(const struct symbolizer *s, uint32_t id);

@@ -16,6 +16,7 @@ static const struct vertigo_command commands[] = {
     { "report", cmd_report, "FILE|-", "symbolized flat profile (perf report style)" },
     { "script", cmd_script, "FILE|-", "every sample in time order (perf script style)" },
     { "export", cmd_export, "FILE|-", "write the profile as pprof, folded stacks, CSV or Perfetto JSON" },
+    { "check-frames", cmd_check_frames, "FILE|-", "check every frame against the binary it is named in" },
     { "timeline", cmd_timeline, "FILE|-", cmd_timeline_help },
     { "correlate", cmd_correlate, "FILE|-", cmd_correlate_help },
 };
@@ -27,11 +28,12 @@ static void usage(FILE *out)
     fprintf(out, "usage: vertigo COMMAND [ARGS]     vertigo help COMMAND     vertigo --version\n\n"
                  "commands:\n");
     for (size_t i = 0; i < COMMAND_COUNT; i++)
-        fprintf(out, "  %-9s %-7s %s\n", commands[i].name, commands[i].usage, commands[i].help);
+        fprintf(out, "  %-12s %-7s %s\n", commands[i].name, commands[i].usage, commands[i].help);
     fprintf(out, "\n`vertigo COMMAND --help` (or `vertigo help COMMAND`) prints its options.\n"
                  "exit status: 0 clean, 1 unreadable file or I/O error, 2 bad command line,\n"
                  "3 log decoded but corruption or loss was reported, 4 no Vertigo log in the\n"
-                 "input; `vertigo run` has its own (see its --help)\n");
+                 "input, 5 check-frames found invalid frames; `vertigo run` has its own\n"
+                 "(see its --help)\n");
 }
 
 static const struct vertigo_command *find_command(const char *name)

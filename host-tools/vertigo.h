@@ -18,6 +18,7 @@ enum vertigo_exit {
     VERTIGO_EXIT_CMDLINE = 2,   /* unknown command or option, missing argument */
     VERTIGO_EXIT_DAMAGED = 3,   /* decoded, but corruption or loss reported */
     VERTIGO_EXIT_NO_LOG = 4,    /* the input holds no Vertigo log */
+    VERTIGO_EXIT_INVALID = 5,   /* check-frames: frames the binaries contradict */
 };
 
 /* Values of the log whose sum or product passes 2^64 - 1 (log_arith.h):
@@ -39,6 +40,7 @@ void vertigo_print_version(FILE *out);
 int cmd_decode(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_check_frames(int argc, char **argv);
 
 /* One-line descriptions (the table's and the commands' own --help). */
 extern const char cmd_decode_help[];

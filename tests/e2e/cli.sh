@@ -33,7 +33,7 @@ status_is() {
 }
 
 # The subcommands, as the overview lists them.
-mapfile -t cmds < <("$V" help | sed -n '/^commands:/,/^$/p' | sed -nE 's/^  ([a-z]+) .*/\1/p')
+mapfile -t cmds < <("$V" help | sed -n '/^commands:/,/^$/p' | sed -nE 's/^  ([a-z-]+) .*/\1/p')
 [ ${#cmds[@]} -ge 5 ] && pass "cli: help lists ${#cmds[@]} commands (${cmds[*]})" ||
     fail "cli: help lists the commands" "got '${cmds[*]}'"
 for c in "${cmds[@]}"; do

@@ -1,0 +1,190 @@
+/* The frame checker's rules (see frame_check.h). */
+#include "host-tools/frame_check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "host-tools/insn_call.h"
+#include "host-tools/insn_starts.h"
+
+#define CALL_MAX_LEN 16u             /* bytes looked at before a return address */
+#define JIT_IMAGE_PREFIX "perf-"
+#define ANON_IMAGE "[anon]"
+
+/* What a frame at its position must be. */
+enum frame_rule {
+    RULE_INTERRUPTED,            /* an instruction starts there */
+    RULE_AFTER_CALL,             /* a call ends there */
+    RULE_AFTER_SYSCALL,          /* a syscall ends there */
+    RULE_CALL_OR_INTERRUPTED,    /* after an interrupt entry frame */
+};
+
+struct frame_checker {
+    struct symbolizer *sym;
+    struct insn_starts *starts;
+};
+
+static const char *const cause_names[FRAME_CAUSE_COUNT] = {
+    [FRAME_OK] = "ok",
+    [FRAME_NOT_AFTER_CALL] = "not-after-call",
+    [FRAME_NOT_AFTER_SYSCALL] = "not-after-syscall",
+    [FRAME_NOT_INSN_START] = "not-instruction-start",
+    [FRAME_OUTSIDE_TEXT] = "outside-text",
+    [FRAME_NO_MAPPING] = "no-mapping",
+    [FRAME_NO_BINARY] = "no-binary",
+    [FRAME_JIT] = "jit",
+    [FRAME_NO_DECODER] = "no-objdump",
+};
+
+const char *frame_cause_name(enum frame_cause cause)
+{
+    return cause < FRAME_CAUSE_COUNT ? cause_names[cause] : "?";
+}
+
+struct frame_checker *frame_checker_new(struct symbolizer *s)
+{
+    struct frame_checker *c = calloc(1, sizeof(*c));
+    if (c) {
+        c->sym = s;
+        c->starts = insn_starts_new();
+    }
+    if (c && !c->starts) {
+        free(c);
+        c = NULL;
+    }
+    return c;
+}
+
+void frame_checker_free(struct frame_checker *c)
+{
+    if (!c)
+        return;
+    insn_starts_free(c->starts);
+    free(c);
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+    return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The function frame f is named in. */
+static const char *function_name(const struct frame_checker *c, const struct sym_frame *f)
+{
+    return sym_function(c->sym, f->function)->name;
+}
+
+/* Whether f is an entry of interrupts or exceptions, after which the next
+ * frame is the interrupted context's RIP: the guest kernel's idtentry and
+ * entry code (asm_exc_page_fault, asm_sysvec_*, entry_*, error_entry, and
+ * code kallsyms names only by the entry sections' end markers), Vertigo's
+ * own trap stubs (boot/isr.S). */
+static bool interrupt_entry(const struct frame_checker *c, const struct sym_frame *f)
+{
+    static const char *const kernel[] = { "asm_", "entry_", "error_entry", "paranoid_entry",
+                                          "__irqentry_text_", "__entry_text_" };
+    const char *name = function_name(c, f);
+    for (size_t i = 0; f->mode == LOG_MODE_GUEST_KERNEL && i < sizeof(kernel) / sizeof(kernel[0]); i++)
+        if (starts_with(name, kernel[i]))
+            return true;
+    if (f->mode == LOG_MODE_GUEST_KERNEL)
+        return false;
+    return f->mode == LOG_MODE_HYPERVISOR && (starts_with(name, "isr_") || !strcmp(name, "trap_common"));
+}
+
+/* The rule of frame i of s (prev: frame i - 1). */
+static enum frame_rule rule_of(const struct frame_checker *c, const struct sym_frame *f,
+                               const struct sym_frame *prev)
+{
+    if (!prev)
+        return RULE_INTERRUPTED;
+    if (f->mode == LOG_MODE_GUEST_USER && prev->mode == LOG_MODE_GUEST_KERNEL)
+        return starts_with(function_name(c, prev), "entry_SYSCALL") ? RULE_AFTER_SYSCALL
+                                                                     : RULE_INTERRUPTED;
+    return interrupt_entry(c, prev) ? RULE_CALL_OR_INTERRUPTED : RULE_AFTER_CALL;
+}
+
+static bool ends_call(const struct sym_code *code, uint64_t addr)
+{
+    return addr > code->start && insn_call_ends_at(code->bytes, addr - code->start);
+}
+
+static bool ends_syscall(const struct sym_code *code, uint64_t addr)
+{
+    return addr > code->start && insn_syscall_ends_at(code->bytes, addr - code->start);
+}
+
+/* Whether an instruction starts at addr: decoded from its function's
+ * entry, or from the start of the section when the function is unknown
+ * (a stripped binary). FRAME_OK, FRAME_NOT_INSN_START or FRAME_NO_DECODER. */
+static enum frame_cause insn_start(struct frame_checker *c, const struct sym_frame *f,
+                                   const struct sym_code *code, uint64_t addr)
+{
+    uint64_t entry = code->start;
+    if (sym_function(c->sym, f->function)->known && f->addr - f->offset >= code->start &&
+        f->addr - f->offset <= addr)
+        entry = f->addr - f->offset;
+    int r = insn_starts_at(c->starts, code->bytes, code->start, code->size, entry, addr);
+    return r < 0 ? FRAME_NO_DECODER : r ? FRAME_OK : FRAME_NOT_INSN_START;
+}
+
+/* Why f cannot be checked, when its image has no bytes at hand. */
+static struct frame_result unchecked(const struct frame_checker *c, const struct sym_frame *f,
+                                     uint64_t addr, const char *why)
+{
+    const char *image = sym_image(c->sym, f->image)->name;
+    struct frame_result r = { FRAME_UNCHECKED, FRAME_NO_BINARY, image, addr };
+    if (starts_with(image, JIT_IMAGE_PREFIX))
+        r.cause = FRAME_JIT;
+    else if (f->mode == LOG_MODE_GUEST_USER && !strcmp(image, ANON_IMAGE) &&
+             !sym_function(c->sym, f->function)->known) {
+        r.verdict = FRAME_INVALID;
+        r.cause = FRAME_NO_MAPPING;
+    } else if (!strcmp(why, "outside-text")) {
+        r.verdict = FRAME_INVALID;
+        r.cause = FRAME_OUTSIDE_TEXT;
+    }
+    return r;
+}
+
+static struct frame_result check_frame(struct frame_checker *c, uint32_t domain,
+                                       const struct sym_frame *f, enum frame_rule rule, bool leaf)
+{
+    uint64_t addr = leaf ? f->addr : f->addr + 1;     /* callers were resolved at addr - 1 */
+    uint64_t lookup = rule == RULE_INTERRUPTED ? addr : addr - 1;
+    struct sym_code code;
+    const char *why;
+    if (!sym_code_of(c->sym, domain, f, lookup, &code, &why))
+        return unchecked(c, f, addr, why);
+    struct frame_result r = { FRAME_VALID, FRAME_OK, code.binary, addr };
+    enum frame_cause cause = FRAME_OK;
+    switch (rule) {
+    case RULE_AFTER_CALL:
+        cause = ends_call(&code, addr) ? FRAME_OK : FRAME_NOT_AFTER_CALL;
+        break;
+    case RULE_AFTER_SYSCALL:
+        cause = ends_syscall(&code, addr) ? FRAME_OK : FRAME_NOT_AFTER_SYSCALL;
+        break;
+    case RULE_CALL_OR_INTERRUPTED:
+        cause = ends_call(&code, addr) ? FRAME_OK : insn_start(c, f, &code, addr);
+        break;
+    case RULE_INTERRUPTED:
+        cause = insn_start(c, f, &code, addr);
+        break;
+    }
+    r.cause = cause;
+    r.verdict = cause == FRAME_OK ? FRAME_VALID : cause == FRAME_NO_DECODER ? FRAME_UNCHECKED
+                                                                              : FRAME_INVALID;
+    return r;
+}
+
+void frame_check_sample(struct frame_checker *c, const struct profile_sample *s,
+                        struct frame_result *out)
+{
+    const struct sym_frame *prev = NULL;
+    for (uint32_t i = 0; i < s->depth; i++) {
+        const struct sym_frame *f = sym_frame(c->sym, s->frames[i]);
+        out[i] = check_frame(c, s->domain, f, rule_of(c, f, prev), i == 0);
+        prev = f;
+    }
+}

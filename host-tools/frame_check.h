@@ -1,0 +1,64 @@
+/* The frame checker's rules: is each frame of a sample what the binary it
+ * is named in says it can be? A profile's frames are only as right as the
+ * process maps, kallsyms and ELF files that named them; this checks them
+ * against the bytes of those binaries, not against the profiler.
+ *
+ *   - the sample's own address (the leaf), and the first user frame after
+ *     an interrupt or exception from user mode, are interrupted RIPs: an
+ *     instruction must start there (objdump, host-tools/insn_starts.h);
+ *   - the first user frame after a system call's entry frame
+ *     (entry_SYSCALL_*) must follow a syscall instruction;
+ *   - every other frame is a return address: a call instruction must end
+ *     there (host-tools/insn_call.h), except that the frame after an
+ *     interrupt entry (a kernel `asm_*` or `entry_*` function, Vertigo's
+ *     own exception and NMI entries) may also be the interrupted RIP.
+ *
+ * A frame whose binary is not at hand (no file under --guest-root, a JIT
+ * map, a kernel module, no --kernel-image) is unchecked, not valid. */
+#ifndef HOST_TOOLS_FRAME_CHECK_H
+#define HOST_TOOLS_FRAME_CHECK_H
+
+#include <stdint.h>
+
+#include "host-tools/profile.h"
+
+enum frame_verdict {
+    FRAME_VALID,
+    FRAME_INVALID,
+    FRAME_UNCHECKED,
+};
+
+/* Why a frame is invalid or unchecked (frame_cause_name). */
+enum frame_cause {
+    FRAME_OK,
+    FRAME_NOT_AFTER_CALL,        /* no call instruction ends at the return address */
+    FRAME_NOT_AFTER_SYSCALL,     /* the user RIP after a system call follows no syscall */
+    FRAME_NOT_INSN_START,        /* no instruction starts at an interrupted RIP */
+    FRAME_OUTSIDE_TEXT,          /* no executable section of the binary holds it */
+    FRAME_NO_MAPPING,            /* a user address no process mapping covers */
+    FRAME_NO_BINARY,             /* unchecked: the binary's bytes are not at hand */
+    FRAME_JIT,                   /* unchecked: code a JIT map names */
+    FRAME_NO_DECODER,            /* unchecked: objdump could not be run */
+    FRAME_CAUSE_COUNT,
+};
+
+struct frame_result {
+    enum frame_verdict verdict;
+    enum frame_cause cause;
+    const char *binary;          /* the image it is named in */
+    uint64_t addr;               /* the address checked (a caller's return address) */
+};
+
+struct frame_checker;
+
+struct frame_checker *frame_checker_new(struct symbolizer *s);
+void frame_checker_free(struct frame_checker *c);
+
+/* Checks every frame of s, leaf first, into out[0 .. s->depth). */
+void frame_check_sample(struct frame_checker *c, const struct profile_sample *s,
+                        struct frame_result *out);
+
+/* "not-after-call", "no-binary", ... */
+const char *frame_cause_name(enum frame_cause cause);
+
+#endif

@@ -1,0 +1,217 @@
+/* The frame checker (host-tools/frame_check.c) on profiles of the
+ * workload fixture built from records: samples whose frames are real (a
+ * leaf at a function's entry, callers' return addresses after the call
+ * instructions that objdump-exact decoding finds in the binary, a user RIP
+ * after the syscall instruction of write()) are all valid; the same
+ * samples with a planted wrong mapping (the process's maps name another
+ * static binary at the same addresses) are caught, per binary and cause;
+ * an address no mapping covers is invalid; frames of a binary that is not
+ * at hand are unchecked, never valid. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host-tools/frame_check.h"
+#include "tests/fixtures/profile/gen_profile.h"
+#include "tests/unit/unit.h"
+
+#define PID 42u
+#define CR3 0x12345000ull
+#define PATH_LEN 512u
+#define KERNEL_ENTRY 0xffffffff81001105ull   /* entry_SYSCALL_64_after_hwframe in the fixture */
+#define KERNEL_LEAF 0xffffffff81002010ull    /* do_syscall_64 */
+
+struct fixture {
+    char build[256], root[PATH_LEN], workload[PATH_LEN], hvmini[PATH_LEN];
+    uint64_t text_start, text_end, text_offset;
+    uint64_t g, f_after_g, main_after_f, after_syscall;
+};
+
+static bool read_file(const char *path, uint8_t **data, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *data = malloc(*len);
+    bool ok = *data && fread(*data, 1, *len, f) == *len;
+    fclose(f);
+    return ok;
+}
+
+/* The address just after the first instruction in [from, from + size)
+ * of the workload's bytes that is E8 rel32 calling target (or, target 0,
+ * the first syscall 0F 05). */
+static uint64_t after(const struct fixture *fx, const uint8_t *file, size_t len, uint64_t from,
+                      uint64_t size, uint64_t target)
+{
+    for (uint64_t a = from; a + 5 <= from + size; a++) {
+        uint64_t off = a - fx->text_start + fx->text_offset;
+        if (off + 5 > len)
+            return 0;
+        const uint8_t *p = file + off;
+        if (!target && p[0] == 0x0f && p[1] == 0x05)
+            return a + 2;
+        int32_t rel;
+        memcpy(&rel, p + 1, sizeof(rel));
+        if (target && p[0] == 0xe8 && a + 5 + (uint64_t)(int64_t)rel == target)
+            return a + 5;
+    }
+    return 0;
+}
+
+static bool fixture_make(struct fixture *fx)
+{
+    memset(fx, 0, sizeof(*fx));
+    if (!gen_build_dir(fx->build, sizeof(fx->build)))
+        return false;
+    snprintf(fx->workload, sizeof(fx->workload), "%s/profile/root/bin/workload", fx->build);
+    snprintf(fx->hvmini, sizeof(fx->hvmini), "%s/profile/hvmini", fx->build);
+    snprintf(fx->root, sizeof(fx->root), "/tmp/vertigo-frame-check-XXXXXX");
+    if (!mkdtemp(fx->root))
+        return false;
+    char cmd[6 * PATH_LEN];
+    snprintf(cmd, sizeof(cmd), "mkdir -p '%s/bin' && cp '%s' '%s/bin/workload' && cp '%s' '%s/bin/hvmini'",
+             fx->root, fx->workload, fx->root, fx->hvmini, fx->root);
+    uint64_t f, f_size, m, m_size, w, w_size, g_size;
+    uint8_t *file;
+    size_t len;
+    if (system(cmd) != 0 || !gen_elf_text(fx->workload, &fx->text_start, &fx->text_end, &fx->text_offset) ||
+        !gen_elf_symbol(fx->workload, "g", &fx->g, &g_size) ||
+        !gen_elf_symbol(fx->workload, "f", &f, &f_size) ||
+        !gen_elf_symbol(fx->workload, "main", &m, &m_size) ||
+        !gen_elf_symbol(fx->workload, "__libc_write", &w, &w_size) || !read_file(fx->workload, &file, &len))
+        return false;
+    fx->f_after_g = after(fx, file, len, f, f_size, fx->g);
+    fx->main_after_f = after(fx, file, len, m, m_size, f);
+    fx->after_syscall = after(fx, file, len, w, w_size, 0);
+    free(file);
+    return fx->f_after_g && fx->main_after_f && fx->after_syscall;
+}
+
+static void fixture_free(const struct fixture *fx)
+{
+    char cmd[PATH_LEN + 16];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx->root);
+    if (system(cmd) != 0)
+        unit_fail(__FILE__, __LINE__, "could not remove %s", fx->root);
+}
+
+static void symbols(struct profile *p, uint8_t kind, const char *text, uint64_t tsc)
+{
+    struct logdec_record r = { .type = LOG_REC_SYMBOLS, .tsc = tsc };
+    r.u.symbols = (struct log_symbols){ .domain = 0, .kind = kind, .pid = kind == LOG_SYM_KALLSYMS ? 0 : PID,
+                                        .last = true, .data = (const uint8_t *)text,
+                                        .len = (uint32_t)strlen(text) };
+    profile_record(p, &r);
+}
+
+static void sample(struct profile *p, uint8_t mode, uint64_t rip, const uint64_t *stack,
+                   uint32_t depth, uint64_t tsc)
+{
+    struct logdec_record r = { .type = LOG_REC_SAMPLE, .tsc = tsc };
+    r.u.sample = (struct log_sample){ .mode = mode, .rip = rip, .has_cr3 = true, .cr3 = CR3,
+                                      .depth = depth };
+    memcpy(r.u.sample.stack, stack, depth * sizeof(*stack));
+    profile_record(p, &r);
+}
+
+/* Loads the samples with the maps naming `image` at the workload's text,
+ * plus one user address nothing maps; returns the checker's counts. */
+struct counts {
+    uint64_t valid, invalid, unchecked;
+    uint64_t by_cause[FRAME_CAUSE_COUNT];
+    const char *invalid_binary;
+};
+
+static bool run(const struct fixture *fx, const char *image, struct counts *out)
+{
+    struct profile p;
+    char err[256];
+    struct profile_options o = { .sym = { .guest_root = fx->root } };
+    if (!CHECK(profile_init(&p, &o, err, sizeof(err))))
+        return false;
+    char maps[PATH_LEN], ident[64];
+    static const char kallsyms[] = "ffffffff81001000 T entry_SYSCALL_64\n"
+                                   "ffffffff81001100 t entry_SYSCALL_64_after_hwframe\n"
+                                   "ffffffff81002000 T do_syscall_64\n";
+    snprintf(maps, sizeof(maps), "%08lx-%08lx r-xp %08lx 00:00 1 %s\n",
+             (unsigned long)fx->text_start, (unsigned long)fx->text_end,
+             (unsigned long)fx->text_offset, image);
+    snprintf(ident, sizeof(ident), "%u %llx workload\n", PID, (unsigned long long)CR3);
+    symbols(&p, LOG_SYM_KALLSYMS, kallsyms, 1);
+    symbols(&p, LOG_SYM_PROC_MAPS, maps, 2);
+    symbols(&p, LOG_SYM_PROCESS, ident, 3);
+    uint64_t user_stack[] = { fx->f_after_g, fx->main_after_f };
+    uint64_t kernel_stack[] = { KERNEL_ENTRY, fx->after_syscall, fx->main_after_f };
+    uint64_t stray[] = { 0x7e0000001000ull };
+    sample(&p, LOG_MODE_GUEST_USER, fx->g, user_stack, 2, 10);
+    sample(&p, LOG_MODE_GUEST_KERNEL, KERNEL_LEAF, kernel_stack, 3, 11);
+    sample(&p, LOG_MODE_GUEST_USER, fx->g, stray, 1, 12);
+    bool ok = CHECK(profile_finish(&p, NULL, err, sizeof(err)));
+    struct frame_checker *c = frame_checker_new(p.sym);
+    struct frame_result res[LOG_STACK_MAX + 1];
+    memset(out, 0, sizeof(*out));
+    for (uint64_t k = 0; ok && c && k < p.sample_count; k++) {
+        const struct profile_sample *s = &p.samples[k];
+        frame_check_sample(c, s, res);
+        for (uint32_t i = 0; i < s->depth; i++) {
+            out->valid += res[i].verdict == FRAME_VALID;
+            out->invalid += res[i].verdict == FRAME_INVALID;
+            out->unchecked += res[i].verdict == FRAME_UNCHECKED;
+            out->by_cause[res[i].cause]++;
+            if (res[i].verdict == FRAME_INVALID && res[i].cause != FRAME_NO_MAPPING)
+                out->invalid_binary = strcmp(res[i].binary, image) ? "other" : image;
+        }
+    }
+    frame_checker_free(c);
+    profile_free(&p);
+    return ok && c;
+}
+
+TEST(real_frames_are_valid_and_a_wrong_mapping_is_caught)
+{
+    struct fixture fx;
+    if (!CHECK(fixture_make(&fx))) {
+        fixture_free(&fx);
+        return;
+    }
+    struct counts right, wrong;
+    if (run(&fx, "/bin/workload", &right)) {
+        /* g, f, main; do_syscall_64 and the entry (no kernel image:
+         * unchecked), write's syscall, main; the stray address, and g. */
+        CHECK_EQ(right.valid, 6);
+        CHECK_EQ(right.unchecked, 2);
+        CHECK_EQ(right.by_cause[FRAME_NO_BINARY], 2);
+        CHECK_EQ(right.invalid, 1);
+        CHECK_EQ(right.by_cause[FRAME_NO_MAPPING], 1);
+    }
+    if (run(&fx, "/bin/hvmini", &wrong)) {
+        /* The same addresses named in another static program: its bytes
+         * there are no call before the return addresses, no syscall
+         * before the user RIP, or no instruction start at the leaf. */
+        CHECK(wrong.invalid >= 4);
+        CHECK(wrong.by_cause[FRAME_NOT_AFTER_CALL] + wrong.by_cause[FRAME_OUTSIDE_TEXT] >= 2);
+        CHECK(wrong.by_cause[FRAME_NOT_AFTER_SYSCALL] + wrong.by_cause[FRAME_OUTSIDE_TEXT] >= 1);
+        CHECK_STR(wrong.invalid_binary, "/bin/hvmini");
+    }
+    fixture_free(&fx);
+}
+
+TEST(a_binary_not_at_hand_leaves_its_frames_unchecked)
+{
+    struct fixture fx;
+    if (!CHECK(fixture_make(&fx))) {
+        fixture_free(&fx);
+        return;
+    }
+    struct counts missing;
+    if (run(&fx, "/bin/not-in-the-root", &missing)) {
+        CHECK_EQ(missing.valid, 0);
+        CHECK_EQ(missing.invalid, 1);            /* the stray address */
+        CHECK_EQ(missing.by_cause[FRAME_NO_BINARY], 8);
+    }
+    fixture_free(&fx);
+}
