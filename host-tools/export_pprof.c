@@ -357,7 +357,8 @@ static void mapping_file(const struct sym_image *img, char *out, size_t size)
         snprintf(out, size, "[no file]");
         return;
     }
-    snprintf(out, size, "%.*s[%s]", (int)(base - path), path, base);
+    if (snprintf(out, size, "%.*s[%s]", (int)(base - path), path, base) < 0)
+        out[0] = '\0';                /* (out holds path and two brackets) */
 }
 
 static void put_mapping(struct pb *b, const struct profile *p, struct strings *st, uint32_t i,
