@@ -5,6 +5,7 @@
 
 #include "host-tools/log_input.h"
 #include "host-tools/log_text.h"
+#include "host-tools/profile_cli.h"
 #include "host-tools/vertigo.h"
 
 static void on_header(void *user, const struct log_stream_header *h, uint64_t offset)
@@ -24,13 +25,22 @@ static void on_problem(void *user, const struct logdec_problem *p)
 
 const char cmd_decode_help[] = "print a profiling log, one record per line";
 
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: vertigo decode [-i] FILE|-\n"
+                 "Prints every stream header, record and problem of a profiling log in stream\n"
+                 "order, one per line.\n"
+                 "  -i, --input FILE    the log (the same as giving FILE; - for stdin)\n"
+                 "  -h, --help          this text;  --version  the version\n");
+}
+
 int cmd_decode(int argc, char **argv)
 {
-    switch (log_input_args(argc, argv, cmd_decode_help)) {
-    case LOG_ARGS_HELP: return VERTIGO_EXIT_OK;
-    case LOG_ARGS_BAD: return VERTIGO_EXIT_CMDLINE;
-    case LOG_ARGS_OK: break;
-    }
+    static const struct profile_cli_command command = { .name = "decode", .usage = usage };
+    const char *input;
+    int parsed = profile_cli_args(&command, NULL, argc, argv, &input);
+    if (parsed >= 0)
+        return parsed;
     static const struct logdec_callbacks cb = {
         .header = on_header, .record = on_record, .problem = on_problem,
     };
@@ -40,10 +50,10 @@ int cmd_decode(int argc, char **argv)
         return VERTIGO_EXIT_USAGE;
     }
     logdec_init(dec, &cb, stdout);
-    int status = log_input_decode(argv[0], argv[1], dec);
+    int status = log_input_decode("decode", input, dec);
     if (status == VERTIGO_EXIT_OK)
-        status = log_input_exit_status(argv[0], argv[1], dec);
-    status = log_output_status(argv[0], status);
+        status = log_input_exit_status("decode", input, dec);
+    status = log_output_status("decode", status);
     free(dec);
     return status;
 }

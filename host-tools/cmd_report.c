@@ -15,6 +15,7 @@
 #include "host-tools/profile_cli.h"
 #include "host-tools/log_input.h"
 #include "host-tools/out_of_memory.h"
+#include "host-tools/report_json.h"
 #include "host-tools/report_rows.h"
 #include "host-tools/vertigo.h"
 
@@ -39,28 +40,6 @@ static const char *mode_tag(uint8_t mode)
 {
     static const char *const tags[LOG_MODE_COUNT] = { "[h]", "[k]", "[.]" };
     return mode < LOG_MODE_COUNT ? tags[mode] : "[?]";
-}
-
-/* The mode of a function: the mode of the first frame that names it
- * (as its symbol or inlined there). */
-static uint8_t *function_modes(const struct profile *p)
-{
-    uint32_t n = sym_function_count(p->sym);
-    uint8_t *modes = malloc(n ? n : 1);
-    if (!modes)
-        vertigo_out_of_memory();
-    memset(modes, LOG_MODE_COUNT, n);
-    for (uint64_t i = 0; i < p->sample_count; i++)
-        for (uint32_t k = 0; k < p->samples[i].depth; k++) {
-            const struct sym_frame *f = sym_frame(p->sym, p->samples[i].frames[k]);
-            const struct sym_inline *in = sym_frame_inlines(p->sym, f);
-            if (modes[f->function] == LOG_MODE_COUNT)
-                modes[f->function] = f->mode;
-            for (uint32_t j = 0; j < f->inline_count; j++)
-                if (modes[in[j].function] == LOG_MODE_COUNT)
-                    modes[in[j].function] = f->mode;
-        }
-    return modes;
 }
 
 /* "# Lost: ..." when the log or its symbol records lost anything: a
@@ -352,9 +331,15 @@ void report_write(FILE *out, const struct profile *p, const struct report_option
     const struct report_options *o = &sorted;
     struct report_table t;
     report_table_build(&t, p, o);
-    uint8_t *modes = function_modes(p);
+    uint8_t *modes = report_function_modes(p);
     struct key_columns c;
     key_columns(&c, &t);
+    if (o->json) {
+        report_json(out, p, o, &t, modes);
+        free(modes);
+        report_table_free(&t);
+        return;
+    }
     if (!p->quiet) {
         print_header(out, p, o);
         print_columns(out, &t, &c);
@@ -378,7 +363,7 @@ void report_write(FILE *out, const struct profile *p, const struct report_option
 static void usage(FILE *out)
 {
     fprintf(out, "usage: vertigo report [-s samples|KEY[,KEY...]] [--children|--no-children]\n"
-                 "                      [-g TYPE[,THRESHOLD][,ORDER]] [-G] [--by-mode] [-n]\n"
+                 "                      [-g TYPE[,THRESHOLD][,ORDER]] [-G] [--by-mode] [-n] [--json]\n"
                  "                      [--percent-limit P] [-q] [--time RANGES] [-e E] [-c C]\n"
                  "                      [--pids P] [-d D] [-S S] [--guest-root [DOM=]DIR]\n"
                  "                      [--kallsyms [DOM=]FILE] [--vertigo-elf FILE] [-i] FILE|-\n"
@@ -398,6 +383,7 @@ static void usage(FILE *out)
                  "  -G, --inverted      caller order (perf's -G)\n"
                  "  -n, --show-nr-samples  the Samples column (always shown)\n"
                  "  --by-mode           add a table by domain, VCPU and mode\n"
+                 "  --json              the report as one JSON object (schema vertigo-report/1)\n"
                  "  --percent-limit P   hide rows below P percent\n",
             profile_options_help);
 }
@@ -499,6 +485,13 @@ static bool set_inverted(void *settings, const char *unused)
     return true;
 }
 
+static bool set_json(void *settings, const char *unused)
+{
+    (void)unused;
+    ((struct report_options *)settings)->json = true;
+    return true;
+}
+
 static bool set_show_samples(void *settings, const char *unused)
 {
     (void)settings, (void)unused;
@@ -528,6 +521,7 @@ static const struct profile_cli_option report_cli_options[] = {
     { "--inverted|-G", false, set_inverted },
     { "--show-nr-samples|-n", false, set_show_samples },
     { "--by-mode", false, set_by_mode },
+    { "--json", false, set_json },
     { "--sort|-s", true, set_sort },
     { "--percent-limit", true, set_percent_limit },
 };

@@ -9,41 +9,12 @@
 
 #include "host-tools/log_input.h"
 #include "host-tools/log_text.h"
+#include "host-tools/profile_cli.h"
+#include "host-tools/stats_log.h"
 #include "host-tools/stats_domains.h"
 #include "host-tools/stats_guest_pmu.h"
 #include "host-tools/text_quote.h"
 #include "host-tools/vertigo.h"
-
-#define STATS_VCPUS_MAX 64u
-#define STATS_EVENT_NAME_MAX 48u
-#define STATS_EVENTS_MAX 64u
-
-struct cpu_stats {
-    uint64_t records, blocks;
-    logdec_count dropped;        /* exact: loss records may sum past 2^64 */
-    uint32_t first_seq, last_seq;
-};
-
-struct vcpu_totals {
-    uint32_t domain, vcpu;
-    struct log_pmu_totals latest;
-};
-
-struct log_stats {
-    struct log_stream_header header;
-    bool have_header;
-    uint64_t per_type[256];
-    uint64_t per_type_bytes[256];    /* type-specific field bytes */
-    struct cpu_stats cpus[LOG_MAX_CPUS];
-    bool have_tsc;
-    uint64_t tsc_min, tsc_max;
-    struct vcpu_totals vcpus[STATS_VCPUS_MAX];
-    uint32_t vcpu_count;
-    uint64_t totals_not_shown;   /* pmu-totals records of VCPUs beyond the table */
-    char event_names[STATS_EVENTS_MAX][STATS_EVENT_NAME_MAX];
-    struct guest_pmu_stats guest_pmu;
-    struct stats_domains domains;
-};
 
 static void on_header(void *user, const struct log_stream_header *h, uint64_t offset)
 {
@@ -221,13 +192,36 @@ static void print_stats(const struct log_stats *s, const struct logdec_totals *t
 
 const char cmd_stats_help[] = "summarize a profiling log: records, CPUs, loss, time span";
 
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: vertigo stats [--json] [-i] FILE|-\n"
+                 "Summarizes a profiling log: its stream header, bytes, records by type and by\n"
+                 "CPU, block sequences and gaps, loss, time span, the latest PMU totals of each\n"
+                 "VCPU, each domain's samples, exits and VCPU switches, the guests' use of their\n"
+                 "virtual PMU.\n"
+                 "  -i, --input FILE    the log (the same as giving FILE; - for stdin)\n"
+                 "  --json              one JSON object instead (schema vertigo-stats/1)\n"
+                 "  -h, --help          this text;  --version  the version\n");
+}
+
+static bool set_json(void *settings, const char *unused)
+{
+    (void)unused;
+    *(bool *)settings = true;
+    return true;
+}
+
 int cmd_stats(int argc, char **argv)
 {
-    switch (log_input_args(argc, argv, cmd_stats_help)) {
-    case LOG_ARGS_HELP: return VERTIGO_EXIT_OK;
-    case LOG_ARGS_BAD: return VERTIGO_EXIT_CMDLINE;
-    case LOG_ARGS_OK: break;
-    }
+    static const struct profile_cli_option options[] = { { "--json", false, set_json } };
+    static const struct profile_cli_command command = {
+        .name = "stats", .options = options, .option_count = 1, .usage = usage,
+    };
+    bool json = false;
+    const char *input;
+    int parsed = profile_cli_args(&command, &json, argc, argv, &input);
+    if (parsed >= 0)
+        return parsed;
     static const struct logdec_callbacks cb = {
         .header = on_header, .block = on_block, .record = on_record,
     };
@@ -236,18 +230,21 @@ int cmd_stats(int argc, char **argv)
     int status = VERTIGO_EXIT_USAGE;
     if (s && dec) {
         logdec_init(dec, &cb, s);
-        status = log_input_decode(argv[0], argv[1], dec);
+        status = log_input_decode("stats", input, dec);
     } else {
         fprintf(stderr, "vertigo stats: out of memory\n");
     }
     if (status == VERTIGO_EXIT_OK) {
-        print_stats(s, &dec->totals);
-        status = log_input_exit_status(argv[0], argv[1], dec);
-        log_overflow_print(stderr, argv[0], argv[1], &s->domains.overflow);
+        if (json)
+            stats_json(stdout, s, &dec->totals);
+        else
+            print_stats(s, &dec->totals);
+        status = log_input_exit_status("stats", input, dec);
+        log_overflow_print(stderr, "stats", input, &s->domains.overflow);
         if (s->domains.overflow.hit && status == VERTIGO_EXIT_OK)
             status = VERTIGO_EXIT_OVERFLOW;
         if (status != VERTIGO_EXIT_NO_LOG)
-            status = log_output_status(argv[0], status);
+            status = log_output_status("stats", status);
     }
     free(dec);
     free(s);

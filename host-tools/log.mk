@@ -12,7 +12,7 @@ LOGDEC_SRCS := host-tools/logdec.c host-tools/logdec_fields.c host-tools/log_tex
 
 TOOLS += vertigo
 tool_vertigo_SRCS := host-tools/vertigo.c host-tools/cmd_run.c host-tools/cmd_decode.c host-tools/cmd_stats.c \
-                     host-tools/stats_guest_pmu.c host-tools/stats_domains.c host-tools/log_input.c \
+                     host-tools/stats_json.c host-tools/stats_guest_pmu.c host-tools/stats_domains.c host-tools/log_input.c \
                      pmu/swevents.c vmm/format.c $(LOGDEC_SRCS)
 
 # `vertigo run` looks for host-tools/vertigo-run in this tree last.
@@ -25,7 +25,7 @@ tool_log-fixture-gen_SRCS := tests/fixtures/log/gen_fixtures.c tests/unit/test_l
 
 HEADERS_HOST += host-tools/logdec.h host-tools/log_text.h host-tools/log_input.h \
                 host-tools/vertigo.h host-tools/guest_pmu_text.h host-tools/stats_guest_pmu.h \
-                host-tools/stats_domains.h host-tools/log_arith.h host-tools/out_of_memory.h
+                host-tools/stats_domains.h host-tools/stats_log.h host-tools/log_arith.h host-tools/out_of_memory.h
 
 # Decoder throughput and encoded sizes (optimized, no sanitizers).
 BENCH_TARGETS += bench-log

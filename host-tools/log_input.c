@@ -64,15 +64,3 @@ int log_output_status(const char *cmd, int status)
             errno ? strerror(errno) : "write error");
     return VERTIGO_EXIT_USAGE;
 }
-
-enum log_args log_input_args(int argc, char **argv, const char *help)
-{
-    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-        printf("usage: vertigo %s FILE|-\n  %s (- reads standard input)\n", argv[0], help);
-        return LOG_ARGS_HELP;
-    }
-    if (argc == 2 && argv[1][0] != '\0' && (argv[1][0] != '-' || argv[1][1] == '\0'))
-        return LOG_ARGS_OK;
-    fprintf(stderr, "usage: vertigo %s FILE|-\n", argv[0]);
-    return LOG_ARGS_BAD;
-}

@@ -19,14 +19,4 @@ int log_input_exit_status(const char *cmd, const char *path, const struct logdec
  * something could not be written (a full disk, a closed pipe). */
 int log_output_status(const char *cmd, int status);
 
-enum log_args {
-    LOG_ARGS_OK,      /* argv[1] is the input */
-    LOG_ARGS_HELP,    /* -h or --help: the usage went to stdout */
-    LOG_ARGS_BAD,     /* anything else: the usage went to stderr */
-};
-
-/* Checks "CMD FILE|-" usage, with help as the command's one-line
- * description. */
-enum log_args log_input_args(int argc, char **argv, const char *help);
-
 #endif

@@ -195,6 +195,7 @@ struct report_options {
     bool children;               /* inclusive (call-stack) percentages */
     struct callgraph_options call_graph;   /* -g: chains under each row */
     bool by_mode;                /* table by domain, VCPU and mode */
+    bool json;                   /* one JSON object instead (report_json.h) */
     double percent_limit;        /* rows below this share are not shown */
     const char *source;          /* input name for the header */
 };

@@ -10,6 +10,7 @@ REPORT_SRCS := host-tools/symbolize.c host-tools/sym_demangle.c host-tools/sym_s
                host-tools/guest_root.c host-tools/profile.c host-tools/profile_cli.c \
                host-tools/vertigo_version.c host-tools/time_filter.c \
                host-tools/cmd_report.c host-tools/report_rows.c host-tools/report_callgraph.c \
+               host-tools/report_json.c \
                host-tools/cmd_export.c host-tools/export_pprof.c \
                host-tools/export_folded.c host-tools/export_csv.c \
                host-tools/profile_timeline.c host-tools/export_perfetto.c host-tools/cmd_script.c \
@@ -62,6 +63,7 @@ tool_vertigo_LIBS += $(REPORT_LIBS)
 HEADERS_HOST += host-tools/symbolize.h host-tools/profile.h host-tools/profile_cli.h \
                 host-tools/range_index.h host-tools/guest_root.h host-tools/keymap.h \
                 host-tools/sym_internal.h host-tools/report_rows.h host-tools/report_callgraph.h \
+                host-tools/report_json.h \
                 host-tools/sym_demangle.h host-tools/profile_timeline.h host-tools/perf_names.h \
                 host-tools/domain_names.h host-tools/time_filter.h host-tools/insn_call.h \
                 host-tools/insn_starts.h host-tools/frame_check.h

@@ -130,6 +130,28 @@ static void add_sample(struct report_table *t, const struct profile_sample *s)
     }
 }
 
+/* The mode of a function: the mode of the first frame that names it
+ * (as its symbol or inlined there). */
+uint8_t *report_function_modes(const struct profile *p)
+{
+    uint32_t n = sym_function_count(p->sym);
+    uint8_t *modes = malloc(n ? n : 1);
+    if (!modes)
+        vertigo_out_of_memory();
+    memset(modes, LOG_MODE_COUNT, n);
+    for (uint64_t i = 0; i < p->sample_count; i++)
+        for (uint32_t k = 0; k < p->samples[i].depth; k++) {
+            const struct sym_frame *f = sym_frame(p->sym, p->samples[i].frames[k]);
+            const struct sym_inline *in = sym_frame_inlines(p->sym, f);
+            if (modes[f->function] == LOG_MODE_COUNT)
+                modes[f->function] = f->mode;
+            for (uint32_t j = 0; j < f->inline_count; j++)
+                if (modes[in[j].function] == LOG_MODE_COUNT)
+                    modes[in[j].function] = f->mode;
+        }
+    return modes;
+}
+
 /* Compares the values of one key. */
 static int key_cmp(const struct report_table *t, enum report_key k, const struct report_row *x,
                    const struct report_row *y)

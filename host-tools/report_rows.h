@@ -46,4 +46,9 @@ void report_table_build(struct report_table *t, const struct profile *p,
 
 void report_table_free(struct report_table *t);
 
+/* Each function's mode (enum log_mode; LOG_MODE_COUNT for none): the mode
+ * of the first frame that names it, as its symbol or inlined there. A
+ * malloc'd array indexed by function id. */
+uint8_t *report_function_modes(const struct profile *p);
+
 #endif

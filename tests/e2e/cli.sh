@@ -48,18 +48,28 @@ for c in run decode stats report export; do
         fail "cli: '$c' is a command" "not in vertigo help"
 done
 status_is "cli: vertigo --help: status 0" 0 '^usage: vertigo COMMAND' '' "$V" --help
+status_is "cli: vertigo help --help: status 0" 0 '^usage: vertigo COMMAND' '' "$V" help --help
 
 version=$(sed -nE 's/^#define VERTIGO_VERSION "([^"]+)"/\1/p' vmm/version.h)
 format=$(sed -nE 's/^#define LOG_FORMAT_VERSION ([0-9]+)u?/\1/p' include/vertigo/log_format.h)
 status_is "cli: --version names the version ($version)" 0 "^vertigo $version\$" '' "$V" --version
 status_is "cli: --version names the log format ($format)" 0 "^log format version $format " '' "$V" --version
+for c in "${cmds[@]}"; do
+    status_is "cli: vertigo $c --version: status 0, the version" 0 "^vertigo $version\$" '' "$V" "$c" --version
+done
+status_is "cli: --version after other options: status 0" 0 "^vertigo $version\$" '' \
+    "$V" report --sort sym --version
 
 # A wrong command line: status 2, a message, the usage on stderr.
 status_is "cli: no command: 2" 2 '' '^usage: vertigo' "$V"
 status_is "cli: unknown command: 2" 2 '' "unknown command 'bogus'" "$V" bogus
 status_is "cli: help of an unknown command: 2" 2 '' "unknown command 'bogus'" "$V" help bogus
-status_is "cli: decode without input: 2" 2 '' '^usage: vertigo decode FILE' "$V" decode
-status_is "cli: stats with an option: 2" 2 '' '^usage: vertigo stats FILE' "$V" stats --bogus x
+status_is "cli: decode without input: 2, named" 2 '' '^vertigo decode: no input' "$V" decode
+status_is "cli: stats with an unknown option: 2, named" 2 '' "^vertigo stats: unknown option '--bogus'" \
+    "$V" stats --bogus x
+status_is "cli: stats with two inputs: 2, named" 2 '' "^vertigo stats: a second input 'b'" "$V" stats a b
+status_is "cli: report with an option missing its value: 2, named" 2 '' \
+    '^vertigo report: --sort needs a value' "$V" report x --sort
 status_is "cli: report with an unknown option: 2" 2 '' "unknown option '--bogus'" \
     "$V" report --bogus tests/fixtures/profile/kallsyms.txt
 status_is "cli: export without --format: 2" 2 '' '--format is required' "$V" export -

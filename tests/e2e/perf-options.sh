@@ -6,7 +6,8 @@
 # filters keep what they name, `--time` keeps exactly the samples whose
 # times `vertigo script --ns` prints inside the range (seconds, A%-B%,
 # A%/N, several ranges) and the report's totals follow it, and the call
-# chains of -g add up. Prints PASS:/FAIL: lines.
+# chains of -g add up; --json of report and stats is read by Python's
+# JSON parser and follows its schema. Prints PASS:/FAIL: lines.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
@@ -132,4 +133,15 @@ status_of() { "$@" >/dev/null 2>"$out/st.err"; echo $?; }
     pass "perf-options: -g bogus refused, named" || fail "perf-options: -g bogus refused" "$(cat "$out/st.err")"
 [ "$(status_of "$V" script -F comm,speed "$log")" = 2 ] && grep -q "unknown field 'speed'" "$out/st.err" &&
     pass "perf-options: -F speed refused, named" || fail "perf-options: -F speed refused" "$(cat "$out/st.err")"
+
+# --json: Python's JSON parser reads the report and the stats, whose
+# fields follow the documented schema and agree with the text outputs.
+for sort in "" "-s sym" "-s domain,pid"; do
+    "$V" report "${opts[@]}" $sort --json "$log" >"$out/report.json"
+    "$V" report "${opts[@]}" $sort "$log" >"$out/report.txt"
+    python3 tests/e2e/json_check.py report "$out/report.json" "$out/report.txt" | sed "s/json: report:/json: report $sort:/"
+done
+"$V" stats --json "$log" >"$out/stats.json"
+"$V" stats "$log" >"$out/stats.txt"
+python3 tests/e2e/json_check.py stats "$out/stats.json" "$out/stats.txt"
 exit $E2E_FAILED
