@@ -230,5 +230,7 @@ bool script_write(FILE *out, const struct profile *p);
 int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_script(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
+extern const char cmd_diff_help[];
 
 #endif

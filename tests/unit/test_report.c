@@ -41,7 +41,7 @@ static bool capture_make(struct capture *c, bool ship_kallsyms)
     snprintf(c->root, sizeof(c->root), "%s/profile/root", c->build);
     snprintf(c->workload, sizeof(c->workload), "%s/profile/root/bin/workload", c->build);
     snprintf(c->hv, sizeof(c->hv), "%s/profile/hvmini", c->build);
-    struct gen_profile_spec spec = { c->workload, c->hv, KALLSYMS, UNITS, ship_kallsyms };
+    struct gen_profile_spec spec = { c->workload, c->hv, KALLSYMS, UNITS, ship_kallsyms, 0 };
     FILE *out = open_memstream(&c->data, &c->len);
     char err[ERR_LEN] = "";
     bool ok = gen_profile_write(&spec, out, &c->expect, err, sizeof(err));
