@@ -1,6 +1,7 @@
 /* The names of a log's domains (see domain_names.h). */
 #include "host-tools/domain_names.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,21 +81,49 @@ const char *domain_name(const struct domain_names *dn, uint32_t domain, char buf
     return buf;
 }
 
+/* The domain number of key "N" or "domN" (any 32-bit id), if it is one. */
+static bool number_of(const char *key, uint32_t *domain)
+{
+    const char *digits = strncmp(key, "dom", 3) ? key : key + 3;
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(digits, &end, 10);
+    if (*digits < '0' || *digits > '9' || *end || errno || n > UINT32_MAX)
+        return false;
+    *domain = (uint32_t)n;
+    return true;
+}
+
+static bool mentioned(const struct domain_names *dn, uint32_t d)
+{
+    return d < DOMAIN_IDS_MAX ? dn->seen[d] : dn->seen_beyond;
+}
+
+unsigned int domain_names_matches(const struct domain_names *dn, const char *key, uint32_t *ids,
+                                  unsigned int max)
+{
+    unsigned int n = 0;
+    uint32_t d;
+    char buf[DOMAIN_NAME_MAX];
+    bool numeric = key[0] >= '0' && key[0] <= '9';
+    if (numeric || (number_of(key, &d) && (d >= DOMAIN_IDS_MAX || !dn->name[d][0]))) {
+        if (number_of(key, &d) && mentioned(dn, d) && max)  /* "N", or "domN" of an unnamed one */
+            ids[n++] = d;
+        if (numeric)
+            return n;
+    }
+    for (d = 0; d < DOMAIN_IDS_MAX; d++)         /* a name the log gave, or "domN" again */
+        if (dn->seen[d] && !strcmp(domain_name(dn, d, buf), key) && (!n || ids[0] != d)) {
+            if (n < max)
+                ids[n] = d;
+            n++;
+        }
+    return n;
+}
+
 bool domain_names_find(const struct domain_names *dn, const char *key, uint32_t *domain)
 {
-    char *end;
-    unsigned long n = strtoul(key, &end, 10);
-    if (*key >= '0' && *key <= '9' && !*end) {
-        *domain = (uint32_t)n;
-        return n < DOMAIN_IDS_MAX ? dn->seen[n] : dn->seen_beyond && n <= UINT32_MAX;
-    }
-    char buf[DOMAIN_NAME_MAX];
-    for (uint32_t d = 0; d < DOMAIN_IDS_MAX; d++)
-        if (dn->seen[d] && !strcmp(domain_name(dn, d, buf), key)) {
-            *domain = d;
-            return true;
-        }
-    return false;
+    return domain_names_matches(dn, key, domain, 1) > 0;
 }
 
 void domain_names_list(const struct domain_names *dn, char *buf, size_t len)

@@ -42,8 +42,14 @@ bool domain_passive(const struct domain_names *dn, uint32_t domain);
 const char *domain_name(const struct domain_names *dn, uint32_t domain,
                         char buf[DOMAIN_NAME_MAX]);
 
-/* The domain `key` designates: a decimal domain number, or a name the log
- * gave (or "domN"), of a domain the log mentions. False if none. */
+/* The domains `key` designates among those the log mentions: a decimal
+ * domain number (any 32-bit id), or a name the log gave, or "domN".
+ * Returns how many (a name may be given to several domains), the first
+ * max of them in ids. */
+unsigned int domain_names_matches(const struct domain_names *dn, const char *key, uint32_t *ids,
+                                  unsigned int max);
+
+/* The first domain `key` designates (domain_names_matches); false if none. */
 bool domain_names_find(const struct domain_names *dn, const char *key, uint32_t *domain);
 
 /* The domains the log mentions as "NAME (N), ..." into buf, for errors. */

@@ -366,7 +366,7 @@ static void put_mapping(struct pb *b, const struct profile *p, struct strings *s
 {
     struct pb m = { 0 };
     const struct sym_image *img = sym_image(p->sym, i);
-    char build_id[2 * LOG_BUILD_ID_SIZE + 1], file[MAPPING_NAME_MAX + 2];
+    char build_id[2 * LOG_BUILD_ID_SIZE + 1], file[2 * MAPPING_NAME_MAX + 3];
     mapping_file(img, file, sizeof(file));
     pb_uint(&m, MAPPING_ID, id);
     pb_uint(&m, MAPPING_START, img->start);

@@ -127,9 +127,17 @@ static bool check_files(const struct symbolizer *s, const char *option,
     static const struct domain_names none;
     const struct domain_names *names = s->names ? s->names : &none;
     for (unsigned int i = 0; i < count && i < SYM_DOMAIN_FILES_MAX; i++) {
-        uint32_t domain;
-        if (domain_names_find(names, files[i].domain, &domain))
+        uint32_t ids[2];
+        unsigned int n = domain_names_matches(names, files[i].domain, ids, 2);
+        if (n == 1)
             continue;
+        if (n > 1) {
+            snprintf(err, err_len, "%s %s=%s: '%s' names %u domains of the log (%u, %u%s): give "
+                     "the domain's number, %s %u=%s", option, files[i].domain, files[i].path,
+                     files[i].domain, n, ids[0], ids[1], n > 2 ? ", ..." : "", option, ids[0],
+                     files[i].path);
+            return false;
+        }
         char list[256];
         domain_names_list(names, list, sizeof(list));
         snprintf(err, err_len, "%s %s=%s: no domain '%s' in the log (its domains: %s)", option,

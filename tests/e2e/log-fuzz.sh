@@ -8,19 +8,23 @@
 # and ORC tables (tests/fuzz/fuzz_kstack.c) and its guest-virtual reads
 # through hostile page tables and the translation cache
 # (tests/fuzz/fuzz_guest_pages.c).
+# Each runs from /, as a user may run it.
 # Prints PASS/FAIL: fuzz-decoder-60s, fuzz-report-30s, fuzz-kstack-20s,
 # fuzz-guest-pages-20s.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
-# fuzz_for NAME TARGET SECONDS CORPUS [libFuzzer options...]
+# fuzz_for NAME TARGET SECONDS CORPUS [libFuzzer options...]: run from /,
+# not the tree, so a fuzzer that finds its fixtures only from the tree's
+# root (a relative path) fails here.
 fuzz_for() {
-    local name=$1 target=$2 seconds=$3 corpus=$4 log
+    local name=$1 target=$2 seconds=$3 corpus=$4 log build
     shift 4
-    log="$BUILD/fuzz/$name.log"
-    "$BUILD/fuzz/$target" -max_total_time="$seconds" -artifact_prefix="$BUILD/fuzz/$target-" \
-        "$@" "$corpus" >"$log" 2>&1
+    build=$(cd "$BUILD" && pwd)
+    log="$build/fuzz/$name.log"
+    ( cd / && "$build/fuzz/$target" -max_total_time="$seconds" -artifact_prefix="$build/fuzz/$target-" \
+        "$@" "$build/${corpus#"$BUILD"/}" ) >"$log" 2>&1
     local rc=$?
     tail -n 3 "$log"
     if [ $rc -eq 0 ] && grep -q 'Done [0-9]* runs' "$log"; then

@@ -4,6 +4,13 @@
 FUZZ_SECONDS ?= 1800
 FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARNINGS) -I. -Iinclude -DVERTIGO_HOSTED=1 \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+# Fixture files (kallsyms text, the hostile root's) are opened by their path
+# in this tree, so the fuzzers and hostile-log run from any directory.
+SOURCE_DIR_FLAG := -DVERTIGO_SOURCE_DIR='"$(CURDIR)"'
+FUZZ_CFLAGS += $(SOURCE_DIR_FLAG)
+$(BUILD)/tool/tests/fuzz/hostile_logs.c.o $(BUILD)/host/tests/fuzz/hostile_logs.c.o \
+$(BUILD)/host/tests/fuzz/fuzz_report.c.o: TOOL_CFLAGS += $(SOURCE_DIR_FLAG)
+$(BUILD)/host/tests/fuzz/hostile_logs.c.o $(BUILD)/host/tests/fuzz/fuzz_report.c.o: HOST_CFLAGS += $(SOURCE_DIR_FLAG)
 
 FUZZ_DECODER_SRCS := tests/fuzz/fuzz_decode.c host-tools/logdec.c host-tools/logdec_fields.c \
                      host-tools/log_text.c host-tools/guest_pmu_text.c vmm/log_crc.c

@@ -20,7 +20,12 @@
 #define ROOT_LEN (PATH_LEN + 32u)            /* PATH_LEN/fuzz/report-root.XXXXXX */
 #define CPUS 4u
 #define BLOCK_FILL 8192u             /* payload bytes before the harness closes a block */
-#define KALLSYMS "tests/fixtures/profile/kallsyms.txt"
+/* Fixtures are found from the source tree's path built in (tests/fuzz/fuzz.mk),
+ * so the fuzzer runs from any directory. */
+#ifndef VERTIGO_SOURCE_DIR
+#define VERTIGO_SOURCE_DIR "."
+#endif
+#define KALLSYMS VERTIGO_SOURCE_DIR "/tests/fixtures/profile/kallsyms.txt"
 
 static char root_dir[ROOT_LEN], vertigo_elf[PATH_LEN + 32u];
 

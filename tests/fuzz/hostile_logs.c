@@ -17,6 +17,9 @@
 #define TRUNCATED_ELF 3000                /* bytes: headers, no section table */
 #define TSC_STEP 1000u
 #define JIT_NAME_LEN 1000u
+#ifndef VERTIGO_SOURCE_DIR                /* the source tree (tests/fuzz/fuzz.mk) */
+#define VERTIGO_SOURCE_DIR "."
+#endif
 
 /* A stream being written: the payload of the open block. */
 struct writer {
@@ -288,6 +291,199 @@ static void out_of_range(struct writer *w, uint32_t n)
             put(w, types[k], bad[k], lens[k]);
 }
 
+/* A name holding everything a writer must not pass raw: an escape
+ * sequence, CR, LF, TAB, quotes, separators of CSV and folded stacks, a
+ * backslash, DEL, C1 CSI (U+009B), invalid UTF-8 (a stray continuation
+ * byte, an overlong '/', a cut sequence) and valid UTF-8 (e acute, euro). */
+#define HOSTILE_TEXT "\x1b[31mred\r\n\tx\"y',;z \\\x7f\xc2\x9b\x80\xc0\xaf\xc3\xa9\xe2\x82\xac\xe2\x82"
+
+static void config(struct writer *w, const char *text)
+{
+    struct log_config c = { .text = text, .len = (uint32_t)strlen(text) };
+    uint8_t f[LOG_FIELDS_MAX];
+    put(w, LOG_REC_CONFIG, f, log_encode_config(f, &c));
+}
+
+static void event_desc(struct writer *w, uint32_t id, const char *name)
+{
+    struct log_event_desc ed = { .event = id, .name = name, .len = (uint32_t)strlen(name) };
+    uint8_t f[LOG_FIELDS_MAX];
+    put(w, LOG_REC_EVENT_DESC, f, log_encode_event_desc(f, &ed));
+}
+
+/* n interval rows of VCPU vcpu of domain 1 (two events, the first
+ * extrapolated), numbered from first. */
+static void interval_rows(struct writer *w, uint32_t vcpu, uint64_t first, uint32_t n,
+                          uint64_t instructions)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        struct log_interval iv = { .domain = 1, .vcpu = vcpu, .number = first + i,
+                                   .instructions = instructions, .tsc_span = TSC_STEP / 2,
+                                   .count = 2, .events = { { 100 + 7 * i, instructions / 2 },
+                                                           { 3 * i + 1, instructions } } };
+        uint8_t f[LOG_FIELDS_MAX];
+        put(w, LOG_REC_INTERVAL, f, log_encode_interval(f, &iv));
+    }
+}
+
+/* Hostile text in every name a writer shows: two sampled events' and
+ * two interval events' names, a domain's name, a process's name and
+ * maps path, a JIT function, a kallsyms symbol and module, console text;
+ * samples in each and n interval rows (at least 3: correlate needs 2). */
+static void escapes(struct writer *w, uint32_t n)
+{
+    char text[512];
+    config(w, "log=e9 dom.0.name=" HOSTILE_TEXT " dom.1.name=web");
+    event_desc(w, 0, "ev0 " HOSTILE_TEXT);
+    event_desc(w, 1, HOSTILE_TEXT " ev1");
+    snprintf(text, sizeof(text), "ffffffff81000000 T sym_" HOSTILE_TEXT " [mod" HOSTILE_TEXT "]\n"
+             "ffffffff81001000 T plain\n");
+    symbols(w, LOG_SYM_KALLSYMS, 0, 0, text);
+    snprintf(text, sizeof(text), "400000-401000 r-xp 00000000 00:00 0 /bin/" HOSTILE_TEXT "\n"
+             "%llx-%llx rwxp 00000000 00:00 0\n", (unsigned long long)HOSTILE_JIT_BASE,
+             (unsigned long long)HOSTILE_JIT_BASE + 0x100000);
+    symbols(w, LOG_SYM_PROC_MAPS, HOSTILE_PID, 0, text);
+    snprintf(text, sizeof(text), "%u 2000 comm_" HOSTILE_TEXT "\n", HOSTILE_PID);
+    symbols(w, LOG_SYM_PROCESS, HOSTILE_PID, 0, text);
+    snprintf(text, sizeof(text), "%llx 40 jit_" HOSTILE_TEXT "\n", (unsigned long long)HOSTILE_JIT_BASE);
+    symbols(w, LOG_SYM_JIT_MAP, HOSTILE_PID, 1, text);
+    struct log_console c = { .source = 1, .text = HOSTILE_TEXT "\n", .len = sizeof(HOSTILE_TEXT) };
+    uint8_t f[LOG_FIELDS_MAX];
+    put(w, LOG_REC_CONSOLE, f, log_encode_console(f, &c));
+    for (uint32_t e = 0; e < 2; e++) {
+        struct log_sample s = { .mode = LOG_MODE_GUEST_KERNEL, .event = e, .rip = 0xffffffff81000010ull,
+                                .has_cr3 = true, .cr3 = 0x2000 };
+        sample(w, &s);
+        user_sample(w, 0x400010, true, 0x2000);
+        user_sample(w, HOSTILE_JIT_BASE + 8, true, 0x2000);
+    }
+    interval_rows(w, 0, 0, n < 3 ? 3 : n, 1000);
+}
+
+/* Two vcpu-stats records of domain 3 with 2^63 exits each (and of one
+ * reason): their sum passes 64 bits; n is ignored. */
+static void exit_sums(struct writer *w, uint32_t n)
+{
+    (void)n;
+    for (uint32_t v = 0; v < 2; v++) {
+        struct log_vcpu_stats vs = { .domain = 3, .vcpu = v, .exits = 1ull << 63, .switches = 1,
+                                     .count = 1, .reasons = { { 10, 1ull << 63 } } };
+        uint8_t f[LOG_FIELDS_MAX];
+        put(w, LOG_REC_VCPU_STATS, f, log_encode_vcpu_stats(f, &vs));
+    }
+}
+
+/* Two alike samples of a period of 2^63: they stand for 2^64 events.
+ * With n > 0, a period of 2^62 and three (past pprof's 2^63 - 1, within
+ * 64 bits). */
+static void period_sums(struct writer *w, uint32_t n)
+{
+    period(w, n ? 1ull << 62 : 1ull << 63, false, 0, 0);
+    for (uint32_t i = 0; i < (n ? 3u : 2u); i++)
+        vcpu_sample(w, 0, 0);
+}
+
+/* Interval rows whose sums pass 64 bits: with n = 0, rows numbered 0 and
+ * 2^64 - 1 on two VCPUs (the missing rows add up past it); n = 1, two
+ * rows of 2^63 instructions each on one VCPU; n = 2, a row whose span is
+ * longer than its TSC. */
+static void row_sums(struct writer *w, uint32_t n)
+{
+    event_desc(w, 0, "instructions");
+    if (n == 0) {
+        for (uint32_t v = 0; v < 2; v++) {
+            interval_rows(w, v, 0, 1, 1000);
+            interval_rows(w, v, UINT64_MAX, 1, 1000);
+        }
+    } else if (n == 1) {
+        interval_rows(w, 0, 0, 2, 1ull << 63);
+    } else {
+        struct log_interval iv = { .domain = 1, .number = 0, .instructions = 10,
+                                   .tsc_span = UINT64_MAX, .count = 1, .events = { { 1, 10 } } };
+        uint8_t f[LOG_FIELDS_MAX];
+        put(w, LOG_REC_INTERVAL, f, log_encode_interval(f, &iv));
+        interval_rows(w, 0, 1, 3, 1000);
+    }
+}
+
+/* Domains for --guest-root NAME=: two named "web" (1 and 4), and ids
+ * beyond 255 (300, 2^32 - 1), each with a user sample in /bin/workload
+ * (n ignored). */
+static void domain_ids(struct writer *w, uint32_t n)
+{
+    static const uint32_t ids[] = { 0, 1, 4, 300, UINT32_MAX };
+    (void)n;
+    config(w, "log=e9 dom.1.name=web dom.4.name=web");
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        struct log_symbols r = { .domain = ids[i], .kind = LOG_SYM_PROC_MAPS, .pid = HOSTILE_PID,
+                                 .last = true,
+                                 .data = (const uint8_t *)"400000-500000 r-xp 0 00:00 0 /bin/workload\n",
+                                 .len = 43 };
+        uint8_t f[LOG_FIELDS_MAX];
+        put(w, LOG_REC_SYMBOLS, f, log_encode_symbols(f, &r));
+        struct log_sample s = { .mode = LOG_MODE_GUEST_USER, .domain = ids[i], .rip = 0x401000 };
+        sample(w, &s);
+    }
+}
+
+/* One record of every type, fields at their largest (n ignored). */
+static void every_type(struct writer *w, uint32_t n)
+{
+    uint8_t f[LOG_FIELDS_MAX], stack[LOG_USER_STACK_MAX] = { 0 };
+    (void)n;
+    config(w, "log=e9 dom.4294967295.name=last");
+    event_desc(w, UINT32_MAX, "ev_max");
+    period(w, UINT64_MAX, true, UINT32_MAX, UINT32_MAX);
+    struct log_console c = { .source = UINT32_MAX, .text = "x", .len = 1 };
+    put(w, LOG_REC_CONSOLE, f, log_encode_console(f, &c));
+    struct log_sample s = { .domain = UINT32_MAX, .vcpu = UINT32_MAX, .mode = LOG_MODE_GUEST_USER,
+                            .event = UINT32_MAX, .rip = UINT64_MAX, .has_cr3 = true,
+                            .cr3 = UINT64_MAX, .depth = LOG_STACK_MAX };
+    for (uint32_t i = 0; i < LOG_STACK_MAX; i++)
+        s.stack[i] = i & 1 ? 0 : UINT64_MAX;
+    struct log_user_stack us = { .domain = UINT32_MAX, .vcpu = UINT32_MAX, .data = stack,
+                                 .len = LOG_USER_STACK_MAX };
+    for (uint32_t r = 0; r < LOG_UREG_COUNT; r++)
+        us.regs[r] = UINT64_MAX;
+    put(w, LOG_REC_USER_STACK, f, log_encode_user_stack(f, &us));
+    sample(w, &s);
+    struct log_interval iv = { .domain = UINT32_MAX, .vcpu = UINT32_MAX, .number = UINT64_MAX,
+                               .instructions = UINT64_MAX, .tsc_span = 0,
+                               .count = LOG_INTERVAL_EVENTS_MAX };
+    for (uint32_t e = 0; e < iv.count; e++)
+        iv.events[e] = (struct log_interval_event){ UINT64_MAX, e & 1 ? UINT64_MAX : 1 };
+    put(w, LOG_REC_INTERVAL, f, log_encode_interval(f, &iv));
+    struct log_swcounters sw = { .domain = UINT32_MAX, .vcpu = UINT32_MAX, .count = LOG_SWCOUNTERS_MAX };
+    struct log_pmu_totals pt = { .domain = UINT32_MAX, .vcpu = UINT32_MAX, .count = LOG_EVENTS_MAX };
+    struct log_vcpu_stats vs = { .domain = UINT32_MAX, .vcpu = UINT32_MAX, .exits = UINT64_MAX,
+                                 .switches = UINT64_MAX, .switch_ticks = UINT64_MAX,
+                                 .count = LOG_VCPU_STATS_REASONS_MAX };
+    for (uint32_t i = 0; i < LOG_SWCOUNTERS_MAX; i++)
+        sw.counters[i] = (struct log_counter_value){ UINT32_MAX - i, UINT64_MAX };
+    for (uint32_t i = 0; i < LOG_EVENTS_MAX; i++)
+        pt.totals[i] = (struct log_counter_value){ UINT32_MAX - i, UINT64_MAX };
+    for (uint32_t i = 0; i < LOG_VCPU_STATS_REASONS_MAX; i++)
+        vs.reasons[i] = (struct log_counter_value){ i == 1 ? UINT32_MAX : i, i ? 0 : UINT64_MAX };
+    put(w, LOG_REC_SWCOUNTERS, f, log_encode_swcounters(f, &sw));
+    put(w, LOG_REC_PMU_TOTALS, f, log_encode_pmu_totals(f, &pt));
+    put(w, LOG_REC_VCPU_STATS, f, log_encode_vcpu_stats(f, &vs));
+    struct log_lifecycle lc = { .domain = UINT32_MAX, .vcpu = UINT32_MAX, .event = LOG_LC_VCPU_ONLINE,
+                                .arg = UINT64_MAX };
+    put(w, LOG_REC_LIFECYCLE, f, log_encode_lifecycle(f, &lc));
+    struct log_symbols sym = { .domain = UINT32_MAX, .kind = LOG_SYM_KERNEL_BUILD_ID, .epoch = UINT64_MAX,
+                               .last = true, .data = (const uint8_t *)"zz\n", .len = 3 };
+    put(w, LOG_REC_SYMBOLS, f, log_encode_symbols(f, &sym));
+    struct log_guest_pmu_prog gp = { .domain = UINT32_MAX, .vcpu = UINT32_MAX,
+                                     .counter = LOG_GUEST_COUNTER_LIMIT - 1, .control = 0xf };
+    put(w, LOG_REC_GUEST_PMU_PROG, f, log_encode_guest_pmu_prog(f, &gp));
+    struct log_guest_pmi pmi = { .domain = UINT32_MAX, .vcpu = UINT32_MAX, .status = UINT64_MAX,
+                                 .delivery = LOG_GUEST_PMI_MASKED };
+    put(w, LOG_REC_GUEST_PMI, f, log_encode_guest_pmi(f, &pmi));
+    uint8_t loss[LOG_VARINT_MAX];
+    put(w, LOG_REC_LOSS, loss, log_varint_put(loss, 1));
+    put(w, LOG_REC_TYPE_COUNT, f, 0);              /* a type this version does not know */
+}
+
 static void identities(struct writer *w, uint32_t n) { processes(w, n, true); }
 static void processes_only(struct writer *w, uint32_t n) { processes(w, n, false); }
 
@@ -299,13 +495,16 @@ static const struct {
     { "unfinished", unfinished }, { "identities", identities }, { "processes", processes_only },
     { "paths", paths }, { "names", long_names }, { "loss", losses }, { "ranges", out_of_range },
     { "totals", many_totals }, { "modes", mode_suffixes }, { "periods", vcpu_periods },
+    { "escapes", escapes }, { "exit-sums", exit_sums }, { "period-sums", period_sums },
+    { "row-sums", row_sums }, { "domain-ids", domain_ids }, { "every-type", every_type },
 };
 
 #define KIND_COUNT (sizeof(kinds) / sizeof(kinds[0]))
 
 const char *const hostile_log_kinds[KIND_COUNT + 1] = {
     "events", "vcpus", "jit", "unfinished", "identities", "processes", "paths", "names",
-    "loss", "ranges", "totals", "modes", "periods", NULL,
+    "loss", "ranges", "totals", "modes", "periods", "escapes", "exit-sums", "period-sums",
+    "row-sums", "domain-ids", "every-type", NULL,
 };
 
 bool hostile_log_write(const char *kind, uint32_t n, struct log_test_stream *out)
@@ -353,7 +552,7 @@ static const char *below(const char *root, const char *rel, char *out)
 bool hostile_root_make(const char *root, const char *workload)
 {
     char p[PATH_LEN];
-    static const char text[] = "tests/fixtures/profile/kallsyms.txt";
+    static const char text[] = VERTIGO_SOURCE_DIR "/tests/fixtures/profile/kallsyms.txt";
     if (strlen(root) > PATH_LEN / 2)
         return false;
     mkdir(below(root, "bin", p), 0755);

@@ -21,6 +21,18 @@
  *               periods, a new session ending them (HOSTILE_PERIODS_EVENTS
  *               events in 7 samples), then n VCPUs of domain 3 with a
  *               period of their own each, i + 1 for VCPU i, and a sample
+ *   escapes     every name a writer shows (events, interval events, a
+ *               domain, a process, a maps path, a JIT function, kallsyms)
+ *               holding ESC, CR, LF, TAB, quotes, ',', ';', DEL, C1,
+ *               invalid and valid UTF-8; samples in each, n interval rows
+ *   exit-sums   two vcpu-stats of 2^63 exits: their sum passes 64 bits
+ *   period-sums samples whose periods add up past 64 bits (n = 0), or
+ *               past pprof's signed 2^63 - 1 only (n > 0)
+ *   row-sums    interval rows whose missing rows (n = 0) or instructions
+ *               (n = 1) add up past 64 bits, or whose span passes its TSC
+ *   domain-ids  two domains named alike, domains 300 and 2^32 - 1
+ *   every-type  one record of each type (and an unknown one), fields at
+ *               their largest
  */
 #ifndef TESTS_FUZZ_HOSTILE_LOGS_H
 #define TESTS_FUZZ_HOSTILE_LOGS_H
@@ -48,6 +60,6 @@ bool hostile_log_write(const char *kind, uint32_t n, struct log_test_stream *out
 bool hostile_root_make(const char *root, const char *workload);
 
 /* The kinds, NULL-terminated. */
-extern const char *const hostile_log_kinds[14];
+extern const char *const hostile_log_kinds[20];
 
 #endif
