@@ -16,13 +16,14 @@ struct export_format {
     bool binary;
     /* Whether the format can hold the profile (NULL: any), else why not. */
     bool (*fits)(const struct profile *p, char *err, size_t err_len);
+    bool timeline;               /* writes every sample at its time */
 };
 
 static const struct export_format formats[] = {
-    { "pprof", export_pprof, true, export_pprof_fits },
-    { "folded", export_folded, false, NULL },
-    { "csv", export_csv, false, NULL },
-    { "perfetto", export_perfetto, false, NULL },
+    { "pprof", export_pprof, true, export_pprof_fits, false },
+    { "folded", export_folded, false, NULL, false },
+    { "csv", export_csv, false, NULL, false },
+    { "perfetto", export_perfetto, false, NULL, true },
 };
 
 #define FORMAT_COUNT (sizeof(formats) / sizeof(formats[0]))
@@ -73,6 +74,13 @@ static bool has_format(const void *settings)
     return false;
 }
 
+/* Only Perfetto's trace needs each sample's time; the other formats read
+ * the aggregated profile, whose size does not grow with the samples. */
+static bool needs_timeline(const void *settings)
+{
+    return ((const struct export_args *)settings)->format->timeline;
+}
+
 static int write_output(const struct profile *p, const char *input, const void *settings)
 {
     const struct export_args *a = settings;
@@ -112,7 +120,7 @@ static const struct profile_cli_command export_command = {
     .usage = usage,
     .complete = has_format,
     .write = write_output,
-    .timeline = true,            /* perfetto's; the other formats ignore it */
+    .needs_timeline = needs_timeline,
 };
 
 int cmd_export(int argc, char **argv)

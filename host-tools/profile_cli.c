@@ -334,6 +334,8 @@ int profile_cli_run(const struct profile_cli_command *c, void *settings, int arg
     int parsed = profile_cli_parse(&one, &po, settings, argc, argv, &input);
     if (parsed >= 0)
         return parsed;
+    if (c->needs_timeline)
+        po.timeline = c->needs_timeline(settings);
     struct profile p;
     int status = profile_load(&p, c->name, input, &po);
     if ((status == VERTIGO_EXIT_OK || status == VERTIGO_EXIT_DAMAGED) && !p.overflow.hit) {

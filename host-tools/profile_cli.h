@@ -43,6 +43,10 @@ struct profile_cli_command {
     int (*write)(const struct profile *p, const char *input, const void *settings);
     bool timeline;               /* the writer reads the samples' times */
     unsigned int inputs;         /* inputs it takes: 0 means 1 (`vertigo diff`: 2) */
+    /* If not NULL, decides instead of `timeline` once the command line is
+     * read (export needs the times for one format only: without them the
+     * profile's memory does not grow with the number of samples). */
+    bool (*needs_timeline)(const void *settings);
 };
 
 /* Runs command c on argv (argv[0] is its name), filling settings through
