@@ -23,11 +23,12 @@ TOOLS += log-fixture-gen
 tool_log-fixture-gen_SRCS := tests/fixtures/log/gen_fixtures.c tests/unit/test_log_util.c \
                              $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS))
 
-HEADERS_HOST += host-tools/logdec.h host-tools/log_text.h host-tools/log_input.h \
+HEADERS_HOST += host-tools/logdec.h host-tools/logdec_fast.h host-tools/log_text.h host-tools/log_input.h \
                 host-tools/vertigo.h host-tools/guest_pmu_text.h host-tools/stats_guest_pmu.h \
                 host-tools/stats_domains.h host-tools/stats_log.h host-tools/log_arith.h host-tools/out_of_memory.h
 
-# Decoder throughput and encoded sizes (optimized, no sanitizers).
+# Decoder throughput and encoded sizes (optimized, no sanitizers), and the
+# decoder's instructions per record under callgrind (tests/bench/bench_log.sh).
 BENCH_TARGETS += bench-log
 $(BUILD)/bench/bench-log: $(patsubst %,$(BUILD)/tool/%.o,tests/bench/bench_log.c \
                           $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS)))
@@ -35,17 +36,18 @@ $(BUILD)/bench/bench-log: $(patsubst %,$(BUILD)/tool/%.o,tests/bench/bench_log.c
 	$(Q)$(HOST_CC) $^ -o $@
 .PHONY: bench-log
 bench-log: $(BUILD)/bench/bench-log
-	$(Q)$<
+	$(Q)BUILD=$(BUILD) ./tests/bench/bench_log.sh
 
 # Unit tests of the log (tests/unit/test_log_*.c).
 LOG_TEST_SRCS := tests/unit/test_log_util.c $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS))
-UNIT_TESTS += log_format log_property log_ring log_corrupt log_golden log_ranges log_guest_pmu
+UNIT_TESTS += log_format log_property log_ring log_corrupt log_golden log_ranges log_guest_pmu log_fast
 unit_log_format_SRCS := tests/unit/test_log_format.c $(LOG_TEST_SRCS)
 unit_log_property_SRCS := tests/unit/test_log_property.c $(LOG_TEST_SRCS)
 unit_log_ring_SRCS := tests/unit/test_log_ring.c $(LOG_TEST_SRCS)
 unit_log_corrupt_SRCS := tests/unit/test_log_corrupt.c $(LOG_TEST_SRCS)
 unit_log_golden_SRCS := tests/unit/test_log_golden.c $(LOG_TEST_SRCS)
 unit_log_ranges_SRCS := tests/unit/test_log_ranges.c $(LOG_TEST_SRCS)
+unit_log_fast_SRCS := tests/unit/test_log_fast.c $(LOG_TEST_SRCS)
 unit_log_guest_pmu_SRCS := tests/unit/test_log_guest_pmu.c host-tools/stats_guest_pmu.c \
                            $(LOG_TEST_SRCS)
 

@@ -6,6 +6,15 @@
 
 #include <string.h>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#define CPUID_LEAF_EXTENDED_FEATURES 7u
+#define CPUID_7_EBX_BMI2             (1u << 8)
+#define CPUID_VENDOR_AMD_EBX         0x68747541u
+#define CPUID_FAMILY_AMD_ZEN3        0x19u
+#endif
+
+#include "host-tools/logdec_fast.h"
 #include "vmm/log_crc.h"
 #include "vmm/log_varint.h"
 
@@ -182,8 +191,9 @@ enum record_step {
 };
 
 /* Decodes one record at *p and, unless its frame is broken, moves *p
- * past it. */
-static enum record_step decode_record(struct logdec *dec, struct logdec_record *r,
+ * past it: the general path, for what the fast one declines (kept out of
+ * line so the fast loop keeps its registers). */
+__attribute__((noinline)) static enum record_step decode_record(struct logdec *dec, struct logdec_record *r,
                                       const uint8_t **p, const uint8_t *end)
 {
     const uint8_t *q = *p;
@@ -206,26 +216,51 @@ static enum record_step decode_record(struct logdec *dec, struct logdec_record *
     return RECORD_OK;
 }
 
-static void decode_payload(struct logdec *dec, const struct log_block_header *h,
-                           const uint8_t *payload, uint64_t payload_offset)
+/* The records of a good block's payload; pext: logdec_fast.h's, a
+ * constant in each of the two copies decode_payload calls. */
+static inline __attribute__((always_inline)) void
+decode_records(struct logdec *dec, const struct log_block_header *h, const uint8_t *payload,
+               uint64_t payload_offset, bool pext)
 {
     struct logdec_record r;
     r.cpu = h->cpu;
     r.block_seq = h->seq;
     r.tsc = h->base_tsc;
+    /* Kept in locals: the callback may be any code, so what it could
+     * reach (h, dec) would be read again after each call. */
+    void (*on_record)(void *, const struct logdec_record *) = dec->cb->record;
+    void *user = dec->user;
+    const uint64_t first = h->first_record;
+    const uint32_t count = h->record_count;
     const uint8_t *p = payload, *end = payload + h->payload_len;
+    uint64_t offset_base = payload_offset - (uint64_t)(uintptr_t)payload;   /* + p: p's offset */
     uint32_t n = 0;
-    for (; p < end && n < h->record_count; n++) {
-        r.index = h->first_record + n;
-        r.offset = payload_offset + (uint64_t)(p - payload);
+    for (; p < end && n < count; n++) {
+        r.index = first + n;
+        r.offset = offset_base + (uint64_t)(uintptr_t)p;
+        if (logdec_fast_record(&r, &p, end, pext)) {
+            dec->totals.records++;
+            if (on_record)
+                on_record(user, &r);
+            continue;
+        }
         enum record_step step = decode_record(dec, &r, &p, end);
         if (step == RECORD_BAD_FRAME)
             break;
         if (step == RECORD_BAD_FIELDS)
             bad_record(dec, h, r.offset, 1);
     }
-    if (n != h->record_count || p != end)
-        bad_record(dec, h, payload_offset + (uint64_t)(p - payload), h->record_count - n);
+    if (n != count || p != end)
+        bad_record(dec, h, payload_offset + (uint64_t)(p - payload), count - n);
+}
+
+static void decode_payload(struct logdec *dec, const struct log_block_header *h,
+                           const uint8_t *payload, uint64_t payload_offset)
+{
+    if (dec->pext)
+        decode_records(dec, h, payload, payload_offset, true);
+    else
+        decode_records(dec, h, payload, payload_offset, false);
 }
 
 static enum step take_block(struct logdec *dec)
@@ -293,9 +328,36 @@ static void compact(struct logdec *dec)
     dec->pos = 0;
 }
 
+/* Whether the CPU has a fast PEXT (logdec_fast.h): BMI2 (CPUID.(EAX=07H,
+ * ECX=0):EBX[8]), except on AMD before family 19h (Zen 3), whose PEXT is
+ * microcoded and far slower than the shift/mask steps. */
+static bool pext_is_fast(void)
+{
+#if defined(__x86_64__)
+    unsigned int eax, ebx, ecx, edx;
+    if (!__get_cpuid_count(CPUID_LEAF_EXTENDED_FEATURES, 0, &eax, &ebx, &ecx, &edx) ||
+        !(ebx & CPUID_7_EBX_BMI2))
+        return false;
+    __get_cpuid(0, &eax, &ebx, &ecx, &edx);
+    bool amd = ebx == CPUID_VENDOR_AMD_EBX;     /* "Auth" of AuthenticAMD */
+    __get_cpuid(1, &eax, &ebx, &ecx, &edx);
+    unsigned int family = (eax >> 8) & 0xfu;
+    if (family == 0xfu)
+        family += (eax >> 20) & 0xffu;
+    return !amd || family >= CPUID_FAMILY_AMD_ZEN3;
+#else
+    return false;
+#endif
+}
+
 void logdec_init(struct logdec *dec, const struct logdec_callbacks *cb, void *user)
 {
     memset(dec, 0, offsetof(struct logdec, buf));
+    memset(dec->buf + LOGDEC_WINDOW, 0, LOGDEC_TAIL);
+    static int pext = -1;      /* probed once */
+    if (pext < 0)
+        pext = pext_is_fast();
+    dec->pext = pext;
     dec->cb = cb;
     dec->user = user;
     dec->len = dec->pos = 0;
@@ -313,7 +375,7 @@ void logdec_feed(struct logdec *dec, const void *data, size_t len)
     dec->totals.bytes += len;
     while (len) {
         compact(dec);
-        size_t room = sizeof(dec->buf) - dec->len;
+        size_t room = LOGDEC_WINDOW - dec->len;
         size_t n = len < room ? len : room;
         memcpy(dec->buf + dec->len, src, n);
         dec->len += n;

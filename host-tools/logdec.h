@@ -105,13 +105,16 @@ struct logdec_cpu_track {
 };
 
 #define LOGDEC_WINDOW (2u * (LOG_BLOCK_HEADER_SIZE + LOG_BLOCK_PAYLOAD_MAX))
+/* Zero bytes after the window, never written: the fast path
+ * (logdec_fast.h) reads 8 bytes at a time up to a payload's end. */
+#define LOGDEC_TAIL 8u
 
 /* Decoder state: large (a window of two maximal blocks), so allocate it
  * statically or on the heap. Fields are private. */
 struct logdec {
     const struct logdec_callbacks *cb;
     void *user;
-    uint8_t buf[LOGDEC_WINDOW];
+    uint8_t buf[LOGDEC_WINDOW + LOGDEC_TAIL];
     size_t len;              /* bytes in buf */
     size_t pos;              /* next byte to examine */
     uint64_t base;           /* stream offset of buf[0] */
@@ -120,6 +123,7 @@ struct logdec {
     uint64_t quiet_until;    /* skipped bytes before this are already reported */
     bool finished;
     bool finishing;         /* logdec_finish is flushing the tail */
+    bool pext;               /* the fast path packs varints with PEXT */
     struct logdec_totals totals;
     struct logdec_cpu_track cpus[LOG_MAX_CPUS];
 };

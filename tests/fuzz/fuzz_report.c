@@ -141,10 +141,25 @@ struct counted {
     char first_event[PROFILE_EVENT_NAME_MAX];
 };
 
+/* A sample the decoder passed on is what the general field parser reads
+ * from its bytes (the decoder's fast path took most of them). */
+static void check_sample(const struct logdec_record *r)
+{
+    struct logdec_record general = { .type = LOG_REC_SAMPLE };
+    const struct log_sample *a = &r->u.sample, *b = &general.u.sample;
+    if (logdec_parse_fields(&general, r->raw, r->raw + r->raw_len) != 0 || a->mode != b->mode ||
+        a->domain != b->domain || a->vcpu != b->vcpu || a->event != b->event || a->rip != b->rip ||
+        a->has_cr3 != b->has_cr3 || a->cr3 != b->cr3 || a->depth != b->depth ||
+        memcmp(a->stack, b->stack, a->depth * sizeof(a->stack[0])))
+        abort();
+}
+
 static void count_record(void *user, const struct logdec_record *r)
 {
     struct counted *c = user;
     c->samples += r->type == LOG_REC_SAMPLE;
+    if (r->type == LOG_REC_SAMPLE)
+        check_sample(r);
     if (r->type == LOG_REC_EVENT_DESC && !c->first_event[0]) {
         size_t n = r->u.event_desc.len < sizeof(c->first_event) - 1 ? r->u.event_desc.len
                                                                      : sizeof(c->first_event) - 1;

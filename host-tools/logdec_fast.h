@@ -1,0 +1,167 @@
+/* The decoder's fast path for sample records, the bulk of a profiling
+ * log (docs/log-format.md, "Records"). It reads each varint with one
+ * 8-byte load: the first byte without the continuation bit ends it, a
+ * table keeps the varint's bytes, and their 7-bit groups are packed
+ * together by one PEXT where the CPU has a fast one (BMI2; not AMD
+ * before Zen 3, which microcodes it), else by three shift/mask steps: no
+ * loop per byte. Every function takes `pext` as a constant, so the
+ * decoder holds one copy of the loop for each (logdec.c). A sample it decodes is
+ * exactly what logdec_parse_fields would produce, every range of
+ * "Validation" checked; anything else (another type, a varint longer
+ * than 8 bytes, a length or field out of range, a record cut short) it
+ * declines without consuming a byte, and the general path decodes the
+ * record and reports what is wrong. The block's CRC was checked before,
+ * once for all its records. */
+#ifndef HOST_TOOLS_LOGDEC_FAST_H
+#define HOST_TOOLS_LOGDEC_FAST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "host-tools/logdec.h"
+#include "vmm/log_varint.h"
+
+/* A fast read loads 8 bytes from a position before the end it was given:
+ * callers keep LOGDEC_TAIL (>= 7) readable bytes after that end (struct
+ * logdec's window has them). */
+#define LOGDEC_FAST_VARINT_MAX 8u    /* 56-bit values; longer ones: general path */
+_Static_assert(LOGDEC_TAIL >= LOGDEC_FAST_VARINT_MAX - 1u, "the window's tail covers a load");
+
+#define LOGDEC_FAST_STOP_BITS  0x8080808080808080ull
+#define LOGDEC_FAST_GROUP_BITS 0x7f7f7f7f7f7f7f7full
+
+/* The bytes of a varint of n bytes (1..8) within its 8-byte load. */
+static const uint64_t logdec_fast_keep[LOGDEC_FAST_VARINT_MAX + 1] = {
+    0, 0xffull, 0xffffull, 0xffffffull, 0xffffffffull, 0xffffffffffull, 0xffffffffffffull,
+    0xffffffffffffffull, 0xffffffffffffffffull,
+};
+
+static inline uint64_t logdec_fast_load(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof(w));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
+}
+
+/* The varint at *p if it has at most 8 bytes (then *p moves past it);
+ * false, *p unchanged, for a longer one. */
+#define LOGDEC_FAST_INLINE static inline __attribute__((always_inline))
+LOGDEC_FAST_INLINE bool logdec_fast_varint(const uint8_t **p, uint64_t *v, bool pext)
+{
+    uint64_t w = logdec_fast_load(*p);
+    uint64_t stop = ~w & LOGDEC_FAST_STOP_BITS;
+    if (!stop)
+        return false;
+    unsigned int n = (unsigned int)__builtin_ctzll(stop) / 8u + 1u;
+    w &= logdec_fast_keep[n];
+#if defined(__x86_64__)
+    if (pext) {
+        __asm__("pextq %2, %1, %0" : "=r"(*v) : "r"(w), "r"(LOGDEC_FAST_GROUP_BITS));
+        *p += n;
+        return true;
+    }
+#endif
+    /* 7-bit groups: pairs into 14 bits per 16, into 28 per 32, into 56. */
+    w &= LOGDEC_FAST_GROUP_BITS;
+    w = (w & 0x007f007f007f007full) | ((w >> 1) & 0x3f803f803f803f80ull);
+    w = (w & 0x00003fff00003fffull) | ((w >> 2) & 0x0fffc0000fffc000ull);
+    w = (w & 0x000000000fffffffull) | ((w >> 4) & 0x00fffffff0000000ull);
+    *v = w;
+    *p += n;
+    return true;
+}
+
+/* The call stack of a sample: depth (1..LOG_STACK_MAX), then zigzag
+ * deltas, the first from the RIP. */
+LOGDEC_FAST_INLINE bool logdec_fast_stack(struct log_sample *s, const uint8_t **p, const uint8_t *end,
+                                         bool pext)
+{
+    const uint8_t *q = *p;
+    uint64_t depth, delta, prev = s->rip;
+    if (!logdec_fast_varint(&q, &depth, pext) || depth == 0 || depth > LOG_STACK_MAX)
+        return false;
+    for (uint32_t i = 0; i < depth; i++) {
+        if (q >= end || !logdec_fast_varint(&q, &delta, pext))
+            return false;
+        prev += (uint64_t)log_unzigzag(delta);
+        s->stack[i] = prev;
+    }
+    s->depth = (uint32_t)depth;
+    *p = q;
+    return true;
+}
+
+/* What follows the RIP when the flags say so: a CR3, a call stack. */
+LOGDEC_FAST_INLINE bool logdec_fast_sample_tail(struct log_sample *s, uint8_t flags,
+                                               const uint8_t *p, const uint8_t *end, bool pext)
+{
+    s->has_cr3 = (flags & LOG_SAMPLE_HAS_CR3) != 0;
+    if (s->has_cr3 && (p >= end || !logdec_fast_varint(&p, &s->cr3, pext)))
+        return false;
+    if ((flags & LOG_SAMPLE_HAS_STACK) && (p >= end || !logdec_fast_stack(s, &p, end, pext)))
+        return false;
+    return p <= end;
+}
+
+/* The fields bytes of a sample at least this long: flags, domain, VCPU,
+ * event and a RIP of one byte each. */
+#define LOGDEC_FAST_SAMPLE_MIN 5
+
+/* A sample's fields [p, end), at least LOGDEC_FAST_SAMPLE_MIN bytes: true
+ * with s filled when every field is in range and ends by end. */
+LOGDEC_FAST_INLINE bool logdec_fast_sample(struct log_sample *s, const uint8_t *p, const uint8_t *end,
+                                          bool pext)
+{
+    /* flags, domain, VCPU and event: one byte each in nearly every sample;
+     * flag bits 4-7 must be zero, the mode below 3 */
+    uint64_t head = logdec_fast_load(p);
+    if ((head & (0x80808000ull | (0xffu & ~LOG_SAMPLE_FLAGS_MASK))) ||
+        (head & LOG_SAMPLE_MODE_MASK) >= LOG_MODE_COUNT)
+        return false;
+    uint8_t flags = (uint8_t)head;
+    s->mode = flags & LOG_SAMPLE_MODE_MASK;
+    s->domain = (uint8_t)(head >> 8);
+    s->vcpu = (uint8_t)(head >> 16);
+    s->event = (uint8_t)(head >> 24);
+    p += 4;
+    uint64_t rip;
+    if (!logdec_fast_varint(&p, &rip, pext))
+        return false;
+    s->rip = (uint64_t)log_unzigzag(rip);
+    s->has_cr3 = false;
+    s->cr3 = 0;
+    s->depth = 0;
+    if (flags & (LOG_SAMPLE_HAS_CR3 | LOG_SAMPLE_HAS_STACK))
+        return logdec_fast_sample_tail(s, flags, p, end, pext);
+    return p <= end;     /* bytes after the known fields are allowed */
+}
+
+/* The record at *p (p < end), if it is a sample the fast path takes: *p
+ * moves past it, r holds it (its TSC advanced by the record's delta). Its
+ * frame is the type, a one-byte length and a TSC delta. */
+LOGDEC_FAST_INLINE bool logdec_fast_record(struct logdec_record *r, const uint8_t **p,
+                                          const uint8_t *end, bool pext)
+{
+    const uint8_t *q = *p;
+    uint64_t frame = logdec_fast_load(q);   /* type, length, TSC delta... */
+    const uint8_t *body_end = q + 2 + (uint8_t)(frame >> 8);
+    if ((frame & 0x80ffu) != LOG_REC_SAMPLE || body_end > end)
+        return false;
+    uint64_t delta;
+    q += 2;
+    if (!logdec_fast_varint(&q, &delta, pext) || body_end - q < LOGDEC_FAST_SAMPLE_MIN ||
+        !logdec_fast_sample(&r->u.sample, q, body_end, pext))
+        return false;
+    r->type = LOG_REC_SAMPLE;
+    r->raw = q;
+    r->raw_len = (uint32_t)(body_end - q);
+    r->tsc += (uint64_t)log_unzigzag(delta);
+    *p = body_end;
+    return true;
+}
+
+#endif

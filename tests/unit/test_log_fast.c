@@ -1,0 +1,208 @@
+/* The decoder's fast path for samples (host-tools/logdec_fast.h) against
+ * the general one (logdec_parse_fields): on samples the real encoder
+ * writes it decodes the same fields, and on mutated or cut records it
+ * either declines or agrees with the general path, never accepting what
+ * the general path refuses. Both of its varint packings (PEXT, where the
+ * CPU has BMI2, and the shift/mask steps) are checked. */
+#include "tests/unit/unit.h"
+
+#include "host-tools/logdec_fast.h"
+#include "vmm/log_encode.h"
+
+#define ROUNDS 20000u
+#define BUF_MAX (LOG_RECORD_WIRE_MAX + LOGDEC_TAIL)
+
+static uint64_t rng_state = 0x243f6a8885a308d3ull;
+
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* A value of about `bits` significant bits, small ones most often. */
+static uint64_t rand_bits(unsigned int max_bits)
+{
+    unsigned int bits = (unsigned int)(rng() % (max_bits + 1u));
+    return bits >= 64 ? rng() : rng() & ((1ull << bits) - 1u);
+}
+
+static void random_sample(struct log_sample *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->mode = (uint8_t)(rng() % LOG_MODE_COUNT);
+    s->domain = (uint32_t)rand_bits(rng() % 4 ? 7 : 32);
+    s->vcpu = (uint32_t)rand_bits(rng() % 4 ? 7 : 32);
+    s->event = (uint32_t)rand_bits(rng() % 4 ? 7 : 32);
+    s->rip = rng() % 2 ? 0xffffffff81000000ull + rand_bits(24) : rand_bits(rng() % 8 ? 47 : 64);
+    s->has_cr3 = rng() % 2;
+    s->cr3 = s->has_cr3 ? rand_bits(rng() % 8 ? 52 : 64) : 0;
+    s->depth = rng() % 3 ? (uint32_t)(rng() % (LOG_STACK_MAX + 1u)) : 0;
+    for (uint32_t i = 0; i < s->depth; i++)
+        s->stack[i] = s->rip + (uint64_t)(int64_t)(int32_t)rand_bits(rng() % 8 ? 20 : 31) -
+                      (rng() % 16 ? 0 : rng());
+}
+
+static bool same_sample(const struct log_sample *a, const struct log_sample *b)
+{
+    bool same = a->mode == b->mode && a->domain == b->domain && a->vcpu == b->vcpu &&
+                a->event == b->event && a->rip == b->rip && a->has_cr3 == b->has_cr3 &&
+                a->cr3 == b->cr3 && a->depth == b->depth;
+    for (uint32_t i = 0; same && i < a->depth; i++)
+        same = a->stack[i] == b->stack[i];
+    return same;
+}
+
+/* Whether every varint of s fits the fast path and its head is one byte
+ * each (then the fast path must take it). */
+static bool fast_shape(const struct log_sample *s)
+{
+    bool ok = s->domain < 128 && s->vcpu < 128 && s->event < 128 &&
+              log_zigzag((int64_t)s->rip) >> 56 == 0 && (!s->has_cr3 || s->cr3 >> 56 == 0);
+    uint64_t prev = s->rip;
+    for (uint32_t i = 0; ok && i < s->depth; i++) {
+        ok = log_zigzag((int64_t)(s->stack[i] - prev)) >> 56 == 0;
+        prev = s->stack[i];
+    }
+    return ok;
+}
+
+static bool have_pext(void)
+{
+    return __builtin_cpu_supports("bmi2");
+}
+
+/* The fast path on the fields [buf, buf + len), the bytes after them set
+ * to fill (it must not depend on them). */
+static bool fast_fields(uint8_t *buf, size_t len, uint8_t fill, bool pext, struct log_sample *out)
+{
+    memset(buf + len, fill, LOGDEC_TAIL);
+    return pext ? logdec_fast_sample(out, buf, buf + len, true)
+                : logdec_fast_sample(out, buf, buf + len, false);
+}
+
+static bool general_fields(const uint8_t *buf, size_t len, struct log_sample *out)
+{
+    struct logdec_record r = { .type = LOG_REC_SAMPLE };
+    if (logdec_parse_fields(&r, buf, buf + len) != 0)
+        return false;
+    *out = r.u.sample;
+    return true;
+}
+
+/* One body both ways: a fast answer is the general one. Returns whether
+ * the fast path took it. */
+static bool check_body(uint8_t *buf, size_t len, bool pext)
+{
+    struct log_sample fast, general;
+    if (len < LOGDEC_FAST_SAMPLE_MIN)
+        return false;
+    bool took = fast_fields(buf, len, 0, pext, &fast);
+    struct log_sample again;
+    CHECK(fast_fields(buf, len, 0xff, pext, &again) == took);
+    bool ok = general_fields(buf, len, &general);
+    if (took) {
+        CHECK(ok);
+        CHECK(same_sample(&fast, &general));
+        CHECK(same_sample(&fast, &again));
+    }
+    return took;
+}
+
+TEST(fast_sample_equals_general_on_encoded)
+{
+    static uint8_t buf[BUF_MAX];
+    for (int variant = 0; variant < 2; variant++) {
+        bool pext = variant == 1;
+        if (pext && !have_pext())
+            continue;
+        unsigned int taken = 0, shaped = 0;
+        for (unsigned int i = 0; i < ROUNDS; i++) {
+            struct log_sample s;
+            random_sample(&s);
+            size_t len = log_encode_sample(buf, &s);
+            bool took = check_body(buf, len, pext);
+            struct log_sample general;
+            CHECK(general_fields(buf, len, &general) && same_sample(&general, &s));
+            if (fast_shape(&s)) {
+                shaped++;
+                CHECK(took);
+            }
+            taken += took;
+        }
+        CHECK(shaped > ROUNDS / 4);
+        CHECK(taken >= shaped);
+    }
+}
+
+TEST(fast_sample_declines_or_agrees_on_damage)
+{
+    static uint8_t buf[BUF_MAX];
+    for (int variant = 0; variant < 2; variant++) {
+        bool pext = variant == 1;
+        if (pext && !have_pext())
+            continue;
+        unsigned int taken = 0;
+        for (unsigned int i = 0; i < ROUNDS; i++) {
+            struct log_sample s;
+            random_sample(&s);
+            size_t len = log_encode_sample(buf, &s);
+            switch (rng() % 3) {
+            case 0:                                 /* one byte changed */
+                buf[rng() % len] ^= (uint8_t)(1u << (rng() % 8));
+                break;
+            case 1:                                 /* cut short */
+                len = (size_t)(rng() % len);
+                break;
+            default:                                /* bytes appended */
+                for (unsigned int k = (unsigned int)(rng() % 4); k; k--)
+                    buf[len++] = (uint8_t)rng();
+                break;
+            }
+            taken += check_body(buf, len, pext);
+        }
+        CHECK(taken > 0);
+    }
+}
+
+/* A whole record: the frame (type, one-byte length, TSC delta) too. */
+TEST(fast_record_frames_like_general)
+{
+    static uint8_t buf[BUF_MAX + 64];
+    for (unsigned int i = 0; i < ROUNDS; i++) {
+        struct log_sample s;
+        random_sample(&s);
+        uint8_t fields[LOG_RECORD_WIRE_MAX];
+        size_t flen = log_encode_sample(fields, &s);
+        size_t n = 0;
+        buf[n++] = rng() % 8 ? LOG_REC_SAMPLE : (uint8_t)rng();
+        uint64_t delta = log_zigzag((int64_t)rand_bits(40) - (int64_t)rand_bits(20));
+        uint8_t head[2 * LOG_VARINT_MAX];
+        size_t dlen = log_varint_put(head, delta);
+        n += log_varint_put(buf + n, dlen + flen);
+        memcpy(buf + n, head, dlen);
+        memcpy(buf + n + dlen, fields, flen);
+        n += dlen + flen;
+        size_t end = rng() % 4 ? n : (size_t)(rng() % (n + 1));   /* payload cut short */
+        memset(buf + end, 0xff, LOGDEC_TAIL);
+        struct logdec_record r = { .tsc = 1000 };
+        const uint8_t *p = buf;
+        if (!end || !logdec_fast_record(&r, &p, buf + end, false))
+            continue;
+        /* What the general path reads there. */
+        const uint8_t *q = buf + 1;
+        uint64_t body_len, d;
+        CHECK(buf[0] == LOG_REC_SAMPLE);
+        CHECK(log_varint_get(&q, buf + end, &body_len) == 0 && body_len <= (uint64_t)(buf + end - q));
+        const uint8_t *body_end = q + body_len;
+        CHECK(p == body_end);
+        CHECK(log_varint_get(&q, body_end, &d) == 0 && d == delta);
+        CHECK_EQ(r.tsc, 1000 + (uint64_t)log_unzigzag(delta));
+        struct log_sample general;
+        CHECK(general_fields(q, (size_t)(body_end - q), &general));
+        CHECK(same_sample(&general, &r.u.sample));
+        CHECK(r.raw == q && r.raw_len == (uint32_t)(body_end - q));
+    }
+}
