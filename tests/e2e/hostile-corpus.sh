@@ -4,8 +4,9 @@
 # every record type, names full of escape sequences and invalid UTF-8,
 # sums and products past 64 bits, domains beyond 255 and named alike,
 # hostile maps paths), an empty file and a truncated log, each through
-# decode, stats, report, report --by-mode, script, export (pprof, folded,
-# csv, perfetto), timeline (csv, tsv, json) and correlate (text, csv).
+# decode, stats, report (text, --by-mode, --json), stats --json, diff,
+# check-frames, script, export (pprof, folded, csv, perfetto), timeline
+# (csv, tsv, json) and correlate (text, csv).
 # Each case either exits non-zero with a line "vertigo CMD: ..." on
 # stderr naming the problem, or exits 0 (or 3, damaged, with its output
 # still written) with output that a real parser accepts: protoc --decode
@@ -57,6 +58,10 @@ runs=(
     "stats|text|stats FILE"
     "report|text|report FILE"
     "report-by-mode|text|report --by-mode --sort comm,pid,dso,sym,domain FILE"
+    "report-json|json|report --json FILE"
+    "stats-json|json|stats --json FILE"
+    "diff|text|diff FILE FILE"
+    "check-frames|text|check-frames FILE"
     "script|text|script FILE"
     "pprof|pprof|export --format pprof -o OUT FILE"
     "folded|folded|export --format folded -o OUT FILE"
@@ -90,12 +95,12 @@ run_case() {
     case $rc in
         0|3)                  # written (3: damaged, what was decoded still written)
             if [ $rc -eq 3 ] && [ ! -s "$o" ]; then
-                grep -qE "^vertigo [a-z]+: .+" "$base.err" &&
+                grep -qE "^vertigo [a-z-]+: .+" "$base.err" &&
                     refused[$fmt]=$(( ${refused[$fmt]:-0} + 1 )) ||
                     bad_runs+=("$base: exit 3 with no output and no message")
                 return
             fi
-            if [ $rc -eq 3 ] && ! grep -qE "^vertigo [a-z]+: .+" "$base.err"; then
+            if [ $rc -eq 3 ] && ! grep -qE "^vertigo [a-z-]+: .+" "$base.err"; then
                 bad_runs+=("$base: exit 3 without a message")
                 return
             fi
@@ -109,8 +114,8 @@ run_case() {
             else
                 echo "$fmt $o" >>"$manifest"
             fi ;;
-        1|2|4)
-            if grep -qE "^vertigo( [a-z]+)?: .+" "$base.err"; then
+        1|2|4|5)             # 5: check-frames found invalid frames
+            if grep -qE "^vertigo( [a-z-]+)?: .+" "$base.err"; then
                 refused[$fmt]=$(( ${refused[$fmt]:-0} + 1 ))
             else
                 bad_runs+=("$base: exit $rc without a message")
