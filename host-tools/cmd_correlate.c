@@ -16,6 +16,9 @@
 
 #define CELL_PIXELS 40u
 #define LABEL_PIXELS 220u
+#define LABELLED_MAX 24u          /* events whose cells carry their r */
+#define UNDEFINED_COLOUR "#a0a0a0"
+#define UNDEFINED_VALUE "2"       /* an undefined r in the plot's data: no r is above 1 */
 
 enum corr_format { FMT_TEXT, FMT_CSV, FMT_PNG };
 
@@ -24,6 +27,7 @@ struct correlate_args {
     const char *output;
     const char *events;
     struct corr_range range;
+    const char *script;          /* --gnuplot-script: keep the PNG's script there */
 };
 
 static void usage(FILE *out)
@@ -38,7 +42,13 @@ static void usage(FILE *out)
                  "  -o FILE             write there instead of standard output\n"
                  "  --events LIST       only these events (names or ids, comma-separated)\n"
                  "  --tsc FROM:TO       only rows that lie within these TSC values\n"
-                 "  --intervals A:B     only rows numbered A to B\n");
+                 "  --intervals A:B     only rows numbered A to B\n"
+                 "  --gnuplot-script FILE  keep the PNG's gnuplot script in FILE (its data in\n"
+                 "                      FILE.dat), to read or change it\n"
+                 "  -i, --input FILE    the log (the same as giving FILE; - for stdin)\n"
+                 "  -h, --help          this text;  --version  the version\n"
+                 "  An event constant over the rows has no r (undefined): text and csv show it\n"
+                 "  as - and an empty cell, png as a grey cell marked undef\n");
 }
 
 static bool set_format(void *settings, const char *name)
@@ -59,6 +69,12 @@ static bool set_output(void *settings, const char *path)
 static bool set_events(void *settings, const char *list)
 {
     ((struct correlate_args *)settings)->events = list;
+    return true;
+}
+
+static bool set_script(void *settings, const char *path)
+{
+    ((struct correlate_args *)settings)->script = path;
     return true;
 }
 
@@ -97,6 +113,10 @@ static bool set_intervals(void *settings, const char *text)
 static bool complete(const void *settings)
 {
     const struct correlate_args *a = settings;
+    if (a->script && a->format != FMT_PNG) {
+        fprintf(stderr, "vertigo correlate: --gnuplot-script goes with --format png\n");
+        return false;
+    }
     if (a->format != FMT_PNG || a->output)
         return true;
     fprintf(stderr, "vertigo correlate: --format png needs -o FILE\n");
@@ -167,33 +187,66 @@ static void put_tics(FILE *gp, const struct iv_set *s, const char *axis)
     }
 }
 
+static bool any_undefined(void)
+{
+    for (unsigned int a = 0; a < matrix.n; a++)
+        for (unsigned int b = 0; b < matrix.n; b++)
+            if (isnan(matrix.r[a][b]))
+                return true;
+    return false;
+}
+
+/* Cells are coloured by r (blue -1, white 0, red 1) and, up to
+ * LABELLED_MAX events, carry their value; an undefined r is grey, on the
+ * grey background the image leaves uncovered there, with "undef" and its
+ * own legend entry, so it can never pass for r = 0. */
 static void write_heat_map_script(FILE *gp, const struct plot *p, const struct iv_set *s,
                                   const char *png)
 {
     unsigned int side = LABEL_PIXELS + CELL_PIXELS * matrix.n;
-    plot_png_header(gp, side + 80, side, png);
-    fprintf(gp, "set title 'Pearson r over %" PRIu64 " intervals'\n"
+    const char *slash = s->source ? strrchr(s->source, '/') : NULL;
+    char title[512];
+    snprintf(title, sizeof(title), "Pearson r of the events' counts per retired instruction,\n"
+             "over %" PRIu64 " intervals of %s", matrix.intervals,
+             slash ? slash + 1 : s->source ? s->source : "-");
+    plot_png_header(gp, side + 160, side + 60, png);
+    fputs("set title ", gp);
+    plot_quote_lines(gp, title);
+    fprintf(gp, " font 'sans,11'\n"
                 "set palette defined (-1 'blue', 0 'white', 1 'red')\nset cbrange [-1:1]\n"
+                "set cblabel 'Pearson r (-1 to 1)'\n"
                 "set xrange [-0.5:%u.5]\nset yrange [%u.5:-0.5]\nset xtics rotate by 60 right\n"
-                "set size square\n", matrix.intervals, matrix.n - 1, matrix.n - 1);
+                "set size square\nset key below\n"
+                "set object 1 rectangle from -0.5,-0.5 to %u.5,%u.5 behind fillcolor rgb '%s' "
+                "fillstyle solid noborder\n", matrix.n - 1, matrix.n - 1, matrix.n - 1,
+            matrix.n - 1, UNDEFINED_COLOUR);
     put_tics(gp, s, "xtics");
     put_tics(gp, s, "ytics");
     fputs("plot ", gp);
     plot_quote(gp, p->data);
-    fputs(" matrix with image notitle\n", gp);
+    fputs(" matrix using 1:2:($3 > 1 ? NaN : $3) with image notitle", gp);
+    if (matrix.n <= LABELLED_MAX)          /* white on the darker cells */
+        fputs(", \\\n     '' matrix using 1:2:($3 > 1 ? 'undef' : abs($3) < 0.6 ? "
+              "sprintf('%.2f', $3) : '') with labels font 'sans,7' notitle, \\\n"
+              "     '' matrix using 1:2:($3 <= 1 && abs($3) >= 0.6 ? sprintf('%.2f', $3) : '') "
+              "with labels font 'sans,7' tc rgb 'white' notitle", gp);
+    if (any_undefined())
+        fprintf(gp, ", \\\n     keyentry with boxes fillstyle solid fc rgb '%s' "
+                "title 'undefined r: an event constant over these intervals'", UNDEFINED_COLOUR);
+    fputc('\n', gp);
 }
 
-static int write_heat_map(const struct iv_set *s, const char *png)
+static int write_heat_map(const struct iv_set *s, const char *png, const char *keep_script)
 {
     struct plot p;
-    if (!plot_open(&p, "correlate"))
+    if (!plot_open(&p, "correlate", keep_script))
         return VERTIGO_EXIT_USAGE;
     FILE *data = fopen(p.data, "w");
     bool ok = data != NULL;
     for (unsigned int a = 0; ok && a < matrix.n; a++)
         for (unsigned int b = 0; b < matrix.n; b++) {
-            if (isnan(matrix.r[a][b]))
-                fputs("NaN", data);
+            if (isnan(matrix.r[a][b]))          /* gnuplot warns of NaN in a matrix */
+                fputs(UNDEFINED_VALUE, data);
             else
                 fprintf(data, "%.4f", matrix.r[a][b]);
             fputc(b + 1 < matrix.n ? ' ' : '\n', data);
@@ -207,7 +260,7 @@ static int write_heat_map(const struct iv_set *s, const char *png)
         ok &= fclose(gp) == 0;
     }
     if (!ok || !gp)
-        return plot_fail(&p, "cannot write the plot's scratch files");
+        return plot_fail(&p, "cannot write the plot's files");
     return plot_run(&p);
 }
 
@@ -223,7 +276,7 @@ static int write_matrix(const struct iv_set *s, const unsigned int *ev, unsigned
         return VERTIGO_EXIT_USAGE;
     }
     if (a->format == FMT_PNG)
-        return write_heat_map(s, a->output);
+        return write_heat_map(s, a->output, a->script);
     return intervals_write_file("correlate", a->output, s, ev, n, a,
                                 a->format == FMT_CSV ? write_csv : write_text);
 }
@@ -234,6 +287,7 @@ static const struct profile_cli_option options[] = {
     { "--events", true, set_events },
     { "--tsc", true, set_tsc },
     { "--intervals", true, set_intervals },
+    { "--gnuplot-script", true, set_script },
 };
 
 const char cmd_correlate_help[] = "correlation matrix of the events across interval rows";

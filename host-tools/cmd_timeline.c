@@ -15,6 +15,7 @@ struct timeline_args {
     enum timeline_x x;
     const char *output;          /* NULL: stdout */
     const char *events;          /* NULL: all */
+    const char *script;          /* --gnuplot-script: keep the PNG's script there */
 };
 
 static void usage(FILE *out)
@@ -29,7 +30,11 @@ static void usage(FILE *out)
                  "                      chrome://tracing), png (one panel per event; needs -o)\n"
                  "  -o FILE             write there instead of standard output\n"
                  "  --events LIST       only these events (names or ids, comma-separated)\n"
-                 "  --x time|instructions  the x axis of json and png (default time)\n");
+                 "  --x time|instructions  the x axis of json and png (default time)\n"
+                 "  --gnuplot-script FILE  keep the PNG's gnuplot script in FILE (its data in\n"
+                 "                      FILE.dat), to read or change it\n"
+                 "  -i, --input FILE    the log (the same as giving FILE; - for stdin)\n"
+                 "  -h, --help          this text;  --version  the version\n");
 }
 
 static bool set_format(void *settings, const char *name)
@@ -62,9 +67,19 @@ static bool set_events(void *settings, const char *list)
     return true;
 }
 
+static bool set_script(void *settings, const char *path)
+{
+    ((struct timeline_args *)settings)->script = path;
+    return true;
+}
+
 static bool complete(const void *settings)
 {
     const struct timeline_args *a = settings;
+    if (a->script && a->format != FMT_PNG) {
+        fprintf(stderr, "vertigo timeline: --gnuplot-script goes with --format png\n");
+        return false;
+    }
     if (a->format != FMT_PNG || a->output)
         return true;
     fprintf(stderr, "vertigo timeline: --format png needs -o FILE\n");
@@ -85,7 +100,7 @@ static int write_rows(const struct iv_set *s, const unsigned int *ev, unsigned i
 {
     const struct timeline_args *a = settings;
     if (a->format == FMT_PNG)
-        return timeline_plot(s, ev, n, a->x, a->output);
+        return timeline_plot(s, ev, n, a->x, a->output, a->script);
     return intervals_write_file("timeline", a->output, s, ev, n, a, write_text);
 }
 
@@ -94,6 +109,7 @@ static const struct profile_cli_option options[] = {
     { "-o", true, set_output },
     { "--events", true, set_events },
     { "--x", true, set_x },
+    { "--gnuplot-script", true, set_script },
 };
 
 const char cmd_timeline_help[] = "interval rows (pmu.interval=) as CSV/TSV, trace JSON or PNG";

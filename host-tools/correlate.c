@@ -2,11 +2,24 @@
 #include "host-tools/correlate.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
+
+/* Whether every value is the same: then r is undefined, whatever the
+ * rounding of the mean would make of the variance (a constant x whose
+ * mean is not exactly representable gets a tiny non-zero sxx, and r =
+ * 1.000 with itself, ~0 with the others). */
+static bool constant(const double *x, uint64_t count)
+{
+    for (uint64_t i = 1; i < count; i++)
+        if (x[i] != x[0])
+            return false;
+    return true;
+}
 
 double corr_pearson(const double *x, const double *y, uint64_t count)
 {
-    if (count < 2)
+    if (count < 2 || constant(x, count) || constant(y, count))
         return NAN;
     double mx = 0, my = 0;
     for (uint64_t i = 0; i < count; i++) {

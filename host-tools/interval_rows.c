@@ -47,6 +47,7 @@ static void on_header(void *user, const struct log_stream_header *h, uint64_t of
 {
     (void)offset;
     ((struct iv_set *)user)->tsc_hz = h->tsc_hz;
+    ((struct iv_set *)user)->pmu_backend = h->pmu.backend;
 }
 
 static void on_record(void *user, const struct logdec_record *r)
@@ -133,6 +134,7 @@ int iv_load(struct iv_set *s, const char *cmd, const char *path)
         fprintf(stderr, "vertigo %s: out of memory\n", cmd);
         return VERTIGO_EXIT_USAGE;
     }
+    s->source = path;
     logdec_init(dec, &cb, s);
     int status = log_input_decode(cmd, path, dec);
     if (status == VERTIGO_EXIT_OK)

@@ -43,6 +43,8 @@ struct iv_set {
     unsigned int event_count;   /* the widest row's events */
     char names[IV_EVENTS_MAX][IV_NAME_MAX];     /* "" if no event-desc */
     uint64_t tsc_hz;            /* from the stream header; 0: unknown */
+    uint8_t pmu_backend;        /* enum log_pmu_backend, from the stream header */
+    const char *source;         /* the input's path ("-": stdin), set by iv_load */
     uint64_t missing;           /* rows absent from the numbering */
     uint64_t repeated;          /* rows whose number came twice (dropped) */
     bool no_memory;

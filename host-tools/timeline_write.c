@@ -2,6 +2,7 @@
 #include "host-tools/timeline_write.h"
 
 #include <inttypes.h>
+#include <string.h>
 
 #include "host-tools/plot.h"
 #include "host-tools/profile_timeline.h"
@@ -9,6 +10,7 @@
 #include "host-tools/vertigo.h"
 
 #define PANEL_HEIGHT 150u
+#define TITLE_HEIGHT 60u
 #define PLOT_WIDTH   1000u
 #define NS_PER_MICRO 1000u
 
@@ -134,22 +136,35 @@ bool timeline_write_trace(FILE *out, const struct iv_set *s, const unsigned int 
 
 /* ---- PNG -------------------------------------------------------------------- */
 
-/* The data: one block per VCPU (gnuplot's index), x then every event. */
+/* The data: one block per VCPU (gnuplot's index), x then, per event, three
+ * columns: its value (NaN when unmeasured), the value again where it was
+ * extrapolated (else NaN: the points that mark it) and 0 where it was not
+ * measured at all (else NaN). A row after a gap in the VCPU's numbering
+ * starts after a blank line, which breaks the line there. */
 static void write_plot_data(FILE *data, const struct iv_set *s, enum timeline_x x)
 {
     double tsc0 = s->count ? (double)s->rows[0].tsc_start : 0;
     double hz = s->tsc_hz ? (double)s->tsc_hz : 1.0;
     for (size_t i = 0; i < s->count; i++) {
         const struct iv_row *r = &s->rows[i];
-        if (i && (r->domain != r[-1].domain || r->vcpu != r[-1].vcpu))
+        bool same_vcpu = i && r->domain == r[-1].domain && r->vcpu == r[-1].vcpu;
+        if (i && !same_vcpu)
             fputs("\n\n", data);
+        else if (same_vcpu && r->number != r[-1].number + 1)
+            fputc('\n', data);
         if (x == TIMELINE_X_TIME)
             fprintf(data, "%.9f", ((double)r->tsc_start - tsc0) / hz);
         else
             fprintf(data, "%.6f", (double)r->x_instructions / 1e6);
-        for (unsigned int e = 0; e < s->event_count; e++)
-            fprintf(data, e < r->count && r->how[e] != IV_UNMEASURED ? " %" PRIu64 : " NaN",
-                    e < r->count ? r->value[e] : 0);
+        for (unsigned int e = 0; e < s->event_count; e++) {
+            enum iv_how how = e < r->count ? (enum iv_how)r->how[e] : IV_UNMEASURED;
+            if (how == IV_UNMEASURED)
+                fputs(" NaN NaN 0", data);
+            else if (how == IV_SCALED)
+                fprintf(data, " %" PRIu64 " %" PRIu64 " NaN", r->value[e], r->value[e]);
+            else
+                fprintf(data, " %" PRIu64 " NaN NaN", r->value[e]);
+        }
         fputc('\n', data);
     }
 }
@@ -162,42 +177,130 @@ static unsigned int vcpu_blocks(const struct iv_set *s)
     return n;
 }
 
+/* What one event's panel shows: its largest value, whether any row has it
+ * extrapolated or unmeasured. */
+struct panel {
+    uint64_t max;
+    bool extrapolated, unmeasured;
+};
+
+static struct panel panel_of(const struct iv_set *s, unsigned int e)
+{
+    struct panel pn = { 0, false, false };
+    for (size_t i = 0; i < s->count; i++) {
+        const struct iv_row *r = &s->rows[i];
+        enum iv_how how = e < r->count ? (enum iv_how)r->how[e] : IV_UNMEASURED;
+        pn.extrapolated |= how == IV_SCALED;
+        pn.unmeasured |= how == IV_UNMEASURED;
+        if (how != IV_UNMEASURED && r->value[e] > pn.max)
+            pn.max = r->value[e];
+    }
+    return pn;
+}
+
+/* The interval length: the largest row's instructions (a VCPU's last row
+ * may be shorter). */
+static uint64_t interval_instructions(const struct iv_set *s)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < s->count; i++)
+        n = s->rows[i].instructions > n ? s->rows[i].instructions : n;
+    return n;
+}
+
+/* Counts are never negative: the y axis starts at 0 and ends a little
+ * above the largest value; below 10, whole-number ticks. */
+static void put_y_axis(FILE *gp, const struct iv_set *s, unsigned int e, const struct panel *pn,
+                       const char *per)
+{
+    char name[IV_NAME_MAX];
+    uint64_t top = pn->max ? pn->max + pn->max / 12 + 1 : 1;
+    fprintf(gp, "set yrange [0:%" PRIu64 "]\n", top);
+    if (pn->max < 10)
+        fputs("set ytics 1\nset format y '%.0f'\n", gp);
+    else if (pn->max < 1000)
+        fputs("set ytics autofreq\nset format y '%.0f'\n", gp);
+    else
+        fputs("set ytics autofreq\nset format y '%.1s%c'\n", gp);
+    char label[IV_NAME_MAX + 80];
+    snprintf(label, sizeof(label), "%s\n%s", iv_event_name(s, e, name, sizeof(name)), per);
+    fputs("set ylabel ", gp);
+    plot_quote_lines(gp, label);
+    fputc('\n', gp);
+}
+
+static void put_panel_plot(FILE *gp, const struct plot *p, const struct panel *pn,
+                           unsigned int blocks, unsigned int e)
+{
+    fprintf(gp, "plot for [i=0:%u] ", blocks - 1);
+    plot_quote(gp, p->data);
+    fprintf(gp, " index i using 1:%u with steps lw 1.2 title word(vcpus, i + 1)", 2 + 3 * e);
+    if (pn->extrapolated)
+        fprintf(gp, ", \\\n     for [i=0:%u] '' index i using 1:%u with points pt 6 ps 0.3 "
+                "lc rgb '#d95f02' title (i == 0 ? 'extrapolated (shared a counter)' : '')",
+                blocks - 1, 3 + 3 * e);
+    if (pn->unmeasured)
+        fprintf(gp, ", \\\n     for [i=0:%u] '' index i using 1:%u with points pt 2 ps 0.7 "
+                "lc rgb '#e7298a' title (i == 0 ? 'not measured (no value)' : '')",
+                blocks - 1, 4 + 3 * e);
+    fputc('\n', gp);
+}
+
 static void write_plot_script(FILE *gp, const struct plot *p, const struct iv_set *s,
                               const unsigned int *ev, unsigned int n, enum timeline_x x,
                               const char *png)
 {
-    plot_png_header(gp, PLOT_WIDTH, PANEL_HEIGHT * n + 40, png);
-    fprintf(gp, "set multiplot layout %u,1\nset lmargin 12\nset key top right\n"
-                "set format y '%%.3s%%c'\nset grid\nset offsets 0, 0, graph 0.08, graph 0.02\nvcpus = '", n);
+    char interval[32], per[64], platform[96], xlabel[256];
+    plot_thousands(interval_instructions(s), interval, sizeof(interval));
+    snprintf(per, sizeof(per), "per %s instr.", interval);
+    plot_platform(s->source, s->pmu_backend, platform, sizeof(platform));
+    if (x == TIMELINE_X_TIME)
+        snprintf(xlabel, sizeof(xlabel), "time (s, emulated time on %s: TSC ticks at %.3f MHz%s)",
+                 platform, (double)s->tsc_hz / 1e6,
+                 s->pmu_backend == LOG_PMU_SOFT ? ", one tick per emulated instruction" : "");
+    else
+        snprintf(xlabel, sizeof(xlabel), "the VCPU's retired instructions (millions), on %s",
+                 platform);
+    plot_png_header(gp, PLOT_WIDTH, PANEL_HEIGHT * n + TITLE_HEIGHT, png);
+    fprintf(gp, "set multiplot layout %u,1 title ", n);
+    char title[512], missing[160] = "";
+    const char *slash = s->source ? strrchr(s->source, '/') : NULL;
+    if (s->missing)
+        snprintf(missing, sizeof(missing), "; %" PRIu64 " rows missing (the lines break there)",
+                 s->missing);
+    snprintf(title, sizeof(title), "Vertigo timeline of %s: each event's count per interval of %s "
+             "retired instructions of a VCPU%s", slash ? slash + 1 : s->source ? s->source : "-",
+             interval, missing);
+    plot_quote(gp, title);
+    fputs(" font 'sans,11'\nset lmargin 14\nset key tmargin right horizontal samplen 2\nset grid\n"
+          "set offsets 0, 0, 0, 0\nset xrange [0:*]\nvcpus = '", gp);
     for (size_t i = 0; i < s->count; i++)
         if (!i || s->rows[i].domain != s->rows[i - 1].domain ||
             s->rows[i].vcpu != s->rows[i - 1].vcpu)
             fprintf(gp, "%sd%u.v%u", i ? " " : "", s->rows[i].domain, s->rows[i].vcpu);
     fputs("'\n", gp);
     for (unsigned int k = 0; k < n; k++) {
-        char name[IV_NAME_MAX];
-        if (k + 1 == n)
-            fprintf(gp, "set xlabel '%s'\n", x == TIMELINE_X_TIME ? "seconds"
-                                                 : "retired instructions (millions)");
-        fputs("set ylabel ", gp);
-        plot_quote(gp, iv_event_name(s, ev[k], name, sizeof(name)));
-        fputs("\nplot for [i=0:", gp);
-        fprintf(gp, "%u] ", vcpu_blocks(s) - 1);
-        plot_quote(gp, p->data);
-        fprintf(gp, " index i using 1:%u with steps title word(vcpus, i + 1)\n", ev[k] + 2);
+        struct panel pn = panel_of(s, ev[k]);
+        if (k + 1 == n) {
+            fputs("set xlabel ", gp);
+            plot_quote(gp, xlabel);
+            fputc('\n', gp);
+        }
+        put_y_axis(gp, s, ev[k], &pn, per);
+        put_panel_plot(gp, p, &pn, vcpu_blocks(s), ev[k]);
     }
     fputs("unset multiplot\n", gp);
 }
 
 int timeline_plot(const struct iv_set *s, const unsigned int *ev, unsigned int n,
-                  enum timeline_x x, const char *png)
+                  enum timeline_x x, const char *png, const char *keep_script)
 {
     struct plot p;
     if (!s->count || !n) {
         fprintf(stderr, "vertigo timeline: no interval rows to plot\n");
         return VERTIGO_EXIT_USAGE;
     }
-    if (!plot_open(&p, "timeline"))
+    if (!plot_open(&p, "timeline", keep_script))
         return VERTIGO_EXIT_USAGE;
     bool ok = false;
     FILE *data = fopen(p.data, "w");
@@ -213,6 +316,6 @@ int timeline_plot(const struct iv_set *s, const unsigned int *ev, unsigned int n
         ok &= fclose(gp) == 0;
     }
     if (!ok || !gp)
-        return plot_fail(&p, "cannot write the plot's scratch files");
+        return plot_fail(&p, "cannot write the plot's files");
     return plot_run(&p);
 }

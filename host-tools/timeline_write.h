@@ -29,9 +29,14 @@ bool timeline_write_table(FILE *out, const struct iv_set *s, const unsigned int 
 bool timeline_write_trace(FILE *out, const struct iv_set *s, const unsigned int *ev,
                           unsigned int n, enum timeline_x x);
 
-/* A PNG at png, one panel per event (a line per VCPU) over x. Returns an
- * enum vertigo_exit. */
+/* A PNG at png, one panel per event over x, titled with the log and the
+ * interval: a line per VCPU, the y axis from 0 labelled with the event and
+ * "per N instr.", extrapolated values marked with circles and rows where
+ * the event was not measured with crosses at 0, the x axis labelled with
+ * its unit and the platform (plot_platform). keep_script (or NULL) keeps
+ * the gnuplot script there and its data beside it. Returns an enum
+ * vertigo_exit. */
 int timeline_plot(const struct iv_set *s, const unsigned int *ev, unsigned int n,
-                  enum timeline_x x, const char *png);
+                  enum timeline_x x, const char *png, const char *keep_script);
 
 #endif

@@ -256,16 +256,25 @@ log="$out/debugcon.txt"
 status=0
 "$VERTIGO" timeline -o "$out/timeline.csv" "$log" || status=$?
 "$VERTIGO" timeline --format json -o "$out/timeline.json" "$log" || status=$?
-"$VERTIGO" timeline --format png --x instructions -o "$out/timeline.png" "$log" || status=$?
+"$VERTIGO" timeline --format png --x instructions -o "$out/timeline.png" --gnuplot-script "$out/timeline.gp" \
+    "$log" || status=$?
 phases=$(capture $RUN | grep '^phases: ')
 from=$(echo "$phases" | awk '$2 == "compute" {print $4}')
 to=$(echo "$phases" | awk '$2 == "syscall" {print $5}')
 "$VERTIGO" correlate --format csv --tsc "${from:-0}:${to:-0}" -o "$out/correlate.csv" "$log" || status=$?
-"$VERTIGO" correlate --format png --tsc "${from:-0}:${to:-0}" -o "$out/correlate.png" "$log" || status=$?
+"$VERTIGO" correlate --format png --tsc "${from:-0}:${to:-0}" -o "$out/correlate.png" \
+    --gnuplot-script "$out/correlate.gp" "$log" || status=$?
 [ "$status" = 0 ] && pass "$RUN: vertigo timeline and correlate exit 0 (no loss, no gap)" ||
     fail "$RUN: vertigo timeline and correlate exit 0" "status $status"
 "$VERTIGO" correlate --tsc "${from:-0}:${to:-0}" --events instructions:k,instructions:u,exits:all "$log" |
     indent
+# The plots say what they show: titles, units, the platform, axes from 0,
+# marks, undefined correlations (tests/e2e/plot_check.py).
+python3 tests/e2e/plot_check.py timeline "$out/timeline.gp" "$out/timeline.png" debugcon.txt \
+    "$(echo "$MUX_N" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')" Bochs instructions | sed "s/^\([A-Z]*: \)/\1$RUN: /"
+intervals=$("$VERTIGO" correlate --format csv --tsc "${from:-0}:${to:-0}" "$log" | sed -n '1s/^intervals=\([0-9]*\),.*/\1/p')
+python3 tests/e2e/plot_check.py correlate "$out/correlate.gp" "$out/correlate.png" debugcon.txt "$intervals" |
+    sed "s/^\([A-Z]*: \)/\1$RUN: /"
 hv_line=$(echo "$com2" | grep '^pmu: vcpu 0: .* interval rows' | tail -n1)
 python3 tests/e2e/mux_check.py --run $RUN --csv "$out/timeline.csv" --json "$out/timeline.json" \
     --png "$out/timeline.png" --heat "$out/correlate.png" --corr "$out/correlate.csv" \

@@ -203,6 +203,13 @@ TEST(pearson_against_hand_values)
     CHECK(isnan(corr_pearson(x, flat, 4)));
     CHECK(isnan(corr_pearson(x, up, 1)));
     CHECK(fabs(corr_pearson(x, y, 4) - 0.8) < 1e-12);     /* sxy 4, sxx syy 5 */
+    /* A constant whose mean rounds (0.1 x 7 / 7 is 0.09999999999999999):
+     * the variance is not quite 0, yet r is undefined, never 1 or 0. */
+    const double tenth[] = { 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1 },
+                 seven[] = { 1, 2, 3, 4, 5, 6, 7 };
+    CHECK(isnan(corr_pearson(tenth, tenth, 7)));
+    CHECK(isnan(corr_pearson(seven, tenth, 7)));
+    CHECK(isnan(corr_pearson(tenth, seven, 7)));
 }
 
 /* Rates per instruction over the rows in range; an event unmeasured in a
