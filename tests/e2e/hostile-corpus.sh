@@ -130,6 +130,15 @@ for log in "${logs[@]}"; do
         run_case "$log" "$spec"
     done
 done
+# stderr too reaches a terminal: every message valid UTF-8, no control
+# character (names from the log in it are cleaned as in the outputs).
+ls "$out"/runs/*.err | grep -v "\.protoc\.err$" | sed 's/^/stderr /' >"$out/stderr-manifest.txt"
+sed 's/^stderr /text /' "$out/stderr-manifest.txt" | python3 tests/e2e/hostile_check.py >"$out/stderr-parsed.txt"
+errs=$(grep -c '^OK ' "$out/stderr-parsed.txt")
+grep '^BAD ' "$out/stderr-parsed.txt" | head -5 | while read -r line; do echo "  $line"; done
+[ "$errs" -gt 0 ] && ! grep -q '^BAD ' "$out/stderr-parsed.txt" &&
+    pass "hostile corpus: stderr of all $errs runs is valid UTF-8 without control characters" ||
+    fail "hostile corpus: stderr" "$(grep -c '^BAD ' "$out/stderr-parsed.txt") runs' messages hold control characters or invalid UTF-8"
 python3 tests/e2e/hostile_check.py <"$manifest" >"$out/parsed.txt"
 while read -r verdict path rest; do
     [ "$verdict" = OK ] && { f=$(awk -v p="$path" '$2 == p { print $1 }' "$manifest"); valid[$f]=$(( ${valid[$f]:-0} + 1 )); }
@@ -201,6 +210,17 @@ for run in pprof perfetto csv timeline-tsv timeline-json correlate-csv report; d
         pass "escapes: names with ESC, CR, LF, invalid UTF-8: $run written and parsed" ||
         fail "escapes: $run" "exit $(cat "$r/escapes-4.$run.rc"): $(head -c 200 "$r/escapes-4.$run.err")"
 done
+# Valid UTF-8 passes whole (JSON escaped each byte above 0x7e apart,
+# garbling e acute and the euro sign), controls never do.
+python3 - "$r"/escapes-4.{perfetto,timeline-json,report-json}.out <<'PY' &&
+import json, sys
+for path in sys.argv[1:]:
+    text = json.dumps(json.load(open(path, encoding='utf-8')), ensure_ascii=False)
+    assert '\u00e9\u20ac' in text and '\x1b' not in text, path
+PY
+    grep -q '\\303\\251\\342\\202\\254' "$r/escapes-4.pprof.protoc" &&
+    pass "escapes: valid UTF-8 (e acute, euro) passes whole into JSON and pprof, no ESC" ||
+    fail "escapes: valid UTF-8 into JSON and pprof" "garbled or missing"
 grep -q 'string_table: "ev0 ?\[31mred???x\\"y' "$r/escapes-4.pprof.protoc" &&
     pass "escapes: pprof's string table holds the event's name cleaned, valid UTF-8" ||
     fail "escapes: pprof string table" "$(grep -m3 'ev0\|ev1' "$r/escapes-4.pprof.protoc")"
