@@ -10,8 +10,9 @@
  * interval counts in the log become counter events ("ph":"C"), one track
  * per counter and VCPU. Times ("ts") are microseconds, from the TSC at the
  * log's TSC frequency (a tick counted as a nanosecond when it gives none).
- * Strings are escaped so that the file is valid JSON whatever bytes the
- * guest's names hold (bytes above 0x7f as \u00XX). */
+ * Strings go through json_put_string (text_quote.h), so that the file is
+ * valid JSON whatever bytes the guest's names hold: valid UTF-8 as it is,
+ * control characters escaped, invalid bytes as \ufffd. */
 #include <inttypes.h>
 #include <stdlib.h>
 
