@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "host-tools/profile.h"
+#include "host-tools/text_quote.h"
 #include "host-tools/vertigo.h"
 #include "tests/fuzz/hostile_logs.h"
 #include "tests/unit/test_log_util.h"
@@ -236,6 +237,19 @@ static bool csv_numbers_filled(const char *csv, unsigned n)
     return true;
 }
 
+/* Whether text may reach a terminal: valid UTF-8 with no control
+ * character but line feeds and tabs (what text_quote.h guarantees of
+ * every writer, whatever names the log holds). */
+static bool terminal_safe(const char *text)
+{
+    const unsigned char *p = (const unsigned char *)text;
+    uint32_t cp;
+    for (size_t n; *p; p += n)
+        if (!(n = utf8_sequence(p, &cp)) || (text_is_control(cp) && cp != '\n' && cp != '\t'))
+            return false;
+    return true;
+}
+
 static uint64_t count_text(const char *text, const char *needle)
 {
     uint64_t n = 0;
@@ -260,6 +274,9 @@ static void check_writers(const struct profile *p, uint8_t opt)
     char *report = render(p, NULL, &ro), *folded = render(p, export_folded, NULL);
     char *csv = render(p, export_csv, NULL), *pprof = render(p, export_pprof, NULL);
     char *script = render(p, script_write, NULL), *trace = render(p, export_perfetto, NULL);
+    if (!terminal_safe(report) || !terminal_safe(folded) || !terminal_safe(csv) ||
+        !terminal_safe(script) || !terminal_safe(trace))
+        abort();
     const char *line = strstr(report, "\n# Total samples: ");
     if (!line || strtoull(line + 18, NULL, 10) != p->total)
         abort();

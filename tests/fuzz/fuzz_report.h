@@ -48,7 +48,10 @@
  * profile/hvmini), or finds it made. False if a fixture is missing. */
 bool fuzz_report_setup(const char *build_dir);
 
-/* Runs one input; aborts when an invariant breaks: the profile's total is
+/* Runs one input; aborts when an invariant breaks: every writer's text
+ * (report, folded, CSV, script, Perfetto JSON) is valid UTF-8 without
+ * control characters but LF and TAB, whatever names the log holds; the
+ * profile's total is
  * the sum of its samples and of its events' totals, and equals the
  * report's "# Total samples:", the folded lines' counts and the CSV's
  * samples column (each with one event kept); no more samples are kept
