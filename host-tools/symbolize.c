@@ -22,6 +22,7 @@
 #define ARRAY_MIN_CAP  4u       /* arrays: many are per process or set, and small */
 #define HASH_SEED      0xcbf29ce484222325ull
 #define HASH_PRIME     0x100000001b3ull
+#define HASH_MIX_MUL   0x9e3779b97f4a7c15ull   /* 2^64 / golden ratio, odd */
 #define READ_BLOCK     65536u
 
 /* ---- Growable arrays and the probing hash table ----------------------- */
@@ -111,10 +112,14 @@ static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
     return h;
 }
 
+/* One more word into h. A product's low bits depend only on its factors'
+ * low bits, and the tables index by the low bits: folding the high half
+ * down after each multiply makes every bit of every word count (a frame
+ * key's domain and the top of a 64-bit address among them). */
 static uint64_t hash_mix(uint64_t h, uint64_t v)
 {
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    return h * HASH_PRIME;
+    h = (h ^ v) * HASH_MIX_MUL;
+    return h ^ (h >> 32);
 }
 
 /* ---- Interning: strings, images, functions ---------------------------- */

@@ -484,6 +484,22 @@ static void every_type(struct writer *w, uint32_t n)
     put(w, LOG_REC_TYPE_COUNT, f, 0);              /* a type this version does not know */
 }
 
+/* n kernel samples at one RIP, each from a domain of its own. */
+static void many_domains(struct writer *w, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        vcpu_sample(w, i, 0);
+}
+
+/* n hypervisor samples whose addresses differ only above bit 31. */
+static void high_addresses(struct writer *w, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        struct log_sample s = { .mode = LOG_MODE_HYPERVISOR, .rip = (uint64_t)(i + 1) << 32 | 0x1000 };
+        sample(w, &s);
+    }
+}
+
 static void identities(struct writer *w, uint32_t n) { processes(w, n, true); }
 static void processes_only(struct writer *w, uint32_t n) { processes(w, n, false); }
 
@@ -497,6 +513,7 @@ static const struct {
     { "totals", many_totals }, { "modes", mode_suffixes }, { "periods", vcpu_periods },
     { "escapes", escapes }, { "exit-sums", exit_sums }, { "period-sums", period_sums },
     { "row-sums", row_sums }, { "domain-ids", domain_ids }, { "every-type", every_type },
+    { "domains", many_domains }, { "addresses", high_addresses },
 };
 
 #define KIND_COUNT (sizeof(kinds) / sizeof(kinds[0]))
@@ -504,7 +521,7 @@ static const struct {
 const char *const hostile_log_kinds[KIND_COUNT + 1] = {
     "events", "vcpus", "jit", "unfinished", "identities", "processes", "paths", "names",
     "loss", "ranges", "totals", "modes", "periods", "escapes", "exit-sums", "period-sums",
-    "row-sums", "domain-ids", "every-type", NULL,
+    "row-sums", "domain-ids", "every-type", "domains", "addresses", NULL,
 };
 
 bool hostile_log_write(const char *kind, uint32_t n, struct log_test_stream *out)

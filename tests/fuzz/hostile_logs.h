@@ -33,6 +33,8 @@
  *   domain-ids  two domains named alike, domains 300 and 2^32 - 1
  *   every-type  one record of each type (and an unknown one), fields at
  *               their largest
+ *   domains     n kernel samples at one RIP, each from a domain of its own
+ *   addresses   n hypervisor samples whose addresses differ above bit 31
  */
 #ifndef TESTS_FUZZ_HOSTILE_LOGS_H
 #define TESTS_FUZZ_HOSTILE_LOGS_H
@@ -60,6 +62,6 @@ bool hostile_log_write(const char *kind, uint32_t n, struct log_test_stream *out
 bool hostile_root_make(const char *root, const char *workload);
 
 /* The kinds, NULL-terminated. */
-extern const char *const hostile_log_kinds[20];
+extern const char *const hostile_log_kinds[22];
 
 #endif
