@@ -40,8 +40,8 @@ double corr_pearson(const double *x, const double *y, uint64_t count)
     return r > 1 ? 1 : r < -1 ? -1 : r;
 }
 
-static bool row_used(const struct iv_row *r, const unsigned int *ev, unsigned int n,
-                     const struct corr_range *range)
+static bool row_used(const struct iv_row *r, const struct iv_events *v, const unsigned int *ev,
+                     unsigned int n, const struct corr_range *range)
 {
     /* tsc_start + tsc_span is the row's TSC (iv_add_row): no overflow */
     if (!r->instructions || r->tsc_start < range->tsc_from ||
@@ -49,7 +49,7 @@ static bool row_used(const struct iv_row *r, const unsigned int *ev, unsigned in
         r->number > range->last)
         return false;
     for (unsigned int k = 0; k < n; k++)
-        if (ev[k] >= r->count || r->how[ev[k]] == IV_UNMEASURED)
+        if (ev[k] >= v->count || v->how[ev[k]] == IV_UNMEASURED)
             return false;
     return true;
 }
@@ -66,11 +66,13 @@ void corr_compute(const struct iv_set *s, const unsigned int *ev, unsigned int n
     }
     for (size_t i = 0; i < s->count; i++) {
         const struct iv_row *r = &s->rows[i];
-        if (!row_used(r, ev, n, range))
+        struct iv_events v;
+        iv_row_events(s, r, &v);
+        if (!row_used(r, &v, ev, n, range))
             continue;
         for (unsigned int k = 0; k < n; k++)
             if (rate[k])
-                rate[k][m->intervals] = (double)r->value[ev[k]] / (double)r->instructions;
+                rate[k][m->intervals] = (double)v.value[ev[k]] / (double)r->instructions;
         m->intervals++;
     }
     for (unsigned int a = 0; a < n; a++)

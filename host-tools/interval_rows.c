@@ -9,6 +9,30 @@
 #include "host-tools/text_quote.h"
 #include "host-tools/vertigo.h"
 #include "pmu/mux.h"
+#include "vmm/log_varint.h"
+
+/* Room for need more bytes; false (and no_memory) if there is none. */
+static bool bytes_room(struct iv_set *s, size_t need)
+{
+    if (s->byte_cap - s->byte_count >= need)
+        return true;
+    size_t cap = s->byte_cap ? 2 * s->byte_cap : 4096;
+    while (cap - s->byte_count < need)
+        cap *= 2;
+    uint8_t *bytes = realloc(s->bytes, cap);
+    if (!bytes) {
+        s->no_memory = true;
+        return false;
+    }
+    s->bytes = bytes;
+    s->byte_cap = cap;
+    return true;
+}
+
+static void put_varint(struct iv_set *s, uint64_t v)
+{
+    s->byte_count += log_varint_put(s->bytes + s->byte_count, v);
+}
 
 void iv_add_row(struct iv_set *s, const struct log_interval *iv, uint64_t tsc, uint64_t offset)
 {
@@ -28,19 +52,48 @@ void iv_add_row(struct iv_set *s, const struct log_interval *iv, uint64_t tsc, u
         s->rows = rows;
         s->cap = cap;
     }
-    struct iv_row *r = &s->rows[s->count++];
-    *r = (struct iv_row){ .domain = iv->domain, .vcpu = iv->vcpu, .number = iv->number,
-                          .instructions = iv->instructions, .tsc_span = iv->tsc_span,
-                          .tsc_start = tsc - iv->tsc_span, .count = iv->count,
-                          .offset = offset };
-    for (uint32_t e = 0; e < iv->count; e++) {     /* the decoder checked count */
-        r->raw[e] = iv->events[e].raw;
-        r->running[e] = iv->events[e].running;
-        r->how[e] = (uint8_t)mux_extrapolate(r->raw[e], r->instructions, r->running[e],
-                                             &r->value[e]);
+    /* the decoder checked count (<= IV_EVENTS_MAX) */
+    if (!bytes_room(s, (1u + 2u * (size_t)iv->count) * LOG_VARINT_MAX))
+        return;
+    s->rows[s->count++] = (struct iv_row){
+        .domain = iv->domain, .vcpu = iv->vcpu, .number = iv->number,
+        .instructions = iv->instructions, .tsc_span = iv->tsc_span,
+        .tsc_start = tsc - iv->tsc_span, .bytes = s->byte_count, .count = iv->count,
+    };
+    put_varint(s, offset);
+    for (uint32_t e = 0; e < iv->count; e++) {
+        put_varint(s, iv->events[e].raw);
+        put_varint(s, iv->instructions - iv->events[e].running);
     }
     if (iv->count > s->event_count)
         s->event_count = iv->count;
+}
+
+/* The next varint of the row bytes at *p (iv_add_row wrote them). */
+static uint64_t get_varint(const struct iv_set *s, const uint8_t **p)
+{
+    uint64_t v = 0;
+    (void)log_varint_get(p, s->bytes + s->byte_count, &v);
+    return v;
+}
+
+uint64_t iv_row_offset(const struct iv_set *s, const struct iv_row *r)
+{
+    const uint8_t *p = s->bytes + r->bytes;
+    return get_varint(s, &p);
+}
+
+void iv_row_events(const struct iv_set *s, const struct iv_row *r, struct iv_events *out)
+{
+    const uint8_t *p = s->bytes + r->bytes;
+    (void)get_varint(s, &p);            /* the offset */
+    out->count = r->count;
+    for (uint32_t e = 0; e < r->count; e++) {
+        out->raw[e] = get_varint(s, &p);
+        out->running[e] = r->instructions - get_varint(s, &p);
+        out->how[e] = (uint8_t)mux_extrapolate(out->raw[e], r->instructions, out->running[e],
+                                               &out->value[e]);
+    }
 }
 
 static void on_header(void *user, const struct log_stream_header *h, uint64_t offset)
@@ -89,17 +142,28 @@ static void note_gap(struct iv_set *s, const struct iv_row *prev, const struct i
     if (r->number <= first)
         return;
     if (!log_add(&s->missing, r->number - first))
-        log_overflow_note(&s->overflow, r->offset, "interval row of dom %u vcpu %u: the rows "
-                          "missing before it add up past 2^64 - 1", r->domain, r->vcpu);
+        log_overflow_note(&s->overflow, iv_row_offset(s, r), "interval row of dom %u vcpu %u: "
+                          "the rows missing before it add up past 2^64 - 1", r->domain, r->vcpu);
     if (err)
         fprintf(err, "vertigo %s: dom %u vcpu %u: intervals %" PRIu64 "..%" PRIu64
                 " missing (%" PRIu64 " rows lost)\n", cmd, r->domain, r->vcpu, first,
                 r->number - 1, r->number - first);
 }
 
+/* Whether the rows are in order already (one VCPU's rows come in order;
+ * then the sort and the memory it takes are spared). */
+static bool rows_sorted(const struct iv_set *s)
+{
+    for (size_t i = 1; i < s->count; i++)
+        if (row_cmp(&s->rows[i - 1], &s->rows[i]) > 0)
+            return false;
+    return true;
+}
+
 void iv_finish(struct iv_set *s, const char *cmd, FILE *err)
 {
-    qsort(s->rows, s->count, sizeof(*s->rows), row_cmp);
+    if (!rows_sorted(s))
+        qsort(s->rows, s->count, sizeof(*s->rows), row_cmp);
     size_t kept = 0;
     uint64_t x = 0;
     for (size_t i = 0; i < s->count; i++) {
@@ -115,8 +179,9 @@ void iv_finish(struct iv_set *s, const char *cmd, FILE *err)
         s->rows[kept] = *r;
         s->rows[kept].x_instructions = x;
         if (!log_add(&x, r->instructions))
-            log_overflow_note(&s->overflow, r->offset, "interval row of dom %u vcpu %u: the "
-                              "VCPU's instructions add up past 2^64 - 1", r->domain, r->vcpu);
+            log_overflow_note(&s->overflow, iv_row_offset(s, r), "interval row of dom %u vcpu "
+                              "%u: the VCPU's instructions add up past 2^64 - 1", r->domain,
+                              r->vcpu);
         kept++;
     }
     s->count = kept;
@@ -158,6 +223,7 @@ int iv_load(struct iv_set *s, const char *cmd, const char *path)
 void iv_free(struct iv_set *s)
 {
     free(s->rows);
+    free(s->bytes);
     memset(s, 0, sizeof(*s));
 }
 

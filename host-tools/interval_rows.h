@@ -24,14 +24,24 @@ enum iv_how {
     IV_UNMEASURED,              /* never on a counter: no value */
 };
 
+/* One row as stored: 56 bytes, plus its record's offset and its events'
+ * raw and off values (off = instructions - running) kept apart as
+ * varints, as the log has them (iv_row_events decodes them): a row of one
+ * event takes about 63 bytes where fixed arrays of 32 took 856. */
 struct iv_row {
-    uint32_t domain, vcpu;
     uint64_t number;
     uint64_t instructions;      /* every event's enabled */
     uint64_t tsc_start;         /* the record's TSC less its span */
     uint64_t tsc_span;
     uint64_t x_instructions;    /* the VCPU's instructions before this row */
-    uint64_t offset;            /* the record's offset in the log */
+    uint32_t domain, vcpu;
+    uint64_t bytes : 58;        /* where its offset and events start in iv_set.bytes */
+    uint64_t count : 6;         /* events, <= IV_EVENTS_MAX */
+};
+
+/* A row's events, decoded: the extrapolated value and its mark follow
+ * from raw, running and the row's instructions (pmu/mux.h). */
+struct iv_events {
     uint32_t count;
     uint64_t raw[IV_EVENTS_MAX], running[IV_EVENTS_MAX], value[IV_EVENTS_MAX];
     uint8_t how[IV_EVENTS_MAX];
@@ -40,6 +50,8 @@ struct iv_row {
 struct iv_set {
     struct iv_row *rows;        /* by domain, VCPU and number */
     size_t count, cap;
+    uint8_t *bytes;             /* per row: varint offset, then varint raw and off per event */
+    size_t byte_count, byte_cap;
     unsigned int event_count;   /* the widest row's events */
     char names[IV_EVENTS_MAX][IV_NAME_MAX];     /* "" if no event-desc */
     uint64_t tsc_hz;            /* from the stream header; 0: unknown */
@@ -50,6 +62,12 @@ struct iv_set {
     bool no_memory;
     struct log_overflow overflow;   /* a row's TSC below its span, or a sum past 2^64 - 1 */
 };
+
+/* The events of row r of s into out. */
+void iv_row_events(const struct iv_set *s, const struct iv_row *r, struct iv_events *out);
+
+/* The offset in the log of row r's record. */
+uint64_t iv_row_offset(const struct iv_set *s, const struct iv_row *r);
 
 /* Reads the log at path ("-": stdin) into s. Returns an enum vertigo_exit:
  * OK, or DAMAGED (decoder problems, or rows missing from a VCPU's

@@ -31,9 +31,11 @@ static void put_event_header(FILE *out, const struct iv_set *s, unsigned int e, 
     }
 }
 
-static void put_row(FILE *out, const struct iv_row *r, const unsigned int *ev, unsigned int n,
-                    char sep)
+static void put_row(FILE *out, const struct iv_set *s, const struct iv_row *r,
+                    const unsigned int *ev, unsigned int n, char sep)
 {
+    struct iv_events v;
+    iv_row_events(s, r, &v);
     fprintf(out, "%u%c%u%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64, r->domain, sep,
             r->vcpu, sep, r->number, sep, r->instructions, sep, r->tsc_start, sep, r->tsc_span);
     for (unsigned int k = 0; k < n; k++) {
@@ -42,8 +44,8 @@ static void put_row(FILE *out, const struct iv_row *r, const unsigned int *ev, u
             fprintf(out, "%c%c%c%cabsent", sep, sep, sep, sep);
             continue;
         }
-        fprintf(out, "%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64 "%c%s", sep, r->value[e], sep,
-                r->raw[e], sep, r->running[e], sep, iv_how_name(r->how[e]));
+        fprintf(out, "%c%" PRIu64 "%c%" PRIu64 "%c%" PRIu64 "%c%s", sep, v.value[e], sep,
+                v.raw[e], sep, v.running[e], sep, iv_how_name(v.how[e]));
     }
     fputc('\n', out);
 }
@@ -56,7 +58,7 @@ bool timeline_write_table(FILE *out, const struct iv_set *s, const unsigned int 
         put_event_header(out, s, ev[k], sep);
     fputc('\n', out);
     for (size_t i = 0; i < s->count; i++)
-        put_row(out, &s->rows[i], ev, n, sep);
+        put_row(out, s, &s->rows[i], ev, n, sep);
     return !ferror(out);
 }
 
@@ -98,7 +100,8 @@ static void put_names(FILE *out, const struct iv_set *s, bool *first)
 }
 
 static void put_counter(FILE *out, const struct iv_set *s, const struct iv_row *r,
-                        unsigned int e, enum timeline_x x, uint64_t tsc0, bool prefix)
+                        const struct iv_events *v, unsigned int e, enum timeline_x x,
+                        uint64_t tsc0, bool prefix)
 {
     char name[IV_NAME_MAX], track[IV_NAME_MAX + 16];
     iv_event_name(s, e, name, sizeof(name));
@@ -110,10 +113,10 @@ static void put_counter(FILE *out, const struct iv_set *s, const struct iv_row *
     json_put_string(out, track);
     /* the category says how the value was obtained (unmeasured: no event) */
     fprintf(out, ",\"cat\":\"%s\",\"ph\":\"C\",\"ts\":",
-            r->how[e] == IV_SCALED ? "extrapolated" : "measured");
+            v->how[e] == IV_SCALED ? "extrapolated" : "measured");
     put_ts(out, s, r, x, tsc0);
     fprintf(out, ",\"pid\":%u,\"tid\":%u,\"args\":{\"value\":%" PRIu64 "}}", r->domain, r->vcpu,
-            r->value[e]);
+            v->value[e]);
 }
 
 bool timeline_write_trace(FILE *out, const struct iv_set *s, const unsigned int *ev,
@@ -125,10 +128,13 @@ bool timeline_write_trace(FILE *out, const struct iv_set *s, const unsigned int 
         tsc0 = s->rows[i].tsc_start < tsc0 ? s->rows[i].tsc_start : tsc0;
     fprintf(out, "{\"traceEvents\":[");
     put_names(out, s, &first);
-    for (size_t i = 0; i < s->count; i++)
+    for (size_t i = 0; i < s->count; i++) {
+        struct iv_events v;
+        iv_row_events(s, &s->rows[i], &v);
         for (unsigned int k = 0; k < n; k++)
-            if (ev[k] < s->rows[i].count && s->rows[i].how[ev[k]] != IV_UNMEASURED)
-                put_counter(out, s, &s->rows[i], ev[k], x, tsc0, prefix);
+            if (ev[k] < v.count && v.how[ev[k]] != IV_UNMEASURED)
+                put_counter(out, s, &s->rows[i], &v, ev[k], x, tsc0, prefix);
+    }
     fprintf(out, "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"x\":\"%s\"}}\n",
             x == TIMELINE_X_TIME ? "time" : "instructions (1 us = 1 retired instruction)");
     return !ferror(out);
@@ -147,6 +153,8 @@ static void write_plot_data(FILE *data, const struct iv_set *s, enum timeline_x 
     double hz = s->tsc_hz ? (double)s->tsc_hz : 1.0;
     for (size_t i = 0; i < s->count; i++) {
         const struct iv_row *r = &s->rows[i];
+        struct iv_events v;
+        iv_row_events(s, r, &v);
         bool same_vcpu = i && r->domain == r[-1].domain && r->vcpu == r[-1].vcpu;
         if (i && !same_vcpu)
             fputs("\n\n", data);
@@ -157,13 +165,13 @@ static void write_plot_data(FILE *data, const struct iv_set *s, enum timeline_x 
         else
             fprintf(data, "%.6f", (double)r->x_instructions / 1e6);
         for (unsigned int e = 0; e < s->event_count; e++) {
-            enum iv_how how = e < r->count ? (enum iv_how)r->how[e] : IV_UNMEASURED;
+            enum iv_how how = e < v.count ? (enum iv_how)v.how[e] : IV_UNMEASURED;
             if (how == IV_UNMEASURED)
                 fputs(" NaN NaN 0", data);
             else if (how == IV_SCALED)
-                fprintf(data, " %" PRIu64 " %" PRIu64 " NaN", r->value[e], r->value[e]);
+                fprintf(data, " %" PRIu64 " %" PRIu64 " NaN", v.value[e], v.value[e]);
             else
-                fprintf(data, " %" PRIu64 " NaN NaN", r->value[e]);
+                fprintf(data, " %" PRIu64 " NaN NaN", v.value[e]);
         }
         fputc('\n', data);
     }
@@ -188,12 +196,13 @@ static struct panel panel_of(const struct iv_set *s, unsigned int e)
 {
     struct panel pn = { 0, false, false };
     for (size_t i = 0; i < s->count; i++) {
-        const struct iv_row *r = &s->rows[i];
-        enum iv_how how = e < r->count ? (enum iv_how)r->how[e] : IV_UNMEASURED;
+        struct iv_events v;
+        iv_row_events(s, &s->rows[i], &v);
+        enum iv_how how = e < v.count ? (enum iv_how)v.how[e] : IV_UNMEASURED;
         pn.extrapolated |= how == IV_SCALED;
         pn.unmeasured |= how == IV_UNMEASURED;
-        if (how != IV_UNMEASURED && r->value[e] > pn.max)
-            pn.max = r->value[e];
+        if (how != IV_UNMEASURED && v.value[e] > pn.max)
+            pn.max = v.value[e];
     }
     return pn;
 }

@@ -500,6 +500,26 @@ static void high_addresses(struct writer *w, uint32_t n)
     }
 }
 
+/* n interval rows of one VCPU with one event measured all along (about
+ * 10 field bytes each). */
+static void many_rows(struct writer *w, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        struct log_interval iv = { .domain = 1, .number = i, .instructions = 1000,
+                                   .tsc_span = TSC_STEP / 2, .count = 1,
+                                   .events = { { i % 1000, 1000 } } };
+        uint8_t f[LOG_FIELDS_MAX];
+        put(w, LOG_REC_INTERVAL, f, log_encode_interval(f, &iv));
+    }
+}
+
+/* Two interval rows of each of n VCPUs. */
+static void row_vcpus(struct writer *w, uint32_t n)
+{
+    for (uint32_t v = 0; v < n; v++)
+        interval_rows(w, v, 0, 2, 1000);
+}
+
 static void identities(struct writer *w, uint32_t n) { processes(w, n, true); }
 static void processes_only(struct writer *w, uint32_t n) { processes(w, n, false); }
 
@@ -513,7 +533,8 @@ static const struct {
     { "totals", many_totals }, { "modes", mode_suffixes }, { "periods", vcpu_periods },
     { "escapes", escapes }, { "exit-sums", exit_sums }, { "period-sums", period_sums },
     { "row-sums", row_sums }, { "domain-ids", domain_ids }, { "every-type", every_type },
-    { "domains", many_domains }, { "addresses", high_addresses },
+    { "domains", many_domains }, { "addresses", high_addresses }, { "rows", many_rows },
+    { "row-vcpus", row_vcpus },
 };
 
 #define KIND_COUNT (sizeof(kinds) / sizeof(kinds[0]))
@@ -521,7 +542,8 @@ static const struct {
 const char *const hostile_log_kinds[KIND_COUNT + 1] = {
     "events", "vcpus", "jit", "unfinished", "identities", "processes", "paths", "names",
     "loss", "ranges", "totals", "modes", "periods", "escapes", "exit-sums", "period-sums",
-    "row-sums", "domain-ids", "every-type", "domains", "addresses", NULL,
+    "row-sums", "domain-ids", "every-type", "domains", "addresses", "rows",
+    "row-vcpus", NULL,
 };
 
 bool hostile_log_write(const char *kind, uint32_t n, struct log_test_stream *out)

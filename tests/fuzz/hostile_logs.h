@@ -35,6 +35,9 @@
  *               their largest
  *   domains     n kernel samples at one RIP, each from a domain of its own
  *   addresses   n hypervisor samples whose addresses differ above bit 31
+ *   rows        n interval rows of one VCPU, one event each (about 10
+ *               field bytes a row)
+ *   row-vcpus   two interval rows of each of n VCPUs
  */
 #ifndef TESTS_FUZZ_HOSTILE_LOGS_H
 #define TESTS_FUZZ_HOSTILE_LOGS_H
@@ -62,6 +65,6 @@ bool hostile_log_write(const char *kind, uint32_t n, struct log_test_stream *out
 bool hostile_root_make(const char *root, const char *workload);
 
 /* The kinds, NULL-terminated. */
-extern const char *const hostile_log_kinds[22];
+extern const char *const hostile_log_kinds[24];
 
 #endif

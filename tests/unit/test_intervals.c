@@ -13,6 +13,7 @@
 #include "host-tools/interval_rows.h"
 #include "host-tools/timeline_write.h"
 #include "host-tools/vertigo.h"
+#include "pmu/mux.h"
 #include "tests/unit/test_log_util.h"
 #include "vmm/log_emit.h"
 
@@ -93,11 +94,14 @@ TEST(rows_load_sorted_with_names_and_extrapolation)
     const struct iv_row *r = &set.rows[3];           /* vcpu 1, interval 1 */
     CHECK_EQ(r->tsc_start, TSC0 + 2000);
     CHECK_EQ(r->x_instructions, 1000);
-    CHECK_EQ(r->value[0], 404);                     /* 101 x 1000 / 250 */
-    CHECK_EQ(r->how[0], IV_SCALED);
-    CHECK_EQ(r->how[1], IV_UNMEASURED);
-    CHECK_EQ(r->value[2], 3);
-    CHECK_EQ(r->how[2], IV_MEASURED);
+    struct iv_events v;                             /* stored compactly: decoded */
+    iv_row_events(&set, r, &v);
+    CHECK_EQ(v.count, 3);
+    CHECK_EQ(v.value[0], 404);                      /* 101 x 1000 / 250 */
+    CHECK_EQ(v.how[0], IV_SCALED);
+    CHECK_EQ(v.how[1], IV_UNMEASURED);
+    CHECK_EQ(v.value[2], 3);
+    CHECK_EQ(v.how[2], IV_MEASURED);
     char name[IV_NAME_MAX];
     CHECK_STR(iv_event_name(&set, 0, name, sizeof(name)), "instructions:u");
     CHECK_STR(iv_event_name(&set, 1, name, sizeof(name)), "event1");
@@ -234,4 +238,46 @@ TEST(correlation_matrix_over_a_range)
     CHECK_EQ(m.intervals, 0);
     CHECK(isnan(m.r[0][1]));
     iv_free(&set);
+}
+
+/* Rows are stored compactly (their events as varints): every value of
+ * every row comes back as it was added, with the extrapolation of
+ * pmu/mux.c, for rows of 0 to 32 events and values up to 2^64 - 1. */
+TEST(rows_keep_every_value)
+{
+    struct iv_set s = { 0 };
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    enum { ROWS = 2000 };
+    static struct log_interval added[ROWS];
+    for (unsigned int i = 0; i < ROWS; i++) {
+        struct log_interval *iv = &added[i];
+        *iv = (struct log_interval){ .domain = i % 3, .vcpu = i % 7, .number = i,
+                                     .instructions = log_test_rand(&rng) >> (i % 64),
+                                     .tsc_span = i, .count = i % (IV_EVENTS_MAX + 1) };
+        for (uint32_t e = 0; e < iv->count; e++) {
+            iv->events[e].raw = log_test_rand(&rng) >> (log_test_rand(&rng) % 64);
+            iv->events[e].running = iv->instructions ? log_test_rand(&rng) % iv->instructions : 0;
+        }
+        iv_add_row(&s, iv, 1000000 + i, 40 + 13 * (uint64_t)i);
+    }
+    CHECK_EQ(s.count, ROWS);
+    for (unsigned int i = 0; i < ROWS && i < s.count; i++) {
+        const struct log_interval *iv = &added[i];
+        struct iv_events v;
+        iv_row_events(&s, &s.rows[i], &v);
+        CHECK_EQ(iv_row_offset(&s, &s.rows[i]), 40 + 13 * (uint64_t)i);
+        CHECK_EQ(s.rows[i].instructions, iv->instructions);
+        CHECK_EQ(v.count, iv->count);
+        for (uint32_t e = 0; e < iv->count && e < v.count; e++) {
+            uint64_t value;
+            enum mux_estimate how = mux_extrapolate(iv->events[e].raw, iv->instructions,
+                                                    iv->events[e].running, &value);
+            CHECK_EQ(v.raw[e], iv->events[e].raw);
+            CHECK_EQ(v.running[e], iv->events[e].running);
+            CHECK_EQ(v.how[e], how);
+            if (how != MUX_UNMEASURED)
+                CHECK_EQ(v.value[e], value);
+        }
+    }
+    iv_free(&s);
 }
