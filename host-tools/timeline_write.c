@@ -238,20 +238,58 @@ static void put_y_axis(FILE *gp, const struct iv_set *s, unsigned int e, const s
     fputc('\n', gp);
 }
 
+/* VCPUs a panel shows one by one, each with its own colour and key
+ * entry. gnuplot reads the data file again for every curve, so more VCPUs
+ * are drawn as one curve (one colour, one key entry): the plot then takes
+ * time linear in the rows, where a curve per VCPU took time growing with
+ * the square of the VCPUs (20,000 VCPUs: minutes). */
+#define PLOT_VCPUS_ONE_BY_ONE 16u
+
+/* A curve of a panel: a data column (1-based), its style and its key
+ * entry (NULL: each VCPU's name; else that title, on the first VCPU's
+ * curve only). */
+struct curve {
+    unsigned int col;
+    const char *style, *title;
+};
+
+/* Curve c for each VCPU, or one for them all; `first`: the plot's first
+ * (it names the data file, the others reuse it as ''). */
+static void put_curve(FILE *gp, const struct plot *p, unsigned int blocks, const struct curve *c,
+                      bool first)
+{
+    if (!first)
+        fputs(", \\\n     ", gp);
+    if (blocks <= PLOT_VCPUS_ONE_BY_ONE)
+        fprintf(gp, "for [i=0:%u] ", blocks - 1);
+    if (first)
+        plot_quote(gp, p->data);
+    else
+        fputs("''", gp);
+    if (blocks > PLOT_VCPUS_ONE_BY_ONE && c->title)
+        fprintf(gp, " using 1:%u with %s title '%s'", c->col, c->style, c->title);
+    else if (blocks > PLOT_VCPUS_ONE_BY_ONE)
+        fprintf(gp, " using 1:%u with %s title 'all %u VCPUs'", c->col, c->style, blocks);
+    else if (c->title)
+        fprintf(gp, " index i using 1:%u with %s title (i == 0 ? '%s' : '')", c->col, c->style,
+                c->title);
+    else
+        fprintf(gp, " index i using 1:%u with %s title word(vcpus, i + 1)", c->col, c->style);
+}
+
 static void put_panel_plot(FILE *gp, const struct plot *p, const struct panel *pn,
                            unsigned int blocks, unsigned int e)
 {
-    fprintf(gp, "plot for [i=0:%u] ", blocks - 1);
-    plot_quote(gp, p->data);
-    fprintf(gp, " index i using 1:%u with steps lw 1.2 title word(vcpus, i + 1)", 2 + 3 * e);
+    const struct curve value = { 2 + 3 * e, "steps lw 1.2", NULL },
+        extrapolated = { 3 + 3 * e, "points pt 6 ps 0.3 lc rgb '#d95f02'",
+                         "extrapolated (shared a counter)" },
+        unmeasured = { 4 + 3 * e, "points pt 2 ps 0.7 lc rgb '#e7298a'", "not measured (no value)" };
+    fputs("plot ", gp);
+    put_curve(gp, p, blocks, &value, true);
     if (pn->extrapolated)
-        fprintf(gp, ", \\\n     for [i=0:%u] '' index i using 1:%u with points pt 6 ps 0.3 "
-                "lc rgb '#d95f02' title (i == 0 ? 'extrapolated (shared a counter)' : '')",
-                blocks - 1, 3 + 3 * e);
+        put_curve(gp, p, blocks, &extrapolated, false);
     if (pn->unmeasured)
-        fprintf(gp, ", \\\n     for [i=0:%u] '' index i using 1:%u with points pt 2 ps 0.7 "
-                "lc rgb '#e7298a' title (i == 0 ? 'not measured (no value)' : '')",
-                blocks - 1, 4 + 3 * e);
+        put_curve(gp, p, blocks, &unmeasured, false);
     fputc('\n', gp);
 }
 
@@ -283,7 +321,8 @@ static void write_plot_script(FILE *gp, const struct plot *p, const struct iv_se
     plot_quote(gp, title);
     fputs(" font 'sans,11'\nset lmargin 14\nset key tmargin right horizontal samplen 2\nset grid\n"
           "set offsets 0, 0, 0, 0\nset xrange [0:*]\nvcpus = '", gp);
-    for (size_t i = 0; i < s->count; i++)
+    unsigned int blocks = vcpu_blocks(s);
+    for (size_t i = 0; i < s->count && blocks <= PLOT_VCPUS_ONE_BY_ONE; i++)
         if (!i || s->rows[i].domain != s->rows[i - 1].domain ||
             s->rows[i].vcpu != s->rows[i - 1].vcpu)
             fprintf(gp, "%sd%u.v%u", i ? " " : "", s->rows[i].domain, s->rows[i].vcpu);
@@ -296,7 +335,7 @@ static void write_plot_script(FILE *gp, const struct plot *p, const struct iv_se
             fputc('\n', gp);
         }
         put_y_axis(gp, s, ev[k], &pn, per);
-        put_panel_plot(gp, p, &pn, vcpu_blocks(s), ev[k]);
+        put_panel_plot(gp, p, &pn, blocks, ev[k]);
     }
     fputs("unset multiplot\n", gp);
 }
