@@ -5,7 +5,7 @@
 # tests/fixtures/profile/.
 REPORT_SRCS := host-tools/symbolize.c host-tools/sym_demangle.c host-tools/sym_sets.c \
                host-tools/sym_user.c host-tools/sym_elf.c host-tools/sym_dwarf.c \
-               host-tools/sym_unwind.c host-tools/sym_domains.c \
+               host-tools/sym_unwind.c host-tools/sym_domains.c host-tools/sym_intervals.c \
                host-tools/domain_names.c host-tools/keymap.c host-tools/range_index.c \
                host-tools/guest_root.c host-tools/profile.c host-tools/profile_cli.c \
                host-tools/vertigo_version.c host-tools/time_filter.c \

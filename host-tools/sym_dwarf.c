@@ -117,38 +117,87 @@ static bool inlined_function(Dwarf_Die *cu, Dwarf_Die *scope, const char **name,
     return *name != NULL;
 }
 
-/* The scopes holding addr as they nest in the code, innermost first:
- * dwarf_getscopes continues after an inlined subroutine with the scopes
- * of its abstract definition, so the concrete nesting is taken from the
- * innermost scope with dwarf_getscopes_die (as eu-addr2line -i does). */
-static int concrete_scopes(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **scopes)
+#define SCOPE_DEPTH_MAX 64u          /* nested scopes followed at most */
+
+enum scope_kind {
+    SCOPE_OTHER,                 /* nothing below it holds code */
+    SCOPE_CODE,                  /* may hold pc: a function, block, inlined call... */
+    SCOPE_OWNER,                 /* no addresses, but may own functions (C++) */
+    SCOPE_IMPORT,                /* an imported unit: its DIEs count as here */
+};
+
+/* How the scope walk treats die: as libdw's dwarf_getscopes does. */
+static enum scope_kind scope_kind(Dwarf_Die *die)
 {
-    Dwarf_Die *found = NULL;
-    int n = dwarf_getscopes(cu, pc, &found);
-    Dwarf_Die innermost;
-    if (n > 0)
-        innermost = found[0];
-    free(found);
-    *scopes = NULL;
-    return n > 0 ? dwarf_getscopes_die(&innermost, scopes) : 0;
+    switch (dwarf_tag(die)) {
+    case DW_TAG_compile_unit: case DW_TAG_module: case DW_TAG_lexical_block:
+    case DW_TAG_with_stmt: case DW_TAG_catch_block: case DW_TAG_try_block:
+    case DW_TAG_entry_point: case DW_TAG_inlined_subroutine: case DW_TAG_subprogram:
+        return SCOPE_CODE;
+    case DW_TAG_namespace: case DW_TAG_class_type: case DW_TAG_structure_type:
+        return SCOPE_OWNER;
+    case DW_TAG_imported_unit:
+        return SCOPE_IMPORT;
+    default:
+        return SCOPE_OTHER;
+    }
 }
 
-size_t sym_dwarf_inlines(struct symbolizer *s, struct elf_image *e, uint64_t addr, uint32_t leaf_line,
-                         struct sym_inline *out, size_t max, uint32_t *call_line)
+/* The scopes below die that hold pc, outermost first, into path from
+ * depth on; returns the depth reached (depth itself if none holds it).
+ * The first child holding pc is followed, as dwarf_getscopes does, and
+ * the DIEs passed through are, in order, what dwarf_getscopes_die gives
+ * for the innermost: the concrete nesting, not the abstract definitions
+ * an inlined subroutine refers to. */
+static unsigned int descend(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *path, unsigned int depth)
 {
-    Dwarf_Die cu, *scopes = NULL;
-    Dwarf_Addr bias;
-    *call_line = 0;
-    int n = unit_of(e, addr, &cu, &bias) ? concrete_scopes(&cu, addr - bias, &scopes) : 0;
+    Dwarf_Die child;
+    if (depth >= SCOPE_DEPTH_MAX || dwarf_child(die, &child) != 0)
+        return depth;
+    do {
+        Dwarf_Attribute attr;
+        Dwarf_Die imported;
+        unsigned int reached = depth;
+        switch (scope_kind(&child)) {
+        case SCOPE_CODE:
+            if (dwarf_haspc(&child, pc) <= 0)
+                break;
+            path[depth] = child;
+            return descend(&child, pc, path, depth + 1);
+        case SCOPE_OWNER:
+            path[depth] = child;
+            reached = descend(&child, pc, path, depth + 1);
+            if (reached > depth + 1)
+                return reached;
+            break;
+        case SCOPE_IMPORT:
+            if (dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &attr), &imported))
+                reached = descend(&imported, pc, path, depth);
+            if (reached > depth)
+                return reached;
+            break;
+        case SCOPE_OTHER:
+            break;
+        }
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return depth;
+}
+
+/* The inline chain of pc (a unit address), innermost first, as links. */
+static size_t find_chain(struct symbolizer *s, struct elf_image *e, Dwarf_Die *cu, Dwarf_Addr pc,
+                         struct sym_chain_link *out, size_t max)
+{
+    Dwarf_Die scopes[SCOPE_DEPTH_MAX];
+    unsigned int depth = descend(cu, pc, scopes, 0);
     size_t count = 0;
-    uint32_t line = leaf_line;
-    for (int i = 0; i < n && count < max; i++) {
-        if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+    for (unsigned int k = depth; k-- > 0 && count < max;) {    /* innermost first */
+        Dwarf_Die *scope = &scopes[k];
+        if (dwarf_tag(scope) != DW_TAG_inlined_subroutine)
             continue;
         const char *name;
         char file[SYM_PATH_MAX], clean_name[SYM_NAME_MAX], clean_file[SYM_NAME_MAX];
         uint32_t decl_line;
-        if (!inlined_function(&cu, &scopes[i], &name, file, &decl_line))
+        if (!inlined_function(cu, scope, &name, file, &decl_line))
             break;
         snprintf(clean_name, sizeof(clean_name), "%.*s", (int)SYM_NAME_MAX - 1, name);
         snprintf(clean_file, sizeof(clean_file), "%.*s", (int)SYM_NAME_MAX - 1, file);
@@ -156,13 +205,102 @@ size_t sym_dwarf_inlines(struct symbolizer *s, struct elf_image *e, uint64_t add
         sym_clean(clean_file);
         out[count].function = sym_function_get(s, e->image, clean_name,
                                                clean_file[0] ? clean_file : NULL, decl_line, true);
-        out[count++].line = line;
         Dwarf_Attribute attr;
         Dwarf_Word call = 0;
-        dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &attr), &call);
-        line = (uint32_t)call;       /* the line in the function it was inlined into */
+        dwarf_formudata(dwarf_attr(scope, DW_AT_call_line, &attr), &call);
+        out[count++].call_line = (uint32_t)call;   /* the line in the function it was inlined into */
     }
-    free(scopes);
+    return count;
+}
+
+/* ---- Inline chains by interval ----------------------------------------------
+ * dwarf_getscopes reads a whole compile unit's DIEs for each address; which
+ * scopes hold an address changes only at the ends of the unit's DIEs'
+ * address ranges, so a chain is found once per interval between them. */
+
+#define UNIT_NESTING_MAX 64u         /* imported units followed at most this deep */
+
+static void push_bound(uint64_t **b, size_t *n, size_t *cap, uint64_t v)
+{
+    *b = sym_grow(*b, cap, *n + 1, sizeof(**b));
+    (*b)[(*n)++] = v;
+}
+
+/* The ends of the address ranges of every DIE below die (imported units
+ * followed, as dwarf_getscopes follows them). */
+static void range_bounds(Dwarf_Die *die, unsigned int depth, uint64_t **b, size_t *n, size_t *cap)
+{
+    Dwarf_Die child;
+    if (depth > UNIT_NESTING_MAX || dwarf_child(die, &child) != 0)
+        return;
+    do {
+        Dwarf_Addr base, start, end;
+        for (ptrdiff_t off = 0; (off = dwarf_ranges(&child, off, &base, &start, &end)) > 0;) {
+            push_bound(b, n, cap, start);
+            push_bound(b, n, cap, end);
+        }
+        Dwarf_Attribute attr;
+        Dwarf_Die imported;
+        if (dwarf_tag(&child) == DW_TAG_imported_unit &&
+            dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &attr), &imported))
+            range_bounds(&imported, depth + 1, b, n, cap);
+        range_bounds(&child, depth + 1, b, n, cap);
+    } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static struct sym_unit_chains *unit_chains(struct elf_image *e, Dwarf_Die *cu)
+{
+    uint32_t i = keymap_get(&e->unit_chains, dwarf_dieoffset(cu), 0, 0, (uint32_t)e->unit_count);
+    if (i < e->unit_count)
+        return &e->units[i];
+    e->units = sym_grow(e->units, &e->unit_cap, e->unit_count + 1, sizeof(*e->units));
+    struct sym_unit_chains *u = &e->units[e->unit_count++];
+    *u = (struct sym_unit_chains){ 0 };
+    uint64_t *b = NULL;
+    size_t n = 0, cap = 0;
+    range_bounds(cu, 0, &b, &n, &cap);
+    sym_intervals_build(&u->intervals, b, n);
+    return u;
+}
+
+size_t sym_dwarf_inlines(struct symbolizer *s, struct elf_image *e, uint64_t addr, uint32_t leaf_line,
+                         struct sym_inline *out, size_t max, uint32_t *call_line)
+{
+    Dwarf_Die cu;
+    Dwarf_Addr bias;
+    *call_line = 0;
+    if (!unit_of(e, addr, &cu, &bias))
+        return 0;
+    struct sym_unit_chains *u = unit_chains(e, &cu);
+    uint32_t *slot = sym_intervals_slot(&u->intervals, addr - bias);
+    if (!*slot) {
+        u->links = sym_grow(u->links, &u->link_cap, u->link_count + SYM_INLINE_MAX,
+                            sizeof(*u->links));
+        size_t count = find_chain(s, e, &cu, addr - bias, &u->links[u->link_count], SYM_INLINE_MAX);
+        u->answers = sym_grow(u->answers, &u->answer_cap, u->answer_count + 1, sizeof(*u->answers));
+        u->answers[u->answer_count++] = (struct sym_chain_answer){ (uint32_t)u->link_count,
+                                                                   (uint32_t)count };
+        u->link_count += count;
+        *slot = (uint32_t)u->answer_count;
+    }
+    const struct sym_chain_answer *a = &u->answers[*slot - 1];
+    size_t count = a->count < max ? a->count : max;
+    uint32_t line = leaf_line;
+    for (size_t i = 0; i < count; i++) {
+        out[i] = (struct sym_inline){ u->links[a->first + i].function, line };
+        line = u->links[a->first + i].call_line;
+    }
     *call_line = count ? line : 0;
     return count;
+}
+
+void sym_dwarf_free(struct elf_image *e)
+{
+    for (size_t i = 0; i < e->unit_count; i++) {
+        sym_intervals_free(&e->units[i].intervals);
+        free(e->units[i].answers);
+        free(e->units[i].links);
+    }
+    free(e->units);
+    keymap_free(&e->unit_chains);
 }

@@ -254,13 +254,95 @@ static const char *clean_copy(const char *name, char out[SYM_NAME_MAX])
     return out;
 }
 
+/* ---- Symbols by interval ---------------------------------------------------
+ * libdwfl looks an address's symbol up by reading the whole symbol table
+ * (dwfl_module_addrinfo: every symbol, every time), so each answer is
+ * kept for the interval of addresses that must get the same one: its
+ * choice depends only on which symbols start at or below the address,
+ * which of them still hold it (start + size), an absolute symbol's exact
+ * address, and the section the address is in (a sizeless symbol names
+ * addresses of its section only; libdwfl 0.188 takes the byte after a
+ * section's end as in it). Those are the boundaries. */
+
+static void push_bound(uint64_t **b, size_t *n, size_t *cap, uint64_t v)
+{
+    *b = sym_grow(*b, cap, *n + 1, sizeof(**b));
+    (*b)[(*n)++] = v;
+}
+
+/* The start and end of every section of elf, at bias. */
+static void push_sections(Elf *elf, Dwarf_Addr bias, uint64_t **b, size_t *n, size_t *cap)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf, scn)) != NULL) {
+        GElf_Shdr shdr;
+        if (!gelf_getshdr(scn, &shdr))
+            continue;
+        push_bound(b, n, cap, shdr.sh_addr + bias);
+        push_bound(b, n, cap, shdr.sh_addr + shdr.sh_size + bias);
+        push_bound(b, n, cap, shdr.sh_addr + shdr.sh_size + bias + 1);   /* libdwfl counts a
+                                                                            section's end in */
+    }
+}
+
+static void build_symbol_intervals(struct elf_image *e)
+{
+    Dwfl_Module *mod = e->mod;
+    uint64_t *b = NULL;
+    size_t n = 0, cap = 0;
+    Elf *seen[2] = { NULL, NULL };       /* the main and an auxiliary symbol table's files */
+    Dwarf_Addr bias;
+    Elf *main_elf = dwfl_module_getelf(mod, &bias);
+    if (main_elf) {
+        push_sections(main_elf, bias, &b, &n, &cap);
+        seen[0] = main_elf;
+    }
+    int count = dwfl_module_getsymtab(mod);
+    for (int i = 0; i < count; i++) {
+        GElf_Sym sym;
+        GElf_Addr value;
+        GElf_Word shndx;
+        Elf *elf = NULL;
+        if (!dwfl_module_getsym_info(mod, i, &sym, &value, &shndx, &elf, &bias))
+            continue;
+        push_bound(&b, &n, &cap, value);
+        push_bound(&b, &n, &cap, value + 1);
+        push_bound(&b, &n, &cap, value + sym.st_size);
+        if (elf && elf != seen[0] && elf != seen[1] && !seen[1]) {
+            push_sections(elf, bias, &b, &n, &cap);
+            seen[seen[0] ? 1 : 0] = elf;
+        }
+    }
+    sym_intervals_build(&e->symbols, b, n);
+}
+
+/* dwfl_module_addrinfo's name for addr (NULL: none) and addr's offset
+ * from that symbol's start, asked once per interval. */
+static const char *symbol_of(struct elf_image *e, uint64_t addr, GElf_Off *off)
+{
+    if (!e->symbols.built)
+        build_symbol_intervals(e);
+    uint32_t *slot = sym_intervals_slot(&e->symbols, addr);
+    if (!*slot) {
+        GElf_Off o = 0;
+        GElf_Sym sym;
+        const char *name = dwfl_module_addrinfo(e->mod, addr, &o, &sym, NULL, NULL, NULL);
+        e->symbol_answers = sym_grow(e->symbol_answers, &e->symbol_answer_cap,
+                                     e->symbol_answer_count + 1, sizeof(*e->symbol_answers));
+        e->symbol_answers[e->symbol_answer_count++] = (struct sym_symbol_answer){ name, addr - o };
+        *slot = (uint32_t)e->symbol_answer_count;
+    }
+    const struct sym_symbol_answer *a = &e->symbol_answers[*slot - 1];
+    *off = a->name ? addr - a->start : 0;
+    return a->name;
+}
+
 void sym_elf_lookup(struct symbolizer *s, int idx, uint64_t addr, uint64_t image_off,
                     struct sym_frame *f)
 {
     struct elf_image *e = &s->elves[idx];
     GElf_Off off = 0;
-    GElf_Sym sym;
-    const char *name = dwfl_module_addrinfo(e->mod, addr, &off, &sym, NULL, NULL, NULL);
+    const char *name = symbol_of(e, addr, &off);
     f->image = e->image;
     f->elf = (uint32_t)idx + 1;
     if (!name) {
@@ -313,6 +395,9 @@ void sym_elf_free(struct symbolizer *s)
         if (s->elves[i].dwfl)
             dwfl_end(s->elves[i].dwfl);
         free(s->elves[i].cus);
+        sym_intervals_free(&s->elves[i].symbols);
+        free(s->elves[i].symbol_answers);
+        sym_dwarf_free(&s->elves[i]);
     }
     free(s->inlines);
     free(s->elves);

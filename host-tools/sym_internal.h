@@ -108,6 +108,49 @@ struct set_asm {
     size_t len, cap;
 };
 
+/* Answers that stay the same for every address between two consecutive
+ * boundaries (sym_intervals.c): a lookup whose result depends only on
+ * which symbol or DWARF ranges hold an address is made once per interval
+ * between those ranges' ends instead of once per address. Slots hold the
+ * caller's answer + 1, 0 until it is known. */
+struct sym_intervals {
+    uint64_t *bounds;            /* sorted, distinct */
+    size_t count;
+    uint32_t *slots;             /* count + 1: below bounds[0], ..., from bounds[count - 1] on */
+    bool built;
+};
+
+/* Takes bounds (n of them, malloc'ed: kept and freed with iv). */
+void sym_intervals_build(struct sym_intervals *iv, uint64_t *bounds, size_t n);
+/* The slot of the interval holding addr. */
+uint32_t *sym_intervals_slot(struct sym_intervals *iv, uint64_t addr);
+void sym_intervals_free(struct sym_intervals *iv);
+
+/* A symbol lookup's answer (sym_elf.c): the name libdwfl gives the
+ * interval's addresses and the address their offsets count from. */
+struct sym_symbol_answer {
+    const char *name;            /* NULL: no symbol */
+    uint64_t start;
+};
+
+/* A function inlined around an address and the line of the function it
+ * was inlined into (DW_AT_call_line). */
+struct sym_chain_link {
+    uint32_t function;
+    uint32_t call_line;
+};
+
+/* The inline chains of a compile unit (sym_dwarf.c), by interval of its
+ * DIEs' address ranges, in the unit's own addresses (module address less
+ * bias): a slot's answer is links [first, first + count). */
+struct sym_unit_chains {
+    struct sym_intervals intervals;
+    struct sym_chain_answer { uint32_t first, count; } *answers;
+    size_t answer_count, answer_cap;
+    struct sym_chain_link *links;
+    size_t link_count, link_cap;
+};
+
 struct elf_image {
     const char *path;            /* interned (the guest's path for guest files) */
     uint64_t base;
@@ -117,6 +160,12 @@ struct elf_image {
     void *cus;                   /* sym_dwarf.c's index of compile units */
     size_t cu_count;
     bool cus_built;
+    struct sym_intervals symbols;        /* symbol lookups by interval */
+    struct sym_symbol_answer *symbol_answers;
+    size_t symbol_answer_count, symbol_answer_cap;
+    struct keymap unit_chains;           /* a compile unit's DIE offset -> its index in units */
+    struct sym_unit_chains *units;
+    size_t unit_count, unit_cap;
 };
 
 /* Which process and mapping an indexed range is. */
@@ -305,6 +354,8 @@ void *sym_elf_guest_dwfl(void);
 void sym_elf_free(struct symbolizer *s);
 
 /* sym_dwarf.c */
+/* Frees what sym_dwarf.c keeps for e. */
+void sym_dwarf_free(struct elf_image *e);
 /* The source file (joined to its unit's compilation directory) and line
  * of addr in e; false when its DWARF does not say. */
 bool sym_dwarf_line(struct elf_image *e, uint64_t addr, char file[SYM_PATH_MAX], uint32_t *line);
