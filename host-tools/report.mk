@@ -101,9 +101,14 @@ unit_profile_cli_LIBS := $(REPORT_LIBS)
 
 # `vertigo report` on 1 M and 10 M synthetic samples against `perf report`
 # on a perf.data with as many samples (tests/bench/bench_report.sh).
+# The real capture's samples, from `perf script`, as a Vertigo log.
+TOOLS += perf-to-log
+tool_perf-to-log_SRCS := tests/bench/perf_to_log.c tests/fixtures/profile/gen_profile.c \
+                         $(LOG_PORTABLE_SRCS)
+tool_perf-to-log_LIBS := -lelf
 BENCH_TARGETS += bench-report
 .PHONY: bench-report
-bench-report: $(BUILD)/vertigo $(BUILD)/gen-profile $(PROFILE_FIXTURE_ELFS)
+bench-report: $(BUILD)/vertigo $(BUILD)/gen-profile $(BUILD)/perf-to-log $(PROFILE_FIXTURE_ELFS)
 	$(Q)BUILD=$(BUILD) ./tests/bench/bench_report.sh
 # Several domains: names, shares, passive domains and per-domain files.
 UNIT_TESTS += report_domains
