@@ -18,6 +18,13 @@
 #define MSR_IA32_PERFEVTSEL0            0x186
 #define MSR_IA32_MISC_ENABLE            0x1a0
 #define MSR_IA32_DEBUGCTL               0x1d9
+#define MSR_IA32_XSS                    0xda0  /* supervisor XSAVE components */
+#define MSR_IA32_LBR_INFO_0             0x1200 /* architectural LBRs (0x1200-0x121f) */
+#define MSR_IA32_LBR_CTL                0x14ce
+#define MSR_IA32_LBR_DEPTH              0x14cf
+#define MSR_IA32_LBR_FROM_0             0x1500 /* 0x1500-0x151f */
+#define MSR_IA32_LBR_TO_0               0x1600 /* 0x1600-0x161f */
+#define MSR_IA32_LBR_LAST               0x17ff /* the range reserved for them */
 #define MSR_IA32_PAT                    0x277
 #define MSR_IA32_MTRR_DEF_TYPE          0x2ff
 #define MSR_IA32_FIXED_CTR0             0x309

@@ -25,3 +25,11 @@ HEADERS_HOST += vmm/cpuid_domain.h
 UNIT_TESTS += cpuid_domain
 unit_cpuid_domain_SRCS := tests/unit/test_cpuid_domain.c vmm/cpuid_domain.c vmm/vlapic.c \
                           vmm/vlapic_timer.c
+
+# WRMSR's reserved-bit, canonical-address and memory-type checks for the
+# MSRs a domain's writes reach Vertigo's emulation with.
+HV_SRCS += vmm/msr_check.c
+HEADERS_HV += vmm/msr_check.h
+HEADERS_HOST += vmm/msr_check.h
+UNIT_TESTS += msr_check
+unit_msr_check_SRCS := tests/unit/test_msr_check.c vmm/msr_check.c vmm/guest_pt.c

@@ -21,6 +21,8 @@
 #define CPUID_7_ECX_WAITPKG       (1u << 5)
 #define CPUID_7_ECX_RDPID         (1u << 22)
 #define CPUID_D1_EAX_XSAVES       (1u << 3)
+#define CPUID_DN_ECX_SUPERVISOR   (1u << 0)     /* 0xD.n: component n is an XSS one */
+#define CPUID_7_EDX_ARCH_LBR      (1u << 19)
 #define CPUID_80000001_EDX_RDTSCP (1u << 27)
 #define VERTIGO_CPUID_LAST        VERTIGO_CPUID_FEATURES
 #define HYPERVISOR_RANGE_END      0x400000ffu
@@ -62,6 +64,22 @@ static void mirror_guest_cr4(const struct vcpu *v, uint32_t leaf, uint32_t suble
     }
 }
 
+/* XSAVE: no supervisor state component is enumerated (ECX:EDX of 0xD.1
+ * is what IA32_XSS may hold, and Vertigo switches none between domains:
+ * vmx/msr_guard.h keeps XSS at 0), and the sub-leaf of each such
+ * component (Intel PT's is 8) reads as absent. */
+static void xsave_leaf(uint32_t subleaf, struct cpuid_regs *r)
+{
+    if (subleaf == 1) {
+        if (!proc2_enabled(PROC2_ENABLE_XSAVES))
+            r->eax &= ~CPUID_D1_EAX_XSAVES;
+        r->ecx = 0;
+        r->edx = 0;
+    } else if (subleaf >= 2 && (r->ecx & CPUID_DN_ECX_SUPERVISOR)) {
+        *r = (struct cpuid_regs){ 0, 0, 0, 0 };
+    }
+}
+
 static void filter_leaf(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
 {
     switch (leaf) {
@@ -85,8 +103,11 @@ static void filter_leaf(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
                 r->ecx &= ~CPUID_7_ECX_WAITPKG;
             if (!proc2_enabled(PROC2_ENABLE_RDTSCP))
                 r->ecx &= ~CPUID_7_ECX_RDPID;
+            /* architectural LBRs: their MSRs #GP (vmx/msr_policy.c) */
+            r->edx &= ~CPUID_7_EDX_ARCH_LBR;
         }
         break;
+    case 0x1c:          /* architectural LBRs, hidden (leaf 7 EDX above) */
     case 0xa:           /* the PMU is Vertigo's: the guest's virtual one, below */
     case 0x14:          /* Intel PT, hidden (leaf 7 EBX.PT above) */
     case 0x15:          /* TSC/crystal ratio: Bochs reports GHz it does not run at */
@@ -94,8 +115,7 @@ static void filter_leaf(uint32_t leaf, uint32_t subleaf, struct cpuid_regs *r)
         *r = (struct cpuid_regs){ 0, 0, 0, 0 };
         break;
     case 0xd:
-        if (subleaf == 1 && !proc2_enabled(PROC2_ENABLE_XSAVES))
-            r->eax &= ~CPUID_D1_EAX_XSAVES;
+        xsave_leaf(subleaf, r);
         break;
     case 0x80000001:
         if (!proc2_enabled(PROC2_ENABLE_RDTSCP))

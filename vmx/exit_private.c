@@ -7,6 +7,7 @@
 #include "vmm/console.h"
 #include "vmm/domain.h"
 #include "vmm/msr.h"
+#include "vmm/msr_check.h"
 #include "vmx/exit.h"
 #include "vmx/exit_vhw.h"
 #include "vmx/vmx_ops.h"
@@ -63,11 +64,6 @@ static bool msr_field(uint32_t msr, uint32_t *field)
     }
 }
 
-static bool canonical(uint64_t a)
-{
-    return (uint64_t)(((int64_t)a << 16) >> 16) == a;
-}
-
 void private_rdmsr(struct vcpu *v, const struct vmx_exit *e)
 {
     uint32_t msr = (uint32_t)v->regs.rcx, field;
@@ -100,7 +96,7 @@ void private_wrmsr(struct vcpu *v, const struct vmx_exit *e)
             vmx_skip_instruction(e);
         return;
     }
-    if (!base || !canonical(value)) {
+    if (!base || !msr_check_write(msr, value)) {
         vmx_inject_gp();    /* EFER too: the domain keeps its entry mode */
         return;
     }

@@ -9,6 +9,7 @@
 #include "vmm/domain.h"
 #include "vmm/domain_vhw.h"
 #include "vmm/msr.h"
+#include "vmm/msr_check.h"
 #include "vmx/mode_trap.h"
 #include "vmx/vmx_ops.h"
 #include "vmx/vmx_sched.h"
@@ -17,7 +18,6 @@
 #define MSR_UCODE_REV           0x08bu
 #define MSR_ARCH_CAPABILITIES   0x10au
 #define MSR_DEBUGCTL            0x1d9u
-#define MSR_XSS                 0xda0u  /* supervisor state components: none */
 #define MTRR_DEF_TYPE_ENABLED   0x806u  /* MTRRs on, default write-back */
 #define MISC_ENABLE_GUEST       ((1u << 0) | (1u << 11) | (1u << 12))  /* fast strings;
                                            no BTS, no PEBS */
@@ -154,7 +154,7 @@ static bool constant_msr(uint32_t msr, uint64_t *value)
     case MSR_UCODE_REV:
     case MSR_ARCH_CAPABILITIES:
     case MSR_DEBUGCTL:
-    case MSR_XSS:
+    case MSR_IA32_XSS:
         *value = 0;
         return true;
     case MSR_IA32_MTRR_DEF_TYPE: *value = MTRR_DEF_TYPE_ENABLED; return true;
@@ -185,11 +185,6 @@ bool vhw_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value, enum msr_access_re
     return true;
 }
 
-static bool canonical(uint64_t a)
-{
-    return (uint64_t)(((int64_t)a << 16) >> 16) == a;
-}
-
 bool vhw_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value, enum msr_access_result *r)
 {
     uint32_t field;
@@ -199,19 +194,17 @@ bool vhw_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value, enum msr_access_res
         *r = lapic_result(v, vlapic_wrmsr(lapic_of(v), msr, value, rdtsc()));
     } else if (msr == MSR_IA32_EFER) {
         *r = vmx_efer_write(v, msr, value);
+    } else if (!msr_check_write(msr, value)) {
+        *r = MSR_ACCESS_GP;     /* reserved bits, non-canonical, bad type: never in root */
     } else if (is_syscall_msr(msr)) {
-        if (msr != MSR_IA32_FMASK && msr != MSR_IA32_STAR && msr != MSR_IA32_TSC_AUX &&
-            !canonical(value))
-            *r = MSR_ACCESS_GP;
-        else
-            wrmsr(msr, value);
+        wrmsr(msr, value);
     } else if (vmcs_msr_field(msr, &field)) {
         vmcs_write(field, value);
-    } else if (msr == MSR_DEBUGCTL || msr == MSR_XSS || msr == MSR_IA32_MTRR_DEF_TYPE ||
+    } else if (msr == MSR_DEBUGCTL || msr == MSR_IA32_XSS || msr == MSR_IA32_MTRR_DEF_TYPE ||
                is_mtrr(msr) || msr == MSR_UCODE_REV || msr == MSR_IA32_MISC_ENABLE) {
         /* Dropped: the guest's memory types and features stay the ones
          * it reads (DEBUGCTL and XSS only as 0). */
-        if ((msr == MSR_DEBUGCTL || msr == MSR_XSS) && value)
+        if ((msr == MSR_DEBUGCTL || msr == MSR_IA32_XSS) && value)
             *r = MSR_ACCESS_GP;
     } else if (constant_msr(msr, &ignored)) {
         *r = MSR_ACCESS_GP;

@@ -67,6 +67,21 @@ enum msr_access_result msr_guard_deny_write(struct vcpu *v, uint32_t msr, uint64
     return MSR_ACCESS_GP;
 }
 
+/* ---- IA32_XSS ---------------------------------------------------------------- */
+
+enum msr_access_result msr_guard_xss_read(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+    (void)v; (void)msr;
+    *value = 0;
+    return MSR_ACCESS_DONE;
+}
+
+enum msr_access_result msr_guard_xss_write(struct vcpu *v, uint32_t msr, uint64_t value)
+{
+    (void)v; (void)msr;
+    return value == 0 ? MSR_ACCESS_DONE : MSR_ACCESS_GP;
+}
+
 /* ---- IA32_APIC_BASE ------------------------------------------------------ */
 
 /* The only writes that pass: the value the register holds, or that value

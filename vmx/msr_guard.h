@@ -32,6 +32,14 @@ enum msr_access_result msr_guard_mtrr_write(struct vcpu *v, uint32_t msr, uint64
 enum msr_access_result msr_guard_misc_enable_read(struct vcpu *v, uint32_t msr, uint64_t *value);
 enum msr_access_result msr_guard_misc_enable_write(struct vcpu *v, uint32_t msr, uint64_t value);
 
+/* IA32_XSS: Vertigo switches no supervisor state component between
+ * domains and CPUID enumerates none (vmx/exit_cpuid.c), so XSS stays 0:
+ * reads give 0, a write of 0 is taken, any other #GPs as a write of an
+ * unsupported bit does (SDM Vol. 1 13.3). Intel PT state (bit 8) could
+ * otherwise be restored by XRSTORS with an output base past the EPT. */
+enum msr_access_result msr_guard_xss_read(struct vcpu *v, uint32_t msr, uint64_t *value);
+enum msr_access_result msr_guard_xss_write(struct vcpu *v, uint32_t msr, uint64_t value);
+
 /* The real MSR, #GP forwarded (reads of pass-through-readable MSRs). */
 enum msr_access_result msr_guard_read_through(struct vcpu *v, uint32_t msr, uint64_t *value);
 

@@ -123,6 +123,16 @@ static const struct msr_rule rules[] = {
       msr_guard_deny_read, msr_guard_deny_write },
     { MSR_IA32_RTIT_ADDR0_A, MSR_IA32_RTIT_ADDR3_B, "Intel PT address ranges",
       msr_guard_deny_read, msr_guard_deny_write },
+    { MSR_IA32_XSS, MSR_IA32_XSS, "IA32_XSS (no supervisor state: 0)",
+      msr_guard_xss_read, msr_guard_xss_write },
+    /* Architectural LBRs (CPUID hides them): LBR_CTL keeps recording in
+     * root mode and in the next domain, which VM exit does not stop. */
+    { MSR_IA32_LBR_INFO_0, MSR_IA32_LBR_INFO_0 + 31, "arch LBR info",
+      msr_guard_deny_read, msr_guard_deny_write },
+    { MSR_IA32_LBR_CTL, MSR_IA32_LBR_DEPTH, "arch LBR control and depth",
+      msr_guard_deny_read, msr_guard_deny_write },
+    { MSR_IA32_LBR_FROM_0, MSR_IA32_LBR_LAST, "arch LBR records",
+      msr_guard_deny_read, msr_guard_deny_write },
 };
 
 const struct msr_rule *msr_policy_find(uint32_t msr)

@@ -46,6 +46,11 @@ static void write_controls(const struct vcpu *v)
     vmcs_write(VMCS_CR4_GUEST_HOST_MASK, vmx_config.cr4_guest_host_mask);
     vmcs_write(VMCS_LINK_POINTER, ~0ull);
     vmcs_write(VMCS_TSC_OFFSET, 0);
+    /* XSAVES/XRSTORS exit for any component XSS enables: none, since XSS
+     * stays 0 (vmx/msr_guard.h), so this is the second fence: a
+     * supervisor component could never be saved or restored unseen. */
+    if (c->proc2 & PROC2_ENABLE_XSAVES)
+        vmcs_write(VMCS_XSS_EXITING_BITMAP, ~0ull);
 }
 
 /* Host state: what the CPU loads on every VM exit (SDM Vol. 3C, 25.5). */

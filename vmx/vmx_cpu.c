@@ -56,7 +56,10 @@ static void control_requests(struct vmx_ctl_request req[VMX_CTL_COUNT])
                   EXIT_ACK_INTR_ON_EXIT |
                   /* no Intel PT trace of the guest runs on into root mode
                    * (the guest cannot enable it: vmx/msr_guard.h) */
-                  EXIT_CLEAR_IA32_RTIT_CTL,
+                  EXIT_CLEAR_IA32_RTIT_CTL |
+                  /* nor an architectural-LBR recording into root mode or
+                   * the next domain (the guest cannot enable it either) */
+                  EXIT_CLEAR_IA32_LBR_CTL,
     };
     req[VMX_CTL_ENTRY] = (struct vmx_ctl_request){
         .required = ENTRY_IA32E_MODE_GUEST | ENTRY_LOAD_IA32_EFER | ENTRY_LOAD_IA32_PAT |

@@ -84,6 +84,7 @@
 #define EXIT_CLEAR_IA32_BNDCFGS         VMX_BIT(23)
 #define EXIT_CONCEAL_VMX_FROM_PT        VMX_BIT(24)
 #define EXIT_CLEAR_IA32_RTIT_CTL        VMX_BIT(25)
+#define EXIT_CLEAR_IA32_LBR_CTL         VMX_BIT(26)
 #define EXIT_LOAD_CET_STATE             VMX_BIT(28)
 #define EXIT_LOAD_PKRS                  VMX_BIT(29)
 

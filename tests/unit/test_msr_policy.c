@@ -176,6 +176,9 @@ static void cpu_reset(void)
     model_set(MSR_IA32_RTIT_CTL, 0);
     model_set(MSR_IA32_RTIT_OUTPUT_BASE, 0);
     model_set(MSR_IA32_PAT, 0x0007040600070406ull);
+    model_set(MSR_IA32_XSS, 0);
+    model_set(MSR_IA32_LBR_CTL, 0);
+    model_set(MSR_IA32_LBR_FROM_0, 0xffffffff81000000ull);   /* a branch of someone's */
     msr_guard_init(39);
 }
 
@@ -189,7 +192,9 @@ static const uint32_t guarded[] = {
     MSR_IA32_DS_AREA, MSR_OFFCORE_RSP_0, MSR_OFFCORE_RSP_1, MSR_PERF_METRICS,
     MSR_IA32_RTIT_OUTPUT_BASE, MSR_IA32_RTIT_OUTPUT_MASK_PTRS, MSR_IA32_RTIT_CTL,
     MSR_IA32_RTIT_STATUS, MSR_IA32_RTIT_CR3_MATCH, MSR_IA32_RTIT_ADDR0_A,
-    MSR_IA32_RTIT_ADDR3_B,
+    MSR_IA32_RTIT_ADDR3_B, MSR_IA32_XSS, MSR_IA32_LBR_INFO_0, MSR_IA32_LBR_INFO_0 + 31,
+    MSR_IA32_LBR_CTL, MSR_IA32_LBR_DEPTH, MSR_IA32_LBR_FROM_0, MSR_IA32_LBR_TO_0 + 31,
+    MSR_IA32_LBR_LAST,
 };
 
 /* Refused with #GP for read and write, as on a CPU without them. */
@@ -341,4 +346,35 @@ TEST(mtrr_writes_the_hardware_would_refuse_gp)
     CHECK_EQ(guest_rdmsr(3, MSR_IA32_MTRR_FIX64K_00000, &v), MSR_ACCESS_GP);
     CHECK_EQ(guest_wrmsr(3, MSR_IA32_MTRR_PHYSBASE0 + 3, 0x800), MSR_ACCESS_DONE);
     CHECK_EQ(guest_wrmsr(3, MSR_IA32_MTRR_PHYSBASE0 + 4, 0), MSR_ACCESS_GP);
+}
+
+/* IA32_XSS holds no supervisor component: Intel PT's state (bit 8) restored
+ * by XRSTORS would carry an output base past the EPT, and no component is
+ * switched between domains. Only 0 is taken, and never written through. */
+TEST(xss_stays_zero_and_never_reaches_the_hardware)
+{
+    uint64_t value = 1;
+    cpu_reset();
+    CHECK_EQ(guest_rdmsr(0, MSR_IA32_XSS, &value), MSR_ACCESS_DONE);
+    CHECK_EQ(value, 0);
+    CHECK_EQ(guest_wrmsr(0, MSR_IA32_XSS, 0), MSR_ACCESS_DONE);
+    for (unsigned int bit = 0; bit < 64; bit++)
+        CHECK_EQ(guest_wrmsr(0, MSR_IA32_XSS, 1ull << bit), MSR_ACCESS_GP);
+    CHECK_EQ(model_writes(MSR_IA32_XSS), 0);
+}
+
+/* Architectural LBRs: LBR_CTL is not cleared by a VM exit on CPUs without
+ * the "clear IA32_LBR_CTL" control, so a guest could record Vertigo's and
+ * other domains' branches; the records would show them. All #GP. */
+TEST(arch_lbr_msrs_gp_and_never_reach_the_hardware)
+{
+    static const uint32_t lbr[] = { MSR_IA32_LBR_CTL, MSR_IA32_LBR_DEPTH,
+        MSR_IA32_LBR_INFO_0, MSR_IA32_LBR_FROM_0, MSR_IA32_LBR_TO_0 + 31 };
+    uint64_t value;
+    cpu_reset();
+    for (unsigned int i = 0; i < sizeof(lbr) / sizeof(lbr[0]); i++) {
+        CHECK_EQ(guest_rdmsr(0, lbr[i], &value), MSR_ACCESS_GP);
+        CHECK_EQ(guest_wrmsr(0, lbr[i], 1), MSR_ACCESS_GP);
+    }
+    CHECK_EQ(model_writes(MSR_IA32_LBR_CTL), 0);
 }

@@ -25,6 +25,8 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <asm/asm.h>
+#include <asm/fpu/api.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
 
@@ -69,6 +71,8 @@ static const struct { u32 msr; const char *name; } refused[] = {
 	{ 0x1a6, "OFFCORE_RSP_0" }, { 0x3f1, "PEBS_ENABLE" }, { 0x3f6, "PEBS_LD_LAT" },
 	{ 0x560, "RTIT_OUTPUT_BASE" }, { 0x561, "RTIT_OUTPUT_MASK_PTRS" }, { 0x570, "RTIT_CTL" },
 	{ 0x571, "RTIT_STATUS" }, { 0x580, "RTIT_ADDR0_A" }, { 0x600, "DS_AREA" },
+	{ 0x14ce, "LBR_CTL" }, { 0x14cf, "LBR_DEPTH" }, { 0x1200, "LBR_INFO_0" },
+	{ 0x1500, "LBR_FROM_0" }, { 0x1600, "LBR_TO_0" },
 };
 
 static void msr_refused(void)
@@ -165,6 +169,54 @@ static void msr_misc_enable(void)
 	check("msr MISC_ENABLE: same value", wrmsrl_safe(MSR_IA32_MISC_ENABLE, m) == 0, m, 0);
 }
 
+/* IA32_XSS holds no supervisor component (Vertigo switches none): 0 reads
+ * and writes back, Intel PT's bit 8 and every other bit #GP; CPUID 0xD.1
+ * enumerates none, and an XRSTORS of a PT state #GPs (XSS lacks bit 8). */
+static void msr_xss(void)
+{
+	const u32 msr = 0xda0;
+	unsigned int a, b, c, d;
+	u64 v = 1;
+	int r = rdmsrl_safe(msr, &v);
+
+	check("msr XSS: reads 0", r == 0 && v == 0, r, v);
+	check("msr XSS: 0 written back", wrmsrl_safe(msr, 0) == 0, 0, 0);
+	check("msr XSS: Intel PT state (bit 8) #GP", wrmsrl_safe(msr, 1ull << 8) != 0, 0, 0);
+	check("msr XSS: CET state (bit 11) #GP", wrmsrl_safe(msr, 1ull << 11) != 0, 0, 0);
+	rdmsrl_safe(msr, &v);
+	check("msr XSS: still 0", v == 0, v, 0);
+	cpuid_count(0xd, 1, &a, &b, &c, &d);
+	check("cpuid 0xd.1: no supervisor component", !(c | d), c, d);
+	cpuid_count(0xd, 8, &a, &b, &c, &d);
+	check("cpuid 0xd.8: no Intel PT component", !(a | b | c | d), a, c);
+}
+
+/* XRSTORS of an area whose XSTATE_BV and XCOMP_BV name Intel PT's state
+ * (component 8): #GP, since XSS lacks it (SDM Vol. 1 13.12). Its output
+ * base would be a host-physical address past the EPT. */
+static void xrstors_pt(void)
+{
+	static u8 area[4096] __aligned(64);
+	u64 bv = 1ull << 8, comp = (1ull << 63) | bv;
+	int faulted = 1;
+
+	if (!boot_cpu_has(X86_FEATURE_XSAVES)) {
+		check("xrstors of Intel PT state: no XSAVES here (skipped)", true, 0, 0);
+		return;
+	}
+	memset(area, 0, sizeof(area));
+	kernel_fpu_begin();                     /* the task's FPU state saved first */
+	memcpy(area + 512, &bv, 8);             /* XSTATE_BV */
+	memcpy(area + 520, &comp, 8);           /* XCOMP_BV: compacted, PT */
+	asm volatile("1: xrstors64 (%[a])\n\t"
+		     "movl $0, %[f]\n"
+		     "2:\n"
+		     _ASM_EXTABLE(1b, 2b)
+		     : [f] "+r"(faulted) : [a] "r"(area), "a"(~0u), "d"(~0u) : "memory");
+	kernel_fpu_end();
+	check("xrstors of Intel PT state #GP", faulted, 0, 0);
+}
+
 static void cpuid_hidden(void)
 {
 	unsigned int a, b, c, d;
@@ -175,6 +227,10 @@ static void cpuid_hidden(void)
 	check("cpuid 0x14: empty", !(a | b | c | d), a, b);
 	cpuid_count(1, 0, &a, &b, &c, &d);
 	check("cpuid 1: no debug store", !(d & (1u << 21)) && !(c & (1u << 2)), c, d);
+	cpuid_count(7, 0, &a, &b, &c, &d);
+	check("cpuid 7: no architectural LBRs", !(d & (1u << 19)), d, 0);
+	cpuid_count(0x1c, 0, &a, &b, &c, &d);
+	check("cpuid 0x1c: empty", !(a | b | c | d), a, b);
 }
 
 /* ---- I/O ports ------------------------------------------------------------ */
@@ -216,6 +272,8 @@ static int run_msrio(void)
 	msr_apic_base();
 	msr_mtrrs();
 	msr_misc_enable();
+	msr_xss();
+	xrstors_pt();
 	cpuid_hidden();
 	io_paths();
 	return 0;
