@@ -115,8 +115,10 @@ void domain_vhw_build(const struct boot_info *bi, struct domain *d,
                                        .host_max_leaf = cpuid(0, 0).eax };
     vuart16550_init(&hw->uart, VUART_COM1_BASE, domain_console_output, d);
     hw->power_port = DOMAIN_VHW_POWER_PORT;
-    for (unsigned int i = 0; i < d->vcpu_count; i++)
+    for (unsigned int i = 0; i < d->vcpu_count; i++) {
         vlapic_init(&hw->lapic[i], i, i == 0, cpuid_domain_tsc_per_crystal(&hw->cpuid));
+        vlapic_timer_set_min_period(&hw->lapic[i], platform_tsc_hz());
+    }
     load_linux(bi, d, spec, ram, build_acpi(d, ram), start);
     d->vhw = hw;
 }

@@ -106,6 +106,7 @@ struct vlapic {
     uint32_t irr[8], isr[8], tmr[8];
     /* timer */
     uint64_t tsc_per_tick;      /* guest TSC ticks per APIC timer tick, before the divider */
+    uint64_t timer_min_period;  /* shortest periodic period, guest TSC ticks (0: none) */
     uint32_t timer_icr;
     uint32_t timer_dcr;
     uint64_t timer_start_tsc;   /* when the count was (re)loaded */
@@ -137,6 +138,18 @@ enum vlapic_status vlapic_rdmsr(struct vlapic *a, uint32_t msr, uint64_t now_tsc
  * caller (a->ipi says what); VLAPIC_NMI for an NMI to self. */
 enum vlapic_status vlapic_wrmsr(struct vlapic *a, uint32_t msr, uint64_t value,
                                 uint64_t now_tsc);
+
+/* The periodic timer's shortest period: VLAPIC_TIMER_MIN_PERIOD_US of a
+ * TSC running at `tsc_hz`. A periodic count programmed shorter runs at
+ * this period instead (its current count slows to match): a guest must
+ * not make Vertigo inject interrupts, and so take exits, without bound
+ * while costing itself no exit per period. KVM floors the same way
+ * (its min_timer_period_us, 200 by default, for the LAPIC's and the
+ * PIT's periodic modes); Linux's shortest periodic tick (HZ=1000) is
+ * five times longer. One-shot and TSC-deadline modes need no floor:
+ * each expiry costs the guest an exit to re-arm. */
+#define VLAPIC_TIMER_MIN_PERIOD_US 200u
+void vlapic_timer_set_min_period(struct vlapic *a, uint64_t tsc_hz);
 
 /* Fires the timer if it is due at `now_tsc` (sets its vector in the IRR
  * unless masked; a periodic timer reloads, several missed periods give

@@ -20,9 +20,18 @@ static uint64_t tsc_per_count(const struct vlapic *a)
     return a->tsc_per_tick * vlapic_timer_divider(a->timer_dcr);
 }
 
+/* The count's period, floored in periodic mode (vlapic.h). */
 static uint64_t period_tsc(const struct vlapic *a)
 {
-    return (uint64_t)a->timer_icr * tsc_per_count(a);
+    uint64_t period = (uint64_t)a->timer_icr * tsc_per_count(a);
+    if (period && timer_mode(a) == VLAPIC_TIMER_PERIODIC && period < a->timer_min_period)
+        return a->timer_min_period;
+    return period;
+}
+
+void vlapic_timer_set_min_period(struct vlapic *a, uint64_t tsc_hz)
+{
+    a->timer_min_period = tsc_hz / (1000000u / VLAPIC_TIMER_MIN_PERIOD_US);
 }
 
 static void disarm(struct vlapic *a)
@@ -88,6 +97,8 @@ uint32_t vlapic_timer_current(const struct vlapic *a, uint64_t now_tsc)
             return 0;
         elapsed %= period;
     }
+    if (period != (uint64_t)a->timer_icr * tsc_per_count(a))    /* floored: slower */
+        return a->timer_icr - (uint32_t)(elapsed * a->timer_icr / period);
     return a->timer_icr - (uint32_t)(elapsed / tsc_per_count(a));
 }
 

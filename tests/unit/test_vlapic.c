@@ -342,6 +342,42 @@ TEST(periodic_timer_reloads_and_coalesces_missed_periods)
     CHECK_EQ(rd(&a, VLAPIC_MSR_TIMER_CCR, 100 + 4 * period + period / 2), 25);
 }
 
+/* A periodic count of 1 tick: the period is floored at 200 us of the TSC,
+ * so a guest cannot have interrupts injected without bound; the current
+ * count runs down over the floored period. One-shot is not floored. */
+TEST(periodic_timer_has_a_minimum_period)
+{
+    const uint64_t tsc_hz = 50000000, floor = tsc_hz / 5000;       /* 200 us */
+    struct vlapic a = enabled();
+    unsigned int fired = 0;
+
+    vlapic_timer_set_min_period(&a, tsc_hz);
+    CHECK_EQ(a.timer_min_period, floor);
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_TIMER_DCR, 0xb, 0), VLAPIC_OK);     /* divide by 1 */
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_LVT_TIMER, 0xef | VLAPIC_TIMER_PERIODIC, 0), VLAPIC_OK);
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_TIMER_ICR, 1, 1000), VLAPIC_OK);
+    CHECK_EQ(vlapic_next_deadline(&a), 1000 + floor);
+    CHECK_EQ(rd(&a, VLAPIC_MSR_TIMER_CCR, 1000), 1);
+    CHECK_EQ(rd(&a, VLAPIC_MSR_TIMER_CCR, 1000 + floor - 1), 1);
+    /* one millisecond of TSC, stepped one tick at a time: 5 interrupts */
+    for (uint64_t now = 1000; now <= 1000 + 5 * floor; now++) {
+        vlapic_timer_advance(&a, now);
+        if (vlapic_pending_vector(&a) == 0xef) {
+            fired++;
+            vlapic_ack(&a, 0xef);
+            CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_EOI, 0, 0), VLAPIC_OK);
+        }
+    }
+    CHECK_EQ(fired, 5);
+    /* a period above the floor is the guest's own */
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_TIMER_ICR, 3 * floor, 0), VLAPIC_OK);
+    CHECK_EQ(vlapic_next_deadline(&a), 3 * floor * TSC_PER_TICK);
+    /* one-shot: no floor (each expiry costs the guest an exit to re-arm) */
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_LVT_TIMER, 0xef, 0), VLAPIC_OK);
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_TIMER_ICR, 1, 2000), VLAPIC_OK);
+    CHECK_EQ(vlapic_next_deadline(&a), 2000 + TSC_PER_TICK);
+}
+
 TEST(divide_change_while_counting_keeps_the_count)
 {
     struct vlapic a = enabled();
