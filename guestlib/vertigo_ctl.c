@@ -30,7 +30,7 @@
  *                                      guestlib/vertigo_ctl_mux.c
  * start/stop are kernel-only hypercalls: they go through /dev/vertigo
  * (guestlib/kmod/vertigo.ko), which only root opens. Arguments are checked
- * here first (event names, period 1..2^48, rate 1..100000 Hz, depth
+ * here first (event names, period 128..2^48, rate 1..100000 Hz, depth
  * 0..VERTIGO_STACK_MAX), and Vertigo checks them again.
  * Exit status: 0 done, 1 Vertigo (or /dev/vertigo) refused the call,
  * 2 usage error, 3 not running under Vertigo (nothing was attempted);
@@ -160,7 +160,7 @@ static int parse_start_option(const char *opt, const char *value, struct vertigo
     if (!strcmp(opt, "--period")) {
         if (s->flags & VERTIGO_SESSION_FREQ)
             return start_error(FREQ_OR_PERIOD);
-        if (option_number(opt, value, 1, PERIOD_MAX, &v))
+        if (option_number(opt, value, VERTIGO_SESSION_PERIOD_MIN, PERIOD_MAX, &v))
             return 2;
         s->period = v;
     } else if (!strcmp(opt, "--hz")) {

@@ -54,9 +54,14 @@ static int64_t hc_set_step(void *ctx, uint64_t ticks)
 
 /* ---- Sampling sessions and symbols ------------------------------------------ */
 
+/* A domain's kernel samples its own domain unless sample.control= grants
+ * it the machine. */
 static int64_t hc_start(void *ctx, const struct vertigo_session *s)
 {
-    int64_t r = sample_session_start(s, "the guest");
+    const struct vcpu *v = ctx;
+    uint32_t d = v->domain->id;
+    int64_t r = sample_session_start(s, "the guest",
+                                     sample_domain_controls_machine(d) ? SAMPLE_OWNER_MACHINE : d);
     if (r == 0)
         pmu_pmi_kick_others(ctx);
     return r;
@@ -64,7 +69,7 @@ static int64_t hc_start(void *ctx, const struct vertigo_session *s)
 
 static int64_t hc_stop(void *ctx)
 {
-    int64_t r = sample_session_stop();
+    int64_t r = sample_session_stop_by(((const struct vcpu *)ctx)->domain->id);
     if (r >= 0)
         pmu_pmi_kick_others(ctx);
     return r;
@@ -73,8 +78,7 @@ static int64_t hc_stop(void *ctx)
 static bool emit_symbols(void *ctx, const struct log_symbols *rec)
 {
     (void)ctx;
-    struct log_ring *ring = log_hv_ring();
-    return ring && log_emit_symbols(ring, pmu_arch_tsc(), rec);
+    return log_hv_domain_symbols(rec);
 }
 
 static int64_t hc_symbols(void *ctx, const struct vertigo_symbols_chunk *c, const uint8_t *data)
@@ -86,7 +90,8 @@ static int64_t hc_symbols(void *ctx, const struct vertigo_symbols_chunk *c, cons
                                      &dropped);
     spin_unlock(&symbols_lock);
     if (dropped)
-        printk("sample: %u symbol records dropped (log full or off)\n", dropped);
+        printk("sample: domain %u: %u symbol records dropped (its share of the log full, "
+               "or the log off)\n", v->domain->id, dropped);
     return r;
 }
 

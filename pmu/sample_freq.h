@@ -25,7 +25,7 @@
 
 /* The smallest period frequency mode sets: one sample per 128 events at
  * most, whatever F asks (a PMI costs far more than 128 events' time). */
-#define SAMPLE_FREQ_PERIOD_MIN 128u
+#define SAMPLE_FREQ_PERIOD_MIN VERTIGO_SESSION_PERIOD_MIN
 /* sample.freq= bounds: 1..SAMPLE_FREQ_MAX samples a second (as sample.hz=). */
 #define SAMPLE_FREQ_MAX VERTIGO_SESSION_FREQ_MAX
 

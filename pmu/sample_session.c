@@ -13,6 +13,7 @@
 #include "pmu/sample_nmi.h"
 #include "vertigo/log_format.h"
 #include "vmm/cmdline.h"
+#include "vmm/domain_config.h"
 #include "vmm/console.h"
 #include "vmm/hv_cmdline.h"
 #include "vmm/log_hv.h"
@@ -27,8 +28,13 @@ static struct {
     bool running;
     bool ever;                  /* a session ran during this run */
     struct vertigo_session params;
+    uint32_t owner;             /* a domain id, or SAMPLE_OWNER_MACHINE */
     uint64_t timer_ticks;       /* guest TSC ticks per timer sample */
 } sess = { .lock = SPINLOCK_INIT };
+
+/* sample.control=N: the one domain whose kernel controls every domain's
+ * sampling (none by default; SAMPLE_OWNER_MACHINE when not given). */
+static uint32_t machine_controller = SAMPLE_OWNER_MACHINE;
 
 /* ---- Applying the session to a VCPU --------------------------------------- */
 
@@ -62,7 +68,8 @@ static void apply_session(struct vcpu *v)
         return;
     spin_lock(&sess.lock);
     v->pmu.sample_generation = sess.generation;
-    bool on = sess.running;
+    bool on = sess.running && (sess.owner == SAMPLE_OWNER_MACHINE ||
+                               sess.owner == v->domain->id);
     bool timer = on && (sess.params.flags & VERTIGO_SESSION_TIMER);
     const struct vertigo_session *p = &sess.params;
     uint32_t freq = (p->flags & VERTIGO_SESSION_FREQ) ? (uint32_t)p->period : 0;
@@ -128,7 +135,8 @@ static bool session_possible(const struct vertigo_session *s)
     return false;
 }
 
-int64_t sample_session_start(const struct vertigo_session *s, const char *who)
+int64_t sample_session_start(const struct vertigo_session *s, const char *who,
+                             uint32_t owner)
 {
     bool timer = (s->flags & VERTIGO_SESSION_TIMER) != 0;
     if (!session_possible(s))
@@ -139,6 +147,7 @@ int64_t sample_session_start(const struct vertigo_session *s, const char *who)
         return -VERTIGO_EBUSY;
     }
     sess.params = *s;
+    sess.owner = owner;
     sample_scope_set((s->flags & VERTIGO_SESSION_PROCESS) ? s->process_cr3 : 0);
     sess.timer_ticks = timer ? platform_tsc_hz() / s->timer_hz : 0;
     sess.timer_ticks = sess.timer_ticks ? sess.timer_ticks : 1;
@@ -147,6 +156,9 @@ int64_t sample_session_start(const struct vertigo_session *s, const char *who)
     __atomic_fetch_add(&sess.generation, 1u, __ATOMIC_RELEASE);
     spin_unlock(&sess.lock);
     describe(s, who);
+    if (owner != SAMPLE_OWNER_MACHINE)
+        printk("sample: the session samples domain %u only (sample.control= grants a domain "
+               "every domain's sampling)\n", owner);
     return 0;
 }
 
@@ -170,6 +182,24 @@ int64_t sample_session_stop(void)
     else
         printk("sample: session stopped: %lu samples logged\n", logged);
     return (int64_t)(logged & (uint64_t)INT64_MAX);
+}
+
+int64_t sample_session_stop_by(uint32_t domain)
+{
+    spin_lock(&sess.lock);
+    bool running = sess.running, own = sess.owner == domain;
+    spin_unlock(&sess.lock);
+    if (running && !own && !sample_domain_controls_machine(domain)) {
+        printk("sample: domain %u may not stop the session of %s\n", domain,
+               sess.owner == SAMPLE_OWNER_MACHINE ? "the machine" : "another domain");
+        return -VERTIGO_EPERM;
+    }
+    return sample_session_stop();
+}
+
+bool sample_domain_controls_machine(uint32_t domain)
+{
+    return domain == machine_controller;
 }
 
 /* ---- The command-line session ---------------------------------------------- */
@@ -237,7 +267,7 @@ bool sample_session_from_cmdline(const char *cmdline, struct vertigo_session *ou
     s.stack_depth = clamp32(depth);
     if (hypercall_session_check(&s)) {
         printk("sample: no session: bad sample.* options (sample.events=LIST with "
-               "sample.period=1..2^48 or sample.freq=1..100000, or sample.hz=1..100000; "
+               "sample.period=128..2^48 or sample.freq=1..100000, or sample.hz=1..100000; "
                "sample.depth<=%u)\n",
                VERTIGO_STACK_MAX);
         return false;
@@ -261,12 +291,29 @@ static void cost_every_from_cmdline(const char *cmdline)
     sample_cost_every = (uint32_t)every;
 }
 
+/* sample.control=N (0..DOMAIN_MAX-1): domain N's kernel controls every
+ * domain's sampling. */
+static void control_from_cmdline(const char *cmdline)
+{
+    uint64_t domain;
+    if (!read_u64(cmdline, "sample.control", &domain))
+        return;
+    if (domain >= DOMAIN_MAX) {
+        printk("sample: sample.control= takes a domain number from 0 to %u: no domain "
+               "controls every domain's sampling\n", DOMAIN_MAX - 1);
+        return;
+    }
+    machine_controller = (uint32_t)domain;
+    printk("sample: domain %u's kernel controls every domain's sampling\n", machine_controller);
+}
+
 static void start_from_cmdline(void)
 {
     struct vertigo_session s;
     cost_every_from_cmdline(hv_cmdline());
+    control_from_cmdline(hv_cmdline());
     if (sample_session_from_cmdline(hv_cmdline(), &s))
-        sample_session_start(&s, "the command line");
+        sample_session_start(&s, "the command line", SAMPLE_OWNER_MACHINE);
 }
 
 void sample_vcpu_start(struct vcpu *v)
@@ -305,11 +352,20 @@ void sample_report(const struct domain *d, bool run_ends)
         return;
     /* Other domains left: the session samples them on (a VCPU that has not
      * run yet takes it at its first entry). */
-    if (sess.running && !run_ends)
+    if (sess.running && !run_ends && sess.owner != d->id)
         printk("sample: the session goes on in the other domains: %lu samples logged so far\n",
                sample_logged());
     /* The other CPUs keep their contexts (no new generation): their PMU
      * totals are reported next, and the run ends with this domain. */
+    /* A domain's own session ends with it. */
+    if (sess.running && sess.owner == d->id && !run_ends) {
+        spin_lock(&sess.lock);
+        sess.running = false;
+        __atomic_fetch_add(&sess.generation, 1u, __ATOMIC_RELEASE);
+        spin_unlock(&sess.lock);
+        printk("sample: domain %u's session stopped at the end of the domain: %lu samples "
+               "logged\n", d->id, sample_logged());
+    }
     if (sess.running && run_ends) {
         spin_lock(&sess.lock);
         sess.running = false;

@@ -36,13 +36,28 @@ void sample_before_entry(struct vcpu *v);
 /* After each exit: a timer sample is due when the sampling deadline passed. */
 void sample_after_exit(struct vcpu *v);
 
-/* Starts validated session s (hypercall_session_check) for `who` (printed):
- * 0, -VERTIGO_EBUSY when one runs, -VERTIGO_EINVAL when the backend cannot
+/* Who a session samples: every domain's VCPUs (a session from the command
+ * line, or from a domain sample.control= names), or one domain's. */
+#define SAMPLE_OWNER_MACHINE UINT32_MAX
+
+/* Starts validated session s (hypercall_session_check) for `who` (printed),
+ * sampling `owner`'s VCPUs (a domain id, or SAMPLE_OWNER_MACHINE): 0,
+ * -VERTIGO_EBUSY when one runs, -VERTIGO_EINVAL when the backend cannot
  * sample its events or the TSC rate is unknown. */
-int64_t sample_session_start(const struct vertigo_session *s, const char *who);
+int64_t sample_session_start(const struct vertigo_session *s, const char *who,
+                             uint32_t owner);
 
 /* Stops the running session: the samples it logged, or -VERTIGO_EINVAL. */
 int64_t sample_session_stop(void);
+
+/* A domain's kernel asks to stop the session: as sample_session_stop for
+ * its own session, or for any with machine-wide control; -VERTIGO_EPERM
+ * for a session another domain or the command line started. */
+int64_t sample_session_stop_by(uint32_t domain);
+
+/* True if sample.control= grants `domain`'s kernel machine-wide control:
+ * its sessions sample every domain and it may stop any session. */
+bool sample_domain_controls_machine(uint32_t domain);
 
 /* End of the domain: prints the per-CPU sampling statistics of its
  * VCPUs' CPUs, and stops the session if the run ends with it (run_ends);

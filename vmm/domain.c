@@ -2,15 +2,26 @@
 #include "vmm/domain.h"
 
 #include "boot/run_end.h"
+#include "boot/cpu.h"
+#include "boot/platform.h"
 #include "vmm/console.h"
+#include "vmm/domain_config.h"
 #include "vmm/format.h"
 #include "vmm/log_hv.h"
+#include "vmm/log_quota.h"
 #include "vmm/mem.h"
 #include "vmm/pmu_hooks.h"
 #include "vmm/spinlock.h"
 #include "vmx/vmx_sched.h"
 
-static struct spinlock console_lock = SPINLOCK_INIT;    /* a domain's VCPUs may write at once */
+/* A domain's VCPUs may write at once; one lock per domain, so a domain's
+ * console never waits behind another's. */
+static struct spinlock console_locks[DOMAIN_MAX];
+
+static struct spinlock *console_lock_of(const struct domain *d)
+{
+    return &console_locks[d->id % DOMAIN_MAX];
+}
 
 static const char *const end_names[] = {
     [GUEST_END_POWER_OFF] = "powered off",
@@ -29,11 +40,10 @@ static void log_domain_stop(const struct domain *d, enum guest_end how)
     log_hv_lifecycle(d->id, 0, LOG_LC_DOMAIN_STOP, how);
 }
 
-/* One line of a domain's console output: the text console gets it with
- * the domain's name in front, the log as the domain's own record. */
-static void console_line(void *ctx, const char *line, size_t len)
+/* A line on the text console with the domain's name in front, and in the
+ * log as the domain's own record. */
+static void print_line(const struct domain *d, const char *line, size_t len)
 {
-    const struct domain *d = ctx;
     char prefix[sizeof(d->name) + 3];
     char record[DOMAIN_CONSOLE_LINE + 1];
 
@@ -44,12 +54,37 @@ static void console_line(void *ctx, const char *line, size_t len)
     log_hv_domain_console(d->id, record, len + 1);
 }
 
+/* Lines dropped since the last note, said in the domain's own console
+ * before the next line it may print (vmm/domain_console.h). */
+static void note_dropped(struct domain *d)
+{
+    struct domain_console_rate *r = &d->console.rate;
+    char note[DOMAIN_CONSOLE_LINE];
+    if (!r->unreported_lines)
+        return;
+    int n = fmt_snprintf(note, sizeof(note), "(vertigo: %lu lines, %lu bytes of this console "
+                         "dropped: over its rate of %u bytes/s)", r->unreported_lines,
+                         r->unreported_bytes, DOMAIN_CONSOLE_RATE);
+    print_line(d, note, n > 0 && (size_t)n < sizeof(note) ? (size_t)n : sizeof(note) - 1);
+    r->unreported_lines = r->unreported_bytes = 0;
+}
+
+/* One line of a domain's console output, if its rate allows. */
+static void console_line(void *ctx, const char *line, size_t len)
+{
+    struct domain *d = ctx;
+    if (!domain_console_admit(&d->console.rate, len, rdtsc(), platform_tsc_hz()))
+        return;
+    note_dropped(d);
+    print_line(d, line, len);
+}
+
 int64_t domain_console_output(void *ctx, const char *text, size_t len)
 {
     struct domain *d = ctx;
-    spin_lock(&console_lock);
+    spin_lock(console_lock_of(d));
     domain_console_write(&d->console, text, len, console_line, d);
-    spin_unlock(&console_lock);
+    spin_unlock(console_lock_of(d));
     return (int64_t)len;
 }
 
@@ -114,10 +149,18 @@ __attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
     if (domains_total > 1 && __atomic_exchange_n(&d->ended, true, __ATOMIC_ACQ_REL))
         vmx_sched_domain_ended(d);      /* another of its VCPUs ended it */
     pmu_domain_stopping(d);
-    spin_lock(&console_lock);
+    spin_lock(console_lock_of(d));
     domain_console_flush(&d->console, console_line, d);
-    spin_unlock(&console_lock);
+    spin_unlock(console_lock_of(d));
     printk("\nguest: domain %u %s (%s)\n", d->id, end_names[how], detail);
+    if (d->console.rate.dropped_lines)
+        printk("guest: domain %u (%s): %lu console lines (%lu bytes) dropped over the rate "
+               "limit of %u bytes/s\n", d->id, d->name, d->console.rate.dropped_lines,
+               d->console.rate.dropped_bytes, DOMAIN_CONSOLE_RATE);
+    uint64_t refused = log_hv_domain_refused(d->id);
+    if (refused)
+        printk("guest: domain %u (%s): %lu log records refused over its share of the log "
+               "rings (1/%u of each)\n", d->id, d->name, refused, LOG_QUOTA_SHARE);
     log_domain_stop(d, how);
     for (unsigned int i = 0; i < d->vcpu_count; i++)
         exit_stats_print(&d->vcpus[i].stats, i, printk);

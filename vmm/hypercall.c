@@ -113,7 +113,8 @@ int64_t hypercall_session_check(const struct vertigo_session *s)
     if (timer)
         return s->timer_hz && s->timer_hz <= SESSION_TIMER_HZ_MAX ? 0 : -VERTIGO_EINVAL;
     uint64_t period_max = freq ? VERTIGO_SESSION_FREQ_MAX : SESSION_PERIOD_MAX;
-    if (!s->period || s->period > period_max || !events_len)
+    uint64_t period_min = freq ? 1 : VERTIGO_SESSION_PERIOD_MIN;
+    if (s->period < period_min || s->period > period_max || !events_len)
         return -VERTIGO_EINVAL;
     return 0;
 }

@@ -19,7 +19,9 @@
 #include "vmm/cmdline.h"
 #include "vmm/console.h"
 #include "vmm/log_emit.h"
+#include "vmm/domain_config.h"
 #include "vmm/log_encode.h"
+#include "vmm/log_quota.h"
 #include "vmm/log_varint.h"
 #include "vmm/mem.h"
 #include "vmm/spinlock.h"
@@ -100,9 +102,20 @@ void log_hv_console(const char *text, size_t len)
     log_hv_domain_console(LOG_CONSOLE_HYPERVISOR, text, len);
 }
 
+/* Each domain's share of each CPU's ring for what its guest asks to log
+ * (vmm/log_quota.h); touched on the owning CPU only. */
+static struct log_quota quotas[MAX_CPUS][DOMAIN_MAX];
+#define GUEST_RECORD_OVERHEAD 64u   /* entry header and fields around the text, at most */
+
+static struct log_quota *quota_of(uint32_t domain)
+{
+    return &quotas[smp_cpu_index() % MAX_CPUS][domain % DOMAIN_MAX];
+}
+
 void log_hv_domain_console(uint32_t source, const char *text, size_t len)
 {
     struct log_ring *ring = log_hv_ring();
+    bool guest = source != LOG_CONSOLE_HYPERVISOR;
     if (!ring || !len)
         return;
     struct log_console c = {
@@ -110,7 +123,32 @@ void log_hv_domain_console(uint32_t source, const char *text, size_t len)
         .text = text,
         .len = (uint32_t)(len > LOG_TEXT_MAX ? LOG_TEXT_MAX : len),
     };
+    if (guest && !log_quota_admit(quota_of(source), ring, c.len + GUEST_RECORD_OVERHEAD))
+        return;
+    uint64_t before = ring->head;
     log_emit_console(ring, rdtsc(), &c);
+    if (guest)
+        log_quota_charge(quota_of(source), before, ring->head);
+}
+
+bool log_hv_domain_symbols(const struct log_symbols *rec)
+{
+    struct log_ring *ring = log_hv_ring();
+    if (!ring || !log_quota_admit(quota_of(rec->domain), ring,
+                                  rec->len + GUEST_RECORD_OVERHEAD))
+        return false;
+    uint64_t before = ring->head;
+    bool ok = log_emit_symbols(ring, rdtsc(), rec);
+    log_quota_charge(quota_of(rec->domain), before, ring->head);
+    return ok;
+}
+
+uint64_t log_hv_domain_refused(uint32_t domain)
+{
+    uint64_t n = 0;
+    for (unsigned int cpu = 0; cpu < MAX_CPUS; cpu++)
+        n += __atomic_load_n(&quotas[cpu][domain % DOMAIN_MAX].refused, __ATOMIC_RELAXED);
+    return n;
 }
 
 void log_hv_lifecycle(uint32_t domain, uint32_t vcpu, enum log_lifecycle_event event,

@@ -79,8 +79,17 @@ struct log_ring *log_hv_ring(void);
  * callable from any context, never blocks. */
 void log_hv_console(const char *text, size_t len);
 
-/* Emits one console record of a domain's output (source: its id). */
+/* Emits one console record of a domain's output (source: its id), within
+ * that domain's share of this CPU's ring (vmm/log_quota.h): a record past
+ * it is refused and counted for the domain. */
 void log_hv_domain_console(uint32_t domain, const char *text, size_t len);
+
+/* Emits one symbols record of rec->domain's guest, within that domain's
+ * share of this CPU's ring; false if refused there or dropped. */
+bool log_hv_domain_symbols(const struct log_symbols *rec);
+
+/* Records of a domain's guest refused over its share, on every CPU. */
+uint64_t log_hv_domain_refused(uint32_t domain);
 
 /* Emits one life-cycle record (enum log_lifecycle_event). */
 void log_hv_lifecycle(uint32_t domain, uint32_t vcpu, enum log_lifecycle_event event,

@@ -40,7 +40,7 @@ static const char *const known_options[] = {
     "pmu.guest.gp", "pmu.guest.fixed",
     "pmu.soft.counters", "pmu.interval", "pmu.subinterval", "pmu.interval.exact",
     "sample.events", "sample.period", "sample.freq", "sample.depth", "sample.hz",
-    "sample.user_stack", "sample.cost_every",
+    "sample.user_stack", "sample.cost_every", "sample.control",
     DOMAIN_OPTIONS(1), DOMAIN_OPTIONS(2), DOMAIN_OPTIONS(3), DOMAIN_OPTIONS(4),
     DOMAIN_OPTIONS(5), DOMAIN_OPTIONS(6), DOMAIN_OPTIONS(7), "sched.slice", NULL,
 };

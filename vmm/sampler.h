@@ -15,8 +15,12 @@
 
 #include "vertigo/hypercall.h"
 #include "vertigo/log_format.h"
+#include "vmm/domain_config.h"
 
-#define SAMPLER_SYMBOL_SETS 16u     /* data sets being shipped at once */
+/* Data sets being shipped at once: each domain has SAMPLER_SETS_PER_DOMAIN
+ * slots of its own, so no domain can take or abandon another's. */
+#define SAMPLER_SETS_PER_DOMAIN 8u
+#define SAMPLER_SYMBOL_SETS (SAMPLER_SETS_PER_DOMAIN * DOMAIN_MAX)
 
 struct sampler_symbol_set {
     bool used;
@@ -39,9 +43,10 @@ typedef bool (*sampler_emit_symbols_fn)(void *ctx, const struct log_symbols *rec
  * its c->len bytes at data for domain `domain` as LOG_TEXT_MAX-sized
  * records. Returns 0, or -VERTIGO_EINVAL when the chunk is out of
  * sequence (not 0 and not the next of a set being shipped); *dropped
- * counts records emit refused. Starting a set when all
- * SAMPLER_SYMBOL_SETS are being shipped gives the least recently used one
- * up, with a record that says so (log_symbols.abandoned). */
+ * counts records emit refused. Starting a set when the domain already
+ * ships SAMPLER_SETS_PER_DOMAIN gives the domain's own least recently used
+ * one up, with a record that says so (log_symbols.abandoned); another
+ * domain's sets are never touched. */
 int64_t sampler_symbols_ship(struct sampler_symbols *st, uint32_t domain,
                              const struct vertigo_symbols_chunk *c, const uint8_t *data,
                              sampler_emit_symbols_fn emit, void *ctx, uint32_t *dropped);

@@ -26,20 +26,22 @@ static void set_abandon(const struct sampler_symbol_set *s, sampler_emit_symbols
         (*dropped)++;
 }
 
-/* A free slot, else the least recently used one, whose set is abandoned. */
+/* A free slot of the domain's own, else its least recently used one,
+ * whose set is abandoned. */
 static struct sampler_symbol_set *set_new(struct sampler_symbols *st, uint32_t domain,
                                           const struct vertigo_symbols_chunk *c,
                                           sampler_emit_symbols_fn emit, void *ctx,
                                           uint32_t *dropped)
 {
-    struct sampler_symbol_set *s = &st->sets[0];
-    for (unsigned int i = 0; i < SAMPLER_SYMBOL_SETS; i++) {
-        if (!st->sets[i].used) {
-            s = &st->sets[i];
+    struct sampler_symbol_set *own = &st->sets[(domain % DOMAIN_MAX) * SAMPLER_SETS_PER_DOMAIN];
+    struct sampler_symbol_set *s = &own[0];
+    for (unsigned int i = 0; i < SAMPLER_SETS_PER_DOMAIN; i++) {
+        if (!own[i].used) {
+            s = &own[i];
             break;
         }
-        if (st->sets[i].last_use < s->last_use)
-            s = &st->sets[i];
+        if (own[i].last_use < s->last_use)
+            s = &own[i];
     }
     if (s->used)
         set_abandon(s, emit, ctx, dropped);

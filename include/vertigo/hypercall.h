@@ -186,6 +186,8 @@
                                                    rate (like perf record -F) */
 #define VERTIGO_SESSION_EVENTS_MAX  256u
 #define VERTIGO_SESSION_FREQ_MAX    100000u     /* FREQ: samples a second, at most */
+#define VERTIGO_SESSION_PERIOD_MIN  128u        /* the shortest period, fixed or adapted:
+                                                   a PMI costs far more than 128 events */
 #define VERTIGO_STACK_MAX           32u
 
 struct vertigo_session {

@@ -56,3 +56,42 @@ TEST(long_lines_are_split_whole)
     CHECK_EQ(strlen(l.text[1]), DOMAIN_CONSOLE_LINE);
     CHECK_EQ(c.len, 10);
 }
+
+/* The rate limit: a burst of DOMAIN_CONSOLE_BURST bytes, then
+ * DOMAIN_CONSOLE_RATE bytes a second; a line that does not fit is dropped
+ * and counted, never waited for; tokens earned are never lost between
+ * calls (no drift), and no TSC rate means no limit. */
+TEST(console_rate_limits_a_flood_and_counts_what_it_drops)
+{
+    const uint64_t hz = 1000000000ull;      /* 1 GHz TSC */
+    struct domain_console_rate r = { 0 };
+    uint64_t now = 5000;
+    unsigned int lines = 0;
+
+    /* a flood of 99-byte lines (100 with the newline), all at once */
+    for (unsigned int i = 0; i < 1000; i++)
+        if (domain_console_admit(&r, 99, now, hz))
+            lines++;
+    CHECK_EQ(lines, DOMAIN_CONSOLE_BURST / 100);
+    CHECK_EQ(r.dropped_lines, 1000 - lines);
+    CHECK_EQ(r.dropped_bytes, (1000 - lines) * 100ull);
+    CHECK_EQ(r.unreported_lines, r.dropped_lines);
+    /* one second later: exactly DOMAIN_CONSOLE_RATE bytes more (plus the
+     * burst's leftover 36 bytes), earned in 1 ms steps without drift */
+    lines = 0;
+    for (unsigned int ms = 1; ms <= 1000; ms++)
+        while (domain_console_admit(&r, 9, now + ms * (hz / 1000), hz))
+            lines++;
+    CHECK_EQ(lines, (DOMAIN_CONSOLE_RATE + DOMAIN_CONSOLE_BURST % 100) / 10);
+    /* a long quiet time refills the burst, no more */
+    now += 3600 * hz;
+    lines = 0;
+    while (domain_console_admit(&r, 0, now, hz))
+        lines++;
+    CHECK_EQ(lines, DOMAIN_CONSOLE_BURST);
+    /* no known TSC rate: no limit */
+    struct domain_console_rate open = { 0 };
+    for (unsigned int i = 0; i < 10000; i++)
+        CHECK(domain_console_admit(&open, 159, 0, 0));
+    CHECK_EQ(open.dropped_lines, 0);
+}

@@ -306,6 +306,8 @@ TEST(session_fields_are_validated)
     REFUSED(s.flags = VERTIGO_SESSION_PROCESS);             /* no page-table root */
     REFUSED(s.process_cr3 = 0x1000);                         /* a root without the flag */
     REFUSED(s.period = 0);
+    REFUSED(s.period = 1);                                   /* a PMI per event */
+    REFUSED(s.period = VERTIGO_SESSION_PERIOD_MIN - 1);
     REFUSED(s.period = (1ull << 48) + 1);
     REFUSED(s.stack_depth = VERTIGO_STACK_MAX + 1);
     REFUSED(s.events[0] = '\0');
@@ -319,6 +321,9 @@ TEST(session_fields_are_validated)
     s.stack_depth = VERTIGO_STACK_MAX;
     CHECK_EQ(start_with(&s, 0), 0);
     CHECK_EQ(call(VERTIGO_HC_SESSION_STOP, 0, 0), 42);
+    s.period = VERTIGO_SESSION_PERIOD_MIN;      /* the shortest fixed period */
+    CHECK_EQ(start_with(&s, 0), 0);
+    CHECK_EQ(call(VERTIGO_HC_SESSION_STOP, 0, 0), 42);
     s.flags = VERTIGO_SESSION_FREQ;             /* frequency mode: 1..100000 a second */
     s.period = 100000;
     CHECK_EQ(start_with(&s, 0), 0);
@@ -328,7 +333,7 @@ TEST(session_fields_are_validated)
     CHECK_EQ(call(VERTIGO_HC_SESSION_START, 0xdead0000, 0), (uint64_t)-VERTIGO_EFAULT);
     CHECK_EQ(call(VERTIGO_HC_SESSION_START, ARG_BASE + ARG_SIZE - 100, 0),
              (uint64_t)-VERTIGO_EFAULT);
-    CHECK_EQ(fake.starts, 2);
+    CHECK_EQ(fake.starts, 3);
 }
 
 static int64_t symbols_with(const struct vertigo_symbols_chunk *c)
@@ -475,8 +480,9 @@ TEST(symbol_chunks_become_numbered_records)
     CHECK_EQ(dropped, 0);
 }
 
-/* One set more than Vertigo reassembles at once: the least recently used
- * one is given up, with a record that says so, and cannot be continued. */
+/* One set more than Vertigo reassembles at once for a domain: the
+ * domain's least recently used one is given up, with a record that says
+ * so, and cannot be continued. */
 TEST(an_evicted_symbol_set_is_logged_as_abandoned)
 {
     static struct sampler_symbols st;
@@ -484,7 +490,7 @@ TEST(an_evicted_symbol_set_is_logged_as_abandoned)
     uint32_t dropped = 0;
     uint8_t data[4] = "abc";
     struct vertigo_symbols_chunk c = { .kind = LOG_SYM_PROC_MAPS, .len = 3 };
-    for (uint32_t pid = 1; pid <= SAMPLER_SYMBOL_SETS; pid++) {
+    for (uint32_t pid = 1; pid <= SAMPLER_SETS_PER_DOMAIN; pid++) {
         c.pid = pid;
         CHECK_EQ(sampler_symbols_ship(&st, 5, &c, data, ship_emit, &sh, &dropped), 0);
         sh.count = 0;
@@ -511,6 +517,33 @@ TEST(an_evicted_symbol_set_is_logged_as_abandoned)
     c.pid = 100;
     CHECK_EQ(sampler_symbols_ship(&st, 6, &c, data, ship_emit, &sh, &dropped),
              (uint64_t)-VERTIGO_EINVAL);
+    CHECK_EQ(dropped, 0);
+}
+
+/* One domain opening 17 sets (more than its slots) abandons only its own:
+ * another domain's set, opened first and idle since, still continues. */
+TEST(a_domain_flooding_symbol_sets_abandons_only_its_own)
+{
+    static struct sampler_symbols st;
+    static struct shipped sh;
+    uint32_t dropped = 0;
+    uint8_t data[4] = "abc";
+    struct vertigo_symbols_chunk c = { .kind = LOG_SYM_KALLSYMS, .len = 3 };
+    CHECK_EQ(sampler_symbols_ship(&st, 0, &c, data, ship_emit, &sh, &dropped), 0);
+    c.kind = LOG_SYM_PROC_MAPS;
+    for (uint32_t pid = 1; pid <= 17; pid++) {
+        c.pid = pid;
+        CHECK_EQ(sampler_symbols_ship(&st, 3, &c, data, ship_emit, &sh, &dropped), 0);
+        for (unsigned int i = 0; i < sh.count; i++)
+            CHECK(!sh.recs[i].abandoned || sh.recs[i].domain == 3);
+        sh.count = 0;
+    }
+    c = (struct vertigo_symbols_chunk){ .kind = LOG_SYM_KALLSYMS, .len = 3, .chunk = 1,
+                                        .last = 1 };
+    CHECK_EQ(sampler_symbols_ship(&st, 0, &c, data, ship_emit, &sh, &dropped), 0);
+    CHECK_EQ(sh.count, 1);
+    CHECK(sh.recs[0].last && !sh.recs[0].abandoned);
+    CHECK_EQ(sh.recs[0].chunk, 1);
     CHECK_EQ(dropped, 0);
 }
 

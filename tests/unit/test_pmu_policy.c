@@ -770,13 +770,16 @@ TEST(an_overflow_an_unstepped_stretch_ran_past_is_late)
     end_run();
 }
 
-/* A sampling session samples every domain: the end of one domain with
- * others left keeps it running (a VCPU that has not run yet takes it at
- * its first entry); it stops with the run's last domain. */
+/* A machine-wide sampling session (the command line's) samples every
+ * domain: the end of one domain with others left keeps it running (a VCPU
+ * that has not run yet takes it at its first entry); it stops with the
+ * run's last domain. A domain's own session ends with the domain. */
 TEST(a_domain_end_stops_sampling_only_with_the_run)
 {
     struct vcpu *v = start_run("pmu=soft", false);
-    if (!start_sampling(v, "instructions:u", 100, 0))
+    struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI, .period = 100 };
+    snprintf(s.events, sizeof(s.events), "instructions:u");
+    if (!CHECK_EQ(sample_session_start(&s, "the command line", SAMPLE_OWNER_MACHINE), 0))
         return;
     pmu_domain_report(&dom, false);
     CHECK(fake_console_has("sample: the session goes on in the other domains: "));
@@ -787,6 +790,44 @@ TEST(a_domain_end_stops_sampling_only_with_the_run)
     pmu_domain_report(&dom, true);
     CHECK(fake_console_has("sample: session stopped at the end of the domain: "));
     CHECK_EQ(sample_session_stop(), -VERTIGO_EINVAL);   /* stopped with the run */
+    if (!start_sampling(v, "instructions:u", 100, 0))
+        return;
+    pmu_domain_report(&dom, false);                 /* others are left: its own ends */
+    CHECK(fake_console_has("sample: domain 0's session stopped at the end of the domain: "));
+    CHECK_EQ(sample_session_stop(), -VERTIGO_EINVAL);
+    end_run();
+}
+
+/* A domain's kernel controls only its own sessions (no sample.control=):
+ * its session samples only its VCPUs, and another domain's kernel can
+ * neither stop it (-EPERM) nor start one beside it (-EBUSY); nor can it
+ * stop the command line's machine-wide session. */
+TEST(a_domain_controls_only_its_own_sampling)
+{
+    struct vcpu *v = start_run("pmu=soft", false);
+    static struct domain other;
+    memset(&other, 0, sizeof(other));
+    other.id = 1;
+    other.vcpu_count = 1;
+    struct vcpu *w = &other.vcpus[0];
+    w->domain = &other;
+    w->cpu = v->cpu;
+    struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI, .period = 1000 };
+    snprintf(s.events, sizeof(s.events), "instructions:u");
+
+    CHECK(!sample_domain_controls_machine(0) && !sample_domain_controls_machine(1));
+    if (!start_sampling(v, "instructions:u", 1000, 0))
+        return;
+    CHECK(fake_console_has("sample: the session samples domain 0 only"));
+    CHECK(v->pmu.sample_mask != 0);                 /* its own VCPU samples */
+    CHECK_EQ(pmu_hypercalls(w)->sampling->stop(w), -VERTIGO_EPERM);
+    CHECK(fake_console_has("sample: domain 1 may not stop the session of another domain"));
+    CHECK_EQ(pmu_hypercalls(w)->sampling->start(w, &s), -VERTIGO_EBUSY);
+    CHECK(pmu_hypercalls(v)->sampling->stop(v) >= 0);   /* its owner may */
+    CHECK_EQ(sample_session_start(&s, "the command line", SAMPLE_OWNER_MACHINE), 0);
+    CHECK_EQ(pmu_hypercalls(w)->sampling->stop(w), -VERTIGO_EPERM);
+    CHECK_EQ(pmu_hypercalls(v)->sampling->stop(v), -VERTIGO_EPERM);
+    CHECK(fake_console_has("sample: domain 0 may not stop the session of the machine"));
     end_run();
 }
 
