@@ -120,6 +120,15 @@ uint64_t vpmu_events_to_pmi(const struct vpmu *p, enum vpmu_arch_event ev, enum 
  * otherwise). */
 bool vpmu_active(const struct vpmu *p);
 
+/* The event filter for the hardware backend (an allow-list, as KVM's PMU
+ * event filter can be): true if evtsel's event select and unit mask name
+ * one of the architectural events (SDM Vol. 3B table 20-1), the only
+ * events the virtual PMU offers in CPUID leaf 0xA. A model-specific raw
+ * event (uncore-facing, off-core, or one whose counts reveal another
+ * domain's or Vertigo's activity) is never programmed on a real counter
+ * for a guest. */
+bool vpmu_event_allowed(uint64_t evtsel);
+
 /* True if some counting counter counts in user or kernel mode only (a
  * backend must then tell the two apart exactly). */
 bool vpmu_counts_one_mode(const struct vpmu *p);

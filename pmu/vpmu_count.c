@@ -172,6 +172,15 @@ bool vpmu_counts_one_mode(const struct vpmu *p)
     return false;
 }
 
+bool vpmu_event_allowed(uint64_t evtsel)
+{
+    for (unsigned int ev = 0; ev < VPMU_EV_COUNT; ev++)
+        if ((uint8_t)evtsel == arch_events[ev].select &&
+            (uint8_t)(evtsel >> 8) == arch_events[ev].umask)
+            return true;
+    return false;
+}
+
 bool vpmu_active(const struct vpmu *p)
 {
     if (!p->global_ctrl)

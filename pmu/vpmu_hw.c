@@ -195,6 +195,10 @@ uint64_t vpmu_hw_load(struct vpmu_hw *h, const struct vpmu *g, uint64_t busy)
     for (unsigned int k = 0; k < VPMU_MAX_GP; k++) {
         if (h->at.gp[k] == VPMU_HW_NONE)
             continue;
+        if (!vpmu_event_allowed(g->evtsel[k])) {
+            h->events_denied++;     /* placed, never loaded: it does not count */
+            continue;
+        }
         load_gp(h, (unsigned int)h->at.gp[k], g->evtsel[k], g->pmc[k]);
         h->enable |= 1ull << h->at.gp[k];
     }

@@ -51,6 +51,7 @@ struct vpmu_hw {
     /* statistics */
     uint64_t runs;              /* loads with some guest counter counting */
     uint64_t counters_unplaced; /* counter-runs lost to Vertigo's own counters */
+    uint64_t events_denied;     /* counter-runs of events the filter refused */
     uint64_t msr_faults;
 };
 

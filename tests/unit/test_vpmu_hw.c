@@ -315,3 +315,34 @@ TEST(the_offer_follows_the_hardware)
     CHECK_EQ(c.fixed_counters, 1);
     CHECK_EQ(c.available, 0x3);
 }
+
+/* The event filter: a raw model-specific event the guest programs (here
+ * 0xB7/0x01, off-core response) is never loaded on a real counter and
+ * does not count, while an architectural one beside it does; the event
+ * select register the guest reads back is its own. */
+TEST(raw_events_outside_the_allow_list_never_reach_a_real_counter)
+{
+    struct rig r;
+    CHECK(rig_init(&r, 4, WIDTH, true));
+    CHECK(vpmu_event_allowed(EVTSEL(0xc0, 0, EN | USR)));
+    CHECK(vpmu_event_allowed(EVTSEL(0x2e, 0x41, EN | OS)));
+    CHECK(!vpmu_event_allowed(EVTSEL(0xb7, 0x01, EN | USR)));
+    CHECK(!vpmu_event_allowed(EVTSEL(0xc0, 0x01, EN | USR)));     /* another unit mask */
+    guest_wrmsr(&r, MSR_IA32_PERFEVTSEL0, EVTSEL(0xb7, 0x01, EN | USR));
+    guest_wrmsr(&r, MSR_IA32_PERFEVTSEL0 + 1, EVTSEL(0xc0, 0, EN | USR));
+    guest_wrmsr(&r, MSR_IA32_PERF_GLOBAL_CTRL, 0x3ull);
+    uint64_t enable = vpmu_hw_load(&r.vh, &r.guest, 0);
+    CHECK_EQ(r.vh.events_denied, 1);
+    int raw = r.vh.at.gp[0], arch = r.vh.at.gp[1];
+    CHECK(arch != VPMU_HW_NONE);
+    CHECK_EQ(enable, 1ull << arch);                 /* only the allowed one is enabled */
+    if (raw != VPMU_HW_NONE)
+        CHECK((r.model.evtsel[raw] & 0xffff) != 0x01b7);    /* never loaded */
+    r.model.global_ctrl = enable;
+    pmu_model_count(&r.model, &pmu_model_instructions, PMU_MODEL_USER, 42);
+    r.model.global_ctrl = 0;
+    vpmu_hw_save(&r.vh, &r.guest);
+    CHECK_EQ(r.guest.pmc[0], 0);
+    CHECK_EQ(r.guest.pmc[1], 42);
+    CHECK_EQ(r.guest.evtsel[0], EVTSEL(0xb7, 0x01, EN | USR));
+}
