@@ -8,6 +8,7 @@
 #define MSR_IA32_FEATURE_CONTROL        0x03a
 #define MSR_IA32_TSC_ADJUST             0x03b
 #define MSR_IA32_SPEC_CTRL              0x048
+#define MSR_IA32_ARCH_CAPABILITIES      0x10a
 #define MSR_IA32_PMC0                   0x0c1  /* legacy-width writes */
 #define MSR_IA32_MPERF                  0x0e7
 #define MSR_IA32_APERF                  0x0e8

@@ -33,3 +33,11 @@ HEADERS_HV += vmm/msr_check.h
 HEADERS_HOST += vmm/msr_check.h
 UNIT_TESTS += msr_check
 unit_msr_check_SRCS := tests/unit/test_msr_check.c vmm/msr_check.c vmm/guest_pt.c
+
+# Speculation barriers and SPEC_CTRL between domains (portable policy;
+# vmx/vcpu_spec.c runs it on the CPU).
+HV_SRCS += vmm/spec_barrier.c
+HEADERS_HV += vmm/spec_barrier.h
+HEADERS_HOST += vmm/spec_barrier.h
+UNIT_TESTS += spec_barrier
+unit_spec_barrier_SRCS := tests/unit/test_spec_barrier.c vmm/spec_barrier.c

@@ -11,12 +11,12 @@
 #include "vmm/msr.h"
 #include "vmm/msr_check.h"
 #include "vmx/mode_trap.h"
+#include "vmx/vcpu_spec.h"
 #include "vmx/vmx_ops.h"
 #include "vmx/vmx_sched.h"
 #include "vmx/vmx_timer.h"
 
 #define MSR_UCODE_REV           0x08bu
-#define MSR_ARCH_CAPABILITIES   0x10au
 #define MSR_DEBUGCTL            0x1d9u
 #define MTRR_DEF_TYPE_ENABLED   0x806u  /* MTRRs on, default write-back */
 #define MISC_ENABLE_GUEST       ((1u << 0) | (1u << 11) | (1u << 12))  /* fast strings;
@@ -152,7 +152,7 @@ static bool constant_msr(uint32_t msr, uint64_t *value)
     switch (msr) {
     case MSR_IA32_MTRRCAP:
     case MSR_UCODE_REV:
-    case MSR_ARCH_CAPABILITIES:
+    case MSR_IA32_ARCH_CAPABILITIES:
     case MSR_DEBUGCTL:
     case MSR_IA32_XSS:
         *value = 0;
@@ -168,11 +168,37 @@ static bool constant_msr(uint32_t msr, uint64_t *value)
     }
 }
 
+/* SPEC_CTRL is the VCPU's own on the CPU (switched, vmx/vcpu_spec.c);
+ * PRED_CMD and FLUSH_CMD are write-only commands. What the CPU lacks #GPs. */
+static bool is_spec_msr(uint32_t msr)
+{
+    return msr == MSR_IA32_SPEC_CTRL || msr == MSR_IA32_PRED_CMD || msr == MSR_IA32_FLUSH_CMD;
+}
+
+static enum msr_access_result spec_read(uint32_t msr, uint64_t *value)
+{
+    if (msr != MSR_IA32_SPEC_CTRL || !vcpu_spec_plan()->spec_ctrl)
+        return MSR_ACCESS_GP;
+    *value = rdmsr(msr);
+    return MSR_ACCESS_DONE;
+}
+
+static enum msr_access_result spec_write(uint32_t msr, uint64_t value)
+{
+    if (!spec_msr_write_valid(vcpu_spec_plan(), msr, value))
+        return MSR_ACCESS_GP;
+    if (msr == MSR_IA32_SPEC_CTRL || value)
+        wrmsr(msr, value);
+    return MSR_ACCESS_DONE;
+}
+
 bool vhw_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value, enum msr_access_result *r)
 {
     uint32_t field;
     *r = MSR_ACCESS_DONE;
-    if (vlapic_owns_msr(msr))
+    if (is_spec_msr(msr))
+        *r = spec_read(msr, value);
+    else if (vlapic_owns_msr(msr))
         *r = lapic_result(v, vlapic_rdmsr(lapic_of(v), msr, rdtsc(), value));
     else if (msr == MSR_IA32_TSC)
         *value = rdtsc();
@@ -190,7 +216,9 @@ bool vhw_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value, enum msr_access_res
     uint32_t field;
     uint64_t ignored;
     *r = MSR_ACCESS_DONE;
-    if (vlapic_owns_msr(msr)) {
+    if (is_spec_msr(msr)) {
+        *r = spec_write(msr, value);
+    } else if (vlapic_owns_msr(msr)) {
         *r = lapic_result(v, vlapic_wrmsr(lapic_of(v), msr, value, rdtsc()));
     } else if (msr == MSR_IA32_EFER) {
         *r = vmx_efer_write(v, msr, value);

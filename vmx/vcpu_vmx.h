@@ -82,6 +82,7 @@ struct vcpu_vmx {
     struct vcpu_debugregs debugregs;    /* its DR0-DR3, DR6 while switched out */
     void *fpu_area;             /* its XSAVE state while switched out, and */
     uint64_t xcr0;              /* its XCR0 (vmx/vcpu_fpu.c) */
+    uint64_t spec_ctrl;         /* its IA32_SPEC_CTRL while switched out (vmx/vcpu_spec.c) */
 };
 
 struct domain_vmx {

@@ -15,6 +15,7 @@
 #include "vmx/exit.h"
 #include "vmx/mode_trap.h"
 #include "vmx/vcpu_debugregs.h"
+#include "vmx/vcpu_spec.h"
 #include "vmx/vcpu_fpu.h"
 #include "vmx/vmx_domain.h"
 #include "vmx/vmx_ops.h"
@@ -229,6 +230,7 @@ static void switch_vcpu(struct sched_cpu *s, struct vcpu *from, struct vcpu *to)
         pmu_vcpu_switch_in(to);
     }
     load_syscall_msrs(from, to);
+    vcpu_spec_switch(from, to);         /* last: nearest the entry */
     /* A slice only while the CPU is shared: an expired deadline nobody
      * cancels would make every entry exit at once. */
     if (sched_shared(s))
