@@ -14,6 +14,7 @@
 #include "pmu/pmu_run.h"
 #include "pmu/sample_session.h"
 #include "vmm/console.h"
+#include "vmm/domain_config.h"
 #include "vmm/heap.h"
 #include "vmm/log_emit.h"
 #include "vmm/log_hv.h"
@@ -81,18 +82,32 @@ static bool emit_symbols(void *ctx, const struct log_symbols *rec)
     return log_hv_domain_symbols(rec);
 }
 
+/* Symbol records each domain lost (its share of the log full, or no
+ * log): said once when it starts, counted, and totalled at its end, so a
+ * flooding guest cannot make Vertigo print a line per call. */
+static uint64_t symbols_dropped[DOMAIN_MAX];
+
 static int64_t hc_symbols(void *ctx, const struct vertigo_symbols_chunk *c, const uint8_t *data)
 {
     struct vcpu *v = ctx;
-    uint32_t dropped = 0;
+    uint32_t dropped = 0, d = v->domain->id % DOMAIN_MAX;
     spin_lock(&symbols_lock);
     int64_t r = sampler_symbols_ship(&symbols, v->domain->id, c, data, emit_symbols, NULL,
                                      &dropped);
+    bool first = dropped && !symbols_dropped[d];
+    symbols_dropped[d] += dropped;
     spin_unlock(&symbols_lock);
-    if (dropped)
-        printk("sample: domain %u: %u symbol records dropped (its share of the log full, "
-               "or the log off)\n", v->domain->id, dropped);
+    if (first)
+        printk("sample: domain %u: symbol records dropped (its share of the log full, or the "
+               "log off); the count follows at its end\n", v->domain->id);
     return r;
+}
+
+void sample_symbols_report(const struct domain *d)
+{
+    uint64_t n = __atomic_load_n(&symbols_dropped[d->id % DOMAIN_MAX], __ATOMIC_RELAXED);
+    if (n)
+        printk("sample: domain %u: %lu symbol records dropped\n", d->id, n);
 }
 
 /* ---- The guest kernel's unwind tables ------------------------------------- */

@@ -64,4 +64,8 @@ bool sample_domain_controls_machine(uint32_t domain);
  * while other domains are left it goes on sampling them. */
 void sample_report(const struct domain *d, bool run_ends);
 
+/* End of the domain: the symbol records of its guest that were dropped
+ * (pmu/pmu_hypercalls.c), if any. */
+void sample_symbols_report(const struct domain *d);
+
 #endif

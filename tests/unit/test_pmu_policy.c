@@ -821,13 +821,11 @@ TEST(a_domain_controls_only_its_own_sampling)
     CHECK(fake_console_has("sample: the session samples domain 0 only"));
     CHECK(v->pmu.sample_mask != 0);                 /* its own VCPU samples */
     CHECK_EQ(pmu_hypercalls(w)->sampling->stop(w), -VERTIGO_EPERM);
-    CHECK(fake_console_has("sample: domain 1 may not stop the session of another domain"));
     CHECK_EQ(pmu_hypercalls(w)->sampling->start(w, &s), -VERTIGO_EBUSY);
     CHECK(pmu_hypercalls(v)->sampling->stop(v) >= 0);   /* its owner may */
     CHECK_EQ(sample_session_start(&s, "the command line", SAMPLE_OWNER_MACHINE), 0);
     CHECK_EQ(pmu_hypercalls(w)->sampling->stop(w), -VERTIGO_EPERM);
     CHECK_EQ(pmu_hypercalls(v)->sampling->stop(v), -VERTIGO_EPERM);
-    CHECK(fake_console_has("sample: domain 0 may not stop the session of the machine"));
     end_run();
 }
 
