@@ -1,5 +1,8 @@
 /* XSAVE state and XCR0 of VCPUs switched on a CPU (see vcpu_fpu.h). The
- * only file that executes XSAVE, XRSTOR and XGETBV. */
+ * only file that executes XSAVE, XRSTOR and XGETBV. No supervisor state
+ * component needs switching: IA32_XSS stays 0 in every domain (domain 0's
+ * writes of anything else #GP, vmx/msr_guard.h; the other domains' too),
+ * so XSAVE (not XSAVES) under XCR0 covers every component a VCPU can use. */
 #include "vmx/vcpu_fpu.h"
 
 #include "boot/cpu.h"
