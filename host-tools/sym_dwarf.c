@@ -220,12 +220,6 @@ static size_t find_chain(struct symbolizer *s, struct elf_image *e, Dwarf_Die *c
 
 #define UNIT_NESTING_MAX 64u         /* imported units followed at most this deep */
 
-static void push_bound(uint64_t **b, size_t *n, size_t *cap, uint64_t v)
-{
-    *b = sym_grow(*b, cap, *n + 1, sizeof(**b));
-    (*b)[(*n)++] = v;
-}
-
 /* The ends of the address ranges of every DIE below die (imported units
  * followed, as dwarf_getscopes follows them). */
 static void range_bounds(Dwarf_Die *die, unsigned int depth, uint64_t **b, size_t *n, size_t *cap)
@@ -236,8 +230,8 @@ static void range_bounds(Dwarf_Die *die, unsigned int depth, uint64_t **b, size_
     do {
         Dwarf_Addr base, start, end;
         for (ptrdiff_t off = 0; (off = dwarf_ranges(&child, off, &base, &start, &end)) > 0;) {
-            push_bound(b, n, cap, start);
-            push_bound(b, n, cap, end);
+            sym_bounds_push(b, n, cap, start);
+            sym_bounds_push(b, n, cap, end);
         }
         Dwarf_Attribute attr;
         Dwarf_Die imported;

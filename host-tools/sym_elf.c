@@ -264,12 +264,6 @@ static const char *clean_copy(const char *name, char out[SYM_NAME_MAX])
  * addresses of its section only; libdwfl 0.188 takes the byte after a
  * section's end as in it). Those are the boundaries. */
 
-static void push_bound(uint64_t **b, size_t *n, size_t *cap, uint64_t v)
-{
-    *b = sym_grow(*b, cap, *n + 1, sizeof(**b));
-    (*b)[(*n)++] = v;
-}
-
 /* The start and end of every section of elf, at bias. */
 static void push_sections(Elf *elf, Dwarf_Addr bias, uint64_t **b, size_t *n, size_t *cap)
 {
@@ -278,10 +272,10 @@ static void push_sections(Elf *elf, Dwarf_Addr bias, uint64_t **b, size_t *n, si
         GElf_Shdr shdr;
         if (!gelf_getshdr(scn, &shdr))
             continue;
-        push_bound(b, n, cap, shdr.sh_addr + bias);
-        push_bound(b, n, cap, shdr.sh_addr + shdr.sh_size + bias);
-        push_bound(b, n, cap, shdr.sh_addr + shdr.sh_size + bias + 1);   /* libdwfl counts a
-                                                                            section's end in */
+        sym_bounds_push(b, n, cap, shdr.sh_addr + bias);
+        sym_bounds_push(b, n, cap, shdr.sh_addr + shdr.sh_size + bias);
+        /* libdwfl takes the byte after a section's end as in it */
+        sym_bounds_push(b, n, cap, shdr.sh_addr + shdr.sh_size + bias + 1);
     }
 }
 
@@ -305,9 +299,9 @@ static void build_symbol_intervals(struct elf_image *e)
         Elf *elf = NULL;
         if (!dwfl_module_getsym_info(mod, i, &sym, &value, &shndx, &elf, &bias))
             continue;
-        push_bound(&b, &n, &cap, value);
-        push_bound(&b, &n, &cap, value + 1);
-        push_bound(&b, &n, &cap, value + sym.st_size);
+        sym_bounds_push(&b, &n, &cap, value);
+        sym_bounds_push(&b, &n, &cap, value + 1);
+        sym_bounds_push(&b, &n, &cap, value + sym.st_size);
         if (elf && elf != seen[0] && elf != seen[1] && !seen[1]) {
             push_sections(elf, bias, &b, &n, &cap);
             seen[seen[0] ? 1 : 0] = elf;

@@ -120,6 +120,8 @@ struct sym_intervals {
     bool built;
 };
 
+/* Appends v to a growing array of boundaries. */
+void sym_bounds_push(uint64_t **bounds, size_t *n, size_t *cap, uint64_t v);
 /* Takes bounds (n of them, malloc'ed: kept and freed with iv). */
 void sym_intervals_build(struct sym_intervals *iv, uint64_t *bounds, size_t n);
 /* The slot of the interval holding addr. */

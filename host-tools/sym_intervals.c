@@ -10,6 +10,12 @@ static int u64_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+void sym_bounds_push(uint64_t **bounds, size_t *n, size_t *cap, uint64_t v)
+{
+    *bounds = sym_grow(*bounds, cap, *n + 1, sizeof(**bounds));
+    (*bounds)[(*n)++] = v;
+}
+
 void sym_intervals_build(struct sym_intervals *iv, uint64_t *bounds, size_t n)
 {
     if (n)

@@ -7,6 +7,7 @@
 #include "tests/unit/unit.h"
 
 #include "host-tools/logdec_fast.h"
+#include "tests/unit/test_log_util.h"
 #include "vmm/log_encode.h"
 
 #define ROUNDS 20000u
@@ -16,10 +17,7 @@ static uint64_t rng_state = 0x243f6a8885a308d3ull;
 
 static uint64_t rng(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
+    return log_test_rand(&rng_state);
 }
 
 /* A value of about `bits` significant bits, small ones most often. */
