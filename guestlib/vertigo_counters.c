@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -47,6 +48,9 @@ struct vertigo_counters {
     void *map;
     const volatile void *vcpus;     /* every CPU's page, by number (vertigo_vcpu_page) */
     uint32_t vcpu_count;                            /* 0: reads take an exit */
+    bool by_syscall;                /* the module maps no pages for this thread (an
+                                       unprivileged one, kmod/vertigo_perm.h): every
+                                       read is a CTR_READ */
     char names[VERTIGO_PV_COUNTERS_MAX][PMU_EVENT_NAME_MAX];
 };
 
@@ -118,6 +122,7 @@ static int ioctl_error(int err)
     case ENOTTY: return VERTIGO_CTR_ENODEV;
     case EINVAL: return VERTIGO_CTR_EBACKEND;
     case EPERM:  return VERTIGO_CTR_ETHREAD;
+    case EACCES: return VERTIGO_CTR_EPARANOID;
     default:     return VERTIGO_CTR_ESYS;
     }
 }
@@ -163,7 +168,8 @@ static int open_device(struct vertigo_counters *set, const char *events)
                     set->fd, 0);
     if (set->map == MAP_FAILED) {
         set->map = NULL;
-        return VERTIGO_CTR_ESYS;
+        set->by_syscall = errno == EACCES;
+        return set->by_syscall ? 0 : VERTIGO_CTR_ESYS;
     }
     for (unsigned int i = 0; i < set->head.count; i++)
         set->head.pages[i] = (const void *)((const char *)set->map + i * VERTIGO_THREAD_PAGE);
@@ -196,7 +202,8 @@ int vertigo_counters_open(const char *events, struct vertigo_counters **out)
     }
     set->magic = SET_MAGIC;
     set->owner = pthread_self();
-    set->head.key = vertigo_counters_key();     /* the inline read's check */
+    /* the inline read's check; a set read by system calls never passes it */
+    set->head.key = set->by_syscall ? 0 : vertigo_counters_key();
     *out = set;
     return 0;
 }
@@ -262,6 +269,16 @@ int vertigo_counters_overflow(struct vertigo_counters *set, unsigned int i, uint
 
 /* ---- Reading ------------------------------------------------------------------ */
 
+/* Counter i through the module (a set without pages). */
+static int read_by_syscall(const struct vertigo_counters *set, unsigned int i, uint64_t *value)
+{
+    struct vertigo_ctr_values v;
+    if (ioctl(set->fd, VERTIGO_IOC_CTR_READ, &v) < 0)
+        return ioctl_error(errno);
+    *value = v.values[i];
+    return 0;
+}
+
 /* A read's state: its set, and where the VCPU's count goes (may be NULL). */
 struct read_ctx {
     const struct vertigo_counters *set;
@@ -316,6 +333,8 @@ int vertigo_counters_read_pair(const struct vertigo_counters *set, unsigned int 
     struct read_ctx ctx = { set, vcpu };
     if (vcpu)
         *vcpu = 0;
+    if (set->by_syscall)
+        return read_by_syscall(set, i, value);
     return vertigo_thread_page_read(set->head.pages[i], read_vcpu, &ctx, value, NULL) < 0
                ? VERTIGO_CTR_EBACKEND : 0;
 }
@@ -329,7 +348,7 @@ int vertigo_counters_read_checked(const struct vertigo_counters *set, unsigned i
                                   uint64_t *value)
 {
     int r = 0;
-    if (!check_set(set) && i < set->head.count && value)
+    if (!check_set(set) && i < set->head.count && value && !set->by_syscall)
         while (!(r = vertigo_thread_try_read(set->head.pages[i], i, tsc_now, rdpmc_now, exit_read,
                                                  value)))
             ;
@@ -354,6 +373,8 @@ int vertigo_counters_tsc(const struct vertigo_counters *set, uint64_t *ticks)
         return e;
     if (!ticks)
         return VERTIGO_CTR_EARG;
+    if (set->by_syscall)            /* the ticks are on the page it may not map */
+        return VERTIGO_CTR_EUNSUPPORTED;
     *ticks = vertigo_thread_ticks(set->head.pages[0], tsc_now);
     return 0;
 }
@@ -388,6 +409,26 @@ unsigned int vertigo_counters_count(const struct vertigo_counters *set)
 const char *vertigo_counters_name(const struct vertigo_counters *set, unsigned int i)
 {
     return i < vertigo_counters_count(set) ? set->names[i] : NULL;
+}
+
+/* ---- The events there are ---------------------------------------------------- */
+
+/* perf's names of the architectural hardware events; the library's parser
+ * (the hypervisor's) decides which of them a set can count here. */
+static const char *const candidates[] = {
+    "instructions", "cycles", "ref-cycles", "cache-references", "cache-misses",
+    "branches", "branch-misses",
+};
+
+const char *vertigo_counters_event(unsigned int i)
+{
+    for (size_t k = 0; k < sizeof(candidates) / sizeof(candidates[0]); k++) {
+        char user[PMU_EVENT_NAME_MAX];
+        snprintf(user, sizeof(user), "%s:u", candidates[k]);
+        if (vertigo_counters_check(user, NULL) == 0 && i-- == 0)
+            return candidates[k];
+    }
+    return NULL;
 }
 
 /* ---- Closing ------------------------------------------------------------------ */
@@ -425,8 +466,8 @@ static const char *const error_texts[] = {
     [-VERTIGO_CTR_ETOOMANY] = "more events than per-thread counters",
     [-VERTIGO_CTR_EUNSUPPORTED] = "event not countable per thread (software events, :h)",
     [-VERTIGO_CTR_ENOVERTIGO] = "not running under Vertigo",
-    [-VERTIGO_CTR_ENODEV] = "no per-thread counters (vertigo.ko not loaded, not root, "
-                            "or not offered by this Vertigo)",
+    [-VERTIGO_CTR_ENODEV] = "no per-thread counters (vertigo.ko not loaded, or not offered "
+                            "by this Vertigo)",
     [-VERTIGO_CTR_ECLOSED] = "counter set is closed",
     [-VERTIGO_CTR_ETHREAD] = "counter set belongs to another thread",
     [-VERTIGO_CTR_EINDEX] = "counter index out of range",
@@ -437,6 +478,8 @@ static const char *const error_texts[] = {
     [-VERTIGO_CTR_ESIGNAL] = "bad overflow signal (1 to 64, not SIGKILL or SIGSTOP)",
     [-VERTIGO_CTR_ENOOVERFLOW] = "no overflow signals (not offered by this Vertigo or "
                                  "vertigo.ko)",
+    [-VERTIGO_CTR_EPARANOID] = "not allowed by kernel.perf_event_paranoid (2: user-mode "
+                               "events only; 3: none) without CAP_PERFMON",
 };
 
 const char *vertigo_counters_strerror(int err)

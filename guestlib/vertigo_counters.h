@@ -1,8 +1,8 @@
 /* The guest counter library: a thread counts events for itself and reads
  * them from user mode with no system call (Perfctr-style a-mode counters
- * on Vertigo's paravirtual counters). Link $(BUILD)/guest/lib/
- * libvertigo_counters.a; the guest kernel module (vertigo.ko) must be
- * loaded, and /dev/vertigo is root's.
+ * on Vertigo's paravirtual counters). For C and C++ (`pkg-config --cflags
+ * --libs vertigo_counters`; libvertigo_counters.a or .so). The guest
+ * kernel module (vertigo.ko) must be loaded, and /dev/vertigo is root's.
  *
  *   struct vertigo_counters *set;
  *   int e = vertigo_counters_open("instructions:u,cycles", &set);
@@ -35,6 +35,10 @@
 #include "vertigo/hypercall.h"
 #include "vertigo/thread_page.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum vertigo_ctr_error {
     VERTIGO_CTR_OK = 0,
     VERTIGO_CTR_EARG = -1,          /* a NULL pointer, or a set that is no set */
@@ -58,6 +62,10 @@ enum vertigo_ctr_error {
                                        SIGKILL or SIGSTOP */
     VERTIGO_CTR_ENOOVERFLOW = -16,  /* this Vertigo raises no overflow
                                        interrupts (no i-mode) */
+    VERTIGO_CTR_EPARANOID = -17,    /* the guest's kernel.perf_event_paranoid
+                                       does not let this thread count these
+                                       events (2: user mode only, 3: none)
+                                       without CAP_PERFMON or CAP_SYS_ADMIN */
 };
 
 struct vertigo_counters;
@@ -117,7 +125,8 @@ int vertigo_counters_overflow_check(uint64_t period, int signo);
 /* The calling thread's own TSC (*ticks): the TSC ticks it ran while the
  * set was started, not those other threads ran on its CPU; from user
  * mode, no exit, no system call. Exact in emulated instructions where the
- * TSC counts them (Bochs, one VCPU). */
+ * TSC counts them (Bochs, one VCPU). VERTIGO_CTR_EUNSUPPORTED for a set
+ * the module gave no pages (it reads by system calls). */
 int vertigo_counters_tsc(const struct vertigo_counters *set, uint64_t *ticks);
 
 /* Every counter's count (values[i], i < vertigo_counters_count(set)). */
@@ -135,6 +144,12 @@ const char *vertigo_counters_name(const struct vertigo_counters *set, unsigned i
  * gets VERTIGO_CTR_ECLOSED. free releases its memory (closing it first). */
 int vertigo_counters_close(struct vertigo_counters *set);
 void vertigo_counters_free(struct vertigo_counters *set);
+
+/* The events a set can count here, by perf's names: the name of the ith
+ * (from 0), NULL past the last. Each counts user mode with ":u", kernel
+ * mode with ":k", both without a suffix ("instructions", "cycles",
+ * "ref-cycles" on Vertigo's software PMU). */
+const char *vertigo_counters_event(unsigned int i);
 
 /* Text of a VERTIGO_CTR_E* code ("unknown event name"). */
 const char *vertigo_counters_strerror(int err);
@@ -211,5 +226,9 @@ static inline int vertigo_counters_read(const struct vertigo_counters *set, unsi
         return 0;
     return vertigo_counters_read_checked(set, i, value);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -14,6 +14,9 @@
 #                                            lib/pkgconfig/vertigo_counters.pc
 #   $(GUEST_DIR)/bin/pv_threads              its end-to-end test program
 #                                            (tests/guest/scenarios/threads)
+#   $(GUEST_DIR)/bin/pv_user, pv_cpp         an unprivileged thread's counters,
+#                                            and a C++ program on the installed
+#                                            tree (the same scenario)
 #   $(GUEST_DIR)/bin/pv_cost                 what its reads cost, per counter
 #                                            kind (the same scenario), linked
 #                                            with the shared library through
@@ -42,7 +45,7 @@ $(GUEST_DIR)/bin/pv_threads: tests/guest/pv_threads.c $(CTR_LIB) $(GUEST_LIB) $(
 	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) $< $(CTR_LIB) $(GUEST_LIB) -lpthread -o $@
 
 # The shared library: the same sources, position-independent.
-CTR_VERSION  := 1.1
+CTR_VERSION  := 1.2
 CTR_SONAME   := libvertigo_counters.so.1
 CTR_SO       := $(GUEST_DIR)/lib/libvertigo_counters.so.$(CTR_VERSION)
 CTR_PIC_OBJS := $(patsubst %.c,$(GUEST_DIR)/lib/counters-pic/%.o,$(CTR_LIB_SRCS))
@@ -82,7 +85,21 @@ $(GUEST_DIR)/bin/pv_cost: tests/guest/pv_cost.c $(CTR_STAMP) guestlib/vertigo_th
 	@mkdir -p $(dir $@)
 	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $< $$($(CTR_PKG) --cflags --libs vertigo_counters) -o $@
 
+# pv_user: the counters of a thread without privileges (tests/guest/pv_user.c).
+$(GUEST_DIR)/bin/pv_user: tests/guest/pv_user.c $(CTR_LIB) $(CTR_LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) $< $(CTR_LIB) -lpthread -o $@
+
+# pv_cpp: a C++ program on the installed tree (g++, pkg-config, static).
+GUEST_CXX      ?= g++
+GUEST_CXXFLAGS := -std=c++17 -O2 -Wall -Wextra -Werror -pedantic
+$(GUEST_DIR)/bin/pv_cpp: tests/guest/pv_cpp.cpp $(CTR_STAMP)
+	@mkdir -p $(dir $@)
+	$(Q)$(GUEST_CXX) $(GUEST_CXXFLAGS) $(GUEST_LDFLAGS) $< \
+	    $$($(CTR_PKG) --cflags --libs --static vertigo_counters) -o $@
+
 GUEST_PROG_BINS += $(GUEST_DIR)/bin/pv_threads $(GUEST_DIR)/bin/pv_cost \
-                   $(CTR_SDK)/lib/$(CTR_SONAME)
-$(GUEST_INITRD): $(GUEST_DIR)/bin/pv_threads $(GUEST_DIR)/bin/pv_cost $(CTR_STAMP)
+                   $(GUEST_DIR)/bin/pv_user $(GUEST_DIR)/bin/pv_cpp $(CTR_SDK)/lib/$(CTR_SONAME)
+$(GUEST_INITRD): $(GUEST_DIR)/bin/pv_threads $(GUEST_DIR)/bin/pv_cost $(GUEST_DIR)/bin/pv_user \
+                 $(GUEST_DIR)/bin/pv_cpp $(CTR_STAMP)
 HEADERS_HOST += guestlib/vertigo_counters.h include/vertigo/thread_page.h

@@ -240,17 +240,34 @@ static void print_event(FILE *out, const struct diff_args *a, struct diff_row *r
         fputc('\n', out);
 }
 
+/* The entries sorted by event and key, and room for their rows. */
+static struct diff_row *sort_entries(struct diff_entries *d)
+{
+    if (d->count)
+        qsort(d->e, d->count, sizeof(*d->e), entry_cmp);
+    struct diff_row *rows = malloc((d->count + 1) * sizeof(*rows));
+    if (!rows)
+        vertigo_out_of_memory();
+    return rows;
+}
+
+static void free_entries(struct diff_entries *d, struct diff_row *rows)
+{
+    free(rows);
+    for (size_t i = 0; i < d->count; i++) {
+        free(d->e[i].event);
+        free(d->e[i].key);
+    }
+    free(d->e);
+}
+
 static bool write_text(FILE *out, const struct profile *base, const struct profile *now,
                        const struct diff_args *a)
 {
     struct diff_entries d = { 0 };
     collect(&d, base, a, 0);
     collect(&d, now, a, 1);
-    if (d.count)
-        qsort(d.e, d.count, sizeof(*d.e), entry_cmp);
-    struct diff_row *rows = malloc((d.count + 1) * sizeof(*rows));
-    if (!rows)
-        vertigo_out_of_memory();
+    struct diff_row *rows = sort_entries(&d);
     for (size_t i = 0, j; i < d.count; i = j) {
         for (j = i; j < d.count && !strcmp(d.e[j].event, d.e[i].event); j++)
             ;
@@ -258,12 +275,7 @@ static bool write_text(FILE *out, const struct profile *base, const struct profi
         size_t n = merge(&d, i, j, rows, total);
         print_event(out, a, rows, n, total, base->quiet);
     }
-    free(rows);
-    for (size_t i = 0; i < d.count; i++) {
-        free(d.e[i].event);
-        free(d.e[i].key);
-    }
-    free(d.e);
+    free_entries(&d, rows);
     return !ferror(out);
 }
 
@@ -295,21 +307,12 @@ static bool write_folded(FILE *out, const struct profile *base, const struct pro
     struct diff_entries d = { 0 };
     collect_folded(&d, base, 0);
     collect_folded(&d, now, 1);
-    if (d.count)
-        qsort(d.e, d.count, sizeof(*d.e), entry_cmp);
-    struct diff_row *rows = malloc((d.count + 1) * sizeof(*rows));
-    if (!rows)
-        vertigo_out_of_memory();
+    struct diff_row *rows = sort_entries(&d);
     uint64_t total[2];
     size_t n = merge(&d, 0, d.count, rows, total);
     for (size_t i = 0; i < n; i++)
         fprintf(out, "%s %" PRIu64 " %" PRIu64 "\n", rows[i].key, rows[i].value[0], rows[i].value[1]);
-    free(rows);
-    for (size_t i = 0; i < d.count; i++) {
-        free(d.e[i].event);
-        free(d.e[i].key);
-    }
-    free(d.e);
+    free_entries(&d, rows);
     return !ferror(out);
 }
 

@@ -62,6 +62,12 @@ int cmd_run(int argc, char **argv)
     }
     argv[0] = runner;
     setenv("VERTIGO_RUN_NAME", "vertigo run", 1);   /* the runner's messages name the command */
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    if (n > 0) {                                     /* `vertigo run --top` runs this program */
+        self[n] = '\0';
+        setenv("VERTIGO_BIN", self, 1);
+    }
     execv(runner, argv);
     fprintf(stderr, "vertigo run: %s: %s\n", runner, strerror(errno));
     return VERTIGO_EXIT_USAGE;

@@ -232,5 +232,7 @@ int cmd_export(int argc, char **argv);
 int cmd_script(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 extern const char cmd_diff_help[];
+int cmd_top(int argc, char **argv);
+extern const char cmd_top_help[];
 
 #endif

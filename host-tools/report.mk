@@ -10,7 +10,7 @@ REPORT_SRCS := host-tools/symbolize.c host-tools/sym_demangle.c host-tools/sym_s
                host-tools/guest_root.c host-tools/profile.c host-tools/profile_cli.c \
                host-tools/vertigo_version.c host-tools/time_filter.c \
                host-tools/cmd_report.c host-tools/report_rows.c host-tools/report_callgraph.c \
-               host-tools/report_json.c host-tools/cmd_diff.c \
+               host-tools/report_json.c host-tools/cmd_diff.c host-tools/cmd_top.c \
                host-tools/cmd_export.c host-tools/export_pprof.c \
                host-tools/export_folded.c host-tools/export_csv.c \
                host-tools/profile_timeline.c host-tools/export_perfetto.c host-tools/cmd_script.c \

@@ -17,6 +17,7 @@ static const struct vertigo_command commands[] = {
     { "script", cmd_script, "FILE|-", "every sample in time order (perf script style)" },
     { "export", cmd_export, "FILE|-", "write the profile as pprof, folded stacks, CSV or Perfetto JSON" },
     { "diff",   cmd_diff,   "A B", cmd_diff_help },
+    { "top",    cmd_top,    "FILE", cmd_top_help },
     { "check-frames", cmd_check_frames, "FILE|-", "check every frame against the binary it is named in" },
     { "timeline", cmd_timeline, "FILE|-", cmd_timeline_help },
     { "correlate", cmd_correlate, "FILE|-", cmd_correlate_help },

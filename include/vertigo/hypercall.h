@@ -19,6 +19,15 @@
 #include <stdint.h>
 #endif
 
+/* A compile-time check both C (_Static_assert, C11) and C++
+ * (static_assert, C++11) compile: this header and the ones built on it
+ * are installed for guest programs in either language. */
+#ifdef __cplusplus
+#define VERTIGO_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
+#else
+#define VERTIGO_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
 #define VERTIGO_CPUID_BASE          0x40000000u
 #define VERTIGO_CPUID_FEATURES      0x40000001u
 #define VERTIGO_CPUID_SIGNATURE     "VertigoVMM\0\0"   /* 12 bytes: EBX, ECX, EDX */
@@ -215,7 +224,7 @@ struct vertigo_mux {
     char events[VERTIGO_SESSION_EVENTS_MAX];  /* NUL-terminated, as pmu.events= */
 };
 
-_Static_assert(sizeof(struct vertigo_mux) == 280, "mux ABI size");
+VERTIGO_STATIC_ASSERT(sizeof(struct vertigo_mux) == 280, "mux ABI size");
 
 /* HC_SYMBOLS argument. `kind` takes the log format's enum log_symbols_kind
  * values: 1 kallsyms text, 2 /proc/PID/maps text, 3 perf-PID.map text with
@@ -234,8 +243,8 @@ struct vertigo_symbols_chunk {
     uint32_t reserved;                  /* 0 */
 };
 
-_Static_assert(sizeof(struct vertigo_session) == 288, "session ABI size");
-_Static_assert(sizeof(struct vertigo_symbols_chunk) == 40, "symbols chunk ABI size");
+VERTIGO_STATIC_ASSERT(sizeof(struct vertigo_session) == 288, "session ABI size");
+VERTIGO_STATIC_ASSERT(sizeof(struct vertigo_symbols_chunk) == 40, "symbols chunk ABI size");
 
 /* HC_KERNEL_ORC argument. The tables are the kernel's own sections, read
  * where they lie: ip_table is .orc_unwind_ip (count 32-bit offsets, each
@@ -261,7 +270,7 @@ struct vertigo_kernel_orc {
     uint32_t reserved;                  /* 0 */
 };
 
-_Static_assert(sizeof(struct vertigo_kernel_orc) == 48, "kernel ORC ABI size");
+VERTIGO_STATIC_ASSERT(sizeof(struct vertigo_kernel_orc) == 48, "kernel ORC ABI size");
 
 /* ---- Paravirtual counters (HC_PV_*) -------------------------------------
  * Per VCPU, Vertigo counts up to VERTIGO_PV_COUNTERS_MAX guest events the
@@ -351,8 +360,8 @@ struct vertigo_pv_page {
                                                        an interrupt (0: none) */
 };
 
-_Static_assert(sizeof(struct vertigo_pv_program) == 136, "pv program ABI size");
-_Static_assert(sizeof(struct vertigo_pv_page) == 144, "pv page ABI size");
+VERTIGO_STATIC_ASSERT(sizeof(struct vertigo_pv_program) == 136, "pv program ABI size");
+VERTIGO_STATIC_ASSERT(sizeof(struct vertigo_pv_page) == 144, "pv page ABI size");
 
 /* HC_PMU_READ's RBX asking for the number of events in the session. */
 #define VERTIGO_PMU_EVENT_COUNT     0xffffffffu

@@ -68,7 +68,8 @@ struct vertigo_thread_page {
     uint64_t time_running;      /* TSC ticks it counted: = time_enabled (no
                                    multiplexing) */
     uint64_t capabilities;      /* VERTIGO_THREAD_CAPS while the thread runs
-                                   (user RDPMC), else 0; never user time */
+                                   (user RDPMC and user time: time_offset,
+                                   time_mult and time_shift are valid), else 0 */
     uint16_t pmc_width;         /* 64 */
     uint16_t time_shift;
     uint32_t time_mult;
@@ -92,7 +93,7 @@ struct vertigo_thread_page {
                                    page's counters[counter], else 0 */
 };
 
-_Static_assert(sizeof(struct vertigo_thread_page) == 136, "thread page layout");
+VERTIGO_STATIC_ASSERT(sizeof(struct vertigo_thread_page) == 136, "thread page layout");
 
 /* The a-mode read, one attempt: the thread's count of its counter i
  * (< VERTIGO_PV_COUNTERS_MAX) from its page and, while it runs, its
