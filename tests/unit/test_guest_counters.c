@@ -56,13 +56,13 @@ TEST(counters_calls_refuse_bad_handles)
 
 TEST(counters_every_code_has_its_text)
 {
-    for (int e = 0; e >= VERTIGO_CTR_ENOOVERFLOW; e--) {
+    for (int e = 0; e >= VERTIGO_CTR_EPARANOID; e--) {
         const char *t = vertigo_counters_strerror(e);
         CHECK(t && strcmp(t, "unknown error code") != 0);
         for (int f = e + 1; f <= 0; f++)
             CHECK(strcmp(t, vertigo_counters_strerror(f)) != 0);
     }
-    CHECK_STR(vertigo_counters_strerror(VERTIGO_CTR_ENOOVERFLOW - 1), "unknown error code");
+    CHECK_STR(vertigo_counters_strerror(VERTIGO_CTR_EPARANOID - 1), "unknown error code");
     CHECK_STR(vertigo_counters_strerror(5), "unknown error code");
 }
 
