@@ -3,14 +3,14 @@
 #include "boot/ap_boot.h"
 
 #include "boot/apic.h"
-#include "boot/cpu.h"
+#include "lib/cpu.h"
 #include "boot/layout.h"
 #include "boot/percpu.h"
 #include "boot/platform.h"
 #include "boot/traps.h"
-#include "vmm/console.h"
-#include "vmm/mem.h"
-#include "vmm/start.h"
+#include "lib/console.h"
+#include "lib/mem.h"
+#include "boot/start.h"
 
 extern const char ap_trampoline_start[], ap_trampoline_end[];
 extern const char ap_tramp_params_offset[];

@@ -1,8 +1,8 @@
 /* Local APIC access for Vertigo's own IPIs and its PMI (see boot/apic.h). */
 #include "boot/apic.h"
 
-#include "boot/cpu.h"
-#include "vmm/msr.h"
+#include "lib/cpu.h"
+#include "lib/msr.h"
 
 #define ICR_DELIVERY_PENDING (1u << 12)
 #define ICR_SPIN_LIMIT       1000000

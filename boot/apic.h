@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmm/msr.h"
+#include "lib/msr.h"
 
 #define APIC_ICR_INIT        0x00000500u
 #define APIC_ICR_STARTUP     0x00000600u
@@ -46,7 +46,7 @@ uint32_t apic_id(void);
 void apic_send_ipi(uint32_t dest, uint32_t icr_low);
 
 /* apic_send_ipi for a sender that shares the xAPIC with a guest (Vertigo's
- * PMI and kicks, pmu/pmu_pmi.c): ICR-high is the guest's, which may be
+ * PMI and kicks, pmu/run/pmu_pmi.c): ICR-high is the guest's, which may be
  * between writing ICR-high and ICR-low, so in xAPIC mode it waits (bounded)
  * for the delivery and puts the guest's ICR-high back. One read of
  * IA32_APIC_BASE: it runs at every software-PMU sample. */

@@ -4,7 +4,7 @@
 
 #include "boot/percpu.h"
 #include "boot/traps.h"
-#include "vmm/start.h"
+#include "boot/start.h"
 
 void boot_main(uint32_t magic, uint64_t info_phys);
 

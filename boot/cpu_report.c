@@ -1,9 +1,9 @@
 /* The "cpu:" line of the platform report: vendor, family/model/stepping
  * (SDM Vol. 2A, CPUID leaf 1 "Version Information") and brand string. */
-#include "boot/cpu.h"
+#include "lib/cpu.h"
 #include "boot/platform.h"
-#include "vmm/console.h"
-#include "vmm/mem.h"
+#include "lib/console.h"
+#include "lib/mem.h"
 
 static void cpu_vendor(char vendor[13])
 {

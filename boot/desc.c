@@ -3,9 +3,9 @@
 #include <stdint.h>
 
 #include "boot/layout.h"
-#include "boot/smp.h"
+#include "lib/smp.h"
 #include "boot/traps.h"
-#include "vmm/mem.h"
+#include "lib/mem.h"
 
 struct tss64 {
     uint32_t reserved0;

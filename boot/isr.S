@@ -55,7 +55,7 @@ ISR_ERR   29
 ISR_ERR   30
 ISR_NOERR 31
 /* #DB. While this CPU single-steps Vertigo for the software PMU
- * (pmu/pmu_step.c) each trap is one retired instruction (single-step
+ * (pmu/soft/pmu_step.c) each trap is one retired instruction (single-step
  * traps come after the instruction, SDM Vol. 3B 18.3.1.4): count it, keep
  * the RIP it returns to in the ring and return, unless the count reached
  * step_next, where the C slow path takes the overflow. Anything else is a

@@ -25,7 +25,7 @@ mb2_header_start:
 
     /* Ask for a framebuffer, optionally (spec 3.1.10): under UEFI there is
      * no text mode, and Vertigo's console can draw on the pixels
-     * (console=fb, vmm/screen_console.c). 1024x768x32 is a preference;
+     * (console=fb, vmm/console/screen_console.c). 1024x768x32 is a preference;
      * GRUB falls back to another mode. On a BIOS boot the ISO's GRUB menu
      * keeps the VGA text mode (gfxpayload=text, host-tools/mkiso), which
      * GRUB then describes as an EGA text framebuffer (console=vga). */

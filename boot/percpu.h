@@ -5,11 +5,11 @@
 #include <stdint.h>
 
 #include "boot/percpu_step.h"
-#include "boot/smp.h"
+#include "lib/smp.h"
 
 struct percpu {
     struct percpu *self;        /* must stay first */
-    /* Single-stepping Vertigo (pmu/pmu_step.c), at the fixed offsets of
+    /* Single-stepping Vertigo (pmu/soft/pmu_step.c), at the fixed offsets of
      * boot/percpu_step.h: the #DB fast path counts steps and keeps the RIP
      * after each in a ring; the slow path runs at step.next. The VM-exit
      * stub records step.at_exit and, if armed, sets TF. */

@@ -1,7 +1,7 @@
 /* The single-step area of struct percpu (boot/percpu.h): the state the
  * #DB fast path (boot/isr.S) and the VM-exit stub (vmx/vmx_entry.S) keep
  * while Vertigo single-steps itself for the software PMU (the policy is
- * pmu/pmu_step.c). The assembly reaches the fields through GS at the
+ * pmu/soft/pmu_step.c). The assembly reaches the fields through GS at the
  * offsets below; boot/smp.c checks them against the structure at compile
  * time. Included by C and assembly. */
 #ifndef BOOT_PERCPU_STEP_H

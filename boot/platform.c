@@ -4,7 +4,7 @@
  * searched the way ACPI spec 5.2.5.1 describes. */
 #include "boot/platform.h"
 
-#include "vmm/mem.h"
+#include "lib/mem.h"
 
 #define RSDP_OEMID_OFFSET 9
 #define RSDP_OEMID_LEN    6

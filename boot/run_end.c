@@ -4,10 +4,10 @@
  * CPU halts. */
 #include "boot/run_end.h"
 
-#include "boot/cpu.h"
+#include "lib/cpu.h"
 #include "boot/layout.h"
 #include "boot/platform.h"
-#include "vmm/console.h"
+#include "lib/console.h"
 
 #define BOCHS_SHUTDOWN_PORT 0x8900
 #define BOCHS_PM1A_CNT      0xb004   /* PIIX4 PM base 0xb000 + 4 */

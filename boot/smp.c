@@ -2,8 +2,8 @@
  * Vertigo runs (the VMCS host-state GS base restores it on every exit). */
 #include "boot/percpu.h"
 
-#include "boot/cpu.h"
-#include "vmm/msr.h"
+#include "lib/cpu.h"
+#include "lib/msr.h"
 
 static struct percpu percpu_area[MAX_CPUS];
 

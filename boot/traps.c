@@ -4,10 +4,10 @@
  * failure status: Vertigo never hangs or reboots silently. */
 #include "boot/traps.h"
 
-#include "boot/cpu.h"
+#include "lib/cpu.h"
 #include "boot/run_end.h"
-#include "boot/smp.h"
-#include "vmm/console.h"
+#include "lib/smp.h"
+#include "lib/console.h"
 
 struct extable_entry {
     uint64_t fault_rip;

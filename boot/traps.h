@@ -39,7 +39,7 @@ void trap_dispatch(struct trap_frame *frame);
 void nmi_handle(struct trap_frame *frame);
 
 /* A #DB the single-step fast path (boot/isr.S) handed on: true if it was
- * Vertigo's own step (pmu/pmu_step.c), false for a real #DB. */
+ * Vertigo's own step (pmu/soft/pmu_step.c), false for a real #DB. */
 bool step_trap_handle(struct trap_frame *frame);
 
 /* Prints every register of a trap frame plus control registers and a

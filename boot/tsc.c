@@ -2,9 +2,9 @@
  * wiring: gate = port 0x61 bit 0, OUT2 readable at port 0x61 bit 5).
  * CPUID 0x15/0x16 are not trusted: Bochs reports GHz figures there while
  * its TSC runs at the emulated instruction rate (docs/platform-notes.md). */
-#include "boot/cpu.h"
+#include "lib/cpu.h"
 #include "boot/platform.h"
-#include "vmm/console.h"
+#include "lib/console.h"
 
 #define PIT_HZ            1193182u
 #define PIT_CH2_DATA      0x42

@@ -59,9 +59,9 @@ $(GUEST_LIB): $(GUEST_LIB_OBJ)
 # vertigo-ctl checks event names with the hypervisor's own parser.
 GUEST_CTL_SRCS := guestlib/vertigo_ctl.c guestlib/vertigo_ctl_record.c guestlib/vertigo_ctl_stat.c \
                   guestlib/vertigo_ctl_mux.c \
-                  guestlib/vertigo_counters.c pmu/pmu_events.c \
-                  pmu/swevents.c vmm/format.c vmx/exit_names.c
-$(GUEST_DIR)/bin/vertigo-ctl: $(GUEST_CTL_SRCS) pmu/pmu_events.h guestlib/vertigo_ctl_record.h \
+                  guestlib/vertigo_counters.c pmu/backend/pmu_events.c \
+                  pmu/backend/swevents.c lib/format.c vmx/exit_names.c
+$(GUEST_DIR)/bin/vertigo-ctl: $(GUEST_CTL_SRCS) pmu/backend/pmu_events.h guestlib/vertigo_ctl_record.h \
                               guestlib/vertigo_ctl_stat.h guestlib/vertigo_ctl_mux.h \
                               $(CTR_LIB_HDRS) \
                               $(GUEST_LIB) $(GUEST_LIB_HDRS)
@@ -82,7 +82,7 @@ $(GUEST_KMOD): $(wildcard guestlib/kmod/*.c guestlib/kmod/*.h) guestlib/kmod/Kbu
 	$(Q)./host-tools/mkguest kmod $(GUEST_DIR) guestlib/kmod
 
 # The profiled workload keeps its frame pointers, leaf functions included
-# (guest call stacks are walked by RBP, vmm/guest_stack.h), and its DWARF
+# (guest call stacks are walked by RBP, vmm/guest/guest_stack.h), and its DWARF
 # lines (host symbolization). Built with clang: gcc 12 at -O2 drops the
 # frame of a leaf that uses no stack even with -mno-omit-leaf-frame-pointer.
 # Private: the guest library it depends on keeps the default compiler.

@@ -18,7 +18,7 @@
 #include "guestlib/kmod/vertigo_ioctl.h"
 #include "guestlib/vertigo_thread_ctr.h"
 #include "guestlib/vertigo_vmcall.h"
-#include "pmu/pmu_events.h"
+#include "pmu/backend/pmu_events.h"
 
 /* The page keeps perf's layout, so perf's readers find its fields. */
 #define SAME_OFFSET(f) \

@@ -3,7 +3,7 @@
 #
 #   $(GUEST_DIR)/lib/libvertigo_counters.a   static library: the library and
 #                                            the event-name parser it checks
-#                                            names with (pmu/pmu_events.c)
+#                                            names with (pmu/backend/pmu_events.c)
 #   $(GUEST_DIR)/lib/libvertigo_counters.so.1.1  the same, shared (soname
 #                                            libvertigo_counters.so.1; exports
 #                                            vertigo_counters_* only:
@@ -25,12 +25,12 @@
 #                                            libvertigo_counters.so.1
 # Programs link it with -lpthread (glibc 2.34 and later: part of libc).
 CTR_LIB      := $(GUEST_DIR)/lib/libvertigo_counters.a
-CTR_LIB_SRCS := guestlib/vertigo_counters.c pmu/pmu_events.c pmu/swevents.c vmm/format.c \
+CTR_LIB_SRCS := guestlib/vertigo_counters.c pmu/backend/pmu_events.c pmu/backend/swevents.c lib/format.c \
                 vmx/exit_names.c
 CTR_LIB_OBJS := $(patsubst %.c,$(GUEST_DIR)/lib/counters/%.o,$(CTR_LIB_SRCS))
 CTR_LIB_HDRS := guestlib/vertigo_counters.h guestlib/vertigo_thread_ctr.h \
                 guestlib/kmod/vertigo_ioctl.h guestlib/vertigo_vmcall.h \
-                include/vertigo/hypercall.h include/vertigo/thread_page.h pmu/pmu_events.h
+                include/vertigo/hypercall.h include/vertigo/thread_page.h pmu/backend/pmu_events.h
 
 $(GUEST_DIR)/lib/counters/%.o: %.c $(CTR_LIB_HDRS)
 	@mkdir -p $(dir $@)

@@ -49,7 +49,7 @@
 #include "guestlib/vertigo_ctl_record.h"
 #include "guestlib/vertigo_ctl_stat.h"
 #include "guestlib/vertigo_guest.h"
-#include "pmu/pmu_events.h"
+#include "pmu/backend/pmu_events.h"
 
 #define PERIOD_MAX   (1ull << 48)   /* HC_SESSION_START's bound */
 #define TIMER_HZ_MAX 100000u

@@ -8,8 +8,8 @@
 #include "host-tools/log_input.h"
 #include "host-tools/text_quote.h"
 #include "host-tools/vertigo.h"
-#include "pmu/mux.h"
-#include "vmm/log_varint.h"
+#include "pmu/mux/mux.h"
+#include "vmm/log/log_varint.h"
 
 /* Room for need more bytes; false (and no_memory) if there is none. */
 static bool bytes_room(struct iv_set *s, size_t need)

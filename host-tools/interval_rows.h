@@ -1,7 +1,7 @@
 /* The rows of interval multiplexing sessions in a log, for `vertigo
  * timeline` and `vertigo correlate`: every interval record (one VCPU's
  * interval of N retired instructions), its events' extrapolated values
- * (raw x enabled / running, pmu/mux.h, marked measured, extrapolated or
+ * (raw x enabled / running, pmu/mux/mux.h, marked measured, extrapolated or
  * unmeasured), the events' names from the event-desc records, and the
  * rows missing from each VCPU's numbering (loss). */
 #ifndef HOST_TOOLS_INTERVAL_ROWS_H
@@ -40,7 +40,7 @@ struct iv_row {
 };
 
 /* A row's events, decoded: the extrapolated value and its mark follow
- * from raw, running and the row's instructions (pmu/mux.h). */
+ * from raw, running and the row's instructions (pmu/mux/mux.h). */
 struct iv_events {
     uint32_t count;
     uint64_t raw[IV_EVENTS_MAX], running[IV_EVENTS_MAX], value[IV_EVENTS_MAX];

@@ -1,19 +1,19 @@
 # Profiling log, host side: the decoder library, the `vertigo` command
 # (one file per subcommand), the fixture generator and the log benchmark.
-LOG_PORTABLE_SRCS := vmm/log_crc.c vmm/log_varint.c vmm/log_encode.c vmm/log_ring.c vmm/log_emit.c
+LOG_PORTABLE_SRCS := lib/log_crc.c vmm/log/log_varint.c vmm/log/log_encode.c vmm/log/log_ring.c vmm/log/log_emit.c
 # What every tool does with the values of a log: its text into each
 # output format (text_quote.c), its numbers summed with checks (log_arith.c),
 # and the message when memory runs out (out_of_memory.c).
 LOG_VALUE_SRCS := host-tools/text_quote.c host-tools/log_arith.c host-tools/out_of_memory.c
-# The checksum is the hypervisor's own code (vmm/log_crc.c: the SSE4.2
+# The checksum is the hypervisor's own code (lib/log_crc.c: the SSE4.2
 # CRC32 instruction where the CPU has it), not a host variant.
 LOGDEC_SRCS := host-tools/logdec.c host-tools/logdec_fields.c host-tools/log_text.c \
-               host-tools/guest_pmu_text.c vmm/log_crc.c $(LOG_VALUE_SRCS)
+               host-tools/guest_pmu_text.c lib/log_crc.c $(LOG_VALUE_SRCS)
 
 TOOLS += vertigo
 tool_vertigo_SRCS := host-tools/vertigo.c host-tools/cmd_run.c host-tools/cmd_decode.c host-tools/cmd_stats.c \
                      host-tools/stats_json.c host-tools/stats_guest_pmu.c host-tools/stats_domains.c host-tools/log_input.c \
-                     pmu/swevents.c vmm/format.c $(LOGDEC_SRCS)
+                     pmu/backend/swevents.c lib/format.c $(LOGDEC_SRCS)
 
 # `vertigo run` looks for host-tools/vertigo-run in this tree last.
 $(BUILD)/tool/host-tools/cmd_run.c.o: TOOL_CFLAGS += -DVERTIGO_SOURCE_DIR='"$(CURDIR)"'
@@ -54,7 +54,7 @@ unit_log_guest_pmu_SRCS := tests/unit/test_log_guest_pmu.c host-tools/stats_gues
 # `vertigo stats`' per-domain section.
 UNIT_TESTS += stats_domains
 unit_stats_domains_SRCS := tests/unit/test_stats_domains.c host-tools/stats_domains.c \
-                           host-tools/domain_names.c pmu/swevents.c vmm/format.c $(LOG_VALUE_SRCS)
+                           host-tools/domain_names.c pmu/backend/swevents.c lib/format.c $(LOG_VALUE_SRCS)
 
 # The text of a log into each output format, and checked sums.
 UNIT_TESTS += text_quote

@@ -15,8 +15,8 @@
 #endif
 
 #include "host-tools/logdec_fast.h"
-#include "vmm/log_crc.h"
-#include "vmm/log_varint.h"
+#include "lib/log_crc.h"
+#include "vmm/log/log_varint.h"
 
 enum step {
     STEP_DONE,       /* consumed something; go on */

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "host-tools/logdec.h"
-#include "vmm/log_varint.h"
+#include "vmm/log/log_varint.h"
 
 /* A fast read loads 8 bytes from a position before the end it was given:
  * callers keep LOGDEC_TAIL (>= 7) readable bytes after that end (struct

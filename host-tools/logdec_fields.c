@@ -1,5 +1,5 @@
 /* Decoder of the type-specific fields of each record type: the inverse
- * of vmm/log_encode.c, and the one place where every field's range is
+ * of vmm/log/log_encode.c, and the one place where every field's range is
  * checked (docs/log-format.md, "Validation"): a record whose fields break
  * a range is malformed, so the tools behind the decoder can index arrays
  * by mode, kind or count without checking again. Lenient where the format
@@ -7,7 +7,7 @@
  * unknown types keep their raw bytes. */
 #include "host-tools/logdec.h"
 
-#include "vmm/log_varint.h"
+#include "vmm/log/log_varint.h"
 
 struct field_reader {
     const uint8_t *p;

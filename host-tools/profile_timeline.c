@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "host-tools/vertigo.h"
-#include "pmu/mux.h"
+#include "pmu/mux/mux.h"
 
 #define GROW_MIN 1024u
 #define NS_PER_SECOND 1000000000u

@@ -26,7 +26,7 @@ struct profile_occurrence {
 
 /* A counter's value at a time: a software counter of a swcounters record
  * or an event's extrapolated value in an interval record (raw x enabled /
- * running, pmu/mux.h; an event that never ran in the interval has none). */
+ * running, pmu/mux/mux.h; an event that never ran in the interval has none). */
 struct profile_counter_point {
     uint64_t tsc;
     uint64_t value;

@@ -14,7 +14,7 @@ REPORT_SRCS := host-tools/symbolize.c host-tools/sym_demangle.c host-tools/sym_s
                host-tools/cmd_export.c host-tools/export_pprof.c \
                host-tools/export_folded.c host-tools/export_csv.c \
                host-tools/profile_timeline.c host-tools/export_perfetto.c host-tools/cmd_script.c \
-               host-tools/perf_names.c pmu/mux.c \
+               host-tools/perf_names.c pmu/mux/mux.c \
                host-tools/sym_code.c host-tools/insn_call.c host-tools/insn_starts.c \
                host-tools/frame_check.c host-tools/cmd_check_frames.c
 # libstdc++: the C++ ABI's demangler (host-tools/sym_demangle.c).

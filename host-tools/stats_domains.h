@@ -16,7 +16,7 @@
 #include "host-tools/domain_names.h"
 #include "host-tools/log_arith.h"
 #include "host-tools/logdec.h"
-#include "pmu/swevents.h"
+#include "pmu/backend/swevents.h"
 
 #define STATS_DOMAINS_MAX 16u           /* domains listed */
 

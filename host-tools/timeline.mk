@@ -12,5 +12,5 @@ HEADERS_HOST += host-tools/interval_rows.h host-tools/cmd_intervals.h host-tools
 UNIT_TESTS += intervals
 unit_intervals_SRCS := tests/unit/test_intervals.c host-tools/interval_rows.c host-tools/correlate.c \
                        host-tools/timeline_write.c host-tools/plot.c \
-                       host-tools/log_input.c host-tools/profile_timeline.c pmu/mux.c $(LOG_TEST_SRCS)
+                       host-tools/log_input.c host-tools/profile_timeline.c pmu/mux/mux.c $(LOG_TEST_SRCS)
 unit_intervals_LIBS := -lm

@@ -6,7 +6,7 @@
  * the decision out, with no policy of its own.
  *
  * The implementation is chosen when linking, like Jailhouse's arch_*
- * hooks: vmx/vmx_pmu_arch.c (VT-x) and vmx/vmx_pmu_cpu.c (the CPU) in the
+ * hooks: vmx/vmx_pmu_arch.c (VT-x) and pmu/backend/pmu_arch_cpu.c (the CPU) in the
  * hypervisor, a fake in the unit tests (tests/unit/fake_pmu_arch.c). Plain functions rather than a table
  * of pointers: the link-time optimiser inlines them into the exit and NMI
  * paths (through a constant table it made direct calls but inlined none,
@@ -22,10 +22,10 @@
 #include <stdint.h>
 
 #include "boot/percpu_step.h"
-#include "pmu/pmu.h"
-#include "pmu/pmu_hw.h"
+#include "pmu/backend/pmu.h"
+#include "pmu/hw/pmu_hw.h"
 #include "vertigo/log_format.h"
-#include "vmm/guest_pt.h"
+#include "vmm/guest/guest_pt.h"
 
 struct vcpu;
 
@@ -42,7 +42,7 @@ uint64_t pmu_arch_guest_cr3(const struct vcpu *v);        /* the page-table root
 bool pmu_arch_guest_halted(const struct vcpu *v);         /* the next entry resumes a HLT */
 /* Where the guest's SYSCALL instruction jumps (its IA32_LSTAR). */
 uint64_t pmu_arch_guest_syscall_entry(const struct vcpu *v);
-/* The guest's call stack at the last exit (vmm/guest_stack.h:
+/* The guest's call stack at the last exit (vmm/guest/guest_stack.h:
  * guest_stack_sample): the frame-pointer chain from rbp in user mode; in
  * kernel mode the unwinder the domain declared (its ORC tables, then the
  * user stack of the interrupted process; or frame pointers; nothing if
@@ -54,7 +54,7 @@ uint64_t pmu_arch_guest_syscall_entry(const struct vcpu *v);
 unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rip, uint64_t cr3, uint64_t rbp,
                                   bool kernel, unsigned int depth, uint64_t *out);
 /* How often CPU cpu's guest stack walks found a new stack page's
- * translation in their cache (vmm/guest_tlb.h) and how often they walked
+ * translation in their cache (vmm/guest/guest_tlb.h) and how often they walked
  * the guest's page tables, since boot. */
 void pmu_arch_guest_stack_cache(unsigned int cpu, uint64_t *hits, uint64_t *misses);
 /* With a guest user-mode sample: the user registers of the last exit

@@ -35,7 +35,7 @@ void pmu_before_entry(struct vcpu *v);
 void pmu_after_exit(struct vcpu *v, uint64_t guest_ticks);
 
 /* The paravirtual counters' page takes the TSC now as the entry's
- * (pmu/pmu_pv.h). Called before the run loop reads the entry's TSC, so
+ * (pmu/pv/pmu_pv.h). Called before the run loop reads the entry's TSC, so
  * its own instructions are never in the measured run (whose entry and
  * exit path Vertigo learns as a minimum). Inline: every entry. */
 static inline void pmu_entering(struct vcpu *v)

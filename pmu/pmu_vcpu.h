@@ -7,23 +7,23 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "pmu/mux_hw.h"
-#include "pmu/mux_row.h"
-#include "pmu/pmu.h"
-#include "pmu/pmu_pv.h"
-#include "pmu/pv_hw.h"
-#include "pmu/sample_freq.h"
-#include "pmu/vpmu.h"
-#include "pmu/vpmu_prog.h"
+#include "pmu/hw/mux_hw.h"
+#include "pmu/mux/mux_row.h"
+#include "pmu/backend/pmu.h"
+#include "pmu/pv/pmu_pv.h"
+#include "pmu/hw/pv_hw.h"
+#include "pmu/sample/sample_freq.h"
+#include "pmu/vpmu/vpmu.h"
+#include "pmu/vpmu/vpmu_prog.h"
 
-/* What the log was told of the guest's virtual PMU (pmu/pmu_guest_log.c). */
+/* What the log was told of the guest's virtual PMU (pmu/vpmu/pmu_guest_log.c). */
 struct pmu_guest_log_state {
     struct vpmu_prog_seen seen;                     /* programmings logged */
     uint64_t pmis[LOG_GUEST_PMI_DELIVERY_COUNT];    /* PMIs logged, by delivery */
 };
-#include "pmu/vpmu_hw.h"
+#include "pmu/hw/vpmu_hw.h"
 
-/* VCPU switches on the VCPU's CPU (pmu/pmu_switch.c). */
+/* VCPU switches on the VCPU's CPU (pmu/run/pmu_switch.c). */
 struct pmu_switch_state {
     uint64_t out_tsc;               /* TSC at its last switch out; 0 while on the CPU */
     uint64_t ticks;                 /* TSC ticks spent in its switch hooks */
@@ -49,7 +49,7 @@ struct vcpu_pmu {
     uint64_t emulated;              /* :h counting: guest instructions emulated
                                      * since the previous exit */
     struct pmu_switch_state sw_state;
-    /* Sampling session (pmu/sample_session.c) */
+    /* Sampling session (pmu/sample/sample_session.c) */
     unsigned int count_events;      /* ctx events of the counting session (pmu.events) */
     uint32_t sample_mask;           /* bit i: ctx counter i samples on overflow */
     uint32_t sample_generation;     /* session generation applied to this VCPU */
@@ -58,20 +58,20 @@ struct vcpu_pmu {
     uint64_t timer_ticks;           /* timer sampling: guest ticks per sample, 0: off */
     uint32_t freq;                  /* frequency mode: samples a second, 0: fixed periods */
     struct sample_freq_counter freq_counters[PMU_CTX_MAX_COUNTERS];  /* by ctx counter */
-    /* The guest's own virtual PMU (pmu/pmu_guest.c), pmu.guest=on */
+    /* The guest's own virtual PMU (pmu/vpmu/pmu_guest.c), pmu.guest=on */
     bool guest_pmu;
     struct vpmu guest;
     struct pmu_guest_log_state guest_log;
     struct vpmu_hw guest_hw;            /* hardware backend: where its counters run */
     uint64_t guest_pmis_unsupported;    /* PMIs for an LVTPC not in NMI mode */
-    /* Paravirtual counters (pmu/pmu_pv.h; hypercalls in pmu/pmu_hypercalls.c) */
+    /* Paravirtual counters (pmu/pv/pmu_pv.h; hypercalls in pmu/run/pmu_hypercalls.c) */
     struct pmu_pv pv;
     struct pv_hw pv_hw;                 /* hardware backend: where they run */
     bool pv_rdpmc_native;               /* their last run passed RDPMC through */
-    /* Interval multiplexing (pmu/pmu_mux.c), pmu.interval= */
+    /* Interval multiplexing (pmu/mux/pmu_mux.c), pmu.interval= */
     bool mux_on;
     struct mux_row_state mux;           /* software backend (cfg: either backend's) */
-    struct mux_hw mux_hw;               /* hardware backend (pmu/pmu_mux_hw.h) */
+    struct mux_hw mux_hw;               /* hardware backend (pmu/hw/pmu_mux_hw.h) */
     struct log_interval mux_row;        /* the row being written (off the stack) */
     uint64_t mux_rows;                  /* rows written */
     /* pmu.interval.exact=on: every event's count when the interval began,

@@ -2,8 +2,8 @@
  * the identity map and every header is checked before use. */
 #include "vmm/acpi.h"
 
-#include "vmm/acpi_sdt.h"
-#include "vmm/mem.h"
+#include "vmm/vhw/acpi_sdt.h"
+#include "lib/mem.h"
 
 #define BIOS_AREA_START 0xe0000
 #define BIOS_AREA_END   0x100000

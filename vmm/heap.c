@@ -2,7 +2,7 @@
  * to one region taken from the boot allocator. */
 #include "vmm/heap.h"
 
-#include "vmm/mem.h"
+#include "lib/mem.h"
 
 #define HEAP_ALIGN   0x200000ull
 #define IDENTITY_MAP_LIMIT 0x100000000ull

@@ -7,8 +7,8 @@
 
 #include "vertigo/hypercall.h"
 #include "vertigo/log_format.h"
-#include "vmm/guest_orc.h"
-#include "vmm/mem.h"
+#include "vmm/guest/guest_orc.h"
+#include "lib/mem.h"
 #include "vmm/vcpu.h"
 
 #define VERDICT_REASON_MAX 63

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vmm/guest_pt.h"
+#include "vmm/guest/guest_pt.h"
 
 struct domain;
 struct vertigo_session;
@@ -42,7 +42,7 @@ struct hypercall_sampling {
      * 0, or -VERTIGO_EINVAL for a chunk out of sequence. */
     int64_t (*symbols)(void *ctx, const struct vertigo_symbols_chunk *c, const uint8_t *data);
     /* VERTIGO_HC_KERNEL_ORC with the argument copied in (its fields are
-     * checked by the callee, vmm/guest_orc.h), the tables read with
+     * checked by the callee, vmm/guest/guest_orc.h), the tables read with
      * read(read_ctx, ...): 0 or -VERTIGO_E*. */
     int64_t (*kernel_orc)(void *ctx, const struct vertigo_kernel_orc *a, guest_copy_fn read,
                           void *read_ctx);
@@ -74,7 +74,7 @@ struct hypercall_pv {
  * reached after dispatch has checked the CPL and the argument's header
  * (version, reserved field, a NUL-terminated, non-empty event list). The
  * callee checks the events and lengths as the command line's are
- * (pmu/mux_session.h). Each returns a value for RAX. */
+ * (pmu/mux/mux_session.h). Each returns a value for RAX. */
 struct hypercall_mux {
     /* VERTIGO_HC_MUX_START: the number of event sets, or -VERTIGO_EBUSY,
      * -VERTIGO_ENOSYS, -VERTIGO_E2BIG, -VERTIGO_ERANGE, -VERTIGO_EINVAL. */

@@ -1,23 +1,23 @@
 /* Start-up sequence of the boot CPU: boot information, console, platform
  * report, memory, then the guest. */
-#include "boot/cpu.h"
+#include "lib/cpu.h"
 #include "boot/platform.h"
 #include "boot/run_end.h"
 #include "boot/traps.h"
-#include "pmu/pmu_log_desc.h"
-#include "pmu/pmu_probe.h"
-#include "vmm/cmdline.h"
-#include "vmm/console.h"
-#include "vmm/console_option.h"
-#include "vmm/format.h"
-#include "vmm/guest_modules.h"
+#include "pmu/backend/pmu_log_desc.h"
+#include "pmu/backend/pmu_probe.h"
+#include "lib/cmdline.h"
+#include "lib/console.h"
+#include "vmm/console/console_option.h"
+#include "lib/format.h"
+#include "vmm/loader/guest_modules.h"
 #include "vmm/hv_cmdline.h"
-#include "vmm/log_hv.h"
-#include "vmm/mb2.h"
-#include "vmm/mem.h"
+#include "vmm/log/log_hv.h"
+#include "vmm/loader/mb2.h"
+#include "lib/mem.h"
 #include "vmm/page_alloc.h"
-#include "vmm/screen_console.h"
-#include "vmm/start.h"
+#include "vmm/console/screen_console.h"
+#include "boot/start.h"
 #include "vmm/start_stages.h"
 #include "vmm/version.h"
 #include "vmx/vmx_detect.h"
@@ -31,7 +31,7 @@ extern char __image_start[], __image_end[];
 static struct boot_info boot_info;
 static struct page_allocator page_allocator;
 
-/* dom.N=, dom.N.mem=, dom.N.cpu=, dom.N.name= (vmm/domain_config.h). */
+/* dom.N=, dom.N.mem=, dom.N.cpu=, dom.N.name= (vmm/domain/domain_config.h). */
 #define DOMAIN_OPTIONS(n) "dom." #n, "dom." #n ".mem", "dom." #n ".cpu", "dom." #n ".name"
 
 static const char *const known_options[] = {

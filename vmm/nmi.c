@@ -3,7 +3,7 @@
  * the guest's for its VCPU; anything else is counted and reported. */
 #include "boot/percpu.h"
 #include "boot/traps.h"
-#include "vmm/console.h"
+#include "lib/console.h"
 #include "vmm/pmu_hooks.h"
 
 void nmi_handle(struct trap_frame *frame)

@@ -5,7 +5,7 @@
  * so a failed call leaves the allocator as it was. */
 #include "vmm/page_alloc.h"
 
-#include "vmm/mem.h"
+#include "lib/mem.h"
 
 /* The first megabyte (real-mode IVT, BDA, EBDA, option ROMs, and the
  * trampolines APs start in) is never handed out; this also keeps physical

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vmm/boot_info.h"
+#include "vmm/loader/boot_info.h"
 
 #define PAGE_SIZE   4096ull
 #define PAGE_SHIFT  12

@@ -3,12 +3,12 @@
 
 #include <stdarg.h>
 
-#include "boot/cpu.h"
+#include "lib/cpu.h"
 #include "boot/run_end.h"
-#include "boot/smp.h"
+#include "lib/smp.h"
 #include "boot/traps.h"
-#include "vmm/console.h"
-#include "vmm/format.h"
+#include "lib/console.h"
+#include "lib/format.h"
 
 __attribute__((noreturn)) void panic(const char *fmt, ...)
 {

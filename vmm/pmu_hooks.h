@@ -1,5 +1,5 @@
 /* What the portable core calls in pmu/, declared here and implemented
- * once there (pmu/pmu_loop.c): the core never includes pmu/'s private
+ * once there (pmu/run/pmu_loop.c): the core never includes pmu/'s private
  * headers. */
 #ifndef VMM_PMU_HOOKS_H
 #define VMM_PMU_HOOKS_H

@@ -1,9 +1,9 @@
 /* Fault injection on request ("selftest=NAME"), so end-to-end tests can
  * check that every failure path reports and ends the run properly. */
 #include "boot/run_end.h"
-#include "vmm/cmdline.h"
-#include "vmm/console.h"
-#include "vmm/mem.h"
+#include "lib/cmdline.h"
+#include "lib/console.h"
+#include "lib/mem.h"
 #include "vmm/start_stages.h"
 
 /* An address outside the identity map built by boot/entry32.S. */

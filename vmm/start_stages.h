@@ -3,7 +3,7 @@
 #ifndef VMM_START_STAGES_H
 #define VMM_START_STAGES_H
 
-#include "vmm/boot_info.h"
+#include "vmm/loader/boot_info.h"
 #include "vmm/page_alloc.h"
 
 /* Runs the self-test named by "selftest=" on the command line, if any

@@ -7,11 +7,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "boot/smp.h"
+#include "lib/smp.h"
 #include "pmu/pmu_vcpu.h"
-#include "vmm/domain_console.h"
+#include "vmm/domain/domain_console.h"
 #include "vmm/exit_stats.h"
-#include "vmm/guest_orc.h"
+#include "vmm/guest/guest_orc.h"
 #include "vmx/vcpu_vmx.h"
 
 /* Guest general-purpose registers not kept in the VMCS. The order is
@@ -53,7 +53,7 @@ struct domain {
     struct guest_kernel_unwind kernel_unwind;   /* declared by the guest (HC_KERNEL_ORC) */
     struct domain_console console;  /* HC_CONSOLE_WRITE output, cut into lines */
     struct domain_vhw *vhw;         /* a Linux domain's virtual hardware
-                                     * (vmm/domain_vhw.h); NULL: none */
+                                     * (vmm/domain/domain_vhw.h); NULL: none */
     struct domain_vmx vmx;
 };
 

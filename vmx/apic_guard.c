@@ -2,12 +2,12 @@
 #include "vmx/apic_guard.h"
 
 #include "boot/apic.h"
-#include "boot/cpu.h"
-#include "vmm/console.h"
-#include "vmm/domain.h"
-#include "vmm/mmio_decode.h"
+#include "lib/cpu.h"
+#include "lib/console.h"
+#include "vmm/domain/domain.h"
+#include "vmm/vhw/mmio_decode.h"
 #include "vmm/page_alloc.h"
-#include "vmm/smp_guest.h"
+#include "vmm/domain/smp_guest.h"
 #include "vmx/guest_mem.h"
 #include "vmx/vmx_ops.h"
 

@@ -1,8 +1,8 @@
 /* The guest's local APIC is its own (pass-through), except for
  *  - the interprocessor interrupts that start CPUs: INIT and STARTUP are
- *    emulated (vmm/smp_guest.h);
+ *    emulated (vmm/domain/smp_guest.h);
  *  - the LVT performance-counter register (LVTPC) once Vertigo's hardware
- *    PMU claimed it for its PMI (pmu/pmu_pmi.h): the guest's writes then
+ *    PMU claimed it for its PMI (pmu/run/pmu_pmi.h): the guest's writes then
  *    go to a per-VCPU shadow instead of the APIC, and a guest write to the
  *    spurious-interrupt vector register (which can mask every LVT entry)
  *    is followed by Vertigo's LVTPC value again.

@@ -246,7 +246,7 @@ static bool valid_memtype(enum ept_memtype type)
 
 /* After a change (done or partly done): translations a cache made under
  * the old generation, the change's own window included, are no longer
- * trusted (vmm/guest_tlb.h). Returns rc. */
+ * trusted (vmm/guest/guest_tlb.h). Returns rc. */
 static int bump_generation(struct ept *ept, int rc)
 {
     __atomic_fetch_add(&ept->generation, 1, __ATOMIC_RELEASE);

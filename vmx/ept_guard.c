@@ -14,10 +14,10 @@
  *    never written either way. The windows live in the domain's shared
  *    EPT (vmx/ept_sink.h: locked, budgeted, and invalidated on every CPU
  *    before it next enters the guest). */
-#include "vmm/console.h"
-#include "vmm/domain.h"
+#include "lib/console.h"
+#include "vmm/domain/domain.h"
 #include "vmm/heap.h"
-#include "pmu/pmu_pmi.h"
+#include "pmu/run/pmu_pmi.h"
 #include "vmx/apic_guard.h"
 #include "vmx/ept_guard.h"
 #include "vmx/ept_sink.h"

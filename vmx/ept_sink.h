@@ -20,9 +20,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "boot/smp.h"
+#include "lib/smp.h"
 #include "vmm/page_alloc.h"
-#include "vmm/spinlock.h"
+#include "lib/spinlock.h"
 #include "vmx/ept.h"
 
 #define EPT_SINK_RANGES_MAX  8

@@ -2,8 +2,8 @@
  * does not expect dumps the guest state and stops the guest. */
 #include "vmx/exit.h"
 
-#include "vmm/console.h"
-#include "vmm/domain.h"
+#include "lib/console.h"
+#include "vmm/domain/domain.h"
 #include "vmx/exit_names.h"
 #include "vmx/vmx_ops.h"
 

@@ -1,7 +1,7 @@
 /* CPUID exits (unconditional, SDM Vol. 3C 26.1.2): the real CPUID with
  * what the guest must not see removed, the hypervisor bit set, and
  * Vertigo's leaves at 0x40000000. */
-#include "boot/cpu.h"
+#include "lib/cpu.h"
 #include "vertigo/hypercall.h"
 #include "pmu/pmu_loop.h"
 #include "vmx/exit.h"

@@ -3,10 +3,10 @@
  * read shadow; the real register keeps the bits VMX needs (CR4.VMXE, the
  * fixed bits). Long-mode activation follows EFER.LME and CR0.PG as on
  * hardware (SDM Vol. 3A 10.8.5). */
-#include "boot/cpu.h"
-#include "vmm/console.h"
-#include "vmm/domain.h"
-#include "vmm/msr.h"
+#include "lib/cpu.h"
+#include "lib/console.h"
+#include "vmm/domain/domain.h"
+#include "lib/msr.h"
 #include "vmx/exit.h"
 #include "vmx/vmcs_setup.h"
 #include "vmx/vmx_cpu.h"

@@ -2,8 +2,8 @@
  * instructions): only accesses that touch a port in the I/O bitmaps exit;
  * vmx/io_policy.c performs them, and a reset or power-off request ends
  * the guest here. */
-#include "vmm/console.h"
-#include "vmm/domain.h"
+#include "lib/console.h"
+#include "vmm/domain/domain.h"
 #include "vmx/exit.h"
 #include "vmx/io_policy.h"
 #include "vmx/vmx_ops.h"

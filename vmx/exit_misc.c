@@ -1,9 +1,9 @@
 /* The remaining exits Linux causes: XSETBV, INVD, VMCALL, VMX instructions,
  * EPT misconfigurations, triple faults and INIT. */
-#include "boot/cpu.h"
+#include "lib/cpu.h"
 #include "pmu/pmu_loop.h"
-#include "vmm/console.h"
-#include "vmm/domain.h"
+#include "lib/console.h"
+#include "vmm/domain/domain.h"
 #include "vertigo/hypercall.h"
 #include "vmm/hypercall.h"
 #include "vmx/exit.h"

@@ -1,7 +1,7 @@
 /* RDMSR/WRMSR exits: owned MSRs follow vmx/msr_policy.c; MSRs that exit
  * only because the bitmap cannot cover them are accessed on the guest's
  * behalf, with a #GP from the hardware forwarded to the guest. */
-#include "boot/cpu.h"
+#include "lib/cpu.h"
 #include "vmx/exit.h"
 #include "vmx/msr_policy.h"
 

@@ -11,10 +11,10 @@
  * interruptibility field claims NMI blocking. So: IRET to ourselves, and
  * clear the guest's NMI-blocking bit unless we know it is in its handler. */
 #include "boot/percpu.h"
-#include "boot/smp.h"
-#include "vmm/domain.h"
+#include "lib/smp.h"
+#include "vmm/domain/domain.h"
 #include "pmu/pmu_loop.h"
-#include "pmu/sample_nmi.h"
+#include "pmu/sample/sample_nmi.h"
 #include "vmx/ept_guard.h"
 #include "vmx/exit.h"
 #include "vmx/mode_trap.h"

@@ -3,11 +3,11 @@
  * through to the machine is refused or emulated as absent here. These are
  * the dispatch points a domain's virtual hardware plugs into (a virtual
  * UART's ports, a virtual x2APIC's MSRs). */
-#include "boot/cpu.h"
-#include "vmm/console.h"
-#include "vmm/domain.h"
-#include "vmm/msr.h"
-#include "vmm/msr_check.h"
+#include "lib/cpu.h"
+#include "lib/console.h"
+#include "vmm/domain/domain.h"
+#include "lib/msr.h"
+#include "vmm/vhw/msr_check.h"
 #include "vmx/exit.h"
 #include "vmx/exit_vhw.h"
 #include "vmx/vmx_ops.h"

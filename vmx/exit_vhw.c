@@ -1,15 +1,15 @@
-/* The VT-x side of a Linux domain's virtual hardware (vmm/domain_vhw.h):
+/* The VT-x side of a Linux domain's virtual hardware (vmm/domain/domain_vhw.h):
  * its I/O, MSR, CR8, CPUID and HLT exits, and the virtual APIC's
  * interrupts injected before each entry. */
 #include "vmx/exit_vhw.h"
 
-#include "boot/cpu.h"
+#include "lib/cpu.h"
 #include "pmu/pmu_loop.h"
-#include "vmm/acpi_build.h"
-#include "vmm/domain.h"
-#include "vmm/domain_vhw.h"
-#include "vmm/msr.h"
-#include "vmm/msr_check.h"
+#include "vmm/vhw/acpi_build.h"
+#include "vmm/domain/domain.h"
+#include "vmm/domain/domain_vhw.h"
+#include "lib/msr.h"
+#include "vmm/vhw/msr_check.h"
 #include "vmx/mode_trap.h"
 #include "vmx/vcpu_spec.h"
 #include "vmx/vmx_ops.h"

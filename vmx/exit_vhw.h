@@ -1,4 +1,4 @@
-/* The exits of a domain with virtual hardware (vmm/domain_vhw.h: a Linux
+/* The exits of a domain with virtual hardware (vmm/domain/domain_vhw.h: a Linux
  * domain beside domain 0), called by vmx/exit_private.c and the entry
  * loop. Each returns false for what is not its device's: the caller then
  * treats the access as to absent hardware. */

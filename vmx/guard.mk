@@ -22,5 +22,5 @@ HEADERS_HV += vmx/ept_sink.h vmx/ept_guard.h
 HEADERS_HOST += vmx/ept_sink.h
 UNIT_TESTS += ept_sink
 unit_ept_sink_SRCS := tests/unit/test_ept_sink.c vmx/ept_sink.c vmx/ept.c vmx/vmx_caps.c \
-                      vmm/format.c
+                      lib/format.c
 unit_ept_sink_LIBS := -lpthread

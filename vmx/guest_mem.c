@@ -8,9 +8,9 @@
  * be a device-register read on the guest's say-so. */
 #include "vmx/guest_mem.h"
 
-#include "boot/cpu.h"
-#include "vmm/guest_pt.h"
-#include "vmm/mem.h"
+#include "lib/cpu.h"
+#include "vmm/guest/guest_pt.h"
+#include "lib/mem.h"
 #include "vmm/page_alloc.h"
 #include "vmm/vcpu.h"
 #include "vmx/vmx_ops.h"

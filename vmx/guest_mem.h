@@ -3,7 +3,7 @@
  * only pages the EPT maps readable and write-back, which is how it maps
  * guest RAM), and guest-virtual reads through the guest's current page
  * tables, with the processor's canonical-address and user/supervisor
- * checks (vmm/guest_pt.h). */
+ * checks (vmm/guest/guest_pt.h). */
 #ifndef VMX_GUEST_MEM_H
 #define VMX_GUEST_MEM_H
 
@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "vmm/guest_pt.h"
-#include "vmm/guest_tlb.h"
+#include "vmm/guest/guest_pt.h"
+#include "vmm/guest/guest_tlb.h"
 
 struct vcpu;
 
@@ -24,7 +24,7 @@ struct vcpu;
  * entry (the guest may change its tables or CR3 once it runs). A cursor
  * given a translation cache (guest_virt_cursor_claim_tlb) also looks pages
  * up there before walking, and remembers its walks there: the cache
- * proves an entry still holds before each use (vmm/guest_tlb.h). */
+ * proves an entry still holds before each use (vmm/guest/guest_tlb.h). */
 struct guest_virt_cursor {
     struct vcpu *v;
     struct guest_paging pg;
@@ -70,7 +70,7 @@ static inline struct guest_tlb_key guest_virt_cursor_key(const struct guest_virt
 
 /* Vertigo's address of the page at page-aligned `page` if cursor c has
  * claimed a translation cache and an entry there still holds for it
- * (vmm/guest_tlb.h: proven at each lookup), else NULL (the trace then
+ * (vmm/guest/guest_tlb.h: proven at each lookup), else NULL (the trace then
  * starts empty for the walk of the tables that follows). Inline: it is
  * the stack walk's way to each new page. */
 static inline __attribute__((always_inline)) const uint8_t *
@@ -93,7 +93,7 @@ const uint8_t *guest_virt_cursor_walk(struct guest_virt_cursor *c, uint64_t page
 
 /* Vertigo's address of the readable 4 KiB guest-virtual page at
  * page-aligned `page` through cursor c, or NULL: a guest_page_fn
- * (vmm/guest_reader.h) with ctx = the cursor, for stack walks. The
+ * (vmm/guest/guest_reader.h) with ctx = the cursor, for stack walks. The
  * reader asks only for pages other than its window, so the cursor's last
  * page is not looked at. Inline: a walk's first page is looked up by a
  * direct call, with the cache's hit path in line. */
@@ -106,7 +106,7 @@ static inline const uint8_t *guest_virt_cursor_page(void *cursor, uint64_t page)
 
 /* Copies len bytes from guest-virtual gva through cursor c. Returns
  * GUEST_ACCESS_OK, or why the first unreadable byte is not readable
- * (vmm/guest_pt.h: unmapped, non-canonical, supervisor-only for a user
+ * (vmm/guest/guest_pt.h: unmapped, non-canonical, supervisor-only for a user
  * cursor, or not RAM); buf may then hold a part of the bytes. Matches
  * guest_copy_fn (vmm/hypercall.h) with ctx = the cursor. */
 enum guest_access guest_virt_cursor_copy(void *cursor, uint64_t gva, void *buf, size_t len);

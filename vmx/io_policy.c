@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "vmm/spinlock.h"
+#include "lib/spinlock.h"
 
 #define PORT_KBD_COMMAND     0x64
 #define PORT_SYS_CTRL_A      0x92     /* bit 0 fast reset, bit 1 A20 */

@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vmm/pci.h"
+#include "vmm/log/pci.h"
 
 /* Records Vertigo's ports: its console UART (0 if none) and the ACPI PM1
  * control ports (0 if unknown), with the fixed ones (keyboard controller,

@@ -2,11 +2,11 @@
  * (see vmx/io_ports.h). */
 #include "vmx/io_ports.h"
 
-#include "boot/cpu.h"
+#include "lib/cpu.h"
 #include "boot/platform.h"
-#include "vmm/console.h"
-#include "vmm/log_hv.h"
-#include "vmm/virtio_console.h"
+#include "lib/console.h"
+#include "vmm/log/log_hv.h"
+#include "vmm/log/virtio_console.h"
 #include "vmx/io_policy.h"
 
 /* Bochs' BIOS panic and debug ports: a write to 0x400/0x401 is a Bochs

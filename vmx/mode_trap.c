@@ -4,8 +4,8 @@
  * SYSRET and the exceptions' return to the guest are vmx/mode_trap_emul.c. */
 #include "vmx/mode_trap.h"
 
-#include "vmm/console.h"
-#include "vmm/msr.h"
+#include "lib/console.h"
+#include "lib/msr.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
 

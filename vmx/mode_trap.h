@@ -1,6 +1,6 @@
 /* Trapping every change of the guest's privilege level, for exact
  * per-mode counts of the software PMU (the policy that asks for it is
- * pmu/pmu_run.c). While the traps are on, a run of the guest between a VM
+ * pmu/run/pmu_run.c). While the traps are on, a run of the guest between a VM
  * entry and the next exit never changes mode, so every guest tick of the
  * run belongs to the mode it started in:
  *

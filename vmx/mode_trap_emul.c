@@ -5,8 +5,8 @@
  * guest as the processor would have delivered it. */
 #include "vmx/mode_trap.h"
 
-#include "boot/cpu.h"
-#include "vmm/msr.h"
+#include "lib/cpu.h"
+#include "lib/msr.h"
 #include "vmx/guest_mem.h"
 #include "vmx/vmx_ops.h"
 

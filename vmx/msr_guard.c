@@ -4,9 +4,9 @@
 
 #include <stdbool.h>
 
-#include "boot/cpu.h"
-#include "boot/smp.h"
-#include "vmm/msr.h"
+#include "lib/cpu.h"
+#include "lib/smp.h"
+#include "lib/msr.h"
 #include "vmm/vcpu.h"
 
 /* MTRR memory types (SDM Vol. 3A 12.11.2, table 12-8); 2, 3 and 7+ are reserved. */

@@ -13,7 +13,7 @@
  *    PEBS, DS_AREA and the model PMU MSRs #GP, as on a CPU without them
  *    (vmx/exit_cpuid.c hides the matching CPUID bits).
  * Portable: the hardware is reached through rdmsr_safe/wrmsr_safe
- * (boot/cpu.h), which the unit tests provide. */
+ * (lib/cpu.h), which the unit tests provide. */
 #ifndef VMX_MSR_GUARD_H
 #define VMX_MSR_GUARD_H
 

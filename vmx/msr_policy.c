@@ -1,7 +1,7 @@
 /* Owned MSRs (see vmx/msr_policy.h): the VMX capability MSRs and
  * FEATURE_CONTROL (the guest sees no VMX), the architectural PMU MSRs
  * (the PMU belongs to Vertigo: the guest sees its own virtual PMU with
- * pmu.guest=on, pmu/pmu_guest.c, else none, and its MSRs #GP), in x2APIC
+ * pmu.guest=on, pmu/vpmu/pmu_guest.c, else none, and its MSRs #GP), in x2APIC
  * mode the APIC registers vmx/apic_guard.c watches (ICR; LVTPC and SVR,
  * for the hardware PMU's PMI), and the MSRs through which a guest could
  * reach physical memory past the EPT or change Vertigo's state
@@ -11,8 +11,8 @@
 #include <stddef.h>
 
 #include "boot/apic.h"
-#include "boot/cpu.h"
-#include "vmm/msr.h"
+#include "lib/cpu.h"
+#include "lib/msr.h"
 #include "vmx/apic_guard.h"
 #include "vmx/msr_guard.h"
 #include "vmx/mode_trap.h"

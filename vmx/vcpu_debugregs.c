@@ -1,7 +1,7 @@
 /* DR0-DR3 and DR6 of VCPUs switched on a CPU (see vcpu_debugregs.h). */
 #include "vmx/vcpu_debugregs.h"
 
-#include "boot/cpu.h"
+#include "lib/cpu.h"
 #include "vmm/vcpu.h"
 
 /* A VCPU that never ran: the values after reset. */

@@ -5,7 +5,7 @@
  * so XSAVE (not XSAVES) under XCR0 covers every component a VCPU can use. */
 #include "vmx/vcpu_fpu.h"
 
-#include "boot/cpu.h"
+#include "lib/cpu.h"
 #include "vmm/heap.h"
 #include "vmm/vcpu.h"
 

@@ -2,10 +2,10 @@
  * The only file that executes VERW. */
 #include "vmx/vcpu_spec.h"
 
-#include "boot/cpu.h"
+#include "lib/cpu.h"
 #include "boot/layout.h"
-#include "vmm/console.h"
-#include "vmm/msr.h"
+#include "lib/console.h"
+#include "lib/msr.h"
 #include "vmm/vcpu.h"
 
 static uint64_t read_msr(uint32_t msr)

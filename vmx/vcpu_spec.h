@@ -1,10 +1,10 @@
 /* The speculation barriers and IA32_SPEC_CTRL at VCPU switches on this
- * CPU: the portable plan (vmm/spec_barrier.h) run with the real MSRs and
+ * CPU: the portable plan (vmm/domain/spec_barrier.h) run with the real MSRs and
  * VERW. */
 #ifndef VMX_VCPU_SPEC_H
 #define VMX_VCPU_SPEC_H
 
-#include "vmm/spec_barrier.h"
+#include "vmm/domain/spec_barrier.h"
 
 struct vcpu;
 

@@ -13,7 +13,7 @@ struct linux_boot_state;
 enum vmx_timer_owner {
     VMX_TIMER_SINK,             /* EPT guard sink window */
     VMX_TIMER_PMU,              /* software PMU step / overflow point */
-    VMX_TIMER_SAMPLE,           /* timer sampling (pmu/sample_session.c) */
+    VMX_TIMER_SAMPLE,           /* timer sampling (pmu/sample/sample_session.c) */
     VMX_TIMER_SLICE,            /* end of the VCPU's time slice (vmx/vmx_sched.c) */
     VMX_TIMER_VLAPIC,           /* the VCPU's virtual APIC timer (vmx/exit_vhw.c) */
     VMX_TIMER_WAKE,             /* another VCPU of the CPU wakes (vmx/vmx_sched.c) */
@@ -38,7 +38,7 @@ struct vmx_timer_state {
     uint32_t loaded;            /* timer value loaded at the last entry */
     uint64_t root_ticks[2];     /* smallest TSC delta minus guest ticks seen:
                                  * the entry/exit path's own ticks; [1]: with
-                                 * the path single-stepped (pmu/pmu_step.h,
+                                 * the path single-stepped (pmu/soft/pmu_step.h,
                                  * each step a #DB round trip) */
     bool armed;                 /* the timer ran during the last entry */
 };

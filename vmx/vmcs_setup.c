@@ -2,13 +2,13 @@
  * Structures"; checks in 27.2-27.3 that VM entry applies to them). */
 #include "vmx/vmcs_setup.h"
 
-#include "boot/cpu.h"
+#include "lib/cpu.h"
 #include "boot/layout.h"
 #include "boot/percpu.h"
 #include "boot/traps.h"
-#include "vmm/console.h"
+#include "lib/console.h"
 #include "vmm/heap.h"
-#include "vmm/msr.h"
+#include "lib/msr.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
 
@@ -77,7 +77,7 @@ static void write_host_state(unsigned int cpu)
     vmcs_write(VMCS_HOST_IA32_EFER, rdmsr(MSR_IA32_EFER));
     vmcs_write(VMCS_HOST_IA32_PAT, rdmsr(MSR_IA32_PAT));
     /* Vertigo does not count itself unless a PMU session asks to
-     * (pmu/pmu_run.c rewrites this before each entry when one runs). */
+     * (pmu/run/pmu_run.c rewrites this before each entry when one runs). */
     if (vmx_config.ctl.exit & EXIT_LOAD_PERF_GLOBAL_CTRL)
         vmcs_write(VMCS_HOST_IA32_PERF_GLOBAL_CTRL, 0);
     vmcs_write(VMCS_HOST_RIP, (uint64_t)vmx_exit_point);

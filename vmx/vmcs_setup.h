@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "vmm/linux_boot.h"
+#include "vmm/loader/linux_boot.h"
 #include "vmm/vcpu.h"
 
 /* Allocates and fills the VMCS of `v` (bitmaps and EPT come from its

@@ -5,8 +5,8 @@
 
 #include <stdarg.h>
 
-#include "vmm/format.h"
-#include "vmm/msr.h"
+#include "lib/format.h"
+#include "lib/msr.h"
 
 #define CR0_PE (1ull << 0)   /* SDM Vol. 3A 2.5 */
 #define CR0_PG (1ull << 31)

@@ -13,7 +13,7 @@
 
 #include "vmx/vmx_defs.h"
 
-/* Raw values of the VMX capability MSRs (MSR_IA32_VMX_* in vmm/msr.h).
+/* Raw values of the VMX capability MSRs (MSR_IA32_VMX_* in lib/msr.h).
  * An MSR the processor does not implement is recorded as 0:
  * the TRUE_* ones when IA32_VMX_BASIC bit 55 is 0, procbased2 when the
  * primary controls cannot activate secondary controls, ept_vpid_cap when

@@ -3,10 +3,10 @@
  * computation of the VMCS control fields. */
 #include "vmx/vmx_cpu.h"
 
-#include "boot/cpu.h"
-#include "vmm/console.h"
+#include "lib/cpu.h"
+#include "lib/console.h"
 #include "vmm/heap.h"
-#include "vmm/msr.h"
+#include "lib/msr.h"
 #include "vmx/vmx_ops.h"
 
 struct vmx_config vmx_config;
@@ -30,7 +30,7 @@ static void control_requests(struct vmx_ctl_request req[VMX_CTL_COUNT])
         /* RDPMC exits from the first entry on: a guest reads only the
          * counters Vertigo gives it (its virtual PMU, its paravirtual
          * counters), never the machine's; only a run that passes its own
-         * paravirtual counters through turns it off (pmu/pmu_pv_hw.c). */
+         * paravirtual counters through turns it off (pmu/hw/pmu_pv_hw.c). */
         .required = PROC_MSR_BITMAPS | PROC_IO_BITMAPS | PROC_SECONDARY_CONTROLS |
                     PROC_RDPMC_EXITING,
         .wanted = PROC_HLT_EXITING | PROC_INTR_WINDOW_EXITING,   /* per use, as above */
@@ -51,7 +51,7 @@ static void control_requests(struct vmx_ctl_request req[VMX_CTL_COUNT])
         .required = EXIT_HOST_ADDR_SPACE_SIZE | EXIT_SAVE_IA32_EFER | EXIT_LOAD_IA32_EFER |
                     EXIT_SAVE_IA32_PAT | EXIT_LOAD_IA32_PAT | EXIT_SAVE_DEBUG_CONTROLS,
         /* the PMU: hardware counting off in root mode, guest time measured
-         * by the preemption timer (pmu/pmu_run.c, vmx/vmx_timer.c) */
+         * by the preemption timer (pmu/run/pmu_run.c, vmx/vmx_timer.c) */
         .wanted = EXIT_LOAD_PERF_GLOBAL_CTRL | EXIT_SAVE_PREEMPTION_TIMER |
                   EXIT_ACK_INTR_ON_EXIT |
                   /* no Intel PT trace of the guest runs on into root mode

@@ -1,10 +1,10 @@
 /* VMX detection and IA32_FEATURE_CONTROL handling. */
 #include "vmx/vmx_detect.h"
 
-#include "boot/cpu.h"
-#include "vmm/console.h"
-#include "vmm/mem.h"
-#include "vmm/msr.h"
+#include "lib/cpu.h"
+#include "lib/console.h"
+#include "lib/mem.h"
+#include "lib/msr.h"
 
 const char *vmx_availability_text(enum vmx_availability a)
 {

@@ -2,10 +2,10 @@
 #include "vmx/vmx_domain.h"
 
 #include "boot/apic.h"
-#include "boot/cpu.h"
-#include "vmm/console.h"
+#include "lib/cpu.h"
+#include "lib/console.h"
 #include "vmm/heap.h"
-#include "vmm/mem.h"
+#include "lib/mem.h"
 #include "vmx/ept_guard.h"
 #include "vmx/io_policy.h"
 #include "vmx/io_ports.h"

@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "vmm/e820.h"
-#include "vmm/linux_boot.h"
+#include "vmm/loader/e820.h"
+#include "vmm/loader/linux_boot.h"
 #include "vmm/vcpu.h"
 
 /* Builds the domain's EPT as an identity map: [0, max(4 GiB, top of the

@@ -8,7 +8,7 @@
  *   stored back into *regs and the function returns 0. If the entry
  *   instruction itself fails it returns 1 (VMfailInvalid) or 2
  *   (VMfailValid, reason in the VM-instruction error field).
- * Single-stepping (pmu/pmu_step.c): TF is cleared before the entry
+ * Single-stepping (pmu/soft/pmu_step.c): TF is cleared before the entry
  * (the guest's RFLAGS come from the VMCS; Vertigo's steps end here), and
  * the exit sets it again first thing when the run before the entry was
  * stepped (the step area's step_exits; VM exit clears RFLAGS, SDM Vol. 3C

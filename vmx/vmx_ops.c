@@ -1,7 +1,7 @@
 /* Reporting a failed VMX instruction (tier b of the failure model). */
 #include "vmx/vmx_ops.h"
 
-#include "vmm/console.h"
+#include "lib/console.h"
 #include "vmm/panic.h"
 #include "vmx/exit_names.h"
 

@@ -1,15 +1,15 @@
 /* The arch hooks of the PMU policy (pmu/pmu_arch.h) that VT-x implements:
  * the guest state from the current VMCS, the shared VMX-preemption timer,
  * the VMCS IA32_PERF_GLOBAL_CTRL fields, guest NMIs taken in root mode and
- * the guest's LVTPC shadow. The CPU's own hooks are vmx/vmx_pmu_cpu.c. No
+ * the guest's LVTPC shadow. The CPU's own hooks are pmu/backend/pmu_arch_cpu.c. No
  * policy here: each hook does exactly what pmu/ asks. */
 #include "pmu/pmu_arch.h"
 
-#include "boot/cpu.h"
-#include "vmm/guest_stack.h"
-#include "vmm/mem.h"
+#include "lib/cpu.h"
+#include "vmm/guest/guest_stack.h"
+#include "lib/mem.h"
 #include "vmm/page_alloc.h"
-#include "vmm/msr.h"
+#include "lib/msr.h"
 #include "vmm/vcpu.h"
 #include "vmx/apic_guard.h"
 #include "vmx/exit.h"

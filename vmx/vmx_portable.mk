@@ -9,5 +9,5 @@ HEADERS_HV   += $(VMX_PORTABLE_HEADERS)
 HEADERS_HOST += $(VMX_PORTABLE_HEADERS)
 
 UNIT_TESTS += vmx_caps ept
-unit_vmx_caps_SRCS := tests/unit/test_vmx_caps.c vmx/vmx_caps.c vmx/exit_names.c vmm/format.c
-unit_ept_SRCS      := tests/unit/test_ept.c vmx/ept.c vmx/vmx_caps.c vmm/format.c
+unit_vmx_caps_SRCS := tests/unit/test_vmx_caps.c vmx/vmx_caps.c vmx/exit_names.c lib/format.c
+unit_ept_SRCS      := tests/unit/test_ept.c vmx/ept.c vmx/vmx_caps.c lib/format.c

@@ -1,8 +1,8 @@
 /* The "vmx:" capability line of the platform report. */
 #include "vmx/vmx_report.h"
 
-#include "boot/cpu.h"
-#include "vmm/console.h"
+#include "lib/cpu.h"
+#include "lib/console.h"
 #include "vmx/vmx_caps.h"
 
 static uint64_t read_msr_cb(void *ctx, uint32_t msr)

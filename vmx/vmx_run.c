@@ -4,10 +4,10 @@
  * counting and sampling sessions) plans each entry and accounts each run
  * of the guest, which the shared preemption timer (vmx/vmx_timer.h)
  * measures. */
-#include "boot/cpu.h"
-#include "vmm/console.h"
-#include "vmm/domain.h"
-#include "vmm/log_hv.h"
+#include "lib/cpu.h"
+#include "lib/console.h"
+#include "vmm/domain/domain.h"
+#include "vmm/log/log_hv.h"
 #include "vmx/exit.h"
 #include "vmx/exit_names.h"
 #include "vmx/exit_vhw.h"

@@ -1,5 +1,5 @@
 /* Time-sharing a physical CPU between VCPUs of different domains: the
- * VMCS switch and the VT-x side of the policy in vmm/sched.h.
+ * VMCS switch and the VT-x side of the policy in vmm/domain/sched.h.
  *
  * A CPU with one VCPU (every CPU when no dom.N= is declared) never does
  * anything here but test one per-CPU flag after each exit. When VCPUs
@@ -11,7 +11,7 @@
  *     resumed halted, so the CPU idles in its HLT until an interrupt;
  *   - the other domains' VMCS have external-interrupt exiting with
  *     acknowledge-on-exit: each vector taken waits for domain 0's VCPU of
- *     that CPU (vmm/irq_pending.h), which becomes runnable and gets them,
+ *     that CPU (vmm/domain/irq_pending.h), which becomes runnable and gets them,
  *     highest first, at its next entries (interrupt-window exits while it
  *     cannot take them);
  *   - a switch: pmu_vcpu_switch_out(from), the syscall MSRs the VMCS does

@@ -4,7 +4,7 @@
  * at the exit is written back to the VMCS (SDM Vol. 3C 28.3.4). */
 #include "vmx/vmx_timer.h"
 
-#include "boot/cpu.h"
+#include "lib/cpu.h"
 #include "boot/percpu.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"

@@ -1,7 +1,7 @@
 /* The VMX-preemption timer, shared by every part of Vertigo that needs a
  * VCPU to exit after some guest time (SDM Vol. 3C, 26.5.1 "VMX-Preemption
  * Timer"): the EPT guard's sink window (vmx/ept_guard.c) and the software
- * PMU's steps and overflow points (pmu/pmu_run.c). Each owner asks for a
+ * PMU's steps and overflow points (pmu/run/pmu_run.c). Each owner asks for a
  * deadline in TSC ticks of guest time; before each entry the timer is
  * loaded with the nearest one, and after each exit the guest ticks that
  * passed are measured (timer value loaded minus value saved by the exit

@@ -1,5 +1,5 @@
 /* The boot ABI of a unikernel domain (dom.N=unikernel:MODULE), shared by
- * Vertigo's loader (vmm/unikernel_boot.c) and the unikernel runtime.
+ * Vertigo's loader (vmm/loader/unikernel_boot.c) and the unikernel runtime.
  *
  * The module is an ELF64 x86-64 executable (ET_EXEC), statically linked,
  * whose PT_LOAD segments sit at guest-physical = virtual addresses inside

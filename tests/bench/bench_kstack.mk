@@ -9,10 +9,10 @@ BENCH_TARGETS += bench-kstack
 # into each other as they do in vertigo.elf), in objects of its own.
 BENCH_KSTACK_HARNESS := $(BUILD)/bench/bench_kstack_harness
 BENCH_KSTACK_CFLAGS := $(filter-out -O2,$(TOOL_CFLAGS)) -O3 -flto=auto
-bench_kstack_harness_SRCS := tests/bench/bench_kstack_harness.c vmm/guest_orc.c \
-                             vmm/guest_orc_table.c vmm/guest_stack.c vmm/hypercall.c \
-                             vmm/guest_reader.c vmm/guest_tlb.c \
-                             vmm/guest_pt.c vmm/format.c vmx/guest_mem.c vmx/ept.c vmx/vmx_caps.c \
+bench_kstack_harness_SRCS := tests/bench/bench_kstack_harness.c vmm/guest/guest_orc.c \
+                             vmm/guest/guest_orc_table.c vmm/guest/guest_stack.c vmm/hypercall.c \
+                             vmm/guest/guest_reader.c vmm/guest/guest_tlb.c \
+                             vmm/guest/guest_pt.c lib/format.c vmx/guest_mem.c vmx/ept.c vmx/vmx_caps.c \
                              tests/unit/host_ept.c
 
 $(BUILD)/bench/kstack-obj/%.c.o: %.c

@@ -12,7 +12,7 @@
 # main job's profile scenario (the demonstration workload: user loops,
 # then pipe round trips that keep the kernel busy) sampling
 # instructions:uk with call stacks of depth 16. Vertigo times the stack
-# walk of every PMI (sample.cost_every=1; pmu/sample_nmi.c: "sample: cpu N: kernel call
+# walk of every PMI (sample.cost_every=1; pmu/sample/sample_nmi.c: "sample: cpu N: kernel call
 # stacks: ... avg C cycles per walk, F per frame", a least-squares fit of
 # each walk's cycles to its depth, and how often the translation cache
 # answered: "stack page translations"); this prints, per mode, the
@@ -51,7 +51,7 @@ mkdir -p "$OUT"
 
 # ---- 1. The walk alone, counted by callgrind on the host harness ----------
 # Twice: as Vertigo runs (the stack pages' translations cached across
-# samples, vmm/guest_tlb.h) and with every sample walking the guest's page
+# samples, vmm/guest/guest_tlb.h) and with every sample walking the guest's page
 # tables (--no-tlb: a sample whose stack pages no recent sample used).
 HARNESS="$BUILD/bench/bench_kstack_harness"
 WALKS=1000

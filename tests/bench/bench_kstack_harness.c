@@ -1,9 +1,9 @@
 /* Host harness for `make bench-kstack`: the NMI path's guest call-stack
  * walk, counted by callgrind. A guest behind a real EPT (vmx/ept.c) with
  * its own 4-level page tables, read through Vertigo's stack reader
- * (vmm/guest_reader.h) over its checked cursor (vmx/guest_mem.c) and
- * translation cache (vmm/guest_tlb.h), and a synthetic kernel: ORC tables in the Linux 6.1
- * layout copied by vmm/guest_orc_table.c, a kernel stack of 12 call
+ * (vmm/guest/guest_reader.h) over its checked cursor (vmx/guest_mem.c) and
+ * translation cache (vmm/guest/guest_tlb.h), and a synthetic kernel: ORC tables in the Linux 6.1
+ * layout copied by vmm/guest/guest_orc_table.c, a kernel stack of 12 call
  * frames under a system call's pt_regs at the top of the stack, and a
  * user stack of 3 frame-pointer frames, each stack in one page (two page
  * walks per sample): a 16-deep sample (12 kernel return addresses, the
@@ -31,8 +31,8 @@
 #include <string.h>
 
 #include "tests/unit/host_ept.h"
-#include "vmm/guest_orc.h"
-#include "vmm/guest_stack.h"
+#include "vmm/guest/guest_orc.h"
+#include "vmm/guest/guest_stack.h"
 #include "vmm/vcpu.h"
 #include "vmx/ept.h"
 #include "vmx/guest_mem.h"
@@ -225,7 +225,7 @@ static uint64_t build_stacks(uint64_t *bp0)
 
 /* One sample's walk, as vmx/vmx_pmu_arch.c's pmu_arch_guest_stack does it:
  * a fresh cursor and reader per sample, the VCPU's translation cache
- * (vmm/guest_tlb.h) claimed for it, the first page (RSP's) looked up by a
+ * (vmm/guest/guest_tlb.h) claimed for it, the first page (RSP's) looked up by a
  * direct call. */
 static __attribute__((noinline)) unsigned int sample_walk(const struct guest_unwind_regs *start,
                                                           uint64_t *out)

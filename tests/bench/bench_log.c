@@ -11,10 +11,10 @@
 #include <time.h>
 
 #include "host-tools/logdec.h"
-#include "vmm/log_crc.h"
-#include "vmm/log_emit.h"
-#include "vmm/log_encode.h"
-#include "vmm/log_ring.h"
+#include "lib/log_crc.h"
+#include "vmm/log/log_emit.h"
+#include "vmm/log/log_encode.h"
+#include "vmm/log/log_ring.h"
 
 #define SAMPLES      (1u << 20)
 #define RING_SIZE    (1u << 20)
@@ -107,7 +107,7 @@ static double crc_gbps(crc_fn *fn, const uint8_t *buf, size_t len, uint32_t *out
     return (double)len / median(t, DECODE_PASSES) / 1e9;
 }
 
-/* The checksum the decoder runs on every block (vmm/log_crc.c, shared
+/* The checksum the decoder runs on every block (lib/log_crc.c, shared
  * with the hypervisor) against its byte-table fallback. */
 static void bench_crc(const uint8_t *buf, size_t len)
 {

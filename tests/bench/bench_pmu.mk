@@ -8,9 +8,9 @@ BENCH_TARGETS += bench-pmu
 
 # Optimised like the hypervisor (-O2), no sanitizers: callgrind counts it.
 BENCH_PMU_HARNESS := $(BUILD)/bench/bench_pmu_harness
-bench_pmu_harness_SRCS := tests/bench/bench_pmu_harness.c pmu/pmu_hw.c pmu/pmu_soft.c \
-                          pmu/pmu_events.c pmu/pmu_ctx.c pmu/swevents.c \
-                          tests/unit/pmu_model.c vmm/format.c
+bench_pmu_harness_SRCS := tests/bench/bench_pmu_harness.c pmu/hw/pmu_hw.c pmu/soft/pmu_soft.c \
+                          pmu/backend/pmu_events.c pmu/backend/pmu_ctx.c pmu/backend/swevents.c \
+                          tests/unit/pmu_model.c lib/format.c
 
 $(BENCH_PMU_HARNESS): $(patsubst %,$(BUILD)/tool/%.o,$(bench_pmu_harness_SRCS))
 	@mkdir -p $(dir $@)

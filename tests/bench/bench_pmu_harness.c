@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmu/pmu_hw.h"
-#include "pmu/pmu_soft.h"
+#include "pmu/hw/pmu_hw.h"
+#include "pmu/soft/pmu_soft.h"
 #include "tests/unit/pmu_model.h"
 
 #define WIDTH           48

@@ -13,7 +13,7 @@
 #     ((time - time without) / samples in the window, the window's guest
 #     ticks / period);
 #   - hypervisor instructions per sample on the NMI path, from Vertigo's
-#     own TSC counter (pmu/sample_nmi.c: from the PMI being raised to the
+#     own TSC counter (pmu/sample/sample_nmi.c: from the PMI being raised to the
 #     samples logged, averaged over the whole run; in Bochs one TSC cycle
 #     is one emulated instruction).
 # Sessions:

@@ -1,5 +1,5 @@
 # VCPU switch cost, `make bench`: instructions and PMU MSR accesses per
-# VCPU switch through the PMU's switch hooks (pmu/pmu_switch.c), with and
+# VCPU switch through the PMU's switch hooks (pmu/run/pmu_switch.c), with and
 # without PMU contexts, software backend and hardware backend on the
 # register-level model (callgrind on a host harness; no boot).
 BENCH_TARGETS += bench-switch

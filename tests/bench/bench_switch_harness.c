@@ -1,6 +1,6 @@
 /* Host harness for `make bench-switch` (tests/bench/bench_switch.sh): K
  * VCPU switches between two domains' VCPUs on CPU 0 through the PMU's
- * switch hooks (pmu/pmu_switch.c), with the rest of pmu/ as the
+ * switch hooks (pmu/run/pmu_switch.c), with the rest of pmu/ as the
  * hypervisor links it, on the fake arch hooks (tests/unit/fake_pmu_arch.c)
  * and, for the hardware backend, the register-level PMU model, so that
  * callgrind can count the instructions one switch costs.
@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pmu/pmu_cpu.h"
+#include "pmu/run/pmu_cpu.h"
 #include "pmu/pmu_loop.h"
-#include "pmu/pmu_switch.h"
+#include "pmu/run/pmu_switch.h"
 #include "tests/unit/fake_pmu_arch.h"
 #include "tests/unit/pmu_model.h"
 #include "vmm/hv_cmdline.h"

@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "tests/fixtures/profile/gen_profile.h"
-#include "vmm/log_emit.h"
-#include "vmm/log_encode.h"
-#include "vmm/log_ring.h"
+#include "vmm/log/log_emit.h"
+#include "vmm/log/log_encode.h"
+#include "vmm/log/log_ring.h"
 
 #define RING_BYTES (1u << 20)
 #define DRAIN_BELOW (64u * 1024u)

@@ -8,7 +8,7 @@
 # guest around the demonstration workload) sampling instructions:ukh, so
 # the report holds the whole stack: the workload's functions, kernel
 # symbols and Vertigo's own functions (the software PMU single-steps
-# Vertigo to find its overflow points, pmu/pmu_step.h).
+# Vertigo to find its overflow points, pmu/soft/pmu_step.h).
 # One boot under Vertigo in Bochs, one bare boot under QEMU TCG (where the
 # module must refuse to load and everything degrades cleanly).
 # AGENT_REUSE=1 re-checks the captures of the last Bochs boot without booting.

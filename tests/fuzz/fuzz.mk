@@ -13,9 +13,9 @@ $(BUILD)/host/tests/fuzz/fuzz_report.c.o: TOOL_CFLAGS += $(SOURCE_DIR_FLAG)
 $(BUILD)/host/tests/fuzz/hostile_logs.c.o $(BUILD)/host/tests/fuzz/fuzz_report.c.o: HOST_CFLAGS += $(SOURCE_DIR_FLAG)
 
 FUZZ_DECODER_SRCS := tests/fuzz/fuzz_decode.c host-tools/logdec.c host-tools/logdec_fields.c \
-                     host-tools/log_text.c host-tools/guest_pmu_text.c vmm/log_crc.c
+                     host-tools/log_text.c host-tools/guest_pmu_text.c lib/log_crc.c
 
-$(BUILD)/fuzz/fuzz-decoder: $(FUZZ_DECODER_SRCS) $(wildcard host-tools/*.h vmm/log_*.h include/vertigo/*.h)
+$(BUILD)/fuzz/fuzz-decoder: $(FUZZ_DECODER_SRCS) $(wildcard host-tools/*.h vmm/log/log_*.h lib/log_crc.h include/vertigo/*.h)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_DECODER_SRCS) -o $@
 
@@ -49,7 +49,7 @@ FUZZ_REPORT_SRCS := tests/fuzz/fuzz_report_main.c tests/fuzz/fuzz_report.c tests
                     host-tools/log_input.c $(REPORT_SRCS) $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS))
 HEADERS_HOST += tests/fuzz/fuzz_report.h
 
-$(BUILD)/fuzz/fuzz-report: $(FUZZ_REPORT_SRCS) $(wildcard host-tools/*.h vmm/log_*.h include/vertigo/*.h \
+$(BUILD)/fuzz/fuzz-report: $(FUZZ_REPORT_SRCS) $(wildcard host-tools/*.h vmm/log/log_*.h lib/log_crc.h include/vertigo/*.h \
                            tests/fuzz/*.h tests/unit/test_log_util.h)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_REPORT_SRCS) -o $@ $(REPORT_LIBS)
@@ -81,8 +81,8 @@ unit_report_corpus_LIBS := $(REPORT_LIBS)
 $(BUILD)/unit/report_corpus: | $(PROFILE_FIXTURE_ELFS)
 
 # The unikernel loader on arbitrary modules (tests/fuzz/fuzz_unikernel.c).
-FUZZ_UNIKERNEL_SRCS := tests/fuzz/fuzz_unikernel.c vmm/unikernel_boot.c
-$(BUILD)/fuzz/fuzz-unikernel: $(FUZZ_UNIKERNEL_SRCS) vmm/unikernel_boot.h vmm/linux_boot.h \
+FUZZ_UNIKERNEL_SRCS := tests/fuzz/fuzz_unikernel.c vmm/loader/unikernel_boot.c
+$(BUILD)/fuzz/fuzz-unikernel: $(FUZZ_UNIKERNEL_SRCS) vmm/loader/unikernel_boot.h vmm/loader/linux_boot.h \
                               include/vertigo/unikernel.h
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_UNIKERNEL_SRCS) -o $@
@@ -103,9 +103,9 @@ fuzz-unikernel: $(BUILD)/fuzz/fuzz-unikernel $(BUILD)/fuzz/corpus-unikernel/seed
 # fuzzed ORC tables, stack pages and registers; each guest page its own
 # allocation, so AddressSanitizer sees any read past one. No seeds needed:
 # the input's tagged words make real-looking chains.
-FUZZ_KSTACK_SRCS := tests/fuzz/fuzz_kstack.c vmm/guest_stack.c vmm/guest_orc.c \
-                    vmm/guest_orc_table.c vmm/guest_reader.c vmm/hypercall.c
-$(BUILD)/fuzz/fuzz-kstack: $(FUZZ_KSTACK_SRCS) $(wildcard vmm/guest_*.h vmm/hypercall.h \
+FUZZ_KSTACK_SRCS := tests/fuzz/fuzz_kstack.c vmm/guest/guest_stack.c vmm/guest/guest_orc.c \
+                    vmm/guest/guest_orc_table.c vmm/guest/guest_reader.c vmm/hypercall.c
+$(BUILD)/fuzz/fuzz-kstack: $(FUZZ_KSTACK_SRCS) $(wildcard vmm/guest/guest_*.h vmm/hypercall.h \
                            include/vertigo/hypercall.h tests/fuzz/fuzz_input.h)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_KSTACK_SRCS) -o $@
@@ -122,9 +122,9 @@ fuzz-kstack: $(BUILD)/fuzz/fuzz-kstack
 # every page handed out is guest RAM, and the cache answers as a fresh
 # walk does after the tables, the EPT or CR3 changed.
 FUZZ_GUEST_PAGES_SRCS := tests/fuzz/fuzz_guest_pages.c vmx/guest_mem.c vmx/ept.c vmx/vmx_caps.c \
-                         vmm/guest_tlb.c vmm/guest_pt.c vmm/format.c tests/unit/host_ept.c
+                         vmm/guest/guest_tlb.c vmm/guest/guest_pt.c lib/format.c tests/unit/host_ept.c
 HEADERS_HOST += tests/unit/host_ept.h tests/fuzz/fuzz_input.h
-$(BUILD)/fuzz/fuzz-guest-pages: $(FUZZ_GUEST_PAGES_SRCS) $(wildcard vmm/guest_*.h vmx/guest_mem.h \
+$(BUILD)/fuzz/fuzz-guest-pages: $(FUZZ_GUEST_PAGES_SRCS) $(wildcard vmm/guest/guest_*.h vmx/guest_mem.h \
                                 vmx/ept.h vmm/vcpu.h tests/unit/host_ept.h tests/fuzz/fuzz_input.h)
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) $(FUZZ_GUEST_PAGES_SRCS) -o $@

@@ -1,7 +1,7 @@
 /* libFuzzer target for reading guest-virtual memory from the NMI path
- * through hostile page tables (vmm/guest_pt.c), the EPT (vmx/ept.c), the
+ * through hostile page tables (vmm/guest/guest_pt.c), the EPT (vmx/ept.c), the
  * checked cursor (vmx/guest_mem.c) and the per-CPU translation cache kept
- * across samples (vmm/guest_tlb.c): the page source the stack walks use.
+ * across samples (vmm/guest/guest_tlb.c): the page source the stack walks use.
  *
  * A guest of RAM_PAGES pages of real memory, between two inaccessible
  * guard pages, behind a real EPT; the input writes paging-structure
@@ -23,7 +23,7 @@
 
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/unit/host_ept.h"
-#include "vmm/guest_tlb.h"
+#include "vmm/guest/guest_tlb.h"
 #include "vmm/vcpu.h"
 #include "vmx/ept.h"
 #include "vmx/guest_mem.h"

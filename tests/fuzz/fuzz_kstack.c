@@ -1,6 +1,6 @@
 /* libFuzzer target for the NMI path's walk of a hostile guest's call
- * stack (vmm/guest_stack.c, vmm/guest_orc.c, vmm/guest_orc_table.c,
- * vmm/guest_reader.c): the input declares kernel ORC tables (either
+ * stack (vmm/guest/guest_stack.c, vmm/guest/guest_orc.c, vmm/guest/guest_orc_table.c,
+ * vmm/guest/guest_reader.c): the input declares kernel ORC tables (either
  * layout, any rules, sorted or not), fills two pages of kernel stack and
  * one of user stack, and picks the registers, the mode and the depth; the
  * sample is then walked as the sampler walks it. Each guest page is a
@@ -22,9 +22,9 @@
 #include <string.h>
 
 #include "tests/fuzz/fuzz_input.h"
-#include "vmm/guest_orc.h"
-#include "vmm/guest_reader.h"
-#include "vmm/guest_stack.h"
+#include "vmm/guest/guest_orc.h"
+#include "vmm/guest/guest_reader.h"
+#include "vmm/guest/guest_stack.h"
 
 #define PAGE          4096u
 #define KTEXT         0xffffffff81000000ull

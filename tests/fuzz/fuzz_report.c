@@ -15,7 +15,7 @@
 #include "host-tools/vertigo.h"
 #include "tests/fuzz/hostile_logs.h"
 #include "tests/unit/test_log_util.h"
-#include "vmm/log_varint.h"
+#include "vmm/log/log_varint.h"
 
 #define PATH_LEN 512u
 #define ROOT_LEN (PATH_LEN + 32u)            /* PATH_LEN/fuzz/report-root.XXXXXX */

@@ -9,7 +9,7 @@
 #include "host-tools/logdec.h"
 #include "tests/fuzz/fuzz_report.h"
 #include "tests/fuzz/hostile_logs.h"
-#include "vmm/log_varint.h"
+#include "vmm/log/log_varint.h"
 
 #define SEED_SCALE 3u
 #define PATH_LEN 1024u

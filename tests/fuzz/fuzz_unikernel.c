@@ -1,4 +1,4 @@
-/* libFuzzer target: the unikernel loader (vmm/unikernel_boot.c) on
+/* libFuzzer target: the unikernel loader (vmm/loader/unikernel_boot.c) on
  * arbitrary modules. A module either loads (its segments inside the
  * domain's RAM below the top area) or is refused with a known status;
  * the sanitizers catch any read outside the module or write outside the
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "vertigo/unikernel.h"
-#include "vmm/unikernel_boot.h"
+#include "vmm/loader/unikernel_boot.h"
 
 #define MEM (8ull << 20)
 

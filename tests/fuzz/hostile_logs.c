@@ -1,5 +1,5 @@
 /* Hostile logs (see hostile_logs.h), written with the hypervisor's own
- * encoder (vmm/log_encode.c) into blocks with correct checksums, so the
+ * encoder (vmm/log/log_encode.c) into blocks with correct checksums, so the
  * decoder passes every record on to the tools behind it. */
 #include "tests/fuzz/hostile_logs.h"
 
@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "vmm/log_encode.h"
-#include "vmm/log_varint.h"
+#include "vmm/log/log_encode.h"
+#include "vmm/log/log_varint.h"
 
 #define BLOCK_FILL 60000u                /* payload bytes before a new block */
 #define PATH_LEN 1024u

@@ -8,8 +8,8 @@
  *                          console: prints "# WxH scale S, C x R characters,
  *                          N lit pixels", then each character row, every
  *                          cell read by matching its pixels exactly
- *                          against vmm/font.c's glyphs (the same geometry
- *                          as vmm/text_screen.c): '?' where no glyph
+ *                          against vmm/console/font.c's glyphs (the same geometry
+ *                          as vmm/console/text_screen.c): '?' where no glyph
  *                          matches (so a row of text shows the font was
  *                          drawn dot for dot)
  * Exit status 0, or 1 with a message for a file it cannot read. */
@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/font.h"
-#include "vmm/text_screen.h"
+#include "vmm/console/font.h"
+#include "vmm/console/text_screen.h"
 
 #define VGA_COLS 80
 #define VGA_ROWS 25

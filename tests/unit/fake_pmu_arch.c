@@ -6,11 +6,11 @@
 #include <string.h>
 
 #include "boot/platform.h"
-#include "pmu/pmu_config.h"
-#include "pmu/pmu_cpu.h"
-#include "vmm/console.h"
-#include "vmm/log_emit.h"
-#include "vmm/log_hv.h"
+#include "pmu/run/pmu_config.h"
+#include "pmu/run/pmu_cpu.h"
+#include "lib/console.h"
+#include "vmm/log/log_emit.h"
+#include "vmm/log/log_hv.h"
 #include "vmm/vcpu.h"
 
 struct fake_arch fake;

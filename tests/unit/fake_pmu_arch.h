@@ -13,14 +13,14 @@
 #include <stdint.h>
 
 #include "boot/percpu_step.h"
-#include "boot/smp.h"
-#include "pmu/pmu.h"
+#include "lib/smp.h"
+#include "pmu/backend/pmu.h"
 #include "pmu/pmu_arch.h"
-#include "pmu/pmu_desc.h"
-#include "pmu/pmu_probe.h"
+#include "pmu/backend/pmu_desc.h"
+#include "pmu/backend/pmu_probe.h"
 #include "tests/unit/pmu_model.h"
 #include "vertigo/log_format.h"
-#include "vmm/log_ring.h"
+#include "vmm/log/log_ring.h"
 
 #define FAKE_TRACE_MAX   4096u
 #define FAKE_DESCS_MAX   64u

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "pmu/pmu_events.h"
+#include "pmu/backend/pmu_events.h"
 #include "tests/unit/pmu_model.h"
 
 /* What one guest instruction (a unit) makes the PMU count. */

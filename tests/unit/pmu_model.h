@@ -1,6 +1,6 @@
 /* A register-level model of the Intel architectural PMU, versions 2-5
  * (SDM Vol. 3B 20.2; MSR layouts in Vol. 4 table 2-2), used as host test
- * code: the hardware backend (pmu/pmu_hw.c) is run against it through its
+ * code: the hardware backend (pmu/hw/pmu_hw.c) is run against it through its
  * MSR-access interface. It models the MSRs with their reserved bits and
  * #GP rules per version, counters that advance when a test says "n events
  * of this kind happened in user/kernel mode", overflow at the counter width

@@ -1,10 +1,10 @@
 /* A Linux domain's ACPI tables, parsed back from the bytes (offsets from
- * the ACPI 6.x tables, not from vmm/acpi_build.c's structures): every
+ * the ACPI 6.x tables, not from vmm/vhw/acpi_build.c's structures): every
  * checksum and length, the RSDP -> XSDT -> FADT/MADT -> DSDT chain, the
  * FADT's hardware-reduced flags and power registers, one MADT entry per
  * VCPU and no I/O APIC, and the DSDT's AML package lengths. */
 #include "tests/unit/unit.h"
-#include "vmm/acpi_build.h"
+#include "vmm/vhw/acpi_build.h"
 
 #define GPA 0x9e000ull
 

@@ -1,5 +1,5 @@
-/* Tests of the bzImage parser (vmm/bzimage.c) and the Linux loader
- * (vmm/linux_boot.c). Synthetic images are built in memory field by field
+/* Tests of the bzImage parser (vmm/loader/bzimage.c) and the Linux loader
+ * (vmm/loader/linux_boot.c). Synthetic images are built in memory field by field
  * (no kernel bytes are stored in the tree). When VERTIGO_GUEST_KERNEL
  * names the downloaded Debian kernel ($(BUILD)/guest/vmlinuz; `make test`
  * sets it), the real image is parsed and loaded into a simulated 256 MiB
@@ -8,8 +8,8 @@
 
 #include <stdlib.h>
 
-#include "vmm/bzimage.h"
-#include "vmm/linux_boot.h"
+#include "vmm/loader/bzimage.h"
+#include "vmm/loader/linux_boot.h"
 
 #define KB 1024ull
 #define MB (1024ull * KB)

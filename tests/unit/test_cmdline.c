@@ -1,6 +1,6 @@
 /* Unit tests for the hypervisor command-line parser. */
 #include "tests/unit/unit.h"
-#include "vmm/cmdline.h"
+#include "lib/cmdline.h"
 
 TEST(get_returns_last_value)
 {

@@ -1,4 +1,4 @@
-/* console= (vmm/console_option.c): the channels of a list, several at once
+/* console= (vmm/console/console_option.c): the channels of a list, several at once
  * (two UARTs too); words it does not know, a third serial port and empty
  * or long words leave the default console (COM1) with a reason naming the
  * word. */
@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "vmm/console_option.h"
+#include "vmm/console/console_option.h"
 
 struct option_case {
     const char *value;

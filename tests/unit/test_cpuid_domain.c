@@ -3,8 +3,8 @@
  * giving back the TSC rate, leaf 0xB's topology for 1, 2, 3 and 8 VCPUs,
  * hidden leaves, and what passes untouched. */
 #include "tests/unit/unit.h"
-#include "vmm/cpuid_domain.h"
-#include "vmm/vlapic.h"
+#include "vmm/vhw/cpuid_domain.h"
+#include "vmm/vhw/vlapic.h"
 
 #define ALL_ONES (struct cpuid_domain_regs){ ~0u, ~0u, ~0u, ~0u }
 

@@ -1,5 +1,5 @@
-/* Unit tests: dom.N=, dom.N.mem/cpu/name and sched.slice= (vmm/domain_config.c). */
-#include "vmm/domain_config.h"
+/* Unit tests: dom.N=, dom.N.mem/cpu/name and sched.slice= (vmm/domain/domain_config.c). */
+#include "vmm/domain/domain_config.h"
 
 #include "tests/unit/unit.h"
 

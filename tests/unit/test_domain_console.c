@@ -1,5 +1,5 @@
-/* Unit tests: a domain's console output cut into lines (vmm/domain_console.c). */
-#include "vmm/domain_console.h"
+/* Unit tests: a domain's console output cut into lines (vmm/domain/domain_console.c). */
+#include "vmm/domain/domain_console.h"
 
 #include "tests/unit/unit.h"
 

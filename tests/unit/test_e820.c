@@ -1,10 +1,10 @@
-/* Tests of the guest e820 construction (vmm/e820.c): overlaps, holes,
+/* Tests of the guest e820 construction (vmm/loader/e820.c): overlaps, holes,
  * unsorted input, merging, exclusions at range edges and across ranges,
  * the 128-entry limit, and a randomized comparison with a page-by-page
  * reference model of the documented rules. */
 #include "tests/unit/unit.h"
 
-#include "vmm/e820.h"
+#include "vmm/loader/e820.h"
 
 #define KB 1024ull
 #define MB (1024ull * KB)

@@ -1,4 +1,4 @@
-/* Unit tests of vmm/format.c: every supported conversion is compared with
+/* Unit tests of lib/format.c: every supported conversion is compared with
  * the host C library's snprintf over a table of flags, widths, precisions,
  * length modifiers and values (edge values plus seeded random ones), and
  * the truncation rules of vsnprintf are checked for every buffer size. */
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "vmm/format.h"
+#include "lib/format.h"
 
 #define OUT_SIZE 512
 

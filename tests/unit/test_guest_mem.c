@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 
 #include "vertigo/hypercall.h"
-#include "vmm/guest_reader.h"
+#include "vmm/guest/guest_reader.h"
 #include "vmm/hypercall.h"
 #include "vmm/vcpu.h"
 #include "vmx/ept.h"
@@ -219,7 +219,7 @@ TEST(hypercalls_through_the_cursor)
     CHECK_STR(dom.verdict_text, "kernel secret");
 }
 
-/* ---- The stack walks' translation cache (vmm/guest_tlb.h) ---------------- */
+/* ---- The stack walks' translation cache (vmm/guest/guest_tlb.h) ---------------- */
 
 static struct guest_tlb *tlb(void)
 {

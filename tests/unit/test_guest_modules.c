@@ -1,6 +1,6 @@
 /* Unit tests for locating guest modules by role. */
 #include "tests/unit/unit.h"
-#include "vmm/guest_modules.h"
+#include "vmm/loader/guest_modules.h"
 
 static struct boot_info two_modules(void)
 {

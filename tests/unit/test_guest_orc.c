@@ -1,14 +1,14 @@
-/* Unit tests for the guest kernel's ORC tables (vmm/guest_orc_table.c:
- * declaration, copy, hostile tables) and the ORC walk (vmm/guest_orc.c,
- * vmm/guest_stack.c: kernel frames, the crossing into the user stack) on a
+/* Unit tests for the guest kernel's ORC tables (vmm/guest/guest_orc_table.c:
+ * declaration, copy, hostile tables) and the ORC walk (vmm/guest/guest_orc.c,
+ * vmm/guest/guest_stack.c: kernel frames, the crossing into the user stack) on a
  * simulated guest: the kernel's .orc_unwind_ip / .orc_unwind in Linux's
  * own layouts, a kernel stack and a user stack at chosen addresses,
  * everything else unreadable. */
 #include <stdlib.h>
 
 #include "tests/unit/unit.h"
-#include "vmm/guest_orc.h"
-#include "vmm/guest_stack.h"
+#include "vmm/guest/guest_orc.h"
+#include "vmm/guest/guest_stack.h"
 
 #define KTEXT        0xffffffff81000000ull
 #define KTEXT_SIZE   0x10000ull

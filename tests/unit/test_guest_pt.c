@@ -1,6 +1,6 @@
 /* Unit tests for the guest page-table walker, on a simulated guest RAM. */
 #include "tests/unit/unit.h"
-#include "vmm/guest_pt.h"
+#include "vmm/guest/guest_pt.h"
 
 #define RAM_SIZE (64 * 4096)
 static uint64_t ram[RAM_SIZE / 8];

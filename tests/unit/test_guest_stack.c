@@ -1,8 +1,8 @@
-/* Unit tests for the guest frame-pointer walker (vmm/guest_stack.c) on a
+/* Unit tests for the guest frame-pointer walker (vmm/guest/guest_stack.c) on a
  * simulated guest memory: a few readable pages at chosen guest-virtual
  * addresses, everything else unreadable. */
 #include "tests/unit/unit.h"
-#include "vmm/guest_stack.h"
+#include "vmm/guest/guest_stack.h"
 
 #define PAGE 4096u
 #define USER_STACK   0x00007ffffffde000ull      /* two user pages */
@@ -157,7 +157,7 @@ TEST(canonical_halves)
     CHECK(!guest_stack_addr_in_mode(0xffff800000000000ull, false));
 }
 
-/* The reader under the walks (vmm/guest_reader.h): one page request per
+/* The reader under the walks (vmm/guest/guest_reader.h): one page request per
  * page while reads stay in it, reads across two pages copied whole, and
  * nothing from an unreadable page or across the top of the address space. */
 TEST(the_reader_asks_for_each_page_once_and_checks_both_halves_of_a_split_read)

@@ -2,7 +2,7 @@
 #include "tests/unit/unit.h"
 #include "vertigo/hypercall.h"
 #include "vmm/hypercall.h"
-#include "vmm/sampler.h"
+#include "pmu/sample/sampler.h"
 #include "vmm/vcpu.h"
 
 static const char guest_text[] = "scenario hello";
@@ -413,7 +413,7 @@ TEST(sampling_calls_without_wiring)
     CHECK_EQ(hypercall_dispatch(&dom, &a, read_args, NULL), (uint64_t)-VERTIGO_EINVAL);
 }
 
-/* ---- Symbol chunks to log records (vmm/sampler_symbols.c) ------------------ */
+/* ---- Symbol chunks to log records (pmu/sample/sampler_symbols.c) ------------------ */
 
 struct shipped {
     unsigned int count;

@@ -13,9 +13,9 @@
 #include "host-tools/interval_rows.h"
 #include "host-tools/timeline_write.h"
 #include "host-tools/vertigo.h"
-#include "pmu/mux.h"
+#include "pmu/mux/mux.h"
 #include "tests/unit/test_log_util.h"
-#include "vmm/log_emit.h"
+#include "vmm/log/log_emit.h"
 
 #define RING_BYTES 65536u
 #define TSC0 1000000u
@@ -242,7 +242,7 @@ TEST(correlation_matrix_over_a_range)
 
 /* Rows are stored compactly (their events as varints): every value of
  * every row comes back as it was added, with the extrapolation of
- * pmu/mux.c, for rows of 0 to 32 events and values up to 2^64 - 1. */
+ * pmu/mux/mux.c, for rows of 0 to 32 events and values up to 2^64 - 1. */
 TEST(rows_keep_every_value)
 {
     struct iv_set s = { 0 };

@@ -8,7 +8,7 @@
 
 #include "host-tools/logdec_fast.h"
 #include "tests/unit/test_log_util.h"
-#include "vmm/log_encode.h"
+#include "vmm/log/log_encode.h"
 
 #define ROUNDS 20000u
 #define BUF_MAX (LOG_RECORD_WIRE_MAX + LOGDEC_TAIL)

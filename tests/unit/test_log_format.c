@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/log_crc.h"
-#include "vmm/log_varint.h"
+#include "lib/log_crc.h"
+#include "vmm/log/log_varint.h"
 
 TEST(crc32c_known_vectors)
 {

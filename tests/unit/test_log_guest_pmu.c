@@ -11,8 +11,8 @@
 
 #include "host-tools/guest_pmu_text.h"
 #include "host-tools/stats_guest_pmu.h"
-#include "vmm/log_emit.h"
-#include "vmm/log_varint.h"
+#include "vmm/log/log_emit.h"
+#include "vmm/log/log_varint.h"
 
 #define USR (1u << 16)
 #define OS  (1u << 17)

@@ -3,7 +3,7 @@
  * from chunks of several sizes, come back identical and in order. */
 #include "tests/unit/unit.h"
 #include "tests/unit/test_log_util.h"
-#include "vmm/log_varint.h"
+#include "vmm/log/log_varint.h"
 
 #include <stdlib.h>
 

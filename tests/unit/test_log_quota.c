@@ -1,12 +1,12 @@
-/* A domain's share of a CPU's log ring (vmm/log_quota.c) on a real ring:
+/* A domain's share of a CPU's log ring (vmm/log/log_quota.c) on a real ring:
  * a flooding domain fills its quarter and loses only its own records;
  * another domain's records and Vertigo's still fit; the share frees as
  * the drain takes the flooder's records. */
 #include "tests/unit/unit.h"
 
-#include "vmm/log_emit.h"
-#include "vmm/log_quota.h"
-#include "vmm/log_ring.h"
+#include "vmm/log/log_emit.h"
+#include "vmm/log/log_quota.h"
+#include "vmm/log/log_ring.h"
 
 #define RING_SIZE 16384u
 #define TEXT_LEN  200u

@@ -8,7 +8,7 @@
 
 #include <stdlib.h>
 
-#include "vmm/log_varint.h"
+#include "vmm/log/log_varint.h"
 
 #define FIELDS_MAX (LOG_FIELDS_MAX + 64u)
 #define TEXT_OVER (LOG_TEXT_MAX + 1u)

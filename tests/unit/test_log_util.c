@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "host-tools/log_text.h"
-#include "vmm/log_emit.h"
-#include "vmm/log_varint.h"
+#include "vmm/log/log_emit.h"
+#include "vmm/log/log_varint.h"
 
 /* ---- Streams ---------------------------------------------------------- */
 

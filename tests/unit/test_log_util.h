@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #include "host-tools/logdec.h"
-#include "vmm/log_encode.h"
-#include "vmm/log_ring.h"
+#include "vmm/log/log_encode.h"
+#include "vmm/log/log_ring.h"
 
 /* A record value with storage for its text (text pointers point into it). */
 struct log_test_value {

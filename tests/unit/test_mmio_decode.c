@@ -1,6 +1,6 @@
 /* Unit tests for the MMIO store decoder. */
 #include "tests/unit/unit.h"
-#include "vmm/mmio_decode.h"
+#include "vmm/vhw/mmio_decode.h"
 
 TEST(mov_register_to_base)
 {

@@ -1,11 +1,11 @@
 /* WRMSR's architectural checks for the MSRs Vertigo emulates
- * (vmm/msr_check.c): each rule's accepted and refused values, the values
+ * (vmm/vhw/msr_check.c): each rule's accepted and refused values, the values
  * Linux writes passing, and the ones a hostile guest tried (TSC_AUX with
  * bits 63:32 set once ended the whole run) refused. */
 #include "tests/unit/unit.h"
 
-#include "vmm/msr.h"
-#include "vmm/msr_check.h"
+#include "lib/msr.h"
+#include "vmm/vhw/msr_check.h"
 
 #define LINUX_PAT 0x0407050600070106ull     /* WB WC UC- UC WB WP UC- WT */
 

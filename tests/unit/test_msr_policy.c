@@ -6,8 +6,8 @@
  * refused or emulated write must never reach the hardware). */
 #include "tests/unit/unit.h"
 
-#include "boot/cpu.h"
-#include "vmm/msr.h"
+#include "lib/cpu.h"
+#include "lib/msr.h"
 #include "vmm/vcpu.h"
 #include "vmx/apic_guard.h"
 #include "vmx/msr_guard.h"

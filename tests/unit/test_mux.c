@@ -1,9 +1,9 @@
-/* Interval multiplexing (pmu/mux.c): set formation under fixed and
+/* Interval multiplexing (pmu/mux/mux.c): set formation under fixed and
  * general-purpose counter constraints, length checks, the rotation order,
  * and extrapolation arithmetic against 128-bit reference arithmetic,
  * including events never scheduled in an interval. */
 #include "tests/unit/unit.h"
-#include "pmu/mux.h"
+#include "pmu/mux/mux.h"
 
 #include <string.h>
 

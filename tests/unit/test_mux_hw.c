@@ -6,8 +6,8 @@
  * set the schedule forms is then programmed on the hardware backend over
  * the model exactly as placed (fixed counter or general-purpose counter)
  * and must count each of its events' known amounts, by mode. */
-#include "pmu/mux_events.h"
-#include "pmu/pmu_hw.h"
+#include "pmu/mux/mux_events.h"
+#include "pmu/hw/pmu_hw.h"
 #include "tests/unit/pmu_model.h"
 #include "tests/unit/unit.h"
 

@@ -1,4 +1,4 @@
-/* Interval multiplexing on the hardware backend (pmu/mux_hw.h), run on
+/* Interval multiplexing on the hardware backend (pmu/hw/mux_hw.h), run on
  * the register-level model (tests/unit/pmu_model.c): a guest retires
  * instructions one at a time in user and kernel stretches, each with its
  * cycles, reference cycles, branches and misses; it exits every few
@@ -10,12 +10,12 @@
  * exactly that, with N instructions, numbered in order, the sets in the
  * schedule's round-robin order (mux_set_at), and a set change must write
  * only the MSRs that change, never one of a counter someone else holds. */
-#include "pmu/mux_events.h"
-#include "pmu/mux_hw.h"
+#include "pmu/mux/mux_events.h"
+#include "pmu/hw/mux_hw.h"
 #include "tests/unit/mux_guest_model.h"
 #include "tests/unit/pmu_model.h"
 #include "tests/unit/unit.h"
-#include "vmm/msr.h"
+#include "lib/msr.h"
 
 #define EVENTS 11
 #define SW_EXITS 10             /* exits:all, the software event */

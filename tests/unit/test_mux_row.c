@@ -1,11 +1,11 @@
-/* An interval multiplexing session's rows (pmu/mux_row.c): a simulated
+/* An interval multiplexing session's rows (pmu/mux/mux_row.c): a simulated
  * VCPU retires instructions, each event counting at its own rate; the
  * rows must hold every interval in order, each event's raw count over
  * exactly its turns, the instructions of those turns, and software events
  * over the whole interval; turns continue across intervals; a late stop
  * (skid) is charged to the row that ran it. */
 #include "tests/unit/unit.h"
-#include "pmu/mux_row.h"
+#include "pmu/mux/mux_row.h"
 
 #define EVENTS 6
 

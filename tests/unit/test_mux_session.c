@@ -1,8 +1,8 @@
 /* The checks every interval multiplexing session passes, the command
- * line's and the guest's (pmu/mux_session.h): the schedule over the
+ * line's and the guest's (pmu/mux/mux_session.h): the schedule over the
  * software backend's counters, the default sub-interval, and the
  * hypercall error each refusal gets (VERTIGO_HC_MUX_START). */
-#include "pmu/mux_session.h"
+#include "pmu/mux/mux_session.h"
 #include "tests/unit/unit.h"
 #include "vertigo/hypercall.h"
 

@@ -1,5 +1,5 @@
 /* Unit tests for decoding CPUID leaf 0AH. */
-#include "pmu/pmu_desc.h"
+#include "pmu/backend/pmu_desc.h"
 #include "tests/unit/unit.h"
 
 /* Bochs 2.7 corei7_skylake_x: version 4, 4 GP x 48 bits, 7-bit event vector

@@ -1,9 +1,9 @@
-/* Event names and lists (pmu/pmu_events.c): perf-like names, modifiers,
+/* Event names and lists (pmu/backend/pmu_events.c): perf-like names, modifiers,
  * raw events, fixed-counter assignment, the specific errors, and software
  * events in the same list read through pmu_read_event. */
-#include "pmu/pmu.h"
-#include "pmu/pmu_ctx.h"
-#include "pmu/pmu_events.h"
+#include "pmu/backend/pmu.h"
+#include "pmu/backend/pmu_ctx.h"
+#include "pmu/backend/pmu_events.h"
 #include "tests/unit/unit.h"
 
 static struct pmu_event_caps hw_caps(void)

@@ -1,4 +1,4 @@
-/* The hardware PMU backend (pmu/pmu_hw.c) run against the register-level
+/* The hardware PMU backend (pmu/hw/pmu_hw.c) run against the register-level
  * model (tests/unit/pmu_model.c) for PMU versions 2-5, with full-width and
  * legacy counter writes: programming, counting by mode, exclusion of
  * hypervisor time, overflow/status/PMI/freeze, save/restore with write
@@ -10,7 +10,7 @@
  * entry/exit: it loads GLOBAL_CTRL and DEBUGCTL from the plan the backend
  * returns, as the VMCS controls would; "in host" is kernel mode with the
  * host GLOBAL_CTRL value loaded. */
-#include "pmu/pmu_hw.h"
+#include "pmu/hw/pmu_hw.h"
 #include "tests/unit/pmu_model.h"
 #include "tests/unit/unit.h"
 

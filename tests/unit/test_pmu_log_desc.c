@@ -1,7 +1,7 @@
-/* The stream header's PMU description (pmu/pmu_log_desc.c): every session
+/* The stream header's PMU description (pmu/backend/pmu_log_desc.c): every session
  * backend against every probe verdict, and the CPUID counters copied
  * whatever the backend. */
-#include "pmu/pmu_log_desc.h"
+#include "pmu/backend/pmu_log_desc.h"
 #include "tests/unit/unit.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))

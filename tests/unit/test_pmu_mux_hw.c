@@ -1,5 +1,5 @@
 /* Interval multiplexing on the hardware backend through the VM-exit loop
- * (pmu/pmu_mux_hw.c): the command line's session (pmu=hw pmu.interval=)
+ * (pmu/hw/pmu_mux_hw.c): the command line's session (pmu=hw pmu.interval=)
  * and the guest's (VERTIGO_HC_MUX_START), driven by the same calls the
  * VT-x run loop makes (pmu_vcpu_start, sample_nmi_before_entry and
  * pmu_before_entry, pmu_after_exit, pmu_nmi_exit for the clock's PMI,
@@ -15,12 +15,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pmu/pmu_config.h"
-#include "pmu/pmu_cpu.h"
+#include "pmu/run/pmu_config.h"
+#include "pmu/run/pmu_cpu.h"
 #include "pmu/pmu_loop.h"
-#include "pmu/pmu_pmi.h"
-#include "pmu/pmu_switch.h"
-#include "pmu/sample_nmi.h"
+#include "pmu/run/pmu_pmi.h"
+#include "pmu/run/pmu_switch.h"
+#include "pmu/sample/sample_nmi.h"
 #include "tests/unit/fake_pmu_arch.h"
 #include "tests/unit/mux_guest_model.h"
 #include "tests/unit/mux_hypercalls.h"
@@ -29,7 +29,7 @@
 #include "tests/unit/unit.h"
 #include "vertigo/hypercall.h"
 #include "vmm/hv_cmdline.h"
-#include "vmm/msr.h"
+#include "lib/msr.h"
 #include "vmm/pmu_hooks.h"
 #include "vmm/vcpu.h"
 

@@ -1,23 +1,23 @@
-/* The PMU policy in the VM-exit loop (pmu/pmu_loop.c and the wiring and
+/* The PMU policy in the VM-exit loop (pmu/run/pmu_loop.c and the wiring and
  * sampling files under it), run on the host against fake arch hooks
  * (tests/unit/fake_pmu_arch.c) and, for the hardware backend, the
  * register-level PMU model: which NMIs are Vertigo's, what is recorded for
  * each overflow, the order of the hardware PMI's re-arm, the software
  * backend's overflow delivery and step planning, mode attribution at
  * exits, and the decisions of single-stepping Vertigo. */
-#include "pmu/pmu_cpu.h"
+#include "pmu/run/pmu_cpu.h"
 #include "pmu/pmu_loop.h"
-#include "pmu/pmu_pmi.h"
-#include "pmu/pmu_session.h"
-#include "pmu/pmu_step.h"
-#include "pmu/sample_nmi.h"
-#include "pmu/sample_session.h"
+#include "pmu/run/pmu_pmi.h"
+#include "pmu/run/pmu_session.h"
+#include "pmu/soft/pmu_step.h"
+#include "pmu/sample/sample_nmi.h"
+#include "pmu/sample/sample_session.h"
 #include "tests/unit/fake_pmu_arch.h"
 #include "tests/unit/mux_hypercalls.h"
 #include "tests/unit/test_log_util.h"
 #include "tests/unit/unit.h"
 #include "vmm/hv_cmdline.h"
-#include "vmm/log_emit.h"
+#include "vmm/log/log_emit.h"
 #include "vmm/pmu_hooks.h"
 #include "vmm/vcpu.h"
 
@@ -1096,7 +1096,7 @@ TEST(pv_overflow_interrupt_at_the_exact_point)
     CHECK_EQ(fake.vcpu_nmis_queued, 2);             /* the VCPU's own, in any domain */
 }
 
-/* ---- Interval multiplexing (pmu/pmu_mux.c) ------------------------------- */
+/* ---- Interval multiplexing (pmu/mux/pmu_mux.c) ------------------------------- */
 
 #define MUX_EVENTS "instructions:u,instructions:k,cycles:u,cycles:k,instructions,exits:cpuid"
 #define EXIT_CPUID 10u
@@ -1297,7 +1297,7 @@ TEST(guest_mux_session_writes_rows_until_it_stops)
 }
 
 /* Every refusal is specific, says why on the console and leaves no
- * session behind: the command line's checks (pmu/mux_session.h). */
+ * session behind: the command line's checks (pmu/mux/mux_session.h). */
 TEST(guest_mux_session_refusals_are_specific)
 {
     char many[40 * 8] = "";
@@ -1386,7 +1386,7 @@ TEST(guest_pmu_refused_on_hardware_of_another_width)
     end_run();
 }
 
-/* ---- Frequency mode (sample.freq=, pmu/sample_freq_vcpu.c) --------------- */
+/* ---- Frequency mode (sample.freq=, pmu/sample/sample_freq_vcpu.c) --------------- */
 
 /* A frequency-mode run: what the log said of each sample's period. */
 struct freq_run {

@@ -1,8 +1,8 @@
-/* A VCPU's paravirtual counters (pmu/pmu_pv.c): programs from perf-style
+/* A VCPU's paravirtual counters (pmu/pv/pmu_pv.c): programs from perf-style
  * event lists with specific refusals, counts by guest mode, reads, and the
  * page the guest sees (sums, flags, entry TSC and CPL, an even sequence
  * count that moves on every publication, nothing past the page header). */
-#include "pmu/pmu_pv.h"
+#include "pmu/pv/pmu_pv.h"
 #include "tests/unit/unit.h"
 
 static struct pmu_event_caps bochs_caps(void)

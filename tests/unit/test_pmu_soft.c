@@ -1,9 +1,9 @@
-/* The software PMU's policy (pmu/pmu_soft.c): exact counts for scripted
+/* The software PMU's policy (pmu/soft/pmu_soft.c): exact counts for scripted
  * guest runs (ticks in user and kernel mode), preemption-timer deadlines
  * (step granularity, nearest overflow), overflow at exactly the period,
  * the emulated-instruction correction, and that time the caller does not
  * report (hypervisor, halted) never counts. */
-#include "pmu/pmu_soft.h"
+#include "pmu/soft/pmu_soft.h"
 #include "tests/unit/unit.h"
 
 #define ARRAY_LEN(a) ((unsigned int)(sizeof(a) / sizeof((a)[0])))

@@ -1,4 +1,4 @@
-/* VCPU switches on one physical CPU (pmu/pmu_switch.c): two domains of
+/* VCPU switches on one physical CPU (pmu/run/pmu_switch.c): two domains of
  * one VCPU each share CPU 0 and are switched as the scheduler does
  * (pmu_vcpu_switch_out, VMCS switch, pmu_vcpu_switch_in), on the fake arch
  * hooks and, for the hardware backend, the register-level PMU model.
@@ -10,13 +10,13 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pmu/pmu_config.h"
-#include "pmu/pmu_cpu.h"
+#include "pmu/run/pmu_config.h"
+#include "pmu/run/pmu_cpu.h"
 #include "pmu/pmu_loop.h"
-#include "pmu/pmu_pmi.h"
-#include "pmu/pmu_run.h"
-#include "pmu/pmu_switch.h"
-#include "pmu/sample_nmi.h"
+#include "pmu/run/pmu_pmi.h"
+#include "pmu/run/pmu_run.h"
+#include "pmu/run/pmu_switch.h"
+#include "pmu/sample/sample_nmi.h"
 #include "tests/unit/fake_pmu_arch.h"
 #include "tests/unit/pmu_model.h"
 #include "tests/unit/test_log_util.h"

@@ -1,4 +1,4 @@
-/* Paravirtual counters on hardware counters (pmu/pv_hw.c) against the
+/* Paravirtual counters on hardware counters (pmu/hw/pv_hw.c) against the
  * register-level model of the architectural PMU (tests/unit/pmu_model.c),
  * with its RDPMC: a program places each event on a counter Vertigo's
  * session leaves free and writes its select with the mode bits and no
@@ -11,7 +11,7 @@
  * counts stay exact; events that cannot be placed are refused. */
 #include "tests/unit/unit.h"
 #include "tests/unit/pmu_model.h"
-#include "pmu/pv_hw.h"
+#include "pmu/hw/pv_hw.h"
 
 #define WIDTH     48u
 #define FW_WRITE  (1ull << 13)

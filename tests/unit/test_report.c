@@ -13,7 +13,7 @@
 #include "host-tools/profile.h"
 #include "host-tools/vertigo.h"
 #include "tests/fixtures/profile/gen_profile.h"
-#include "vmm/log_emit.h"
+#include "vmm/log/log_emit.h"
 #include "tests/fuzz/hostile_logs.h"
 #include "tests/unit/unit.h"
 

@@ -20,7 +20,7 @@
 #include "tests/fixtures/profile/gen_profile.h"
 #include "tests/unit/test_log_util.h"
 #include "tests/unit/unit.h"
-#include "vmm/log_emit.h"
+#include "vmm/log/log_emit.h"
 
 #define KADDR        0xffffffff81000010ull
 #define KSYMS(name)  "ffffffff81000000 T " name "\nffffffff81002000 T " name "_end\n"

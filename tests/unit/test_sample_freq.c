@@ -1,10 +1,10 @@
-/* Frequency-mode sampling's period controller (pmu/sample_freq.c): on a
+/* Frequency-mode sampling's period controller (pmu/sample/sample_freq.c): on a
  * simulated counter whose overflows come every `period` events at a given
  * event rate, the achieved samples a second converge to F (within 1 %),
  * monotonically (no oscillation), follow a rate change, stay within the
  * bounds, ignore windows without evidence (no events, no time), move by a
  * quarter only on an idle stretch, and never overflow. */
-#include "pmu/sample_freq.h"
+#include "pmu/sample/sample_freq.h"
 #include "tests/unit/unit.h"
 
 #define TSC_HZ 2000000000ull    /* a 2 GHz TSC */

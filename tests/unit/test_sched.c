@@ -1,7 +1,7 @@
-/* Unit tests: round-robin VCPU scheduling (vmm/sched.c) and the vectors
- * that wait for domain 0 (vmm/irq_pending.c). */
-#include "vmm/irq_pending.h"
-#include "vmm/sched.h"
+/* Unit tests: round-robin VCPU scheduling (vmm/domain/sched.c) and the vectors
+ * that wait for domain 0 (vmm/domain/irq_pending.c). */
+#include "vmm/domain/irq_pending.h"
+#include "vmm/domain/sched.h"
 
 #include "tests/unit/unit.h"
 #include "vmm/vcpu.h"

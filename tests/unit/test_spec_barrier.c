@@ -1,4 +1,4 @@
-/* Speculation barriers between domains (vmm/spec_barrier.c), against a
+/* Speculation barriers between domains (vmm/domain/spec_barrier.c), against a
  * model of the CPU's MSRs that logs every access: which barriers a CPU's
  * enumeration asks for (none on a CPU that enumerates none, as Bochs'
  * does not), that they run only when the next VCPU is another domain's,
@@ -6,8 +6,8 @@
  * the bits its CPU has. None of this has run on hardware. */
 #include "tests/unit/unit.h"
 
-#include "vmm/msr.h"
-#include "vmm/spec_barrier.h"
+#include "lib/msr.h"
+#include "vmm/domain/spec_barrier.h"
 
 #define ALL_EDX (SPEC_CPUID7_MD_CLEAR | SPEC_CPUID7_IBRS_IBPB | SPEC_CPUID7_STIBP | \
                  SPEC_CPUID7_L1D_FLUSH | SPEC_CPUID7_ARCH_CAPS | SPEC_CPUID7_SSBD)

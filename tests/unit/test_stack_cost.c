@@ -1,9 +1,9 @@
-/* The fit of call-stack walk cost to depth (pmu/stack_cost.c): walks
+/* The fit of call-stack walk cost to depth (pmu/sample/stack_cost.c): walks
  * costing exactly fixed + per_frame * depth give back both; noise around
  * such a line gives them within what the noise allows; walks of a single
  * depth, or none, give no fit; sums too large for 64 bits give no fit
  * rather than a wrapped one. */
-#include "pmu/stack_cost.h"
+#include "pmu/sample/stack_cost.h"
 #include "tests/unit/unit.h"
 
 static struct stack_cost line(int64_t fixed, int64_t per_frame, unsigned int lo, unsigned int hi)

@@ -1,7 +1,7 @@
-/* Hypervisor software events (pmu/swevents.c): names, parsing, counting,
+/* Hypervisor software events (pmu/backend/swevents.c): names, parsing, counting,
  * and that exit totals equal the VT-x core's exit statistics
  * (vmm/exit_stats.c) for the same sequence of exits. */
-#include "pmu/swevents.h"
+#include "pmu/backend/swevents.h"
 #include "tests/unit/unit.h"
 #include "vmm/exit_stats.h"
 #include "vmx/vmx_defs.h"

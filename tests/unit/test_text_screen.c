@@ -1,4 +1,4 @@
-/* The screen console's drawing (vmm/text_screen.c) into host buffers: EGA
+/* The screen console's drawing (vmm/console/text_screen.c) into host buffers: EGA
  * text cells (characters, attribute, wrap, scroll, tab) and pixels (each
  * cell's dots are exactly the font's glyph, scaled, in the colour the
  * layout gives; the geometry; scrolling; layouts refused with a reason). */
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vmm/font.h"
-#include "vmm/text_screen.h"
+#include "vmm/console/font.h"
+#include "vmm/console/text_screen.h"
 
 static void puts_screen(struct text_screen *s, const char *text)
 {

@@ -1,6 +1,6 @@
-/* Unit tests: the unikernel loader (vmm/unikernel_boot.c) on a well-formed
+/* Unit tests: the unikernel loader (vmm/loader/unikernel_boot.c) on a well-formed
  * module and on hostile headers, each refused with its own error. */
-#include "vmm/unikernel_boot.h"
+#include "vmm/loader/unikernel_boot.h"
 
 #include <elf.h>
 #include <stdlib.h>

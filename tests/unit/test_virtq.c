@@ -1,12 +1,12 @@
-/* Tests of the transmit virtqueue (vmm/virtq.c) against a simulated
+/* Tests of the transmit virtqueue (vmm/log/virtq.c) against a simulated
  * virtio device that consumes the available ring the way a device does
  * (reads descriptors at the addresses the driver wrote, returns them in
- * the used ring), and of the PCI CONFIG_ADDRESS encoding (vmm/pci.h). */
+ * the used ring), and of the PCI CONFIG_ADDRESS encoding (vmm/log/pci.h). */
 #include <stdlib.h>
 
 #include "tests/unit/unit.h"
-#include "vmm/pci.h"
-#include "vmm/virtq.h"
+#include "vmm/log/pci.h"
+#include "vmm/log/virtq.h"
 
 #define SIM_OUT_MAX (2u << 20)
 

@@ -1,7 +1,7 @@
 /* The virtual x2APIC: register access rules, priority and EOI, self-IPIs,
  * and the timer's three modes against a guest TSC the test moves. */
 #include "tests/unit/unit.h"
-#include "vmm/vlapic.h"
+#include "vmm/vhw/vlapic.h"
 
 #define TSC_PER_TICK 4
 

@@ -11,7 +11,7 @@
  *    (BASIC bit 55 = 0), no secondary controls, no preemption timer. */
 #include "tests/unit/unit.h"
 
-#include "vmm/msr.h"
+#include "lib/msr.h"
 #include "vmx/exit_names.h"
 #include "vmx/vmx_caps.h"
 

@@ -1,4 +1,4 @@
-/* The guest's virtual PMU (pmu/vpmu_regs.c, pmu/vpmu_count.c) against the
+/* The guest's virtual PMU (pmu/vpmu/vpmu_regs.c, pmu/vpmu/vpmu_count.c) against the
  * register-level model of the architectural PMU (tests/unit/pmu_model.c),
  * configured as the PMU the guest is offered (version 2, 4 GP and 3 fixed
  * counters of 48 bits, no full-width writes): random sequences of MSR
@@ -9,8 +9,8 @@
  * events the backend cannot count, the next PMI's distance. */
 #include "tests/unit/unit.h"
 #include "tests/unit/pmu_model.h"
-#include "pmu/vpmu.h"
-#include "vmm/msr.h"
+#include "pmu/vpmu/vpmu.h"
+#include "lib/msr.h"
 
 #define GP        4u
 #define FIXED     3u

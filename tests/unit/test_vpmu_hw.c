@@ -1,9 +1,9 @@
-/* The guest's virtual PMU on hardware counters (pmu/vpmu_hw.c) against the
+/* The guest's virtual PMU on hardware counters (pmu/hw/vpmu_hw.c) against the
  * register-level model of the architectural PMU (tests/unit/pmu_model.c)
  * driven through the hardware backend's MSR interface. Differential: a
  * guest PMU whose runs are loaded onto the model's counters, counted there
  * and read back must end with the same registers, status bits and PMIs as
- * the same guest PMU counted in software (pmu/vpmu_count.c), for random
+ * the same guest PMU counted in software (pmu/vpmu/vpmu_count.c), for random
  * programming, events, modes and Vertigo-held counters, with and without
  * full-width writes. Then the rules one by one: Vertigo's counters are
  * never touched, a fixed counter Vertigo holds moves to a GP counter
@@ -14,8 +14,8 @@
  * than 48 bits are refused. */
 #include "tests/unit/unit.h"
 #include "tests/unit/pmu_model.h"
-#include "pmu/vpmu_hw.h"
-#include "vmm/msr.h"
+#include "pmu/hw/vpmu_hw.h"
+#include "lib/msr.h"
 
 #define WIDTH     48u
 #define FW_WRITE  (1ull << 13)

@@ -1,13 +1,13 @@
-/* What the log learns of a guest's PMU programming (pmu/vpmu_prog.c):
+/* What the log learns of a guest's PMU programming (pmu/vpmu/vpmu_prog.c):
  * each counter's programming once, when it is enabled; nothing new for
  * the same programming disabled and enabled again (a counted thread
  * switched out and in), for GLOBAL_CTRL toggles or counter writes; a new
  * record for a changed event, modes or PMI bit; the table's bound, past
  * which new programmings are only counted. Driven through the virtual
- * PMU's own MSR writes (pmu/vpmu_regs.c), as the guest makes them. */
+ * PMU's own MSR writes (pmu/vpmu/vpmu_regs.c), as the guest makes them. */
 #include "tests/unit/unit.h"
-#include "pmu/vpmu_prog.h"
-#include "vmm/msr.h"
+#include "pmu/vpmu/vpmu_prog.h"
+#include "lib/msr.h"
 
 #define USR       (1ull << 16)
 #define OS        (1ull << 17)

@@ -1,5 +1,5 @@
 /* The guest's virtual PMU as a run configures it and the log sees it
- * (pmu/vpmu_options.c, pmu/pmu_guest_log.c, through pmu/pmu_loop.c on the
+ * (pmu/vpmu/vpmu_options.c, pmu/vpmu/pmu_guest_log.c, through pmu/run/pmu_loop.c on the
  * fake arch): on by default with either backend (the hardware backend
  * offering at most what the hardware has), off with a reason without a
  * backend, pmu.guest=off, the counters pmu.guest.gp= and
@@ -7,13 +7,13 @@
  * value named; guest-pmu-prog records once per programming, a guest-pmi
  * record for every PMI (NMI or masked), and the end-of-domain line. */
 #include "pmu/pmu_loop.h"
-#include "pmu/sample_session.h"
+#include "pmu/sample/sample_session.h"
 #include "tests/unit/fake_pmu_arch.h"
 #include "tests/unit/pmu_model.h"
 #include "tests/unit/test_log_util.h"
 #include "tests/unit/unit.h"
 #include "vmm/hv_cmdline.h"
-#include "vmm/msr.h"
+#include "lib/msr.h"
 #include "vmm/pmu_hooks.h"
 #include "vmm/vcpu.h"
 

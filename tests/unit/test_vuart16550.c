@@ -3,7 +3,7 @@
  * autoconfig_16550a, size_fifo, startup's THRE test, the console's
  * polled write), and the registers one by one. */
 #include "tests/unit/unit.h"
-#include "vmm/vuart16550.h"
+#include "vmm/vhw/vuart16550.h"
 
 #define BASE VUART_COM1_BASE
 

@@ -3,4 +3,4 @@
 HEADERS_HOST += tests/unit/unit.h
 
 UNIT_TESTS += pmu_log_desc
-unit_pmu_log_desc_SRCS := tests/unit/test_pmu_log_desc.c pmu/pmu_log_desc.c
+unit_pmu_log_desc_SRCS := tests/unit/test_pmu_log_desc.c pmu/backend/pmu_log_desc.c

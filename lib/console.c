@@ -1,0 +1,129 @@
+/* Console output: formats into a per-call buffer and writes it to the
+ * serial port and/or the 0xE9 debug port and the screens
+ * (vmm/console/screen_console.c, console=vga,fb), and hands it to the record sink
+ * (the profiling log registers one). A recursive lock keeps lines
+ * from different CPUs apart; a CPU that re-enters (an NMI or exception
+ * while it prints) writes through instead of deadlocking. */
+#include "lib/console.h"
+
+#include <stdarg.h>
+
+#include "lib/cpu.h"
+#include "lib/smp.h"
+#include "lib/format.h"
+#include "lib/mem.h"
+#include "vmm/console/screen_console.h"
+#include "lib/spinlock.h"
+#include "lib/uart.h"
+
+#define DEBUG_PORT 0xe9
+#define COM1_PORT  0x3f8
+
+static struct console_config config = { .uart_ports = { COM1_PORT }, .debug_port = true };
+static con_record_sink_fn *record_sink;
+
+/* con_lock keeps lines apart. A CPU marks itself in con_inside before it
+ * waits for the lock and clears the mark after releasing it, so an NMI or
+ * exception that prints on that CPU meanwhile sees the mark and writes
+ * through: the lock may be held by the very code it interrupted. */
+static struct spinlock con_lock = SPINLOCK_INIT;
+static bool con_inside[MAX_CPUS];   /* written by its own CPU only */
+
+void con_init(const struct console_config *cfg)
+{
+    config = *cfg;
+    for (unsigned int i = 0; i < CONSOLE_UARTS_MAX; i++)
+        if (config.uart_ports[i] && !uart_init(config.uart_ports[i]))
+            config.uart_ports[i] = 0;
+}
+
+void con_release_port(uint16_t port)
+{
+    if (port == DEBUG_PORT)
+        config.debug_port = false;
+    for (unsigned int i = 0; i < CONSOLE_UARTS_MAX; i++)
+        if (port && port == config.uart_ports[i])
+            config.uart_ports[i] = 0;
+}
+
+void con_set_record_sink(con_record_sink_fn *sink)
+{
+    __atomic_store_n(&record_sink, sink, __ATOMIC_RELEASE);
+}
+
+uint16_t con_uart_port(unsigned int i)
+{
+    return i < CONSOLE_UARTS_MAX ? config.uart_ports[i] : 0;
+}
+
+static void con_putc(char c)
+{
+    if (config.debug_port)
+        outb(DEBUG_PORT, (uint8_t)c);
+    for (unsigned int i = 0; i < CONSOLE_UARTS_MAX; i++) {
+        uint16_t port = config.uart_ports[i];
+        if (!port)
+            continue;
+        if (c == '\n')
+            uart_putc(port, '\r');
+        uart_putc(port, c);
+    }
+    screen_console_putc(c);
+}
+
+void con_write(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        con_putc(s[i]);
+}
+
+/* Takes con_lock unless this CPU is already inside printk (then returns
+ * false: write through). */
+static bool con_enter(void)
+{
+    unsigned int self = smp_cpu_index();
+    if (__atomic_load_n(&con_inside[self], __ATOMIC_RELAXED))
+        return false;
+    __atomic_store_n(&con_inside[self], true, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);    /* mark before waiting */
+    spin_lock(&con_lock);
+    return true;
+}
+
+static void con_leave(bool taken)
+{
+    if (!taken)
+        return;
+    spin_unlock(&con_lock);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);    /* release before unmarking */
+    __atomic_store_n(&con_inside[smp_cpu_index()], false, __ATOMIC_RELAXED);
+}
+
+void con_write_line(const char *prefix, const char *text, size_t len)
+{
+    bool taken = con_enter();
+    con_write(prefix, strlen(prefix));
+    con_write(text, len);
+    con_write("\n", 1);
+    con_leave(taken);
+}
+
+int printk(const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = fmt_vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    size_t len = n < 0 ? 0 : (size_t)n;
+    if (len >= sizeof(buf))
+        len = sizeof(buf) - 1;
+
+    bool taken = con_enter();
+    con_write(buf, len);
+    con_leave(taken);
+    con_record_sink_fn *sink = __atomic_load_n(&record_sink, __ATOMIC_ACQUIRE);
+    if (sink)
+        sink(buf, len);         /* e.g. a per-CPU ring: needs no console lock */
+    return (int)len;
+}

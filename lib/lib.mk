@@ -1,0 +1,16 @@
+# lib/: the library floor, below boot/ and everything else; it includes
+# nothing above itself. String and memory functions (hypervisor only),
+# formatted printing, the console core (printk), the one spinlock type,
+# the command-line parser, x86 instruction wrappers (ports, MSRs, CPUID)
+# and MSR numbers, the #GP-safe MSR accesses, the polled UART and CRC32C.
+# lib/smp.h declares the CPU numbering boot/ implements.
+LIB_HEADERS := lib/mem.h lib/format.h lib/spinlock.h lib/cmdline.h lib/msr.h lib/log_crc.h
+
+HV_SRCS      += lib/mem.c lib/format.c lib/console.c lib/uart.c lib/cmdline.c lib/safe_access.S \
+                lib/log_crc.c
+HEADERS_HV   += $(LIB_HEADERS) lib/console.h lib/uart.h lib/cpu.h lib/smp.h
+HEADERS_HOST += $(LIB_HEADERS)
+
+UNIT_TESTS += format cmdline
+unit_format_SRCS  := tests/unit/test_format.c lib/format.c
+unit_cmdline_SRCS := tests/unit/test_cmdline.c lib/cmdline.c

@@ -1,0 +1,52 @@
+/* Paravirtual counters on the hardware backend in the exit loop (see
+ * pmu/hw/pmu_pv_hw.h). */
+#include "pmu/hw/pmu_pv_hw.h"
+
+#include "pmu/pmu_arch.h"
+#include "pmu/run/pmu_config.h"
+#include "pmu/hw/pmu_mux_hw.h"
+#include "pmu/hw/pv_hw.h"
+#include "vmm/vcpu.h"
+
+int64_t pmu_pv_hw_program(struct vcpu *v, const char *events, const char **why)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    struct pmu_event_caps caps;
+    if (!p->pv_hw.hw)
+        pv_hw_init(&p->pv_hw, p->be.self);
+    pmu_config_caps(&caps);
+    int64_t r = pv_hw_program(&p->pv_hw, &p->pv, events, &caps, pmu_mux_hw_busy(v), why);
+    if (r > 0) {
+        pmu_arch_rdpmc_exiting(v, true);    /* until a run may pass it through */
+        p->pv_rdpmc_native = false;
+    }
+    return r;
+}
+
+/* RDPMC runs natively exactly in the runs that pass it through; the VMCS
+ * is written only when that changes. With a virtual PMU no run passes it
+ * through, and the virtual PMU keeps the exiting it set. */
+static void rdpmc_exiting(struct vcpu *v, bool native)
+{
+    if (native == v->pmu.pv_rdpmc_native)
+        return;
+    pmu_arch_rdpmc_exiting(v, !native);
+    v->pmu.pv_rdpmc_native = native;
+}
+
+void pmu_pv_hw_enter(struct vcpu *v, struct pmu_entry_plan *plan, unsigned int cpl)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    if (!p->pv_hw.hw)
+        return;
+    bool no_virtual_pmu = !p->guest_pmu;
+    plan->guest_global_ctrl |= pv_hw_load(&p->pv_hw, &p->pv, pmu_mux_hw_busy(v),
+                                          no_virtual_pmu);
+    rdpmc_exiting(v, p->pv_hw.count && p->pv_hw.passthrough);   /* "" stops them: exits again */
+    pmu_pv_publish(&p->pv, pmu_arch_tsc(), cpl);
+}
+
+void pmu_pv_hw_exit(struct vcpu *v)
+{
+    pv_hw_save(&v->pmu.pv_hw, &v->pmu.pv);
+}

@@ -1,0 +1,268 @@
+/* Interval multiplexing sessions in the VM-exit loop (pmu/mux/pmu_mux.h). */
+#include "pmu/mux/pmu_mux.h"
+
+#include "pmu/mux/mux_session.h"
+#include "pmu/pmu_arch.h"
+#include "pmu/hw/pmu_mux_hw.h"
+#include "lib/cmdline.h"
+#include "lib/console.h"
+#include "vmm/domain/domain.h"
+#include "vmm/log/log_hv.h"
+#include "lib/mem.h"
+
+#define OPTION_MAX 32u
+
+/* pmu.interval.exact=on: each row is followed by the exact counts of the
+ * same interval (the software backend counts every event all along). */
+static bool exact_reference;
+
+/* pmu.interval= / pmu.subinterval=: a number, 0 if absent; false (and
+ * said why) if present but not a number. */
+static bool read_length(const char *cmdline, const char *key, uint64_t *out)
+{
+    char value[OPTION_MAX];
+    *out = 0;
+    if (!cmdline_get(cmdline, key, value, sizeof(value)))
+        return true;
+    if (cmdline_parse_u64(value, out))
+        return true;
+    printk("pmu: no counting session: %s=%s is not a number of retired instructions\n", key,
+           value);
+    return false;
+}
+
+/* pmu.interval.exact=on|off (default off); false (and said why) if it is
+ * neither. */
+static bool read_exact(const char *cmdline)
+{
+    char value[OPTION_MAX] = "";
+    exact_reference = false;
+    if (!cmdline_has(cmdline, "pmu.interval.exact"))
+        return true;
+    if (cmdline_get(cmdline, "pmu.interval.exact", value, sizeof(value))) {
+        exact_reference = strcmp(value, "on") == 0;
+        if (exact_reference || strcmp(value, "off") == 0)
+            return true;
+    }
+    printk("pmu: no counting session: pmu.interval.exact=%s is not on or off\n", value);
+    return false;
+}
+
+#define REFUSAL "pmu: no counting session: "
+
+struct mux_counters pmu_mux_counters(const struct pmu_config *c)
+{
+    struct mux_counters soft = { c->soft_counters, 0 };
+    return c->backend == PMU_SESSION_HW ? c->mux_layout.for_sets : soft;
+}
+
+unsigned int pmu_mux_counter_count(const struct pmu_config *c)
+{
+    struct mux_counters k = pmu_mux_counters(c);
+    return k.gp + (unsigned int)__builtin_popcount(k.fixed_mask);
+}
+
+/* The hardware backend's own conditions: a counter for the clock, no
+ * exact reference (its counters count only the set on them). */
+static bool hw_allows(struct pmu_config *c, const char *cmdline)
+{
+    if (c->backend != PMU_SESSION_HW)
+        return true;
+    if (exact_reference) {
+        printk(REFUSAL "pmu.interval.exact=on needs the software backend (a hardware counter "
+               "counts only while its set is on it)\n");
+        return false;
+    }
+    return pmu_mux_hw_layout(c, cmdline, REFUSAL);
+}
+
+bool pmu_mux_configure(struct pmu_config *c, const char *cmdline)
+{
+    uint64_t n, sub;
+    if (!read_length(cmdline, "pmu.interval", &n) || !read_length(cmdline, "pmu.subinterval", &sub) ||
+        !read_exact(cmdline))
+        return false;
+    if (!cmdline_has(cmdline, "pmu.interval")) {
+        printk(REFUSAL "pmu.subinterval= needs pmu.interval=\n");
+        return false;
+    }
+    if (!hw_allows(c, cmdline))
+        return false;
+    struct mux_counters counters = pmu_mux_counters(c);
+    enum mux_err err = mux_session_plan_on(&c->mux_cfg, &c->list, &counters, n, sub);
+    if (err != MUX_OK) {
+        printk(REFUSAL "pmu.interval=%lu pmu.subinterval=%lu over %u counters: %s\n", n, sub,
+               pmu_mux_counter_count(c), mux_err_text(err));
+        return false;
+    }
+    return c->backend != PMU_SESSION_HW || pmu_mux_hw_check_turns(c, &c->mux_cfg, REFUSAL);
+}
+
+void pmu_mux_announce(const struct pmu_config *c, const struct mux_row_config *cfg)
+{
+    printk(", %u sets over %u counters", cfg->plan.set_count, pmu_mux_counter_count(c));
+    if (c->backend == PMU_SESSION_HW)
+        printk(" (turns counted on %s %u)", c->mux_layout.clock.slot == PMU_SLOT_FIXED
+               ? "fixed counter" : "general-purpose counter", c->mux_layout.clock.slot_index);
+    printk(", interval %lu, turn %lu instructions", cfg->interval, cfg->sub);
+}
+
+static void read_counts(const struct vcpu *v, uint64_t *counts)
+{
+    const struct vcpu_pmu *p = &v->pmu;
+    for (unsigned int e = 0; e < p->mux.cfg->count; e++)
+        counts[e] = pmu_read_event(&p->be, &p->ctx, &p->sw, e);
+}
+
+/* Only the counts the turn's end reads (mux_row_reads). */
+static void read_needed(const struct vcpu *v, uint64_t *counts)
+{
+    const struct vcpu_pmu *p = &v->pmu;
+    uint8_t ids[MUX_ROW_EVENTS_MAX];
+    unsigned int n = mux_row_reads(&p->mux, ids);
+    for (unsigned int i = 0; i < n; i++)
+        counts[ids[i]] = pmu_read_event(&p->be, &p->ctx, &p->sw, ids[i]);
+}
+
+void pmu_mux_vcpu_begin(struct vcpu *v, const struct mux_row_config *cfg)
+{
+    uint64_t counts[MUX_ROW_EVENTS_MAX];
+    v->pmu.mux_rows = 0;
+    if (pmu_config.backend == PMU_SESSION_HW) {
+        pmu_mux_hw_begin(v, cfg);
+        v->pmu.mux_on = true;
+        return;
+    }
+    v->pmu.mux.cfg = cfg;
+    read_counts(v, counts);
+    mux_row_begin(&v->pmu.mux, cfg, counts, pmu_arch_tsc());
+    memcpy(v->pmu.mux_exact_mark, counts, sizeof(counts));
+    v->pmu.mux_on = true;
+}
+
+void pmu_mux_vcpu_start(struct vcpu *v)
+{
+    if (!pmu_config.mux || !pmu_config.has_events || !v->pmu.counting)
+        return;                 /* no session, or it was refused */
+    pmu_mux_vcpu_begin(v, &pmu_config.mux_cfg);
+}
+
+uint64_t pmu_mux_deadline(const struct vcpu *v)
+{
+    return v->pmu.mux_on ? mux_row_left(&v->pmu.mux) : PMU_NO_DEADLINE;
+}
+
+/* pmu.interval.exact=on: the exact counts of the row just written, each
+ * event's count now (counts: all of them) less its count when the
+ * interval began (mark, which becomes the next interval's); sw: room. */
+static void write_exact(const struct vcpu *v, uint64_t *mark, const uint64_t *counts,
+                        struct log_swcounters *sw)
+{
+    sw->domain = v->domain->id;
+    sw->vcpu = v->id;
+    sw->count = v->pmu.mux.cfg->count;
+    for (unsigned int e = 0; e < sw->count; e++) {
+        sw->counters[e] = (struct log_counter_value){ e, counts[e] - mark[e] };
+        mark[e] = counts[e];
+    }
+    log_hv_swcounters(sw);
+}
+
+void pmu_mux_write_row(struct vcpu *v, struct log_interval *row)
+{
+    row->domain = v->domain->id;
+    row->vcpu = v->id;
+    log_hv_interval(row);
+    v->pmu.mux_rows++;
+    if (exact_reference) {
+        uint64_t counts[MUX_ROW_EVENTS_MAX];
+        read_counts(v, counts);
+        write_exact(v, v->pmu.mux_exact_mark, counts, &v->pmu.mux_exact);
+    }
+}
+
+void pmu_mux_retired(struct vcpu *v, uint64_t n)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    if (!p->mux_on || !mux_row_retire(&p->mux, n))
+        return;
+    uint64_t counts[MUX_ROW_EVENTS_MAX];
+    uint64_t tsc = pmu_arch_exit_tsc(v);
+    while (mux_row_due(&p->mux)) {
+        read_needed(v, counts);
+        if (mux_row_turn(&p->mux, counts, tsc, &p->mux_row))
+            pmu_mux_write_row(v, &p->mux_row);
+    }
+}
+
+/* The domain's end runs on one CPU, once: the copies live here, off the
+ * stack (the state is copied so the VCPU's own stays as it ran). */
+static struct mux_row_state final_state;
+static struct log_interval final_row;
+static uint64_t final_mark[MUX_ROW_EVENTS_MAX];
+static struct log_swcounters final_exact;
+
+/* Software backend: the unfinished interval's row from a copy of the
+ * state, with its exact counts when asked for. */
+static bool finish_soft(const struct vcpu *v)
+{
+    const struct vcpu_pmu *p = &v->pmu;
+    uint64_t counts[MUX_ROW_EVENTS_MAX];
+    final_state = p->mux;
+    read_counts(v, counts);
+    if (!mux_row_finish(&final_state, counts, pmu_arch_exit_tsc(v), &final_row))
+        return false;
+    final_row.domain = v->domain->id;
+    final_row.vcpu = v->id;
+    log_hv_interval(&final_row);
+    if (exact_reference) {
+        memcpy(final_mark, p->mux_exact_mark, sizeof(final_mark));
+        write_exact(v, final_mark, counts, &final_exact);
+    }
+    return true;
+}
+
+/* Hardware backend: from a copy of the session's state, as above. */
+static bool finish_hw(const struct vcpu *v)
+{
+    if (!pmu_mux_hw_finish(v, &final_row))
+        return false;
+    final_row.domain = v->domain->id;
+    final_row.vcpu = v->id;
+    log_hv_interval(&final_row);
+    return true;
+}
+
+/* The last row (if any) and the VCPU's line; true if there was one. */
+static bool finish(const struct vcpu *v)
+{
+    const struct vcpu_pmu *p = &v->pmu;
+    bool hw = pmu_config.backend == PMU_SESSION_HW;
+    bool last = hw ? finish_hw(v) : finish_soft(v);
+    const struct mux_row_state *st = hw ? &p->mux_hw.row : &p->mux;
+    printk("pmu: vcpu %u: %lu interval rows of %lu instructions (turns of %lu) and %s "
+           "of %lu; skid at most %lu instructions\n", v->id, p->mux_rows,
+           st->cfg->interval, st->cfg->sub, last ? "a last one" : "no last one",
+           last ? final_row.instructions : 0, st->skid_max);
+    if (hw && p->mux_hw.load_failures)
+        printk("pmu: vcpu %u: %lu loads or saves of the session's counters faulted (a PMU "
+               "MSR access): its rows are unreliable\n", v->id, p->mux_hw.load_failures);
+    return last;
+}
+
+void pmu_mux_finish(const struct vcpu *v)
+{
+    if (v->pmu.mux_on)
+        finish(v);
+}
+
+uint64_t pmu_mux_vcpu_stop(struct vcpu *v)
+{
+    if (!v->pmu.mux_on)
+        return 0;
+    bool last = finish(v);
+    if (pmu_config.backend == PMU_SESSION_HW)
+        pmu_mux_hw_save(v);     /* its counters leave the CPU with it */
+    v->pmu.mux_on = false;
+    return v->pmu.mux_rows + (last ? 1 : 0);
+}

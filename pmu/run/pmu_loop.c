@@ -1,0 +1,96 @@
+/* The PMU in the VM-exit loop (pmu/pmu_loop.h) and the core's hooks
+ * (vmm/pmu_hooks.h): each call runs the sampling layer and the counting
+ * session's run-time wiring in their order. */
+#include "pmu/pmu_loop.h"
+
+#include "pmu/vpmu/pmu_guest.h"
+#include "pmu/vpmu/pmu_guest_log.h"
+#include "pmu/run/pmu_run.h"
+#include "pmu/run/pmu_session.h"
+#include "pmu/soft/pmu_step.h"
+#include "pmu/sample/sample_nmi.h"
+#include "pmu/sample/sample_session.h"
+#include "vmm/pmu_hooks.h"
+
+void pmu_vcpu_start(struct vcpu *v)
+{
+    pmu_step_set_sampler(sample_hypervisor_step);
+    pmu_run_vcpu_start(v);
+    sample_vcpu_start(v);
+}
+
+void pmu_before_entry(struct vcpu *v)
+{
+    sample_before_entry(v);
+    pmu_run_before_entry(v);
+    pmu_guest_log_pmis(v);
+}
+
+void pmu_after_exit(struct vcpu *v, uint64_t guest_ticks)
+{
+    pmu_run_after_exit(v, guest_ticks);
+    sample_after_exit(v);
+}
+
+void pmu_exit_handled(struct vcpu *v, uint32_t exit_reason)
+{
+    swevent_count_exit(&v->pmu.sw, exit_reason);
+}
+
+void pmu_emulated_instruction(struct vcpu *v)
+{
+    pmu_run_emulated_instruction(v);
+}
+
+void pmu_exit_cpuid_leaf_0a(const struct vcpu *v, uint32_t regs[4])
+{
+    pmu_guest_cpuid_leaf(v, regs);
+}
+
+bool pmu_exit_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+    return pmu_guest_rdmsr(v, msr, value);
+}
+
+/* A write may start or stop a counter of one mode: the mode traps follow. */
+bool pmu_exit_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
+{
+    if (!pmu_guest_wrmsr(v, msr, value))
+        return false;
+    pmu_run_modes_changed(v);
+    pmu_guest_log_programming(v);
+    return true;
+}
+
+/* A paravirtual counter's index reads it, with RDPMC's rule (CPL 0, or
+ * CR4.PCE); any other is the guest's virtual PMU's. */
+bool pmu_exit_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *value)
+{
+    bool allowed = pmu_arch_guest_cpl(v) == 0 || pmu_arch_guest_cr4_pce(v);
+    if (allowed && pmu_pv_rdpmc(&v->pmu.pv, ecx, value))
+        return true;
+    return pmu_guest_rdpmc(v, ecx, value);
+}
+
+bool pmu_nmi_exit(struct vcpu *v)
+{
+    return sample_nmi_exit(v);
+}
+
+bool pmu_nmi_root(const struct trap_frame *frame)
+{
+    return sample_nmi_root(frame);
+}
+
+void pmu_domain_stopping(const struct domain *d)
+{
+    pmu_run_domain_end(d);
+    for (unsigned int i = 0; i < d->vcpu_count; i++)
+        pmu_guest_log_domain_end(&d->vcpus[i]);
+}
+
+void pmu_domain_report(const struct domain *d, bool run_ends)
+{
+    sample_report(d, run_ends);
+    pmu_session_report(d);
+}

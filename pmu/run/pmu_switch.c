@@ -1,0 +1,121 @@
+/* VCPU switches on one physical CPU (see pmu/run/pmu_switch.h). */
+#include "pmu/run/pmu_switch.h"
+
+#include "pmu/run/pmu_config.h"
+#include "pmu/run/pmu_cpu.h"
+#include "pmu/hw/pmu_mux_hw.h"
+#include "pmu/run/pmu_pmi.h"
+#include "pmu/run/pmu_run.h"
+#include "pmu/soft/pmu_soft.h"
+#include "pmu/soft/pmu_step.h"
+#include "lib/console.h"
+#include "vmm/vcpu.h"
+
+/* A backend operation that failed at a switch (an MSR access faulted):
+ * said once per VCPU and direction; the counts of that VCPU are then
+ * unreliable, which its totals line says too (pmu_switch_report). */
+static void note_failure(struct vcpu *v, const char *what, enum pmu_status st)
+{
+    struct pmu_switch_state *s = &v->pmu.sw_state;
+    if (!s->failures++)
+        printk("pmu: vcpu %u of domain %u: %s at a VCPU switch failed: %s\n", v->id,
+               v->domain->id, what, pmu_status_text(st));
+}
+
+/* Single-stepping Vertigo belongs to the CPU: the outgoing VCPU's steps
+ * go to its counts and stepping stops until a VCPU that samples Vertigo
+ * comes in (the switch itself is nobody's Vertigo time). */
+static void step_out(struct vcpu *from)
+{
+    from->pmu.sw_state.stepping = pmu_step_armed(from);
+    if (!from->pmu.sw_state.stepping)
+        return;
+    pmu_run_count_overflows(from, pmu_step_pause(from));
+    pmu_step_arm(from, false);
+}
+
+/* A PMI the outgoing VCPU's exit raised may still be on its way (Bochs
+ * keeps NMIs blocked until the exit handler's IRET): its overflows are
+ * the VCPU's, sampled where it stopped. They leave with it and are raised
+ * again when it comes back, its guest state still that exit's; the NMI
+ * in flight then finds nothing pending and writes no sample. */
+static void pmi_out(struct vcpu *from)
+{
+    struct pmu_cpu *c = pmu_cpu_of(from->cpu);
+    from->pmu.sw_state.pending_pmi |= __atomic_exchange_n(&c->pending, 0u, __ATOMIC_SEQ_CST);
+}
+
+static void pmi_in(struct vcpu *to)
+{
+    uint32_t pending = to->pmu.sw_state.pending_pmi;
+    to->pmu.sw_state.pending_pmi = 0;
+    if (pending)
+        pmu_pmi_raise(pending);
+}
+
+void pmu_vcpu_switch_out(struct vcpu *from)
+{
+    struct vcpu_pmu *p = &from->pmu;
+    uint64_t t0 = pmu_arch_tsc();
+    pmi_out(from);
+    step_out(from);
+    if (p->be.ops && p->ctx.loaded) {
+        enum pmu_status st = p->be.ops->save(p->be.self, &p->ctx);
+        if (st != PMU_OK)
+            note_failure(from, "saving the counters", st);
+    }
+    pmu_mux_hw_save(from);      /* an interval session's live set and clock */
+    p->sw_state.out_tsc = pmu_arch_tsc();
+    p->sw_state.ticks += p->sw_state.out_tsc - t0;
+}
+
+/* The software backend's per-CPU state follows the context: its masks
+ * (load), whether every mode change exits, and the kernel's step (a user
+ * step of the guest's own is chosen again at each entry). */
+static void soft_in(struct vcpu *to)
+{
+    struct pmu_soft *soft = to->pmu.be.self;
+    soft->mode_exits = to->pmu.modes_trapped;
+    soft->config.step_ticks = pmu_config.step_ticks;
+}
+
+/* :h counted by time (software backend) spans exit to exit: the stretch
+ * the VCPU spent switched out is taken out of it. */
+static void skip_time_out(struct vcpu_pmu *p, uint64_t now)
+{
+    if (p->sw_state.out_tsc && p->last_exit_tsc)
+        p->last_exit_tsc += now - p->sw_state.out_tsc;
+    p->sw_state.out_tsc = 0;
+}
+
+void pmu_vcpu_switch_in(struct vcpu *to)
+{
+    struct vcpu_pmu *p = &to->pmu;
+    uint64_t t0 = pmu_arch_tsc();
+    __atomic_store_n(&pmu_cpu_of(to->cpu)->vcpu, to, __ATOMIC_RELEASE);
+    swevent_add(&p->sw, SWEVENT_VCPU_SWITCHES, 1);
+    skip_time_out(p, t0);
+    if (p->be.ops && !p->ctx.loaded) {
+        enum pmu_status st = p->be.ops->load(p->be.self, &p->ctx);
+        if (st != PMU_OK)
+            note_failure(to, "loading the counters", st);
+        if (pmu_config_soft())
+            soft_in(to);
+    }
+    pmu_mux_hw_load(to);
+    if (p->sw_state.stepping)
+        pmu_step_arm(to, true);
+    pmi_in(to);
+    p->sw_state.ticks += pmu_arch_tsc() - t0;
+}
+
+void pmu_switch_report(const struct vcpu *v)
+{
+    const struct pmu_switch_state *s = &v->pmu.sw_state;
+    uint64_t in = v->pmu.sw.value[SWEVENT_VCPU_SWITCHES];
+    if (in <= 1 && !s->failures)
+        return;     /* only its start: the VCPU never shared its CPU */
+    printk("pmu: vcpu %u: %lu switches in, %lu TSC ticks of PMU switch work (%lu per "
+           "switch)%s\n", v->id, in - 1, s->ticks, s->ticks / (in - 1 ? in - 1 : 1),
+           s->failures ? ", counts unreliable: a counter MSR faulted" : "");
+}

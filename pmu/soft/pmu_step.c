@@ -1,0 +1,208 @@
+/* Single-stepping Vertigo for the software PMU's hypervisor counting (see
+ * pmu/soft/pmu_step.h). Steps are absolute per-CPU numbers (the step area's
+ * count, advanced by the #DB fast path); the stepper's step 1 is step
+ * `base` + 1. */
+#include "pmu/soft/pmu_step.h"
+
+#include "boot/traps.h"
+#include "pmu/run/pmu_config.h"
+#include "pmu/run/pmu_cpu.h"
+#include "pmu/soft/pmu_soft.h"
+#include "lib/console.h"
+
+#define NO_STEP UINT64_MAX
+
+static pmu_step_sample_fn sampler;
+
+void pmu_step_set_sampler(pmu_step_sample_fn fn)
+{
+    sampler = fn;
+}
+
+static struct pmu_step_state *state_of(const struct vcpu *v)
+{
+    return &pmu_cpu_of(v->cpu)->step;
+}
+
+static uint32_t apply_steps(struct vcpu *v, uint64_t upto)
+{
+    struct pmu_step_state *st = state_of(v);
+    if (upto > st->applied) {
+        pmu_soft_hypervisor_ticks(&v->pmu.ctx, upto - st->applied);
+        st->applied = upto;
+    }
+    return pmu_ctx_take_overflows(&v->pmu.ctx);
+}
+
+static void sync_stepper(struct vcpu *v, uint64_t base)
+{
+    struct pmu_step_state *st = state_of(v);
+    pmu_soft_stepper_sync(&st->stepper, &v->pmu.ctx);
+    st->base = base;
+}
+
+static uint64_t next_absolute(const struct pmu_step_state *st)
+{
+    return st->stepper.next == NO_STEP ? NO_STEP : st->base + st->stepper.next;
+}
+
+/* The address a late overflow's sample carries (pmu/soft/pmu_step.h). Never
+ * called; its own instruction keeps it apart from its neighbours. */
+__attribute__((noinline, used)) void pmu_step_late_overflow(void)
+{
+    __asm__ volatile("nop");
+}
+
+static uint64_t ticks_between(uint64_t from, uint64_t to)
+{
+    return to > from ? to - from : 0;
+}
+
+void pmu_step_arm(struct vcpu *v, bool on)
+{
+    struct percpu_step *area = pmu_arch_this_step_area();
+    struct pmu_step_state *st = state_of(v);
+    pmu_arch_single_step(false);
+    st->applied = st->base = area->count;
+    st->unstepped = false;
+    st->exit_path_ticks = 0;
+    area->next = NO_STEP;
+    area->step_exits = 0;       /* the next resume decides */
+    __atomic_store_n(&area->armed, on ? 1u : 0u, __ATOMIC_RELEASE);
+}
+
+/* Adds ticks of Vertigo's time that ran unstepped. An overflow among them
+ * means the stretch was longer than pmu.step_ahead: its instruction is not
+ * known; it is sampled at pmu_step_late_overflow (no call stack) and
+ * counted as late. */
+static uint32_t apply_unstepped(struct vcpu *v, uint64_t ticks)
+{
+    struct pmu_step_state *st = state_of(v);
+    st->unstepped_ticks += ticks;
+    pmu_soft_hypervisor_ticks(&v->pmu.ctx, ticks);
+    uint32_t overflows = pmu_ctx_take_overflows(&v->pmu.ctx);
+    uint32_t mask = overflows & v->pmu.sample_mask;
+    if (mask) {
+        st->late++;
+        sampler((uint64_t)(uintptr_t)pmu_step_late_overflow, 0, mask);
+    }
+    return overflows;
+}
+
+uint32_t pmu_step_exit_begin(struct vcpu *v, uint64_t guest_ticks)
+{
+    struct pmu_step_state *st = state_of(v);
+    pmu_arch_single_step(false);
+    if (!st->unstepped)
+        return apply_steps(v, pmu_arch_this_step_area()->at_exit);
+    /* Vertigo's time up to the entry comes before the guest's ticks; the
+     * rest of the TSC difference since the entry (the entry and exit
+     * instructions, the exit path) after them, at the next resume. */
+    st->unstepped = false;
+    uint64_t entry = pmu_arch_entry_tsc(v);
+    st->exit_path_ticks = ticks_between(guest_ticks, ticks_between(entry, pmu_arch_tsc()));
+    return apply_unstepped(v, ticks_between(st->unstepped_tsc, entry));
+}
+
+uint32_t pmu_step_pause(struct vcpu *v)
+{
+    struct pmu_step_state *st = state_of(v);
+    pmu_arch_single_step(false);
+    if (!st->unstepped)
+        return apply_steps(v, pmu_arch_this_step_area()->count);
+    st->unstepped = false;
+    return apply_unstepped(v, ticks_between(st->unstepped_tsc, pmu_arch_tsc()));
+}
+
+/* Overflows among steps base+1 .. `upto` already taken (the exit path ran
+ * them before this sync): sampled with the RIP the ring kept. */
+static void replay(struct vcpu *v, const struct percpu_step *area, uint64_t upto)
+{
+    struct pmu_step_state *st = state_of(v);
+    uint32_t sampled = v->pmu.sample_mask;
+    while (next_absolute(st) <= upto) {
+        uint64_t step = next_absolute(st);
+        uint32_t mask = pmu_soft_stepper_overflow(&st->stepper) & sampled;
+        if (!mask)
+            continue;
+        if (upto - step >= PERCPU_STEP_RIP_COUNT) {
+            st->missed++;
+            continue;
+        }
+        st->replayed++;
+        sampler(area->rips[step & PERCPU_STEP_RIP_MASK], 0, mask);
+    }
+}
+
+/* The stretch of Vertigo from here to the next sync point runs unstepped
+ * when every counter sampling it is more than pmu.step_ahead events from
+ * its next overflow (its TSC difference is then counted at that sync
+ * point); otherwise it is single-stepped, and so is the exit path of an
+ * entry it reaches. */
+static void start_stretch(struct pmu_step_state *st, struct percpu_step *area)
+{
+    uint64_t next = next_absolute(st);     /* past area->count: replay took the rest */
+    st->unstepped = next == NO_STEP || next - area->count > pmu_config.step_ahead;
+    if (st->unstepped) {
+        st->unstepped_runs++;
+        area->next = NO_STEP;
+        area->step_exits = 0;
+        st->unstepped_tsc = pmu_arch_tsc();
+        return;
+    }
+    st->stepped_runs++;
+    area->next = next_absolute(st);
+    area->step_exits = 1;
+    pmu_arch_single_step(true);
+}
+
+uint32_t pmu_step_resume(struct vcpu *v)
+{
+    struct percpu_step *area = pmu_arch_this_step_area();
+    struct pmu_step_state *st = state_of(v);
+    uint64_t now = area->count;
+    uint32_t overflows = 0;
+    if (st->exit_path_ticks) {
+        overflows = apply_unstepped(v, st->exit_path_ticks);
+        st->exit_path_ticks = 0;
+    }
+    sync_stepper(v, st->applied);
+    replay(v, area, now);
+    overflows |= apply_steps(v, now);
+    start_stretch(st, area);
+    return overflows;
+}
+
+/* The #DB slow path (boot/traps.h): the step count reached step.next. */
+bool step_trap_handle(struct trap_frame *frame)
+{
+    struct pmu_cpu *c = pmu_this_cpu();
+    struct percpu_step *area = pmu_arch_this_step_area();
+    struct vcpu *v = c->vcpu;
+    if (!area->armed || !v)
+        return false;
+    struct pmu_step_state *st = &c->step;
+    if (area->count != area->next)
+        return true;                /* a step the slow path was not asked for */
+    uint32_t mask = pmu_soft_stepper_overflow(&st->stepper) & v->pmu.sample_mask;
+    area->next = next_absolute(st);
+    if (mask) {
+        st->taken++;
+        sampler(frame->rip, frame->rbp, mask);
+    }
+    return true;
+}
+
+void pmu_step_report(const struct vcpu *v)
+{
+    const struct pmu_step_state *st = state_of(v);
+    const struct percpu_step *area = pmu_arch_step_area(v->cpu);
+    if (!area->count && !st->unstepped_runs)
+        return;
+    printk("pmu: vcpu %u: Vertigo single-stepped for :h sampling: %lu steps, %lu hypervisor "
+           "samples at their step, %lu from the exit path's RIP ring, %lu missed; "
+           "%lu of %lu stretches unstepped (%lu ticks counted by TSC, pmu.step_ahead=%lu), "
+           "%lu late\n", v->id, area->count, st->taken, st->replayed, st->missed,
+           st->unstepped_runs, st->unstepped_runs + st->stepped_runs, st->unstepped_ticks,
+           pmu_config.step_ahead, st->late);
+}

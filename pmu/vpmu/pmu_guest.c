@@ -1,0 +1,182 @@
+/* The guest's virtual PMU in the VM-exit loop (see pmu/vpmu/pmu_guest.h). */
+#include "pmu/vpmu/pmu_guest.h"
+
+#include "pmu/pmu_arch.h"
+#include "pmu/run/pmu_config.h"
+#include "pmu/hw/pmu_hw.h"
+#include "pmu/hw/pmu_mux_hw.h"
+#include "lib/console.h"
+
+/* What the software backend counts: one TSC tick is an instruction, a
+ * core cycle and a reference cycle in Bochs; elsewhere only cycles. */
+static struct vpmu_config offered(void)
+{
+    uint32_t events = 1u << VPMU_EV_CYCLES | 1u << VPMU_EV_REF_CYCLES;
+    if (pmu_config.tsc_counts_instructions)
+        events |= 1u << VPMU_EV_INSTRUCTIONS;
+    return (struct vpmu_config){ pmu_config.guest_gp_counters, pmu_config.guest_fixed_counters,
+                                 events };
+}
+
+void pmu_guest_start(struct vcpu *v)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    p->guest_pmu = pmu_config.guest_pmu;
+    if (!p->guest_pmu)
+        return;
+    struct vpmu_config config = offered();
+    vpmu_init(&p->guest, &config);
+    pmu_arch_rdpmc_exiting(v, true);
+}
+
+bool pmu_guest_needs_modes(const struct vcpu *v)
+{
+    return v->pmu.guest_pmu && vpmu_counts_one_mode(&v->pmu.guest);
+}
+
+static enum vpmu_mode mode_of(unsigned int cpl)
+{
+    return cpl ? VPMU_USER : VPMU_KERNEL;
+}
+
+uint64_t pmu_guest_ticks_to_pmi(const struct vcpu *v, unsigned int cpl)
+{
+    const struct vpmu *g = &v->pmu.guest;
+    if (!v->pmu.guest_pmu || !vpmu_active(g))
+        return UINT64_MAX;
+    uint64_t nearest = UINT64_MAX;
+    for (unsigned int ev = VPMU_EV_CYCLES; ev <= VPMU_EV_REF_CYCLES; ev++) {
+        uint64_t n = vpmu_events_to_pmi(g, (enum vpmu_arch_event)ev, mode_of(cpl));
+        nearest = n < nearest ? n : nearest;
+    }
+    return nearest;
+}
+
+/* The PMIs the count raised go through the guest's LVTPC: its current
+ * value is taken first (the guest writes it directly), and a delivery
+ * masks it, as the local APIC does (SDM Vol. 3A 11.5.1). */
+static void deliver(struct vcpu *v, unsigned int nmis)
+{
+    for (unsigned int i = 0; i < nmis; i++)
+        pmu_arch_queue_vcpu_nmi(v);
+    pmu_arch_guest_lvtpc_write(v, pmu_arch_guest_lvtpc(v) | VPMU_LVT_MASKED);
+}
+
+/* The PMIs the counting raised, handed on. */
+static void deliver_pending(struct vcpu *v)
+{
+    struct vpmu *g = &v->pmu.guest;
+    if (g->nmis_pending)
+        deliver(v, g->nmis_pending);
+    v->pmu.guest_pmis_unsupported += g->vectors_pending;   /* see pmu_guest.h */
+    g->nmis_pending = g->vectors_pending = 0;
+}
+
+void pmu_guest_count(struct vcpu *v, unsigned int cpl, uint64_t n)
+{
+    struct vpmu *g = &v->pmu.guest;
+    if (!v->pmu.guest_pmu || n == 0 || !vpmu_active(g))
+        return;
+    bool pmi = pmu_guest_ticks_to_pmi(v, cpl) <= n;
+    if (pmi)
+        vpmu_lvtpc_write(g, pmu_arch_guest_lvtpc(v));
+    for (unsigned int ev = VPMU_EV_CYCLES; ev <= VPMU_EV_REF_CYCLES; ev++)
+        vpmu_count(g, (enum vpmu_arch_event)ev, mode_of(cpl), n);
+    if (pmi)
+        deliver_pending(v);
+}
+
+/* ---- The hardware backend -------------------------------------------------- */
+
+/* RDPMC keeps exiting: with no virtual PMU it gets #GP (vmx/exit_misc.c),
+ * where running natively it would read the machine's counters. */
+static void withdraw(struct vcpu *v)
+{
+    v->pmu.guest_pmu = false;
+    pmu_arch_rdpmc_exiting(v, true);
+}
+
+void pmu_guest_backend_failed(struct vcpu *v, const char *why)
+{
+    if (!v->pmu.guest_pmu)
+        return;
+    printk("pmu: the guest gets no virtual PMU: no counting on this VCPU (%s)\n", why);
+    withdraw(v);
+}
+
+void pmu_guest_bind_hw(struct vcpu *v)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    if (!p->guest_pmu || pmu_config.backend != PMU_SESSION_HW || p->guest_hw.hw)
+        return;
+    struct pmu_hw *hw = p->be.self;
+    if (!vpmu_hw_init(&p->guest_hw, hw)) {
+        printk("pmu: vcpu %u: the guest gets no PMU: the hardware counters are not %u bits wide\n",
+               v->id, VPMU_WIDTH);
+        withdraw(v);
+        return;
+    }
+    struct vpmu_config config = vpmu_hw_offer(hw);
+    if (config.gp_counters > pmu_config.guest_gp_counters)
+        config.gp_counters = pmu_config.guest_gp_counters;
+    if (config.fixed_counters > pmu_config.guest_fixed_counters)
+        config.fixed_counters = pmu_config.guest_fixed_counters;
+    printk("pmu: vcpu %u: the guest's virtual PMU runs on the hardware counters: %u "
+           "general-purpose + %u fixed offered\n", v->id, config.gp_counters,
+           config.fixed_counters);
+    vpmu_init(&p->guest, &config);
+}
+
+void pmu_guest_hw_enter(struct vcpu *v, struct pmu_entry_plan *plan)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    if (!p->guest_pmu || !p->guest_hw.hw || !vpmu_active(&p->guest))
+        return;
+    uint64_t busy = pmu_mux_hw_busy(v) | p->pv_hw.enable;     /* pv counters first */
+    plan->guest_global_ctrl |= vpmu_hw_load(&p->guest_hw, &p->guest, busy);
+}
+
+void pmu_guest_hw_exit(struct vcpu *v)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    if (!p->guest_pmu || !p->guest_hw.loaded)
+        return;
+    vpmu_lvtpc_write(&p->guest, pmu_arch_guest_lvtpc(v));
+    vpmu_hw_save(&p->guest_hw, &p->guest);
+    deliver_pending(v);
+}
+
+void pmu_guest_report(const struct vcpu *v)
+{
+    const struct vpmu *g = &v->pmu.guest;
+    if (!v->pmu.guest_pmu)
+        return;
+    printk("pmu: vcpu %u: guest PMU: %lu PMIs delivered, %lu lost to a masked LVTPC, "
+           "%lu not delivered (LVTPC not in NMI mode)\n", v->id,
+           g->pmis_delivered - v->pmu.guest_pmis_unsupported, g->pmis_masked,
+           v->pmu.guest_pmis_unsupported);
+}
+
+void pmu_guest_cpuid_leaf(const struct vcpu *v, uint32_t regs[4])
+{
+    regs[0] = regs[1] = regs[2] = regs[3] = 0;
+    if (v->pmu.guest_pmu)
+        vpmu_cpuid_leaf(&v->pmu.guest.config, regs);
+}
+
+bool pmu_guest_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+    return v->pmu.guest_pmu && vpmu_rdmsr(&v->pmu.guest, msr, value) == VPMU_DONE;
+}
+
+bool pmu_guest_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
+{
+    return v->pmu.guest_pmu && vpmu_wrmsr(&v->pmu.guest, msr, value) == VPMU_DONE;
+}
+
+bool pmu_guest_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *value)
+{
+    return v->pmu.guest_pmu &&
+           vpmu_rdpmc(&v->pmu.guest, ecx, pmu_arch_guest_cpl(v), pmu_arch_guest_cr4_pce(v),
+                      value) == VPMU_DONE;
+}

@@ -1,0 +1,59 @@
+/* The guest's own virtual PMU in the VM-exit loop (pmu.guest=on): its CPUID leaf, MSRs and RDPMC for the exit handlers, and the
+ * guest's runs counted on it, with its PMIs injected as the guest's LVTPC
+ * asks. The register semantics are pmu/vpmu/vpmu.h's. */
+#ifndef PMU_PMU_GUEST_H
+#define PMU_PMU_GUEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu/backend/pmu.h"
+#include "vmm/vcpu.h"
+
+/* At the VCPU's start (after the configuration is read): sets its
+ * virtual PMU up when pmu.guest=on and has RDPMC exit. */
+void pmu_guest_start(struct vcpu *v);
+
+/* Hardware backend, once the CPU's backend is set up: the guest's counters
+ * will run on the hardware counters Vertigo's session leaves free
+ * (pmu/hw/vpmu_hw.h), and it is offered what the hardware has. Hardware
+ * counters other than VPMU_WIDTH bits wide: the guest gets no PMU (said on
+ * the console). */
+void pmu_guest_bind_hw(struct vcpu *v);
+
+/* The VCPU's backend could not start (why): the guest's virtual PMU would
+ * never count, so the guest gets none (said on the console). */
+void pmu_guest_backend_failed(struct vcpu *v, const char *why);
+
+/* Hardware backend, before the entry: the guest's counting counters
+ * loaded; their GLOBAL_CTRL bits are added to plan's guest value. */
+void pmu_guest_hw_enter(struct vcpu *v, struct pmu_entry_plan *plan);
+
+/* Hardware backend, after the exit: the guest's counters read back, and a
+ * PMI they raised goes to the guest as pmu_guest_count's do. */
+void pmu_guest_hw_exit(struct vcpu *v);
+
+/* True if v's virtual PMU has a counter that counts in one mode only (the
+ * software backend must then see every change of mode). */
+bool pmu_guest_needs_modes(const struct vcpu *v);
+
+/* Guest ticks a run at privilege level cpl may last before a counter of
+ * the virtual PMU raises a PMI (UINT64_MAX: none). */
+uint64_t pmu_guest_ticks_to_pmi(const struct vcpu *v, unsigned int cpl);
+
+/* n guest ticks (instructions, cycles and reference cycles in Bochs) ran
+ * at privilege level cpl: counted, and a PMI they raise goes to the guest
+ * as an NMI when its LVTPC is in NMI mode (Linux's choice); a PMI for an
+ * LVTPC in another delivery mode is counted as not delivered. */
+void pmu_guest_count(struct vcpu *v, unsigned int cpl, uint64_t n);
+
+/* End of the domain: what v's virtual PMU delivered, if the guest used it. */
+void pmu_guest_report(const struct vcpu *v);
+
+/* The exit handlers' questions; false means #GP. */
+void pmu_guest_cpuid_leaf(const struct vcpu *v, uint32_t regs[4]);
+bool pmu_guest_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value);
+bool pmu_guest_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value);
+bool pmu_guest_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *value);
+
+#endif

@@ -1,0 +1,195 @@
+/* The virtual PMU's counting (see pmu/vpmu/vpmu.h): which counters an event
+ * advances, exact overflow at the counter width, GLOBAL_STATUS, and the
+ * PMI delivered through the guest's LVTPC as its local APIC would. */
+#include "pmu/vpmu/vpmu.h"
+
+#define COUNTER_MASK      ((1ull << VPMU_WIDTH) - 1)
+#define LIVE_MAX          (VPMU_MAX_GP + VPMU_MAX_FIXED)
+
+/* Event select and unit mask of each architectural event, and the fixed
+ * counter that counts it (-1: none) (SDM Vol. 3B table 20-1, 20.2.2). */
+static const struct {
+    uint8_t select, umask;
+    int8_t fixed;
+} arch_events[VPMU_EV_COUNT] = {
+    [VPMU_EV_CYCLES] = { 0x3c, 0x00, 1 },
+    [VPMU_EV_INSTRUCTIONS] = { 0xc0, 0x00, 0 },
+    [VPMU_EV_REF_CYCLES] = { 0x3c, 0x01, 2 },
+    [VPMU_EV_LLC_REFERENCES] = { 0x2e, 0x4f, -1 },
+    [VPMU_EV_LLC_MISSES] = { 0x2e, 0x41, -1 },
+    [VPMU_EV_BRANCHES] = { 0xc4, 0x00, -1 },
+    [VPMU_EV_BRANCH_MISSES] = { 0xc5, 0x00, -1 },
+};
+
+/* A counter an event advances now: its GLOBAL_STATUS bit number (GP
+ * counter k: k, fixed counter j: 32 + j) and whether it raises a PMI. */
+struct live {
+    unsigned int bit;
+    bool pmi;
+};
+
+static uint64_t *counter_reg(struct vpmu *p, unsigned int bit)
+{
+    return bit >= 32 ? &p->fixed[bit - 32] : &p->pmc[bit];
+}
+
+static uint64_t counter_value(const struct vpmu *p, unsigned int bit)
+{
+    return bit >= 32 ? p->fixed[bit - 32] : p->pmc[bit];
+}
+
+static bool counts_in(bool os, bool usr, enum vpmu_mode mode)
+{
+    return mode == VPMU_KERNEL ? os : usr;
+}
+
+static bool gp_counts(const struct vpmu *p, unsigned int k, enum vpmu_arch_event ev,
+                      enum vpmu_mode mode)
+{
+    uint64_t s = p->evtsel[k];
+    return (s & VPMU_EVTSEL_EN) && (p->global_ctrl & (1ull << k)) &&
+           (uint8_t)s == arch_events[ev].select && (uint8_t)(s >> 8) == arch_events[ev].umask &&
+           counts_in(s & VPMU_EVTSEL_OS, s & VPMU_EVTSEL_USR, mode);
+}
+
+static unsigned int fixed_field(const struct vpmu *p, unsigned int j)
+{
+    return (unsigned int)(p->fixed_ctrl >> (4 * j)) & 0xfu;
+}
+
+/* The counters ev advances in mode; none for an event the backend cannot
+ * count (the guest was told it is unavailable). */
+static unsigned int live_counters(const struct vpmu *p, enum vpmu_arch_event ev,
+                                  enum vpmu_mode mode, struct live *out)
+{
+    unsigned int n = 0;
+    if (ev >= VPMU_EV_COUNT || !(p->config.available & (1u << ev)))
+        return 0;
+    for (unsigned int k = 0; k < p->config.gp_counters; k++)
+        if (gp_counts(p, k, ev, mode))
+            out[n++] = (struct live){ k, (p->evtsel[k] & VPMU_EVTSEL_INT) != 0 };
+    int j = arch_events[ev].fixed;
+    if (j >= 0 && (unsigned int)j < p->config.fixed_counters &&
+        (p->global_ctrl & (1ull << (32 + j)))) {
+        unsigned int field = fixed_field(p, (unsigned int)j);
+        if (counts_in(field & VPMU_FIXED_OS, field & VPMU_FIXED_USR, mode))
+            out[n++] = (struct live){ 32u + (unsigned int)j, (field & VPMU_FIXED_PMI) != 0 };
+    }
+    return n;
+}
+
+/* The local APIC takes a PMI through LVTPC (SDM Vol. 3A 11.5.1): lost
+ * while masked; else delivered by its mode, and the mask bit is set, so
+ * the guest's handler must unmask it for the next one. */
+static void deliver_pmi(struct vpmu *p)
+{
+    if (p->lvtpc & VPMU_LVT_MASKED) {
+        p->pmis_masked++;
+        return;
+    }
+    if ((p->lvtpc & VPMU_LVT_MODE_MASK) == VPMU_LVT_MODE_NMI)
+        p->nmis_pending++;
+    else
+        p->vectors_pending++;
+    p->pmis_delivered++;
+    p->lvtpc |= VPMU_LVT_MASKED;
+}
+
+void vpmu_count(struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode, uint64_t n)
+{
+    struct live live[LIVE_MAX];
+    unsigned int count = live_counters(p, ev, mode, live);
+    while (n > 0 && count > 0) {
+        uint64_t step = n;      /* up to the first wrap, so each is seen */
+        for (unsigned int i = 0; i < count; i++) {
+            uint64_t to_wrap = COUNTER_MASK - counter_value(p, live[i].bit) + 1;
+            step = to_wrap < step ? to_wrap : step;
+        }
+        bool pmi = false;
+        for (unsigned int i = 0; i < count; i++) {
+            uint64_t *reg = counter_reg(p, live[i].bit);
+            *reg = (*reg + step) & COUNTER_MASK;
+            if (*reg == 0) {
+                p->global_status |= 1ull << live[i].bit;
+                pmi |= live[i].pmi;
+            }
+        }
+        n -= step;
+        if (pmi)
+            deliver_pmi(p);
+    }
+}
+
+/* Whether the counter of GLOBAL_STATUS bit `bit` raises a PMI when it
+ * wraps (its interrupt bit). */
+static bool interrupts(const struct vpmu *p, unsigned int bit)
+{
+    if (bit >= 32)
+        return (fixed_field(p, bit - 32) & VPMU_FIXED_PMI) != 0;
+    return (p->evtsel[bit] & VPMU_EVTSEL_INT) != 0;
+}
+
+void vpmu_overflowed(struct vpmu *p, uint64_t status_bits)
+{
+    bool pmi = false;
+    for (unsigned int bit = 0; bit < 32 + p->config.fixed_counters; bit++) {
+        bool exists = bit < p->config.gp_counters || bit >= 32;
+        if (exists && (status_bits & (1ull << bit))) {
+            p->global_status |= 1ull << bit;
+            pmi |= interrupts(p, bit);
+        }
+    }
+    if (pmi)
+        deliver_pmi(p);
+}
+
+uint64_t vpmu_events_to_pmi(const struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode)
+{
+    struct live live[LIVE_MAX];
+    uint64_t nearest = UINT64_MAX;
+    unsigned int count = live_counters(p, ev, mode, live);
+    for (unsigned int i = 0; i < count; i++) {
+        uint64_t to_wrap = COUNTER_MASK - counter_value(p, live[i].bit) + 1;
+        if (live[i].pmi && to_wrap < nearest)
+            nearest = to_wrap;
+    }
+    return nearest;
+}
+
+bool vpmu_counts_one_mode(const struct vpmu *p)
+{
+    for (unsigned int k = 0; k < p->config.gp_counters; k++) {
+        uint64_t s = p->evtsel[k];
+        if ((s & VPMU_EVTSEL_EN) && (p->global_ctrl & (1ull << k)) &&
+            !(s & VPMU_EVTSEL_USR) != !(s & VPMU_EVTSEL_OS))
+            return true;
+    }
+    for (unsigned int j = 0; j < p->config.fixed_counters; j++) {
+        unsigned int f = fixed_field(p, j);
+        if ((p->global_ctrl & (1ull << (32 + j))) && !(f & VPMU_FIXED_USR) != !(f & VPMU_FIXED_OS))
+            return true;
+    }
+    return false;
+}
+
+bool vpmu_event_allowed(uint64_t evtsel)
+{
+    for (unsigned int ev = 0; ev < VPMU_EV_COUNT; ev++)
+        if ((uint8_t)evtsel == arch_events[ev].select &&
+            (uint8_t)(evtsel >> 8) == arch_events[ev].umask)
+            return true;
+    return false;
+}
+
+bool vpmu_active(const struct vpmu *p)
+{
+    if (!p->global_ctrl)
+        return false;
+    for (unsigned int k = 0; k < p->config.gp_counters; k++)
+        if ((p->evtsel[k] & VPMU_EVTSEL_EN) && (p->global_ctrl & (1ull << k)))
+            return true;
+    for (unsigned int j = 0; j < p->config.fixed_counters; j++)
+        if ((p->global_ctrl & (1ull << (32 + j))) && (fixed_field(p, j) & (VPMU_FIXED_OS | VPMU_FIXED_USR)))
+            return true;
+    return false;
+}

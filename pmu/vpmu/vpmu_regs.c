@@ -1,0 +1,195 @@
+/* The virtual PMU's registers (see pmu/vpmu/vpmu.h): CPUID leaf 0xA, the MSRs
+ * with their reserved bits and #GP rules, RDPMC and LVTPC. Architectural
+ * performance monitoring version 2: SDM Vol. 3B 20.2.1 (event selects,
+ * counters), 20.2.2 (fixed counters, GLOBAL_CTRL/STATUS/OVF_CTRL), 20.2.6
+ * (legacy writes); RDPMC in Vol. 2B. */
+#include "pmu/vpmu/vpmu.h"
+
+#include "lib/msr.h"
+
+#define EVTSEL_RESERVED   0xffffffff00000000ull     /* bits 63:32 */
+#define FIXED_FIELD_BITS  (VPMU_FIXED_OS | VPMU_FIXED_USR | VPMU_FIXED_PMI)
+#define STATUS_OVF_BUF    (1ull << 62)
+#define STATUS_COND_CHGD  (1ull << 63)
+#define RDPMC_FIXED       (1u << 30)
+#define RDPMC_FAST        (1u << 31)
+#define LVT_WRITABLE      (0xffu | VPMU_LVT_MODE_MASK | VPMU_LVT_MASKED)   /* vector, mode, mask */
+#define CPUID_EBX_LENGTH  VPMU_EV_COUNT
+
+static uint64_t low_bits(unsigned int n)
+{
+    return n >= 64 ? ~0ull : (1ull << n) - 1;
+}
+
+static uint64_t gp_status_bits(const struct vpmu *p)
+{
+    return low_bits(p->config.gp_counters);
+}
+
+static uint64_t fixed_status_bits(const struct vpmu *p)
+{
+    return low_bits(p->config.fixed_counters) << 32;
+}
+
+void vpmu_init(struct vpmu *p, const struct vpmu_config *config)
+{
+    *p = (struct vpmu){ .config = *config, .lvtpc = VPMU_LVT_MASKED };
+    if (p->config.gp_counters > VPMU_MAX_GP)
+        p->config.gp_counters = VPMU_MAX_GP;
+    if (p->config.fixed_counters > VPMU_MAX_FIXED)
+        p->config.fixed_counters = VPMU_MAX_FIXED;
+}
+
+/* EAX: version, counters, width, EBX length; EBX: a set bit is an
+ * unavailable event; EDX: fixed counters and their width (20.2.1, 20.2.2). */
+void vpmu_cpuid_leaf(const struct vpmu_config *config, uint32_t regs[4])
+{
+    regs[0] = VPMU_VERSION | config->gp_counters << 8 | VPMU_WIDTH << 16 |
+              (uint32_t)CPUID_EBX_LENGTH << 24;
+    regs[1] = ~config->available & low_bits(CPUID_EBX_LENGTH);
+    regs[2] = 0;
+    regs[3] = config->fixed_counters ? config->fixed_counters | VPMU_WIDTH << 5 : 0;
+}
+
+/* Index of msr within [base, base + count), or -1. */
+static int index_in(uint32_t msr, uint32_t base, unsigned int count)
+{
+    return msr >= base && msr < base + count ? (int)(msr - base) : -1;
+}
+
+bool vpmu_owns_msr(const struct vpmu *p, uint32_t msr)
+{
+    (void)p;
+    return index_in(msr, MSR_IA32_PERFEVTSEL0, 8) >= 0 || index_in(msr, MSR_IA32_PMC0, 8) >= 0 ||
+           index_in(msr, MSR_IA32_A_PMC0, 8) >= 0 || index_in(msr, MSR_IA32_FIXED_CTR0, 4) >= 0 ||
+           (msr >= MSR_IA32_FIXED_CTR_CTRL && msr <= MSR_IA32_PERF_GLOBAL_INUSE) ||
+           msr == MSR_IA32_PERF_CAPABILITIES;
+}
+
+enum vpmu_access vpmu_rdmsr(struct vpmu *p, uint32_t msr, uint64_t *value)
+{
+    int k;
+    if ((k = index_in(msr, MSR_IA32_PERFEVTSEL0, p->config.gp_counters)) >= 0)
+        *value = p->evtsel[k];
+    else if ((k = index_in(msr, MSR_IA32_PMC0, p->config.gp_counters)) >= 0)
+        *value = p->pmc[k];
+    else if ((k = index_in(msr, MSR_IA32_FIXED_CTR0, p->config.fixed_counters)) >= 0)
+        *value = p->fixed[k];
+    else if (msr == MSR_IA32_FIXED_CTR_CTRL)
+        *value = p->fixed_ctrl;
+    else if (msr == MSR_IA32_PERF_GLOBAL_CTRL)
+        *value = p->global_ctrl;
+    else if (msr == MSR_IA32_PERF_GLOBAL_STATUS)
+        *value = p->global_status;
+    else if (msr == MSR_IA32_PERF_GLOBAL_OVF_CTRL)
+        *value = 0;                     /* write-only in effect: reads 0 */
+    else
+        return VPMU_GP;
+    return VPMU_DONE;
+}
+
+static enum vpmu_access write_evtsel(struct vpmu *p, unsigned int k, uint64_t value)
+{
+    if (value & (EVTSEL_RESERVED | VPMU_EVTSEL_ANY))
+        return VPMU_GP;
+    p->evtsel[k] = value;
+    return VPMU_DONE;
+}
+
+/* Legacy counter write (20.2.6): EAX sign-extended to the width, EDX
+ * ignored. */
+static enum vpmu_access write_pmc(struct vpmu *p, unsigned int k, uint64_t value)
+{
+    uint64_t extended = (uint64_t)(int64_t)(int32_t)(uint32_t)value;
+    p->pmc[k] = extended & low_bits(VPMU_WIDTH);
+    return VPMU_DONE;
+}
+
+/* Fixed counters take the width's bits; more is reserved. */
+static enum vpmu_access write_fixed(struct vpmu *p, unsigned int j, uint64_t value)
+{
+    if (value & ~low_bits(VPMU_WIDTH))
+        return VPMU_GP;
+    p->fixed[j] = value;
+    return VPMU_DONE;
+}
+
+static uint64_t fixed_ctrl_valid(const struct vpmu *p)
+{
+    uint64_t valid = 0;
+    for (unsigned int j = 0; j < p->config.fixed_counters; j++)
+        valid |= FIXED_FIELD_BITS << (4 * j);
+    return valid;
+}
+
+static enum vpmu_access write_checked(uint64_t value, uint64_t valid, uint64_t *reg)
+{
+    if (value & ~valid)
+        return VPMU_GP;
+    *reg = value;
+    return VPMU_DONE;
+}
+
+/* GLOBAL_OVF_CTRL clears the status bits written as 1; GLOBAL_STATUS is
+ * read-only (20.2.2). */
+static enum vpmu_access write_global(struct vpmu *p, uint32_t msr, uint64_t value)
+{
+    uint64_t counters = gp_status_bits(p) | fixed_status_bits(p);
+    switch (msr) {
+    case MSR_IA32_FIXED_CTR_CTRL:
+        return write_checked(value, fixed_ctrl_valid(p), &p->fixed_ctrl);
+    case MSR_IA32_PERF_GLOBAL_CTRL:
+        return write_checked(value, counters, &p->global_ctrl);
+    case MSR_IA32_PERF_GLOBAL_OVF_CTRL:
+        if (value & ~(counters | STATUS_OVF_BUF | STATUS_COND_CHGD))
+            return VPMU_GP;
+        p->global_status &= ~value;
+        return VPMU_DONE;
+    default:
+        return VPMU_GP;
+    }
+}
+
+enum vpmu_access vpmu_wrmsr(struct vpmu *p, uint32_t msr, uint64_t value)
+{
+    int k;
+    if ((k = index_in(msr, MSR_IA32_PERFEVTSEL0, p->config.gp_counters)) >= 0)
+        return write_evtsel(p, (unsigned int)k, value);
+    if ((k = index_in(msr, MSR_IA32_PMC0, p->config.gp_counters)) >= 0)
+        return write_pmc(p, (unsigned int)k, value);
+    if ((k = index_in(msr, MSR_IA32_FIXED_CTR0, p->config.fixed_counters)) >= 0)
+        return write_fixed(p, (unsigned int)k, value);
+    return write_global(p, msr, value);
+}
+
+/* RDPMC (SDM Vol. 2B): CPL 0 always, other levels only with CR4.PCE; the
+ * index must name an existing counter; a fast read returns bits 31:0. */
+enum vpmu_access vpmu_rdpmc(const struct vpmu *p, uint32_t ecx, unsigned int cpl, bool cr4_pce,
+                            uint64_t *value)
+{
+    if (cpl != 0 && !cr4_pce)
+        return VPMU_GP;
+    uint32_t index = ecx & ~(RDPMC_FIXED | RDPMC_FAST);
+    uint64_t counter;
+    if (ecx & RDPMC_FIXED) {
+        if (index >= p->config.fixed_counters)
+            return VPMU_GP;
+        counter = p->fixed[index];
+    } else {
+        if (index >= p->config.gp_counters)
+            return VPMU_GP;
+        counter = p->pmc[index];
+    }
+    *value = (ecx & RDPMC_FAST) ? (uint32_t)counter : counter;
+    return VPMU_DONE;
+}
+
+uint32_t vpmu_lvtpc_read(const struct vpmu *p)
+{
+    return p->lvtpc;
+}
+
+void vpmu_lvtpc_write(struct vpmu *p, uint32_t value)
+{
+    p->lvtpc = value & LVT_WRITABLE;
+}

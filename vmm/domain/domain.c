@@ -1,0 +1,182 @@
+/* The end of a domain: report, statistics, verdict. */
+#include "vmm/domain/domain.h"
+
+#include "boot/run_end.h"
+#include "lib/cpu.h"
+#include "boot/platform.h"
+#include "lib/console.h"
+#include "vmm/domain/domain_config.h"
+#include "lib/format.h"
+#include "vmm/log/log_hv.h"
+#include "vmm/log/log_quota.h"
+#include "lib/mem.h"
+#include "vmm/pmu_hooks.h"
+#include "lib/spinlock.h"
+#include "vmx/vmx_sched.h"
+
+/* A domain's VCPUs may write at once; one lock per domain, so a domain's
+ * console never waits behind another's. */
+static struct spinlock console_locks[DOMAIN_MAX];
+
+static struct spinlock *console_lock_of(const struct domain *d)
+{
+    return &console_locks[d->id % DOMAIN_MAX];
+}
+
+static const char *const end_names[] = {
+    [GUEST_END_POWER_OFF] = "powered off",
+    [GUEST_END_RESET] = "reset",
+    [GUEST_END_TRIPLE_FAULT] = "triple-faulted",
+    [GUEST_END_ERROR] = "was stopped by Vertigo",
+    [GUEST_END_ISOLATION] = "violated isolation",
+};
+
+/* Life-cycle records of the end: every VCPU goes offline, then the domain
+ * stops with arg = enum guest_end (docs/log-format.md, "Drains"). */
+static void log_domain_stop(const struct domain *d, enum guest_end how)
+{
+    for (unsigned int i = 0; i < d->vcpu_count; i++)
+        log_hv_lifecycle(d->id, i, LOG_LC_VCPU_OFFLINE, d->vcpus[i].cpu);
+    log_hv_lifecycle(d->id, 0, LOG_LC_DOMAIN_STOP, how);
+}
+
+/* A line on the text console with the domain's name in front, and in the
+ * log as the domain's own record. */
+static void print_line(const struct domain *d, const char *line, size_t len)
+{
+    char prefix[sizeof(d->name) + 3];
+    char record[DOMAIN_CONSOLE_LINE + 1];
+
+    fmt_snprintf(prefix, sizeof(prefix), "[%s] ", d->name);
+    con_write_line(prefix, line, len);
+    memcpy(record, line, len);
+    record[len] = '\n';
+    log_hv_domain_console(d->id, record, len + 1);
+}
+
+/* Lines dropped since the last note, said in the domain's own console
+ * before the next line it may print (vmm/domain/domain_console.h). */
+static void note_dropped(struct domain *d)
+{
+    struct domain_console_rate *r = &d->console.rate;
+    char note[DOMAIN_CONSOLE_LINE];
+    if (!r->unreported_lines)
+        return;
+    int n = fmt_snprintf(note, sizeof(note), "(vertigo: %lu lines, %lu bytes of this console "
+                         "dropped: over its rate of %u bytes/s)", r->unreported_lines,
+                         r->unreported_bytes, DOMAIN_CONSOLE_RATE);
+    print_line(d, note, n > 0 && (size_t)n < sizeof(note) ? (size_t)n : sizeof(note) - 1);
+    r->unreported_lines = r->unreported_bytes = 0;
+}
+
+/* One line of a domain's console output, if its rate allows. */
+static void console_line(void *ctx, const char *line, size_t len)
+{
+    struct domain *d = ctx;
+    if (!domain_console_admit(&d->console.rate, len, rdtsc(), platform_tsc_hz()))
+        return;
+    note_dropped(d);
+    print_line(d, line, len);
+}
+
+int64_t domain_console_output(void *ctx, const char *text, size_t len)
+{
+    struct domain *d = ctx;
+    spin_lock(console_lock_of(d));
+    domain_console_write(&d->console, text, len, console_line, d);
+    spin_unlock(console_lock_of(d));
+    return (int64_t)len;
+}
+
+__attribute__((noreturn)) void domain_power_off(void *ctx)
+{
+    domain_end(ctx, GUEST_END_POWER_OFF, "power-off hypercall");
+}
+
+/* The domains of the run: domain 0, and those domain_register adds. */
+static unsigned int domains_total = 1, domains_alive = 1;
+static bool every_domain_passed = true;
+static struct spinlock life_lock = SPINLOCK_INIT;
+
+void domain_register(struct domain *d)
+{
+    (void)d;
+    domains_total++;
+    domains_alive++;
+}
+
+/* The verdict line of one domain of several; true if it passed. */
+static bool domain_verdict(const struct domain *d, enum guest_end how)
+{
+    if (d->verdict == GUEST_VERDICT_NONE) {
+        printk("guest: domain %u (%s) verdict FAIL: no verdict reported\n", d->id, d->name);
+        return false;
+    }
+    bool passed = d->verdict == GUEST_VERDICT_PASS && how == GUEST_END_POWER_OFF;
+    printk("guest: domain %u (%s) verdict %s%s%s%s\n", d->id, d->name, passed ? "PASS" : "FAIL",
+           d->verdict_text[0] ? ": " : "", d->verdict_text,
+           d->verdict == GUEST_VERDICT_PASS && !passed ? " (passed but did not power off)" : "");
+    return passed;
+}
+
+/* One domain of several ended: the run ends with the last of them. */
+__attribute__((noreturn)) static void domain_end_one(struct domain *d, enum guest_end how)
+{
+    bool passed = domain_verdict(d, how);
+    spin_lock(&life_lock);
+    every_domain_passed = every_domain_passed && passed;
+    bool last = --domains_alive == 0;
+    spin_unlock(&life_lock);
+    if (last && every_domain_passed)
+        run_end(RUN_PASS, "every domain passed and powered off");
+    if (last)
+        run_end(RUN_FAIL, "a domain did not pass or did not power off");
+    vmx_sched_domain_ended(d);
+}
+
+/* No domain but d is left: the run ends with it. */
+static bool only_one_alive(void)
+{
+    spin_lock(&life_lock);
+    bool one = domains_alive == 1;
+    spin_unlock(&life_lock);
+    return one;
+}
+
+__attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
+                                          const char *detail)
+{
+    if (domains_total > 1 && __atomic_exchange_n(&d->ended, true, __ATOMIC_ACQ_REL))
+        vmx_sched_domain_ended(d);      /* another of its VCPUs ended it */
+    pmu_domain_stopping(d);
+    spin_lock(console_lock_of(d));
+    domain_console_flush(&d->console, console_line, d);
+    spin_unlock(console_lock_of(d));
+    printk("\nguest: domain %u %s (%s)\n", d->id, end_names[how], detail);
+    if (d->console.rate.dropped_lines)
+        printk("guest: domain %u (%s): %lu console lines (%lu bytes) dropped over the rate "
+               "limit of %u bytes/s\n", d->id, d->name, d->console.rate.dropped_lines,
+               d->console.rate.dropped_bytes, DOMAIN_CONSOLE_RATE);
+    uint64_t refused = log_hv_domain_refused(d->id);
+    if (refused)
+        printk("guest: domain %u (%s): %lu log records refused over its share of the log "
+               "rings (1/%u of each)\n", d->id, d->name, refused, LOG_QUOTA_SHARE);
+    log_domain_stop(d, how);
+    for (unsigned int i = 0; i < d->vcpu_count; i++)
+        exit_stats_print(&d->vcpus[i].stats, i, printk);
+    pmu_domain_report(d, only_one_alive());
+    log_hv_flush();     /* the statistics are the largest burst of text */
+
+    if (domains_total > 1)
+        domain_end_one(d, how);
+    if (d->verdict == GUEST_VERDICT_NONE) {
+        printk("guest: no verdict reported by the guest\n");
+        run_end(RUN_FAIL, "guest ended without a verdict");
+    }
+    printk("guest: verdict %s%s%s\n", d->verdict == GUEST_VERDICT_PASS ? "PASS" : "FAIL",
+           d->verdict_text[0] ? ": " : "", d->verdict_text);
+    if (d->verdict == GUEST_VERDICT_PASS && how == GUEST_END_POWER_OFF)
+        run_end(RUN_PASS, "guest passed and powered off");
+    run_end(RUN_FAIL, d->verdict == GUEST_VERDICT_PASS ? "guest passed but did not power off"
+                                                        : "guest reported failure");
+}

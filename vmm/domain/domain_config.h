@@ -1,0 +1,62 @@
+/* Domains declared on Vertigo's command line, beside domain 0:
+ *     dom.N=unikernel:MODULE  or  dom.N=linux:KERNEL_MODULE:INITRD_MODULE  (N = 1..7)
+ *     dom.N.mem=SIZE   (K/M/G; a 2 MiB multiple, at least 4M; default 32M
+ *                       for a unikernel, 256M for Linux)
+ *     dom.N.cpu=C      (the physical CPU it runs on; default 0)
+ *     dom.N.name=NAME  (default domN; letters, digits, '-', '_')
+ *     sched.slice=TIME (10ms, 500us, 1s; default 10ms)
+ * MODULE names are GRUB module roles (vmm/loader/guest_modules.h). Portable and
+ * host-tested. */
+#ifndef VMM_DOMAIN_CONFIG_H
+#define VMM_DOMAIN_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DOMAIN_MAX          8u      /* domain 0 and dom.1 .. dom.7 */
+#define DOMAIN_ROLE_MAX     32u     /* module role with its NUL */
+#define DOMAIN_NAME_MAX     16u     /* name with its NUL */
+
+#define DOMAIN_MEM_ALIGN    (2ull << 20)
+#define DOMAIN_MEM_MIN      (4ull << 20)
+#define DOMAIN_MEM_MAX      (64ull << 30)
+#define SCHED_SLICE_DEFAULT_US 10000u
+#define SCHED_SLICE_MIN_US  100u
+#define SCHED_SLICE_MAX_US  1000000u
+
+enum domain_kind {
+    DOMAIN_KIND_NONE,           /* not declared */
+    DOMAIN_KIND_UNIKERNEL,
+    DOMAIN_KIND_LINUX,
+};
+
+struct domain_spec {
+    enum domain_kind kind;
+    char module[DOMAIN_ROLE_MAX];   /* unikernel image or Linux kernel role */
+    char initrd[DOMAIN_ROLE_MAX];   /* Linux only */
+    uint64_t mem_bytes;
+    unsigned int cpu;
+    char name[DOMAIN_NAME_MAX];
+};
+
+struct domain_config {
+    struct domain_spec dom[DOMAIN_MAX];   /* [0] is domain 0: kind NONE, name dom0 */
+    unsigned int count;                   /* domains declared beside domain 0 */
+    uint32_t slice_us;                    /* sched.slice= */
+};
+
+/* Reads every dom.* and sched.slice option of `cmdline`. `cpus` is the
+ * number of physical CPUs (dom.N.cpu must be below it). On a bad value
+ * returns false with a specific message naming the option in `err`. */
+bool domain_config_parse(const char *cmdline, unsigned int cpus,
+                         struct domain_config *cfg, char *err, size_t err_size);
+
+/* Parses a time slice: a decimal number with unit us, ms or s, between
+ * SCHED_SLICE_MIN_US and SCHED_SLICE_MAX_US. */
+bool sched_slice_parse(const char *text, uint32_t *slice_us);
+
+/* The slice in TSC ticks at `tsc_hz` (at least 1). */
+uint64_t sched_slice_ticks(uint32_t slice_us, uint64_t tsc_hz);
+
+#endif

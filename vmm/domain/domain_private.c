@@ -1,0 +1,144 @@
+/* Building the domains declared beside domain 0 (see vmm/domain/domain_private.h). */
+#include "vmm/domain/domain_private.h"
+
+#include "boot/platform.h"
+#include "boot/run_end.h"
+#include "lib/console.h"
+#include "vmm/domain/domain.h"
+#include "vmm/domain/domain_vhw.h"
+#include "vmm/loader/guest_modules.h"
+#include "lib/mem.h"
+#include "vmm/loader/unikernel_boot.h"
+#include "vmx/vmx_domain.h"
+#include "vmx/vmx_sched.h"
+
+#define HOST_IDENTITY_LIMIT 0x100000000ull  /* Vertigo reaches RAM below 4 GiB */
+
+static struct domain_config config;
+static struct domain domains[DOMAIN_MAX];           /* [0] unused: domain 0 is elsewhere */
+static struct linux_boot_state start_states[DOMAIN_MAX];
+
+__attribute__((noreturn)) static void refuse(unsigned int n, const char *why)
+{
+    printk("vertigo: dom.%u: %s\n", n, why);
+    run_end(RUN_FAIL, "bad domain declaration");
+}
+
+static void check_role(const struct boot_info *bi, unsigned int n, const char *role)
+{
+    const struct domain_spec *spec = &config.dom[n];
+    if (guest_module_find(bi, role, NULL))
+        return;
+    if (spec->kind == DOMAIN_KIND_LINUX)
+        printk("vertigo: dom.%u=linux:%s:%s: no GRUB module has the role '%s'\n", n,
+               spec->module, spec->initrd, role);
+    else
+        printk("vertigo: dom.%u=unikernel:%s: no GRUB module has the role '%s'\n", n,
+               spec->module, role);
+    run_end(RUN_FAIL, "bad domain declaration");
+}
+
+static void check_module(const struct boot_info *bi, unsigned int n)
+{
+    const struct domain_spec *spec = &config.dom[n];
+    check_role(bi, n, spec->module);
+    if (spec->kind == DOMAIN_KIND_LINUX)
+        check_role(bi, n, spec->initrd);
+}
+
+unsigned int domains_reserve(const struct boot_info *bi, unsigned int cpus,
+                             struct page_allocator *pa, struct phys_range *hidden,
+                             size_t *count)
+{
+    char err[160];
+    if (!domain_config_parse(bi->cmdline, cpus, &config, err, sizeof(err))) {
+        printk("vertigo: %s\n", err);
+        run_end(RUN_FAIL, "bad domain option");
+    }
+    for (unsigned int n = 1; n < DOMAIN_MAX; n++) {
+        const struct domain_spec *spec = &config.dom[n];
+        if (spec->kind == DOMAIN_KIND_NONE)
+            continue;
+        check_module(bi, n);
+        uint64_t base = palloc_alloc(pa, spec->mem_bytes / PAGE_SIZE, DOMAIN_MEM_ALIGN,
+                                     HOST_IDENTITY_LIMIT);
+        if (!base) {
+            printk("vertigo: dom.%u.mem=%lu MiB: no free 2 MiB-aligned block that large "
+                   "below 4 GiB\n", n, spec->mem_bytes >> 20);
+            run_end(RUN_FAIL, "no memory for a domain");
+        }
+        domains[n].vmx.ram_hpa = base;
+        hidden[(*count)++] = (struct phys_range){ base, base + spec->mem_bytes };
+        printk("domain %u (%s): %s '%s', %lu MiB of RAM at [%#lx-%#lx), cpu %u\n", n,
+               spec->name, spec->kind == DOMAIN_KIND_LINUX ? "linux" : "unikernel",
+               spec->module, spec->mem_bytes >> 20, base, base + spec->mem_bytes, spec->cpu);
+    }
+    if (config.count)
+        printk("sched: slice %u us of guest time\n", config.slice_us);
+    return config.count;
+}
+
+/* The domain's RAM as the loader writes it: [0, mem) of the block. */
+static void *domain_ram(void *ctx, uint64_t gpa, uint64_t len)
+{
+    const struct domain *d = ctx;
+    uint64_t mem = config.dom[d->id].mem_bytes;
+    if (gpa > mem || len > mem - gpa)
+        return NULL;
+    return (void *)(d->vmx.ram_hpa + gpa);
+}
+
+static void load_unikernel(const struct boot_info *bi, struct domain *d)
+{
+    const struct domain_spec *spec = &config.dom[d->id];
+    const char *args = "";
+    const struct boot_module *m = guest_module_find(bi, spec->module, &args);
+    struct uk_boot_config cfg = {
+        (const void *)m->start, m->end - m->start, spec->mem_bytes, d->id,
+        platform_tsc_hz(), args,
+    };
+    struct guest_mem mem = { domain_ram, d };
+    struct uk_boot_layout layout;
+    int bad;
+    enum uk_boot_status st = uk_boot_load(&cfg, &mem, &layout, &start_states[d->id], &bad);
+    if (st != UK_BOOT_OK) {
+        printk("vertigo: dom.%u=unikernel:%s: cannot load the module: %s", d->id,
+               spec->module, uk_boot_strerror(st));
+        printk(bad >= 0 ? " (program header %d)\n" : "\n", bad);
+        run_end(RUN_FAIL, "bad unikernel module");
+    }
+    printk("domain %u (%s): %u segments at [%#lx-%#lx), entry %#lx, free RAM [%#lx-%#lx)\n",
+           d->id, d->name, layout.segments, layout.load_start, layout.load_end,
+           start_states[d->id].rip, layout.free_start, layout.free_end);
+}
+
+void domains_build(const struct boot_info *bi)
+{
+    for (unsigned int n = 1; n < DOMAIN_MAX; n++) {
+        const struct domain_spec *spec = &config.dom[n];
+        struct domain *d = &domains[n];
+        if (spec->kind == DOMAIN_KIND_NONE)
+            continue;
+        d->id = n;
+        memcpy(d->name, spec->name, sizeof(d->name));
+        d->vcpu_count = 1;
+        d->vcpus[0] = (struct vcpu){ .id = 0, .cpu = spec->cpu, .domain = d };
+        if (spec->kind == DOMAIN_KIND_LINUX) {
+            struct guest_mem mem = { domain_ram, d };
+            domain_vhw_build(bi, d, spec, &mem, &start_states[n]);
+        } else {
+            load_unikernel(bi, d);
+        }
+        if (!vmx_domain_init_private(d, d->vmx.ram_hpa, spec->mem_bytes))
+            refuse(n, "VT-x set-up failed (see the message above)");
+        d->vmx.boot_state = &start_states[n];
+        if (!vmx_sched_add(&d->vcpus[0]))
+            refuse(n, "too many VCPUs on its CPU");
+        domain_register(d);
+    }
+    if (!config.count)
+        return;
+    if (!platform_tsc_hz())
+        refuse(1, "the TSC rate is unknown: sched.slice= cannot be converted");
+    vmx_sched_set_slice(sched_slice_ticks(config.slice_us, platform_tsc_hz()));
+}

@@ -1,0 +1,30 @@
+/* The domains declared with dom.N= beside domain 0 (vmm/domain/domain_config.h):
+ * private domains, each with one VCPU on one physical CPU, its own RAM
+ * (one 2 MiB-aligned block from Vertigo's page allocator, hidden from
+ * domain 0 like Vertigo's own memory) and an EPT that maps only that RAM.
+ * Kinds: the unikernel (include/vertigo/unikernel.h) and Linux with
+ * virtual hardware only (vmm/domain/domain_vhw.h). */
+#ifndef VMM_DOMAIN_PRIVATE_H
+#define VMM_DOMAIN_PRIVATE_H
+
+#include <stddef.h>
+
+#include "vmm/loader/boot_info.h"
+#include "vmm/domain/domain_config.h"
+#include "vmm/page_alloc.h"
+
+/* Reads and checks the dom.N= options (`cpus`: the CPUs online) and
+ * their modules, and takes each domain's RAM from `pa`, adding the blocks
+ * to `hidden` (*count grows; room for DOMAIN_MAX - 1). Any error ends the
+ * run with a message naming the option, before any guest starts. Returns
+ * the number of domains declared. */
+unsigned int domains_reserve(const struct boot_info *bi, unsigned int cpus,
+                             struct page_allocator *pa, struct phys_range *hidden,
+                             size_t *count);
+
+/* After VT-x is on and domain 0's VCPUs are in the scheduler: loads each
+ * declared domain, builds its EPT and bitmaps, and adds its VCPU to the
+ * scheduler of its CPU. Errors end the run with a message. */
+void domains_build(const struct boot_info *bi);
+
+#endif

@@ -1,0 +1,124 @@
+/* Building a Linux domain beside domain 0 (see vmm/domain/domain_vhw.h). */
+#include "vmm/domain/domain_vhw.h"
+
+#include "lib/cpu.h"
+#include "boot/platform.h"
+#include "boot/run_end.h"
+#include "vmm/vhw/acpi_build.h"
+#include "vmm/loader/bzimage.h"
+#include "lib/console.h"
+#include "vmm/domain/domain.h"
+#include "vmm/domain/domain_config.h"
+#include "vmm/loader/guest_modules.h"
+#include "vmm/loader/linux_boot.h"
+#include "lib/mem.h"
+
+#define ACPI_PAGE_GPA   0x9f000ul       /* the last page below the legacy hole */
+#define ACPI_PAGE_BYTES 4096u
+#define HIGH_RAM_GPA    0x100000ul      /* [0xa0000, 1 MiB): the legacy hole */
+#define CMDLINE_MAX     1024u
+/* The console on the virtual UART; noapic: there is no I/O APIC, and
+ * Linux 6.1 with I/O APIC set-up skipped keeps the x2APIC the "firmware"
+ * enabled (without it, having no interrupt remapping and not knowing the
+ * hypervisor, it falls back to the xAPIC's MMIO page, which a domain does
+ * not have). */
+#define CONSOLE_ARG     "console=ttyS0,115200 noapic "
+
+static struct domain_vhw vhw[DOMAIN_MAX];
+static char cmdlines[DOMAIN_MAX][CMDLINE_MAX];
+
+__attribute__((noreturn)) static void fail(const struct domain *d, const char *what,
+                                           const char *why)
+{
+    printk("vertigo: dom.%u (%s): %s: %s\n", d->id, d->name, what, why);
+    run_end(RUN_FAIL, "bad Linux domain");
+}
+
+/* Low RAM (the real-mode trampoline must fit below 1 MiB), the ACPI
+ * tables' page, then RAM from 1 MiB to the end. */
+static void build_e820(struct e820_table *t, uint64_t mem)
+{
+    t->entries[0] = (struct mem_range){ 0, ACPI_PAGE_GPA, MEM_USABLE };
+    t->entries[1] = (struct mem_range){ ACPI_PAGE_GPA, ACPI_PAGE_BYTES, MEM_ACPI_RECLAIM };
+    t->entries[2] = (struct mem_range){ HIGH_RAM_GPA, mem - HIGH_RAM_GPA, MEM_USABLE };
+    t->count = 3;
+}
+
+static uint64_t build_acpi(struct domain *d, const struct guest_mem *ram)
+{
+    struct acpi_build_config cfg = { .gpa = ACPI_PAGE_GPA, .vcpus = d->vcpu_count,
+                                     .power_port = DOMAIN_VHW_POWER_PORT, .com1 = true };
+    struct acpi_build_result res;
+    void *page = ram->gpa_to_host(ram->ctx, ACPI_PAGE_GPA, ACPI_PAGE_BYTES);
+    if (!page)
+        fail(d, "no room for the ACPI tables", "RAM too small");
+    memset(page, 0, ACPI_PAGE_BYTES);
+    enum acpi_build_status st = acpi_build_tables(&cfg, page, ACPI_PAGE_BYTES, &res);
+    if (st != ACPI_BUILD_OK)
+        fail(d, "cannot build the ACPI tables", acpi_build_error(st));
+    return res.rsdp_gpa;
+}
+
+static const char *command_line(const struct domain *d, const char *args)
+{
+    char *out = cmdlines[d->id];
+    size_t head = sizeof(CONSOLE_ARG) - 1, len = strlen(args);
+    if (head + len + 1 > CMDLINE_MAX)
+        fail(d, "kernel command line too long", "more than 1023 bytes with Vertigo's part");
+    memcpy(out, CONSOLE_ARG, head);
+    memcpy(out + head, args, len + 1);
+    return out;
+}
+
+static void load_linux(const struct boot_info *bi, struct domain *d,
+                       const struct domain_spec *spec, const struct guest_mem *ram,
+                       uint64_t rsdp_gpa, struct linux_boot_state *start)
+{
+    static struct bzimage_info kernel;
+    static struct e820_table map;
+    const char *args = "";
+    const struct boot_module *k = guest_module_find(bi, spec->module, &args);
+    const struct boot_module *initrd = guest_module_find(bi, spec->initrd, NULL);
+
+    enum bzimage_status bs = bzimage_parse((const void *)k->start, k->end - k->start, &kernel);
+    if (bs != BZIMAGE_OK)
+        fail(d, "bad kernel image", bzimage_strerror(bs));
+    build_e820(&map, spec->mem_bytes);
+    struct linux_boot_config cfg = {
+        .kernel = &kernel,
+        .initrd = (const void *)initrd->start,
+        .initrd_size = initrd->end - initrd->start,
+        .cmdline = command_line(d, args),
+        .e820 = &map,
+        .rsdp_gpa = rsdp_gpa,
+        .use_1g_pages = (cpuid(0x80000001, 0).edx & CPUID_80000001_EDX_1G) != 0,
+    };
+    struct linux_boot_layout layout;
+    enum linux_boot_status ls = linux_boot_load(&cfg, ram, &layout, start);
+    if (ls != LINUX_BOOT_OK)
+        fail(d, "cannot load the kernel", linux_boot_strerror(ls));
+    printk("domain %u (%s): Linux kernel at %#lx, initrd at %#lx (%lu KiB), ACPI tables at "
+           "%#lx, command line \"%s\"\n", d->id, d->name, layout.kernel_gpa, layout.initrd_gpa,
+           layout.initrd_size >> 10, ACPI_PAGE_GPA, cfg.cmdline);
+}
+
+void domain_vhw_build(const struct boot_info *bi, struct domain *d,
+                      const struct domain_spec *spec, const struct guest_mem *ram,
+                      struct linux_boot_state *start)
+{
+    struct domain_vhw *hw = &vhw[d->id];
+    if (d->vcpu_count > DOMAIN_VHW_VCPUS)
+        fail(d, "too many VCPUs", "a Linux domain has one");
+    if (!platform_tsc_hz())
+        fail(d, "the TSC rate is unknown", "the virtual APIC timer needs it");
+    hw->cpuid = (struct cpuid_domain){ .vcpus = d->vcpu_count, .tsc_hz = platform_tsc_hz(),
+                                       .host_max_leaf = cpuid(0, 0).eax };
+    vuart16550_init(&hw->uart, VUART_COM1_BASE, domain_console_output, d);
+    hw->power_port = DOMAIN_VHW_POWER_PORT;
+    for (unsigned int i = 0; i < d->vcpu_count; i++) {
+        vlapic_init(&hw->lapic[i], i, i == 0, cpuid_domain_tsc_per_crystal(&hw->cpuid));
+        vlapic_timer_set_min_period(&hw->lapic[i], platform_tsc_hz());
+    }
+    load_linux(bi, d, spec, ram, build_acpi(d, ram), start);
+    d->vhw = hw;
+}

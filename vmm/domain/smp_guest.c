@@ -1,0 +1,91 @@
+/* INIT/SIPI emulation for a guest's APs (see vmm/domain/smp_guest.h). */
+#include "vmm/domain/smp_guest.h"
+
+#include "lib/cpu.h"
+#include "lib/console.h"
+#include "vmm/domain/domain.h"
+#include "lib/mem.h"
+#include "boot/start.h"
+#include "vmx/vmx_cpu.h"
+#include "vmx/vmx_domain.h"
+
+enum ap_state {
+    AP_IDLE,            /* no VCPU yet, or not INITed */
+    AP_WAIT_SIPI,       /* the guest sent INIT */
+    AP_STARTING,        /* the guest sent SIPI: enter it */
+    AP_RUNNING,
+};
+
+struct ap_mailbox {
+    volatile uint32_t state;
+    struct vcpu *vcpu;
+    uint8_t vector;
+};
+
+static struct ap_mailbox mailbox[MAX_CPUS];
+
+void vcpu_ap_assign(struct vcpu *v)
+{
+    mailbox[v->cpu].vcpu = v;
+}
+
+void vcpu_sipi_state(uint8_t vector, struct linux_boot_state *st)
+{
+    static const struct linux_boot_segment data = { 0, 0, 0xffff, 0x93 };
+    memset(st, 0, sizeof(*st));
+    st->cs = (struct linux_boot_segment){ (uint16_t)(vector << 8), (uint64_t)vector << 12,
+                                          0xffff, 0x9b };
+    st->ds = st->es = st->ss = st->fs = st->gs = data;
+    st->tr = (struct linux_boot_segment){ 0, 0, 0xffff, 0x8b };
+    st->ldtr = (struct linux_boot_segment){ 0, 0, 0xffff, 0x10082 };  /* unusable */
+    st->gdt_limit = 0xffff;
+    st->idt_limit = 0xffff;
+    st->cr0 = CR0_ET;
+    st->rflags = 0x2;
+}
+
+static struct vcpu *vcpu_by_apic(struct domain *d, uint32_t apic_id)
+{
+    for (unsigned int i = 0; i < d->vcpu_count; i++)
+        if (d->vcpus[i].apic_id == apic_id)
+            return &d->vcpus[i];
+    return NULL;
+}
+
+void vcpu_signal_init(struct domain *d, uint32_t apic_id)
+{
+    struct vcpu *v = vcpu_by_apic(d, apic_id);
+    if (!v || v->id == 0)
+        return;
+    struct ap_mailbox *m = &mailbox[v->cpu];
+    if (m->state == AP_IDLE)
+        __atomic_store_n(&m->state, AP_WAIT_SIPI, __ATOMIC_RELEASE);
+}
+
+void vcpu_signal_sipi(struct domain *d, uint32_t apic_id, uint8_t vector)
+{
+    struct vcpu *v = vcpu_by_apic(d, apic_id);
+    if (!v || v->id == 0)
+        return;
+    struct ap_mailbox *m = &mailbox[v->cpu];
+    if (m->state != AP_WAIT_SIPI)
+        return;     /* a second SIPI, or one without INIT: ignored like hardware */
+    m->vector = vector;
+    __atomic_store_n(&m->state, AP_STARTING, __ATOMIC_RELEASE);
+}
+
+__attribute__((noreturn)) void vcpu_ap_idle(unsigned int cpu)
+{
+    struct ap_mailbox *m = &mailbox[cpu];
+    struct linux_boot_state st;
+
+    while (__atomic_load_n(&m->state, __ATOMIC_ACQUIRE) != AP_STARTING)
+        cpu_relax();
+    m->state = AP_RUNNING;
+    vcpu_sipi_state(m->vector, &st);
+    printk("smp: CPU %u starts VCPU %u at %#x:0000 (SIPI vector %#x)\n", cpu, m->vcpu->id,
+           m->vector << 8, m->vector);
+    if (!vmx_cpu_enable())
+        domain_end(m->vcpu->domain, GUEST_END_ERROR, "VMXON failed on an AP");
+    vmx_vcpu_run(m->vcpu, &st);
+}

@@ -1,0 +1,75 @@
+/* Store-instruction decoder (see vmm/vhw/mmio_decode.h). Encodings: SDM Vol.
+ * 2A, 2.1 "Instruction Format" and 2.2.1 "REX Prefixes"; MOV (89 /r,
+ * C7 /0 id), XCHG (87 /r). */
+#include "vmm/vhw/mmio_decode.h"
+
+#define PREFIX_OPSIZE 0x66
+#define PREFIX_LOCK   0xf0
+#define PREFIX_DS     0x3e
+#define OP_MOV_STORE  0x89
+#define OP_MOV_IMM    0xc7
+#define OP_XCHG       0x87
+#define MAX_INSN_LEN  15
+
+/* Bytes of ModRM + SIB + displacement starting at modrm, or 0 if
+ * truncated. */
+static unsigned int modrm_length(const uint8_t *p, size_t avail)
+{
+    if (avail < 1)
+        return 0;
+    unsigned int mod = p[0] >> 6, rm = p[0] & 7, len = 1;
+    if (mod == 3)
+        return 0;               /* a register operand is not a store */
+    if (rm == 4) {
+        if (avail < 2)
+            return 0;
+        if (mod == 0 && (p[1] & 7) == 5)
+            len += 4;           /* SIB with no base: disp32 */
+        len += 1;
+    } else if (mod == 0 && rm == 5) {
+        len += 4;               /* RIP-relative disp32 */
+    }
+    if (mod == 1)
+        len += 1;
+    else if (mod == 2)
+        len += 4;
+    return len <= avail ? len : 0;
+}
+
+bool mmio_decode_store(const uint8_t *bytes, size_t avail, struct mmio_store *out)
+{
+    size_t i = 0;
+    uint8_t rex = 0;
+    if (avail > MAX_INSN_LEN)
+        avail = MAX_INSN_LEN;
+
+    while (i < avail && (bytes[i] == PREFIX_LOCK || bytes[i] == PREFIX_DS))
+        i++;
+    if (i < avail && bytes[i] == PREFIX_OPSIZE)
+        return false;           /* 16-bit stores are not supported */
+    if (i < avail && (bytes[i] & 0xf0) == 0x40)
+        rex = bytes[i++];
+    if (i >= avail)
+        return false;
+    uint8_t op = bytes[i++];
+    if (op != OP_MOV_STORE && op != OP_MOV_IMM && op != OP_XCHG)
+        return false;
+    unsigned int mlen = modrm_length(bytes + i, avail - i);
+    if (!mlen)
+        return false;
+    unsigned int reg = (bytes[i] >> 3) & 7;
+    out->size = (rex & 0x08) ? 8 : 4;
+    out->from_register = op != OP_MOV_IMM;
+    out->reg = reg | ((rex & 0x04) ? 8 : 0);
+    out->immediate = 0;
+    i += mlen;
+    if (op == OP_MOV_IMM) {
+        if (reg != 0 || i + 4 > avail)
+            return false;
+        out->immediate = (uint32_t)bytes[i] | (uint32_t)bytes[i + 1] << 8 |
+                         (uint32_t)bytes[i + 2] << 16 | (uint32_t)bytes[i + 3] << 24;
+        i += 4;
+    }
+    out->length = (unsigned int)i;
+    return true;
+}

@@ -1,0 +1,42 @@
+# vmm/vhw/: the virtual hardware of a Linux domain other than domain 0:
+# x2APIC, 16550 UART, ACPI tables, CPUID policy and the decoder of MMIO
+# stores (portable; vmx/ wires them).
+HV_SRCS += vmm/vhw/vlapic.c vmm/vhw/vlapic_timer.c
+HEADERS_HV += vmm/vhw/vlapic.h vmm/vhw/vlapic_timer.h
+HEADERS_HOST += vmm/vhw/vlapic.h vmm/vhw/vlapic_timer.h
+
+UNIT_TESTS += vlapic
+unit_vlapic_SRCS := tests/unit/test_vlapic.c vmm/vhw/vlapic.c vmm/vhw/vlapic_timer.c
+
+HV_SRCS += vmm/vhw/vuart16550.c
+HEADERS_HV += vmm/vhw/vuart16550.h
+HEADERS_HOST += vmm/vhw/vuart16550.h
+UNIT_TESTS += vuart16550
+unit_vuart16550_SRCS := tests/unit/test_vuart16550.c vmm/vhw/vuart16550.c
+
+HV_SRCS += vmm/vhw/acpi_build.c
+HEADERS_HV += vmm/vhw/acpi_build.h
+HEADERS_HOST += vmm/vhw/acpi_build.h
+UNIT_TESTS += acpi_build
+unit_acpi_build_SRCS := tests/unit/test_acpi_build.c vmm/vhw/acpi_build.c
+
+HV_SRCS += vmm/vhw/cpuid_domain.c
+HEADERS_HV += vmm/vhw/cpuid_domain.h
+HEADERS_HOST += vmm/vhw/cpuid_domain.h
+UNIT_TESTS += cpuid_domain
+unit_cpuid_domain_SRCS := tests/unit/test_cpuid_domain.c vmm/vhw/cpuid_domain.c vmm/vhw/vlapic.c \
+                          vmm/vhw/vlapic_timer.c
+
+HV_SRCS += vmm/vhw/mmio_decode.c
+HEADERS_HV += vmm/vhw/mmio_decode.h
+HEADERS_HOST += vmm/vhw/mmio_decode.h
+UNIT_TESTS += mmio_decode
+unit_mmio_decode_SRCS := tests/unit/test_mmio_decode.c vmm/vhw/mmio_decode.c
+
+# WRMSR's reserved-bit, canonical-address and memory-type checks for the
+# MSRs a domain's writes reach Vertigo's emulation with.
+HV_SRCS += vmm/vhw/msr_check.c
+HEADERS_HV += vmm/vhw/msr_check.h
+HEADERS_HOST += vmm/vhw/msr_check.h
+UNIT_TESTS += msr_check
+unit_msr_check_SRCS := tests/unit/test_msr_check.c vmm/vhw/msr_check.c vmm/guest/guest_pt.c

@@ -1,0 +1,151 @@
+/* The virtual APIC timer (SDM Vol. 3A 11.5.4). The count is never stored
+ * as it runs: the time the count was loaded and the guest TSC give it,
+ * and timer_due_tsc is the next expiry the VCPU's runner must honour. */
+#include "vmm/vhw/vlapic_timer.h"
+
+static uint32_t timer_mode(const struct vlapic *a)
+{
+    return a->lvt[VLAPIC_LVT_TIMER] & VLAPIC_TIMER_MODE_MASK;
+}
+
+/* DCR bits 3,1,0: 000 -> 2, 001 -> 4, ..., 110 -> 128, 111 -> 1. */
+uint32_t vlapic_timer_divider(uint32_t dcr)
+{
+    uint32_t code = (dcr & 3u) | ((dcr >> 1) & 4u);
+    return code == 7u ? 1u : 2u << code;
+}
+
+static uint64_t tsc_per_count(const struct vlapic *a)
+{
+    return a->tsc_per_tick * vlapic_timer_divider(a->timer_dcr);
+}
+
+/* The count's period, floored in periodic mode (vlapic.h). */
+static uint64_t period_tsc(const struct vlapic *a)
+{
+    uint64_t period = (uint64_t)a->timer_icr * tsc_per_count(a);
+    if (period && timer_mode(a) == VLAPIC_TIMER_PERIODIC && period < a->timer_min_period)
+        return a->timer_min_period;
+    return period;
+}
+
+void vlapic_timer_set_min_period(struct vlapic *a, uint64_t tsc_hz)
+{
+    a->timer_min_period = tsc_hz / (1000000u / VLAPIC_TIMER_MIN_PERIOD_US);
+}
+
+static void disarm(struct vlapic *a)
+{
+    a->timer_due_tsc = VLAPIC_NO_DEADLINE;
+}
+
+static void start_count(struct vlapic *a, uint64_t now_tsc)
+{
+    a->timer_start_tsc = now_tsc;
+    if (a->timer_icr == 0)
+        disarm(a);
+    else
+        a->timer_due_tsc = now_tsc + period_tsc(a);
+}
+
+void vlapic_timer_set_lvt(struct vlapic *a, uint32_t lvt)
+{
+    bool was_deadline = timer_mode(a) == VLAPIC_TIMER_TSC_DEADLINE;
+    bool is_deadline = (lvt & VLAPIC_TIMER_MODE_MASK) == VLAPIC_TIMER_TSC_DEADLINE;
+
+    a->lvt[VLAPIC_LVT_TIMER] = lvt;
+    if (was_deadline != is_deadline) {
+        /* SDM 11.5.4.1: a transition to or from TSC-deadline mode disarms. */
+        disarm(a);
+        a->timer_icr = 0;
+        a->tsc_deadline = 0;
+    }
+}
+
+void vlapic_timer_set_initial(struct vlapic *a, uint32_t count, uint64_t now_tsc)
+{
+    if (timer_mode(a) == VLAPIC_TIMER_TSC_DEADLINE)
+        return;
+    a->timer_icr = count;
+    start_count(a, now_tsc);
+}
+
+/* The count already elapsed keeps its ticks: the count restarts from the
+ * current count at the new rate (the SDM leaves a change while counting
+ * unspecified; this is the least surprising reading). A periodic timer
+ * still reloads the full initial count afterwards. */
+void vlapic_timer_set_divide(struct vlapic *a, uint32_t dcr, uint64_t now_tsc)
+{
+    uint32_t left = vlapic_timer_current(a, now_tsc);
+
+    a->timer_dcr = dcr;
+    if (timer_mode(a) == VLAPIC_TIMER_TSC_DEADLINE || left == 0)
+        return;
+    a->timer_start_tsc = now_tsc - (uint64_t)(a->timer_icr - left) * tsc_per_count(a);
+    a->timer_due_tsc = now_tsc + (uint64_t)left * tsc_per_count(a);
+}
+
+uint32_t vlapic_timer_current(const struct vlapic *a, uint64_t now_tsc)
+{
+    uint64_t elapsed, period = period_tsc(a);
+
+    if (timer_mode(a) == VLAPIC_TIMER_TSC_DEADLINE || period == 0)
+        return 0;
+    elapsed = now_tsc - a->timer_start_tsc;
+    if (elapsed >= period) {
+        if (timer_mode(a) != VLAPIC_TIMER_PERIODIC)
+            return 0;
+        elapsed %= period;
+    }
+    if (period != (uint64_t)a->timer_icr * tsc_per_count(a))    /* floored: slower */
+        return a->timer_icr - (uint32_t)(elapsed * a->timer_icr / period);
+    return a->timer_icr - (uint32_t)(elapsed / tsc_per_count(a));
+}
+
+void vlapic_timer_set_deadline(struct vlapic *a, uint64_t deadline_tsc)
+{
+    if (timer_mode(a) != VLAPIC_TIMER_TSC_DEADLINE)
+        return;
+    a->tsc_deadline = deadline_tsc;
+    a->timer_due_tsc = deadline_tsc == 0 ? VLAPIC_NO_DEADLINE : deadline_tsc;
+}
+
+uint64_t vlapic_timer_get_deadline(const struct vlapic *a)
+{
+    return timer_mode(a) == VLAPIC_TIMER_TSC_DEADLINE ? a->tsc_deadline : 0;
+}
+
+/* Expiry: the deadline MSR clears, a one-shot count stays at 0, a
+ * periodic count reloads from the last period boundary before now. */
+static void expire(struct vlapic *a, uint64_t now_tsc)
+{
+    uint64_t period = period_tsc(a), periods;
+
+    switch (timer_mode(a)) {
+    case VLAPIC_TIMER_TSC_DEADLINE:
+        a->tsc_deadline = 0;
+        disarm(a);
+        break;
+    case VLAPIC_TIMER_PERIODIC:
+        periods = (now_tsc - a->timer_start_tsc) / period;
+        a->timer_start_tsc += periods * period;
+        a->timer_due_tsc = a->timer_start_tsc + period;
+        break;
+    default:
+        disarm(a);
+        break;
+    }
+}
+
+void vlapic_timer_advance(struct vlapic *a, uint64_t now_tsc)
+{
+    if (a->timer_due_tsc == VLAPIC_NO_DEADLINE || now_tsc < a->timer_due_tsc)
+        return;
+    expire(a, now_tsc);
+    vlapic_deliver_lvt(a, VLAPIC_LVT_TIMER);
+}
+
+uint64_t vlapic_next_deadline(const struct vlapic *a)
+{
+    return a->timer_due_tsc;
+}
