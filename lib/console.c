@@ -1,7 +1,7 @@
 /* Console output: formats into a per-call buffer and writes it to the
- * serial port and/or the 0xE9 debug port and the screens
- * (vmm/console/screen_console.c, console=vga,fb), and hands it to the record sink
- * (the profiling log registers one). A recursive lock keeps lines
+ * serial port and/or the 0xE9 debug port and the screen (the screen
+ * console, vmm/console/screen_console.c, registers itself), and hands it
+ * to the record sink (the profiling log registers one). A recursive lock keeps lines
  * from different CPUs apart; a CPU that re-enters (an NMI or exception
  * while it prints) writes through instead of deadlocking. */
 #include "lib/console.h"
@@ -12,7 +12,6 @@
 #include "lib/smp.h"
 #include "lib/format.h"
 #include "lib/mem.h"
-#include "vmm/console/screen_console.h"
 #include "lib/spinlock.h"
 #include "lib/uart.h"
 
@@ -21,6 +20,7 @@
 
 static struct console_config config = { .uart_ports = { COM1_PORT }, .debug_port = true };
 static con_record_sink_fn *record_sink;
+static con_screen_fn *screen;
 
 /* con_lock keeps lines apart. A CPU marks itself in con_inside before it
  * waits for the lock and clears the mark after releasing it, so an NMI or
@@ -51,6 +51,11 @@ void con_set_record_sink(con_record_sink_fn *sink)
     __atomic_store_n(&record_sink, sink, __ATOMIC_RELEASE);
 }
 
+void con_set_screen(con_screen_fn *putc)
+{
+    __atomic_store_n(&screen, putc, __ATOMIC_RELEASE);
+}
+
 uint16_t con_uart_port(unsigned int i)
 {
     return i < CONSOLE_UARTS_MAX ? config.uart_ports[i] : 0;
@@ -68,7 +73,9 @@ static void con_putc(char c)
             uart_putc(port, '\r');
         uart_putc(port, c);
     }
-    screen_console_putc(c);
+    con_screen_fn *draw = __atomic_load_n(&screen, __ATOMIC_ACQUIRE);
+    if (draw)
+        draw(c);
 }
 
 void con_write(const char *s, size_t len)

@@ -40,6 +40,14 @@ typedef void con_record_sink_fn(const char *text, size_t len);
  * print. */
 void con_set_record_sink(con_record_sink_fn *sink);
 
+/* Draws one character on the screens (called under the console lock, or
+ * from an NMI or exception that interrupted a printk: it must not wait). */
+typedef void con_screen_fn(char c);
+
+/* Registers the one screen drawer (the screen console registers itself
+ * when a screen opens); NULL removes it. Call on the boot CPU. */
+void con_set_screen(con_screen_fn *putc);
+
 /* Stops raw text on `port` (0xE9 or a serial console's UART) because
  * the binary profiling log owns it now; other ports are ignored. Console
  * text then reaches that port only inside log records. */

@@ -23,6 +23,7 @@ static bool mapped(uint64_t addr, uint64_t size)
 static void add_screen(const struct text_screen *s, const char *what)
 {
     screens[screen_count++] = *s;
+    con_set_screen(screen_console_putc);
     printk("console: on the %s (%u x %u characters)\n", what, s->cols, s->rows);
 }
 

@@ -20,7 +20,8 @@ bool screen_console_open_vga(const struct boot_info *bi);
 bool screen_console_open_fb(const struct boot_info *bi);
 
 /* Draws c on every open screen (called under the console lock, or from an
- * NMI or exception that interrupted a printk: it must not wait). */
+ * NMI or exception that interrupted a printk: it must not wait). The first
+ * screen that opens registers it with the console (lib/console.h). */
 void screen_console_putc(char c);
 
 #endif
