@@ -1,8 +1,9 @@
-/* The entry hooks boot/ calls into the core, and the only vmm/ header
- * besides the library floor that boot/ includes: the boot CPU's start-up
- * sequence, and where an AP parks once it is up. */
-#ifndef VMM_START_H
-#define VMM_START_H
+/* The entry hooks boot/ calls into the core (implemented in vmm/): the
+ * boot CPU's start-up sequence, and where an AP parks once it is up.
+ * boot/ includes only lib/ and its own headers; what it calls above
+ * itself is declared here and in boot/traps.h. */
+#ifndef BOOT_START_H
+#define BOOT_START_H
 
 #include <stdint.h>
 

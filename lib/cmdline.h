@@ -1,7 +1,7 @@
 /* Hypervisor command line: space-separated key=value words (a bare word
  * is a key with an empty value). Portable and host-tested. */
-#ifndef VMM_CMDLINE_H
-#define VMM_CMDLINE_H
+#ifndef LIB_CMDLINE_H
+#define LIB_CMDLINE_H
 
 #include <stdbool.h>
 #include <stddef.h>

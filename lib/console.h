@@ -1,7 +1,7 @@
 /* Vertigo's text console: formatted output to the serial port chosen on
  * the command line and to the debug port (0xE9) where one exists. */
-#ifndef VMM_CONSOLE_H
-#define VMM_CONSOLE_H
+#ifndef LIB_CONSOLE_H
+#define LIB_CONSOLE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* Thin wrappers around x86 instructions: port I/O, MSRs, CPUID, control
  * registers, TSC. Only hardware-facing files include this header. */
-#ifndef BOOT_CPU_H
-#define BOOT_CPU_H
+#ifndef LIB_CPU_H
+#define LIB_CPU_H
 
 #include <stdbool.h>
 #include <stdint.h>

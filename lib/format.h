@@ -4,8 +4,8 @@
  * precision (numbers or '*'), length modifiers hh h l ll z t j.
  * Floating point is not supported (the hypervisor never uses it); an
  * unknown conversion is copied to the output verbatim. */
-#ifndef VMM_FORMAT_H
-#define VMM_FORMAT_H
+#ifndef LIB_FORMAT_H
+#define LIB_FORMAT_H
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -2,8 +2,8 @@
  * Freestanding, safe in NMI context: the SSE4.2 CRC32 instruction where
  * the CPU has it (x86-64 only, probed once), else a byte table. The host
  * decoder checks logs with this same code (one implementation). */
-#ifndef VMM_LOG_CRC_H
-#define VMM_LOG_CRC_H
+#ifndef LIB_LOG_CRC_H
+#define LIB_LOG_CRC_H
 
 #include <stdbool.h>
 #include <stddef.h>

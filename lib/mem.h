@@ -1,7 +1,7 @@
 /* Memory and string helpers. The hypervisor is freestanding and brings its
  * own (lib/mem.c); host builds of portable code use the C library's. */
-#ifndef VMM_MEM_H
-#define VMM_MEM_H
+#ifndef LIB_MEM_H
+#define LIB_MEM_H
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 /* Model-specific register numbers Vertigo uses (Intel SDM Vol. 4, "Model-
  * Specific Registers", architectural MSRs table) and the bits it tests. */
-#ifndef VMM_MSR_H
-#define VMM_MSR_H
+#ifndef LIB_MSR_H
+#define LIB_MSR_H
 
 #define MSR_IA32_TSC                    0x010
 #define MSR_IA32_APIC_BASE              0x01b

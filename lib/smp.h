@@ -1,7 +1,8 @@
-/* CPU numbering shared by every subsystem, implemented in boot/ (the
- * per-CPU area in boot/smp.c, the AP count in boot/ap_boot.c). */
-#ifndef BOOT_SMP_H
-#define BOOT_SMP_H
+/* CPU numbering shared by every subsystem: a hook of the library floor,
+ * implemented in boot/ (the per-CPU area in boot/smp.c, the AP count in
+ * boot/ap_boot.c). */
+#ifndef LIB_SMP_H
+#define LIB_SMP_H
 
 #define MAX_CPUS 16
 

@@ -8,8 +8,8 @@
  * code may only spin_trylock such a lock and go without it when it
  * fails. A lock is not recursive; a subsystem that must tolerate
  * re-entry on one CPU keeps an owner field next to the lock. */
-#ifndef VMM_SPINLOCK_H
-#define VMM_SPINLOCK_H
+#ifndef LIB_SPINLOCK_H
+#define LIB_SPINLOCK_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /* Polled 16550 UART driver (no interrupts, no FIFO tricks). */
-#ifndef VMM_UART_H
-#define VMM_UART_H
+#ifndef LIB_UART_H
+#define LIB_UART_H
 
 #include <stdbool.h>
 #include <stdint.h>
