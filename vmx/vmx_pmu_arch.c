@@ -54,32 +54,10 @@ uint64_t pmu_arch_guest_syscall_entry(const struct vcpu *v)
     return rdmsr(MSR_IA32_LSTAR);
 }
 
-/* Guest stack pages the sampler's walks translated, per CPU (a walk and
- * the guest it reads stand on one CPU; the key names the domain's EPT). */
-static struct guest_tlb stack_tlb[MAX_CPUS];
-
-/* Looks up the page a walk from start reads first by a direct call (the
- * walk's own fetches call through the reader's page source) and makes it
- * the reader's window: a kernel walk's first read is at RSP (the ORC
- * walk's first frame; a frame-pointer kernel's chain starts at RBP,
- * nearly always in RSP's page), a user walk's at RBP if its chain is
- * followed at all. An unreadable page leaves the reader empty: the walk
- * then finds it unreadable itself. (A kernel sample taken before the
- * domain declared its unwinder looks the page up for a walk that reads
- * nothing: not worth a test on every sample.) */
-static void open_first_page(struct guest_reader *rd, struct guest_virt_cursor *c,
-                            const struct guest_unwind_regs *start, bool kernel)
-{
-    if (!kernel && !guest_stack_chain_followed(start))
-        return;
-    uint64_t page = (kernel ? start->sp : start->bp) & ~(uint64_t)(PAGE_SIZE - 1);
-    const uint8_t *host = guest_virt_cursor_page(c, page);
-    if (host)
-        guest_reader_start(rd, page, host);
-}
-
 /* RIP and CR3 come from the caller (read for the sample already): of the
- * VMCS only RSP and the paging mode's CR0 and CR4 are read here. */
+ * VMCS only RSP and the paging mode's CR0 and CR4 are read here. Which
+ * page to open first and the per-CPU translation cache are the stack
+ * walkers' (vmm/guest/guest_stack.h, vmm/guest/guest_tlb.h). */
 unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rip, uint64_t cr3, uint64_t rbp,
                                   bool kernel, unsigned int depth, uint64_t *out)
 {
@@ -88,9 +66,13 @@ unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rip, uint64_t cr3, ui
     struct guest_virt_cursor cursor;
     struct guest_reader rd;
     guest_virt_cursor_setup(&cursor, v, cr0, cr3, cr4);
-    guest_virt_cursor_claim_tlb(&cursor, &stack_tlb[v->cpu % MAX_CPUS]);
+    guest_virt_cursor_claim_tlb(&cursor, guest_tlb_of_cpu(v->cpu));
     guest_reader_init(&rd, guest_virt_cursor_page, &cursor);
-    open_first_page(&rd, &cursor, &start, kernel);
+    uint64_t page;
+    const uint8_t *host;
+    if (guest_stack_first_page(&start, kernel, &page) &&
+        (host = guest_virt_cursor_page(&cursor, page)) != NULL)
+        guest_reader_start(&rd, page, host);     /* an unreadable page: the walk finds it */
     unsigned int n = guest_stack_sample(&v->domain->kernel_unwind, &start, kernel, depth, &rd,
                                         out);
     guest_virt_cursor_release_tlb(&cursor);
@@ -99,9 +81,7 @@ unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rip, uint64_t cr3, ui
 
 void pmu_arch_guest_stack_cache(unsigned int cpu, uint64_t *hits, uint64_t *misses)
 {
-    const struct guest_tlb *tlb = &stack_tlb[cpu % MAX_CPUS];
-    *hits = __atomic_load_n(&tlb->hits, __ATOMIC_RELAXED);
-    *misses = __atomic_load_n(&tlb->misses, __ATOMIC_RELAXED);
+    guest_tlb_counts(cpu, hits, misses);
 }
 
 void pmu_arch_guest_user_stack(struct vcpu *v, struct log_user_stack *us, uint8_t *buf,

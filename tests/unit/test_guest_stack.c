@@ -184,3 +184,26 @@ TEST(the_reader_asks_for_each_page_once_and_checks_both_halves_of_a_split_read)
     /* an empty reader never reads through its NULL window */
     CHECK(guest_reader_at(reader(), 8, 8) == NULL);
 }
+
+/* The page a sample's walk opens first: RSP's for a kernel walk, RBP's for
+ * a user walk whose chain is followed, none for one whose chain is not. */
+TEST(first_page_of_a_sample)
+{
+    uint64_t page = 0;
+    struct guest_unwind_regs k = { .ip = 0xffffffff81000000ull, .sp = 0xffffc90000013f28ull,
+                                   .bp = 0xffffc90000015ff0ull };
+    CHECK(guest_stack_first_page(&k, true, &page));
+    CHECK_EQ(page, 0xffffc90000013000ull);
+    struct guest_unwind_regs u = { .ip = 0x401000, .sp = 0x7ffc0000a010ull, .bp = 0x7ffc0000b020ull };
+    page = 0;
+    CHECK(guest_stack_first_page(&u, false, &page));
+    CHECK_EQ(page, 0x7ffc0000b000ull);
+    struct guest_unwind_regs below = u;
+    below.bp = u.sp - 8;                       /* RBP below RSP: not a frame pointer */
+    page = 0;
+    CHECK(!guest_stack_first_page(&below, false, &page));
+    CHECK_EQ(page, 0);
+    struct guest_unwind_regs far = u;
+    far.bp = u.sp + GUEST_STACK_FRAME_MAX;     /* too far above RSP */
+    CHECK(!guest_stack_first_page(&far, false, &page));
+}

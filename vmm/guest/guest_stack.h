@@ -36,6 +36,24 @@ static inline bool guest_stack_chain_followed(const struct guest_unwind_regs *r)
     return r->bp - r->sp < GUEST_STACK_FRAME_MAX;
 }
 
+/* The guest-virtual page a sample's walk from *start reads first, for its
+ * caller to open in the reader before the walk (guest_reader_start, by a
+ * direct look-up rather than through the reader's page source): a kernel
+ * walk's first read is at RSP (the ORC walk's first frame; a frame-pointer
+ * kernel's chain starts at RBP, nearly always in RSP's page), a user
+ * walk's at RBP if its chain is followed at all (else false: it reads
+ * nothing). A kernel sample taken before the domain declared its unwinder
+ * has its page looked up for a walk that reads nothing: not worth a test
+ * on every sample. */
+static inline bool guest_stack_first_page(const struct guest_unwind_regs *start, bool kernel,
+                                          uint64_t *page)
+{
+    if (!kernel && !guest_stack_chain_followed(start))
+        return false;
+    *page = (kernel ? start->sp : start->bp) & ~(uint64_t)(GUEST_READER_PAGE - 1);
+    return true;
+}
+
 /* Walks the chain starting at frame pointer `rbp` of a guest running in
  * kernel mode (`kernel`) or user mode, reading guest-virtual memory
  * through rd. Stores at most max_depth return addresses, innermost

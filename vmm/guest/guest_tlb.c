@@ -1,6 +1,10 @@
 /* The NMI path's cache of guest page translations (see vmm/guest/guest_tlb.h). */
 #include "vmm/guest/guest_tlb.h"
 
+#include "lib/smp.h"
+
+static struct guest_tlb stack_tlb[MAX_CPUS];
+
 /* Epoch 1 comes first and after each wrap, with the cache emptied: an
  * entry left from the last time a number was used can never match. */
 void guest_tlb_new_epoch(struct guest_tlb *tlb, const void *ept, uint64_t ept_generation,
@@ -48,4 +52,16 @@ void guest_tlb_flush(struct guest_tlb *tlb)
 {
     for (unsigned int i = 0; i < GUEST_TLB_ENTRIES; i++)
         tlb->e[i].key.tag = 0;
+}
+
+struct guest_tlb *guest_tlb_of_cpu(unsigned int cpu)
+{
+    return &stack_tlb[cpu % MAX_CPUS];
+}
+
+void guest_tlb_counts(unsigned int cpu, uint64_t *hits, uint64_t *misses)
+{
+    const struct guest_tlb *tlb = &stack_tlb[cpu % MAX_CPUS];
+    *hits = __atomic_load_n(&tlb->hits, __ATOMIC_RELAXED);
+    *misses = __atomic_load_n(&tlb->misses, __ATOMIC_RELAXED);
 }

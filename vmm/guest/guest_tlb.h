@@ -197,4 +197,13 @@ void guest_tlb_fill(struct guest_tlb *tlb, const struct guest_tlb_key *key,
 /* Forgets every entry. */
 void guest_tlb_flush(struct guest_tlb *tlb);
 
+/* The cache of CPU cpu's sample stack walks: one per CPU (a walk and the
+ * guest it reads stand on one CPU; the cache's context names the domain's
+ * EPT), kept across samples. cpu is taken modulo MAX_CPUS. */
+struct guest_tlb *guest_tlb_of_cpu(unsigned int cpu);
+
+/* How often CPU cpu's stack walks found a page's translation in its cache
+ * and how often they walked the guest's page tables, since boot. */
+void guest_tlb_counts(unsigned int cpu, uint64_t *hits, uint64_t *misses);
+
 #endif
