@@ -5,7 +5,7 @@
 #define PMU_PMU_LOG_DESC_H
 
 #include "pmu/backend/pmu_desc.h"
-#include "pmu/run/pmu_session.h"
+#include "pmu/backend/pmu_session.h"
 #include "vertigo/log_format.h"
 
 /* The header's PMU description: the backend the run uses (hw or soft),

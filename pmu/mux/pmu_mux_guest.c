@@ -6,7 +6,7 @@
 #include "pmu/mux/pmu_mux.h"
 #include "pmu/hw/pmu_mux_hw.h"
 #include "pmu/run/pmu_run.h"
-#include "pmu/run/pmu_session.h"
+#include "pmu/backend/pmu_session.h"
 #include "lib/console.h"
 #include "lib/format.h"
 #include "vmm/hv_cmdline.h"

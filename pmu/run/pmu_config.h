@@ -1,5 +1,5 @@
 /* The run's PMU configuration, read once from Vertigo's command line when
- * the first VCPU starts (pmu/run/pmu_session.h lists the options): the backend
+ * the first VCPU starts (pmu/backend/pmu_session.h lists the options): the backend
  * (pmu=), the counting session every VCPU runs (pmu.events=, pmu.period=,
  * and for interval multiplexing pmu.interval=, pmu.subinterval=) and the
  * software backend's step and counters (pmu.step=, pmu.soft.counters=). */
@@ -13,7 +13,7 @@
 #include "pmu/mux/mux_row.h"
 #include "pmu/backend/pmu_desc.h"
 #include "pmu/backend/pmu_events.h"
-#include "pmu/run/pmu_session.h"
+#include "pmu/backend/pmu_session.h"
 
 /* pmu.step_ahead= default. Stepping makes Vertigo's instructions about 16
  * times longer in emulated time, just before each overflow, where the

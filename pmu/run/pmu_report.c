@@ -1,9 +1,9 @@
-/* The end-of-run report of a counting session (pmu/run/pmu_session.h): per
+/* The end-of-run report of a counting session (pmu/backend/pmu_session.h): per
  * VCPU totals on the console and in the log (one event-description record
  * per event id, then one PMU-totals record per VCPU). Event ids are the
  * positions in the pmu.events= list. Also the one writer of
  * event-description records, for the sampling sessions too. */
-#include "pmu/run/pmu_session.h"
+#include "pmu/backend/pmu_session.h"
 
 #include "lib/console.h"
 #include "vmm/domain/domain.h"

@@ -1,7 +1,7 @@
 # pmu/run/: the PMU in the VM-exit loop, above the backends: the calls the
 # exit loop makes (pmu/pmu_loop.h), the run's configuration, per-CPU
-# state, the counting session's wiring and end-of-run report, the backend
-# choice, the PMI of both backends, VCPU switches, the PMU hypercalls.
+# state, the counting session's wiring and end-of-run report, the PMI of
+# both backends, VCPU switches, the PMU hypercalls.
 # Portable: the hardware comes through pmu/pmu_arch.h, which the
 # hypervisor fills from vmx/vmx_pmu_arch.c and pmu/backend/pmu_arch_cpu.c
 # and the unit tests from a fake (tests/unit/fake_pmu_arch.c) over the
@@ -10,11 +10,10 @@ PMU_RUN_HEADERS := pmu/pmu_arch.h pmu/pmu_vcpu.h pmu/run/pmu_cpu.h pmu/run/pmu_c
                    pmu/run/pmu_pmi.h pmu/run/pmu_run.h pmu/pmu_loop.h pmu/run/pmu_switch.h
 PMU_RUN_SRCS := pmu/run/pmu_config.c pmu/run/pmu_cpu.c pmu/run/pmu_pmi.c pmu/run/pmu_run.c \
                 pmu/run/pmu_hypercalls.c pmu/run/pmu_loop.c pmu/run/pmu_switch.c \
-                pmu/run/pmu_session.c pmu/run/pmu_report.c
+                pmu/run/pmu_report.c
 
 HV_SRCS      += $(PMU_RUN_SRCS)
-HEADERS_HV   += $(PMU_RUN_HEADERS) pmu/run/pmu_session.h
-HEADERS_HOST += pmu/run/pmu_session.h
+HEADERS_HV   += $(PMU_RUN_HEADERS)
 PMU_POLICY_SRCS += $(PMU_RUN_SRCS)
 
 # Every fragment of pmu/ adds its portable sources to PMU_POLICY_SRCS; the
@@ -38,11 +37,3 @@ unit_pmu_switch_SRCS = tests/unit/test_pmu_switch.c $(unit_pmu_policy_SRCS:tests
 UNIT_TESTS += pmu_mux_hw
 unit_pmu_mux_hw_SRCS = tests/unit/test_pmu_mux_hw.c tests/unit/mux_guest_model.c \
                        $(unit_pmu_policy_SRCS:tests/unit/test_pmu_policy.c=)
-
-# The counting-session policy (pmu=auto|hw|soft|off decision, the
-# end-of-run totals text), sessions on both backends (the hardware one
-# against tests/unit/pmu_model.c).
-UNIT_TESTS += pmu_session
-unit_pmu_session_SRCS := tests/unit/test_pmu_session.c pmu/run/pmu_session.c pmu/hw/pmu_hw.c \
-                         pmu/soft/pmu_soft.c tests/unit/pmu_model.c pmu/backend/pmu_events.c pmu/backend/pmu_ctx.c \
-                         pmu/backend/swevents.c lib/format.c

@@ -6,7 +6,7 @@
 #include "pmu/pmu_arch.h"
 #include "pmu/run/pmu_cpu.h"
 #include "pmu/run/pmu_pmi.h"
-#include "pmu/run/pmu_session.h"
+#include "pmu/backend/pmu_session.h"
 #include "pmu/sample/sample_apply.h"
 #include "pmu/sample/sample_freq.h"
 #include "pmu/sample/sample_freq_vcpu.h"

@@ -8,7 +8,7 @@
 #include "pmu/run/pmu_cpu.h"
 #include "pmu/pmu_loop.h"
 #include "pmu/run/pmu_pmi.h"
-#include "pmu/run/pmu_session.h"
+#include "pmu/backend/pmu_session.h"
 #include "pmu/soft/pmu_step.h"
 #include "pmu/sample/sample_nmi.h"
 #include "pmu/sample/sample_session.h"

@@ -1,11 +1,11 @@
-/* The counting-session policy (pmu/run/pmu_session.c): the pmu= backend
+/* The counting-session policy (pmu/backend/pmu_session.c): the pmu= backend
  * decision against every probe verdict, rejection of bad pmu= values, the
  * specific errors a pmu.events= list gets from the backend the decision
  * picks, and the end-of-run totals text for sessions mixing hardware and
  * software events on both backends (the hardware backend runs against the
  * register-level model, tests/unit/pmu_model.c). */
 #include "pmu/hw/pmu_hw.h"
-#include "pmu/run/pmu_session.h"
+#include "pmu/backend/pmu_session.h"
 #include "pmu/soft/pmu_soft.h"
 #include "tests/unit/pmu_model.h"
 #include "tests/unit/unit.h"

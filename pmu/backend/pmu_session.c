@@ -1,6 +1,6 @@
 /* Counting-session policy: backend choice and totals text (see
- * pmu/run/pmu_session.h). Portable. */
-#include "pmu/run/pmu_session.h"
+ * pmu/backend/pmu_session.h). Portable. */
+#include "pmu/backend/pmu_session.h"
 
 #include "lib/format.h"
 #include "lib/mem.h"
