@@ -60,7 +60,7 @@ $(GUEST_LIB): $(GUEST_LIB_OBJ)
 GUEST_CTL_SRCS := guestlib/vertigo_ctl.c guestlib/vertigo_ctl_record.c guestlib/vertigo_ctl_stat.c \
                   guestlib/vertigo_ctl_mux.c \
                   guestlib/vertigo_counters.c pmu/backend/pmu_events.c \
-                  pmu/backend/swevents.c lib/format.c vmx/exit_names.c
+                  pmu/backend/swevents.c lib/format.c lib/exit_names.c
 $(GUEST_DIR)/bin/vertigo-ctl: $(GUEST_CTL_SRCS) pmu/backend/pmu_events.h guestlib/vertigo_ctl_record.h \
                               guestlib/vertigo_ctl_stat.h guestlib/vertigo_ctl_mux.h \
                               $(CTR_LIB_HDRS) \

@@ -26,7 +26,7 @@
 # Programs link it with -lpthread (glibc 2.34 and later: part of libc).
 CTR_LIB      := $(GUEST_DIR)/lib/libvertigo_counters.a
 CTR_LIB_SRCS := guestlib/vertigo_counters.c pmu/backend/pmu_events.c pmu/backend/swevents.c lib/format.c \
-                vmx/exit_names.c
+                lib/exit_names.c
 CTR_LIB_OBJS := $(patsubst %.c,$(GUEST_DIR)/lib/counters/%.o,$(CTR_LIB_SRCS))
 CTR_LIB_HDRS := guestlib/vertigo_counters.h guestlib/vertigo_thread_ctr.h \
                 guestlib/kmod/vertigo_ioctl.h guestlib/vertigo_vmcall.h \

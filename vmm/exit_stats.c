@@ -1,7 +1,7 @@
 /* Exit accounting (see vmm/exit_stats.h). */
 #include "vmm/exit_stats.h"
 
-#include "vmx/exit_names.h"
+#include "lib/exit_names.h"
 
 void exit_stats_record(struct exit_stats *s, uint32_t reason, uint64_t cycles)
 {

@@ -4,7 +4,7 @@
 
 #include "lib/console.h"
 #include "vmm/domain/domain.h"
-#include "vmx/exit_names.h"
+#include "lib/exit_names.h"
 #include "vmx/vmx_ops.h"
 
 typedef void (*exit_handler)(struct vcpu *v, const struct vmx_exit *e);

@@ -3,7 +3,8 @@
 
 #include "lib/console.h"
 #include "vmm/panic.h"
-#include "vmx/exit_names.h"
+#include "lib/exit_names.h"
+#include "vmx/vmx_errors.h"
 
 __attribute__((noreturn, cold)) void vmx_instruction_failed(const char *insn, uint64_t operand,
                                                       int status, void *caller)

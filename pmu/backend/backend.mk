@@ -24,7 +24,7 @@ PMU_POLICY_SRCS += pmu/backend/pmu_events.c pmu/backend/pmu_ctx.c pmu/backend/sw
 UNIT_TESTS += pmu_events swevents pmu_cpuid
 unit_pmu_events_SRCS := tests/unit/test_pmu_events.c $(PMU_CORE_SRCS)
 unit_swevents_SRCS   := tests/unit/test_swevents.c pmu/backend/swevents.c vmm/exit_stats.c \
-                        vmx/exit_names.c lib/format.c
+                        lib/exit_names.c lib/format.c
 unit_pmu_cpuid_SRCS  := tests/unit/test_pmu_cpuid.c pmu/backend/pmu_cpuid.c lib/format.c
 
 # The counting-session policy (pmu=auto|hw|soft|off decision, the

@@ -1,11 +1,11 @@
 /* Hypervisor software events: names, parsing and per-VCPU counting (see
- * pmu/backend/swevents.h). Exit-reason numbers come from vmx/vmx_defs.h (numbers
- * only; SDM Vol. 3D Appendix C). */
+ * pmu/backend/swevents.h). Exit-reason numbers come from lib/exit_names.h (SDM
+ * Vol. 3D Appendix C). */
 #include "pmu/backend/swevents.h"
 
 #include "lib/format.h"
 #include "lib/mem.h"
-#include "vmx/vmx_defs.h"
+#include "lib/exit_names.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define DECIMAL_BASE 10u

@@ -21,7 +21,7 @@ PMU_POLICY_SRCS += $(PMU_RUN_SRCS)
 UNIT_TESTS += pmu_policy
 unit_pmu_policy_SRCS = tests/unit/test_pmu_policy.c tests/unit/fake_pmu_arch.c \
                        tests/unit/pmu_model.c $(PMU_POLICY_SRCS) vmm/exit_stats.c \
-                       vmx/exit_names.c lib/cmdline.c vmm/hv_cmdline.c vmm/hypercall.c \
+                       lib/exit_names.c lib/cmdline.c vmm/hv_cmdline.c vmm/hypercall.c \
                        lib/format.c vmm/guest/guest_orc_table.c \
                        vmm/heap.c vmm/page_alloc.c tests/unit/mux_hypercalls.c $(LOG_TEST_SRCS)
 HEADERS_HOST += tests/unit/fake_pmu_arch.h tests/unit/mux_hypercalls.h tests/unit/mux_guest_model.h

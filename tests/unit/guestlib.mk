@@ -10,5 +10,5 @@ HEADERS_HOST += guestlib/vertigo_thread_ctr.h
 # The guest counter library's argument and event-name checks.
 UNIT_TESTS += guest_counters
 unit_guest_counters_SRCS := tests/unit/test_guest_counters.c guestlib/vertigo_counters.c \
-                            pmu/backend/pmu_events.c pmu/backend/swevents.c lib/format.c vmx/exit_names.c
+                            pmu/backend/pmu_events.c pmu/backend/swevents.c lib/format.c lib/exit_names.c
 unit_guest_counters_LIBS := -lpthread

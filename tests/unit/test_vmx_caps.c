@@ -1,5 +1,5 @@
 /* Unit tests of vmx/vmx_caps.c (capability MSRs -> VMX controls, EPT/VPID
- * and MISC decoding, CR fixed bits, the report line) and vmx/exit_names.c.
+ * and MISC decoding, CR fixed bits, the report line) lib/exit_names.c and vmx/vmx_errors.c.
  *
  * Capability values:
  *  - Bochs 2.7 "corei7_skylake_x": measured by a boot sector that RDMSRs
@@ -12,7 +12,8 @@
 #include "tests/unit/unit.h"
 
 #include "lib/msr.h"
-#include "vmx/exit_names.h"
+#include "lib/exit_names.h"
+#include "vmx/vmx_errors.h"
 #include "vmx/vmx_caps.h"
 
 struct msr_value {
