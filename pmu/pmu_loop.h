@@ -1,6 +1,9 @@
-/* The PMU in the VM-exit loop: the calls the VT-x run loop (vmx/) makes,
- * per VCPU, on the VCPU's own CPU. Everything they decide is pmu/'s; the
- * hardware operations they need come back through pmu/pmu_arch.h.
+/* pmu/'s front door: everything vmx/ calls in pmu/ (the portable core
+ * calls it through vmm/pmu_hooks.h; tests/check-layers lets no other
+ * folder include another pmu/ header, pmu/pmu_arch.h aside, the hooks
+ * vmx/ implements). The calls the VT-x run loop makes, per VCPU, on the
+ * VCPU's own CPU. Everything they decide is pmu/'s; the hardware
+ * operations they need come back through pmu/pmu_arch.h.
  *
  *   pmu_vcpu_start         once, after the VMCS is built (the first call
  *                          also reads the PMU configuration and starts the
@@ -26,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pmu/backend/swevents.h"
 #include "pmu/pmu_arch.h"
 #include "vmm/hypercall.h"
 #include "vmm/vcpu.h"
@@ -68,6 +72,30 @@ void pmu_exit_cpuid_leaf_0a(const struct vcpu *v, uint32_t regs[4]);
 bool pmu_exit_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value);
 bool pmu_exit_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value);
 bool pmu_exit_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *value);
+
+/* Before every VM entry of v, on its CPU (vmx_prepare_entry): the exit's
+ * raise is no longer news, and a hardware PMI noted in root mode has its
+ * overflows taken and its samples written now. */
+void pmu_nmi_before_entry(struct vcpu *v);
+
+/* n NMIs of the guest's (not Vertigo's) became pending for v: counted as
+ * the software event nmis:reflected. */
+static inline void pmu_nmis_reflected(struct vcpu *v, uint32_t n)
+{
+    swevent_add(&v->pmu.sw, SWEVENT_NMIS_REFLECTED, n);
+}
+
+/* Makes every other running VCPU of self's domain exit soon (an NMI that
+ * its CPU recognises as a kick), so it applies a new session or drops a
+ * stale EPT translation. */
+void pmu_kick_others(const struct vcpu *self);
+
+/* VCPU switches on one physical CPU (pmu/run/pmu_switch.h): the scheduler
+ * calls the two around its VMCS switch, on the CPU both VCPUs run on,
+ * between the outgoing VCPU's last exit and the incoming VCPU's next
+ * entry:   pmu_vcpu_switch_out(from);  ... VMPTRLD ...  pmu_vcpu_switch_in(to); */
+void pmu_vcpu_switch_out(struct vcpu *from);
+void pmu_vcpu_switch_in(struct vcpu *to);
 
 /* The PMU and sampling hypercalls for v (VERTIGO_HC_PMU_READ/_STEP,
  * VERTIGO_HC_SESSION_START/_STOP, VERTIGO_HC_SYMBOLS). */

@@ -17,7 +17,7 @@
 #include "lib/console.h"
 #include "vmm/domain/domain.h"
 #include "vmm/heap.h"
-#include "pmu/run/pmu_pmi.h"
+#include "pmu/pmu_loop.h"
 #include "vmx/apic_guard.h"
 #include "vmx/ept_guard.h"
 #include "vmx/ept_sink.h"
@@ -94,7 +94,7 @@ static __attribute__((noinline)) void close_sink(struct vcpu *v)
     if (!ept_sink_close(&sink, v->id))
         domain_end(v->domain, GUEST_END_ERROR, "cannot close the EPT sink window");
     ept_guard_before_entry(v);
-    pmu_pmi_kick_others(v);
+    pmu_kick_others(v);
     v->vmx.last_fault_page = ~0ull;
 }
 

@@ -14,7 +14,6 @@
 #include "lib/smp.h"
 #include "vmm/domain/domain.h"
 #include "pmu/pmu_loop.h"
-#include "pmu/sample/sample_nmi.h"
 #include "vmx/ept_guard.h"
 #include "vmx/exit.h"
 #include "vmx/mode_trap.h"
@@ -74,7 +73,7 @@ void handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e)
         return;
     }
     v->vmx.pending_nmis++;
-    swevent_add(&v->pmu.sw, SWEVENT_NMIS_REFLECTED, 1);
+    pmu_nmis_reflected(v, 1);
 }
 
 /* Per VCPU: set from the last update of the VM-execution controls before
@@ -172,7 +171,7 @@ static void take_root_nmis(struct vcpu *v)
     uint32_t own = __atomic_exchange_n(&v->vmx.vcpu_nmis, 0u, __ATOMIC_SEQ_CST);
     if (own) {
         v->vmx.pending_nmis += own;
-        swevent_add(&v->pmu.sw, SWEVENT_NMIS_REFLECTED, own);
+        pmu_nmis_reflected(v, own);
     }
     uint32_t from_root = __atomic_exchange_n(&v->vmx.root_nmis, 0u, __ATOMIC_SEQ_CST);
     if (from_root && v->domain->id) {
@@ -181,14 +180,14 @@ static void take_root_nmis(struct vcpu *v)
     }
     if (from_root) {
         v->vmx.pending_nmis += from_root;
-        swevent_add(&v->pmu.sw, SWEVENT_NMIS_REFLECTED, from_root);
+        pmu_nmis_reflected(v, from_root);
     }
 }
 
 void vmx_prepare_entry(struct vcpu *v)
 {
     ept_guard_before_entry(v);
-    sample_nmi_before_entry(v);
+    pmu_nmi_before_entry(v);
     if (v->vmx.guest_in_nmi &&
         !(vmcs_read(VMCS_GUEST_INTERRUPTIBILITY) & INTERRUPTIBILITY_NMI))
         v->vmx.guest_in_nmi = false;        /* the guest executed IRET */

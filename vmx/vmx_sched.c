@@ -5,7 +5,7 @@
 #include "vmx/vmx_sched.h"
 
 #include "lib/cpu.h"
-#include "pmu/run/pmu_switch.h"
+#include "pmu/pmu_loop.h"
 #include "lib/console.h"
 #include "vmm/domain/irq_pending.h"
 #include "vmm/log/log_hv.h"

@@ -5,8 +5,9 @@
 
 #include "pmu/vpmu/pmu_guest.h"
 #include "pmu/vpmu/pmu_guest_log.h"
+#include "pmu/run/pmu_pmi.h"
 #include "pmu/run/pmu_run.h"
-#include "pmu/run/pmu_session.h"
+#include "pmu/backend/pmu_session.h"
 #include "pmu/soft/pmu_step.h"
 #include "pmu/sample/sample_nmi.h"
 #include "pmu/sample/sample_session.h"
@@ -75,6 +76,16 @@ bool pmu_exit_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *value)
 bool pmu_nmi_exit(struct vcpu *v)
 {
     return sample_nmi_exit(v);
+}
+
+void pmu_nmi_before_entry(struct vcpu *v)
+{
+    sample_nmi_before_entry(v);
+}
+
+void pmu_kick_others(const struct vcpu *self)
+{
+    pmu_pmi_kick_others(self);
 }
 
 bool pmu_nmi_root(const struct trap_frame *frame)

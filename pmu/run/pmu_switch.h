@@ -7,6 +7,8 @@
  *
  *     pmu_vcpu_switch_out(from);  ... VMPTRLD ...  pmu_vcpu_switch_in(to);
  *
+ * (declared in the front door, pmu/pmu_loop.h)
+ *
  * A VCPU that starts on a CPU where another VCPU ran is switched in by
  * pmu_vcpu_start (its first load), after the other was switched out.
  * What moves (docs/pmu.md "VCPU switches"):
@@ -26,10 +28,7 @@
 #ifndef PMU_PMU_SWITCH_H
 #define PMU_PMU_SWITCH_H
 
-struct vcpu;
-
-void pmu_vcpu_switch_out(struct vcpu *from);
-void pmu_vcpu_switch_in(struct vcpu *to);
+#include "pmu/pmu_loop.h"   /* pmu_vcpu_switch_out, pmu_vcpu_switch_in */
 
 /* For pmu/: the end-of-domain line of v's switches (switches in, TSC
  * ticks of PMU switch work), when it ever shared its CPU. */
