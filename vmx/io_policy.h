@@ -22,12 +22,9 @@
 #include <stdint.h>
 
 #include "vmm/log/pci.h"
+#include "vmm/vmx_hooks.h"
 
-/* Records Vertigo's ports: its console UART (0 if none) and the ACPI PM1
- * control ports (0 if unknown), with the fixed ones (keyboard controller,
- * system control A, reset control, debug and emulator exit ports). Forgets
- * anything recorded before. Call before io_policy_fill_bitmaps(). */
-void io_policy_init(uint16_t uart_port, uint16_t pm1a_cnt, uint16_t pm1b_cnt);
+/* io_policy_init: the core's hook (vmm/vmx_hooks.h). */
 
 /* Adds `count` ports from `base` that are Vertigo's alone (the log's
  * UART, the emulator's panic ports): reads all ones, writes dropped. */

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "vmm/vmx_hooks.h"
 #include "vmx/vmx_caps.h"
 
 struct vmx_config {
@@ -21,12 +22,6 @@ struct vmx_config {
 
 extern struct vmx_config vmx_config;
 
-/* Reads the capabilities and computes the controls. On a missing required
- * feature prints which one and returns false. */
-bool vmx_config_init(void);
-
-/* Sets CR0/CR4 to VMX-compatible values, executes VMXON on this CPU with a
- * region from the heap. Returns false (with a message) on failure. */
-bool vmx_cpu_enable(void);
+/* vmx_config_init and vmx_cpu_enable: the core's hooks (vmm/vmx_hooks.h). */
 
 #endif

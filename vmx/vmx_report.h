@@ -2,8 +2,7 @@
 #ifndef VMX_VMX_REPORT_H
 #define VMX_VMX_REPORT_H
 
-/* Reads the VMX capability MSRs and prints the capabilities Vertigo uses.
- * Only called when vmx_detect() said VMX is usable. */
-void vmx_report(void);
+/* vmx_report: the core's hook (vmm/vmx_hooks.h). */
+#include "vmm/vmx_hooks.h"
 
 #endif

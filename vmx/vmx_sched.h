@@ -26,13 +26,10 @@
 #include <stdint.h>
 
 #include "vmm/vcpu.h"
+#include "vmm/vmx_hooks.h"
 
-/* Set-up, on the boot CPU before any VCPU runs: adds v to the list of the
- * CPU it runs on (domain 0's VCPU first). False if that list is full. */
-bool vmx_sched_add(struct vcpu *v);
-
-/* The slice, in TSC ticks of guest time. */
-void vmx_sched_set_slice(uint64_t ticks);
+/* vmx_sched_add, vmx_sched_set_slice and vmx_sched_domain_ended: the
+ * core's hooks (vmm/vmx_hooks.h). */
 
 /* Before each entry, with the other injections and before the PMU plans
  * the entry: one of domain 0's vectors taken while another domain ran is
@@ -63,9 +60,5 @@ void vmx_sched_forward_interrupt(struct vcpu *v);
 /* NMIs for the guest (not Vertigo's own) taken while v, a domain other
  * than domain 0, ran: they are domain 0's, for its VCPU of this CPU. */
 void vmx_sched_give_nmis(struct vcpu *v, uint32_t count);
-
-/* Domain d ended (domain_end): its VCPUs never run again; this CPU goes
- * on with its next VCPU, or parks when it has none left. */
-__attribute__((noreturn)) void vmx_sched_domain_ended(struct domain *d);
 
 #endif

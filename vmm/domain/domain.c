@@ -12,7 +12,7 @@
 #include "lib/mem.h"
 #include "vmm/pmu_hooks.h"
 #include "lib/spinlock.h"
-#include "vmx/vmx_sched.h"
+#include "vmm/vmx_hooks.h"
 
 /* A domain's VCPUs may write at once; one lock per domain, so a domain's
  * console never waits behind another's. */

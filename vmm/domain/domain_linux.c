@@ -16,10 +16,7 @@
 #include "vmm/loader/linux_boot.h"
 #include "lib/mem.h"
 #include "vmm/domain/smp_guest.h"
-#include "vmx/io_policy.h"
-#include "vmx/vmx_cpu.h"
-#include "vmx/vmx_domain.h"
-#include "vmx/vmx_sched.h"
+#include "vmm/vmx_hooks.h"
 
 #define HEAP_BYTES (32ull << 20)
 #define HOST_IDENTITY_LIMIT 0x100000000ull

@@ -9,8 +9,7 @@
 #include "vmm/loader/guest_modules.h"
 #include "lib/mem.h"
 #include "vmm/loader/unikernel_boot.h"
-#include "vmx/vmx_domain.h"
-#include "vmx/vmx_sched.h"
+#include "vmm/vmx_hooks.h"
 
 #define HOST_IDENTITY_LIMIT 0x100000000ull  /* Vertigo reaches RAM below 4 GiB */
 

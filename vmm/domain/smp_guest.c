@@ -6,8 +6,7 @@
 #include "vmm/domain/domain.h"
 #include "lib/mem.h"
 #include "boot/start.h"
-#include "vmx/vmx_cpu.h"
-#include "vmx/vmx_domain.h"
+#include "vmm/vmx_hooks.h"
 
 enum ap_state {
     AP_IDLE,            /* no VCPU yet, or not INITed */
