@@ -4,8 +4,6 @@
 #include "boot/platform.h"
 #include "boot/run_end.h"
 #include "boot/traps.h"
-#include "pmu/backend/pmu_log_desc.h"
-#include "pmu/backend/pmu_probe.h"
 #include "lib/cmdline.h"
 #include "lib/console.h"
 #include "vmm/console/console_option.h"
@@ -16,12 +14,12 @@
 #include "vmm/loader/mb2.h"
 #include "lib/mem.h"
 #include "vmm/page_alloc.h"
+#include "vmm/pmu_hooks.h"
 #include "vmm/console/screen_console.h"
 #include "boot/start.h"
 #include "vmm/start_stages.h"
 #include "vmm/version.h"
-#include "vmx/vmx_detect.h"
-#include "vmx/vmx_report.h"
+#include "vmm/vmx_hooks.h"
 
 extern char __image_start[], __image_end[];
 
@@ -154,10 +152,7 @@ static void platform_report(void)
     enum vmx_availability vmx = vmx_detect();
     if (vmx == VMX_USABLE)
         vmx_report();
-    struct pmu_desc pmu;
-    enum pmu_verdict verdict = pmu_probe(&pmu);
-    struct log_pmu_desc log_pmu = pmu_log_desc(verdict, &pmu, PMU_SESSION_NONE);
-    log_hv_set_pmu(&log_pmu);
+    pmu_platform_probe();
     log_hv_set_tsc_hz(tsc_calibrate(TSC_CALIBRATION_MS));
     if (vmx != VMX_USABLE)
         refuse_without_vmx(vmx);

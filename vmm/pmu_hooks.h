@@ -1,6 +1,7 @@
 /* What the portable core calls in pmu/, declared here and implemented
- * once there (pmu/run/pmu_loop.c): the core never includes pmu/'s private
- * headers. */
+ * once there (pmu/run/pmu_loop.c; the probe pmu/backend/pmu_probe.c):
+ * the core never includes pmu/'s headers, struct vcpu's embedded PMU
+ * part aside (pmu/pmu_vcpu.h). */
 #ifndef VMM_PMU_HOOKS_H
 #define VMM_PMU_HOOKS_H
 
@@ -9,6 +10,10 @@
 #include "boot/traps.h"
 
 struct domain;
+
+/* Start-up, in the platform report: probes the PMU (its two "pmu:"
+ * report lines) and gives the log's stream header its description. */
+void pmu_platform_probe(void);
 
 /* An NMI taken while Vertigo runs (NMI context): true if it was Vertigo's
  * (samples written) or a guest's NMI queued for this CPU's VCPU; false if

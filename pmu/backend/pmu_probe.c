@@ -6,6 +6,9 @@
 #include "lib/cpu.h"
 #include "lib/console.h"
 #include "lib/msr.h"
+#include "pmu/backend/pmu_log_desc.h"
+#include "vmm/log/log_hv.h"
+#include "vmm/pmu_hooks.h"
 
 #define EVENT_INSTRUCTIONS_RETIRED 0xc0
 #define PROBE_LOOP_ITERATIONS      100000u
@@ -83,4 +86,12 @@ enum pmu_verdict pmu_probe_result(struct pmu_desc *desc)
 {
     *desc = last_desc;
     return last_verdict;
+}
+
+void pmu_platform_probe(void)
+{
+    struct pmu_desc pmu;
+    enum pmu_verdict verdict = pmu_probe(&pmu);
+    struct log_pmu_desc log_pmu = pmu_log_desc(verdict, &pmu, PMU_SESSION_NONE);
+    log_hv_set_pmu(&log_pmu);
 }
