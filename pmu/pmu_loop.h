@@ -97,8 +97,4 @@ void pmu_kick_others(const struct vcpu *self);
 void pmu_vcpu_switch_out(struct vcpu *from);
 void pmu_vcpu_switch_in(struct vcpu *to);
 
-/* The PMU and sampling hypercalls for v (VERTIGO_HC_PMU_READ/_STEP,
- * VERTIGO_HC_SESSION_START/_STOP, VERTIGO_HC_SYMBOLS). */
-const struct hypercall_pmu *pmu_hypercalls(struct vcpu *v);
-
 #endif

@@ -14,6 +14,7 @@
 #include "vmm/loader/mb2.h"
 #include "lib/mem.h"
 #include "vmm/page_alloc.h"
+#include "vmm/panic.h"
 #include "vmm/pmu_hooks.h"
 #include "vmm/console/screen_console.h"
 #include "boot/start.h"
@@ -170,6 +171,8 @@ void vmm_start(uint32_t magic, uint64_t info_phys)
     print_boot_info();
     platform_report();
     memory_init();
+    if (!pmu_hypercalls_register())
+        panic("hypercall: a PMU call's number is registered twice");
     selftest_run(boot_info.cmdline);
     guest_start(&boot_info, &page_allocator);
 }

@@ -15,6 +15,12 @@ struct domain;
  * report lines) and gives the log's stream header its description. */
 void pmu_platform_probe(void);
 
+/* Start-up, before any guest runs: registers the PMU's hypercalls (the
+ * counting session's, sampling's, the paravirtual counters', the guest's
+ * multiplexing sessions') with the dispatcher. False if a number was
+ * taken already (a bug). */
+bool pmu_hypercalls_register(void);
+
 /* An NMI taken while Vertigo runs (NMI context): true if it was Vertigo's
  * (samples written) or a guest's NMI queued for this CPU's VCPU; false if
  * it is neither (spurious: the caller reports it). */

@@ -11,8 +11,7 @@ HEADERS_HOST += vmm/page_alloc.h
 
 UNIT_TESTS += page_alloc hypercall
 unit_page_alloc_SRCS := tests/unit/test_page_alloc.c vmm/page_alloc.c
-unit_hypercall_SRCS := tests/unit/test_hypercall.c vmm/hypercall.c pmu/sample/sampler_symbols.c \
-                       vmm/guest/guest_orc_table.c
+unit_hypercall_SRCS := tests/unit/test_hypercall.c vmm/hypercall.c
 
 VERTIGO_BUILD_ID := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 $(BUILD)/hv/vmm/version.c.o: HV_CFLAGS += -DVERTIGO_BUILD_ID='"$(VERTIGO_BUILD_ID)"'

@@ -61,7 +61,7 @@ void handle_vmcall(struct vcpu *v, const struct vmx_exit *e)
         .nr = v->regs.rax,
         .arg = { v->regs.rbx, v->regs.rcx, v->regs.rdx, v->regs.rsi },
         .cpl = vmx_guest_cpl(),
-        .pmu = pmu_hypercalls(v),
+        .vcpu = v,
         .domain = &domain_calls,
     };
     struct guest_virt_cursor cursor;

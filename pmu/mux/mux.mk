@@ -5,11 +5,11 @@
 # The hardware backend's share is pmu/hw/mux_hw.c and pmu/hw/pmu_mux_hw.c.
 PMU_MUX_HEADERS := pmu/mux/mux.h pmu/mux/mux_row.h pmu/mux/mux_events.h pmu/mux/mux_session.h
 HV_SRCS      += pmu/mux/mux.c pmu/mux/mux_row.c pmu/mux/mux_events.c pmu/mux/mux_session.c \
-                pmu/mux/pmu_mux.c pmu/mux/pmu_mux_guest.c
-HEADERS_HV   += $(PMU_MUX_HEADERS) pmu/mux/pmu_mux.h pmu/mux/pmu_mux_guest.h
+                pmu/mux/pmu_mux.c pmu/mux/pmu_mux_guest.c pmu/mux/mux_hypercalls.c
+HEADERS_HV   += $(PMU_MUX_HEADERS) pmu/mux/pmu_mux.h pmu/mux/pmu_mux_guest.h pmu/mux/mux_hypercalls.h
 HEADERS_HOST += $(PMU_MUX_HEADERS)
 PMU_POLICY_SRCS += pmu/mux/mux.c pmu/mux/mux_row.c pmu/mux/mux_events.c pmu/mux/mux_session.c \
-                   pmu/mux/pmu_mux.c pmu/mux/pmu_mux_guest.c
+                   pmu/mux/pmu_mux.c pmu/mux/pmu_mux_guest.c pmu/mux/mux_hypercalls.c
 
 UNIT_TESTS += mux
 unit_mux_SRCS := tests/unit/test_mux.c pmu/mux/mux.c

@@ -408,3 +408,30 @@ void pmu_run_domain_end(const struct domain *d)
         pmu_switch_report(&d->vcpus[i]);
     }
 }
+
+/* ---- The counting session's hypercalls (pmu/run/pmu_hypercalls.c) ------- */
+
+int64_t pmu_run_guest_read(struct vcpu *v, uint64_t index)
+{
+    unsigned int n = v->pmu.counting ? v->pmu.ctx.count : 0;
+    if (index == VERTIGO_PMU_EVENT_COUNT)
+        return n;
+    if (index >= n)
+        return -VERTIGO_EINVAL;
+    return (int64_t)(pmu_read_event(&v->pmu.be, &v->pmu.ctx, &v->pmu.sw, (unsigned int)index) &
+                     (uint64_t)INT64_MAX);
+}
+
+int64_t pmu_run_guest_step(struct vcpu *v, uint64_t ticks)
+{
+    uint64_t dflt = pmu_config.step_ticks;
+    /* A session's events or paravirtual counters: the guest's virtual PMU
+     * alone (the VCPU counts for it with no event) is no session. */
+    bool session = v->pmu.ctx.count > 0 || v->pmu.pv.count > 0;
+    if (!v->pmu.counting || !session || !pmu_config_soft())
+        return -VERTIGO_EINVAL;
+    uint64_t previous = v->pmu.user_step_ticks ? v->pmu.user_step_ticks : dflt;
+    v->pmu.user_step_ticks = ticks;
+    pmu_cpu_of(v->cpu)->soft.config.step_ticks = dflt;      /* the next entry chooses */
+    return (int64_t)(previous & (uint64_t)INT64_MAX);
+}

@@ -58,4 +58,13 @@ bool pmu_run_root_pmi_is_hypervisor(const struct vcpu *v);
  * figures. */
 void pmu_run_domain_end(const struct domain *d);
 
+/* VERTIGO_HC_PMU_READ for v: its counting session's event `index`
+ * (VERTIGO_PMU_EVENT_COUNT: how many it counts), or -VERTIGO_EINVAL. */
+int64_t pmu_run_guest_read(struct vcpu *v, uint64_t index);
+
+/* VERTIGO_HC_PMU_STEP for v: the software backend's step granularity set
+ * to `ticks`, the previous one returned; -VERTIGO_EINVAL without a
+ * session on the software backend. */
+int64_t pmu_run_guest_step(struct vcpu *v, uint64_t ticks);
+
 #endif

@@ -26,6 +26,14 @@ unit_pmu_policy_SRCS = tests/unit/test_pmu_policy.c tests/unit/fake_pmu_arch.c \
                        vmm/heap.c vmm/page_alloc.c tests/unit/mux_hypercalls.c $(LOG_TEST_SRCS)
 HEADERS_HOST += tests/unit/fake_pmu_arch.h tests/unit/mux_hypercalls.h tests/unit/mux_guest_model.h
 
+# The PMU's hypercalls through the dispatcher: privilege, arguments
+# copied and validated, before what each does (faked in the test).
+UNIT_TESTS += pmu_hypercalls
+unit_pmu_hypercalls_SRCS := tests/unit/test_pmu_hypercalls.c vmm/hypercall.c \
+                            pmu/run/pmu_hypercalls.c pmu/sample/sample_hypercalls.c \
+                            pmu/pv/pv_hypercalls.c pmu/mux/mux_hypercalls.c \
+                            pmu/sample/sampler_symbols.c vmm/guest/guest_orc_table.c
+
 # VCPU switches on one CPU (pmu/run/pmu_switch.c), both backends, on the fake
 # arch and the register-level model.
 UNIT_TESTS += pmu_switch

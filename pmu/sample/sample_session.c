@@ -10,6 +10,7 @@
 #include "pmu/sample/sample_apply.h"
 #include "pmu/sample/sample_freq.h"
 #include "pmu/sample/sample_freq_vcpu.h"
+#include "pmu/sample/sample_hypercalls.h"
 #include "pmu/sample/sample_nmi.h"
 #include "vertigo/log_format.h"
 #include "lib/cmdline.h"
@@ -264,7 +265,7 @@ bool sample_session_from_cmdline(const char *cmdline, struct vertigo_session *ou
         s.flags |= VERTIGO_SESSION_USER_STACK;
     s.timer_hz = clamp32(hz);
     s.stack_depth = clamp32(depth);
-    if (hypercall_session_check(&s)) {
+    if (sample_session_check(&s)) {
         printk("sample: no session: bad sample.* options (sample.events=LIST with "
                "sample.period=128..2^48 or sample.freq=1..100000, or sample.hz=1..100000; "
                "sample.depth<=%u)\n",

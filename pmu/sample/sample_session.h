@@ -40,7 +40,7 @@ void sample_after_exit(struct vcpu *v);
  * line, or from a domain sample.control= names), or one domain's. */
 #define SAMPLE_OWNER_MACHINE UINT32_MAX
 
-/* Starts validated session s (hypercall_session_check) for `who` (printed),
+/* Starts validated session s (sample_session_check) for `who` (printed),
  * sampling `owner`'s VCPUs (a domain id, or SAMPLE_OWNER_MACHINE): 0,
  * -VERTIGO_EBUSY when one runs, -VERTIGO_EINVAL when the backend cannot
  * sample its events or the TSC rate is unknown. */
@@ -65,7 +65,7 @@ bool sample_domain_controls_machine(uint32_t domain);
 void sample_report(const struct domain *d, bool run_ends);
 
 /* End of the domain: the symbol records of its guest that were dropped
- * (pmu/run/pmu_hypercalls.c), if any. */
+ * (pmu/sample/sample_guest.c), if any. */
 void sample_symbols_report(const struct domain *d);
 
 #endif

@@ -39,7 +39,7 @@ struct sampler_symbols {
 /* Writes one record; false if it was dropped. */
 typedef bool (*sampler_emit_symbols_fn)(void *ctx, const struct log_symbols *rec);
 
-/* Ships guest chunk c (already validated by hypercall_symbols_check) and
+/* Ships guest chunk c (already validated by sample_symbols_check) and
  * its c->len bytes at data for domain `domain` as LOG_TEXT_MAX-sized
  * records. Returns 0, or -VERTIGO_EINVAL when the chunk is out of
  * sequence (not 0 and not the next of a set being shipped); *dropped

@@ -1,6 +1,6 @@
 /* The guest's interval multiplexing hypercalls as the tests make them
- * (VERTIGO_HC_MUX_START / _STOP through pmu_hypercalls, as vmm/hypercall.c
- * dispatches them). Test code. */
+ * (what VERTIGO_HC_MUX_START / _STOP do once pmu/mux/mux_hypercalls.c has
+ * checked the argument). Test code. */
 #ifndef TESTS_UNIT_MUX_HYPERCALLS_H
 #define TESTS_UNIT_MUX_HYPERCALLS_H
 

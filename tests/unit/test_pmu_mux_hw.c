@@ -27,6 +27,8 @@
 #include "tests/unit/pmu_model.h"
 #include "tests/unit/test_log_util.h"
 #include "tests/unit/unit.h"
+#include "pmu/sample/sample_guest.h"
+#include "pmu/run/pmu_run.h"
 #include "vertigo/hypercall.h"
 #include "vmm/hv_cmdline.h"
 #include "lib/msr.h"
@@ -322,15 +324,14 @@ TEST(a_session_events_count_is_its_raw_count_so_far)
 {
     struct vcpu *v = start("pmu=hw " SESSION, 1);
     struct guest *g = &guests[0];
-    const struct hypercall_pmu *hc = pmu_hypercalls(v);
     uint64_t raw = 0;
     run_rows(g, 2);
     for (unsigned int r = 0; r < 2; r++)
         raw += g->expected[r][0];
     /* the turns since the last row ended add their share */
-    CHECK((uint64_t)hc->read(hc->ctx, 0) >= raw);
-    CHECK((uint64_t)hc->read(hc->ctx, 0) <= raw + g->truth[0]);
-    CHECK_EQ((uint64_t)hc->read(hc->ctx, SW_EXITS), g->exits);
+    CHECK((uint64_t)pmu_run_guest_read(v, 0) >= raw);
+    CHECK((uint64_t)pmu_run_guest_read(v, 0) <= raw + g->truth[0]);
+    CHECK_EQ((uint64_t)pmu_run_guest_read(v, SW_EXITS), g->exits);
 }
 
 /* Counter writes to GP counter 0 (the sampling session's). */
@@ -356,9 +357,8 @@ static struct vcpu *start_sampling_beside(const char *events, const char *layout
     snprintf(cmdline, sizeof(cmdline), "pmu=hw sample.events=%s sample.period=%lu " SESSION,
              events, (unsigned long)s.period);
     struct vcpu *v = start(cmdline, 1);
-    const struct hypercall_pmu *hc = pmu_hypercalls(v);
     snprintf(s.events, sizeof(s.events), "%s", events);
-    if (!CHECK(fake_console_has(layout)) || !CHECK_EQ(hc->sampling->start(v, &s), 0))
+    if (!CHECK(fake_console_has(layout)) || !CHECK_EQ(sample_guest_start(v, &s), 0))
         return NULL;
     sample_nmi_before_entry(v);
     pmu_before_entry(v);
@@ -379,7 +379,6 @@ TEST(a_sampling_sessions_counter_is_never_written)
     struct guest *g = &guests[0];
     if (!v)
         return;
-    const struct hypercall_pmu *hc = pmu_hypercalls(v);
     CHECK_EQ(v->pmu.ctx.counters[EVENTS].event.slot_index, 0);
     uint64_t select = model.evtsel[0];
     model.after_wrmsr = note_gp0;
@@ -388,9 +387,9 @@ TEST(a_sampling_sessions_counter_is_never_written)
     model.after_wrmsr = NULL;
     CHECK_EQ(gp0_writes, 0);
     CHECK_EQ(model.evtsel[0], select);
-    CHECK_EQ((uint64_t)hc->read(hc->ctx, EVENTS), g->branches_u);
+    CHECK_EQ((uint64_t)pmu_run_guest_read(v, EVENTS), g->branches_u);
     rows_exact(g, 4);
-    CHECK(hc->sampling->stop(v) >= 0);          /* the next test's session may start */
+    CHECK(sample_guest_stop(v) >= 0);          /* the next test's session may start */
 }
 
 /* sample.events=instructions:kh reserves fixed counter 0: the clock goes
@@ -406,13 +405,12 @@ TEST(a_sampling_counter_of_vertigo_keeps_counting_beside_a_gp_clock)
     if (!v)
         return;
     g->instructions_kh = 0;                     /* counted from here */
-    const struct hypercall_pmu *hc = pmu_hypercalls(v);
-    uint64_t before = (uint64_t)hc->read(hc->ctx, EVENTS);
+    uint64_t before = (uint64_t)pmu_run_guest_read(v, EVENTS);
     run_rows(g, 4);
     rows_exact(g, 4);
-    CHECK_EQ((uint64_t)hc->read(hc->ctx, EVENTS) - before, g->instructions_kh);
+    CHECK_EQ((uint64_t)pmu_run_guest_read(v, EVENTS) - before, g->instructions_kh);
     CHECK_EQ(model.pmis_lost, 0);
-    CHECK(hc->sampling->stop(v) >= 0);
+    CHECK(sample_guest_stop(v) >= 0);
 }
 
 /* Two domains share CPU 0, each with its own session: switches in the
@@ -496,8 +494,7 @@ TEST(a_sampling_session_without_reserved_counters_is_refused)
     struct vcpu *v = start("pmu=hw " SESSION, 1);
     struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI, .period = 1000,
                                  .events = "branches:u" };
-    const struct hypercall_pmu *hc = pmu_hypercalls(v);
-    CHECK(hc->sampling->start(v, &s) < 0);
+    CHECK(sample_guest_start(v, &s) < 0);
     CHECK(fake_console_has("the interval session holds every hardware counter (sample.events= "
                            "on the command line reserves some for sampling)"));
     CHECK(v->pmu.mux_on);

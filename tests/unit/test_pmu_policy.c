@@ -16,6 +16,9 @@
 #include "tests/unit/mux_hypercalls.h"
 #include "tests/unit/test_log_util.h"
 #include "tests/unit/unit.h"
+#include "pmu/sample/sample_guest.h"
+#include "pmu/pv/pv_guest.h"
+#include "pmu/run/pmu_run.h"
 #include "vmm/hv_cmdline.h"
 #include "vmm/log/log_emit.h"
 #include "vmm/pmu_hooks.h"
@@ -77,7 +80,7 @@ static bool start_sampling(struct vcpu *v, const char *events, uint64_t period, 
     struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI, .period = period,
                                  .stack_depth = depth };
     snprintf(s.events, sizeof(s.events), "%s", events);
-    bool ok = CHECK_EQ(pmu_hypercalls(v)->sampling->start(v, &s), 0);
+    bool ok = CHECK_EQ(sample_guest_start(v, &s), 0);
     pmu_before_entry(v);    /* the VCPU applies it before its next entry */
     return ok;
 }
@@ -114,8 +117,7 @@ static unsigned int logged_samples(struct log_sample *out)
 
 static uint64_t hc_read(struct vcpu *v, unsigned int i)
 {
-    const struct hypercall_pmu *hc = pmu_hypercalls(v);
-    return (uint64_t)hc->read(hc->ctx, i);
+    return (uint64_t)pmu_run_guest_read(v, i);
 }
 
 /* A VM entry as the run loop makes it: vmx_prepare_entry's part of the
@@ -234,7 +236,7 @@ TEST(user_samples_carry_a_copy_of_the_user_stack_before_them)
     struct vertigo_session sess = { .abi_version = VERTIGO_SESSION_ABI, .period = 10,
                                     .flags = VERTIGO_SESSION_USER_STACK };
     snprintf(sess.events, sizeof(sess.events), "instructions");
-    if (!CHECK_EQ(pmu_hypercalls(v)->sampling->start(v, &sess), 0))
+    if (!CHECK_EQ(sample_guest_start(v, &sess), 0))
         return;
     pmu_before_entry(v);
     fake.rip = 0x401234;
@@ -465,8 +467,7 @@ TEST(timer_session_samples_when_its_deadline_passes)
     struct vcpu *v = start_run("pmu=soft", false);
     struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI,
                                  .flags = VERTIGO_SESSION_TIMER, .timer_hz = 1000 };
-    const struct hypercall_pmu *hc = pmu_hypercalls(v);
-    if (!CHECK_EQ(hc->sampling->start(v, &s), 0))
+    if (!CHECK_EQ(sample_guest_start(v, &s), 0))
         return;
     pmu_before_entry(v);
     CHECK_EQ(fake.timer[PMU_TIMER_SAMPLE], 1000);   /* 1 MHz TSC / 1000 Hz */
@@ -481,7 +482,7 @@ TEST(timer_session_samples_when_its_deadline_passes)
     struct log_sample out[MAX_SAMPLES];
     if (CHECK_EQ(logged_samples(out), 1))
         CHECK_EQ(out[0].event, SAMPLE_EVENT_TIMER);
-    CHECK_EQ(hc->sampling->stop(v), 1);
+    CHECK_EQ(sample_guest_stop(v), 1);
     pmu_before_entry(v);
     CHECK_EQ(fake.timer[PMU_TIMER_SAMPLE], UINT64_MAX);
 }
@@ -495,8 +496,7 @@ TEST(process_session_samples_only_its_page_tables)
     struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI,
                                  .flags = VERTIGO_SESSION_PROCESS, .period = 1000,
                                  .process_cr3 = GUEST_CR3, .events = "instructions:u" };
-    const struct hypercall_pmu *hc = pmu_hypercalls(v);
-    if (!CHECK_EQ(hc->sampling->start(v, &s), 0))
+    if (!CHECK_EQ(sample_guest_start(v, &s), 0))
         return;
     pmu_before_entry(v);
     static const uint64_t cr3s[] = { 0x5678000ull, GUEST_CR3 | 1ull << 12, GUEST_CR3 };
@@ -513,7 +513,7 @@ TEST(process_session_samples_only_its_page_tables)
     }
     CHECK_EQ(pmu_cpus[0].stats.pmis, 3);
     CHECK_EQ(sample_out_of_scope(), 1);
-    CHECK_EQ(hc->sampling->stop(v), 2);
+    CHECK_EQ(sample_guest_stop(v), 2);
     CHECK_EQ(sample_out_of_scope(), 0);              /* the next session starts afresh */
     fake.cr3 = GUEST_CR3;
 }
@@ -564,15 +564,14 @@ TEST(one_tick_step_into_the_kernel_goes_to_the_right_mode)
 TEST(user_step_applies_to_user_mode_only)
 {
     struct vcpu *v = start_run("pmu=soft pmu.step=5000 pmu.events=instructions:u", false);
-    const struct hypercall_pmu *hc = pmu_hypercalls(v);
-    CHECK_EQ(hc->set_step(hc->ctx, 7), 5000);
+    CHECK_EQ(pmu_run_guest_step(v, 7), 5000);
     fake.cpl = CPL_USER;
     pmu_before_entry(v);
     CHECK_EQ(fake.timer[PMU_TIMER_STEP], 7);
     fake.cpl = CPL_KERNEL;
     pmu_before_entry(v);
     CHECK_EQ(fake.timer[PMU_TIMER_STEP], 5000);
-    CHECK_EQ(hc->set_step(hc->ctx, 9), 7);
+    CHECK_EQ(pmu_run_guest_step(v, 9), 7);
 }
 
 /* ---- The hardware backend's PMI, on the register-level model -------------- */
@@ -820,12 +819,12 @@ TEST(a_domain_controls_only_its_own_sampling)
         return;
     CHECK(fake_console_has("sample: the session samples domain 0 only"));
     CHECK(v->pmu.sample_mask != 0);                 /* its own VCPU samples */
-    CHECK_EQ(pmu_hypercalls(w)->sampling->stop(w), -VERTIGO_EPERM);
-    CHECK_EQ(pmu_hypercalls(w)->sampling->start(w, &s), -VERTIGO_EBUSY);
-    CHECK(pmu_hypercalls(v)->sampling->stop(v) >= 0);   /* its owner may */
+    CHECK_EQ(sample_guest_stop(w), -VERTIGO_EPERM);
+    CHECK_EQ(sample_guest_start(w, &s), -VERTIGO_EBUSY);
+    CHECK(sample_guest_stop(v) >= 0);   /* its owner may */
     CHECK_EQ(sample_session_start(&s, "the command line", SAMPLE_OWNER_MACHINE), 0);
-    CHECK_EQ(pmu_hypercalls(w)->sampling->stop(w), -VERTIGO_EPERM);
-    CHECK_EQ(pmu_hypercalls(v)->sampling->stop(v), -VERTIGO_EPERM);
+    CHECK_EQ(sample_guest_stop(w), -VERTIGO_EPERM);
+    CHECK_EQ(sample_guest_stop(v), -VERTIGO_EPERM);
     end_run();
 }
 
@@ -982,10 +981,9 @@ TEST(counting_ukh_partitions_the_tsc)
 
 static int64_t pv_program(struct vcpu *v, const char *events)
 {
-    const struct hypercall_pv *pv = pmu_hypercalls(v)->pv;
     struct vertigo_pv_program p = { .abi_version = VERTIGO_PV_ABI };
     snprintf(p.events, sizeof(p.events), "%s", events);
-    return pv->program(pv->ctx, &p);
+    return pv_guest_program(v, &p);
 }
 
 /* A VCPU without a counting session starts measuring its runs at the
@@ -998,20 +996,19 @@ TEST(pv_counters_count_the_guest_by_mode)
     traps_available = true;
     struct vcpu *v = start_run("pmu=soft pmu.guest=off", false);    /* nothing else counts */
     traps_available = false;
-    const struct hypercall_pv *pv = pmu_hypercalls(v)->pv;
     CHECK(!v->pmu.counting);
     fake.pv_page = page;
     fake.pv_page_gpa = 0x5000;
-    CHECK_EQ(pv->page(pv->ctx, 0x5000), 0);
+    CHECK_EQ(pv_guest_page(v, 0x5000), 0);
     CHECK_EQ(pv_program(v, "instructions:u,cycles"), 2);
     CHECK(v->pmu.counting);
     guest_runs(v, CPL_USER, 100);
     CHECK(fake.mode_traps);                 /* instructions:u counts one mode */
     pmu_emulated_instruction(v);            /* a user-mode CPUID, say */
     guest_runs(v, CPL_KERNEL, 20);
-    CHECK_EQ(pv->read(pv->ctx, 0), 101);
-    CHECK_EQ(pv->read(pv->ctx, 1), 121);
-    CHECK_EQ(pv->read(pv->ctx, 2), (uint64_t)-VERTIGO_EINVAL);
+    CHECK_EQ(pv_guest_read(v, 0), 101);
+    CHECK_EQ(pv_guest_read(v, 1), 121);
+    CHECK_EQ(pv_guest_read(v, 2), (uint64_t)-VERTIGO_EINVAL);
     fake.tsc = 777;
     fake.cpl = CPL_USER;
     entry(v);
@@ -1034,12 +1031,11 @@ TEST(pv_page_refusals_and_backend)
 {
     static uint8_t page[VERTIGO_PV_PAGE_BYTES] __attribute__((aligned(4096)));
     struct vcpu *v = start_run("pmu=soft", false);
-    const struct hypercall_pv *pv = pmu_hypercalls(v)->pv;
     fake.pv_page = page;
     fake.pv_page_gpa = 0x5000;
-    CHECK_EQ(pv->page(pv->ctx, 0x6000), (uint64_t)-VERTIGO_EFAULT);
+    CHECK_EQ(pv_guest_page(v, 0x6000), (uint64_t)-VERTIGO_EFAULT);
     fake.pv_other_access = GUEST_ACCESS_NOT_RAM;
-    CHECK_EQ(pv->page(pv->ctx, 0xfee00000), (uint64_t)-VERTIGO_EMMIO);
+    CHECK_EQ(pv_guest_page(v, 0xfee00000), (uint64_t)-VERTIGO_EMMIO);
     CHECK(v->pmu.pv.page == NULL);
     CHECK_EQ(pv_program(v, "instructions:h"), (uint64_t)-VERTIGO_EINVAL);
     CHECK_EQ(pv_program(v, "bogus"), (uint64_t)-VERTIGO_EINVAL);
@@ -1060,15 +1056,14 @@ TEST(pv_overflow_interrupt_at_the_exact_point)
     traps_available = true;
     struct vcpu *v = start_run("pmu=soft pmu.guest=off", false);
     traps_available = false;
-    const struct hypercall_pv *pv = pmu_hypercalls(v)->pv;
     fake.pv_page = page;
     fake.pv_page_gpa = 0x5000;
-    CHECK_EQ(pv->page(pv->ctx, 0x5000), 0);
+    CHECK_EQ(pv_guest_page(v, 0x5000), 0);
     CHECK_EQ(pv_program(v, "instructions:u"), 1);
-    CHECK_EQ(pv->vector(pv->ctx, 0xf3), (uint64_t)-VERTIGO_EINVAL);
+    CHECK_EQ(pv_guest_vector(v, 0xf3), (uint64_t)-VERTIGO_EINVAL);
     CHECK(strstr(fake.console, "overflow vector 243 refused: fixed vectors are not delivered")
           != NULL);
-    CHECK_EQ(pv->vector(pv->ctx, VERTIGO_PV_VECTOR_NMI), 0);
+    CHECK_EQ(pv_guest_vector(v, VERTIGO_PV_VECTOR_NMI), 0);
     guest_runs(v, CPL_USER, 400);
     pg->overflow_at[0] = 1000;
     fake.cpl = CPL_KERNEL;
@@ -1080,7 +1075,7 @@ TEST(pv_overflow_interrupt_at_the_exact_point)
     CHECK_EQ(fake.timer[PMU_TIMER_STEP], 600);      /* exactly to the point */
     pmu_after_exit(v, 600);
     CHECK_EQ(fake.guest_nmis_queued, 1);
-    CHECK_EQ(pv->read(pv->ctx, 0), 1000);
+    CHECK_EQ(pv_guest_read(v, 0), 1000);
     guest_runs(v, CPL_USER, 300);                   /* the same value: once */
     CHECK_EQ(fake.guest_nmis_queued, 1);
     CHECK_EQ(pg->interrupts, 1);
@@ -1091,7 +1086,7 @@ TEST(pv_overflow_interrupt_at_the_exact_point)
         pmu_emulated_instruction(v);
     CHECK_EQ(fake.guest_nmis_queued, 1);
     pmu_emulated_instruction(v);                    /* an emulated one reaches it */
-    CHECK_EQ(pv->read(pv->ctx, 0), 1400);
+    CHECK_EQ(pv_guest_read(v, 0), 1400);
     CHECK_EQ(fake.guest_nmis_queued, 2);
     CHECK_EQ(fake.vcpu_nmis_queued, 2);             /* the VCPU's own, in any domain */
 }
@@ -1451,7 +1446,7 @@ static struct vcpu *start_freq(bool hardware, uint64_t tsc)
     snprintf(s.events, sizeof(s.events), "instructions:u");
     fake.tsc = tsc;
     fake.cpl = CPL_USER;
-    if (!CHECK_EQ(pmu_hypercalls(v)->sampling->start(v, &s), 0))
+    if (!CHECK_EQ(sample_guest_start(v, &s), 0))
         return NULL;
     pmu_before_entry(v);
     return v;
@@ -1485,7 +1480,7 @@ TEST(freq_session_adapts_periods_and_logs_each_change)
     CHECK_EQ(count, 40 * 10000 + 60 * 10000);
     CHECK_EQ(r.sum, v->pmu.freq_counters[0].sampled);
     CHECK(r.sum <= count && count - r.sum < v->pmu.ctx.counters[0].period);
-    CHECK_EQ(pmu_hypercalls(v)->sampling->stop(v), r.samples);
+    CHECK_EQ(sample_guest_stop(v), r.samples);
     pmu_before_entry(v);                            /* applies the stop: the report */
     char line[160];
     snprintf(line, sizeof(line), "pmu: vcpu 0: sampled instructions:u at 100 a second: %" PRIu64

@@ -21,6 +21,7 @@
 #include "tests/unit/pmu_model.h"
 #include "tests/unit/test_log_util.h"
 #include "tests/unit/unit.h"
+#include "pmu/pv/pv_guest.h"
 #include "vmm/hv_cmdline.h"
 #include "vmm/pmu_hooks.h"
 #include "vmm/vcpu.h"
@@ -78,8 +79,7 @@ static void switch_to(unsigned int from, unsigned int to)
 
 static uint64_t count_of(unsigned int d, unsigned int event)
 {
-    const struct hypercall_pmu *hc = pmu_hypercalls(vcpu_of(d));
-    return (uint64_t)hc->read(hc->ctx, event);
+    return (uint64_t)pmu_run_guest_read(vcpu_of(d), event);
 }
 
 /* Domain d's counts of events 0, 1 and 2 are a, b and c. */
@@ -345,18 +345,16 @@ TEST(hw_guest_counters_follow_their_vcpu_and_same_selects_are_not_rewritten)
 
 static int64_t pv_program(unsigned int d, const char *events)
 {
-    const struct hypercall_pv *pv = pmu_hypercalls(vcpu_of(d))->pv;
     struct vertigo_pv_program p = { .abi_version = VERTIGO_PV_ABI };
     snprintf(p.events, sizeof(p.events), "%s", events);
-    return pv->program(pv->ctx, &p);
+    return pv_guest_program(vcpu_of(d), &p);
 }
 
 static void pv_page(unsigned int d, uint8_t *page)
 {
-    const struct hypercall_pv *pv = pmu_hypercalls(vcpu_of(d))->pv;
     fake.pv_page = page;
     fake.pv_page_gpa = 0x5000;
-    CHECK_EQ(pv->page(pv->ctx, 0x5000), 0);
+    CHECK_EQ(pv_guest_page(vcpu_of(d), 0x5000), 0);
 }
 
 /* RDPMC on the model with this ECX (-1: #GP). */
@@ -389,8 +387,7 @@ static void hw_exit(unsigned int d)
 
 static int64_t pv_read(unsigned int d, unsigned int i)
 {
-    const struct hypercall_pv *pv = pmu_hypercalls(vcpu_of(d))->pv;
-    return pv->read(pv->ctx, i);
+    return pv_guest_read(vcpu_of(d), i);
 }
 
 /* With no session and no virtual PMU, RDPMC passes through: each VCPU's

@@ -12,6 +12,8 @@
 #include "tests/unit/pmu_model.h"
 #include "tests/unit/test_log_util.h"
 #include "tests/unit/unit.h"
+#include "pmu/sample/sample_guest.h"
+#include "pmu/run/pmu_run.h"
 #include "vmm/hv_cmdline.h"
 #include "lib/msr.h"
 #include "vmm/pmu_hooks.h"
@@ -76,9 +78,8 @@ TEST(on_by_default_with_the_software_backend)
     CHECK(fake.rdpmc_exiting);
     /* The VCPU counts for the guest's PMU, but no session of the guest's
      * own runs: its hypercalls see none. */
-    const struct hypercall_pmu *hc = pmu_hypercalls(v);
-    CHECK_EQ(hc->read(hc->ctx, VERTIGO_PMU_EVENT_COUNT), 0);
-    CHECK_EQ(hc->set_step(hc->ctx, 1), -VERTIGO_EINVAL);
+    CHECK_EQ(pmu_run_guest_read(v, VERTIGO_PMU_EVENT_COUNT), 0);
+    CHECK_EQ(pmu_run_guest_step(v, 1), -VERTIGO_EINVAL);
 }
 
 TEST(off_by_option_or_without_a_backend_with_the_reason)
@@ -263,10 +264,9 @@ TEST(the_guests_counters_count_on_after_a_sampling_session_ends)
     snprintf(s.events, sizeof(s.events), "instructions:u");
     CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERFEVTSEL0, 0xc0 | USR | EN));
     CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 0x1));
-    const struct hypercall_sampling *sampling = pmu_hypercalls(v)->sampling;
-    CHECK_EQ(sampling->start(sampling->ctx, &s), 0);
+    CHECK_EQ(sample_guest_start(v, &s), 0);
     runs(v, 300);
-    CHECK(sampling->stop(sampling->ctx) >= 0);
+    CHECK(sample_guest_stop(v) >= 0);
     runs(v, 200);
     uint64_t value = 0;
     CHECK(pmu_exit_rdmsr(v, MSR_IA32_PMC0, &value));
