@@ -27,8 +27,9 @@ found "an include below the library floor" "^lib/bad_up.c:1: includes boot/start
 found "vmx/ past pmu/'s front door" "^vmx/bad_door.c:1: includes pmu/run/pmu_run.h \(rule: pmu/ is entered through its front door pmu/pmu_loop.h only\)"
 found "an include between rooms the table does not allow" "^pmu/backend/bad_room.c:1: includes pmu/hw/pmu_hw.h"
 found "a room the table does not declare" "^vmm/odd/: a room the table of tests/check-layers does not declare"
-n=$(grep -c "^[a-z].*\(includes\|a room\)" "$out/bad.txt")
-[ "$n" -eq 4 ] && pass "check-layers: nothing else reported (what follows the table passes)" ||
+found "a file outside a backend's room naming the backend" "^pmu/run/bad_backend.c:1: names pmu_hw_thing \(rule: only pmu/hw/ names that backend"
+n=$(grep -c "^[a-z].*\(includes\|a room\| names \)" "$out/bad.txt")
+[ "$n" -eq 5 ] && pass "check-layers: nothing else reported (what follows the table passes)" ||
     fail "check-layers: nothing else reported" "$n reports: $(head -6 "$out/bad.txt")"
 
 # The cycles: the fixture's objects, compiled as the hypervisor's would be
