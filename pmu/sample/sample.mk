@@ -21,3 +21,9 @@ unit_sample_freq_SRCS := tests/unit/test_sample_freq.c pmu/sample/sample_freq.c
 # cost per frame).
 UNIT_TESTS += stack_cost
 unit_stack_cost_SRCS := tests/unit/test_stack_cost.c pmu/sample/stack_cost.c
+
+# What the sampling hypercalls do (sessions, symbols, unwind tables), on
+# the fake arch.
+UNIT_TESTS += sample_guest
+unit_sample_guest_SRCS = tests/unit/test_sample_guest.c \
+                         $(unit_pmu_policy_SRCS:tests/unit/test_pmu_policy.c=)
