@@ -1,52 +1,18 @@
 /* Interval multiplexing sessions in the VM-exit loop (pmu/mux/pmu_mux.h). */
 #include "pmu/mux/pmu_mux.h"
 
+#include "pmu/mux/mux_options.h"
 #include "pmu/mux/mux_session.h"
 #include "pmu/pmu_arch.h"
 #include "pmu/hw/pmu_mux_hw.h"
-#include "lib/cmdline.h"
 #include "lib/console.h"
 #include "vmm/domain/domain.h"
 #include "vmm/log/log_hv.h"
 #include "lib/mem.h"
 
-#define OPTION_MAX 32u
-
 /* pmu.interval.exact=on: each row is followed by the exact counts of the
  * same interval (the software backend counts every event all along). */
 static bool exact_reference;
-
-/* pmu.interval= / pmu.subinterval=: a number, 0 if absent; false (and
- * said why) if present but not a number. */
-static bool read_length(const char *cmdline, const char *key, uint64_t *out)
-{
-    char value[OPTION_MAX];
-    *out = 0;
-    if (!cmdline_get(cmdline, key, value, sizeof(value)))
-        return true;
-    if (cmdline_parse_u64(value, out))
-        return true;
-    printk("pmu: no counting session: %s=%s is not a number of retired instructions\n", key,
-           value);
-    return false;
-}
-
-/* pmu.interval.exact=on|off (default off); false (and said why) if it is
- * neither. */
-static bool read_exact(const char *cmdline)
-{
-    char value[OPTION_MAX] = "";
-    exact_reference = false;
-    if (!cmdline_has(cmdline, "pmu.interval.exact"))
-        return true;
-    if (cmdline_get(cmdline, "pmu.interval.exact", value, sizeof(value))) {
-        exact_reference = strcmp(value, "on") == 0;
-        if (exact_reference || strcmp(value, "off") == 0)
-            return true;
-    }
-    printk("pmu: no counting session: pmu.interval.exact=%s is not on or off\n", value);
-    return false;
-}
 
 #define REFUSAL "pmu: no counting session: "
 
@@ -78,14 +44,14 @@ static bool hw_allows(struct pmu_config *c, const char *cmdline)
 
 bool pmu_mux_configure(struct pmu_config *c, const char *cmdline)
 {
-    uint64_t n, sub;
-    if (!read_length(cmdline, "pmu.interval", &n) || !read_length(cmdline, "pmu.subinterval", &sub) ||
-        !read_exact(cmdline))
-        return false;
-    if (!cmdline_has(cmdline, "pmu.interval")) {
-        printk(REFUSAL "pmu.subinterval= needs pmu.interval=\n");
+    struct mux_options o;
+    char why[96];
+    if (!mux_options_read(cmdline, &o, why, sizeof(why))) {
+        printk(REFUSAL "%s\n", why);
         return false;
     }
+    uint64_t n = o.interval, sub = o.subinterval;
+    exact_reference = o.exact;
     if (!hw_allows(c, cmdline))
         return false;
     struct mux_counters counters = pmu_mux_counters(c);

@@ -19,9 +19,10 @@
 #include "pmu/run/pmu_config.h"
 #include "vmm/vcpu.h"
 
-/* Reads pmu.interval= and pmu.subinterval= for the parsed c->list and
- * builds c->mux_cfg; prints the specific reason and returns false when
- * there can be no session. */
+/* Reads pmu.interval=, pmu.subinterval= and pmu.interval.exact=
+ * (pmu/mux/mux_options.h) for the parsed c->list and builds c->mux_cfg;
+ * prints the specific reason and returns false when there can be no
+ * session. */
 bool pmu_mux_configure(struct pmu_config *c, const char *cmdline);
 
 /* The counters the sets are formed over: pmu.soft.counters, or the
