@@ -78,7 +78,7 @@ static struct pmu_hw *hw_of(struct vcpu *v)
 /* v runs an interval session on the hardware backend. */
 static bool runs_on_hw(const struct vcpu *v)
 {
-    return v->pmu.mux_on && v->pmu.be.ops == &pmu_hw_ops;
+    return v->pmu.mux.on && v->pmu.be.ops == &pmu_hw_ops;
 }
 
 /* Both contexts' fixed counters keep their fields and, while Vertigo
@@ -87,15 +87,15 @@ static bool runs_on_hw(const struct vcpu *v)
 static void share_controls(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
-    if (pmu_hw_share(hw_of(v), &p->ctx, &p->mux_hw.ctx))
-        p->mux_hw.load_failures++;
+    if (pmu_hw_share(hw_of(v), &p->ctx, &p->hw.mux.ctx))
+        p->hw.mux.load_failures++;
 }
 
 /* The software events' counts now (the session's always-counted events). */
 static void read_always(const struct vcpu *v, uint64_t *counts)
 {
     const struct vcpu_pmu *p = &v->pmu;
-    const struct mux_row_config *cfg = p->mux.cfg;
+    const struct mux_row_config *cfg = p->mux.rows.cfg;
     for (unsigned int i = 0; i < cfg->always_count; i++) {
         unsigned int e = cfg->always[i];
         counts[e] = pmu_read_event(&p->be, &p->ctx, &p->sw, e);
@@ -107,7 +107,7 @@ static void read_always(const struct vcpu *v, uint64_t *counts)
 static void keep_counts(struct vcpu *v, const uint64_t *counts)
 {
     struct vcpu_pmu *p = &v->pmu;
-    const struct mux_row_config *cfg = p->mux.cfg;
+    const struct mux_row_config *cfg = p->mux.rows.cfg;
     for (unsigned int e = 0; e < cfg->count && e < p->ctx.count; e++)
         if (cfg->set_of[e] != MUX_ROW_ALWAYS)
             p->ctx.counters[e].accum = counts[e];
@@ -117,18 +117,18 @@ void pmu_mux_hw_begin(struct vcpu *v, const struct mux_row_config *cfg)
 {
     struct vcpu_pmu *p = &v->pmu;
     uint64_t counts[MUX_ROW_EVENTS_MAX] = { 0 };
-    p->mux.cfg = cfg;           /* the schedule, for the calls that read it */
+    p->mux.rows.cfg = cfg;           /* the schedule, for the calls that read it */
     read_always(v, counts);
     /* pmu_config.list: the session's events, the command line's or the guest's */
-    if (mux_hw_begin(&p->mux_hw, cfg, &pmu_config.list, &pmu_config.mux_layout, &p->be, counts,
+    if (mux_hw_begin(&p->hw.mux, cfg, &pmu_config.list, &pmu_config.mux_layout, &p->be, counts,
                      pmu_arch_tsc()) != PMU_OK)
-        p->mux_hw.load_failures++;
+        p->hw.mux.load_failures++;
     share_controls(v);
 }
 
 void pmu_mux_hw_enter(struct vcpu *v, struct pmu_entry_plan *plan)
 {
-    const struct pmu_ctx *m = &v->pmu.mux_hw.ctx;
+    const struct pmu_ctx *m = &v->pmu.hw.mux.ctx;
     if (!runs_on_hw(v))
         return;
     plan->guest_global_ctrl |= pmu_hw_guest_enable_mask(m);
@@ -140,14 +140,14 @@ static void end_turns(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     uint64_t counts[MUX_ROW_EVENTS_MAX];
-    if (!mux_hw_due(&p->mux_hw, &p->be))
+    if (!mux_hw_due(&p->hw.mux, &p->be))
         return;
     uint64_t tsc = pmu_arch_exit_tsc(v);
     do {
         read_always(v, counts);
-        if (mux_hw_turn(&p->mux_hw, &p->be, counts, tsc, &p->mux_row))
-            pmu_mux_write_row(v, &p->mux_row);
-    } while (mux_row_due(&p->mux_hw.row));
+        if (mux_hw_turn(&p->hw.mux, &p->be, counts, tsc, &p->mux.row))
+            pmu_mux_write_row(v, &p->mux.row);
+    } while (mux_row_due(&p->hw.mux.row));
     keep_counts(v, counts);
     share_controls(v);
 }
@@ -163,26 +163,26 @@ void pmu_mux_hw_emulated(struct vcpu *v)
     struct vcpu_pmu *p = &v->pmu;
     if (!runs_on_hw(v))
         return;
-    p->be.ops->emulated_instruction(p->be.self, &p->mux_hw.ctx, p->exit_cpl);
+    p->be.ops->emulated_instruction(p->be.self, &p->hw.mux.ctx, p->exit_cpl);
     end_turns(v);
 }
 
 void pmu_mux_hw_save_session(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
-    if (!runs_on_hw(v) || !p->mux_hw.ctx.loaded)
+    if (!runs_on_hw(v) || !p->hw.mux.ctx.loaded)
         return;
-    if (p->be.ops->save(p->be.self, &p->mux_hw.ctx) != PMU_OK)
-        p->mux_hw.load_failures++;
+    if (p->be.ops->save(p->be.self, &p->hw.mux.ctx) != PMU_OK)
+        p->hw.mux.load_failures++;
 }
 
 void pmu_mux_hw_load_session(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
-    if (!runs_on_hw(v) || p->mux_hw.ctx.loaded)
+    if (!runs_on_hw(v) || p->hw.mux.ctx.loaded)
         return;
-    if (p->be.ops->load(p->be.self, &p->mux_hw.ctx) != PMU_OK)
-        p->mux_hw.load_failures++;
+    if (p->be.ops->load(p->be.self, &p->hw.mux.ctx) != PMU_OK)
+        p->hw.mux.load_failures++;
     share_controls(v);
 }
 
@@ -190,14 +190,14 @@ uint64_t pmu_mux_hw_busy(const struct vcpu *v)
 {
     const struct vcpu_pmu *p = &v->pmu;
     uint64_t mine = pmu_hw_owned_mask(&p->ctx);
-    return runs_on_hw(v) ? mine | pmu_hw_owned_mask(&p->mux_hw.ctx) : mine;
+    return runs_on_hw(v) ? mine | pmu_hw_owned_mask(&p->hw.mux.ctx) : mine;
 }
 
 bool pmu_mux_hw_finish(const struct vcpu *v, struct log_interval *row)
 {
     static struct mux_hw final;     /* the domain's end runs once, on one CPU */
     uint64_t counts[MUX_ROW_EVENTS_MAX];
-    final = v->pmu.mux_hw;          /* the VCPU's own state stays as it ran */
+    final = v->pmu.hw.mux;          /* the VCPU's own state stays as it ran */
     read_always(v, counts);
     return mux_hw_finish(&final, &v->pmu.be, counts, pmu_arch_exit_tsc(v), row);
 }

@@ -77,13 +77,13 @@ void pmu_mux_hw_load_session(struct vcpu *v);
 
 static inline void pmu_mux_hw_save(struct vcpu *v)
 {
-    if (v->pmu.mux_on)
+    if (v->pmu.mux.on)
         pmu_mux_hw_save_session(v);
 }
 
 static inline void pmu_mux_hw_load(struct vcpu *v)
 {
-    if (v->pmu.mux_on)
+    if (v->pmu.mux.on)
         pmu_mux_hw_load_session(v);
 }
 

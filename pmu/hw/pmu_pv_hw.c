@@ -12,13 +12,13 @@ int64_t pmu_pv_hw_program(struct vcpu *v, const char *events, const char **why)
 {
     struct vcpu_pmu *p = &v->pmu;
     struct pmu_event_caps caps;
-    if (!p->pv_hw.hw)
-        pv_hw_init(&p->pv_hw, p->be.self);
+    if (!p->hw.pv.hw)
+        pv_hw_init(&p->hw.pv, p->be.self);
     pmu_config_caps(&caps);
-    int64_t r = pv_hw_program(&p->pv_hw, &p->pv, events, &caps, pmu_mux_hw_busy(v), why);
+    int64_t r = pv_hw_program(&p->hw.pv, &p->pv, events, &caps, pmu_mux_hw_busy(v), why);
     if (r > 0) {
         pmu_arch_rdpmc_exiting(v, true);    /* until a run may pass it through */
-        p->pv_rdpmc_native = false;
+        p->pv.rdpmc_native = false;
     }
     return r;
 }
@@ -28,25 +28,25 @@ int64_t pmu_pv_hw_program(struct vcpu *v, const char *events, const char **why)
  * through, and the virtual PMU keeps the exiting it set. */
 static void rdpmc_exiting(struct vcpu *v, bool native)
 {
-    if (native == v->pmu.pv_rdpmc_native)
+    if (native == v->pmu.pv.rdpmc_native)
         return;
     pmu_arch_rdpmc_exiting(v, !native);
-    v->pmu.pv_rdpmc_native = native;
+    v->pmu.pv.rdpmc_native = native;
 }
 
 void pmu_pv_hw_enter(struct vcpu *v, struct pmu_entry_plan *plan, unsigned int cpl)
 {
     struct vcpu_pmu *p = &v->pmu;
-    if (!p->pv_hw.hw)
+    if (!p->hw.pv.hw)
         return;
-    bool no_virtual_pmu = !p->guest_pmu;
-    plan->guest_global_ctrl |= pv_hw_load(&p->pv_hw, &p->pv, pmu_mux_hw_busy(v),
+    bool no_virtual_pmu = !p->vpmu.on;
+    plan->guest_global_ctrl |= pv_hw_load(&p->hw.pv, &p->pv, pmu_mux_hw_busy(v),
                                           no_virtual_pmu);
-    rdpmc_exiting(v, p->pv_hw.count && p->pv_hw.passthrough);   /* "" stops them: exits again */
+    rdpmc_exiting(v, p->hw.pv.count && p->hw.pv.passthrough);   /* "" stops them: exits again */
     pmu_pv_publish(&p->pv, pmu_arch_tsc(), cpl);
 }
 
 void pmu_pv_hw_exit(struct vcpu *v)
 {
-    pv_hw_save(&v->pmu.pv_hw, &v->pmu.pv);
+    pv_hw_save(&v->pmu.hw.pv, &v->pmu.pv);
 }

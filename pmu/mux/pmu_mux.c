@@ -76,7 +76,7 @@ void pmu_mux_announce(const struct pmu_config *c, const struct mux_row_config *c
 static void read_counts(const struct vcpu *v, uint64_t *counts)
 {
     const struct vcpu_pmu *p = &v->pmu;
-    for (unsigned int e = 0; e < p->mux.cfg->count; e++)
+    for (unsigned int e = 0; e < p->mux.rows.cfg->count; e++)
         counts[e] = pmu_read_event(&p->be, &p->ctx, &p->sw, e);
 }
 
@@ -85,7 +85,7 @@ static void read_needed(const struct vcpu *v, uint64_t *counts)
 {
     const struct vcpu_pmu *p = &v->pmu;
     uint8_t ids[MUX_ROW_EVENTS_MAX];
-    unsigned int n = mux_row_reads(&p->mux, ids);
+    unsigned int n = mux_row_reads(&p->mux.rows, ids);
     for (unsigned int i = 0; i < n; i++)
         counts[ids[i]] = pmu_read_event(&p->be, &p->ctx, &p->sw, ids[i]);
 }
@@ -93,17 +93,17 @@ static void read_needed(const struct vcpu *v, uint64_t *counts)
 void pmu_mux_vcpu_begin(struct vcpu *v, const struct mux_row_config *cfg)
 {
     uint64_t counts[MUX_ROW_EVENTS_MAX];
-    v->pmu.mux_rows = 0;
+    v->pmu.mux.written = 0;
     if (pmu_config.backend == PMU_SESSION_HW) {
         pmu_mux_hw_begin(v, cfg);
-        v->pmu.mux_on = true;
+        v->pmu.mux.on = true;
         return;
     }
-    v->pmu.mux.cfg = cfg;
+    v->pmu.mux.rows.cfg = cfg;
     read_counts(v, counts);
-    mux_row_begin(&v->pmu.mux, cfg, counts, pmu_arch_tsc());
-    memcpy(v->pmu.mux_exact_mark, counts, sizeof(counts));
-    v->pmu.mux_on = true;
+    mux_row_begin(&v->pmu.mux.rows, cfg, counts, pmu_arch_tsc());
+    memcpy(v->pmu.mux.exact_mark, counts, sizeof(counts));
+    v->pmu.mux.on = true;
 }
 
 void pmu_mux_vcpu_start(struct vcpu *v)
@@ -115,7 +115,7 @@ void pmu_mux_vcpu_start(struct vcpu *v)
 
 uint64_t pmu_mux_deadline(const struct vcpu *v)
 {
-    return v->pmu.mux_on ? mux_row_left(&v->pmu.mux) : PMU_NO_DEADLINE;
+    return v->pmu.mux.on ? mux_row_left(&v->pmu.mux.rows) : PMU_NO_DEADLINE;
 }
 
 /* pmu.interval.exact=on: the exact counts of the row just written, each
@@ -126,7 +126,7 @@ static void write_exact(const struct vcpu *v, uint64_t *mark, const uint64_t *co
 {
     sw->domain = v->domain->id;
     sw->vcpu = v->id;
-    sw->count = v->pmu.mux.cfg->count;
+    sw->count = v->pmu.mux.rows.cfg->count;
     for (unsigned int e = 0; e < sw->count; e++) {
         sw->counters[e] = (struct log_counter_value){ e, counts[e] - mark[e] };
         mark[e] = counts[e];
@@ -139,25 +139,25 @@ void pmu_mux_write_row(struct vcpu *v, struct log_interval *row)
     row->domain = v->domain->id;
     row->vcpu = v->id;
     log_hv_interval(row);
-    v->pmu.mux_rows++;
+    v->pmu.mux.written++;
     if (exact_reference) {
         uint64_t counts[MUX_ROW_EVENTS_MAX];
         read_counts(v, counts);
-        write_exact(v, v->pmu.mux_exact_mark, counts, &v->pmu.mux_exact);
+        write_exact(v, v->pmu.mux.exact_mark, counts, &v->pmu.mux.exact);
     }
 }
 
 void pmu_mux_retired(struct vcpu *v, uint64_t n)
 {
     struct vcpu_pmu *p = &v->pmu;
-    if (!p->mux_on || !mux_row_retire(&p->mux, n))
+    if (!p->mux.on || !mux_row_retire(&p->mux.rows, n))
         return;
     uint64_t counts[MUX_ROW_EVENTS_MAX];
     uint64_t tsc = pmu_arch_exit_tsc(v);
-    while (mux_row_due(&p->mux)) {
+    while (mux_row_due(&p->mux.rows)) {
         read_needed(v, counts);
-        if (mux_row_turn(&p->mux, counts, tsc, &p->mux_row))
-            pmu_mux_write_row(v, &p->mux_row);
+        if (mux_row_turn(&p->mux.rows, counts, tsc, &p->mux.row))
+            pmu_mux_write_row(v, &p->mux.row);
     }
 }
 
@@ -174,7 +174,7 @@ static bool finish_soft(const struct vcpu *v)
 {
     const struct vcpu_pmu *p = &v->pmu;
     uint64_t counts[MUX_ROW_EVENTS_MAX];
-    final_state = p->mux;
+    final_state = p->mux.rows;
     read_counts(v, counts);
     if (!mux_row_finish(&final_state, counts, pmu_arch_exit_tsc(v), &final_row))
         return false;
@@ -182,7 +182,7 @@ static bool finish_soft(const struct vcpu *v)
     final_row.vcpu = v->id;
     log_hv_interval(&final_row);
     if (exact_reference) {
-        memcpy(final_mark, p->mux_exact_mark, sizeof(final_mark));
+        memcpy(final_mark, p->mux.exact_mark, sizeof(final_mark));
         write_exact(v, final_mark, counts, &final_exact);
     }
     return true;
@@ -205,30 +205,30 @@ static bool finish(const struct vcpu *v)
     const struct vcpu_pmu *p = &v->pmu;
     bool hw = pmu_config.backend == PMU_SESSION_HW;
     bool last = hw ? finish_hw(v) : finish_soft(v);
-    const struct mux_row_state *st = hw ? &p->mux_hw.row : &p->mux;
+    const struct mux_row_state *st = hw ? &p->hw.mux.row : &p->mux.rows;
     printk("pmu: vcpu %u: %lu interval rows of %lu instructions (turns of %lu) and %s "
-           "of %lu; skid at most %lu instructions\n", v->id, p->mux_rows,
+           "of %lu; skid at most %lu instructions\n", v->id, p->mux.written,
            st->cfg->interval, st->cfg->sub, last ? "a last one" : "no last one",
            last ? final_row.instructions : 0, st->skid_max);
-    if (hw && p->mux_hw.load_failures)
+    if (hw && p->hw.mux.load_failures)
         printk("pmu: vcpu %u: %lu loads or saves of the session's counters faulted (a PMU "
-               "MSR access): its rows are unreliable\n", v->id, p->mux_hw.load_failures);
+               "MSR access): its rows are unreliable\n", v->id, p->hw.mux.load_failures);
     return last;
 }
 
 void pmu_mux_finish(const struct vcpu *v)
 {
-    if (v->pmu.mux_on)
+    if (v->pmu.mux.on)
         finish(v);
 }
 
 uint64_t pmu_mux_vcpu_stop(struct vcpu *v)
 {
-    if (!v->pmu.mux_on)
+    if (!v->pmu.mux.on)
         return 0;
     bool last = finish(v);
     if (pmu_config.backend == PMU_SESSION_HW)
         pmu_mux_hw_save(v);     /* its counters leave the CPU with it */
-    v->pmu.mux_on = false;
-    return v->pmu.mux_rows + (last ? 1 : 0);
+    v->pmu.mux.on = false;
+    return v->pmu.mux.written + (last ? 1 : 0);
 }

@@ -32,6 +32,7 @@ struct pmu_pv {
      * read by user mode as sum + RDPMC where rdpmc_how[i] is not 0
      * (VERTIGO_PV_READ_RDPMC | ECX; the counter starts from 0). */
     uint32_t rdpmc_how[VERTIGO_PV_COUNTERS_MAX];
+    bool rdpmc_native;                  /* their last run passed RDPMC through */
     /* Overflow interrupts (VERTIGO_HC_PV_VECTOR) */
     uint32_t vector;                    /* 0: none, VERTIGO_PV_VECTOR_NMI */
     uint64_t interrupts;                /* raised, published in the page */

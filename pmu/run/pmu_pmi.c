@@ -162,5 +162,5 @@ uint32_t pmu_pmi_hw_overflows(struct vcpu *v)
     mask |= rearm(v, hw);
     for (uint32_t m = mask; m; m &= m - 1)
         p->overflows++;
-    return mask & p->sample_mask;
+    return mask & p->sample.mask;
 }

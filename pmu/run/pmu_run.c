@@ -82,7 +82,7 @@ void pmu_run_vcpu_start(struct vcpu *v)
     /* The guest's virtual PMU counts the guest's runs the software
      * backend measures: it runs, with no event of its own if there is no
      * counting session. */
-    if (!pmu_config.has_events && !v->pmu.guest_pmu)
+    if (!pmu_config.has_events && !v->pmu.vpmu.on)
         return;
     /* A session the command line asked for but that was refused (its
      * events or its multiplexing schedule) leaves its list behind: none. */
@@ -316,8 +316,8 @@ static void take_overflows(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     uint32_t mask = backend_overflow(p);
-    if (mask & p->sample_mask)
-        pmu_pmi_raise(mask & p->sample_mask);
+    if (mask & p->sample.mask)
+        pmu_pmi_raise(mask & p->sample.mask);
     pmu_run_count_overflows(v, mask);
 }
 

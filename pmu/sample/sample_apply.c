@@ -126,7 +126,7 @@ static bool program(struct vcpu *v, const struct pmu_event_list *list, uint64_t 
     restore_counts(v, counts);
     p->counting = true;
     for (unsigned int i = counted; i < list->count; i++)
-        p->sample_mask |= 1u << i;
+        p->sample.mask |= 1u << i;
     return true;
 }
 
@@ -138,10 +138,10 @@ static void report_skid(const struct vcpu *v)
     sample_freq_vcpu_report(v);
     if (!pmu_config_soft() || !p->counting)
         return;
-    for (uint32_t m = p->sample_mask; m; m &= m - 1) {
+    for (uint32_t m = p->sample.mask; m; m &= m - 1) {
         const struct pmu_counter *c = &p->ctx.counters[__builtin_ctz(m)];
         printk("pmu: vcpu %u: sampled %s every %lu%s: %lu overflows, skid at most %lu events\n",
-               v->id, c->event.name, c->period, p->freq ? " (now)" : "", c->overflows,
+               v->id, c->event.name, c->period, p->sample.freq ? " (now)" : "", c->overflows,
                c->skid_max);
     }
 }
@@ -158,7 +158,7 @@ bool sample_apply(struct vcpu *v, const char *events, uint64_t period, uint32_t 
         pmu_step_arm(v, false);
     }
     report_skid(v);
-    p->sample_mask = 0;
+    p->sample.mask = 0;
     sample_freq_vcpu_start(v, 0);
     if (!pmu_config.configured || pmu_config.backend == PMU_SESSION_NONE)
         return !sampling;
@@ -166,7 +166,7 @@ bool sample_apply(struct vcpu *v, const char *events, uint64_t period, uint32_t 
         p->counting = false;
         /* Paravirtual counters and the guest's virtual PMU count the
          * guest's runs, which only a counting backend measures. */
-        if (p->pv.count || p->guest_pmu)
+        if (p->pv.count || p->vpmu.on)
             return pmu_run_start_counting(v) == PMU_OK;
         return true;
     }

@@ -19,7 +19,7 @@ bool sample_check(const char *events, char *why, unsigned int why_size);
 /* Re-programs v's context on this CPU to count the counting session plus
  * `events` sampled every `period` events (NULL or "": sampling off), or
  * with freq (not 0) freq times a second, each counter's period adapting
- * (pmu/sample/sample_freq_vcpu.h), and sets v->pmu.sample_mask; arms
+ * (pmu/sample/sample_freq_vcpu.h), and sets v->pmu.sample.mask; arms
  * single-stepping when a software counter samples Vertigo. Call between
  * an exit and the next entry. False (printed) if it cannot. */
 bool sample_apply(struct vcpu *v, const char *events, uint64_t period, uint32_t freq);

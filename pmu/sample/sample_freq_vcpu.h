@@ -13,7 +13,7 @@
 /* The period every sampled counter starts with at freq samples a second. */
 uint64_t sample_freq_first_period(uint32_t freq);
 
-/* Frequency mode for v's sampled counters (v->pmu.sample_mask, programmed
+/* Frequency mode for v's sampled counters (v->pmu.sample.mask, programmed
  * with sample_freq_first_period), or off with freq 0. */
 void sample_freq_vcpu_start(struct vcpu *v, uint32_t freq);
 

@@ -78,7 +78,7 @@ SAMPLE_INLINE void emit_per_event(struct pmu_cpu *c, struct vcpu *v, struct log_
     for (; mask; mask &= mask - 1) {
         unsigned int bit = (unsigned int)__builtin_ctz(mask);
         s->event = (1u << bit) == PMU_PENDING_TIMER ? SAMPLE_EVENT_TIMER : bit;
-        if (v && v->pmu.freq)
+        if (v && v->pmu.sample.freq)
             sample_freq_log_period(v, bit);
         emit_sample(c, s);
     }
@@ -89,7 +89,7 @@ SAMPLE_INLINE void record_guest_stack(struct pmu_cpu *c, struct vcpu *v, struct 
                                       bool kernel, bool measured)
 {
     uint64_t start = measured ? pmu_arch_tsc() : 0;
-    s->depth = pmu_arch_guest_stack(v, s->rip, s->cr3, v->regs.rbp, kernel, v->pmu.stack_depth,
+    s->depth = pmu_arch_guest_stack(v, s->rip, s->cr3, v->regs.rbp, kernel, v->pmu.sample.stack_depth,
                                     s->stack);
     if (measured)
         stack_cost_add(&c->cost.stack[kernel], s->depth, pmu_arch_tsc() - start);
@@ -123,9 +123,9 @@ SAMPLE_INLINE void record_guest(struct pmu_cpu *c, struct vcpu *v, uint32_t mask
     s.mode = cpl == KERNEL_CPL ? LOG_MODE_GUEST_KERNEL : LOG_MODE_GUEST_USER;
     s.rip = pmu_arch_guest_rip(v);
     s.cr3 = pmu_arch_guest_cr3(v);
-    if (v->pmu.stack_depth)
+    if (v->pmu.sample.stack_depth)
         record_guest_stack(c, v, &s, cpl == KERNEL_CPL, measured);
-    if (v->pmu.user_stack && cpl != KERNEL_CPL)
+    if (v->pmu.sample.user_stack && cpl != KERNEL_CPL)
         record_user_stack(c, v);
     emit_per_event(c, v, &s, mask);
 }
@@ -175,7 +175,7 @@ static void record_measured(struct pmu_cpu *c, uint64_t start_tsc, struct vcpu *
 {
     uint64_t record_tsc = start_tsc ? pmu_arch_tsc() : 0;
     c->stats.pmis++;
-    if (v && v->pmu.freq)
+    if (v && v->pmu.sample.freq)
         sample_freq_overflows(v, mask);     /* every overflow, sampled or out of scope */
     if (!in_scope(v))
         return;
@@ -293,11 +293,11 @@ void sample_hypervisor_step(uint64_t rip, uint64_t rbp, uint32_t mask)
     struct log_sample s = { .mode = LOG_MODE_HYPERVISOR, .rip = rip,
                             .domain = v->domain->id, .vcpu = v->id };
     c->stats.pmis++;
-    if (v->pmu.freq)
+    if (v->pmu.sample.freq)
         sample_freq_overflows(v, mask);
     if (!in_scope(v))
         return;
-    if (v->pmu.stack_depth && rbp)
-        s.depth = pmu_arch_hypervisor_stack(rbp, v->pmu.stack_depth, s.stack);
+    if (v->pmu.sample.stack_depth && rbp)
+        s.depth = pmu_arch_hypervisor_stack(rbp, v->pmu.sample.stack_depth, s.stack);
     emit_per_event(c, v, &s, mask);
 }

@@ -52,35 +52,35 @@ static void log_event_names(const struct vcpu *v)
     static const char timer_name[] = "timer";
     if (v->pmu.counting)
         pmu_log_event_names(&v->pmu.ctx);
-    if (v->pmu.timer_ticks)
+    if (v->pmu.sample.timer_ticks)
         pmu_log_event_desc(SAMPLE_EVENT_TIMER, timer_name, sizeof(timer_name),
                            LOG_EVENT_CODE(LOG_EVENT_SRC_TIMER, 0));
     for (unsigned int i = 0; v->pmu.counting && i < v->pmu.ctx.count; i++)
-        if (v->pmu.sample_mask & (1u << i))
+        if (v->pmu.sample.mask & (1u << i))
             log_period(i, v->pmu.ctx.counters[i].period);
-    if (v->pmu.timer_ticks)
-        log_period(SAMPLE_EVENT_TIMER, v->pmu.timer_ticks);
+    if (v->pmu.sample.timer_ticks)
+        log_period(SAMPLE_EVENT_TIMER, v->pmu.sample.timer_ticks);
 }
 
 static void apply_session(struct vcpu *v)
 {
     uint32_t gen = __atomic_load_n(&sess.generation, __ATOMIC_ACQUIRE);
-    if (v->pmu.sample_generation == gen)
+    if (v->pmu.sample.generation == gen)
         return;
     spin_lock(&sess.lock);
-    v->pmu.sample_generation = sess.generation;
+    v->pmu.sample.generation = sess.generation;
     bool on = sess.running && (sess.owner == SAMPLE_OWNER_MACHINE ||
                                sess.owner == v->domain->id);
     bool timer = on && (sess.params.flags & VERTIGO_SESSION_TIMER);
     const struct vertigo_session *p = &sess.params;
     uint32_t freq = (p->flags & VERTIGO_SESSION_FREQ) ? (uint32_t)p->period : 0;
     bool ok = sample_apply(v, on && !timer ? p->events : NULL, p->period, on ? freq : 0);
-    v->pmu.stack_depth = on && ok ? p->stack_depth : 0;
-    v->pmu.user_stack = on && ok && (p->flags & VERTIGO_SESSION_USER_STACK);
-    v->pmu.timer_ticks = timer ? sess.timer_ticks : 0;
+    v->pmu.sample.stack_depth = on && ok ? p->stack_depth : 0;
+    v->pmu.sample.user_stack = on && ok && (p->flags & VERTIGO_SESSION_USER_STACK);
+    v->pmu.sample.timer_ticks = timer ? sess.timer_ticks : 0;
     spin_unlock(&sess.lock);
-    if (v->pmu.timer_ticks)
-        pmu_arch_timer_request(v, PMU_TIMER_SAMPLE, v->pmu.timer_ticks);
+    if (v->pmu.sample.timer_ticks)
+        pmu_arch_timer_request(v, PMU_TIMER_SAMPLE, v->pmu.sample.timer_ticks);
     else
         pmu_arch_timer_cancel(v, PMU_TIMER_SAMPLE);
     if (on && v->id == 0)
@@ -94,9 +94,9 @@ void sample_before_entry(struct vcpu *v)
 
 void sample_after_exit(struct vcpu *v)
 {
-    if (!v->pmu.timer_ticks || !pmu_arch_timer_expired(v, PMU_TIMER_SAMPLE))
+    if (!v->pmu.sample.timer_ticks || !pmu_arch_timer_expired(v, PMU_TIMER_SAMPLE))
         return;
-    pmu_arch_timer_request(v, PMU_TIMER_SAMPLE, v->pmu.timer_ticks);
+    pmu_arch_timer_request(v, PMU_TIMER_SAMPLE, v->pmu.sample.timer_ticks);
     pmu_pmi_raise(PMU_PENDING_TIMER);
 }
 

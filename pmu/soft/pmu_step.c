@@ -81,7 +81,7 @@ static uint32_t apply_unstepped(struct vcpu *v, uint64_t ticks)
     st->unstepped_ticks += ticks;
     pmu_soft_hypervisor_ticks(&v->pmu.ctx, ticks);
     uint32_t overflows = pmu_ctx_take_overflows(&v->pmu.ctx);
-    uint32_t mask = overflows & v->pmu.sample_mask;
+    uint32_t mask = overflows & v->pmu.sample.mask;
     if (mask) {
         st->late++;
         sampler((uint64_t)(uintptr_t)pmu_step_late_overflow, 0, mask);
@@ -119,7 +119,7 @@ uint32_t pmu_step_pause(struct vcpu *v)
 static void replay(struct vcpu *v, const struct percpu_step *area, uint64_t upto)
 {
     struct pmu_step_state *st = state_of(v);
-    uint32_t sampled = v->pmu.sample_mask;
+    uint32_t sampled = v->pmu.sample.mask;
     while (next_absolute(st) <= upto) {
         uint64_t step = next_absolute(st);
         uint32_t mask = pmu_soft_stepper_overflow(&st->stepper) & sampled;
@@ -184,7 +184,7 @@ bool step_trap_handle(struct trap_frame *frame)
     struct pmu_step_state *st = &c->step;
     if (area->count != area->next)
         return true;                /* a step the slow path was not asked for */
-    uint32_t mask = pmu_soft_stepper_overflow(&st->stepper) & v->pmu.sample_mask;
+    uint32_t mask = pmu_soft_stepper_overflow(&st->stepper) & v->pmu.sample.mask;
     area->next = next_absolute(st);
     if (mask) {
         st->taken++;

@@ -21,17 +21,17 @@ static struct vpmu_config offered(void)
 void pmu_guest_start(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
-    p->guest_pmu = pmu_config.guest_pmu;
-    if (!p->guest_pmu)
+    p->vpmu.on = pmu_config.guest_pmu;
+    if (!p->vpmu.on)
         return;
     struct vpmu_config config = offered();
-    vpmu_init(&p->guest, &config);
+    vpmu_init(&p->vpmu.regs, &config);
     pmu_arch_rdpmc_exiting(v, true);
 }
 
 bool pmu_guest_needs_modes(const struct vcpu *v)
 {
-    return v->pmu.guest_pmu && vpmu_counts_one_mode(&v->pmu.guest);
+    return v->pmu.vpmu.on && vpmu_counts_one_mode(&v->pmu.vpmu.regs);
 }
 
 static enum vpmu_mode mode_of(unsigned int cpl)
@@ -41,8 +41,8 @@ static enum vpmu_mode mode_of(unsigned int cpl)
 
 uint64_t pmu_guest_ticks_to_pmi(const struct vcpu *v, unsigned int cpl)
 {
-    const struct vpmu *g = &v->pmu.guest;
-    if (!v->pmu.guest_pmu || !vpmu_active(g))
+    const struct vpmu *g = &v->pmu.vpmu.regs;
+    if (!v->pmu.vpmu.on || !vpmu_active(g))
         return UINT64_MAX;
     uint64_t nearest = UINT64_MAX;
     for (unsigned int ev = VPMU_EV_CYCLES; ev <= VPMU_EV_REF_CYCLES; ev++) {
@@ -65,17 +65,17 @@ static void deliver(struct vcpu *v, unsigned int nmis)
 /* The PMIs the counting raised, handed on. */
 static void deliver_pending(struct vcpu *v)
 {
-    struct vpmu *g = &v->pmu.guest;
+    struct vpmu *g = &v->pmu.vpmu.regs;
     if (g->nmis_pending)
         deliver(v, g->nmis_pending);
-    v->pmu.guest_pmis_unsupported += g->vectors_pending;   /* see pmu_guest.h */
+    v->pmu.vpmu.pmis_unsupported += g->vectors_pending;   /* see pmu_guest.h */
     g->nmis_pending = g->vectors_pending = 0;
 }
 
 void pmu_guest_count(struct vcpu *v, unsigned int cpl, uint64_t n)
 {
-    struct vpmu *g = &v->pmu.guest;
-    if (!v->pmu.guest_pmu || n == 0 || !vpmu_active(g))
+    struct vpmu *g = &v->pmu.vpmu.regs;
+    if (!v->pmu.vpmu.on || n == 0 || !vpmu_active(g))
         return;
     bool pmi = pmu_guest_ticks_to_pmi(v, cpl) <= n;
     if (pmi)
@@ -92,13 +92,13 @@ void pmu_guest_count(struct vcpu *v, unsigned int cpl, uint64_t n)
  * where running natively it would read the machine's counters. */
 static void withdraw(struct vcpu *v)
 {
-    v->pmu.guest_pmu = false;
+    v->pmu.vpmu.on = false;
     pmu_arch_rdpmc_exiting(v, true);
 }
 
 void pmu_guest_backend_failed(struct vcpu *v, const char *why)
 {
-    if (!v->pmu.guest_pmu)
+    if (!v->pmu.vpmu.on)
         return;
     printk("pmu: the guest gets no virtual PMU: no counting on this VCPU (%s)\n", why);
     withdraw(v);
@@ -107,10 +107,10 @@ void pmu_guest_backend_failed(struct vcpu *v, const char *why)
 void pmu_guest_bind_hw(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
-    if (!p->guest_pmu || pmu_config.backend != PMU_SESSION_HW || p->guest_hw.hw)
+    if (!p->vpmu.on || pmu_config.backend != PMU_SESSION_HW || p->hw.vpmu.hw)
         return;
     struct pmu_hw *hw = p->be.self;
-    if (!vpmu_hw_init(&p->guest_hw, hw)) {
+    if (!vpmu_hw_init(&p->hw.vpmu, hw)) {
         printk("pmu: vcpu %u: the guest gets no PMU: the hardware counters are not %u bits wide\n",
                v->id, VPMU_WIDTH);
         withdraw(v);
@@ -124,59 +124,59 @@ void pmu_guest_bind_hw(struct vcpu *v)
     printk("pmu: vcpu %u: the guest's virtual PMU runs on the hardware counters: %u "
            "general-purpose + %u fixed offered\n", v->id, config.gp_counters,
            config.fixed_counters);
-    vpmu_init(&p->guest, &config);
+    vpmu_init(&p->vpmu.regs, &config);
 }
 
 void pmu_guest_hw_enter(struct vcpu *v, struct pmu_entry_plan *plan)
 {
     struct vcpu_pmu *p = &v->pmu;
-    if (!p->guest_pmu || !p->guest_hw.hw || !vpmu_active(&p->guest))
+    if (!p->vpmu.on || !p->hw.vpmu.hw || !vpmu_active(&p->vpmu.regs))
         return;
-    uint64_t busy = pmu_mux_hw_busy(v) | p->pv_hw.enable;     /* pv counters first */
-    plan->guest_global_ctrl |= vpmu_hw_load(&p->guest_hw, &p->guest, busy);
+    uint64_t busy = pmu_mux_hw_busy(v) | p->hw.pv.enable;     /* pv counters first */
+    plan->guest_global_ctrl |= vpmu_hw_load(&p->hw.vpmu, &p->vpmu.regs, busy);
 }
 
 void pmu_guest_hw_exit(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
-    if (!p->guest_pmu || !p->guest_hw.loaded)
+    if (!p->vpmu.on || !p->hw.vpmu.loaded)
         return;
-    vpmu_lvtpc_write(&p->guest, pmu_arch_guest_lvtpc(v));
-    vpmu_hw_save(&p->guest_hw, &p->guest);
+    vpmu_lvtpc_write(&p->vpmu.regs, pmu_arch_guest_lvtpc(v));
+    vpmu_hw_save(&p->hw.vpmu, &p->vpmu.regs);
     deliver_pending(v);
 }
 
 void pmu_guest_report(const struct vcpu *v)
 {
-    const struct vpmu *g = &v->pmu.guest;
-    if (!v->pmu.guest_pmu)
+    const struct vpmu *g = &v->pmu.vpmu.regs;
+    if (!v->pmu.vpmu.on)
         return;
     printk("pmu: vcpu %u: guest PMU: %lu PMIs delivered, %lu lost to a masked LVTPC, "
            "%lu not delivered (LVTPC not in NMI mode)\n", v->id,
-           g->pmis_delivered - v->pmu.guest_pmis_unsupported, g->pmis_masked,
-           v->pmu.guest_pmis_unsupported);
+           g->pmis_delivered - v->pmu.vpmu.pmis_unsupported, g->pmis_masked,
+           v->pmu.vpmu.pmis_unsupported);
 }
 
 void pmu_guest_cpuid_leaf(const struct vcpu *v, uint32_t regs[4])
 {
     regs[0] = regs[1] = regs[2] = regs[3] = 0;
-    if (v->pmu.guest_pmu)
-        vpmu_cpuid_leaf(&v->pmu.guest.config, regs);
+    if (v->pmu.vpmu.on)
+        vpmu_cpuid_leaf(&v->pmu.vpmu.regs.config, regs);
 }
 
 bool pmu_guest_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 {
-    return v->pmu.guest_pmu && vpmu_rdmsr(&v->pmu.guest, msr, value) == VPMU_DONE;
+    return v->pmu.vpmu.on && vpmu_rdmsr(&v->pmu.vpmu.regs, msr, value) == VPMU_DONE;
 }
 
 bool pmu_guest_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 {
-    return v->pmu.guest_pmu && vpmu_wrmsr(&v->pmu.guest, msr, value) == VPMU_DONE;
+    return v->pmu.vpmu.on && vpmu_wrmsr(&v->pmu.vpmu.regs, msr, value) == VPMU_DONE;
 }
 
 bool pmu_guest_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *value)
 {
-    return v->pmu.guest_pmu &&
-           vpmu_rdpmc(&v->pmu.guest, ecx, pmu_arch_guest_cpl(v), pmu_arch_guest_cr4_pce(v),
+    return v->pmu.vpmu.on &&
+           vpmu_rdpmc(&v->pmu.vpmu.regs, ecx, pmu_arch_guest_cpl(v), pmu_arch_guest_cr4_pce(v),
                       value) == VPMU_DONE;
 }

@@ -15,9 +15,9 @@ void pmu_guest_log_programming(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     struct vpmu_prog progs[VPMU_PROG_NEW_MAX];
-    if (!p->guest_pmu)
+    if (!p->vpmu.on)
         return;
-    unsigned int n = vpmu_prog_new(&p->guest, &p->guest_log.seen, progs);
+    unsigned int n = vpmu_prog_new(&p->vpmu.regs, &p->vpmu.log.seen, progs);
     struct log_ring *ring = log_hv_ring();
     for (unsigned int i = 0; i < n && ring; i++) {
         struct log_guest_pmu_prog rec = { .domain = v->domain->id, .vcpu = v->id,
@@ -31,9 +31,9 @@ void pmu_guest_log_programming(struct vcpu *v)
 static void pmi_totals(const struct vcpu *v, uint64_t totals[LOG_GUEST_PMI_DELIVERY_COUNT])
 {
     const struct vcpu_pmu *p = &v->pmu;
-    totals[LOG_GUEST_PMI_NMI] = p->guest.pmis_delivered - p->guest_pmis_unsupported;
-    totals[LOG_GUEST_PMI_VECTOR] = p->guest_pmis_unsupported;
-    totals[LOG_GUEST_PMI_MASKED] = p->guest.pmis_masked;
+    totals[LOG_GUEST_PMI_NMI] = p->vpmu.regs.pmis_delivered - p->vpmu.pmis_unsupported;
+    totals[LOG_GUEST_PMI_VECTOR] = p->vpmu.pmis_unsupported;
+    totals[LOG_GUEST_PMI_MASKED] = p->vpmu.regs.pmis_masked;
 }
 
 /* A record for each PMI counted in totals beyond logged. */
@@ -43,7 +43,7 @@ static void emit_pmis(const struct vcpu *v, const uint64_t logged[LOG_GUEST_PMI_
     struct log_ring *ring = log_hv_ring();
     for (uint8_t d = 0; d < LOG_GUEST_PMI_DELIVERY_COUNT && ring; d++) {
         struct log_guest_pmi rec = { .domain = v->domain->id, .vcpu = v->id,
-                                     .status = v->pmu.guest.global_status, .delivery = d };
+                                     .status = v->pmu.vpmu.regs.global_status, .delivery = d };
         for (uint64_t n = logged[d]; n < totals[d]; n++)
             log_emit_guest_pmi(ring, pmu_arch_tsc(), &rec);
     }
@@ -52,10 +52,10 @@ static void emit_pmis(const struct vcpu *v, const uint64_t logged[LOG_GUEST_PMI_
 void pmu_guest_log_pmis(struct vcpu *v)
 {
     uint64_t totals[LOG_GUEST_PMI_DELIVERY_COUNT];
-    if (!v->pmu.guest_pmu)
+    if (!v->pmu.vpmu.on)
         return;
     pmi_totals(v, totals);
-    uint64_t *logged = v->pmu.guest_log.pmis;
+    uint64_t *logged = v->pmu.vpmu.log.pmis;
     if (logged[0] == totals[0] && logged[1] == totals[1] && logged[2] == totals[2])
         return;
     emit_pmis(v, logged, totals);
@@ -65,9 +65,9 @@ void pmu_guest_log_pmis(struct vcpu *v)
 
 void pmu_guest_log_domain_end(const struct vcpu *v)
 {
-    const struct pmu_guest_log_state *s = &v->pmu.guest_log;
+    const struct pmu_guest_log_state *s = &v->pmu.vpmu.log;
     uint64_t totals[LOG_GUEST_PMI_DELIVERY_COUNT];
-    if (!v->pmu.guest_pmu)
+    if (!v->pmu.vpmu.on)
         return;
     pmi_totals(v, totals);
     emit_pmis(v, s->pmis, totals);

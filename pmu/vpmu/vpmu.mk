@@ -7,7 +7,7 @@ PMU_VPMU_SRCS := pmu/vpmu/vpmu_regs.c pmu/vpmu/vpmu_count.c pmu/vpmu/vpmu_prog.c
                  pmu/vpmu/vpmu_options.c pmu/vpmu/pmu_guest.c pmu/vpmu/pmu_guest_log.c
 HV_SRCS      += $(PMU_VPMU_SRCS)
 HEADERS_HV   += pmu/vpmu/vpmu.h pmu/vpmu/vpmu_prog.h pmu/vpmu/vpmu_options.h pmu/vpmu/pmu_guest.h \
-                pmu/vpmu/pmu_guest_log.h
+                pmu/vpmu/pmu_guest_log.h pmu/vpmu/vpmu_vcpu.h
 HEADERS_HOST += pmu/vpmu/vpmu.h pmu/vpmu/vpmu_prog.h
 PMU_POLICY_SRCS += $(PMU_VPMU_SRCS)
 

@@ -113,7 +113,7 @@ static void to_truth(struct guest *g, const struct mux_unit *u, unsigned int cpl
     const struct mux_row_config *cfg = &pmu_config.mux_cfg;
     for (unsigned int e = 0; e < EVENTS; e++) {
         const struct pmu_event *ev = &pmu_config.list.events[e];
-        if (cfg->set_of[e] != g->v->pmu.mux_hw.live)
+        if (cfg->set_of[e] != g->v->pmu.hw.mux.live)
             continue;
         if (hv ? ev->hypervisor : pmu_event_counts_at(ev, cpl))
             g->truth[e] += mux_unit_amount(ev, u);
@@ -138,7 +138,7 @@ static void guest_unit(struct guest *g)
 /* A row was written since the last look: what it must hold. */
 static void note_rows(struct guest *g)
 {
-    for (; g->rows_seen < g->v->pmu.mux_rows; g->rows_seen++) {
+    for (; g->rows_seen < g->v->pmu.mux.written; g->rows_seen++) {
         if (g->rows_seen < ROWS_MAX)
             memcpy(g->expected[g->rows_seen], g->truth, sizeof(g->truth));
         memset(g->truth, 0, sizeof(g->truth));
@@ -155,7 +155,7 @@ static void note_rows(struct guest *g)
 static void take_pmi(struct guest *g)
 {
     struct trap_frame f = { .rip = 0xffffffff80001234ull };
-    CHECK_EQ(g->v->pmu.mux_hw.ctx.overflow_pending, 0);
+    CHECK_EQ(g->v->pmu.hw.mux.ctx.overflow_pending, 0);
     if (model.pmi_nmis % 2) {
         CHECK(pmu_nmi_exit(g->v));
         CHECK_EQ(model.lvtpc & PMU_MODEL_LVT_MASKED, 0);    /* unmasked */
@@ -208,7 +208,7 @@ static void run_once(struct guest *g, unsigned int units)
 
 static void run_rows(struct guest *g, uint64_t rows)
 {
-    while (g->v->pmu.mux_rows < rows && g->unit < 100u * N * rows)
+    while (g->v->pmu.mux.written < rows && g->unit < 100u * N * rows)
         run_once(g, EXIT_EVERY);
 }
 
@@ -286,7 +286,7 @@ TEST(rows_every_n_through_the_exit_loop)
     struct guest *g = &guests[0];
     CHECK(fake_console_has("(11 events, 2 sets over 6 counters (turns counted on fixed "
                            "counter 0), interval 3500, turn 500 instructions)"));
-    if (!CHECK(v->pmu.mux_on))
+    if (!CHECK(v->pmu.mux.on))
         return;
     run_rows(g, 6);
     enter(g);
@@ -309,8 +309,8 @@ TEST(rows_every_n_through_the_exit_loop)
              "500) and a last one of %lu; skid at most 0 instructions",
              (unsigned long)last->instructions);
     CHECK(fake_console_has(line));
-    CHECK_EQ(v->pmu.mux_hw.rotations, 6u * 7u);     /* 2 sets, 7 turns: every turn changes */
-    CHECK_EQ(v->pmu.mux_hw.load_failures, 0);
+    CHECK_EQ(v->pmu.hw.mux.rotations, 6u * 7u);     /* 2 sets, 7 turns: every turn changes */
+    CHECK_EQ(v->pmu.hw.mux.load_failures, 0);
     CHECK_EQ(model.faults, 0);
     CHECK(model.pmi_nmis >= 6u * 7u);
     CHECK_EQ(model.pmis_lost, 0);
@@ -421,7 +421,7 @@ TEST(vcpu_switches_mid_turn_keep_each_sessions_state)
     unsigned int n[2];
     start("pmu=hw " SESSION, 2);
     unsigned int on = 0;
-    while (guests[0].v->pmu.mux_rows < 4 || guests[1].v->pmu.mux_rows < 4) {
+    while (guests[0].v->pmu.mux.written < 4 || guests[1].v->pmu.mux.written < 4) {
         run_once(&guests[on], 211);             /* never a turn's length */
         if (guests[on].exits % 3 == 0) {
             pmu_vcpu_switch_out(guests[on].v);
@@ -436,7 +436,7 @@ TEST(vcpu_switches_mid_turn_keep_each_sessions_state)
     for (unsigned int d = 0; d < 2; d++) {
         CHECK(n[d] >= 4);
         CHECK_EQ(row_failures(&guests[d], rows[d], 4), 0);
-        CHECK_EQ(guests[d].v->pmu.mux_hw.load_failures, 0);
+        CHECK_EQ(guests[d].v->pmu.hw.mux.load_failures, 0);
     }
     CHECK_EQ(model.pmis_lost, 0);
 }
@@ -456,8 +456,8 @@ TEST(the_guests_virtual_pmu_runs_beside_the_session)
     rows_exact(g, 4);
     CHECK(pmu_exit_rdmsr(v, MSR_IA32_PMC0, &value));
     CHECK(value > 0 && value < g->branches_u);  /* time-shared with the session */
-    CHECK(v->pmu.guest_hw.counters_unplaced > 0);
-    CHECK(v->pmu.guest_hw.runs > 0);
+    CHECK(v->pmu.hw.vpmu.counters_unplaced > 0);
+    CHECK(v->pmu.hw.vpmu.runs > 0);
 }
 
 /* ---- Refusals ---------------------------------------------------------------- */
@@ -468,21 +468,21 @@ TEST(sessions_the_hardware_cannot_run_are_refused_by_reason)
     /* fixed counter 0 and every GP counter reserved for sampling */
     v = start("pmu=hw sample.events=instructions,branches,branch-misses,r01c2,r02c2 "
               "pmu.interval=1000 pmu.events=cycles,cycles:u", 1);
-    CHECK(!v->pmu.mux_on);
+    CHECK(!v->pmu.mux.on);
     CHECK(fake_console_has("pmu: no counting session: no counter is free to count the "
                            "turns' instructions"));
     /* one set, one turn of 2^49 instructions: more than 48 bits count */
     v = start("pmu=hw pmu.interval=562949953421312 pmu.events=cycles", 1);
-    CHECK(!v->pmu.mux_on);
+    CHECK(!v->pmu.mux.on);
     CHECK(fake_console_has("a turn is longer than the clock counter can count to its PMI "
                            "(fixed counter 0, 562949953421312 instructions)"));
     v = start("pmu=hw pmu.interval=1000 pmu.interval.exact=on pmu.events=cycles", 1);
-    CHECK(!v->pmu.mux_on);
+    CHECK(!v->pmu.mux.on);
     CHECK(fake_console_has("pmu.interval.exact=on needs the software backend"));
     /* more sets than turns: the schedule's own error, over the hardware's counters */
     v = start("pmu=hw pmu.interval=1000 pmu.subinterval=600 pmu.events=cycles:u,cycles:k,"
               "cycles,branches,branches:u,branches:k,branch-misses", 1);
-    CHECK(!v->pmu.mux_on);
+    CHECK(!v->pmu.mux.on);
     CHECK(fake_console_has("pmu.interval=1000 pmu.subinterval=600 over 6 counters: the "
                            "interval holds fewer sub-intervals than there are event sets"));
 }
@@ -497,7 +497,7 @@ TEST(a_sampling_session_without_reserved_counters_is_refused)
     CHECK(sample_guest_start(v, &s) < 0);
     CHECK(fake_console_has("the interval session holds every hardware counter (sample.events= "
                            "on the command line reserves some for sampling)"));
-    CHECK(v->pmu.mux_on);
+    CHECK(v->pmu.mux.on);
 }
 
 /* ---- The guest's session ------------------------------------------------------ */
@@ -524,7 +524,7 @@ TEST(the_guests_session_runs_on_the_hardware_backend)
     model.global_ctrl = fake.plan.host_global_ctrl;
     pmu_after_exit(v, 0);
     CHECK_EQ(mux_stop(v), 4);
-    CHECK(!v->pmu.mux_on);
+    CHECK(!v->pmu.mux.on);
     CHECK_EQ(logged_rows(rows, n), 4);
     CHECK_EQ(row_failures(g, rows[0], 3), 0);
     CHECK_EQ(rows[0][3].number, 3);

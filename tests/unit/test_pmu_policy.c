@@ -148,7 +148,7 @@ TEST(soft_overflow_raises_one_pmi_and_samples_the_exit_point)
     struct vcpu *v = start_run("pmu=soft", false);
     if (!start_sampling(v, "instructions:u", 1000, 0))
         return;
-    CHECK_EQ(v->pmu.sample_mask, 1u);
+    CHECK_EQ(v->pmu.sample.mask, 1u);
     fake.cpl = CPL_USER;
     pmu_before_entry(v);
     CHECK_EQ(fake.timer[PMU_TIMER_STEP], 1000);     /* period < pmu.step (10000) */
@@ -280,7 +280,7 @@ TEST(counting_session_is_kept_and_never_sampled)
     CHECK_EQ(v->pmu.overflows, 1);
     if (!start_sampling(v, "instructions:u", 40, 0))
         return;
-    CHECK_EQ(v->pmu.sample_mask, 2u);       /* the sampled event follows the counted one */
+    CHECK_EQ(v->pmu.sample.mask, 2u);       /* the sampled event follows the counted one */
     guest_runs(v, CPL_KERNEL, 30);          /* pmu.period crossed again: counted only */
     CHECK_EQ(fake.nmis_sent, 0);
     CHECK_EQ(hc_read(v, 0), 100);
@@ -818,7 +818,7 @@ TEST(a_domain_controls_only_its_own_sampling)
     if (!start_sampling(v, "instructions:u", 1000, 0))
         return;
     CHECK(fake_console_has("sample: the session samples domain 0 only"));
-    CHECK(v->pmu.sample_mask != 0);                 /* its own VCPU samples */
+    CHECK(v->pmu.sample.mask != 0);                 /* its own VCPU samples */
     CHECK_EQ(sample_guest_stop(w), -VERTIGO_EPERM);
     CHECK_EQ(sample_guest_start(w, &s), -VERTIGO_EBUSY);
     CHECK(sample_guest_stop(v) >= 0);   /* its owner may */
@@ -1042,7 +1042,7 @@ TEST(pv_page_refusals_and_backend)
     CHECK(strstr(fake.console, "paravirtual counters refused: unknown event name") != NULL);
     v = start_run("pmu=hw pmu.events=instructions:u", true);
     CHECK_EQ(pv_program(v, "instructions:u"), 1);           /* fixed 0 is taken: a GP one */
-    CHECK_EQ(v->pmu.pv_hw.count, 1);
+    CHECK_EQ(v->pmu.hw.pv.count, 1);
 }
 
 /* i-mode: the guest's overflow_at becomes the run's deadline (the exact
@@ -1136,7 +1136,7 @@ TEST(interval_session_ends_each_turn_at_its_exact_instruction)
     struct vcpu *v = start_run("pmu=soft pmu.soft.counters=2 pmu.interval=1000 "
                                "pmu.subinterval=100 pmu.interval.exact=on "
                                "pmu.events=" MUX_EVENTS, false);
-    CHECK(v->pmu.mux_on);
+    CHECK(v->pmu.mux.on);
     CHECK(fake_console_has("3 sets over 2 counters, interval 1000, turn 100 instructions"));
     uint64_t run = 0;
     unsigned int cpuids = 0;
@@ -1168,7 +1168,7 @@ TEST(interval_session_ends_each_turn_at_its_exact_instruction)
     CHECK_EQ(rows[1].events[2].running, 400);
     CHECK_EQ(rows[0].events[5].raw, 3);
     CHECK_EQ(rows[1].events[5].raw, 0);
-    CHECK_EQ(v->pmu.mux.skid_max, 0);
+    CHECK_EQ(v->pmu.mux.rows.skid_max, 0);
     CHECK_EQ(hc_read(v, 4), run);       /* the exact count goes on beside */
     /* the exact counts: every instruction a user one, the CPUID exits in
      * the first interval; a user event's extrapolation is exact here */
@@ -1189,10 +1189,10 @@ TEST(interval_session_counts_emulated_instructions)
     struct vcpu *v = start_run("pmu=soft pmu.soft.counters=1 pmu.interval=10 "
                                "pmu.subinterval=5 pmu.events=instructions,cycles", false);
     guest_runs(v, CPL_KERNEL, 4);
-    CHECK_EQ(v->pmu.mux.sub_index, 0);
+    CHECK_EQ(v->pmu.mux.rows.sub_index, 0);
     pmu_emulated_instruction(v);
-    CHECK_EQ(v->pmu.mux.sub_index, 1);
-    CHECK_EQ(v->pmu.mux.turn_end, 10);
+    CHECK_EQ(v->pmu.mux.rows.sub_index, 1);
+    CHECK_EQ(v->pmu.mux.rows.turn_end, 10);
 }
 
 TEST(interval_options_are_checked_with_specific_errors)
@@ -1208,7 +1208,7 @@ TEST(interval_options_are_checked_with_specific_errors)
     CHECK(!v->pmu.counting);
     v = start_run("pmu=soft pmu.soft.counters=2 pmu.interval=1000 pmu.subinterval=600 "
                   "pmu.events=cycles,cycles:u,cycles:k", false);
-    CHECK(v->pmu.counting && v->pmu.count_events == 0 && !v->pmu.mux_on);
+    CHECK(v->pmu.counting && v->pmu.count_events == 0 && !v->pmu.mux.on);
     CHECK(fake_console_has("pmu.interval=1000 pmu.subinterval=600 over 2 counters: the "
                            "interval holds fewer sub-intervals than there are event sets"));
     v = start_run("pmu=soft pmu.subinterval=10 pmu.events=cycles", false);
@@ -1218,16 +1218,16 @@ TEST(interval_options_are_checked_with_specific_errors)
     v = start_run("pmu=soft pmu.interval=0 pmu.events=cycles", false);
     CHECK(fake_console_has("the interval length must be at least 1 instruction"));
     v = start_run("pmu=soft pmu.interval=100 pmu.interval.exact=yes pmu.events=cycles", false);
-    CHECK(!v->pmu.mux_on);
+    CHECK(!v->pmu.mux.on);
     CHECK(fake_console_has("pmu.interval.exact=yes is not on or off"));
     /* the default turn: one per set */
     v = start_run("pmu=soft pmu.soft.counters=2 pmu.interval=900 "
                   "pmu.events=cycles,cycles:u,cycles:k", false);
-    CHECK(v->pmu.mux_on);
+    CHECK(v->pmu.mux.on);
     CHECK(fake_console_has("2 sets over 2 counters, interval 900, turn 450 instructions"));
     /* the hardware backend runs it too (tests/unit/test_pmu_mux_hw.c) */
     v = start_run("pmu=hw pmu.interval=900 pmu.events=cycles", true);
-    CHECK(v->pmu.mux_on);
+    CHECK(v->pmu.mux.on);
     CHECK(fake_console_has("1 sets over 6 counters (turns counted on fixed counter 0), "
                            "interval 900, turn 900 instructions"));
 }
@@ -1255,9 +1255,9 @@ TEST(guest_mux_session_writes_rows_until_it_stops)
 {
     static struct log_interval rows[4];
     struct vcpu *v = start_run("pmu=soft pmu.soft.counters=2", false);
-    CHECK(!v->pmu.mux_on);
+    CHECK(!v->pmu.mux.on);
     CHECK_EQ(mux_start(v, MUX_EVENTS, 1000, 100), 3);
-    CHECK(v->pmu.mux_on);
+    CHECK(v->pmu.mux.on);
     CHECK(fake_console_has("3 sets over 2 counters, interval 1000, turn 100 instructions"));
     CHECK_EQ(mux_start(v, "cycles", 1000, 0), -VERTIGO_EBUSY);
     CHECK(fake_console_has("the guest's multiplexing session runs"));
@@ -1273,7 +1273,7 @@ TEST(guest_mux_session_writes_rows_until_it_stops)
         run += ticks;
     }
     CHECK_EQ(mux_stop(v), 3);
-    CHECK(!v->pmu.mux_on);
+    CHECK(!v->pmu.mux.on);
     CHECK_EQ(logged_rows(rows, 4), 3);
     for (unsigned int r = 0; r < 3; r++) {
         CHECK_EQ(rows[r].number, r);
@@ -1307,7 +1307,7 @@ TEST(guest_mux_session_refusals_are_specific)
     CHECK_EQ(mux_start(v, MUX_EVENTS, 1000, 400), -VERTIGO_ERANGE);    /* 3 sets, 2 turns */
     CHECK(fake_console_has("fewer sub-intervals than there are event sets"));
     CHECK_EQ(mux_start(v, "cycles,no-such-event", 1000, 0), -VERTIGO_EINVAL);
-    CHECK(!v->pmu.mux_on);
+    CHECK(!v->pmu.mux.on);
     CHECK_EQ(hc_read(v, VERTIGO_PMU_EVENT_COUNT), 0);
     CHECK_EQ(mux_stop(v), -VERTIGO_EINVAL);
     /* the command line's session owns the counters */
@@ -1373,7 +1373,7 @@ TEST(guest_pmu_refused_on_hardware_of_another_width)
     hw_width = 40;
     struct vcpu *v = start_run("pmu=hw pmu.guest=on", true);
     hw_width = 48;
-    CHECK(!v->pmu.guest_pmu);
+    CHECK(!v->pmu.vpmu.on);
     CHECK(fake.rdpmc_exiting);
     uint32_t regs[4];
     pmu_exit_cpuid_leaf_0a(v, regs);
@@ -1478,7 +1478,7 @@ TEST(freq_session_adapts_periods_and_logs_each_change)
     CHECK(fake.period_count - 1 <= r.samples);      /* only changes are logged */
     uint64_t count = hc_read(v, 0);
     CHECK_EQ(count, 40 * 10000 + 60 * 10000);
-    CHECK_EQ(r.sum, v->pmu.freq_counters[0].sampled);
+    CHECK_EQ(r.sum, v->pmu.sample.freq_counters[0].sampled);
     CHECK(r.sum <= count && count - r.sum < v->pmu.ctx.counters[0].period);
     CHECK_EQ(sample_guest_stop(v), r.samples);
     pmu_before_entry(v);                            /* applies the stop: the report */
@@ -1487,7 +1487,7 @@ TEST(freq_session_adapts_periods_and_logs_each_change)
              " overflows, %" PRIu64 " events in their periods + %" PRIu64 " since = %" PRIu64
              " counted", r.samples, r.sum, count - r.sum, count);
     CHECK(fake_console_has(line));
-    CHECK_EQ(v->pmu.freq, 0);
+    CHECK_EQ(v->pmu.sample.freq, 0);
 }
 
 /* sample.freq= on Vertigo's command line: a frequency session, or no
@@ -1546,7 +1546,7 @@ TEST(freq_session_on_hardware_counters_logs_the_armed_period)
         CHECK_EQ(fake.periods[fake.period_count - 1].period, armed[i]);
     }
     CHECK(!fake.periods[0].per_vcpu && fake.periods[1].per_vcpu && fake.periods[2].per_vcpu);
-    CHECK_EQ(v->pmu.freq_counters[0].sampled, sum);
+    CHECK_EQ(v->pmu.sample.freq_counters[0].sampled, sum);
     CHECK_EQ(hc_read(v, 0), sum);
     CHECK_EQ(pmu_cpus[0].stats.samples_logged, 4);
     end_run();

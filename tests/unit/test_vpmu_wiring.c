@@ -251,7 +251,7 @@ TEST(no_log_no_records_no_line)
     pmu_domain_stopping(&dom);
     CHECK_EQ(fake.guest_nmis_queued, 1);
     CHECK(!fake_console_has("guest PMU log:"));
-    CHECK_EQ(v->pmu.guest_log.pmis[LOG_GUEST_PMI_NMI], 1);     /* counted all the same */
+    CHECK_EQ(v->pmu.vpmu.log.pmis[LOG_GUEST_PMI_NMI], 1);     /* counted all the same */
 }
 
 /* A sampling session of Vertigo's that starts and stops (the guest's

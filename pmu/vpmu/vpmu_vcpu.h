@@ -1,0 +1,27 @@
+/* A VCPU's part of the guest's own virtual PMU (pmu/vpmu/, pmu.guest=on),
+ * embedded in struct vcpu_pmu (pmu/pmu_vcpu.h); where its counters run on
+ * the hardware backend is that backend's part (pmu/hw/hw_vcpu.h). */
+#ifndef PMU_VPMU_VPMU_VCPU_H
+#define PMU_VPMU_VPMU_VCPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu/vpmu/vpmu.h"
+#include "pmu/vpmu/vpmu_prog.h"
+#include "vertigo/log_format.h"
+
+/* What the log was told of the guest's virtual PMU (pmu/vpmu/pmu_guest_log.c). */
+struct pmu_guest_log_state {
+    struct vpmu_prog_seen seen;                     /* programmings logged */
+    uint64_t pmis[LOG_GUEST_PMI_DELIVERY_COUNT];    /* PMIs logged, by delivery */
+};
+
+struct vpmu_vcpu {
+    bool on;                        /* the guest has a virtual PMU */
+    struct vpmu regs;               /* its registers and counts */
+    struct pmu_guest_log_state log;
+    uint64_t pmis_unsupported;      /* PMIs for an LVTPC not in NMI mode */
+};
+
+#endif
