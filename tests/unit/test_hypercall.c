@@ -2,6 +2,7 @@
  * verdict, console, power-off), every argument validated, and the table of
  * the calls features register (the PMU's: tests/unit/test_pmu_hypercalls.c). */
 #include "tests/unit/unit.h"
+#include "tests/unit/hostile_pages.h"
 #include "vertigo/hypercall.h"
 #include "vmm/hypercall.h"
 #include "vmm/vcpu.h"
@@ -78,20 +79,11 @@ TEST(bad_arguments_are_refused_and_change_nothing)
     CHECK_EQ(dom.verdict, GUEST_VERDICT_NONE);
 }
 
-/* Guest memory of the pointer tests: a supervisor-only page (as a
- * user-mode caller sees it) and a page of device memory besides the text;
- * nothing else is mapped. */
-#define SUPERVISOR_PAGE 0x40000u
-#define MMIO_PAGE       0x50000u
-
 static enum guest_access read_pages(void *ctx, uint64_t gva, void *buf, size_t len)
 {
-    for (uint64_t a = gva; a < gva + len; a++) {
-        if (a >= SUPERVISOR_PAGE && a < SUPERVISOR_PAGE + 4096)
-            return GUEST_ACCESS_SUPERVISOR;
-        if (a >= MMIO_PAGE && a < MMIO_PAGE + 4096)
-            return GUEST_ACCESS_NOT_RAM;
-    }
+    for (uint64_t a = gva; a < gva + len; a++)
+        if (hostile_page_access(a) != GUEST_ACCESS_OK)
+            return hostile_page_access(a);
     return read_guest(ctx, gva, buf, len);
 }
 
@@ -99,18 +91,12 @@ static enum guest_access read_pages(void *ctx, uint64_t gva, void *buf, size_t l
  * nothing (the PMU's calls: tests/unit/test_pmu_hypercalls.c). */
 TEST(bad_pointers_get_specific_errors)
 {
-    static const struct { uint64_t gva; int64_t err; } bad[] = {
-        { 0xdead0000, -VERTIGO_EFAULT },            /* unmapped */
-        { SUPERVISOR_PAGE + 8, -VERTIGO_EACCES },   /* supervisor-only */
-        { MMIO_PAGE, -VERTIGO_EMMIO },              /* device memory */
-        { SUPERVISOR_PAGE - 4, -VERTIGO_EFAULT },   /* first bad byte decides */
-        { MMIO_PAGE - 8, -VERTIGO_EFAULT },
-    };
-    for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        struct hypercall_args v = { .nr = VERTIGO_HC_SET_VERDICT, .arg = { 0, bad[i].gva },
-                                    .cpl = 3 };
+    for (unsigned int i = 0; i < HOSTILE_POINTERS; i++) {
+        struct hypercall_args v = { .nr = VERTIGO_HC_SET_VERDICT,
+                                    .arg = { 0, hostile_pointers[i].gva }, .cpl = 3 };
         dom.verdict = GUEST_VERDICT_NONE;
-        CHECK_EQ(hypercall_dispatch(&dom, &v, read_pages, NULL), (uint64_t)bad[i].err);
+        CHECK_EQ(hypercall_dispatch(&dom, &v, read_pages, NULL),
+                 (uint64_t)hostile_pointers[i].err);
         CHECK_EQ(dom.verdict, GUEST_VERDICT_NONE);
     }
     CHECK_EQ(hypercall_access_error(GUEST_ACCESS_NONCANONICAL), (uint64_t)-VERTIGO_EFAULT);

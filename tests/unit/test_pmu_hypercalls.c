@@ -6,6 +6,7 @@
  * does, which fakes here stand for (linked instead of the PMU's), and the
  * symbol chunks shipped into log records (pmu/sample/sampler_symbols.c). */
 #include "tests/unit/unit.h"
+#include "tests/unit/hostile_pages.h"
 
 #include <stdlib.h>
 
@@ -113,19 +114,15 @@ TEST(pmu_calls_without_registration_are_enosys)
 static uint8_t arg_mem[ARG_SIZE];
 
 /* Guest memory of the argument tests: ARG_SIZE readable bytes at
- * ARG_BASE, a supervisor-only page (as a user-mode caller sees it) and a
- * page of device memory; nothing else is mapped. */
-#define SUPERVISOR_PAGE 0x40000u
-#define MMIO_PAGE       0x50000u
+ * ARG_BASE and the hostile pages of tests/unit/hostile_pages.h; nothing
+ * else is mapped. */
 
 static enum guest_access read_args(void *ctx, uint64_t gva, void *buf, size_t len)
 {
     (void)ctx;
     for (uint64_t a = gva; a < gva + len; a++) {
-        if (a >= SUPERVISOR_PAGE && a < SUPERVISOR_PAGE + 4096)
-            return GUEST_ACCESS_SUPERVISOR;
-        if (a >= MMIO_PAGE && a < MMIO_PAGE + 4096)
-            return GUEST_ACCESS_NOT_RAM;
+        if (hostile_page_access(a) != GUEST_ACCESS_OK)
+            return hostile_page_access(a);
         if (a < ARG_BASE || a >= ARG_BASE + ARG_SIZE)
             return GUEST_ACCESS_UNMAPPED;
     }
@@ -358,19 +355,13 @@ TEST(symbol_chunks_are_validated)
 TEST(bad_pointers_get_specific_errors)
 {
     memset(&fake, 0, sizeof(fake));
-    static const struct { uint64_t gva; int64_t err; } bad[] = {
-        { 0xdead0000, -VERTIGO_EFAULT },            /* unmapped */
-        { SUPERVISOR_PAGE + 8, -VERTIGO_EACCES },   /* supervisor-only */
-        { MMIO_PAGE, -VERTIGO_EMMIO },              /* device memory */
-        { SUPERVISOR_PAGE - 4, -VERTIGO_EFAULT },   /* first bad byte decides */
-        { MMIO_PAGE - 8, -VERTIGO_EFAULT },
-    };
-    for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        CHECK_EQ(call(VERTIGO_HC_SESSION_START, bad[i].gva, 0), (uint64_t)bad[i].err);
-        CHECK_EQ(call(VERTIGO_HC_SYMBOLS, bad[i].gva, 0), (uint64_t)bad[i].err);
-        struct vertigo_symbols_chunk c = { .kind = 1, .data = bad[i].gva, .len = 16 };
+    for (unsigned int i = 0; i < HOSTILE_POINTERS; i++) {
+        uint64_t gva = hostile_pointers[i].gva, err = (uint64_t)hostile_pointers[i].err;
+        CHECK_EQ(call(VERTIGO_HC_SESSION_START, gva, 0), err);
+        CHECK_EQ(call(VERTIGO_HC_SYMBOLS, gva, 0), err);
+        struct vertigo_symbols_chunk c = { .kind = 1, .data = gva, .len = 16 };
         memcpy(arg_mem, &c, sizeof(c));
-        CHECK_EQ(call(VERTIGO_HC_SYMBOLS, ARG_BASE, 0), (uint64_t)bad[i].err);
+        CHECK_EQ(call(VERTIGO_HC_SYMBOLS, ARG_BASE, 0), err);
     }
     CHECK_EQ(fake.starts + fake.symbol_calls, 0);
 }
