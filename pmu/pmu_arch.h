@@ -23,7 +23,6 @@
 
 #include "boot/percpu_step.h"
 #include "pmu/backend/pmu.h"
-#include "pmu/hw/pmu_hw.h"
 #include "vertigo/log_format.h"
 #include "vmm/guest/guest_pt.h"
 

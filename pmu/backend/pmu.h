@@ -88,6 +88,34 @@ struct pmu_backend_ops {
     void (*emulated_instruction)(void *self, struct pmu_ctx *ctx, unsigned int cpl);
 };
 
+/* The CPU's PMU registers as the backends and the PMI reach them: the
+ * hypervisor passes its #GP-safe MSR accesses and boot/apic.c's LVTPC
+ * accessors (pmu/backend/pmu_arch_cpu.c), the unit tests a register-level
+ * model (tests/unit/pmu_model.h). */
+
+/* MSR access; each returns 0, or non-zero when the access faulted (#GP). */
+struct pmu_msr_ops {
+    int (*rdmsr)(void *ctx, uint32_t msr, uint64_t *value);
+    int (*wrmsr)(void *ctx, uint32_t msr, uint64_t value);
+    void *ctx;
+};
+
+/* LVTPC (SDM Vol. 3B 20.2.1-20.2.4; Vol. 3A 11.5.1 "Local Vector Table",
+ * chapter 13 in recent editions). A counter whose PERFEVTSEL.INT (or FIXED_CTR_CTRL PMI bit) is set raises
+ * a PMI when it wraps; the local APIC delivers it through its LVT
+ * performance-counter register (LVTPC: xAPIC offset 0x340, x2APIC MSR
+ * 0x834). Vertigo programs LVTPC for NMI delivery, so a PMI arrives as an
+ * NMI exit (guest running) or in the root NMI handler (Vertigo running).
+ * On Intel CPUs delivering the PMI sets LVTPC's mask bit: software must
+ * clear it, or no further PMI arrives. The backend reaches LVTPC through
+ * this interface: the hypervisor passes boot/apic.c's accessors
+ * (pmu/backend/pmu_arch_cpu.c), the unit tests the model. */
+struct pmu_lvtpc_ops {
+    uint32_t (*read)(void *ctx);
+    void (*write)(void *ctx, uint32_t value);
+    void *ctx;
+};
+
 /* A backend instance: its operations and its per-physical-CPU state. */
 struct pmu_backend {
     const struct pmu_backend_ops *ops;

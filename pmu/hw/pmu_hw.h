@@ -13,13 +13,6 @@
 #include "pmu/backend/pmu.h"
 #include "pmu/backend/pmu_desc.h"
 
-/* MSR access; each returns 0, or non-zero when the access faulted (#GP). */
-struct pmu_msr_ops {
-    int (*rdmsr)(void *ctx, uint32_t msr, uint64_t *value);
-    int (*wrmsr)(void *ctx, uint32_t msr, uint64_t value);
-    void *ctx;
-};
-
 /* IA32_PERF_CAPABILITIES.FW_WRITE: IA32_A_PMCx accept full-width writes
  * (SDM Vol. 3B, 20.2.6 "Full-Width Writes to Performance Counter Registers"). */
 #define PMU_PERF_CAP_FW_WRITE               (1ull << 13)
@@ -115,23 +108,9 @@ int pmu_hw_share(struct pmu_hw *hw, const struct pmu_ctx *a, const struct pmu_ct
  * pmu/hw/mux_hw.h) then writes only what changes. */
 void pmu_hw_count_from_held(const struct pmu_hw *hw, struct pmu_ctx *ctx);
 
-/* ---- The PMI (SDM Vol. 3B 20.2.1-20.2.4; Vol. 3A 11.5.1 "Local Vector
- * Table", chapter 13 in recent editions) ----
- * A counter whose PERFEVTSEL.INT (or FIXED_CTR_CTRL PMI bit) is set raises
- * a PMI when it wraps; the local APIC delivers it through its LVT
- * performance-counter register (LVTPC: xAPIC offset 0x340, x2APIC MSR
- * 0x834). Vertigo programs LVTPC for NMI delivery, so a PMI arrives as an
- * NMI exit (guest running) or in the root NMI handler (Vertigo running).
- * On Intel CPUs delivering the PMI sets LVTPC's mask bit: software must
- * clear it, or no further PMI arrives. The backend reaches LVTPC through
- * this interface: the hypervisor passes boot/apic.c's accessors
- * (pmu/backend/pmu_arch_cpu.c), the unit tests the model. */
-struct pmu_lvtpc_ops {
-    uint32_t (*read)(void *ctx);
-    void (*write)(void *ctx, uint32_t value);
-    void *ctx;
-};
-
+/* ---- The PMI (SDM Vol. 3B 20.2.1-20.2.4): LVTPC, reached through struct
+ * pmu_lvtpc_ops (pmu/backend/pmu.h), delivers it as an NMI and masks
+ * itself; the backend unmasks it again ---- */
 #define PMU_LVT_DELIVERY_SHIFT  8
 #define PMU_LVT_DELIVERY_NMI    (4u << PMU_LVT_DELIVERY_SHIFT)  /* mode 100b, bits 10:8 */
 #define PMU_LVT_DELIVERY_STATUS (1u << 12)  /* read-only: send pending */
