@@ -51,23 +51,83 @@ bool callgraph_parse(struct callgraph_options *o, const char *value, char *err, 
     return true;
 }
 
-static uint32_t new_node(struct callgraph *g, uint32_t function)
+#define INDEX_MIN 1024u
+#define HASH_MUL 0x9e3779b97f4a7c15ull   /* 2^64 / golden ratio, odd */
+
+static void *grow_or_exit(void *p, size_t n)
+{
+    p = realloc(p, n);
+    if (!p) {
+        fprintf(stderr, "vertigo report: out of memory\n");
+        exit(VERTIGO_EXIT_USAGE);
+    }
+    return p;
+}
+
+static uint32_t index_slot(uint32_t parent, uint32_t function, uint32_t mask)
+{
+    uint64_t h = ((uint64_t)parent << 32 | function) * HASH_MUL;
+    return (uint32_t)(h >> 32) & mask;
+}
+
+/* Where (parent, function) is in the index, or the empty slot it would
+ * take. Slots hold their key: one memory access per probe. */
+static struct callgraph_slot *index_find(const struct callgraph *g, uint32_t parent,
+                                         uint32_t function)
+{
+    uint32_t mask = g->index_cap - 1, i = index_slot(parent, function, mask);
+    for (;; i = (i + 1) & mask) {
+        struct callgraph_slot *s = &g->index[i];
+        if (!s->node || (s->parent == parent && s->function == function))
+            return s;
+    }
+}
+
+static void index_grow(struct callgraph *g)
+{
+    uint32_t cap = g->index_cap ? g->index_cap * 2 : INDEX_MIN;
+    free(g->index);
+    g->index = calloc(cap, sizeof(*g->index));
+    if (!g->index) {
+        fprintf(stderr, "vertigo report: out of memory\n");
+        exit(VERTIGO_EXIT_USAGE);
+    }
+    g->index_cap = cap;
+    for (uint32_t n = 0; n < g->count; n++)
+        if (g->nodes[n].parent != NONE)
+            *index_find(g, g->nodes[n].parent, g->nodes[n].function) =
+                (struct callgraph_slot){ g->nodes[n].parent, g->nodes[n].function, n + 1 };
+}
+
+static uint32_t new_node(struct callgraph *g, uint32_t parent, uint32_t function)
 {
     if (g->count == g->cap) {
         g->cap = g->cap ? g->cap * 2 : NODES_MIN;
-        g->nodes = realloc(g->nodes, g->cap * sizeof(*g->nodes));
-        if (!g->nodes) {
-            fprintf(stderr, "vertigo report: out of memory\n");
-            exit(VERTIGO_EXIT_USAGE);
-        }
+        g->nodes = grow_or_exit(g->nodes, g->cap * sizeof(*g->nodes));
     }
-    g->nodes[g->count] = (struct callgraph_node){ function, 0, NONE, NONE };
+    g->nodes[g->count] = (struct callgraph_node){ function, parent, 0, NONE, NONE };
     return g->count++;
 }
 
 uint32_t callgraph_root(struct callgraph *g)
 {
-    return new_node(g, NONE);
+    return new_node(g, NONE, NONE);
+}
+
+/* The child of parent for function: found in the index, or added as its
+ * first child (the sibling order printing falls back on is unchanged). */
+static uint32_t child_of(struct callgraph *g, uint32_t parent, uint32_t function)
+{
+    if ((g->count + 1u) * 2u > g->index_cap)
+        index_grow(g);
+    struct callgraph_slot *slot = index_find(g, parent, function);
+    if (slot->node)
+        return slot->node - 1;
+    uint32_t c = new_node(g, parent, function);
+    g->nodes[c].sibling = g->nodes[parent].child;
+    g->nodes[parent].child = c;
+    *slot = (struct callgraph_slot){ parent, function, c + 1 };
+    return c;
 }
 
 void callgraph_add(struct callgraph *g, uint32_t root, const uint32_t *functions, uint32_t n,
@@ -76,22 +136,15 @@ void callgraph_add(struct callgraph *g, uint32_t root, const uint32_t *functions
     uint32_t at = root;
     g->nodes[at].count += count;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t c = g->nodes[at].child;
-        while (c != NONE && g->nodes[c].function != functions[i])
-            c = g->nodes[c].sibling;
-        if (c == NONE) {
-            c = new_node(g, functions[i]);
-            g->nodes[c].sibling = g->nodes[at].child;
-            g->nodes[at].child = c;
-        }
-        g->nodes[c].count += count;
-        at = c;
+        at = child_of(g, at, functions[i]);
+        g->nodes[at].count += count;
     }
 }
 
 void callgraph_free(struct callgraph *g)
 {
     free(g->nodes);
+    free(g->index);
     memset(g, 0, sizeof(*g));
 }
 

@@ -43,13 +43,19 @@ bool callgraph_parse(struct callgraph_options *o, const char *value, char *err, 
 
 struct callgraph_node {
     uint32_t function;           /* symbolizer function id; UINT32_MAX: a root */
+    uint32_t parent;             /* UINT32_MAX: a root */
     uint64_t count;              /* samples through it */
     uint32_t child, sibling;     /* first child, next sibling; UINT32_MAX: none */
 };
 
+/* The nodes of every tree, and an index of them by (parent, function):
+ * a node with thousands of children (a --children row's callers) is
+ * found in constant time, not by walking its siblings. */
 struct callgraph {
     struct callgraph_node *nodes;
     uint32_t count, cap;
+    struct callgraph_slot { uint32_t parent, function, node; } *index;   /* node + 1, 0: empty */
+    uint32_t index_cap;          /* open addressing: a power of two, at least twice count */
 };
 
 /* A new tree; returns its root. */
