@@ -6,8 +6,9 @@ LOG_PORTABLE_SRCS := lib/log_crc.c vmm/log/log_varint.c vmm/log/log_encode.c vmm
 # and the message when memory runs out (out_of_memory.c).
 LOG_VALUE_SRCS := host-tools/text_quote.c host-tools/log_arith.c host-tools/out_of_memory.c
 # The checksum is the hypervisor's own code (lib/log_crc.c: the SSE4.2
-# CRC32 instruction where the CPU has it), not a host variant.
-LOGDEC_SRCS := host-tools/logdec.c host-tools/logdec_fields.c host-tools/log_text.c \
+# CRC32 instruction where the CPU has it); block payloads are checked with
+# three chains of that instruction side by side (host-tools/logdec_crc.c).
+LOGDEC_SRCS := host-tools/logdec.c host-tools/logdec_crc.c host-tools/logdec_fields.c host-tools/log_text.c \
                host-tools/guest_pmu_text.c lib/log_crc.c $(LOG_VALUE_SRCS)
 
 TOOLS += vertigo
@@ -23,7 +24,7 @@ TOOLS += log-fixture-gen
 tool_log-fixture-gen_SRCS := tests/fixtures/log/gen_fixtures.c tests/unit/test_log_util.c \
                              $(sort $(LOG_PORTABLE_SRCS) $(LOGDEC_SRCS))
 
-HEADERS_HOST += host-tools/logdec.h host-tools/logdec_fast.h host-tools/log_text.h host-tools/log_input.h \
+HEADERS_HOST += host-tools/logdec.h host-tools/logdec_crc.h host-tools/logdec_fast.h host-tools/log_text.h host-tools/log_input.h \
                 host-tools/vertigo.h host-tools/guest_pmu_text.h host-tools/stats_guest_pmu.h \
                 host-tools/stats_domains.h host-tools/stats_log.h host-tools/log_arith.h host-tools/out_of_memory.h
 

@@ -14,6 +14,7 @@
 #define CPUID_FAMILY_AMD_ZEN3        0x19u
 #endif
 
+#include "host-tools/logdec_crc.h"
 #include "host-tools/logdec_fast.h"
 #include "lib/log_crc.h"
 #include "vmm/log/log_varint.h"
@@ -69,8 +70,8 @@ static void flush_garbage(struct logdec *dec)
 static void skip_garbage(struct logdec *dec)
 {
     size_t from = dec->pos + 1;
-    const uint8_t *next = memchr(dec->buf + from, LOG_STREAM_MAGIC & 0xffu, dec->len - from);
-    size_t to = next ? (size_t)(next - dec->buf) : dec->len;
+    const uint8_t *next = memchr(dec->view + from, LOG_STREAM_MAGIC & 0xffu, dec->len - from);
+    size_t to = next ? (size_t)(next - dec->view) : dec->len;
     uint64_t start = offset_of(dec, dec->pos), end = offset_of(dec, to);
     if (start < dec->quiet_until)
         start = dec->quiet_until < end ? dec->quiet_until : end;
@@ -92,7 +93,7 @@ static bool header_supported(const struct log_stream_header *h)
 
 static enum step take_stream_header(struct logdec *dec)
 {
-    const uint8_t *p = dec->buf + dec->pos;
+    const uint8_t *p = dec->view + dec->pos;
     if (dec->len - dec->pos < LOG_STREAM_HEADER_SIZE)
         return STEP_NEED_MORE;
     if (log_crc32c(0, p, LOG_STREAM_HEADER_CRC_OFFSET) != le32(p + LOG_STREAM_HEADER_CRC_OFFSET))
@@ -216,6 +217,11 @@ __attribute__((noinline)) static enum record_step decode_record(struct logdec *d
     return RECORD_OK;
 }
 
+static void ignore_record(void *user, const struct logdec_record *r)
+{
+    (void)user, (void)r;
+}
+
 /* The records of a good block's payload; pext: logdec_fast.h's, a
  * constant in each of the two copies decode_payload calls. */
 static inline __attribute__((always_inline)) void
@@ -228,20 +234,20 @@ decode_records(struct logdec *dec, const struct log_block_header *h, const uint8
     r.tsc = h->base_tsc;
     /* Kept in locals: the callback may be any code, so what it could
      * reach (h, dec) would be read again after each call. */
-    void (*on_record)(void *, const struct logdec_record *) = dec->cb->record;
+    void (*on_record)(void *, const struct logdec_record *) =
+        dec->cb->record ? dec->cb->record : ignore_record;
     void *user = dec->user;
     const uint64_t first = h->first_record;
     const uint32_t count = h->record_count;
     const uint8_t *p = payload, *end = payload + h->payload_len;
     uint64_t offset_base = payload_offset - (uint64_t)(uintptr_t)payload;   /* + p: p's offset */
-    uint32_t n = 0;
+    uint32_t n = 0, fast = 0;
     for (; p < end && n < count; n++) {
         r.index = first + n;
         r.offset = offset_base + (uint64_t)(uintptr_t)p;
         if (logdec_fast_record(&r, &p, end, pext)) {
-            dec->totals.records++;
-            if (on_record)
-                on_record(user, &r);
+            fast++;
+            on_record(user, &r);
             continue;
         }
         enum record_step step = decode_record(dec, &r, &p, end);
@@ -250,6 +256,7 @@ decode_records(struct logdec *dec, const struct log_block_header *h, const uint8
         if (step == RECORD_BAD_FIELDS)
             bad_record(dec, h, r.offset, 1);
     }
+    dec->totals.records += fast;             /* the general path counts its own */
     if (n != count || p != end)
         bad_record(dec, h, payload_offset + (uint64_t)(p - payload), count - n);
 }
@@ -265,7 +272,7 @@ static void decode_payload(struct logdec *dec, const struct log_block_header *h,
 
 static enum step take_block(struct logdec *dec)
 {
-    const uint8_t *p = dec->buf + dec->pos;
+    const uint8_t *p = dec->view + dec->pos;
     size_t avail = dec->len - dec->pos;
     struct log_block_header h;
     if (avail < LOG_BLOCK_HEADER_SIZE)
@@ -278,7 +285,7 @@ static enum step take_block(struct logdec *dec)
     if (avail < size)
         return STEP_NEED_MORE;
     track_sequence(dec, &h, offset);
-    if (log_crc32c(0, p + LOG_BLOCK_HEADER_SIZE, h.payload_len) != h.payload_crc) {
+    if (logdec_crc32c(p + LOG_BLOCK_HEADER_SIZE, h.payload_len) != h.payload_crc) {
         lose_block(dec, &h, LOGDEC_BAD_PAYLOAD, offset, size);
         dec->pos += LOG_BLOCK_HEADER_SIZE;
         return STEP_DONE;
@@ -298,7 +305,7 @@ static enum step take_one(struct logdec *dec)
 {
     if (dec->len - dec->pos < LOG_SYNC_SIZE)
         return STEP_NEED_MORE;
-    uint32_t sync = le32(dec->buf + dec->pos);
+    uint32_t sync = le32(dec->view + dec->pos);
     if (sync == LOG_STREAM_MAGIC)
         return take_stream_header(dec);
     if (sync == LOG_BLOCK_SYNC)
@@ -326,6 +333,25 @@ static void compact(struct logdec *dec)
     dec->base += dec->pos;
     dec->len -= dec->pos;
     dec->pos = 0;
+}
+
+/* With nothing waiting in the window: the headers and blocks that lie
+ * whole in data[0, len - LOGDEC_TAIL), decoded in place (the fast path
+ * reads up to LOGDEC_TAIL bytes past a payload's end, which are data's
+ * own); returns the bytes consumed. What is left starts a header or block
+ * the rest of the input completes, or is the tail: the window takes it. */
+static size_t decode_in_place(struct logdec *dec, const uint8_t *data, size_t len)
+{
+    dec->base += dec->len;               /* the window is empty: pos == len */
+    dec->view = data;
+    dec->len = len - LOGDEC_TAIL;
+    dec->pos = 0;
+    process(dec);
+    size_t used = dec->pos;
+    dec->base += used;
+    dec->view = dec->buf;
+    dec->len = dec->pos = 0;
+    return used;
 }
 
 /* Whether the CPU has a fast PEXT (logdec_fast.h): BMI2 (CPUID.(EAX=07H,
@@ -360,6 +386,7 @@ void logdec_init(struct logdec *dec, const struct logdec_callbacks *cb, void *us
     dec->pext = pext;
     dec->cb = cb;
     dec->user = user;
+    dec->view = dec->buf;
     dec->len = dec->pos = 0;
     dec->base = dec->garbage_start = dec->garbage_len = dec->quiet_until = 0;
     dec->finished = false;
@@ -374,6 +401,11 @@ void logdec_feed(struct logdec *dec, const void *data, size_t len)
         return;
     dec->totals.bytes += len;
     while (len) {
+        if (dec->pos == dec->len && len > LOGDEC_TAIL) {
+            size_t used = decode_in_place(dec, src, len);
+            src += used;
+            len -= used;
+        }
         compact(dec);
         size_t room = LOGDEC_WINDOW - dec->len;
         size_t n = len < room ? len : room;

@@ -110,14 +110,17 @@ struct logdec_cpu_track {
 #define LOGDEC_TAIL 8u
 
 /* Decoder state: large (a window of two maximal blocks), so allocate it
- * statically or on the heap. Fields are private. */
+ * statically or on the heap. Fields are private. Blocks that lie whole in
+ * the bytes fed are decoded where they are; only a header or block cut by
+ * the end of what was fed is copied into the window to wait for the rest. */
 struct logdec {
     const struct logdec_callbacks *cb;
     void *user;
     uint8_t buf[LOGDEC_WINDOW + LOGDEC_TAIL];
-    size_t len;              /* bytes in buf */
+    const uint8_t *view;     /* the bytes being examined: buf, or the caller's */
+    size_t len;              /* bytes in view */
     size_t pos;              /* next byte to examine */
-    uint64_t base;           /* stream offset of buf[0] */
+    uint64_t base;           /* stream offset of view[0] */
     uint64_t garbage_start;  /* stream offset of pending skipped bytes */
     uint64_t garbage_len;
     uint64_t quiet_until;    /* skipped bytes before this are already reported */

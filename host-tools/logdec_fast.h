@@ -4,18 +4,21 @@
  * table keeps the varint's bytes, and their 7-bit groups are packed
  * together by one PEXT where the CPU has a fast one (BMI2; not AMD
  * before Zen 3, which microcodes it), else by three shift/mask steps: no
- * loop per byte. Every function takes `pext` as a constant, so the
- * decoder holds one copy of the loop for each (logdec.c). A sample it decodes is
- * exactly what logdec_parse_fields would produce, every range of
- * "Validation" checked; anything else (another type, a varint longer
- * than 8 bytes, a length or field out of range, a record cut short) it
- * declines without consuming a byte, and the general path decodes the
- * record and reports what is wrong. The block's CRC was checked before,
- * once for all its records. */
+ * loop per byte. A call stack's deltas may take 9 or 10 bytes (far
+ * addresses), read with a second look at those bytes. Every function
+ * takes `pext` as a constant, so the decoder holds one copy of the loop
+ * for each (logdec.c). A sample it decodes is exactly what
+ * logdec_parse_fields would produce, every range of "Validation" checked;
+ * anything else (another type, a length, RIP or CR3 of more than 8
+ * bytes, a field out of range, a record cut short) it declines without
+ * consuming a byte, and the general path decodes the record and reports
+ * what is wrong. The block's CRC was checked before, once for all its
+ * records. */
 #ifndef HOST_TOOLS_LOGDEC_FAST_H
 #define HOST_TOOLS_LOGDEC_FAST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -25,17 +28,13 @@
 /* A fast read loads 8 bytes from a position before the end it was given:
  * callers keep LOGDEC_TAIL (>= 7) readable bytes after that end (struct
  * logdec's window has them). */
-#define LOGDEC_FAST_VARINT_MAX 8u    /* 56-bit values; longer ones: general path */
+#define LOGDEC_FAST_VARINT_MAX 8u    /* bytes of one load: 56-bit values */
 _Static_assert(LOGDEC_TAIL >= LOGDEC_FAST_VARINT_MAX - 1u, "the window's tail covers a load");
 
 #define LOGDEC_FAST_STOP_BITS  0x8080808080808080ull
 #define LOGDEC_FAST_GROUP_BITS 0x7f7f7f7f7f7f7f7full
-
-/* The bytes of a varint of n bytes (1..8) within its 8-byte load. */
-static const uint64_t logdec_fast_keep[LOGDEC_FAST_VARINT_MAX + 1] = {
-    0, 0xffull, 0xffffull, 0xffffffull, 0xffffffffull, 0xffffffffffull, 0xffffffffffffull,
-    0xffffffffffffffull, 0xffffffffffffffffull,
-};
+#define LOGDEC_FAST_GROUP      0x7fu
+#define LOGDEC_FAST_LAST_BIT   63u       /* the 10th byte of a varint holds bit 63 only */
 
 static inline uint64_t logdec_fast_load(const uint8_t *p)
 {
@@ -47,9 +46,33 @@ static inline uint64_t logdec_fast_load(const uint8_t *p)
     return w;
 }
 
+/* The 7-bit groups of the bytes of w packed together (bit 7 of each byte
+ * ignored): one PEXT, or pairs into 14 bits per 16, into 28 per 32, into
+ * 56. */
+#define LOGDEC_FAST_INLINE static inline __attribute__((always_inline))
+LOGDEC_FAST_INLINE uint64_t logdec_fast_pack(uint64_t w, bool pext)
+{
+#if defined(__x86_64__)
+    if (pext) {
+        uint64_t v;
+        __asm__("pextq %2, %1, %0" : "=r"(v) : "r"(w), "r"(LOGDEC_FAST_GROUP_BITS));
+        return v;
+    }
+#endif
+    w &= LOGDEC_FAST_GROUP_BITS;
+    w = (w & 0x007f007f007f007full) | ((w >> 1) & 0x3f803f803f803f80ull);
+    w = (w & 0x00003fff00003fffull) | ((w >> 2) & 0x0fffc0000fffc000ull);
+    return (w & 0x000000000fffffffull) | ((w >> 4) & 0x00fffffff0000000ull);
+}
+
+/* The bytes of a varint of n bytes (1..8) within its 8-byte load. */
+static const uint64_t logdec_fast_keep[LOGDEC_FAST_VARINT_MAX + 1] = {
+    0, 0xffull, 0xffffull, 0xffffffull, 0xffffffffull, 0xffffffffffull, 0xffffffffffffull,
+    0xffffffffffffffull, 0xffffffffffffffffull,
+};
+
 /* The varint at *p if it has at most 8 bytes (then *p moves past it);
  * false, *p unchanged, for a longer one. */
-#define LOGDEC_FAST_INLINE static inline __attribute__((always_inline))
 LOGDEC_FAST_INLINE bool logdec_fast_varint(const uint8_t **p, uint64_t *v, bool pext)
 {
     uint64_t w = logdec_fast_load(*p);
@@ -57,26 +80,38 @@ LOGDEC_FAST_INLINE bool logdec_fast_varint(const uint8_t **p, uint64_t *v, bool 
     if (!stop)
         return false;
     unsigned int n = (unsigned int)__builtin_ctzll(stop) / 8u + 1u;
-    w &= logdec_fast_keep[n];
-#if defined(__x86_64__)
-    if (pext) {
-        __asm__("pextq %2, %1, %0" : "=r"(*v) : "r"(w), "r"(LOGDEC_FAST_GROUP_BITS));
-        *p += n;
-        return true;
-    }
-#endif
-    /* 7-bit groups: pairs into 14 bits per 16, into 28 per 32, into 56. */
-    w &= LOGDEC_FAST_GROUP_BITS;
-    w = (w & 0x007f007f007f007full) | ((w >> 1) & 0x3f803f803f803f80ull);
-    w = (w & 0x00003fff00003fffull) | ((w >> 2) & 0x0fffc0000fffc000ull);
-    w = (w & 0x000000000fffffffull) | ((w >> 4) & 0x00fffffff0000000ull);
-    *v = w;
+    *v = logdec_fast_pack(w & logdec_fast_keep[n], pext);
     *p += n;
     return true;
 }
 
+/* A varint of 9 or 10 bytes at *p (its first 8 all continue), which must
+ * end before end; as log_varint_get, a 10th byte above 1 is refused
+ * (bits past 63). False, *p unchanged, otherwise. */
+LOGDEC_FAST_INLINE bool logdec_fast_varint_long(const uint8_t **p, const uint8_t *end, uint64_t *v,
+                                               bool pext)
+{
+    const uint8_t *q = *p;
+    if (end - q <= (ptrdiff_t)LOGDEC_FAST_VARINT_MAX)
+        return false;
+    uint64_t low = logdec_fast_pack(logdec_fast_load(q), pext);
+    uint8_t b8 = q[LOGDEC_FAST_VARINT_MAX];
+    if (b8 <= LOGDEC_FAST_GROUP) {
+        *v = low | (uint64_t)b8 << (7u * LOGDEC_FAST_VARINT_MAX);
+        *p = q + LOGDEC_FAST_VARINT_MAX + 1u;
+        return true;
+    }
+    if (end - q <= (ptrdiff_t)LOGDEC_FAST_VARINT_MAX + 1 || q[LOGDEC_FAST_VARINT_MAX + 1] > 1u)
+        return false;
+    *v = low | (uint64_t)(b8 & LOGDEC_FAST_GROUP) << (7u * LOGDEC_FAST_VARINT_MAX) |
+         (uint64_t)q[LOGDEC_FAST_VARINT_MAX + 1] << LOGDEC_FAST_LAST_BIT;
+    *p = q + LOGDEC_FAST_VARINT_MAX + 2u;
+    return true;
+}
+
 /* The call stack of a sample: depth (1..LOG_STACK_MAX), then zigzag
- * deltas, the first from the RIP. */
+ * deltas, the first from the RIP. A delta between far addresses (a kernel
+ * frame's and a user frame's, a garbage frame) takes 9 or 10 bytes. */
 LOGDEC_FAST_INLINE bool logdec_fast_stack(struct log_sample *s, const uint8_t **p, const uint8_t *end,
                                          bool pext)
 {
@@ -85,7 +120,9 @@ LOGDEC_FAST_INLINE bool logdec_fast_stack(struct log_sample *s, const uint8_t **
     if (!logdec_fast_varint(&q, &depth, pext) || depth == 0 || depth > LOG_STACK_MAX)
         return false;
     for (uint32_t i = 0; i < depth; i++) {
-        if (q >= end || !logdec_fast_varint(&q, &delta, pext))
+        if (q >= end)
+            return false;
+        if (!logdec_fast_varint(&q, &delta, pext) && !logdec_fast_varint_long(&q, end, &delta, pext))
             return false;
         prev += (uint64_t)log_unzigzag(delta);
         s->stack[i] = prev;
@@ -142,17 +179,28 @@ LOGDEC_FAST_INLINE bool logdec_fast_sample(struct log_sample *s, const uint8_t *
 
 /* The record at *p (p < end), if it is a sample the fast path takes: *p
  * moves past it, r holds it (its TSC advanced by the record's delta). Its
- * frame is the type, a one-byte length and a TSC delta. */
+ * frame is the type, a length of one or two bytes (a deep stack's
+ * samples pass 127 bytes) and a TSC delta. */
 LOGDEC_FAST_INLINE bool logdec_fast_record(struct logdec_record *r, const uint8_t **p,
                                           const uint8_t *end, bool pext)
 {
     const uint8_t *q = *p;
     uint64_t frame = logdec_fast_load(q);   /* type, length, TSC delta... */
-    const uint8_t *body_end = q + 2 + (uint8_t)(frame >> 8);
-    if ((frame & 0x80ffu) != LOG_REC_SAMPLE || body_end > end)
+    if ((uint8_t)frame != LOG_REC_SAMPLE)
         return false;
-    uint64_t delta;
+    size_t len = (uint8_t)(frame >> 8);
     q += 2;
+    if (len > LOGDEC_FAST_GROUP) {
+        uint8_t high = (uint8_t)(frame >> 16);
+        if (high > LOGDEC_FAST_GROUP)
+            return false;
+        len = (len & LOGDEC_FAST_GROUP) | (size_t)high << 7;
+        q++;
+    }
+    if (len > (size_t)(end - q))
+        return false;
+    const uint8_t *body_end = q + len;
+    uint64_t delta;
     if (!logdec_fast_varint(&q, &delta, pext) || body_end - q < LOGDEC_FAST_SAMPLE_MIN ||
         !logdec_fast_sample(&r->u.sample, q, body_end, pext))
         return false;

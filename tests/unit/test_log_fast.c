@@ -53,18 +53,24 @@ static bool same_sample(const struct log_sample *a, const struct log_sample *b)
     return same;
 }
 
-/* Whether every varint of s fits the fast path and its head is one byte
- * each (then the fast path must take it). */
+/* Whether s's head is one byte each and its RIP and CR3 fit one load
+ * (then the fast path must take it: a stack's deltas may have any size). */
 static bool fast_shape(const struct log_sample *s)
 {
-    bool ok = s->domain < 128 && s->vcpu < 128 && s->event < 128 &&
-              log_zigzag((int64_t)s->rip) >> 56 == 0 && (!s->has_cr3 || s->cr3 >> 56 == 0);
+    return s->domain < 128 && s->vcpu < 128 && s->event < 128 &&
+           log_zigzag((int64_t)s->rip) >> 56 == 0 && (!s->has_cr3 || s->cr3 >> 56 == 0);
+}
+
+/* Whether a stack delta of s takes more than 8 bytes. */
+static bool has_long_delta(const struct log_sample *s)
+{
     uint64_t prev = s->rip;
-    for (uint32_t i = 0; ok && i < s->depth; i++) {
-        ok = log_zigzag((int64_t)(s->stack[i] - prev)) >> 56 == 0;
+    bool found = false;
+    for (uint32_t i = 0; i < s->depth; i++) {
+        found |= log_zigzag((int64_t)(s->stack[i] - prev)) >> 56 != 0;
         prev = s->stack[i];
     }
-    return ok;
+    return found;
 }
 
 static bool have_pext(void)
@@ -116,7 +122,7 @@ TEST(fast_sample_equals_general_on_encoded)
         bool pext = variant == 1;
         if (pext && !have_pext())
             continue;
-        unsigned int taken = 0, shaped = 0;
+        unsigned int taken = 0, shaped = 0, long_deltas = 0;
         for (unsigned int i = 0; i < ROUNDS; i++) {
             struct log_sample s;
             random_sample(&s);
@@ -126,11 +132,13 @@ TEST(fast_sample_equals_general_on_encoded)
             CHECK(general_fields(buf, len, &general) && same_sample(&general, &s));
             if (fast_shape(&s)) {
                 shaped++;
+                long_deltas += has_long_delta(&s);
                 CHECK(took);
             }
             taken += took;
         }
         CHECK(shaped > ROUNDS / 4);
+        CHECK(long_deltas > ROUNDS / 100);     /* 9- and 10-byte deltas were taken */
         CHECK(taken >= shaped);
     }
 }
@@ -169,6 +177,7 @@ TEST(fast_sample_declines_or_agrees_on_damage)
 TEST(fast_record_frames_like_general)
 {
     static uint8_t buf[BUF_MAX + 64];
+    unsigned int long_records = 0;
     for (unsigned int i = 0; i < ROUNDS; i++) {
         struct log_sample s;
         random_sample(&s);
@@ -187,7 +196,12 @@ TEST(fast_record_frames_like_general)
         memset(buf + end, 0xff, LOGDEC_TAIL);
         struct logdec_record r = { .tsc = 1000 };
         const uint8_t *p = buf;
-        if (!end || !logdec_fast_record(&r, &p, buf + end, false))
+        bool took = end && logdec_fast_record(&r, &p, buf + end, false);
+        if (buf[0] == LOG_REC_SAMPLE && end == n && fast_shape(&s)) {
+            CHECK(took);                    /* a whole record: a length of 1 or 2 bytes */
+            long_records += took && dlen + flen > 127;
+        }
+        if (!took)
             continue;
         /* What the general path reads there. */
         const uint8_t *q = buf + 1;
@@ -203,4 +217,5 @@ TEST(fast_record_frames_like_general)
         CHECK(same_sample(&general, &r.u.sample));
         CHECK(r.raw == q && r.raw_len == (uint32_t)(body_end - q));
     }
+    CHECK(long_records > 0);
 }
