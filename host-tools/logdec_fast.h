@@ -180,7 +180,8 @@ LOGDEC_FAST_INLINE bool logdec_fast_sample(struct log_sample *s, const uint8_t *
 /* The record at *p (p < end), if it is a sample the fast path takes: *p
  * moves past it, r holds it (its TSC advanced by the record's delta). Its
  * frame is the type, a length of one or two bytes (a deep stack's
- * samples pass 127 bytes) and a TSC delta. */
+ * samples pass 127 bytes) and a TSC delta; its fields take at most
+ * LOG_FIELDS_MAX bytes, as logdec_parse_fields requires. */
 LOGDEC_FAST_INLINE bool logdec_fast_record(struct logdec_record *r, const uint8_t **p,
                                           const uint8_t *end, bool pext)
 {
@@ -202,7 +203,7 @@ LOGDEC_FAST_INLINE bool logdec_fast_record(struct logdec_record *r, const uint8_
     const uint8_t *body_end = q + len;
     uint64_t delta;
     if (!logdec_fast_varint(&q, &delta, pext) || body_end - q < LOGDEC_FAST_SAMPLE_MIN ||
-        !logdec_fast_sample(&r->u.sample, q, body_end, pext))
+        body_end - q > (ptrdiff_t)LOG_FIELDS_MAX || !logdec_fast_sample(&r->u.sample, q, body_end, pext))
         return false;
     r->type = LOG_REC_SAMPLE;
     r->raw = q;

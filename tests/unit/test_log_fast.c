@@ -219,3 +219,33 @@ TEST(fast_record_frames_like_general)
     }
     CHECK(long_records > 0);
 }
+
+/* Fields of LOG_FIELDS_MAX bytes (a sample and bytes after it) are taken;
+ * one byte more and the general path refuses the record, so the fast path
+ * must decline it too (a 2-byte length reaches 16383). */
+TEST(fast_record_declines_fields_past_the_limit)
+{
+    static uint8_t buf[2 * LOG_FIELDS_MAX + LOGDEC_TAIL];
+    for (size_t flen = LOG_FIELDS_MAX; flen <= LOG_FIELDS_MAX + 1; flen++) {
+        struct log_sample s;
+        random_sample(&s);
+        s.domain = s.vcpu = s.event = 1;
+        s.has_cr3 = false;
+        s.depth = 0;
+        size_t n = 0;
+        buf[n++] = LOG_REC_SAMPLE;
+        n += log_varint_put(buf + n, 1 + flen);
+        buf[n++] = 0;                                   /* TSC delta 0 */
+        memset(buf + n, 0, flen);
+        log_encode_sample(buf + n, &s);
+        n += flen;
+        memset(buf + n, 0xff, LOGDEC_TAIL);
+        struct logdec_record r = { .tsc = 0 };
+        const uint8_t *p = buf;
+        struct log_sample general;
+        bool ok = general_fields(buf + n - flen, flen, &general);
+        CHECK(logdec_fast_record(&r, &p, buf + n, false) == ok);
+        CHECK(ok == (flen <= LOG_FIELDS_MAX));
+        CHECK(!ok || same_sample(&general, &r.u.sample));
+    }
+}
