@@ -53,11 +53,16 @@ static int unknown_command(const char *name)
     return VERTIGO_EXIT_CMDLINE;
 }
 
-/* vertigo help [COMMAND]: the overview, or COMMAND --help. */
+/* vertigo help [COMMAND]: the overview, or COMMAND --help; --version as
+ * every command has it. */
 static int help(int argc, char **argv)
 {
     if (argc < 3 || !strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
         usage(stdout);
+        return VERTIGO_EXIT_OK;
+    }
+    if (argc == 3 && !strcmp(argv[2], "--version")) {
+        vertigo_print_version(stdout);
         return VERTIGO_EXIT_OK;
     }
     const struct vertigo_command *c = find_command(argv[2]);

@@ -54,7 +54,7 @@ version=$(sed -nE 's/^#define VERTIGO_VERSION "([^"]+)"/\1/p' vmm/version.h)
 format=$(sed -nE 's/^#define LOG_FORMAT_VERSION ([0-9]+)u?/\1/p' include/vertigo/log_format.h)
 status_is "cli: --version names the version ($version)" 0 "^vertigo $version\$" '' "$V" --version
 status_is "cli: --version names the log format ($format)" 0 "^log format version $format " '' "$V" --version
-for c in "${cmds[@]}"; do
+for c in "${cmds[@]}" help; do
     status_is "cli: vertigo $c --version: status 0, the version" 0 "^vertigo $version\$" '' "$V" "$c" --version
 done
 status_is "cli: --version after other options: status 0" 0 "^vertigo $version\$" '' \
