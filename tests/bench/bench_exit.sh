@@ -1,0 +1,70 @@
+#!/bin/bash
+# VM-exit cost of the PMU. Prints, per VM exit, the instructions Vertigo's
+# PMU calls in the VM-exit loop run (pmu_after_exit, pmu_exit_handled,
+# pmu_emulated_instruction, pmu_before_entry, pmu_entering), counted by
+# callgrind on a host harness of pmu/ as the hypervisor links it, compiled
+# as vertigo.elf is (tests/bench/bench_exit_harness.c, the fake arch hooks
+# standing for the VMCS reads and writes): instr/exit = (Ir(K2) - Ir(K1)) /
+# (K2 - K1), only what runs inside one exit (callgrind --toggle-collect),
+# the cost of an empty call ("nop") subtracted. Each exit is a CPUID-like
+# one (an emulated instruction) after a guest run of 500 to 1,499 ticks,
+# kernel and user mode in turn. Cases, all on the software backend:
+#   off        pmu.guest=off, no session: the loop's calls with nothing to do
+#   on         the guest's virtual PMU (the default) with the counter Linux's
+#              NMI watchdog programs (core cycles, both modes, a PMI every
+#              10 s of a 500 MHz guest)
+#   on-user    the guest's virtual PMU counting instructions:u (perf stat of
+#              a user program: the mode traps run)
+#   sample-off a sampling session of instructions:uk at a period of 50,000,
+#              pmu.guest=off (its PMIs are taken outside the count)
+#   sample-on  the same with the guest's virtual PMU and its NMI watchdog
+# and what the guest's virtual PMU adds to an exit (on - off, sample-on -
+# sample-off). The whole exit in Bochs, VMCS accesses and the rest of the
+# exit path included, is bench-sample's. A measurement that cannot be taken
+# fails the benchmark; the figures are never judged.
+#
+# usage: BUILD=build tests/bench/bench_exit.sh
+#   env: BENCH_EXIT_K1, BENCH_EXIT_K2 (exits, default 2000 and 12000)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. tests/bench/callgrind.sh
+
+BUILD=${BUILD:-build}
+OUT="$BUILD/bench/exit"
+HARNESS="$BUILD/bench/bench_exit_harness"
+K1=${BENCH_EXIT_K1:-2000}
+K2=${BENCH_EXIT_K2:-12000}
+CASES="nop off on on-user sample-off sample-on"
+
+die() { echo "bench-exit: FAILED: $*" >&2; exit 1; }
+
+[ -x "$HARNESS" ] || die "no $HARNESS (make BUILD=$BUILD bench-exit builds it)"
+command -v valgrind >/dev/null || die "valgrind is not installed (host-tools/setup-deps)"
+mkdir -p "$OUT"
+
+# exit_ir CASE K: Ir of Vertigo's code in K exits (one_exit, or nop).
+exit_ir() {
+    local fn=one_exit
+    [ "$1" = nop ] && fn=nop
+    callgrind_ir "$OUT/$1.$2" --collect-atstart=no --toggle-collect=$fn -- "$HARNESS" "$1" "$2" ||
+        die "callgrind $1 $2"
+}
+
+declare -A per_exit
+for c in $CASES; do
+    per_exit[$c]=$(callgrind_per_op exit_ir "$c" "$K1" "$K2") || die "$c"
+    read -r name k _ < "$OUT/$c.$K2.stdout"
+    [ "$name" = "$c" ] && [ "$k" = "$K2" ] || die "unexpected harness output in $OUT/$c.$K2.stdout"
+done
+
+echo "bench-exit: instructions of pmu/'s calls per VM exit (callgrind, host harness compiled as vertigo.elf,"
+echo "            software backend, $K2 - $K1 exits; the empty call subtracted)"
+printf '  %-12s %10s\n' case instr/exit
+for c in $CASES; do
+    [ "$c" = nop ] && continue
+    awk -v c="$c" -v n="${per_exit[$c]}" -v z="${per_exit[nop]}" 'BEGIN { printf "  %-12s %10.1f\n", c, n - z }'
+done
+awk -v a="${per_exit[on]}" -v b="${per_exit[off]}" -v c="${per_exit[sample-on]}" -v d="${per_exit[sample-off]}" 'BEGIN {
+    printf "bench-exit: the guest'"'"'s virtual PMU (NMI watchdog counting) adds %.1f instructions per exit without a\n", a - b
+    printf "            session, %.1f with a sampling session\n", c - d
+}'

@@ -1,0 +1,169 @@
+/* Host harness for `make bench-exit` (tests/bench/bench_exit.sh): K VM
+ * exits of one VCPU through the PMU's calls in the VM-exit loop
+ * (pmu/pmu_loop.h: after the exit, the exit counted, the emulated
+ * instruction, before the next entry), with the rest of pmu/ as the
+ * hypervisor links it, on the fake arch hooks (tests/unit/fake_pmu_arch.c),
+ * so that callgrind can count the instructions the PMU adds to one exit
+ * with the guest's virtual PMU on and off, with and without a session.
+ *
+ *   bench_exit_harness CASE K
+ *
+ * Each exit is a CPUID-like one (an emulated instruction) after a guest
+ * run of 500 to 1,499 ticks, alternately in kernel and user mode. The
+ * script counts only what runs inside one_exit (or nop, the same call
+ * doing nothing). A PMI the exit raises is taken by the NMI path outside
+ * the count. Prints
+ * "CASE K exits pmis guest_pmis". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/traps.h"
+#include "pmu/pmu_loop.h"
+#include "tests/unit/fake_pmu_arch.h"
+#include "vmm/hv_cmdline.h"
+#include "lib/msr.h"
+#include "vmm/pmu_hooks.h"
+#include "vmm/vcpu.h"
+
+#define REASON_CPUID     10u
+#define RUN_MIN          500u
+#define RUN_SPREAD       1000u
+#define LVT_NMI          (4u << 8)
+#define FIXED1_OS_USR_PMI 0xb0ull     /* fixed counter 1 (core cycles): OS, USR, PMI */
+#define GLOBAL_FIXED1    (1ull << 33)
+#define WATCHDOG_PERIOD  5000000000ull  /* 10 s of a 500 MHz guest */
+#define COUNTER_MASK     ((1ull << 48) - 1)
+#define EVTSEL_INST_USR  (0xc0ull | 1ull << 16 | 1ull << 22)
+
+enum guest_prog { GUEST_NONE, GUEST_WATCHDOG, GUEST_USER_COUNTER };
+
+struct bench_case {
+    const char *name;
+    const char *cmdline;
+    enum guest_prog guest;
+};
+
+/* A sampling session of the guest's modes (Vertigo's own time sampled,
+ * :h, single-steps Vertigo near overflows: the fake arch has no steps). */
+#define SAMPLING "sample.events=instructions:uk sample.period=50000"
+
+static const struct bench_case cases[] = {
+    { "nop",          "pmu=soft pmu.guest=off", GUEST_NONE },
+    { "off",          "pmu=soft pmu.guest=off", GUEST_NONE },
+    { "on",           "pmu=soft", GUEST_WATCHDOG },
+    { "on-user",      "pmu=soft", GUEST_USER_COUNTER },
+    { "sample-off",   "pmu=soft pmu.guest=off " SAMPLING, GUEST_NONE },
+    { "sample-on",    "pmu=soft " SAMPLING, GUEST_WATCHDOG },
+};
+
+static struct domain dom;
+
+static void die(const char *what)
+{
+    fprintf(stderr, "bench_exit_harness: %s\n", what);
+    exit(1);
+}
+
+static void wrmsr_or_die(struct vcpu *v, uint32_t msr, uint64_t value)
+{
+    if (!pmu_exit_wrmsr(v, msr, value))
+        die("the guest's PMU refused its programming");
+}
+
+/* What Linux programs: its NMI watchdog (core cycles on fixed counter 1,
+ * both modes, with a PMI), or a perf stat of instructions:u on GP 0. */
+static void program_guest(struct vcpu *v, enum guest_prog prog)
+{
+    fake.guest_lvtpc = LVT_NMI;
+    if (prog == GUEST_WATCHDOG) {
+        wrmsr_or_die(v, MSR_IA32_FIXED_CTR0 + 1, -WATCHDOG_PERIOD & COUNTER_MASK);
+        wrmsr_or_die(v, MSR_IA32_FIXED_CTR_CTRL, FIXED1_OS_USR_PMI);
+        wrmsr_or_die(v, MSR_IA32_PERF_GLOBAL_CTRL, GLOBAL_FIXED1);
+    } else if (prog == GUEST_USER_COUNTER) {
+        wrmsr_or_die(v, MSR_IA32_PERFEVTSEL0, EVTSEL_INST_USR);
+        wrmsr_or_die(v, MSR_IA32_PERF_GLOBAL_CTRL, 1);
+    }
+}
+
+static struct vcpu *setup(const struct bench_case *c)
+{
+    fake_arch_reset();
+    hv_cmdline_set(c->cmdline);
+    fake.guest_timer = true;
+    fake.emulator = true;
+    fake.tsc_hz = 500000000;
+    fake.verdict = PMU_BROKEN;
+    fake.mode_traps_available = true;
+    memset(&dom, 0, sizeof(dom));
+    dom.vcpu_count = 1;
+    dom.vcpus[0].domain = &dom;
+    pmu_vcpu_start(&dom.vcpus[0]);
+    program_guest(&dom.vcpus[0], c->guest);
+    return &dom.vcpus[0];
+}
+
+/* ---- Not the exit's work: left out of the count --------------------------- */
+
+static uint64_t runs;
+
+/* The guest runs: the entry, its ticks, the exit's TSC. */
+__attribute__((noinline)) static uint64_t bench_guest_run(void)
+{
+    uint64_t n = RUN_MIN + runs * 7919u % RUN_SPREAD;
+    fake.cpl = (runs++ & 1) ? 3 : 0;
+    fake.entry_tsc = fake.tsc;
+    fake.tsc += n;
+    fake.exit_tsc = fake.tsc;
+    return n;
+}
+
+/* ---- The exit ------------------------------------------------------------------ */
+
+__attribute__((noinline)) static void one_exit(struct vcpu *v, uint64_t guest_ticks)
+{
+    pmu_after_exit(v, guest_ticks);
+    pmu_exit_handled(v, REASON_CPUID);
+    if (pmu_counts_emulation(v))
+        pmu_emulated_instruction(v);
+    fake.tsc += 100;            /* the handler's own time */
+    pmu_before_entry(v);
+    pmu_entering(v);
+}
+
+__attribute__((noinline)) static void nop(struct vcpu *v, uint64_t guest_ticks)
+{
+    __asm__ volatile("" : : "r"(v), "r"(guest_ticks) : "memory");
+}
+
+int main(int argc, char **argv)
+{
+    const struct bench_case *c = NULL;
+    char *end = NULL;
+    unsigned long k = argc == 3 ? strtoul(argv[2], &end, 10) : 0;
+    for (size_t i = 0; argc == 3 && i < sizeof(cases) / sizeof(cases[0]); i++)
+        if (!strcmp(cases[i].name, argv[1]))
+            c = &cases[i];
+    if (!c || !end || *end) {
+        fprintf(stderr, "usage: bench_exit_harness CASE K\n  CASE:");
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+            fprintf(stderr, " %s", cases[i].name);
+        fprintf(stderr, "\n");
+        return 2;
+    }
+    struct vcpu *v = setup(c);
+    void (*op)(struct vcpu *, uint64_t) = strcmp(c->name, "nop") ? one_exit : nop;
+    unsigned long pmis = 0;
+    pmu_before_entry(v);
+    for (unsigned long i = 0; i < k; i++) {
+        unsigned int sent = fake.nmis_sent;
+        op(v, bench_guest_run());
+        if (fake.nmis_sent != sent) {
+            struct trap_frame frame = { .rip = 0xffffffff80001000ull };
+            pmu_nmi_root(&frame);   /* the self-NMI, taken in root mode */
+            pmis++;
+        }
+    }
+    printf("%s %lu %lu %lu\n", c->name, k, pmis, (unsigned long)v->pmu.vpmu.regs.pmis_delivered);
+    return 0;
+}
