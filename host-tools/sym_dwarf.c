@@ -7,6 +7,7 @@
  * subroutines around the address give the chain of functions it is in,
  * innermost first, each with its line. */
 #include "host-tools/sym_internal.h"
+#include "host-tools/out_of_memory.h"
 
 #include <dwarf.h>
 #include <elfutils/libdwfl.h>
@@ -143,6 +144,37 @@ static enum scope_kind scope_kind(Dwarf_Die *die)
     }
 }
 
+static unsigned int descend(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *path, unsigned int depth);
+
+/* One child of the scope walk at depth (holds: whether a SCOPE_CODE child
+ * holds pc): the depth the walk reached through it if it ends there, or
+ * depth to go on with the next sibling. */
+static unsigned int visit(Dwarf_Die *child, enum scope_kind kind, bool holds, Dwarf_Addr pc,
+                          Dwarf_Die *path, unsigned int depth)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Die imported;
+    unsigned int reached = depth;
+    switch (kind) {
+    case SCOPE_CODE:
+        if (!holds)
+            break;
+        path[depth] = *child;
+        return descend(child, pc, path, depth + 1);
+    case SCOPE_OWNER:
+        path[depth] = *child;
+        reached = descend(child, pc, path, depth + 1);
+        return reached > depth + 1 ? reached : depth;
+    case SCOPE_IMPORT:
+        if (dwarf_formref_die(dwarf_attr(child, DW_AT_import, &attr), &imported))
+            reached = descend(&imported, pc, path, depth);
+        break;
+    case SCOPE_OTHER:
+        break;
+    }
+    return reached;
+}
+
 /* The scopes below die that hold pc, outermost first, into path from
  * depth on; returns the depth reached (depth itself if none holds it).
  * The first child holding pc is followed, as dwarf_getscopes does, and
@@ -155,40 +187,96 @@ static unsigned int descend(Dwarf_Die *die, Dwarf_Addr pc, Dwarf_Die *path, unsi
     if (depth >= SCOPE_DEPTH_MAX || dwarf_child(die, &child) != 0)
         return depth;
     do {
-        Dwarf_Attribute attr;
-        Dwarf_Die imported;
-        unsigned int reached = depth;
-        switch (scope_kind(&child)) {
-        case SCOPE_CODE:
-            if (dwarf_haspc(&child, pc) <= 0)
-                break;
-            path[depth] = child;
-            return descend(&child, pc, path, depth + 1);
-        case SCOPE_OWNER:
-            path[depth] = child;
-            reached = descend(&child, pc, path, depth + 1);
-            if (reached > depth + 1)
-                return reached;
-            break;
-        case SCOPE_IMPORT:
-            if (dwarf_formref_die(dwarf_attr(&child, DW_AT_import, &attr), &imported))
-                reached = descend(&imported, pc, path, depth);
-            if (reached > depth)
-                return reached;
-            break;
-        case SCOPE_OTHER:
-            break;
-        }
+        enum scope_kind kind = scope_kind(&child);
+        bool holds = kind == SCOPE_CODE && dwarf_haspc(&child, pc) > 0;
+        unsigned int reached = visit(&child, kind, holds, pc, path, depth);
+        if (reached > depth)
+            return reached;
     } while (dwarf_siblingof(&child, &child) == 0);
     return depth;
 }
 
+/* ---- A unit's direct children ------------------------------------------------
+ * Most of a unit's functions are its direct children, and descend would
+ * ask dwarf_haspc of each in turn (reading its attributes again) for
+ * every chain: the kind and address ranges of each are read once per
+ * unit, and the walk's first level looks there. dwarf_haspc answers
+ * whether one of the ranges dwarf_ranges gives before it ends or fails
+ * holds pc, which is what the ranges kept answer. */
+
+struct unit_top {
+    Dwarf_Die die;
+    enum scope_kind kind;
+    size_t first, count;         /* its ranges: ranges[first, first + count) */
+};
+
+struct sym_unit_tops {
+    struct unit_top *tops;
+    size_t count, cap;
+    struct top_range { uint64_t start, end; } *ranges;
+    size_t range_count, range_cap;
+};
+
+static struct sym_unit_tops *unit_tops(Dwarf_Die *cu)
+{
+    struct sym_unit_tops *t = calloc(1, sizeof(*t));
+    Dwarf_Die child;
+    if (!t)
+        vertigo_out_of_memory();
+    if (dwarf_child(cu, &child) != 0)
+        return t;
+    do {
+        struct unit_top top = { child, scope_kind(&child), t->range_count, 0 };
+        Dwarf_Addr base, start, end;
+        for (ptrdiff_t off = 0;
+             top.kind == SCOPE_CODE && (off = dwarf_ranges(&child, off, &base, &start, &end)) > 0;) {
+            t->ranges = sym_grow(t->ranges, &t->range_cap, t->range_count + 1, sizeof(*t->ranges));
+            t->ranges[t->range_count++] = (struct top_range){ start, end };
+            top.count++;
+        }
+        t->tops = sym_grow(t->tops, &t->cap, t->count + 1, sizeof(*t->tops));
+        t->tops[t->count++] = top;
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return t;
+}
+
+static bool top_holds(const struct sym_unit_tops *t, const struct unit_top *top, Dwarf_Addr pc)
+{
+    for (size_t i = top->first; i < top->first + top->count; i++)
+        if (pc >= t->ranges[i].start && pc < t->ranges[i].end)
+            return true;
+    return false;
+}
+
+/* descend(cu, pc, path, 0) through the unit's children read once. */
+static unsigned int descend_unit(const struct sym_unit_tops *t, Dwarf_Addr pc, Dwarf_Die *path)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        Dwarf_Die child = t->tops[i].die;
+        bool holds = t->tops[i].kind == SCOPE_CODE && top_holds(t, &t->tops[i], pc);
+        unsigned int reached = visit(&child, t->tops[i].kind, holds, pc, path, 0);
+        if (reached > 0)
+            return reached;
+    }
+    return 0;
+}
+
+static void unit_tops_free(struct sym_unit_tops *t)
+{
+    if (!t)
+        return;
+    free(t->tops);
+    free(t->ranges);
+    free(t);
+}
+
 /* The inline chain of pc (a unit address), innermost first, as links. */
-static size_t find_chain(struct symbolizer *s, struct elf_image *e, Dwarf_Die *cu, Dwarf_Addr pc,
-                         struct sym_chain_link *out, size_t max)
+static size_t find_chain(struct symbolizer *s, struct elf_image *e, Dwarf_Die *cu,
+                         const struct sym_unit_tops *tops, Dwarf_Addr pc, struct sym_chain_link *out,
+                         size_t max)
 {
     Dwarf_Die scopes[SCOPE_DEPTH_MAX];
-    unsigned int depth = descend(cu, pc, scopes, 0);
+    unsigned int depth = descend_unit(tops, pc, scopes);
     size_t count = 0;
     for (unsigned int k = depth; k-- > 0 && count < max;) {    /* innermost first */
         Dwarf_Die *scope = &scopes[k];
@@ -254,6 +342,7 @@ static struct sym_unit_chains *unit_chains(struct elf_image *e, Dwarf_Die *cu)
     size_t n = 0, cap = 0;
     range_bounds(cu, 0, &b, &n, &cap);
     sym_intervals_build(&u->intervals, b, n);
+    u->tops = unit_tops(cu);
     return u;
 }
 
@@ -270,7 +359,8 @@ size_t sym_dwarf_inlines(struct symbolizer *s, struct elf_image *e, uint64_t add
     if (!*slot) {
         u->links = sym_grow(u->links, &u->link_cap, u->link_count + SYM_INLINE_MAX,
                             sizeof(*u->links));
-        size_t count = find_chain(s, e, &cu, addr - bias, &u->links[u->link_count], SYM_INLINE_MAX);
+        size_t count = find_chain(s, e, &cu, u->tops, addr - bias, &u->links[u->link_count],
+                                  SYM_INLINE_MAX);
         u->answers = sym_grow(u->answers, &u->answer_cap, u->answer_count + 1, sizeof(*u->answers));
         u->answers[u->answer_count++] = (struct sym_chain_answer){ (uint32_t)u->link_count,
                                                                    (uint32_t)count };
@@ -294,6 +384,7 @@ void sym_dwarf_free(struct elf_image *e)
         sym_intervals_free(&e->units[i].intervals);
         free(e->units[i].answers);
         free(e->units[i].links);
+        unit_tops_free(e->units[i].tops);
     }
     free(e->units);
     keymap_free(&e->unit_chains);

@@ -151,6 +151,7 @@ struct sym_unit_chains {
     size_t answer_count, answer_cap;
     struct sym_chain_link *links;
     size_t link_count, link_cap;
+    struct sym_unit_tops *tops;  /* the unit's direct children, their ranges read once */
 };
 
 struct elf_image {
