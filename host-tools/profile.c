@@ -500,7 +500,8 @@ static bool in_list(const char *list, const char *item)
 static bool sample_wanted(const struct profile *p, const struct profile_sample *s)
 {
     char pid[16];
-    snprintf(pid, sizeof(pid), "%u", s->process.pid);
+    if (p->filter.pid)
+        snprintf(pid, sizeof(pid), "%u", s->process.pid);
     const struct sym_frame *leaf = sym_frame(p->sym, s->frames[0]);
     return (!p->filter.comm || in_list(p->filter.comm, s->process.comm)) &&
            (!p->filter.pid || in_list(p->filter.pid, pid)) &&

@@ -59,7 +59,9 @@ static uint32_t row_of(struct report_table *t, const struct profile_sample *s, u
         t->row_cap = t->row_cap ? t->row_cap * 2 : ROWS_MIN;
         t->rows = grow(t->rows, t->row_cap * sizeof(*t->rows));
         t->counts = grow(t->counts, t->row_cap * sizeof(*t->counts));
+        t->counted_in = grow(t->counted_in, t->row_cap * sizeof(*t->counted_in));
     }
+    t->counted_in[i] = 0;
     uint64_t *counts = calloc(2 * (size_t)ev + 1, sizeof(*counts));
     if (!counts)
         vertigo_out_of_memory();
@@ -91,11 +93,11 @@ static void add_chain(struct report_table *t, uint32_t r, const struct profile_s
     callgraph_add(&t->graph, t->rows[r].graph, chain, n, s->count);
 }
 
-/* Counts s in row r, whose function is at frame k: children once per
- * sample (seen holds the rows counted so far), self when it is the
+/* Counts s, the sample numbered stamp (index + 1), in row r, whose
+ * function is at frame k: children once per sample, self when it is the
  * leaf's; with -g, the sample's chain goes under the row once. */
-static void count_in(struct report_table *t, const struct profile_sample *s, uint32_t r, uint32_t k,
-                     bool self, uint32_t *seen, uint32_t *seen_count)
+static void count_in(struct report_table *t, const struct profile_sample *s, uint64_t stamp,
+                     uint32_t r, uint32_t k, bool self)
 {
     struct report_row *row = &t->rows[r];
     bool graph = t->o->call_graph.mode != CALLGRAPH_NONE && s->depth;
@@ -105,10 +107,9 @@ static void count_in(struct report_table *t, const struct profile_sample *s, uin
         if (graph && !t->o->children)
             add_chain(t, r, s, k);
     }
-    for (uint32_t j = 0; j < *seen_count; j++)
-        if (seen[j] == r)
-            return;
-    seen[(*seen_count)++] = r;
+    if (t->counted_in[r] == stamp)
+        return;
+    t->counted_in[r] = stamp;
     row->children += s->count;
     row->children_ev[s->event] += s->count;
     if (graph && t->o->children)
@@ -118,15 +119,14 @@ static void count_in(struct report_table *t, const struct profile_sample *s, uin
 /* Adds s to its leaf's row (self) and, once per distinct row of its
  * chain, the functions inlined at each frame included (perf's inlined
  * call sites), to the children counts. */
-static void add_sample(struct report_table *t, const struct profile_sample *s)
+static void add_sample(struct report_table *t, const struct profile_sample *s, uint64_t stamp)
 {
-    uint32_t seen[MAX_CHAIN * (1 + SYM_INLINE_MAX)], seen_count = 0;
     for (uint32_t i = 0; i < s->depth && i < MAX_CHAIN; i++) {
         const struct sym_frame *f = sym_frame(t->p->sym, s->frames[i]);
-        count_in(t, s, row_of(t, s, f->image, f->function), i, i == 0, seen, &seen_count);
+        count_in(t, s, stamp, row_of(t, s, f->image, f->function), i, i == 0);
         const struct sym_inline *in = sym_frame_inlines(t->p->sym, f);
         for (uint32_t k = 0; t->has[REPORT_KEY_SYM] && k < f->inline_count && k < SYM_INLINE_MAX; k++)
-            count_in(t, s, row_of(t, s, f->image, in[k].function), i, false, seen, &seen_count);
+            count_in(t, s, stamp, row_of(t, s, f->image, in[k].function), i, false);
     }
 }
 
@@ -206,7 +206,7 @@ void report_table_build(struct report_table *t, const struct profile *p,
     for (unsigned int i = 0; i < n; i++)
         t->has[keys[i]] = true;
     for (uint64_t i = 0; i < p->sample_count; i++)
-        add_sample(t, &p->samples[i]);
+        add_sample(t, &p->samples[i], i + 1);
     /* Rows move when sorted: their counters stay where they are. */
     if (t->row_count)
         qsort_r(t->rows, t->row_count, sizeof(*t->rows), row_cmp, t);
@@ -217,6 +217,7 @@ void report_table_free(struct report_table *t)
     for (uint32_t i = 0; i < t->row_count; i++)
         free(t->counts[i]);
     free(t->counts);
+    free(t->counted_in);
     free(t->rows);
     keymap_free(&t->row_map);
     callgraph_free(&t->graph);

@@ -32,6 +32,7 @@ struct report_table {
     uint32_t row_count;
     size_t row_cap;
     uint64_t **counts;           /* per row: 2 * events counters */
+    uint64_t *counted_in;        /* per row: the last sample (index + 1) counted in its children */
     struct keymap row_map;       /* (pid, comm, image/function, domain) -> row */
     struct callgraph graph;      /* the rows' chains, with a call-graph mode (-g) */
 };
