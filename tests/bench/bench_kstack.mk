@@ -4,24 +4,19 @@
 # stacks by frame pointers -- at depth 16, and log bytes per sample (one
 # Bochs boot of the demonstration workload with the guest agent).
 BENCH_TARGETS += bench-kstack
-# No sanitizers: callgrind counts it. Optimised as the hypervisor is
-# (HV_CODEGEN's -O3 and link-time optimisation, so the walk's files inline
-# into each other as they do in vertigo.elf), in objects of its own.
+# No sanitizers: callgrind counts it. Compiled with vertigo.elf's
+# code-generation flags (tests/bench/bench_codegen.mk), so the walk's files
+# inline into each other as they do in vertigo.elf.
 BENCH_KSTACK_HARNESS := $(BUILD)/bench/bench_kstack_harness
-BENCH_KSTACK_CFLAGS := $(filter-out -O2,$(TOOL_CFLAGS)) -O3 -flto=auto
 bench_kstack_harness_SRCS := tests/bench/bench_kstack_harness.c vmm/guest/guest_orc.c \
                              vmm/guest/guest_orc_table.c vmm/guest/guest_stack.c vmm/hypercall.c \
                              vmm/guest/guest_reader.c vmm/guest/guest_tlb.c \
                              vmm/guest/guest_pt.c lib/format.c vmx/guest_mem.c vmx/ept.c vmx/vmx_caps.c \
                              tests/unit/host_ept.c
 
-$(BUILD)/bench/kstack-obj/%.c.o: %.c
+$(BENCH_KSTACK_HARNESS): $(call bench_obj,hv-obj,$(bench_kstack_harness_SRCS))
 	@mkdir -p $(dir $@)
-	$(Q)$(HOST_CC) $(BENCH_KSTACK_CFLAGS) -c $< -o $@
-
-$(BENCH_KSTACK_HARNESS): $(patsubst %,$(BUILD)/bench/kstack-obj/%.o,$(bench_kstack_harness_SRCS))
-	@mkdir -p $(dir $@)
-	$(Q)$(HOST_CC) -O3 -flto=auto $^ -o $@
+	$(Q)$(HOST_CC) $(BENCH_LDFLAGS) $^ -o $@
 
 .PHONY: bench-kstack
 bench-kstack: $(BENCH_KSTACK_HARNESS) hv guest $(BUILD)/vertigo

@@ -68,7 +68,7 @@ for variant in cached no-tlb; do
         die "no callgrind total or walk count (see $cg.stderr, $cg.stdout)"
     awk -v ir="$ir" -v w="$walks" -v f="$frames" -v tf="$TARGET_FRAME" -v tw="$TARGET_WALK" -v v="$variant" 'BEGIN {
         pw = ir / w; pf = ir / f
-        printf "bench-kstack: host harness (callgrind, -O3 -flto as vertigo.elf, %s): a %d-deep kernel sample (12 ORC frames, the syscall entry, 3 user frames; 2 stack pages)\n", v == "cached" ? "stack pages cached across samples" : "no translation cache", f / w
+        printf "bench-kstack: host harness (callgrind, compiled as vertigo.elf, %s): a %d-deep kernel sample (12 ORC frames, the syscall entry, 3 user frames; 2 stack pages)\n", v == "cached" ? "stack pages cached across samples" : "no translation cache", f / w
         printf "              %.0f instructions per walk (target <= %d: %s), %.1f per frame (target <= %d: %s)\n", pw, tw, pw <= tw ? "met" : "MISSED", pf, tf, pf <= tf ? "met" : "MISSED"
     }'
     # by source file and the function its code was inlined into (link-time
