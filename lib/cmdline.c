@@ -8,61 +8,123 @@ static bool is_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-/* Finds the next word starting at *pos; sets key/value spans. */
-static bool next_word(const char **pos, const char **key, size_t *key_len,
-                      const char **value, size_t *value_len)
+/* A word may hold spaces inside double quotes, and a quoted stretch may
+ * escape '"' and '\\' with a backslash: GRUB hands Vertigo an argument
+ * written key="a b" as "key=a b" (the whole word quoted, inner quotes
+ * escaped), other loaders as written; both read as key and value "a b". */
+struct unquote {
+    const char *p, *end;
+    bool quoted;
+};
+
+/* The next character of the word with its quoting removed, or -1. */
+static int unquote_next(struct unquote *u)
+{
+    while (u->p < u->end) {
+        char c = *u->p++;
+        if (c == '"') {
+            u->quoted = !u->quoted;
+            continue;
+        }
+        if (u->quoted && c == '\\' && u->p < u->end)
+            c = *u->p++;
+        return (unsigned char)c;
+    }
+    return -1;
+}
+
+/* One word: its raw extent, the raw length of its key (up to the first
+ * '=') and a cursor at its value (after that '='; none: `has_value` false). */
+struct word {
+    const char *start, *end;
+    size_t key_raw_len;
+    struct unquote value;
+    bool has_value;
+};
+
+/* Finds the next word starting at *pos. */
+static bool next_word(const char **pos, struct word *w)
 {
     const char *p = *pos;
+    bool quoted = false;
+
     while (*p && is_space(*p))
         p++;
     if (!*p)
         return false;
-    *key = p;
-    while (*p && !is_space(*p) && *p != '=')
-        p++;
-    *key_len = (size_t)(p - *key);
-    *value = p;
-    *value_len = 0;
-    if (*p == '=') {
-        *value = ++p;
-        while (*p && !is_space(*p))
+    w->start = p;
+    w->has_value = false;
+    for (; *p && (quoted || !is_space(*p)); p++) {
+        if (*p == '"')
+            quoted = !quoted;
+        else if (quoted && *p == '\\' && p[1])
             p++;
-        *value_len = (size_t)(p - *value);
     }
+    w->end = p;
     *pos = p;
+
+    struct unquote u = { w->start, w->end, false };
+    for (int c; (c = unquote_next(&u)) >= 0;)
+        if (c == '=') {
+            w->has_value = true;
+            w->value = u;
+            break;
+        }
+    const char *eq = w->start;
+    while (eq < w->end && *eq != '=')
+        eq++;
+    w->key_raw_len = (size_t)(eq - w->start);
     return true;
 }
 
-static bool key_matches(const char *key, size_t key_len, const char *want)
+static bool key_matches(const struct word *w, const char *want)
 {
-    return strlen(want) == key_len && memcmp(key, want, key_len) == 0;
+    struct unquote u = { w->start, w->end, false };
+    for (int c; (c = unquote_next(&u)) >= 0 && c != '='; want++)
+        if (*want != (char)c)
+            return false;
+    return *want == '\0';
+}
+
+/* Copies the word's value (quoting removed) into out; false if it does
+ * not fit. */
+static bool copy_value(const struct word *w, char *out, size_t out_size)
+{
+    struct unquote u = w->value;
+    size_t n = 0;
+    if (w->has_value)
+        for (int c; (c = unquote_next(&u)) >= 0;) {
+            if (n + 1 >= out_size)
+                return false;
+            out[n++] = (char)c;
+        }
+    if (out_size == 0)
+        return false;
+    out[n] = '\0';
+    return true;
 }
 
 bool cmdline_get(const char *cmdline, const char *key, char *out, size_t out_size)
 {
-    const char *pos = cmdline ? cmdline : "", *k, *v;
-    size_t kl, vl;
+    const char *pos = cmdline ? cmdline : "";
+    struct word w;
     bool found = false, fits = false;
 
-    while (next_word(&pos, &k, &kl, &v, &vl)) {
-        if (!key_matches(k, kl, key))
+    while (next_word(&pos, &w)) {
+        if (!key_matches(&w, key))
             continue;
         found = true;
-        fits = vl < out_size;
-        if (fits) {
-            memcpy(out, v, vl);
-            out[vl] = '\0';
-        }
+        fits = copy_value(&w, out, out_size);
     }
     return found && fits;
 }
 
 bool cmdline_has(const char *cmdline, const char *key)
 {
-    const char *pos = cmdline ? cmdline : "", *k, *v;
-    size_t kl, vl;
-    while (next_word(&pos, &k, &kl, &v, &vl))
-        if (key_matches(k, kl, key))
+    const char *pos = cmdline ? cmdline : "";
+    struct word w;
+    while (next_word(&pos, &w))
+        if (key_matches(&w, key))
             return true;
     return false;
 }
@@ -125,16 +187,16 @@ bool cmdline_parse_u64(const char *text, uint64_t *value)
 
 const char *cmdline_first_unknown(const char *cmdline, const char *const *known, size_t *len)
 {
-    const char *pos = cmdline ? cmdline : "", *k, *v;
-    size_t kl, vl;
+    const char *pos = cmdline ? cmdline : "";
+    struct word w;
 
-    while (next_word(&pos, &k, &kl, &v, &vl)) {
+    while (next_word(&pos, &w)) {
         bool ok = false;
-        for (const char *const *w = known; *w && !ok; w++)
-            ok = key_matches(k, kl, *w);
+        for (const char *const *k = known; *k && !ok; k++)
+            ok = key_matches(&w, *k);
         if (!ok) {
-            *len = kl;
-            return k;
+            *len = w.key_raw_len;
+            return w.start;
         }
     }
     return NULL;

@@ -1,5 +1,8 @@
 /* Hypervisor command line: space-separated key=value words (a bare word
- * is a key with an empty value). Portable and host-tested. */
+ * is a key with an empty value). A word holds spaces inside double quotes
+ * (key="a b", or the whole word quoted as GRUB passes it: "key=a b"); in a
+ * quoted stretch \" and \\ stand for " and \. Values are returned with the
+ * quoting removed. Portable and host-tested. */
 #ifndef LIB_CMDLINE_H
 #define LIB_CMDLINE_H
 

@@ -65,3 +65,41 @@ TEST(unknown_keys_are_found)
     CHECK(u == line + 13);
     CHECK_EQ(len, 5);
 }
+
+TEST(quoted_values_keep_their_spaces)
+{
+    char v[32];
+    /* As written on the command line, and as GRUB passes the same word. */
+    CHECK(cmdline_get("a=1 dom.1.cmdline=\"x y  z\" b=2", "dom.1.cmdline", v, sizeof(v)));
+    CHECK_STR(v, "x y  z");
+    CHECK(cmdline_get("a=1 \"dom.1.cmdline=x y  z\" b=2", "dom.1.cmdline", v, sizeof(v)));
+    CHECK_STR(v, "x y  z");
+    CHECK(cmdline_get("a=1 \"dom.1.cmdline=x y  z\" b=2", "b", v, sizeof(v)));
+    CHECK_STR(v, "2");
+    /* Escaped quotes and backslashes inside quotes. */
+    CHECK(cmdline_get("\"k=say \\\"hi\\\" \\\\o/\"", "k", v, sizeof(v)));
+    CHECK_STR(v, "say \"hi\" \\o/");
+    /* Quotes in the middle of a word; an unterminated quote runs to the end. */
+    CHECK(cmdline_get("k=a\"b c\"d e=1", "k", v, sizeof(v)));
+    CHECK_STR(v, "ab cd");
+    CHECK(cmdline_get("k=\"open ended e=1", "k", v, sizeof(v)));
+    CHECK_STR(v, "open ended e=1");
+    CHECK(cmdline_has("\"dom.1.cmdline=x y\"", "dom.1.cmdline"));
+    CHECK(!cmdline_has("\"dom.1.cmdline=x y\"", "y"));
+    /* The limit counts the value without its quotes. */
+    char small[4];
+    CHECK(cmdline_get("k=\"a b\"", "k", small, sizeof(small)));
+    CHECK_STR(small, "a b");
+    CHECK(!cmdline_get("k=\"a bc\"", "k", small, sizeof(small)));
+}
+
+TEST(unknown_quoted_word_is_named)
+{
+    static const char *const known[] = { "dom.1.cmdline", NULL };
+    size_t len = 0;
+    CHECK(cmdline_first_unknown("\"dom.1.cmdline=a b\" dom.1.cmdline=\"c d\"", known,
+                                &len) == NULL);
+    const char *line = "\"dom.1.cmdline=a b\" \"bad=x y\"";
+    CHECK(cmdline_first_unknown(line, known, &len) == line + 20);
+    CHECK_EQ(len, 4);
+}
