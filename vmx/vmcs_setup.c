@@ -170,6 +170,8 @@ static void write_guest_state(struct vcpu *v, const struct linux_boot_state *st)
     vmcs_write(VMCS_GUEST_PENDING_DBG_EXCEPTIONS, 0);
     v->regs.rsi = st->rsi;
     v->regs.rdi = st->rdi;
+    v->regs.rax = st->rax;
+    v->regs.rbx = st->rbx;
 }
 
 bool vmcs_setup(struct vcpu *v, const struct linux_boot_state *st)

@@ -108,6 +108,7 @@ struct linux_boot_layout {
  * bits (e.g. CR4.VMXE) and shadows them. */
 struct linux_boot_state {
     uint64_t rip, rsi, rdi, rsp, rflags;   /* rdi: unikernels (vmm/loader/unikernel_boot.h) */
+    uint64_t rax, rbx;                     /* multiboot's magic and information (vmm/loader/multiboot.h) */
     uint64_t cr0, cr3, cr4, efer;
     uint64_t gdt_base;
     uint16_t gdt_limit;
