@@ -9,6 +9,8 @@
 
 #include "vmm/page_alloc.h"
 
+#define HEAP_BYTES (32ull << 20)    /* what start-up takes for Vertigo's heap */
+
 /* Takes `bytes` (rounded up to 2 MiB) from `boot_pa`, below 4 GiB (the
  * hypervisor's identity map). Returns false if RAM is too small. */
 bool heap_init(struct page_allocator *boot_pa, uint64_t bytes);

@@ -30,8 +30,9 @@ extern char __image_start[], __image_end[];
 static struct boot_info boot_info;
 static struct page_allocator page_allocator;
 
-/* dom.N=, dom.N.mem=, dom.N.cpu=, dom.N.name= (vmm/domain/domain_config.h). */
-#define DOMAIN_OPTIONS(n) "dom." #n, "dom." #n ".mem", "dom." #n ".cpu", "dom." #n ".name"
+/* dom.N=, dom.N.mem=, dom.N.cpu=, dom.N.name=, dom.N.cmdline= (vmm/domain/domain_config.h). */
+#define DOMAIN_OPTIONS(n) "dom." #n, "dom." #n ".mem", "dom." #n ".cpu", "dom." #n ".name", \
+                          "dom." #n ".cmdline"
 
 static const char *const known_options[] = {
     "console", "debugcon", "guest", "selftest", "pmu", "log",

@@ -108,19 +108,6 @@ static bool emulate_startup_ipi(struct vcpu *v, uint32_t icr_low, uint32_t dest)
     return true;
 }
 
-/* Reads the instruction bytes at the guest RIP: all 15 in one walk when
- * they are mapped, else as many as are (an instruction at the end of the
- * last mapped page). */
-static size_t fetch_instruction(struct vcpu *v, uint64_t rip, uint8_t *buf)
-{
-    if (guest_virt_read(v, rip, buf, MAX_INSN))
-        return MAX_INSN;
-    size_t n = 0;
-    while (n < MAX_INSN && guest_virt_read(v, rip + n, buf + n, 1))
-        n++;
-    return n;
-}
-
 static void xapic_write(struct vcpu *v, uint64_t base, uint32_t offset, uint32_t value)
 {
     switch (offset) {
@@ -150,7 +137,7 @@ bool apic_guard_ept_write(struct vcpu *v, const struct vmx_exit *e, uint64_t gpa
 
     uint8_t insn[MAX_INSN];
     struct mmio_store st;
-    size_t n = fetch_instruction(v, e->rip, insn);
+    size_t n = guest_virt_fetch(v, e->rip, insn, MAX_INSN);
     if (!mmio_decode_store(insn, n, &st)) {
         printk("apic: vcpu %u: cannot decode the APIC write at rip %#lx\n", v->id, e->rip);
         vmx_dump_guest(v, e);

@@ -129,6 +129,8 @@ void private_cpuid(struct vcpu *v, const struct vmx_exit *e)
 /* Any guest-physical access outside the domain's RAM. */
 void private_ept_violation(struct vcpu *v, const struct vmx_exit *e)
 {
+    if (v->domain->vhw && vhw_ept_violation(v, e))
+        return;
     uint64_t q = e->qualification;
     const char *access = (q & EPT_QUAL_FETCH) ? "fetch" : (q & EPT_QUAL_WRITE) ? "write" : "read";
     printk("ept: domain %u (%s): %s of guest-physical %#lx at rip %#lx, outside its %lu MiB "

@@ -12,19 +12,64 @@
 #include "vmm/vhw/msr_check.h"
 #include "vmx/mode_trap.h"
 #include "vmx/vcpu_spec.h"
+#include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
 #include "vmx/vmx_sched.h"
 #include "vmx/vmx_timer.h"
 
 #define MSR_UCODE_REV           0x08bu
 #define MSR_DEBUGCTL            0x1d9u
+#define CPUID_1_EDX_APIC        (1u << 9)
 #define MTRR_DEF_TYPE_ENABLED   0x806u  /* MTRRs on, default write-back */
-#define MISC_ENABLE_GUEST       ((1u << 0) | (1u << 11) | (1u << 12))  /* fast strings;
-                                           no BTS, no PEBS */
+#define MSR_MCG_CAP             0x179u  /* no machine-check banks */
+#define MSR_MCG_STATUS          0x17au
+/* IA32_MISC_ENABLE bits a guest may change (SDM Vol. 4 table 2-2): fast
+ * strings, automatic thermal control, enhanced SpeedStep, MONITOR,
+ * limit CPUID, xTPR message disable, XD disable; kept as written, acting
+ * on nothing. The rest are read-only (performance monitoring, BTS and
+ * PEBS unavailable) or reserved: a write changing them #GPs. */
+#define MISC_ENABLE_WRITABLE    0x0000000400c50009ull
+#define CPUID_7_EBX_TSC_ADJUST  (1u << 1)
 
 static struct vlapic *lapic_of(struct vcpu *v)
 {
     return &v->domain->vhw->lapic[v->id];
+}
+
+static struct vtsc *tsc_of(struct vcpu *v)
+{
+    return &v->domain->vhw->tsc[v->id];
+}
+
+uint32_t vhw_lvtpc(const struct vcpu *v)
+{
+    return v->domain->vhw->lapic[v->id].lvt[VLAPIC_LVT_PERF];
+}
+
+void vhw_lvtpc_write(struct vcpu *v, uint32_t value)
+{
+    lapic_of(v)->lvt[VLAPIC_LVT_PERF] = value;
+}
+
+bool vhw_pmi_vector(struct vcpu *v)
+{
+    struct vlapic *a = lapic_of(v);
+    uint32_t lvt = a->lvt[VLAPIC_LVT_PERF];
+    if ((lvt & VLAPIC_DM_MASK) != VLAPIC_DM_FIXED || (lvt & VLAPIC_LVT_MASKED))
+        return false;
+    vlapic_deliver_lvt(a, VLAPIC_LVT_PERF);
+    a->lvt[VLAPIC_LVT_PERF] = lvt | VLAPIC_LVT_MASKED;
+    return true;
+}
+
+uint64_t vhw_guest_tsc(struct vcpu *v)
+{
+    return vtsc_guest(tsc_of(v), rdtsc());
+}
+
+static bool tsc_offsetting(void)
+{
+    return (vmx_config.proc_available & PROC_TSC_OFFSETTING) != 0;
 }
 
 static void set_control(uint32_t field, uint64_t bit, bool on)
@@ -63,6 +108,33 @@ static void power_write(struct vcpu *v, uint16_t port, uint8_t value)
     }
 }
 
+/* The test-exit port (QEMU's isa-debug-exit, any width): the value written
+ * is the domain's exit code. It reads as an absent device. */
+static bool test_exit_io(struct vcpu *v, uint16_t port, unsigned int size, bool in)
+{
+    const struct domain_vhw *hw = v->domain->vhw;
+    if (!hw->test_exit_port || port != hw->test_exit_port)
+        return false;
+    if (in) {
+        set_in_value(v, size, 0xffffffffu);
+        return true;
+    }
+    uint32_t mask = size == 4 ? 0xffffffffu : (1u << (size * 8)) - 1;
+    domain_test_exit(v->domain, (uint32_t)v->regs.rax & mask);
+}
+
+static bool fw_cfg_io(struct vcpu *v, uint16_t port, unsigned int size, bool in)
+{
+    struct domain_vhw *hw = v->domain->vhw;
+    if (!hw->has_fw_cfg || !fw_cfg_owns_port(port))
+        return false;
+    if (in)
+        set_in_value(v, size, fw_cfg_read(&hw->fw_cfg, port, size));
+    else
+        fw_cfg_write(&hw->fw_cfg, port, size, (uint32_t)v->regs.rax);
+    return true;
+}
+
 bool vhw_io(struct vcpu *v, const struct vmx_exit *e)
 {
     struct domain_vhw *hw = v->domain->vhw;
@@ -73,7 +145,13 @@ bool vhw_io(struct vcpu *v, const struct vmx_exit *e)
     bool power = hw->power_port && port >= hw->power_port &&
                  port < hw->power_port + ACPI_BUILD_PORT_COUNT;
 
-    if (q & IO_QUAL_STRING || (!power && !vuart16550_owns_port(&hw->uart, port)))
+    if (q & IO_QUAL_STRING)
+        return false;
+    if (test_exit_io(v, port, size, in) || fw_cfg_io(v, port, size, in)) {
+        vmx_skip_instruction(e);
+        return true;
+    }
+    if (!power && !vuart16550_owns_port(&hw->uart, port))
         return false;
     if (power) {
         if (in)
@@ -107,7 +185,7 @@ static void route_ipi(struct vcpu *v)
     }
 }
 
-static enum msr_access_result lapic_result(struct vcpu *v, enum vlapic_status st)
+enum msr_access_result vhw_lapic_result(struct vcpu *v, enum vlapic_status st)
 {
     if (st == VLAPIC_GP)
         return MSR_ACCESS_GP;
@@ -158,7 +236,10 @@ static bool constant_msr(uint32_t msr, uint64_t *value)
         *value = 0;
         return true;
     case MSR_IA32_MTRR_DEF_TYPE: *value = MTRR_DEF_TYPE_ENABLED; return true;
-    case MSR_IA32_MISC_ENABLE: *value = MISC_ENABLE_GUEST; return true;
+    case MSR_MCG_CAP:
+    case MSR_MCG_STATUS:
+        *value = 0;
+        return true;
     case MSR_IA32_FEATURE_CONTROL: *value = FEATURE_CONTROL_LOCKED; return true;
     default:
         if (!is_mtrr(msr))
@@ -199,9 +280,13 @@ bool vhw_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value, enum msr_access_re
     if (is_spec_msr(msr))
         *r = spec_read(msr, value);
     else if (vlapic_owns_msr(msr))
-        *r = lapic_result(v, vlapic_rdmsr(lapic_of(v), msr, rdtsc(), value));
+        *r = vhw_lapic_result(v, vlapic_rdmsr(lapic_of(v), msr, vhw_guest_tsc(v), value));
     else if (msr == MSR_IA32_TSC)
-        *value = rdtsc();
+        *value = vhw_guest_tsc(v);
+    else if (msr == MSR_IA32_TSC_ADJUST && tsc_offsetting())
+        *value = tsc_of(v)->adjust;
+    else if (msr == MSR_IA32_MISC_ENABLE)
+        *value = v->domain->vhw->misc_enable[v->id];
     else if (is_syscall_msr(msr))
         *value = rdmsr(msr);
     else if (vmcs_msr_field(msr, &field))
@@ -209,6 +294,29 @@ bool vhw_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value, enum msr_access_re
     else if (!constant_msr(msr, value))
         *r = pmu_exit_rdmsr(v, msr, value) ? MSR_ACCESS_DONE : MSR_ACCESS_GP;
     return true;
+}
+
+/* IA32_TSC or IA32_TSC_ADJUST written: the VMCS's TSC offset follows. */
+static enum msr_access_result tsc_write(struct vcpu *v, uint32_t msr, uint64_t value)
+{
+    if (!tsc_offsetting())
+        return MSR_ACCESS_GP;
+    if (msr == MSR_IA32_TSC)
+        vtsc_write_tsc(tsc_of(v), rdtsc(), value);
+    else
+        vtsc_write_adjust(tsc_of(v), value);
+    vmcs_write(VMCS_TSC_OFFSET, tsc_of(v)->offset);
+    set_control(VMCS_PROC_BASED_CONTROLS, PROC_TSC_OFFSETTING, true);
+    return MSR_ACCESS_DONE;
+}
+
+static enum msr_access_result misc_enable_write(struct vcpu *v, uint64_t value)
+{
+    uint64_t *held = &v->domain->vhw->misc_enable[v->id];
+    if ((value ^ *held) & ~MISC_ENABLE_WRITABLE)
+        return MSR_ACCESS_GP;
+    *held = value;
+    return MSR_ACCESS_DONE;
 }
 
 bool vhw_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value, enum msr_access_result *r)
@@ -219,9 +327,15 @@ bool vhw_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value, enum msr_access_res
     if (is_spec_msr(msr)) {
         *r = spec_write(msr, value);
     } else if (vlapic_owns_msr(msr)) {
-        *r = lapic_result(v, vlapic_wrmsr(lapic_of(v), msr, value, rdtsc()));
+        *r = vhw_lapic_result(v, vlapic_wrmsr(lapic_of(v), msr, value, vhw_guest_tsc(v)));
     } else if (msr == MSR_IA32_EFER) {
         *r = vmx_efer_write(v, msr, value);
+    } else if (msr == MSR_IA32_TSC || msr == MSR_IA32_TSC_ADJUST) {
+        *r = tsc_write(v, msr, value);
+    } else if (msr == MSR_IA32_MISC_ENABLE) {
+        *r = misc_enable_write(v, value);
+    } else if (msr == MSR_MCG_STATUS) {
+        *r = value ? MSR_ACCESS_GP : MSR_ACCESS_DONE;
     } else if (!msr_check_write(msr, value)) {
         *r = MSR_ACCESS_GP;     /* reserved bits, non-canonical, bad type: never in root */
     } else if (is_syscall_msr(msr)) {
@@ -229,7 +343,7 @@ bool vhw_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value, enum msr_access_res
     } else if (vmcs_msr_field(msr, &field)) {
         vmcs_write(field, value);
     } else if (msr == MSR_DEBUGCTL || msr == MSR_IA32_XSS || msr == MSR_IA32_MTRR_DEF_TYPE ||
-               is_mtrr(msr) || msr == MSR_UCODE_REV || msr == MSR_IA32_MISC_ENABLE) {
+               is_mtrr(msr) || msr == MSR_UCODE_REV) {
         /* Dropped: the guest's memory types and features stay the ones
          * it reads (DEBUGCTL and XSS only as 0). */
         if ((msr == MSR_DEBUGCTL || msr == MSR_IA32_XSS) && value)
@@ -264,6 +378,10 @@ void vhw_cpuid(struct vcpu *v, uint32_t leaf, uint32_t subleaf)
     struct cpuid_domain_regs r = { (uint32_t)v->regs.rax, (uint32_t)v->regs.rbx,
                                    (uint32_t)v->regs.rcx, (uint32_t)v->regs.rdx };
     cpuid_domain_apply(&v->domain->vhw->cpuid, lapic_of(v)->id, leaf, subleaf, &r);
+    if (leaf == 1 && vlapic_mode(lapic_of(v)) == VLAPIC_MODE_DISABLED)
+        r.edx &= ~CPUID_1_EDX_APIC;     /* the APIC flag follows IA32_APIC_BASE.EN */
+    if (leaf == 7 && subleaf == 0 && tsc_offsetting())
+        r.ebx |= CPUID_7_EBX_TSC_ADJUST;    /* emulated: vmm/vhw/vtsc.h */
     v->regs.rax = r.eax;
     v->regs.rbx = r.ebx;
     v->regs.rcx = r.ecx;
@@ -274,11 +392,11 @@ void vhw_hlt(struct vcpu *v, const struct vmx_exit *e)
 {
     struct vlapic *a = lapic_of(v);
     vmx_skip_instruction(e);
-    vlapic_timer_advance(a, rdtsc());
+    vlapic_timer_advance(a, vhw_guest_tsc(v));
     if (vlapic_pending_vector(a) >= 0)
         return;                     /* the next entry delivers it */
     vmcs_write(VMCS_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_HLT);
-    vmx_sched_sleep(v, vlapic_next_deadline(a));
+    vmx_sched_sleep(v, vtsc_host(tsc_of(v), vlapic_next_deadline(a)));
 }
 
 /* ---- Before each entry ------------------------------------------------------------ */
@@ -313,7 +431,7 @@ void vmx_vhw_inject(struct vcpu *v)
     if (!v->domain->vhw)
         return;
     struct vlapic *a = lapic_of(v);
-    vlapic_timer_advance(a, rdtsc());
+    vlapic_timer_advance(a, vhw_guest_tsc(v));
     inject_pending(v, a);
 }
 
@@ -322,7 +440,7 @@ void vmx_vhw_before_entry(struct vcpu *v)
     if (!v->domain->vhw)
         return;
     struct vlapic *a = lapic_of(v);
-    uint64_t now = rdtsc();
+    uint64_t now = vhw_guest_tsc(v);
     set_control(VMCS_PROC_BASED_CONTROLS, PROC_HLT_EXITING, true);
     uint64_t due = vlapic_next_deadline(a);
     if (due == VLAPIC_NO_DEADLINE)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "vmm/vcpu.h"
+#include "vmm/vhw/vlapic.h"
 #include "vmx/exit.h"
 #include "vmx/msr_policy.h"
 
@@ -23,6 +24,26 @@ bool vhw_io(struct vcpu *v, const struct vmx_exit *e);
  * MISC_ENABLE, microcode revision, ...). */
 bool vhw_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value, enum msr_access_result *r);
 bool vhw_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value, enum msr_access_result *r);
+
+/* An EPT violation on the APIC's page (vmx/exit_vhw_apic.c): emulated
+ * on the virtual APIC in xAPIC mode, absent memory in the other modes.
+ * False for any other address. */
+bool vhw_ept_violation(struct vcpu *v, const struct vmx_exit *e);
+
+/* What an access to the virtual APIC asks of the VCPU: an NMI queued, an
+ * IPI routed to the domain's VCPUs; MSR_ACCESS_GP for VLAPIC_GP. */
+enum msr_access_result vhw_lapic_result(struct vcpu *v, enum vlapic_status st);
+
+/* The guest's LVTPC in its virtual APIC, read and set (the virtual PMU
+ * delivers by it), and a PMI for it in fixed delivery mode: its vector
+ * goes to the IRR and LVTPC is masked (SDM Vol. 3A 11.5.1); false if the
+ * entry is not in fixed mode (nothing delivered). */
+uint32_t vhw_lvtpc(const struct vcpu *v);
+void vhw_lvtpc_write(struct vcpu *v, uint32_t value);
+bool vhw_pmi_vector(struct vcpu *v);
+
+/* The VCPU's TSC as the guest reads it (its offset applied). */
+uint64_t vhw_guest_tsc(struct vcpu *v);
 
 /* MOV to/from CR8 (the x2APIC's TPR). */
 void vhw_cr8(struct vcpu *v, const struct vmx_exit *e);

@@ -264,3 +264,13 @@ bool guest_virt_read(void *vcpu, uint64_t gva, void *buf, size_t len)
     guest_virt_cursor_init(&c, vcpu);
     return guest_virt_cursor_read(&c, gva, buf, len);
 }
+
+size_t guest_virt_fetch(struct vcpu *v, uint64_t rip, uint8_t *buf, size_t max)
+{
+    if (guest_virt_read(v, rip, buf, max))
+        return max;
+    size_t n = 0;
+    while (n < max && guest_virt_read(v, rip + n, buf + n, 1))
+        n++;
+    return n;
+}

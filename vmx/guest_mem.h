@@ -130,4 +130,9 @@ enum guest_access guest_phys_ram_page(struct vcpu *v, uint64_t gpa, void **host)
  * (vmm/hypercall.h) with ctx = vcpu. */
 bool guest_virt_read(void *vcpu, uint64_t gva, void *buf, size_t len);
 
+/* The bytes of the instruction at guest-virtual `rip`: all `max` in one
+ * walk when they are mapped, else as many as are (an instruction at the
+ * end of the last mapped page). Returns how many were read. */
+size_t guest_virt_fetch(struct vcpu *v, uint64_t rip, uint8_t *buf, size_t max);
+
 #endif

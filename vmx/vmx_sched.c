@@ -84,9 +84,10 @@ void vmx_sched_forward_interrupt(struct vcpu *v)
                    v->cpu, vector, v->domain->id);
         return;
     }
+    if (!domain0_vcpu[v->cpu])
+        return;         /* no domain 0 on this CPU: the machine's interrupt goes nowhere */
     irq_pending_add(&for_domain0[v->cpu], vector);
-    if (domain0_vcpu[v->cpu])
-        sched_set_state(&cpus[v->cpu], domain0_vcpu[v->cpu], SCHED_RUNNABLE);
+    sched_set_state(&cpus[v->cpu], domain0_vcpu[v->cpu], SCHED_RUNNABLE);
     work[v->cpu] = true;
 }
 
@@ -168,16 +169,17 @@ void vmx_sched_inject(struct vcpu *v)
 void vmx_sched_before_entry(struct vcpu *v)
 {
     unsigned int cpu = v->cpu;
-    if (!work[cpu])
-        return;
     if (v->domain->id != 0) {
-        /* Domain 0's interrupts must never reach another domain's IDT,
-         * whatever the mode traps did to these controls. */
+        /* The machine's interrupts (domain 0's) must never reach another
+         * domain's IDT, whatever the mode traps did to these controls,
+         * also when that domain runs alone on its CPU. */
         set_control(VMCS_PIN_BASED_CONTROLS, PIN_EXTERNAL_INTR_EXITING, true);
         set_control(VMCS_EXIT_CONTROLS, EXIT_ACK_INTR_ON_EXIT, true);
-    } else if (sched_shared(&cpus[cpu])) {
-        set_control(VMCS_PROC_BASED_CONTROLS, PROC_HLT_EXITING, true);
     }
+    if (!work[cpu])
+        return;
+    if (v->domain->id == 0 && sched_shared(&cpus[cpu]))
+        set_control(VMCS_PROC_BASED_CONTROLS, PROC_HLT_EXITING, true);
     if (sched_shared(&cpus[cpu]) && v->vmx.timer.deadline[VMX_TIMER_SLICE] == VMX_TIMER_NONE)
         vmx_timer_request(v, VMX_TIMER_SLICE, cpus[cpu].slice_ticks);
     arm_wake(v, &cpus[cpu]);

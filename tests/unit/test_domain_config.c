@@ -44,6 +44,30 @@ TEST(unikernel_and_linux_domains)
     CHECK_EQ(cfg.dom[7].mem_bytes, 256ull << 20);
 }
 
+TEST(multiboot_domains)
+{
+    CHECK(parse("dom.2=multiboot:kut dom.3=multiboot:k:env:m2 dom.3.mem=64M "
+                "\"dom.3.cmdline=-foo bar\" dom.4=multiboot:a:1:2:3:4:5:6:7:8"));
+    CHECK_EQ(cfg.count, 3);
+    CHECK_EQ(cfg.dom[2].kind, DOMAIN_KIND_MULTIBOOT);
+    CHECK_STR(cfg.dom[2].module, "kut");
+    CHECK_EQ(cfg.dom[2].module_count, 0);
+    CHECK_EQ(cfg.dom[2].mem_bytes, 128ull << 20);
+    CHECK(!cfg.dom[2].has_cmdline);
+    CHECK_STR(cfg.dom[3].module, "k");
+    CHECK_EQ(cfg.dom[3].module_count, 2);
+    CHECK_STR(cfg.dom[3].modules[0], "env");
+    CHECK_STR(cfg.dom[3].modules[1], "m2");
+    CHECK_EQ(cfg.dom[3].mem_bytes, 64ull << 20);
+    CHECK(cfg.dom[3].has_cmdline);
+    CHECK_STR(cfg.dom[3].cmdline, "-foo bar");
+    CHECK_EQ(cfg.dom[4].module_count, 8);
+    CHECK_STR(cfg.dom[4].modules[7], "8");
+    CHECK(parse("dom.1=multiboot:k dom.1.cmdline="));
+    CHECK(cfg.dom[1].has_cmdline);
+    CHECK_STR(cfg.dom[1].cmdline, "");
+}
+
 /* Each bad value fails with a message naming the option. */
 TEST(bad_values_are_named)
 {
@@ -57,6 +81,12 @@ TEST(bad_values_are_named)
         { "dom.1=unikernel:abcdefghijklmnopqrstuvwxyz0123456789",
           "dom.1=unikernel:abcdefghijklmnopqrstuvwxyz0123456789: expected" },
         { "dom.1.mem=64M", "dom.1.mem=64M: domain 1 is not declared (no dom.1=)" },
+        { "dom.1=multiboot:", "dom.1=multiboot:: expected multiboot:KERNEL_MODULE[:MODULE...]" },
+        { "dom.1=multiboot:k::m", "dom.1=multiboot:k::m: expected multiboot:" },
+        { "dom.1=multiboot:k:m:", "dom.1=multiboot:k:m:: expected multiboot:" },
+        { "dom.1=multiboot:a:1:2:3:4:5:6:7:8:9", "dom.1=multiboot:a:1:2:3:4:5:6:7:8:9: expected" },
+        { "dom.1=linux:k:i dom.1.cmdline=x", "dom.1.cmdline=x: only a multiboot domain takes" },
+        { "dom.1.cmdline=x", "dom.1.cmdline=x: domain 1 is not declared" },
         { "dom.1=unikernel:u dom.1.mem=3M", "dom.1.mem=3M: out of range" },
         { "dom.1=unikernel:u dom.1.mem=2M", "dom.1.mem=2M: out of range" },
         { "dom.1=unikernel:u dom.1.mem=5M", "dom.1.mem=5M: not a multiple of 2M" },
@@ -85,8 +115,8 @@ TEST(bad_values_are_named)
 
 TEST(too_long_value_is_refused)
 {
-    char line[256] = "dom.1=unikernel:";
-    memset(line + strlen(line), 'x', 120);
+    char line[512] = "dom.1=unikernel:";
+    memset(line + strlen(line), 'x', 320);
     CHECK(!parse(line));
     CHECK(strncmp(err, "dom.1=: value longer than", 25) == 0);
 }

@@ -81,3 +81,43 @@ TEST(rejects_other_forms)
     CHECK(!mmio_decode_store(bad_imm, sizeof(bad_imm), &s));
     CHECK(!mmio_decode_store(load, 0, &s));
 }
+
+TEST(loads_and_stores_in_both_modes)
+{
+    struct mmio_access a;
+    /* mov 0x30(%rdx),%eax */
+    static const uint8_t load[] = { 0x8b, 0x42, 0x30 };
+    CHECK(mmio_decode_access(load, sizeof(load), true, &a));
+    CHECK(!a.write && a.reg == 0 && a.size == 4 && a.length == 3);
+    /* mov 0xfee00030,%eax in 32-bit code: A1 moffs32 */
+    static const uint8_t moffs32[] = { 0xa1, 0x30, 0x00, 0xe0, 0xfe };
+    CHECK(mmio_decode_access(moffs32, sizeof(moffs32), false, &a));
+    CHECK(!a.write && a.reg == 0 && a.length == 5);
+    CHECK(!mmio_decode_access(moffs32, sizeof(moffs32), true, &a));   /* 8-byte moffs */
+    /* mov %eax,0xfee00300 (A3) in 32-bit code */
+    static const uint8_t store32[] = { 0xa3, 0x00, 0x03, 0xe0, 0xfe };
+    CHECK(mmio_decode_access(store32, sizeof(store32), false, &a));
+    CHECK(a.write && a.from_register && a.reg == 0 && a.length == 5);
+    /* mov %r9d,0x80(%rax): REX.R in 64-bit code */
+    static const uint8_t store64[] = { 0x44, 0x89, 0x88, 0x80, 0x00, 0x00, 0x00 };
+    CHECK(mmio_decode_access(store64, sizeof(store64), true, &a));
+    CHECK(a.write && a.reg == 9 && a.length == 7);
+    /* 32-bit code: 0x44 is INC ESP, not a prefix: not an access */
+    CHECK(!mmio_decode_access(store64, sizeof(store64), false, &a));
+    /* movl $0x1ff,0xf0(%rax) with a DS prefix */
+    static const uint8_t imm[] = { 0x3e, 0xc7, 0x80, 0xf0, 0x00, 0x00, 0x00, 0xff, 0x01, 0, 0 };
+    CHECK(mmio_decode_access(imm, sizeof(imm), true, &a));
+    CHECK(a.write && !a.from_register && a.immediate == 0x1ff && a.length == 11);
+    /* mov (%rax),%rcx: 8 bytes */
+    static const uint8_t wide[] = { 0x48, 0x8b, 0x08 };
+    CHECK(mmio_decode_access(wide, sizeof(wide), true, &a));
+    CHECK(!a.write && a.size == 8 && a.reg == 1);
+    /* not supported: 16-bit, register operands, other opcodes, truncated */
+    static const uint8_t word[] = { 0x66, 0x8b, 0x00 };
+    static const uint8_t regs[] = { 0x8b, 0xc1 };
+    static const uint8_t stos[] = { 0xf3, 0xaa };
+    CHECK(!mmio_decode_access(word, sizeof(word), true, &a));
+    CHECK(!mmio_decode_access(regs, sizeof(regs), true, &a));
+    CHECK(!mmio_decode_access(stos, sizeof(stos), true, &a));
+    CHECK(!mmio_decode_access(moffs32, 3, false, &a));
+}

@@ -29,6 +29,7 @@ static const char *const end_names[] = {
     [GUEST_END_TRIPLE_FAULT] = "triple-faulted",
     [GUEST_END_ERROR] = "was stopped by Vertigo",
     [GUEST_END_ISOLATION] = "violated isolation",
+    [GUEST_END_TEST_EXIT] = "exited through the test-exit port",
 };
 
 /* Life-cycle records of the end: every VCPU goes offline, then the domain
@@ -93,16 +94,52 @@ __attribute__((noreturn)) void domain_power_off(void *ctx)
     domain_end(ctx, GUEST_END_POWER_OFF, "power-off hypercall");
 }
 
-/* The domains of the run: domain 0, and those domain_register adds. */
-static unsigned int domains_total = 1, domains_alive = 1;
+/* The domains of the run: those domain_register adds (domain 0 first when
+ * it runs) and those refused. */
+static unsigned int domains_total, domains_alive;
 static bool every_domain_passed = true;
 static struct spinlock life_lock = SPINLOCK_INIT;
 
 void domain_register(struct domain *d)
 {
     (void)d;
+    spin_lock(&life_lock);
     domains_total++;
     domains_alive++;
+    spin_unlock(&life_lock);
+}
+
+unsigned int domains_running(void)
+{
+    spin_lock(&life_lock);
+    unsigned int n = domains_alive;
+    spin_unlock(&life_lock);
+    return n;
+}
+
+void domain_refused(struct domain *d, const char *what, const char *why)
+{
+    printk("vertigo: dom.%u (%s): %s refused: %s\n", d->id, d->name, what, why);
+    printk("guest: domain %u (%s) verdict FAIL: refused\n", d->id, d->name);
+    spin_lock(&life_lock);
+    domains_total++;
+    every_domain_passed = false;
+    spin_unlock(&life_lock);
+}
+
+/* Domain 0 alone: the run's lines and verdicts of a single guest. */
+static bool single_guest(const struct domain *d)
+{
+    return d->id == 0 && domains_total == 1;
+}
+
+__attribute__((noreturn)) void domain_test_exit(struct domain *d, uint32_t code)
+{
+    d->verdict = code == 0 ? GUEST_VERDICT_PASS : GUEST_VERDICT_FAIL;
+    fmt_snprintf(d->verdict_text, sizeof(d->verdict_text), "test-exit code %u", code);
+    printk("\nguest: domain %u (%s) test-exit code %u (QEMU's exit status would be %u)\n",
+           d->id, d->name, code, (code << 1) | 1);
+    domain_end(d, GUEST_END_TEST_EXIT, "test-exit port");
 }
 
 /* The verdict line of one domain of several; true if it passed. */
@@ -112,7 +149,8 @@ static bool domain_verdict(const struct domain *d, enum guest_end how)
         printk("guest: domain %u (%s) verdict FAIL: no verdict reported\n", d->id, d->name);
         return false;
     }
-    bool passed = d->verdict == GUEST_VERDICT_PASS && how == GUEST_END_POWER_OFF;
+    bool passed = d->verdict == GUEST_VERDICT_PASS &&
+                  (how == GUEST_END_POWER_OFF || how == GUEST_END_TEST_EXIT);
     printk("guest: domain %u (%s) verdict %s%s%s%s\n", d->id, d->name, passed ? "PASS" : "FAIL",
            d->verdict_text[0] ? ": " : "", d->verdict_text,
            d->verdict == GUEST_VERDICT_PASS && !passed ? " (passed but did not power off)" : "");
@@ -146,7 +184,7 @@ static bool only_one_alive(void)
 __attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
                                           const char *detail)
 {
-    if (domains_total > 1 && __atomic_exchange_n(&d->ended, true, __ATOMIC_ACQ_REL))
+    if (!single_guest(d) && __atomic_exchange_n(&d->ended, true, __ATOMIC_ACQ_REL))
         vmx_sched_domain_ended(d);      /* another of its VCPUs ended it */
     pmu_domain_stopping(d);
     spin_lock(console_lock_of(d));
@@ -167,7 +205,7 @@ __attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
     pmu_domain_report(d, only_one_alive());
     log_hv_flush();     /* the statistics are the largest burst of text */
 
-    if (domains_total > 1)
+    if (!single_guest(d))
         domain_end_one(d, how);
     if (d->verdict == GUEST_VERDICT_NONE) {
         printk("guest: no verdict reported by the guest\n");

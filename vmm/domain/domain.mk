@@ -2,9 +2,10 @@
 # declared beside it (dom.N=), starting the guest, a guest's APs (INIT and
 # SIPI), scheduling VCPUs on a CPU, a domain's console lines and its end.
 HV_SRCS += vmm/domain/guest.c vmm/domain/domain.c vmm/domain/domain_linux.c \
-           vmm/domain/smp_guest.c vmm/domain/domain_private.c vmm/domain/domain_vhw.c
+           vmm/domain/smp_guest.c vmm/domain/domain_private.c vmm/domain/domain_vhw.c \
+           vmm/domain/domain_mboot.c vmm/domain/domain_only.c
 HEADERS_HV += vmm/domain/domain.h vmm/domain/smp_guest.h vmm/domain/domain_private.h \
-              vmm/domain/domain_vhw.h
+              vmm/domain/domain_vhw.h vmm/domain/domain_mboot.h
 
 # Domains beside domain 0 (dom.N=, sched.slice=).
 HV_SRCS += vmm/domain/domain_config.c

@@ -5,9 +5,10 @@
 #include "lib/format.h"
 #include "lib/mem.h"
 
-#define VALUE_MAX 96u       /* longest dom.N= value read */
+#define VALUE_MAX 320u      /* longest dom.N= value read (a kernel and 8 module roles) */
 #define UNIKERNEL_MEM_DEFAULT (32ull << 20)
 #define LINUX_MEM_DEFAULT (256ull << 20)
+#define MULTIBOOT_MEM_DEFAULT (128ull << 20)
 
 struct parse {
     char *err;
@@ -53,7 +54,26 @@ static bool copy_role(char *dst, const char *src, size_t len)
     return true;
 }
 
-/* "unikernel:MODULE" or "linux:KERNEL:INITRD". */
+/* "KERNEL[:MODULE...]": the kernel's role and its modules'. */
+static bool parse_multiboot(const char *list, struct domain_spec *d)
+{
+    const char *colon = strchr(list, ':');
+    size_t len = colon ? (size_t)(colon - list) : strlen(list);
+    if (!copy_role(d->module, list, len))
+        return false;
+    while (colon) {
+        list = colon + 1;
+        colon = strchr(list, ':');
+        len = colon ? (size_t)(colon - list) : strlen(list);
+        if (d->module_count == DOMAIN_MODULES_MAX ||
+            !copy_role(d->modules[d->module_count], list, len))
+            return false;
+        d->module_count++;
+    }
+    return true;
+}
+
+/* "unikernel:MODULE", "linux:KERNEL:INITRD" or "multiboot:KERNEL[:MODULE...]". */
 static bool parse_kind(struct parse *p, const char *key, const char *value,
                        struct domain_spec *d)
 {
@@ -76,8 +96,17 @@ static bool parse_kind(struct parse *p, const char *key, const char *value,
                         "of 1..31 characters)", key, value);
         return true;
     }
-    return fail(p, "%s=%s: unknown domain kind (expected unikernel:MODULE or "
-                "linux:KERNEL_MODULE:INITRD_MODULE)", key, value);
+    if (strncmp(value, "multiboot:", 10) == 0) {
+        d->kind = DOMAIN_KIND_MULTIBOOT;
+        d->mem_bytes = MULTIBOOT_MEM_DEFAULT;
+        if (!parse_multiboot(value + 10, d))
+            return fail(p, "%s=%s: expected multiboot:KERNEL_MODULE[:MODULE...] (module roles "
+                        "of 1..31 characters, at most 8 modules)", key, value);
+        return true;
+    }
+    return fail(p, "%s=%s: unknown domain kind (expected unikernel:MODULE, "
+                "linux:KERNEL_MODULE:INITRD_MODULE or multiboot:KERNEL_MODULE[:MODULE...])",
+                key, value);
 }
 
 static bool parse_mem(struct parse *p, const char *key, const char *value, uint64_t *mem)
@@ -126,15 +155,27 @@ static bool parse_name(struct parse *p, const char *key, const char *value, char
     return true;
 }
 
-/* The sub-options of dom.N (mem, cpu, name); each is an error without dom.N=. */
+static bool parse_cmdline(struct parse *p, const char *key, const char *value,
+                          struct domain_spec *d)
+{
+    if (d->kind != DOMAIN_KIND_MULTIBOOT)
+        return fail(p, "%s=%s: only a multiboot domain takes a command line here (a Linux "
+                    "kernel's is the rest of its module's line)", key, value);
+    memcpy(d->cmdline, value, strlen(value) + 1);
+    d->has_cmdline = true;
+    return true;
+}
+
+/* The sub-options of dom.N (mem, cpu, name, cmdline); each is an error
+ * without dom.N=. */
 static bool parse_sub(struct parse *p, const char *cmdline, unsigned int n, unsigned int cpus,
                       struct domain_spec *d)
 {
-    static const char *const subs[] = { "mem", "cpu", "name" };
-    char key[24], value[VALUE_MAX];
+    static const char *const subs[] = { "mem", "cpu", "name", "cmdline" };
+    char key[24], value[DOMAIN_CMDLINE_MAX];
     bool present;
 
-    for (unsigned int s = 0; s < 3; s++) {
+    for (unsigned int s = 0; s < 4; s++) {
         fmt_snprintf(key, sizeof(key), "dom.%u.%s", n, subs[s]);
         if (!read_option(p, cmdline, key, value, sizeof(value), &present))
             return false;
@@ -147,7 +188,8 @@ static bool parse_sub(struct parse *p, const char *cmdline, unsigned int n, unsi
         }
         bool ok = s == 0 ? parse_mem(p, key, value, &d->mem_bytes)
                 : s == 1 ? parse_cpu(p, key, value, cpus, &d->cpu)
-                         : parse_name(p, key, value, d->name);
+                : s == 2 ? parse_name(p, key, value, d->name)
+                         : parse_cmdline(p, key, value, d);
         if (!ok)
             return false;
     }

@@ -1,7 +1,10 @@
 /* Domains declared on Vertigo's command line, beside domain 0:
- *     dom.N=unikernel:MODULE  or  dom.N=linux:KERNEL_MODULE:INITRD_MODULE  (N = 1..7)
+ *     dom.N=unikernel:MODULE  or  dom.N=linux:KERNEL_MODULE:INITRD_MODULE  or
+ *     dom.N=multiboot:KERNEL_MODULE[:MODULE...]  (N = 1..7; up to 8 modules)
  *     dom.N.mem=SIZE   (K/M/G; a 2 MiB multiple, at least 4M; default 32M
- *                       for a unikernel, 256M for Linux)
+ *                       for a unikernel, 256M for Linux, 128M for multiboot)
+ *     dom.N.cmdline=TEXT (multiboot: the kernel's command line, quoted if
+ *                       it has spaces; default: the rest of its module's line)
  *     dom.N.cpu=C      (the physical CPU it runs on; default 0)
  *     dom.N.name=NAME  (default domN; letters, digits, '-', '_')
  *     sched.slice=TIME (10ms, 500us, 1s; default 10ms)
@@ -17,6 +20,8 @@
 #define DOMAIN_MAX          8u      /* domain 0 and dom.1 .. dom.7 */
 #define DOMAIN_ROLE_MAX     32u     /* module role with its NUL */
 #define DOMAIN_NAME_MAX     16u     /* name with its NUL */
+#define DOMAIN_MODULES_MAX  8u      /* a multiboot kernel's modules */
+#define DOMAIN_CMDLINE_MAX  512u    /* dom.N.cmdline= with its NUL */
 
 #define DOMAIN_MEM_ALIGN    (2ull << 20)
 #define DOMAIN_MEM_MIN      (4ull << 20)
@@ -29,12 +34,17 @@ enum domain_kind {
     DOMAIN_KIND_NONE,           /* not declared */
     DOMAIN_KIND_UNIKERNEL,
     DOMAIN_KIND_LINUX,
+    DOMAIN_KIND_MULTIBOOT,
 };
 
 struct domain_spec {
     enum domain_kind kind;
-    char module[DOMAIN_ROLE_MAX];   /* unikernel image or Linux kernel role */
+    char module[DOMAIN_ROLE_MAX];   /* unikernel image, Linux or multiboot kernel role */
     char initrd[DOMAIN_ROLE_MAX];   /* Linux only */
+    char modules[DOMAIN_MODULES_MAX][DOMAIN_ROLE_MAX];  /* multiboot only, in order */
+    unsigned int module_count;
+    bool has_cmdline;               /* dom.N.cmdline= given (multiboot only) */
+    char cmdline[DOMAIN_CMDLINE_MAX];
     uint64_t mem_bytes;
     unsigned int cpu;
     char name[DOMAIN_NAME_MAX];

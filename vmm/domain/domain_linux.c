@@ -18,7 +18,6 @@
 #include "vmm/domain/smp_guest.h"
 #include "vmm/vmx_hooks.h"
 
-#define HEAP_BYTES (32ull << 20)
 #define HOST_IDENTITY_LIMIT 0x100000000ull
 #define MAX_HIDDEN (3 + BOOT_MAX_MODULES + DOMAIN_MAX - 1)
 
@@ -123,6 +122,7 @@ __attribute__((noreturn)) void linux_domain_run(const struct boot_info *bi,
     struct phys_range hidden[MAX_HIDDEN];
 
     create_vcpus(bi);
+    domain_register(&dom0);
 
     if (!heap_init(pa, HEAP_BYTES))
         fail("too little memory", "no room for Vertigo's heap below 4 GiB");

@@ -3,9 +3,12 @@
 
 #include "boot/platform.h"
 #include "boot/run_end.h"
+#include "lib/cmdline.h"
 #include "lib/console.h"
 #include "vmm/domain/domain.h"
+#include "vmm/domain/domain_mboot.h"
 #include "vmm/domain/domain_vhw.h"
+#include "lib/format.h"
 #include "vmm/loader/guest_modules.h"
 #include "lib/mem.h"
 #include "vmm/loader/unikernel_boot.h"
@@ -23,17 +26,18 @@ __attribute__((noreturn)) static void refuse(unsigned int n, const char *why)
     run_end(RUN_FAIL, "bad domain declaration");
 }
 
+static const char *kind_name(enum domain_kind kind)
+{
+    return kind == DOMAIN_KIND_LINUX ? "linux" : kind == DOMAIN_KIND_MULTIBOOT ? "multiboot"
+                                                                            : "unikernel";
+}
+
 static void check_role(const struct boot_info *bi, unsigned int n, const char *role)
 {
-    const struct domain_spec *spec = &config.dom[n];
     if (guest_module_find(bi, role, NULL))
         return;
-    if (spec->kind == DOMAIN_KIND_LINUX)
-        printk("vertigo: dom.%u=linux:%s:%s: no GRUB module has the role '%s'\n", n,
-               spec->module, spec->initrd, role);
-    else
-        printk("vertigo: dom.%u=unikernel:%s: no GRUB module has the role '%s'\n", n,
-               spec->module, role);
+    printk("vertigo: dom.%u=%s:%s...: no GRUB module has the role '%s'\n", n,
+           kind_name(config.dom[n].kind), config.dom[n].module, role);
     run_end(RUN_FAIL, "bad domain declaration");
 }
 
@@ -43,6 +47,8 @@ static void check_module(const struct boot_info *bi, unsigned int n)
     check_role(bi, n, spec->module);
     if (spec->kind == DOMAIN_KIND_LINUX)
         check_role(bi, n, spec->initrd);
+    for (unsigned int i = 0; i < spec->module_count; i++)
+        check_role(bi, n, spec->modules[i]);
 }
 
 unsigned int domains_reserve(const struct boot_info *bi, unsigned int cpus,
@@ -69,8 +75,8 @@ unsigned int domains_reserve(const struct boot_info *bi, unsigned int cpus,
         domains[n].vmx.ram_hpa = base;
         hidden[(*count)++] = (struct phys_range){ base, base + spec->mem_bytes };
         printk("domain %u (%s): %s '%s', %lu MiB of RAM at [%#lx-%#lx), cpu %u\n", n,
-               spec->name, spec->kind == DOMAIN_KIND_LINUX ? "linux" : "unikernel",
-               spec->module, spec->mem_bytes >> 20, base, base + spec->mem_bytes, spec->cpu);
+               spec->name, kind_name(spec->kind), spec->module, spec->mem_bytes >> 20, base,
+               base + spec->mem_bytes, spec->cpu);
     }
     if (config.count)
         printk("sched: slice %u us of guest time\n", config.slice_us);
@@ -111,6 +117,29 @@ static void load_unikernel(const struct boot_info *bi, struct domain *d)
            start_states[d->id].rip, layout.free_start, layout.free_end);
 }
 
+/* Loads domain d's images; false if a multiboot image was refused (the
+ * domain then does not run). */
+static bool load_domain(const struct boot_info *bi, struct domain *d)
+{
+    const struct domain_spec *spec = &config.dom[d->id];
+    struct guest_mem mem = { domain_ram, d };
+    char why[160];
+
+    if (spec->kind == DOMAIN_KIND_LINUX) {
+        domain_vhw_build(bi, d, spec, &mem, &start_states[d->id]);
+    } else if (spec->kind == DOMAIN_KIND_MULTIBOOT) {
+        if (!domain_mboot_build(bi, d, spec, &mem, &start_states[d->id], why, sizeof(why))) {
+            char what[DOMAIN_ROLE_MAX + 24];
+            fmt_snprintf(what, sizeof(what), "multiboot kernel '%s'", spec->module);
+            domain_refused(d, what, why);
+            return false;
+        }
+    } else {
+        load_unikernel(bi, d);
+    }
+    return true;
+}
+
 void domains_build(const struct boot_info *bi)
 {
     for (unsigned int n = 1; n < DOMAIN_MAX; n++) {
@@ -122,12 +151,8 @@ void domains_build(const struct boot_info *bi)
         memcpy(d->name, spec->name, sizeof(d->name));
         d->vcpu_count = 1;
         d->vcpus[0] = (struct vcpu){ .id = 0, .cpu = spec->cpu, .domain = d };
-        if (spec->kind == DOMAIN_KIND_LINUX) {
-            struct guest_mem mem = { domain_ram, d };
-            domain_vhw_build(bi, d, spec, &mem, &start_states[n]);
-        } else {
-            load_unikernel(bi, d);
-        }
+        if (!load_domain(bi, d))
+            continue;
         if (!vmx_domain_init_private(d, d->vmx.ram_hpa, spec->mem_bytes))
             refuse(n, "VT-x set-up failed (see the message above)");
         d->vmx.boot_state = &start_states[n];
@@ -140,4 +165,26 @@ void domains_build(const struct boot_info *bi)
     if (!platform_tsc_hz())
         refuse(1, "the TSC rate is unknown: sched.slice= cannot be converted");
     vmx_sched_set_slice(sched_slice_ticks(config.slice_us, platform_tsc_hz()));
+}
+
+struct vcpu *domains_first_vcpu(unsigned int cpu)
+{
+    for (unsigned int n = 1; n < DOMAIN_MAX; n++) {
+        struct domain *d = &domains[n];
+        if (config.dom[n].kind != DOMAIN_KIND_NONE && d->vmx.boot_state &&
+            d->vcpus[0].cpu == cpu)
+            return &d->vcpus[0];
+    }
+    return NULL;
+}
+
+bool domains_declared(const char *cmdline)
+{
+    char key[8];
+    for (unsigned int n = 1; n < DOMAIN_MAX; n++) {
+        fmt_snprintf(key, sizeof(key), "dom.%u", n);
+        if (cmdline_has(cmdline, key))
+            return true;
+    }
+    return false;
 }

@@ -7,6 +7,7 @@
 #ifndef VMM_DOMAIN_PRIVATE_H
 #define VMM_DOMAIN_PRIVATE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "vmm/loader/boot_info.h"
@@ -26,5 +27,17 @@ unsigned int domains_reserve(const struct boot_info *bi, unsigned int cpus,
  * declared domain, builds its EPT and bitmaps, and adds its VCPU to the
  * scheduler of its CPU. Errors end the run with a message. */
 void domains_build(const struct boot_info *bi);
+
+/* The first domain that domains_build set up to run on `cpu`, or NULL. */
+struct vcpu *domains_first_vcpu(unsigned int cpu);
+
+/* True if the command line declares any dom.N=. */
+bool domains_declared(const char *cmdline);
+
+/* No domain 0 (no Linux guest, guest=none): the declared domains run
+ * alone, every one on CPU 0, the run ending with the last. Errors end the
+ * run with a message. */
+__attribute__((noreturn)) void domains_only_run(const struct boot_info *bi,
+                                                struct page_allocator *pa);
 
 #endif

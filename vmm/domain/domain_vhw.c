@@ -17,6 +17,7 @@
 #define ACPI_PAGE_BYTES 4096u
 #define HIGH_RAM_GPA    0x100000ul      /* [0xa0000, 1 MiB): the legacy hole */
 #define CMDLINE_MAX     1024u
+#define CPUID_ADDRESS_SIZES 0x80000008u     /* EAX[7:0]: physical-address bits */
 /* The console on the virtual UART; noapic: there is no I/O APIC, and
  * Linux 6.1 with I/O APIC set-up skipped keeps the x2APIC the "firmware"
  * enabled (without it, having no interrupt remapping and not knowing the
@@ -44,18 +45,21 @@ static void build_e820(struct e820_table *t, uint64_t mem)
     t->count = 3;
 }
 
-static uint64_t build_acpi(struct domain *d, const struct guest_mem *ram)
+uint64_t domain_vhw_acpi(const struct domain *d, const struct guest_mem *ram, uint64_t gpa,
+                         const void **rsdp)
 {
-    struct acpi_build_config cfg = { .gpa = ACPI_PAGE_GPA, .vcpus = d->vcpu_count,
+    struct acpi_build_config cfg = { .gpa = gpa, .vcpus = d->vcpu_count,
                                      .power_port = DOMAIN_VHW_POWER_PORT, .com1 = true };
     struct acpi_build_result res;
-    void *page = ram->gpa_to_host(ram->ctx, ACPI_PAGE_GPA, ACPI_PAGE_BYTES);
+    uint8_t *page = ram->gpa_to_host(ram->ctx, gpa, ACPI_PAGE_BYTES);
     if (!page)
         fail(d, "no room for the ACPI tables", "RAM too small");
     memset(page, 0, ACPI_PAGE_BYTES);
     enum acpi_build_status st = acpi_build_tables(&cfg, page, ACPI_PAGE_BYTES, &res);
     if (st != ACPI_BUILD_OK)
         fail(d, "cannot build the ACPI tables", acpi_build_error(st));
+    if (rsdp)
+        *rsdp = page + (res.rsdp_gpa - gpa);
     return res.rsdp_gpa;
 }
 
@@ -102,23 +106,40 @@ static void load_linux(const struct boot_info *bi, struct domain *d,
            layout.initrd_size >> 10, ACPI_PAGE_GPA, cfg.cmdline);
 }
 
-void domain_vhw_build(const struct boot_info *bi, struct domain *d,
-                      const struct domain_spec *spec, const struct guest_mem *ram,
-                      struct linux_boot_state *start)
+struct domain_vhw *domain_vhw_devices(struct domain *d, const struct domain_vhw_options *o)
 {
     struct domain_vhw *hw = &vhw[d->id];
     if (d->vcpu_count > DOMAIN_VHW_VCPUS)
-        fail(d, "too many VCPUs", "a Linux domain has one");
+        fail(d, "too many VCPUs", "a domain with virtual hardware has one");
     if (!platform_tsc_hz())
         fail(d, "the TSC rate is unknown", "the virtual APIC timer needs it");
+    memset(hw, 0, sizeof(*hw));
     hw->cpuid = (struct cpuid_domain){ .vcpus = d->vcpu_count, .tsc_hz = platform_tsc_hz(),
                                        .host_max_leaf = cpuid(0, 0).eax };
     vuart16550_init(&hw->uart, VUART_COM1_BASE, domain_console_output, d);
     hw->power_port = DOMAIN_VHW_POWER_PORT;
+    hw->test_exit_port = o->test_exit_port;
+    hw->has_fw_cfg = o->fw_cfg;
+    fw_cfg_init(&hw->fw_cfg, (uint16_t)d->vcpu_count, o->ram_bytes);
+    uint64_t tick = cpuid_domain_tsc_per_crystal(&hw->cpuid);
     for (unsigned int i = 0; i < d->vcpu_count; i++) {
-        vlapic_init(&hw->lapic[i], i, i == 0, cpuid_domain_tsc_per_crystal(&hw->cpuid));
+        if (o->xapic)
+            vlapic_init_xapic(&hw->lapic[i], i, i == 0, tick);
+        else
+            vlapic_init(&hw->lapic[i], i, i == 0, tick);
         vlapic_timer_set_min_period(&hw->lapic[i], platform_tsc_hz());
+        hw->lapic[i].phys_bits = (uint8_t)(cpuid(CPUID_ADDRESS_SIZES, 0).eax & 0xff);
+        hw->misc_enable[i] = DOMAIN_VHW_MISC_ENABLE;
     }
-    load_linux(bi, d, spec, ram, build_acpi(d, ram), start);
     d->vhw = hw;
+    return hw;
+}
+
+void domain_vhw_build(const struct boot_info *bi, struct domain *d,
+                      const struct domain_spec *spec, const struct guest_mem *ram,
+                      struct linux_boot_state *start)
+{
+    struct domain_vhw_options o = { .ram_bytes = spec->mem_bytes };
+    domain_vhw_devices(d, &o);
+    load_linux(bi, d, spec, ram, domain_vhw_acpi(d, ram, ACPI_PAGE_GPA, NULL), start);
 }

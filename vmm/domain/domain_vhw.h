@@ -15,17 +15,36 @@
 #include <stdint.h>
 
 #include "vmm/vhw/cpuid_domain.h"
+#include "vmm/vhw/fw_cfg.h"
 #include "vmm/vhw/vlapic.h"
+#include "vmm/vhw/vtsc.h"
 #include "vmm/vhw/vuart16550.h"
 
 #define DOMAIN_VHW_VCPUS      1u        /* a private domain has one VCPU */
 #define DOMAIN_VHW_POWER_PORT 0x600u    /* ACPI sleep control, status, reset */
 
+#define DOMAIN_VHW_TEST_EXIT  0xf4u     /* QEMU's isa-debug-exit (multiboot domains) */
+
 struct domain_vhw {
     struct cpuid_domain cpuid;
     struct vuart16550 uart;
     uint16_t power_port;
+    uint16_t test_exit_port;    /* 0: none (a Linux domain) */
+    bool has_fw_cfg;
+    struct fw_cfg fw_cfg;
     struct vlapic lapic[DOMAIN_VHW_VCPUS];
+    struct vtsc tsc[DOMAIN_VHW_VCPUS];          /* each VCPU's TSC offset and TSC_ADJUST */
+    uint64_t misc_enable[DOMAIN_VHW_VCPUS];     /* IA32_MISC_ENABLE as the guest wrote it */
+};
+
+#define DOMAIN_VHW_MISC_ENABLE 0x1801ull        /* fast strings; no BTS, no PEBS */
+
+/* What a kind of domain gets besides the UART, APIC, CPUID and power ports. */
+struct domain_vhw_options {
+    bool xapic;                 /* the APIC starts in xAPIC mode (else x2APIC) */
+    uint16_t test_exit_port;    /* a port whose write ends the domain with a code */
+    bool fw_cfg;                /* QEMU's fw_cfg ports with the CPU count and RAM size */
+    uint64_t ram_bytes;
 };
 
 struct boot_info;
@@ -33,6 +52,16 @@ struct domain;
 struct domain_spec;
 struct guest_mem;
 struct linux_boot_state;
+
+/* The devices of domain d in their reset state (d->vhw points at them).
+ * Ends the run with a message if the TSC rate is unknown. */
+struct domain_vhw *domain_vhw_devices(struct domain *d, const struct domain_vhw_options *o);
+
+/* The ACPI tables (one VCPU, the power ports, COM1) in the page at `gpa`
+ * of the domain's RAM; returns the RSDP's guest-physical address and, if
+ * `rsdp` is not NULL, a host pointer to it. Ends the run on an error. */
+uint64_t domain_vhw_acpi(const struct domain *d, const struct guest_mem *ram, uint64_t gpa,
+                         const void **rsdp);
 
 /* Builds Linux domain d as `spec` declares it, in its RAM (`ram`: guest-
  * physical [0, spec->mem_bytes)): its e820 map (low RAM, the ACPI page,

@@ -3,6 +3,7 @@
 #include "lib/cmdline.h"
 #include "lib/console.h"
 #include "vmm/domain/domain.h"
+#include "vmm/domain/domain_private.h"
 #include "vmm/loader/guest_modules.h"
 #include "lib/mem.h"
 #include "vmm/start_stages.h"
@@ -20,6 +21,8 @@ __attribute__((noreturn)) void guest_start(const struct boot_info *bi,
         memcpy(guest, dflt, strlen(dflt) + 1);
     }
 
+    if (strcmp(guest, "none") == 0 && domains_declared(bi->cmdline))
+        domains_only_run(bi, pa);
     if (strcmp(guest, "none") == 0)
         run_end(RUN_PASS, "platform report complete, no guest requested");
     if (strcmp(guest, "linux") != 0) {

@@ -1,7 +1,8 @@
-/* Decoding the few x86-64 store instructions guests use for MMIO
- * registers (MOV r/m32,r32; MOV r/m32,imm32; XCHG r/m32,r32), enough to
- * emulate a trapped write to an emulated device page (the local APIC's
- * ICR) without a general instruction emulator. Portable, host-tested. */
+/* Decoding the few x86 instructions guests use for MMIO registers (MOV
+ * r/m32,r32; MOV r/m32,imm32; XCHG r/m32,r32; MOV r32,r/m32; MOV with the
+ * accumulator and a direct address), enough to emulate a trapped access to
+ * an emulated device page (the local APIC's) without a general
+ * instruction emulator. Portable, host-tested. */
 #ifndef VMM_MMIO_DECODE_H
 #define VMM_MMIO_DECODE_H
 
@@ -21,5 +22,22 @@ struct mmio_store {
  * that is not one of the supported store forms (the caller then reports
  * and stops the guest rather than guess). */
 bool mmio_decode_store(const uint8_t *bytes, size_t avail, struct mmio_store *out);
+
+/* A load or a store of an emulated device register (an access to a
+ * device page that exits): the store forms above plus MOV r32, r/m32
+ * (8B /r) and the accumulator forms with a direct address (A1 load, A3
+ * store; the address is 4 bytes in 32-bit code, 8 in 64-bit code). In
+ * 32-bit code (long_mode false) bytes 40-4F are not REX prefixes. */
+struct mmio_access {
+    unsigned int length;        /* instruction bytes */
+    unsigned int size;          /* operand bytes: 4 (or 8 with REX.W) */
+    bool write;
+    bool from_register;         /* a write's value in GPR `reg`, else `immediate` */
+    unsigned int reg;           /* the register written (load) or read (store) */
+    uint32_t immediate;
+};
+
+bool mmio_decode_access(const uint8_t *bytes, size_t avail, bool long_mode,
+                        struct mmio_access *out);
 
 #endif

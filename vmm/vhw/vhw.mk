@@ -1,12 +1,13 @@
 # vmm/vhw/: the virtual hardware of a Linux domain other than domain 0:
 # x2APIC, 16550 UART, ACPI tables, CPUID policy and the decoder of MMIO
 # stores (portable; vmx/ wires them).
-HV_SRCS += vmm/vhw/vlapic.c vmm/vhw/vlapic_timer.c
-HEADERS_HV += vmm/vhw/vlapic.h vmm/vhw/vlapic_timer.h
-HEADERS_HOST += vmm/vhw/vlapic.h vmm/vhw/vlapic_timer.h
+HV_SRCS += vmm/vhw/vlapic.c vmm/vhw/vlapic_timer.c vmm/vhw/vlapic_xapic.c
+HEADERS_HV += vmm/vhw/vlapic.h vmm/vhw/vlapic_timer.h vmm/vhw/vlapic_regs.h
+HEADERS_HOST += vmm/vhw/vlapic.h vmm/vhw/vlapic_timer.h vmm/vhw/vlapic_regs.h
 
 UNIT_TESTS += vlapic
-unit_vlapic_SRCS := tests/unit/test_vlapic.c vmm/vhw/vlapic.c vmm/vhw/vlapic_timer.c
+unit_vlapic_SRCS := tests/unit/test_vlapic.c tests/unit/test_vlapic_xapic.c vmm/vhw/vlapic.c \
+                    vmm/vhw/vlapic_timer.c vmm/vhw/vlapic_xapic.c
 
 HV_SRCS += vmm/vhw/vuart16550.c
 HEADERS_HV += vmm/vhw/vuart16550.h
@@ -25,7 +26,7 @@ HEADERS_HV += vmm/vhw/cpuid_domain.h
 HEADERS_HOST += vmm/vhw/cpuid_domain.h
 UNIT_TESTS += cpuid_domain
 unit_cpuid_domain_SRCS := tests/unit/test_cpuid_domain.c vmm/vhw/cpuid_domain.c vmm/vhw/vlapic.c \
-                          vmm/vhw/vlapic_timer.c
+                          vmm/vhw/vlapic_timer.c vmm/vhw/vlapic_xapic.c
 
 HV_SRCS += vmm/vhw/mmio_decode.c
 HEADERS_HV += vmm/vhw/mmio_decode.h
@@ -40,3 +41,17 @@ HEADERS_HV += vmm/vhw/msr_check.h
 HEADERS_HOST += vmm/vhw/msr_check.h
 UNIT_TESTS += msr_check
 unit_msr_check_SRCS := tests/unit/test_msr_check.c vmm/vhw/msr_check.c vmm/guest/guest_pt.c
+
+# QEMU's fw_cfg items (CPU count, RAM size) for multiboot domains.
+HV_SRCS += vmm/vhw/fw_cfg.c
+HEADERS_HV += vmm/vhw/fw_cfg.h
+HEADERS_HOST += vmm/vhw/fw_cfg.h
+UNIT_TESTS += fw_cfg
+unit_fw_cfg_SRCS := tests/unit/test_fw_cfg.c vmm/vhw/fw_cfg.c
+
+# A domain's TSC offset and TSC_ADJUST.
+HV_SRCS += vmm/vhw/vtsc.c
+HEADERS_HV += vmm/vhw/vtsc.h
+HEADERS_HOST += vmm/vhw/vtsc.h
+UNIT_TESTS += vtsc
+unit_vtsc_SRCS := tests/unit/test_vtsc.c vmm/vhw/vtsc.c

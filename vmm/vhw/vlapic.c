@@ -3,6 +3,7 @@
  * (11.12.1.2), IRR/ISR/TMR, TPR/PPR, EOI, self-IPIs and the LVT. The
  * timer's arithmetic is in vmm/vhw/vlapic_timer.c. */
 #include "vmm/vhw/vlapic.h"
+#include "vmm/vhw/vlapic_regs.h"
 #include "vmm/vhw/vlapic_timer.h"
 
 #define LVT_VECTOR     0xffu
@@ -18,12 +19,11 @@
 #define SHORTHAND_NONE 0u
 #define SHORTHAND_SELF 1u
 #define DCR_BITS       0xbu
-#define APIC_BASE_RESERVED (~(0xfffffffff000ull | VLAPIC_BASE_BSP | \
-                              VLAPIC_BASE_EXTD | VLAPIC_BASE_EN))
+#define DEFAULT_PHYS_BITS 48
 
 /* Bits a write may set in each LVT entry; the read-only ones (delivery
  * status, remote IRR) are accepted and ignored, any other set bit #GPs. */
-static const uint32_t lvt_writable[VLAPIC_LVT_COUNT] = {
+const uint32_t vlapic_lvt_writable[VLAPIC_LVT_COUNT] = {
     [VLAPIC_LVT_TIMER]   = LVT_VECTOR | VLAPIC_LVT_MASKED | VLAPIC_TIMER_MODE_MASK,
     [VLAPIC_LVT_THERMAL] = LVT_VECTOR | VLAPIC_DM_MASK | VLAPIC_LVT_MASKED,
     [VLAPIC_LVT_PERF]    = LVT_VECTOR | VLAPIC_DM_MASK | VLAPIC_LVT_MASKED,
@@ -65,6 +65,8 @@ uint32_t vlapic_ppr(const struct vlapic *a)
 
 int vlapic_pending_vector(const struct vlapic *a)
 {
+    if (vlapic_mode(a) == VLAPIC_MODE_DISABLED)
+        return -1;
     int irrv = bit_highest(a->irr);
 
     if (irrv < 0 || ((uint32_t)irrv & 0xf0u) <= (vlapic_ppr(a) & 0xf0u))
@@ -155,6 +157,9 @@ void vlapic_init(struct vlapic *a, uint32_t apic_id, bool bsp, uint64_t tsc_per_
     a->id = apic_id;
     a->apic_base = VLAPIC_BASE_DEFAULT | VLAPIC_BASE_EN | VLAPIC_BASE_EXTD |
                    (bsp ? VLAPIC_BASE_BSP : 0);
+    a->phys_bits = DEFAULT_PHYS_BITS;
+    a->xapic_id = (uint8_t)apic_id;
+    a->xapic_dfr = 0xffffffffu;
     a->svr = 0xff;
     for (int i = 0; i < VLAPIC_LVT_COUNT; i++)
         a->lvt[i] = VLAPIC_LVT_MASKED;
@@ -196,7 +201,7 @@ static bool read_bitmaps(const struct vlapic *a, uint32_t msr, uint64_t *value)
     return true;
 }
 
-static bool read_register(struct vlapic *a, uint32_t msr, uint64_t now_tsc, uint64_t *value)
+bool vlapic_read_register(struct vlapic *a, uint32_t msr, uint64_t now_tsc, uint64_t *value)
 {
     switch (msr) {
     case VLAPIC_MSR_APIC_BASE:   *value = a->apic_base; return true;
@@ -221,33 +226,33 @@ static bool read_register(struct vlapic *a, uint32_t msr, uint64_t now_tsc, uint
     return read_bitmaps(a, msr, value);
 }
 
+/* The x2APIC registers exist as MSRs only in x2APIC mode (SDM 11.12.1.2). */
+static bool x2apic_register(const struct vlapic *a, uint32_t msr)
+{
+    return msr == VLAPIC_MSR_APIC_BASE || msr == VLAPIC_MSR_TSC_DEADLINE ||
+           vlapic_mode(a) == VLAPIC_MODE_X2APIC;
+}
+
 /* EOI and SELF IPI are write-only; CMCI and every unlisted offset are
  * reserved here: RDMSR of them #GPs (SDM 11.12.1.2). */
 enum vlapic_status vlapic_rdmsr(struct vlapic *a, uint32_t msr, uint64_t now_tsc,
                                 uint64_t *value)
 {
     vlapic_timer_advance(a, now_tsc);
-    return read_register(a, msr, now_tsc, value) ? VLAPIC_OK : VLAPIC_GP;
+    if (!x2apic_register(a, msr))
+        return VLAPIC_GP;
+    return vlapic_read_register(a, msr, now_tsc, value) ? VLAPIC_OK : VLAPIC_GP;
 }
 
 /* ---- writes ---- */
-
-static enum vlapic_status write_apic_base(struct vlapic *a, uint64_t value)
-{
-    /* Only x2APIC mode exists: EN and EXTD stay set, the base and BSP
-     * flag stay as they are (a disabled or xAPIC APIC has no model). */
-    if ((value & APIC_BASE_RESERVED) || value != a->apic_base)
-        return VLAPIC_GP;
-    return VLAPIC_OK;
-}
 
 static enum vlapic_status write_lvt(struct vlapic *a, enum vlapic_lvt which, uint32_t value)
 {
     uint32_t ignored = LVT_STATUS | LVT_REMOTE_IRR;
 
-    if (value & ~(lvt_writable[which] | ignored))
+    if (value & ~(vlapic_lvt_writable[which] | ignored))
         return VLAPIC_GP;
-    value &= lvt_writable[which];
+    value &= vlapic_lvt_writable[which];
     if (which == VLAPIC_LVT_TIMER &&
         (value & VLAPIC_TIMER_MODE_MASK) == VLAPIC_TIMER_MODE_MASK)
         return VLAPIC_GP;           /* mode 11b is reserved */
@@ -272,7 +277,7 @@ static enum vlapic_status write_svr(struct vlapic *a, uint32_t value)
 }
 
 /* A fixed IPI this APIC delivers itself, or one handed to the caller. */
-static enum vlapic_status send_ipi(struct vlapic *a, uint64_t icr)
+enum vlapic_status vlapic_send_ipi(struct vlapic *a, uint64_t icr)
 {
     uint32_t low = (uint32_t)icr, shorthand = (low >> ICR_SHORTHAND_SHIFT) & 3u;
     uint32_t dm = low & VLAPIC_DM_MASK;
@@ -306,7 +311,7 @@ static enum vlapic_status write_icr(struct vlapic *a, uint64_t value)
     if ((value & ~ICR_WRITABLE) || dm == VLAPIC_DM_EXTINT || dm == (3u << 8))
         return VLAPIC_GP;
     a->icr = value;
-    return send_ipi(a, value);
+    return vlapic_send_ipi(a, value);
 }
 
 static enum vlapic_status write_esr(struct vlapic *a, uint64_t value)
@@ -331,7 +336,7 @@ static enum vlapic_status write_timer(struct vlapic *a, uint32_t msr, uint32_t v
     return VLAPIC_OK;
 }
 
-static enum vlapic_status write_register(struct vlapic *a, uint32_t msr, uint64_t value,
+enum vlapic_status vlapic_write_register(struct vlapic *a, uint32_t msr, uint64_t value,
                                          uint64_t now_tsc)
 {
     uint32_t low = (uint32_t)value;
@@ -356,7 +361,7 @@ static enum vlapic_status write_register(struct vlapic *a, uint32_t msr, uint64_
     case VLAPIC_MSR_SELF_IPI:
         if (low & ~LVT_VECTOR)
             return VLAPIC_GP;
-        return send_ipi(a, (uint64_t)SHORTHAND_SELF << ICR_SHORTHAND_SHIFT | low);
+        return vlapic_send_ipi(a, (uint64_t)SHORTHAND_SELF << ICR_SHORTHAND_SHIFT | low);
     case VLAPIC_MSR_TIMER_ICR:
     case VLAPIC_MSR_TIMER_DCR:
         return write_timer(a, msr, low, now_tsc);
@@ -373,11 +378,13 @@ enum vlapic_status vlapic_wrmsr(struct vlapic *a, uint32_t msr, uint64_t value,
 {
     vlapic_timer_advance(a, now_tsc);
     if (msr == VLAPIC_MSR_APIC_BASE)
-        return write_apic_base(a, value);
+        return vlapic_write_apic_base(a, value);
     if (msr == VLAPIC_MSR_TSC_DEADLINE) {
         vlapic_timer_set_deadline(a, value);
         vlapic_timer_advance(a, now_tsc);   /* a deadline in the past fires now */
         return VLAPIC_OK;
     }
-    return write_register(a, msr, value, now_tsc);
+    if (!x2apic_register(a, msr))
+        return VLAPIC_GP;
+    return vlapic_write_register(a, msr, value, now_tsc);
 }

@@ -1,10 +1,13 @@
-/* The virtual x2APIC of a domain's VCPU (SDM Vol. 3A ch. 11): the x2APIC
- * MSR interface, the APIC timer in one-shot, periodic and TSC-deadline
- * modes computed from the guest's TSC, and the IRR/ISR/PPR logic that
- * picks the vector to inject. Portable: the caller (the VM-exit handlers)
- * reads the guest TSC, injects what this file says, and turns
- * VLAPIC_GP into a #GP(0). Only x2APIC mode exists: IA32_APIC_BASE starts
- * with EN and EXTD set and cannot leave it; there is no MMIO page. */
+/* The virtual local APIC of a domain's VCPU (SDM Vol. 3A ch. 11): the
+ * x2APIC MSR interface, the xAPIC page's registers (vmm/vhw/vlapic_xapic.c),
+ * the mode changes IA32_APIC_BASE allows (11.12.5: disabled, xAPIC,
+ * x2APIC), the APIC timer in one-shot, periodic and TSC-deadline modes
+ * computed from the guest's TSC, and the IRR/ISR/PPR logic that picks the
+ * vector to inject. Portable: the caller (the VM-exit handlers) reads the
+ * guest TSC, decodes the guest's accesses to the xAPIC page, injects what
+ * this file says, and turns VLAPIC_GP into a #GP(0). A Linux domain's
+ * starts in x2APIC mode (vlapic_init), a multiboot domain's in xAPIC mode
+ * as after a reset (vlapic_init_xapic). */
 #ifndef VMM_VLAPIC_H
 #define VMM_VLAPIC_H
 
@@ -94,9 +97,20 @@ struct vlapic_ipi {
     uint32_t dest;              /* x2APIC destination, ICR bits 63:32 */
 };
 
+enum vlapic_mode {
+    VLAPIC_MODE_DISABLED,       /* IA32_APIC_BASE.EN clear: no MMIO page, no x2APIC MSRs */
+    VLAPIC_MODE_XAPIC,          /* EN: the registers in the page at the base address */
+    VLAPIC_MODE_X2APIC,         /* EN and EXTD: the registers are MSRs 0x800-0x8ff */
+};
+
 struct vlapic {
-    uint32_t id;
+    uint32_t id;                /* the initial (x2)APIC ID */
     uint64_t apic_base;
+    uint8_t phys_bits;          /* MAXPHYADDR: base address bits above it are reserved */
+    uint8_t xapic_id;           /* xAPIC mode's ID register (bits 31:24), writable */
+    uint32_t xapic_ldr;         /* xAPIC mode's logical destination (bits 31:24) */
+    uint32_t xapic_dfr;         /* xAPIC mode's destination format (bits 31:28) */
+    uint32_t xapic_icr_high;    /* xAPIC mode's ICR bits 63:32 (destination in 31:24) */
     uint32_t tpr;
     uint32_t svr;
     uint32_t esr;               /* what the last ESR write latched */
@@ -122,19 +136,47 @@ struct vlapic {
  * the rate CPUID leaf 0x15 reports as the crystal clock. */
 void vlapic_init(struct vlapic *a, uint32_t apic_id, bool bsp, uint64_t tsc_per_tick);
 
+/* The same power-on state in xAPIC mode, as after a reset:
+ * IA32_APIC_BASE = 0xfee00000 | EN (| BSP), the MMIO page decoded. */
+void vlapic_init_xapic(struct vlapic *a, uint32_t apic_id, bool bsp, uint64_t tsc_per_tick);
+
+enum vlapic_mode vlapic_mode(const struct vlapic *a);
+
+/* The guest-physical address of the xAPIC page (in every mode). */
+uint64_t vlapic_mmio_base(const struct vlapic *a);
+
+/* A 32-bit read of the xAPIC page at `offset` (16-byte aligned registers;
+ * the caller checks the mode is xAPIC): reserved and write-only registers
+ * read as 0, as do the bytes past a register's first dword. */
+uint32_t vlapic_mmio_read(struct vlapic *a, uint32_t offset, uint64_t now_tsc);
+
+/* A 32-bit write of the xAPIC page at `offset`: xAPIC mode ignores
+ * writes to read-only and reserved registers and reserved bits (no #GP);
+ * the ICR's low dword sends the IPI (VLAPIC_IPI / VLAPIC_NMI as for the
+ * MSR, the destination from the high dword's bits 31:24). */
+enum vlapic_status vlapic_mmio_write(struct vlapic *a, uint32_t offset, uint32_t value,
+                                     uint64_t now_tsc);
+
+/* IA32_APIC_BASE written (SDM 11.12.5): VLAPIC_GP for reserved bits and
+ * the transitions the SDM forbids (x2APIC to xAPIC, disabled to x2APIC,
+ * EXTD without EN); a change of the base address moves the page. */
+enum vlapic_status vlapic_write_apic_base(struct vlapic *a, uint64_t value);
+
 /* True for the MSRs vlapic_rdmsr/vlapic_wrmsr own: IA32_APIC_BASE,
  * IA32_TSC_DEADLINE and the whole x2APIC range 0x800-0x8ff (whose
  * unimplemented registers #GP). */
 bool vlapic_owns_msr(uint32_t msr);
 
 /* RDMSR of an owned MSR at guest TSC `now_tsc`: VLAPIC_OK with *value, or
- * VLAPIC_GP (write-only or reserved register). */
+ * VLAPIC_GP (write-only or reserved register, or an x2APIC register
+ * outside x2APIC mode). */
 enum vlapic_status vlapic_rdmsr(struct vlapic *a, uint32_t msr, uint64_t now_tsc,
                                 uint64_t *value);
 
 /* WRMSR of an owned MSR at guest TSC `now_tsc`. VLAPIC_GP for read-only
- * registers, reserved bits, a non-zero EOI/ESR write, a mode change of
- * IA32_APIC_BASE; VLAPIC_IPI when an ICR write must be routed by the
+ * registers, reserved bits, a non-zero EOI/ESR write, an x2APIC register
+ * outside x2APIC mode, a forbidden IA32_APIC_BASE change (as
+ * vlapic_write_apic_base); VLAPIC_IPI when an ICR write must be routed by the
  * caller (a->ipi says what); VLAPIC_NMI for an NMI to self. */
 enum vlapic_status vlapic_wrmsr(struct vlapic *a, uint32_t msr, uint64_t value,
                                 uint64_t now_tsc);
@@ -161,7 +203,7 @@ void vlapic_timer_advance(struct vlapic *a, uint64_t now_tsc);
 uint64_t vlapic_next_deadline(const struct vlapic *a);
 
 /* The vector to inject now: the highest in the IRR whose priority class
- * is above the PPR's (SDM 11.8.3.1), or -1. */
+ * is above the PPR's (SDM 11.8.3.1), or -1 (always while disabled). */
 int vlapic_pending_vector(const struct vlapic *a);
 
 /* The caller injected `vector` (the one vlapic_pending_vector gave):
