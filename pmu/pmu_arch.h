@@ -123,6 +123,10 @@ bool pmu_arch_lvtpc_owned(const struct vcpu *v);
  * its virtual PMU's PMI made of it), read and set. */
 uint32_t pmu_arch_guest_lvtpc(const struct vcpu *v);
 void pmu_arch_guest_lvtpc_write(struct vcpu *v, uint32_t value);
+/* A PMI for v's LVTPC in fixed delivery mode: true if v's local APIC
+ * takes its vector (a domain's virtual APIC does; domain 0's real one is
+ * not written on its behalf), which then masks LVTPC. */
+bool pmu_arch_guest_pmi_vector(struct vcpu *v);
 
 /* ---- The guest's virtual PMU ---- */
 /* RDPMC exits (the guest's counters are virtual), or runs natively. */

@@ -12,6 +12,7 @@
 #include "lib/msr.h"
 #include "vmm/vcpu.h"
 #include "vmx/apic_guard.h"
+#include "vmx/exit_vhw.h"
 #include "vmx/exit.h"
 #include "vmx/guest_mem.h"
 #include "vmx/mode_trap.h"
@@ -228,12 +229,22 @@ bool pmu_arch_lvtpc_owned(const struct vcpu *v)
 
 uint32_t pmu_arch_guest_lvtpc(const struct vcpu *v)
 {
+    if (v->domain->vhw)
+        return vhw_lvtpc(v);
     return apic_guard_lvtpc_shadow(v);
 }
 
 void pmu_arch_guest_lvtpc_write(struct vcpu *v, uint32_t value)
 {
-    apic_guard_lvtpc_guest_set(v, value);
+    if (v->domain->vhw)
+        vhw_lvtpc_write(v, value);
+    else
+        apic_guard_lvtpc_guest_set(v, value);
+}
+
+bool pmu_arch_guest_pmi_vector(struct vcpu *v)
+{
+    return v->domain->vhw && vhw_pmi_vector(v);
 }
 
 /* ---- The guest's virtual PMU ---- */

@@ -62,13 +62,18 @@ static void deliver(struct vcpu *v, unsigned int nmis)
     pmu_arch_guest_lvtpc_write(v, pmu_arch_guest_lvtpc(v) | VPMU_LVT_MASKED);
 }
 
-/* The PMIs the counting raised, handed on. */
+/* The PMIs the counting raised, handed on: as NMIs, or as LVTPC's fixed
+ * vector where the VCPU's APIC takes it (the PMIs of one count merge into
+ * one interrupt, as a vector pending in the IRR does). */
 static void deliver_pending(struct vcpu *v)
 {
     struct vpmu *g = &v->pmu.vpmu.regs;
     if (g->nmis_pending)
         deliver(v, g->nmis_pending);
-    v->pmu.vpmu.pmis_unsupported += g->vectors_pending;   /* see pmu_guest.h */
+    if (g->vectors_pending && pmu_arch_guest_pmi_vector(v))
+        v->pmu.vpmu.pmis_vector += g->vectors_pending;
+    else
+        v->pmu.vpmu.pmis_unsupported += g->vectors_pending;   /* see pmu_guest.h */
     g->nmis_pending = g->vectors_pending = 0;
 }
 
@@ -152,7 +157,7 @@ void pmu_guest_report(const struct vcpu *v)
     if (!v->pmu.vpmu.on)
         return;
     printk("pmu: vcpu %u: guest PMU: %lu PMIs delivered, %lu lost to a masked LVTPC, "
-           "%lu not delivered (LVTPC not in NMI mode)\n", v->id,
+           "%lu not delivered (LVTPC in a mode its APIC does not deliver)\n", v->id,
            g->pmis_delivered - v->pmu.vpmu.pmis_unsupported, g->pmis_masked,
            v->pmu.vpmu.pmis_unsupported);
 }

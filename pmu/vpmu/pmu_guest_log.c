@@ -31,8 +31,9 @@ void pmu_guest_log_programming(struct vcpu *v)
 static void pmi_totals(const struct vcpu *v, uint64_t totals[LOG_GUEST_PMI_DELIVERY_COUNT])
 {
     const struct vcpu_pmu *p = &v->pmu;
-    totals[LOG_GUEST_PMI_NMI] = p->vpmu.regs.pmis_delivered - p->vpmu.pmis_unsupported;
-    totals[LOG_GUEST_PMI_VECTOR] = p->vpmu.pmis_unsupported;
+    totals[LOG_GUEST_PMI_NMI] = p->vpmu.regs.pmis_delivered - p->vpmu.pmis_unsupported -
+                                p->vpmu.pmis_vector;
+    totals[LOG_GUEST_PMI_VECTOR] = p->vpmu.pmis_unsupported + p->vpmu.pmis_vector;
     totals[LOG_GUEST_PMI_MASKED] = p->vpmu.regs.pmis_masked;
 }
 

@@ -30,9 +30,12 @@
  * local APIC's LVT performance-counter entry (Vol. 3A 11.5.1). */
 #define VPMU_EVTSEL_USR     (1ull << 16)
 #define VPMU_EVTSEL_OS      (1ull << 17)
+#define VPMU_EVTSEL_EDGE    (1ull << 18)
 #define VPMU_EVTSEL_INT     (1ull << 20)
 #define VPMU_EVTSEL_ANY     (1ull << 21)    /* AnyThread: version 3 and later */
 #define VPMU_EVTSEL_EN      (1ull << 22)
+#define VPMU_EVTSEL_INV     (1ull << 23)
+#define VPMU_EVTSEL_CMASK_SHIFT 24          /* counter mask: bits 31:24 */
 #define VPMU_FIXED_OS       0x1u
 #define VPMU_FIXED_USR      0x2u
 #define VPMU_FIXED_PMI      0x8u

@@ -43,13 +43,31 @@ static bool counts_in(bool os, bool usr, enum vpmu_mode mode)
     return mode == VPMU_KERNEL ? os : usr;
 }
 
+/* The counter mask, its inversion and edge detection (SDM Vol. 3B
+ * 20.2.1.1): a counter with CMASK c counts the cycles in which the event
+ * happened at least c times (fewer than c with INV). Every event the
+ * backend counts happens at most once a cycle (one instruction retires
+ * per tick, and a cycle or reference cycle is one tick), so CMASK 1
+ * counts as without a mask, CMASK 2 or more counts nothing (and with INV
+ * counts every occurrence); edge detection, which counts the condition's
+ * transitions, is not modelled: such a counter counts nothing. */
+static bool passes_counter_mask(uint64_t s)
+{
+    unsigned int cmask = (unsigned int)(s >> VPMU_EVTSEL_CMASK_SHIFT) & 0xffu;
+    if (s & VPMU_EVTSEL_EDGE)
+        return false;
+    if (cmask == 0)
+        return true;
+    return (cmask <= 1) != ((s & VPMU_EVTSEL_INV) != 0);
+}
+
 static bool gp_counts(const struct vpmu *p, unsigned int k, enum vpmu_arch_event ev,
                       enum vpmu_mode mode)
 {
     uint64_t s = p->evtsel[k];
     return (s & VPMU_EVTSEL_EN) && (p->global_ctrl & (1ull << k)) &&
            (uint8_t)s == arch_events[ev].select && (uint8_t)(s >> 8) == arch_events[ev].umask &&
-           counts_in(s & VPMU_EVTSEL_OS, s & VPMU_EVTSEL_USR, mode);
+           counts_in(s & VPMU_EVTSEL_OS, s & VPMU_EVTSEL_USR, mode) && passes_counter_mask(s);
 }
 
 static unsigned int fixed_field(const struct vpmu *p, unsigned int j)

@@ -21,7 +21,8 @@ struct vpmu_vcpu {
     bool on;                        /* the guest has a virtual PMU */
     struct vpmu regs;               /* its registers and counts */
     struct pmu_guest_log_state log;
-    uint64_t pmis_unsupported;      /* PMIs for an LVTPC not in NMI mode */
+    uint64_t pmis_unsupported;      /* PMIs for an LVTPC its APIC cannot deliver */
+    uint64_t pmis_vector;           /* PMIs delivered as LVTPC's fixed vector */
 };
 
 #endif

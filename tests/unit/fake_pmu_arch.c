@@ -200,6 +200,17 @@ void pmu_arch_guest_lvtpc_write(struct vcpu *v, uint32_t value)
     (void)v;
     fake.guest_lvtpc = value;
 }
+bool pmu_arch_guest_pmi_vector(struct vcpu *v)
+{
+    (void)v;
+    bool fixed = (fake.guest_lvtpc & 0x700u) == 0 && !(fake.guest_lvtpc & (1u << 16));
+    if (!fake.apic_takes_vectors || !fixed)
+        return false;
+    fake.pmi_vectors_taken++;
+    fake.guest_lvtpc |= 1u << 16;
+    return true;
+}
+
 void pmu_arch_rdpmc_exiting(struct vcpu *v, bool on)
 {
     (void)v;

@@ -55,6 +55,8 @@ struct fake_arch {
     unsigned int vcpu_nmis_queued;      /* of them, the VCPU's own virtual PMU's */
     bool lvtpc_claimed;
     uint32_t guest_lvtpc;               /* the guest's view of LVTPC */
+    bool apic_takes_vectors;            /* a domain's virtual APIC: fixed-mode PMIs delivered */
+    unsigned int pmi_vectors_taken;
     /* the guest's virtual PMU */
     bool rdpmc_exiting, cr4_pce;
     /* the one page of guest RAM the guest may register for its

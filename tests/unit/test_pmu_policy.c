@@ -1319,6 +1319,38 @@ TEST(guest_mux_session_refusals_are_specific)
     CHECK_EQ(mux_start(v, "cycles", 1000, 0), -VERTIGO_ENOSYS);
 }
 
+/* ---- The guest's virtual PMU: fixed-vector PMIs ------------------------- */
+
+/* LVTPC in fixed delivery mode (kvm-unit-tests' pmu test programs vector
+ * 32): a domain's virtual APIC takes the vector and masks LVTPC; domain
+ * 0's real APIC is not written on its behalf, and the PMI is counted as
+ * not delivered. Software backend, an overflow 10 instructions from the
+ * counter's wrap. */
+TEST(guest_pmi_in_fixed_mode_goes_to_a_virtual_apic)
+{
+    for (int takes = 0; takes < 2; takes++) {
+        traps_available = true;
+        struct vcpu *v = start_run("pmu=soft pmu.guest=on", false);
+        traps_available = false;
+        fake.apic_takes_vectors = takes;
+        fake.guest_lvtpc = 0x20;                /* fixed, vector 32, unmasked */
+        CHECK(pmu_exit_wrmsr(v, 0x186, 0xc0 | 3ull << 16 | 1ull << 20 | 1ull << 22));
+        CHECK(pmu_exit_wrmsr(v, 0xc1, (uint64_t)-10));
+        CHECK(pmu_exit_wrmsr(v, 0x38f, 1));
+        guest_runs(v, CPL_KERNEL, 25);
+        uint64_t status = 0;
+        CHECK(pmu_exit_rdmsr(v, 0x38e, &status));
+        CHECK_EQ(status, 1);
+        CHECK_EQ(fake.guest_nmis_queued, 0);
+        CHECK_EQ(fake.pmi_vectors_taken, takes ? 1 : 0);
+        CHECK_EQ(fake.guest_lvtpc, takes ? 0x20 | 1u << 16 : 0x20);
+        CHECK_EQ(v->pmu.vpmu.pmis_unsupported, takes ? 0 : 1);
+        CHECK_EQ(v->pmu.vpmu.pmis_vector, takes ? 1 : 0);
+        end_run();
+    }
+    fake.apic_takes_vectors = false;
+}
+
 /* ---- The guest's virtual PMU on the hardware backend ---------------------- */
 
 /* pmu.guest=on with the hardware backend: the guest's counter 0
