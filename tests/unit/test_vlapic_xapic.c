@@ -115,10 +115,11 @@ TEST(icr_sends_from_the_low_dword)
     CHECK_EQ(vlapic_mmio_write(&a, 0x300, 0x45, 0), VLAPIC_IPI);
     CHECK_EQ(a.ipi.dest, 5);
     CHECK_EQ(a.ipi.vector, 0x45);
+    CHECK(!vlapic_ipi_hits(&a, &a.ipi, true));
     /* A physical broadcast reaches every APIC, this one included. */
     vlapic_mmio_write(&a, 0x310, 0xffu << 24, 0);
     CHECK_EQ(vlapic_mmio_write(&a, 0x300, 0x46, 0), VLAPIC_IPI);
-    CHECK_EQ(a.ipi.shorthand, 2);
+    CHECK(vlapic_ipi_hits(&a, &a.ipi, true));
     /* NMI to itself. */
     vlapic_mmio_write(&a, 0x310, 2u << 24, 0);
     CHECK_EQ(vlapic_mmio_write(&a, 0x300, 0x400, 0), VLAPIC_NMI);
@@ -136,4 +137,37 @@ TEST(disabled_apic_delivers_nothing)
     CHECK_EQ(vlapic_rdmsr(&a, VLAPIC_MSR_SVR, 0, &v), VLAPIC_GP);
     CHECK_EQ(vlapic_cr8_write(&a, 5), VLAPIC_OK);                     /* CR8 still works */
     CHECK_EQ(vlapic_cr8_read(&a), 5);
+}
+
+TEST(logical_destinations_follow_ldr_and_dfr)
+{
+    struct vlapic a = xapic();
+    struct vlapic_ipi ipi = { .vector = 0xf1, .logical = true };
+    vlapic_mmio_write(&a, 0xd0, 0x04u << 24, 0);                      /* flat: bit 2 */
+    ipi.dest = 0x84;
+    CHECK(vlapic_ipi_hits(&a, &ipi, true));
+    ipi.dest = 0x83;
+    CHECK(!vlapic_ipi_hits(&a, &ipi, true));
+    vlapic_mmio_write(&a, 0xe0, 0x0fffffffu, 0);                      /* cluster model */
+    vlapic_mmio_write(&a, 0xd0, 0x32u << 24, 0);                      /* cluster 3, bit 1 */
+    ipi.dest = 0x36;
+    CHECK(vlapic_ipi_hits(&a, &ipi, true));
+    ipi.dest = 0x26;
+    CHECK(!vlapic_ipi_hits(&a, &ipi, true));
+    ipi.dest = 0xf2;                                                  /* every cluster */
+    CHECK(vlapic_ipi_hits(&a, &ipi, true));
+    /* x2APIC: cluster 0 (ID 2), bit 2; physical broadcast 0xffffffff. */
+    CHECK_EQ(vlapic_write_apic_base(&a, BASE | BSP | EN | EXTD), VLAPIC_OK);
+    ipi.dest = 0x00000004;
+    CHECK(vlapic_ipi_hits(&a, &ipi, true));
+    ipi.dest = 0x00010004;
+    CHECK(!vlapic_ipi_hits(&a, &ipi, true));
+    ipi.logical = false;
+    ipi.dest = 0xffffffffu;
+    CHECK(vlapic_ipi_hits(&a, &ipi, false));
+    ipi.dest = 2;
+    CHECK(vlapic_ipi_hits(&a, &ipi, true));
+    ipi.shorthand = 3;                                                /* all but self */
+    CHECK(!vlapic_ipi_hits(&a, &ipi, true));
+    CHECK(vlapic_ipi_hits(&a, &ipi, false));
 }

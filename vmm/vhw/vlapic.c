@@ -276,14 +276,17 @@ static enum vlapic_status write_svr(struct vlapic *a, uint32_t value)
     return VLAPIC_OK;
 }
 
-/* A fixed IPI this APIC delivers itself, or one handed to the caller. */
+/* A fixed IPI or NMI to this APIC alone (the self shorthand, or its own
+ * physical ID in the current mode's format) is delivered here; any other
+ * goes to the caller, who asks vlapic_ipi_hits for each APIC. */
 enum vlapic_status vlapic_send_ipi(struct vlapic *a, uint64_t icr)
 {
     uint32_t low = (uint32_t)icr, shorthand = (low >> ICR_SHORTHAND_SHIFT) & 3u;
-    uint32_t dm = low & VLAPIC_DM_MASK;
+    uint32_t dm = low & VLAPIC_DM_MASK, dest = (uint32_t)(icr >> 32);
     bool logical = (low & ICR_DEST_LOGICAL) != 0;
+    uint32_t own = vlapic_mode(a) == VLAPIC_MODE_X2APIC ? a->id : a->xapic_id;
     bool to_self = shorthand == SHORTHAND_SELF ||
-                   (shorthand == SHORTHAND_NONE && !logical && (uint32_t)(icr >> 32) == a->id);
+                   (shorthand == SHORTHAND_NONE && !logical && dest == own);
 
     if (to_self && dm == VLAPIC_DM_FIXED) {
         if ((low & LVT_VECTOR) < 16)
@@ -295,9 +298,35 @@ enum vlapic_status vlapic_send_ipi(struct vlapic *a, uint64_t icr)
     if (to_self && dm == VLAPIC_DM_NMI)
         return VLAPIC_NMI;
     a->ipi = (struct vlapic_ipi){ .vector = (uint8_t)low, .delivery_mode = dm,
-                                  .shorthand = shorthand, .logical = logical,
-                                  .dest = (uint32_t)(icr >> 32) };
+                                  .shorthand = shorthand, .logical = logical, .dest = dest };
     return VLAPIC_IPI;
+}
+
+/* SDM Vol. 3A 11.6.2: physical destinations (the all-ones broadcast:
+ * 0xff in xAPIC mode, 0xffffffff in x2APIC mode), logical ones matched
+ * against the LDR (x2APIC: cluster in 31:16 and a bit in 15:0; xAPIC:
+ * the flat model's bitmask or the cluster model's cluster and bits, as
+ * the DFR says). */
+bool vlapic_ipi_hits(const struct vlapic *a, const struct vlapic_ipi *ipi, bool self)
+{
+    if (ipi->shorthand == SHORTHAND_SELF)
+        return self;
+    if (ipi->shorthand == 2)
+        return true;
+    if (ipi->shorthand == 3)
+        return !self;
+    bool x2 = vlapic_mode(a) == VLAPIC_MODE_X2APIC;
+    if (!ipi->logical)
+        return x2 ? ipi->dest == 0xffffffffu || ipi->dest == a->id
+                  : (ipi->dest & 0xffu) == 0xffu || (ipi->dest & 0xffu) == a->xapic_id;
+    if (x2) {
+        uint32_t ldr = logical_id(a->id);
+        return (ipi->dest >> 16) == (ldr >> 16) && (ipi->dest & ldr & 0xffffu) != 0;
+    }
+    uint32_t dest = ipi->dest & 0xffu, ldr = a->xapic_ldr >> 24;
+    if ((a->xapic_dfr >> 28) == 0xfu)
+        return (dest & ldr) != 0;                                   /* flat */
+    return ((dest >> 4) == 0xfu || (dest >> 4) == (ldr >> 4)) && (dest & ldr & 0xfu) != 0;
 }
 
 /* ICR in x2APIC mode: bits 12, 13, 16-17 and 20-31 are reserved. */

@@ -193,6 +193,11 @@ enum vlapic_status vlapic_wrmsr(struct vlapic *a, uint32_t msr, uint64_t value,
 #define VLAPIC_TIMER_MIN_PERIOD_US 200u
 void vlapic_timer_set_min_period(struct vlapic *a, uint64_t tsc_hz);
 
+/* Whether APIC `a` is a destination of `ipi` (VLAPIC_IPI's), `self` when
+ * `a` sent it: shorthands, physical IDs and broadcasts, logical
+ * destinations against its LDR (and DFR in xAPIC mode). */
+bool vlapic_ipi_hits(const struct vlapic *a, const struct vlapic_ipi *ipi, bool self);
+
 /* Fires the timer if it is due at `now_tsc` (sets its vector in the IRR
  * unless masked; a periodic timer reloads, several missed periods give
  * one interrupt). Call before asking for the pending vector. */

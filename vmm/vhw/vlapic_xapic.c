@@ -31,9 +31,6 @@
 #define DFR_WRITABLE     0xf0000000u
 #define ICR_LOW_WRITABLE 0x000ccfffu        /* vector, mode, dest mode, level, trigger, shorthand */
 #define DCR_WRITABLE     0xbu
-#define XAPIC_BROADCAST  0xffu
-#define SHORTHAND_ALL    2ull
-#define SHORTHAND_SHIFT  18
 
 void vlapic_init_xapic(struct vlapic *a, uint32_t apic_id, bool bsp, uint64_t tsc_per_tick)
 {
@@ -109,20 +106,13 @@ uint32_t vlapic_mmio_read(struct vlapic *a, uint32_t offset, uint64_t now_tsc)
     return (uint32_t)value;
 }
 
-/* ICR low written: the x2APIC form of the IPI, its destination the high
- * dword's xAPIC ID; a physical broadcast (0xff) goes to every APIC. */
+/* ICR low written: the IPI in x2APIC layout with the high dword's 8-bit
+ * destination (vlapic_ipi_hits reads it in xAPIC mode's format). */
 static enum vlapic_status write_icr(struct vlapic *a, uint32_t low)
 {
-    uint32_t dest = a->xapic_icr_high >> 24;
     uint64_t icr = low & ICR_LOW_WRITABLE;
-    bool logical = (low & (1u << 11)) != 0;
-
     a->icr = icr;
-    if (!logical && dest == XAPIC_BROADCAST && !((icr >> SHORTHAND_SHIFT) & 3))
-        icr |= SHORTHAND_ALL << SHORTHAND_SHIFT;
-    else if (!logical && dest == a->xapic_id)
-        dest = a->id;
-    return vlapic_send_ipi(a, icr | (uint64_t)dest << 32);
+    return vlapic_send_ipi(a, icr | (uint64_t)(a->xapic_icr_high >> 24) << 32);
 }
 
 /* The bits of `value` a register takes, for the shared x2APIC write. */
