@@ -20,8 +20,9 @@ void vmx_vhw_setup(struct vcpu *v);
 /* I/O: the UART's ports, the ACPI power ports. */
 bool vhw_io(struct vcpu *v, const struct vmx_exit *e);
 
-/* MSRs: the x2APIC's, and the ones a Linux boot reads (PAT, MTRRs,
- * MISC_ENABLE, microcode revision, ...). */
+/* MSRs (vmx/exit_vhw_msr.c): the x2APIC's, the TSC's, and the ones a
+ * Linux or multiboot kernel reads (PAT, MTRRs, MISC_ENABLE, microcode
+ * revision, MCG_CAP, ...). */
 bool vhw_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value, enum msr_access_result *r);
 bool vhw_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value, enum msr_access_result *r);
 
@@ -41,6 +42,10 @@ enum msr_access_result vhw_lapic_result(struct vcpu *v, enum vlapic_status st);
 uint32_t vhw_lvtpc(const struct vcpu *v);
 void vhw_lvtpc_write(struct vcpu *v, uint32_t value);
 bool vhw_pmi_vector(struct vcpu *v);
+
+/* Whether the CPU offers TSC offsetting, which the virtual TSC needs
+ * (vmx/exit_vhw_msr.c); without it IA32_TSC and TSC_ADJUST writes #GP. */
+bool vhw_tsc_offsetting(void);
 
 /* The VCPU's TSC as the guest reads it (its offset applied). */
 uint64_t vhw_guest_tsc(struct vcpu *v);
