@@ -1,0 +1,335 @@
+/* mbtest: the project's multiboot test kernel (32-bit, freestanding). It
+ * checks what a multiboot domain gives it, prints one line per check on
+ * the 16550 at 0x3f8 ("mbtest: PASS: ..." / "mbtest: FAIL: ...") and ends
+ * through the test-exit port 0xf4: with the code its command line asks
+ * for (exit=N, default 0) when every check passed, else 1.
+ *
+ * Checks: the boot magic (multiboot or multiboot2, whichever header the
+ * image carries: mbtest.elf or mbtest2.elf), the boot loader's name, the
+ * memory map (RAM from 1 MiB holding the kernel), the modules (count as
+ * modules=N asks; each one's string and first line are printed), the
+ * command line (printed), fw_cfg's signature, CPU count and RAM size (the
+ * top of the map), the ACPI RSDP in the BIOS area with valid checksums,
+ * and the local APIC: its version through the xAPIC page, then the same
+ * through the x2APIC MSR after switching modes. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define COM1            0x3f8
+#define LSR_THRE        0x20
+#define TEST_EXIT_PORT  0xf4
+#define FW_CFG_SELECTOR 0x510
+#define FW_CFG_DATA     0x511
+#define MB1_BOOT_MAGIC  0x2badb002u
+#define MB2_BOOT_MAGIC  0x36d76289u
+#define APIC_MMIO       0xfee00000u
+#define APIC_VERSION    0x30
+#define MSR_APIC_BASE   0x1b
+#define MSR_X2APIC_VERSION 0x803
+#define APIC_BASE_EN    (1u << 11)
+#define APIC_BASE_EXTD  (1u << 10)
+#define MAX_MODULES     8
+
+void mbtest_main(uint32_t magic, uint32_t info);
+
+/* ---- ports, MSRs, the console ---- */
+
+static void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %1" :: "a"(v), "Nd"(port)); }
+static void outw(uint16_t port, uint16_t v) { __asm__ volatile("outw %0, %1" :: "a"(v), "Nd"(port)); }
+static void outl(uint16_t port, uint32_t v) { __asm__ volatile("outl %0, %1" :: "a"(v), "Nd"(port)); }
+static uint8_t inb(uint16_t port)
+{
+    uint8_t v;
+    __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+
+static uint64_t rdmsr(uint32_t msr)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+    return (uint64_t)hi << 32 | lo;
+}
+
+static void wrmsr(uint32_t msr, uint64_t v)
+{
+    __asm__ volatile("wrmsr" :: "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
+}
+
+static void putc(char c)
+{
+    while (!(inb(COM1 + 5) & LSR_THRE))
+        ;
+    outb(COM1, (uint8_t)c);
+}
+
+static void puts(const char *s)
+{
+    while (*s)
+        putc(*s++);
+}
+
+static void put_hex(uint32_t v)
+{
+    puts("0x");
+    for (int shift = 28; shift >= 0; shift -= 4)
+        putc("0123456789abcdef"[(v >> shift) & 0xf]);
+}
+
+static void put_dec(uint32_t v)
+{
+    char buf[12];
+    int n = 0;
+    do {
+        buf[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        putc(buf[--n]);
+}
+
+/* At most `max` printable characters of s up to a newline or NUL. */
+static void put_line_of(const char *s, uint32_t max)
+{
+    for (uint32_t i = 0; i < max && s[i] && s[i] != '\n'; i++)
+        putc(s[i] >= ' ' && s[i] < 0x7f ? s[i] : '?');
+}
+
+static unsigned int passed, failed;
+
+static void check(bool ok, const char *what)
+{
+    puts(ok ? "mbtest: PASS: " : "mbtest: FAIL: ");
+    puts(what);
+    putc('\n');
+    if (ok)
+        passed++;
+    else
+        failed++;
+}
+
+static bool same(const char *a, const char *b)
+{
+    while (*a && *a == *b)
+        a++, b++;
+    return *a == *b;
+}
+
+/* ---- what the boot information says, either version ---- */
+
+struct module {
+    uint32_t start, end;
+    const char *string;
+};
+
+struct boot {
+    unsigned int version;
+    const char *cmdline, *loader;
+    uint32_t mem_lower, mem_upper;      /* KiB */
+    uint64_t ram_top;                   /* end of the highest usable range */
+    uint64_t high_start, high_end;      /* the usable range holding 1 MiB */
+    unsigned int ranges;
+    struct module modules[MAX_MODULES];
+    unsigned int module_count;
+};
+
+static void add_range(struct boot *b, uint64_t base, uint64_t len, uint32_t type)
+{
+    b->ranges++;
+    if (type != 1)
+        return;
+    if (base + len > b->ram_top)
+        b->ram_top = base + len;
+    if (base <= 0x100000 && base + len > 0x100000) {
+        b->high_start = base;
+        b->high_end = base + len;
+    }
+}
+
+static void read_v1(struct boot *b, const uint32_t *mbi)
+{
+    uint32_t flags = mbi[0];
+    b->version = 1;
+    if (flags & 1) {
+        b->mem_lower = mbi[1];
+        b->mem_upper = mbi[2];
+    }
+    if (flags & (1u << 2))
+        b->cmdline = (const char *)mbi[4];
+    if (flags & (1u << 3))
+        for (uint32_t i = 0; i < mbi[5] && i < MAX_MODULES; i++) {
+            const uint32_t *m = (const uint32_t *)(mbi[6] + 16 * i);
+            b->modules[b->module_count++] = (struct module){ m[0], m[1], (const char *)m[2] };
+        }
+    if (flags & (1u << 6))
+        for (uint32_t at = mbi[12]; at < mbi[12] + mbi[11];) {
+            const uint32_t *e = (const uint32_t *)at;
+            add_range(b, (uint64_t)e[2] << 32 | e[1], (uint64_t)e[4] << 32 | e[3], e[5]);
+            at += e[0] + 4;
+        }
+    if (flags & (1u << 9))
+        b->loader = (const char *)mbi[16];
+}
+
+static void read_v2(struct boot *b, const uint8_t *info)
+{
+    uint32_t total = *(const uint32_t *)info;
+    b->version = 2;
+    for (uint32_t at = 8; at + 8 <= total;) {
+        const uint32_t *t = (const uint32_t *)(info + at);
+        if (t[0] == 0)
+            break;
+        if (t[0] == 1)
+            b->cmdline = (const char *)(t + 2);
+        else if (t[0] == 2)
+            b->loader = (const char *)(t + 2);
+        else if (t[0] == 3 && b->module_count < MAX_MODULES)
+            b->modules[b->module_count++] = (struct module){ t[2], t[3], (const char *)(t + 4) };
+        else if (t[0] == 4) {
+            b->mem_lower = t[2];
+            b->mem_upper = t[3];
+        } else if (t[0] == 6)
+            for (uint32_t e = 16; e + t[2] <= t[1]; e += t[2]) {
+                const uint32_t *r = (const uint32_t *)((const uint8_t *)t + e);
+                add_range(b, (uint64_t)r[1] << 32 | r[0], (uint64_t)r[3] << 32 | r[2], r[4]);
+            }
+        at = (at + t[1] + 7) & ~7u;
+    }
+}
+
+/* ---- the command line: exit=N, modules=N ---- */
+
+static bool word_value(const char *line, const char *key, uint32_t *value)
+{
+    for (const char *p = line; p && *p;) {
+        while (*p == ' ')
+            p++;
+        const char *k = key;
+        while (*k && *p == *k)
+            p++, k++;
+        if (!*k && *p == '=') {
+            uint32_t v = 0;
+            for (p++; *p >= '0' && *p <= '9'; p++)
+                v = v * 10 + (uint32_t)(*p - '0');
+            *value = v;
+            return true;
+        }
+        while (*p && *p != ' ')
+            p++;
+    }
+    return false;
+}
+
+/* ---- the devices ---- */
+
+static uint64_t fw_cfg(uint16_t item, unsigned int bytes)
+{
+    uint64_t v = 0;
+    outw(FW_CFG_SELECTOR, item);
+    for (unsigned int i = 0; i < bytes; i++)
+        v |= (uint64_t)inb(FW_CFG_DATA) << (8 * i);
+    return v;
+}
+
+static bool checksum_ok(const uint8_t *p, unsigned int n)
+{
+    uint8_t sum = 0;
+    for (unsigned int i = 0; i < n; i++)
+        sum = (uint8_t)(sum + p[i]);
+    return sum == 0;
+}
+
+/* The RSDP where a PC kernel scans for it: 16-byte aligned in the BIOS
+ * area [0xe0000, 1 MiB). */
+static const uint8_t *find_rsdp(void)
+{
+    for (uint32_t a = 0xe0000; a < 0x100000; a += 16) {
+        const char *p = (const char *)a;
+        if (p[0] == 'R' && p[1] == 'S' && p[2] == 'D' && p[3] == ' ' && p[4] == 'P' &&
+            p[5] == 'T' && p[6] == 'R' && p[7] == ' ')
+            return (const uint8_t *)a;
+    }
+    return NULL;
+}
+
+static void check_devices(const struct boot *b)
+{
+    check(fw_cfg(0, 4) == 0x554d4551, "fw_cfg signature QEMU");
+    check(fw_cfg(5, 2) == 1, "fw_cfg CPU count 1");
+    uint64_t ram = fw_cfg(3, 8);
+    puts("mbtest: fw_cfg RAM size ");
+    put_dec((uint32_t)(ram >> 20));
+    puts(" MiB\n");
+    check(ram == b->ram_top, "fw_cfg RAM size is the top of the memory map");
+
+    const uint8_t *rsdp = find_rsdp();
+    check(rsdp && checksum_ok(rsdp, 20) && rsdp[15] == 2 && checksum_ok(rsdp, 36),
+          "ACPI RSDP (revision 2) in the BIOS area, checksums valid");
+
+    uint64_t base = rdmsr(MSR_APIC_BASE);
+    check((base & ~0xfffull) == APIC_MMIO && (base & APIC_BASE_EN) && !(base & APIC_BASE_EXTD),
+          "the local APIC starts enabled in xAPIC mode at 0xfee00000");
+    uint32_t version = *(volatile uint32_t *)(APIC_MMIO + APIC_VERSION);
+    puts("mbtest: APIC version register ");
+    put_hex(version);
+    putc('\n');
+    check((version & 0xff) >= 0x10 && (version & 0xff) <= 0x15,
+          "xAPIC MMIO: version register of an integrated APIC");
+    wrmsr(MSR_APIC_BASE, base | APIC_BASE_EXTD);
+    check(rdmsr(MSR_X2APIC_VERSION) == version, "x2APIC MSR: the same version after the switch");
+}
+
+/* ---- the checks ---- */
+
+static void print_modules(const struct boot *b)
+{
+    for (unsigned int i = 0; i < b->module_count; i++) {
+        const struct module *m = &b->modules[i];
+        puts("mbtest: module ");
+        put_dec(i);
+        puts(": ");
+        put_dec(m->end - m->start);
+        puts(" bytes at ");
+        put_hex(m->start);
+        puts(", string '");
+        put_line_of(m->string, 80);
+        puts("', first line '");
+        put_line_of((const char *)m->start, m->end - m->start < 80 ? m->end - m->start : 80);
+        puts("'\n");
+    }
+}
+
+void mbtest_main(uint32_t magic, uint32_t info)
+{
+    struct boot b = { 0 };
+    uint32_t exit_code = 0, want_modules;
+
+    puts("mbtest: started\n");
+    check(magic == MB1_BOOT_MAGIC || magic == MB2_BOOT_MAGIC, "booted with a multiboot magic");
+    if (magic == MB2_BOOT_MAGIC)
+        read_v2(&b, (const uint8_t *)info);
+    else
+        read_v1(&b, (const uint32_t *)info);
+    puts(b.version == 2 ? "mbtest: multiboot2 information at " : "mbtest: multiboot information at ");
+    put_hex(info);
+    puts("\nmbtest: command line '");
+    put_line_of(b.cmdline ? b.cmdline : "", 200);
+    puts("'\n");
+    check(b.loader && same(b.loader, "Vertigo"), "boot loader name Vertigo");
+    check(b.mem_lower > 0 && b.mem_upper > 0, "basic memory sizes given");
+    check(b.high_start <= 0x100000 && b.high_end >= (uint64_t)(uintptr_t)&b &&
+          b.high_end == 0x100000 + (uint64_t)b.mem_upper * 1024,
+          "memory map: RAM from 1 MiB to the top, as mem_upper says");
+    print_modules(&b);
+    if (word_value(b.cmdline, "modules", &want_modules))
+        check(b.module_count == want_modules, "the modules the command line expects");
+    check_devices(&b);
+    word_value(b.cmdline, "exit", &exit_code);
+    puts("mbtest: ");
+    put_dec(passed);
+    puts(" passed, ");
+    put_dec(failed);
+    puts(" failed\n");
+    outl(TEST_EXIT_PORT, failed ? 1 : exit_code);
+}
