@@ -152,14 +152,25 @@ log="$dir/real.bin"
 rroot="$dir/real-root"
 mkdir -p "$rroot/bin"
 cp "$dir/deep" "$rroot/bin/deep"
+# real_image: the program perf's samples name, by the absolute path it ran
+# from, when that file is the $dir/deep just built (else nothing)
+real_image() {
+    perf script -i "$pd" -F pid,ip,dso >"$dir/real.txt" 2>/dev/null
+    local image
+    image=$(sed -nE 's|^[[:space:]]+[0-9a-f]+ \((/.*/deep)\)$|\1|p' "$dir/real.txt" | head -1)
+    [ -n "$image" ] && cmp -s "$image" "$dir/deep" && echo "$image"
+}
 record_until "$dir/deep" "$real_target" "$pd" -g -e cpu-clock:u -c "$real_period_ns" ||
     { echo "bench-report: perf recorded no samples of the real program"; exit 1; }
-perf script -i "$pd" -F pid,ip,dso >"$dir/real.txt" 2>/dev/null
-# perf names the program by the absolute path it ran from; perf-to-log
-# maps the addresses of that image (and only those) to /bin/deep.
-image=$(sed -nE 's|^[[:space:]]+[0-9a-f]+ \((/.*/deep)\)$|\1|p' "$dir/real.txt" | head -1)
-[ -n "$image" ] && cmp -s "$image" "$dir/deep" ||
-    { echo "bench-report: perf script names no image that is $dir/deep (${image:-none})"; exit 1; }
+image=$(real_image)
+if [ -z "$image" ]; then        # a recording kept from another build of the program
+    rm -f "$pd"
+    record_until "$dir/deep" "$real_target" "$pd" -g -e cpu-clock:u -c "$real_period_ns" ||
+        { echo "bench-report: perf recorded no samples of the real program"; exit 1; }
+    image=$(real_image)
+fi
+# perf-to-log maps the addresses of that image (and only those) to /bin/deep.
+[ -n "$image" ] || { echo "bench-report: perf script names no image that is $dir/deep"; exit 1; }
 "$BUILD/perf-to-log" "$image" /bin/deep "$real_period_ns" "$log" <"$dir/real.txt" >/dev/null ||
     { echo "bench-report: perf-to-log failed"; exit 1; }
 ps=$(perf_samples "$pd")
