@@ -1,5 +1,6 @@
 # pmu/backend/: the backend interface (pmu/backend/pmu.h) and what both
-# backends share: the choice of backend (pmu=), event names and lists,
+# backends share: the choice of backend (pmu=) and of its parts in the
+# features (pmu_kind.c), event names and lists,
 # hypervisor software events,
 # per-VCPU counter contexts, the CPU's PMU description (CPUID leaf 0xA),
 # the counting probe and the log header's PMU description, and the CPU's
@@ -13,13 +14,15 @@ PMU_CORE_HEADERS := pmu/backend/pmu.h pmu/backend/pmu_events.h pmu/backend/pmu_c
 
 HV_SRCS      += pmu/backend/pmu_events.c pmu/backend/pmu_ctx.c pmu/backend/swevents.c \
                 pmu/backend/pmu_cpuid.c pmu/backend/pmu_probe.c pmu/backend/pmu_log_desc.c \
-                pmu/backend/pmu_arch_cpu.c pmu/backend/pmu_session.c
-HEADERS_HV   += $(PMU_CORE_HEADERS) pmu/backend/pmu_probe.h
+                pmu/backend/pmu_arch_cpu.c pmu/backend/pmu_session.c \
+                pmu/backend/pmu_kind.c
+HEADERS_HV   += $(PMU_CORE_HEADERS) pmu/backend/pmu_probe.h pmu/backend/pmu_kind.h
 HEADERS_HOST += $(PMU_CORE_HEADERS) tests/unit/pmu_model.h
 
 PMU_CORE_SRCS := pmu/backend/pmu_events.c pmu/backend/pmu_ctx.c pmu/backend/swevents.c lib/format.c
 PMU_POLICY_SRCS += pmu/backend/pmu_events.c pmu/backend/pmu_ctx.c pmu/backend/swevents.c \
-                   pmu/backend/pmu_log_desc.c pmu/backend/pmu_session.c
+                   pmu/backend/pmu_log_desc.c pmu/backend/pmu_session.c \
+                   pmu/backend/pmu_kind.c
 
 UNIT_TESTS += pmu_events swevents pmu_cpuid
 unit_pmu_events_SRCS := tests/unit/test_pmu_events.c $(PMU_CORE_SRCS)

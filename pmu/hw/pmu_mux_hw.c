@@ -246,3 +246,46 @@ bool pmu_mux_hw_sampling_list(const char *sampling, struct pmu_event_list *list,
         list->events[list->count++] = events.events[i];
     return true;
 }
+
+/* ---- The hardware backend's part in multiplexing (pmu/mux/mux_part.h) ---- */
+
+static struct mux_counters counters(const struct pmu_config *c)
+{
+    return c->mux_layout.for_sets;
+}
+
+static void announce(const struct pmu_config *c)
+{
+    printk(" (turns counted on %s %u)", c->mux_layout.clock.slot == PMU_SLOT_FIXED
+           ? "fixed counter" : "general-purpose counter", c->mux_layout.clock.slot_index);
+}
+
+static const struct mux_row_state *rows(const struct vcpu *v)
+{
+    return &v->pmu.hw.mux.row;
+}
+
+static void report(const struct vcpu *v)
+{
+    if (v->pmu.hw.mux.load_failures)
+        printk("pmu: vcpu %u: %lu loads or saves of the session's counters faulted (a PMU "
+               "MSR access): its rows are unreliable\n", v->id, v->pmu.hw.mux.load_failures);
+}
+
+static void save(struct vcpu *v)
+{
+    pmu_mux_hw_save(v);
+}
+
+static const struct mux_own_session own = {
+    .layout = pmu_mux_hw_layout,
+    .check_turns = pmu_mux_hw_check_turns,
+    .announce = announce,
+    .begin = pmu_mux_hw_begin,
+    .finish = pmu_mux_hw_finish,
+    .rows = rows,
+    .report = report,
+    .save = save,
+};
+
+const struct mux_part pmu_mux_hw_part = { .counters = counters, .own = &own };

@@ -34,8 +34,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pmu/mux/mux_part.h"
 #include "pmu/run/pmu_config.h"
 #include "vmm/vcpu.h"
+
+/* The hardware backend's part in multiplexing (its kind, pmu/hw/hw_kind.c). */
+extern const struct mux_part pmu_mux_hw_part;
 
 /* True if the run's counting session is an interval session on the
  * hardware backend. */

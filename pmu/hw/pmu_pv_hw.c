@@ -23,6 +23,8 @@ int64_t pmu_pv_hw_program(struct vcpu *v, const char *events, const char **why)
     return r;
 }
 
+const struct pv_part pmu_pv_hw_part = { .program = pmu_pv_hw_program };
+
 /* RDPMC runs natively exactly in the runs that pass it through; the VMCS
  * is written only when that changes. With a virtual PMU no run passes it
  * through, and the virtual PMU keeps the exiting it set. */

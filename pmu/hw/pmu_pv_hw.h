@@ -12,12 +12,17 @@
 #include <stdint.h>
 
 #include "pmu/backend/pmu.h"
+#include "pmu/pv/pv_part.h"
 
 struct vcpu;
 
 /* VERTIGO_HC_PV_PROGRAM with the hardware backend counting for v: the
  * number of counters, or the refusal of pv_hw_program (*why says it). */
 int64_t pmu_pv_hw_program(struct vcpu *v, const char *events, const char **why);
+
+/* The hardware backend's part in the paravirtual counters (its kind,
+ * pmu/hw/hw_kind.c): pmu_pv_hw_program. */
+extern const struct pv_part pmu_pv_hw_part;
 
 /* Before the entry (guest CPL cpl), after Vertigo's session planned its
  * GLOBAL_CTRL bits and before the guest's virtual PMU is placed. */

@@ -9,7 +9,7 @@ HV_SRCS      += pmu/mux/mux.c pmu/mux/mux_row.c pmu/mux/mux_events.c pmu/mux/mux
                 pmu/mux/mux_options.c \
                 pmu/mux/pmu_mux.c pmu/mux/pmu_mux_guest.c pmu/mux/mux_hypercalls.c
 HEADERS_HV   += $(PMU_MUX_HEADERS) pmu/mux/pmu_mux.h pmu/mux/pmu_mux_guest.h pmu/mux/mux_hypercalls.h \
-                pmu/mux/mux_vcpu.h
+                pmu/mux/mux_vcpu.h pmu/mux/mux_part.h
 HEADERS_HOST += $(PMU_MUX_HEADERS)
 PMU_POLICY_SRCS += pmu/mux/mux.c pmu/mux/mux_row.c pmu/mux/mux_events.c pmu/mux/mux_session.c \
                    pmu/mux/mux_options.c \

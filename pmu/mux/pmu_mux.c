@@ -4,7 +4,8 @@
 #include "pmu/mux/mux_options.h"
 #include "pmu/mux/mux_session.h"
 #include "pmu/pmu_arch.h"
-#include "pmu/hw/pmu_mux_hw.h"
+#include "pmu/backend/pmu_kind.h"
+#include "pmu/mux/mux_part.h"
 #include "lib/console.h"
 #include "vmm/domain/domain.h"
 #include "vmm/log/log_hv.h"
@@ -16,10 +17,21 @@ static bool exact_reference;
 
 #define REFUSAL "pmu: no counting session: "
 
+/* The run's backend's part (pmu/mux/mux_part.h); c has a backend. */
+static const struct mux_part *part_of(const struct pmu_config *c)
+{
+    return pmu_kind_of(c->backend)->mux;
+}
+
+/* The backend's own session, or NULL when it counts every event all along. */
+static const struct mux_own_session *own_session(void)
+{
+    return part_of(&pmu_config)->own;
+}
+
 struct mux_counters pmu_mux_counters(const struct pmu_config *c)
 {
-    struct mux_counters soft = { c->soft_counters, 0 };
-    return c->backend == PMU_SESSION_HW ? c->mux_layout.for_sets : soft;
+    return part_of(c)->counters(c);
 }
 
 unsigned int pmu_mux_counter_count(const struct pmu_config *c)
@@ -28,18 +40,19 @@ unsigned int pmu_mux_counter_count(const struct pmu_config *c)
     return k.gp + (unsigned int)__builtin_popcount(k.fixed_mask);
 }
 
-/* The hardware backend's own conditions: a counter for the clock, no
- * exact reference (its counters count only the set on them). */
-static bool hw_allows(struct pmu_config *c, const char *cmdline)
+/* A session on the backend's own counters: no exact reference (each
+ * counter counts only the set on it), and the backend's layout. */
+static bool own_allows(struct pmu_config *c, const char *cmdline)
 {
-    if (c->backend != PMU_SESSION_HW)
+    const struct mux_own_session *own = part_of(c)->own;
+    if (!own)
         return true;
     if (exact_reference) {
         printk(REFUSAL "pmu.interval.exact=on needs the software backend (a hardware counter "
                "counts only while its set is on it)\n");
         return false;
     }
-    return pmu_mux_hw_layout(c, cmdline, REFUSAL);
+    return own->layout(c, cmdline, REFUSAL);
 }
 
 bool pmu_mux_configure(struct pmu_config *c, const char *cmdline)
@@ -52,7 +65,7 @@ bool pmu_mux_configure(struct pmu_config *c, const char *cmdline)
     }
     uint64_t n = o.interval, sub = o.subinterval;
     exact_reference = o.exact;
-    if (!hw_allows(c, cmdline))
+    if (!own_allows(c, cmdline))
         return false;
     struct mux_counters counters = pmu_mux_counters(c);
     enum mux_err err = mux_session_plan_on(&c->mux_cfg, &c->list, &counters, n, sub);
@@ -61,15 +74,16 @@ bool pmu_mux_configure(struct pmu_config *c, const char *cmdline)
                pmu_mux_counter_count(c), mux_err_text(err));
         return false;
     }
-    return c->backend != PMU_SESSION_HW || pmu_mux_hw_check_turns(c, &c->mux_cfg, REFUSAL);
+    const struct mux_own_session *own = part_of(c)->own;
+    return !own || own->check_turns(c, &c->mux_cfg, REFUSAL);
 }
 
 void pmu_mux_announce(const struct pmu_config *c, const struct mux_row_config *cfg)
 {
     printk(", %u sets over %u counters", cfg->plan.set_count, pmu_mux_counter_count(c));
-    if (c->backend == PMU_SESSION_HW)
-        printk(" (turns counted on %s %u)", c->mux_layout.clock.slot == PMU_SLOT_FIXED
-               ? "fixed counter" : "general-purpose counter", c->mux_layout.clock.slot_index);
+    const struct mux_own_session *own = part_of(c)->own;
+    if (own)
+        own->announce(c);
     printk(", interval %lu, turn %lu instructions", cfg->interval, cfg->sub);
 }
 
@@ -93,9 +107,10 @@ static void read_needed(const struct vcpu *v, uint64_t *counts)
 void pmu_mux_vcpu_begin(struct vcpu *v, const struct mux_row_config *cfg)
 {
     uint64_t counts[MUX_ROW_EVENTS_MAX];
+    const struct mux_own_session *own = own_session();
     v->pmu.mux.written = 0;
-    if (pmu_config.backend == PMU_SESSION_HW) {
-        pmu_mux_hw_begin(v, cfg);
+    if (own) {
+        own->begin(v, cfg);
         v->pmu.mux.on = true;
         return;
     }
@@ -168,9 +183,9 @@ static struct log_interval final_row;
 static uint64_t final_mark[MUX_ROW_EVENTS_MAX];
 static struct log_swcounters final_exact;
 
-/* Software backend: the unfinished interval's row from a copy of the
+/* Counted all along: the unfinished interval's row from a copy of the
  * state, with its exact counts when asked for. */
-static bool finish_soft(const struct vcpu *v)
+static bool finish_read(const struct vcpu *v)
 {
     const struct vcpu_pmu *p = &v->pmu;
     uint64_t counts[MUX_ROW_EVENTS_MAX];
@@ -188,10 +203,10 @@ static bool finish_soft(const struct vcpu *v)
     return true;
 }
 
-/* Hardware backend: from a copy of the session's state, as above. */
-static bool finish_hw(const struct vcpu *v)
+/* On the backend's own counters: from a copy of its state, as above. */
+static bool finish_own(const struct mux_own_session *own, const struct vcpu *v)
 {
-    if (!pmu_mux_hw_finish(v, &final_row))
+    if (!own->finish(v, &final_row))
         return false;
     final_row.domain = v->domain->id;
     final_row.vcpu = v->id;
@@ -203,16 +218,15 @@ static bool finish_hw(const struct vcpu *v)
 static bool finish(const struct vcpu *v)
 {
     const struct vcpu_pmu *p = &v->pmu;
-    bool hw = pmu_config.backend == PMU_SESSION_HW;
-    bool last = hw ? finish_hw(v) : finish_soft(v);
-    const struct mux_row_state *st = hw ? &p->hw.mux.row : &p->mux.rows;
+    const struct mux_own_session *own = own_session();
+    bool last = own ? finish_own(own, v) : finish_read(v);
+    const struct mux_row_state *st = own ? own->rows(v) : &p->mux.rows;
     printk("pmu: vcpu %u: %lu interval rows of %lu instructions (turns of %lu) and %s "
            "of %lu; skid at most %lu instructions\n", v->id, p->mux.written,
            st->cfg->interval, st->cfg->sub, last ? "a last one" : "no last one",
            last ? final_row.instructions : 0, st->skid_max);
-    if (hw && p->hw.mux.load_failures)
-        printk("pmu: vcpu %u: %lu loads or saves of the session's counters faulted (a PMU "
-               "MSR access): its rows are unreliable\n", v->id, p->hw.mux.load_failures);
+    if (own)
+        own->report(v);
     return last;
 }
 
@@ -227,8 +241,9 @@ uint64_t pmu_mux_vcpu_stop(struct vcpu *v)
     if (!v->pmu.mux.on)
         return 0;
     bool last = finish(v);
-    if (pmu_config.backend == PMU_SESSION_HW)
-        pmu_mux_hw_save(v);     /* its counters leave the CPU with it */
+    const struct mux_own_session *own = own_session();
+    if (own)
+        own->save(v);           /* its counters leave the CPU with it */
     v->pmu.mux.on = false;
     return v->pmu.mux.written + (last ? 1 : 0);
 }

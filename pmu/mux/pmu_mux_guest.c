@@ -4,7 +4,8 @@
 #include "pmu/mux/mux_session.h"
 #include "pmu/run/pmu_config.h"
 #include "pmu/mux/pmu_mux.h"
-#include "pmu/hw/pmu_mux_hw.h"
+#include "pmu/backend/pmu_kind.h"
+#include "pmu/mux/mux_part.h"
 #include "pmu/run/pmu_run.h"
 #include "pmu/backend/pmu_session.h"
 #include "lib/console.h"
@@ -16,19 +17,27 @@
 static struct spinlock lock = SPINLOCK_INIT;
 static struct vcpu *owner;              /* the VCPU whose session runs, or NULL */
 
-/* The hardware backend's conditions (pmu/hw/pmu_mux_hw.h): a counter left
- * for the clock (-VERTIGO_EBUSY: the others hold them all) and turns it
- * can count (-VERTIGO_ERANGE); 0 when cfg (NULL: not planned yet) may run. */
-static int64_t hw_check(const struct vcpu *v, const struct mux_row_config *cfg)
+/* The run's backend's own session (pmu/mux/mux_part.h), or NULL when it
+ * counts every event all along. */
+static const struct mux_own_session *own_session(void)
+{
+    return pmu_kind_of(pmu_config.backend)->mux->own;
+}
+
+/* A session on the backend's own counters: counters left for the sets
+ * (-VERTIGO_EBUSY: the others hold them all) and turns it can count
+ * (-VERTIGO_ERANGE); 0 when cfg (NULL: not planned yet) may run. */
+static int64_t own_check(const struct vcpu *v, const struct mux_row_config *cfg)
 {
     char refusal[64];
-    if (pmu_config.backend != PMU_SESSION_HW)
+    const struct mux_own_session *own = own_session();
+    if (!own)
         return 0;
     fmt_snprintf(refusal, sizeof(refusal), "pmu: vcpu %u: multiplexing session refused: ",
                  v->id);
     if (!cfg)
-        return pmu_mux_hw_layout(&pmu_config, hv_cmdline(), refusal) ? 0 : -VERTIGO_EBUSY;
-    return pmu_mux_hw_check_turns(&pmu_config, cfg, refusal) ? 0 : -VERTIGO_ERANGE;
+        return own->layout(&pmu_config, hv_cmdline(), refusal) ? 0 : -VERTIGO_EBUSY;
+    return own->check_turns(&pmu_config, cfg, refusal) ? 0 : -VERTIGO_ERANGE;
 }
 
 /* Parses m's events and builds the run's schedule from them, as the
@@ -42,13 +51,13 @@ static int64_t plan(const struct vcpu *v, const struct vertigo_mux *m, struct pm
     char why[128];
     pmu_config_caps(&caps);
     caps.desc.gp_counters = PMU_EVENT_LIST_MAX;     /* the schedule limits the counters */
-    caps.unplaced = pmu_config.backend == PMU_SESSION_HW;
+    caps.unplaced = own_session() != NULL;
     if (pmu_event_list_parse(m->events, &caps, list, &err) != PMU_EVERR_NONE) {
         pmu_event_error_format(&err, why, sizeof(why));
         printk("pmu: vcpu %u: multiplexing session refused: %s\n", v->id, why);
         return mux_session_event_error(err.code);
     }
-    int64_t r = hw_check(v, NULL);
+    int64_t r = own_check(v, NULL);
     if (r)
         return r;
     struct mux_counters counters = pmu_mux_counters(&pmu_config);
@@ -59,7 +68,7 @@ static int64_t plan(const struct vcpu *v, const struct vertigo_mux *m, struct pm
                pmu_mux_counter_count(&pmu_config), mux_err_text(me));
         return mux_session_error(me);
     }
-    r = hw_check(v, cfg);
+    r = own_check(v, cfg);
     return r ? r : cfg->sets;
 }
 

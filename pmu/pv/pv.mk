@@ -3,7 +3,7 @@
 # (pmu/run/pmu_hypercalls.c) call it, so the policy test links it. The
 # hardware backend's share is pmu/hw/pv_hw.c and pmu/hw/pmu_pv_hw.c.
 HV_SRCS      += pmu/pv/pmu_pv.c pmu/pv/pv_hypercalls.c pmu/pv/pv_guest.c
-HEADERS_HV   += pmu/pv/pmu_pv.h pmu/pv/pv_hypercalls.h pmu/pv/pv_guest.h
+HEADERS_HV   += pmu/pv/pmu_pv.h pmu/pv/pv_hypercalls.h pmu/pv/pv_guest.h pmu/pv/pv_part.h
 HEADERS_HOST += pmu/pv/pmu_pv.h
 PMU_POLICY_SRCS += pmu/pv/pmu_pv.c pmu/pv/pv_hypercalls.c pmu/pv/pv_guest.c
 

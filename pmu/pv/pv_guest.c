@@ -3,9 +3,10 @@
 #include "pmu/pv/pv_guest.h"
 
 #include "lib/console.h"
-#include "pmu/hw/pmu_pv_hw.h"
+#include "pmu/backend/pmu_kind.h"
 #include "pmu/pmu_arch.h"
 #include "pmu/pv/pmu_pv.h"
+#include "pmu/pv/pv_part.h"
 #include "pmu/run/pmu_config.h"
 #include "pmu/run/pmu_run.h"
 #include "vmm/hypercall.h"
@@ -25,25 +26,25 @@ int64_t pv_guest_page(struct vcpu *v, uint64_t gpa)
     return 0;
 }
 
-/* The counters count the guest's runs the software backend measures, or
- * sit on hardware counters Vertigo's session leaves free (pmu/hw/pv_hw.h),
- * from the VCPU's first program on if it had no counting session. */
+/* The counters count the guest's runs the exit loop measures, or sit on
+ * counters of the backend's own (its part, pmu/pv/pv_part.h), from the
+ * VCPU's first program on if it had no counting session. */
 int64_t pv_guest_program(struct vcpu *v, const struct vertigo_pv_program *prog)
 {
     struct pmu_event_caps caps;
     const char *why = NULL;
-    bool hw = pmu_config.backend == PMU_SESSION_HW;
-    if ((!pmu_config_soft() && !hw) ||
-        (!v->pmu.counting && pmu_run_start_counting(v) != PMU_OK))
+    const struct pmu_kind *kind = pmu_kind_of(pmu_config.backend);
+    if (!kind || (!v->pmu.counting && pmu_run_start_counting(v) != PMU_OK))
         return -VERTIGO_ENOSYS;
     pmu_config_caps(&caps);
-    int64_t r = hw ? pmu_pv_hw_program(v, prog->events, &why)
-                   : pmu_pv_program(&v->pmu.pv, prog->events, &caps, &why);
+    const struct pv_part *own = kind->pv;
+    int64_t r = own ? own->program(v, prog->events, &why)
+                    : pmu_pv_program(&v->pmu.pv, prog->events, &caps, &why);
     if (r < 0) {
         printk("pmu: vcpu %u: paravirtual counters refused: %s\n", v->id, why);
         return r;
     }
-    if (hw)
+    if (own)
         return r;
     pmu_run_modes_changed(v);
     if (r > 0)

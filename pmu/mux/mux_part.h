@@ -1,0 +1,55 @@
+/* A backend's part in interval multiplexing (pmu/mux/pmu_mux.h), reached
+ * through the run's kind (pmu/backend/pmu_kind.h). Two ways to run a
+ * session:
+ *   - the backend counts every event of the session all along (the
+ *     software backend): the sets rotate over the VCPU's own context, the
+ *     rows are read from it (pmu/mux/pmu_mux.c), and pmu.interval.exact=on
+ *     can write the exact counts beside each row; `own` is NULL;
+ *   - the backend runs the session on counters of its own, each set
+ *     counting only while it is on them (the hardware backend,
+ *     pmu/hw/pmu_mux_hw.h): the session's events are checked, not placed
+ *     (pmu_event_caps.unplaced), and `own` drives it. */
+#ifndef PMU_MUX_PART_H
+#define PMU_MUX_PART_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu/mux/mux.h"
+#include "pmu/mux/mux_row.h"
+#include "vertigo/log_format.h"
+
+struct pmu_config;
+struct vcpu;
+
+/* A session on the backend's own counters. */
+struct mux_own_session {
+    /* The counters left for the sets once the backend's own needs are met
+     * (c->mux_layout); false, with the reason printed after `refusal`,
+     * when the session cannot run. */
+    bool (*layout)(struct pmu_config *c, const char *cmdline, const char *refusal);
+    /* cfg's longest turn can be counted; the reason after `refusal` if not. */
+    bool (*check_turns)(const struct pmu_config *c, const struct mux_row_config *cfg,
+                        const char *refusal);
+    /* The console's words on the session's counters (after the sets'). */
+    void (*announce)(const struct pmu_config *c);
+    /* Interval 0 of cfg starts now on v. */
+    void (*begin)(struct vcpu *v, const struct mux_row_config *cfg);
+    /* The unfinished interval into *row (true), or none. */
+    bool (*finish)(const struct vcpu *v, struct log_interval *row);
+    /* The session's rows (for the end-of-session line). */
+    const struct mux_row_state *(*rows)(const struct vcpu *v);
+    /* The backend's own words at the session's end (after the rows'). */
+    void (*report)(const struct vcpu *v);
+    /* The session's counters leave the CPU (the session ends before the run). */
+    void (*save)(struct vcpu *v);
+};
+
+struct mux_part {
+    /* The counters the sets are formed over. */
+    struct mux_counters (*counters)(const struct pmu_config *c);
+    /* NULL: the backend counts every event all along. */
+    const struct mux_own_session *own;
+};
+
+#endif
