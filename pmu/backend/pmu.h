@@ -86,6 +86,12 @@ struct pmu_backend_ops {
      * cpl: adds 1 to the counters that count retired instructions in that
      * mode (an overflow caused by it becomes pending). ctx is loaded. */
     void (*emulated_instruction)(void *self, struct pmu_ctx *ctx, unsigned int cpl);
+
+    /* The period counter c can take at its next overflow point for a
+     * wanted one (frequency mode changes periods there). NULL: any. The
+     * software backend counts up to the period from what it counted since
+     * the last overflow point (c->raw), so the period must stay above it. */
+    uint64_t (*reachable_period)(const struct pmu_counter *c, uint64_t period);
 };
 
 /* The CPU's PMU registers as the backends and the PMI reach them: the

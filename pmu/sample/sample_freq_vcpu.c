@@ -3,7 +3,6 @@
 
 #include "boot/platform.h"
 #include "pmu/pmu_arch.h"
-#include "pmu/run/pmu_config.h"
 #include "pmu/run/pmu_run.h"
 #include "pmu/sample/sample_freq.h"
 #include "vertigo/log_format.h"
@@ -32,11 +31,11 @@ void sample_freq_vcpu_start(struct vcpu *v, uint32_t freq)
     }
 }
 
-/* The software backend counts up to the period from what it counted since
- * the last overflow point (raw): a new period must stay above it. */
-static uint64_t reachable(const struct pmu_counter *c, uint64_t period)
+/* The period c can take at this overflow point (pmu/backend/pmu.h). */
+static uint64_t reachable(const struct pmu_backend *be, const struct pmu_counter *c,
+                          uint64_t period)
 {
-    return pmu_config_soft() && c->raw >= period ? c->raw + 1 : period;
+    return be->ops && be->ops->reachable_period ? be->ops->reachable_period(c, period) : period;
 }
 
 void sample_freq_overflows(struct vcpu *v, uint32_t mask)
@@ -52,7 +51,7 @@ void sample_freq_overflows(struct vcpu *v, uint32_t mask)
         fc->sampled += c->sampled_period;
         sample_freq_update(&fc->ctl, c->sampled_period, now - fc->last_tsc);
         fc->last_tsc = now;
-        c->period = reachable(c, fc->ctl.period);
+        c->period = reachable(&p->be, c, fc->ctl.period);
     }
 }
 

@@ -161,6 +161,11 @@ uint32_t pmu_soft_stepper_overflow(struct pmu_soft_stepper *s)
     return mask;
 }
 
+static uint64_t soft_reachable_period(const struct pmu_counter *c, uint64_t period)
+{
+    return c->raw >= period ? c->raw + 1 : period;
+}
+
 const struct pmu_backend_ops pmu_soft_ops = {
     .name = "soft",
     .program = soft_program,
@@ -171,6 +176,7 @@ const struct pmu_backend_ops pmu_soft_ops = {
     .overflow = soft_overflow,
     .read = soft_read,
     .emulated_instruction = soft_emulated_instruction,
+    .reachable_period = soft_reachable_period,
 };
 
 enum pmu_status pmu_soft_init(struct pmu_soft *soft, const struct pmu_soft_config *config)
