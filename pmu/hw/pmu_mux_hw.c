@@ -286,6 +286,7 @@ static const struct mux_own_session own = {
     .rows = rows,
     .report = report,
     .save = save,
+    .sampling_list = pmu_mux_hw_sampling_list,
 };
 
 const struct mux_part pmu_mux_hw_part = { .counters = counters, .own = &own };

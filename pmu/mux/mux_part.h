@@ -20,6 +20,7 @@
 #include "vertigo/log_format.h"
 
 struct pmu_config;
+struct pmu_event_list;
 struct vcpu;
 
 /* A session on the backend's own counters. */
@@ -43,6 +44,11 @@ struct mux_own_session {
     void (*report)(const struct vcpu *v);
     /* The session's counters leave the CPU (the session ends before the run). */
     void (*save)(struct vcpu *v);
+    /* A sampling session beside it, on the counters left to sampling:
+     * the session's events, then the sampling ones (false, why: the
+     * reason, if they do not fit there). */
+    bool (*sampling_list)(const char *sampling, struct pmu_event_list *list, char *why,
+                          unsigned int why_size);
 };
 
 struct mux_part {

@@ -7,7 +7,7 @@ PMU_SAMPLE_SRCS := pmu/sample/sample_apply.c pmu/sample/sample_nmi.c pmu/sample/
                    pmu/sample/sampler_symbols.c pmu/sample/sample_hypercalls.c \
                    pmu/sample/sample_guest.c
 HV_SRCS      += $(PMU_SAMPLE_SRCS)
-HEADERS_HV   += pmu/sample/sample_apply.h pmu/sample/sample_nmi.h pmu/sample/sample_session.h \
+HEADERS_HV   += pmu/sample/sample_part.h pmu/sample/sample_apply.h pmu/sample/sample_nmi.h pmu/sample/sample_session.h \
                 pmu/sample/sample_freq_vcpu.h pmu/sample/sample_freq.h pmu/sample/stack_cost.h \
                 pmu/sample/sampler.h pmu/sample/sample_hypercalls.h pmu/sample/sample_guest.h \
                 pmu/sample/sample_vcpu.h

@@ -1,11 +1,11 @@
 /* A sampling session's events on a VCPU's context (see pmu/sample/sample_apply.h). */
 #include "pmu/sample/sample_apply.h"
 
+#include "pmu/backend/pmu_kind.h"
+#include "pmu/mux/mux_part.h"
 #include "pmu/run/pmu_config.h"
-#include "pmu/hw/pmu_mux_hw.h"
 #include "pmu/run/pmu_run.h"
-#include "pmu/soft/pmu_soft.h"
-#include "pmu/soft/pmu_step.h"
+#include "pmu/sample/sample_part.h"
 #include "pmu/sample/sample_freq_vcpu.h"
 #include "lib/console.h"
 #include "lib/format.h"
@@ -28,6 +28,13 @@ static void join_events(const char *sampling, char *out, size_t size)
     out[n] = '\0';
 }
 
+/* The run's backend's part in sampling, or NULL (pmu/sample/sample_part.h). */
+static const struct sample_part *part(void)
+{
+    const struct pmu_kind *kind = pmu_kind_of(pmu_config.backend);
+    return kind ? kind->sample : NULL;
+}
+
 /* The sampled event i (its position in the joined list) can sample here. */
 static bool can_sample(const struct pmu_event *ev, unsigned int i, char *why,
                        unsigned int why_size)
@@ -37,10 +44,10 @@ static bool can_sample(const struct pmu_event *ev, unsigned int i, char *why,
                      ev->name);
         return false;
     }
-    if (ev->hypervisor && pmu_config_soft() && !pmu_config.tsc_counts_instructions) {
-        fmt_snprintf(why, why_size, "event %u \"%s\": the software PMU samples the "
-                     "hypervisor (:h) only where a TSC tick is an instruction (Bochs)",
-                     i, ev->name);
+    const struct sample_part *own = part();
+    const char *refusal = ev->hypervisor && own ? own->hypervisor_refusal() : NULL;
+    if (refusal) {
+        fmt_snprintf(why, why_size, "event %u \"%s\": %s", i, ev->name, refusal);
         return false;
     }
     return true;
@@ -72,9 +79,11 @@ static bool parse_joined(const char *sampling, struct pmu_event_list *list, char
         fmt_snprintf(why, why_size, "no PMU backend");
         return false;
     }
-    /* beside a hardware interval session: on the counters left to sampling */
-    bool ok = pmu_mux_hw_runs() && pmu_config.has_events
-                  ? pmu_mux_hw_sampling_list(sampling, list, why, why_size)
+    /* beside an interval session on the backend's own counters: on the
+     * counters left to sampling */
+    const struct mux_own_session *mux = pmu_kind_of(pmu_config.backend)->mux->own;
+    bool ok = pmu_config.mux && mux && pmu_config.has_events
+                  ? mux->sampling_list(sampling, list, why, why_size)
                   : parse_together(sampling, list, why, why_size);
     if (!ok)
         return false;
@@ -130,13 +139,15 @@ static bool program(struct vcpu *v, const struct pmu_event_list *list, uint64_t 
     return true;
 }
 
-/* The software backend's overflow points of the session that ends: how
- * far past each one the guest had run when it exited (the skid). */
+/* The overflow points of the session that ends, where the backend
+ * measures them: how far past each one the guest had run when it exited
+ * (the skid). */
 static void report_skid(const struct vcpu *v)
 {
     const struct vcpu_pmu *p = &v->pmu;
+    const struct sample_part *own = part();
     sample_freq_vcpu_report(v);
-    if (!pmu_config_soft() || !p->counting)
+    if (!own || !own->measures_skid || !p->counting)
         return;
     for (uint32_t m = p->sample.mask; m; m &= m - 1) {
         const struct pmu_counter *c = &p->ctx.counters[__builtin_ctz(m)];
@@ -153,10 +164,9 @@ bool sample_apply(struct vcpu *v, const char *events, uint64_t period, uint32_t 
     char why[128];
     bool sampling = events && events[0];
 
-    if (pmu_step_armed(v)) {
-        pmu_run_count_overflows(v, pmu_step_pause(v));  /* its steps into the old counts */
-        pmu_step_arm(v, false);
-    }
+    const struct sample_part *own = part();
+    if (own)
+        own->session_ending(v);
     report_skid(v);
     p->sample.mask = 0;
     sample_freq_vcpu_start(v, 0);
@@ -177,7 +187,7 @@ bool sample_apply(struct vcpu *v, const char *events, uint64_t period, uint32_t 
     if (!program(v, &list, freq ? sample_freq_first_period(freq) : period))
         return false;
     sample_freq_vcpu_start(v, freq);
-    if (pmu_config_soft() && pmu_soft_samples_hypervisor(&p->ctx))
-        pmu_step_arm(v, true);
+    if (own)
+        own->session_started(v);
     return true;
 }
