@@ -12,8 +12,23 @@
 struct mux_part;
 struct pv_part;
 struct sample_part;
+struct pmu_config;
+struct pmu_event_caps;
 
 struct pmu_kind {
+    /* What the backend needs of the CPU beyond the PMU, if missing (the
+     * run then has no backend), or NULL. */
+    const char *(*missing)(void);
+    /* Reads the backend's own options of cmdline into c, after the
+     * options every backend shares (pmu/run/pmu_config.h). */
+    void (*configure)(struct pmu_config *c, const char *cmdline);
+    /* The console's line naming the backend ("pmu: using ..."). */
+    void (*announce)(const struct pmu_config *c);
+    /* The events a session can count on it (placed, unless a multiplexing
+     * part runs them on counters of its own). */
+    void (*caps)(const struct pmu_config *c, struct pmu_event_caps *caps);
+    /* The backend's words on a counting session (after its event count). */
+    void (*announce_session)(const struct pmu_config *c);
     const struct mux_part *mux;
     /* NULL: the paravirtual counters count what the exit loop measures
      * (pmu/pv/pmu_pv.h) */

@@ -11,6 +11,12 @@
 
 /* ---- Configuration ------------------------------------------------------- */
 
+/* The run's layout (pmu_mux_hw_layout): the counters sample.events= of
+ * the command line takes (left to sampling), the clock and the counters
+ * left for the sets. */
+static struct mux_hw_held reserved;
+static struct mux_hw_layout layout;
+
 /* The counters events takes, placed as a sampling session's would be. */
 static struct mux_hw_held held_by(const struct pmu_event_list *events)
 {
@@ -45,8 +51,8 @@ static struct mux_hw_held reserve_sampling(const struct pmu_config *c, const cha
 
 bool pmu_mux_hw_layout(struct pmu_config *c, const char *cmdline, const char *refusal)
 {
-    c->mux_reserved = reserve_sampling(c, cmdline);
-    enum mux_hw_err err = mux_hw_layout(&c->desc, &c->mux_reserved, &c->mux_layout);
+    reserved = reserve_sampling(c, cmdline);
+    enum mux_hw_err err = mux_hw_layout(&c->desc, &reserved, &layout);
     if (err == MUX_HW_OK)
         return true;
     printk("%s%s\n", refusal, mux_hw_err_text(err));
@@ -58,11 +64,11 @@ bool pmu_mux_hw_check_turns(const struct pmu_config *c, const struct mux_row_con
 {
     static struct pmu_hw described;     /* widths and write mode only */
     pmu_hw_describe(&described, &c->desc, pmu_arch_perf_capabilities());
-    enum mux_hw_err err = mux_hw_check_turns(&described, &c->mux_layout, cfg);
+    enum mux_hw_err err = mux_hw_check_turns(&described, &layout, cfg);
     if (err == MUX_HW_OK)
         return true;
     printk("%s%s (%s, %lu instructions)\n", refusal, mux_hw_err_text(err),
-           c->mux_layout.clock.slot == PMU_SLOT_FIXED ? "fixed counter 0"
+           layout.clock.slot == PMU_SLOT_FIXED ? "fixed counter 0"
                                                       : "a general-purpose counter",
            cfg->interval - (cfg->subs - 1) * cfg->sub);
     return false;
@@ -120,7 +126,7 @@ void pmu_mux_hw_begin(struct vcpu *v, const struct mux_row_config *cfg)
     p->mux.rows.cfg = cfg;           /* the schedule, for the calls that read it */
     read_always(v, counts);
     /* pmu_config.list: the session's events, the command line's or the guest's */
-    if (mux_hw_begin(&p->hw.mux, cfg, &pmu_config.list, &pmu_config.mux_layout, &p->be, counts,
+    if (mux_hw_begin(&p->hw.mux, cfg, &pmu_config.list, &layout, &p->be, counts,
                      pmu_arch_tsc()) != PMU_OK)
         p->hw.mux.load_failures++;
     share_controls(v);
@@ -209,7 +215,7 @@ bool pmu_mux_hw_finish(const struct vcpu *v, struct log_interval *row)
  * counter 0 up). */
 static void reserved_caps(struct pmu_event_caps *caps)
 {
-    const struct mux_hw_held *r = &pmu_config.mux_reserved;
+    const struct mux_hw_held *r = &reserved;
     pmu_event_caps_hw(caps, &pmu_config.desc);
     caps->desc.gp_counters = (uint8_t)__builtin_ctz(~r->gp_mask);
     caps->desc.fixed_mask &= r->fixed_mask;
@@ -224,7 +230,7 @@ bool pmu_mux_hw_sampling_list(const char *sampling, struct pmu_event_list *list,
     *list = pmu_config.list;
     if (!sampling || !sampling[0])
         return true;
-    if (!pmu_config.mux_reserved.gp_mask && !pmu_config.mux_reserved.fixed_mask) {
+    if (!reserved.gp_mask && !reserved.fixed_mask) {
         fmt_snprintf(why, why_size, "the interval session holds every hardware counter "
                      "(sample.events= on the command line reserves some for sampling)");
         return false;
@@ -251,13 +257,15 @@ bool pmu_mux_hw_sampling_list(const char *sampling, struct pmu_event_list *list,
 
 static struct mux_counters counters(const struct pmu_config *c)
 {
-    return c->mux_layout.for_sets;
+    (void)c;                    /* the run's layout, made from it */
+    return layout.for_sets;
 }
 
 static void announce(const struct pmu_config *c)
 {
-    printk(" (turns counted on %s %u)", c->mux_layout.clock.slot == PMU_SLOT_FIXED
-           ? "fixed counter" : "general-purpose counter", c->mux_layout.clock.slot_index);
+    (void)c;
+    printk(" (turns counted on %s %u)", layout.clock.slot == PMU_SLOT_FIXED
+           ? "fixed counter" : "general-purpose counter", layout.clock.slot_index);
 }
 
 static const struct mux_row_state *rows(const struct vcpu *v)

@@ -48,9 +48,8 @@ static inline bool pmu_mux_hw_runs(void)
     return pmu_config.mux && pmu_config.backend == PMU_SESSION_HW;
 }
 
-/* Configuration: the counters sample.events= of cmdline takes
- * (c->mux_reserved), the clock and the counters left for the sets
- * (c->mux_layout). False, with the reason printed after `refusal`, when
+/* Configuration: the counters sample.events= of cmdline takes, the clock
+ * and the counters left for the sets (the run's layout, kept here). False, with the reason printed after `refusal`, when
  * no counter is left for the clock. */
 bool pmu_mux_hw_layout(struct pmu_config *c, const char *cmdline, const char *refusal);
 

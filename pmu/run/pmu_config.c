@@ -3,7 +3,9 @@
 
 #include "boot/platform.h"
 #include "pmu/pmu_arch.h"
+#include "pmu/backend/pmu_kind.h"
 #include "pmu/backend/pmu_log_desc.h"
+#include "pmu/mux/mux_part.h"
 #include "pmu/mux/pmu_mux.h"
 #include "pmu/backend/pmu_probe.h"
 #include "pmu/vpmu/vpmu_options.h"
@@ -43,75 +45,49 @@ static uint64_t read_u64_option(const char *cmdline, const char *key, uint64_t d
     return v;
 }
 
-/* pmu.traps=on|off: trap every change of mode (on: exact per-mode counts)
- * or attribute each step to the mode it began in (off). */
-static bool read_traps(const char *cmdline)
+/* The run's backend's kind (pmu/backend/pmu_kind.h), or NULL. */
+static const struct pmu_kind *kind(void)
 {
-    char value[OPTION_MAX];
-    if (!cmdline_get(cmdline, "pmu.traps", value, sizeof(value)) || strcmp(value, "on") == 0)
-        return true;
-    if (strcmp(value, "off") != 0)
-        printk("pmu: warning: bad option pmu.traps=%s (on, off); using on\n", value);
-    return strcmp(value, "off") != 0;
+    return pmu_kind_of(pmu_config.backend);
 }
 
-/* Why the run's backend offers the guest no virtual PMU (NULL: it does). */
-static const char *guest_pmu_why_not(enum pmu_session_backend backend)
+/* Why the run's backend offers the guest no virtual PMU (NULL: every
+ * backend does; the hardware one on the counters Vertigo's session
+ * leaves free). */
+static const char *guest_pmu_why_not(void)
 {
-    switch (backend) {
-    case PMU_SESSION_SOFT:
-    case PMU_SESSION_HW:        /* on the counters Vertigo's session leaves free */
-        return NULL;
-    case PMU_SESSION_NONE:
-        break;
-    }
-    return "no PMU backend runs";
+    return kind() ? NULL : "no PMU backend runs";
 }
 
 static void announce_backend(enum pmu_choice choice)
 {
-    switch (pmu_config.backend) {
-    case PMU_SESSION_HW:
-        printk("pmu: using the hardware backend (architectural PMU v%u)\n",
-               pmu_config.desc.version);
-        break;
-    case PMU_SESSION_SOFT:
-        printk("pmu: using the software backend (%s; %s)\n", pmu_config.tsc_counts_instructions
-               ? "exact instruction counts in Bochs" : "cycle-based events only: guest TSC time",
-               pmu_config.exact_modes ? "every user/kernel change exits while a counter "
-               "filters by mode" : "user/kernel by pmu.step");
-        break;
-    case PMU_SESSION_NONE:
-        printk("pmu: no PMU backend (%s)\n", choice == PMU_CHOICE_OFF ? "pmu=off"
-               : "pmu=hw needs a PMU that counts and the load IA32_PERF_GLOBAL_CTRL controls");
-        break;
+    if (kind()) {
+        kind()->announce(&pmu_config);
+        return;
     }
+    printk("pmu: no PMU backend (%s)\n", choice == PMU_CHOICE_OFF ? "pmu=off"
+           : "pmu=hw needs a PMU that counts and the load IA32_PERF_GLOBAL_CTRL controls");
 }
 
 /* The backend b needs hardware features beyond the PMU itself. */
 static enum pmu_session_backend check_backend(enum pmu_session_backend b)
 {
-    if (b == PMU_SESSION_HW && !pmu_arch_has_global_ctrl_switch()) {
-        printk("pmu: the VM-entry/exit \"load IA32_PERF_GLOBAL_CTRL\" controls are missing\n");
-        return PMU_SESSION_NONE;
-    }
-    if (b == PMU_SESSION_SOFT && !pmu_arch_has_guest_timer()) {
-        printk("pmu: the software backend needs the VMX-preemption timer and its save control\n");
+    const struct pmu_kind *k = pmu_kind_of(b);
+    const char *missing = k ? k->missing() : NULL;
+    if (missing) {
+        printk("pmu: %s\n", missing);
         return PMU_SESSION_NONE;
     }
     return b;
 }
 
-/* The software backend offers pmu.soft.counters counters to a session;
- * its model counts every event of a multiplexed one (the exact counts
- * the rows' extrapolation is compared with), the schedule decides which
- * are read. */
 void pmu_config_caps(struct pmu_event_caps *caps)
 {
-    if (pmu_config.backend == PMU_SESSION_HW) {
-        pmu_event_caps_hw(caps, &pmu_config.desc);
+    if (kind()) {
+        kind()->caps(&pmu_config, caps);
         return;
     }
+    /* No backend: nothing is counted; what every caller checks first. */
     pmu_event_caps_soft(caps, pmu_config.tsc_counts_instructions);
     caps->desc.gp_counters = pmu_config.mux ? PMU_EVENT_LIST_MAX : pmu_config.soft_counters;
 }
@@ -119,7 +95,7 @@ void pmu_config_caps(struct pmu_event_caps *caps)
 void pmu_config_session_caps(struct pmu_event_caps *caps)
 {
     pmu_config_caps(caps);
-    caps->unplaced = pmu_config.mux && pmu_config.backend == PMU_SESSION_HW;
+    caps->unplaced = pmu_config.mux && kind() && kind()->mux->own;
 }
 
 static void parse_events(const char *cmdline)
@@ -143,9 +119,8 @@ static void parse_events(const char *cmdline)
     c->has_events = c->list.count > 0;
     memcpy(c->count_text, text, sizeof(text));
     printk("pmu: counting session: %s (%u events", text, c->list.count);
-    /* With the traps a run needs no step (pmu/run/pmu_run.c). */
-    if (c->backend == PMU_SESSION_SOFT && !c->exact_modes)
-        printk(", step %lu ticks", c->step_ticks);
+    if (kind()->announce_session)
+        kind()->announce_session(c);
     if (c->period)
         printk(", period %lu", c->period);
     if (c->mux)
@@ -175,15 +150,16 @@ void pmu_config_ensure(void)
     }
     c->soft_counters = (unsigned int)counters;
     c->mux = cmdline_has(cmdline, "pmu.interval") || cmdline_has(cmdline, "pmu.subinterval");
-    c->exact_modes = c->backend == PMU_SESSION_SOFT && read_traps(cmdline) &&
-                     pmu_arch_has_mode_traps();
+    c->exact_modes = false;
+    if (kind())
+        kind()->configure(c, cmdline);
     pmu_session_set_current(c->backend);
     struct log_pmu_desc log_pmu = pmu_log_desc(verdict, &c->desc, c->backend);
     log_hv_set_pmu(&log_pmu);       /* the stream header names the backend */
     if (c->tsc_counts_instructions)
         pmu_arch_timer_entry_ticks(BOCHS_ENTRY_TIMER_TICKS);
     announce_backend(choice);
-    struct vpmu_options guest = vpmu_options_read(cmdline, guest_pmu_why_not(c->backend));
+    struct vpmu_options guest = vpmu_options_read(cmdline, guest_pmu_why_not());
     c->guest_pmu = guest.on;
     c->guest_gp_counters = guest.gp_counters;
     c->guest_fixed_counters = guest.fixed_counters;

@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "pmu/hw/mux_hw.h"
 #include "pmu/mux/mux_row.h"
 #include "pmu/backend/pmu_desc.h"
 #include "pmu/backend/pmu_events.h"
@@ -55,11 +54,6 @@ struct pmu_config {
      * multiplexing session (pmu/mux/pmu_mux.h) with this schedule. */
     bool mux;
     struct mux_row_config mux_cfg;
-    /* Hardware backend: the counters sample.events= takes (left to
-     * sampling), the clock and the counters left for the sets
-     * (pmu/hw/pmu_mux_hw.h). */
-    struct mux_hw_held mux_reserved;
-    struct mux_hw_layout mux_layout;
 };
 
 extern struct pmu_config pmu_config;
@@ -71,14 +65,9 @@ void pmu_config_ensure(void);
 /* The events the run's backend can count. */
 void pmu_config_caps(struct pmu_event_caps *caps);
 
-/* The same for an interval session's events (pmu.interval=): on the
- * hardware backend they are checked, not placed (pmu/hw/pmu_mux_hw.h). */
+/* The same for an interval session's events (pmu.interval=): on a
+ * backend that runs it on counters of its own they are checked, not
+ * placed (pmu/mux/mux_part.h). */
 void pmu_config_session_caps(struct pmu_event_caps *caps);
-
-/* True if the software backend runs. Inline: the exit path asks. */
-static inline bool pmu_config_soft(void)
-{
-    return pmu_config.backend == PMU_SESSION_SOFT;
-}
 
 #endif

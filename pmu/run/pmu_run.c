@@ -12,6 +12,7 @@
 #include "pmu/hw/pmu_pv_hw.h"
 #include "pmu/soft/pmu_soft.h"
 #include "pmu/soft/pmu_step.h"
+#include "pmu/soft/soft_config.h"
 #include "pmu/run/pmu_switch.h"
 #include "lib/console.h"
 #include "lib/mem.h"

@@ -8,6 +8,7 @@
 #include "pmu/run/pmu_run.h"
 #include "pmu/soft/pmu_soft.h"
 #include "pmu/soft/pmu_step.h"
+#include "pmu/soft/soft_config.h"
 #include "lib/console.h"
 #include "vmm/vcpu.h"
 

@@ -3,7 +3,7 @@
 # single-stepping Vertigo for its hypervisor counts (events with :h), and
 # its kind: what it brings to the features (soft_kind.c).
 HV_SRCS      += pmu/soft/pmu_soft.c pmu/soft/pmu_step.c pmu/soft/soft_kind.c
-HEADERS_HV   += pmu/soft/pmu_soft.h pmu/soft/pmu_step.h
+HEADERS_HV   += pmu/soft/pmu_soft.h pmu/soft/pmu_step.h pmu/soft/soft_config.h
 HEADERS_HOST += pmu/soft/pmu_soft.h
 PMU_POLICY_SRCS += pmu/soft/pmu_soft.c pmu/soft/pmu_step.c pmu/soft/soft_kind.c
 

@@ -6,12 +6,64 @@
  * single-stepping it (pmu/soft/pmu_step.h) where a TSC tick is an
  * instruction, and measures each overflow's skid. */
 #include "pmu/backend/pmu_kind.h"
+
+#include "lib/cmdline.h"
+#include "lib/console.h"
+#include "lib/mem.h"
 #include "pmu/mux/mux_part.h"
+#include "pmu/pmu_arch.h"
 #include "pmu/run/pmu_config.h"
 #include "pmu/run/pmu_run.h"
 #include "pmu/sample/sample_part.h"
 #include "pmu/soft/pmu_soft.h"
 #include "pmu/soft/pmu_step.h"
+
+static const char *missing(void)
+{
+    return pmu_arch_has_guest_timer() ? NULL
+           : "the software backend needs the VMX-preemption timer and its save control";
+}
+
+/* pmu.traps=on|off: trap every change of mode (on: exact per-mode counts)
+ * or attribute each step to the mode it began in (off). */
+static bool read_traps(const char *cmdline)
+{
+    char value[32];
+    if (!cmdline_get(cmdline, "pmu.traps", value, sizeof(value)) || strcmp(value, "on") == 0)
+        return true;
+    if (strcmp(value, "off") != 0)
+        printk("pmu: warning: bad option pmu.traps=%s (on, off); using on\n", value);
+    return strcmp(value, "off") != 0;
+}
+
+static void configure(struct pmu_config *c, const char *cmdline)
+{
+    c->exact_modes = read_traps(cmdline) && pmu_arch_has_mode_traps();
+}
+
+static void announce(const struct pmu_config *c)
+{
+    printk("pmu: using the software backend (%s; %s)\n", c->tsc_counts_instructions
+           ? "exact instruction counts in Bochs" : "cycle-based events only: guest TSC time",
+           c->exact_modes ? "every user/kernel change exits while a counter "
+           "filters by mode" : "user/kernel by pmu.step");
+}
+
+/* pmu.soft.counters counters offered to a session; its model counts every
+ * event of a multiplexed one (the exact counts the rows' extrapolation is
+ * compared with), the schedule decides which are read. */
+static void caps(const struct pmu_config *c, struct pmu_event_caps *caps)
+{
+    pmu_event_caps_soft(caps, c->tsc_counts_instructions);
+    caps->desc.gp_counters = c->mux ? PMU_EVENT_LIST_MAX : c->soft_counters;
+}
+
+/* With the traps a run needs no step (pmu/run/pmu_run.c). */
+static void announce_session(const struct pmu_config *c)
+{
+    if (!c->exact_modes)
+        printk(", step %lu ticks", c->step_ticks);
+}
 
 static struct mux_counters counters(const struct pmu_config *c)
 {
@@ -49,6 +101,11 @@ static const struct sample_part sample = {
 };
 
 const struct pmu_kind pmu_kind_soft = {
+    .missing = missing,
+    .configure = configure,
+    .announce = announce,
+    .caps = caps,
+    .announce_session = announce_session,
     .mux = &mux,
     .pv = NULL,
     .sample = &sample,
