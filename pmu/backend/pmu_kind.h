@@ -7,6 +7,8 @@
 #ifndef PMU_PMU_KIND_H
 #define PMU_PMU_KIND_H
 
+#include <stdbool.h>
+
 #include "pmu/backend/pmu_session.h"
 
 struct mux_part;
@@ -14,6 +16,7 @@ struct pv_part;
 struct sample_part;
 struct pmu_config;
 struct pmu_event_caps;
+struct vcpu;
 
 struct pmu_kind {
     /* What the backend needs of the CPU beyond the PMU, if missing (the
@@ -29,6 +32,13 @@ struct pmu_kind {
     void (*caps)(const struct pmu_config *c, struct pmu_event_caps *caps);
     /* The backend's words on a counting session (after its event count). */
     void (*announce_session)(const struct pmu_config *c);
+    /* VCPU switches on a CPU (pmu/run/pmu_switch.c), each NULL if the
+     * backend needs nothing beyond its context's save and load: before
+     * the outgoing VCPU's context is saved; after the incoming one's was
+     * loaded (loaded: just now; false if it stayed loaded or counts
+     * nothing). */
+    void (*switch_out)(struct vcpu *from);
+    void (*switch_in)(struct vcpu *to, bool loaded);
     const struct mux_part *mux;
     /* NULL: the paravirtual counters count what the exit loop measures
      * (pmu/pv/pmu_pv.h) */

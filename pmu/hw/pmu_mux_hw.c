@@ -285,6 +285,11 @@ static void save(struct vcpu *v)
     pmu_mux_hw_save(v);
 }
 
+static void load(struct vcpu *v)
+{
+    pmu_mux_hw_load(v);
+}
+
 static const struct mux_own_session own = {
     .layout = pmu_mux_hw_layout,
     .check_turns = pmu_mux_hw_check_turns,
@@ -294,6 +299,7 @@ static const struct mux_own_session own = {
     .rows = rows,
     .report = report,
     .save = save,
+    .load = load,
     .sampling_list = pmu_mux_hw_sampling_list,
 };
 

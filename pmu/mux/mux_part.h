@@ -42,8 +42,10 @@ struct mux_own_session {
     const struct mux_row_state *(*rows)(const struct vcpu *v);
     /* The backend's own words at the session's end (after the rows'). */
     void (*report)(const struct vcpu *v);
-    /* The session's counters leave the CPU (the session ends before the run). */
+    /* The session's counters leave the CPU (a VCPU switch out, or the
+     * session ends before the run) / come back (a VCPU switch in). */
     void (*save)(struct vcpu *v);
+    void (*load)(struct vcpu *v);
     /* A sampling session beside it, on the counters left to sampling:
      * the session's events, then the sampling ones (false, why: the
      * reason, if they do not fit there). */

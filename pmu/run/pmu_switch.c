@@ -1,14 +1,12 @@
 /* VCPU switches on one physical CPU (see pmu/run/pmu_switch.h). */
 #include "pmu/run/pmu_switch.h"
 
+#include "pmu/backend/pmu_kind.h"
+#include "pmu/mux/mux_part.h"
 #include "pmu/run/pmu_config.h"
 #include "pmu/run/pmu_cpu.h"
-#include "pmu/hw/pmu_mux_hw.h"
 #include "pmu/run/pmu_pmi.h"
 #include "pmu/run/pmu_run.h"
-#include "pmu/soft/pmu_soft.h"
-#include "pmu/soft/pmu_step.h"
-#include "pmu/soft/soft_config.h"
 #include "lib/console.h"
 #include "vmm/vcpu.h"
 
@@ -23,16 +21,16 @@ static void note_failure(struct vcpu *v, const char *what, enum pmu_status st)
                v->domain->id, what, pmu_status_text(st));
 }
 
-/* Single-stepping Vertigo belongs to the CPU: the outgoing VCPU's steps
- * go to its counts and stepping stops until a VCPU that samples Vertigo
- * comes in (the switch itself is nobody's Vertigo time). */
-static void step_out(struct vcpu *from)
+/* The run's backend's kind (pmu/backend/pmu_kind.h), and its interval
+ * session on counters of its own (pmu/mux/mux_part.h); NULL for none. */
+static const struct pmu_kind *kind(void)
 {
-    from->pmu.sw_state.stepping = pmu_step_armed(from);
-    if (!from->pmu.sw_state.stepping)
-        return;
-    pmu_run_count_overflows(from, pmu_step_pause(from));
-    pmu_step_arm(from, false);
+    return pmu_kind_of(pmu_config.backend);
+}
+
+static const struct mux_own_session *mux_own(void)
+{
+    return kind() ? kind()->mux->own : NULL;
 }
 
 /* A PMI the outgoing VCPU's exit raised may still be on its way (Bochs
@@ -59,25 +57,17 @@ void pmu_vcpu_switch_out(struct vcpu *from)
     struct vcpu_pmu *p = &from->pmu;
     uint64_t t0 = pmu_arch_tsc();
     pmi_out(from);
-    step_out(from);
+    if (kind() && kind()->switch_out)
+        kind()->switch_out(from);
     if (p->be.ops && p->ctx.loaded) {
         enum pmu_status st = p->be.ops->save(p->be.self, &p->ctx);
         if (st != PMU_OK)
             note_failure(from, "saving the counters", st);
     }
-    pmu_mux_hw_save(from);      /* an interval session's live set and clock */
+    if (mux_own())
+        mux_own()->save(from);  /* an interval session's live set and clock */
     p->sw_state.out_tsc = pmu_arch_tsc();
     p->sw_state.ticks += p->sw_state.out_tsc - t0;
-}
-
-/* The software backend's per-CPU state follows the context: its masks
- * (load), whether every mode change exits, and the kernel's step (a user
- * step of the guest's own is chosen again at each entry). */
-static void soft_in(struct vcpu *to)
-{
-    struct pmu_soft *soft = to->pmu.be.self;
-    soft->mode_exits = to->pmu.modes_trapped;
-    soft->config.step_ticks = pmu_config.step_ticks;
 }
 
 /* :h counted by time (software backend) spans exit to exit: the stretch
@@ -96,16 +86,16 @@ void pmu_vcpu_switch_in(struct vcpu *to)
     __atomic_store_n(&pmu_cpu_of(to->cpu)->vcpu, to, __ATOMIC_RELEASE);
     swevent_add(&p->sw, SWEVENT_VCPU_SWITCHES, 1);
     skip_time_out(p, t0);
-    if (p->be.ops && !p->ctx.loaded) {
+    bool loaded = p->be.ops && !p->ctx.loaded;
+    if (loaded) {
         enum pmu_status st = p->be.ops->load(p->be.self, &p->ctx);
         if (st != PMU_OK)
             note_failure(to, "loading the counters", st);
-        if (pmu_config_soft())
-            soft_in(to);
     }
-    pmu_mux_hw_load(to);
-    if (p->sw_state.stepping)
-        pmu_step_arm(to, true);
+    if (mux_own())
+        mux_own()->load(to);
+    if (kind() && kind()->switch_in)
+        kind()->switch_in(to, loaded);
     pmi_in(to);
     p->sw_state.ticks += pmu_arch_tsc() - t0;
 }

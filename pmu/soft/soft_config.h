@@ -1,5 +1,5 @@
 /* Whether the software backend runs, for the exit loop's calls into it
- * (pmu/run/pmu_run.c, pmu/run/pmu_switch.c). Inline: the exit path asks. */
+ * (pmu/run/pmu_run.c). Inline: the exit path asks. */
 #ifndef PMU_SOFT_CONFIG_H
 #define PMU_SOFT_CONFIG_H
 

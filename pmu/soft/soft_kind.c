@@ -65,6 +65,33 @@ static void announce_session(const struct pmu_config *c)
         printk(", step %lu ticks", c->step_ticks);
 }
 
+/* Single-stepping Vertigo belongs to the CPU: the outgoing VCPU's steps
+ * go to its counts and stepping stops until a VCPU that samples Vertigo
+ * comes in (the switch itself is nobody's Vertigo time). */
+static void switch_out(struct vcpu *from)
+{
+    from->pmu.sw_state.stepping = pmu_step_armed(from);
+    if (!from->pmu.sw_state.stepping)
+        return;
+    pmu_run_count_overflows(from, pmu_step_pause(from));
+    pmu_step_arm(from, false);
+}
+
+/* The backend's per-CPU state follows the context: its masks (load),
+ * whether every mode change exits, and the kernel's step (a user step of
+ * the guest's own is chosen again at each entry); then stepping again if
+ * the VCPU samples Vertigo. */
+static void switch_in(struct vcpu *to, bool loaded)
+{
+    if (loaded) {
+        struct pmu_soft *soft = to->pmu.be.self;
+        soft->mode_exits = to->pmu.modes_trapped;
+        soft->config.step_ticks = pmu_config.step_ticks;
+    }
+    if (to->pmu.sw_state.stepping)
+        pmu_step_arm(to, true);
+}
+
 static struct mux_counters counters(const struct pmu_config *c)
 {
     return (struct mux_counters){ c->soft_counters, 0 };
@@ -106,6 +133,8 @@ const struct pmu_kind pmu_kind_soft = {
     .announce = announce,
     .caps = caps,
     .announce_session = announce_session,
+    .switch_out = switch_out,
+    .switch_in = switch_in,
     .mux = &mux,
     .pv = NULL,
     .sample = &sample,
