@@ -8,14 +8,12 @@
 #include "pmu/run/pmu_pmi.h"
 #include "pmu/run/pmu_run.h"
 #include "pmu/backend/pmu_session.h"
-#include "pmu/soft/pmu_step.h"
 #include "pmu/sample/sample_nmi.h"
 #include "pmu/sample/sample_session.h"
 #include "vmm/pmu_hooks.h"
 
 void pmu_vcpu_start(struct vcpu *v)
 {
-    pmu_step_set_sampler(sample_hypervisor_step);
     pmu_run_vcpu_start(v);
     sample_vcpu_start(v);
 }

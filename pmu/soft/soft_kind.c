@@ -14,6 +14,7 @@
 #include "pmu/pmu_arch.h"
 #include "pmu/run/pmu_config.h"
 #include "pmu/run/pmu_run.h"
+#include "pmu/sample/sample_nmi.h"
 #include "pmu/sample/sample_part.h"
 #include "pmu/soft/pmu_soft.h"
 #include "pmu/soft/pmu_step.h"
@@ -36,9 +37,11 @@ static bool read_traps(const char *cmdline)
     return strcmp(value, "off") != 0;
 }
 
+/* Its options, and who writes the samples of Vertigo's steps. */
 static void configure(struct pmu_config *c, const char *cmdline)
 {
     c->exact_modes = read_traps(cmdline) && pmu_arch_has_mode_traps();
+    pmu_step_set_sampler(sample_hypervisor_step);
 }
 
 static void announce(const struct pmu_config *c)
