@@ -20,7 +20,7 @@ static bool exact_reference;
 /* The run's backend's part (pmu/mux/mux_part.h); c has a backend. */
 static const struct mux_part *part_of(const struct pmu_config *c)
 {
-    return pmu_kind_of(c->backend)->mux;
+    return c->kind->mux;
 }
 
 /* The backend's own session, or NULL when it counts every event all along. */

@@ -21,7 +21,7 @@ static struct vcpu *owner;              /* the VCPU whose session runs, or NULL 
  * counts every event all along. */
 static const struct mux_own_session *own_session(void)
 {
-    return pmu_kind_of(pmu_config.backend)->mux->own;
+    return pmu_config.kind->mux->own;
 }
 
 /* A session on the backend's own counters: counters left for the sets

@@ -33,7 +33,7 @@ int64_t pv_guest_program(struct vcpu *v, const struct vertigo_pv_program *prog)
 {
     struct pmu_event_caps caps;
     const char *why = NULL;
-    const struct pmu_kind *kind = pmu_kind_of(pmu_config.backend);
+    const struct pmu_kind *kind = pmu_config.kind;
     if (!kind || (!v->pmu.counting && pmu_run_start_counting(v) != PMU_OK))
         return -VERTIGO_ENOSYS;
     pmu_config_caps(&caps);

@@ -48,7 +48,7 @@ static uint64_t read_u64_option(const char *cmdline, const char *key, uint64_t d
 /* The run's backend's kind (pmu/backend/pmu_kind.h), or NULL. */
 static const struct pmu_kind *kind(void)
 {
-    return pmu_kind_of(pmu_config.backend);
+    return pmu_config.kind;
 }
 
 /* Why the run's backend offers the guest no virtual PMU (NULL: every
@@ -139,6 +139,7 @@ void pmu_config_ensure(void)
 
     c->tsc_counts_instructions = platform_is_emulator();
     c->backend = check_backend(pmu_session_decide(choice, verdict));
+    c->kind = pmu_kind_of(c->backend);
     c->step_ticks = read_u64_option(cmdline, "pmu.step", PMU_SESSION_DEFAULT_STEP, 1);
     c->period = read_u64_option(cmdline, "pmu.period", 0, 0);
     c->step_ahead = read_u64_option(cmdline, "pmu.step_ahead", PMU_STEP_AHEAD_DEFAULT, 1);

@@ -12,6 +12,7 @@
 #include "pmu/mux/mux_row.h"
 #include "pmu/backend/pmu_desc.h"
 #include "pmu/backend/pmu_events.h"
+#include "pmu/backend/pmu_kind.h"
 #include "pmu/backend/pmu_session.h"
 
 /* pmu.step_ahead= default. Stepping makes Vertigo's instructions about 16
@@ -26,6 +27,9 @@
 struct pmu_config {
     bool configured;
     enum pmu_session_backend backend;
+    /* Its kind (pmu/backend/pmu_kind.h): what it brings to each feature;
+     * NULL without a backend. */
+    const struct pmu_kind *kind;
     struct pmu_desc desc;               /* the probed PMU (hardware backend) */
     bool tsc_counts_instructions;       /* one TSC tick is one instruction (Bochs) */
     bool has_events;                    /* a counting session runs */

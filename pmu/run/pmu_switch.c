@@ -21,16 +21,11 @@ static void note_failure(struct vcpu *v, const char *what, enum pmu_status st)
                v->domain->id, what, pmu_status_text(st));
 }
 
-/* The run's backend's kind (pmu/backend/pmu_kind.h), and its interval
- * session on counters of its own (pmu/mux/mux_part.h); NULL for none. */
-static const struct pmu_kind *kind(void)
+/* v's interval session on counters of the backend's own
+ * (pmu/mux/mux_part.h), or NULL. */
+static const struct mux_own_session *mux_own(const struct pmu_kind *k, const struct vcpu *v)
 {
-    return pmu_kind_of(pmu_config.backend);
-}
-
-static const struct mux_own_session *mux_own(void)
-{
-    return kind() ? kind()->mux->own : NULL;
+    return k && v->pmu.mux.on ? k->mux->own : NULL;
 }
 
 /* A PMI the outgoing VCPU's exit raised may still be on its way (Bochs
@@ -56,16 +51,17 @@ void pmu_vcpu_switch_out(struct vcpu *from)
 {
     struct vcpu_pmu *p = &from->pmu;
     uint64_t t0 = pmu_arch_tsc();
+    const struct pmu_kind *k = pmu_config.kind;
     pmi_out(from);
-    if (kind() && kind()->switch_out)
-        kind()->switch_out(from);
+    if (k && k->switch_out)
+        k->switch_out(from);
     if (p->be.ops && p->ctx.loaded) {
         enum pmu_status st = p->be.ops->save(p->be.self, &p->ctx);
         if (st != PMU_OK)
             note_failure(from, "saving the counters", st);
     }
-    if (mux_own())
-        mux_own()->save(from);  /* an interval session's live set and clock */
+    if (mux_own(k, from))
+        mux_own(k, from)->save(from);   /* an interval session's live set and clock */
     p->sw_state.out_tsc = pmu_arch_tsc();
     p->sw_state.ticks += p->sw_state.out_tsc - t0;
 }
@@ -92,10 +88,11 @@ void pmu_vcpu_switch_in(struct vcpu *to)
         if (st != PMU_OK)
             note_failure(to, "loading the counters", st);
     }
-    if (mux_own())
-        mux_own()->load(to);
-    if (kind() && kind()->switch_in)
-        kind()->switch_in(to, loaded);
+    const struct pmu_kind *k = pmu_config.kind;
+    if (mux_own(k, to))
+        mux_own(k, to)->load(to);
+    if (k && k->switch_in)
+        k->switch_in(to, loaded);
     pmi_in(to);
     p->sw_state.ticks += pmu_arch_tsc() - t0;
 }

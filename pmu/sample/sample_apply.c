@@ -31,7 +31,7 @@ static void join_events(const char *sampling, char *out, size_t size)
 /* The run's backend's part in sampling, or NULL (pmu/sample/sample_part.h). */
 static const struct sample_part *part(void)
 {
-    const struct pmu_kind *kind = pmu_kind_of(pmu_config.backend);
+    const struct pmu_kind *kind = pmu_config.kind;
     return kind ? kind->sample : NULL;
 }
 
@@ -81,7 +81,7 @@ static bool parse_joined(const char *sampling, struct pmu_event_list *list, char
     }
     /* beside an interval session on the backend's own counters: on the
      * counters left to sampling */
-    const struct mux_own_session *mux = pmu_kind_of(pmu_config.backend)->mux->own;
+    const struct mux_own_session *mux = pmu_config.kind->mux->own;
     bool ok = pmu_config.mux && mux && pmu_config.has_events
                   ? mux->sampling_list(sampling, list, why, why_size)
                   : parse_together(sampling, list, why, why_size);
