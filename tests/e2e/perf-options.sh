@@ -21,41 +21,9 @@ log="$out/capture.bin"
     500 "$log" "$out/expect.txt" || { fail "perf-options: generate capture" "gen-profile failed"; exit 1; }
 opts=(--guest-root "$root" --vertigo-elf "$BUILD/profile/hvmini")
 
-# same NAME "SHORT ARGS" "LONG ARGS" [CMD]: both command lines give the
-# same output (non-empty) and status 0
-same() {
-    local name=$1 short=$2 long=$3 cmd=${4:-report} a b
-    "$V" $cmd "${opts[@]}" $short >"$out/a.txt" 2>"$out/a.err"; a=$?
-    "$V" $cmd "${opts[@]}" $long >"$out/b.txt" 2>"$out/b.err"; b=$?
-    if [ $a -eq 0 ] && [ $b -eq 0 ] && [ -s "$out/a.txt" ] && cmp -s "$out/a.txt" "$out/b.txt"; then
-        pass "perf-options: $name"
-    else
-        fail "perf-options: $name" "status $a/$b, outputs $(wc -l <"$out/a.txt")/$(wc -l <"$out/b.txt") lines $(head -c 200 "$out/a.err")"
-    fi
-}
-
-same "report -i FILE = report FILE" "-i $log" "$log"
-same "report -s = --sort" "-s dso,sym $log" "--sort=dso,sym $log"
-same "report -e = --event" "-e cycles $log" "--event cycles $log"
-same "report -c = --comms = --comm" "-c workload $log" "--comms=workload $log"
-same "report --comm = --comms" "--comm workload $log" "--comms workload $log"
-same "report -d = --dsos = --dso" "-d /bin/workload $log" "--dsos /bin/workload $log"
-same "report --pids = --pid" "--pids 42 $log" "--pid 42 $log"
-same "report -S = --symbols" "-S g,f $log" "--symbols=g,f $log"
-same "report -g = --call-graph" "-g graph,0.5,caller $log" "--call-graph=caller,graph,0.5 $log"
-same "report -G = --inverted" "-G $log" "--inverted $log"
-same "report -G = -g graph,caller" "-G $log" "-g graph,caller $log"
-same "report -q = --quiet" "-q $log" "--quiet $log"
-same "report -n = --show-nr-samples = default" "-n $log" "$log"
-same "report --stdio = default" "--stdio $log" "$log"
-same "report --no-children = default" "--no-children $log" "$log"
-same "report --children --no-children = --no-children" "--children --no-children $log" "$log"
-same "script -F = --fields" "-F comm,pid,time,ip,sym $log" "--fields=comm,pid,time,ip,sym $log" script
-same "script -F +/- changes" "-F -cpu,-period $log" "-F comm,pid,time,event,ip,sym,symoff,dso $log" script
-same "script default fields" "-F comm,pid,cpu,time,period,event,ip,sym,symoff,dso $log" "$log" script
-same "export -i = FILE" "--format folded -i $log" "--format folded $log" export
-same "export -e -c = --event --comms" "--format csv -e cycles -c workload $log" \
-    "--format csv --event=cycles --comms=workload $log" export
+tag=perf-options
+. tests/e2e/perf_forms.bash
+same_forms cycles workload /bin/workload 42 g,f
 
 # -q leaves out the header lines, nothing else.
 "$V" report "${opts[@]}" "$log" | grep -v '^#' >"$out/noheader.txt"
@@ -63,9 +31,6 @@ same "export -e -c = --event --comms" "--format csv -e cycles -c workload $log" 
 cmp -s "$out/noheader.txt" "$out/quiet.txt" && ! grep -q '^#' "$out/quiet.txt" &&
     pass "perf-options: -q drops exactly the # lines" || fail "perf-options: -q drops exactly the # lines" "differs"
 
-# total OPTIONS...: the report's "# Total samples:"
-total() { "$V" report "${opts[@]}" "$@" "$log" | sed -n 's/^# Total samples: //p'; }
-all=$(total)
 # The filters keep what they name: -S g alone, g's own count.
 want_g=$(awk '$NF ~ /^[0-9]+$/ && $2 == "g" { n += $NF } END { print n + 0 }' "$out/expect.txt")
 got_g=$(total -S g)
@@ -79,34 +44,13 @@ got_g=$(total -S g)
     fail "perf-options: -d keeps that image's rows only" "$(cat "$out/d.txt") other rows"
 
 # --time: exactly the samples whose time (script --ns) is in the range.
-"$V" script "${opts[@]}" --ns -F time "$log" | sed -n 's/^ *\([0-9]*\)\.\([0-9]*\): *$/\1\2/p' \
-    | sed 's/^0*//' >"$out/times.txt"
-n=$(wc -l <"$out/times.txt")
-first=$(sort -n "$out/times.txt" | head -n1)
-last=$(sort -n "$out/times.txt" | tail -n1)
-[ "$n" -gt 1000 ] && pass "perf-options: script --ns times of $n samples ($first..$last ns)" ||
-    fail "perf-options: script --ns times" "$n samples"
-# in_range LO HI OPEN: samples with LO <= t <= HI (t < HI when OPEN=1)
-in_range() { awk -v lo="$1" -v hi="$2" -v open="$3" '$1 >= lo && (open ? $1 < hi : $1 <= hi) { n++ } END { print n + 0 }' "$out/times.txt"; }
-# check_time NAME RANGE WANT: script and report keep WANT samples
-check_time() {
-    local name=$1 range=$2 want=$3 s r
-    s=$("$V" script "${opts[@]}" --ns -F time --time "$range" "$log" | grep -c ':')
-    r=$(total --time "$range")
-    [ "$s" = "$want" ] && [ "$r" = "$want" ] && pass "perf-options: --time $name keeps exactly $want samples" ||
-        fail "perf-options: --time $name" "want $want, script $s, report '$r'"
-}
+sample_times 1001
 check_time "0.001,0.002 (seconds)" "0.001,0.002" "$(in_range 1000000 2000000 0)"
 check_time "0.0015, (open stop)" "0.0015," "$(in_range 1500000 99999999999 0)"
 check_time ",0.000600 (open start)" ",0.000600" "$(in_range 0 600000 0)"
 check_time "two ranges" "0.001,0.0012 0.003,0.0031" \
     "$(( $(in_range 1000000 1200000 0) + $(in_range 3000000 3100000 0) ))"
-at() { echo $(( first + (last - first) * $1 / 100 )); }
-check_time "10%/2" "10%/2" "$(in_range "$(at 10)" "$(at 20)" 1)"
-check_time "0%-10%,30%-40%" "0%-10%,30%-40%" "$(( $(in_range "$(at 0)" "$(at 10)" 1) + $(in_range "$(at 30)" "$(at 40)" 1) ))"
-check_time "90%-100% (the last sample in)" "90%-100%" "$(in_range "$(at 90)" "$(at 100)" 0)"
-check_time "10%/1 .. 10%/10 add up" "10%/1,10%/2,10%/3,10%/4,10%/5,10%/6,10%/7,10%/8,10%/9,10%/10" "$n"
-check_time "0%-100% = all" "0%-100%" "$all"
+check_time_percent
 for bad in "5,3" "abc" "10%/0" "50%-20%" "1.1234567891,2"; do
     "$V" report "${opts[@]}" --time "$bad" "$log" >/dev/null 2>"$out/bad.err"
     rc=$?
