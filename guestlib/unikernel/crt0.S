@@ -92,10 +92,27 @@ uk_trap_\vector:
 uk_trap_common:
     SAVE_REGS
     mov     %rsp, %rdi
+    mov     %rsp, %rbx          /* the frame (RBX is restored from it) */
     and     $-16, %rsp
-    call    uk_trap             /* does not return */
-1:  hlt
-    jmp     1b
+    call    uk_trap             /* returns only for a probe's fault */
+    mov     %rbx, %rsp
+    pop     %r15
+    pop     %r14
+    pop     %r13
+    pop     %r12
+    pop     %r11
+    pop     %r10
+    pop     %r9
+    pop     %r8
+    pop     %rbp
+    pop     %rdi
+    pop     %rsi
+    pop     %rdx
+    pop     %rcx
+    pop     %rbx
+    pop     %rax
+    add     $16, %rsp           /* vector and error code */
+    iretq
 
 /* INT 0x80 from the program: RAX = uk_syscall(RAX, RDI, RSI, RDX); every
  * other register as it was. Runs on the TSS's RSP0 stack. */

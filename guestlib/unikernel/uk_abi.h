@@ -30,6 +30,16 @@
                                    that follow, and shuts down (a triple fault,
                                    SDM Vol. 3A 6.15, "Interrupt 8"); never
                                    returns */
+#define UK_SYS_HYPERCALL    6   /* number, RBX, RCX: a hypercall from CPL 0
+                                   as given -> Vertigo's result (kernel-only
+                                   calls of a hostile kernel) */
+#define UK_SYS_PROBE        7   /* kind, a, b: one privileged instruction
+                                   from CPL 0 with its fault caught -> 0, or
+                                   minus the exception's vector */
+#define UK_PROBE_WRMSR      1   /* a = MSR, b = value */
+#define UK_PROBE_RDMSR      2   /* a = MSR; the value is not returned */
+#define UK_PROBE_XRSTORS_PT 3   /* XRSTORS of an area holding Intel PT's
+                                   state (component 8), CR4.OSXSAVE set for it */
 
 /* Copy of the start-info page, filled before the program starts. */
 extern struct vertigo_uk_start uk_boot_info;

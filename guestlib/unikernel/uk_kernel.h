@@ -48,8 +48,14 @@ void uk_console_dec(uint64_t v);
 /* uk_end.c: the domain's verdict, then power off. */
 void uk_end(int pass, const char *reason) __attribute__((noreturn));
 
-/* uk_trap.c, called by crt0.S. */
-void uk_trap(const struct uk_frame *f) __attribute__((noreturn));
+/* uk_trap.c, called by crt0.S: ends the domain, except for a fault of a
+ * probe (uk_probe.c), where it returns to resume the probe. */
+void uk_trap(struct uk_frame *f);
+
+/* uk_probe.c: UK_SYS_PROBE. A fault at CPL 0 while uk_probe_resume is set
+ * resumes there with uk_probe_fault = vector + 1. */
+extern volatile uint64_t uk_probe_resume, uk_probe_fault;
+int64_t uk_probe(uint64_t kind, uint64_t a, uint64_t b);
 /* uk_syscall.c, called by crt0.S: RAX = uk_syscall(RAX, RDI, RSI, RDX). */
 int64_t uk_syscall(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2);
 

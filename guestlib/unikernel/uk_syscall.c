@@ -94,6 +94,10 @@ int64_t uk_syscall(uint64_t nr, uint64_t a0, uint64_t a1, uint64_t a2)
         return sys_console_raw(a0, a1);
     case UK_SYS_TRIPLE_FAULT:
         sys_triple_fault();
+    case UK_SYS_HYPERCALL:
+        return vertigo_hypercall2(a0, a1, a2);
+    case UK_SYS_PROBE:
+        return uk_probe(a0, a1, a2);
     default:
         return -ENOSYS;
     }

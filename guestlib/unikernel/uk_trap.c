@@ -1,4 +1,5 @@
-/* Exceptions (CPL 0): any of the 32 exception vectors ends the domain. The
+/* Exceptions (CPL 0): any of the 32 exception vectors ends the domain
+ * (except a fault a probe of uk_probe.c expects, which resumes it). The
  * report names the exception, where it happened (RIP, CPL, error code, CR2
  * for a page fault) and the registers, then the domain's verdict is FAIL
  * with the exception's name as the reason. */
@@ -38,9 +39,16 @@ static void print_registers(const struct uk_frame *f)
     uk_console_puts("\n");
 }
 
-void uk_trap(const struct uk_frame *f)
+void uk_trap(struct uk_frame *f)
 {
     const char *name = names[f->vector & 31];
+
+    if (uk_probe_resume && (f->cs & 3) == 0) {     /* a probe's fault: caught */
+        uk_probe_fault = f->vector + 1;
+        f->rip = uk_probe_resume;
+        uk_probe_resume = 0;
+        return;
+    }
 
     uk_console_puts("unikernel: exception ");
     uk_console_puts(name);

@@ -32,7 +32,7 @@ UK_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,max-page-size
               -Wl,-z,noexecstack -T guestlib/unikernel/uk.ld
 
 UK_KERNEL_SRCS := crt0.S uk_start.c uk_desc.c uk_paging.c uk_trap.c uk_syscall.c \
-                  uk_console.c uk_end.c
+                  uk_console.c uk_end.c uk_probe.c
 UK_USER_SRCS   := uk_main.c uk_libc.c uk_heap.c uk_time.c uk_args.c
 UK_RT_OBJS     := $(patsubst %,$(UK_DIR)/rt/%.o,$(UK_KERNEL_SRCS) $(UK_USER_SRCS))
 
@@ -40,7 +40,7 @@ UK_RT_OBJS     := $(patsubst %,$(UK_DIR)/rt/%.o,$(UK_KERNEL_SRCS) $(UK_USER_SRCS
 unikernel: $(UK_IMAGES)
 # Objects are kept (make would delete them as intermediates of the pattern
 # rules and recompile them at the next change).
-.SECONDARY: $(UK_RT_OBJS) $(patsubst %,$(UK_DIR)/prog/%.c.o,$(UK_PROGS))
+.SECONDARY: $(UK_RT_OBJS) $(patsubst %,$(UK_DIR)/prog/%.c.o,$(UK_PROGS) ukhostile)
 all: unikernel
 
 $(UK_LIBC): guestlib/unikernel/build-newlib $(wildcard $(UK_NEWLIB_SRC)/newlib-*.tar.*)
@@ -68,9 +68,12 @@ $(UK_DIR)/prog/%.c.o: guestlib/unikernel/tests/%.c | $(UK_LIBC)
 # An image: the runtime, the program, newlib; checked against the boot ABI.
 $(UK_DIR)/%.elf: $(UK_DIR)/prog/%.c.o $(UK_RT_OBJS) $(UK_LIBC) guestlib/unikernel/uk.ld \
 		guestlib/unikernel/check-image
-	$(Q)$(HV_CC) $(UK_LDFLAGS) $(UK_RT_OBJS) $< -L$(UK_NEWLIB)/lib \
-	    -Wl,--start-group -lc -lm -lgcc -Wl,--end-group -o $@
+	$(Q)$(HV_CC) $(UK_LDFLAGS) $(UK_RT_OBJS) $< $(filter-out $<,$(filter $(UK_DIR)/prog/%,$^)) \
+	    -L$(UK_NEWLIB)/lib -Wl,--start-group -lc -lm -lgcc -Wl,--end-group -o $@
 	$(Q)./guestlib/unikernel/check-image --quiet $@ || { rm -f $@; exit 1; }
+
+# ukfault's hostile mode is a file of its own.
+$(UK_DIR)/ukfault.elf: $(UK_DIR)/prog/ukhostile.c.o
 
 # The portable parts, tested on the host.
 UK_PORTABLE := guestlib/unikernel/uk_heap.c guestlib/unikernel/uk_time.c guestlib/unikernel/uk_args.c

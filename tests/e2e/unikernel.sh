@@ -7,7 +7,15 @@
 # reason. Isolation, in the same boot: a fourth hands Vertigo addresses it
 # has no RAM behind (unmapped, mapped by its own page tables past its RAM,
 # running off it, non-canonical) in hypercalls from CPL 3 and CPL 0, each
-# refused with -EFAULT while it goes on and passes; a fifth maps the host's
+# refused with -EFAULT, then tries what a hostile kernel can from CPL 0
+# (ukfault's hostile mode, guestlib/unikernel/tests/ukhostile.h): MSR writes
+# with reserved bits or non-canonical addresses and IA32_XSS with Intel
+# PT's bit (#GP), XRSTORS of a PT state (#GP), CPUID's supervisor XSAVE
+# components (none), a session of period 1 (-EINVAL), beside the command
+# line's (-EBUSY), stopping it (-EPERM), 17 symbol sets (its own oldest
+# given up), a log flood and a console flood (dropped over its rate,
+# counted and said), while it goes on and passes and the other domains'
+# console lines, samples and log records are intact; a fifth maps the host's
 # local APIC address with its own page tables and reads it: Vertigo logs
 # the access and ends that domain alone; a seventh loads an empty IDT and
 # faults: the triple fault ends it alone. Sampling, in the same boot: a
@@ -30,7 +38,7 @@ dom.7=unikernel:triple dom.7.mem=8M log=e9 sample.events=instructions:uk sample.
 
 run_linux $RUN 1 "$GUEST" --platform bochs --timeout "$LINUX_BOOT_TIMEOUT" --cmdline "$HV" \
     --module "$UK/ukfault.elf" "null null" --module "$UK/ukfault.elf" "ud ud" \
-    --module "$UK/ukfault.elf" "exit exit 3" --module "$UK/ukfault.elf" "pointers pointers" \
+    --module "$UK/ukfault.elf" "exit exit 3" --module "$UK/ukfault.elf" "pointers hostile" \
     --module "$UK/ukfault.elf" "wild wild 0xfee00000" --module "$UK/ukspin.elf" "spin 20 1000000" \
     --module "$UK/ukfault.elf" "triple triple"
 
@@ -52,7 +60,40 @@ for what in "verdict reason at an unmapped address, CPL 3" "verdict reason past 
             "console text running off its RAM, CPL 0" "console text at a non-canonical address, CPL 0"; do
     expect_in $RUN dom4.txt "pointers: $what: refused (-EFAULT)" "^ukfault: $what: refused \(-4\)$"
 done
-expect_in $RUN com2.txt "pointers: domain 4 goes on and passes" '^guest: domain 4 \(dom4\) verdict PASS$'
+while IFS='|' read -r what want; do
+    expect_in $RUN dom4.txt "hostile: $what: refused ($want)" "^ukfault: $what: refused \($want\)\$"
+done <<'CASES'
+wrmsr TSC_AUX with bits 63:32 set|-13
+wrmsr SFMASK with bits 63:32 set|-13
+wrmsr PAT with reserved type 2|-13
+wrmsr SYSENTER_ESP non-canonical|-13
+wrmsr SYSENTER_EIP non-canonical|-13
+wrmsr LSTAR non-canonical|-13
+wrmsr XSS with Intel PT's bit 8|-13
+sampling session with period 1|-2
+sampling session beside the command line's|-5
+stopping the command line's session|-3
+17 symbol sets: the first given up|-2
+17 symbol sets: the last goes on \(0 expected\)|0
+CASES
+expect_in $RUN dom4.txt "hostile: XRSTORS of an Intel PT state faults (#GP, or #UD without XSAVES)" \
+    '^ukfault: xrstors of Intel PT state \((#GP|#UD: no XSAVES)\): refused \((-13|-6)\)$'
+expect_in $RUN dom4.txt "hostile: CPUID enumerates no supervisor XSAVE component" \
+    '^ukfault: cpuid 0xd.1: XSAVES o(n|ff), supervisor components ecx 0 edx 0$'
+expect_in $RUN dom4.txt "hostile: CPUID 0xD.8 (Intel PT's state) is empty" \
+    '^ukfault: cpuid 0xd.8 \(Intel PT.s component\): 0 0 0 0$'
+expect_in $RUN dom4.txt "hostile: every case refused as it must be" '^ukfault: hostile: 0 cases not refused'
+expect_in $RUN dom4.txt "hostile: the log flood's calls all answered" \
+    '^ukfault: log flood: 200 of 200 chunks of 2048 bytes answered 0$'
+expect_in $RUN dom4.txt "hostile: Vertigo says in its console what it dropped of the flood" \
+    '^\(vertigo: [1-9][0-9]* lines, [1-9][0-9]* bytes of this console dropped: over its rate of 4096 bytes/s\)$'
+expect_in $RUN dom4.txt "hostile: the console flood's calls all returned, its line after it shown" \
+    '^ukfault: console flood: 48 of 48 writes of 4096 bytes returned their length$'
+expect_in $RUN com2.txt "hostile: the domain's end counts the console lines dropped" \
+    '^guest: domain 4 \(dom4\): [1-9][0-9]* console lines \([1-9][0-9]* bytes\) dropped over the rate limit of 4096 bytes/s$'
+expect_in $RUN com2.txt "pointers, hostile: domain 4 goes on and passes" '^guest: domain 4 \(dom4\) verdict PASS$'
+expect_not_in $RUN com2.txt "hostile: no other domain lost a console line or a log record" \
+    '^guest: domain [^4] .*(dropped over the rate|refused over its share)'
 expect_in $RUN dom5.txt "wild: the program mapped the host's APIC address and read it" \
     '^ukfault: reading guest-physical 0xfee00000$'
 expect_not_in $RUN dom5.txt "wild: the read never returned" 'the read returned'
@@ -96,6 +137,10 @@ echo "$named" | grep -E '^ +[0-9.]+% +[0-9]+ +dom6 ' | head -n 1 | grep -qE '\[\
     pass "$RUN: --domain-elf names its hottest function and line (main, ukspin.c)" ||
     fail "$RUN: --domain-elf names the unikernel's loop" "$(echo "$named" | grep dom6 | head -n 3)"
 expect_in $RUN com2.txt "ukspin ran to its end" '^guest: domain 6 \(dom6\) verdict PASS$'
+last_cpu=$(capture $RUN com2.txt | grep '^sample: cpu 0: ' | tail -n 1)
+echo "$last_cpu" | grep -qE ' [1-9][0-9]* samples logged, 0 dropped,' &&
+    pass "$RUN: no sample dropped beside the hostile domain's floods" ||
+    fail "$RUN: no sample dropped beside the hostile domain's floods" "$last_cpu"
 expect_line $RUN "domain 0 goes on: its hello scenario" '^VERTIGO-GUEST: hello: PASS$'
 expect_in $RUN com2.txt "domain 0's verdict" '^guest: domain 0 \(dom0\) verdict PASS: hello$'
 expect_in $RUN com2.txt "the run fails because domains failed" '^VERTIGO-END: FAIL'

@@ -18,6 +18,12 @@
  *             APIC at 0xfee00000) with its own page tables and reads it:
  *             Vertigo ends the domain ("violated isolation"); exits 1 if the
  *             read returned
+ *   hostile   the pointers above, then what a hostile kernel tries from CPL
+ *             0 (ukhostile.h): MSR writes with reserved bits or non-canonical
+ *             addresses, IA32_XSS with Intel PT's bit, XRSTORS of a PT state,
+ *             sampling sessions with period 1 and beside (or stopping) the
+ *             command line's, 17 symbol sets, a log flood and a console
+ *             flood; exits 0 if each was refused as it must be
  *
  * Each prints "ukfault: MODE" first, so the console shows what was tried. */
 #include <stdio.h>
@@ -26,6 +32,7 @@
 
 #include "guestlib/unikernel/uk_abi.h"
 #include "guestlib/unikernel/vertigo_uk.h"
+#include "guestlib/unikernel/tests/ukhostile.h"
 
 static int refused_from_user(void)
 {
@@ -102,6 +109,9 @@ int main(int argc, char **argv)
         vertigo_uk_syscall(UK_SYS_TRIPLE_FAULT, 0, 0, 0);
     if (!strcmp(mode, "wild"))
         return wild_read(argc > 2 ? argv[2] : NULL);
-    printf("ukfault: unknown mode (null, ud, gate, exit N, refused, pointers, triple, wild ADDR)\n");
+    if (!strcmp(mode, "hostile"))
+        return bad_pointers() | ukhostile_run();
+    printf("ukfault: unknown mode (null, ud, gate, exit N, refused, pointers, triple, wild ADDR, "
+           "hostile)\n");
     return 2;
 }
