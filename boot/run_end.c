@@ -25,6 +25,12 @@ static const uint8_t qemu_codes[] = {
 
 static run_end_flush_fn *flush_hooks[RUN_END_FLUSH_MAX];
 static unsigned int flush_count;
+static run_end_flush_fn *before_verdict;
+
+void run_end_before_verdict(run_end_flush_fn *hook)
+{
+    before_verdict = hook;
+}
 
 void run_end_add_flush(run_end_flush_fn *flush)
 {
@@ -55,6 +61,8 @@ static void emulator_exit(enum run_status status)
 __attribute__((noreturn)) void run_end(enum run_status status, const char *reason)
 {
     irq_disable();
+    if (before_verdict)
+        before_verdict();
     printk("VERTIGO-END: %s (%s)\n", status_names[status], reason ? reason : "");
     for (unsigned int i = 0; i < flush_count; i++)
         flush_hooks[i]();   /* the machine stops next: e.g. send every log record */

@@ -20,6 +20,11 @@ typedef void run_end_flush_fn(void);
  * RUN_END_FLUSH_MAX hooks the call is refused with a warning. */
 void run_end_add_flush(run_end_flush_fn *flush);
 
+/* Adds a hook that runs before the verdict line, with the same rules
+ * (e.g. writing out console lines still queued, so that the verdict is the
+ * console's last line). One hook; a second replaces it. */
+void run_end_before_verdict(run_end_flush_fn *hook);
+
 /* Prints the verdict line "VERTIGO-END: PASS|FAIL|NO-VMX (reason)" on every
  * console channel, runs the flush hooks, then stops the machine: QEMU
  * isa-debug-exit, Bochs magic breakpoint (pass) or shutdown port (fail),

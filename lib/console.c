@@ -3,7 +3,8 @@
  * console, vmm/console/screen_console.c, registers itself), and hands it
  * to the record sink (the profiling log registers one). A recursive lock keeps lines
  * from different CPUs apart; a CPU that re-enters (an NMI or exception
- * while it prints) writes through instead of deadlocking. */
+ * while it prints) writes through instead of deadlocking. Queued lines
+ * (con_start_line) go out a FIFO's worth at a time without waiting. */
 #include "lib/console.h"
 
 #include <stdarg.h>
@@ -61,6 +62,18 @@ uint16_t con_uart_port(unsigned int i)
     return i < CONSOLE_UARTS_MAX ? config.uart_ports[i] : 0;
 }
 
+/* The line in flight (con_start_line): flight_pos of flight_len bytes
+ * written. Guarded by con_lock; in_flight may be read without it. */
+static char flight[CON_LINE_MAX];
+static size_t flight_len, flight_pos;
+static bool in_flight;
+
+bool con_has_channel(void)
+{
+    return config.debug_port || config.uart_ports[0] || config.uart_ports[1] ||
+           __atomic_load_n(&screen, __ATOMIC_ACQUIRE) != NULL;
+}
+
 static void con_putc(char c)
 {
     if (config.debug_port)
@@ -106,9 +119,124 @@ static void con_leave(bool taken)
     __atomic_store_n(&con_inside[smp_cpu_index()], false, __ATOMIC_RELAXED);
 }
 
+/* As con_enter, but only if the lock is free now: false (not taken,
+ * nothing marked) if another CPU holds it or this CPU is inside. */
+static bool con_try_enter(void)
+{
+    unsigned int self = smp_cpu_index();
+    if (__atomic_load_n(&con_inside[self], __ATOMIC_RELAXED))
+        return false;
+    __atomic_store_n(&con_inside[self], true, __ATOMIC_RELAXED);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (spin_trylock(&con_lock))
+        return true;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&con_inside[self], false, __ATOMIC_RELAXED);
+    return false;
+}
+
+static bool uarts_empty(void)
+{
+    for (unsigned int i = 0; i < CONSOLE_UARTS_MAX; i++)
+        if (config.uart_ports[i] && !uart_tx_empty(config.uart_ports[i]))
+            return false;
+    return true;
+}
+
+/* One byte to every channel, the UARTs' without waiting (the caller saw
+ * their FIFOs empty and counts what it writes). */
+static void con_putc_nowait(char c)
+{
+    if (config.debug_port)
+        outb(DEBUG_PORT, (uint8_t)c);
+    for (unsigned int i = 0; i < CONSOLE_UARTS_MAX; i++) {
+        uint16_t port = config.uart_ports[i];
+        if (!port)
+            continue;
+        if (c == '\n')
+            uart_put_nowait(port, '\r');
+        uart_put_nowait(port, (uint8_t)c);
+    }
+    con_screen_fn *draw = __atomic_load_n(&screen, __ATOMIC_ACQUIRE);
+    if (draw)
+        draw(c);
+}
+
+static void flight_done_if_sent(void)
+{
+    if (flight_pos < flight_len)
+        return;
+    flight_len = flight_pos = 0;
+    __atomic_store_n(&in_flight, false, __ATOMIC_RELEASE);
+}
+
+/* Writes what the channels take now: with a serial console, a FIFO's
+ * worth (a newline costs its CR too) once every FIFO is empty, else
+ * nothing; without one, the rest of the line. Under con_lock. */
+static void flight_write_some(void)
+{
+    bool uart = config.uart_ports[0] || config.uart_ports[1];
+    if (uart && !uarts_empty())
+        return;
+    size_t room = UART_TX_FIFO_BYTES;
+    while (flight_pos < flight_len) {
+        size_t cost = flight[flight_pos] == '\n' ? 2 : 1;
+        if (uart && cost > room)
+            break;
+        room -= uart ? cost : 0;
+        con_putc_nowait(flight[flight_pos++]);
+    }
+    flight_done_if_sent();
+}
+
+/* The rest of the line in flight, waiting for the UARTs (before text that
+ * is written synchronously). Under con_lock. */
+static void flight_finish(void)
+{
+    con_write(flight + flight_pos, flight_len - flight_pos);
+    flight_pos = flight_len;
+    flight_done_if_sent();
+}
+
+bool con_start_line(const char *line, size_t len)
+{
+    if (len > CON_LINE_MAX || __atomic_load_n(&in_flight, __ATOMIC_ACQUIRE) || !con_try_enter())
+        return false;
+    bool start = !in_flight;
+    if (start) {
+        memcpy(flight, line, len);
+        flight_len = len;
+        flight_pos = 0;
+        __atomic_store_n(&in_flight, true, __ATOMIC_RELEASE);
+        flight_write_some();
+    }
+    con_leave(true);
+    return start;
+}
+
+bool con_poll(void)
+{
+    if (!__atomic_load_n(&in_flight, __ATOMIC_ACQUIRE) || !con_try_enter())
+        return __atomic_load_n(&in_flight, __ATOMIC_ACQUIRE);
+    if (in_flight)
+        flight_write_some();
+    con_leave(true);
+    return __atomic_load_n(&in_flight, __ATOMIC_ACQUIRE);
+}
+
+void con_finish_line(void)
+{
+    bool taken = con_enter();
+    if (taken)
+        flight_finish();
+    con_leave(taken);
+}
+
 void con_write_line(const char *prefix, const char *text, size_t len)
 {
     bool taken = con_enter();
+    if (taken)
+        flight_finish();
     con_write(prefix, strlen(prefix));
     con_write(text, len);
     con_write("\n", 1);
@@ -127,6 +255,8 @@ int printk(const char *fmt, ...)
         len = sizeof(buf) - 1;
 
     bool taken = con_enter();
+    if (taken)
+        flight_finish();
     con_write(buf, len);
     con_leave(taken);
     con_record_sink_fn *sink = __atomic_load_n(&record_sink, __ATOMIC_ACQUIRE);

@@ -25,6 +25,33 @@ void con_write(const char *s, size_t len);
  * record sink (a domain's console output: the caller logs it itself). */
 void con_write_line(const char *prefix, const char *text, size_t len);
 
+/* Queued output (a domain's console lines, vmm/console/console_drain.h) goes out
+ * one line at a time without waiting: the line in flight is written as
+ * the channels take it, a UART transmit FIFO's worth per con_poll when
+ * every serial console's FIFO is empty (all of it at once when there is
+ * no serial console), so a slow UART costs root mode no waiting. printk
+ * and con_write_line finish the line in flight before their own text
+ * (at most CON_LINE_MAX bytes), so lines never mix. */
+#define CON_LINE_MAX 256u
+
+/* True when some channel shows text (a serial console, the debug port, a
+ * screen): else queued lines would go nowhere. */
+bool con_has_channel(void);
+
+/* Takes one line (len <= CON_LINE_MAX bytes, its newline included) into
+ * flight and writes what the channels take of it now. False, and nothing
+ * taken, while another line is in flight or another CPU holds the
+ * console: never waits. */
+bool con_start_line(const char *line, size_t len);
+
+/* Writes what the channels take now of the line in flight; never waits.
+ * True while a line is still in flight. */
+bool con_poll(void);
+
+/* Writes the rest of the line in flight, waiting for the UARTs (the end
+ * of the run). */
+void con_finish_line(void);
+
 /* Formatted output (lib/format.h conversions). Lines from different CPUs
  * are not interleaved mid-line. Each call's text also goes to the record
  * sink, if one is registered. */

@@ -39,12 +39,22 @@ bool uart_init(uint16_t port)
     return true;
 }
 
+bool uart_tx_empty(uint16_t port)
+{
+    return (inb(port + UART_LSR) & LSR_THR_EMPTY) != 0;
+}
+
+void uart_put_nowait(uint16_t port, uint8_t byte)
+{
+    outb(port + UART_THR, byte);
+}
+
 void uart_putc(uint16_t port, char c)
 {
     for (int spin = 0; spin < UART_TX_SPIN_LIMIT; spin++) {
-        if (inb(port + UART_LSR) & LSR_THR_EMPTY)
+        if (uart_tx_empty(port))
             break;
         cpu_relax();
     }
-    outb(port + UART_THR, (uint8_t)c);
+    uart_put_nowait(port, (uint8_t)c);
 }

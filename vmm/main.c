@@ -6,6 +6,7 @@
 #include "boot/traps.h"
 #include "lib/cmdline.h"
 #include "lib/console.h"
+#include "vmm/console/console_drain.h"
 #include "vmm/console/console_option.h"
 #include "lib/format.h"
 #include "vmm/loader/guest_modules.h"
@@ -165,6 +166,7 @@ void vmm_start(uint32_t magic, uint64_t info_phys)
     parse_boot_info(magic, info_phys);
     hv_cmdline_set(boot_info.cmdline);
     console_from_cmdline(boot_info.cmdline, &boot_info);
+    run_end_before_verdict(console_drain_flush);    /* the domains' queued lines */
     log_hv_init(boot_info.cmdline);
     printk("\nVertigo %s (build %s): vertical-profiling hypervisor\n",
            VERTIGO_VERSION, vertigo_build_id);

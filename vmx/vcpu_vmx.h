@@ -17,6 +17,7 @@ enum vmx_timer_owner {
     VMX_TIMER_SLICE,            /* end of the VCPU's time slice (vmx/vmx_sched.c) */
     VMX_TIMER_VLAPIC,           /* the VCPU's virtual APIC timer (vmx/exit_vhw.c) */
     VMX_TIMER_WAKE,             /* another VCPU of the CPU wakes (vmx/vmx_sched.c) */
+    VMX_TIMER_CONSOLE,          /* domains' console lines wait for the UART (vmx/vmx_run.c) */
     VMX_TIMER_OWNERS
 };
 

@@ -6,6 +6,7 @@
  * measures. */
 #include "lib/cpu.h"
 #include "lib/console.h"
+#include "vmm/console/console_drain.h"
 #include "vmm/domain/domain.h"
 #include "vmm/log/log_hv.h"
 #include "vmx/exit.h"
@@ -100,6 +101,18 @@ __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v, const struct linux_b
     vmx_vcpu_loop(v);
 }
 
+/* While domains' console lines wait for the UART (vmm/console/console_drain.h),
+ * the VCPU exits after one FIFO's transmit time at the latest, so the
+ * drain keeps the UART busy however rarely the guest exits. */
+static void console_drain_timer(struct vcpu *v)
+{
+    uint64_t ticks = console_drain_pending() ? console_drain_wait_ticks() : 0;
+    if (ticks)
+        vmx_timer_request(v, VMX_TIMER_CONSOLE, ticks);
+    else if (v->vmx.timer.deadline[VMX_TIMER_CONSOLE] != VMX_TIMER_NONE)
+        vmx_timer_cancel(v, VMX_TIMER_CONSOLE);
+}
+
 __attribute__((noreturn)) void vmx_vcpu_loop(struct vcpu *v)
 {
     struct vmx_exit e;
@@ -115,6 +128,7 @@ __attribute__((noreturn)) void vmx_vcpu_loop(struct vcpu *v)
         vmx_mode_traps_arm(v);
         vmx_sched_before_entry(v);
         vmx_vhw_before_entry(v);
+        console_drain_timer(v);
         vmx_timer_arm(v);
         vmx_nmi_entry_commit(v);
         pmu_entering(v);
@@ -141,6 +155,8 @@ __attribute__((noreturn)) void vmx_vcpu_loop(struct vcpu *v)
         uint64_t handled_tsc = rdtsc();
         exit_stats_record(&v->stats, e.reason, handled_tsc - v->vmx.exit_tsc);
         log_hv_poll(handled_tsc);   /* bounded: at most LOG_HV_POLL_BYTES */
+        if (console_drain_pending())
+            console_drain_poll();   /* bounded: one UART FIFO's worth */
         v = vmx_sched_after_exit(v);
     }
 }

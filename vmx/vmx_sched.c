@@ -7,6 +7,7 @@
 #include "lib/cpu.h"
 #include "pmu/pmu_loop.h"
 #include "lib/console.h"
+#include "vmm/console/console_drain.h"
 #include "vmm/domain/irq_pending.h"
 #include "vmm/log/log_hv.h"
 #include "lib/msr.h"
@@ -289,6 +290,7 @@ __attribute__((noreturn)) static void park(unsigned int cpu)
     printk("sched: cpu %u: no VCPU left to run\n", cpu);
     for (;;) {
         log_hv_poll(rdtsc());
+        console_drain_poll();
         __asm__ volatile("pause");
     }
 }

@@ -1,5 +1,8 @@
-/* Unit tests: a domain's console output cut into lines (vmm/domain/domain_console.c). */
+/* Unit tests: a domain's console output cut into lines, rate-limited and
+ * queued for Vertigo's console (vmm/domain/domain_console.c, vmm/console/token_bucket.c,
+ * vmm/console/line_queue.c). */
 #include "vmm/domain/domain_console.h"
+#include "vmm/console/line_queue.h"
 
 #include "tests/unit/unit.h"
 
@@ -73,9 +76,9 @@ TEST(console_rate_limits_a_flood_and_counts_what_it_drops)
         if (domain_console_admit(&r, 99, now, hz))
             lines++;
     CHECK_EQ(lines, DOMAIN_CONSOLE_BURST / 100);
-    CHECK_EQ(r.dropped_lines, 1000 - lines);
-    CHECK_EQ(r.dropped_bytes, (1000 - lines) * 100ull);
-    CHECK_EQ(r.unreported_lines, r.dropped_lines);
+    CHECK_EQ(r.dropped.lines, 1000 - lines);
+    CHECK_EQ(r.dropped.bytes, (1000 - lines) * 100ull);
+    CHECK_EQ(r.dropped.unreported_lines, r.dropped.lines);
     /* one second later: exactly DOMAIN_CONSOLE_RATE bytes more (plus the
      * burst's leftover 36 bytes), earned in 1 ms steps without drift */
     lines = 0;
@@ -93,5 +96,56 @@ TEST(console_rate_limits_a_flood_and_counts_what_it_drops)
     struct domain_console_rate open = { 0 };
     for (unsigned int i = 0; i < 10000; i++)
         CHECK(domain_console_admit(&open, 159, 0, 0));
-    CHECK_EQ(open.dropped_lines, 0);
+    CHECK_EQ(open.dropped.lines, 0);
+}
+
+/* The console queue: whole lines in order, across the ring's wrap; a line
+ * that does not fit is refused whole, never cut; so is one longer than
+ * LINE_QUEUE_LINE_MAX; peeking does not take. */
+TEST(line_queue_keeps_whole_lines_in_order_and_refuses_when_full)
+{
+    static struct line_queue q;
+    char out[LINE_QUEUE_LINE_MAX], text[LINE_QUEUE_LINE_MAX];
+    memset(&q, 0, sizeof(q));
+    CHECK_EQ(line_queue_peek(&q, out), 0);
+    line_queue_drop(&q);                        /* empty: nothing happens */
+    CHECK_EQ(q.tail, 0);
+
+    memset(text, 'x', sizeof(text));
+    unsigned int put = 0;
+    while (line_queue_put(&q, "[dom1] ", text, 99))     /* 107 bytes a line, 109 with its length */
+        put++;
+    CHECK_EQ(put, LINE_QUEUE_BYTES / 109);
+    CHECK(!line_queue_has_room(&q, line_queue_cost(107)));
+    CHECK_EQ(line_queue_peek(&q, out), 107);
+    CHECK(memcmp(out, "[dom1] xxx", 10) == 0);
+    CHECK_EQ(out[106], '\n');
+    CHECK_EQ(line_queue_peek(&q, out), 107);    /* still there */
+
+    /* taking one line makes room for one more, written across the wrap;
+     * then 27 bytes are left: a 25-byte line fits, a 26-byte one not */
+    line_queue_drop(&q);
+    CHECK(line_queue_put(&q, "[dom1] ", text, 99));
+    CHECK(!line_queue_put(&q, "[dom1] ", "wrapped line!!!!!!", 18));
+    CHECK(line_queue_put(&q, "[dom1] ", "wrapped line!!!!!", 17));
+    CHECK(!line_queue_put(&q, "", "", 0));
+    unsigned int taken = 0;
+    size_t len;
+    while ((len = line_queue_peek(&q, out)) == 107) {
+        CHECK(memcmp(out, "[dom1] xxx", 10) == 0 && out[106] == '\n');
+        line_queue_drop(&q);
+        taken++;
+    }
+    CHECK_EQ(taken, put);
+    CHECK_EQ(len, 25);
+    CHECK(memcmp(out, "[dom1] wrapped line!!!!!\n", 25) == 0);
+    line_queue_drop(&q);
+    CHECK_EQ(line_queue_peek(&q, out), 0);
+    CHECK_EQ(q.head, q.tail);
+
+    /* the longest line fits whole, one byte more is refused */
+    CHECK(line_queue_put(&q, "[p] ", text, LINE_QUEUE_LINE_MAX - 5));
+    CHECK_EQ(line_queue_peek(&q, out), LINE_QUEUE_LINE_MAX);
+    CHECK(!line_queue_put(&q, "[p] ", text, LINE_QUEUE_LINE_MAX - 4));
+    CHECK(!line_queue_put(&q, "", text, LINE_QUEUE_LINE_MAX));
 }

@@ -5,6 +5,7 @@
 #include "lib/cpu.h"
 #include "boot/platform.h"
 #include "lib/console.h"
+#include "vmm/console/console_drain.h"
 #include "vmm/domain/domain_config.h"
 #include "lib/format.h"
 #include "vmm/log/log_hv.h"
@@ -41,43 +42,57 @@ static void log_domain_stop(const struct domain *d, enum guest_end how)
     log_hv_lifecycle(d->id, 0, LOG_LC_DOMAIN_STOP, how);
 }
 
-/* A line on the text console with the domain's name in front, and in the
- * log as the domain's own record. */
-static void print_line(const struct domain *d, const char *line, size_t len)
+/* A line on the text console with the domain's name in front (queued:
+ * vmm/console/console_drain.h writes it as the UART takes it), and in the log as
+ * the domain's own record. False, nothing shown or logged, if the
+ * domain's console queue is full. */
+static bool show_line(struct domain *d, const char *line, size_t len)
 {
     char prefix[sizeof(d->name) + 3];
     char record[DOMAIN_CONSOLE_LINE + 1];
 
     fmt_snprintf(prefix, sizeof(prefix), "[%s] ", d->name);
-    con_write_line(prefix, line, len);
+    if (!console_drain_put(d->id, &d->console.queue, prefix, line, len))
+        return false;
     memcpy(record, line, len);
     record[len] = '\n';
     log_hv_domain_console(d->id, record, len + 1);
+    return true;
 }
 
 /* Lines dropped since the last note, said in the domain's own console
- * before the next line it may print (vmm/domain/domain_console.h). */
-static void note_dropped(struct domain *d)
+ * before the next line it may print (vmm/domain/domain_console.h): over its rate
+ * (full false) or with Vertigo's console queue full. False if the note
+ * found the queue full (it stays unreported). */
+static bool note_dropped(struct domain *d, bool full)
 {
-    struct domain_console_rate *r = &d->console.rate;
+    struct domain_console_drops *drops = full ? &d->console.full : &d->console.rate.dropped;
     char note[DOMAIN_CONSOLE_LINE];
-    if (!r->unreported_lines)
-        return;
-    int n = fmt_snprintf(note, sizeof(note), "(vertigo: %lu lines, %lu bytes of this console "
-                         "dropped: over its rate of %u bytes/s)", r->unreported_lines,
-                         r->unreported_bytes, DOMAIN_CONSOLE_RATE);
-    print_line(d, note, n > 0 && (size_t)n < sizeof(note) ? (size_t)n : sizeof(note) - 1);
-    r->unreported_lines = r->unreported_bytes = 0;
+    if (!drops->unreported_lines)
+        return true;
+    int n = full ? fmt_snprintf(note, sizeof(note), "(vertigo: %lu lines, %lu bytes of this "
+                                "console dropped: Vertigo's console queue of %u bytes full)",
+                                drops->unreported_lines, drops->unreported_bytes,
+                                LINE_QUEUE_BYTES)
+                 : fmt_snprintf(note, sizeof(note), "(vertigo: %lu lines, %lu bytes of this "
+                                "console dropped: over its rate of %u bytes/s)",
+                                drops->unreported_lines, drops->unreported_bytes,
+                                DOMAIN_CONSOLE_RATE);
+    if (!show_line(d, note, n > 0 && (size_t)n < sizeof(note) ? (size_t)n : sizeof(note) - 1))
+        return false;
+    drops->unreported_lines = drops->unreported_bytes = 0;
+    return true;
 }
 
-/* One line of a domain's console output, if its rate allows. */
+/* One line of a domain's console output, if its rate allows and its
+ * console queue has room (the notes first). */
 static void console_line(void *ctx, const char *line, size_t len)
 {
     struct domain *d = ctx;
     if (!domain_console_admit(&d->console.rate, len, rdtsc(), platform_tsc_hz()))
         return;
-    note_dropped(d);
-    print_line(d, line, len);
+    if (!note_dropped(d, true) || !note_dropped(d, false) || !show_line(d, line, len))
+        domain_console_count_drop(&d->console.full, len);
 }
 
 int64_t domain_console_output(void *ctx, const char *text, size_t len)
@@ -191,10 +206,14 @@ __attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
     domain_console_flush(&d->console, console_line, d);
     spin_unlock(console_lock_of(d));
     printk("\nguest: domain %u %s (%s)\n", d->id, end_names[how], detail);
-    if (d->console.rate.dropped_lines)
+    if (d->console.rate.dropped.lines)
         printk("guest: domain %u (%s): %lu console lines (%lu bytes) dropped over the rate "
-               "limit of %u bytes/s\n", d->id, d->name, d->console.rate.dropped_lines,
-               d->console.rate.dropped_bytes, DOMAIN_CONSOLE_RATE);
+               "limit of %u bytes/s\n", d->id, d->name, d->console.rate.dropped.lines,
+               d->console.rate.dropped.bytes, DOMAIN_CONSOLE_RATE);
+    if (d->console.full.lines)
+        printk("guest: domain %u (%s): %lu console lines (%lu bytes) dropped: Vertigo's "
+               "console queue of %u bytes was full\n", d->id, d->name, d->console.full.lines,
+               d->console.full.bytes, LINE_QUEUE_BYTES);
     uint64_t refused = log_hv_domain_refused(d->id);
     if (refused)
         printk("guest: domain %u (%s): %lu log records refused over its share of the log "

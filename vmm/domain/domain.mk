@@ -15,12 +15,14 @@ UNIT_TESTS += domain_config
 unit_domain_config_SRCS := tests/unit/test_domain_config.c vmm/domain/domain_config.c lib/cmdline.c \
                            lib/format.c
 
-# A domain's console output cut into prefixed lines.
+# A domain's console output cut into prefixed lines, rate-limited and
+# queued for Vertigo's console (vmm/console/ drains it).
 HV_SRCS += vmm/domain/domain_console.c
 HEADERS_HV += vmm/domain/domain_console.h
 HEADERS_HOST += vmm/domain/domain_console.h
 UNIT_TESTS += domain_console
-unit_domain_console_SRCS := tests/unit/test_domain_console.c vmm/domain/domain_console.c
+unit_domain_console_SRCS := tests/unit/test_domain_console.c vmm/domain/domain_console.c \
+                            vmm/console/token_bucket.c vmm/console/line_queue.c
 
 # Scheduling VCPUs on a CPU and the vectors waiting for domain 0.
 HV_SRCS += vmm/domain/sched.c vmm/domain/irq_pending.c

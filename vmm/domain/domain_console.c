@@ -8,39 +8,21 @@ void domain_console_flush(struct domain_console *c, domain_console_emit_fn *emit
     c->len = 0;
 }
 
-/* Tokens earned since last_tsc; last_tsc moves only by the time those
- * tokens took, so no fraction of a byte is lost between calls. */
-static void refill(struct domain_console_rate *r, uint64_t now_tsc, uint64_t tsc_hz)
+void domain_console_count_drop(struct domain_console_drops *d, size_t len)
 {
-    uint64_t elapsed = now_tsc > r->last_tsc ? now_tsc - r->last_tsc : 0;
-    uint64_t full = tsc_hz / DOMAIN_CONSOLE_RATE * DOMAIN_CONSOLE_BURST;
-    if (!r->started || elapsed >= full) {
-        r->tokens = DOMAIN_CONSOLE_BURST;
-        r->last_tsc = now_tsc;
-        r->started = true;
-        return;
-    }
-    uint64_t earned = elapsed * DOMAIN_CONSOLE_RATE / tsc_hz;   /* < 2^64: elapsed < full */
-    r->last_tsc += earned * tsc_hz / DOMAIN_CONSOLE_RATE;
-    r->tokens = r->tokens + earned > DOMAIN_CONSOLE_BURST ? DOMAIN_CONSOLE_BURST
-                                                          : r->tokens + earned;
+    d->lines++;
+    d->bytes += (uint64_t)len + 1;
+    d->unreported_lines++;
+    d->unreported_bytes += (uint64_t)len + 1;
 }
 
 bool domain_console_admit(struct domain_console_rate *r, size_t len, uint64_t now_tsc,
                           uint64_t tsc_hz)
 {
-    uint64_t cost = (uint64_t)len + 1;
-    if (!tsc_hz)
+    if (token_bucket_take(&r->bucket, (uint64_t)len + 1, DOMAIN_CONSOLE_BURST,
+                          DOMAIN_CONSOLE_RATE, now_tsc, tsc_hz))
         return true;
-    refill(r, now_tsc, tsc_hz);
-    if (r->tokens >= cost) {
-        r->tokens -= cost;
-        return true;
-    }
-    r->dropped_lines++;
-    r->dropped_bytes += cost;
-    r->unreported_lines++;
-    r->unreported_bytes += cost;
+    domain_console_count_drop(&r->dropped, len);
     return false;
 }
 

@@ -10,24 +10,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vmm/console/line_queue.h"
+#include "vmm/console/token_bucket.h"
+
 #define DOMAIN_CONSOLE_LINE 160u    /* longest line emitted whole */
 
 /* Each domain's console is rate-limited: a line costs its length plus one
  * byte from a bucket that holds DOMAIN_CONSOLE_BURST bytes and refills at
- * DOMAIN_CONSOLE_RATE bytes per second of TSC. Vertigo prints a line on
- * its polled UART in root mode (115200 baud: 11.5 KB/s at best), so a
- * domain's share of that is bounded at about a third of it however hard
- * it writes; a Linux domain's whole boot log (some 40 KB) fits the burst. A
- * line that does not fit is dropped and counted, never waited for. */
+ * DOMAIN_CONSOLE_RATE bytes per second of TSC. Vertigo's serial console
+ * writes 11.5 KB/s at 115200 baud, so a domain's share of it is bounded at
+ * about a third however hard it writes; a Linux domain's whole boot log
+ * (some 40 KB) fits the burst. A line over the rate is dropped and
+ * counted, never waited for. An admitted line is queued for the console
+ * (vmm/console/console_drain.h), whose queue of LINE_QUEUE_BYTES holds a burst; a
+ * line that finds it full is dropped and counted too. */
 #define DOMAIN_CONSOLE_BURST 65536u
 #define DOMAIN_CONSOLE_RATE  4096u
 
+/* Lines dropped for one reason: over the run, and since the last note. */
+struct domain_console_drops {
+    uint64_t lines, bytes;
+    uint64_t unreported_lines, unreported_bytes;
+};
+
 struct domain_console_rate {
-    uint64_t tokens;            /* bytes the domain may print now */
-    uint64_t last_tsc;          /* the TSC tokens were counted up to */
-    bool started;
-    uint64_t dropped_lines, dropped_bytes;  /* over the whole run */
-    uint64_t unreported_lines, unreported_bytes;   /* since the last note */
+    struct token_bucket bucket;
+    struct domain_console_drops dropped;    /* over the rate */
 };
 
 /* Receives one line without its newline (len <= DOMAIN_CONSOLE_LINE). */
@@ -37,6 +45,8 @@ struct domain_console {
     char line[DOMAIN_CONSOLE_LINE];
     size_t len;
     struct domain_console_rate rate;
+    struct domain_console_drops full;       /* the console queue was full */
+    struct line_queue queue;                /* admitted lines, for the console */
 };
 
 /* Adds len bytes of output; emits every line they complete. NUL bytes and
@@ -47,9 +57,12 @@ void domain_console_write(struct domain_console *c, const char *text, size_t len
 
 /* True if a line of len bytes (plus its newline) may be printed at TSC
  * now_tsc (the TSC running at tsc_hz; 0: unknown, no limit); false if it
- * is dropped, counted in dropped_* and unreported_*. */
+ * is dropped, counted in r->dropped. */
 bool domain_console_admit(struct domain_console_rate *r, size_t len, uint64_t now_tsc,
                           uint64_t tsc_hz);
+
+/* Counts a dropped line of len bytes (plus its newline) in d. */
+void domain_console_count_drop(struct domain_console_drops *d, size_t len);
 
 /* Emits the unfinished line, if any (the domain ended). */
 void domain_console_flush(struct domain_console *c, domain_console_emit_fn *emit, void *ctx);

@@ -9,12 +9,9 @@
 #include "lib/uart.h"
 #include "vmm/log/virtio_console.h"
 
-#define UART_THR            0
 #define UART_LSR            5
-#define LSR_THR_EMPTY       0x20
 #define LSR_TX_IDLE         0x40    /* FIFO and shift register empty */
 #define UART_DRAIN_SPIN_LIMIT 10000000u
-#define UART_FIFO_BYTES     16u     /* 16550A transmit FIFO */
 #define UART_PORT_LIMIT     0xfff8u
 #define SERIAL_PREFIX       "serial,"
 
@@ -98,12 +95,12 @@ size_t log_drain_write_some(const struct log_drain *d, const uint8_t *bytes, siz
         e9_write(d->port, bytes, len);
         return len;
     case LOG_DRAIN_SERIAL:
-        if (!(inb(d->port + UART_LSR) & LSR_THR_EMPTY))
+        if (!uart_tx_empty(d->port))
             return 0;
-        if (len > UART_FIFO_BYTES)
-            len = UART_FIFO_BYTES;
+        if (len > UART_TX_FIFO_BYTES)
+            len = UART_TX_FIFO_BYTES;
         for (size_t i = 0; i < len; i++)
-            outb(d->port + UART_THR, bytes[i]);
+            uart_put_nowait(d->port, bytes[i]);
         return len;
     case LOG_DRAIN_VIRTIO:
         return virtio_console_write_some(bytes, len);
