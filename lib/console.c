@@ -74,7 +74,10 @@ bool con_has_channel(void)
            __atomic_load_n(&screen, __ATOMIC_ACQUIRE) != NULL;
 }
 
-static void con_putc(char c)
+/* One byte to every channel; the UARTs' waiting for room (bounded) or,
+ * with wait false, not (the caller saw their FIFOs empty and counts what
+ * it writes). */
+static void con_putc_to_all(char c, bool wait)
 {
     if (config.debug_port)
         outb(DEBUG_PORT, (uint8_t)c);
@@ -83,12 +86,17 @@ static void con_putc(char c)
         if (!port)
             continue;
         if (c == '\n')
-            uart_putc(port, '\r');
-        uart_putc(port, c);
+            wait ? uart_putc(port, '\r') : uart_put_nowait(port, '\r');
+        wait ? uart_putc(port, c) : uart_put_nowait(port, (uint8_t)c);
     }
     con_screen_fn *draw = __atomic_load_n(&screen, __ATOMIC_ACQUIRE);
     if (draw)
         draw(c);
+}
+
+static void con_putc(char c)
+{
+    con_putc_to_all(c, true);
 }
 
 void con_write(const char *s, size_t len)
@@ -143,25 +151,6 @@ static bool uarts_empty(void)
     return true;
 }
 
-/* One byte to every channel, the UARTs' without waiting (the caller saw
- * their FIFOs empty and counts what it writes). */
-static void con_putc_nowait(char c)
-{
-    if (config.debug_port)
-        outb(DEBUG_PORT, (uint8_t)c);
-    for (unsigned int i = 0; i < CONSOLE_UARTS_MAX; i++) {
-        uint16_t port = config.uart_ports[i];
-        if (!port)
-            continue;
-        if (c == '\n')
-            uart_put_nowait(port, '\r');
-        uart_put_nowait(port, (uint8_t)c);
-    }
-    con_screen_fn *draw = __atomic_load_n(&screen, __ATOMIC_ACQUIRE);
-    if (draw)
-        draw(c);
-}
-
 static void flight_done_if_sent(void)
 {
     if (flight_pos < flight_len)
@@ -184,7 +173,7 @@ static void flight_write_some(void)
         if (uart && cost > room)
             break;
         room -= uart ? cost : 0;
-        con_putc_nowait(flight[flight_pos++]);
+        con_putc_to_all(flight[flight_pos++], false);
     }
     flight_done_if_sent();
 }
