@@ -3,8 +3,10 @@
  * UK_SYS_HYPERCALL, each of which must be refused with #GP or a specific
  * error while the other domains go on (tests/e2e/unikernel.sh):
  *  - WRMSR of TSC_AUX and SFMASK with bits 63:32 set, a reserved PAT type,
- *    non-canonical SYSENTER_ESP/EIP and LSTAR, IA32_XSS with Intel PT's
- *    bit 8: #GP (vector 13);
+ *    non-canonical SYSENTER_ESP/EIP, LSTAR and KERNEL_GS_BASE, IA32_XSS
+ *    with Intel PT's bit 8: #GP (vector 13); KERNEL_GS_BASE canonical: 0
+ *    (a unikernel writes only the segment bases, so every other MSR write
+ *    #GPs whatever its value);
  *  - CPUID 0xD.1 ECX:EDX (supervisor XSAVE components) 0 and 0xD.8 empty;
  *    XRSTORS of an Intel PT state: #GP where XSAVES is enabled, #UD where
  *    it is not;
