@@ -43,6 +43,7 @@
 #include "vertigo/hypercall.h"
 #include "guestlib/kmod/vertigo_ioctl.h"
 #include "guestlib/kmod/vertigo_overflow.h"
+#include "guestlib/kmod/vertigo_perm.h"
 #include "guestlib/kmod/vertigo_threads.h"
 #include "guestlib/vertigo_thread_ctr.h"
 #include "guestlib/vertigo_vmcall.h"
@@ -69,6 +70,7 @@ struct vt_thread {
 	int error;                              /* a CPU refused the events at a switch-in */
 	int signo;                              /* i-mode: the overflow signal */
 	bool pce_set;                           /* it set CR4.PCE at its switch-in */
+	bool restricted;                        /* no pages, no RDPMC (vertigo_perm.h) */
 	unsigned long vcpu_pages_uaddr;         /* where it mapped the CPUs' pages, 0: not */
 };
 
@@ -222,7 +224,7 @@ void vertigo_ctr_overflow_interrupt(void)
  * switch of it, before sched_in and after sched_out. Interrupts off. */
 static void vt_allow_rdpmc(struct vt_thread *t)
 {
-	if (cr4_read_shadow() & X86_CR4_PCE)
+	if (t->restricted || (cr4_read_shadow() & X86_CR4_PCE))
 		return;
 	cr4_set_bits_irqsoff(X86_CR4_PCE);
 	t->pce_set = true;
@@ -393,6 +395,7 @@ static long vt_open(struct file *f, struct vertigo_ctr_open __user *uarg)
 {
 	struct vertigo_ctr_open req;
 	struct vt_thread *t;
+	bool restricted;
 	long n;
 
 	if (!vt_available)
@@ -404,9 +407,13 @@ static long vt_open(struct file *f, struct vertigo_ctr_open __user *uarg)
 	if (req.flags || strnlen(req.events, sizeof(req.events)) == sizeof(req.events) ||
 	    !req.events[0])
 		return -EINVAL;
+	n = vertigo_perm_self_count(req.events, &restricted);
+	if (n)
+		return n;
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return -ENOMEM;
+	t->restricted = restricted;
 	strscpy(t->events, req.events, sizeof(t->events));
 	t->owner = get_task_struct(current);
 	preempt_notifier_init(&t->pn, &vt_preempt_ops);
@@ -612,6 +619,8 @@ int vertigo_ctr_mmap(struct file *f, struct vm_area_struct *vma)
 
 	if (!t)
 		return (int)err;
+	if (t->restricted)            /* the pages carry the VCPU's counts */
+		return -EACCES;
 	if (vma->vm_flags & VM_WRITE)
 		return -EINVAL;
 	vt_set_vma_flags(vma);

@@ -105,7 +105,24 @@ expect_line $RUN "threads: the thread's own TSC stands still while it sleeps" \
     "^pv_cost: PASS: the thread's own TSC stands still while it sleeps"
 expect_line $RUN "threads: threads counting the same events switch with no VM exit of their own" \
     "^pv_cost: PASS: threads counting the same events switch with no VM exit of their own"
-expect_no_line $RUN "threads: no check failed" '^(pv_threads|pv_cost|vertigo_probe): .*FAIL'
+# The library from C++ (built by g++ against the installed SDK), and a
+# thread without root at kernel.perf_event_paranoid 2 and 3.
+expect_line $RUN "threads: C++: the library lists its events" '^pv_cpp: PASS: the library lists its events'
+expect_line $RUN "threads: C++: a C++ program counts its own instructions:u exactly" \
+    '^pv_cpp: PASS: it counts its own instructions:u exactly: [0-9]+ - [0-9]+ = 200000 \(want 200000\)$'
+expect_line $RUN "threads: unprivileged: the program runs as uid 1000" \
+    '^pv_user: PASS: running without root: uid 1000, euid 1000$'
+expect_line $RUN "threads: unprivileged, paranoid 2: counts its own instructions:u exactly" \
+    '^pv_user: PASS: it counts its own instructions:u exactly: 200000 instructions:u for 2N - N'
+expect_line $RUN "threads: unprivileged, paranoid 2: reads through the module (no pages)" \
+    '^pv_user: PASS: its set reads through the module'
+expect_line $RUN "threads: unprivileged, paranoid 2: instructions:k refused" \
+    '^pv_user: PASS: instructions:k refused at paranoid 2'
+expect_line $RUN "threads: unprivileged: a guest-wide request refused (EACCES)" \
+    '^pv_user: PASS: a guest-wide request \(LIST\) refused: EACCES'
+expect_line $RUN "threads: unprivileged, paranoid 3: every event refused" \
+    '^pv_user: PASS: every event refused at paranoid 3'
+expect_no_line $RUN "threads: no check failed" '^(pv_threads|pv_cost|pv_cpp|pv_user|vertigo_probe): .*FAIL'
 expect_line $RUN "threads scenario" '^VERTIGO-GUEST: threads: PASS$'
 capture $RUN | grep -E '^pv_threads: PASS: (thread|same|different)' | indent
 capture $RUN | grep -E '^pv_cost: (a-mode read|system call|perf read|a TSC|context switch)' | indent
