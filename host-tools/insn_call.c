@@ -1,6 +1,8 @@
 /* Call and syscall instructions ending at an address (see insn_call.h). */
 #include "host-tools/insn_call.h"
 
+#include "lib/x86_modrm.h"
+
 #define CALL_REL32 0xe8u
 #define CALL_REL32_LEN 5u
 #define GROUP5 0xffu                 /* FF /2 is call near, indirect */
@@ -11,23 +13,8 @@ unsigned int insn_ff2_length(const uint8_t *code, size_t avail)
 {
     if (avail < 2 || code[0] != GROUP5 || ((code[1] >> 3) & 7u) != FF_CALL_REG)
         return 0;
-    unsigned int mod = code[1] >> 6, rm = code[1] & 7u, len = 2;
-    if (mod == 3)
-        return len;                  /* call *%reg */
-    if (rm == 4) {                   /* a SIB byte follows */
-        if (avail < 3)
-            return 0;
-        len++;
-        if (mod == 0 && (code[2] & 7u) == 5)
-            len += 4;                /* no base: disp32 */
-    } else if (mod == 0 && rm == 5) {
-        len += 4;                    /* RIP-relative disp32 */
-    }
-    if (mod == 1)
-        len += 1;
-    else if (mod == 2)
-        len += 4;
-    return len;
+    unsigned int operand = x86_modrm_length(code + 1, avail - 1);
+    return operand ? 1 + operand : 0;
 }
 
 bool insn_call_ends_at(const uint8_t *code, size_t end)

@@ -23,7 +23,7 @@ bool insn_syscall_ends_at(const uint8_t *code, size_t end);
 
 /* The length of the FF /2 instruction whose opcode byte is code[0] and
  * whose ModRM byte is code[1] (and SIB code[2] when there is one): 2 to 7;
- * 0 if code[1] is no /2 form. */
+ * 0 if code[1] is no /2 form or code[0..avail) ends before the instruction. */
 unsigned int insn_ff2_length(const uint8_t *code, size_t avail);
 
 #endif

@@ -2,6 +2,7 @@
  * 2.1 "Instruction Format" and 2.2.1 "REX Prefixes"; MOV (89 /r, 8B /r,
  * C7 /0 id, A1/A3 moffs), XCHG (87 /r). */
 #include "vmm/vhw/mmio_decode.h"
+#include "lib/x86_modrm.h"
 
 #define PREFIX_OPSIZE 0x66
 #define PREFIX_LOCK   0xf0
@@ -15,28 +16,10 @@
 #define MAX_INSN_LEN  15
 
 /* Bytes of ModRM + SIB + displacement starting at modrm, or 0 if
- * truncated. */
+ * truncated or a register operand (which is not a store). */
 static unsigned int modrm_length(const uint8_t *p, size_t avail)
 {
-    if (avail < 1)
-        return 0;
-    unsigned int mod = p[0] >> 6, rm = p[0] & 7, len = 1;
-    if (mod == 3)
-        return 0;               /* a register operand is not a store */
-    if (rm == 4) {
-        if (avail < 2)
-            return 0;
-        if (mod == 0 && (p[1] & 7) == 5)
-            len += 4;           /* SIB with no base: disp32 */
-        len += 1;
-    } else if (mod == 0 && rm == 5) {
-        len += 4;               /* RIP-relative disp32 */
-    }
-    if (mod == 1)
-        len += 1;
-    else if (mod == 2)
-        len += 4;
-    return len <= avail ? len : 0;
+    return avail && p[0] >> 6 != X86_MODRM_REGISTER ? x86_modrm_length(p, avail) : 0;
 }
 
 bool mmio_decode_store(const uint8_t *bytes, size_t avail, struct mmio_store *out)
