@@ -7,7 +7,11 @@
 # unikernel domains (guestlib/unikernel): ukloop, whose instructions:u
 # counts must be exact while the others run interleaved
 # (tests/e2e/ukloop_check.py), and ukfault refused, whose console
-# hypercall from user mode Vertigo refuses. Each Linux domain counts its
+# hypercall from user mode Vertigo refuses; and two multiboot domains, the
+# project's test kernel (tests/multiboot/mbtest.c) with a multiboot header
+# (a module, dom.N.cmdline=) and with a multiboot2 header (its command line
+# the rest of its module's line), each passing its checks of the virtual
+# hardware and ending through the test-exit port with code 0. Each Linux domain counts its
 # own known loop with its own virtual PMU while the other computes: both
 # boot the perf initramfs and run Debian's `perf stat -e instructions:u`
 # (the perf scenario's check 1, N and 2N), then domain 0 counts with
@@ -35,18 +39,25 @@ RUN=domains
 # Vertigo adds the console
 DOM1="nokaslr tsc=reliable panic=-1 vertigo.scenario=perf vertigo.perf_stat_only vertigo.perf_loop=$PERF_N \
 vertigo.bp_slot=1 vertigo.bp_idle"
+MB="$BUILD/multiboot"
 HV="console=com2 pmu.events=instructions:u sched.slice=10ms dom.1=linux:linux1:initrd1 \
 dom.1.name=lin1 dom.1.mem=256M dom.2=unikernel:ukloop dom.2.name=ukloop dom.2.mem=32M \
-dom.3=unikernel:ukfault dom.3.name=fault dom.3.mem=8M"
+dom.3=unikernel:ukfault dom.3.name=fault dom.3.mem=8M \
+dom.4=multiboot:mbk:mbenv dom.4.name=mb1 dom.4.mem=16M dom.4.cmdline=\"modules=1 beside=linux\" \
+dom.5=multiboot:mbk2 dom.5.name=mb2 dom.5.mem=16M"
 
 if [ ! -s "$PERF_INITRD" ]; then
     fail "$RUN: perf initramfs" "no $PERF_INITRD: run make BUILD=$BUILD guest-perf"
     exit 1
 fi
 INITRD=$PERF_INITRD     # domain 0's too (run_linux)
-run_linux $RUN 0 "$GUEST" --platform bochs --timeout 1500 --mem 768 --cmdline "$HV" \
+mkdir -p "$E2E_OUT"
+printf 'NR_CPUS=1\n' >"$E2E_OUT/$RUN-env.txt"
+run_linux $RUN 0 "$GUEST" --platform bochs --timeout 1500 --mem 800 --cmdline "$HV" \
     --module "$KERNEL" "linux1 $DOM1" --module "$PERF_INITRD" initrd1 \
-    --module "$UK/ukloop.elf" "ukloop 0 $N" --module "$UK/ukfault.elf" "ukfault refused"
+    --module "$UK/ukloop.elf" "ukloop 0 $N" --module "$UK/ukfault.elf" "ukfault refused" \
+    --module "$MB/mbtest.elf" mbk --module "$E2E_OUT/$RUN-env.txt" "mbenv hello env" \
+    --module "$MB/mbtest2.elf" "mbk2 modules=0 from=line"
 
 # Set-up: each domain's RAM taken and hidden from domain 0, its own EPT.
 expect_in $RUN com2.txt "domain 2's RAM taken from Vertigo's allocator" \
@@ -185,6 +196,24 @@ expect_in $RUN dom3.txt "a user-mode console hypercall is refused" \
     '^ukfault: VERTIGO_HC_CONSOLE_WRITE from CPL 3 returned -3$'
 expect_not_in $RUN com2.txt "the refused text never reached the console" 'must not appear'
 expect_in $RUN com2.txt "domain 3's verdict" '^guest: domain 3 \(fault\) verdict PASS'
+
+# The multiboot domains beside Linux: loaded, their checks passed, their
+# test-exit code 0 their PASS.
+expect_in $RUN com2.txt "domain 4's multiboot kernel loaded with its module and command line" \
+    '^domain 4 \(mb1\): multiboot kernel .mbk.: 1 segments at \[0x200000-0x[0-9a-f]+\), .* 1 modules at .*command line "modules=1 beside=linux"$'
+expect_in $RUN com2.txt "domain 5's multiboot2 kernel loaded, its command line from its module line" \
+    '^domain 5 \(mb2\): multiboot2 kernel .mbk2.: .* 0 modules at .*command line "modules=0 from=line"$'
+expect_in $RUN dom4.txt "domain 4 sees its module's string and bytes" \
+    "^mbtest: module 0: 10 bytes at 0x[0-9a-f]{8}, string 'hello env', first line 'NR_CPUS=1'\$"
+expect_in $RUN dom4.txt "domain 4 sees its command line" "^mbtest: command line 'modules=1 beside=linux'\$"
+expect_in $RUN dom5.txt "domain 5 was booted through multiboot2" '^mbtest: multiboot2 information at 0x[0-9a-f]{8}$'
+for d in 4 5; do
+    expect_in $RUN dom$d.txt "domain $d's every check passed" '^mbtest: 12 passed, 0 failed$'
+    expect_in $RUN com2.txt "domain $d's test-exit code reached Vertigo" \
+        "^guest: domain $d \\(mb$((d - 3))\\) test-exit code 0 "
+    expect_in $RUN com2.txt "domain $d's verdict: PASS from code 0" \
+        "^guest: domain $d \\(mb$((d - 3))\\) verdict PASS: test-exit code 0\$"
+done
 
 # Time sharing: each of domain N's statistics (between its power-off and
 # its verdict) shows its VCPU switched in at least MIN times.
