@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tests/bench/bench_args.h"
 
 #include "boot/traps.h"
 #include "pmu/pmu_loop.h"
@@ -138,19 +139,11 @@ __attribute__((noinline)) static void nop(struct vcpu *v, uint64_t guest_ticks)
 
 int main(int argc, char **argv)
 {
-    const struct bench_case *c = NULL;
-    char *end = NULL;
-    unsigned long k = argc == 3 ? strtoul(argv[2], &end, 10) : 0;
-    for (size_t i = 0; argc == 3 && i < sizeof(cases) / sizeof(cases[0]); i++)
-        if (!strcmp(cases[i].name, argv[1]))
-            c = &cases[i];
-    if (!c || !end || *end) {
-        fprintf(stderr, "usage: bench_exit_harness CASE K\n  CASE:");
-        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-            fprintf(stderr, " %s", cases[i].name);
-        fprintf(stderr, "\n");
+    unsigned long k;
+    const struct bench_case *c = bench_case_arg(argc, argv, cases, sizeof(cases[0]),
+                                                sizeof(cases) / sizeof(cases[0]), &k);
+    if (!c)
         return 2;
-    }
     struct vcpu *v = setup(c);
     void (*op)(struct vcpu *, uint64_t) = strcmp(c->name, "nop") ? one_exit : nop;
     unsigned long pmis = 0;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tests/bench/bench_args.h"
 
 #include "pmu/run/pmu_cpu.h"
 #include "pmu/pmu_loop.h"
@@ -142,19 +143,11 @@ __attribute__((noinline)) static void nop(struct vcpu *from, struct vcpu *to)
 
 int main(int argc, char **argv)
 {
-    const struct bench_case *c = NULL;
-    char *end = NULL;
-    unsigned long k = argc == 3 ? strtoul(argv[2], &end, 10) : 0;
-    for (size_t i = 0; argc == 3 && i < sizeof(cases) / sizeof(cases[0]); i++)
-        if (!strcmp(cases[i].name, argv[1]))
-            c = &cases[i];
-    if (!c || !end || *end) {
-        fprintf(stderr, "usage: bench_switch_harness CASE K\n  CASE:");
-        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-            fprintf(stderr, " %s", cases[i].name);
-        fprintf(stderr, "\n");
+    unsigned long k;
+    const struct bench_case *c = bench_case_arg(argc, argv, cases, sizeof(cases[0]),
+                                                sizeof(cases) / sizeof(cases[0]), &k);
+    if (!c)
         return 2;
-    }
     setup(c);
     void (*op)(struct vcpu *, struct vcpu *) = strcmp(c->name, "nop") ? switch_vcpus : nop;
     pmu_vcpu_switch_out(&doms[1].vcpus[0]);     /* domain 1 started last: back to 0 */
