@@ -289,3 +289,17 @@ const char *iv_how_name(enum iv_how how)
 
 _Static_assert(IV_MEASURED == (int)MUX_MEASURED && IV_SCALED == (int)MUX_SCALED &&
                IV_UNMEASURED == (int)MUX_UNMEASURED, "iv_how mirrors mux_estimate");
+
+uint64_t iv_interval_length(const struct iv_set *s)
+{
+    uint64_t shortest_full = UINT64_MAX, largest = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        const struct iv_row *r = &s->rows[i];
+        bool last = i + 1 == s->count || s->rows[i + 1].domain != r->domain ||
+                    s->rows[i + 1].vcpu != r->vcpu;
+        largest = r->instructions > largest ? r->instructions : largest;
+        if (!last && r->instructions < shortest_full)
+            shortest_full = r->instructions;
+    }
+    return shortest_full != UINT64_MAX ? shortest_full : largest;
+}

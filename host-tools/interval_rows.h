@@ -69,6 +69,12 @@ void iv_row_events(const struct iv_set *s, const struct iv_row *r, struct iv_eve
 /* The offset in the log of row r's record. */
 uint64_t iv_row_offset(const struct iv_set *s, const struct iv_row *r);
 
+/* The session's interval N. A full row holds N retired instructions, or N
+ * plus the overflow's skid when the clock's PMI came late (docs/pmu.md,
+ * skid), so N is the shortest row that is not its VCPU's last (that one
+ * stops early at the domain's end); with only last rows, the largest. */
+uint64_t iv_interval_length(const struct iv_set *s);
+
 /* Reads the log at path ("-": stdin) into s. Returns an enum vertigo_exit:
  * OK, or DAMAGED (decoder problems, or rows missing from a VCPU's
  * numbering: each gap is named on stderr as "CMD: dom D vcpu V: intervals

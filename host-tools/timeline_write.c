@@ -207,16 +207,6 @@ static struct panel panel_of(const struct iv_set *s, unsigned int e)
     return pn;
 }
 
-/* The interval length: the largest row's instructions (a VCPU's last row
- * may be shorter). */
-static uint64_t interval_instructions(const struct iv_set *s)
-{
-    uint64_t n = 0;
-    for (size_t i = 0; i < s->count; i++)
-        n = s->rows[i].instructions > n ? s->rows[i].instructions : n;
-    return n;
-}
-
 /* Counts are never negative: the y axis starts at 0 and ends a little
  * above the largest value; below 10, whole-number ticks. */
 static void put_y_axis(FILE *gp, const struct iv_set *s, unsigned int e, const struct panel *pn,
@@ -298,7 +288,7 @@ static void write_plot_script(FILE *gp, const struct plot *p, const struct iv_se
                               const char *png)
 {
     char interval[32], per[64], platform[96], xlabel[256];
-    plot_thousands(interval_instructions(s), interval, sizeof(interval));
+    plot_thousands(iv_interval_length(s), interval, sizeof(interval));
     snprintf(per, sizeof(per), "per %s instr.", interval);
     plot_platform(s->source, s->pmu_backend, platform, sizeof(platform));
     if (x == TIMELINE_X_TIME)

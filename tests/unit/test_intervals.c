@@ -281,3 +281,32 @@ TEST(rows_keep_every_value)
     }
     iv_free(&s);
 }
+
+/* Rows hold the interval N, or N plus the skid; a VCPU's last row stops
+ * early. The plot's "per N instr." is N: the shortest full row, not the
+ * largest (a PMU sample's skid of one made it N + 1 once). */
+TEST(interval_length_is_the_shortest_full_row)
+{
+    static const struct { uint32_t vcpu; uint64_t number, instructions; } rows[] = {
+        { 0, 0, 1000 }, { 0, 1, 1001 }, { 0, 2, 1000 }, { 0, 3, 700 }, { 1, 0, 1003 }, { 1, 1, 12 },
+    };
+    struct iv_set s = { 0 };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        struct log_interval iv = row(rows[i].vcpu, rows[i].number);
+        iv.instructions = rows[i].instructions;
+        iv_add_row(&s, &iv, TSC0 + (i + 1) * 2000, 0);
+    }
+    iv_finish(&s, "test", NULL);
+    CHECK_EQ(iv_interval_length(&s), 1000);
+    iv_free(&s);
+    /* only last rows: the largest of them */
+    struct log_interval only = row(0, 0);
+    only.instructions = 465;
+    iv_add_row(&s, &only, TSC0 + 2000, 0);
+    only = row(1, 0);
+    only.instructions = 470;
+    iv_add_row(&s, &only, TSC0 + 2000, 0);
+    iv_finish(&s, "test", NULL);
+    CHECK_EQ(iv_interval_length(&s), 470);
+    iv_free(&s);
+}
