@@ -3,8 +3,8 @@
  * base address, wherever the guest moved it) is an EPT violation. The
  * instruction is fetched and decoded (vmm/vhw/mmio_decode.h) and the access
  * emulated: in xAPIC mode on the virtual APIC's registers; while the APIC
- * is disabled or in x2APIC mode the page is not decoded, so it reads as
- * absent memory (all ones) and writes go nowhere. */
+ * is disabled or in x2APIC mode the page's registers are not decoded, so
+ * it reads as absent memory (all ones) and writes go nowhere. */
 #include "vmx/exit_vhw.h"
 
 #include "lib/cpu.h"
@@ -18,10 +18,33 @@
 #define MAX_INSN   15u
 #define PAGE_MASK  0xfffull
 
+/* A byte load: the register's byte at that offset (all ones where the
+ * page is absent) into the low or high byte of the GPR, the rest of the
+ * GPR unchanged, as MOV r8 leaves it. */
+static void read_byte(struct vcpu *v, struct vlapic *a, uint32_t offset, bool decoded,
+                      const struct mmio_access *acc)
+{
+    uint32_t byte = 0xff;
+    if (decoded) {
+        uint32_t reg = vlapic_mmio_read(a, offset & ~0xfu, vhw_guest_tsc(v));
+        byte = (offset & 0xf) < 4 ? (reg >> ((offset & 3) * 8)) & 0xff : 0;
+    }
+    unsigned int shift = acc->high_byte ? 8 : 0;
+    uint64_t old = vmx_gpr_read(v, acc->reg);
+    vmx_gpr_write(v, acc->reg, (old & ~(0xffull << shift)) | (uint64_t)byte << shift);
+}
+
 static void emulate(struct vcpu *v, struct vlapic *a, uint32_t offset,
                     const struct mmio_access *acc)
 {
     bool decoded = vlapic_mode(a) == VLAPIC_MODE_XAPIC;
+    if (acc->size == 1) {
+        /* Byte stores are ignored, as KVM ignores them: the registers
+         * are accessed as aligned dwords (SDM Vol. 3A 11.4.1). */
+        if (!acc->write)
+            read_byte(v, a, offset, decoded, acc);
+        return;
+    }
     if (!acc->write) {
         uint64_t absent = acc->size == 8 ? ~0ull : 0xffffffffull;
         vmx_gpr_write(v, acc->reg, decoded ? vlapic_mmio_read(a, offset, vhw_guest_tsc(v)) : absent);

@@ -112,6 +112,22 @@ TEST(loads_and_stores_in_both_modes)
     static const uint8_t wide[] = { 0x48, 0x8b, 0x08 };
     CHECK(mmio_decode_access(wide, sizeof(wide), true, &a));
     CHECK(!a.write && a.size == 8 && a.reg == 1);
+    /* mov %sil,(%rcx): a byte store with an empty REX (SIL, not DH) */
+    static const uint8_t sil[] = { 0x40, 0x88, 0x31 };
+    CHECK(mmio_decode_access(sil, sizeof(sil), true, &a));
+    CHECK(a.write && a.size == 1 && a.reg == 6 && !a.high_byte && a.length == 3);
+    /* mov %dh,(%rcx) without REX: bits 15:8 of RDX */
+    static const uint8_t dh[] = { 0x88, 0x31 };
+    CHECK(mmio_decode_access(dh, sizeof(dh), true, &a));
+    CHECK(a.write && a.size == 1 && a.reg == 2 && a.high_byte && a.length == 2);
+    /* mov 0x30(%rax),%cl and movb $0xff,0x80(%rax) */
+    static const uint8_t load8[] = { 0x8a, 0x48, 0x30 };
+    CHECK(mmio_decode_access(load8, sizeof(load8), true, &a));
+    CHECK(!a.write && a.size == 1 && a.reg == 1 && !a.high_byte && a.length == 3);
+    static const uint8_t imm8[] = { 0xc6, 0x80, 0x80, 0x00, 0x00, 0x00, 0xff };
+    CHECK(mmio_decode_access(imm8, sizeof(imm8), true, &a));
+    CHECK(a.write && !a.from_register && a.size == 1 && a.immediate == 0xff && a.length == 7);
+    CHECK(!mmio_decode_access(imm8, 6, true, &a));      /* its immediate cut off */
     /* not supported: 16-bit, register operands, other opcodes, truncated */
     static const uint8_t word[] = { 0x66, 0x8b, 0x00 };
     static const uint8_t regs[] = { 0x8b, 0xc1 };

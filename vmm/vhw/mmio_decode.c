@@ -1,6 +1,7 @@
 /* Load/store decoder (see vmm/vhw/mmio_decode.h). Encodings: SDM Vol. 2A,
  * 2.1 "Instruction Format" and 2.2.1 "REX Prefixes"; MOV (89 /r, 8B /r,
- * C7 /0 id, A1/A3 moffs), XCHG (87 /r). */
+ * C7 /0 id, A1/A3 moffs; the byte forms 88 /r, 8A /r, C6 /0 ib), XCHG
+ * (87 /r). */
 #include "vmm/vhw/mmio_decode.h"
 #include "lib/x86_modrm.h"
 
@@ -13,6 +14,9 @@
 #define OP_MOV_LOAD   0x8b
 #define OP_MOV_AX_LOAD  0xa1
 #define OP_MOV_AX_STORE 0xa3
+#define OP_MOV_STORE8 0x88
+#define OP_MOV_LOAD8  0x8a
+#define OP_MOV_IMM8   0xc6
 #define MAX_INSN_LEN  15
 
 /* Bytes of ModRM + SIB + displacement starting at modrm, or 0 if
@@ -79,7 +83,30 @@ static bool accumulator_form(uint8_t op, size_t i, size_t avail, bool long_mode,
     if (i + moffs > avail)
         return false;
     *out = (struct mmio_access){ (unsigned int)(i + moffs), (rex & 0x08) ? 8 : 4,
-                                 op == OP_MOV_AX_STORE, op == OP_MOV_AX_STORE, 0, 0 };
+                                 op == OP_MOV_AX_STORE, op == OP_MOV_AX_STORE, 0, false, 0 };
+    return true;
+}
+
+/* 88 /r, 8A /r, C6 /0 ib: one byte. Without a REX prefix, register
+ * numbers 4-7 are AH, CH, DH, BH (bits 15:8 of registers 0-3); with one,
+ * SPL, BPL, SIL, DIL (SDM Vol. 2A 3.1.1.1, note on r8). */
+static bool byte_form(uint8_t op, const uint8_t *bytes, size_t i, size_t avail, uint8_t rex,
+                      struct mmio_access *out)
+{
+    unsigned int mlen = modrm_length(bytes + i, avail - i);
+    if (!mlen)
+        return false;
+    unsigned int reg = (bytes[i] >> 3) & 7;
+    bool high = !rex && reg >= 4 && op != OP_MOV_IMM8;
+    *out = (struct mmio_access){ 0, 1, op != OP_MOV_LOAD8, op != OP_MOV_IMM8,
+                                 high ? reg - 4 : reg | ((rex & 0x04) ? 8u : 0u), high, 0 };
+    i += mlen;
+    if (op == OP_MOV_IMM8) {
+        if (reg != 0 || i + 1 > avail)
+            return false;
+        out->immediate = bytes[i++];
+    }
+    out->length = (unsigned int)i;
     return true;
 }
 
@@ -102,6 +129,8 @@ bool mmio_decode_access(const uint8_t *bytes, size_t avail, bool long_mode,
     uint8_t op = bytes[i++];
     if (op == OP_MOV_AX_LOAD || op == OP_MOV_AX_STORE)
         return accumulator_form(op, i, avail, long_mode, rex, out);
+    if (op == OP_MOV_STORE8 || op == OP_MOV_LOAD8 || op == OP_MOV_IMM8)
+        return byte_form(op, bytes, i, avail, rex, out);
     if (op != OP_MOV_STORE && op != OP_MOV_IMM && op != OP_XCHG && op != OP_MOV_LOAD)
         return false;
     unsigned int mlen = modrm_length(bytes + i, avail - i);
@@ -109,7 +138,7 @@ bool mmio_decode_access(const uint8_t *bytes, size_t avail, bool long_mode,
         return false;
     unsigned int reg = (bytes[i] >> 3) & 7;
     *out = (struct mmio_access){ 0, (rex & 0x08) ? 8 : 4, op != OP_MOV_LOAD, op != OP_MOV_IMM,
-                                 reg | ((rex & 0x04) ? 8u : 0u), 0 };
+                                 reg | ((rex & 0x04) ? 8u : 0u), false, 0 };
     i += mlen;
     if (op == OP_MOV_IMM) {
         if (reg != 0 || i + 4 > avail)
