@@ -33,7 +33,9 @@ static void control_requests(struct vmx_ctl_request req[VMX_CTL_COUNT])
          * paravirtual counters through turns it off (pmu/hw/pmu_pv_hw.c). */
         .required = PROC_MSR_BITMAPS | PROC_IO_BITMAPS | PROC_SECONDARY_CONTROLS |
                     PROC_RDPMC_EXITING,
-        .wanted = PROC_HLT_EXITING | PROC_INTR_WINDOW_EXITING,   /* per use, as above */
+        /* per use, as above; TSC offsetting from a domain's first write
+         * to its virtual IA32_TSC or TSC_ADJUST (vmx/exit_vhw_msr.c) */
+        .wanted = PROC_HLT_EXITING | PROC_INTR_WINDOW_EXITING | PROC_TSC_OFFSETTING,
         .must_clear = PROC_UNCOND_IO_EXITING,
     };
     req[VMX_CTL_PROC2] = (struct vmx_ctl_request){
@@ -90,7 +92,8 @@ bool vmx_config_init(void)
     c->pin_available = c->ctl.pin;
     c->ctl.pin &= ~(uint32_t)(PIN_PREEMPTION_TIMER | PIN_EXTERNAL_INTR_EXITING);
     c->proc_available = c->ctl.proc;
-    c->ctl.proc &= ~(uint32_t)(PROC_HLT_EXITING | PROC_INTR_WINDOW_EXITING);
+    c->ctl.proc &= ~(uint32_t)(PROC_HLT_EXITING | PROC_INTR_WINDOW_EXITING |
+                               PROC_TSC_OFFSETTING);
     /* "save VMX-preemption timer value" requires the timer to be active
      * (SDM Vol. 3C 27.2.1.2): vmx/vmx_timer.c sets both together. */
     c->exit_available = c->ctl.exit;
