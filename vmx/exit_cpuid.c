@@ -48,18 +48,28 @@ static void vertigo_leaf(uint32_t leaf, struct cpuid_regs *r)
 
 /* Features whose instructions would #UD or exit without the matching
  * secondary control, and everything Vertigo owns, are hidden. */
+/* The CR4 the guest sees (SDM Vol. 3C 25.6.6): the bits Vertigo owns
+ * from the read shadow, the others from the guest's CR4 itself, which
+ * the guest writes without an exit (OSXSAVE and PKE among them). */
+static uint64_t guest_visible_cr4(const struct vcpu *v)
+{
+    uint64_t owned = vmx_config.cr4_guest_host_mask;
+    return (vmcs_read(VMCS_GUEST_CR4) & ~owned) | (v->vmx.cr4_shadow & owned);
+}
+
 /* OSXSAVE and OSPKE mirror CR4 bits; CPUID runs in root mode, so they
  * must be taken from the guest's CR4, not Vertigo's. */
 static void mirror_guest_cr4(const struct vcpu *v, uint32_t leaf, uint32_t subleaf,
                              struct cpuid_regs *r)
 {
+    uint64_t cr4 = guest_visible_cr4(v);
     if (leaf == 0x1) {
         r->ecx &= ~CPUID_1_ECX_OSXSAVE;
-        if (v->vmx.cr4_shadow & CR4_OSXSAVE)
+        if (cr4 & CR4_OSXSAVE)
             r->ecx |= CPUID_1_ECX_OSXSAVE;
     } else if (leaf == 0x7 && subleaf == 0) {
         r->ecx &= ~CPUID_7_ECX_OSPKE;
-        if (v->vmx.cr4_shadow & CR4_PKE)
+        if (cr4 & CR4_PKE)
             r->ecx |= CPUID_7_ECX_OSPKE;
     }
 }
