@@ -43,6 +43,17 @@ bool vhw_tsc_offsetting(void)
 }
 
 
+/* An NMI from the virtual APIC (an NMI IPI, an LVT entry in NMI mode):
+ * while an NMI handler runs the CPU latches one more NMI and drops the
+ * rest (SDM Vol. 3A 6.7.1 "Handling Multiple NMIs"); otherwise one is
+ * delivered and one latched behind it, as KVM counts them. */
+static void latch_nmi(struct vcpu *v)
+{
+    uint32_t limit = v->vmx.guest_in_nmi ? 1 : 2;
+    if (v->vmx.pending_nmis < limit)
+        v->vmx.pending_nmis++;
+}
+
 /* An IPI the virtual APIC handed over: a fixed one goes to every VCPU of
  * the domain it names, an NMI to this one if it is named; the other
  * delivery modes are dropped. */
@@ -57,7 +68,7 @@ static void route_ipi(struct vcpu *v)
         if (ipi->delivery_mode == VLAPIC_DM_FIXED)
             vlapic_accept(to, ipi->vector, false);
         else if (ipi->delivery_mode == VLAPIC_DM_NMI && i == v->id)
-            v->vmx.pending_nmis++;
+            latch_nmi(v);
     }
 }
 
@@ -66,7 +77,7 @@ enum msr_access_result vhw_lapic_result(struct vcpu *v, enum vlapic_status st)
     if (st == VLAPIC_GP)
         return MSR_ACCESS_GP;
     if (st == VLAPIC_NMI)
-        v->vmx.pending_nmis++;
+        latch_nmi(v);
     else if (st == VLAPIC_IPI)
         route_ipi(v);
     return MSR_ACCESS_DONE;
