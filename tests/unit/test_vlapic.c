@@ -446,6 +446,23 @@ TEST(timer_mode_change_to_or_from_deadline_disarms)
     CHECK_EQ(vlapic_pending_vector(&a), 0x30);
 }
 
+TEST(timer_one_shot_run_out_stays_zero_in_periodic_mode)
+{
+    struct vlapic a = enabled();
+
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_LVT_TIMER, 0x30, 0), VLAPIC_OK);
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_TIMER_ICR, 10, 0), VLAPIC_OK);
+    CHECK_EQ(rd(&a, VLAPIC_MSR_TIMER_CCR, 10 * 2 * TSC_PER_TICK + 5), 0);
+    /* a mode change does not reload a count that ran out */
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_LVT_TIMER, 0x30 | VLAPIC_TIMER_PERIODIC,
+                          10 * 2 * TSC_PER_TICK + 6), VLAPIC_OK);
+    CHECK_EQ(rd(&a, VLAPIC_MSR_TIMER_CCR, 10 * 2 * TSC_PER_TICK + 7), 0);
+    CHECK_EQ(vlapic_next_deadline(&a), VLAPIC_NO_DEADLINE);
+    /* a new initial count does */
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_TIMER_ICR, 10, 1000), VLAPIC_OK);
+    CHECK(rd(&a, VLAPIC_MSR_TIMER_CCR, 1001) > 0);
+}
+
 TEST(cr8_is_tpr_bits_7_to_4)
 {
     struct vlapic a = enabled();

@@ -85,11 +85,15 @@ void vlapic_timer_set_divide(struct vlapic *a, uint32_t dcr, uint64_t now_tsc)
     a->timer_due_tsc = now_tsc + (uint64_t)left * tsc_per_count(a);
 }
 
+/* A disarmed count (a one-shot count that ran out, or none loaded) reads
+ * 0 and stays there when the mode changes to periodic: only a new initial
+ * count starts it again (SDM 11.5.4; KVM and QEMU behave so too). */
 uint32_t vlapic_timer_current(const struct vlapic *a, uint64_t now_tsc)
 {
     uint64_t elapsed, period = period_tsc(a);
 
-    if (timer_mode(a) == VLAPIC_TIMER_TSC_DEADLINE || period == 0)
+    if (timer_mode(a) == VLAPIC_TIMER_TSC_DEADLINE || period == 0 ||
+        a->timer_due_tsc == VLAPIC_NO_DEADLINE)
         return 0;
     elapsed = now_tsc - a->timer_start_tsc;
     if (elapsed >= period) {
