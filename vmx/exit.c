@@ -104,9 +104,26 @@ void vmx_reinject_vectored_event(void)
                                             INTR_INFO_VECTOR_MASK | INTR_INFO_ERROR_CODE_VALID));
 }
 
+#define RFLAGS_RF (1ull << 16)
+
+/* Exceptions of the fault class: all but #DB, #BP, #OF (traps), #DF and
+ * #MC (aborts) (SDM Vol. 3A 6.15, the exception reference). */
+static bool is_fault(unsigned int vector)
+{
+    return vector < 32 && vector != 1 && vector != 3 && vector != 4 && vector != 8 &&
+           vector != 18;
+}
+
+/* A fault's handler sees RF set in the RFLAGS it was pushed (SDM Vol. 3A
+ * 17.3.1.1), so the instruction, restarted by IRET, does not trigger its
+ * own instruction breakpoint again. An injected event pushes the VMCS's
+ * guest RFLAGS, so RF goes there (KVM does the same); delivery clears it
+ * in the live RFLAGS. */
 void vmx_inject_exception(unsigned int vector, bool has_error_code, uint32_t error_code)
 {
     uint32_t info = INTR_INFO(vector, INTR_TYPE_HW_EXCEPTION);
+    if (is_fault(vector))
+        vmcs_write(VMCS_GUEST_RFLAGS, vmcs_read(VMCS_GUEST_RFLAGS) | RFLAGS_RF);
     if (has_error_code) {
         info |= INTR_INFO_ERROR_CODE_VALID;
         vmcs_write(VMCS_ENTRY_EXCEPTION_ERROR_CODE, error_code);
