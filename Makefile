@@ -7,6 +7,7 @@
 #   make unit       host-compiled unit tests only
 #   make bench      benchmarks that print figures
 #   make fuzz       long fuzzing campaigns
+#   make peer-kut KUT_DIR=...   kvm-unit-tests' x86 tests (docs/conformance.md)
 #
 # Out-of-tree: everything lands under $(BUILD) (default build/).
 
