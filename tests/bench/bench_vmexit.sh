@@ -35,6 +35,7 @@ die() { echo "bench-vmexit: FAILED: $*" >&2; exit 1; }
 [ -f "$FLAT" ] || die "no $FLAT (build kvm-unit-tests first: docs/conformance.md)"
 [ -f "$BUILD/vertigo.elf" ] || die "no $BUILD/vertigo.elf (run make)"
 
+mkdir -p "$(dirname "$OUT")"
 echo "bench-vmexit: kvm-unit-tests $(git -C "$KUT_DIR" rev-parse --short=12 HEAD 2>/dev/null || echo '(commit unknown)'), $FLAT, one Bochs boot"
 "$BUILD/vertigo" run --elf "$BUILD/vertigo.elf" --out "$OUT" --quiet --timeout "$TIMEOUT" \
     --cmdline "console=com2 log=none" --multiboot "$FLAT" --append "$TESTS" >"$OUT.runner.txt" 2>&1
