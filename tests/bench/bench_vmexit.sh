@@ -31,6 +31,8 @@ if [ -z "${KUT_DIR:-}" ]; then
     exit 0
 fi
 FLAT="$KUT_DIR/x86/vmexit.flat"
+# kvm-unit-tests takes the command line's first word as its program name
+# (argv[0]), as GRUB and QEMU put the kernel's name first: vmexit.flat.
 die() { echo "bench-vmexit: FAILED: $*" >&2; exit 1; }
 [ -f "$FLAT" ] || die "no $FLAT (build kvm-unit-tests first: docs/conformance.md)"
 [ -f "$BUILD/vertigo.elf" ] || die "no $BUILD/vertigo.elf (run make)"
@@ -38,7 +40,7 @@ die() { echo "bench-vmexit: FAILED: $*" >&2; exit 1; }
 mkdir -p "$(dirname "$OUT")"
 echo "bench-vmexit: kvm-unit-tests $(git -C "$KUT_DIR" rev-parse --short=12 HEAD 2>/dev/null || echo '(commit unknown)'), $FLAT, one Bochs boot"
 "$BUILD/vertigo" run --elf "$BUILD/vertigo.elf" --out "$OUT" --quiet --timeout "$TIMEOUT" \
-    --cmdline "console=com2 log=none" --multiboot "$FLAT" --append "$TESTS" >"$OUT.runner.txt" 2>&1
+    --cmdline "console=com2 log=none" --multiboot "$FLAT" --append "vmexit.flat $TESTS" >"$OUT.runner.txt" 2>&1
 status=$?
 [ -s "$OUT/dom1.txt" ] || die "no console lines from vmexit.flat (vertigo run exit status $status; see $OUT)"
 grep -q 'test-exit code 0 ' "$OUT/com2.txt" ||
