@@ -37,7 +37,7 @@ UK="$BUILD/unikernel"
 N=2000000       # ukloop's iterations: about 12 M instructions, many slices
 RUN=domains
 # Vertigo adds the console
-DOM1="nokaslr tsc=reliable panic=-1 vertigo.scenario=perf vertigo.perf_stat_only vertigo.perf_loop=$PERF_N \
+DOM1="nokaslr tsc=reliable panic=-1 vertigo.scenario=perf,domhw vertigo.perf_stat_only vertigo.perf_loop=$PERF_N \
 vertigo.bp_slot=1 vertigo.bp_idle"
 MB="$BUILD/multiboot"
 HV="console=com2 pmu.events=instructions:u sched.slice=10ms dom.1=linux:linux1:initrd1 \
@@ -185,7 +185,20 @@ for f in serial.txt dom1.txt; do
 done
 expect_in $RUN com2.txt "domain 1 powered off through its FADT's sleep register" \
     '^guest: domain 1 powered off \(ACPI S5 \(sleep control register\)\)$'
-expect_in $RUN com2.txt "domain 1's verdict" '^guest: domain 1 \(lin1\) verdict PASS: perf$'
+# Then what a Linux domain may not do with the hardware Vertigo emulates
+# for it (scenario domhw, vertigo_probe.ko test=domain): MSR writes WRMSR
+# would refuse #GP in the guest (never in Vertigo), its own values are
+# taken back, and its virtual APIC's periodic timer of 1 tick fires at
+# most once per 200 us.
+expect_in $RUN dom1.txt "domain 1: every emulated MSR refuses a bad value with #GP and takes its own" \
+    '^vertigo_probe: domain: [1-9][0-9]* passed, 0 failed$'
+expect_in $RUN dom1.txt "domain 1: TSC_AUX with a reserved bit #GP" \
+    '^vertigo_probe: domain msr TSC_AUX: bit 32 \(reserved\) #GP: ok$'
+expect_in $RUN dom1.txt "domain 1: a periodic virtual APIC timer of 1 tick fires at most once per 200 us" \
+    '^vertigo_probe: vlapic: a periodic timer of 1 tick fires at most once per 200 us: ok$'
+expect_in $RUN dom1.txt "domain 1's domhw scenario" '^VERTIGO-GUEST: domhw: PASS$'
+capture $RUN dom1.txt | grep -E '^vertigo_probe: (domain|vlapic)' | grep -vE ': ok$' | indent
+expect_in $RUN com2.txt "domain 1's verdict" '^guest: domain 1 \(lin1\) verdict PASS: perf,domhw$'
 
 # ukloop: exact counts while sharing the CPU, its console in dom2.txt.
 python3 tests/e2e/ukloop_check.py --run $RUN --console "$E2E_OUT/$RUN/dom2.txt" \

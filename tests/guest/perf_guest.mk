@@ -47,13 +47,15 @@ $(PAPI_TEST_DIR)/%: $(PAPI_EXAMPLES)/validation_tests/%.c
 	@mkdir -p $(dir $@)
 	$(Q)$(GUEST_CC) $(PAPI_CFLAGS) $< $(PAPI_EXTRA) $(PAPI_TESTLIB) $(PAPI_LIBS) -o $@
 
-# The programs of the scenarios it runs (perf, papi, vpmu, perf_overhead)
-# and the init's and agent's: the loop `perf stat` measures for N and 2N
-# iterations, the workload perf record samples, the window timer of the
-# perf-overhead benchmark, the hardware-breakpoint counter of the domains'
-# test.
+# The programs of the scenarios it runs (perf, papi, vpmu, perf_overhead,
+# domhw) and the init's and agent's: the loop `perf stat` measures for N
+# and 2N iterations, the workload perf record samples, the window timer of
+# the perf-overhead benchmark, the hardware-breakpoint counter of the
+# domains' test, the probe module (tests/guest/guest_tests.mk) whose
+# test=domain the domains' test runs in its Linux domain.
 GUEST_PERF_PROGS := $(patsubst %,$(GUEST_DIR)/bin/%,perf_loop workload vpmu_perf timed_run \
-                                                    bp_count vertigo-ctl vertigo-agent) $(GUEST_KMOD)
+                                                    bp_count vertigo-ctl vertigo-agent) $(GUEST_KMOD) \
+                    $(GUEST_PROBE_KMOD)
 
 .PHONY: guest-perf
 guest-perf: $(GUEST_KERNEL) $(GUEST_PERF_INITRD)

@@ -13,7 +13,11 @@
  * canonical space. Loaded with test=pvpage, it offers Vertigo pages that
  * are no page of guest RAM for the paravirtual counters
  * (VERTIGO_HC_PV_PAGE: unaligned, device memory, Vertigo's memory, beyond
- * RAM) and checks each gets its own error. Each way it prints "vertigo_probe: TEST: ..." lines
+ * RAM) and checks each gets its own error. Loaded with test=domain in a
+ * Linux domain beside domain 0, it writes the MSRs Vertigo emulates for
+ * such a domain with values WRMSR refuses (each #GP) and its own (taken
+ * back), and runs its virtual APIC timer periodic with a count of 1 (at
+ * most one interrupt per 200 us). Each way it prints "vertigo_probe: TEST: ..." lines
  * and "vertigo_probe: TEST: N passed, M failed" and stays loaded (rmmod
  * it before loading it again); it refuses to load (-ENODEV) only when not
  * under Vertigo. */
@@ -26,8 +30,12 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <asm/asm.h>
+#include <asm/apic.h>
 #include <asm/fpu/api.h>
+#include <asm/hardirq.h>
+#include <asm/irq_vectors.h>
 #include <asm/msr.h>
+#include <asm/tsc.h>
 #include <asm/processor.h>
 
 #include "guestlib/vertigo_vmcall.h"
@@ -279,6 +287,107 @@ static int run_msrio(void)
 	return 0;
 }
 
+/* ---- A Linux domain's emulated MSRs and virtual APIC (test=domain) ---------- */
+
+/* An MSR Vertigo emulates for a Linux domain beside domain 0: a value WRMSR
+ * would refuse (reserved bits, a non-canonical address, a reserved memory
+ * type) #GPs in the guest, never in Vertigo's root mode, and the MSR's own
+ * value is taken back and reads back. */
+static void domain_msr(u32 msr, const char *name, const char *what, u64 bad_or, u64 bad_mask)
+{
+	char label[80];
+	u64 v = 0, bad, back = 0;
+	int r = rdmsrl_safe(msr, &v);
+
+	bad = (v & ~bad_mask) | bad_or;
+	snprintf(label, sizeof(label), "domain msr %s: %s #GP", name, what);
+	check(label, r == 0 && wrmsrl_safe(msr, bad) != 0, r, bad);
+	snprintf(label, sizeof(label), "domain msr %s: its own value taken and read back", name);
+	check(label, wrmsrl_safe(msr, v) == 0 && rdmsrl_safe(msr, &back) == 0 && back == v, v, back);
+}
+
+#define NONCANONICAL_BIT63 (1ull << 63)
+
+static void domain_msrs(void)
+{
+	domain_msr(MSR_TSC_AUX, "TSC_AUX", "bit 32 (reserved)", 1ull << 32, 0);
+	domain_msr(MSR_SYSCALL_MASK, "SFMASK", "bit 32 (reserved)", 1ull << 32, 0);
+	domain_msr(MSR_IA32_CR_PAT, "PAT", "entry 0 of type 2 (reserved)", 2, 0xff);
+	domain_msr(MSR_IA32_CR_PAT, "PAT", "entry 7 with bit 3 set (reserved)", 0x08ull << 56,
+		   0xffull << 56);
+	domain_msr(MSR_IA32_SYSENTER_ESP, "SYSENTER_ESP", "a non-canonical address",
+		   NONCANONICAL_BIT63, 0);
+	domain_msr(MSR_IA32_SYSENTER_EIP, "SYSENTER_EIP", "a non-canonical address",
+		   NONCANONICAL_BIT63, 0);
+	domain_msr(MSR_LSTAR, "LSTAR", "a non-canonical address", NONCANONICAL_BIT63, 0);
+	domain_msr(MSR_CSTAR, "CSTAR", "a non-canonical address", NONCANONICAL_BIT63, 0);
+	domain_msr(MSR_KERNEL_GS_BASE, "KERNEL_GS_BASE", "a non-canonical address",
+		   NONCANONICAL_BIT63, 0);
+	domain_msr(MSR_MTRRdefType, "MTRR_DEF_TYPE", "type 2 (reserved)", 2, 0xff);
+	domain_msr(MSR_MTRRdefType, "MTRR_DEF_TYPE", "bit 12 (reserved)", 1ull << 12, 0);
+	domain_msr(0xda0, "XSS", "Intel PT's bit 8", 1ull << 8, 0);
+}
+
+#define X2APIC_LVTT        0x832
+#define X2APIC_TMICT       0x838
+#define X2APIC_TDCR        0x83e
+#define LVT_TIMER_MODE     (3u << 17)
+#define LVT_PERIODIC       (1u << 17)
+#define LVT_TSC_DEADLINE   (2u << 17)
+#define TDCR_DIVIDE_BY_1   0xbu
+#define FLOOR_US           200u         /* Vertigo's least periodic period */
+#define WINDOW_MS          20u
+
+/* The domain's virtual APIC timer, periodic with an initial count of 1 at
+ * divide-by-1 (one tick of the bus clock) on Linux's own timer vector, for
+ * 20 ms: Vertigo floors the period at 200 us of the TSC, so at most 101
+ * interrupts arrive (fewer while the domain waits for its slice); without
+ * the floor they would come as fast as Vertigo can inject them. Linux's
+ * timer is then given back and re-armed. */
+static void vlapic_periodic_floor(void)
+{
+	u64 lvt, tdcr, hz = (u64)tsc_khz * 1000, window = hz / (1000 / WINDOW_MS), t0;
+	unsigned int before, after, most = WINDOW_MS * 1000 / FLOOR_US + 1;
+	unsigned long flags;
+
+	if (!x2apic_mode || !hz) {
+		check("vlapic: x2APIC mode and a TSC rate", false, x2apic_mode, hz);
+		return;
+	}
+	preempt_disable();
+	rdmsrl(X2APIC_LVTT, lvt);
+	rdmsrl(X2APIC_TDCR, tdcr);
+	before = this_cpu_read(irq_stat.apic_timer_irqs);
+	wrmsrl(X2APIC_TDCR, TDCR_DIVIDE_BY_1);
+	wrmsrl(X2APIC_LVTT, LVT_PERIODIC | LOCAL_TIMER_VECTOR);
+	wrmsrl(X2APIC_TMICT, 1);
+	t0 = rdtsc();
+	while (rdtsc() - t0 < window)
+		cpu_relax();
+	local_irq_save(flags);
+	wrmsrl(X2APIC_TMICT, 0);
+	after = this_cpu_read(irq_stat.apic_timer_irqs);
+	wrmsrl(X2APIC_TDCR, tdcr);
+	wrmsrl(X2APIC_LVTT, lvt);
+	if ((lvt & LVT_TIMER_MODE) == LVT_TSC_DEADLINE)
+		wrmsrl(MSR_IA32_TSC_DEADLINE, rdtsc() + hz / 1000);  /* its handler re-arms */
+	else
+		wrmsrl(X2APIC_TMICT, 1000);
+	local_irq_restore(flags);
+	preempt_enable();
+	pr_info("vertigo_probe: domain: vlapic: %u timer interrupts in %u ms of a periodic count of 1\n",
+		after - before, WINDOW_MS);
+	check("vlapic: a periodic timer of 1 tick fires at most once per 200 us",
+	      after != before && after - before <= most, after - before, most);
+}
+
+static int run_domain(void)
+{
+	domain_msrs();
+	vlapic_periodic_floor();
+	return 0;
+}
+
 /* ---- Hostile hypercalls from CPL 0 ------------------------------------------- */
 
 struct fuzzer {
@@ -410,6 +519,8 @@ static int __init vertigo_probe_init(void)
 	}
 	if (strcmp(test, "pvpage") == 0)
 		ret = run_pvpage();
+	else if (strcmp(test, "domain") == 0)
+		ret = run_domain();
 	else
 		ret = strcmp(test, "fuzz") == 0 ? run_fuzz() : run_msrio();
 	if (ret)
