@@ -306,7 +306,7 @@ static void domain_msr(u32 msr, const char *name, const char *what, u64 bad_or, 
 	check(label, wrmsrl_safe(msr, v) == 0 && rdmsrl_safe(msr, &back) == 0 && back == v, v, back);
 }
 
-#define NONCANONICAL_BIT63 (1ull << 63)
+#define NONCANONICAL_BIT63 (1ull << 63)  /* the whole value: a kernel address has bit 63 set */
 
 static void domain_msrs(void)
 {
@@ -316,13 +316,13 @@ static void domain_msrs(void)
 	domain_msr(MSR_IA32_CR_PAT, "PAT", "entry 7 with bit 3 set (reserved)", 0x08ull << 56,
 		   0xffull << 56);
 	domain_msr(MSR_IA32_SYSENTER_ESP, "SYSENTER_ESP", "a non-canonical address",
-		   NONCANONICAL_BIT63, 0);
+		   NONCANONICAL_BIT63, ~0ull);
 	domain_msr(MSR_IA32_SYSENTER_EIP, "SYSENTER_EIP", "a non-canonical address",
-		   NONCANONICAL_BIT63, 0);
-	domain_msr(MSR_LSTAR, "LSTAR", "a non-canonical address", NONCANONICAL_BIT63, 0);
-	domain_msr(MSR_CSTAR, "CSTAR", "a non-canonical address", NONCANONICAL_BIT63, 0);
+		   NONCANONICAL_BIT63, ~0ull);
+	domain_msr(MSR_LSTAR, "LSTAR", "a non-canonical address", NONCANONICAL_BIT63, ~0ull);
+	domain_msr(MSR_CSTAR, "CSTAR", "a non-canonical address", NONCANONICAL_BIT63, ~0ull);
 	domain_msr(MSR_KERNEL_GS_BASE, "KERNEL_GS_BASE", "a non-canonical address",
-		   NONCANONICAL_BIT63, 0);
+		   NONCANONICAL_BIT63, ~0ull);
 	domain_msr(MSR_MTRRdefType, "MTRR_DEF_TYPE", "type 2 (reserved)", 2, 0xff);
 	domain_msr(MSR_MTRRdefType, "MTRR_DEF_TYPE", "bit 12 (reserved)", 1ull << 12, 0);
 	domain_msr(0xda0, "XSS", "Intel PT's bit 8", 1ull << 8, 0);
