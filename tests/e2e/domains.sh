@@ -67,7 +67,7 @@ expect_in $RUN com2.txt "domain 3's EPT maps its 8 MiB and nothing else" \
 expect_in $RUN com2.txt "Linux domain 1's RAM taken from Vertigo's allocator" \
     "^domain 1 \(lin1\): linux 'linux1', 256 MiB of RAM at \[0x[0-9a-f]+-0x[0-9a-f]+\), cpu 0$"
 expect_in $RUN com2.txt "domain 1's kernel loaded, ACPI tables in its RAM, console and noapic added" \
-    '^domain 1 \(lin1\): Linux kernel at 0x[0-9a-f]+, initrd at 0x[0-9a-f]+ \([0-9]+ KiB\), ACPI tables at 0x9f000, command line "console=ttyS0,115200 noapic nokaslr .*vertigo.scenario=perf .*"$'
+    '^domain 1 \(lin1\): Linux kernel at 0x[0-9a-f]+, initrd at 0x[0-9a-f]+ \([0-9]+ KiB\), ACPI tables at 0x9f000, command line "console=ttyS0,115200 noapic nokaslr .*vertigo.scenario=perf,domhw .*"$'
 expect_in $RUN com2.txt "the slice" '^sched: slice 10000 us of guest time$'
 
 # Domain 0: its own perf stat exact, then its perf events exact in every
