@@ -378,6 +378,46 @@ TEST(periodic_timer_has_a_minimum_period)
     CHECK_EQ(vlapic_next_deadline(&a), 2000 + TSC_PER_TICK);
 }
 
+/* The floor is one rule for the periodic count, whichever register the
+ * guest writes: a divide change while it runs keeps the floored period
+ * (it used to re-arm the rest of the count at the unfloored rate: an
+ * interrupt a few ticks later, and again at each such write). */
+TEST(periodic_floor_holds_across_divide_changes)
+{
+    const uint64_t tsc_hz = 50000000, floor = tsc_hz / 5000;       /* 200 us */
+    struct vlapic a = enabled();
+    unsigned int fired = 0;
+
+    vlapic_timer_set_min_period(&a, tsc_hz);
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_TIMER_DCR, 0xb, 0), VLAPIC_OK);     /* divide by 1 */
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_LVT_TIMER, 0xef | VLAPIC_TIMER_PERIODIC, 0), VLAPIC_OK);
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_TIMER_ICR, 1, 1000), VLAPIC_OK);
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_TIMER_DCR, 0x0, 1000 + floor / 2), VLAPIC_OK);
+    CHECK_EQ(rd(&a, VLAPIC_MSR_TIMER_CCR, 1000 + floor / 2), 1);
+    CHECK_EQ(vlapic_next_deadline(&a), 1000 + floor / 2 + floor);
+    /* one millisecond with the divider rewritten every 100 ticks: still
+     * at most one interrupt per floor (the count restarts at each write
+     * that finds it whole, so fewer) */
+    for (uint64_t now = 1000; now <= 1000 + 5 * floor; now++) {
+        if (now % 100 == 0)
+            CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_TIMER_DCR, (now / 100) & 1 ? 0x0 : 0xb, now),
+                     VLAPIC_OK);
+        vlapic_timer_advance(&a, now);
+        if (vlapic_pending_vector(&a) == 0xef) {
+            fired++;
+            vlapic_ack(&a, 0xef);
+            CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_EOI, 0, now), VLAPIC_OK);
+        }
+    }
+    CHECK(fired <= 5);
+    /* a divide change of an unfloored periodic count keeps its count */
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_TIMER_DCR, 0xb, 0), VLAPIC_OK);
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_TIMER_ICR, 4 * floor, 0), VLAPIC_OK);
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_TIMER_DCR, 0x0, floor * TSC_PER_TICK), VLAPIC_OK);
+    CHECK_EQ(rd(&a, VLAPIC_MSR_TIMER_CCR, floor * TSC_PER_TICK), 3 * floor);
+    CHECK_EQ(vlapic_next_deadline(&a), floor * TSC_PER_TICK + 3 * floor * 2 * TSC_PER_TICK);
+}
+
 TEST(divide_change_while_counting_keeps_the_count)
 {
     struct vlapic a = enabled();

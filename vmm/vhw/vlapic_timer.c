@@ -20,13 +20,34 @@ static uint64_t tsc_per_count(const struct vlapic *a)
     return a->tsc_per_tick * vlapic_timer_divider(a->timer_dcr);
 }
 
-/* The count's period, floored in periodic mode (vlapic.h). */
+/* How soon the timer may fire again, one rule for the three modes of SDM
+ * Vol. 3A 11.5.4 (the LVT timer entry's bits 18:17), applied here and
+ * only here: every path that arms the count (an initial count, a divide
+ * change, a periodic reload) takes its period from this function.
+ * - Periodic: the count reloads itself, so nothing the guest does bounds
+ *   the interrupts it gets but this period: at least timer_min_period
+ *   (vlapic.h: VLAPIC_TIMER_MIN_PERIOD_US, as KVM's min_timer_period_us).
+ * - One-shot: fires once per initial-count write.
+ * - TSC-deadline (11.5.4.1): fires once per IA32_TSC_DEADLINE write.
+ *   Those two need a guest exit (the WRMSR) for each interrupt, as a
+ *   self-IPI does: the exits bound them, and a floor would only delay a
+ *   guest's short timers, so their period is the guest's own. */
 static uint64_t period_tsc(const struct vlapic *a)
 {
     uint64_t period = (uint64_t)a->timer_icr * tsc_per_count(a);
     if (period && timer_mode(a) == VLAPIC_TIMER_PERIODIC && period < a->timer_min_period)
         return a->timer_min_period;
     return period;
+}
+
+/* Guest TSC ticks `counts` counts of the current period take: each count
+ * slower when the period was floored. */
+static uint64_t counts_tsc(const struct vlapic *a, uint32_t counts)
+{
+    uint64_t period = period_tsc(a);
+    if (period != (uint64_t)a->timer_icr * tsc_per_count(a))    /* floored: small values */
+        return (uint64_t)counts * period / a->timer_icr;
+    return (uint64_t)counts * tsc_per_count(a);
 }
 
 void vlapic_timer_set_min_period(struct vlapic *a, uint64_t tsc_hz)
@@ -70,10 +91,11 @@ void vlapic_timer_set_initial(struct vlapic *a, uint32_t count, uint64_t now_tsc
     start_count(a, now_tsc);
 }
 
-/* The count already elapsed keeps its ticks: the count restarts from the
+/* The count already elapsed keeps its counts: the count goes on from the
  * current count at the new rate (the SDM leaves a change while counting
- * unspecified; this is the least surprising reading). A periodic timer
- * still reloads the full initial count afterwards. */
+ * unspecified; this is the least surprising reading), its period the
+ * one period_tsc gives at the new rate (floored as any other). A periodic
+ * timer still reloads the full initial count afterwards. */
 void vlapic_timer_set_divide(struct vlapic *a, uint32_t dcr, uint64_t now_tsc)
 {
     uint32_t left = vlapic_timer_current(a, now_tsc);
@@ -81,8 +103,8 @@ void vlapic_timer_set_divide(struct vlapic *a, uint32_t dcr, uint64_t now_tsc)
     a->timer_dcr = dcr;
     if (timer_mode(a) == VLAPIC_TIMER_TSC_DEADLINE || left == 0)
         return;
-    a->timer_start_tsc = now_tsc - (uint64_t)(a->timer_icr - left) * tsc_per_count(a);
-    a->timer_due_tsc = now_tsc + (uint64_t)left * tsc_per_count(a);
+    a->timer_start_tsc = now_tsc - counts_tsc(a, a->timer_icr - left);
+    a->timer_due_tsc = a->timer_start_tsc + period_tsc(a);
 }
 
 /* A disarmed count (a one-shot count that ran out, or none loaded) reads
