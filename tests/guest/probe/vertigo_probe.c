@@ -22,6 +22,7 @@
  * it before loading it again); it refuses to load (-ENODEV) only when not
  * under Vertigo. */
 #include <linux/completion.h>
+#include <linux/hrtimer.h>
 #include <linux/cpumask.h>
 #include <linux/io.h>
 #include <linux/kthread.h>
@@ -338,35 +339,72 @@ static void domain_msrs(void)
 #define FLOOR_US           200u         /* Vertigo's least periodic period */
 #define WINDOW_MS          20u
 
+/* The window's end, run from Linux's timer interrupt itself (a hard
+ * hrtimer: hrtimer_interrupt runs it at the first periodic interrupt past
+ * 20 ms). The loop that waits for it may get no instruction in at all: in
+ * Bochs one timer interrupt costs a Linux domain about as much as the
+ * floor's 200 us (the handler, its EOI and deadline writes, the IRET, each
+ * an exit), so the interrupts can take the whole CPU until the window
+ * ends, and a window ended by that loop ran for as long as the interrupts
+ * left it none (a count of 490 in a "20 ms" that was 100 ms). */
+struct floor_window {
+	struct hrtimer end;
+	u64 t0, t1;
+	unsigned int before, after;
+	bool over;
+};
+
+static void floor_window_close(struct floor_window *w)
+{
+	wrmsrl(X2APIC_TMICT, 0);
+	w->t1 = rdtsc();
+	w->after = this_cpu_read(irq_stat.apic_timer_irqs);
+	WRITE_ONCE(w->over, true);
+}
+
+static enum hrtimer_restart floor_window_end(struct hrtimer *t)
+{
+	struct floor_window *w = container_of(t, struct floor_window, end);
+
+	if (!w->over)
+		floor_window_close(w);
+	return HRTIMER_NORESTART;
+}
+
 /* The domain's virtual APIC timer, periodic with an initial count of 1 at
  * divide-by-1 (one tick of the bus clock) on Linux's own timer vector, for
- * 20 ms: Vertigo floors the period at 200 us of the TSC, so at most 101
- * interrupts arrive (fewer while the domain waits for its slice); without
- * the floor they would come as fast as Vertigo can inject them. Linux's
- * timer is then given back and re-armed. */
+ * about 20 ms: Vertigo floors the period at 200 us of the TSC, so over the
+ * window's measured TSC span S at most S / 200 us + 1 interrupts arrive
+ * (fewer while the domain waits for its slice); without the floor they
+ * would come as fast as Vertigo can inject them. Linux's timer is then
+ * given back and re-armed. */
 static void vlapic_periodic_floor(void)
 {
-	u64 lvt, tdcr, hz = (u64)tsc_khz * 1000, window = hz / (1000 / WINDOW_MS), t0;
-	unsigned int before, after, most = WINDOW_MS * 1000 / FLOOR_US + 1;
+	u64 lvt, tdcr, hz = (u64)tsc_khz * 1000, floor = hz / (1000000 / FLOOR_US), span;
+	unsigned int count, most;
+	struct floor_window w = { .over = false };
 	unsigned long flags;
 
 	if (!x2apic_mode || !hz) {
 		check("vlapic: x2APIC mode and a TSC rate", false, x2apic_mode, hz);
 		return;
 	}
+	hrtimer_init(&w.end, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+	w.end.function = floor_window_end;
 	preempt_disable();
 	rdmsrl(X2APIC_LVTT, lvt);
 	rdmsrl(X2APIC_TDCR, tdcr);
-	before = this_cpu_read(irq_stat.apic_timer_irqs);
+	w.before = this_cpu_read(irq_stat.apic_timer_irqs);
 	wrmsrl(X2APIC_TDCR, TDCR_DIVIDE_BY_1);
 	wrmsrl(X2APIC_LVTT, LVT_PERIODIC | LOCAL_TIMER_VECTOR);
+	w.t0 = rdtsc();
 	wrmsrl(X2APIC_TMICT, 1);
-	t0 = rdtsc();
-	while (rdtsc() - t0 < window)
-		cpu_relax();
+	hrtimer_start(&w.end, ms_to_ktime(WINDOW_MS), HRTIMER_MODE_REL_PINNED_HARD);
+	while (!READ_ONCE(w.over) && rdtsc() - w.t0 < 50 * WINDOW_MS * (hz / 1000))
+		cpu_relax();    /* the bound: an hrtimer that never ran (1 s) */
 	local_irq_save(flags);
-	wrmsrl(X2APIC_TMICT, 0);
-	after = this_cpu_read(irq_stat.apic_timer_irqs);
+	if (!w.over)
+		floor_window_close(&w);
 	wrmsrl(X2APIC_TDCR, tdcr);
 	wrmsrl(X2APIC_LVTT, lvt);
 	if ((lvt & LVT_TIMER_MODE) == LVT_TSC_DEADLINE)
@@ -375,10 +413,14 @@ static void vlapic_periodic_floor(void)
 		wrmsrl(X2APIC_TMICT, 1000);
 	local_irq_restore(flags);
 	preempt_enable();
-	pr_info("vertigo_probe: domain: vlapic: %u timer interrupts in %u ms of a periodic count of 1\n",
-		after - before, WINDOW_MS);
+	hrtimer_cancel(&w.end);
+	count = w.after - w.before;
+	span = w.t1 - w.t0;
+	most = (unsigned int)(span / floor) + 1;
+	pr_info("vertigo_probe: domain: vlapic: %u timer interrupts in %llu us of a periodic count of 1 (at most %u)\n",
+		count, span * 1000 / (hz / 1000), most);
 	check("vlapic: a periodic timer of 1 tick fires at most once per 200 us",
-	      after != before && after - before <= most, after - before, most);
+	      count != 0 && count <= most, count, most);
 }
 
 static int run_domain(void)
