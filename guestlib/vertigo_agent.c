@@ -2,7 +2,9 @@
  * then hands Vertigo, through /dev/vertigo, what the host needs to name a
  * sample: the kernel's text symbols (/proc/kallsyms, kind 1), each user
  * process's /proc/PID/maps (kind 2) and identity "PID CR3 COMM" (kind 4),
- * at start and whenever a process appears or execs (a new CR3), and JIT
+ * at start and whenever a process appears or execs (a new CR3; the kernel
+ * module ships each new program's executable mappings at its exec or fork
+ * already, the agent's scan adds what it maps later), and JIT
  * maps /tmp/perf-PID.map (kind 3), the whole file again under a new epoch
  * each time its text changes (looked at when its size or mtime does). Text is cut into chunks of at most
  * VERTIGO_SYMBOLS_CHUNK_MAX bytes at line boundaries. At start it also
@@ -301,31 +303,47 @@ static int declare_kernel_orc(struct agent *a)
     return rc;
 }
 
-/* Ships pid's maps (kind 2) then its identity (kind 4). */
+/* Ships pid's identity (kind 4). */
+static int ship_identity(struct agent *a, uint32_t pid, struct vertigo_process_query *q)
+{
+    *q = (struct vertigo_process_query){ .pid = pid };
+    int rc = vertigo_dev_process(a->dev, q);
+    if (rc && rc != -ESRCH && rc != -ENOENT) {
+        a->stats.failures++;
+        a->last_error = -rc;
+    }
+    return rc;
+}
+
+/* Ships pid's maps (kind 2) between two identities (kind 4). The maps
+ * are the address space's both identities name only if the process did
+ * not exec in between (its page-table root would differ): then they are
+ * read and shipped again, so the last set of the pid describes the
+ * program it runs (the kernel module ships each new program's own at
+ * its exec as well). */
 static int ship_process(struct agent *a, uint32_t pid)
 {
     char path[64];
     struct text t = { 0 };
+    struct vertigo_process_query before, after;
     snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-    int rc = text_read_file(&t, path);
-    if (rc == 0 && t.len)
-        rc = ship_text(a, LOG_SYM_PROC_MAPS, pid, 0, t.buf, t.len);
-    size_t maps_len = t.len;
+    int rc = ship_identity(a, pid, &before);
+    for (int attempt = 0; rc == 0 && attempt < 3; attempt++) {
+        rc = text_read_file(&t, path);
+        if (rc == 0 && t.len)
+            rc = ship_text(a, LOG_SYM_PROC_MAPS, pid, 0, t.buf, t.len);
+        if (rc == 0)
+            rc = ship_identity(a, pid, &after);
+        if (rc || after.cr3 == before.cr3)
+            break;
+        before = after;
+    }
     free(t.buf);
     if (rc)
         return rc;
-    struct vertigo_process_query q = { .pid = pid };
-    rc = vertigo_dev_process(a->dev, &q);
-    if (rc) {
-        if (rc != -ESRCH && rc != -ENOENT) {
-            a->stats.failures++;
-            a->last_error = -rc;
-        }
-        return rc;
-    }
     a->processes_shipped++;
     agent_log(a, "process: pid %u cr3 %#llx comm %s: maps %zu bytes", pid,
-              (unsigned long long)q.cr3, q.comm, maps_len);
+              (unsigned long long)after.cr3, after.comm, t.len);
     return 0;
 }
 

@@ -12,7 +12,8 @@
  * CPUID 0x40000000 carries Vertigo's signature. The VMCALL, that check and
  * the errno of a hypercall error come from guestlib/vertigo_vmcall.h, which
  * the guest programs share. The per-thread counters' requests, mapping and
- * release are vertigo_threads.c's. */
+ * release are vertigo_threads.c's; the exec and fork watch that names
+ * each new address space is vertigo_procwatch.c's. */
 #include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -31,6 +32,7 @@
 #include "vertigo/hypercall.h"
 #include "guestlib/kmod/vertigo_ioctl.h"
 #include "guestlib/kmod/vertigo_perm.h"
+#include "guestlib/kmod/vertigo_procwatch.h"
 #include "guestlib/kmod/vertigo_threads.h"
 #include "guestlib/vertigo_vmcall.h"
 
@@ -317,12 +319,14 @@ static int __init vertigo_init(void)
 		vertigo_ctr_exit();
 		return ret;
 	}
+	vertigo_procwatch_init();
 	pr_info("vertigo: /dev/vertigo ready\n");
 	return 0;
 }
 
 static void __exit vertigo_exit(void)
 {
+	vertigo_procwatch_exit();
 	misc_deregister(&vertigo_misc);
 	vertigo_ctr_exit();
 }

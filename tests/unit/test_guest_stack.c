@@ -114,6 +114,23 @@ TEST(bad_frame_pointers_are_not_followed)
     CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 8, reader(), out), 1);
 }
 
+/* Code without frame pointers keeps data in RBP: a "return address"
+ * that points into the stack (within GUEST_STACK_FRAME_MAX of its frame,
+ * above or below) is none, and ends the walk before it is recorded. */
+TEST(a_return_address_into_the_stack_ends_the_walk)
+{
+    uint64_t out[32];
+    sim_reset();
+    put_frame(USER_STACK + 0x100, USER_STACK + 0x140, USER_TEXT + 0x10);
+    put_frame(USER_STACK + 0x140, USER_STACK + 0x180, USER_STACK + 0xfa7);        /* above */
+    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 8, reader(), out), 1);
+    CHECK_EQ(out[0], USER_TEXT + 0x10);
+    put_frame(USER_STACK + 0x140, USER_STACK + 0x180, USER_STACK - 0x1000);       /* below */
+    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 8, reader(), out), 1);
+    put_frame(USER_STACK + 0x140, 0, USER_STACK - GUEST_STACK_FRAME_MAX);         /* far: code */
+    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 8, reader(), out), 2);
+}
+
 TEST(unreadable_frames_end_the_walk_without_faulting)
 {
     uint64_t out[32];

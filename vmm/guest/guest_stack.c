@@ -28,7 +28,10 @@ static inline bool in(const struct half *h, uint64_t addr)
 }
 
 /* The walk in one mode's halves: `fps` for frame pointers, `rets` for
- * return addresses (the user half's starts at 1: no return to 0). Each
+ * return addresses (the user half's starts at 1: no return to 0). A
+ * return address within GUEST_STACK_FRAME_MAX of its frame points into
+ * the stack, where no code runs (stacks are not executable): the chain
+ * has left frame-pointer code, whose RBP held data, and ends. Each
  * frame pointer after the first is checked before the walk moves to it:
  * above the current one by at most GUEST_STACK_FRAME_MAX (one unsigned
  * compare: next - fp - 1 wraps far above for next <= fp), aligned, in
@@ -53,8 +56,8 @@ fp_walk(uint64_t fp, const struct half fps, const struct half rets, unsigned int
         else if (!(frame = guest_window_fetch(rd, &w, fp, 2 * sizeof(uint64_t))))
             break;
         uint64_t next = load64(frame), ret = load64(frame + sizeof(uint64_t));
-        if (!in(&rets, ret))
-            break;
+        if (!in(&rets, ret) || ret - fp + GUEST_STACK_FRAME_MAX < 2 * GUEST_STACK_FRAME_MAX)
+            break;                          /* (a "return address" into the stack itself) */
         *o++ = ret;
         if (next - fp - 1 >= GUEST_STACK_FRAME_MAX || (next & (FRAME_ALIGN - 1)) ||
             !in(&fps, next))

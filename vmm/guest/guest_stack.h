@@ -13,7 +13,9 @@
  * walks stay below the canonical hole, kernel walks above it), not above
  * the previous one (stacks grow down, so callers' frames are higher), or
  * more than GUEST_STACK_FRAME_MAX bytes above it; at an unreadable frame;
- * at a return address of 0 or outside the mode's half; or at max_depth. */
+ * at a return address of 0, outside the mode's half, or within
+ * GUEST_STACK_FRAME_MAX of its frame (an address in the stack: the RBP of
+ * code without frame pointers held data); or at max_depth. */
 #ifndef VMM_GUEST_STACK_H
 #define VMM_GUEST_STACK_H
 

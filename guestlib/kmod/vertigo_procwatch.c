@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/* vertigo.ko's process watch: every new user address space is named in
+ * the log before it runs one user instruction. At each exec (the
+ * sched_process_exec tracepoint, in the task, on its new page tables,
+ * after the new program is mapped) and each fork of a process (the
+ * sched_process_fork tracepoint, in the parent, before the child is
+ * woken; threads share their parent's address space and are skipped), the
+ * module ships the address space's executable file mappings as
+ * /proc/PID/maps lines (a maps set, kind 2) and its identity "PID CR3
+ * COMM" (kind 4) through the symbols hypercall. The agent's scans, every
+ * 100 ms, ship the whole maps later (libraries a dynamic program maps
+ * after its start); without this watch, a program that exec'd and ran
+ * for less than a scan was resolved against the maps of whatever used
+ * its pid or page-table root before.
+ *
+ * Tracepoint probes run with preemption disabled: the text is built in
+ * per-CPU buffers, the mappings are read under mmap_read_trylock (the
+ * task has just released its own lock; a contended lock ships the
+ * identity alone), d_path takes no sleeping lock. */
+#include <linux/dcache.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/tracepoint.h>
+#include <asm/page.h>
+
+#include "vertigo/hypercall.h"
+#include "guestlib/kmod/vertigo_ioctl.h"
+#include "guestlib/kmod/vertigo_procwatch.h"
+#include "guestlib/vertigo_vmcall.h"
+
+#define VPW_KIND_MAPS 2u        /* LOG_SYM_PROC_MAPS (include/vertigo/log_format.h) */
+#define VPW_KIND_IDENTITY 4u    /* LOG_SYM_PROCESS */
+/* The sets this watch ships use epoch 1 (the agent's use 0), so a
+ * one-chunk set shipped at an exec never lands inside the agent's
+ * several-chunk set of the same pid, which Vertigo and the host
+ * reassemble per (pid, kind, epoch). */
+#define VPW_EPOCH 1u
+#define VPW_PATH_MAX 256u
+#define VPW_LINE_MAX (VPW_PATH_MAX + 96u)
+
+struct vpw_buf {
+	struct vertigo_symbols_chunk chunk;
+	char text[VERTIGO_SYMBOLS_CHUNK_MAX];
+	char path[VPW_PATH_MAX];
+};
+
+static DEFINE_PER_CPU(struct vpw_buf, vpw_bufs);
+static struct tracepoint *vpw_exec_tp, *vpw_fork_tp;
+static bool vpw_exec_on, vpw_fork_on;
+
+static void vpw_ship(struct vpw_buf *b, u32 kind, pid_t pid, size_t len)
+{
+	b->chunk = (struct vertigo_symbols_chunk){
+		.kind = kind, .pid = (u32)pid, .epoch = VPW_EPOCH, .last = 1, .len = (u32)len,
+		.data = (u64)(uintptr_t)b->text,
+	};
+	vertigo_hypercall1(VERTIGO_HC_SYMBOLS, (u64)(uintptr_t)&b->chunk);
+}
+
+/* One maps line of vma into b->text at len; the new length (len when
+ * the line does not fit or names no path). */
+static size_t vpw_maps_line(struct vpw_buf *b, size_t len, struct vm_area_struct *vma)
+{
+	char line[VPW_LINE_MAX];
+	char *path = d_path(&vma->vm_file->f_path, b->path, sizeof(b->path));
+	int n;
+
+	if (IS_ERR(path))
+		return len;
+	n = scnprintf(line, sizeof(line), "%lx-%lx %c%c%c%c %08llx 00:00 %lu %s\n",
+		      vma->vm_start, vma->vm_end, vma->vm_flags & VM_READ ? 'r' : '-',
+		      vma->vm_flags & VM_WRITE ? 'w' : '-', 'x',
+		      vma->vm_flags & VM_SHARED ? 's' : 'p',
+		      (unsigned long long)vma->vm_pgoff << PAGE_SHIFT,
+		      file_inode(vma->vm_file)->i_ino, path);
+	if (len + n > sizeof(b->text))
+		return len;
+	memcpy(b->text + len, line, n);
+	return len + n;
+}
+
+/* Ships the executable file mappings and the identity of task's mm. */
+static void vpw_ship_process(struct task_struct *task, struct mm_struct *mm)
+{
+	struct vpw_buf *b = this_cpu_ptr(&vpw_bufs);
+	char comm[VERTIGO_COMM_LEN];
+	struct vm_area_struct *vma;
+	size_t len = 0;
+
+	if (mmap_read_trylock(mm)) {
+		VMA_ITERATOR(vmi, mm, 0);
+
+		for_each_vma(vmi, vma)
+			if ((vma->vm_flags & VM_EXEC) && vma->vm_file)
+				len = vpw_maps_line(b, len, vma);
+		mmap_read_unlock(mm);
+	}
+	if (len)
+		vpw_ship(b, VPW_KIND_MAPS, task->tgid, len);
+	strscpy(comm, task->comm, sizeof(comm));
+	vertigo_comm_sanitize(comm);
+	len = scnprintf(b->text, sizeof(b->text), "%u %llx %s\n", task->tgid,
+			(unsigned long long)__pa(mm->pgd), comm);
+	vpw_ship(b, VPW_KIND_IDENTITY, task->tgid, len);
+}
+
+static void vpw_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
+			   struct linux_binprm *bprm)
+{
+	if (p->mm && p == current)
+		vpw_ship_process(p, p->mm);
+}
+
+static void vpw_fork_probe(void *data, struct task_struct *parent, struct task_struct *child)
+{
+	if (child->mm && child->mm != parent->mm && child->pid == child->tgid)
+		vpw_ship_process(child, child->mm);
+}
+
+static void vpw_find_tps(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_exec"))
+		vpw_exec_tp = tp;
+	else if (!strcmp(tp->name, "sched_process_fork"))
+		vpw_fork_tp = tp;
+}
+
+void vertigo_procwatch_init(void)
+{
+	for_each_kernel_tracepoint(vpw_find_tps, NULL);
+	vpw_exec_on = vpw_exec_tp && !tracepoint_probe_register(vpw_exec_tp, vpw_exec_probe, NULL);
+	vpw_fork_on = vpw_fork_tp && !tracepoint_probe_register(vpw_fork_tp, vpw_fork_probe, NULL);
+	pr_info("vertigo: process watch: exec %s, fork %s\n", vpw_exec_on ? "on" : "off",
+		vpw_fork_on ? "on" : "off");
+}
+
+void vertigo_procwatch_exit(void)
+{
+	if (vpw_exec_on)
+		tracepoint_probe_unregister(vpw_exec_tp, vpw_exec_probe, NULL);
+	if (vpw_fork_on)
+		tracepoint_probe_unregister(vpw_fork_tp, vpw_fork_probe, NULL);
+	if (vpw_exec_on || vpw_fork_on)
+		tracepoint_synchronize_unregister();
+}
