@@ -137,6 +137,11 @@ enum log_mode {
 };
 
 /* Sample flag byte: bits 0-1 mode, bit 2 CR3 present, bit 3 stack present. */
+/* In a hypervisor sample's stack: the end of Vertigo's frames and the start
+ * of the guest's context at the exit Vertigo was handling (its RIP, then
+ * its callers); the sample's CR3 is then the guest's. 0 is never a return
+ * address. */
+#define LOG_EXIT_CONTEXT_MARK 0u
 #define LOG_SAMPLE_MODE_MASK  0x03u
 #define LOG_SAMPLE_HAS_CR3    0x04u
 #define LOG_SAMPLE_HAS_STACK  0x08u

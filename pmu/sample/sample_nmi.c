@@ -130,6 +130,29 @@ SAMPLE_INLINE void record_guest(struct pmu_cpu *c, struct vcpu *v, uint32_t mask
     emit_per_event(c, v, &s, mask);
 }
 
+/* A hypervisor sample taken while Vertigo handled an exit of v: after
+ * Vertigo's own frames, the guest's context at that exit, so the sample
+ * stands on the guest stack it served. Its CR3 is the guest's; its stack
+ * goes on with LOG_EXIT_CONTEXT_MARK, the guest's RIP at the exit and the
+ * guest's callers (kernel frames, then the user frames of the process the
+ * kernel served), as many as fit (include/vertigo/log_format.h). */
+static void add_exit_context(struct pmu_cpu *c, struct vcpu *v, struct log_sample *s)
+{
+    if (!v->pmu.sample.stack_depth || s->depth + 2 > LOG_STACK_MAX)
+        return;
+    struct log_sample g;
+    unsigned int cpl = pmu_arch_guest_cpl(v);
+    g.rip = pmu_arch_guest_rip(v);
+    g.cr3 = pmu_arch_guest_cr3(v);
+    record_guest_stack(c, v, &g, cpl == KERNEL_CPL, false);
+    s->has_cr3 = true;
+    s->cr3 = g.cr3;
+    s->stack[s->depth++] = LOG_EXIT_CONTEXT_MARK;
+    s->stack[s->depth++] = g.rip;
+    for (uint32_t i = 0; i < g.depth && s->depth < LOG_STACK_MAX; i++)
+        s->stack[s->depth++] = g.stack[i];
+}
+
 /* A PMI that interrupted Vertigo for a context counting the hypervisor. */
 static void record_hypervisor(struct pmu_cpu *c, struct vcpu *v,
                               const struct trap_frame *f, uint32_t mask)
@@ -138,6 +161,7 @@ static void record_hypervisor(struct pmu_cpu *c, struct vcpu *v,
     if (v) {
         s.domain = v->domain->id;
         s.vcpu = v->id;
+        add_exit_context(c, v, &s);
     }
     emit_per_event(c, v, &s, mask);
 }
@@ -299,5 +323,6 @@ void sample_hypervisor_step(uint64_t rip, uint64_t rbp, uint32_t mask)
         return;
     if (v->pmu.sample.stack_depth && rbp)
         s.depth = pmu_arch_hypervisor_stack(rbp, v->pmu.sample.stack_depth, s.stack);
+    add_exit_context(c, v, &s);
     emit_per_event(c, v, &s, mask);
 }

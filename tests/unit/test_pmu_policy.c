@@ -648,10 +648,19 @@ TEST(stepping_samples_vertigo_at_the_overflow_step)
     if (CHECK_EQ(logged_samples(s), 2)) {
         CHECK_EQ(s[0].mode, LOG_MODE_HYPERVISOR);
         CHECK_EQ(s[0].rip, 0x2000aa);
-        CHECK_EQ(s[0].depth, 2);
+        /* Vertigo's two frames, then the guest's context at the exit it
+         * was handling: the mark, the guest's RIP (no guest frames in
+         * the fake), with the guest's CR3 */
+        CHECK_EQ(s[0].depth, 4);
         CHECK_EQ(s[0].stack[0], 0x2000bb);
+        CHECK_EQ(s[0].stack[1], 0x2000cc);
+        CHECK_EQ(s[0].stack[2], LOG_EXIT_CONTEXT_MARK);
+        CHECK_EQ(s[0].stack[3], fake.rip);
+        CHECK(s[0].has_cr3);
+        CHECK_EQ(s[0].cr3, fake.cr3);
         CHECK_EQ(s[1].rip, 0x210000 + 100);
-        CHECK_EQ(s[1].depth, 0);            /* a replayed step has no stack */
+        CHECK_EQ(s[1].depth, 2);            /* a replayed step: no stack of Vertigo's */
+        CHECK_EQ(s[1].stack[0], LOG_EXIT_CONTEXT_MARK);
     }
     /* stopping the session disarms stepping */
     end_run();
@@ -753,7 +762,9 @@ TEST(an_overflow_an_unstepped_stretch_ran_past_is_late)
     if (CHECK_EQ(logged_samples(s), 1)) {
         CHECK_EQ(s[0].mode, LOG_MODE_HYPERVISOR);
         CHECK_EQ(s[0].rip, (uint64_t)(uintptr_t)pmu_step_late_overflow);
-        CHECK_EQ(s[0].depth, 0);
+        CHECK_EQ(s[0].depth, 2);            /* the guest's context at the exit */
+        CHECK_EQ(s[0].stack[0], LOG_EXIT_CONTEXT_MARK);
+        CHECK_EQ(s[0].stack[1], fake.rip);
     }
     /* the exit path after a 900-tick entry path crosses the next one:
      * found at the resume after the guest's ticks */
