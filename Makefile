@@ -151,7 +151,7 @@ tools: $(TOOL_BINS)
 # in parallel lanes (tests/run-tests), and two makes must not build one file.
 E2E_PREBUILT := $(PROFILE_FIXTURE_ELFS) $(BUILD)/fuzz/fuzz-decoder $(BUILD)/fuzz/corpus-decoder/.seeded \
                 $(BUILD)/fuzz/fuzz-report $(FUZZ_REPORT_CORPUS)/.seeded $(BUILD)/fuzz/fuzz-kstack \
-                $(BUILD)/fuzz/fuzz-guest-pages
+                $(BUILD)/fuzz/fuzz-guest-pages $(PPROF)
 test: setup all $(UNIT_BINS) $(E2E_PREBUILT) check-headers check-layers check-docs
 	$(Q)./tests/run-tests --build $(BUILD)
 

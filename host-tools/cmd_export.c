@@ -1,4 +1,4 @@
-/* vertigo export --format pprof|folded|csv|perfetto [-o FILE] [options] FILE|-:
+/* vertigo export --format pprof|folded|csv|perfetto|pftrace [-o FILE] [options] FILE|-:
  * writes the profile of a log in a format other tools read. Its own
  * options and the chosen writer (one per format, export_<format>.c); the
  * shared command line is profile_cli.c's. */
@@ -24,6 +24,7 @@ static const struct export_format formats[] = {
     { "folded", export_folded, false, NULL, false },
     { "csv", export_csv, false, NULL, false },
     { "perfetto", export_perfetto, false, NULL, true },
+    { "pftrace", export_pftrace, true, NULL, true },
 };
 
 #define FORMAT_COUNT (sizeof(formats) / sizeof(formats[0]))
@@ -35,7 +36,7 @@ struct export_args {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: vertigo export --format pprof|folded|csv|perfetto [-o FILE] [-q]\n"
+    fprintf(out, "usage: vertigo export --format pprof|folded|csv|perfetto|pftrace [-o FILE] [-q]\n"
                  "                      [--time RANGES] [-e E] [-c C] [--pids P] [-d D] [-S S]\n"
                  "                      [--guest-root [DOM=]DIR] [--kallsyms [DOM=]FILE]\n"
                  "                      [--vertigo-elf FILE] [-i] FILE|-\n"
@@ -43,7 +44,10 @@ static void usage(FILE *out)
                  "  --format F          pprof (gzipped profile.proto), folded (flame-graph\n"
                  "                      stacks), csv (one row per event/domain/vcpu/mode/symbol),\n"
                  "                      perfetto (Chrome Trace Event JSON: samples in time order\n"
-                 "                      on one track per VCPU, for ui.perfetto.dev)\n"
+                 "                      on one track per VCPU, stacks in stackFrames: catapult\n"
+                 "                      and chrome://tracing show them, ui.perfetto.dev does not),\n"
+                 "                      pftrace (Perfetto's protobuf trace: every sample with its\n"
+                 "                      call stack, for ui.perfetto.dev and trace_processor)\n"
                  "  -o FILE             write there instead of standard output\n",
             profile_options_help);
 }
@@ -56,7 +60,7 @@ static bool set_format(void *settings, const char *name)
             a->format = &formats[i];
             return true;
         }
-    fprintf(stderr, "vertigo export: unknown format '%s' (pprof, folded, csv, perfetto)\n", name);
+    fprintf(stderr, "vertigo export: unknown format '%s' (pprof, folded, csv, perfetto, pftrace)\n", name);
     return false;
 }
 

@@ -86,6 +86,8 @@ static void put_frame(FILE *out, const struct profile *p, const struct sym_frame
         fputs(" [unknown]", out);
     if (has(a, F_DSO))
         fprintf(out, " (%s)", perf_dso(sym_image(p->sym, f->image)->name, f->mode, dso));
+    if (f->mode == LOG_MODE_HYPERVISOR)
+        fputs(" [h]", out);      /* Vertigo's: stackcollapse-perf.pl reads past it */
     fputc('\n', out);
 }
 
@@ -121,7 +123,7 @@ static void put_sample(FILE *out, const struct profile *p, const struct profile_
     if (!(a->fields & (FIELD(F_IP) | FIELD(F_SYM) | FIELD(F_DSO))))
         return;
     for (uint32_t i = 0; i < s->depth; i++)
-        put_frame(out, p, sym_frame(p->sym, s->frames[i]), i == 0, a);
+        put_frame(out, p, sym_frame(p->sym, s->frames[i]), i == 0 || (s->context && i == s->context), a);
     fputc('\n', out);
 }
 

@@ -3,7 +3,10 @@
  * of flamegraph.pl and most flame-graph viewers. The root frame is the
  * process name (perf script | stackcollapse-perf.pl does the same), and a
  * guest kernel frame ends in "_[k]" (FlameGraph colours those as kernel
- * code); a function inlined into a frame follows it with "_[i]". An
+ * code), a frame of Vertigo's in "_[h]" (on top of the guest's frames at
+ * the exit it handled, under the guest's process; Vertigo's background
+ * work under "[vertigo]"); a function inlined into a frame follows it
+ * with "_[i]". An
  * unknown function is its image's last path component in brackets, as
  * stackcollapse-perf.pl folds perf script's "[unknown]" ("[libc.so.6]").
  * With several events in the profile (no --event), each line
@@ -24,6 +27,7 @@
 #include "host-tools/vertigo.h"
 
 #define KERNEL_SUFFIX "_[k]"
+#define HYPERVISOR_SUFFIX "_[h]"
 #define INLINE_SUFFIX "_[i]"
 
 /* Reads the folded line of one sample a byte at a time: its parts are
@@ -63,7 +67,8 @@ static const char *frame_part(struct fold_cursor *c, uint32_t k, const char **su
             k -= 1 + f->inline_count;
             continue;
         }
-        *suffix = f->mode == LOG_MODE_GUEST_KERNEL ? KERNEL_SUFFIX : k ? INLINE_SUFFIX : "";
+        *suffix = f->mode == LOG_MODE_GUEST_KERNEL ? KERNEL_SUFFIX : k ? INLINE_SUFFIX :
+                  f->mode == LOG_MODE_HYPERVISOR ? HYPERVISOR_SUFFIX : "";
         uint32_t fn = k ? sym_frame_inlines(sym, f)[f->inline_count - k].function : f->function;
         if (!sym_function(sym, fn)->known)
             return perf_unknown_frame(sym_image(sym, f->image)->name, f->mode, c->unknown);

@@ -1,7 +1,8 @@
 /* vertigo export --format perfetto: Chrome's Trace Event format (the JSON
  * object form), which Perfetto's UI (ui.perfetto.dev) and chrome://tracing
- * open. Tracks: one process per domain ("domain D"), one thread per VCPU
- * ("VCPU V") named by metadata events ("ph":"M"). Each sample is an
+ * open. Tracks: one process per domain ("NAME (domain D)"), one thread per
+ * VCPU ("VCPU V") named by metadata events ("ph":"M"), numbered as every
+ * time-ordered export numbers them (host-tools/trace_ids.h). Each sample is an
  * instant event ("ph":"i", thread scope) at its time on its VCPU's track,
  * named after its leaf function, with its event, period, mode and guest
  * process in args and its call chain as a stack frame ("sf") of the
@@ -19,6 +20,7 @@
 #include "host-tools/profile.h"
 #include "host-tools/out_of_memory.h"
 #include "host-tools/text_quote.h"
+#include "host-tools/trace_ids.h"
 #include "host-tools/vertigo.h"
 
 #define NS_PER_MICRO 1000u
@@ -71,20 +73,26 @@ static struct track *collect_tracks(const struct profile *p, uint64_t *count)
     return tr;
 }
 
+/* A process per domain, a thread per VCPU: the names and numbers of
+ * every time-ordered export (host-tools/trace_ids.h). */
 static void put_track_names(FILE *out, const struct profile *p, const struct track *tr,
                             uint64_t n, bool *first)
 {
-    char name[DOMAIN_NAME_MAX];
+    char name[TRACE_NAME_MAX];
     for (uint64_t i = 0; i < n; i++) {
         if (!i || tr[i].domain != tr[i - 1].domain) {
             next_event(out, first);
-            fprintf(out, "{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":%u,\"tid\":0,"
-                         "\"args\":{\"name\":\"%s (domain %u)\"}}", tr[i].domain,
-                    profile_domain_name(p, tr[i].domain, name), tr[i].domain);
+            trace_process_name(p->domains, tr[i].domain, name);
+            fprintf(out, "{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":%u,\"tid\":%u,"
+                         "\"args\":{\"name\":", trace_pid(tr[i].domain), trace_tid(tr[i].domain, 0));
+            json_put_string(out, name);
+            fputs("}}", out);
         }
         next_event(out, first);
+        trace_thread_name(tr[i].vcpu, name);
         fprintf(out, "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":%u,\"tid\":%u,"
-                     "\"args\":{\"name\":\"VCPU %u\"}}", tr[i].domain, tr[i].vcpu, tr[i].vcpu);
+                     "\"args\":{\"name\":\"%s\"}}", trace_pid(tr[i].domain),
+                trace_tid(tr[i].domain, tr[i].vcpu), name);
     }
 }
 
@@ -145,7 +153,7 @@ static void put_sample(FILE *out, const struct profile *p, const struct profile_
     json_put_string(out, p->events[s->event].name);
     fputs(",\"ph\":\"i\",\"s\":\"t\",\"ts\":", out);
     put_ts(out, o->tsc, p->tsc_hz);
-    fprintf(out, ",\"pid\":%u,\"tid\":%u", s->domain, s->vcpu);
+    fprintf(out, ",\"pid\":%u,\"tid\":%u", trace_pid(s->domain), trace_tid(s->domain, s->vcpu));
     if (leaf_id)
         fprintf(out, ",\"sf\":\"%" PRIu64 "\"", leaf_id);
     fprintf(out, ",\"args\":{\"period\":%" PRIu64 ",\"mode\":\"%s\",\"pid\":%u,\"comm\":",
@@ -177,7 +185,8 @@ static void put_counter(FILE *out, const struct profile *p, const struct profile
         fprintf(out, ",\"cat\":\"%s\"", c->extrapolated ? "extrapolated" : "measured");
     fputs(",\"ph\":\"C\",\"ts\":", out);
     put_ts(out, c->tsc, p->tsc_hz);
-    fprintf(out, ",\"pid\":%u,\"tid\":%u,\"args\":{\"value\":%" PRIu64 "}}", c->domain, c->vcpu,
+    fprintf(out, ",\"pid\":%u,\"tid\":%u,\"args\":{\"value\":%" PRIu64 "}}", trace_pid(c->domain),
+            trace_tid(c->domain, c->vcpu),
             c->value);
 }
 

@@ -4,7 +4,10 @@
  * sample types "samples" (all events) and one per event counting its
  * occurrences (samples times their period, as perf's event count); one
  * sample per distinct sample with string labels domain, vcpu, mode, comm
- * (and event, with several) and the numeric label pid (unit "pid"); one
+ * (and event, with several) and the numeric label pid (unit "pid"); a
+ * hypervisor sample also has hypervisor_frames (unit "frames"): how many
+ * of its frames, from the leaf, are Vertigo's (in Vertigo's mapping), the
+ * others being the guest's at the exit Vertigo handled; one
  * mapping per image, the profiled program's first (the ELF image of the
  * most user samples: pprof takes the first mapping as the main binary),
  * with its GNU build id and whether its functions, files, lines and
@@ -17,13 +20,13 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "host-tools/pb_write.h"
 #include "host-tools/profile.h"
 #include "host-tools/out_of_memory.h"
 #include "host-tools/text_quote.h"
 #include "host-tools/vertigo.h"
 
-/* Protobuf wire types and the Profile message's field numbers. */
-enum { WIRE_VARINT = 0, WIRE_LEN = 2 };
+/* The Profile message's field numbers. */
 enum { PROFILE_SAMPLE_TYPE = 1, PROFILE_SAMPLE = 2, PROFILE_MAPPING = 3, PROFILE_LOCATION = 4,
        PROFILE_FUNCTION = 5, PROFILE_STRING_TABLE = 6, PROFILE_PERIOD_TYPE = 11,
        PROFILE_PERIOD = 12, PROFILE_DEFAULT_SAMPLE_TYPE = 14 };
@@ -40,141 +43,7 @@ enum { FUNCTION_ID = 1, FUNCTION_NAME = 2, FUNCTION_SYSTEM_NAME = 3, FUNCTION_FI
 
 #define GZIP_WINDOW_BITS (15 + 16)   /* zlib: 32 KiB window, gzip wrapper */
 #define ZLIB_MEM_LEVEL 8
-#define STRING_TABLE_MIN 1024u
 #define MAPPING_NAME_MAX 4096u       /* bytes of an image name kept (maps lines are shorter) */
-
-struct pb {
-    uint8_t *data;
-    size_t len, cap;
-};
-
-static void pb_put(struct pb *b, const void *data, size_t len)
-{
-    if (b->len + len > b->cap) {
-        b->cap = (b->len + len) * 2 + 64;
-        b->data = realloc(b->data, b->cap);
-        if (!b->data) {
-            fprintf(stderr, "vertigo export: out of memory\n");
-            exit(VERTIGO_EXIT_USAGE);
-        }
-    }
-    memcpy(b->data + b->len, data, len);
-    b->len += len;
-}
-
-static void pb_varint(struct pb *b, uint64_t v)
-{
-    uint8_t out[10];
-    size_t n = 0;
-    do {
-        out[n] = (uint8_t)(v & 0x7f);
-        v >>= 7;
-        out[n++] |= v ? 0x80 : 0;
-    } while (v);
-    pb_put(b, out, n);
-}
-
-static void pb_key(struct pb *b, unsigned field, unsigned wire)
-{
-    pb_varint(b, (uint64_t)field << 3 | wire);
-}
-
-/* A varint field; zero is the default and is left out. */
-static void pb_uint(struct pb *b, unsigned field, uint64_t v)
-{
-    if (!v)
-        return;
-    pb_key(b, field, WIRE_VARINT);
-    pb_varint(b, v);
-}
-
-static void pb_bytes(struct pb *b, unsigned field, const void *data, size_t len)
-{
-    pb_key(b, field, WIRE_LEN);
-    pb_varint(b, len);
-    pb_put(b, data, len);
-}
-
-/* Appends sub as a length-delimited field and empties it. */
-static void pb_msg(struct pb *b, unsigned field, struct pb *sub)
-{
-    pb_bytes(b, field, sub->data, sub->len);
-    sub->len = 0;
-}
-
-/* ---- String table ----------------------------------------------------- */
-
-struct strings {
-    const char **list;
-    size_t count, cap;
-    uint32_t *slot;              /* index + 1 */
-    size_t slot_cap;
-    char **own;                  /* copies made by str_keep */
-    size_t own_count, own_cap;
-};
-
-static uint64_t str_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    while (*s)
-        h = (h ^ (uint8_t)*s++) * 0x100000001b3ull;
-    return h;
-}
-
-static void strings_rehash(struct strings *t)
-{
-    free(t->slot);
-    t->slot_cap = t->slot_cap ? t->slot_cap * 2 : STRING_TABLE_MIN;
-    t->slot = calloc(t->slot_cap, sizeof(*t->slot));
-    if (!t->slot)
-        vertigo_out_of_memory();
-    for (size_t i = 0; i < t->count; i++) {
-        size_t j = str_hash(t->list[i]) & (t->slot_cap - 1);
-        while (t->slot[j])
-            j = (j + 1) & (t->slot_cap - 1);
-        t->slot[j] = (uint32_t)i + 1;
-    }
-}
-
-/* The string table index of s (index 0 is ""). */
-static uint64_t str_id(struct strings *t, const char *s)
-{
-    if ((t->count + 1) * 2 > t->slot_cap)
-        strings_rehash(t);
-    size_t j = str_hash(s) & (t->slot_cap - 1);
-    for (; t->slot[j]; j = (j + 1) & (t->slot_cap - 1))
-        if (!strcmp(t->list[t->slot[j] - 1], s))
-            return t->slot[j] - 1;
-    if (t->count == t->cap) {
-        t->cap = t->cap ? t->cap * 2 : STRING_TABLE_MIN;
-        t->list = realloc(t->list, t->cap * sizeof(*t->list));
-        if (!t->list)
-            vertigo_out_of_memory();
-    }
-    t->list[t->count] = s;
-    t->slot[j] = (uint32_t)++t->count;
-    return t->count - 1;
-}
-
-/* A copy of s (a temporary buffer's text) that lives as long as t: the
- * one in t already, or a new one. */
-static const char *str_keep(struct strings *t, const char *s)
-{
-    for (size_t j = t->slot_cap ? str_hash(s) & (t->slot_cap - 1) : 0;
-         t->slot_cap && t->slot[j]; j = (j + 1) & (t->slot_cap - 1))
-        if (!strcmp(t->list[t->slot[j] - 1], s))
-            return t->list[t->slot[j] - 1];
-    if (t->own_count == t->own_cap) {
-        t->own_cap = t->own_cap ? t->own_cap * 2 : STRING_TABLE_MIN;
-        t->own = realloc(t->own, t->own_cap * sizeof(*t->own));
-    }
-    char *copy = t->own ? strdup(s) : NULL;
-    if (!copy)
-        vertigo_out_of_memory();
-    t->own[t->own_count++] = copy;
-    str_id(t, copy);
-    return copy;
-}
 
 /* ---- Messages ----------------------------------------------------------- */
 
@@ -222,6 +91,9 @@ static void put_labels(struct pb *msg, const struct profile *p, const struct pro
     put_label(msg, &tmp, st, "mode", profile_mode_name(s->mode));
     put_label(msg, &tmp, st, "comm", s->process.comm);
     put_num_label(msg, &tmp, st, "pid", s->process.pid, "pid");
+    if (s->mode == LOG_MODE_HYPERVISOR)     /* Vertigo's frames on top of the guest's */
+        put_num_label(msg, &tmp, st, "hypervisor_frames", s->context ? s->context : s->depth,
+                      "frames");
     if (p->event_count > 1)
         put_label(msg, &tmp, st, "event", p->events[s->event].name);
     free(tmp.data);
@@ -510,11 +382,7 @@ static void encode_profile(struct pb *b, const struct profile *p)
     }
     for (size_t i = 0; i < st.count; i++)
         put_string(b, st.list[i]);
-    for (size_t i = 0; i < st.own_count; i++)
-        free(st.own[i]);
-    free(st.own);
-    free(st.list);
-    free(st.slot);
+    strings_free(&st);
     free(facts.knows);
     free(facts.user_samples);
     free(ids);

@@ -17,6 +17,7 @@ enum frame_rule {
     RULE_AFTER_CALL,             /* a call ends there */
     RULE_AFTER_SYSCALL,          /* a syscall ends there */
     RULE_CALL_OR_INTERRUPTED,    /* after an interrupt entry frame */
+    RULE_CALL_OR_ENTRY,          /* after a retpoline thunk: its branch target */
 };
 
 struct frame_checker {
@@ -34,6 +35,8 @@ static const char *const cause_names[FRAME_CAUSE_COUNT] = {
     [FRAME_NO_BINARY] = "no-binary",
     [FRAME_JIT] = "jit",
     [FRAME_NO_DECODER] = "no-objdump",
+    [FRAME_PATCHED] = "patched-at-boot",
+    [FRAME_NO_PROCESS] = "no-process",
 };
 
 const char *frame_cause_name(enum frame_cause cause)
@@ -92,15 +95,48 @@ static bool interrupt_entry(const struct frame_checker *c, const struct sym_fram
     return f->mode == LOG_MODE_HYPERVISOR && (starts_with(name, "isr_") || !strcmp(name, "trap_common"));
 }
 
-/* The rule of frame i of s (prev: frame i - 1). */
+/* Whether the saved user RIP may no longer be the system call's: on the
+ * way back to user mode (syscall_exit_to_user_mode and what it calls) it
+ * may have been set to a signal handler's entry or back onto the syscall
+ * to restart it, to an rseq abort handler, or, after an execve, to the new
+ * program's entry. It must then start an instruction. */
+static bool user_rip_rewritten(const struct frame_checker *c, const struct profile_sample *s)
+{
+    static const char *const rewriters[] = { "syscall_exit_to_user_mode", "exit_to_user_mode_prepare",
+                                             "arch_do_signal_or_restart", "handle_signal",
+                                             "__rseq_handle_notify_resume" };
+    for (uint32_t i = 0; i < s->depth; i++) {
+        const struct sym_frame *f = sym_frame(c->sym, s->frames[i]);
+        for (size_t k = 0; f->mode == LOG_MODE_GUEST_KERNEL && k < sizeof(rewriters) / sizeof(rewriters[0]); k++)
+            if (!strcmp(function_name(c, f), rewriters[k]))
+                return true;
+    }
+    return false;
+}
+
+/* A thunk an indirect branch goes through (a retpoline, or the return
+ * thunk of the ITS mitigation): sampled after it put the branch target
+ * where its return address was (`mov %reg, (%rsp)`), the next frame is
+ * that target, a function's entry. */
+static bool retpoline_thunk(const struct frame_checker *c, const struct sym_frame *f)
+{
+    const char *name = function_name(c, f);
+    return f->mode == LOG_MODE_GUEST_KERNEL && (starts_with(name, "__x86_indirect_thunk_") ||
+                                                starts_with(name, "__x86_indirect_call_thunk_") ||
+                                                !strcmp(name, "its_return_thunk"));
+}
+
+/* The rule of frame f after frame prev (NULL for the leaf). */
 static enum frame_rule rule_of(const struct frame_checker *c, const struct sym_frame *f,
-                               const struct sym_frame *prev)
+                               const struct sym_frame *prev, bool rewritten)
 {
     if (!prev)
         return RULE_INTERRUPTED;
     if (f->mode == LOG_MODE_GUEST_USER && prev->mode == LOG_MODE_GUEST_KERNEL)
-        return starts_with(function_name(c, prev), "entry_SYSCALL") ? RULE_AFTER_SYSCALL
-                                                                     : RULE_INTERRUPTED;
+        return starts_with(function_name(c, prev), "entry_SYSCALL") && !rewritten ?
+               RULE_AFTER_SYSCALL : RULE_INTERRUPTED;
+    if (retpoline_thunk(c, prev))
+        return RULE_CALL_OR_ENTRY;
     return interrupt_entry(c, prev) ? RULE_CALL_OR_INTERRUPTED : RULE_AFTER_CALL;
 }
 
@@ -130,16 +166,18 @@ static enum frame_cause insn_start(struct frame_checker *c, const struct sym_fra
 
 /* Why f cannot be checked, when its image has no bytes at hand. */
 static struct frame_result unchecked(const struct frame_checker *c, const struct sym_frame *f,
-                                     uint64_t addr, const char *why)
+                                     uint64_t addr, const char *why, bool process_known)
 {
     const char *image = sym_image(c->sym, f->image)->name;
     struct frame_result r = { FRAME_UNCHECKED, FRAME_NO_BINARY, image, addr };
     if (starts_with(image, JIT_IMAGE_PREFIX))
         r.cause = FRAME_JIT;
+    else if (!strcmp(image, SYM_GONE_IMAGE))
+        r.cause = FRAME_NO_PROCESS;
     else if (f->mode == LOG_MODE_GUEST_USER && !strcmp(image, ANON_IMAGE) &&
              !sym_function(c->sym, f->function)->known) {
-        r.verdict = FRAME_INVALID;
-        r.cause = FRAME_NO_MAPPING;
+        r.verdict = process_known ? FRAME_INVALID : FRAME_UNCHECKED;
+        r.cause = process_known ? FRAME_NO_MAPPING : FRAME_NO_PROCESS;
     } else if (!strcmp(why, "outside-text")) {
         r.verdict = FRAME_INVALID;
         r.cause = FRAME_OUTSIDE_TEXT;
@@ -147,15 +185,46 @@ static struct frame_result unchecked(const struct frame_checker *c, const struct
     return r;
 }
 
-static struct frame_result check_frame(struct frame_checker *c, uint32_t domain,
+/* Whether a call of the running kernel ends at addr in boot-patched text. */
+static bool patched_call_ends(const struct sym_patch *p, uint64_t addr)
+{
+    uint64_t at = addr - p->start;
+    switch (p->kind) {
+    case SYM_PATCH_ALTERNATIVE:
+        return p->repl && at <= p->repl_len && insn_call_ends_at(p->repl, at);
+    case SYM_PATCH_RETPOLINE_CALL:
+        return true;
+    case SYM_PATCH_PARAVIRT:
+        return p->image_call && at == 5;
+    }
+    return false;
+}
+
+/* A kernel frame the image's bytes contradict, looked at again where the
+ * kernel rewrote its text at boot. */
+static enum frame_cause kernel_patched(struct frame_checker *c, uint32_t domain, uint64_t addr,
+                                       enum frame_cause cause)
+{
+    struct sym_patch p;
+    if (!sym_code_patch_at(c->sym, domain, addr, &p))
+        return cause;
+    if (cause == FRAME_NOT_AFTER_CALL)
+        return patched_call_ends(&p, addr) ? FRAME_OK : cause;
+    if (cause == FRAME_NOT_INSN_START && addr < p.start + p.len)
+        return FRAME_PATCHED;
+    return cause;
+}
+
+static struct frame_result check_frame(struct frame_checker *c, const struct profile_sample *s,
                                        const struct sym_frame *f, enum frame_rule rule, bool leaf)
 {
+    uint32_t domain = s->domain;
     uint64_t addr = leaf ? f->addr : f->addr + 1;     /* callers were resolved at addr - 1 */
     uint64_t lookup = rule == RULE_INTERRUPTED ? addr : addr - 1;
     struct sym_code code;
     const char *why;
     if (!sym_code_of(c->sym, domain, f, lookup, &code, &why))
-        return unchecked(c, f, addr, why);
+        return unchecked(c, f, addr, why, s->process.pid != 0);
     struct frame_result r = { FRAME_VALID, FRAME_OK, code.binary, addr };
     enum frame_cause cause = FRAME_OK;
     switch (rule) {
@@ -168,13 +237,19 @@ static struct frame_result check_frame(struct frame_checker *c, uint32_t domain,
     case RULE_CALL_OR_INTERRUPTED:
         cause = ends_call(&code, addr) ? FRAME_OK : insn_start(c, f, &code, addr);
         break;
+    case RULE_CALL_OR_ENTRY:
+        cause = ends_call(&code, addr) || sym_kernel_function_at(c->sym, domain, addr) ?
+                FRAME_OK : FRAME_NOT_AFTER_CALL;
+        break;
     case RULE_INTERRUPTED:
         cause = insn_start(c, f, &code, addr);
         break;
     }
+    if (cause != FRAME_OK && f->mode == LOG_MODE_GUEST_KERNEL)
+        cause = kernel_patched(c, domain, addr, cause);
     r.cause = cause;
-    r.verdict = cause == FRAME_OK ? FRAME_VALID : cause == FRAME_NO_DECODER ? FRAME_UNCHECKED
-                                                                              : FRAME_INVALID;
+    r.verdict = cause == FRAME_OK ? FRAME_VALID :
+                cause == FRAME_NO_DECODER || cause == FRAME_PATCHED ? FRAME_UNCHECKED : FRAME_INVALID;
     return r;
 }
 
@@ -182,9 +257,11 @@ void frame_check_sample(struct frame_checker *c, const struct profile_sample *s,
                         struct frame_result *out)
 {
     const struct sym_frame *prev = NULL;
+    bool rewritten = user_rip_rewritten(c, s);
     for (uint32_t i = 0; i < s->depth; i++) {
         const struct sym_frame *f = sym_frame(c->sym, s->frames[i]);
-        out[i] = check_frame(c, s->domain, f, rule_of(c, f, prev), i == 0);
+        bool leaf = i == 0 || (s->context && i == s->context);   /* the guest's RIP at an exit */
+        out[i] = check_frame(c, s, f, leaf ? RULE_INTERRUPTED : rule_of(c, f, prev, rewritten), leaf);
         prev = f;
     }
 }

@@ -3,7 +3,8 @@
  * process maps, kallsyms and ELF files that named them; this checks them
  * against the bytes of those binaries, not against the profiler.
  *
- *   - the sample's own address (the leaf), and the first user frame after
+ *   - the sample's own address (the leaf), the guest's RIP at the exit
+ *     under a hypervisor sample's frames, and the first user frame after
  *     an interrupt or exception from user mode, are interrupted RIPs: an
  *     instruction must start there (objdump, host-tools/insn_starts.h);
  *   - the first user frame after a system call's entry frame
@@ -12,6 +13,13 @@
  *     there (host-tools/insn_call.h), except that the frame after an
  *     interrupt entry (a kernel `asm_*` or `entry_*` function, Vertigo's
  *     own exception and NMI entries) may also be the interrupted RIP.
+ *
+ * The guest kernel rewrites parts of its text at boot (alternatives,
+ * retpolines, paravirt calls: sym_code_patch_at): a return address that
+ * ends such a site is valid when the site's running form ends in a call
+ * there (the alternative's replacement does, a retpoline call always
+ * does, a paravirt call made direct ends 5 bytes in); an interrupted RIP
+ * inside one is unchecked (the running bytes are not the image's).
  *
  * A frame whose binary is not at hand (no file under --guest-root, a JIT
  * map, a kernel module, no --kernel-image) is unchecked, not valid. */
@@ -39,6 +47,10 @@ enum frame_cause {
     FRAME_NO_BINARY,             /* unchecked: the binary's bytes are not at hand */
     FRAME_JIT,                   /* unchecked: code a JIT map names */
     FRAME_NO_DECODER,            /* unchecked: objdump could not be run */
+    FRAME_PATCHED,               /* unchecked: inside kernel text rewritten at boot */
+    FRAME_NO_PROCESS,            /* unchecked: a user address of an address space no
+                                    process identity names (a process's exit runs on
+                                    the kernel's page tables) */
     FRAME_CAUSE_COUNT,
 };
 

@@ -1,15 +1,13 @@
 /* Instruction starts through objdump (see insn_starts.h). */
 #include "host-tools/insn_starts.h"
 
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "host-tools/keymap.h"
+#include "host-tools/objdump_run.h"
 
 #define WINDOW_MIN 4096u             /* bytes decoded past an entry at least */
 #define INSN_MAX 15u                 /* the longest x86 instruction */
@@ -57,34 +55,23 @@ static bool push(struct decoded *d, size_t *cap, uint64_t addr)
     return true;
 }
 
+struct collect {
+    struct decoded *d;
+    size_t cap;
+};
+
+static bool collect_start(void *ctx, uint64_t addr, const char *text)
+{
+    (void)text;
+    struct collect *c = ctx;
+    return push(c->d, &c->cap, addr);
+}
+
 /* objdump's instruction addresses for bytes at address at, into d. */
 static bool run_objdump(const uint8_t *bytes, size_t len, uint64_t at, struct decoded *d)
 {
-    char path[] = "/tmp/vertigo-insn-XXXXXX";
-    int fd = mkstemp(path);
-    if (fd < 0)
-        return false;
-    bool written = write(fd, bytes, len) == (ssize_t)len;
-    close(fd);
-    char vma[32], cmd[256];
-    snprintf(vma, sizeof(vma), "--adjust-vma=0x%" PRIx64, at);
-    snprintf(cmd, sizeof(cmd), "objdump -D -b binary -m i386:x86-64 --no-show-raw-insn -w %s '%s' 2>/dev/null",
-             vma, path);
-    FILE *p = written ? popen(cmd, "r") : NULL;
-    char line[512];
-    size_t cap = 0;
-    bool ok = p != NULL;
-    while (ok && fgets(line, sizeof(line), p)) {
-        char *end;
-        uint64_t addr = strtoull(line, &end, 16);
-        if (end == line || *end != ':' || end[1] != '\t')
-            continue;
-        ok = push(d, &cap, addr);
-    }
-    if (p && (pclose(p) != 0 || !d->count))
-        ok = false;
-    unlink(path);
-    return ok;
+    struct collect c = { d, 0 };
+    return objdump_code(bytes, len, at, collect_start, &c);
 }
 
 static int search(const struct decoded *d, uint64_t addr)

@@ -108,6 +108,8 @@ static void on_record(void *user, const struct logdec_record *r)
     struct iv_set *s = user;
     if (r->type == LOG_REC_INTERVAL) {
         iv_add_row(s, &r->u.interval, r->tsc, r->offset);
+    } else if (r->type == LOG_REC_CONFIG) {
+        domain_names_config(&s->domains, r->u.config.text, r->u.config.len);
     } else if (r->type == LOG_REC_EVENT_DESC && r->u.event_desc.event < IV_EVENTS_MAX) {
         const struct log_event_desc *ed = &r->u.event_desc;
         size_t n = ed->len < IV_NAME_MAX - 1 ? ed->len : IV_NAME_MAX - 1;

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "host-tools/domain_names.h"
 #include <stdio.h>
 
 #include "host-tools/log_arith.h"
@@ -57,6 +59,7 @@ struct iv_set {
     uint64_t tsc_hz;            /* from the stream header; 0: unknown */
     uint8_t pmu_backend;        /* enum log_pmu_backend, from the stream header */
     const char *source;         /* the input's path ("-": stdin), set by iv_load */
+    struct domain_names domains;    /* the log's names of its domains (config records) */
     uint64_t missing;           /* rows absent from the numbering */
     uint64_t repeated;          /* rows whose number came twice (dropped) */
     bool no_memory;

@@ -12,7 +12,7 @@
 #include "host-tools/text_quote.h"
 #include "host-tools/vertigo.h"
 
-#define KEY_FIXED_WORDS 5u           /* ids, event+jit, mode+flags+count, cr3, period */
+#define KEY_FIXED_WORDS 6u           /* ids, event+jit, mode+flags+count, cr3, period, maps */
 #define KEY_MAX_WORDS (KEY_FIXED_WORDS + 1u + LOG_STACK_MAX)
 #define TABLE_MIN 1024u
 #define HASH_PRIME 0x9e3779b97f4a7c15ull
@@ -214,24 +214,28 @@ static const struct log_user_stack *user_stack_of(struct profile_raw *r, uint16_
 
 /* Key layout: [domain<<32|vcpu] [event<<32|jit_seq]
  * [mode|has_cr3<<8|addrs<<16|identity_seq<<32] [cr3] [period, 0: none yet]
- * addrs... The identity position is kept for every sample with a CR3 (a
- * kernel sample's CR3 names the process it interrupted too). */
+ * [maps_seq] addrs... The identity and maps positions are kept for every
+ * sample with a CR3 (a kernel sample's CR3 names the process it
+ * interrupted too, and its stack goes on into that process's). */
 static void sample_record(struct profile *p, const struct log_sample *s, uint16_t cpu, uint64_t tsc,
                           uint64_t offset)
 {
     uint64_t key[KEY_MAX_WORDS];
-    uint32_t jit_seq = s->mode == LOG_MODE_GUEST_USER ? sym_jit_seq_at(p->sym, s->domain, tsc) : 0;
+    uint32_t jit_seq = s->mode == LOG_MODE_GUEST_USER || s->has_cr3 ?
+                       sym_jit_seq_at(p->sym, s->domain, tsc) : 0;
     uint32_t depth = s->depth;       /* the decoder checked it: <= LOG_STACK_MAX */
     const uint64_t *stack = s->stack;
     key[0] = (uint64_t)s->domain << 32 | s->vcpu;
     key[1] = (uint64_t)s->event << 32 | jit_seq;
-    bool guest = s->mode != LOG_MODE_HYPERVISOR && s->has_cr3;
+    bool guest = s->has_cr3;     /* a hypervisor sample's: the guest's at its exit */
     uint32_t identity_seq = guest ? sym_identity_seq_at(p->sym, tsc) : 0;
+    uint32_t maps_seq = guest ? sym_maps_seq_at(p->sym, tsc) : 0;
     const struct log_user_stack *us = user_stack_of(p->raw, cpu, s);
     uint64_t unwound[LOG_STACK_MAX];
     if (us) {                        /* DWARF unwinding replaces the frame-pointer chain */
         struct sym_where w = { .domain = s->domain, .mode = s->mode, .has_cr3 = s->has_cr3,
-                               .cr3 = s->cr3, .jit_seq = jit_seq, .identity_seq = identity_seq };
+                               .cr3 = s->cr3, .jit_seq = jit_seq, .identity_seq = identity_seq,
+                               .maps_seq = maps_seq };
         unsigned int n = sym_unwind_user(p->sym, &w, us, unwound, LOG_STACK_MAX);
         if (n) {
             stack = unwound;
@@ -242,6 +246,7 @@ static void sample_record(struct profile *p, const struct log_sample *s, uint16_
              (uint64_t)identity_seq << 32;
     key[3] = s->has_cr3 ? s->cr3 : 0;
     key[4] = period_now(p->raw, s->event, s->domain, s->vcpu);
+    key[5] = maps_seq;
     key[KEY_FIXED_WORDS] = s->rip;
     memcpy(&key[KEY_FIXED_WORDS + 1], stack, depth * sizeof(stack[0]));
     size_t entry = raw_add(p->raw, key, KEY_FIXED_WORDS + 1 + depth, offset);
@@ -470,20 +475,46 @@ static int event_index(const struct profile *p, uint32_t id)
 
 /* Symbolizes one raw entry into sample s, frames at out. Stack entries
  * are return addresses: the call is the byte before. */
+/* Whether a kernel function is where a process lets go of its program's
+ * page tables (see sym_where.program_gone). */
+static bool program_left(const char *function)
+{
+    return !strcmp(function, "do_exit") || !strcmp(function, "bprm_execve");
+}
+
 static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words,
                           struct profile_sample *s, uint32_t *out)
 {
     struct sym_where w = {
         .domain = s->domain, .mode = s->mode, .has_cr3 = (key[2] >> 8) & 1,
         .cr3 = key[3], .jit_seq = (uint32_t)key[1], .identity_seq = (uint32_t)(key[2] >> 32),
+        .maps_seq = (uint32_t)key[5],
     };
-    s->depth = words - KEY_FIXED_WORDS;
-    for (uint32_t i = 0; i < s->depth; i++) {
+    struct sym_where vertigo = w;
+    uint32_t n = words - KEY_FIXED_WORDS, depth = 0;
+    s->context = 0;
+    for (uint32_t i = 0; i < n; i++) {
         uint64_t addr = key[KEY_FIXED_WORDS + i];
-        out[i] = sym_resolve(p->sym, &w, i ? addr - 1 : addr);
+        bool leaf = i == 0;
+        if (s->mode == LOG_MODE_HYPERVISOR && w.has_cr3 && !s->context && i && i + 1 < n &&
+            addr == LOG_EXIT_CONTEXT_MARK) {
+            /* The guest's context at the exit: its RIP, then its callers. */
+            s->context = depth;
+            w.mode = key[KEY_FIXED_WORDS + i + 1] >= SYM_KERNEL_HALF_START ? LOG_MODE_GUEST_KERNEL
+                                                                            : LOG_MODE_GUEST_USER;
+            continue;
+        }
+        leaf |= s->context && depth == s->context;
+        struct sym_where *at = s->context ? &w : &vertigo;
+        out[depth++] = sym_resolve(p->sym, at, leaf ? addr : addr - 1);
+        const struct sym_frame *f = sym_frame(p->sym, out[depth - 1]);
+        if (f->mode == LOG_MODE_GUEST_KERNEL && program_left(sym_function(p->sym, f->function)->name))
+            at->program_gone = true;      /* the user frames below are not the CR3's program's */
     }
+    s->depth = depth;
     s->frames = out;
-    s->process = sym_process_of(p->sym, &w);
+    s->process = s->mode == LOG_MODE_HYPERVISOR && !s->context ?
+                 sym_process_of(p->sym, &vertigo) : sym_process_of(p->sym, &w);
 }
 
 /* Whether item is one of the comma-separated words of list. */

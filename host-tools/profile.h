@@ -70,6 +70,11 @@ struct profile_sample {
     struct sym_process process;  /* the guest process it interrupted */
     uint32_t depth;              /* frames, leaf (the sampled RIP) first */
     const uint32_t *frames;      /* symbolizer frame ids */
+    /* A hypervisor sample taken while Vertigo handled a guest's exit:
+     * frames[context ..] are the guest's at that exit (frames[context] its
+     * RIP, an interrupted RIP like frames[0], then its callers) under
+     * Vertigo's frames[0 .. context); 0 when the sample has none. */
+    uint32_t context;
 };
 
 struct profile_raw;              /* private aggregation state */
@@ -222,6 +227,9 @@ bool export_csv(FILE *out, const struct profile *p);
  * sample at its time on its VCPU's track (export_perfetto.c). Needs the
  * timeline. */
 bool export_perfetto(FILE *out, const struct profile *p);
+/* Perfetto's protobuf trace: every sample a PerfSample with its interned
+ * call stack (export_pftrace.c). Needs the timeline. */
+bool export_pftrace(FILE *out, const struct profile *p);
 /* perf script's text: every sample in time order with its call chain
  * (cmd_script.c). Needs the timeline. */
 bool script_write(FILE *out, const struct profile *p);

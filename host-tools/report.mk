@@ -11,12 +11,13 @@ REPORT_SRCS := host-tools/symbolize.c host-tools/sym_demangle.c host-tools/sym_s
                host-tools/vertigo_version.c host-tools/time_filter.c \
                host-tools/cmd_report.c host-tools/report_rows.c host-tools/report_callgraph.c \
                host-tools/report_json.c host-tools/cmd_diff.c host-tools/cmd_top.c \
-               host-tools/cmd_export.c host-tools/export_pprof.c \
+               host-tools/cmd_export.c host-tools/export_pprof.c host-tools/pb_write.c \
+               host-tools/export_pftrace.c host-tools/trace_ids.c \
                host-tools/export_folded.c host-tools/export_csv.c \
                host-tools/profile_timeline.c host-tools/export_perfetto.c host-tools/cmd_script.c \
                host-tools/perf_names.c pmu/mux/mux.c \
-               host-tools/sym_code.c host-tools/insn_call.c host-tools/insn_starts.c \
-               host-tools/frame_check.c host-tools/cmd_check_frames.c
+               host-tools/sym_code.c host-tools/insn_call.c host-tools/insn_starts.c host-tools/objdump_run.c \
+               host-tools/frame_check.c host-tools/cmd_check_frames.c host-tools/cmd_annotate.c
 # libstdc++: the C++ ABI's demangler (host-tools/sym_demangle.c).
 REPORT_LIBS := -ldw -lelf -lz -lstdc++
 
@@ -66,7 +67,7 @@ HEADERS_HOST += host-tools/symbolize.h host-tools/profile.h host-tools/profile_c
                 host-tools/report_json.h \
                 host-tools/sym_demangle.h host-tools/profile_timeline.h host-tools/perf_names.h \
                 host-tools/domain_names.h host-tools/time_filter.h host-tools/insn_call.h \
-                host-tools/insn_starts.h host-tools/frame_check.h
+                host-tools/insn_starts.h host-tools/frame_check.h host-tools/pb_write.h host-tools/trace_ids.h host-tools/objdump_run.h
 
 # Unit tests: captures from the real encoder (gen_profile.c) through the
 # decoder, the symbolizer and every writer. They need the fixture ELFs.
@@ -83,7 +84,7 @@ unit_symbolize_LIBS := $(REPORT_LIBS)
 # The frame checker's decoder of calls against objdump, on real binaries.
 UNIT_TESTS += insn_call
 unit_insn_call_SRCS := tests/unit/test_insn_call.c host-tools/insn_call.c host-tools/insn_starts.c \
-                       host-tools/keymap.c
+                       host-tools/objdump_run.c host-tools/keymap.c
 $(BUILD)/unit/insn_call: | $(PROFILE_FIXTURE_ELFS) $(HV_ELF)
 # The frame checker on real frames and on a planted wrong mapping.
 UNIT_TESTS += frame_check
@@ -115,3 +116,15 @@ UNIT_TESTS += report_domains
 unit_report_domains_SRCS := tests/unit/test_report_domains.c $(REPORT_TEST_SRCS)
 unit_report_domains_LIBS := $(REPORT_LIBS)
 $(BUILD)/unit/report_domains: | $(PROFILE_FIXTURE_ELFS)
+
+# pprof itself, built from Debian's golang-github-google-pprof-dev source
+# (setup-deps installs it): unlike Go's `go tool pprof`, whose local files
+# have no build id, it reads the GNU build id of a binary it finds under
+# PPROF_BINARY_PATH and takes it when it is the mapping's, so -disasm and
+# -weblist work on exports that carry build ids. GOPATH mode, offline.
+PPROF := $(BUILD)/pprof
+PPROF_GOPATH := /usr/share/gocode
+$(PPROF):
+	@mkdir -p $(dir $@)
+	$(Q)HOME=$(abspath $(BUILD)) GOCACHE=$(abspath $(BUILD))/go-cache GOPATH=$(PPROF_GOPATH) \
+	    GO111MODULE=off GOFLAGS= go build -o $@ github.com/google/pprof

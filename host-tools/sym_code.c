@@ -6,6 +6,7 @@
  * extract-vmlinux does. Everything read is checked: a truncated or
  * malformed image is refused with a message, never trusted. */
 #include "host-tools/sym_internal.h"
+#include "host-tools/insn_call.h"
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -24,6 +25,8 @@
 #define PAYLOAD_OFFSET 0x248u
 #define PAYLOAD_LENGTH 0x24cu
 #define SIZE_TRAILER 4u              /* the unpacked size, after the payload */
+
+static void load_patches(struct sym_kernel_image *k, Elf *elf);
 
 /* ---- Reading and unpacking a kernel image ------------------------------- */
 
@@ -161,6 +164,8 @@ static void kernel_image_load(struct symbolizer *s, struct sym_kernel_image *k)
         elf = NULL;
     }
     k->elf = elf;
+    if (elf)
+        load_patches(k, elf);
     if (!elf) {
         char line[SYM_PATH_MAX];
         snprintf(line, sizeof(line), "--kernel-image %s: %s; kernel frames are not checked",
@@ -191,6 +196,122 @@ static struct sym_kernel_image *kernel_image_of(struct symbolizer *s, uint32_t d
 }
 
 /* ---- Sections ------------------------------------------------------------ */
+
+static bool section_at(Elf *elf, uint64_t bias, uint64_t addr, struct sym_code *out);
+
+/* The section called name: its address and bytes; false if absent. */
+static bool section_named(Elf *elf, const char *name, uint64_t *addr, const uint8_t **bytes,
+                          size_t *size)
+{
+    size_t shstrndx;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return false;
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(elf, scn));) {
+        GElf_Shdr sh;
+        const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+        Elf_Data *data = n && !strcmp(n, name) && sh.sh_type == SHT_PROGBITS ? elf_rawdata(scn, NULL) : NULL;
+        if (data && data->d_size == sh.sh_size) {
+            *addr = sh.sh_addr;
+            *bytes = data->d_buf;
+            *size = sh.sh_size;
+            return true;
+        }
+    }
+    return false;
+}
+
+static int32_t s32_at(const uint8_t *p)
+{
+    return (int32_t)le32(p);
+}
+
+/* Whether the image's bytes at link address a are a call. */
+static bool image_call_at(Elf *elf, uint64_t a)
+{
+    struct sym_code c;
+    if (!section_at(elf, 0, a, &c))
+        return false;
+    const uint8_t *p = c.bytes + (a - c.start);
+    size_t avail = c.size - (a - c.start);
+    return (avail >= 5 && p[0] == 0xe8) || insn_ff2_length(p, avail) != 0;
+}
+
+static void patch_add(struct sym_kernel_image *k, struct sym_patch site)
+{
+    if (!site.len)
+        return;
+    k->patches = sym_grow(k->patches, &k->patch_cap, k->patch_count + 1, sizeof(*k->patches));
+    k->patches[k->patch_count++] = site;
+}
+
+/* struct alt_instr { s32 instr_offset, repl_offset; u16 cpuid; u8
+ * instrlen, replacementlen; } (packed, 12 bytes), offsets relative to
+ * the fields themselves. */
+static void alternatives(struct sym_kernel_image *k, Elf *elf)
+{
+    uint64_t at, repl_at;
+    const uint8_t *b, *repl;
+    size_t size, repl_size;
+    if (!section_named(elf, ".altinstructions", &at, &b, &size) ||
+        !section_named(elf, ".altinstr_replacement", &repl_at, &repl, &repl_size))
+        return;
+    for (size_t i = 0; i + 12 <= size; i += 12) {
+        uint64_t instr = at + i + (uint64_t)(int64_t)s32_at(b + i);
+        uint64_t r = at + i + 4 + (uint64_t)(int64_t)s32_at(b + i + 4);
+        uint8_t len = b[i + 10], rlen = b[i + 11];
+        bool in_repl = r >= repl_at && r - repl_at <= repl_size && rlen <= repl_size - (r - repl_at);
+        patch_add(k, (struct sym_patch){ SYM_PATCH_ALTERNATIVE, instr, len,
+                                         in_repl ? repl + (r - repl_at) : NULL, in_repl ? rlen : 0,
+                                         image_call_at(elf, instr) });
+    }
+}
+
+/* s32 offsets, relative to themselves, of the calls and jumps through
+ * the retpoline thunks; the calls are kept (5 bytes: E8 rel32). */
+static void retpolines(struct sym_kernel_image *k, Elf *elf)
+{
+    uint64_t at;
+    const uint8_t *b;
+    size_t size;
+    if (!section_named(elf, ".retpoline_sites", &at, &b, &size))
+        return;
+    for (size_t i = 0; i + 4 <= size; i += 4) {
+        uint64_t site = at + i + (uint64_t)(int64_t)s32_at(b + i);
+        struct sym_code c;
+        if (section_at(elf, 0, site, &c) && c.bytes[site - c.start] == 0xe8)
+            patch_add(k, (struct sym_patch){ SYM_PATCH_RETPOLINE_CALL, site, 5, NULL, 0, true });
+    }
+}
+
+/* struct paravirt_patch_site { u8 *instr; u8 type, len; } (16 bytes). */
+static void paravirt_sites(struct sym_kernel_image *k, Elf *elf)
+{
+    uint64_t at;
+    const uint8_t *b;
+    size_t size;
+    if (!section_named(elf, ".parainstructions", &at, &b, &size))
+        return;
+    for (size_t i = 0; i + 16 <= size; i += 16) {
+        uint64_t instr = (uint64_t)le32(b + i) | (uint64_t)le32(b + i + 4) << 32;
+        patch_add(k, (struct sym_patch){ SYM_PATCH_PARAVIRT, instr, b[i + 9], NULL, 0,
+                                         image_call_at(elf, instr) });
+    }
+}
+
+static int patch_cmp(const void *a, const void *b)
+{
+    const struct sym_patch *x = a, *y = b;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void load_patches(struct sym_kernel_image *k, Elf *elf)
+{
+    alternatives(k, elf);
+    retpolines(k, elf);
+    paravirt_sites(k, elf);
+    if (k->patch_count)
+        qsort(k->patches, k->patch_count, sizeof(*k->patches), patch_cmp);
+}
 
 /* The address of symbol name in elf's symbol table, if it has one. */
 static bool elf_symbol(Elf *elf, const char *name, uint64_t *addr)
@@ -293,11 +414,80 @@ bool sym_code_of(struct symbolizer *s, uint32_t domain, const struct sym_frame *
     return section_at(k->elf, k->slide, addr, out);
 }
 
+bool sym_code_patch_at(struct symbolizer *s, uint32_t domain, uint64_t addr, struct sym_patch *out)
+{
+    struct sym_kernel_image *k = kernel_image_of(s, domain);
+    if (!k)
+        return false;
+    if (!k->slide_known) {
+        k->slide = kernel_slide(s, domain, k->elf);
+        k->slide_known = true;
+    }
+    uint64_t a = addr - k->slide;
+    size_t lo = 0, hi = k->patch_count;          /* the first site starting at or after a */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (k->patches[mid].start < a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i > 0 && i + 4 > lo; i--) {   /* nested sites: a few before */
+        const struct sym_patch *p = &k->patches[i - 1];
+        if (a - p->start <= p->len) {
+            *out = *p;
+            out->start += k->slide;
+            return true;
+        }
+    }
+    return false;
+}
+
 void sym_code_free(struct symbolizer *s)
 {
     for (size_t i = 0; i <= SYM_DOMAIN_FILES_MAX; i++) {
         if (s->kimages[i].elf)
             elf_end(s->kimages[i].elf);
         free(s->kimages[i].data);
+        free(s->kimages[i].patches);
     }
+}
+
+bool sym_function_bounds(struct symbolizer *s, uint32_t domain, const struct sym_frame *f,
+                         uint64_t *start, uint64_t *end)
+{
+    if (!sym_function(s, f->function)->known)
+        return false;
+    if (f->elf) {
+        struct elf_image *e = &s->elves[f->elf - 1];
+        GElf_Off off = 0;
+        GElf_Sym sym;
+        if (!e->mod || !dwfl_module_addrinfo(e->mod, f->addr, &off, &sym, NULL, NULL, NULL) ||
+            !sym.st_size)
+            return false;
+        *start = f->addr - off;
+        *end = *start + sym.st_size;
+        return true;
+    }
+    const struct ktable *k = f->mode == LOG_MODE_GUEST_KERNEL ? sym_ktable_of(s, domain) : NULL;
+    size_t lo = 0, hi = k ? k->count : 0;          /* the first symbol above the frame */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (k->syms[mid].addr <= f->addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!lo)
+        return false;
+    *start = k->syms[lo - 1].addr;
+    *end = lo < k->count && k->syms[lo].addr < k->syms[lo - 1].limit ? k->syms[lo].addr
+                                                                   : k->syms[lo - 1].limit;
+    return *end > *start && *end != UINT64_MAX;
+}
+
+bool sym_source_line(struct symbolizer *s, const struct sym_frame *f, uint64_t addr,
+                     char file[SYM_PATH_MAX], uint32_t *line)
+{
+    return f->elf && s->elves[f->elf - 1].mod && sym_dwarf_line(&s->elves[f->elf - 1], addr, file, line);
 }

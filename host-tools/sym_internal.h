@@ -53,12 +53,20 @@ struct map_entry {
     bool exec;
 };
 
+/* One /proc/PID/maps set as shipped, in force from its TSC until the
+ * process's next set: an exec replaces the program at the same pid, so
+ * each sample is named by the set of its own time. */
+struct maps_set {
+    uint32_t seq;                /* arrival number among all maps sets, from 1 */
+    uint64_t tsc;                /* of its first chunk */
+    struct map_entry *maps;
+    size_t count, cap;
+};
+
 struct process {
     uint32_t domain, pid;
-    struct map_entry *maps;      /* as shipped (the latest set) */
-    size_t count, cap;
-    uint32_t generation;         /* sets shipped so far: a new set refills the
-                                  * same array, often with as many entries */
+    struct maps_set *sets;       /* in arrival order */
+    size_t set_count, set_cap;
 };
 
 struct jit_entry {
@@ -171,17 +179,18 @@ struct elf_image {
     size_t unit_count, unit_cap;
 };
 
-/* Which process and mapping an indexed range is. */
+/* Which process, maps set and mapping an indexed range is. */
 struct map_ref {
-    uint32_t proc, map;
+    uint32_t proc, set, map;
 };
 
 /* Indexes over what the log shipped, built on the first lookup after it
  * changed (sets arrive while the log streams in; lookups come after). */
 struct sym_indexes {
     bool stale;
-    struct range_index *maps_by_pid;     /* exec maps; group (domain, pid), prio: order */
-    struct range_index *maps_by_domain;  /* exec maps; group domain, prio: process */
+    struct range_index *maps_by_pid;     /* exec maps; group (domain, pid), prio: set seq */
+    struct range_index *maps_by_pid_rev; /* the same, prio: UINT32_MAX - set seq */
+    struct range_index *maps_by_domain;  /* exec maps; group domain, prio: set seq */
     struct map_ref *map_refs;
     struct range_index *jit_by_pid;      /* JIT entries; prio: their index */
     struct range_index *jit_by_domain;
@@ -201,6 +210,8 @@ struct sym_kernel_image {
     void *elf;                   /* Elf * over data, NULL if unusable */
     uint64_t slide;              /* running address - link address */
     bool slide_known;
+    struct sym_patch *patches;   /* boot-time patch sites, link addresses, by start */
+    size_t patch_count, patch_cap;
 };
 
 /* A file given for one domain, opened (host-tools/sym_domains.c). */
@@ -240,6 +251,8 @@ struct symbolizer {
     struct process *procs;
     size_t proc_count, proc_cap;
     struct keymap proc_map;              /* (domain, pid) -> process */
+    uint32_t maps_set_count;             /* maps sets committed so far */
+    struct seq_stack maps_stack;         /* the newest maps set at a time */
     struct jit_set *jits;                /* in arrival order */
     size_t jit_count, jit_cap;
     struct jit_entry *jit_ents;
@@ -298,9 +311,9 @@ void sym_load_kallsyms(struct symbolizer *s, struct ktable *k, char *text, size_
 /* sym_user.c */
 void sym_resolve_user(struct symbolizer *s, const struct sym_where *w, struct sym_frame *f);
 /* The process whose executable mapping holds addr, for a sample at w (as
- * sym_resolve_user picks it), or NULL. */
+ * sym_resolve_user picks it), or NULL; its maps set in *set. */
 const struct process *sym_user_process(struct symbolizer *s, const struct sym_where *w,
-                                       uint64_t addr);
+                                       uint64_t addr, const struct maps_set **set);
 
 /* sym_unwind.c */
 void sym_unwinders_free(struct symbolizer *s);

@@ -45,7 +45,7 @@ static bool kallsyms_line(struct symbolizer *s, void *table, char *line)
 /* "START-END PERMS OFFSET DEV INODE [PATH]" */
 static bool maps_line(struct symbolizer *s, void *table, char *line)
 {
-    struct process *p = table;
+    struct maps_set *p = table;
     struct map_entry m = { 0 };
     char perms[8], path[SYM_NAME_MAX] = "";
     unsigned long long inode;
@@ -212,9 +212,11 @@ static void commit_set(struct symbolizer *s, struct set_asm *a)
         break;
     case LOG_SYM_PROC_MAPS: {
         struct process *p = process_for(s, a->key.domain, a->key.pid);
-        p->count = 0;
-        p->generation++;
-        each_line(s, a->text, a->len, p, maps_line);
+        p->sets = sym_grow(p->sets, &p->set_cap, p->set_count + 1, sizeof(*p->sets));
+        struct maps_set *set = &p->sets[p->set_count++];
+        *set = (struct maps_set){ .seq = ++s->maps_set_count, .tsc = a->tsc };
+        each_line(s, a->text, a->len, set, maps_line);
+        seq_push(&s->maps_stack, a->tsc, set->seq);
         break;
     }
     case LOG_SYM_JIT_MAP:
@@ -315,9 +317,13 @@ void sym_sets_free(struct symbolizer *s)
         free(s->sets[i].text);
     free(s->sets);
     keymap_free(&s->set_map);
-    for (size_t i = 0; i < s->proc_count; i++)
-        free(s->procs[i].maps);
+    for (size_t i = 0; i < s->proc_count; i++) {
+        for (size_t k = 0; k < s->procs[i].set_count; k++)
+            free(s->procs[i].sets[k].maps);
+        free(s->procs[i].sets);
+    }
     free(s->procs);
+    free(s->maps_stack.at);
     keymap_free(&s->proc_map);
     free(s->jits);
     free(s->jit_ents);

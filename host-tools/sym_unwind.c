@@ -23,7 +23,7 @@ enum { DW_RBX = 3, DW_RBP = 6, DW_RSP = 7, DW_R12 = 12 };
 
 struct sym_unwinder {
     size_t proc;                    /* the process (index: the table may move) ... */
-    uint32_t generation;            /* ... and the map set it was built for */
+    uint32_t generation;            /* ... and the maps set it was built for (its seq) */
     Dwfl *dwfl;                     /* NULL: nothing to unwind with */
 };
 
@@ -109,7 +109,7 @@ static void report_mapping(int root_fd, Dwfl *dwfl, const struct map_entry *m)
 
 /* True if an earlier executable mapping of p maps the same file (paths
  * are interned: one pointer per name). */
-static bool reported_before(const struct process *p, size_t i)
+static bool reported_before(const struct maps_set *p, size_t i)
 {
     for (size_t j = 0; j < i; j++)
         if (p->maps[j].exec && p->maps[j].path == p->maps[i].path)
@@ -117,7 +117,7 @@ static bool reported_before(const struct process *p, size_t i)
     return false;
 }
 
-static Dwfl *process_dwfl(struct symbolizer *s, const struct process *p)
+static Dwfl *process_dwfl(struct symbolizer *s, const struct process *proc, const struct maps_set *p)
 {
     Dwfl *dwfl = sym_elf_guest_dwfl();
     if (!dwfl)
@@ -126,7 +126,7 @@ static Dwfl *process_dwfl(struct symbolizer *s, const struct process *p)
     for (size_t i = 0; i < p->count; i++)
         if (p->maps[i].exec && p->maps[i].path && p->maps[i].path[0] == '/' &&
             !reported_before(p, i))
-            report_mapping(sym_root_fd(s, p->domain), dwfl, &p->maps[i]);
+            report_mapping(sym_root_fd(s, proc->domain), dwfl, &p->maps[i]);
     dwfl_report_end(dwfl, NULL, NULL);
     if (!dwfl_attach_state(dwfl, NULL, 1, &thread_callbacks, &current_walk)) {
         dwfl_end(dwfl);
@@ -135,26 +135,28 @@ static Dwfl *process_dwfl(struct symbolizer *s, const struct process *p)
     return dwfl;
 }
 
-static struct sym_unwinder *unwinder_for(struct symbolizer *s, const struct process *p)
+/* The unwinder of process p's maps set `set` (one per process: the set
+ * of the latest sample, rebuilt when a sample names another). */
+static struct sym_unwinder *unwinder_for(struct symbolizer *s, const struct process *p,
+                                         const struct maps_set *set)
 {
     size_t proc = (size_t)(p - s->procs);
+    uint32_t generation = set->seq;
     for (size_t i = 0; i < s->unwinder_count; i++) {
         struct sym_unwinder *u = &s->unwinders[i];
         if (u->proc != proc)
             continue;
-        /* A new set (an exec) refills the same array, often with as many
-         * entries: only its generation tells it from the old one. */
-        if (u->generation != p->generation) {
+        if (u->generation != generation) {
             if (u->dwfl)
                 dwfl_end(u->dwfl);
-            *u = (struct sym_unwinder){ proc, p->generation, process_dwfl(s, p) };
+            *u = (struct sym_unwinder){ proc, generation, process_dwfl(s, p, set) };
         }
         return u;
     }
     s->unwinders = sym_grow(s->unwinders, &s->unwinder_cap, s->unwinder_count + 1,
                             sizeof(*s->unwinders));
     struct sym_unwinder *u = &s->unwinders[s->unwinder_count++];
-    *u = (struct sym_unwinder){ proc, p->generation, process_dwfl(s, p) };
+    *u = (struct sym_unwinder){ proc, generation, process_dwfl(s, p, set) };
     return u;
 }
 
@@ -191,8 +193,9 @@ static int on_frame(Dwfl_Frame *frame, void *arg)
 unsigned int sym_unwind_user(struct symbolizer *s, const struct sym_where *w,
                              const struct log_user_stack *us, uint64_t *out, unsigned int max)
 {
-    const struct process *p = sym_user_process(s, w, us->regs[LOG_UREG_RIP]);
-    struct sym_unwinder *u = p && sym_root_fd(s, p->domain) >= 0 ? unwinder_for(s, p) : NULL;
+    const struct maps_set *set;
+    const struct process *p = sym_user_process(s, w, us->regs[LOG_UREG_RIP], &set);
+    struct sym_unwinder *u = p && sym_root_fd(s, p->domain) >= 0 ? unwinder_for(s, p, set) : NULL;
     if (!u || !u->dwfl)
         return 0;
     struct walk walk = { .us = us, .out = out, .max = max, .first = true };

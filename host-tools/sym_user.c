@@ -49,6 +49,11 @@ uint32_t sym_identity_seq_at(const struct symbolizer *s, uint64_t tsc)
     return seq_at(&s->ident_stack, tsc);
 }
 
+uint32_t sym_maps_seq_at(const struct symbolizer *s, uint64_t tsc)
+{
+    return seq_at(&s->maps_stack, tsc);
+}
+
 /* ---- Indexes ---------------------------------------------------------- */
 
 static uint64_t pid_group(uint32_t domain, uint32_t pid)
@@ -59,6 +64,7 @@ static uint64_t pid_group(uint32_t domain, uint32_t pid)
 static void free_indexes(struct sym_indexes *ix)
 {
     range_index_free(ix->maps_by_pid);
+    range_index_free(ix->maps_by_pid_rev);
     range_index_free(ix->maps_by_domain);
     range_index_free(ix->jit_by_pid);
     range_index_free(ix->jit_by_domain);
@@ -67,30 +73,40 @@ static void free_indexes(struct sym_indexes *ix)
     *ix = (struct sym_indexes){ .stale = true };
 }
 
-/* Every process's exec mappings, by process and by domain. */
+/* Every exec mapping of every maps set, by process (newest set first and
+ * oldest first) and by domain; a range's priority is its set's arrival. */
 static void index_maps(struct symbolizer *s)
 {
     size_t n = 0;
     for (size_t p = 0; p < s->proc_count; p++)
-        for (size_t m = 0; m < s->procs[p].count; m++)
-            n += s->procs[p].maps[m].exec;
-    struct range_item *by_pid = sym_calloc(n, sizeof(*by_pid)), *by_domain = sym_calloc(n, sizeof(*by_domain));
+        for (size_t k = 0; k < s->procs[p].set_count; k++)
+            for (size_t m = 0; m < s->procs[p].sets[k].count; m++)
+                n += s->procs[p].sets[k].maps[m].exec;
+    struct range_item *by_pid = sym_calloc(n, sizeof(*by_pid)), *rev = sym_calloc(n, sizeof(*rev));
+    struct range_item *by_domain = sym_calloc(n, sizeof(*by_domain));
     s->ix.map_refs = sym_calloc(n, sizeof(*s->ix.map_refs));
-    size_t k = 0;
+    size_t i = 0;
     for (size_t p = 0; p < s->proc_count; p++) {
         const struct process *proc = &s->procs[p];
-        for (size_t m = 0; m < proc->count; m++) {
-            const struct map_entry *e = &proc->maps[m];
-            if (!e->exec)
-                continue;
-            by_pid[k] = (struct range_item){ pid_group(proc->domain, proc->pid), e->start, e->end, k };
-            by_domain[k] = (struct range_item){ proc->domain, e->start, e->end, p };
-            s->ix.map_refs[k++] = (struct map_ref){ (uint32_t)p, (uint32_t)m };
+        for (size_t k = 0; k < proc->set_count; k++) {
+            const struct maps_set *set = &proc->sets[k];
+            for (size_t m = 0; m < set->count; m++) {
+                const struct map_entry *e = &set->maps[m];
+                if (!e->exec)
+                    continue;
+                uint64_t group = pid_group(proc->domain, proc->pid);
+                by_pid[i] = (struct range_item){ group, e->start, e->end, set->seq };
+                rev[i] = (struct range_item){ group, e->start, e->end, UINT32_MAX - set->seq };
+                by_domain[i] = (struct range_item){ proc->domain, e->start, e->end, set->seq };
+                s->ix.map_refs[i++] = (struct map_ref){ (uint32_t)p, (uint32_t)k, (uint32_t)m };
+            }
         }
     }
     s->ix.maps_by_pid = range_index_build(by_pid, n);
+    s->ix.maps_by_pid_rev = range_index_build(rev, n);
     s->ix.maps_by_domain = range_index_build(by_domain, n);
     free(by_pid);
+    free(rev);
     free(by_domain);
 }
 
@@ -179,14 +195,40 @@ static const struct identity *identity_for(const struct symbolizer *s, const str
     return NULL;
 }
 
-/* Process pid of domain's first exec mapping holding addr, or NULL. */
+/* The index in p's sets of the newest one that arrived by maps_seq (in
+ * force at the sample's time), or p->set_count if none had. */
+static size_t set_in_force(const struct process *p, uint32_t maps_seq)
+{
+    size_t lo = 0, hi = p->set_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->sets[mid].seq <= maps_seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? lo - 1 : p->set_count;
+}
+
+/* The exec mapping holding addr of process pid of domain at maps_seq: in
+ * the maps set in force then, else in the first later set that maps it (a
+ * sample before the set that describes its program, or in a library
+ * mapped after that set); never in an earlier set, which may describe the
+ * program the process ran before an exec. NULL if none. */
 static const struct map_ref *pid_mapping(const struct symbolizer *s, uint32_t domain, uint32_t pid,
-                                         uint64_t addr)
+                                         uint64_t addr, uint32_t maps_seq)
 {
     size_t low, high;
-    if (!range_index_stab(s->ix.maps_by_pid, pid_group(domain, pid), addr, UINT64_MAX, &low, &high))
+    uint64_t group = pid_group(domain, pid);
+    if (range_index_stab(s->ix.maps_by_pid, group, addr, (uint64_t)maps_seq + 1, &low, &high)) {
+        const struct map_ref *ref = &s->ix.map_refs[high];
+        if (ref->set == set_in_force(&s->procs[ref->proc], maps_seq))
+            return ref;
+    }
+    if (!range_index_stab(s->ix.maps_by_pid_rev, group, addr, UINT32_MAX - (uint64_t)maps_seq,
+                          &low, &high))
         return NULL;
-    return &s->ix.map_refs[low];
+    return &s->ix.map_refs[high];
 }
 
 static uint32_t binding_for(struct symbolizer *s, const struct sym_where *w)
@@ -203,27 +245,28 @@ static void bind_cr3(struct symbolizer *s, const struct sym_where *w, uint32_t p
 
 /* The process (and its mapping) an address belongs to. Samples carry CR3,
  * maps carry PID: process-identity records ("PID CR3 COMM", from the
- * guest's kernel module) bind the two; failing that, the first address of
- * a CR3 that only one process maps binds them; otherwise the process
- * described last among those mapping it wins. NULL if none maps it. */
+ * guest's kernel module) bind the two; failing that, an address that one
+ * process alone maps binds its CR3 to that process. A process named by
+ * its identity is never traded for another whose maps hold the address,
+ * and nothing is guessed when several processes map it (static programs
+ * share their addresses): NULL then, and when none maps it. */
 static const struct map_ref *pick_process(struct symbolizer *s, const struct sym_where *w,
                                           uint64_t addr)
 {
     const struct identity *id = w->has_cr3 ? identity_for(s, w) : NULL;
-    const struct map_ref *named = id ? pid_mapping(s, w->domain, id->pid, addr) : NULL;
-    if (named)
-        return named;
+    if (id)
+        return pid_mapping(s, w->domain, id->pid, addr, w->maps_seq);
     uint32_t b = w->has_cr3 ? binding_for(s, w) : KEYMAP_NONE;
-    named = b != KEYMAP_NONE ? pid_mapping(s, w->domain, s->bindings[b].pid, addr) : NULL;
-    if (named)
-        return named;
+    if (b != KEYMAP_NONE)
+        return pid_mapping(s, w->domain, s->bindings[b].pid, addr, w->maps_seq);
     size_t low, high;
-    if (!range_index_stab(s->ix.maps_by_domain, w->domain, addr, UINT64_MAX, &low, &high))
+    if (!range_index_stab(s->ix.maps_by_domain, w->domain, addr, UINT64_MAX, &low, &high) ||
+        s->ix.map_refs[low].proc != s->ix.map_refs[high].proc)
         return NULL;
     const struct process *found = &s->procs[s->ix.map_refs[high].proc];
-    if (s->ix.map_refs[low].proc == s->ix.map_refs[high].proc && w->has_cr3 && b == KEYMAP_NONE)
+    if (w->has_cr3)
         bind_cr3(s, w, found->pid);
-    return pid_mapping(s, w->domain, found->pid, addr);
+    return pid_mapping(s, w->domain, found->pid, addr, w->maps_seq);
 }
 
 struct sym_process sym_process_of(struct symbolizer *s, const struct sym_where *w)
@@ -270,10 +313,11 @@ static bool resolve_jit(struct symbolizer *s, const struct sym_where *w, const s
 }
 
 const struct process *sym_user_process(struct symbolizer *s, const struct sym_where *w,
-                                       uint64_t addr)
+                                       uint64_t addr, const struct maps_set **set)
 {
     build_indexes(s);
     const struct map_ref *ref = pick_process(s, w, addr);
+    *set = ref ? &s->procs[ref->proc].sets[ref->set] : NULL;
     return ref ? &s->procs[ref->proc] : NULL;
 }
 
@@ -289,7 +333,7 @@ void sym_resolve_user(struct symbolizer *s, const struct sym_where *w, struct sy
         f->function = sym_unknown_function(s, f->image, false, f->addr, 0);
         return;
     }
-    const struct map_entry *m = &p->maps[ref->map];
+    const struct map_entry *m = &p->sets[ref->set].maps[ref->map];
     uint64_t image_off = f->addr - m->start + m->offset;
     f->image = sym_image_get(s, m->path ? m->path : ANON_IMAGE, m->start, m->end, m->offset);
     int root_fd = sym_root_fd(s, p->domain);

@@ -242,6 +242,14 @@ const struct ktable *sym_ktable_of(const struct symbolizer *s, uint32_t domain)
     return i == KEYMAP_NONE ? NULL : &s->ktables[i];
 }
 
+bool sym_kernel_function_at(const struct symbolizer *s, uint32_t domain, uint64_t addr)
+{
+    const struct ktable *k = sym_ktable_of(s, domain);
+    const struct ksym *sym = k ? sorted_floor(k->syms, k->count, sizeof(*k->syms),
+                                              offsetof(struct ksym, addr), addr) : NULL;
+    return sym && sym->addr == addr;
+}
+
 static void resolve_kernel(struct symbolizer *s, const struct sym_where *w, struct sym_frame *f)
 {
     const struct ktable *k = sym_ktable_of(s, w->domain);
@@ -301,8 +309,6 @@ static void image_cover(struct sym_image *img, uint64_t addr)
     }
 }
 
-/* The lowest kernel-half address (48-bit canonical addresses). */
-#define KERNEL_HALF_START 0xffff800000000000ull
 
 /* The mode addr is resolved in: a guest kernel sample's chain goes on
  * into the user stack of the process it interrupted (Vertigo crosses the
@@ -311,7 +317,7 @@ static void image_cover(struct sym_image *img, uint64_t addr)
 static struct sym_where frame_where(const struct sym_where *w, uint64_t addr)
 {
     struct sym_where fw = *w;
-    if (w->mode == LOG_MODE_GUEST_KERNEL && addr < KERNEL_HALF_START)
+    if (w->mode == LOG_MODE_GUEST_KERNEL && addr < SYM_KERNEL_HALF_START)
         fw.mode = LOG_MODE_GUEST_USER;
     return fw;
 }
@@ -321,16 +327,21 @@ uint32_t sym_resolve(struct symbolizer *s, const struct sym_where *where, uint64
     struct sym_where fw = frame_where(where, addr);
     const struct sym_where *w = &fw;
     struct frame_probe p = { s, { addr, (uint64_t)w->domain << 32 | w->jit_seq,
-                                  (w->has_cr3 ? w->cr3 : UINT64_MAX) ^ ((uint64_t)w->mode << 62),
-                                  w->identity_seq } };
+                                  (w->has_cr3 ? w->cr3 : UINT64_MAX) ^ ((uint64_t)w->mode << 62) ^
+                                  ((uint64_t)w->program_gone << 61),
+                                  w->identity_seq | (uint64_t)w->maps_seq << 32 } };
     uint64_t h = hash_mix(hash_mix(hash_mix(HASH_SEED, addr), p.key.where), p.key.space);
     h = hash_mix(h, p.key.identity_seq);
     uint32_t id = ptab_get(&s->frame_tab, h, frame_eq, &p, (uint32_t)s->frame_count);
     if (id != s->frame_count)
         return id;
     struct sym_frame f = { .addr = addr, .mode = w->mode };
+    bool gone_user = w->program_gone && w->mode == LOG_MODE_GUEST_USER;
     int image_elf = w->mode == LOG_MODE_HYPERVISOR ? -1 : sym_domain_elf(s, w->domain);
-    if (image_elf >= 0)
+    if (gone_user) {
+        f.image = sym_image_get(s, SYM_GONE_IMAGE, 0, 0, 0);
+        f.function = sym_unknown_function(s, f.image, false, addr, 0);
+    } else if (image_elf >= 0)
         resolve_in_elf(s, image_elf, &f);
     else if (w->mode == LOG_MODE_HYPERVISOR)
         resolve_hypervisor(s, &f);

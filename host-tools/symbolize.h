@@ -118,7 +118,17 @@ struct sym_where {
     uint64_t cr3;
     uint32_t jit_seq;            /* from sym_jit_seq_at() at the sample's TSC */
     uint32_t identity_seq;       /* from sym_identity_seq_at() at the sample's TSC */
+    uint32_t maps_seq;           /* from sym_maps_seq_at() at the sample's TSC */
+    /* A kernel sample taken where its process has let go of its program's
+     * page tables: in its exit (do_exit in the chain: it runs on whichever
+     * page tables the CPU held before, so the CR3 names another process)
+     * or in an execve (bprm_execve: from its switch to the new program's
+     * page tables on, the CR3 is the new program's). The user frames of its system call's entry
+     * are the program that is gone, named in no binary (SYM_GONE_IMAGE). */
+    bool program_gone;
 };
+
+#define SYM_GONE_IMAGE "[program gone]"
 
 /* The guest process a sample interrupted. */
 struct sym_process {
@@ -127,6 +137,8 @@ struct sym_process {
 };
 
 #define SYM_COMM_UNKNOWN "[unknown]"
+/* The lowest kernel-half address (48-bit canonical addresses). */
+#define SYM_KERNEL_HALF_START 0xffff800000000000ull
 #define SYM_COMM_VERTIGO "[vertigo]"
 
 struct symbolizer;
@@ -211,6 +223,12 @@ uint32_t sym_resolve(struct symbolizer *s, const struct sym_where *where, uint64
  * a new process's identity a little after it starts), the next one. */
 uint32_t sym_identity_seq_at(const struct symbolizer *s, uint64_t tsc);
 
+/* One past the arrival number of the newest process maps set in force at
+ * `tsc` (0: none): a user address is named by its process's maps set of
+ * that time (an exec at the same pid ships a new one), or, for a sample
+ * taken before its process's first set, the first after it. */
+uint32_t sym_maps_seq_at(const struct symbolizer *s, uint64_t tsc);
+
 /* The process of a sample taken at where (guest user or kernel mode with
  * its CR3): the identity ("PID CR3 COMM") naming the CR3 at the sample's
  * time (where->identity_seq), else the process an earlier user address of
@@ -245,6 +263,47 @@ struct sym_code {
  * "outside-text" or "no-binary"). */
 bool sym_code_of(struct symbolizer *s, uint32_t domain, const struct sym_frame *f, uint64_t addr,
                  struct sym_code *out, const char **why);
+
+/* A place of the guest kernel's text that the kernel rewrites at boot, so
+ * its running bytes are not the image's: an alternative (its replacement
+ * bytes are in the image), a retpoline call site (a call in every form
+ * the kernel gives it), a paravirt call site (a direct call or inline
+ * native code). From the kernel image's .altinstructions,
+ * .retpoline_sites and .parainstructions (Linux 6.1's layouts). */
+enum sym_patch_kind {
+    SYM_PATCH_ALTERNATIVE,
+    SYM_PATCH_RETPOLINE_CALL,
+    SYM_PATCH_PARAVIRT,
+};
+
+struct sym_patch {
+    enum sym_patch_kind kind;
+    uint64_t start;              /* running address */
+    uint32_t len;
+    const uint8_t *repl;         /* an alternative's replacement, else NULL */
+    uint32_t repl_len;
+    bool image_call;             /* the image's bytes at start are a call */
+};
+
+/* The boot-time patch site of domain's kernel image (--kernel-image) with
+ * start < addr <= start + len (addr: a return address, or an address
+ * inside the site), into out; false when none, or no image. */
+bool sym_code_patch_at(struct symbolizer *s, uint32_t domain, uint64_t addr, struct sym_patch *out);
+
+/* The address range [*start, *end) of the function frame f of a sample of
+ * domain is in: its ELF symbol's (value and size) for a frame named from
+ * an ELF file, its kallsyms symbol up to the next one for a kernel frame.
+ * False for an unknown function or one without a size. */
+bool sym_function_bounds(struct symbolizer *s, uint32_t domain, const struct sym_frame *f,
+                         uint64_t *start, uint64_t *end);
+
+/* The source file and line of addr in the ELF file frame f was named
+ * from (its DWARF), into file and *line; false when it does not say. */
+bool sym_source_line(struct symbolizer *s, const struct sym_frame *f, uint64_t addr,
+                     char file[1024], uint32_t *line);
+
+/* Whether a guest kernel function of domain's kallsyms starts at addr. */
+bool sym_kernel_function_at(const struct symbolizer *s, uint32_t domain, uint64_t addr);
 
 /* Tables (valid until sym_destroy). */
 const struct sym_frame *sym_frame(const struct symbolizer *s, uint32_t id);

@@ -1,5 +1,6 @@
 /* The writers of `vertigo timeline` (see timeline_write.h). */
 #include "host-tools/timeline_write.h"
+#include "host-tools/trace_ids.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -72,41 +73,48 @@ static bool several_vcpus(const struct iv_set *s)
     return false;
 }
 
-/* The row's x in microseconds of the trace. */
-static void put_ts(FILE *out, const struct iv_set *s, const struct iv_row *r, enum timeline_x x,
-                   uint64_t tsc0)
+/* The row's x in microseconds of the trace: its time as the other
+ * time-ordered exports give it (host-tools/trace_ids.h), or its VCPU's
+ * retired instructions. */
+static void put_ts(FILE *out, const struct iv_set *s, const struct iv_row *r, enum timeline_x x)
 {
     if (x == TIMELINE_X_INSTRUCTIONS) {
         fprintf(out, "%" PRIu64, r->x_instructions);
         return;
     }
-    uint64_t ns = timeline_ns(r->tsc_start - tsc0, s->tsc_hz);
+    uint64_t ns = timeline_ns(r->tsc_start, s->tsc_hz);
     fprintf(out, "%" PRIu64 ".%03" PRIu64, ns / NS_PER_MICRO, ns % NS_PER_MICRO);
 }
 
+/* A process per domain, a thread per VCPU: the names and numbers of the
+ * other time-ordered exports (host-tools/trace_ids.h). */
 static void put_names(FILE *out, const struct iv_set *s, bool *first)
 {
+    char name[TRACE_NAME_MAX];
     for (size_t i = 0; i < s->count; i++) {
         const struct iv_row *r = &s->rows[i];
         if (i && r->domain == r[-1].domain && r->vcpu == r[-1].vcpu)
             continue;
+        trace_process_name(&s->domains, r->domain, name);
         fprintf(out, "%s{\"name\":\"process_name\",\"ph\":\"M\",\"ts\":0,\"pid\":%u,\"tid\":%u,"
-                "\"args\":{\"name\":\"domain %u\"}},\n", *first ? "\n" : ",\n", r->domain,
-                r->vcpu, r->domain);
-        fprintf(out, "{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":%u,\"tid\":%u,"
-                "\"args\":{\"name\":\"vcpu %u\"}}", r->domain, r->vcpu, r->vcpu);
+                "\"args\":{\"name\":", *first ? "\n" : ",\n", trace_pid(r->domain),
+                trace_tid(r->domain, r->vcpu));
+        json_put_string(out, name);
+        trace_thread_name(r->vcpu, name);
+        fprintf(out, "}},\n{\"name\":\"thread_name\",\"ph\":\"M\",\"ts\":0,\"pid\":%u,\"tid\":%u,"
+                "\"args\":{\"name\":\"%s\"}}", trace_pid(r->domain), trace_tid(r->domain, r->vcpu),
+                name);
         *first = false;
     }
 }
 
 static void put_counter(FILE *out, const struct iv_set *s, const struct iv_row *r,
-                        const struct iv_events *v, unsigned int e, enum timeline_x x,
-                        uint64_t tsc0, bool prefix)
+                        const struct iv_events *v, unsigned int e, enum timeline_x x, bool prefix)
 {
     char name[IV_NAME_MAX], track[IV_NAME_MAX + 16];
     iv_event_name(s, e, name, sizeof(name));
     if (prefix)
-        snprintf(track, sizeof(track), "v%u %s", r->vcpu, name);
+        snprintf(track, sizeof(track), "VCPU %u %s", r->vcpu, name);
     else
         snprintf(track, sizeof(track), "%s", name);
     fputs(",\n{\"name\":", out);
@@ -114,18 +122,15 @@ static void put_counter(FILE *out, const struct iv_set *s, const struct iv_row *
     /* the category says how the value was obtained (unmeasured: no event) */
     fprintf(out, ",\"cat\":\"%s\",\"ph\":\"C\",\"ts\":",
             v->how[e] == IV_SCALED ? "extrapolated" : "measured");
-    put_ts(out, s, r, x, tsc0);
-    fprintf(out, ",\"pid\":%u,\"tid\":%u,\"args\":{\"value\":%" PRIu64 "}}", r->domain, r->vcpu,
-            v->value[e]);
+    put_ts(out, s, r, x);
+    fprintf(out, ",\"pid\":%u,\"tid\":%u,\"args\":{\"value\":%" PRIu64 "}}", trace_pid(r->domain),
+            trace_tid(r->domain, r->vcpu), v->value[e]);
 }
 
 bool timeline_write_trace(FILE *out, const struct iv_set *s, const unsigned int *ev,
                           unsigned int n, enum timeline_x x)
 {
     bool first = true, prefix = several_vcpus(s);
-    uint64_t tsc0 = UINT64_MAX;
-    for (size_t i = 0; i < s->count; i++)
-        tsc0 = s->rows[i].tsc_start < tsc0 ? s->rows[i].tsc_start : tsc0;
     fprintf(out, "{\"traceEvents\":[");
     put_names(out, s, &first);
     for (size_t i = 0; i < s->count; i++) {
@@ -133,7 +138,7 @@ bool timeline_write_trace(FILE *out, const struct iv_set *s, const unsigned int 
         iv_row_events(s, &s->rows[i], &v);
         for (unsigned int k = 0; k < n; k++)
             if (ev[k] < v.count && v.how[ev[k]] != IV_UNMEASURED)
-                put_counter(out, s, &s->rows[i], &v, ev[k], x, tsc0, prefix);
+                put_counter(out, s, &s->rows[i], &v, ev[k], x, prefix);
     }
     fprintf(out, "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"x\":\"%s\"}}\n",
             x == TIMELINE_X_TIME ? "time" : "instructions (1 us = 1 retired instruction)");

@@ -18,6 +18,7 @@ static const struct vertigo_command commands[] = {
     { "export", cmd_export, "FILE|-", "write the profile as pprof, folded stacks, CSV or Perfetto JSON" },
     { "diff",   cmd_diff,   "A B", cmd_diff_help },
     { "top",    cmd_top,    "FILE", cmd_top_help },
+    { "annotate", cmd_annotate, "SYMBOL FILE", "a function's samples per instruction (perf annotate style)" },
     { "check-frames", cmd_check_frames, "FILE|-", "check every frame against the binary it is named in" },
     { "timeline", cmd_timeline, "FILE|-", cmd_timeline_help },
     { "correlate", cmd_correlate, "FILE|-", cmd_correlate_help },

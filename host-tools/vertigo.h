@@ -41,6 +41,7 @@ int cmd_decode(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_check_frames(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 
 /* One-line descriptions (the table's and the commands' own --help). */
 extern const char cmd_decode_help[];

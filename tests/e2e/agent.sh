@@ -8,7 +8,10 @@
 # guest around the demonstration workload) sampling instructions:ukh, so
 # the report holds the whole stack: the workload's functions, kernel
 # symbols and Vertigo's own functions (the software PMU single-steps
-# Vertigo to find its overflow points, pmu/soft/pmu_step.h).
+# Vertigo to find its overflow points, pmu/soft/pmu_step.h); then `churn`:
+# programs that fork, exec and exit while sampled with user and kernel
+# stacks. The frame checker (vertigo check-frames) finds no invalid frame
+# in the whole capture.
 # One boot under Vertigo in Bochs, one bare boot under QEMU TCG (where the
 # module must refuse to load and everything degrades cleanly).
 # AGENT_REUSE=1 re-checks the captures of the last Bochs boot without booting.
@@ -21,9 +24,9 @@ GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario
 # Vertigo is single-stepped, so every hypervisor overflow is found at its
 # instruction (the unstepped stretches far from an overflow are the soak's,
 # tests/soak/vpmu_soak.sh, and the unit tests').
-[ -n "$AGENT_REUSE" ] || run_linux agent 0 "$GUEST,dwarf,record,profile vertigo.profile_event=instructions:ukh vertigo.agent=1" \
+[ -n "$AGENT_REUSE" ] || run_linux agent 0 "$GUEST,dwarf,record,profile,churn vertigo.profile_event=instructions:ukh vertigo.agent=1" \
     --platform bochs --timeout "$LINUX_BOOT_TIMEOUT" --cmdline "console=com2 log=e9 pmu.step_ahead=16384"
-for s in agent jit badinput dwarf record profile; do
+for s in agent jit badinput dwarf record profile churn; do
     expect_line agent "$s scenario" "^VERTIGO-GUEST: $s: PASS$"
 done
 expect_no_unknown_nmi agent
@@ -125,6 +128,61 @@ grep -qE ' user-stack dom=0 vcpu=[0-9]+ rip=0x[0-9a-f]+ rsp=0x7ff[0-9a-f]+ rbp=0
     pass "agent: dwarf: user-stack records in the log" ||
     fail "agent: dwarf: user-stack records" "none in $decoded"
 
+# Every frame of every sample, checked against the bytes of the binary it
+# is named in (the guest's files, the kernel image, vertigo.elf): the
+# make-run scenario's samples and the churn scenario's processes that
+# fork, exec and exit (in the same pid, two static programs at the same
+# addresses) while they are sampled.
+expect_valid_frames agent "${GUEST_SYMS[@]}" --kernel-image "$KERNEL"
+churn=$("$VERTIGO" report --sort comm --event instructions:uk "${GUEST_SYMS[@]}" "$E2E_OUT/agent/debugcon.txt" 2>/dev/null |
+    grep -cE '^ +[0-9.]+% +[0-9]+ +(workload|vertigo-ctl|exe|churn) *$')
+[ "$churn" -ge 3 ] && pass "agent: churn: samples of $churn of its programs" ||
+    fail "agent: churn: samples of its programs" "$churn"
+
+# Whole-stack samples: a hypervisor sample taken while Vertigo handled an
+# exit stands on the guest's stack at that exit. In the folded export, a
+# line whose Vertigo frames (_[h]) sit on guest kernel frames (_[k]) that
+# sit on the process's user frames; in pprof, a hypervisor sample
+# (hypervisor_frames label) whose stack holds Vertigo's, the kernel's
+# entry and the user's main.
+read -r whole hv_all <<<"$(awk '{ c = $NF; sub(/ [0-9]+$/, ""); n = split($0, f, ";"); h = k = u = 0
+        for (i = 2; i <= n; i++) {
+            if (!h && f[i] ~ /_\[h\]$/) h = i
+            if (!h && f[i] ~ /_\[k\]$/ && !k) k = i
+            if (!h && !k && f[i] !~ /_\[[khi]\]$/) u = i }
+        if (h) t += c; if (h && k && u) w += c } END { print w + 0, t + 0 }' "$folded")"
+[ "$whole" -gt 0 ] && pass "agent: whole stack: $whole of $hv_all hypervisor samples on the guest's user and kernel frames (folded)" ||
+    fail "agent: whole stack in the folded export" "$whole of $hv_all: $(grep -m2 '_\[h\]' "$folded")"
+! grep -qE '^\[vertigo\];[^ ]*_\[k\]' "$folded" && pass "agent: whole stack: no guest frame under a [vertigo] root" ||
+    fail "agent: whole stack: guest frames under [vertigo]" "$(grep -m2 -E '^\[vertigo\];[^ ]*_\[k\]' "$folded")"
+HOME="$E2E_OUT/agent" go tool pprof -symbolize=none -traces "$pprof" >"$E2E_OUT/agent/traces.txt" 2>/dev/null
+awk '/^-+\+-+$/ { if (hv && vm && entry && main) ok++; hv = vm = entry = main = 0 }
+     /hypervisor_frames:/ { hv = 1 } / (vmx|pmu|vmm)_[a-z_0-9.]*$/ { vm = 1 }
+     / entry_SYSCALL_64[a-z_]*$/ { entry = 1 } / main$/ { main = 1 }
+     END { if (hv && vm && entry && main) ok++; print ok + 0 }' "$E2E_OUT/agent/traces.txt" >"$E2E_OUT/agent/traces.n"
+[ "$(cat "$E2E_OUT/agent/traces.n")" -gt 0 ] &&
+    pass "agent: whole stack: pprof samples with Vertigo's frames on the guest's kernel entry and main ($(cat "$E2E_OUT/agent/traces.n") stacks)" ||
+    fail "agent: whole stack in pprof" "none in $E2E_OUT/agent/traces.txt"
+
+# Annotated assembly of the workload's hot loop: pprof (built from
+# Debian's source, reading build ids) finds /bin/workload by the build id
+# the export carries; `vertigo annotate hot` gives each instruction its
+# samples with hot's source lines; both add up to hot's samples.
+hot=$(report_samples "$report" /bin/workload hot)
+HOME="$E2E_OUT/agent" PPROF_BINARY_PATH="$PWD/$BUILD/guest/initramfs/bin" "$BUILD/pprof" -sample_index=samples \
+    -tagfocus=mode=user -disasm '\bhot\b' "$pprof" >"$E2E_OUT/agent/disasm.txt" 2>/dev/null
+read -r rows sum <<<"$(awk '$3 ~ /^[0-9a-f]+:$/ && $1 ~ /^[0-9]+$/ && $1 > 0 { n++; s += $1 } END { print n + 0, s + 0 }' \
+    "$E2E_OUT/agent/disasm.txt")"
+grep -q '^ROUTINE =* hot$' "$E2E_OUT/agent/disasm.txt" && [ "$rows" -ge 3 ] && [ "$sum" = "$hot" ] &&
+    pass "agent: pprof -disasm hot: the loop's $rows instructions with samples, $sum in all" ||
+    fail "agent: pprof -disasm hot" "$rows rows, $sum of '$hot': $(head -6 "$E2E_OUT/agent/disasm.txt")"
+"$VERTIGO" annotate "${opts[@]}" hot "$E2E_OUT/agent/debugcon.txt" >"$E2E_OUT/agent/annotate.txt" 2>/dev/null
+read -r rows sum <<<"$(awk '$3 == ":" && $1 ~ /^[0-9.]+$/ { n++; s += $2 } END { print n + 0, s + 0 }' \
+    "$E2E_OUT/agent/annotate.txt")"
+grep -qE '^ +: +/.*tests/guest/workload\.c:[0-9]+$' "$E2E_OUT/agent/annotate.txt" && [ "$rows" -ge 3 ] &&
+    [ "$sum" = "$hot" ] && pass "agent: annotate hot: $rows instructions with samples adding up to its $sum, with source lines" ||
+    fail "agent: annotate hot" "$rows rows, $sum of '$hot': $(head -12 "$E2E_OUT/agent/annotate.txt")"
+
 # vertigo-ctl record (the record scenario): a session of one process. Its
 # user samples (instructions:u, event id 1, which no other session of the
 # run samples) are all the recorded workload's, by its PID; Vertigo
@@ -141,11 +199,12 @@ procs=$(awk -F, 'NR > 1 { n[$6 " " $7] += $12 } END { for (p in n) print p ":" n
     pass "agent: record: every instructions:u sample is the recorded workload's (pid $rec_pid, ${procs##*:} samples)" ||
     fail "agent: record: samples of the recorded process only" "pid '$rec_pid'; samples by pid and comm: $procs"
 
-# From the boot stub to the VCPU loop, under Vertigo's process name (the
-# functions between depend on what LTO inlined, shown as NAME_[i]; static
-# functions may carry GCC's clone suffixes, .lto_priv.0; vmx_vcpu_run's
-# call of the loop, the scheduler's entry point, may be a tail call).
-grep -qE '^\[vertigo\];boot_entry64;([a-z_0-9.]+(_\[i\])?;)+vmx_vcpu_(run|loop)(_\[i\])?;[][a-z_;0-9.]+ [0-9]+$' "$folded" &&
+# From the boot stub to the VCPU loop, Vertigo's frames marked _[h] on top
+# of the guest's at the exit they served (the functions between depend on
+# what LTO inlined, shown as NAME_[i]; static functions may carry GCC's
+# clone suffixes, .lto_priv.0; vmx_vcpu_run's call of the loop, the
+# scheduler's entry point, may be a tail call).
+grep -qE '(^|;)boot_entry64_\[h\];([a-z_0-9.]+_\[[hi]\];)+vmx_vcpu_(run|loop)_\[[hi]\];[][a-z_;0-9.]+ [0-9]+$' "$folded" &&
     pass "agent: profile: Vertigo's call stacks in the folded export" ||
     fail "agent: profile: Vertigo's call stacks" "$(grep -m2 vmx_ "$folded")"
 

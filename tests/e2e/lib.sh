@@ -187,3 +187,19 @@ expect_workload_shares() {
         fi
     done
 }
+
+# expect_valid_frames NAME [check-frames options...]: `vertigo check-frames`
+# on run NAME's capture (debugcon.txt) finds no invalid frame; its output
+# in NAME/check-frames.txt.
+expect_valid_frames() {
+    local name=$1 checked="$E2E_OUT/$1/check-frames.txt" status summary
+    shift
+    "$VERTIGO" check-frames "$@" "$E2E_OUT/$name/debugcon.txt" >"$checked" 2>"$checked.err"
+    status=$?
+    summary=$(sed -n 2p "$checked")
+    if [ "$status" = 0 ] && echo "$summary" | grep -qE 'invalid 0,'; then
+        pass "$name: check-frames: no invalid frame (${summary#\# })"
+    else
+        fail "$name: check-frames: invalid frames" "exit $status: $(head -12 "$checked" | tr '\n' ' ')"
+    fi
+}

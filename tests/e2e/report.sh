@@ -3,7 +3,8 @@
 # synthetic capture written by the real encoder (gen-profile): shares and
 # names in the report, protoc decoding the pprof export with the report's
 # totals and Go's go tool pprof reading it (-raw, -tags, -top, -traces),
-# perf's sort keys, folded stacks with workload;main;f;g, CSV, and bad
+# perf's sort keys, folded stacks with workload;main;f;g, Perfetto's
+# protobuf trace (protoc and its stacks against the folded ones), CSV, and bad
 # input with specific
 # errors and exit statuses; then hostile logs (hostile-log) large enough
 # that a cost growing faster than the log would blow the bounds of 30 s
@@ -16,7 +17,7 @@ out="$E2E_OUT/report"
 mkdir -p "$out"
 
 if ! make --no-print-directory BUILD="$BUILD" "$BUILD/vertigo" "$BUILD/gen-profile" "$BUILD/hostile-log" \
-        "$BUILD/profile/root/bin/workload" "$BUILD/profile/hvmini" >"$out/build.log" 2>&1; then
+        "$BUILD/profile/root/bin/workload" "$BUILD/profile/hvmini" "$BUILD/pprof" >"$out/build.log" 2>&1; then
     fail "report: build" "see $out/build.log"
     exit 1
 fi
@@ -106,6 +107,28 @@ else
     fail "go tool pprof" "go is not installed (host-tools/setup-deps installs golang-go)"
 fi
 
+# Annotated assembly. pprof (built from Debian's source: Go's `go tool
+# pprof` reads no build id from a local binary, so it refuses every one a
+# mapping names by its build id) finds /bin/workload under
+# PPROF_BINARY_PATH by the build id the export carries and prints g's
+# instructions with their samples; `vertigo annotate g` prints them with
+# g's source lines, and both add up to g's samples in the report.
+g_samples=$(expected 0 g) g_all=$(( $(expected 0 g) + $(expected 1 g) ))
+HOME="$out" PPROF_BINARY_PATH="$PWD/$root/bin" "$BUILD/pprof" -sample_index=samples -tagfocus=mode=user \
+    -disasm '\bg\b' "$out/profile.pb.gz" >"$out/pprof-disasm.txt" 2>"$out/pprof-disasm.err"
+read -r rows sum <<<"$(awk '$3 ~ /^[0-9a-f]+:$/ && $1 ~ /^[0-9]+$/ && $1 > 0 { n++; s += $1 } END { print n + 0, s + 0 }' \
+    "$out/pprof-disasm.txt")"
+grep -q '^ROUTINE =* g$' "$out/pprof-disasm.txt" && [ "$rows" -ge 3 ] && [ "$sum" = "$g_all" ] &&
+    pass "pprof -disasm: g's instructions, $rows with samples adding up to its $sum (both events)" ||
+    fail "pprof -disasm g" "$rows rows, $sum of $g_all samples: $(head -5 "$out/pprof-disasm.txt" "$out/pprof-disasm.err")"
+"$V" annotate --event cycles "${opts[@]}" g "$log" >"$out/annotate.txt" 2>"$out/annotate.err"
+read -r rows sum <<<"$(awk '$3 == ":" && $1 ~ /^[0-9.]+$/ { n++; s += $2 } END { print n + 0, s + 0 }' "$out/annotate.txt")"
+grep -qE '^ +: +/.*tests/fixtures/profile/workload\.c:1[0-2]$' "$out/annotate.txt" &&
+    grep -qE "^# g \(/bin/workload\): $g_samples samples, $g_samples beside its instructions$" "$out/annotate.txt" &&
+    [ "$rows" -ge 3 ] && [ "$sum" = "$g_samples" ] &&
+    pass "annotate g: $rows instructions with samples adding up to its $sum, with source lines" ||
+    fail "annotate g" "$rows rows, $sum of $g_samples: $(head -8 "$out/annotate.txt" "$out/annotate.err")"
+
 # perf's sort keys: one row per process, image and function.
 "$V" report --sort comm,dso,sym --event cycles "${opts[@]}" "$log" >"$out/report-comm.txt"
 grep -qx '# Overhead   Samples  Command    Shared Object       Symbol' "$out/report-comm.txt" &&
@@ -120,6 +143,19 @@ grep -qx "workload;main;f;g $want" "$out/folded.txt" && pass "export folded: wor
                                            || fail "export folded: workload;main;f;g" "$(head -3 "$out/folded.txt")"
 grep -qx "workload;entry_SYSCALL_64_\[k\];do_syscall_64_\[k\] $(expected 0 do_syscall_64)" "$out/folded.txt" &&
     pass "export folded: kernel frames end in _[k]" || fail "export folded: _[k]" "$(grep syscall "$out/folded.txt")"
+
+# pftrace: Perfetto's protobuf trace, decoded by protoc with the schema the
+# project wrote from Perfetto's format description; interning as the
+# importer needs it, and the same stacks as the folded export.
+if "$V" export --format pftrace --event cycles -o "$out/trace.pftrace" "${opts[@]}" "$log" &&
+    protoc --decode vertigo.pftrace.Trace -I tests/fixtures/perfetto vertigo_trace.proto \
+        <"$out/trace.pftrace" >"$out/pftrace.txt" 2>"$out/pftrace.err"; then
+    pass "export pftrace: protoc decodes it"
+else
+    fail "export pftrace: protoc decodes it" "$(head -3 "$out/pftrace.err")"
+fi
+msg=$(python3 tests/e2e/pftrace_check.py "$out/pftrace.txt" "$out/folded.txt" 2>&1) &&
+    pass "export pftrace: ${msg#pftrace: }" || fail "export pftrace: stacks and interning" "$msg"
 
 "$V" export --format csv -o "$out/profile.csv" "${opts[@]}" "$log"
 total=$(awk -F, 'NR > 1 { s += $(NF-3) } END { print s }' "$out/profile.csv")

@@ -11,7 +11,9 @@
       '(' unless the name looks like a Go method; "_[k]" for a kernel
       image: its name starts with "[" or ends in vmlinux, and is not
       unknown; "_[i]" for an "(inlined)" frame, which stackcollapse-perf.pl
-      only makes with --inline; each sample counts its PERIOD, as the
+      only makes with --inline; "_[h]" for a frame of Vertigo's (script
+      marks it "[h]" after its DSO; stackcollapse-perf.pl reads past it and
+      leaves it unmarked); each sample counts its PERIOD, as the
       current stackcollapse-perf.pl weighs it), requires every frame of a
       known function to carry its offset, the times to never go back, one
       period, and per stack the folded file's count (`vertigo export
@@ -30,11 +32,11 @@ import re
 import sys
 
 HEADER = re.compile(r'^(\S.+?)\s+(\d+)\s+\[(\d+)\]\s+(\d+\.\d+):\s+(\d+)\s+(\S+):\s*$')
-FRAME = re.compile(r'^\s+([0-9a-f]+)\s+(.+) \((\S*)\)$')
+FRAME = re.compile(r'^\s+([0-9a-f]+)\s+(.+) \((\S*)\)( \[h\])?$')
 OFFSET = re.compile(r'\+0x[0-9a-f]+$')
 
 
-def frame_name(raw, dso):
+def frame_name(raw, dso, hypervisor=False):
     if dso != 'inlined' and raw != '[unknown]' and not OFFSET.search(raw):
         sys.exit('script: a frame without its +0xOFFSET: %r (%s)' % (raw, dso))
     func = OFFSET.sub('', raw)
@@ -46,6 +48,8 @@ def frame_name(raw, dso):
     func = func.replace('"', '').replace("'", '')
     if dso == 'inlined':
         return func + '_[i]'
+    if hypervisor:
+        return func + '_[h]'
     if re.search(r'(^\[|vmlinux$)', dso) and 'unknown' not in dso:
         return func + '_[k]'
     return func
@@ -69,7 +73,7 @@ def fold_script(path):
             continue
         m = FRAME.match(line)
         if m and comm is not None:
-            frames.append(frame_name(m.group(2), m.group(3)))
+            frames.append(frame_name(m.group(2), m.group(3), m.group(4) is not None))
             continue
         if line == '' and comm is not None:
             stacks[';'.join([comm] + frames[::-1])] += period
@@ -132,11 +136,13 @@ def check_counters(events, tracks, counter_re):
         if e['ph'] == 'C':
             series[(e['pid'], e['name'])].append(e['args']['value'])
     for pid, tid in sorted(tracks):
+        # (a domain D's process is D + 1, its VCPU V's thread (D + 1) x 65536 + V)
+        vcpu = tid % 65536
         mine = [(name, max(v)) for (p, name), v in series.items() if p == pid and
-                re.fullmatch(r'VCPU %d (%s)' % (tid, counter_re), name)]
+                re.fullmatch(r'VCPU %d (%s)' % (vcpu, counter_re), name)]
         if not mine or not any(top > 0 for _, top in mine):
             sys.exit('perfetto: VCPU %d of domain %d has no counter track /%s/ above 0 (tracks: %s)'
-                     % (tid, pid, counter_re, sorted(n for _, n in series)[:20]))
+                     % (vcpu, pid - 1, counter_re, sorted(n for _, n in series)[:20]))
     return {k: v for k, v in series.items() if re.search(counter_re, k[1])}
 
 

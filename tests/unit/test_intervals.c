@@ -188,11 +188,15 @@ TEST(table_and_trace_hold_every_row)
     CHECK(timeline_write_trace(out, &set, ev, 2, TIMELINE_X_INSTRUCTIONS));
     fclose(out);
     /* two counters of event 0 (event 1 was never measured), at x 0 and
-     * 1000, marked extrapolated */
+     * 1000, marked extrapolated, on domain 1's process and its VCPU 0's
+     * thread, named and numbered as every time-ordered export names them
+     * (host-tools/trace_ids.h: process 1 + 1, thread 2 x 65536 + 0) */
     CHECK(strstr(json, "{\"name\":\"a,b\",\"cat\":\"extrapolated\",\"ph\":\"C\",\"ts\":0,"
-                       "\"pid\":1,\"tid\":0,\"args\":{\"value\":400}}"));
+                       "\"pid\":2,\"tid\":131072,\"args\":{\"value\":400}}"));
     CHECK(!strstr(json, "\"cat\":\"measured\""));
-    CHECK(strstr(json, "\"ts\":1000,\"pid\":1,\"tid\":0,\"args\":{\"value\":404}}"));
+    CHECK(strstr(json, "\"ts\":1000,\"pid\":2,\"tid\":131072,\"args\":{\"value\":404}}"));
+    CHECK(strstr(json, "\"args\":{\"name\":\"dom1 (domain 1)\"}"));
+    CHECK(strstr(json, "\"args\":{\"name\":\"VCPU 0\"}"));
     CHECK(!strstr(json, "event1"));
     free(json);
     iv_free(&set);

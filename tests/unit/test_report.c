@@ -331,6 +331,9 @@ static int strip_offset(const char *name, int n)
  * its offset, as perf prints it. */
 static void fold_frame(const char *line, const char *end, char *out, size_t len)
 {
+    bool hypervisor = end - line >= 4 && !strncmp(end - 4, " [h]", 4);   /* Vertigo's frame */
+    if (hypervisor)
+        end -= 4;
     const char *name = line + strspn(line, "\t ");
     name += strspn(name, "0123456789abcdef");
     name += strspn(name, " ");
@@ -344,7 +347,7 @@ static void fold_frame(const char *line, const char *end, char *out, size_t len)
     int n = strip_offset(name, (int)(dso - name));
     CHECK(inlined || unknown || n < dso - name);
     bool kernel = *tail == '[' && strncmp(tail, "[unknown]", 9);
-    const char *suffix = inlined ? "_[i]" : kernel ? "_[k]" : "";
+    const char *suffix = inlined ? "_[i]" : kernel ? "_[k]" : hypervisor ? "_[h]" : "";
     if (unknown && strncmp(tail, "[unknown])", 10)) {
         const char *base = tail + dso_len;
         while (base > tail && base[-1] != '/')
@@ -512,7 +515,7 @@ static const struct report_case cases[] = {
       .expect = { { "\nworkload;main;f;g %llu\n", "g", 1 },
                   { "\nworkload;main;h %llu\n", "h", 1 },
                   { "\nworkload;entry_SYSCALL_64_[k];do_syscall_64_[k] %llu\n", "do_syscall_64", 1 },
-                  { "[vertigo];hv_handle_exit %llu\n", "hv_handle_exit", 1 } },
+                  { "[vertigo];hv_handle_exit_[h] %llu\n", "hv_handle_exit", 1 } },
       .check = check_folded_total },
     { .name = "csv rows sum to the totals", .ship_kallsyms = true, .export = export_csv,
       .expect = { { ",/lib/libmissing.so,[unknown] /lib/libmissing.so+0x1234,,0,%llu,100000,",
@@ -922,7 +925,7 @@ TEST(inlined_functions_in_reports_and_folded_stacks)
     CHECK(strstr(text, "   100.00%     0.00%         0  inlined                   [h] scale  ") != NULL);
     CHECK(strstr(text, "   100.00%     0.00%         0  inlined                   [h] step  ") != NULL);
     CHECK(strstr(text, "   100.00%   100.00%        10  inlined                   [h] outer  ") != NULL);
-    CHECK(strstr(text, "\n[vertigo];outer;scale_[i];step_[i] 10\n") != NULL);
+    CHECK(strstr(text, "\n[vertigo];outer_[h];scale_[i];step_[i] 10\n") != NULL);
     free(text);
     free(dec);
     profile_free(&p);

@@ -157,9 +157,8 @@ TEST(a_copied_stack_unwinds_through_glibc_without_frame_pointers)
 }
 
 /* A process whose maps were shipped before its exec and again after (as
- * many lines, so the new set refills the old one's array): its stacks
- * unwind with the new set's files, not with an unwinder built for the old
- * set's. Both sets come from one reading of the maps (the unwinder's own
+ * many lines): a sample after the second set unwinds with the new set's
+ * files, not with an unwinder built for the old set's. Both sets come from one reading of the maps (the unwinder's own
  * mappings of ELF files would add lines to a second reading). */
 TEST(an_exec_with_as_many_maps_unwinds_with_the_new_files)
 {
@@ -175,11 +174,13 @@ TEST(an_exec_with_as_many_maps_unwinds_with_the_new_files)
         return;
     ship_maps(s, pid, decoy, decoy_len);
     struct sym_where w = { .mode = LOG_MODE_GUEST_USER, .has_cr3 = true, .cr3 = FAKE_CR3,
-                           .identity_seq = sym_identity_seq_at(s, 30) };
+                           .identity_seq = sym_identity_seq_at(s, 30),
+                           .maps_seq = sym_maps_seq_at(s, 30) };
     uint64_t out[LOG_STACK_MAX];
     unsigned int before = sym_unwind_user(s, &w, &copied, out, LOG_STACK_MAX);
     ship_maps(s, pid, maps, len);
     w.identity_seq = sym_identity_seq_at(s, 30);
+    w.maps_seq = sym_maps_seq_at(s, 30);
     unsigned int n = sym_unwind_user(s, &w, &copied, out, LOG_STACK_MAX);
     bool through_glibc = false;
     for (unsigned int i = 0; i < n; i++)
