@@ -128,7 +128,7 @@ struct sym_where {
     bool program_gone;
 };
 
-#define SYM_GONE_IMAGE "[program gone]"
+#define SYM_GONE_IMAGE "[gone]"
 
 /* The guest process a sample interrupted. */
 struct sym_process {
