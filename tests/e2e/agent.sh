@@ -164,6 +164,16 @@ awk '/^-+\+-+$/ { if (hv && vm && entry && main) ok++; hv = vm = entry = main = 
     pass "agent: whole stack: pprof samples with Vertigo's frames on the guest's kernel entry and main ($(cat "$E2E_OUT/agent/traces.n") stacks)" ||
     fail "agent: whole stack in pprof" "none in $E2E_OUT/agent/traces.txt"
 
+# Perfetto's protobuf trace of the same samples: protoc decodes it with
+# the project's schema, its interning is what Perfetto's importer needs,
+# and its stacks are the folded export's.
+"$VERTIGO" export --format pftrace -o "$E2E_OUT/agent/trace.pftrace" "${opts[@]}" "$E2E_OUT/agent/debugcon.txt" 2>/dev/null &&
+    protoc --decode vertigo.pftrace.Trace -I tests/fixtures/perfetto vertigo_trace.proto \
+        <"$E2E_OUT/agent/trace.pftrace" >"$E2E_OUT/agent/pftrace.txt" 2>"$E2E_OUT/agent/pftrace.err" &&
+    msg=$(python3 tests/e2e/pftrace_check.py "$E2E_OUT/agent/pftrace.txt" "$folded" 2>&1) &&
+    pass "agent: export pftrace: ${msg#pftrace: }" ||
+    fail "agent: export pftrace" "${msg:-$(head -3 "$E2E_OUT/agent/pftrace.err")}"
+
 # Annotated assembly of the workload's hot loop: pprof (built from
 # Debian's source, reading build ids) finds /bin/workload by the build id
 # the export carries; `vertigo annotate hot` gives each instruction its
