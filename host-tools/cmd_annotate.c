@@ -6,9 +6,10 @@
  * kallsyms symbol and the next) are disassembled by objdump; each
  * instruction gets its share of the function's samples and their count
  * (those at its address, or inside it),
- * and each change of source line (the ELF file's DWARF) is printed before
- * the instructions of that line, with the line's text when the source file
- * is readable here. One listing per binary a function of that name was
+ * and each change of source line (the ELF file's DWARF; for the guest
+ * kernel, a --kernel-image that is a vmlinux built with DWARF) is printed
+ * before the instructions of that line, with the line's text when the
+ * source file is readable here. One listing per binary a function of that name was
  * sampled in; exit status 1 when none was. */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -154,7 +155,7 @@ static void put_instruction(struct listing *l, uint64_t addr, uint64_t next, con
 {
     char file[1024], src[SOURCE_LINE_MAX];
     uint32_t line;
-    if (sym_source_line(l->p->sym, l->t->frame, addr, file, &line) &&
+    if (sym_source_line(l->p->sym, l->t->domain, l->t->frame, addr, file, &line) &&
         (line != l->line || strcmp(file, l->file))) {
         source_text(file, line, src);
         fprintf(l->out, "%16s :   %s:%u\n", "", file, line);

@@ -25,7 +25,7 @@ REPORT_LIBS := -ldw -lelf -lz -lstdc++
 PROFILE_DIR := $(BUILD)/profile
 PROFILE_ROOT := $(PROFILE_DIR)/root
 PROFILE_FIXTURE_ELFS := $(PROFILE_ROOT)/bin/workload $(PROFILE_DIR)/hvmini \
-                        $(PROFILE_DIR)/workload-clang $(PROFILE_DIR)/inlined
+                        $(PROFILE_DIR)/workload-clang $(PROFILE_DIR)/inlined $(PROFILE_DIR)/minikernel
 
 # Fixtures of the report tests: the guest workload (a guest root holding
 # /bin/workload, built with -g), the hypervisor stand-in ELF, and the
@@ -39,6 +39,14 @@ $(PROFILE_ROOT)/bin/workload: tests/fixtures/profile/workload.c
 $(PROFILE_DIR)/hvmini: tests/fixtures/profile/hvmini.c
 	@mkdir -p $(dir $@)
 	$(Q)$(HOST_CC) $(PROFILE_ELF_CFLAGS) $< -o $@
+
+# A guest kernel's vmlinux with DWARF, at the fixture kallsyms' addresses
+# (tests/fixtures/profile/minikernel.c).
+$(PROFILE_DIR)/minikernel: tests/fixtures/profile/minikernel.c
+	@mkdir -p $(dir $@)
+	$(Q)$(HOST_CC) -g -O0 -nostdlib -static -fno-pie -no-pie -mcmodel=kernel -fno-toplevel-reorder \
+	    -fno-asynchronous-unwind-tables -Wl,-Ttext=0xffffffff81002000 -Wl,-e,do_syscall_64 \
+	    -Wl,--build-id $< -o $@
 
 # The workload as clang builds it: DWARF 5 without .debug_aranges, which
 # libdw's address lookup needs (the symbolizer falls back to the units).

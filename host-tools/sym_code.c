@@ -151,6 +151,7 @@ static void kernel_image_load(struct symbolizer *s, struct sym_kernel_image *k)
     if (file && len >= 4 && !memcmp(file, ELFMAG, SELFMAG)) {
         k->data = file;
         k->len = len;
+        k->elf_file = true;
     } else if (file) {
         k->data = bzimage_vmlinux(file, len, &k->len, &why);
         free(file);
@@ -386,6 +387,27 @@ static bool section_at(Elf *elf, uint64_t bias, uint64_t addr, struct sym_code *
     return false;
 }
 
+/* The kernel image of domain with its slide known, or NULL. */
+static struct sym_kernel_image *kernel_image_slid(struct symbolizer *s, uint32_t domain)
+{
+    struct sym_kernel_image *k = kernel_image_of(s, domain);
+    if (k && !k->slide_known) {
+        k->slide = kernel_slide(s, domain, k->elf);
+        k->slide_known = true;
+    }
+    return k;
+}
+
+/* The kernel image of domain when f is a frame of the guest kernel
+ * ([kernel.kallsyms]), with its slide known; else NULL. */
+static struct sym_kernel_image *kernel_image_for(struct symbolizer *s, uint32_t domain,
+                                                 const struct sym_frame *f)
+{
+    if (f->mode != LOG_MODE_GUEST_KERNEL || strcmp(s->images[f->image].name, SYM_KERNEL_IMAGE))
+        return NULL;
+    return kernel_image_slid(s, domain);
+}
+
 bool sym_code_of(struct symbolizer *s, uint32_t domain, const struct sym_frame *f, uint64_t addr,
                  struct sym_code *out, const char **why)
 {
@@ -400,29 +422,19 @@ bool sym_code_of(struct symbolizer *s, uint32_t domain, const struct sym_frame *
         *why = "outside-text";
         return section_at(elf, bias, addr, out);
     }
-    if (f->mode != LOG_MODE_GUEST_KERNEL || strcmp(s->images[f->image].name, SYM_KERNEL_IMAGE))
-        return false;
-    struct sym_kernel_image *k = kernel_image_of(s, domain);
+    struct sym_kernel_image *k = kernel_image_for(s, domain, f);
     if (!k)
         return false;
     out->binary = SYM_KERNEL_IMAGE;
     *why = "outside-text";
-    if (!k->slide_known) {
-        k->slide = kernel_slide(s, domain, k->elf);
-        k->slide_known = true;
-    }
     return section_at(k->elf, k->slide, addr, out);
 }
 
 bool sym_code_patch_at(struct symbolizer *s, uint32_t domain, uint64_t addr, struct sym_patch *out)
 {
-    struct sym_kernel_image *k = kernel_image_of(s, domain);
+    struct sym_kernel_image *k = kernel_image_slid(s, domain);
     if (!k)
         return false;
-    if (!k->slide_known) {
-        k->slide = kernel_slide(s, domain, k->elf);
-        k->slide_known = true;
-    }
     uint64_t a = addr - k->slide;
     size_t lo = 0, hi = k->patch_count;          /* the first site starting at or after a */
     while (lo < hi) {
@@ -486,8 +498,17 @@ bool sym_function_bounds(struct symbolizer *s, uint32_t domain, const struct sym
     return *end > *start && *end != UINT64_MAX;
 }
 
-bool sym_source_line(struct symbolizer *s, const struct sym_frame *f, uint64_t addr,
-                     char file[SYM_PATH_MAX], uint32_t *line)
+bool sym_source_line(struct symbolizer *s, uint32_t domain, const struct sym_frame *f,
+                     uint64_t addr, char file[SYM_PATH_MAX], uint32_t *line)
 {
-    return f->elf && s->elves[f->elf - 1].mod && sym_dwarf_line(&s->elves[f->elf - 1], addr, file, line);
+    if (f->elf)
+        return s->elves[f->elf - 1].mod && sym_dwarf_line(&s->elves[f->elf - 1], addr, file, line);
+    struct sym_kernel_image *k = kernel_image_for(s, domain, f);
+    if (!k)
+        return false;
+    if (!k->dwarf_tried) {               /* a vmlinux built with DWARF; a bzImage has none */
+        k->dwarf_tried = true;
+        k->dwarf = k->elf_file ? sym_elf_open_dwarf(s, k->path) + 1 : 0;
+    }
+    return k->dwarf && sym_dwarf_line(&s->elves[k->dwarf - 1], addr - k->slide, file, line);
 }

@@ -182,6 +182,37 @@ static bool report_elf(struct symbolizer *s, int idx, int fd, const Dwfl_Callbac
     return true;
 }
 
+int sym_elf_open_dwarf(struct symbolizer *s, const char *path)
+{
+    bool fresh;
+    int idx = elf_entry(s, -1, sym_intern(s, path), 0, UINT32_MAX, &fresh);
+    if (!fresh)
+        return s->elves[idx].mod ? idx : -1;
+    char why[REASON_MAX];
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !elf_well_formed(fd, why, sizeof(why))) {
+        close(fd);
+        return -1;
+    }
+    Dwfl *dwfl = dwfl_begin(&host_callbacks);
+    Dwfl_Module *mod = dwfl ? dwfl_report_elf(dwfl, path, path, fd, 0, false) : NULL;
+    Dwarf_Addr bias;
+    if (!mod)
+        close(fd);               /* (else libdwfl owns it) */
+    if (!mod || !dwfl_module_getdwarf(mod, &bias)) {
+        if (dwfl)
+            dwfl_end(dwfl);
+        return -1;
+    }
+    dwfl_report_end(dwfl, NULL, NULL);
+    s->elves[idx].dwfl = dwfl;
+    s->elves[idx].mod = mod;
+    return idx;
+}
+
 int sym_elf_open_vertigo(struct symbolizer *s, const char *path, uint32_t image)
 {
     bool fresh;

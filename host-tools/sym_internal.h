@@ -210,6 +210,9 @@ struct sym_kernel_image {
     void *elf;                   /* Elf * over data, NULL if unusable */
     uint64_t slide;              /* running address - link address */
     bool slide_known;
+    bool elf_file;               /* the file itself is the ELF (not a bzImage) */
+    int dwarf;                   /* 1 + its entry in elves for source lines, 0: none */
+    bool dwarf_tried;
     struct sym_patch *patches;   /* boot-time patch sites, link addresses, by start */
     size_t patch_count, patch_cap;
 };
@@ -352,6 +355,10 @@ void sym_code_free(struct symbolizer *s);
 /* sym_elf.c */
 /* Opens Vertigo's ELF (a host file the user named); -1 if unreadable. */
 int sym_elf_open_vertigo(struct symbolizer *s, const char *path, uint32_t image);
+/* Opens a host ELF file for its DWARF alone (a guest kernel's vmlinux, for
+ * source lines): an entry no image names; -1 if it is no well-formed ELF
+ * file or has no DWARF. */
+int sym_elf_open_dwarf(struct symbolizer *s, const char *path);
 /* Opens the guest's file path under the guest root root_fd, once per
  * (root, path, base); -1 (after a warning, once per path, unless it is simply absent)
  * if it does not open as an ELF file. */

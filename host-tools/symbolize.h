@@ -297,9 +297,11 @@ bool sym_code_patch_at(struct symbolizer *s, uint32_t domain, uint64_t addr, str
 bool sym_function_bounds(struct symbolizer *s, uint32_t domain, const struct sym_frame *f,
                          uint64_t *start, uint64_t *end);
 
-/* The source file and line of addr in the ELF file frame f was named
- * from (its DWARF), into file and *line; false when it does not say. */
-bool sym_source_line(struct symbolizer *s, const struct sym_frame *f, uint64_t addr,
+/* The source file and line of addr in the ELF file frame f of a sample of
+ * domain was named from (its DWARF), or for a guest kernel frame in
+ * domain's --kernel-image when that is an ELF vmlinux with DWARF (a
+ * bzImage has none), into file and *line; false when it does not say. */
+bool sym_source_line(struct symbolizer *s, uint32_t domain, const struct sym_frame *f, uint64_t addr,
                      char file[1024], uint32_t *line);
 
 /* Whether a guest kernel function of domain's kallsyms starts at addr. */

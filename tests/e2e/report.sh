@@ -3,7 +3,9 @@
 # synthetic capture written by the real encoder (gen-profile): shares and
 # names in the report, protoc decoding the pprof export with the report's
 # totals and Go's go tool pprof reading it (-raw, -tags, -top, -traces),
-# perf's sort keys, folded stacks with workload;main;f;g, Perfetto's
+# perf's sort keys, annotate (the workload's g, and a kernel function with
+# source lines from a vmlinux with DWARF), folded stacks with
+# workload;main;f;g, Perfetto's
 # protobuf trace (protoc and its stacks against the folded ones), CSV, and bad
 # input with specific
 # errors and exit statuses; then hostile logs (hostile-log) large enough
@@ -17,7 +19,7 @@ out="$E2E_OUT/report"
 mkdir -p "$out"
 
 if ! make --no-print-directory BUILD="$BUILD" "$BUILD/vertigo" "$BUILD/gen-profile" "$BUILD/hostile-log" \
-        "$BUILD/profile/root/bin/workload" "$BUILD/profile/hvmini" "$BUILD/pprof" >"$out/build.log" 2>&1; then
+        "$BUILD/profile/root/bin/workload" "$BUILD/profile/hvmini" "$BUILD/profile/minikernel" "$BUILD/pprof" >"$out/build.log" 2>&1; then
     fail "report: build" "see $out/build.log"
     exit 1
 fi
@@ -128,6 +130,21 @@ grep -qE '^ +: +/.*tests/fixtures/profile/workload\.c:1[0-2]$' "$out/annotate.tx
     [ "$rows" -ge 3 ] && [ "$sum" = "$g_samples" ] &&
     pass "annotate g: $rows instructions with samples adding up to its $sum, with source lines" ||
     fail "annotate g" "$rows rows, $sum of $g_samples: $(head -8 "$out/annotate.txt" "$out/annotate.err")"
+
+# A guest kernel function annotated from a vmlinux with DWARF given as
+# --kernel-image (the fixture minikernel, linked at the fixture kallsyms'
+# addresses): its instructions with their samples and its source lines.
+k_samples=$(expected 0 do_syscall_64)
+"$V" annotate --event cycles "${opts[@]}" --kernel-image "$BUILD/profile/minikernel" do_syscall_64 "$log" \
+    >"$out/annotate-kernel.txt" 2>"$out/annotate-kernel.err"
+read -r rows sum <<<"$(awk '$3 == ":" && $1 ~ /^[0-9.]+$/ { n++; s += $2 } END { print n + 0, s + 0 }' \
+    "$out/annotate-kernel.txt")"
+grep -qE '^ +: +/.*tests/fixtures/profile/minikernel\.c:[0-9]+$' "$out/annotate-kernel.txt" &&
+    grep -qE '^ +: +ffffffff81002000:'$'\t''push +%rbp$' "$out/annotate-kernel.txt" &&
+    grep -qE "^# do_syscall_64 \(\[kernel\.kallsyms\]\): $k_samples samples, $k_samples beside its instructions$" \
+        "$out/annotate-kernel.txt" && [ "$rows" -ge 1 ] && [ "$sum" = "$k_samples" ] &&
+    pass "annotate do_syscall_64 --kernel-image vmlinux: the kernel function's $sum samples with its source lines" ||
+    fail "annotate do_syscall_64 --kernel-image" "$rows rows, $sum of $k_samples: $(head -8 "$out/annotate-kernel.txt" "$out/annotate-kernel.err")"
 
 # perf's sort keys: one row per process, image and function.
 "$V" report --sort comm,dso,sym --event cycles "${opts[@]}" "$log" >"$out/report-comm.txt"
