@@ -123,6 +123,17 @@ read -r rows sum <<<"$(awk '$3 ~ /^[0-9a-f]+:$/ && $1 ~ /^[0-9]+$/ && $1 > 0 { n
 grep -q '^ROUTINE =* g$' "$out/pprof-disasm.txt" && [ "$rows" -ge 3 ] && [ "$sum" = "$g_all" ] &&
     pass "pprof -disasm: g's instructions, $rows with samples adding up to its $sum (both events)" ||
     fail "pprof -disasm g" "$rows rows, $sum of $g_all samples: $(head -5 "$out/pprof-disasm.txt" "$out/pprof-disasm.err")"
+# Go's own go tool pprof reads no build id from a local file, so it takes
+# a binary only when the command line names it (pprof's "pprof BINARY
+# PROFILE"; it stands for the main binary, the first mapping): then its
+# -disasm of g has the same counts.
+HOME="$out" go tool pprof -sample_index=samples -tagfocus=mode=user -disasm '\bg\b' "$root/bin/workload" \
+    "$out/profile.pb.gz" >"$out/go-disasm.txt" 2>"$out/go-disasm.err"
+read -r rows sum <<<"$(awk '$3 ~ /^[0-9a-f]+:$/ && $1 ~ /^[0-9]+$/ && $1 > 0 { n++; s += $1 } END { print n + 0, s + 0 }' \
+    "$out/go-disasm.txt")"
+grep -q '^ROUTINE =* g$' "$out/go-disasm.txt" && [ "$rows" -ge 3 ] && [ "$sum" = "$g_all" ] &&
+    pass "go tool pprof -disasm g (the binary on the command line): $rows instructions with samples adding up to its $sum" ||
+    fail "go tool pprof -disasm g" "$rows rows, $sum of $g_all samples: $(head -5 "$out/go-disasm.txt" "$out/go-disasm.err")"
 "$V" annotate --event cycles "${opts[@]}" g "$log" >"$out/annotate.txt" 2>"$out/annotate.err"
 read -r rows sum <<<"$(awk '$3 == ":" && $1 ~ /^[0-9.]+$/ { n++; s += $2 } END { print n + 0, s + 0 }' "$out/annotate.txt")"
 grep -qE '^ +: +/.*tests/fixtures/profile/workload\.c:1[0-2]$' "$out/annotate.txt" &&
