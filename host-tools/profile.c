@@ -475,11 +475,33 @@ static int event_index(const struct profile *p, uint32_t id)
 
 /* Symbolizes one raw entry into sample s, frames at out. Stack entries
  * are return addresses: the call is the byte before. */
-/* Whether a kernel function is where a process lets go of its program's
- * page tables (see sym_where.program_gone). */
-static bool program_left(const char *function)
+/* Whether a kernel function is where the CR3 may name another program
+ * than the one whose saved user registers the stack holds (see
+ * sym_where.program_gone): a process's exit and execve let go of its
+ * program's page tables, and the scheduler's switch loads the next
+ * task's CR3 (switch_mm_irqs_off) before it moves to that task's stack
+ * (__switch_to_asm), running __schedule's inlined context_switch between
+ * the two: a sample in __schedule itself (the leaf) may be there. */
+static bool program_left(const char *function, bool leaf)
 {
-    return !strcmp(function, "do_exit") || !strcmp(function, "bprm_execve");
+    return !strcmp(function, "do_exit") || !strcmp(function, "bprm_execve") ||
+           !strcmp(function, "switch_mm_irqs_off") || !strcmp(function, "__switch_to_asm") ||
+           (leaf && !strcmp(function, "__schedule"));
+}
+
+/* Whether frame f, a caller of the guest user frames before it, shows
+ * that the frame-pointer walk had left frame-pointer code: a return
+ * address that no mapping of the sample's process covers (a known
+ * process: its identity or its maps name the CR3) is no return address.
+ * Code built without frame pointers keeps data in RBP, and the walk took
+ * that data for the next frame; neither it nor the frames the walk found
+ * from it can be vouched for, so the stack ends before it. (The leaf and
+ * the interrupted user RIP under a kernel entry are registers, not
+ * walked: they stay, and a bad one is the frame checker's to report.) */
+static bool walk_left_code(struct profile *p, const struct sym_where *w, const struct sym_frame *f,
+                           bool user_before)
+{
+    return user_before && f->unmapped && sym_process_of(p->sym, w).pid != 0;
 }
 
 static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words,
@@ -492,7 +514,9 @@ static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words
     };
     struct sym_where vertigo = w;
     uint32_t n = words - KEY_FIXED_WORDS, depth = 0;
+    bool user_before = false;            /* a guest user frame is in the stack already */
     s->context = 0;
+    s->cut = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t addr = key[KEY_FIXED_WORDS + i];
         bool leaf = i == 0;
@@ -506,9 +530,15 @@ static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words
         }
         leaf |= s->context && depth == s->context;
         struct sym_where *at = s->context ? &w : &vertigo;
-        out[depth++] = sym_resolve(p->sym, at, leaf ? addr : addr - 1);
-        const struct sym_frame *f = sym_frame(p->sym, out[depth - 1]);
-        if (f->mode == LOG_MODE_GUEST_KERNEL && program_left(sym_function(p->sym, f->function)->name))
+        out[depth] = sym_resolve(p->sym, at, leaf ? addr : addr - 1);
+        const struct sym_frame *f = sym_frame(p->sym, out[depth]);
+        if (f->mode == LOG_MODE_GUEST_USER && walk_left_code(p, at, f, user_before && !leaf)) {
+            s->cut = n - i;
+            break;
+        }
+        user_before |= f->mode == LOG_MODE_GUEST_USER;
+        depth++;
+        if (f->mode == LOG_MODE_GUEST_KERNEL && program_left(sym_function(p->sym, f->function)->name, leaf))
             at->program_gone = true;      /* the user frames below are not the CR3's program's */
     }
     s->depth = depth;
@@ -628,6 +658,10 @@ static void resolve_all(struct profile *p)
         p->events[ev].total += s->count;         /* counts of records: below 2^64 */
         add_events(p, &p->events[ev], s, r->ents[i].last_offset);
         p->total += s->count;
+        uint64_t cut;
+        if (__builtin_mul_overflow((uint64_t)s->cut, s->count, &cut) ||
+            __builtin_add_overflow(p->frames_cut, cut, &p->frames_cut))
+            p->frames_cut = UINT64_MAX;          /* (a hostile log's counts: saturated) */
     }
     if (to_sample)
         timeline_finish(&p->timeline, to_sample);

@@ -75,6 +75,10 @@ struct profile_sample {
      * RIP, an interrupted RIP like frames[0], then its callers) under
      * Vertigo's frames[0 .. context); 0 when the sample has none. */
     uint32_t context;
+    /* Frames left out at the end of the stack: a return address of the
+     * user frame-pointer walk that no mapping of the sample's process
+     * covers, and its callers (profile.c, walk_left_code). */
+    uint32_t cut;
 };
 
 struct profile_raw;              /* private aggregation state */
@@ -96,6 +100,7 @@ struct profile {
     uint64_t sample_count;       /* distinct samples */
     uint64_t total;              /* samples kept, all events */
     uint64_t raw_samples;        /* samples decoded, before the event filter */
+    uint64_t frames_cut;         /* the samples kept's cut frames, each occurrence counted */
     struct profile_raw *raw;
     struct domain_names *domains;    /* names, and which domains are passive */
     bool several_domains;        /* the samples kept come from more than one */

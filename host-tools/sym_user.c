@@ -329,6 +329,7 @@ void sym_resolve_user(struct symbolizer *s, const struct sym_where *w, struct sy
     if (resolve_jit(s, w, p, f))
         return;
     if (!p) {
+        f->unmapped = true;
         f->image = sym_image_get(s, ANON_IMAGE, 0, 0, 0);
         f->function = sym_unknown_function(s, f->image, false, f->addr, 0);
         return;

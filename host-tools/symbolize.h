@@ -104,6 +104,7 @@ struct sym_frame {
     uint32_t image;
     uint32_t line;               /* source line of addr itself, 0 if unknown */
     uint8_t mode;                /* enum log_mode it was resolved in */
+    bool unmapped;               /* a user address no process mapping (nor JIT map) covers */
     uint32_t inline_first;       /* its inlined functions: sym_frame_inlines */
     uint32_t inline_count;
     uint32_t call_line;          /* line of function the outermost was inlined at */
@@ -119,12 +120,15 @@ struct sym_where {
     uint32_t jit_seq;            /* from sym_jit_seq_at() at the sample's TSC */
     uint32_t identity_seq;       /* from sym_identity_seq_at() at the sample's TSC */
     uint32_t maps_seq;           /* from sym_maps_seq_at() at the sample's TSC */
-    /* A kernel sample taken where its process has let go of its program's
-     * page tables: in its exit (do_exit in the chain: it runs on whichever
-     * page tables the CPU held before, so the CR3 names another process)
-     * or in an execve (bprm_execve: from its switch to the new program's
-     * page tables on, the CR3 is the new program's). The user frames of its system call's entry
-     * are the program that is gone, named in no binary (SYM_GONE_IMAGE). */
+    /* A kernel sample taken where its CR3 may not be the program of the
+     * stack's saved user registers: in a process's exit (do_exit in the
+     * chain: it runs on whichever page tables the CPU held before, so the
+     * CR3 names another process), in an execve (bprm_execve: from its
+     * switch to the new program's page tables on, the CR3 is the new
+     * program's), or in the scheduler's switch between two tasks
+     * (switch_mm_irqs_off loads the next task's CR3, and __switch_to_asm
+     * moves to its stack only after). The user frames of its entry are
+     * a program the CR3 does not name, named in no binary (SYM_GONE_IMAGE). */
     bool program_gone;
 };
 

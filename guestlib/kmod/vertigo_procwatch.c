@@ -5,8 +5,8 @@
  * after the new program is mapped) and each fork of a process (the
  * sched_process_fork tracepoint, in the parent, before the child is
  * woken; threads share their parent's address space and are skipped), the
- * module ships the address space's executable file mappings as
- * /proc/PID/maps lines (a maps set, kind 2) and its identity "PID CR3
+ * module ships the address space's executable file mappings and its
+ * [vdso] as /proc/PID/maps lines (a maps set, kind 2) and its identity "PID CR3
  * COMM" (kind 4) through the symbols hypercall. The agent's scans, every
  * 100 ms, ship the whole maps later (libraries a dynamic program maps
  * after its start); without this watch, a program that exec'd and ran
@@ -60,29 +60,39 @@ static void vpw_ship(struct vpw_buf *b, u32 kind, pid_t pid, size_t len)
 	vertigo_hypercall1(VERTIGO_HC_SYMBOLS, (u64)(uintptr_t)&b->chunk);
 }
 
+/* The name /proc/PID/maps gives an executable mapping of no file: a
+ * special mapping's ("[vdso]"), or NULL. */
+static const char *vpw_special_name(struct vm_area_struct *vma)
+{
+	return vma->vm_ops && vma->vm_ops->name ? vma->vm_ops->name(vma) : NULL;
+}
+
 /* One maps line of vma into b->text at len; the new length (len when
- * the line does not fit or names no path). */
+ * the line does not fit or names no path). A special mapping's line is
+ * /proc/PID/maps' (offset 0, inode 0, its bracketed name). */
 static size_t vpw_maps_line(struct vpw_buf *b, size_t len, struct vm_area_struct *vma)
 {
 	char line[VPW_LINE_MAX];
-	char *path = d_path(&vma->vm_file->f_path, b->path, sizeof(b->path));
+	const char *path = vma->vm_file ? d_path(&vma->vm_file->f_path, b->path, sizeof(b->path))
+					: vpw_special_name(vma);
 	int n;
 
-	if (IS_ERR(path))
+	if (!path || IS_ERR(path))
 		return len;
 	n = scnprintf(line, sizeof(line), "%lx-%lx %c%c%c%c %08llx 00:00 %lu %s\n",
 		      vma->vm_start, vma->vm_end, vma->vm_flags & VM_READ ? 'r' : '-',
 		      vma->vm_flags & VM_WRITE ? 'w' : '-', 'x',
 		      vma->vm_flags & VM_SHARED ? 's' : 'p',
-		      (unsigned long long)vma->vm_pgoff << PAGE_SHIFT,
-		      file_inode(vma->vm_file)->i_ino, path);
+		      vma->vm_file ? (unsigned long long)vma->vm_pgoff << PAGE_SHIFT : 0ull,
+		      vma->vm_file ? file_inode(vma->vm_file)->i_ino : 0ul, path);
 	if (len + n > sizeof(b->text))
 		return len;
 	memcpy(b->text + len, line, n);
 	return len + n;
 }
 
-/* Ships the executable file mappings and the identity of task's mm. */
+/* Ships the executable file mappings, the [vdso], and the identity of
+ * task's mm. */
 static void vpw_ship_process(struct task_struct *task, struct mm_struct *mm)
 {
 	struct vpw_buf *b = this_cpu_ptr(&vpw_bufs);
@@ -94,7 +104,7 @@ static void vpw_ship_process(struct task_struct *task, struct mm_struct *mm)
 		VMA_ITERATOR(vmi, mm, 0);
 
 		for_each_vma(vmi, vma)
-			if ((vma->vm_flags & VM_EXEC) && vma->vm_file)
+			if ((vma->vm_flags & VM_EXEC) && (vma->vm_file || vpw_special_name(vma)))
 				len = vpw_maps_line(b, len, vma);
 		mmap_read_unlock(mm);
 	}

@@ -5,8 +5,11 @@
  * after the syscall instruction of write()) are all valid; the same
  * samples with a planted wrong mapping (the process's maps name another
  * static binary at the same addresses) are caught, per binary and cause;
- * an address no mapping covers is invalid; frames of a binary that is not
- * at hand are unchecked, never valid. */
+ * an address no mapping covers is invalid where it is a register (a
+ * sample's leaf, the user RIP a system call saved) and, as a caller the
+ * frame-pointer walk found, ends the stack (profile.c: the walk had left
+ * frame-pointer code); frames of a binary that is not at hand are
+ * unchecked, never valid. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +23,7 @@
 #define PATH_LEN 512u
 #define KERNEL_ENTRY 0xffffffff81001105ull   /* entry_SYSCALL_64_after_hwframe in the fixture */
 #define KERNEL_LEAF 0xffffffff81002010ull    /* do_syscall_64 */
+#define STRAY 0x7e0000001000ull              /* a user address no mapping covers */
 
 struct fixture {
     char build[256], root[PATH_LEN], workload[PATH_LEN], hvmini[PATH_LEN];
@@ -114,7 +118,8 @@ static void sample(struct profile *p, uint8_t mode, uint64_t rip, const uint64_t
     struct logdec_record r = { .type = LOG_REC_SAMPLE, .tsc = tsc };
     r.u.sample = (struct log_sample){ .mode = mode, .rip = rip, .has_cr3 = true, .cr3 = CR3,
                                       .depth = depth };
-    memcpy(r.u.sample.stack, stack, depth * sizeof(*stack));
+    if (depth)
+        memcpy(r.u.sample.stack, stack, depth * sizeof(*stack));
     profile_record(p, &r);
 }
 
@@ -124,6 +129,7 @@ struct counts {
     uint64_t valid, invalid, unchecked;
     uint64_t by_cause[FRAME_CAUSE_COUNT];
     const char *invalid_binary;
+    uint64_t cut;                /* the profile's frames_cut */
 };
 
 static bool run(const struct fixture *fx, const char *image, struct counts *out)
@@ -146,14 +152,18 @@ static bool run(const struct fixture *fx, const char *image, struct counts *out)
     symbols(&p, LOG_SYM_PROCESS, ident, 3);
     uint64_t user_stack[] = { fx->f_after_g, fx->main_after_f };
     uint64_t kernel_stack[] = { KERNEL_ENTRY, fx->after_syscall, fx->main_after_f };
-    uint64_t stray[] = { 0x7e0000001000ull };
+    uint64_t stray[] = { STRAY, fx->main_after_f };
+    uint64_t kernel_stray[] = { KERNEL_ENTRY, STRAY + 0x1000 };
     sample(&p, LOG_MODE_GUEST_USER, fx->g, user_stack, 2, 10);
     sample(&p, LOG_MODE_GUEST_KERNEL, KERNEL_LEAF, kernel_stack, 3, 11);
-    sample(&p, LOG_MODE_GUEST_USER, fx->g, stray, 1, 12);
+    sample(&p, LOG_MODE_GUEST_USER, fx->g, stray, 2, 12);          /* cut at the stray caller */
+    sample(&p, LOG_MODE_GUEST_USER, STRAY, NULL, 0, 13);           /* an unmapped leaf */
+    sample(&p, LOG_MODE_GUEST_KERNEL, KERNEL_LEAF, kernel_stray, 2, 14);   /* an unmapped user RIP */
     bool ok = CHECK(profile_finish(&p, NULL, err, sizeof(err)));
     struct frame_checker *c = frame_checker_new(p.sym);
     struct frame_result res[LOG_STACK_MAX + 1];
     memset(out, 0, sizeof(*out));
+    out->cut = p.frames_cut;
     for (uint64_t k = 0; ok && c && k < p.sample_count; k++) {
         const struct profile_sample *s = &p.samples[k];
         frame_check_sample(c, s, res);
@@ -181,12 +191,15 @@ TEST(real_frames_are_valid_and_a_wrong_mapping_is_caught)
     struct counts right, wrong;
     if (run(&fx, "/bin/workload", &right)) {
         /* g, f, main; do_syscall_64 and the entry (no kernel image:
-         * unchecked), write's syscall, main; the stray address, and g. */
+         * unchecked), write's syscall, main; g, whose stray caller and
+         * its caller are left out; the stray leaf; do_syscall_64 and the
+         * entry again, then the stray user RIP. */
         CHECK_EQ(right.valid, 6);
-        CHECK_EQ(right.unchecked, 2);
-        CHECK_EQ(right.by_cause[FRAME_NO_BINARY], 2);
-        CHECK_EQ(right.invalid, 1);
-        CHECK_EQ(right.by_cause[FRAME_NO_MAPPING], 1);
+        CHECK_EQ(right.unchecked, 4);
+        CHECK_EQ(right.by_cause[FRAME_NO_BINARY], 4);
+        CHECK_EQ(right.invalid, 2);
+        CHECK_EQ(right.by_cause[FRAME_NO_MAPPING], 2);
+        CHECK_EQ(right.cut, 2);
     }
     if (run(&fx, "/bin/hvmini", &wrong)) {
         /* The same addresses named in another static program: its bytes
@@ -210,8 +223,8 @@ TEST(a_binary_not_at_hand_leaves_its_frames_unchecked)
     struct counts missing;
     if (run(&fx, "/bin/not-in-the-root", &missing)) {
         CHECK_EQ(missing.valid, 0);
-        CHECK_EQ(missing.invalid, 1);            /* the stray address */
-        CHECK_EQ(missing.by_cause[FRAME_NO_BINARY], 8);
+        CHECK_EQ(missing.invalid, 2);            /* the stray leaf and user RIP */
+        CHECK_EQ(missing.by_cause[FRAME_NO_BINARY], 10);
     }
     fixture_free(&fx);
 }
