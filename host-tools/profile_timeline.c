@@ -49,6 +49,10 @@ void timeline_add_counters(struct profile_timeline *t, const struct logdec_recor
                 r->tsc, sw->counters[i].value, sw->domain, sw->vcpu, sw->counters[i].id, false, false });
     } else if (r->type == LOG_REC_INTERVAL) {
         const struct log_interval *iv = &r->u.interval;
+        /* at the interval's start, where `vertigo timeline` puts it: a
+         * counter holds its value from its time on (a row whose span
+         * passes its TSC, which only a damaged log holds, starts at 0) */
+        uint64_t start = r->tsc >= iv->tsc_span ? r->tsc - iv->tsc_span : 0;
         for (uint32_t i = 0; i < iv->count; i++) {
             /* the event's extrapolated value; none if it never ran */
             uint64_t value;
@@ -56,7 +60,7 @@ void timeline_add_counters(struct profile_timeline *t, const struct logdec_recor
                                                     iv->events[i].running, &value);
             if (how != MUX_UNMEASURED)
                 add_point(t, &(struct profile_counter_point){
-                    r->tsc, value, iv->domain, iv->vcpu, i, true, how == MUX_SCALED });
+                    start, value, iv->domain, iv->vcpu, i, true, how == MUX_SCALED });
         }
     }
 }

@@ -25,8 +25,10 @@ struct profile_occurrence {
 };
 
 /* A counter's value at a time: a software counter of a swcounters record
- * or an event's extrapolated value in an interval record (raw x enabled /
- * running, pmu/mux/mux.h; an event that never ran in the interval has none). */
+ * (at the record's TSC) or an event's extrapolated value in an interval
+ * record (raw x enabled / running, pmu/mux/mux.h; an event that never ran
+ * in the interval has none), at the interval's start as `vertigo timeline`
+ * gives it. */
 struct profile_counter_point {
     uint64_t tsc;
     uint64_t value;

@@ -303,6 +303,12 @@ python3 tests/e2e/mux_check.py --run $RUN --csv "$out/timeline.csv" --json "$out
 "$VERTIGO" export --format perfetto -o "$out/trace.json" "$log" 2>"$out/trace.err"
 trace=$(python3 tests/e2e/script_check.py perfetto "$out/trace.json" 1 'exits:all' 2>&1) &&
     pass "$RUN: $trace" || fail "$RUN: the Perfetto export's exits:all counter track" "$trace"
+# One time base and one naming: the timeline's tracks and interval values
+# are the Perfetto export's, at the same times, and `vertigo script`'s
+# sample times are its samples'.
+"$VERTIGO" script "$log" >"$out/script.txt" 2>/dev/null
+overlay=$(python3 tests/e2e/script_check.py overlay "$out/timeline.json" "$out/trace.json" "$out/script.txt" 2>&1) &&
+    pass "$RUN: $overlay" || fail "$RUN: timeline, Perfetto export and script line up" "$overlay"
 
 # Two VCPUs (a second boot): the mode traps on both, and on each VCPU
 # instructions:u + :k + :h = that CPU's TSC difference exactly. Bochs with

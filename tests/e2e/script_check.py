@@ -25,6 +25,14 @@
       exactly VCPUS VCPU tracks (thread_name metadata) carry the samples;
       with COUNTER_REGEX, every VCPU has a counter track "VCPU V NAME" with
       NAME matching it and a value above 0.
+  script_check.py overlay TIMELINE_JSON PERFETTO_JSON SCRIPT_TXT
+      The three time-ordered outputs of one log line up: the timeline's
+      process and thread names and numbers are the Perfetto export's;
+      every counter value of the timeline (`vertigo timeline --format
+      json`, track NAME or "VCPU V NAME") is the Perfetto export's counter
+      "VCPU V NAME" on the same track at the same time (microseconds, to
+      the nanosecond); `vertigo script`'s sample times (seconds, truncated
+      to the microsecond) are the Perfetto export's samples' in order.
 Prints what it found; exits 1 on a mismatch."""
 import collections
 import json
@@ -174,10 +182,51 @@ def check_perfetto(path, vcpus, counter_re=None):
           % (len(samples), len(named), len(frames), counters, found))
 
 
+def names_of(events):
+    return {(e['pid'], e['tid'], e['name'], e['args']['name']) for e in events if e['ph'] == 'M'}
+
+
+def counter_points(events, vcpu_prefix):
+    """{(pid, tid, 'VCPU V NAME', ts in ns): value} of the counter events."""
+    points = {}
+    for e in events:
+        if e['ph'] != 'C':
+            continue
+        name = e['name']
+        if vcpu_prefix and not name.startswith('VCPU '):
+            name = 'VCPU %d %s' % (e['tid'] % 65536, name)
+        points[(e['pid'], e['tid'], name, round(e['ts'] * 1000))] = e['args']['value']
+    return points
+
+
+def check_overlay(timeline_path, perfetto_path, script_path):
+    timeline = json.load(open(timeline_path, encoding='utf-8'))['traceEvents']
+    perfetto = json.load(open(perfetto_path, encoding='utf-8'))['traceEvents']
+    if not names_of(timeline) or not names_of(timeline) <= names_of(perfetto):
+        sys.exit('overlay: the timeline names tracks the Perfetto export does not: %s'
+                 % sorted(names_of(timeline) - names_of(perfetto))[:4])
+    rows, marks = counter_points(timeline, True), counter_points(perfetto, False)
+    missing = [(k, v) for k, v in rows.items() if marks.get(k) != v]
+    if not rows or missing:
+        sys.exit('overlay: %d of %d timeline counter values not in the Perfetto export at their '
+                 'time: %s' % (len(missing), len(rows), missing[:3]))
+    times = [float(m.group(4)) for m in map(HEADER.match, open(script_path, encoding='utf-8',
+                                                               errors='replace')) if m]
+    samples = [e['ts'] for e in perfetto if e['ph'] == 'i']
+    off = [(a, b) for a, b in zip(times, samples) if int(b) != round(a * 1e6)]
+    if not times or len(times) != len(samples) or off:
+        sys.exit('overlay: script has %d sample times, the Perfetto export %d; first apart: %s'
+                 % (len(times), len(samples), off[:3]))
+    print('overlay: %d process/thread names, %d counter values and %d sample times line up'
+          % (len(names_of(timeline)), len(rows), len(times)))
+
+
 if __name__ == '__main__':
     if len(sys.argv) == 4 and sys.argv[1] == 'fold':
         check_fold(sys.argv[2], sys.argv[3])
     elif len(sys.argv) in (4, 5) and sys.argv[1] == 'perfetto':
         check_perfetto(sys.argv[2], int(sys.argv[3]), sys.argv[4] if len(sys.argv) == 5 else None)
+    elif len(sys.argv) == 5 and sys.argv[1] == 'overlay':
+        check_overlay(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
         sys.exit(__doc__)
