@@ -118,5 +118,5 @@ unsigned int pmu_arch_hypervisor_stack(uint64_t rbp, unsigned int depth, uint64_
 {
     struct guest_reader rd;
     guest_reader_init(&rd, image_page, NULL);
-    return guest_stack_walk(rbp, false, depth, &rd, out);
+    return guest_stack_walk_own(rbp, depth, &rd, out);
 }

@@ -131,6 +131,20 @@ TEST(a_return_address_into_the_stack_ends_the_walk)
     CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 8, reader(), out), 2);
 }
 
+/* Vertigo's own stacks lie in its image beside its code: its walk keeps
+ * a return address near its frame, where a guest's walk ends. */
+TEST(vertigos_own_walk_keeps_return_addresses_near_its_frames)
+{
+    uint64_t out[32];
+    sim_reset();
+    put_frame(USER_STACK + 0x100, USER_STACK + 0x140, USER_STACK - 0x8000);
+    put_frame(USER_STACK + 0x140, 0, USER_STACK - 0x7000);
+    CHECK_EQ(guest_stack_walk(USER_STACK + 0x100, false, 8, reader(), out), 0);
+    CHECK_EQ(guest_stack_walk_own(USER_STACK + 0x100, 8, reader(), out), 2);
+    CHECK_EQ(out[0], USER_STACK - 0x8000);
+    CHECK_EQ(out[1], USER_STACK - 0x7000);
+}
+
 TEST(unreadable_frames_end_the_walk_without_faulting)
 {
     uint64_t out[32];

@@ -28,10 +28,11 @@ static inline bool in(const struct half *h, uint64_t addr)
 }
 
 /* The walk in one mode's halves: `fps` for frame pointers, `rets` for
- * return addresses (the user half's starts at 1: no return to 0). A
- * return address within GUEST_STACK_FRAME_MAX of its frame points into
- * the stack, where no code runs (stacks are not executable): the chain
- * has left frame-pointer code, whose RBP held data, and ends. Each
+ * return addresses (the user half's starts at 1: no return to 0). In a
+ * guest's walk (`apart`: its stacks lie far from its code), a return
+ * address within GUEST_STACK_FRAME_MAX of its frame points into the
+ * stack, where no code runs (stacks are not executable): the chain has
+ * left frame-pointer code, whose RBP held data, and ends. Each
  * frame pointer after the first is checked before the walk moves to it:
  * above the current one by at most GUEST_STACK_FRAME_MAX (one unsigned
  * compare: next - fp - 1 wraps far above for next <= fp), aligned, in
@@ -39,8 +40,8 @@ static inline bool in(const struct half *h, uint64_t addr)
  * registers: a read inside it is a subtraction, a compare and two loads.
  * Inline in each mode's caller, so the halves are constants there. */
 static inline __attribute__((always_inline)) unsigned int
-fp_walk(uint64_t fp, const struct half fps, const struct half rets, unsigned int max_depth,
-        struct guest_reader *rd, uint64_t *out)
+fp_walk(uint64_t fp, const struct half fps, const struct half rets, bool apart,
+        unsigned int max_depth, struct guest_reader *rd, uint64_t *out)
 {
     const uint64_t last = GUEST_READER_PAGE - 2 * sizeof(uint64_t);
     struct guest_window w;
@@ -56,7 +57,7 @@ fp_walk(uint64_t fp, const struct half fps, const struct half rets, unsigned int
         else if (!(frame = guest_window_fetch(rd, &w, fp, 2 * sizeof(uint64_t))))
             break;
         uint64_t next = load64(frame), ret = load64(frame + sizeof(uint64_t));
-        if (!in(&rets, ret) || ret - fp + GUEST_STACK_FRAME_MAX < 2 * GUEST_STACK_FRAME_MAX)
+        if (!in(&rets, ret) || (apart && ret - fp + GUEST_STACK_FRAME_MAX < 2 * GUEST_STACK_FRAME_MAX))
             break;                          /* (a "return address" into the stack itself) */
         *o++ = ret;
         if (next - fp - 1 >= GUEST_STACK_FRAME_MAX || (next & (FRAME_ALIGN - 1)) ||
@@ -74,7 +75,7 @@ fp_walk(uint64_t fp, const struct half fps, const struct half rets, unsigned int
 static inline __attribute__((always_inline)) unsigned int
 user_walk(uint64_t rbp, unsigned int max_depth, struct guest_reader *rd, uint64_t *out)
 {
-    return fp_walk(rbp, (struct half){ 0, HALF_SIZE }, (struct half){ 1, HALF_SIZE - 1 },
+    return fp_walk(rbp, (struct half){ 0, HALF_SIZE }, (struct half){ 1, HALF_SIZE - 1 }, true,
                    max_depth, rd, out);
 }
 
@@ -83,8 +84,15 @@ unsigned int guest_stack_walk(uint64_t rbp, bool kernel, unsigned int max_depth,
 {
     if (kernel)
         return fp_walk(rbp, (struct half){ 0 - HALF_SIZE, HALF_SIZE },
-                       (struct half){ 0 - HALF_SIZE, HALF_SIZE }, max_depth, rd, out);
+                       (struct half){ 0 - HALF_SIZE, HALF_SIZE }, true, max_depth, rd, out);
     return user_walk(rbp, max_depth, rd, out);
+}
+
+unsigned int guest_stack_walk_own(uint64_t rbp, unsigned int max_depth, struct guest_reader *rd,
+                                  uint64_t *out)
+{
+    return fp_walk(rbp, (struct half){ 0, HALF_SIZE }, (struct half){ 1, HALF_SIZE - 1 }, false,
+                   max_depth, rd, out);
 }
 
 /* The frame-pointer chain of the context at r (RSP, RBP), if it is

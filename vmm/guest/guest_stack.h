@@ -13,9 +13,10 @@
  * walks stay below the canonical hole, kernel walks above it), not above
  * the previous one (stacks grow down, so callers' frames are higher), or
  * more than GUEST_STACK_FRAME_MAX bytes above it; at an unreadable frame;
- * at a return address of 0, outside the mode's half, or within
- * GUEST_STACK_FRAME_MAX of its frame (an address in the stack: the RBP of
- * code without frame pointers held data); or at max_depth. */
+ * at a return address of 0, outside the mode's half, or (in a guest's
+ * walk) within GUEST_STACK_FRAME_MAX of its frame (an address in the
+ * stack: the RBP of code without frame pointers held data); or at
+ * max_depth. */
 #ifndef VMM_GUEST_STACK_H
 #define VMM_GUEST_STACK_H
 
@@ -62,6 +63,13 @@ static inline bool guest_stack_first_page(const struct guest_unwind_regs *start,
  * caller first, in out[] and returns how many. */
 unsigned int guest_stack_walk(uint64_t rbp, bool kernel, unsigned int max_depth,
                               struct guest_reader *rd, uint64_t *out);
+
+/* Vertigo's own chain from `rbp`, as guest_stack_walk walks a user one
+ * (its image lies in the low half), except that no return address is
+ * judged by its distance to its frame: Vertigo's stacks are in its own
+ * image, within a few hundred KiB of its code. */
+unsigned int guest_stack_walk_own(uint64_t rbp, unsigned int max_depth, struct guest_reader *rd,
+                                  uint64_t *out);
 
 /* The call stack of a sample taken at *start (exact RIP, RSP, RBP) in
  * guest kernel mode (`kernel`) or user mode, as the domain's declared
