@@ -125,8 +125,9 @@ static int check_frames(const struct profile *p, const char *input, const void *
     printf("# check-frames: %s\n# samples: %" PRIu64 "; frames: %" PRIu64 " (valid %" PRIu64
            ", invalid %" PRIu64 ", unchecked %" PRIu64 ")\n", input, p->total, all,
            ts.by_verdict[FRAME_VALID], ts.by_verdict[FRAME_INVALID], ts.by_verdict[FRAME_UNCHECKED]);
-    printf("# user frames left out: %" PRIu64 " (a return address of a frame-pointer walk in no mapping "
-           "of its process, and its callers)\n", p->frames_cut);
+    printf("# user frames left out: %" PRIu64 " (what a walk cannot vouch for: a return address of a "
+           "frame-pointer walk in no mapping of its process, the context under an entry stub's first "
+           "call, and their callers)\n", p->frames_cut);
     print_tallies(stdout, &ts, FRAME_INVALID, "invalid");
     print_tallies(stdout, &ts, FRAME_UNCHECKED, "unchecked");
     if (shown)

@@ -126,6 +126,18 @@ static bool retpoline_thunk(const struct frame_checker *c, const struct sym_fram
                                                 !strcmp(name, "its_return_thunk"));
 }
 
+/* Whether kernel frame prev switches to the next task's stack
+ * (__switch_to_asm, then __switch_to): the frame after it is that task's
+ * return address, after its call of __switch_to_asm or, for a new task,
+ * the entry of ret_from_fork that copy_thread planted (named at the
+ * address itself, profile.c). */
+static bool task_switch(const struct frame_checker *c, const struct sym_frame *prev)
+{
+    const char *name = function_name(c, prev);
+    return prev->mode == LOG_MODE_GUEST_KERNEL &&
+           (!strcmp(name, "__switch_to_asm") || !strcmp(name, "__switch_to"));
+}
+
 /* The rule of frame f after frame prev (NULL for the leaf). */
 static enum frame_rule rule_of(const struct frame_checker *c, const struct sym_frame *f,
                                const struct sym_frame *prev, bool rewritten)
@@ -135,7 +147,7 @@ static enum frame_rule rule_of(const struct frame_checker *c, const struct sym_f
     if (f->mode == LOG_MODE_GUEST_USER && prev->mode == LOG_MODE_GUEST_KERNEL)
         return starts_with(function_name(c, prev), "entry_SYSCALL") && !rewritten ?
                RULE_AFTER_SYSCALL : RULE_INTERRUPTED;
-    if (retpoline_thunk(c, prev))
+    if (retpoline_thunk(c, prev) || task_switch(c, prev))
         return RULE_CALL_OR_ENTRY;
     return interrupt_entry(c, prev) ? RULE_CALL_OR_INTERRUPTED : RULE_AFTER_CALL;
 }
@@ -219,7 +231,10 @@ static struct frame_result check_frame(struct frame_checker *c, const struct pro
                                        const struct sym_frame *f, enum frame_rule rule, bool leaf)
 {
     uint32_t domain = s->domain;
-    uint64_t addr = leaf ? f->addr : f->addr + 1;     /* callers were resolved at addr - 1 */
+    /* callers were resolved at addr - 1, but for an entry a task switch
+     * returns to (offset 0 after it: no call is shorter than 2 bytes) */
+    bool at_entry = rule == RULE_CALL_OR_ENTRY && !f->offset && sym_function(c->sym, f->function)->known;
+    uint64_t addr = leaf || at_entry ? f->addr : f->addr + 1;
     uint64_t lookup = rule == RULE_INTERRUPTED ? addr : addr - 1;
     struct sym_code code;
     const char *why;

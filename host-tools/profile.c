@@ -475,18 +475,30 @@ static int event_index(const struct profile *p, uint32_t id)
 
 /* Symbolizes one raw entry into sample s, frames at out. Stack entries
  * are return addresses: the call is the byte before. */
+/* Whether a kernel function switches a CPU from one task's kernel stack
+ * to the next's (__switch_to_asm, which jumps to __switch_to): it returns
+ * on the next task's stack, to the return address that task's last
+ * switch left, or, for a new task's first switch, to the entry of
+ * ret_from_fork, which copy_thread planted there without a call. */
+static bool task_switch(const char *function)
+{
+    return !strcmp(function, "__switch_to_asm") || !strcmp(function, "__switch_to");
+}
+
 /* Whether a kernel function is where the CR3 may name another program
  * than the one whose saved user registers the stack holds (see
  * sym_where.program_gone): a process's exit and execve let go of its
  * program's page tables, and the scheduler's switch loads the next
- * task's CR3 (switch_mm_irqs_off) before it moves to that task's stack
- * (__switch_to_asm), running __schedule's inlined context_switch between
- * the two: a sample in __schedule itself (the leaf) may be there. */
+ * task's CR3 (switch_mm_irqs_off, which ends in a jump to switch_ldt, so
+ * a sample there has no switch_mm_irqs_off frame) before it moves to that
+ * task's stack (__switch_to_asm), running __schedule's inlined
+ * context_switch between the two: a sample in __schedule itself (the
+ * leaf) may be there. */
 static bool program_left(const char *function, bool leaf)
 {
     return !strcmp(function, "do_exit") || !strcmp(function, "bprm_execve") ||
-           !strcmp(function, "switch_mm_irqs_off") || !strcmp(function, "__switch_to_asm") ||
-           (leaf && !strcmp(function, "__schedule"));
+           !strcmp(function, "switch_mm_irqs_off") || task_switch(function) ||
+           !strcmp(function, "switch_ldt") || (leaf && !strcmp(function, "__schedule"));
 }
 
 /* Whether frame f, a caller of the guest user frames before it, shows
@@ -502,6 +514,40 @@ static bool walk_left_code(struct profile *p, const struct sym_where *w, const s
                            bool user_before)
 {
     return user_before && f->unmapped && sym_process_of(p->sym, w).pid != 0;
+}
+
+/* Whether kernel caller frame f (not the leaf, named at its call's last
+ * byte) is the return from the first call of an interrupt or exception
+ * entry stub (asm_*: its call of error_entry or paranoid_entry, which
+ * Linux's idtentry macros make within the stub's first 16 bytes, before
+ * the stub moves its stack pointer onto the saved registers). That call
+ * pushes the interrupted context's registers under its own return
+ * address, which the kernel's ORC rule for the stub (its entry's IRET
+ * frame) does not count: what a walk reads there as the interrupted
+ * context's RIP and stack is those registers. The frame is a true
+ * return address; the stack ends after it. */
+#define ENTRY_STUB_FIRST_CALL_END 16u
+
+static bool entry_stub_first_call(struct profile *p, const struct sym_frame *f, bool leaf)
+{
+    return !leaf && f->mode == LOG_MODE_GUEST_KERNEL && f->offset < ENTRY_STUB_FIRST_CALL_END &&
+           !strncmp(sym_function(p->sym, f->function)->name, "asm_", 4);
+}
+
+/* Whether return address addr, the caller of frames[depth - 1], is a
+ * kernel function's entry that a task switch returns to (task_switch:
+ * ret_from_fork): named by the address itself, where every other return
+ * address is named by its call's last byte. (A caller named at its call
+ * never has offset 0: a call is 2 bytes or more.) */
+static bool planted_return(struct profile *p, const struct sym_where *at, const uint32_t *frames,
+                           uint32_t depth, uint64_t addr)
+{
+    if (!depth)
+        return false;
+    const struct sym_frame *callee = sym_frame(p->sym, frames[depth - 1]);
+    return callee->mode == LOG_MODE_GUEST_KERNEL &&
+           task_switch(sym_function(p->sym, callee->function)->name) &&
+           sym_kernel_function_at(p->sym, at->domain, addr);
 }
 
 static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words,
@@ -530,7 +576,8 @@ static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words
         }
         leaf |= s->context && depth == s->context;
         struct sym_where *at = s->context ? &w : &vertigo;
-        out[depth] = sym_resolve(p->sym, at, leaf ? addr : addr - 1);
+        out[depth] = sym_resolve(p->sym, at, leaf || planted_return(p, at, out, depth, addr) ?
+                                             addr : addr - 1);
         const struct sym_frame *f = sym_frame(p->sym, out[depth]);
         if (f->mode == LOG_MODE_GUEST_USER && walk_left_code(p, at, f, user_before && !leaf)) {
             s->cut = n - i;
@@ -540,6 +587,10 @@ static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words
         depth++;
         if (f->mode == LOG_MODE_GUEST_KERNEL && program_left(sym_function(p->sym, f->function)->name, leaf))
             at->program_gone = true;      /* the user frames below are not the CR3's program's */
+        if (entry_stub_first_call(p, f, leaf)) {
+            s->cut = n - i - 1;
+            break;
+        }
     }
     s->depth = depth;
     s->frames = out;

@@ -77,7 +77,8 @@ struct profile_sample {
     uint32_t context;
     /* Frames left out at the end of the stack: a return address of the
      * user frame-pointer walk that no mapping of the sample's process
-     * covers, and its callers (profile.c, walk_left_code). */
+     * covers, or the context a walk read under an entry stub's first call,
+     * and their callers (profile.c: walk_left_code, entry_stub_first_call). */
     uint32_t cut;
 };
 

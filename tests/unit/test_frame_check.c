@@ -228,3 +228,80 @@ TEST(a_binary_not_at_hand_leaves_its_frames_unchecked)
     }
     fixture_free(&fx);
 }
+
+/* The kernel's own rules (profile.c), on kernel samples of a known
+ * process: a stack that returns into an entry stub's first call ends
+ * after the stub (the context a walk reads there is the saved registers);
+ * a sample in switch_ldt, where switch_mm_irqs_off jumped with the next
+ * task's CR3 loaded, names its user frames [gone]; the entry of
+ * ret_from_fork that a task switch returns to is named ret_from_fork,
+ * not the function before it, and is checked as a function's entry. */
+#define K_STUB      0xffffffff81003000ull    /* asm_exc_page_fault */
+#define K_SWITCHES  0xffffffff81004000ull    /* __switch_to_asm, then ret_from_fork */
+#define K_FORK      0xffffffff81004060ull
+#define K_LDT       0xffffffff81005000ull    /* switch_ldt */
+
+TEST(the_kernels_entry_stubs_and_task_switches)
+{
+    struct fixture fx;
+    if (!CHECK(fixture_make(&fx))) {
+        fixture_free(&fx);
+        return;
+    }
+    struct profile p;
+    char err[256], maps[PATH_LEN], ident[64];
+    struct profile_options o = { .sym = { .guest_root = fx.root } };
+    if (!CHECK(profile_init(&p, &o, err, sizeof(err)))) {
+        fixture_free(&fx);
+        return;
+    }
+    static const char kallsyms[] = "ffffffff81001000 T entry_SYSCALL_64\n"
+                                   "ffffffff81001100 t entry_SYSCALL_64_after_hwframe\n"
+                                   "ffffffff81002000 T do_syscall_64\n"
+                                   "ffffffff81003000 T asm_exc_page_fault\n"
+                                   "ffffffff81003040 T exc_page_fault\n"
+                                   "ffffffff81004000 T __switch_to_asm\n"
+                                   "ffffffff81004060 T ret_from_fork\n"
+                                   "ffffffff81005000 T switch_ldt\n"
+                                   "ffffffff81006000 t __schedule\n";
+    snprintf(maps, sizeof(maps), "%08lx-%08lx r-xp %08lx 00:00 1 /bin/workload\n",
+             (unsigned long)fx.text_start, (unsigned long)fx.text_end, (unsigned long)fx.text_offset);
+    snprintf(ident, sizeof(ident), "%u %llx workload\n", PID, (unsigned long long)CR3);
+    symbols(&p, LOG_SYM_KALLSYMS, kallsyms, 1);
+    symbols(&p, LOG_SYM_PROC_MAPS, maps, 2);
+    symbols(&p, LOG_SYM_PROCESS, ident, 3);
+    uint64_t stub[] = { K_STUB + 9, STRAY + 0x40, fx.main_after_f };  /* saved registers read as a context */
+    uint64_t ldt[] = { 0xffffffff81006100ull, KERNEL_ENTRY, fx.g };
+    uint64_t fork[] = { K_FORK };
+    sample(&p, LOG_MODE_GUEST_KERNEL, K_STUB + 0x50, stub, 3, 10);
+    sample(&p, LOG_MODE_GUEST_KERNEL, K_LDT + 4, ldt, 3, 11);
+    sample(&p, LOG_MODE_GUEST_KERNEL, K_SWITCHES + 0x20, fork, 1, 12);
+    if (CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 3)) {
+        CHECK_EQ(p.frames_cut, 2);
+        for (uint64_t k = 0; k < p.sample_count; k++) {
+            const struct profile_sample *s = &p.samples[k];
+            const struct sym_frame *last = sym_frame(p.sym, s->frames[s->depth - 1]);
+            const char *name = sym_function(p.sym, last->function)->name;
+            const char *image = sym_image(p.sym, last->image)->name;
+            if (s->depth == 2 && !strcmp(name, "asm_exc_page_fault"))
+                continue;                                  /* the stub, nothing under it */
+            if (s->depth == 4) {
+                CHECK_STR(image, SYM_GONE_IMAGE);          /* switch_ldt's user frame */
+                continue;
+            }
+            CHECK_EQ(s->depth, 2);
+            CHECK_STR(name, "ret_from_fork");
+            CHECK_EQ(last->offset, 0);
+        }
+        struct frame_checker *c = frame_checker_new(p.sym);
+        struct frame_result res[LOG_STACK_MAX + 1];
+        for (uint64_t k = 0; c && k < p.sample_count; k++) {
+            frame_check_sample(c, &p.samples[k], res);
+            for (uint32_t i = 0; i < p.samples[k].depth; i++)
+                CHECK(res[i].verdict != FRAME_INVALID);     /* (no kernel image: unchecked) */
+        }
+        frame_checker_free(c);
+    }
+    profile_free(&p);
+    fixture_free(&fx);
+}
