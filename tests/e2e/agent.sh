@@ -8,10 +8,12 @@
 # guest around the demonstration workload) sampling instructions:ukh, so
 # the report holds the whole stack: the workload's functions, kernel
 # symbols and Vertigo's own functions (the software PMU single-steps
-# Vertigo to find its overflow points, pmu/soft/pmu_step.h); then `churn`:
-# programs that fork, exec and exit while sampled with user and kernel
-# stacks. The frame checker (vertigo check-frames) finds no invalid frame
-# in the whole capture.
+# Vertigo to find its overflow points, pmu/soft/pmu_step.h); before it,
+# `churn`: programs that fork, exec and exit while sampled with user and
+# kernel stacks (instructions:uk; its event id 0 takes the name of the
+# last session's event 0, profile's, as dwarf's and record's do). The
+# frame checker (vertigo check-frames) finds no invalid frame in the
+# whole capture.
 # One boot under Vertigo in Bochs, one bare boot under QEMU TCG (where the
 # module must refuse to load and everything degrades cleanly).
 # AGENT_REUSE=1 re-checks the captures of the last Bochs boot without booting.
@@ -24,9 +26,9 @@ GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario
 # Vertigo is single-stepped, so every hypervisor overflow is found at its
 # instruction (the unstepped stretches far from an overflow are the soak's,
 # tests/soak/vpmu_soak.sh, and the unit tests').
-[ -n "$AGENT_REUSE" ] || run_linux agent 0 "$GUEST,dwarf,record,profile,churn vertigo.profile_event=instructions:ukh vertigo.agent=1" \
+[ -n "$AGENT_REUSE" ] || run_linux agent 0 "$GUEST,dwarf,record,churn,profile vertigo.profile_event=instructions:ukh vertigo.agent=1" \
     --platform bochs --timeout "$LINUX_BOOT_TIMEOUT" --cmdline "console=com2 log=e9 pmu.step_ahead=16384"
-for s in agent jit badinput dwarf record profile churn; do
+for s in agent jit badinput dwarf record churn profile; do
     expect_line agent "$s scenario" "^VERTIGO-GUEST: $s: PASS$"
 done
 expect_no_unknown_nmi agent
@@ -134,7 +136,7 @@ grep -qE ' user-stack dom=0 vcpu=[0-9]+ rip=0x[0-9a-f]+ rsp=0x7ff[0-9a-f]+ rbp=0
 # fork, exec and exit (in the same pid, two static programs at the same
 # addresses) while they are sampled.
 expect_valid_frames agent "${GUEST_SYMS[@]}" --kernel-image "$KERNEL"
-churn=$("$VERTIGO" report --sort comm --event instructions:uk "${GUEST_SYMS[@]}" "$E2E_OUT/agent/debugcon.txt" 2>/dev/null |
+churn=$("$VERTIGO" report --sort comm --event instructions:ukh "${GUEST_SYMS[@]}" "$E2E_OUT/agent/debugcon.txt" 2>/dev/null |
     grep -cE '^ +[0-9.]+% +[0-9]+ +(workload|vertigo-ctl|exe|churn) *$')
 [ "$churn" -ge 3 ] && pass "agent: churn: samples of $churn of its programs" ||
     fail "agent: churn: samples of its programs" "$churn"
