@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -436,14 +437,10 @@ bool sym_code_patch_at(struct symbolizer *s, uint32_t domain, uint64_t addr, str
     if (!k)
         return false;
     uint64_t a = addr - k->slide;
-    size_t lo = 0, hi = k->patch_count;          /* the first site starting at or after a */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (k->patches[mid].start < a)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    /* the first site starting at or after a */
+    size_t lo = a ? sym_count_upto(k->patches, k->patch_count, sizeof(*k->patches),
+                                   offsetof(struct sym_patch, start), sizeof(k->patches->start), a - 1)
+                  : 0;
     for (size_t i = lo; i > 0 && i + 4 > lo; i--) {   /* nested sites: a few before */
         const struct sym_patch *p = &k->patches[i - 1];
         if (a - p->start <= p->len) {

@@ -324,6 +324,12 @@ void sym_user_free(struct symbolizer *s);
 void seq_push(struct seq_stack *st, uint64_t tsc, uint32_t seq);
 uint32_t seq_at(const struct seq_stack *st, uint64_t tsc);
 
+/* How many of the count elements (elem_size bytes each, sorted by an
+ * unsigned key of key_size bytes, 4 or 8, at key_offset) have a key at or
+ * below key: the index just after the last of them (binary search). */
+size_t sym_count_upto(const void *elems, size_t count, size_t elem_size, size_t key_offset,
+                      size_t key_size, uint64_t key);
+
 /* symbolize.c: the whole of path, a regular file, with a NUL after it;
  * NULL with err "OPTION: reason" (option: how the user gave it). */
 char *sym_read_text_file(const char *option, const char *path, size_t *len, char *err,

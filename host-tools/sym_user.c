@@ -7,6 +7,7 @@
 #define _GNU_SOURCE   /* qsort_r */
 #include "host-tools/sym_internal.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,15 +28,32 @@ uint32_t seq_at(const struct seq_stack *st, uint64_t tsc)
 {
     if (st->count && st->at[st->count - 1].tsc <= tsc)
         return st->at[st->count - 1].seq;   /* sets usually arrive in TSC order */
-    size_t lo = 0, hi = st->count;
+    size_t n = sym_count_upto(st->at, st->count, sizeof(*st->at), offsetof(struct seq_at, tsc),
+                              sizeof(st->at->tsc), tsc);
+    return n ? st->at[n - 1].seq : 0;
+}
+
+size_t sym_count_upto(const void *elems, size_t count, size_t elem_size, size_t key_offset,
+                      size_t key_size, uint64_t key)
+{
+    const char *base = elems;
+    size_t lo = 0, hi = count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (st->at[mid].tsc <= tsc)
+        uint64_t k = 0;
+        if (key_size == sizeof(uint32_t)) {
+            uint32_t k32;
+            memcpy(&k32, base + mid * elem_size + key_offset, sizeof(k32));
+            k = k32;
+        } else {
+            memcpy(&k, base + mid * elem_size + key_offset, sizeof(k));
+        }
+        if (k <= key)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo ? st->at[lo - 1].seq : 0;
+    return lo;
 }
 
 uint32_t sym_jit_seq_at(const struct symbolizer *s, uint32_t domain, uint64_t tsc)
@@ -199,15 +217,9 @@ static const struct identity *identity_for(const struct symbolizer *s, const str
  * force at the sample's time), or p->set_count if none had. */
 static size_t set_in_force(const struct process *p, uint32_t maps_seq)
 {
-    size_t lo = 0, hi = p->set_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (p->sets[mid].seq <= maps_seq)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo ? lo - 1 : p->set_count;
+    size_t n = sym_count_upto(p->sets, p->set_count, sizeof(*p->sets), offsetof(struct maps_set, seq),
+                              sizeof(p->sets->seq), maps_seq);
+    return n ? n - 1 : p->set_count;
 }
 
 /* The exec mapping holding addr of process pid of domain at maps_seq: in

@@ -218,18 +218,8 @@ uint32_t sym_unknown_function(struct symbolizer *s, uint32_t image, bool has_ima
 static const void *sorted_floor(const void *elems, size_t count, size_t elem_size,
                                 size_t key_offset, uint64_t key)
 {
-    const char *base = elems;
-    size_t lo = 0, hi = count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        uint64_t k;
-        memcpy(&k, base + mid * elem_size + key_offset, sizeof(k));
-        if (k <= key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo ? base + (lo - 1) * elem_size : NULL;
+    size_t n = sym_count_upto(elems, count, elem_size, key_offset, sizeof(uint64_t), key);
+    return n ? (const char *)elems + (n - 1) * elem_size : NULL;
 }
 
 /* The kallsyms given for domain, else the ones it shipped, or NULL. */
