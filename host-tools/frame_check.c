@@ -16,6 +16,7 @@ enum frame_rule {
     RULE_INTERRUPTED,            /* an instruction starts there */
     RULE_AFTER_CALL,             /* a call ends there */
     RULE_AFTER_SYSCALL,          /* a syscall ends there */
+    RULE_AFTER_SYSCALL_OR_EXEC,  /* that, or the entry point of its binary (execve) */
     RULE_CALL_OR_INTERRUPTED,    /* after an interrupt entry frame */
     RULE_CALL_OR_ENTRY,          /* after a retpoline thunk: its branch target */
 };
@@ -95,23 +96,42 @@ static bool interrupt_entry(const struct frame_checker *c, const struct sym_fram
     return f->mode == LOG_MODE_HYPERVISOR && (starts_with(name, "isr_") || !strcmp(name, "trap_common"));
 }
 
-/* Whether the saved user RIP may no longer be the system call's: on the
- * way back to user mode (syscall_exit_to_user_mode and what it calls) it
- * may have been set to a signal handler's entry or back onto the syscall
- * to restart it, to an rseq abort handler, or, after an execve, to the new
- * program's entry. It must then start an instruction. */
-static bool user_rip_rewritten(const struct frame_checker *c, const struct profile_sample *s)
+/* Whether a kernel frame of s is one of the functions names[0 .. n). */
+static bool in_kernel_function(const struct frame_checker *c, const struct profile_sample *s,
+                               const char *const *names, size_t n)
+{
+    for (uint32_t i = 0; i < s->depth; i++) {
+        const struct sym_frame *f = sym_frame(c->sym, s->frames[i]);
+        for (size_t k = 0; f->mode == LOG_MODE_GUEST_KERNEL && k < n; k++)
+            if (!strcmp(function_name(c, f), names[k]))
+                return true;
+    }
+    return false;
+}
+
+/* The rule of the user RIP under a system call's entry frame. It follows
+ * the syscall instruction, unless it was rewritten:
+ *   - on the way back to user mode (syscall_exit_to_user_mode and what it
+ *     calls) it may have been set to a signal handler's entry or back onto
+ *     the syscall to restart it, or to an rseq abort handler: it must then
+ *     start an instruction;
+ *   - in an execve, once the new program is loaded (load_elf_binary's
+ *     start_thread sets the saved RIP before bprm_execve returns; until
+ *     then the sample's user frames are [gone], profile.c), it is the
+ *     entry point of the new program's ELF file (its interpreter's for a
+ *     dynamically linked one), the binary it is named in; a failed execve
+ *     returns after the syscall. Nothing else is accepted there. */
+static enum frame_rule user_rip_rule(const struct frame_checker *c, const struct profile_sample *s)
 {
     static const char *const rewriters[] = { "syscall_exit_to_user_mode", "exit_to_user_mode_prepare",
                                              "arch_do_signal_or_restart", "handle_signal",
                                              "__rseq_handle_notify_resume" };
-    for (uint32_t i = 0; i < s->depth; i++) {
-        const struct sym_frame *f = sym_frame(c->sym, s->frames[i]);
-        for (size_t k = 0; f->mode == LOG_MODE_GUEST_KERNEL && k < sizeof(rewriters) / sizeof(rewriters[0]); k++)
-            if (!strcmp(function_name(c, f), rewriters[k]))
-                return true;
-    }
-    return false;
+    static const char *const execs[] = { "__x64_sys_execve", "__x64_sys_execveat",
+                                         "__ia32_compat_sys_execve", "__ia32_compat_sys_execveat" };
+    if (in_kernel_function(c, s, rewriters, sizeof(rewriters) / sizeof(rewriters[0])))
+        return RULE_INTERRUPTED;
+    return in_kernel_function(c, s, execs, sizeof(execs) / sizeof(execs[0])) ?
+           RULE_AFTER_SYSCALL_OR_EXEC : RULE_AFTER_SYSCALL;
 }
 
 /* A thunk an indirect branch goes through (a retpoline, or the return
@@ -140,13 +160,12 @@ static bool task_switch(const struct frame_checker *c, const struct sym_frame *p
 
 /* The rule of frame f after frame prev (NULL for the leaf). */
 static enum frame_rule rule_of(const struct frame_checker *c, const struct sym_frame *f,
-                               const struct sym_frame *prev, bool rewritten)
+                               const struct sym_frame *prev, enum frame_rule user_rip)
 {
     if (!prev)
         return RULE_INTERRUPTED;
     if (f->mode == LOG_MODE_GUEST_USER && prev->mode == LOG_MODE_GUEST_KERNEL)
-        return starts_with(function_name(c, prev), "entry_SYSCALL") && !rewritten ?
-               RULE_AFTER_SYSCALL : RULE_INTERRUPTED;
+        return starts_with(function_name(c, prev), "entry_SYSCALL") ? user_rip : RULE_INTERRUPTED;
     if (retpoline_thunk(c, prev) || task_switch(c, prev))
         return RULE_CALL_OR_ENTRY;
     return interrupt_entry(c, prev) ? RULE_CALL_OR_INTERRUPTED : RULE_AFTER_CALL;
@@ -238,6 +257,11 @@ static struct frame_result check_frame(struct frame_checker *c, const struct pro
     uint64_t lookup = rule == RULE_INTERRUPTED ? addr : addr - 1;
     struct sym_code code;
     const char *why;
+    uint64_t entry;
+    const char *binary;
+    if (rule == RULE_AFTER_SYSCALL_OR_EXEC && sym_code_entry_point(c->sym, f, &entry, &binary) &&
+        entry == addr)
+        return (struct frame_result){ FRAME_VALID, FRAME_OK, binary, addr };
     if (!sym_code_of(c->sym, domain, f, lookup, &code, &why))
         return unchecked(c, f, addr, why, s->process.pid != 0);
     struct frame_result r = { FRAME_VALID, FRAME_OK, code.binary, addr };
@@ -247,6 +271,7 @@ static struct frame_result check_frame(struct frame_checker *c, const struct pro
         cause = ends_call(&code, addr) ? FRAME_OK : FRAME_NOT_AFTER_CALL;
         break;
     case RULE_AFTER_SYSCALL:
+    case RULE_AFTER_SYSCALL_OR_EXEC:     /* not its entry point: checked above */
         cause = ends_syscall(&code, addr) ? FRAME_OK : FRAME_NOT_AFTER_SYSCALL;
         break;
     case RULE_CALL_OR_INTERRUPTED:
@@ -272,11 +297,11 @@ void frame_check_sample(struct frame_checker *c, const struct profile_sample *s,
                         struct frame_result *out)
 {
     const struct sym_frame *prev = NULL;
-    bool rewritten = user_rip_rewritten(c, s);
+    enum frame_rule user_rip = user_rip_rule(c, s);
     for (uint32_t i = 0; i < s->depth; i++) {
         const struct sym_frame *f = sym_frame(c->sym, s->frames[i]);
         bool leaf = i == 0 || (s->context && i == s->context);   /* the guest's RIP at an exit */
-        out[i] = check_frame(c, s, f, leaf ? RULE_INTERRUPTED : rule_of(c, f, prev, rewritten), leaf);
+        out[i] = check_frame(c, s, f, leaf ? RULE_INTERRUPTED : rule_of(c, f, prev, user_rip), leaf);
         prev = f;
     }
 }

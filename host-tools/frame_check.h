@@ -8,7 +8,10 @@
  *     an interrupt or exception from user mode, are interrupted RIPs: an
  *     instruction must start there (objdump, host-tools/insn_starts.h);
  *   - the first user frame after a system call's entry frame
- *     (entry_SYSCALL_*) must follow a syscall instruction;
+ *     (entry_SYSCALL_*) must follow a syscall instruction; in an execve
+ *     it may instead be the entry point of the ELF file it is named in
+ *     (the new program's, where the kernel sent the saved RIP), and
+ *     on the way back to user mode (signals, rseq) an instruction start;
  *   - every other frame is a return address: a call instruction must end
  *     there (host-tools/insn_call.h), except that the frame after an
  *     interrupt entry (a kernel `asm_*` or `entry_*` function, Vertigo's

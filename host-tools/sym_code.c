@@ -431,6 +431,22 @@ bool sym_code_of(struct symbolizer *s, uint32_t domain, const struct sym_frame *
     return section_at(k->elf, k->slide, addr, out);
 }
 
+bool sym_code_entry_point(struct symbolizer *s, const struct sym_frame *f, uint64_t *entry,
+                          const char **binary)
+{
+    if (!f->elf)
+        return false;
+    Dwarf_Addr bias;
+    struct elf_image *e = &s->elves[f->elf - 1];
+    Elf *elf = e->mod ? dwfl_module_getelf(e->mod, &bias) : NULL;
+    GElf_Ehdr eh;
+    if (!elf || !gelf_getehdr(elf, &eh) || !eh.e_entry)
+        return false;
+    *entry = eh.e_entry + bias;
+    *binary = e->path;
+    return true;
+}
+
 bool sym_code_patch_at(struct symbolizer *s, uint32_t domain, uint64_t addr, struct sym_patch *out)
 {
     struct sym_kernel_image *k = kernel_image_slid(s, domain);

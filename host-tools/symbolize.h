@@ -268,6 +268,13 @@ struct sym_code {
 bool sym_code_of(struct symbolizer *s, uint32_t domain, const struct sym_frame *f, uint64_t addr,
                  struct sym_code *out, const char **why);
 
+/* The entry point of the ELF file frame f was named from (its header's
+ * e_entry, moved by the load bias of a position-independent one): where
+ * a program starts after execve; *binary is the file's name as
+ * sym_code_of gives it. False when f was named from no ELF file. */
+bool sym_code_entry_point(struct symbolizer *s, const struct sym_frame *f, uint64_t *entry,
+                          const char **binary);
+
 /* A place of the guest kernel's text that the kernel rewrites at boot, so
  * its running bytes are not the image's: an alternative (its replacement
  * bytes are in the image), a retpoline call site (a call in every form

@@ -10,6 +10,7 @@
  * frame-pointer walk found, ends the stack (profile.c: the walk had left
  * frame-pointer code); frames of a binary that is not at hand are
  * unchecked, never valid. */
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -299,6 +300,80 @@ TEST(the_kernels_entry_stubs_and_task_switches)
             frame_check_sample(c, &p.samples[k], res);
             for (uint32_t i = 0; i < p.samples[k].depth; i++)
                 CHECK(res[i].verdict != FRAME_INVALID);     /* (no kernel image: unchecked) */
+        }
+        frame_checker_free(c);
+    }
+    profile_free(&p);
+    fixture_free(&fx);
+}
+
+/* The user RIP under a system call's entry in an execve: once the new
+ * program is loaded it is that program's ELF entry point (start_thread
+ * set it), valid in the binary it is named in; after a failed execve it
+ * follows the syscall. Any other address there is invalid, and the entry
+ * point under another system call is no syscall's return. */
+#define K_EXECVE 0xffffffff81007000ull       /* __x64_sys_execve */
+
+/* The workload's ELF entry point (e_entry). */
+static uint64_t workload_entry(const struct fixture *fx)
+{
+    uint8_t *file;
+    size_t len;
+    Elf64_Ehdr eh = { 0 };
+    if (read_file(fx->workload, &file, &len) && len >= sizeof(eh))
+        memcpy(&eh, file, sizeof(eh));
+    free(file);
+    return eh.e_entry;
+}
+
+TEST(the_user_rip_after_an_execve_is_the_new_programs_entry_point)
+{
+    struct fixture fx;
+    if (!CHECK(fixture_make(&fx))) {
+        fixture_free(&fx);
+        return;
+    }
+    struct profile p;
+    char err[256], maps[PATH_LEN], ident[64];
+    struct profile_options o = { .sym = { .guest_root = fx.root } };
+    uint64_t entry = workload_entry(&fx);
+    if (!CHECK(entry > fx.text_start && entry < fx.text_end) ||
+        !CHECK(profile_init(&p, &o, err, sizeof(err)))) {
+        fixture_free(&fx);
+        return;
+    }
+    static const char kallsyms[] = "ffffffff81001000 T entry_SYSCALL_64\n"
+                                   "ffffffff81001100 t entry_SYSCALL_64_after_hwframe\n"
+                                   "ffffffff81002000 T do_syscall_64\n"
+                                   "ffffffff81007000 T __x64_sys_execve\n";
+    snprintf(maps, sizeof(maps), "%08lx-%08lx r-xp %08lx 00:00 1 /bin/workload\n",
+             (unsigned long)fx.text_start, (unsigned long)fx.text_end, (unsigned long)fx.text_offset);
+    snprintf(ident, sizeof(ident), "%u %llx workload\n", PID, (unsigned long long)CR3);
+    symbols(&p, LOG_SYM_KALLSYMS, kallsyms, 1);
+    symbols(&p, LOG_SYM_PROC_MAPS, maps, 2);
+    symbols(&p, LOG_SYM_PROCESS, ident, 3);
+    /* leaf in __x64_sys_execve or do_syscall_64, do_syscall_64's return,
+     * the entry, the user RIP */
+    uint64_t at_entry[] = { KERNEL_LEAF, KERNEL_ENTRY, entry };
+    uint64_t failed[] = { KERNEL_LEAF, KERNEL_ENTRY, fx.after_syscall };
+    uint64_t elsewhere[] = { KERNEL_LEAF, KERNEL_ENTRY, fx.g };
+    uint64_t not_execve[] = { KERNEL_ENTRY, entry };
+    sample(&p, LOG_MODE_GUEST_KERNEL, K_EXECVE + 0x10, at_entry, 3, 10);
+    sample(&p, LOG_MODE_GUEST_KERNEL, K_EXECVE + 0x10, failed, 3, 11);
+    sample(&p, LOG_MODE_GUEST_KERNEL, K_EXECVE + 0x10, elsewhere, 3, 12);
+    sample(&p, LOG_MODE_GUEST_KERNEL, KERNEL_LEAF, not_execve, 2, 13);
+    static const enum frame_cause user_rip[] = { FRAME_OK, FRAME_OK, FRAME_NOT_AFTER_SYSCALL,
+                                                 FRAME_NOT_AFTER_SYSCALL };
+    if (CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 4)) {
+        struct frame_checker *c = frame_checker_new(p.sym);
+        struct frame_result res[LOG_STACK_MAX + 1];
+        for (uint64_t k = 0; c && k < p.sample_count; k++) {
+            const struct profile_sample *s = &p.samples[k];
+            frame_check_sample(c, s, res);
+            const struct frame_result *r = &res[s->depth - 1];
+            CHECK_EQ(r->addr, k == 0 || k == 3 ? entry : k == 1 ? fx.after_syscall : fx.g);
+            CHECK_EQ(r->cause, user_rip[k]);
+            CHECK_EQ(r->verdict, user_rip[k] == FRAME_OK ? FRAME_VALID : FRAME_INVALID);
         }
         frame_checker_free(c);
     }
