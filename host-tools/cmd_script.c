@@ -62,16 +62,17 @@ static bool has(const struct script_args *a, enum script_field f)
  * (inlined)". A caller's address is its return address, and its offset
  * is counted from there, as perf counts it. -F leaves out the parts not
  * asked for. */
-static void put_frame(FILE *out, const struct profile *p, const struct sym_frame *f, bool leaf,
+static void put_frame(FILE *out, const struct profile *p, const struct profile_sample *s, uint32_t i,
                       const struct script_args *a)
 {
-    uint64_t addr = leaf ? f->addr : f->addr + 1;    /* a caller's return address */
+    const struct sym_frame *f = sym_frame(p->sym, s->frames[i]);
+    uint64_t addr = profile_frame_address(s, i, f);    /* a caller's return address */
     const struct sym_inline *in = sym_frame_inlines(p->sym, f);
-    for (uint32_t i = 0; has(a, F_SYM) && i < f->inline_count; i++) {
+    for (uint32_t k = 0; has(a, F_SYM) && k < f->inline_count; k++) {
         fputc('\t', out);
         if (has(a, F_IP))
             fprintf(out, "%16" PRIx64 " ", addr);
-        fprintf(out, "%s (inlined)\n", sym_function(p->sym, in[i].function)->name);
+        fprintf(out, "%s (inlined)\n", sym_function(p->sym, in[k].function)->name);
     }
     const struct sym_function *fn = sym_function(p->sym, f->function);
     char dso[PERF_NAME_MAX];
@@ -123,7 +124,7 @@ static void put_sample(FILE *out, const struct profile *p, const struct profile_
     if (!(a->fields & (FIELD(F_IP) | FIELD(F_SYM) | FIELD(F_DSO))))
         return;
     for (uint32_t i = 0; i < s->depth; i++)
-        put_frame(out, p, sym_frame(p->sym, s->frames[i]), i == 0 || (s->context && i == s->context), a);
+        put_frame(out, p, s, i, a);
     fputc('\n', out);
 }
 

@@ -247,13 +247,11 @@ static enum frame_cause kernel_patched(struct frame_checker *c, uint32_t domain,
 }
 
 static struct frame_result check_frame(struct frame_checker *c, const struct profile_sample *s,
-                                       const struct sym_frame *f, enum frame_rule rule, bool leaf)
+                                       uint32_t i, enum frame_rule rule)
 {
     uint32_t domain = s->domain;
-    /* callers were resolved at addr - 1, but for an entry a task switch
-     * returns to (offset 0 after it: no call is shorter than 2 bytes) */
-    bool at_entry = rule == RULE_CALL_OR_ENTRY && !f->offset && sym_function(c->sym, f->function)->known;
-    uint64_t addr = leaf || at_entry ? f->addr : f->addr + 1;
+    const struct sym_frame *f = sym_frame(c->sym, s->frames[i]);
+    uint64_t addr = profile_frame_address(s, i, f);   /* callers were named at addr - 1 */
     uint64_t lookup = rule == RULE_INTERRUPTED ? addr : addr - 1;
     struct sym_code code;
     const char *why;
@@ -301,7 +299,7 @@ void frame_check_sample(struct frame_checker *c, const struct profile_sample *s,
     for (uint32_t i = 0; i < s->depth; i++) {
         const struct sym_frame *f = sym_frame(c->sym, s->frames[i]);
         bool leaf = i == 0 || (s->context && i == s->context);   /* the guest's RIP at an exit */
-        out[i] = check_frame(c, s, f, leaf ? RULE_INTERRUPTED : rule_of(c, f, prev, user_rip), leaf);
+        out[i] = check_frame(c, s, i, leaf ? RULE_INTERRUPTED : rule_of(c, f, prev, user_rip));
         prev = f;
     }
 }

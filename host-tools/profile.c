@@ -14,6 +14,7 @@
 
 #define KEY_FIXED_WORDS 6u           /* ids, event+jit, mode+flags+count, cr3, period, maps */
 #define KEY_MAX_WORDS (KEY_FIXED_WORDS + 1u + LOG_STACK_MAX)
+_Static_assert(1u + LOG_STACK_MAX <= 64u, "profile_sample.at_address: a bit per frame");
 #define TABLE_MIN 1024u
 #define HASH_PRIME 0x9e3779b97f4a7c15ull
 #define ERR_MAX 256u
@@ -550,6 +551,66 @@ static bool planted_return(struct profile *p, const struct sym_where *at, const 
            sym_kernel_function_at(p->sym, at->domain, addr);
 }
 
+/* Whether the guest kernel frame callee, the one before user address
+ * addr in a stack, is an interrupt or exception entry stub (asm_*: every
+ * idtentry of x86-64 Linux): addr is then the user RIP the interrupt or
+ * exception saved, an instruction the CPU had not yet run, named at
+ * itself (at the byte before it would name the previous instruction,
+ * often another function). A system call's entry saves the address after
+ * its syscall instruction, a return address like a caller's. */
+static bool interrupted_user_rip(struct profile *p, const struct sym_frame *callee, uint64_t addr)
+{
+    return callee->mode == LOG_MODE_GUEST_KERNEL && addr < SYM_KERNEL_HALF_START &&
+           !strncmp(sym_function(p->sym, callee->function)->name, "asm_", 4);
+}
+
+/* Whether kernel frames[0 .. depth) are a sample in an execve system call
+ * under its entry (frames[depth - 1], entry_SYSCALL_*). */
+static bool in_execve(struct profile *p, const uint32_t *frames, uint32_t depth)
+{
+    static const char *const execs[] = { "__x64_sys_execve", "__x64_sys_execveat",
+                                         "__ia32_compat_sys_execve", "__ia32_compat_sys_execveat" };
+    if (!depth || strncmp(sym_function(p->sym, sym_frame(p->sym, frames[depth - 1])->function)->name,
+                          "entry_SYSCALL", 13))
+        return false;
+    for (uint32_t i = 0; i < depth; i++)
+        for (size_t k = 0; k < sizeof(execs) / sizeof(execs[0]); k++)
+            if (!strcmp(sym_function(p->sym, sym_frame(p->sym, frames[i])->function)->name, execs[k]))
+                return true;
+    return false;
+}
+
+/* The user RIP under an execve's entry, addr, resolved at itself when it
+ * is the entry point of the ELF file mapped there (the new program's,
+ * where load_elf_binary's start_thread sent it): that frame, else
+ * UINT32_MAX (it follows the syscall of a failed execve, a return address). */
+static uint32_t exec_entry_point(struct profile *p, struct sym_where *at, uint64_t addr)
+{
+    uint32_t id = sym_resolve(p->sym, at, addr);
+    uint64_t entry;
+    const char *binary;
+    return sym_code_entry_point(p->sym, sym_frame(p->sym, id), &entry, &binary) && entry == addr ?
+           id : UINT32_MAX;
+}
+
+/* The frame of raw address addr at position depth of a stack whose frames
+ * before it are out[0 .. depth): named at addr itself when it is not a
+ * return address (leaf: the sample's own or an exit's guest RIP; see
+ * profile_sample.at_address), else at its call's last byte. */
+static uint32_t resolve_frame(struct profile *p, struct sym_where *at, const uint32_t *out,
+                              uint32_t depth, uint64_t addr, bool leaf, bool *at_address)
+{
+    const struct sym_frame *callee = depth ? sym_frame(p->sym, out[depth - 1]) : NULL;
+    *at_address = leaf || planted_return(p, at, out, depth, addr) ||
+                  (callee && interrupted_user_rip(p, callee, addr));
+    if (*at_address)
+        return sym_resolve(p->sym, at, addr);
+    uint32_t id = callee && callee->mode == LOG_MODE_GUEST_KERNEL && addr < SYM_KERNEL_HALF_START &&
+                  in_execve(p, out, depth) ? exec_entry_point(p, at, addr) : UINT32_MAX;
+    *at_address = id != UINT32_MAX;
+    return *at_address ? id : sym_resolve(p->sym, at, addr - 1);
+}
+
 static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words,
                           struct profile_sample *s, uint32_t *out)
 {
@@ -563,6 +624,7 @@ static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words
     bool user_before = false;            /* a guest user frame is in the stack already */
     s->context = 0;
     s->cut = 0;
+    s->at_address = 0;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t addr = key[KEY_FIXED_WORDS + i];
         bool leaf = i == 0;
@@ -576,8 +638,9 @@ static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words
         }
         leaf |= s->context && depth == s->context;
         struct sym_where *at = s->context ? &w : &vertigo;
-        out[depth] = sym_resolve(p->sym, at, leaf || planted_return(p, at, out, depth, addr) ?
-                                             addr : addr - 1);
+        bool at_address;
+        out[depth] = resolve_frame(p, at, out, depth, addr, leaf, &at_address);
+        s->at_address |= (uint64_t)at_address << depth;
         const struct sym_frame *f = sym_frame(p->sym, out[depth]);
         if (f->mode == LOG_MODE_GUEST_USER && walk_left_code(p, at, f, user_before && !leaf)) {
             s->cut = n - i;

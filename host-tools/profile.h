@@ -80,7 +80,22 @@ struct profile_sample {
      * covers, or the context a walk read under an entry stub's first call,
      * and their callers (profile.c: walk_left_code, entry_stub_first_call). */
     uint32_t cut;
+    /* Which frames were named at their own address (bit i: frames[i]):
+     * the leaf, the guest's RIP at an exit, a user RIP an interrupt or
+     * exception saved (under an asm_* entry stub), a new program's entry
+     * point that an execve left as the saved user RIP, the entry of
+     * ret_from_fork that a task switch returns to. Every other frame is a
+     * return address, named at its call's last byte (profile_frame_address). */
+    uint64_t at_address;
 };
+
+/* The address frame i of s stands for: its own for a frame named at its
+ * address, else the return address, one byte after the one it was named at. */
+static inline uint64_t profile_frame_address(const struct profile_sample *s, uint32_t i,
+                                             const struct sym_frame *f)
+{
+    return (s->at_address >> i) & 1 ? f->addr : f->addr + 1;
+}
 
 struct profile_raw;              /* private aggregation state */
 

@@ -371,9 +371,64 @@ TEST(the_user_rip_after_an_execve_is_the_new_programs_entry_point)
             const struct profile_sample *s = &p.samples[k];
             frame_check_sample(c, s, res);
             const struct frame_result *r = &res[s->depth - 1];
+            const struct sym_frame *u = sym_frame(p.sym, s->frames[s->depth - 1]);
+            /* the entry point after an execve named at itself (_start),
+             * every other user RIP there at the syscall's last byte */
+            CHECK_EQ(profile_frame_address(s, s->depth - 1, u), r->addr);
+            if (k == 0)
+                CHECK_STR(sym_function(p.sym, u->function)->name, "_start");
+            CHECK_EQ(u->offset == 0, k == 0);
             CHECK_EQ(r->addr, k == 0 || k == 3 ? entry : k == 1 ? fx.after_syscall : fx.g);
             CHECK_EQ(r->cause, user_rip[k]);
             CHECK_EQ(r->verdict, user_rip[k] == FRAME_OK ? FRAME_VALID : FRAME_INVALID);
+        }
+        frame_checker_free(c);
+    }
+    profile_free(&p);
+    fixture_free(&fx);
+}
+
+/* A user RIP an exception saved (under an asm_* entry stub) is the
+ * instruction the CPU had not run yet: a page fault on the first byte of
+ * a function (its page not yet mapped) names that function, at offset 0,
+ * not the one before it, and is checked as an instruction start. */
+TEST(an_interrupted_user_rip_is_named_at_itself)
+{
+    struct fixture fx;
+    if (!CHECK(fixture_make(&fx))) {
+        fixture_free(&fx);
+        return;
+    }
+    struct profile p;
+    char err[256], maps[PATH_LEN], ident[64];
+    struct profile_options o = { .sym = { .guest_root = fx.root } };
+    if (!CHECK(profile_init(&p, &o, err, sizeof(err)))) {
+        fixture_free(&fx);
+        return;
+    }
+    static const char kallsyms[] = "ffffffff81003000 T asm_exc_page_fault\n"
+                                   "ffffffff81003040 T exc_page_fault\n";
+    snprintf(maps, sizeof(maps), "%08lx-%08lx r-xp %08lx 00:00 1 /bin/workload\n",
+             (unsigned long)fx.text_start, (unsigned long)fx.text_end, (unsigned long)fx.text_offset);
+    snprintf(ident, sizeof(ident), "%u %llx workload\n", PID, (unsigned long long)CR3);
+    symbols(&p, LOG_SYM_KALLSYMS, kallsyms, 1);
+    symbols(&p, LOG_SYM_PROC_MAPS, maps, 2);
+    symbols(&p, LOG_SYM_PROCESS, ident, 3);
+    uint64_t fault[] = { K_STUB + 0x20, fx.g };   /* after the stub's call of exc_page_fault */
+    sample(&p, LOG_MODE_GUEST_KERNEL, K_STUB + 0x50, fault, 2, 10);
+    if (CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 1)) {
+        const struct profile_sample *s = &p.samples[0];
+        const struct sym_frame *u = sym_frame(p.sym, s->frames[s->depth - 1]);
+        CHECK_EQ(s->depth, 3);
+        CHECK_STR(sym_function(p.sym, u->function)->name, "g");
+        CHECK_EQ(u->offset, 0);
+        CHECK_EQ(profile_frame_address(s, s->depth - 1, u), fx.g);
+        struct frame_checker *c = frame_checker_new(p.sym);
+        struct frame_result res[LOG_STACK_MAX + 1];
+        if (c) {
+            frame_check_sample(c, s, res);
+            CHECK_EQ(res[2].verdict, FRAME_VALID);
+            CHECK_EQ(res[2].addr, fx.g);
         }
         frame_checker_free(c);
     }
