@@ -230,6 +230,26 @@ TEST(a_binary_not_at_hand_leaves_its_frames_unchecked)
     fixture_free(&fx);
 }
 
+/* A profile of the fixture's process (its maps naming /bin/workload at
+ * the workload's text, its identity) with the kernel symbols ksyms; false,
+ * the fixture removed, when it cannot be started. */
+static bool process_profile(struct fixture *fx, struct profile *p, const char *ksyms)
+{
+    char err[256], maps[PATH_LEN], ident[64];
+    struct profile_options o = { .sym = { .guest_root = fx->root } };
+    if (!CHECK(fixture_make(fx)) || !CHECK(profile_init(p, &o, err, sizeof(err)))) {
+        fixture_free(fx);
+        return false;
+    }
+    snprintf(maps, sizeof(maps), "%08lx-%08lx r-xp %08lx 00:00 1 /bin/workload\n",
+             (unsigned long)fx->text_start, (unsigned long)fx->text_end, (unsigned long)fx->text_offset);
+    snprintf(ident, sizeof(ident), "%u %llx workload\n", PID, (unsigned long long)CR3);
+    symbols(p, LOG_SYM_KALLSYMS, ksyms, 1);
+    symbols(p, LOG_SYM_PROC_MAPS, maps, 2);
+    symbols(p, LOG_SYM_PROCESS, ident, 3);
+    return true;
+}
+
 /* The kernel's own rules (profile.c), on kernel samples of a known
  * process: a stack that returns into an entry stub's first call ends
  * after the stub (the context a walk reads there is the saved registers);
@@ -244,18 +264,6 @@ TEST(a_binary_not_at_hand_leaves_its_frames_unchecked)
 
 TEST(the_kernels_entry_stubs_and_task_switches)
 {
-    struct fixture fx;
-    if (!CHECK(fixture_make(&fx))) {
-        fixture_free(&fx);
-        return;
-    }
-    struct profile p;
-    char err[256], maps[PATH_LEN], ident[64];
-    struct profile_options o = { .sym = { .guest_root = fx.root } };
-    if (!CHECK(profile_init(&p, &o, err, sizeof(err)))) {
-        fixture_free(&fx);
-        return;
-    }
     static const char kallsyms[] = "ffffffff81001000 T entry_SYSCALL_64\n"
                                    "ffffffff81001100 t entry_SYSCALL_64_after_hwframe\n"
                                    "ffffffff81002000 T do_syscall_64\n"
@@ -265,12 +273,11 @@ TEST(the_kernels_entry_stubs_and_task_switches)
                                    "ffffffff81004060 T ret_from_fork\n"
                                    "ffffffff81005000 T switch_ldt\n"
                                    "ffffffff81006000 t __schedule\n";
-    snprintf(maps, sizeof(maps), "%08lx-%08lx r-xp %08lx 00:00 1 /bin/workload\n",
-             (unsigned long)fx.text_start, (unsigned long)fx.text_end, (unsigned long)fx.text_offset);
-    snprintf(ident, sizeof(ident), "%u %llx workload\n", PID, (unsigned long long)CR3);
-    symbols(&p, LOG_SYM_KALLSYMS, kallsyms, 1);
-    symbols(&p, LOG_SYM_PROC_MAPS, maps, 2);
-    symbols(&p, LOG_SYM_PROCESS, ident, 3);
+    struct fixture fx;
+    struct profile p;
+    char err[256];
+    if (!process_profile(&fx, &p, kallsyms))
+        return;
     uint64_t stub[] = { K_STUB + 9, STRAY + 0x40, fx.main_after_f };  /* saved registers read as a context */
     uint64_t ldt[] = { 0xffffffff81006100ull, KERNEL_ENTRY, fx.g };
     uint64_t fork[] = { K_FORK };
@@ -328,30 +335,17 @@ static uint64_t workload_entry(const struct fixture *fx)
 
 TEST(the_user_rip_after_an_execve_is_the_new_programs_entry_point)
 {
-    struct fixture fx;
-    if (!CHECK(fixture_make(&fx))) {
-        fixture_free(&fx);
-        return;
-    }
-    struct profile p;
-    char err[256], maps[PATH_LEN], ident[64];
-    struct profile_options o = { .sym = { .guest_root = fx.root } };
-    uint64_t entry = workload_entry(&fx);
-    if (!CHECK(entry > fx.text_start && entry < fx.text_end) ||
-        !CHECK(profile_init(&p, &o, err, sizeof(err)))) {
-        fixture_free(&fx);
-        return;
-    }
     static const char kallsyms[] = "ffffffff81001000 T entry_SYSCALL_64\n"
                                    "ffffffff81001100 t entry_SYSCALL_64_after_hwframe\n"
                                    "ffffffff81002000 T do_syscall_64\n"
                                    "ffffffff81007000 T __x64_sys_execve\n";
-    snprintf(maps, sizeof(maps), "%08lx-%08lx r-xp %08lx 00:00 1 /bin/workload\n",
-             (unsigned long)fx.text_start, (unsigned long)fx.text_end, (unsigned long)fx.text_offset);
-    snprintf(ident, sizeof(ident), "%u %llx workload\n", PID, (unsigned long long)CR3);
-    symbols(&p, LOG_SYM_KALLSYMS, kallsyms, 1);
-    symbols(&p, LOG_SYM_PROC_MAPS, maps, 2);
-    symbols(&p, LOG_SYM_PROCESS, ident, 3);
+    struct fixture fx;
+    struct profile p;
+    char err[256];
+    if (!process_profile(&fx, &p, kallsyms))
+        return;
+    uint64_t entry = workload_entry(&fx);
+    CHECK(entry > fx.text_start && entry < fx.text_end);
     /* leaf in __x64_sys_execve or do_syscall_64, do_syscall_64's return,
      * the entry, the user RIP */
     uint64_t at_entry[] = { KERNEL_LEAF, KERNEL_ENTRY, entry };
@@ -394,26 +388,13 @@ TEST(the_user_rip_after_an_execve_is_the_new_programs_entry_point)
  * not the one before it, and is checked as an instruction start. */
 TEST(an_interrupted_user_rip_is_named_at_itself)
 {
-    struct fixture fx;
-    if (!CHECK(fixture_make(&fx))) {
-        fixture_free(&fx);
-        return;
-    }
-    struct profile p;
-    char err[256], maps[PATH_LEN], ident[64];
-    struct profile_options o = { .sym = { .guest_root = fx.root } };
-    if (!CHECK(profile_init(&p, &o, err, sizeof(err)))) {
-        fixture_free(&fx);
-        return;
-    }
     static const char kallsyms[] = "ffffffff81003000 T asm_exc_page_fault\n"
                                    "ffffffff81003040 T exc_page_fault\n";
-    snprintf(maps, sizeof(maps), "%08lx-%08lx r-xp %08lx 00:00 1 /bin/workload\n",
-             (unsigned long)fx.text_start, (unsigned long)fx.text_end, (unsigned long)fx.text_offset);
-    snprintf(ident, sizeof(ident), "%u %llx workload\n", PID, (unsigned long long)CR3);
-    symbols(&p, LOG_SYM_KALLSYMS, kallsyms, 1);
-    symbols(&p, LOG_SYM_PROC_MAPS, maps, 2);
-    symbols(&p, LOG_SYM_PROCESS, ident, 3);
+    struct fixture fx;
+    struct profile p;
+    char err[256];
+    if (!process_profile(&fx, &p, kallsyms))
+        return;
     uint64_t fault[] = { K_STUB + 0x20, fx.g };   /* after the stub's call of exc_page_fault */
     sample(&p, LOG_MODE_GUEST_KERNEL, K_STUB + 0x50, fault, 2, 10);
     if (CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 1)) {
