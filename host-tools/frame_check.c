@@ -81,12 +81,19 @@ static const char *function_name(const struct frame_checker *c, const struct sym
 /* Whether f is an entry of interrupts or exceptions, after which the next
  * frame is the interrupted context's RIP: the guest kernel's idtentry and
  * entry code (asm_exc_page_fault, asm_sysvec_*, entry_*, error_entry, and
- * code kallsyms names only by the entry sections' end markers), Vertigo's
- * own trap stubs (boot/isr.S). */
+ * code kallsyms names only by the entry sections' end markers) and its
+ * way back (common_interrupt_return and its labels, error_return,
+ * paranoid_exit: the saved registers are popped and IRET returns to the
+ * interrupted context, which the kernel's ORC rules there, its pt_regs or
+ * IRET frame, name as the next frame), Vertigo's own trap stubs (boot/isr.S). */
 static bool interrupt_entry(const struct frame_checker *c, const struct sym_frame *f)
 {
     static const char *const kernel[] = { "asm_", "entry_", "error_entry", "paranoid_entry",
-                                          "__irqentry_text_", "__entry_text_" };
+                                          "__irqentry_text_", "__entry_text_",
+                                          "common_interrupt_return",
+                                          "swapgs_restore_regs_and_return_to_usermode",
+                                          "restore_regs_and_return_to_kernel", "native_irq_return_iret",
+                                          "error_return", "paranoid_exit" };
     const char *name = function_name(c, f);
     for (size_t i = 0; f->mode == LOG_MODE_GUEST_KERNEL && i < sizeof(kernel) / sizeof(kernel[0]); i++)
         if (starts_with(name, kernel[i]))
