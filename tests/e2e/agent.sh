@@ -188,6 +188,23 @@ read -r rows sum <<<"$(awk '$3 ~ /^[0-9a-f]+:$/ && $1 ~ /^[0-9]+$/ && $1 > 0 { n
 grep -q '^ROUTINE =* hot$' "$E2E_OUT/agent/disasm.txt" && [ "$rows" -ge 3 ] && [ "$sum" = "$hot" ] &&
     pass "agent: pprof -disasm hot: the loop's $rows instructions with samples, $sum in all" ||
     fail "agent: pprof -disasm hot" "$rows rows, $sum of '$hot': $(head -6 "$E2E_OUT/agent/disasm.txt")"
+# Go's own pprof (go tool pprof) reads no build id from a local file, so
+# it takes a binary only when its command line names one, for the
+# profile's first mapping (its main binary: the ELF image with the most
+# user samples). The workload's own samples (--comms workload) make
+# /bin/workload that image; its -disasm of hot then has the same counts.
+# (An anchored '^hot$' finds nothing with this pprof, in any profile: it
+# matches the regexp against each sampled address's "ADDRESS NAME
+# FILE:LINE" before it opens a binary.)
+go_pprof="$E2E_OUT/agent/workload.pb.gz"
+"$VERTIGO" export --format pprof --comms workload -o "$go_pprof" "${opts[@]}" "$E2E_OUT/agent/debugcon.txt" 2>/dev/null
+HOME="$E2E_OUT/agent" go tool pprof -sample_index=samples -tagfocus=mode=user -disasm '\bhot\b' \
+    "$BUILD/guest/initramfs/bin/workload" "$go_pprof" >"$E2E_OUT/agent/go-disasm.txt" 2>"$E2E_OUT/agent/go-disasm.err"
+read -r rows sum <<<"$(awk '$3 ~ /^[0-9a-f]+:$/ && $1 ~ /^[0-9]+$/ && $1 > 0 { n++; s += $1 } END { print n + 0, s + 0 }' \
+    "$E2E_OUT/agent/go-disasm.txt")"
+grep -q '^ROUTINE =* hot$' "$E2E_OUT/agent/go-disasm.txt" && [ "$rows" -ge 3 ] && [ "$sum" = "$hot" ] &&
+    pass "agent: go tool pprof -disasm hot (/bin/workload on the command line): the loop's $rows instructions with samples, $sum in all" ||
+    fail "agent: go tool pprof -disasm hot" "$rows rows, $sum of '$hot': $(head -6 "$E2E_OUT/agent/go-disasm.txt" "$E2E_OUT/agent/go-disasm.err")"
 "$VERTIGO" annotate "${opts[@]}" hot "$E2E_OUT/agent/debugcon.txt" >"$E2E_OUT/agent/annotate.txt" 2>/dev/null
 read -r rows sum <<<"$(awk '$3 == ":" && $1 ~ /^[0-9.]+$/ { n++; s += $2 } END { print n + 0, s + 0 }' \
     "$E2E_OUT/agent/annotate.txt")"
