@@ -611,6 +611,22 @@ static uint32_t resolve_frame(struct profile *p, struct sym_where *at, const uin
     return *at_address ? id : sym_resolve(p->sym, at, addr - 1);
 }
 
+/* Whether s names its process by an identity shipped after it (the
+ * agent found the process only later: sym_process_guessed) while its
+ * first user frame, a register (the sampled or saved user RIP), lies in
+ * none of that process's mappings: that process's program has no code
+ * there, so the sample is another's that had the same page-table root
+ * before. */
+static bool guess_refuted(struct profile *p, const struct profile_sample *s, const struct sym_where *w)
+{
+    for (uint32_t i = 0; i < s->depth; i++) {
+        const struct sym_frame *f = sym_frame(p->sym, s->frames[i]);
+        if (f->mode == LOG_MODE_GUEST_USER)
+            return f->unmapped && sym_process_guessed(p->sym, w);
+    }
+    return false;
+}
+
 static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words,
                           struct profile_sample *s, uint32_t *out)
 {
@@ -659,6 +675,8 @@ static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words
     s->frames = out;
     s->process = s->mode == LOG_MODE_HYPERVISOR && !s->context ?
                  sym_process_of(p->sym, &vertigo) : sym_process_of(p->sym, &w);
+    if (guess_refuted(p, s, &w))
+        s->process = (struct sym_process){ 0, SYM_COMM_UNKNOWN };
 }
 
 /* Whether item is one of the comma-separated words of list. */

@@ -94,6 +94,9 @@ struct identity {
     uint32_t domain, pid;
     uint64_t cr3;                /* masked with SYM_CR3_SPACE_MASK */
     const char *comm;            /* interned, cleaned of control bytes */
+    bool born;                   /* shipped by the module's watch at its fork or
+                                    exec (SYM_EPOCH_WATCH): its program did
+                                    not run at this CR3 before */
 };
 
 struct cr3_binding {

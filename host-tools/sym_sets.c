@@ -94,7 +94,7 @@ static bool identity_line(struct symbolizer *s, void *table, char *line)
     sym_clean(comm);
     s->idents = sym_grow(s->idents, &s->ident_cap, s->ident_count + 1, sizeof(*s->idents));
     s->idents[s->ident_count++] = (struct identity){ set->domain, pid, cr3 & SYM_CR3_SPACE_MASK,
-                                                     sym_intern(s, comm) };
+                                                     sym_intern(s, comm), set->epoch == SYM_EPOCH_WATCH };
     keymap_set(&s->ident_of_pid, set->domain, pid, 0, (uint32_t)s->ident_count - 1);
     seq_push(&s->ident_stack, s->ident_tsc, (uint32_t)s->ident_count);
     return true;

@@ -187,8 +187,12 @@ void sym_user_free(struct symbolizer *s)
 /* ---- Which process -------------------------------------------------------- */
 
 /* The identity naming w's CR3 at the sample's time: the newest one
- * before it, else the first one after it (see sym_identity_seq_at). */
-static const struct identity *identity_for(const struct symbolizer *s, const struct sym_where *w)
+ * before it, else the first one after it (see sym_identity_seq_at; *later
+ * says which), unless that one was shipped at its process's fork or exec:
+ * a sample before it is of another process that had the same page-table
+ * root before (freed and reused), never of this one. */
+static const struct identity *identity_at(const struct symbolizer *s, const struct sym_where *w,
+                                          bool *later)
 {
     uint64_t cr3 = w->cr3 & SYM_CR3_SPACE_MASK;
     uint32_t seq = w->identity_seq < s->ident_count ? w->identity_seq : (uint32_t)s->ident_count;
@@ -206,11 +210,28 @@ static const struct identity *identity_for(const struct symbolizer *s, const str
     }
     const struct identity *before = lo ? &s->idents[sorted[lo - 1]] : NULL;
     const struct identity *after = lo < s->ident_count ? &s->idents[sorted[lo]] : NULL;
+    *later = false;
     if (before && before->domain == w->domain && before->cr3 == cr3)
         return before;
-    if (after && after->domain == w->domain && after->cr3 == cr3)
+    *later = true;
+    if (after && after->domain == w->domain && after->cr3 == cr3 && !after->born)
         return after;
     return NULL;
+}
+
+static const struct identity *identity_for(const struct symbolizer *s, const struct sym_where *w)
+{
+    bool later;
+    return identity_at(s, w, &later);
+}
+
+bool sym_process_guessed(struct symbolizer *s, const struct sym_where *w)
+{
+    bool later = false;
+    if (w->mode == LOG_MODE_HYPERVISOR || !w->has_cr3)
+        return false;
+    build_indexes(s);
+    return identity_at(s, w, &later) && later;
 }
 
 /* The index in p's sets of the newest one that arrived by maps_seq (in

@@ -134,6 +134,10 @@ struct sym_where {
 
 #define SYM_GONE_IMAGE "[gone]"
 
+/* The epoch of the process maps and identity sets the guest module's
+ * watch ships at each exec and fork (the agent's scans use 0). */
+#define SYM_EPOCH_WATCH 1u
+
 /* The guest process a sample interrupted. */
 struct sym_process {
     uint32_t pid;                /* 0 when unknown (and for the hypervisor) */
@@ -239,6 +243,12 @@ uint32_t sym_maps_seq_at(const struct symbolizer *s, uint64_t tsc);
  * that CR3 was found in (named by its latest identity, if any). Valid
  * until sym_destroy. */
 struct sym_process sym_process_of(struct symbolizer *s, const struct sym_where *where);
+
+/* Whether sym_process_of names where's process by an identity shipped
+ * after the sample (a process found by the agent's scan after it had
+ * run): a guess, which an address of the sample that the process's maps
+ * do not cover refutes (profile.c then names no process). */
+bool sym_process_guessed(struct symbolizer *s, const struct sym_where *where);
 
 /* The GNU build id of the ELF file image was read from, or of the guest
  * kernel for [kernel.kallsyms] (the agent ships it), in hex, into out

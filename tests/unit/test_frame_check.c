@@ -416,3 +416,55 @@ TEST(an_interrupted_user_rip_is_named_at_itself)
     profile_free(&p);
     fixture_free(&fx);
 }
+
+/* A sample taken before its CR3's first identity is named by that
+ * identity only as a guess: not when the identity was shipped at its
+ * process's fork or exec (the module's watch, epoch 1: that program was
+ * not running there before), and not when the sample's user RIP lies in
+ * none of that process's mappings (another process had the page-table
+ * root before). */
+static uint32_t pid_of_early_sample(struct fixture *fx, uint64_t epoch, uint64_t rip)
+{
+    struct profile p;
+    char err[256], maps[PATH_LEN], ident[64];
+    struct profile_options o = { .sym = { .guest_root = fx->root } };
+    if (!CHECK(profile_init(&p, &o, err, sizeof(err))))
+        return UINT32_MAX;
+    snprintf(maps, sizeof(maps), "%08lx-%08lx r-xp %08lx 00:00 1 /bin/workload\n",
+             (unsigned long)fx->text_start, (unsigned long)fx->text_end, (unsigned long)fx->text_offset);
+    snprintf(ident, sizeof(ident), "%u %llx workload\n", PID, (unsigned long long)CR3);
+    sample(&p, LOG_MODE_GUEST_USER, rip, NULL, 0, 1);           /* before any identity */
+    struct logdec_record r = { .type = LOG_REC_SYMBOLS, .tsc = 2 };
+    r.u.symbols = (struct log_symbols){ .domain = 0, .kind = LOG_SYM_PROC_MAPS, .pid = PID, .epoch = epoch,
+                                        .last = true, .data = (const uint8_t *)maps,
+                                        .len = (uint32_t)strlen(maps) };
+    profile_record(&p, &r);
+    r.u.symbols.pid = PID + 1;     /* another static program at the same addresses: */
+    r.u.symbols.epoch = 0;         /* no address is one process's alone */
+    profile_record(&p, &r);
+    r.tsc = 3;
+    r.u.symbols.pid = PID;
+    r.u.symbols.epoch = epoch;
+    r.u.symbols.kind = LOG_SYM_PROCESS;
+    r.u.symbols.data = (const uint8_t *)ident;
+    r.u.symbols.len = (uint32_t)strlen(ident);
+    profile_record(&p, &r);
+    uint32_t pid = UINT32_MAX;
+    if (CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 1))
+        pid = p.samples[0].process.pid;
+    profile_free(&p);
+    return pid;
+}
+
+TEST(a_later_identity_names_an_earlier_sample_only_as_a_guess)
+{
+    struct fixture fx;
+    if (!CHECK(fixture_make(&fx))) {
+        fixture_free(&fx);
+        return;
+    }
+    CHECK_EQ(pid_of_early_sample(&fx, 0, fx.g), PID);                /* the agent's scan: taken */
+    CHECK_EQ(pid_of_early_sample(&fx, SYM_EPOCH_WATCH, fx.g), 0);    /* shipped at its fork or exec */
+    CHECK_EQ(pid_of_early_sample(&fx, 0, STRAY), 0);                 /* refuted by an unmapped RIP */
+    fixture_free(&fx);
+}
