@@ -180,24 +180,31 @@ awk '/^-+\+-+$/ { if (hv && vm && entry && main) ok++; hv = vm = entry = main = 
 # Debian's source, reading build ids) finds /bin/workload by the build id
 # the export carries; `vertigo annotate hot` gives each instruction its
 # samples with hot's source lines; both add up to hot's samples.
+# Both pprofs read the export of the workload's samples alone (--comms
+# workload): pprof itself places a binary at the address of the first
+# sampled location it looks at, in an order that changes from run to run,
+# so in the whole capture's profile a location of another image ([vdso],
+# another program) placed /bin/workload wrongly in 6 runs of 8 on one capture
+# ("no matches found"); and Go's pprof takes the binary its command line
+# names for the first mapping, which the workload's samples make
+# /bin/workload's.
 hot=$(report_samples "$report" /bin/workload hot)
+go_pprof="$E2E_OUT/agent/workload.pb.gz"
+"$VERTIGO" export --format pprof --comms workload -o "$go_pprof" "${opts[@]}" "$E2E_OUT/agent/debugcon.txt" 2>/dev/null
 HOME="$E2E_OUT/agent" PPROF_BINARY_PATH="$PWD/$BUILD/guest/initramfs/bin" "$BUILD/pprof" -sample_index=samples \
-    -tagfocus=mode=user -disasm '\bhot\b' "$pprof" >"$E2E_OUT/agent/disasm.txt" 2>/dev/null
+    -tagfocus=mode=user -disasm '\bhot\b' "$go_pprof" >"$E2E_OUT/agent/disasm.txt" 2>"$E2E_OUT/agent/disasm.err"
 read -r rows sum <<<"$(awk '$3 ~ /^[0-9a-f]+:$/ && $1 ~ /^[0-9]+$/ && $1 > 0 { n++; s += $1 } END { print n + 0, s + 0 }' \
     "$E2E_OUT/agent/disasm.txt")"
 grep -q '^ROUTINE =* hot$' "$E2E_OUT/agent/disasm.txt" && [ "$rows" -ge 3 ] && [ "$sum" = "$hot" ] &&
     pass "agent: pprof -disasm hot: the loop's $rows instructions with samples, $sum in all" ||
-    fail "agent: pprof -disasm hot" "$rows rows, $sum of '$hot': $(head -6 "$E2E_OUT/agent/disasm.txt")"
+    fail "agent: pprof -disasm hot" "$rows rows, $sum of '$hot': $(head -6 "$E2E_OUT/agent/disasm.txt" "$E2E_OUT/agent/disasm.err")"
 # Go's own pprof (go tool pprof) reads no build id from a local file, so
 # it takes a binary only when its command line names one, for the
 # profile's first mapping (its main binary: the ELF image with the most
-# user samples). The workload's own samples (--comms workload) make
-# /bin/workload that image; its -disasm of hot then has the same counts.
-# (An anchored '^hot$' finds nothing with this pprof, in any profile: it
-# matches the regexp against each sampled address's "ADDRESS NAME
-# FILE:LINE" before it opens a binary.)
-go_pprof="$E2E_OUT/agent/workload.pb.gz"
-"$VERTIGO" export --format pprof --comms workload -o "$go_pprof" "${opts[@]}" "$E2E_OUT/agent/debugcon.txt" 2>/dev/null
+# user samples); its -disasm of hot has the same counts. (An anchored
+# '^hot$' finds nothing with either pprof, in any profile: they match the
+# regexp against each sampled address's "ADDRESS NAME FILE:LINE" before
+# they open a binary.)
 HOME="$E2E_OUT/agent" go tool pprof -sample_index=samples -tagfocus=mode=user -disasm '\bhot\b' \
     "$BUILD/guest/initramfs/bin/workload" "$go_pprof" >"$E2E_OUT/agent/go-disasm.txt" 2>"$E2E_OUT/agent/go-disasm.err"
 read -r rows sum <<<"$(awk '$3 ~ /^[0-9a-f]+:$/ && $1 ~ /^[0-9]+$/ && $1 > 0 { n++; s += $1 } END { print n + 0, s + 0 }' \
