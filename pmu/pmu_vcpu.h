@@ -32,6 +32,8 @@ struct vcpu_pmu {
     struct swevent_counts sw;       /* counted on every exit, session or not */
     struct pmu_backend be;          /* ops NULL: no session on this VCPU */
     bool counting;                  /* a session runs on this VCPU */
+    bool guest_alone;               /* its last entry counted for the guest's
+                                     * virtual PMU alone (pmu/run/pmu_run.c) */
     bool entered_halted;            /* the last entry resumed a halted guest */
     bool modes_trapped;             /* the last entry trapped every mode change */
     bool halts_trapped;             /* ... every HLT and wake-up (also while

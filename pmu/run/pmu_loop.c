@@ -11,6 +11,7 @@
 #include "pmu/sample/sample_nmi.h"
 #include "pmu/sample/sample_session.h"
 #include "vmm/pmu_hooks.h"
+#include "lib/exit_names.h"
 
 void pmu_vcpu_start(struct vcpu *v)
 {
@@ -22,7 +23,6 @@ void pmu_before_entry(struct vcpu *v)
 {
     sample_before_entry(v);
     pmu_run_before_entry(v);
-    pmu_guest_log_pmis(v);
 }
 
 void pmu_after_exit(struct vcpu *v, uint64_t guest_ticks)
@@ -34,6 +34,11 @@ void pmu_after_exit(struct vcpu *v, uint64_t guest_ticks)
 void pmu_exit_handled(struct vcpu *v, uint32_t exit_reason)
 {
     swevent_count_exit(&v->pmu.sw, exit_reason);
+    /* A hypercall may change what the VCPU counts (a session, paravirtual
+     * counters, multiplexing): the VM-exit loop decides again at the next
+     * entry, and counts the call's own instruction as before it. */
+    if ((exit_reason & EXIT_REASON_BASIC_MASK) == EXIT_REASON_VMCALL)
+        v->pmu.guest_alone = false;
 }
 
 void pmu_emulated_instruction(struct vcpu *v)

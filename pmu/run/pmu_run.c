@@ -44,6 +44,7 @@ enum pmu_status pmu_run_program(struct vcpu *v, const struct pmu_event_list *lis
                                 const uint64_t *periods)
 {
     struct vcpu_pmu *p = &v->pmu;
+    p->guest_alone = false;     /* decided again at the next entry */
     pmu_mux_hw_save(v);         /* an interval session's counters survive the re-init */
     enum pmu_status st = pmu_cpu_backend_init(v->cpu, &p->be);
     if (st != PMU_OK)
@@ -230,12 +231,56 @@ static unsigned int soft_entry_cpl(struct vcpu *v)
     return v->pmu.modes_trapped ? pmu_arch_entry_cpl(v) : pmu_arch_guest_cpl(v);
 }
 
+/* ---- The guest's virtual PMU alone ----------------------------------------
+ * A VCPU that counts only for its guest's virtual PMU on the software
+ * backend (no counter of a session of Vertigo's, no paravirtual counters'
+ * page, no interval multiplexing, no user step), with the halt or mode
+ * traps on, needs at each exit only the run's ticks added to the guest's
+ * clock of the run's mode (pmu/vpmu/pmu_guest_clock.h) and at each entry only
+ * the run's deadline: the next PMI point of the guest's counters, or the
+ * bound that keeps every run measured by the timer. Decided at each
+ * entry; whatever changes the VCPU's counting in an exit handler clears
+ * it (pmu_run_program, the paravirtual page, multiplexing). */
+static bool guest_alone(const struct vcpu *v)
+{
+    const struct vcpu_pmu *p = &v->pmu;
+    return pmu_config_soft() && p->vpmu.on && p->halts_trapped && p->ctx.count == 0 &&
+           !p->pv.page && !p->mux.on && !p->user_step_ticks;
+}
+
+/* The run's mode is the entry's when the mode traps are on; otherwise no
+ * counter tells the modes apart, and the kernel's clock takes every run. */
+static void plan_guest_alone(struct vcpu *v)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    p->entered_halted = pmu_arch_guest_halted(v);
+    unsigned int cpl = p->modes_trapped ? pmu_arch_entry_cpl(v) : 0;
+    p->ctx.entry_cpl = (uint8_t)cpl;
+    uint64_t to_pmi = pmu_guest_ticks_to_pmi(v, cpl);
+    pmu_arch_timer_request(v, PMU_TIMER_STEP, to_pmi < EXACT_RUN_MAX ? to_pmi : EXACT_RUN_MAX);
+}
+
+static void account_guest_alone(struct vcpu *v, uint64_t guest_ticks)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    p->exit_cpl = p->ctx.entry_cpl;     /* a run ends in the mode it began in */
+    if (p->entered_halted)
+        p->halted_ticks += guest_ticks;     /* idle: not guest work */
+    else if (pmu_guest_clock_add(&p->vpmu.clock, pmu_guest_mode(p->exit_cpl), guest_ticks))
+        pmu_guest_take(v);
+}
+
 static void plan_entry(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     struct pmu_entry_plan plan;
     if (!p->counting) {
         plan_idle(v);
+        return;
+    }
+    p->guest_alone = guest_alone(v);
+    if (p->guest_alone) {
+        plan_guest_alone(v);
         return;
     }
     p->entered_halted = pmu_arch_guest_halted(v);
@@ -278,6 +323,10 @@ static void soft_hypervisor_time(struct vcpu *v, uint64_t guest_ticks)
 
 void pmu_run_before_entry(struct vcpu *v)
 {
+    if (v->pmu.guest_alone && guest_alone(v)) {
+        plan_guest_alone(v);
+        return;
+    }
     bool stepping = pmu_step_armed(v);
     if (stepping)
         pmu_run_count_overflows(v, pmu_step_pause(v));
@@ -356,6 +405,10 @@ static void account_guest(struct vcpu *v, uint64_t guest_ticks, bool stepping)
 
 void pmu_run_after_exit(struct vcpu *v, uint64_t guest_ticks)
 {
+    if (v->pmu.guest_alone) {
+        account_guest_alone(v, guest_ticks);
+        return;
+    }
     bool stepping = pmu_step_armed(v);
     if (stepping)
         pmu_run_count_overflows(v, pmu_step_exit_begin(v, guest_ticks));
@@ -367,6 +420,12 @@ void pmu_run_after_exit(struct vcpu *v, uint64_t guest_ticks)
 void pmu_run_emulated_instruction(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
+    if (p->guest_alone) {
+        if (pmu_config.tsc_counts_instructions &&
+            pmu_guest_clock_add(&p->vpmu.clock, pmu_guest_mode(p->exit_cpl), 1))
+            pmu_guest_take(v);
+        return;
+    }
     p->emulated++;
     if (pmu_config.tsc_counts_instructions) {
         pmu_guest_count(v, p->exit_cpl, 1);     /* one instruction, as the backend's */

@@ -3,6 +3,7 @@
 
 #include "pmu/pmu_arch.h"
 #include "pmu/run/pmu_config.h"
+#include "pmu/vpmu/pmu_guest_log.h"
 #include "pmu/hw/pmu_hw.h"
 #include "pmu/hw/pmu_mux_hw.h"
 #include "lib/console.h"
@@ -26,30 +27,13 @@ void pmu_guest_start(struct vcpu *v)
         return;
     struct vpmu_config config = offered();
     vpmu_init(&p->vpmu.regs, &config);
+    pmu_guest_clock_plan(&p->vpmu.clock, &p->vpmu.regs);
     pmu_arch_rdpmc_exiting(v, true);
 }
 
 bool pmu_guest_needs_modes(const struct vcpu *v)
 {
     return v->pmu.vpmu.on && vpmu_counts_one_mode(&v->pmu.vpmu.regs);
-}
-
-static enum vpmu_mode mode_of(unsigned int cpl)
-{
-    return cpl ? VPMU_USER : VPMU_KERNEL;
-}
-
-uint64_t pmu_guest_ticks_to_pmi(const struct vcpu *v, unsigned int cpl)
-{
-    const struct vpmu *g = &v->pmu.vpmu.regs;
-    if (!v->pmu.vpmu.on || !vpmu_active(g))
-        return UINT64_MAX;
-    uint64_t nearest = UINT64_MAX;
-    for (unsigned int ev = VPMU_EV_CYCLES; ev <= VPMU_EV_REF_CYCLES; ev++) {
-        uint64_t n = vpmu_events_to_pmi(g, (enum vpmu_arch_event)ev, mode_of(cpl));
-        nearest = n < nearest ? n : nearest;
-    }
-    return nearest;
 }
 
 /* The PMIs the count raised go through the guest's LVTPC: its current
@@ -77,18 +61,26 @@ static void deliver_pending(struct vcpu *v)
     g->nmis_pending = g->vectors_pending = 0;
 }
 
-void pmu_guest_count(struct vcpu *v, unsigned int cpl, uint64_t n)
+/* ---- The software backend: counted lazily (pmu/vpmu/pmu_guest_clock.h) ---------- */
+
+void pmu_guest_take(struct vcpu *v)
 {
-    struct vpmu *g = &v->pmu.vpmu.regs;
-    if (!v->pmu.vpmu.on || n == 0 || !vpmu_active(g))
-        return;
-    bool pmi = pmu_guest_ticks_to_pmi(v, cpl) <= n;
+    struct vcpu_pmu *p = &v->pmu;
+    bool pmi = pmu_guest_clock_due(&p->vpmu.clock);
     if (pmi)
-        vpmu_lvtpc_write(g, pmu_arch_guest_lvtpc(v));
-    for (unsigned int ev = VPMU_EV_CYCLES; ev <= VPMU_EV_REF_CYCLES; ev++)
-        vpmu_count(g, (enum vpmu_arch_event)ev, mode_of(cpl), n);
-    if (pmi)
+        vpmu_lvtpc_write(&p->vpmu.regs, pmu_arch_guest_lvtpc(v));
+    pmu_guest_clock_take(&p->vpmu.clock, &p->vpmu.regs);
+    if (pmi) {
         deliver_pending(v);
+        pmu_guest_log_pmis(v);
+    }
+}
+
+/* Before the guest's access to a PMU register: its counters up to date. */
+static void take_before_access(struct vcpu *v)
+{
+    if (pmu_config.backend == PMU_SESSION_SOFT)
+        pmu_guest_take(v);
 }
 
 /* ---- The hardware backend -------------------------------------------------- */
@@ -149,6 +141,7 @@ void pmu_guest_hw_exit(struct vcpu *v)
     vpmu_lvtpc_write(&p->vpmu.regs, pmu_arch_guest_lvtpc(v));
     vpmu_hw_save(&p->hw.vpmu, &p->vpmu.regs);
     deliver_pending(v);
+    pmu_guest_log_pmis(v);
 }
 
 void pmu_guest_report(const struct vcpu *v)
@@ -171,17 +164,29 @@ void pmu_guest_cpuid_leaf(const struct vcpu *v, uint32_t regs[4])
 
 bool pmu_guest_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 {
-    return v->pmu.vpmu.on && vpmu_rdmsr(&v->pmu.vpmu.regs, msr, value) == VPMU_DONE;
+    if (!v->pmu.vpmu.on)
+        return false;
+    take_before_access(v);
+    return vpmu_rdmsr(&v->pmu.vpmu.regs, msr, value) == VPMU_DONE;
 }
 
+/* A write can start, stop or move a counter: the PMI points again. */
 bool pmu_guest_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 {
-    return v->pmu.vpmu.on && vpmu_wrmsr(&v->pmu.vpmu.regs, msr, value) == VPMU_DONE;
+    if (!v->pmu.vpmu.on)
+        return false;
+    take_before_access(v);
+    bool done = vpmu_wrmsr(&v->pmu.vpmu.regs, msr, value) == VPMU_DONE;
+    if (done && pmu_config.backend == PMU_SESSION_SOFT)
+        pmu_guest_clock_plan(&v->pmu.vpmu.clock, &v->pmu.vpmu.regs);
+    return done;
 }
 
 bool pmu_guest_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *value)
 {
-    return v->pmu.vpmu.on &&
-           vpmu_rdpmc(&v->pmu.vpmu.regs, ecx, pmu_arch_guest_cpl(v), pmu_arch_guest_cr4_pce(v),
+    if (!v->pmu.vpmu.on)
+        return false;
+    take_before_access(v);
+    return vpmu_rdpmc(&v->pmu.vpmu.regs, ecx, pmu_arch_guest_cpl(v), pmu_arch_guest_cr4_pce(v),
                       value) == VPMU_DONE;
 }

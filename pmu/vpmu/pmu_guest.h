@@ -1,4 +1,4 @@
-/* The guest's own virtual PMU in the VM-exit loop (pmu.guest=on): its CPUID leaf, MSRs and RDPMC for the exit handlers, and the
+/* The guest's own virtual PMU in the VM-exit loop (pmu.vpmu.regs=on): its CPUID leaf, MSRs and RDPMC for the exit handlers, and the
  * guest's runs counted on it, with its PMIs injected as the guest's LVTPC
  * asks. The register semantics are pmu/vpmu/vpmu.h's. */
 #ifndef PMU_PMU_GUEST_H
@@ -8,10 +8,11 @@
 #include <stdint.h>
 
 #include "pmu/backend/pmu.h"
+#include "pmu/vpmu/pmu_guest_clock.h"
 #include "vmm/vcpu.h"
 
 /* At the VCPU's start (after the configuration is read): sets its
- * virtual PMU up when pmu.guest=on and has RDPMC exit. */
+ * virtual PMU up when pmu.vpmu.regs=on and has RDPMC exit. */
 void pmu_guest_start(struct vcpu *v);
 
 /* Hardware backend, once the CPU's backend is set up: the guest's counters
@@ -37,15 +38,38 @@ void pmu_guest_hw_exit(struct vcpu *v);
  * software backend must then see every change of mode). */
 bool pmu_guest_needs_modes(const struct vcpu *v);
 
+/* ---- The software backend, at every exit: inline ---------------------------
+ * The guest's events go to its per-mode clocks (pmu/vpmu/pmu_guest_clock.h);
+ * the counters take them when a PMI is due or the guest accesses a PMU
+ * register. */
+
+static inline enum vpmu_mode pmu_guest_mode(unsigned int cpl)
+{
+    return cpl ? VPMU_USER : VPMU_KERNEL;
+}
+
+/* The counters take the clocks' events now; a PMI they raise goes to the
+ * guest as an NMI when its LVTPC is in NMI mode (Linux's choice); a PMI
+ * for an LVTPC in another delivery mode is counted as not delivered. */
+void pmu_guest_take(struct vcpu *v);
+
 /* Guest ticks a run at privilege level cpl may last before a counter of
- * the virtual PMU raises a PMI (UINT64_MAX: none). */
-uint64_t pmu_guest_ticks_to_pmi(const struct vcpu *v, unsigned int cpl);
+ * the virtual PMU raises a PMI (huge: none). */
+static inline uint64_t pmu_guest_ticks_to_pmi(const struct vcpu *v, unsigned int cpl)
+{
+    if (!v->pmu.vpmu.on)
+        return UINT64_MAX;
+    return pmu_guest_clock_to_pmi(&v->pmu.vpmu.clock, pmu_guest_mode(cpl));
+}
 
 /* n guest ticks (instructions, cycles and reference cycles in Bochs) ran
- * at privilege level cpl: counted, and a PMI they raise goes to the guest
- * as an NMI when its LVTPC is in NMI mode (Linux's choice); a PMI for an
- * LVTPC in another delivery mode is counted as not delivered. */
-void pmu_guest_count(struct vcpu *v, unsigned int cpl, uint64_t n);
+ * at privilege level cpl: counted, a PMI they raise delivered
+ * (pmu_guest_take). */
+static inline void pmu_guest_count(struct vcpu *v, unsigned int cpl, uint64_t n)
+{
+    if (v->pmu.vpmu.on && pmu_guest_clock_add(&v->pmu.vpmu.clock, pmu_guest_mode(cpl), n))
+        pmu_guest_take(v);
+}
 
 /* End of the domain: what v's virtual PMU delivered, if the guest used it. */
 void pmu_guest_report(const struct vcpu *v);

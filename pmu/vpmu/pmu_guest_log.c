@@ -50,15 +50,17 @@ static void emit_pmis(const struct vcpu *v, const uint64_t logged[LOG_GUEST_PMI_
     }
 }
 
+/* Every entry asks: one comparison while no PMI was raised (each is
+ * delivered, as an NMI or a vector, or masked). */
 void pmu_guest_log_pmis(struct vcpu *v)
 {
     uint64_t totals[LOG_GUEST_PMI_DELIVERY_COUNT];
-    if (!v->pmu.vpmu.on)
+    const struct vpmu *g = &v->pmu.vpmu.regs;
+    uint64_t *logged = v->pmu.vpmu.log.pmis;
+    if (!v->pmu.vpmu.on ||
+        logged[0] + logged[1] + logged[2] == g->pmis_delivered + g->pmis_masked)
         return;
     pmi_totals(v, totals);
-    uint64_t *logged = v->pmu.vpmu.log.pmis;
-    if (logged[0] == totals[0] && logged[1] == totals[1] && logged[2] == totals[2])
-        return;
     emit_pmis(v, logged, totals);
     for (unsigned int d = 0; d < LOG_GUEST_PMI_DELIVERY_COUNT; d++)
         logged[d] = totals[d];

@@ -2,7 +2,7 @@
  * events each VCPU programmed (guest-pmu-prog records, each programming
  * once, pmu/vpmu/vpmu_prog.h) and every PMI its virtual PMU raised, with how it
  * went (guest-pmi records, include/vertigo/log_format.h). Called from the
- * VM-exit loop (pmu/run/pmu_loop.c); nothing is written with log=none, but
+ * VM-exit loop (pmu/run/pmu_loop.c, pmu/vpmu/pmu_guest.c); nothing is written with log=none, but
  * the counts below are kept either way. */
 #ifndef PMU_PMU_GUEST_LOG_H
 #define PMU_PMU_GUEST_LOG_H
@@ -14,8 +14,9 @@
 void pmu_guest_log_programming(struct vcpu *v);
 
 /* A record per PMI v's virtual PMU raised since the last call (delivered
- * as an NMI, asked for a vector, or lost to a masked LVTPC). Before each
- * entry and at the end of the domain: cheap when nothing happened. */
+ * as an NMI, asked for a vector, or lost to a masked LVTPC). Where its
+ * counters may have raised one (pmu/vpmu/pmu_guest.c) and at the end of the
+ * domain: cheap when nothing happened. */
 void pmu_guest_log_pmis(struct vcpu *v);
 
 /* End of the domain: records for v's PMIs not logged yet, and a line

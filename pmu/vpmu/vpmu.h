@@ -53,6 +53,11 @@ enum vpmu_arch_event {
 
 enum vpmu_mode { VPMU_USER, VPMU_KERNEL };
 
+/* The modes a counter counts in: user only, kernel only, both (the first
+ * two are enum vpmu_mode's values). */
+enum vpmu_modes { VPMU_ONLY_USER = VPMU_USER, VPMU_ONLY_KERNEL = VPMU_KERNEL, VPMU_BOTH_MODES,
+                  VPMU_MODE_SETS };
+
 struct vpmu_config {
     unsigned int gp_counters;       /* 0..VPMU_MAX_GP */
     unsigned int fixed_counters;    /* 0..VPMU_MAX_FIXED */
@@ -108,6 +113,13 @@ void vpmu_lvtpc_write(struct vpmu *p, uint32_t value);
  * and, with its interrupt bit, raises a PMI delivered through LVTPC. */
 void vpmu_count(struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode, uint64_t n);
 
+/* n events of every kind the backend counts (config.available) happened
+ * in mode, as a backend whose events all advance together counts them:
+ * vpmu_count of each, except that counters of different events that wrap
+ * at the same event raise one PMI, as hardware raises one for overflows
+ * it takes together. */
+void vpmu_count_every_event(struct vpmu *p, enum vpmu_mode mode, uint64_t n);
+
 /* Counters measured elsewhere (on hardware counters) wrapped: their
  * GLOBAL_STATUS bits (GP k: k, fixed j: 32 + j) are set and, if one of
  * them has its interrupt bit, one PMI goes through LVTPC, as hardware
@@ -118,6 +130,14 @@ void vpmu_overflowed(struct vpmu *p, uint64_t status_bits);
 /* How many events of kind ev in mode until a counter whose overflow
  * raises a PMI wraps (UINT64_MAX: none): the backend's next deadline. */
 uint64_t vpmu_events_to_pmi(const struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode);
+
+/* For a backend whose events all advance together (each available event
+ * counts the same n events per mode): budget[m] is how many events
+ * counted in the modes m (enum vpmu_modes) until a counter counting in
+ * exactly those modes raises a PMI by wrapping (UINT64_MAX: none). A PMI
+ * is due once the events of either mode since then reach budget[mode] or
+ * their sum reaches budget[VPMU_BOTH_MODES]. */
+void vpmu_pmi_budget(const struct vpmu *p, uint64_t budget[VPMU_MODE_SETS]);
 
 /* True if some counter counts (a backend can skip the guest's PMU
  * otherwise). */

@@ -113,10 +113,11 @@ static void deliver_pmi(struct vpmu *p)
     p->lvtpc |= VPMU_LVT_MASKED;
 }
 
-void vpmu_count(struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode, uint64_t n)
+/* The live counters advance by n, each wrap seen: a counter that wraps
+ * sets its GLOBAL_STATUS bit, and the wraps of one step (counters that
+ * wrap at the same event) raise one PMI. */
+static void advance(struct vpmu *p, const struct live *live, unsigned int count, uint64_t n)
 {
-    struct live live[LIVE_MAX];
-    unsigned int count = live_counters(p, ev, mode, live);
     while (n > 0 && count > 0) {
         uint64_t step = n;      /* up to the first wrap, so each is seen */
         for (unsigned int i = 0; i < count; i++) {
@@ -136,6 +137,58 @@ void vpmu_count(struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode, ui
         if (pmi)
             deliver_pmi(p);
     }
+}
+
+void vpmu_count(struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode, uint64_t n)
+{
+    struct live live[LIVE_MAX];
+    advance(p, live, live_counters(p, ev, mode, live), n);
+}
+
+/* The architectural event of a GP counter's select and unit mask
+ * (VPMU_EV_COUNT: none of them), and each fixed counter's. */
+static unsigned int gp_event(uint64_t evtsel)
+{
+    for (unsigned int ev = 0; ev < VPMU_EV_COUNT; ev++)
+        if ((uint8_t)evtsel == arch_events[ev].select &&
+            (uint8_t)(evtsel >> 8) == arch_events[ev].umask)
+            return ev;
+    return VPMU_EV_COUNT;
+}
+
+static const uint8_t fixed_events[VPMU_MAX_FIXED] = {
+    VPMU_EV_INSTRUCTIONS, VPMU_EV_CYCLES, VPMU_EV_REF_CYCLES,
+};
+
+/* Every counter an event the backend counts advances in mode, in one
+ * pass (live_counters, for all of them). */
+static unsigned int live_any(const struct vpmu *p, enum vpmu_mode mode, struct live *out)
+{
+    unsigned int n = 0;
+    for (unsigned int k = 0; k < p->config.gp_counters; k++) {
+        uint64_t s = p->evtsel[k];
+        if (!(s & VPMU_EVTSEL_EN) || !(p->global_ctrl & (1ull << k)) ||
+            !counts_in(s & VPMU_EVTSEL_OS, s & VPMU_EVTSEL_USR, mode))
+            continue;
+        unsigned int ev = gp_event(s);
+        if (ev < VPMU_EV_COUNT && (p->config.available & (1u << ev)))
+            out[n++] = (struct live){ k, (s & VPMU_EVTSEL_INT) != 0 };
+    }
+    for (unsigned int j = 0; j < p->config.fixed_counters; j++) {
+        unsigned int field = fixed_field(p, j);
+        if ((p->global_ctrl & (1ull << (32 + j))) &&
+            counts_in(field & VPMU_FIXED_OS, field & VPMU_FIXED_USR, mode) &&
+            (p->config.available & (1u << fixed_events[j])))
+            out[n++] = (struct live){ 32u + j, (field & VPMU_FIXED_PMI) != 0 };
+    }
+    return n;
+}
+
+void vpmu_count_every_event(struct vpmu *p, enum vpmu_mode mode, uint64_t n)
+{
+    struct live live[LIVE_MAX];
+    if (p->global_ctrl)
+        advance(p, live, live_any(p, mode, live), n);
 }
 
 /* Whether the counter of GLOBAL_STATUS bit `bit` raises a PMI when it
@@ -172,6 +225,36 @@ uint64_t vpmu_events_to_pmi(const struct vpmu *p, enum vpmu_arch_event ev, enum 
             nearest = to_wrap;
     }
     return nearest;
+}
+
+static bool listed(const struct live *live, unsigned int count, unsigned int bit)
+{
+    for (unsigned int i = 0; i < count; i++)
+        if (live[i].bit == bit)
+            return true;
+    return false;
+}
+
+static void lower(uint64_t *budget, uint64_t n)
+{
+    *budget = n < *budget ? n : *budget;
+}
+
+void vpmu_pmi_budget(const struct vpmu *p, uint64_t budget[VPMU_MODE_SETS])
+{
+    struct live user[LIVE_MAX], kernel[LIVE_MAX];
+    budget[VPMU_ONLY_USER] = budget[VPMU_ONLY_KERNEL] = budget[VPMU_BOTH_MODES] = UINT64_MAX;
+    if (!p->global_ctrl)
+        return;
+    unsigned int nu = live_any(p, VPMU_USER, user);
+    unsigned int nk = live_any(p, VPMU_KERNEL, kernel);
+    for (unsigned int i = 0; i < nu; i++)
+        if (user[i].pmi)
+            lower(&budget[listed(kernel, nk, user[i].bit) ? VPMU_BOTH_MODES : VPMU_ONLY_USER],
+                  COUNTER_MASK - counter_value(p, user[i].bit) + 1);
+    for (unsigned int i = 0; i < nk; i++)
+        if (kernel[i].pmi && !listed(user, nu, kernel[i].bit))
+            lower(&budget[VPMU_ONLY_KERNEL], COUNTER_MASK - counter_value(p, kernel[i].bit) + 1);
 }
 
 bool vpmu_counts_one_mode(const struct vpmu *p)

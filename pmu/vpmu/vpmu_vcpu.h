@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pmu/vpmu/pmu_guest_clock.h"
 #include "pmu/vpmu/vpmu.h"
 #include "pmu/vpmu/vpmu_prog.h"
 #include "vertigo/log_format.h"
@@ -20,6 +21,7 @@ struct pmu_guest_log_state {
 struct vpmu_vcpu {
     bool on;                        /* the guest has a virtual PMU */
     struct vpmu regs;               /* its registers and counts */
+    struct pmu_guest_clock clock;   /* software backend: its events, counted lazily */
     struct pmu_guest_log_state log;
     uint64_t pmis_unsupported;      /* PMIs for an LVTPC its APIC cannot deliver */
     uint64_t pmis_vector;           /* PMIs delivered as LVTPC's fixed vector */

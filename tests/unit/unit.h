@@ -41,4 +41,14 @@ void *unit_read_file(const char *path, size_t *size);
            unit_fail(__FILE__, __LINE__, "%s == %s: \"%s\" != \"%s\"", \
                      #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)"); })
 
+/* xorshift64 pseudo-random numbers from *state (never 0; a fixed seed
+ * makes a test repeatable). */
+static inline uint64_t unit_rand(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
 #endif

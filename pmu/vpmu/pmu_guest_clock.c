@@ -1,0 +1,28 @@
+/* The guest's virtual PMU counted lazily (see pmu/vpmu/pmu_guest_clock.h). */
+#include "pmu/vpmu/pmu_guest_clock.h"
+
+void pmu_guest_clock_plan(struct pmu_guest_clock *c, const struct vpmu *p)
+{
+    uint64_t budget[VPMU_MODE_SETS];
+    vpmu_pmi_budget(p, budget);
+    for (unsigned int m = 0; m < VPMU_MODE_SETS; m++) {
+        int64_t b = budget[m] < (uint64_t)PMU_GUEST_CLOCK_FAR ? (int64_t)budget[m]
+                                                                : PMU_GUEST_CLOCK_FAR;
+        c->left[m] = c->budget[m] = b;
+    }
+}
+
+/* Nothing counted since the last take leaves the budgets as they are. */
+void pmu_guest_clock_take(struct pmu_guest_clock *c, struct vpmu *p)
+{
+    bool counted = false;
+    for (unsigned int mode = VPMU_USER; mode <= VPMU_KERNEL; mode++) {
+        uint64_t n = (uint64_t)(c->budget[mode] - c->left[mode]);
+        if (n == 0)
+            continue;
+        vpmu_count_every_event(p, (enum vpmu_mode)mode, n);
+        counted = true;
+    }
+    if (counted)
+        pmu_guest_clock_plan(c, p);
+}

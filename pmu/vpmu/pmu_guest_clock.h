@@ -1,0 +1,69 @@
+/* The guest's virtual PMU on the software backend, counted lazily.
+ *
+ * Every event the software backend counts for the guest advances each of
+ * the virtual PMU's available events alike: a tick of a guest run is an
+ * instruction, a core cycle and a reference cycle in Bochs (elsewhere only
+ * the cycle events are offered), and an instruction Vertigo emulates is one
+ * of each in Bochs. So a VCPU keeps, per mode, only the events left before
+ * a PMI is due, which every exit lowers with a subtraction, and the
+ * virtual PMU's counters take the events since they last did only when
+ * something can see them: the guest reads or writes a PMU register
+ * (RDMSR, WRMSR, RDPMC) or a counter reaches its PMI. The counts, the
+ * overflows and the exit at which each PMI is delivered are those of
+ * counting every run at its exit (tests/unit/test_vpmu_clock.c). Portable. */
+#ifndef PMU_PMU_GUEST_CLOCK_H
+#define PMU_PMU_GUEST_CLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu/vpmu/vpmu.h"
+
+/* What a budget is when no counter of those modes raises a PMI: far
+ * enough that no run reaches it (a take sets it again if one ever did). */
+#define PMU_GUEST_CLOCK_FAR (1ll << 62)
+
+struct pmu_guest_clock {
+    /* Events still to count, since the last take, before a counter of
+     * those modes raises its PMI: in user mode, in kernel mode (enum
+     * vpmu_mode), and in either (a counter of both modes); 0 or less: due. */
+    int64_t left[VPMU_MODE_SETS];
+    int64_t budget[VPMU_MODE_SETS];     /* left[] at the last take */
+};
+
+/* n events in mode: true if a PMI is due, so the counters must take the
+ * events now (pmu_guest_clock_take). */
+static inline bool pmu_guest_clock_add(struct pmu_guest_clock *c, enum vpmu_mode mode, uint64_t n)
+{
+    c->left[mode] -= (int64_t)n;
+    c->left[VPMU_BOTH_MODES] -= (int64_t)n;
+    return ((c->left[mode] - 1) | (c->left[VPMU_BOTH_MODES] - 1)) < 0;
+}
+
+/* Events a run in mode may count before a PMI is due (at least 1 while
+ * none is due; PMU_GUEST_CLOCK_FAR or about when none is set). */
+static inline uint64_t pmu_guest_clock_to_pmi(const struct pmu_guest_clock *c, enum vpmu_mode mode)
+{
+    int64_t one = c->left[mode], both = c->left[VPMU_BOTH_MODES];
+    return (uint64_t)(one < both ? one : both);
+}
+
+/* True if a PMI point was reached (the counters must take the events). */
+static inline bool pmu_guest_clock_due(const struct pmu_guest_clock *c)
+{
+    return c->left[VPMU_USER] <= 0 || c->left[VPMU_KERNEL] <= 0 ||
+           c->left[VPMU_BOTH_MODES] <= 0;
+}
+
+/* The counters take the events since the last take: each of p's
+ * available events advances by them in their mode (a counter that wraps
+ * sets its status bit and may raise a PMI through p's LVTPC, which the
+ * caller refreshes first when pmu_guest_clock_due says so). Then the
+ * budgets are set from p's counters. */
+void pmu_guest_clock_take(struct pmu_guest_clock *c, struct vpmu *p);
+
+/* The budgets again, from p's counters (after a register write; the
+ * events since the last take must have been taken). */
+void pmu_guest_clock_plan(struct pmu_guest_clock *c, const struct vpmu *p);
+
+#endif
