@@ -133,6 +133,19 @@ bool pmu_arch_guest_pmi_vector(struct vcpu *v);
 void pmu_arch_rdpmc_exiting(struct vcpu *v, bool on);
 /* The guest's CR4.PCE: RDPMC allowed outside CPL 0. */
 bool pmu_arch_guest_cr4_pce(const struct vcpu *v);
+/* The handler of an NMI Vertigo injected into v that v has not returned
+ * from yet: a number of its own (each injection gets a new one), 0 when
+ * v is not in such a handler. */
+uint64_t pmu_arch_guest_nmi_handler(const struct vcpu *v);
+/* The next VM exit of v comes at the latest when it returns (IRET) from
+ * the NMI handler it is in. Before the entry is committed. */
+void pmu_arch_guest_nmi_return_exits(struct vcpu *v);
+/* v's TSC reads the host's minus `behind` ticks from the next entry on
+ * (false: the CPU cannot offset the guest's TSC). */
+bool pmu_arch_guest_tsc_behind(struct vcpu *v, uint64_t behind);
+/* TSC ticks of the VM entry and exit path around each guest run, beyond
+ * the entry's and the exit's TSC reads (0 while unknown). */
+uint64_t pmu_arch_entry_exit_ticks(const struct vcpu *v);
 
 /* ---- The guest's paravirtual counter page ---- */
 /* Vertigo's pointer to the page of guest RAM at page-aligned gpa, which

@@ -31,6 +31,7 @@
 
 #include "pmu/backend/swevents.h"
 #include "pmu/pmu_arch.h"
+#include "pmu/vpmu/pmu_guest_nmi_time.h"
 #include "vmm/hypercall.h"
 #include "vmm/vcpu.h"
 
@@ -46,6 +47,8 @@ static inline void pmu_entering(struct vcpu *v)
 {
     if (v->pmu.pv.published)
         pmu_pv_entering(&v->pmu.pv, pmu_arch_tsc());
+    if (v->pmu.vpmu.nmi_time.hiding)
+        pmu_guest_nmi_time_entering(v);
 }
 
 /* Counts the exit (its full exit reason) as a software event. */

@@ -97,6 +97,14 @@ static void request_nmi_window(void)
                vmcs_read(VMCS_PROC_BASED_CONTROLS) | PROC_NMI_WINDOW_EXITING);
 }
 
+/* Inside the guest's NMI handler virtual-NMI blocking is set; its IRET
+ * clears it, and with NMI-window exiting the next instruction boundary
+ * exits (SDM Vol. 3C 26.7.6). */
+void vmx_exit_at_nmi_return(void)
+{
+    request_nmi_window();
+}
+
 /* NMI context. Before the entry is committed the NMI is only counted:
  * vmx_prepare_entry or, at the latest, vmx_nmi_entry_commit takes it.
  * After that nothing else writes the controls until the VM exit, and the
@@ -162,6 +170,7 @@ static void inject_nmi(struct vcpu *v)
     vmcs_write(VMCS_ENTRY_INTR_INFO, INTR_INFO(VEC_NMI, INTR_TYPE_NMI));
     v->vmx.pending_nmis--;
     v->vmx.guest_in_nmi = true;
+    v->vmx.nmis_injected++;
 }
 
 /* Guest NMIs the root NMI handler queued become pending: v's own virtual

@@ -67,6 +67,7 @@ struct vcpu_vmx {
                                  * adds, the entry path exchanges to 0) */
     uint32_t vcpu_nmis;         /* NMIs of its own virtual PMU, queued alike */
     bool guest_in_nmi;          /* we injected an NMI the guest has not IRETed */
+    uint64_t nmis_injected;     /* NMIs injected so far */
     uint64_t cr0_shadow;        /* the guest's view of CR0 / CR4 */
     uint64_t cr4_shadow;
     uint64_t exit_tsc;          /* TSC at the last exit */

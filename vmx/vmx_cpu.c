@@ -34,7 +34,9 @@ static void control_requests(struct vmx_ctl_request req[VMX_CTL_COUNT])
         .required = PROC_MSR_BITMAPS | PROC_IO_BITMAPS | PROC_SECONDARY_CONTROLS |
                     PROC_RDPMC_EXITING,
         /* per use, as above; TSC offsetting from a domain's first write
-         * to its virtual IA32_TSC or TSC_ADJUST (vmx/exit_vhw_msr.c) */
+         * to its virtual IA32_TSC or TSC_ADJUST (vmx/exit_vhw_msr.c) or
+         * the first NMI handler of a guest's virtual PMU whose time is
+         * hidden (pmu/vpmu/pmu_guest_nmi_time.h) */
         .wanted = PROC_HLT_EXITING | PROC_INTR_WINDOW_EXITING | PROC_TSC_OFFSETTING,
         .must_clear = PROC_UNCOND_IO_EXITING,
     };

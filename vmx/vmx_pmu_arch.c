@@ -263,6 +263,35 @@ bool pmu_arch_guest_cr4_pce(const struct vcpu *v)
     return (vmcs_read(VMCS_GUEST_CR4) & CR4_PCE) != 0;
 }
 
+uint64_t pmu_arch_guest_nmi_handler(const struct vcpu *v)
+{
+    return v->vmx.guest_in_nmi ? v->vmx.nmis_injected : 0;
+}
+
+void pmu_arch_guest_nmi_return_exits(struct vcpu *v)
+{
+    (void)v;
+    vmx_exit_at_nmi_return();
+}
+
+/* RDTSC, RDTSCP and IA32_TSC reads in the guest add the TSC offset (SDM
+ * Vol. 3C 26.6.5) when "use TSC offsetting" is on (vmcs_setup sets it
+ * wherever the CPU has it, with offset 0). */
+bool pmu_arch_guest_tsc_behind(struct vcpu *v, uint64_t behind)
+{
+    (void)v;
+    if (!(vmx_config.ctl.proc & PROC_TSC_OFFSETTING))
+        return false;
+    vmcs_write(VMCS_TSC_OFFSET, -behind);
+    return true;
+}
+
+uint64_t pmu_arch_entry_exit_ticks(const struct vcpu *v)
+{
+    uint64_t ticks = v->vmx.timer.root_ticks[0];
+    return ticks == UINT64_MAX ? 0 : ticks;
+}
+
 /* ---- The guest's paravirtual counter page ---- */
 
 enum guest_access pmu_arch_guest_ram_page(struct vcpu *v, uint64_t gpa, void **host)

@@ -23,6 +23,7 @@ void pmu_before_entry(struct vcpu *v)
 {
     sample_before_entry(v);
     pmu_run_before_entry(v);
+    pmu_guest_nmi_time_before_entry(v);
 }
 
 void pmu_after_exit(struct vcpu *v, uint64_t guest_ticks)

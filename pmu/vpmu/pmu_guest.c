@@ -153,6 +153,11 @@ void pmu_guest_report(const struct vcpu *v)
            "%lu not delivered (LVTPC in a mode its APIC does not deliver)\n", v->id,
            g->pmis_delivered - v->pmu.vpmu.pmis_unsupported, g->pmis_masked,
            v->pmu.vpmu.pmis_unsupported);
+    const struct pmu_guest_nmi_time *t = &v->pmu.vpmu.nmi_time;
+    if (t->exits)
+        printk("pmu: vcpu %u: guest PMU: Vertigo's time inside its NMI handlers kept off its "
+               "TSC: %lu ticks in %lu exits, given back at each IRET\n", v->id,
+               t->given_back + t->behind, t->exits);
 }
 
 void pmu_guest_cpuid_leaf(const struct vcpu *v, uint32_t regs[4])

@@ -5,10 +5,11 @@
 # loop and in the log. The hardware backend's share is pmu/hw/vpmu_hw.c.
 PMU_VPMU_SRCS := pmu/vpmu/vpmu_regs.c pmu/vpmu/vpmu_count.c pmu/vpmu/vpmu_prog.c \
                  pmu/vpmu/vpmu_options.c pmu/vpmu/pmu_guest.c pmu/vpmu/pmu_guest_log.c \
-                 pmu/vpmu/pmu_guest_clock.c
+                 pmu/vpmu/pmu_guest_clock.c pmu/vpmu/pmu_guest_nmi_time.c
 HV_SRCS      += $(PMU_VPMU_SRCS)
 HEADERS_HV   += pmu/vpmu/vpmu.h pmu/vpmu/vpmu_prog.h pmu/vpmu/vpmu_options.h pmu/vpmu/pmu_guest.h \
-                pmu/vpmu/pmu_guest_log.h pmu/vpmu/vpmu_vcpu.h pmu/vpmu/pmu_guest_clock.h
+                pmu/vpmu/pmu_guest_log.h pmu/vpmu/vpmu_vcpu.h pmu/vpmu/pmu_guest_clock.h \
+                pmu/vpmu/pmu_guest_nmi_time.h
 HEADERS_HOST += pmu/vpmu/vpmu.h pmu/vpmu/vpmu_prog.h pmu/vpmu/pmu_guest_clock.h
 PMU_POLICY_SRCS += $(PMU_VPMU_SRCS)
 

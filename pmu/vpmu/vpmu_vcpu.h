@@ -18,10 +18,21 @@ struct pmu_guest_log_state {
     uint64_t pmis[LOG_GUEST_PMI_DELIVERY_COUNT];    /* PMIs logged, by delivery */
 };
 
+/* The guest's TSC inside the NMI handlers Vertigo injects
+ * (pmu/vpmu/pmu_guest_nmi_time.h). */
+struct pmu_guest_nmi_time {
+    uint64_t handler;               /* the handler the guest is in (0: none) */
+    bool hiding;                    /* this entry follows an exit inside it */
+    uint64_t behind;                /* ticks its TSC is behind the host's */
+    uint64_t given_back;            /* statistics: ticks hidden and given back */
+    uint64_t exits;                 /* ... in this many exits */
+};
+
 struct vpmu_vcpu {
     bool on;                        /* the guest has a virtual PMU */
     struct vpmu regs;               /* its registers and counts */
     struct pmu_guest_clock clock;   /* software backend: its events, counted lazily */
+    struct pmu_guest_nmi_time nmi_time; /* its TSC inside its NMI handlers */
     struct pmu_guest_log_state log;
     uint64_t pmis_unsupported;      /* PMIs for an LVTPC its APIC cannot deliver */
     uint64_t pmis_vector;           /* PMIs delivered as LVTPC's fixed vector */

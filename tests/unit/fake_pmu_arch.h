@@ -59,6 +59,11 @@ struct fake_arch {
     unsigned int pmi_vectors_taken;
     /* the guest's virtual PMU */
     bool rdpmc_exiting, cr4_pce;
+    uint64_t nmi_handler;               /* the injected NMI handler it is in, 0: none */
+    bool nmi_return_exits;              /* its IRET was made to exit */
+    bool tsc_offsetting;                /* the guest's TSC can be set behind */
+    uint64_t tsc_behind;                /* how far */
+    uint64_t entry_exit_ticks;          /* the entry/exit path's ticks */
     /* the one page of guest RAM the guest may register for its
      * paravirtual counters, and what any other address gets */
     void *pv_page;

@@ -297,3 +297,49 @@ TEST(the_guests_pmu_alone_makes_no_steps)
     pmu_before_entry(v);
     CHECK_EQ(fake.timer[PMU_TIMER_STEP], 5000);
 }
+
+/* Inside an NMI handler Vertigo injected, the guest's TSC falls behind the
+ * host's by each exit's span (from the exit's TSC to the entry, plus the
+ * entry/exit path), from the first exit inside the handler on, and the
+ * handler's IRET exits; a new handler, or none, gives it all back. */
+static void entry_at(struct vcpu *v, uint64_t exit_tsc, uint64_t now)
+{
+    fake.exit_tsc = exit_tsc;
+    fake.tsc = now;
+    pmu_before_entry(v);
+    pmu_entering(v);
+}
+
+TEST(the_guests_tsc_skips_vertigos_time_inside_its_nmi_handlers)
+{
+    struct vcpu *v = start("pmu=soft", false);
+    fake.tsc_offsetting = true;
+    fake.entry_exit_ticks = 60;
+    entry_at(v, 100, 400);                      /* no handler */
+    CHECK_EQ(fake.tsc_behind, 0);
+    fake.nmi_handler = 1;                       /* this entry injects it */
+    entry_at(v, 1000, 1500);
+    CHECK_EQ(fake.tsc_behind, 0);
+    CHECK(!fake.nmi_return_exits);
+    entry_at(v, 2000, 2300);                    /* an exit inside: 300 + 60 */
+    CHECK_EQ(fake.tsc_behind, 360);
+    CHECK(fake.nmi_return_exits);
+    entry_at(v, 3000, 3100);
+    CHECK_EQ(fake.tsc_behind, 520);
+    fake.nmi_handler = 2;                       /* IRET, and the next PMI injected */
+    entry_at(v, 4000, 4500);
+    CHECK_EQ(fake.tsc_behind, 0);
+    entry_at(v, 5000, 5040);
+    CHECK_EQ(fake.tsc_behind, 100);
+    fake.nmi_handler = 0;                       /* IRET */
+    entry_at(v, 6000, 6300);
+    CHECK_EQ(fake.tsc_behind, 0);
+    CHECK_EQ(v->pmu.vpmu.nmi_time.given_back, 620);
+    /* without a virtual PMU, the guest's NMI handlers keep the host's TSC */
+    v = start("pmu=soft pmu.guest=off", false);
+    fake.tsc_offsetting = true;
+    fake.nmi_handler = 1;
+    entry_at(v, 1000, 1500);
+    entry_at(v, 2000, 2300);
+    CHECK_EQ(fake.tsc_behind, 0);
+}
