@@ -221,6 +221,7 @@ static void switch_vcpu(struct sched_cpu *s, struct vcpu *from, struct vcpu *to)
     uint64_t start = rdtsc();
     vmx_timer_cancel(from, VMX_TIMER_SLICE);
     pmu_vcpu_switch_out(from);
+    exit_stats_switched_out(&from->stats);
     save_syscall_msrs(from);
     switch_cr2(from, to);
     vcpu_debugregs_switch(from, to);
