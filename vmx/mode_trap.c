@@ -73,11 +73,12 @@ enum msr_access_result vmx_efer_write(struct vcpu *v, uint32_t msr, uint64_t val
 
 /* ---- On and off ------------------------------------------------------------ */
 
-static void disarm(void)
+static void disarm(struct vmx_mode_traps *t)
 {
     set_bit(VMCS_PIN_BASED_CONTROLS, PIN_EXTERNAL_INTR_EXITING, false);
     set_bit(VMCS_EXIT_CONTROLS, EXIT_ACK_INTR_ON_EXIT, false);
     set_bit(VMCS_PROC_BASED_CONTROLS, PROC_HLT_EXITING, false);
+    t->interrupts_exit = t->hlt_exits = false;
 }
 
 void vmx_mode_traps_set(struct vcpu *v, bool on)
@@ -91,7 +92,7 @@ void vmx_mode_traps_set(struct vcpu *v, bool on)
     vmcs_write(VMCS_PF_ERROR_CODE_MATCH, on ? PFEC_USER : 0);
     load_guest_sce(v);
     if (!on && !t->halts)
-        disarm();
+        disarm(t);
 }
 
 void vmx_halt_traps_set(struct vcpu *v, bool on)
@@ -99,7 +100,7 @@ void vmx_halt_traps_set(struct vcpu *v, bool on)
     struct vmx_mode_traps *t = &v->vmx.traps;
     t->halts = on;
     if (!on && !t->on)
-        disarm();
+        disarm(t);
 }
 
 unsigned int vmx_mode_traps_entry_cpl(void)
@@ -199,6 +200,10 @@ static void watch_iret(struct vcpu *v)
     set_bit(VMCS_PROC_BASED_CONTROLS, PROC_NMI_WINDOW_EXITING, true);
 }
 
+/* Every entry while the traps are on: the controls are written only when
+ * they change (t keeps what this file last wrote; the scheduler may set
+ * interrupt exiting too, never clear it), and the guest's CPL and activity
+ * state are read only when they decide something. */
 void vmx_mode_traps_arm(struct vcpu *v)
 {
     struct vmx_mode_traps *t = &v->vmx.traps;
@@ -209,12 +214,19 @@ void vmx_mode_traps_arm(struct vcpu *v)
      * an event is being injected (it wakes the guest into its kernel
      * handler). */
     bool injecting = (vmcs_read(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID) != 0;
-    bool halted = vmcs_read(VMCS_GUEST_ACTIVITY_STATE) == VMX_ACTIVITY_HLT;
-    bool kernel = injecting || vmx_guest_cpl() == 0;
-    bool take_interrupts = !injecting && !t->pending_intr && (halted || (t->on && !kernel));
-    set_bit(VMCS_PIN_BASED_CONTROLS, PIN_EXTERNAL_INTR_EXITING, take_interrupts);
-    set_bit(VMCS_EXIT_CONTROLS, EXIT_ACK_INTR_ON_EXIT, take_interrupts);
-    set_bit(VMCS_PROC_BASED_CONTROLS, PROC_HLT_EXITING, true);
+    bool kernel = injecting || (t->on && vmx_guest_cpl() == 0);
+    bool take_interrupts = !injecting && !t->pending_intr &&
+                           ((t->on && !kernel) ||
+                            vmcs_read(VMCS_GUEST_ACTIVITY_STATE) == VMX_ACTIVITY_HLT);
+    if (take_interrupts != t->interrupts_exit) {
+        set_bit(VMCS_PIN_BASED_CONTROLS, PIN_EXTERNAL_INTR_EXITING, take_interrupts);
+        set_bit(VMCS_EXIT_CONTROLS, EXIT_ACK_INTR_ON_EXIT, take_interrupts);
+        t->interrupts_exit = take_interrupts;
+    }
+    if (!t->hlt_exits) {
+        set_bit(VMCS_PROC_BASED_CONTROLS, PROC_HLT_EXITING, true);
+        t->hlt_exits = true;
+    }
     if (t->on && kernel)
         watch_iret(v);
 }

@@ -54,6 +54,9 @@ struct vmx_mode_traps {
                                  * to exit after the guest's next IRET */
     uint32_t pending_intr;      /* an interrupt taken at an exit, to inject
                                  * (VM-entry interruption info; 0: none) */
+    bool interrupts_exit;       /* interrupt exiting and acknowledge-on-exit
+                                 * as vmx/mode_trap.c last set them */
+    bool hlt_exits;             /* HLT exiting set by vmx/mode_trap.c */
     /* statistics */
     uint64_t syscalls, sysrets, exceptions, interrupts, irets, hlts;
 };
