@@ -143,9 +143,6 @@ void pmu_arch_guest_nmi_return_exits(struct vcpu *v);
 /* v's TSC reads the host's minus `behind` ticks from the next entry on
  * (false: the CPU cannot offset the guest's TSC). */
 bool pmu_arch_guest_tsc_behind(struct vcpu *v, uint64_t behind);
-/* TSC ticks of the VM entry and exit path around each guest run, beyond
- * the entry's and the exit's TSC reads (0 while unknown). */
-uint64_t pmu_arch_entry_exit_ticks(const struct vcpu *v);
 
 /* ---- The guest's paravirtual counter page ---- */
 /* Vertigo's pointer to the page of guest RAM at page-aligned gpa, which

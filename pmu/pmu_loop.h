@@ -15,6 +15,7 @@
  *                          kernel, whatever the guest's CPL), before the
  *                          timer is loaded
  *   pmu_entering           last, just before the entry's TSC is read
+ *   pmu_entry_timed        just after it
  *   pmu_after_exit         after every VM exit, with the guest ticks the
  *                          shared timer measured
  *   pmu_exit_handled       after the exit handler returned
@@ -47,8 +48,14 @@ static inline void pmu_entering(struct vcpu *v)
 {
     if (v->pmu.pv.published)
         pmu_pv_entering(&v->pmu.pv, pmu_arch_tsc());
+}
+
+/* The entry's TSC was read, the VM entry follows: inside a guest NMI
+ * handler, the guest's TSC offset for this entry. Inline: every entry. */
+static inline void pmu_entry_timed(struct vcpu *v)
+{
     if (v->pmu.vpmu.nmi_time.hiding)
-        pmu_guest_nmi_time_entering(v);
+        pmu_guest_nmi_time_entered(v);
 }
 
 /* Counts the exit (its full exit reason) as a software event. */

@@ -286,12 +286,6 @@ bool pmu_arch_guest_tsc_behind(struct vcpu *v, uint64_t behind)
     return true;
 }
 
-uint64_t pmu_arch_entry_exit_ticks(const struct vcpu *v)
-{
-    uint64_t ticks = v->vmx.timer.root_ticks[0];
-    return ticks == UINT64_MAX ? 0 : ticks;
-}
-
 /* ---- The guest's paravirtual counter page ---- */
 
 enum guest_access pmu_arch_guest_ram_page(struct vcpu *v, uint64_t gpa, void **host)

@@ -133,6 +133,7 @@ __attribute__((noreturn)) void vmx_vcpu_loop(struct vcpu *v)
         vmx_nmi_entry_commit(v);
         pmu_entering(v);
         v->vmx.entry_tsc = rdtsc();
+        pmu_entry_timed(v);
         exit_stats_record_entry(&v->stats, v->vmx.entry_tsc - v->vmx.exit_tsc);
         int status = vmx_enter_guest(&v->regs, v->vmx.launched);
         vmx_nmi_exit_begin(v);

@@ -28,6 +28,7 @@ void pmu_before_entry(struct vcpu *v)
 
 void pmu_after_exit(struct vcpu *v, uint64_t guest_ticks)
 {
+    pmu_guest_nmi_time_after_exit(v, guest_ticks);
     pmu_run_after_exit(v, guest_ticks);
     sample_after_exit(v);
 }

@@ -14,6 +14,7 @@ static void handler_changed(struct vcpu *v, uint64_t handler)
     }
     t->handler = handler;
     t->hiding = false;
+    t->last_entry_tsc = 0;
 }
 
 void pmu_guest_nmi_time_before_entry(struct vcpu *v)
@@ -29,12 +30,21 @@ void pmu_guest_nmi_time_before_entry(struct vcpu *v)
         pmu_arch_guest_nmi_return_exits(v);
 }
 
-void pmu_guest_nmi_time_entering(struct vcpu *v)
+/* Vertigo's time since the last entry inside the handler: everything
+ * from that entry's TSC to this one's but the guest's run between them
+ * (the entry and exit path around it included, measured, never guessed);
+ * at the first exit inside the handler, from its exit's TSC (the exit
+ * path before it, a few instructions, stays the guest's). Never more
+ * than Vertigo spent, so the guest's TSC never runs backwards. */
+void pmu_guest_nmi_time_entered(struct vcpu *v)
 {
     struct pmu_guest_nmi_time *t = &v->pmu.vpmu.nmi_time;
-    uint64_t span = pmu_arch_tsc() - pmu_arch_exit_tsc(v) + pmu_arch_entry_exit_ticks(v);
+    uint64_t entry = pmu_arch_entry_tsc(v);
+    uint64_t from = t->last_entry_tsc ? t->last_entry_tsc + t->run_ticks : pmu_arch_exit_tsc(v);
+    uint64_t span = entry > from ? entry - from : 0;
     if (pmu_arch_guest_tsc_behind(v, t->behind + span)) {
         t->behind += span;
         t->exits++;
+        t->last_entry_tsc = entry;
     }
 }

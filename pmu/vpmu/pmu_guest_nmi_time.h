@@ -8,9 +8,10 @@
  * guest would take Vertigo's handling of those exits for its own. From
  * the first exit inside the handler until the guest returns from it (its
  * IRET, which is made to exit), the guest's TSC is set behind the host's
- * by every TSC tick Vertigo spent since then (each exit's span from the VM
- * exit to the VM entry, the entry and exit path included): inside the
- * handler the guest's clock runs only while the guest does. At the IRET's
+ * by every TSC tick Vertigo spent since then (from one entry's TSC read
+ * to the next but the guest's run between them, the entry and exit path
+ * included): inside the handler the guest's clock runs only while the
+ * guest does. At the IRET's
  * exit the offset goes back to 0, so the guest's TSC jumps forward by what
  * it was behind: outside its NMI handlers the guest's clock is the host's
  * and keeps time; inside one it runs slow by Vertigo's share. Portable:
@@ -27,8 +28,16 @@
  * whether this entry follows an exit inside it. */
 void pmu_guest_nmi_time_before_entry(struct vcpu *v);
 
-/* Just before the entry's TSC is read: the exit's span taken off the
- * guest's TSC. */
-void pmu_guest_nmi_time_entering(struct vcpu *v);
+/* The guest ran guest_ticks before this exit (the shared timer's
+ * measure). Inline: every exit. */
+static inline void pmu_guest_nmi_time_after_exit(struct vcpu *v, uint64_t guest_ticks)
+{
+    if (v->pmu.vpmu.nmi_time.hiding)
+        v->pmu.vpmu.nmi_time.run_ticks = guest_ticks;
+}
+
+/* The entry's TSC was read (the VM entry follows): Vertigo's time since
+ * the last entry inside the handler taken off the guest's TSC. */
+void pmu_guest_nmi_time_entered(struct vcpu *v);
 
 #endif

@@ -233,8 +233,6 @@ bool pmu_arch_guest_tsc_behind(struct vcpu *v, uint64_t behind)
     fake.tsc_behind = behind;
     return true;
 }
-
-uint64_t pmu_arch_entry_exit_ticks(const struct vcpu *v) { (void)v; return fake.entry_exit_ticks; }
 enum guest_access pmu_arch_guest_ram_page(struct vcpu *v, uint64_t gpa, void **host)
 {
     (void)v;

@@ -63,7 +63,6 @@ struct fake_arch {
     bool nmi_return_exits;              /* its IRET was made to exit */
     bool tsc_offsetting;                /* the guest's TSC can be set behind */
     uint64_t tsc_behind;                /* how far */
-    uint64_t entry_exit_ticks;          /* the entry/exit path's ticks */
     /* the one page of guest RAM the guest may register for its
      * paravirtual counters, and what any other address gets */
     void *pv_page;

@@ -299,47 +299,49 @@ TEST(the_guests_pmu_alone_makes_no_steps)
 }
 
 /* Inside an NMI handler Vertigo injected, the guest's TSC falls behind the
- * host's by each exit's span (from the exit's TSC to the entry, plus the
- * entry/exit path), from the first exit inside the handler on, and the
- * handler's IRET exits; a new handler, or none, gives it all back. */
-static void entry_at(struct vcpu *v, uint64_t exit_tsc, uint64_t now)
+ * host's by Vertigo's time: at the first exit inside the handler from the
+ * exit's TSC to the entry's, then everything from one entry's TSC to the
+ * next but the guest's run between them; the handler's IRET exits, and a
+ * new handler, or none, gives it all back. */
+static void exit_entry(struct vcpu *v, uint64_t run, uint64_t exit_tsc, uint64_t entry_tsc)
 {
     fake.exit_tsc = exit_tsc;
-    fake.tsc = now;
+    pmu_after_exit(v, run);
     pmu_before_entry(v);
     pmu_entering(v);
+    fake.entry_tsc = entry_tsc;
+    pmu_entry_timed(v);
 }
 
 TEST(the_guests_tsc_skips_vertigos_time_inside_its_nmi_handlers)
 {
     struct vcpu *v = start("pmu=soft", false);
     fake.tsc_offsetting = true;
-    fake.entry_exit_ticks = 60;
-    entry_at(v, 100, 400);                      /* no handler */
+    exit_entry(v, 100, 200, 400);               /* no handler */
     CHECK_EQ(fake.tsc_behind, 0);
     fake.nmi_handler = 1;                       /* this entry injects it */
-    entry_at(v, 1000, 1500);
+    exit_entry(v, 100, 1000, 1500);
     CHECK_EQ(fake.tsc_behind, 0);
     CHECK(!fake.nmi_return_exits);
-    entry_at(v, 2000, 2300);                    /* an exit inside: 300 + 60 */
-    CHECK_EQ(fake.tsc_behind, 360);
+    exit_entry(v, 200, 1800, 2300);             /* the first exit inside: 2300 - 1800 */
+    CHECK_EQ(fake.tsc_behind, 500);
     CHECK(fake.nmi_return_exits);
-    entry_at(v, 3000, 3100);
-    CHECK_EQ(fake.tsc_behind, 520);
+    exit_entry(v, 50, 2400, 2500);              /* 2500 - 2300 less the run of 50 */
+    CHECK_EQ(fake.tsc_behind, 650);
     fake.nmi_handler = 2;                       /* IRET, and the next PMI injected */
-    entry_at(v, 4000, 4500);
+    exit_entry(v, 70, 3000, 3500);
     CHECK_EQ(fake.tsc_behind, 0);
-    entry_at(v, 5000, 5040);
-    CHECK_EQ(fake.tsc_behind, 100);
+    exit_entry(v, 10, 3600, 3640);
+    CHECK_EQ(fake.tsc_behind, 40);
     fake.nmi_handler = 0;                       /* IRET */
-    entry_at(v, 6000, 6300);
+    exit_entry(v, 10, 4000, 4300);
     CHECK_EQ(fake.tsc_behind, 0);
-    CHECK_EQ(v->pmu.vpmu.nmi_time.given_back, 620);
+    CHECK_EQ(v->pmu.vpmu.nmi_time.given_back, 690);
     /* without a virtual PMU, the guest's NMI handlers keep the host's TSC */
     v = start("pmu=soft pmu.guest=off", false);
     fake.tsc_offsetting = true;
     fake.nmi_handler = 1;
-    entry_at(v, 1000, 1500);
-    entry_at(v, 2000, 2300);
+    exit_entry(v, 100, 1000, 1500);
+    exit_entry(v, 100, 2000, 2300);
     CHECK_EQ(fake.tsc_behind, 0);
 }
