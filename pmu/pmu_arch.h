@@ -65,6 +65,8 @@ void pmu_arch_guest_user_stack(struct vcpu *v, struct log_user_stack *us, uint8_
 /* TSC at v's last VM exit, and at the VM entry before it. */
 uint64_t pmu_arch_exit_tsc(const struct vcpu *v);
 uint64_t pmu_arch_entry_tsc(const struct vcpu *v);
+/* The basic reason of v's last VM exit (SDM Vol. 3D, appendix C). */
+uint32_t pmu_arch_exit_reason(const struct vcpu *v);
 
 /* ---- The shared VM-exit timer (guest TSC ticks) ---- */
 void pmu_arch_timer_request(struct vcpu *v, enum pmu_timer t, uint64_t ticks);

@@ -74,6 +74,7 @@ struct vcpu_vmx {
     uint64_t cr0_shadow;        /* the guest's view of CR0 / CR4 */
     uint64_t cr4_shadow;
     uint64_t exit_tsc;          /* TSC at the last exit */
+    uint32_t exit_reason;       /* the last exit's basic reason */
     uint64_t entry_tsc;         /* TSC at the last entry */
     uint64_t last_fault_page;   /* GPA page of the last kernel write we refused */
     uint32_t fault_streak;      /* kernel write faults in a row on that page */

@@ -117,6 +117,11 @@ uint64_t pmu_arch_exit_tsc(const struct vcpu *v)
     return v->vmx.exit_tsc;
 }
 
+uint32_t pmu_arch_exit_reason(const struct vcpu *v)
+{
+    return v->vmx.exit_reason;
+}
+
 uint64_t pmu_arch_entry_tsc(const struct vcpu *v)
 {
     return v->vmx.entry_tsc;

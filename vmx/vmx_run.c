@@ -146,6 +146,7 @@ __attribute__((noreturn)) void vmx_vcpu_loop(struct vcpu *v)
         uint64_t guest_ticks = vmx_timer_settle(v);
 
         read_exit(&e);
+        v->vmx.exit_reason = e.reason;
         if (e.full_reason & EXIT_REASON_ENTRY_FAILURE)
             entry_failed_guest_state(v, &e);
         vmx_mode_traps_after_exit(v, &e);

@@ -16,6 +16,18 @@
 #include "pmu/soft/pmu_soft.h"
 #include "pmu/sample/stack_cost.h"
 
+/* Kinds of stretches of Vertigo between two sync points of the stepper
+ * (pmu/soft/pmu_step.h): an exit's handling, by its basic exit reason (the
+ * last kind holds the larger reasons), the rest of an exit after an
+ * emulated guest instruction, and an entry path with the next exit's
+ * path up to its handling. */
+#define PMU_STRETCH_EXIT_REASONS 80u
+enum pmu_stretch_kind {
+    PMU_STRETCH_AFTER_EMULATION = PMU_STRETCH_EXIT_REASONS,
+    PMU_STRETCH_ENTRY,
+    PMU_STRETCH_KINDS
+};
+
 /* pending: a timer sample is due (bits 0..30 are counters). */
 #define PMU_PENDING_TIMER (1u << 31)
 
@@ -78,6 +90,13 @@ struct pmu_step_state {
     uint64_t unstepped_runs;    /* stretches counted by TSC */
     uint64_t stepped_runs;      /* stretches single-stepped */
     uint64_t late;              /* overflows an unstepped stretch ran past */
+    /* The longest stretch of each kind seen so far, in Vertigo's
+     * instructions (steps, or TSC ticks unstepped; 0: none yet): a
+     * stretch is stepped only when an overflow may fall inside it. */
+    uint32_t kind;              /* of the stretch since the last resume
+                                 * (PMU_STRETCH_KINDS: none, just armed) */
+    uint64_t start_count;       /* the step count at that resume */
+    uint32_t longest[PMU_STRETCH_KINDS];
 };
 
 struct pmu_cpu {

@@ -332,7 +332,7 @@ void pmu_run_before_entry(struct vcpu *v)
         pmu_run_count_overflows(v, pmu_step_pause(v));
     plan_entry(v);
     if (stepping)
-        pmu_run_count_overflows(v, pmu_step_resume(v));
+        pmu_run_count_overflows(v, pmu_step_resume(v, PMU_STRETCH_ENTRY));
 }
 
 /* A one-tick step that began in user mode and ended in kernel mode either
@@ -413,8 +413,11 @@ void pmu_run_after_exit(struct vcpu *v, uint64_t guest_ticks)
     if (stepping)
         pmu_run_count_overflows(v, pmu_step_exit_begin(v, guest_ticks));
     account_guest(v, guest_ticks, stepping);
-    if (stepping)
-        pmu_run_count_overflows(v, pmu_step_resume(v));
+    if (stepping) {
+        uint32_t reason = pmu_arch_exit_reason(v);
+        pmu_run_count_overflows(v, pmu_step_resume(v, reason < PMU_STRETCH_EXIT_REASONS ? reason
+                                                      : PMU_STRETCH_EXIT_REASONS - 1));
+    }
 }
 
 void pmu_run_emulated_instruction(struct vcpu *v)
@@ -442,7 +445,7 @@ void pmu_run_emulated_instruction(struct vcpu *v)
     else if (!pmu_config_soft())
         pmu_mux_hw_emulated(v);
     if (stepping)
-        pmu_run_count_overflows(v, pmu_step_resume(v));
+        pmu_run_count_overflows(v, pmu_step_resume(v, PMU_STRETCH_AFTER_EMULATION));
 }
 
 /* ---- Questions of the NMI path and the end of the domain ------------------ */

@@ -58,12 +58,32 @@ static uint64_t ticks_between(uint64_t from, uint64_t to)
     return to > from ? to - from : 0;
 }
 
+/* The stretch that ends at this sync point lasted `length` of Vertigo's
+ * instructions: the longest of its kind so far. */
+static void stretch_ended(struct pmu_step_state *st, uint64_t length)
+{
+    if (st->kind >= PMU_STRETCH_KINDS)
+        return;                 /* the first stretch after arming: no kind */
+    uint32_t *longest = &st->longest[st->kind];
+    if (length > *longest)
+        *longest = length < UINT32_MAX ? (uint32_t)length : UINT32_MAX;
+}
+
+/* How far from an overflow a stretch of this kind may start unstepped. */
+static uint64_t stretch_bound(const struct pmu_step_state *st, unsigned int kind)
+{
+    uint64_t longest = st->longest[kind];
+    uint64_t bound = longest ? longest + PMU_STEP_MARGIN : pmu_config.step_ahead;
+    return bound < pmu_config.step_ahead ? bound : pmu_config.step_ahead;
+}
+
 void pmu_step_arm(struct vcpu *v, bool on)
 {
     struct percpu_step *area = pmu_arch_this_step_area();
     struct pmu_step_state *st = state_of(v);
     pmu_arch_single_step(false);
-    st->applied = st->base = area->count;
+    st->applied = st->base = st->start_count = area->count;
+    st->kind = PMU_STRETCH_KINDS;
     st->unstepped = false;
     st->exit_path_ticks = 0;
     area->next = NO_STEP;
@@ -93,25 +113,35 @@ uint32_t pmu_step_exit_begin(struct vcpu *v, uint64_t guest_ticks)
 {
     struct pmu_step_state *st = state_of(v);
     pmu_arch_single_step(false);
-    if (!st->unstepped)
-        return apply_steps(v, pmu_arch_this_step_area()->at_exit);
+    if (!st->unstepped) {
+        uint64_t at_exit = pmu_arch_this_step_area()->at_exit;
+        stretch_ended(st, ticks_between(st->start_count, at_exit));
+        return apply_steps(v, at_exit);
+    }
     /* Vertigo's time up to the entry comes before the guest's ticks; the
      * rest of the TSC difference since the entry (the entry and exit
      * instructions, the exit path) after them, at the next resume. */
     st->unstepped = false;
     uint64_t entry = pmu_arch_entry_tsc(v);
+    uint64_t before = ticks_between(st->unstepped_tsc, entry);
     st->exit_path_ticks = ticks_between(guest_ticks, ticks_between(entry, pmu_arch_tsc()));
-    return apply_unstepped(v, ticks_between(st->unstepped_tsc, entry));
+    stretch_ended(st, before + st->exit_path_ticks);
+    return apply_unstepped(v, before);
 }
 
 uint32_t pmu_step_pause(struct vcpu *v)
 {
     struct pmu_step_state *st = state_of(v);
     pmu_arch_single_step(false);
-    if (!st->unstepped)
-        return apply_steps(v, pmu_arch_this_step_area()->count);
+    if (!st->unstepped) {
+        uint64_t now = pmu_arch_this_step_area()->count;
+        stretch_ended(st, ticks_between(st->start_count, now));
+        return apply_steps(v, now);
+    }
     st->unstepped = false;
-    return apply_unstepped(v, ticks_between(st->unstepped_tsc, pmu_arch_tsc()));
+    uint64_t ticks = ticks_between(st->unstepped_tsc, pmu_arch_tsc());
+    stretch_ended(st, ticks);
+    return apply_unstepped(v, ticks);
 }
 
 /* Overflows among steps base+1 .. `upto` already taken (the exit path ran
@@ -135,14 +165,16 @@ static void replay(struct vcpu *v, const struct percpu_step *area, uint64_t upto
 }
 
 /* The stretch of Vertigo from here to the next sync point runs unstepped
- * when every counter sampling it is more than pmu.step_ahead events from
- * its next overflow (its TSC difference is then counted at that sync
- * point); otherwise it is single-stepped, and so is the exit path of an
- * entry it reaches. */
-static void start_stretch(struct pmu_step_state *st, struct percpu_step *area)
+ * when every counter sampling it is further from its next overflow than
+ * a stretch of its kind may last (its TSC difference is then counted at
+ * that sync point); otherwise it is single-stepped, and so is the exit
+ * path of an entry it reaches. */
+static void start_stretch(struct pmu_step_state *st, struct percpu_step *area, unsigned int kind)
 {
     uint64_t next = next_absolute(st);     /* past area->count: replay took the rest */
-    st->unstepped = next == NO_STEP || next - area->count > pmu_config.step_ahead;
+    st->kind = kind < PMU_STRETCH_KINDS ? kind : PMU_STRETCH_EXIT_REASONS - 1;
+    st->start_count = area->count;
+    st->unstepped = next == NO_STEP || next - area->count > stretch_bound(st, st->kind);
     if (st->unstepped) {
         st->unstepped_runs++;
         area->next = NO_STEP;
@@ -156,7 +188,7 @@ static void start_stretch(struct pmu_step_state *st, struct percpu_step *area)
     pmu_arch_single_step(true);
 }
 
-uint32_t pmu_step_resume(struct vcpu *v)
+uint32_t pmu_step_resume(struct vcpu *v, unsigned int kind)
 {
     struct percpu_step *area = pmu_arch_this_step_area();
     struct pmu_step_state *st = state_of(v);
@@ -169,7 +201,7 @@ uint32_t pmu_step_resume(struct vcpu *v)
     sync_stepper(v, st->applied);
     replay(v, area, now);
     overflows |= apply_steps(v, now);
-    start_stretch(st, area);
+    start_stretch(st, area, kind);
     return overflows;
 }
 

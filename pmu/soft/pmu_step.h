@@ -20,14 +20,23 @@
  *
  * Stepping costs a #DB round trip per instruction, so only the stretches
  * that may hold an overflow are stepped: at each resume, if every counter
- * sampling Vertigo is more than pmu.step_ahead events from its next
- * overflow, the stretch up to the next sync point runs without TF (and so
+ * sampling Vertigo is further from its next overflow than the stretch can
+ * last, the stretch up to the next sync point runs without TF (and so
  * does the exit path of an entry it reaches: the step area's step_exits)
  * and is counted by its TSC difference there (split at the VM entry:
- * Vertigo's ticks before the entry, the guest's run, the rest). An
- * overflow such a stretch runs past (a stretch longer than
- * pmu.step_ahead) is found at that sync point: sampled at
- * pmu_step_late_overflow's address and counted as late, never silently. */
+ * Vertigo's ticks before the entry, the guest's run, the rest). How long a
+ * stretch can last is learnt per kind (an exit's handling by its exit
+ * reason, the rest of an exit after an emulated instruction, an entry and
+ * the next exit's path): the longest of that kind so far plus
+ * PMU_STEP_MARGIN, never more than pmu.step_ahead, which is also the
+ * bound of a kind not seen yet. An overflow a stretch runs past unstepped
+ * (one longer than any of its kind before, or than pmu.step_ahead) is
+ * found at that sync point: sampled at pmu_step_late_overflow's address
+ * and counted as late, never silently. */
+
+/* Instructions a stretch may run beyond the longest of its kind before an
+ * overflow it holds is late. */
+#define PMU_STEP_MARGIN 64u
 #ifndef PMU_PMU_STEP_H
 #define PMU_PMU_STEP_H
 
@@ -67,9 +76,10 @@ uint32_t pmu_step_pause(struct vcpu *v);
 
 /* Re-syncs the stepper from the context (overflows among the exit path's
  * steps not yet synced are sampled from the RIP ring, then the steps go
- * to the context) and starts the next stretch, stepped or not (see
+ * to the context) and starts the next stretch, of `kind` (enum
+ * pmu_stretch_kind, or an exit's basic reason), stepped or not (see
  * above). Returns the overflows of the replayed steps (counted, sampled). */
-uint32_t pmu_step_resume(struct vcpu *v);
+uint32_t pmu_step_resume(struct vcpu *v, unsigned int kind);
 
 /* The address of the samples of late overflows (above): a function that
  * never runs, so a profile names them apart from Vertigo's real code,

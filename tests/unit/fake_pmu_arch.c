@@ -61,6 +61,7 @@ uint64_t pmu_arch_guest_cr3(const struct vcpu *v) { (void)v; return fake.cr3; }
 bool pmu_arch_guest_halted(const struct vcpu *v) { (void)v; return fake.halted; }
 uint64_t pmu_arch_guest_syscall_entry(const struct vcpu *v) { (void)v; return fake.lstar; }
 uint64_t pmu_arch_exit_tsc(const struct vcpu *v) { (void)v; return fake.exit_tsc; }
+uint32_t pmu_arch_exit_reason(const struct vcpu *v) { (void)v; return fake.exit_reason; }
 uint64_t pmu_arch_entry_tsc(const struct vcpu *v) { (void)v; return fake.entry_tsc; }
 
 unsigned int pmu_arch_guest_stack(struct vcpu *v, uint64_t rip, uint64_t cr3, uint64_t rbp,

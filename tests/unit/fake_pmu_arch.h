@@ -35,6 +35,7 @@ struct fake_arch {
     unsigned int guest_stack_len;
     uint64_t stack_rip, stack_cr3;      /* what the last stack walk was given */
     uint64_t tsc, exit_tsc, entry_tsc;
+    uint32_t exit_reason;               /* basic reason of the last exit */
     /* the shared timer: requested ticks per user, UINT64_MAX: cancelled */
     uint64_t timer[2];
     bool timer_expired[2];

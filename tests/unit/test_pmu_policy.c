@@ -742,6 +742,49 @@ TEST(stepping_only_near_the_overflow)
     end_run();
 }
 
+/* How long a stretch may last is learnt per kind (an exit's handling by
+ * its reason, an entry with the next exit's path): a stretch runs
+ * unstepped while its next overflow is further than the longest of its
+ * kind so far plus PMU_STEP_MARGIN (a kind not seen yet: pmu.step_ahead),
+ * so a short entry path 500 events before the overflow is not stepped
+ * where pmu.step_ahead alone (1000) would step it. */
+TEST(a_stretch_is_stepped_only_when_its_kind_may_reach_the_overflow)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.step_ahead=1000", false);
+    struct percpu_step *area = &fake.steps[0];
+    fake.tsc = 10000;
+    if (!start_sampling(v, "instructions:h", 2000, 2))
+        return;
+    fake.exit_reason = 10;                  /* CPUID */
+    /* entry path 100, the guest 1000, the exit path 50: an entry's kind
+     * lasted 150 */
+    fake.entry_tsc = fake.tsc + 100;
+    fake.tsc = fake.entry_tsc + 1000 + 50;
+    pmu_after_exit(v, 1000);
+    CHECK_EQ(hv_count(v), 150);
+    CHECK(!fake.tf);                        /* CPUID not seen yet: 1850 > 1000 */
+    fake.tsc += 200;                        /* CPUID's handling lasted 200 */
+    pmu_before_entry(v);
+    CHECK_EQ(hv_count(v), 350);
+    CHECK(!fake.tf);
+    fake.entry_tsc = fake.tsc + 100;
+    fake.tsc = fake.entry_tsc + 1000 + 50;
+    pmu_after_exit(v, 1000);
+    fake.tsc += 1000;                       /* a CPUID handled in 1000 */
+    pmu_before_entry(v);
+    CHECK_EQ(hv_count(v), 1500);
+    CHECK(!fake.tf);                        /* 500 to go, an entry lasts 150 + 64 */
+    CHECK_EQ(area->step_exits, 0);
+    fake.entry_tsc = fake.tsc + 100;
+    fake.tsc = fake.entry_tsc + 1000 + 50;
+    pmu_after_exit(v, 1000);
+    CHECK_EQ(hv_count(v), 1650);
+    CHECK(fake.tf);                         /* 350 to go, a CPUID may last 1000 */
+    CHECK_EQ(area->next, 350);
+    CHECK_EQ(pmu_cpus[0].step.late, 0);
+    end_run();
+}
+
 /* An unstepped stretch longer than pmu.step_ahead that runs past an
  * overflow: found at the next sync point (a pause; the exit path's ticks
  * at the resume after the guest's), sampled at pmu_step_late_overflow and
