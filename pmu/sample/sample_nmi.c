@@ -8,6 +8,7 @@
 #include "pmu/sample/sample_freq_vcpu.h"
 #include "pmu/sample/stack_cost.h"
 #include "lib/console.h"
+#include "lib/format.h"
 #include "vmm/log/log_emit.h"
 #include "vmm/log/log_hv.h"
 
@@ -267,6 +268,19 @@ void sample_nmi_before_entry(struct vcpu *v)
     }
 }
 
+/* "sample: cpu N: MODE call stacks by depth: D:W/C ..." for each depth
+ * walked: W walks averaging C cycles (the last depth counts deeper ones). */
+static void report_by_depth(unsigned int cpu, const char *mode, const struct stack_cost *sc)
+{
+    char line[STACK_COST_DEPTHS * 28];
+    size_t n = 0;
+    for (unsigned int d = 0; d < STACK_COST_DEPTHS && n < sizeof(line); d++)
+        if (sc->walks_at[d])
+            n += (size_t)fmt_snprintf(line + n, sizeof(line) - n, " %u:%lu/%lu", d,
+                                      sc->walks_at[d], sc->cycles_at[d] / sc->walks_at[d]);
+    printk("sample: cpu %u: %s call stacks by depth (walks/avg cycles):%s\n", cpu, mode, line);
+}
+
 /* "sample: cpu N: MODE call stacks: ..." for the measured PMIs' walks,
  * then how often the walks' new stack pages were in the translation
  * cache. */
@@ -282,6 +296,7 @@ static void report_stack_cost(unsigned int cpu)
         printk("sample: cpu %u: %s call stacks: %lu walks measured, %lu frames, avg %lu "
                "cycles per walk, %lu per frame\n", cpu, mode[m], sc->walks, sc->frames,
                sc->cycles / sc->walks, sc->frames ? sc->cycles / sc->frames : 0);
+        report_by_depth(cpu, mode[m], sc);
         if (!stack_cost_fit(sc, &fixed, &tenths))
             continue;
         uint64_t per_frame = (uint64_t)(tenths < 0 ? -tenths : tenths);

@@ -12,10 +12,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Walks are also kept by depth, 0 to STACK_COST_DEPTHS - 1 (deeper ones
+ * in the last): a walk of a known depth measured, not fitted. */
+#define STACK_COST_DEPTHS 33u
+
 struct stack_cost {
     uint64_t walks, frames, cycles;
     uint64_t frames_sq;         /* sum of depth * depth */
     uint64_t frames_cycles;     /* sum of depth * cycles */
+    uint64_t walks_at[STACK_COST_DEPTHS];   /* walks of each depth */
+    uint64_t cycles_at[STACK_COST_DEPTHS];  /* ... and their cycles */
 };
 
 /* One measured walk of `depth` frames that took `cycles`. */
@@ -26,6 +32,9 @@ static inline void stack_cost_add(struct stack_cost *c, unsigned int depth, uint
     c->cycles += cycles;
     c->frames_sq += (uint64_t)depth * depth;
     c->frames_cycles += depth * cycles;
+    unsigned int at = depth < STACK_COST_DEPTHS ? depth : STACK_COST_DEPTHS - 1;
+    c->walks_at[at]++;
+    c->cycles_at[at] += cycles;
 }
 
 /* The fit: *fixed in cycles per walk, *per_frame_tenths in tenths of a

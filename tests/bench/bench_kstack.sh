@@ -40,6 +40,7 @@ TARGET_WALK=400
 HV_OPTS="console=com2 log=e9 pmu=auto sample.cost_every=1"   # every PMI timed
 GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=dwarf,profile"
 GUEST="$GUEST vertigo.agent=1 vertigo.profile_event=instructions:uk"
+KDEEP_GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=kdeep"
 
 die() { echo "bench-kstack: FAILED: $*" >&2; exit 1; }
 
@@ -98,15 +99,28 @@ awk -v a="$ir_full" -v b="$ir_short" -v w="$WALKS" -v k="$SKIP" -v tf="$TARGET_F
 }'
 
 # ---- 2. The whole NMI path in Bochs ----------------------------------------
-echo "bench-kstack: one Bochs boot (ips $IPS) with the agent: the dwarf scenario (instructions:u, --call-graph dwarf)"
-echo "              then the main job's profile scenario (instructions:uk, period 10007, depth $DEPTH)"
-"$BUILD/vertigo" run --platform bochs --ips "$IPS" --timeout "$TIMEOUT" --quiet \
-    --elf "$BUILD/vertigo.elf" --cmdline "$HV_OPTS" --kernel "$BUILD/guest/vmlinuz" \
-    --initrd "$BUILD/guest/initrd.cpio.gz" --guest-cmdline "$GUEST" --out "$OUT/run" \
-    2>"$OUT/runner.txt" || die "the boot failed: $(tail -3 "$OUT/runner.txt")"
-for s in dwarf profile; do
-    tr -d '\r' < "$OUT/run/serial.txt" | grep -q "^VERTIGO-GUEST: $s: PASS$" ||
-        die "the $s scenario did not pass (see $OUT/run/serial.txt)"
+echo "bench-kstack: two Bochs boots in parallel (ips $IPS). One with the agent: the dwarf scenario"
+echo "              (instructions:u, --call-graph dwarf) then the main job's profile scenario (instructions:uk,"
+echo "              period 10007, depth $DEPTH). One with a guest kernel path of known depth: the kdeep scenario"
+echo "              (a module declares its ORC tables as the kernel's and spins under chains of 8 and 24"
+echo "              functions; instructions:k, period 10007, depth $DEPTH)"
+# boot NAME GUEST_CMDLINE: a boot in the background; its status in $OUT/NAME.status.
+boot() {
+    ( "$BUILD/vertigo" run --platform bochs --ips "$IPS" --timeout "$TIMEOUT" --quiet \
+          --elf "$BUILD/vertigo.elf" --cmdline "$HV_OPTS" --kernel "$BUILD/guest/vmlinuz" \
+          --initrd "$BUILD/guest/initrd.cpio.gz" --guest-cmdline "$2" --out "$OUT/$1" \
+          2>"$OUT/$1.runner.txt"
+      echo $? >"$OUT/$1.status" ) &
+}
+boot run "$GUEST"
+boot kdeep "$KDEEP_GUEST"
+wait
+for b in run kdeep; do
+    [ "$(cat "$OUT/$b.status")" = 0 ] || die "the $b boot failed: $(tail -3 "$OUT/$b.runner.txt")"
+done
+for s in run:dwarf run:profile kdeep:kdeep; do
+    tr -d '\r' < "$OUT/${s%%:*}/serial.txt" | grep -q "^VERTIGO-GUEST: ${s#*:}: PASS$" ||
+        die "the ${s#*:} scenario did not pass (see $OUT/${s%%:*}/serial.txt)"
 done
 com2=$(tr -d '\r' < "$OUT/run/com2.txt")
 echo "$com2" | grep -q '^sample: domain [0-9]*: kernel ORC tables' ||
@@ -143,6 +157,22 @@ for mode in kernel user; do
         }
     }'
 done
+
+# The known depths: the kdeep boot's kernel walks by depth (CPU 0's line:
+# one VCPU), those of 8 and of 16 frames (the chains of 8 and of 24
+# functions under the depth limit), measured, not fitted.
+by_depth=$(tr -d '\r' < "$OUT/kdeep/com2.txt" |
+           sed -nE 's/^sample: cpu 0: kernel call stacks by depth \(walks\/avg cycles\): //p')
+read -r n8 c8 n16 c16 <<<"$(echo "$by_depth" | tr ' ' '\n' |
+    awk -F'[:/]' '$1 == 8 { a = $2 " " $3 } $1 == 16 { b = $2 " " $3 } END { print a, b }')"
+[ "${n16:-0}" -gt 0 ] && [ "${n8:-0}" -gt 0 ] ||
+    die "no kernel walks of depth 8 and 16 in the kdeep boot (see $OUT/kdeep/com2.txt: '$by_depth')"
+awk -v n8="$n8" -v c8="$c8" -v n16="$n16" -v c16="$c16" -v tf="$TARGET_FRAME" -v tw="$TARGET_WALK" 'BEGIN {
+    pf = (c16 - c8) / 8
+    printf "bench-kstack: measured kernel walks of known depth (kdeep boot, ORC, every frame in the module):\n"
+    printf "              16 deep: %d instructions per walk over %d walks (target <= %d: %s); 8 deep: %d over %d\n", c16, n16, tw, c16 <= tw ? "met" : "MISSED", c8, n8
+    printf "              a frame adds (16-deep - 8-deep) / 8 = %.1f (target <= %d: %s); what every walk pays: %.0f\n", pf, tf, pf <= tf ? "met" : "MISSED", c16 - 16 * pf
+}'
 
 echo "$com2" | sed -nE 's/^sample: cpu [0-9]+: stack page translations: ([0-9]+) cached, ([0-9]+) walked$/\1 \2/p' |
     awk '{ h += $1; m += $2 } END { if (h + m) printf "bench-kstack: new stack pages: %d of %d (%.1f %%) translated from the cache, %d by walking the guest page tables\n", h, h + m, 100 * h / (h + m), m }'

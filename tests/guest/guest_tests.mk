@@ -6,8 +6,11 @@
 # and hcfuzz; `make soak` runs the long fuzzing boot.
 GUEST_HOSTILE_PROGS := $(GUEST_DIR)/bin/hc_fuzz
 GUEST_PROBE_KMOD    := $(GUEST_DIR)/probe/vertigo_probe.ko
-GUEST_PROG_BINS     += $(GUEST_HOSTILE_PROGS) $(GUEST_PROBE_KMOD)
-$(GUEST_INITRD): $(GUEST_HOSTILE_PROGS) $(GUEST_PROBE_KMOD)
+# A guest kernel path of known depth (tests/guest/kdeep/, scenario kdeep):
+# bench-kstack's measured walks.
+GUEST_KDEEP_KMOD    := $(GUEST_DIR)/kdeep/vertigo_kdeep.ko
+GUEST_PROG_BINS     += $(GUEST_HOSTILE_PROGS) $(GUEST_PROBE_KMOD) $(GUEST_KDEEP_KMOD)
+$(GUEST_INITRD): $(GUEST_HOSTILE_PROGS) $(GUEST_PROBE_KMOD) $(GUEST_KDEEP_KMOD)
 
 $(GUEST_DIR)/bin/hc_fuzz: tests/guest/hostile.h
 
@@ -17,6 +20,14 @@ $(GUEST_PROBE_KMOD): tests/guest/probe/vertigo_probe.c tests/guest/probe/Kbuild 
                      $(GUEST_KMOD)
 	@mkdir -p $(dir $@)
 	$(Q)cp tests/guest/probe/Kbuild tests/guest/probe/vertigo_probe.c $(dir $@)
+	$(Q)$(MAKE) -s -C /usr/src/linux-headers-$$(cat $(GUEST_DIR)/kernel-release) \
+	    M=$(abspath $(dir $@)) VERTIGO_SRC=$(CURDIR) modules
+	$(Q)strip --strip-debug $@
+
+$(GUEST_KDEEP_KMOD): tests/guest/kdeep/vertigo_kdeep.c tests/guest/kdeep/Kbuild \
+                     guestlib/vertigo_vmcall.h include/vertigo/hypercall.h $(GUEST_KMOD)
+	@mkdir -p $(dir $@)
+	$(Q)cp tests/guest/kdeep/Kbuild tests/guest/kdeep/vertigo_kdeep.c $(dir $@)
 	$(Q)$(MAKE) -s -C /usr/src/linux-headers-$$(cat $(GUEST_DIR)/kernel-release) \
 	    M=$(abspath $(dir $@)) VERTIGO_SRC=$(CURDIR) modules
 	$(Q)strip --strip-debug $@

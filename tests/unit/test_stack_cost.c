@@ -77,3 +77,20 @@ TEST(sums_beyond_64_bits_give_no_fit)
     CHECK(!stack_cost_fit(&c, &fixed, &tenths));
     CHECK_EQ(fixed, -1);
 }
+
+/* Walks are kept by depth as well: each depth's count and cycles, deeper
+ * walks than the last bucket in it. */
+TEST(walks_are_kept_by_depth)
+{
+    struct stack_cost c = { 0 };
+    stack_cost_add(&c, 16, 900);
+    stack_cost_add(&c, 16, 910);
+    stack_cost_add(&c, 8, 500);
+    stack_cost_add(&c, 40, 2000);
+    CHECK_EQ(c.walks_at[16], 2);
+    CHECK_EQ(c.cycles_at[16], 1810);
+    CHECK_EQ(c.walks_at[8], 1);
+    CHECK_EQ(c.walks_at[STACK_COST_DEPTHS - 1], 1);
+    CHECK_EQ(c.cycles_at[STACK_COST_DEPTHS - 1], 2000);
+    CHECK_EQ(c.walks, 4);
+}
