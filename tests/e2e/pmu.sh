@@ -392,6 +392,13 @@ expect_line $VPMU_RUN "perf: instructions:k counted" '^vpmu_perf: PASS: instruct
 expect_line $VPMU_RUN "perf: branches refused" '^vpmu_perf: PASS: branches refused'
 expect_line $VPMU_RUN "perf: one sample per period of instructions:u" \
     '^vpmu_perf: PASS: one sample per period of instructions:u'
+samples=$(capture $VPMU_RUN | grep -cE '^vpmu_perf: PASS: one sample per period of instructions:u')
+[ "$samples" = 2 ] &&
+    pass "$VPMU_RUN: perf: one sample per period at 10,007 and at 10,000 over 9 M instructions" ||
+    fail "$VPMU_RUN: perf: one sample per period at 10,007 and at 10,000 over 9 M instructions" \
+         "$samples of the 2 sampling runs passed"
+expect_line $VPMU_RUN "the guest's perf never throttled (no 'interrupt took too long')" \
+    '^vpmu: PASS: the kernel kept kernel.perf_event_max_sample_rate at '
 expect_in $VPMU_RUN com2.txt "Vertigo delivered the guest's PMIs as NMIs" \
     'guest PMU: [1-9][0-9]+ PMIs delivered, 0 lost to a masked LVTPC'
 expect_no_line $VPMU_RUN "no check failed" '^vpmu_perf: FAIL'
