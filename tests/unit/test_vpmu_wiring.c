@@ -15,6 +15,7 @@
 #include "pmu/sample/sample_guest.h"
 #include "pmu/run/pmu_run.h"
 #include "vmm/hv_cmdline.h"
+#include "lib/exit_names.h"
 #include "lib/msr.h"
 #include "vmm/pmu_hooks.h"
 #include "vmm/vcpu.h"
@@ -29,6 +30,7 @@
 
 static struct domain dom;
 static bool msrs_fault;         /* next hardware run: no PMU model, every access faults */
+static bool traps_available;    /* next run: the CPU can trap mode changes and HLTs */
 
 /* A run of one VCPU on the software backend (Bochs' PMU is broken) or on
  * a hardware PMU of version 4 (the register-level model). */
@@ -47,6 +49,7 @@ static struct vcpu *start(const char *cmdline, bool hardware)
         fake.perf_capabilities = 1u << 13;      /* full-width writes */
     }
     fake.guest_timer = fake.global_ctrl_switch = true;
+    fake.mode_traps_available = traps_available;
     fake.emulator = !hardware;
     fake.verdict = hardware ? PMU_HARDWARE : PMU_BROKEN;
     fake.desc = hardware ? v4 : (struct pmu_desc){ 0 };
@@ -344,4 +347,36 @@ TEST(the_guests_tsc_skips_vertigos_time_inside_its_nmi_handlers)
     exit_entry(v, 100, 1000, 1500);
     exit_entry(v, 100, 2000, 2300);
     CHECK_EQ(fake.tsc_behind, 0);
+}
+
+/* A VCPU counting for its guest's virtual PMU alone takes the short path
+ * at its exits; a hypercall may change what it counts (a session of
+ * Vertigo's, applied at the next entry, paravirtual counters), so a
+ * VMCALL's exit leaves the short path before the call's own instruction
+ * is counted, as it was counted before the short path existed. The
+ * guest's counter counts every run and the call once across the change. */
+TEST(a_hypercall_exit_leaves_the_guests_short_path)
+{
+    traps_available = true;
+    struct vcpu *v = start("pmu=soft", false);
+    traps_available = false;
+    struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI, .period = 100000 };
+    snprintf(s.events, sizeof(s.events), "instructions:u");
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERFEVTSEL0, 0xc0 | USR | OS | EN));
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 0x1));
+    runs(v, 300);
+    CHECK(v->pmu.guest_alone);
+    pmu_exit_handled(v, EXIT_REASON_CPUID);
+    CHECK(v->pmu.guest_alone);
+    CHECK_EQ(sample_guest_start(v, &s), 0);     /* the VMCALL's handler */
+    pmu_exit_handled(v, EXIT_REASON_VMCALL);
+    CHECK(!v->pmu.guest_alone);
+    pmu_emulated_instruction(v);
+    runs(v, 200);
+    CHECK(!v->pmu.guest_alone);                 /* the session's counter counts */
+    CHECK_EQ(v->pmu.ctx.counters[0].accum + v->pmu.ctx.counters[0].raw, 200);
+    uint64_t value = 0;
+    CHECK(pmu_exit_rdmsr(v, MSR_IA32_PMC0, &value));
+    CHECK_EQ(value, 501);
+    CHECK(sample_guest_stop(v) >= 0);
 }
