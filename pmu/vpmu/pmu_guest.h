@@ -1,4 +1,4 @@
-/* The guest's own virtual PMU in the VM-exit loop (pmu.vpmu.regs=on): its CPUID leaf, MSRs and RDPMC for the exit handlers, and the
+/* The guest's own virtual PMU in the VM-exit loop (pmu.guest=on): its CPUID leaf, MSRs and RDPMC for the exit handlers, and the
  * guest's runs counted on it, with its PMIs injected as the guest's LVTPC
  * asks. The register semantics are pmu/vpmu/vpmu.h's. */
 #ifndef PMU_PMU_GUEST_H
@@ -12,7 +12,7 @@
 #include "vmm/vcpu.h"
 
 /* At the VCPU's start (after the configuration is read): sets its
- * virtual PMU up when pmu.vpmu.regs=on and has RDPMC exit. */
+ * virtual PMU up when pmu.guest=on and has RDPMC exit. */
 void pmu_guest_start(struct vcpu *v);
 
 /* Hardware backend, once the CPU's backend is set up: the guest's counters

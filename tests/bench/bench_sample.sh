@@ -10,7 +10,7 @@
 # call chain 9 frames deep with frame pointers). The period is ips/1000
 # events: about 1,000 samples per emulated second. Prints:
 #   - per session, the loop's guest-visible time, its ratio to the time
-#     without a session with the same pmu.vpmu.regs= (targets: <= 1.010 for
+#     without a session with the same pmu.guest= (targets: <= 1.010 for
 #     instructions:ukh with the guest's PMU on, <= 1.015 with 16-deep
 #     stacks; reported, never enforced) and the guest-visible cost of one
 #     sample ((time - time without) / samples in the window, the window's
@@ -19,7 +19,7 @@
 #     the PMI being raised to the samples logged, averaged over the whole
 #     run; in Bochs one TSC cycle is one emulated instruction);
 #   - what the guest's virtual PMU costs: the headline session's loop time
-#     with pmu.vpmu.regs=on against pmu.vpmu.regs=off, per sample and per VM exit
+#     with pmu.guest=on against pmu.guest=off, per sample and per VM exit
 #     of the loop (each sample is a VM exit: the software PMU stops the
 #     guest at the overflow point; target: within 20 instructions per
 #     exit); and, from Vertigo's exit statistics of the boots without a
