@@ -14,8 +14,8 @@
  *                          APIC: an injected event starts the run in the
  *                          kernel, whatever the guest's CPL), before the
  *                          timer is loaded
+ *   pmu_entry_timed        after the controls are committed
  *   pmu_entering           last, just before the entry's TSC is read
- *   pmu_entry_timed        just after it
  *   pmu_after_exit         after every VM exit, with the guest ticks the
  *                          shared timer measured
  *   pmu_exit_handled       after the exit handler returned
@@ -50,8 +50,9 @@ static inline void pmu_entering(struct vcpu *v)
         pmu_pv_entering(&v->pmu.pv, pmu_arch_tsc());
 }
 
-/* The entry's TSC was read, the VM entry follows: inside a guest NMI
- * handler, the guest's TSC offset for this entry. Inline: every entry. */
+/* Before pmu_entering (the entry's TSC reads come after it): inside a
+ * guest NMI handler, the guest's TSC offset for this entry. Inline: every
+ * entry. */
 static inline void pmu_entry_timed(struct vcpu *v)
 {
     if (v->pmu.vpmu.nmi_time.hiding)

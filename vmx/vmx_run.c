@@ -131,13 +131,18 @@ __attribute__((noreturn)) void vmx_vcpu_loop(struct vcpu *v)
         console_drain_timer(v);
         vmx_timer_arm(v);
         vmx_nmi_entry_commit(v);
-        pmu_entering(v);
-        v->vmx.entry_tsc = rdtsc();
         pmu_entry_timed(v);
-        exit_stats_record_entry(&v->stats, v->vmx.entry_tsc - v->vmx.exit_tsc);
+        pmu_entering(v);
+        /* From the entry's TSC read to the exit's the path must be the same
+         * at every entry: the timer learns its length and takes it off the
+         * TSC difference of a run that overshot its deadline (vmx_timer.c),
+         * so any work that varies belongs before or after. */
+        uint64_t exited_at = v->vmx.exit_tsc;
+        v->vmx.entry_tsc = rdtsc();
         int status = vmx_enter_guest(&v->regs, v->vmx.launched);
         vmx_nmi_exit_begin(v);
         v->vmx.exit_tsc = rdtsc();
+        exit_stats_record_entry(&v->stats, v->vmx.entry_tsc - exited_at);
         if (status)
             entry_failed(v, status);
         v->vmx.launched = true;

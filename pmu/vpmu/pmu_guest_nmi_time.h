@@ -36,8 +36,8 @@ static inline void pmu_guest_nmi_time_after_exit(struct vcpu *v, uint64_t guest_
         v->pmu.vpmu.nmi_time.run_ticks = guest_ticks;
 }
 
-/* The entry's TSC was read (the VM entry follows): Vertigo's time since
- * the last entry inside the handler taken off the guest's TSC. */
+/* The VM entry follows (its TSC not read yet): Vertigo's time since the
+ * last entry inside the handler taken off the guest's TSC. */
 void pmu_guest_nmi_time_entered(struct vcpu *v);
 
 #endif

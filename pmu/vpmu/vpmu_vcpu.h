@@ -24,7 +24,7 @@ struct pmu_guest_nmi_time {
     uint64_t handler;               /* the handler the guest is in (0: none) */
     bool hiding;                    /* this entry follows an exit inside it */
     uint64_t behind;                /* ticks its TSC is behind the host's */
-    uint64_t last_entry_tsc;        /* the last entry inside it (0: none yet) */
+    uint64_t last_entry_tsc;        /* TSC before the last entry inside it (0: none) */
     uint64_t run_ticks;             /* the guest's run before this exit */
     uint64_t given_back;            /* statistics: ticks hidden and given back */
     uint64_t exits;                 /* ... in this many exits */

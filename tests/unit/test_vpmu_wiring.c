@@ -311,9 +311,9 @@ static void exit_entry(struct vcpu *v, uint64_t run, uint64_t exit_tsc, uint64_t
     fake.exit_tsc = exit_tsc;
     pmu_after_exit(v, run);
     pmu_before_entry(v);
-    pmu_entering(v);
-    fake.entry_tsc = entry_tsc;
+    fake.tsc = entry_tsc;       /* read before the offset's write */
     pmu_entry_timed(v);
+    pmu_entering(v);
 }
 
 TEST(the_guests_tsc_skips_vertigos_time_inside_its_nmi_handlers)
