@@ -17,6 +17,25 @@ static void handler_changed(struct vcpu *v, uint64_t handler)
     t->last_entry_tsc = 0;
 }
 
+/* The exit after an entry inside the handler: the guest's run, and what
+ * Vertigo spent around it (from the TSC read before the offset's write to
+ * the entry's TSC read, and the TSC difference of the run less the run):
+ * the least of it so far is t->tail. */
+void pmu_guest_nmi_time_exited(struct vcpu *v, uint64_t guest_ticks)
+{
+    struct pmu_guest_nmi_time *t = &v->pmu.vpmu.nmi_time;
+    t->run_ticks = guest_ticks;
+    uint64_t entry = pmu_arch_entry_tsc(v), exit = pmu_arch_exit_tsc(v);
+    if (!t->last_entry_tsc || entry < t->last_entry_tsc || exit < entry ||
+        exit - entry < guest_ticks)
+        return;
+    uint64_t around = (entry - t->last_entry_tsc) + (exit - entry - guest_ticks);
+    if (!t->tail_learnt || around < t->tail) {
+        t->tail = around;
+        t->tail_learnt = true;
+    }
+}
+
 void pmu_guest_nmi_time_before_entry(struct vcpu *v)
 {
     struct pmu_guest_nmi_time *t = &v->pmu.vpmu.nmi_time;
@@ -34,19 +53,22 @@ void pmu_guest_nmi_time_before_entry(struct vcpu *v)
  * from that entry's TSC read (here, before the offset's write) to this
  * one's but the guest's run between them (the offset's write, the entry
  * and exit path around the run included, measured, never guessed); at the
- * first exit inside the handler, from its exit's TSC (the exit path
- * before it, a few instructions, stays the guest's). Read here, not at
- * the entry's own TSC read: the path from that read to the VM entry must
- * not vary (vmx/vmx_timer.c learns it). What the guest still sees of
- * Vertigo is the last entry's path after this read. Never more than
- * Vertigo spent, so the guest's TSC never runs backwards. */
+ * first exit inside the handler, from its exit's TSC. Read here, not at
+ * the entry's own TSC read: the path from that read to the VM exit must
+ * not vary (vmx/vmx_timer.c learns it). Taken off ahead as well: the
+ * least Vertigo was seen to spend around one run, from this read to the
+ * guest and from the guest to the exit's TSC read (t->tail), which the
+ * guest would otherwise see once per handler (the last entry's path and
+ * the first exit's). Never more than Vertigo spent, so the guest's TSC
+ * never runs backwards. */
 void pmu_guest_nmi_time_entered(struct vcpu *v)
 {
     struct pmu_guest_nmi_time *t = &v->pmu.vpmu.nmi_time;
-    uint64_t now = pmu_arch_tsc();
     uint64_t from = t->last_entry_tsc ? t->last_entry_tsc + t->run_ticks : pmu_arch_exit_tsc(v);
+    uint64_t tail = t->tail_learnt ? t->tail : 0;
+    uint64_t now = pmu_arch_tsc();
     uint64_t span = now > from ? now - from : 0;
-    if (pmu_arch_guest_tsc_behind(v, t->behind + span)) {
+    if (pmu_arch_guest_tsc_behind(v, t->behind + span + tail)) {
         t->behind += span;
         t->exits++;
         t->last_entry_tsc = now;

@@ -28,12 +28,14 @@
  * whether this entry follows an exit inside it. */
 void pmu_guest_nmi_time_before_entry(struct vcpu *v);
 
+void pmu_guest_nmi_time_exited(struct vcpu *v, uint64_t guest_ticks);
+
 /* The guest ran guest_ticks before this exit (the shared timer's
  * measure). Inline: every exit. */
 static inline void pmu_guest_nmi_time_after_exit(struct vcpu *v, uint64_t guest_ticks)
 {
     if (v->pmu.vpmu.nmi_time.hiding)
-        v->pmu.vpmu.nmi_time.run_ticks = guest_ticks;
+        pmu_guest_nmi_time_exited(v, guest_ticks);
 }
 
 /* The VM entry follows (its TSC not read yet): Vertigo's time since the

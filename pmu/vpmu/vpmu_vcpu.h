@@ -26,6 +26,8 @@ struct pmu_guest_nmi_time {
     uint64_t behind;                /* ticks its TSC is behind the host's */
     uint64_t last_entry_tsc;        /* TSC before the last entry inside it (0: none) */
     uint64_t run_ticks;             /* the guest's run before this exit */
+    uint64_t tail;                  /* least Vertigo spent around a run inside */
+    bool tail_learnt;               /* ... measured at least once */
     uint64_t given_back;            /* statistics: ticks hidden and given back */
     uint64_t exits;                 /* ... in this many exits */
 };

@@ -314,6 +314,7 @@ static void exit_entry(struct vcpu *v, uint64_t run, uint64_t exit_tsc, uint64_t
     fake.tsc = entry_tsc;       /* read before the offset's write */
     pmu_entry_timed(v);
     pmu_entering(v);
+    fake.entry_tsc = entry_tsc + 20;    /* the entry's own TSC read */
 }
 
 TEST(the_guests_tsc_skips_vertigos_time_inside_its_nmi_handlers)
@@ -329,13 +330,15 @@ TEST(the_guests_tsc_skips_vertigos_time_inside_its_nmi_handlers)
     exit_entry(v, 200, 1800, 2300);             /* the first exit inside: 2300 - 1800 */
     CHECK_EQ(fake.tsc_behind, 500);
     CHECK(fake.nmi_return_exits);
-    exit_entry(v, 50, 2400, 2500);              /* 2500 - 2300 less the run of 50 */
-    CHECK_EQ(fake.tsc_behind, 650);
+    /* 2500 - 2300 less the run of 50, and ahead the least spent around a
+     * run: 20 to the entry's TSC read, 2400 - 2320 - 50 = 30 after it */
+    exit_entry(v, 50, 2400, 2500);
+    CHECK_EQ(fake.tsc_behind, 650 + 50);
     fake.nmi_handler = 2;                       /* IRET, and the next PMI injected */
     exit_entry(v, 70, 3000, 3500);
     CHECK_EQ(fake.tsc_behind, 0);
-    exit_entry(v, 10, 3600, 3640);
-    CHECK_EQ(fake.tsc_behind, 40);
+    exit_entry(v, 10, 3600, 3640);              /* the tail learnt stays */
+    CHECK_EQ(fake.tsc_behind, 40 + 50);
     fake.nmi_handler = 0;                       /* IRET */
     exit_entry(v, 10, 4000, 4300);
     CHECK_EQ(fake.tsc_behind, 0);
