@@ -1,7 +1,8 @@
 /* What a backend brings to the features beside its counters (struct
  * pmu_backend_ops): its part of each feature, whose shape the feature's
  * room declares (interval multiplexing: pmu/mux/mux_part.h; paravirtual
- * counters: pmu/pv/pv_part.h; sampling: pmu/sample/sample_part.h). A feature's policy asks the run's kind for
+ * counters: pmu/pv/pv_part.h; sampling: pmu/sample/sample_part.h; the PMI:
+ * pmu/run/pmi_part.h). A feature's policy asks the run's kind for
  * its part and never which backend runs; only this room (which chooses)
  * and the backends' own rooms name a backend. */
 #ifndef PMU_PMU_KIND_H
@@ -9,9 +10,11 @@
 
 #include <stdbool.h>
 
+#include "pmu/backend/pmu.h"
 #include "pmu/backend/pmu_session.h"
 
 struct mux_part;
+struct pmi_part;
 struct pv_part;
 struct sample_part;
 struct pmu_config;
@@ -25,6 +28,9 @@ struct pmu_kind {
     /* Reads the backend's own options of cmdline into c, after the
      * options every backend shares (pmu/run/pmu_config.h). */
     void (*configure)(struct pmu_config *c, const char *cmdline);
+    /* Sets up CPU cpu's instance of the backend (kept in the backend's
+     * room) for the run's configuration and returns its handle in *be. */
+    enum pmu_status (*init_cpu)(unsigned int cpu, struct pmu_backend *be);
     /* The console's line naming the backend ("pmu: using ..."). */
     void (*announce)(const struct pmu_config *c);
     /* The events a session can count on it (placed, unless a multiplexing
@@ -45,6 +51,9 @@ struct pmu_kind {
     const struct pv_part *pv;
     /* NULL: nothing beyond the backend's overflows (pmu/sample/sample_part.h) */
     const struct sample_part *sample;
+    /* NULL: the backend raises its PMIs itself at VM exits; else its
+     * counters raise them through LVTPC (pmu/run/pmi_part.h) */
+    const struct pmi_part *pmi;
 };
 
 /* The kind of backend b; NULL for PMU_SESSION_NONE (no backend runs). */

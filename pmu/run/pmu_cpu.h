@@ -1,8 +1,7 @@
 /* The PMU's state per physical CPU: the VCPU the CPU runs, the overflows
- * waiting for their PMI, the backend instances that drive the CPU's
- * counters, the state of single-stepping Vertigo, and the sampling
- * statistics. Each CPU writes only its own entry (its exit path and its
- * NMI handler, with atomic exchanges where both write); another CPU only
+ * waiting for their PMI and the sampling statistics (the backend that
+ * drives the CPU's counters keeps its instance in its own room). Each CPU
+ * writes only its own entry (its exit path and its NMI handler, with atomic exchanges where both write); another CPU only
  * sets `kick` and reads at the end of the run. */
 #ifndef PMU_PMU_CPU_H
 #define PMU_PMU_CPU_H
@@ -12,21 +11,8 @@
 
 #include "lib/smp.h"
 #include "pmu/pmu_arch.h"
-#include "pmu/hw/pmu_hw.h"
-#include "pmu/soft/pmu_soft.h"
+#include "pmu/backend/pmu.h"
 #include "pmu/sample/stack_cost.h"
-
-/* Kinds of stretches of Vertigo between two sync points of the stepper
- * (pmu/soft/pmu_step.h): an exit's handling, by its basic exit reason (the
- * last kind holds the larger reasons), the rest of an exit after an
- * emulated guest instruction, and an entry path with the next exit's
- * path up to its handling. */
-#define PMU_STRETCH_EXIT_REASONS 80u
-enum pmu_stretch_kind {
-    PMU_STRETCH_AFTER_EMULATION = PMU_STRETCH_EXIT_REASONS,
-    PMU_STRETCH_ENTRY,
-    PMU_STRETCH_KINDS
-};
 
 /* pending: a timer sample is due (bits 0..30 are counters). */
 #define PMU_PENDING_TIMER (1u << 31)
@@ -72,33 +58,6 @@ static inline bool sample_cost_measures_next(const struct sample_cost *cost)
     return (cost->seen & (sample_cost_every - 1)) == 0;
 }
 
-/* Single-stepping Vertigo (pmu/soft/pmu_step.c). Steps are absolute per-CPU
- * numbers (the step area's count); the stepper's step 1 is step base + 1. */
-struct pmu_step_state {
-    struct pmu_soft_stepper stepper;
-    uint64_t base;              /* step count at the last sync */
-    uint64_t applied;           /* steps added to the context */
-    uint64_t taken;             /* hypervisor samples taken at their step */
-    uint64_t replayed;          /* taken from the RIP ring at a sync */
-    uint64_t missed;            /* the ring no longer held the step's RIP */
-    /* Stretches of Vertigo far from an overflow run unstepped and are
-     * counted by their TSC difference (pmu/soft/pmu_step.h). */
-    bool unstepped;             /* the stretch since the last resume */
-    uint64_t unstepped_tsc;     /* TSC at that resume */
-    uint64_t exit_path_ticks;   /* the exit path's, added at the next resume */
-    uint64_t unstepped_ticks;   /* figures: Vertigo's ticks counted by TSC */
-    uint64_t unstepped_runs;    /* stretches counted by TSC */
-    uint64_t stepped_runs;      /* stretches single-stepped */
-    uint64_t late;              /* overflows an unstepped stretch ran past */
-    /* The longest stretch of each kind seen so far, in Vertigo's
-     * instructions (steps, or TSC ticks unstepped; 0: none yet): a
-     * stretch is stepped only when an overflow may fall inside it. */
-    uint32_t kind;              /* of the stretch since the last resume
-                                 * (PMU_STRETCH_KINDS: none, just armed) */
-    uint64_t start_count;       /* the step count at that resume */
-    uint32_t longest[PMU_STRETCH_KINDS];
-};
-
 struct pmu_cpu {
     struct vcpu *vcpu;          /* the VCPU this CPU runs, NULL before */
     uint32_t apic_id;
@@ -107,9 +66,6 @@ struct pmu_cpu {
                                  * take a new session: that NMI is not the guest's */
     struct sampler_stats stats;
     struct sample_cost cost;
-    struct pmu_step_state step;
-    struct pmu_soft soft;       /* the backend instances of this CPU */
-    struct pmu_hw hw;
 };
 
 extern struct pmu_cpu pmu_cpus[MAX_CPUS];
@@ -124,7 +80,7 @@ static inline struct pmu_cpu *pmu_this_cpu(void)
     return pmu_cpu_of(pmu_arch_cpu_index());
 }
 
-/* Sets up CPU cpu's instance of the run's backend (hardware or software,
+/* Sets up CPU cpu's instance of the run's backend (its kind's init_cpu,
  * pmu_config) and returns its handle in *be. */
 enum pmu_status pmu_cpu_backend_init(unsigned int cpu, struct pmu_backend *be);
 

@@ -2,6 +2,7 @@
 #include "pmu/run/pmu_pmi.h"
 
 #include "pmu/run/pmu_config.h"
+#include "pmu/run/pmi_part.h"
 #include "vmm/vcpu.h"
 
 /* Per CPU: Vertigo's NMI in flight and the exit path's raise (see
@@ -103,7 +104,7 @@ void pmu_pmi_entry(struct pmu_cpu *c)
  * and was not taken yet. Reading it writes nothing. */
 bool pmu_pmi_hw_delivered(struct vcpu *v)
 {
-    if (!v || v->pmu.be.ops != &pmu_hw_ops || !v->pmu.counting || !pmu_arch_lvtpc_owned(v))
+    if (!pmu_pmi_by_lvtpc(v) || !pmu_arch_lvtpc_owned(v))
         return false;
     const struct pmu_lvtpc_ops *lvt = pmu_arch_lvtpc();
     return (lvt->read(lvt->ctx) & PMU_LVT_MASKED) != 0;
@@ -128,26 +129,21 @@ uint32_t pmu_pmi_hw_take_noted(struct pmu_cpu *c, struct vcpu *v)
     return pmu_pmi_hw_overflows(v);
 }
 
-static struct pmu_hw *hw_backend_of(struct vcpu *v)
-{
-    return v->pmu.be.ops == &pmu_hw_ops ? v->pmu.be.self : NULL;
-}
-
 void pmu_pmi_arm(struct vcpu *v)
 {
-    if (!hw_backend_of(v))
+    if (!v->pmu.be.ops || !pmu_config.kind->pmi)
         return;
     pmu_arch_lvtpc_claim(v, PMU_LVTPC_NMI);
-    pmu_hw_pmi_arm(pmu_arch_lvtpc());
+    pmu_config.kind->pmi->arm(pmu_arch_lvtpc());
 }
 
 /* Each delivered PMI masks LVTPC (SDM Vol. 3A 11.5.1): unmask it, and
  * collect the overflows whose PMI was lost behind the mask. */
-static uint32_t rearm(struct vcpu *v, struct pmu_hw *hw)
+static uint32_t rearm(struct vcpu *v)
 {
     if (!pmu_arch_lvtpc_owned(v))
         return 0;
-    return pmu_hw_pmi_rearm(hw, &v->pmu.ctx, pmu_arch_lvtpc());
+    return pmu_config.kind->pmi->rearm(v->pmu.be.self, &v->pmu.ctx, pmu_arch_lvtpc());
 }
 
 /* Hardware backend: the counters that overflowed, re-armed; the order is
@@ -157,9 +153,8 @@ static uint32_t rearm(struct vcpu *v, struct pmu_hw *hw)
 uint32_t pmu_pmi_hw_overflows(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
-    struct pmu_hw *hw = p->be.self;
     uint32_t mask = p->be.ops->overflow(p->be.self, &p->ctx);
-    mask |= rearm(v, hw);
+    mask |= rearm(v);
     for (uint32_t m = mask; m; m &= m - 1)
         p->overflows++;
     return mask & p->sample.mask;

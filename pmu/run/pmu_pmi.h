@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pmu/run/pmu_config.h"
 #include "pmu/run/pmu_cpu.h"
 #include "vmm/vcpu.h"
 
@@ -112,6 +113,13 @@ static inline bool pmu_pmi_take_kick(struct pmu_cpu *c)
  * unmasked again; every overflow is counted in v's totals. */
 uint32_t pmu_pmi_hw_overflows(struct vcpu *v);
 
+/* Whether v (NULL: none) counts on a backend whose counters raise their
+ * PMIs through LVTPC (its kind has a PMI part, pmu/run/pmi_part.h). */
+static inline bool pmu_pmi_by_lvtpc(const struct vcpu *v)
+{
+    return v && v->pmu.counting && v->pmu.be.ops && pmu_config.kind->pmi;
+}
+
 /* After pmu_pmi_receive*, for c's VCPU v (NULL: none runs): the overflows
  * this NMI carries. If it is Vertigo's (`ours`), the pending software and
  * timer overflows; if v's hardware counters raised a PMI, theirs (which
@@ -121,7 +129,7 @@ static inline uint32_t pmu_pmi_take(struct pmu_cpu *c, struct vcpu *v, bool ours
 {
     uint32_t mask = ours ? __atomic_exchange_n(&c->pending, 0u, __ATOMIC_SEQ_CST) : 0;
     *pmi = false;
-    if (!v || !v->pmu.counting || v->pmu.be.ops != &pmu_hw_ops)
+    if (!pmu_pmi_by_lvtpc(v))
         return mask;
     *pmi = pmu_pmi_hw_delivered(v);
     return *pmi ? mask | pmu_pmi_hw_overflows(v) : mask;

@@ -495,6 +495,6 @@ int64_t pmu_run_guest_step(struct vcpu *v, uint64_t ticks)
         return -VERTIGO_EINVAL;
     uint64_t previous = v->pmu.user_step_ticks ? v->pmu.user_step_ticks : dflt;
     v->pmu.user_step_ticks = ticks;
-    pmu_cpu_of(v->cpu)->soft.config.step_ticks = dflt;      /* the next entry chooses */
+    soft_of(&v->pmu)->config.step_ticks = dflt;     /* the next entry chooses */
     return (int64_t)(previous & (uint64_t)INT64_MAX);
 }

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/smp.h"
 #include "pmu/backend/pmu.h"
 #include "pmu/backend/pmu_ctx.h"
 
@@ -55,6 +56,9 @@ enum pmu_status pmu_soft_init(struct pmu_soft *soft, const struct pmu_soft_confi
 
 /* The backend handle for soft, for generic code. */
 struct pmu_backend pmu_soft_backend(struct pmu_soft *soft);
+
+/* Each CPU's instance (pmu/soft/soft_kind.c: the kind's init_cpu). */
+extern struct pmu_soft pmu_soft_cpus[MAX_CPUS];
 
 /* ---- Counting Vertigo's own time (events with :h) ---------------------
  * The caller measures the time Vertigo runs on the VCPU's CPU (between a

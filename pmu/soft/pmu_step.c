@@ -19,9 +19,11 @@ void pmu_step_set_sampler(pmu_step_sample_fn fn)
     sampler = fn;
 }
 
+struct pmu_step_state pmu_step_states[MAX_CPUS];
+
 static struct pmu_step_state *state_of(const struct vcpu *v)
 {
-    return &pmu_cpu_of(v->cpu)->step;
+    return &pmu_step_states[v->cpu % MAX_CPUS];
 }
 
 static uint32_t apply_steps(struct vcpu *v, uint64_t upto)
@@ -208,12 +210,13 @@ uint32_t pmu_step_resume(struct vcpu *v, unsigned int kind)
 /* The #DB slow path (boot/traps.h): the step count reached step.next. */
 bool step_trap_handle(struct trap_frame *frame)
 {
-    struct pmu_cpu *c = pmu_this_cpu();
+    unsigned int cpu = pmu_arch_cpu_index();
+    struct pmu_cpu *c = pmu_cpu_of(cpu);
     struct percpu_step *area = pmu_arch_this_step_area();
     struct vcpu *v = c->vcpu;
     if (!area->armed || !v)
         return false;
-    struct pmu_step_state *st = &c->step;
+    struct pmu_step_state *st = &pmu_step_states[cpu % MAX_CPUS];
     if (area->count != area->next)
         return true;                /* a step the slow path was not asked for */
     uint32_t mask = pmu_soft_stepper_overflow(&st->stepper) & v->pmu.sample.mask;

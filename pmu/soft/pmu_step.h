@@ -43,8 +43,52 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/smp.h"
 #include "pmu/pmu_arch.h"
+#include "pmu/soft/pmu_soft.h"
 #include "vmm/vcpu.h"
+
+/* Kinds of stretches of Vertigo between two sync points of the stepper
+ * (pmu/soft/pmu_step.h): an exit's handling, by its basic exit reason (the
+ * last kind holds the larger reasons), the rest of an exit after an
+ * emulated guest instruction, and an entry path with the next exit's
+ * path up to its handling. */
+#define PMU_STRETCH_EXIT_REASONS 80u
+enum pmu_stretch_kind {
+    PMU_STRETCH_AFTER_EMULATION = PMU_STRETCH_EXIT_REASONS,
+    PMU_STRETCH_ENTRY,
+    PMU_STRETCH_KINDS
+};
+
+/* Single-stepping Vertigo on one CPU. Steps are absolute per-CPU
+ * numbers (the step area's count); the stepper's step 1 is step base + 1. */
+struct pmu_step_state {
+    struct pmu_soft_stepper stepper;
+    uint64_t base;              /* step count at the last sync */
+    uint64_t applied;           /* steps added to the context */
+    uint64_t taken;             /* hypervisor samples taken at their step */
+    uint64_t replayed;          /* taken from the RIP ring at a sync */
+    uint64_t missed;            /* the ring no longer held the step's RIP */
+    /* Stretches of Vertigo far from an overflow run unstepped and are
+     * counted by their TSC difference (above). */
+    bool unstepped;             /* the stretch since the last resume */
+    uint64_t unstepped_tsc;     /* TSC at that resume */
+    uint64_t exit_path_ticks;   /* the exit path's, added at the next resume */
+    uint64_t unstepped_ticks;   /* figures: Vertigo's ticks counted by TSC */
+    uint64_t unstepped_runs;    /* stretches counted by TSC */
+    uint64_t stepped_runs;      /* stretches single-stepped */
+    uint64_t late;              /* overflows an unstepped stretch ran past */
+    /* The longest stretch of each kind seen so far, in Vertigo's
+     * instructions (steps, or TSC ticks unstepped; 0: none yet): a
+     * stretch is stepped only when an overflow may fall inside it. */
+    uint32_t kind;              /* of the stretch since the last resume
+                                 * (PMU_STRETCH_KINDS: none, just armed) */
+    uint64_t start_count;       /* the step count at that resume */
+    uint32_t longest[PMU_STRETCH_KINDS];
+};
+
+/* Each CPU's; zero before the first arm. */
+extern struct pmu_step_state pmu_step_states[MAX_CPUS];
 
 /* Who takes the overflows the stepper finds inside Vertigo: writes a
  * hypervisor sample for the counters in mask at Vertigo's rip, with its

@@ -10,6 +10,7 @@
 #include "lib/cmdline.h"
 #include "lib/console.h"
 #include "lib/mem.h"
+#include "lib/smp.h"
 #include "pmu/mux/mux_part.h"
 #include "pmu/pmu_arch.h"
 #include "pmu/run/pmu_config.h"
@@ -42,6 +43,21 @@ static void configure(struct pmu_config *c, const char *cmdline)
 {
     c->exact_modes = read_traps(cmdline) && pmu_arch_has_mode_traps();
     pmu_step_set_sampler(sample_hypervisor_step);
+}
+
+/* Each CPU's instance; pmu_soft_init sets what a run's start needs. */
+struct pmu_soft pmu_soft_cpus[MAX_CPUS];
+
+static enum pmu_status init_cpu(unsigned int cpu, struct pmu_backend *be)
+{
+    struct pmu_soft *soft = &pmu_soft_cpus[cpu % MAX_CPUS];
+    struct pmu_soft_config cfg = {
+        .step_ticks = pmu_config.step_ticks,
+        .tsc_counts_instructions = pmu_config.tsc_counts_instructions,
+    };
+    enum pmu_status st = pmu_soft_init(soft, &cfg);
+    *be = pmu_soft_backend(soft);
+    return st;
 }
 
 static void announce(const struct pmu_config *c)
@@ -133,6 +149,7 @@ static const struct sample_part sample = {
 const struct pmu_kind pmu_kind_soft = {
     .missing = missing,
     .configure = configure,
+    .init_cpu = init_cpu,
     .announce = announce,
     .caps = caps,
     .announce_session = announce_session,

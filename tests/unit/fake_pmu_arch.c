@@ -8,6 +8,8 @@
 #include "boot/platform.h"
 #include "pmu/run/pmu_config.h"
 #include "pmu/run/pmu_cpu.h"
+#include "pmu/soft/pmu_soft.h"
+#include "pmu/soft/pmu_step.h"
 #include "lib/console.h"
 #include "vmm/log/log_emit.h"
 #include "vmm/log/log_hv.h"
@@ -30,6 +32,8 @@ void fake_arch_reset(void)
     log_ring_init(&fake.ring, 0, fake.ring_storage, sizeof(fake.ring_storage));
     memset(&pmu_config, 0, sizeof(pmu_config));
     memset(pmu_cpus, 0, sizeof(pmu_cpus));
+    memset(pmu_soft_cpus, 0, sizeof(pmu_soft_cpus));
+    memset(pmu_step_states, 0, sizeof(pmu_step_states));
 }
 
 bool fake_console_has(const char *text)

@@ -632,7 +632,7 @@ TEST(stepping_samples_vertigo_at_the_overflow_step)
     area->count = 50;
     CHECK(step_trap_handle(&frame));
     CHECK_EQ(area->next, 100);
-    CHECK_EQ(pmu_cpus[0].step.taken, 1);
+    CHECK_EQ(pmu_step_states[0].taken, 1);
 
     /* the exit path runs steps 51..130 before its sync: 100 is replayed */
     for (uint64_t i = 51; i <= 130; i++)
@@ -640,7 +640,7 @@ TEST(stepping_samples_vertigo_at_the_overflow_step)
     area->at_exit = 60;
     area->count = 130;
     pmu_after_exit(v, 0);
-    CHECK_EQ(pmu_cpus[0].step.replayed, 1);
+    CHECK_EQ(pmu_step_states[0].replayed, 1);
     CHECK_EQ(area->next, 150);
     CHECK(fake.tf);
 
@@ -723,14 +723,14 @@ TEST(stepping_only_near_the_overflow)
     struct trap_frame frame = { .rip = 0x2000aa, .rbp = 0x3000 };
     area->count = 50;
     CHECK(step_trap_handle(&frame));
-    CHECK_EQ(pmu_cpus[0].step.taken, 1);
+    CHECK_EQ(pmu_step_states[0].taken, 1);
     /* 60 steps up to the exit: 990 events to go, unstepped again */
     area->at_exit = area->count = 60;
     pmu_after_exit(v, 5000);
     CHECK_EQ(hv_count(v), 1010);
     CHECK(!fake.tf);
     CHECK_EQ(area->step_exits, 0);
-    CHECK_EQ(pmu_cpus[0].step.late, 0);
+    CHECK_EQ(pmu_step_states[0].late, 0);
     struct log_sample s[MAX_SAMPLES];
     if (CHECK_EQ(logged_samples(s), 1))
         CHECK_EQ(s[0].rip, 0x2000aa);
@@ -781,7 +781,7 @@ TEST(a_stretch_is_stepped_only_when_its_kind_may_reach_the_overflow)
     CHECK_EQ(hv_count(v), 1650);
     CHECK(fake.tf);                         /* 350 to go, a CPUID may last 1000 */
     CHECK_EQ(area->next, 350);
-    CHECK_EQ(pmu_cpus[0].step.late, 0);
+    CHECK_EQ(pmu_step_states[0].late, 0);
     end_run();
 }
 
@@ -799,7 +799,7 @@ TEST(an_overflow_an_unstepped_stretch_ran_past_is_late)
     pmu_before_entry(v);
     CHECK_EQ(hv_count(v), 1200);
     CHECK_EQ(v->pmu.ctx.counters[0].overflows, 1);
-    CHECK_EQ(pmu_cpus[0].step.late, 1);
+    CHECK_EQ(pmu_step_states[0].late, 1);
     CHECK(!fake.tf);                        /* 800 to go */
     struct log_sample s[MAX_SAMPLES];
     if (CHECK_EQ(logged_samples(s), 1)) {
@@ -815,7 +815,7 @@ TEST(an_overflow_an_unstepped_stretch_ran_past_is_late)
     fake.tsc = fake.entry_tsc + 10 + 300;
     pmu_after_exit(v, 10);
     CHECK_EQ(hv_count(v), 2200);
-    CHECK_EQ(pmu_cpus[0].step.late, 2);
+    CHECK_EQ(pmu_step_states[0].late, 2);
     if (CHECK_EQ(logged_samples(s), 1))     /* the ring was drained above */
         CHECK_EQ(s[0].rip, (uint64_t)(uintptr_t)pmu_step_late_overflow);
     pmu_domain_stopping(&dom);
