@@ -2,7 +2,7 @@
  * by pmu/: its counting session (what it counts, its software events, the
  * backend of the CPU it runs on) and, each in its room's struct, the parts
  * of the features: sampling, the guest's virtual PMU, paravirtual
- * counters, interval multiplexing, and the hardware backend's. */
+ * counters, interval multiplexing, and the backend's (opaque). */
 #ifndef PMU_PMU_VCPU_H
 #define PMU_PMU_VCPU_H
 
@@ -10,7 +10,6 @@
 #include <stdint.h>
 
 #include "pmu/backend/pmu.h"
-#include "pmu/hw/hw_vcpu.h"
 #include "pmu/mux/mux_vcpu.h"
 #include "pmu/pv/pmu_pv.h"
 #include "pmu/sample/sample_vcpu.h"
@@ -23,6 +22,15 @@ struct pmu_switch_state {
     uint64_t failures;              /* saves and loads whose MSR access faulted */
     uint32_t pending_pmi;           /* its PMI raised, not yet taken when it left */
     bool stepping;                  /* Vertigo was single-stepped for it when it left */
+};
+
+/* The part of the run's backend in a VCPU, opaque here: only the
+ * backend's room opens it (the hardware backend's struct hw_vcpu,
+ * pmu/hw/hw_vcpu.h, which checks at compile time that it fits; the
+ * software backend needs none). Zero when the VCPU starts. */
+#define PMU_VCPU_BACKEND_BYTES 7168u
+struct pmu_vcpu_backend {
+    _Alignas(16) unsigned char bytes[PMU_VCPU_BACKEND_BYTES];
 };
 
 /* The counting session's state (pmu/run/) is the struct's own; each
@@ -51,7 +59,7 @@ struct vcpu_pmu {
     struct vpmu_vcpu vpmu;          /* the guest's virtual PMU (pmu/vpmu/) */
     struct pmu_pv pv;               /* the paravirtual counters (pmu/pv/) */
     struct mux_vcpu mux;            /* interval multiplexing (pmu/mux/) */
-    struct hw_vcpu hw;              /* the hardware backend's part (pmu/hw/) */
+    struct pmu_vcpu_backend backend;    /* the backend's part (above) */
 };
 
 #endif

@@ -122,6 +122,14 @@ struct pmu_lvtpc_ops {
     void *ctx;
 };
 
+/* LVTPC's fields (SDM Vol. 3A 11.5.1). */
+#define PMU_LVT_DELIVERY_SHIFT  8
+#define PMU_LVT_DELIVERY_NMI    (4u << PMU_LVT_DELIVERY_SHIFT)  /* mode 100b, bits 10:8 */
+#define PMU_LVT_DELIVERY_STATUS (1u << 12)  /* read-only: send pending */
+#define PMU_LVT_MASKED          (1u << 16)
+/* Vertigo's LVTPC: NMI delivery (the vector field is ignored), unmasked. */
+#define PMU_LVTPC_NMI           PMU_LVT_DELIVERY_NMI
+
 /* A backend instance: its operations and its per-physical-CPU state. */
 struct pmu_backend {
     const struct pmu_backend_ops *ops;

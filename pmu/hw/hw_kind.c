@@ -1,12 +1,14 @@
 /* The hardware backend's kind (pmu/backend/pmu_kind.h): what it needs of
  * VT-x, its events (the probed PMU's), and its parts in interval
- * multiplexing, the paravirtual counters and the PMI. */
+ * multiplexing, the paravirtual counters, the guest's virtual PMU and the
+ * PMI. */
 #include "pmu/backend/pmu_kind.h"
 
 #include "lib/console.h"
 #include "lib/smp.h"
 #include "pmu/hw/pmu_mux_hw.h"
 #include "pmu/hw/pmu_pv_hw.h"
+#include "pmu/hw/pmu_vpmu_hw.h"
 #include "pmu/pmu_arch.h"
 #include "pmu/run/pmi_part.h"
 #include "pmu/hw/pmu_hw.h"
@@ -65,6 +67,7 @@ const struct pmu_kind pmu_kind_hw = {
     .announce_session = NULL,
     .mux = &pmu_mux_hw_part,
     .pv = &pmu_pv_hw_part,
+    .vpmu = &pmu_vpmu_hw_part,
     .sample = NULL,
     .pmi = &pmi_part,
 };

@@ -111,12 +111,6 @@ void pmu_hw_count_from_held(const struct pmu_hw *hw, struct pmu_ctx *ctx);
 /* ---- The PMI (SDM Vol. 3B 20.2.1-20.2.4): LVTPC, reached through struct
  * pmu_lvtpc_ops (pmu/backend/pmu.h), delivers it as an NMI and masks
  * itself; the backend unmasks it again ---- */
-#define PMU_LVT_DELIVERY_SHIFT  8
-#define PMU_LVT_DELIVERY_NMI    (4u << PMU_LVT_DELIVERY_SHIFT)  /* mode 100b, bits 10:8 */
-#define PMU_LVT_DELIVERY_STATUS (1u << 12)  /* read-only: send pending */
-#define PMU_LVT_MASKED          (1u << 16)
-/* Vertigo's LVTPC: NMI delivery (the vector field is ignored), unmasked. */
-#define PMU_LVTPC_NMI           PMU_LVT_DELIVERY_NMI
 
 /* Points LVTPC at NMI delivery, unmasked, on this CPU. Call once the
  * hardware backend drives this CPU's counters (after `load`), before any

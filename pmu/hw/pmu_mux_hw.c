@@ -1,6 +1,7 @@
 /* Interval multiplexing on the hardware backend in the VM-exit loop (see
  * pmu/hw/pmu_mux_hw.h). */
 #include "pmu/hw/pmu_mux_hw.h"
+#include "pmu/hw/hw_vcpu.h"
 
 #include "pmu/pmu_arch.h"
 #include "pmu/mux/pmu_mux.h"
@@ -93,8 +94,8 @@ static bool runs_on_hw(const struct vcpu *v)
 static void share_controls(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
-    if (pmu_hw_share(hw_of(v), &p->ctx, &p->hw.mux.ctx))
-        p->hw.mux.load_failures++;
+    if (pmu_hw_share(hw_of(v), &p->ctx, &hw_vcpu_of(p)->mux.ctx))
+        hw_vcpu_of(p)->mux.load_failures++;
 }
 
 /* The software events' counts now (the session's always-counted events). */
@@ -126,15 +127,15 @@ void pmu_mux_hw_begin(struct vcpu *v, const struct mux_row_config *cfg)
     p->mux.rows.cfg = cfg;           /* the schedule, for the calls that read it */
     read_always(v, counts);
     /* pmu_config.list: the session's events, the command line's or the guest's */
-    if (mux_hw_begin(&p->hw.mux, cfg, &pmu_config.list, &layout, &p->be, counts,
+    if (mux_hw_begin(&hw_vcpu_of(p)->mux, cfg, &pmu_config.list, &layout, &p->be, counts,
                      pmu_arch_tsc()) != PMU_OK)
-        p->hw.mux.load_failures++;
+        hw_vcpu_of(p)->mux.load_failures++;
     share_controls(v);
 }
 
 void pmu_mux_hw_enter(struct vcpu *v, struct pmu_entry_plan *plan)
 {
-    const struct pmu_ctx *m = &v->pmu.hw.mux.ctx;
+    const struct pmu_ctx *m = &hw_vcpu_of(&v->pmu)->mux.ctx;
     if (!runs_on_hw(v))
         return;
     plan->guest_global_ctrl |= pmu_hw_guest_enable_mask(m);
@@ -146,14 +147,14 @@ static void end_turns(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     uint64_t counts[MUX_ROW_EVENTS_MAX];
-    if (!mux_hw_due(&p->hw.mux, &p->be))
+    if (!mux_hw_due(&hw_vcpu_of(p)->mux, &p->be))
         return;
     uint64_t tsc = pmu_arch_exit_tsc(v);
     do {
         read_always(v, counts);
-        if (mux_hw_turn(&p->hw.mux, &p->be, counts, tsc, &p->mux.row))
+        if (mux_hw_turn(&hw_vcpu_of(p)->mux, &p->be, counts, tsc, &p->mux.row))
             pmu_mux_write_row(v, &p->mux.row);
-    } while (mux_row_due(&p->hw.mux.row));
+    } while (mux_row_due(&hw_vcpu_of(p)->mux.row));
     keep_counts(v, counts);
     share_controls(v);
 }
@@ -169,26 +170,26 @@ void pmu_mux_hw_emulated(struct vcpu *v)
     struct vcpu_pmu *p = &v->pmu;
     if (!runs_on_hw(v))
         return;
-    p->be.ops->emulated_instruction(p->be.self, &p->hw.mux.ctx, p->exit_cpl);
+    p->be.ops->emulated_instruction(p->be.self, &hw_vcpu_of(p)->mux.ctx, p->exit_cpl);
     end_turns(v);
 }
 
 void pmu_mux_hw_save_session(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
-    if (!runs_on_hw(v) || !p->hw.mux.ctx.loaded)
+    if (!runs_on_hw(v) || !hw_vcpu_of(p)->mux.ctx.loaded)
         return;
-    if (p->be.ops->save(p->be.self, &p->hw.mux.ctx) != PMU_OK)
-        p->hw.mux.load_failures++;
+    if (p->be.ops->save(p->be.self, &hw_vcpu_of(p)->mux.ctx) != PMU_OK)
+        hw_vcpu_of(p)->mux.load_failures++;
 }
 
 void pmu_mux_hw_load_session(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
-    if (!runs_on_hw(v) || p->hw.mux.ctx.loaded)
+    if (!runs_on_hw(v) || hw_vcpu_of(p)->mux.ctx.loaded)
         return;
-    if (p->be.ops->load(p->be.self, &p->hw.mux.ctx) != PMU_OK)
-        p->hw.mux.load_failures++;
+    if (p->be.ops->load(p->be.self, &hw_vcpu_of(p)->mux.ctx) != PMU_OK)
+        hw_vcpu_of(p)->mux.load_failures++;
     share_controls(v);
 }
 
@@ -196,14 +197,14 @@ uint64_t pmu_mux_hw_busy(const struct vcpu *v)
 {
     const struct vcpu_pmu *p = &v->pmu;
     uint64_t mine = pmu_hw_owned_mask(&p->ctx);
-    return runs_on_hw(v) ? mine | pmu_hw_owned_mask(&p->hw.mux.ctx) : mine;
+    return runs_on_hw(v) ? mine | pmu_hw_owned_mask(&hw_vcpu_const(p)->mux.ctx) : mine;
 }
 
 bool pmu_mux_hw_finish(const struct vcpu *v, struct log_interval *row)
 {
     static struct mux_hw final;     /* the domain's end runs once, on one CPU */
     uint64_t counts[MUX_ROW_EVENTS_MAX];
-    final = v->pmu.hw.mux;          /* the VCPU's own state stays as it ran */
+    final = hw_vcpu_const(&v->pmu)->mux;          /* the VCPU's own state stays as it ran */
     read_always(v, counts);
     return mux_hw_finish(&final, &v->pmu.be, counts, pmu_arch_exit_tsc(v), row);
 }
@@ -270,14 +271,14 @@ static void announce(const struct pmu_config *c)
 
 static const struct mux_row_state *rows(const struct vcpu *v)
 {
-    return &v->pmu.hw.mux.row;
+    return &hw_vcpu_const(&v->pmu)->mux.row;
 }
 
 static void report(const struct vcpu *v)
 {
-    if (v->pmu.hw.mux.load_failures)
+    if (hw_vcpu_const(&v->pmu)->mux.load_failures)
         printk("pmu: vcpu %u: %lu loads or saves of the session's counters faulted (a PMU "
-               "MSR access): its rows are unreliable\n", v->id, v->pmu.hw.mux.load_failures);
+               "MSR access): its rows are unreliable\n", v->id, hw_vcpu_const(&v->pmu)->mux.load_failures);
 }
 
 static void save(struct vcpu *v)

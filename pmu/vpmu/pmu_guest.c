@@ -4,8 +4,7 @@
 #include "pmu/pmu_arch.h"
 #include "pmu/run/pmu_config.h"
 #include "pmu/vpmu/pmu_guest_log.h"
-#include "pmu/hw/pmu_hw.h"
-#include "pmu/hw/pmu_mux_hw.h"
+#include "pmu/vpmu/vpmu_part.h"
 #include "lib/console.h"
 
 /* What the software backend counts: one TSC tick is an instruction, a
@@ -76,14 +75,28 @@ void pmu_guest_take(struct vcpu *v)
     }
 }
 
+/* The run's backend's part in the guest's PMU; NULL: none runs, or the
+ * backend counts it lazily here (pmu/vpmu/vpmu_part.h). */
+static const struct vpmu_part *part(void)
+{
+    return pmu_config.kind ? pmu_config.kind->vpmu : NULL;
+}
+
+/* The guest's counters are counted lazily here (a backend runs, without
+ * a part of its own). */
+static bool counted_lazily(void)
+{
+    return pmu_config.kind && !pmu_config.kind->vpmu;
+}
+
 /* Before the guest's access to a PMU register: its counters up to date. */
 static void take_before_access(struct vcpu *v)
 {
-    if (pmu_config.backend == PMU_SESSION_SOFT)
+    if (counted_lazily())
         pmu_guest_take(v);
 }
 
-/* ---- The hardware backend -------------------------------------------------- */
+/* ---- A backend with a part: the guest's counters on counters of its own --- */
 
 /* RDPMC keeps exiting: with no virtual PMU it gets #GP (vmx/exit_misc.c),
  * where running natively it would read the machine's counters. */
@@ -103,43 +116,21 @@ void pmu_guest_backend_failed(struct vcpu *v, const char *why)
 
 void pmu_guest_bind_hw(struct vcpu *v)
 {
-    struct vcpu_pmu *p = &v->pmu;
-    if (!p->vpmu.on || pmu_config.backend != PMU_SESSION_HW || p->hw.vpmu.hw)
-        return;
-    struct pmu_hw *hw = p->be.self;
-    if (!vpmu_hw_init(&p->hw.vpmu, hw)) {
-        printk("pmu: vcpu %u: the guest gets no PMU: the hardware counters are not %u bits wide\n",
-               v->id, VPMU_WIDTH);
+    if (v->pmu.vpmu.on && part() && !part()->bind(v))
         withdraw(v);
-        return;
-    }
-    struct vpmu_config config = vpmu_hw_offer(hw);
-    if (config.gp_counters > pmu_config.guest_gp_counters)
-        config.gp_counters = pmu_config.guest_gp_counters;
-    if (config.fixed_counters > pmu_config.guest_fixed_counters)
-        config.fixed_counters = pmu_config.guest_fixed_counters;
-    printk("pmu: vcpu %u: the guest's virtual PMU runs on the hardware counters: %u "
-           "general-purpose + %u fixed offered\n", v->id, config.gp_counters,
-           config.fixed_counters);
-    vpmu_init(&p->vpmu.regs, &config);
 }
 
 void pmu_guest_hw_enter(struct vcpu *v, struct pmu_entry_plan *plan)
 {
     struct vcpu_pmu *p = &v->pmu;
-    if (!p->vpmu.on || !p->hw.vpmu.hw || !vpmu_active(&p->vpmu.regs))
-        return;
-    uint64_t busy = pmu_mux_hw_busy(v) | p->hw.pv.enable;     /* pv counters first */
-    plan->guest_global_ctrl |= vpmu_hw_load(&p->hw.vpmu, &p->vpmu.regs, busy);
+    if (p->vpmu.on && part() && vpmu_active(&p->vpmu.regs))
+        part()->enter(v, plan);
 }
 
 void pmu_guest_hw_exit(struct vcpu *v)
 {
-    struct vcpu_pmu *p = &v->pmu;
-    if (!p->vpmu.on || !p->hw.vpmu.loaded)
+    if (!v->pmu.vpmu.on || !part() || !part()->exit(v))
         return;
-    vpmu_lvtpc_write(&p->vpmu.regs, pmu_arch_guest_lvtpc(v));
-    vpmu_hw_save(&p->hw.vpmu, &p->vpmu.regs);
     deliver_pending(v);
     pmu_guest_log_pmis(v);
 }
@@ -182,7 +173,7 @@ bool pmu_guest_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
         return false;
     take_before_access(v);
     bool done = vpmu_wrmsr(&v->pmu.vpmu.regs, msr, value) == VPMU_DONE;
-    if (done && pmu_config.backend == PMU_SESSION_SOFT)
+    if (done && counted_lazily())
         pmu_guest_clock_plan(&v->pmu.vpmu.clock, &v->pmu.vpmu.regs);
     return done;
 }

@@ -15,23 +15,24 @@
  * virtual PMU up when pmu.guest=on and has RDPMC exit. */
 void pmu_guest_start(struct vcpu *v);
 
-/* Hardware backend, once the CPU's backend is set up: the guest's counters
- * will run on the hardware counters Vertigo's session leaves free
- * (pmu/hw/vpmu_hw.h), and it is offered what the hardware has. Hardware
- * counters other than VPMU_WIDTH bits wide: the guest gets no PMU (said on
- * the console). */
+/* A backend with a part in the guest's PMU (the hardware backend,
+ * pmu/vpmu/vpmu_part.h), once the CPU's backend is set up: the guest's
+ * counters will run on counters of its own (the hardware counters
+ * Vertigo's session leaves free), and it is offered what they have. When
+ * the part can offer nothing (hardware counters other than VPMU_WIDTH
+ * bits wide) the guest gets no PMU (said on the console). */
 void pmu_guest_bind_hw(struct vcpu *v);
 
 /* The VCPU's backend could not start (why): the guest's virtual PMU would
  * never count, so the guest gets none (said on the console). */
 void pmu_guest_backend_failed(struct vcpu *v, const char *why);
 
-/* Hardware backend, before the entry: the guest's counting counters
+/* A backend with a part, before the entry: the guest's counting counters
  * loaded; their GLOBAL_CTRL bits are added to plan's guest value. */
 void pmu_guest_hw_enter(struct vcpu *v, struct pmu_entry_plan *plan);
 
-/* Hardware backend, after the exit: the guest's counters read back, and a
- * PMI they raised goes to the guest as pmu_guest_count's do. */
+/* A backend with a part, after the exit: the guest's counters read back,
+ * and a PMI they raised goes to the guest as the lazy count's do. */
 void pmu_guest_hw_exit(struct vcpu *v);
 
 /* True if v's virtual PMU has a counter that counts in one mode only (the

@@ -27,6 +27,7 @@
 #include "tests/unit/pmu_model.h"
 #include "tests/unit/test_log_util.h"
 #include "tests/unit/unit.h"
+#include "pmu/hw/hw_vcpu.h"
 #include "pmu/sample/sample_guest.h"
 #include "pmu/run/pmu_run.h"
 #include "vertigo/hypercall.h"
@@ -113,7 +114,7 @@ static void to_truth(struct guest *g, const struct mux_unit *u, unsigned int cpl
     const struct mux_row_config *cfg = &pmu_config.mux_cfg;
     for (unsigned int e = 0; e < EVENTS; e++) {
         const struct pmu_event *ev = &pmu_config.list.events[e];
-        if (cfg->set_of[e] != g->v->pmu.hw.mux.live)
+        if (cfg->set_of[e] != hw_vcpu_of(&g->v->pmu)->mux.live)
             continue;
         if (hv ? ev->hypervisor : pmu_event_counts_at(ev, cpl))
             g->truth[e] += mux_unit_amount(ev, u);
@@ -155,7 +156,7 @@ static void note_rows(struct guest *g)
 static void take_pmi(struct guest *g)
 {
     struct trap_frame f = { .rip = 0xffffffff80001234ull };
-    CHECK_EQ(g->v->pmu.hw.mux.ctx.overflow_pending, 0);
+    CHECK_EQ(hw_vcpu_of(&g->v->pmu)->mux.ctx.overflow_pending, 0);
     if (model.pmi_nmis % 2) {
         CHECK(pmu_nmi_exit(g->v));
         CHECK_EQ(model.lvtpc & PMU_MODEL_LVT_MASKED, 0);    /* unmasked */
@@ -309,8 +310,8 @@ TEST(rows_every_n_through_the_exit_loop)
              "500) and a last one of %lu; skid at most 0 instructions",
              (unsigned long)last->instructions);
     CHECK(fake_console_has(line));
-    CHECK_EQ(v->pmu.hw.mux.rotations, 6u * 7u);     /* 2 sets, 7 turns: every turn changes */
-    CHECK_EQ(v->pmu.hw.mux.load_failures, 0);
+    CHECK_EQ(hw_vcpu_of(&v->pmu)->mux.rotations, 6u * 7u);     /* 2 sets, 7 turns: every turn changes */
+    CHECK_EQ(hw_vcpu_of(&v->pmu)->mux.load_failures, 0);
     CHECK_EQ(model.faults, 0);
     CHECK(model.pmi_nmis >= 6u * 7u);
     CHECK_EQ(model.pmis_lost, 0);
@@ -436,7 +437,7 @@ TEST(vcpu_switches_mid_turn_keep_each_sessions_state)
     for (unsigned int d = 0; d < 2; d++) {
         CHECK(n[d] >= 4);
         CHECK_EQ(row_failures(&guests[d], rows[d], 4), 0);
-        CHECK_EQ(guests[d].v->pmu.hw.mux.load_failures, 0);
+        CHECK_EQ(hw_vcpu_of(&guests[d].v->pmu)->mux.load_failures, 0);
     }
     CHECK_EQ(model.pmis_lost, 0);
 }
@@ -456,8 +457,8 @@ TEST(the_guests_virtual_pmu_runs_beside_the_session)
     rows_exact(g, 4);
     CHECK(pmu_exit_rdmsr(v, MSR_IA32_PMC0, &value));
     CHECK(value > 0 && value < g->branches_u);  /* time-shared with the session */
-    CHECK(v->pmu.hw.vpmu.counters_unplaced > 0);
-    CHECK(v->pmu.hw.vpmu.runs > 0);
+    CHECK(hw_vcpu_of(&v->pmu)->vpmu.counters_unplaced > 0);
+    CHECK(hw_vcpu_of(&v->pmu)->vpmu.runs > 0);
 }
 
 /* ---- Refusals ---------------------------------------------------------------- */

@@ -16,6 +16,7 @@
 #include "tests/unit/mux_hypercalls.h"
 #include "tests/unit/test_log_util.h"
 #include "tests/unit/unit.h"
+#include "pmu/hw/hw_vcpu.h"
 #include "pmu/sample/sample_guest.h"
 #include "pmu/pv/pv_guest.h"
 #include "pmu/run/pmu_run.h"
@@ -1096,7 +1097,7 @@ TEST(pv_page_refusals_and_backend)
     CHECK(strstr(fake.console, "paravirtual counters refused: unknown event name") != NULL);
     v = start_run("pmu=hw pmu.events=instructions:u", true);
     CHECK_EQ(pv_program(v, "instructions:u"), 1);           /* fixed 0 is taken: a GP one */
-    CHECK_EQ(v->pmu.hw.pv.count, 1);
+    CHECK_EQ(hw_vcpu_of(&v->pmu)->pv.count, 1);
 }
 
 /* i-mode: the guest's overflow_at becomes the run's deadline (the exact
