@@ -2,7 +2,7 @@
  * pmu_backend_ops): its part of each feature, whose shape the feature's
  * room declares (interval multiplexing: pmu/mux/mux_part.h; paravirtual
  * counters: pmu/pv/pv_part.h; sampling: pmu/sample/sample_part.h; the PMI:
- * pmu/run/pmi_part.h; the guest's virtual PMU: pmu/vpmu/vpmu_part.h). A feature's policy asks the run's kind for
+ * pmu/run/pmi_part.h; the counting session: pmu/run/run_part.h; the guest's virtual PMU: pmu/vpmu/vpmu_part.h). A feature's policy asks the run's kind for
  * its part and never which backend runs; only this room (which chooses)
  * and the backends' own rooms name a backend. */
 #ifndef PMU_PMU_KIND_H
@@ -15,6 +15,7 @@
 
 struct mux_part;
 struct pmi_part;
+struct run_part;
 struct vpmu_part;
 struct pv_part;
 struct sample_part;
@@ -55,6 +56,8 @@ struct pmu_kind {
     /* NULL: the backend raises its PMIs itself at VM exits; else its
      * counters raise them through LVTPC (pmu/run/pmi_part.h) */
     const struct pmi_part *pmi;
+    /* its part in the counting session in the VM-exit loop (pmu/run/run_part.h) */
+    const struct run_part *run;
     /* NULL: the guest's virtual PMU counts what the exit loop measures,
      * lazily (pmu/vpmu/vpmu_part.h) */
     const struct vpmu_part *vpmu;

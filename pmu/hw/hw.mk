@@ -5,9 +5,9 @@
 # against the register-level model (tests/unit/pmu_model.c).
 PMU_HW_HEADERS := pmu/hw/pmu_hw.h pmu/hw/pv_hw.h pmu/hw/vpmu_hw.h pmu/hw/mux_hw.h
 PMU_HW_SRCS := pmu/hw/pmu_hw.c pmu/hw/pv_hw.c pmu/hw/vpmu_hw.c pmu/hw/mux_hw.c \
-               pmu/hw/pmu_pv_hw.c pmu/hw/pmu_mux_hw.c pmu/hw/pmu_vpmu_hw.c pmu/hw/hw_kind.c
+               pmu/hw/pmu_pv_hw.c pmu/hw/pmu_mux_hw.c pmu/hw/pmu_vpmu_hw.c pmu/hw/hw_run.c pmu/hw/hw_kind.c
 HV_SRCS      += $(PMU_HW_SRCS)
-HEADERS_HV   += $(PMU_HW_HEADERS) pmu/hw/pmu_pv_hw.h pmu/hw/pmu_mux_hw.h pmu/hw/pmu_vpmu_hw.h pmu/hw/hw_vcpu.h
+HEADERS_HV   += $(PMU_HW_HEADERS) pmu/hw/pmu_pv_hw.h pmu/hw/pmu_mux_hw.h pmu/hw/pmu_vpmu_hw.h pmu/hw/hw_run.h pmu/hw/hw_vcpu.h
 HEADERS_HOST += $(PMU_HW_HEADERS)
 PMU_POLICY_SRCS += $(PMU_HW_SRCS)
 

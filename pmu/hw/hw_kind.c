@@ -3,6 +3,7 @@
  * multiplexing, the paravirtual counters, the guest's virtual PMU and the
  * PMI. */
 #include "pmu/backend/pmu_kind.h"
+#include "pmu/hw/hw_run.h"
 
 #include "lib/console.h"
 #include "lib/smp.h"
@@ -62,6 +63,7 @@ const struct pmu_kind pmu_kind_hw = {
     .missing = missing,
     .configure = configure,
     .init_cpu = init_cpu,
+    .run = &pmu_hw_run_part,
     .announce = announce,
     .caps = caps,
     .announce_session = NULL,

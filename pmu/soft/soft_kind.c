@@ -6,6 +6,7 @@
  * single-stepping it (pmu/soft/pmu_step.h) where a TSC tick is an
  * instruction, and measures each overflow's skid. */
 #include "pmu/backend/pmu_kind.h"
+#include "pmu/soft/soft_run.h"
 
 #include "lib/cmdline.h"
 #include "lib/console.h"
@@ -150,6 +151,7 @@ const struct pmu_kind pmu_kind_soft = {
     .missing = missing,
     .configure = configure,
     .init_cpu = init_cpu,
+    .run = &pmu_soft_run_part,
     .announce = announce,
     .caps = caps,
     .announce_session = announce_session,
