@@ -140,6 +140,7 @@ void pmu_config_ensure(void)
     c->tsc_counts_instructions = platform_is_emulator();
     c->backend = check_backend(pmu_session_decide(choice, verdict));
     c->kind = pmu_kind_of(c->backend);
+    c->run = c->kind ? c->kind->run : NULL;
     c->step_ticks = read_u64_option(cmdline, "pmu.step", PMU_SESSION_DEFAULT_STEP, 1);
     c->period = read_u64_option(cmdline, "pmu.period", 0, 0);
     c->step_ahead = read_u64_option(cmdline, "pmu.step_ahead", PMU_STEP_AHEAD_DEFAULT, 1);

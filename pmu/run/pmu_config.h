@@ -24,12 +24,17 @@
  * :h), with 4.9 % of Vertigo's overflows late (docs/pmu.md). */
 #define PMU_STEP_AHEAD_DEFAULT 2048u
 
+struct run_part;
+
 struct pmu_config {
     bool configured;
     enum pmu_session_backend backend;
     /* Its kind (pmu/backend/pmu_kind.h): what it brings to each feature;
      * NULL without a backend. */
     const struct pmu_kind *kind;
+    /* Its part in the counting session (kind->run, kept here: the exit
+     * loop asks at every exit); NULL without a backend. */
+    const struct run_part *run;
     struct pmu_desc desc;               /* the probed PMU (hardware backend) */
     bool tsc_counts_instructions;       /* one TSC tick is one instruction (Bochs) */
     bool has_events;                    /* a counting session runs */

@@ -17,7 +17,7 @@
 /* The run's backend's part; NULL when no backend runs. */
 static const struct run_part *part(void)
 {
-    return pmu_config.kind ? pmu_config.kind->run : NULL;
+    return pmu_config.run;
 }
 
 /* ---- Starting a VCPU ---------------------------------------------------- */
@@ -154,9 +154,52 @@ void pmu_run_emulated_counts(struct vcpu *v)
     }
 }
 
+/* ---- The guest's virtual PMU alone ----------------------------------------
+ * A VCPU that counts only for its guest's virtual PMU (no counter of a
+ * session of Vertigo's, no paravirtual counters' page, no interval
+ * multiplexing, no user step), with the halt or mode traps on, needs at
+ * each exit only the run's ticks added to the guest's clock of the run's
+ * mode (pmu/vpmu/pmu_guest_clock.h) and at each entry only the run's
+ * deadline: the next PMI point of the guest's counters, or the bound that
+ * keeps every run measured by the timer. The run's part decides it at each
+ * entry (the software backend's, where the halt traps make each run idle
+ * or guest work); whatever changes the VCPU's counting in an exit handler
+ * clears it (pmu_run_program, the paravirtual page, multiplexing). The
+ * short path itself is here, inline in the loop's calls. */
+bool pmu_run_guest_alone(const struct vcpu *v)
+{
+    const struct vcpu_pmu *p = &v->pmu;
+    return p->vpmu.on && p->halts_trapped && p->ctx.count == 0 && !p->pv.page && !p->mux.on &&
+           !p->user_step_ticks;
+}
+
+/* The run's mode is the entry's when the mode traps are on; otherwise no
+ * counter tells the modes apart, and the kernel's clock takes every run. */
+void pmu_run_plan_guest_alone(struct vcpu *v)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    p->entered_halted = pmu_arch_guest_halted(v);
+    unsigned int cpl = p->modes_trapped ? pmu_arch_entry_cpl(v) : 0;
+    p->ctx.entry_cpl = (uint8_t)cpl;
+    uint64_t to_pmi = pmu_guest_ticks_to_pmi(v, cpl);
+    pmu_arch_timer_request(v, PMU_TIMER_STEP, to_pmi < PMU_RUN_TICKS_MAX ? to_pmi : PMU_RUN_TICKS_MAX);
+}
+
+static void account_guest_alone(struct vcpu *v, uint64_t guest_ticks)
+{
+    struct vcpu_pmu *p = &v->pmu;
+    p->exit_cpl = p->ctx.entry_cpl;     /* a run ends in the mode it began in */
+    if (p->entered_halted)
+        p->halted_ticks += guest_ticks;     /* idle: not guest work */
+    else if (pmu_guest_clock_add(&p->vpmu.clock, pmu_guest_mode(p->exit_cpl), guest_ticks))
+        pmu_guest_take(v);
+}
+
 void pmu_run_before_entry(struct vcpu *v)
 {
-    if (part())
+    if (v->pmu.guest_alone && pmu_run_guest_alone(v))
+        pmu_run_plan_guest_alone(v);
+    else if (part())
         part()->before_entry(v);
     else
         pmu_run_plan_idle(v);
@@ -164,7 +207,9 @@ void pmu_run_before_entry(struct vcpu *v)
 
 void pmu_run_after_exit(struct vcpu *v, uint64_t guest_ticks)
 {
-    if (part())
+    if (v->pmu.guest_alone)
+        account_guest_alone(v, guest_ticks);
+    else if (part())
         part()->after_exit(v, guest_ticks);
     else
         v->pmu.exit_cpl = (uint8_t)pmu_arch_guest_cpl(v);
@@ -172,7 +217,12 @@ void pmu_run_after_exit(struct vcpu *v, uint64_t guest_ticks)
 
 void pmu_run_emulated_instruction(struct vcpu *v)
 {
-    if (part())
+    struct vcpu_pmu *p = &v->pmu;
+    if (p->guest_alone) {
+        if (pmu_config.tsc_counts_instructions &&
+            pmu_guest_clock_add(&p->vpmu.clock, pmu_guest_mode(p->exit_cpl), 1))
+            pmu_guest_take(v);
+    } else if (part())
         part()->emulated_instruction(v);
     else
         v->pmu.emulated++;

@@ -42,6 +42,18 @@ struct run_part {
 
 /* ---- Helpers for the parts (pmu/run/pmu_run.c) ---------------------------- */
 
+/* The longest run a deadline allows when nothing nearer is due: every
+ * run stays measured by the VMX-preemption timer. */
+#define PMU_RUN_TICKS_MAX (1ull << 31)
+
+/* Whether v counts only for its guest's virtual PMU (no counter of a
+ * session of Vertigo's, no paravirtual page, no multiplexing, no user
+ * step) with the halt or mode traps on: then each exit needs only the
+ * run's ticks on the guest's clock, each entry only the next PMI point
+ * (pmu_run_plan_guest_alone). A part sets v->pmu.guest_alone from it. */
+bool pmu_run_guest_alone(const struct vcpu *v);
+void pmu_run_plan_guest_alone(struct vcpu *v);
+
 /* The traps of v's next runs: every change of mode exits (modes), or
  * (halts) every HLT and the interrupt that wakes a halted guest exit; the
  * mode traps take those exits too, so halts with modes sets only the

@@ -2,8 +2,9 @@
  * (pmu/run/run_part.h): each run of the guest measured on the
  * VMX-preemption timer and charged to its mode, the deadline of the next
  * overflow point, the mode and halt traps, single-stepping Vertigo for
- * :h at the loop's sync points, and the short path of a VCPU that counts
- * only for its guest's virtual PMU (docs/pmu.md "Wiring"). */
+ * :h at the loop's sync points, and the choice of the short path of a
+ * VCPU that counts only for its guest's virtual PMU (pmu/run/pmu_run.c runs
+ * it; docs/pmu.md "Wiring"). */
 #include "pmu/soft/soft_run.h"
 
 #include "pmu/mux/pmu_mux.h"
@@ -45,8 +46,8 @@ static void programmed(struct vcpu *v)
 
 /* With the mode or halt traps on, a run needs no step: only the overflow
  * point, a user step the guest asked for (VERTIGO_HC_PMU_STEP, user mode
- * only) and this bound, which keeps every run measured by the timer. */
-#define EXACT_RUN_MAX (1ull << 31)
+ * only) and the bound that keeps every run measured by the timer
+ * (PMU_RUN_TICKS_MAX). */
 
 /* Without the traps (pmu.traps=off, or a CPU without the controls): every
  * entry gets a deadline, at most one step, so the halted time a step may
@@ -64,9 +65,9 @@ static void plan_deadline(struct vcpu *v, unsigned int cpl)
     struct pmu_soft *soft = soft_of(&v->pmu);
     uint64_t step = soft->config.step_ticks;
     if (v->pmu.modes_trapped || v->pmu.halts_trapped)
-        step = cpl && v->pmu.user_step_ticks ? v->pmu.user_step_ticks : EXACT_RUN_MAX;
+        step = cpl && v->pmu.user_step_ticks ? v->pmu.user_step_ticks : PMU_RUN_TICKS_MAX;
     else if (!counts_by_mode(v))
-        step = EXACT_RUN_MAX;
+        step = PMU_RUN_TICKS_MAX;
     uint64_t deadline = pmu_soft_enter(soft, &v->pmu.ctx, cpl);
     uint64_t guest_pmi = pmu_guest_ticks_to_pmi(v, cpl);
     uint64_t turn_end = pmu_mux_deadline(v);
@@ -95,45 +96,6 @@ static unsigned int entry_cpl(struct vcpu *v)
     return v->pmu.modes_trapped ? pmu_arch_entry_cpl(v) : pmu_arch_guest_cpl(v);
 }
 
-/* ---- The guest's virtual PMU alone ----------------------------------------
- * A VCPU that counts only for its guest's virtual PMU (no counter of a
- * session of Vertigo's, no paravirtual counters' page, no interval
- * multiplexing, no user step), with the halt or mode traps on, needs at
- * each exit only the run's ticks added to the guest's clock of the run's
- * mode (pmu/vpmu/pmu_guest_clock.h) and at each entry only the run's
- * deadline: the next PMI point of the guest's counters, or the bound that
- * keeps every run measured by the timer. Decided at each entry; whatever
- * changes the VCPU's counting in an exit handler clears it
- * (pmu_run_program, the paravirtual page, multiplexing). */
-static bool guest_alone(const struct vcpu *v)
-{
-    const struct vcpu_pmu *p = &v->pmu;
-    return p->vpmu.on && p->halts_trapped && p->ctx.count == 0 && !p->pv.page && !p->mux.on &&
-           !p->user_step_ticks;
-}
-
-/* The run's mode is the entry's when the mode traps are on; otherwise no
- * counter tells the modes apart, and the kernel's clock takes every run. */
-static void plan_guest_alone(struct vcpu *v)
-{
-    struct vcpu_pmu *p = &v->pmu;
-    p->entered_halted = pmu_arch_guest_halted(v);
-    unsigned int cpl = p->modes_trapped ? pmu_arch_entry_cpl(v) : 0;
-    p->ctx.entry_cpl = (uint8_t)cpl;
-    uint64_t to_pmi = pmu_guest_ticks_to_pmi(v, cpl);
-    pmu_arch_timer_request(v, PMU_TIMER_STEP, to_pmi < EXACT_RUN_MAX ? to_pmi : EXACT_RUN_MAX);
-}
-
-static void account_guest_alone(struct vcpu *v, uint64_t guest_ticks)
-{
-    struct vcpu_pmu *p = &v->pmu;
-    p->exit_cpl = p->ctx.entry_cpl;     /* a run ends in the mode it began in */
-    if (p->entered_halted)
-        p->halted_ticks += guest_ticks;     /* idle: not guest work */
-    else if (pmu_guest_clock_add(&p->vpmu.clock, pmu_guest_mode(p->exit_cpl), guest_ticks))
-        pmu_guest_take(v);
-}
-
 static void plan_entry(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
@@ -141,9 +103,9 @@ static void plan_entry(struct vcpu *v)
         pmu_run_plan_idle(v);
         return;
     }
-    p->guest_alone = guest_alone(v);
+    p->guest_alone = pmu_run_guest_alone(v);
     if (p->guest_alone) {
-        plan_guest_alone(v);
+        pmu_run_plan_guest_alone(v);
         return;
     }
     p->entered_halted = pmu_arch_guest_halted(v);
@@ -155,10 +117,6 @@ static void plan_entry(struct vcpu *v)
 
 static void before_entry(struct vcpu *v)
 {
-    if (v->pmu.guest_alone && guest_alone(v)) {
-        plan_guest_alone(v);
-        return;
-    }
     bool stepping = pmu_step_armed(v);
     if (stepping)
         pmu_run_count_overflows(v, pmu_step_pause(v));
@@ -231,10 +189,6 @@ static void account_guest(struct vcpu *v, uint64_t guest_ticks, bool stepping)
 
 static void after_exit(struct vcpu *v, uint64_t guest_ticks)
 {
-    if (v->pmu.guest_alone) {
-        account_guest_alone(v, guest_ticks);
-        return;
-    }
     bool stepping = pmu_step_armed(v);
     if (stepping)
         pmu_run_count_overflows(v, pmu_step_exit_begin(v, guest_ticks));
@@ -249,12 +203,6 @@ static void after_exit(struct vcpu *v, uint64_t guest_ticks)
 static void emulated_instruction(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
-    if (p->guest_alone) {
-        if (pmu_config.tsc_counts_instructions &&
-            pmu_guest_clock_add(&p->vpmu.clock, pmu_guest_mode(p->exit_cpl), 1))
-            pmu_guest_take(v);
-        return;
-    }
     pmu_run_emulated_counts(v);
     bool stepping = pmu_step_armed(v);
     if (stepping)

@@ -65,6 +65,7 @@ for c in $CASES; do
     awk -v c="$c" -v n="${per_exit[$c]}" -v z="${per_exit[nop]}" 'BEGIN { printf "  %-12s %10.1f\n", c, n - z }'
 done
 awk -v a="${per_exit[on]}" -v b="${per_exit[off]}" -v c="${per_exit[sample-on]}" -v d="${per_exit[sample-off]}" 'BEGIN {
-    printf "bench-exit: the guest'"'"'s virtual PMU (NMI watchdog counting) adds %.1f instructions per exit without a\n", a - b
-    printf "            session, %.1f with a sampling session\n", c - d
+    printf "bench-exit: the guest'"'"'s virtual PMU on (NMI watchdog counting) minus off: %+.1f instructions per exit\n", a - b
+    printf "            without a session (on, it takes the short path of a VCPU that counts for it alone),\n"
+    printf "            %+.1f with a sampling session\n", c - d
 }'
