@@ -47,6 +47,10 @@ bool vhw_pmi_vector(struct vcpu *v);
  * (vmx/exit_vhw_msr.c); without it IA32_TSC and TSC_ADJUST writes #GP. */
 bool vhw_tsc_offsetting(void);
 
+/* v's own TSC offset: what its writes to its virtual IA32_TSC or
+ * TSC_ADJUST made it (0 for a domain without virtual hardware). */
+uint64_t vhw_tsc_offset(const struct vcpu *v);
+
 /* The VCPU's TSC as the guest reads it (its offset applied). */
 uint64_t vhw_guest_tsc(struct vcpu *v);
 

@@ -42,6 +42,11 @@ bool vhw_tsc_offsetting(void)
     return (vmx_config.proc_available & PROC_TSC_OFFSETTING) != 0;
 }
 
+uint64_t vhw_tsc_offset(const struct vcpu *v)
+{
+    return v->domain && v->domain->vhw ? v->domain->vhw->tsc[v->id].offset : 0;
+}
+
 
 /* An NMI from the virtual APIC (an NMI IPI, an LVT entry in NMI mode):
  * while an NMI handler runs the CPU latches one more NMI and drops the

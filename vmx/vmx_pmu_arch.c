@@ -280,14 +280,17 @@ void pmu_arch_guest_nmi_return_exits(struct vcpu *v)
 }
 
 /* RDTSC, RDTSCP and IA32_TSC reads in the guest add the TSC offset (SDM
- * Vol. 3C 26.6.5) when "use TSC offsetting" is on (vmcs_setup sets it
- * wherever the CPU has it, with offset 0). */
+ * Vol. 3C 26.6.5) while "use TSC offsetting" is on. The offset is shared:
+ * a domain's own (its writes to its virtual IA32_TSC or TSC_ADJUST,
+ * vmx/exit_vhw_msr.c) less the ticks its NMI handler is held behind; the
+ * control is switched on at the first use of either and stays on. */
 bool pmu_arch_guest_tsc_behind(struct vcpu *v, uint64_t behind)
 {
-    (void)v;
-    if (!(vmx_config.ctl.proc & PROC_TSC_OFFSETTING))
+    if (!vhw_tsc_offsetting())
         return false;
-    vmcs_write(VMCS_TSC_OFFSET, -behind);
+    vmcs_write(VMCS_TSC_OFFSET, vhw_tsc_offset(v) - behind);
+    vmcs_write(VMCS_PROC_BASED_CONTROLS,
+               vmcs_read(VMCS_PROC_BASED_CONTROLS) | PROC_TSC_OFFSETTING);
     return true;
 }
 
