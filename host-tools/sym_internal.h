@@ -198,6 +198,8 @@ struct sym_indexes {
     struct range_index *jit_by_pid;      /* JIT entries; prio: their index */
     struct range_index *jit_by_domain;
     uint32_t *idents_sorted;             /* identity indexes by (domain, CR3, index) */
+    uint32_t *domain_first_ident;        /* per idents_sorted entry: the first
+                                          * identity index of its domain */
 };
 
 struct sym_unwinder;                     /* host-tools/sym_unwind.c */

@@ -88,6 +88,7 @@ static void free_indexes(struct sym_indexes *ix)
     range_index_free(ix->jit_by_domain);
     free(ix->map_refs);
     free(ix->idents_sorted);
+    free(ix->domain_first_ident);
     *ix = (struct sym_indexes){ .stale = true };
 }
 
@@ -164,6 +165,16 @@ static void index_identities(struct symbolizer *s)
     for (size_t i = 0; i < s->ident_count; i++)
         s->ix.idents_sorted[i] = (uint32_t)i;
     qsort_r(s->ix.idents_sorted, s->ident_count, sizeof(uint32_t), ident_cmp, s);
+    /* each domain's identities are one run of the sorted array */
+    s->ix.domain_first_ident = sym_calloc(s->ident_count, sizeof(*s->ix.domain_first_ident));
+    for (size_t run = 0, end; run < s->ident_count; run = end) {
+        uint32_t domain = s->idents[s->ix.idents_sorted[run]].domain, first = UINT32_MAX;
+        for (end = run; end < s->ident_count && s->idents[s->ix.idents_sorted[end]].domain == domain;
+             end++)
+            first = s->ix.idents_sorted[end] < first ? s->ix.idents_sorted[end] : first;
+        for (size_t i = run; i < end; i++)
+            s->ix.domain_first_ident[i] = first;
+    }
 }
 
 static void build_indexes(struct symbolizer *s)
@@ -190,7 +201,11 @@ void sym_user_free(struct symbolizer *s)
  * before it, else the first one after it (see sym_identity_seq_at; *later
  * says which), unless that one was shipped at its process's fork or exec:
  * a sample before it is of another process that had the same page-table
- * root before (freed and reused), never of this one. */
+ * root before (freed and reused), never of this one. Nor does a later one
+ * name a sample from before the domain's first identity: the process
+ * watch was not running yet, so whatever ran then (a program that has
+ * exited since, whose page-table root the later process reuses) was
+ * never shipped. */
 static const struct identity *identity_at(const struct symbolizer *s, const struct sym_where *w,
                                           bool *later)
 {
@@ -214,7 +229,8 @@ static const struct identity *identity_at(const struct symbolizer *s, const stru
     if (before && before->domain == w->domain && before->cr3 == cr3)
         return before;
     *later = true;
-    if (after && after->domain == w->domain && after->cr3 == cr3 && !after->born)
+    if (after && after->domain == w->domain && after->cr3 == cr3 && !after->born &&
+        seq > s->ix.domain_first_ident[lo])
         return after;
     return NULL;
 }

@@ -420,10 +420,12 @@ TEST(an_interrupted_user_rip_is_named_at_itself)
 /* A sample taken before its CR3's first identity is named by that
  * identity only as a guess: not when the identity was shipped at its
  * process's fork or exec (the module's watch, epoch 1: that program was
- * not running there before), and not when the sample's user RIP lies in
- * none of that process's mappings (another process had the page-table
- * root before). */
-static uint32_t pid_of_early_sample(struct fixture *fx, uint64_t epoch, uint64_t rip)
+ * not running there before), not when the sample's user RIP lies in none
+ * of that process's mappings (another process had the page-table root
+ * before), and not when the sample came before the domain's first
+ * identity (the watch was not running: a program that exited since may
+ * have had the root). watching: another process's identity comes first. */
+static uint32_t pid_of_early_sample(struct fixture *fx, uint64_t epoch, uint64_t rip, bool watching)
 {
     struct profile p;
     char err[256], maps[PATH_LEN], ident[64];
@@ -433,7 +435,15 @@ static uint32_t pid_of_early_sample(struct fixture *fx, uint64_t epoch, uint64_t
     snprintf(maps, sizeof(maps), "%08lx-%08lx r-xp %08lx 00:00 1 /bin/workload\n",
              (unsigned long)fx->text_start, (unsigned long)fx->text_end, (unsigned long)fx->text_offset);
     snprintf(ident, sizeof(ident), "%u %llx workload\n", PID, (unsigned long long)CR3);
-    sample(&p, LOG_MODE_GUEST_USER, rip, NULL, 0, 1);           /* before any identity */
+    if (watching) {
+        static const char other[] = "7 7000 init\n";
+        struct logdec_record first = { .type = LOG_REC_SYMBOLS, .tsc = 0 };
+        first.u.symbols = (struct log_symbols){ .domain = 0, .kind = LOG_SYM_PROCESS, .pid = 7,
+                                                .last = true, .data = (const uint8_t *)other,
+                                                .len = (uint32_t)strlen(other) };
+        profile_record(&p, &first);
+    }
+    sample(&p, LOG_MODE_GUEST_USER, rip, NULL, 0, 1);           /* before its CR3's identity */
     struct logdec_record r = { .type = LOG_REC_SYMBOLS, .tsc = 2 };
     r.u.symbols = (struct log_symbols){ .domain = 0, .kind = LOG_SYM_PROC_MAPS, .pid = PID, .epoch = epoch,
                                         .last = true, .data = (const uint8_t *)maps,
@@ -463,8 +473,9 @@ TEST(a_later_identity_names_an_earlier_sample_only_as_a_guess)
         fixture_free(&fx);
         return;
     }
-    CHECK_EQ(pid_of_early_sample(&fx, 0, fx.g), PID);                /* the agent's scan: taken */
-    CHECK_EQ(pid_of_early_sample(&fx, SYM_EPOCH_WATCH, fx.g), 0);    /* shipped at its fork or exec */
-    CHECK_EQ(pid_of_early_sample(&fx, 0, STRAY), 0);                 /* refuted by an unmapped RIP */
+    CHECK_EQ(pid_of_early_sample(&fx, 0, fx.g, true), PID);               /* the agent's scan: taken */
+    CHECK_EQ(pid_of_early_sample(&fx, 0, fx.g, false), 0);               /* before the watch ran */
+    CHECK_EQ(pid_of_early_sample(&fx, SYM_EPOCH_WATCH, fx.g, true), 0);  /* shipped at its fork or exec */
+    CHECK_EQ(pid_of_early_sample(&fx, 0, STRAY, true), 0);               /* refuted by an unmapped RIP */
     fixture_free(&fx);
 }
