@@ -144,12 +144,17 @@ static enum frame_rule user_rip_rule(const struct frame_checker *c, const struct
 /* A thunk an indirect branch goes through (a retpoline, or the return
  * thunk of the ITS mitigation): sampled after it put the branch target
  * where its return address was (`mov %reg, (%rsp)`), the next frame is
- * that target, a function's entry. */
+ * that target, a function's entry. The ITS mitigation's indirect thunks
+ * (__x86_indirect_its_thunk_REG, `jmp *%REG` in the vmlinux file) were
+ * seen in Bochs captures with the same next frame, the entry of a
+ * function (after its caller's `call`, patched at boot), so they take the
+ * same rule. */
 static bool retpoline_thunk(const struct frame_checker *c, const struct sym_frame *f)
 {
     const char *name = function_name(c, f);
     return f->mode == LOG_MODE_GUEST_KERNEL && (starts_with(name, "__x86_indirect_thunk_") ||
                                                 starts_with(name, "__x86_indirect_call_thunk_") ||
+                                                starts_with(name, "__x86_indirect_its_thunk_") ||
                                                 !strcmp(name, "its_return_thunk"));
 }
 
