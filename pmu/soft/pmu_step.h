@@ -36,7 +36,7 @@
 
 /* Instructions a stretch may run beyond the longest of its kind before an
  * overflow it holds is late. */
-#define PMU_STEP_MARGIN 512u
+#define PMU_STEP_MARGIN 64u
 #ifndef PMU_PMU_STEP_H
 #define PMU_PMU_STEP_H
 
