@@ -15,8 +15,7 @@
 enum frame_rule {
     RULE_INTERRUPTED,            /* an instruction starts there */
     RULE_AFTER_CALL,             /* a call ends there */
-    RULE_AFTER_SYSCALL,          /* a syscall ends there */
-    RULE_AFTER_SYSCALL_OR_EXEC,  /* that, or the entry point of its binary (execve) */
+    RULE_AFTER_SYSCALL_OR_EXEC,  /* a syscall ends there, or the entry point of its binary (execve) */
     RULE_CALL_OR_INTERRUPTED,    /* after an interrupt entry frame */
     RULE_CALL_OR_ENTRY,          /* after a retpoline thunk: its branch target */
 };
@@ -127,18 +126,20 @@ static bool in_kernel_function(const struct frame_checker *c, const struct profi
  *     then the sample's user frames are [gone], profile.c), it is the
  *     entry point of the new program's ELF file (its interpreter's for a
  *     dynamically linked one), the binary it is named in; a failed execve
- *     returns after the syscall. Nothing else is accepted there. */
+ *     returns after the syscall. That holds until the return to user
+ *     mode, also after __x64_sys_execve has returned (a sample in
+ *     do_syscall_64 then has no execve frame), so the entry point is
+ *     accepted under every syscall entry: a saved RIP equal to its
+ *     binary's entry point either follows a syscall instruction (accepted
+ *     anyway) or was set by start_thread. Nothing else is accepted. */
 static enum frame_rule user_rip_rule(const struct frame_checker *c, const struct profile_sample *s)
 {
     static const char *const rewriters[] = { "syscall_exit_to_user_mode", "exit_to_user_mode_prepare",
                                              "arch_do_signal_or_restart", "handle_signal",
                                              "__rseq_handle_notify_resume" };
-    static const char *const execs[] = { "__x64_sys_execve", "__x64_sys_execveat",
-                                         "__ia32_compat_sys_execve", "__ia32_compat_sys_execveat" };
     if (in_kernel_function(c, s, rewriters, sizeof(rewriters) / sizeof(rewriters[0])))
         return RULE_INTERRUPTED;
-    return in_kernel_function(c, s, execs, sizeof(execs) / sizeof(execs[0])) ?
-           RULE_AFTER_SYSCALL_OR_EXEC : RULE_AFTER_SYSCALL;
+    return RULE_AFTER_SYSCALL_OR_EXEC;
 }
 
 /* A thunk an indirect branch goes through (a retpoline, or the return
@@ -280,7 +281,6 @@ static struct frame_result check_frame(struct frame_checker *c, const struct pro
     case RULE_AFTER_CALL:
         cause = ends_call(&code, addr) ? FRAME_OK : FRAME_NOT_AFTER_CALL;
         break;
-    case RULE_AFTER_SYSCALL:
     case RULE_AFTER_SYSCALL_OR_EXEC:     /* not its entry point: checked above */
         cause = ends_syscall(&code, addr) ? FRAME_OK : FRAME_NOT_AFTER_SYSCALL;
         break;

@@ -356,8 +356,11 @@ TEST(the_user_rip_after_an_execve_is_the_new_programs_entry_point)
     sample(&p, LOG_MODE_GUEST_KERNEL, K_EXECVE + 0x10, failed, 3, 11);
     sample(&p, LOG_MODE_GUEST_KERNEL, K_EXECVE + 0x10, elsewhere, 3, 12);
     sample(&p, LOG_MODE_GUEST_KERNEL, KERNEL_LEAF, not_execve, 2, 13);
+    /* the entry point without execve on the kernel stack: the syscall
+     * returned already (a sample in do_syscall_64 on the way out), still
+     * start_thread's RIP (agent.sh's capture had one) */
     static const enum frame_cause user_rip[] = { FRAME_OK, FRAME_OK, FRAME_NOT_AFTER_SYSCALL,
-                                                 FRAME_NOT_AFTER_SYSCALL };
+                                                 FRAME_OK };
     if (CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 4)) {
         struct frame_checker *c = frame_checker_new(p.sym);
         struct frame_result res[LOG_STACK_MAX + 1];
