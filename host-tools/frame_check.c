@@ -81,7 +81,9 @@ static const char *function_name(const struct frame_checker *c, const struct sym
  * frame is the interrupted context's RIP: the guest kernel's idtentry and
  * entry code (asm_exc_page_fault, asm_sysvec_*, entry_*, error_entry, and
  * code kallsyms names only by the entry sections' end markers) and its
- * way back (common_interrupt_return and its labels, error_return,
+ * way back (common_interrupt_return and its labels, early_xen_iret_patch
+ * included: Linux 6.1's entry_64.S puts it between
+ * restore_regs_and_return_to_kernel and the IRET; error_return,
  * paranoid_exit: the saved registers are popped and IRET returns to the
  * interrupted context, which the kernel's ORC rules there, its pt_regs or
  * IRET frame, name as the next frame), Vertigo's own trap stubs (boot/isr.S). */
@@ -91,7 +93,8 @@ static bool interrupt_entry(const struct frame_checker *c, const struct sym_fram
                                           "__irqentry_text_", "__entry_text_",
                                           "common_interrupt_return",
                                           "swapgs_restore_regs_and_return_to_usermode",
-                                          "restore_regs_and_return_to_kernel", "native_irq_return_iret",
+                                          "restore_regs_and_return_to_kernel", "early_xen_iret_patch",
+                                          "native_irq_return_iret",
                                           "error_return", "paranoid_exit" };
     const char *name = function_name(c, f);
     for (size_t i = 0; f->mode == LOG_MODE_GUEST_KERNEL && i < sizeof(kernel) / sizeof(kernel[0]); i++)
