@@ -93,7 +93,7 @@ unit_symbolize_LIBS := $(REPORT_LIBS)
 UNIT_TESTS += insn_call
 unit_insn_call_SRCS := tests/unit/test_insn_call.c host-tools/insn_call.c host-tools/insn_starts.c \
                        host-tools/objdump_run.c host-tools/keymap.c
-$(BUILD)/unit/insn_call: | $(PROFILE_FIXTURE_ELFS) $(HV_ELF)
+$(BUILD)/unit/insn_call: | $(PROFILE_FIXTURE_ELFS) $(BUILD)/vertigo.elf   # HV_ELF is set after the fragments are read
 # The frame checker on real frames and on a planted wrong mapping.
 UNIT_TESTS += frame_check
 unit_frame_check_SRCS := tests/unit/test_frame_check.c $(REPORT_TEST_SRCS)
