@@ -6,6 +6,7 @@
 REPORT_SRCS := host-tools/symbolize.c host-tools/sym_demangle.c host-tools/sym_sets.c \
                host-tools/sym_user.c host-tools/sym_elf.c host-tools/sym_dwarf.c \
                host-tools/sym_unwind.c host-tools/sym_domains.c host-tools/sym_intervals.c \
+               host-tools/sym_table.c \
                host-tools/domain_names.c host-tools/keymap.c host-tools/range_index.c \
                host-tools/guest_root.c host-tools/profile.c host-tools/profile_cli.c \
                host-tools/vertigo_version.c host-tools/time_filter.c \
@@ -103,6 +104,11 @@ UNIT_TESTS += unwind
 unit_unwind_SRCS := tests/unit/test_unwind.c $(REPORT_TEST_SRCS)
 unit_unwind_LIBS := $(REPORT_LIBS)
 $(BUILD)/unit/report $(BUILD)/unit/symbolize: | $(PROFILE_FIXTURE_ELFS)
+# The symbol table against libdwfl on the fixtures, the hypervisor, vertigo and libc.
+UNIT_TESTS += sym_table
+unit_sym_table_SRCS := tests/unit/test_sym_table.c $(REPORT_TEST_SRCS)
+unit_sym_table_LIBS := $(REPORT_LIBS)
+$(BUILD)/unit/sym_table: | $(PROFILE_FIXTURE_ELFS) $(BUILD)/vertigo.elf $(BUILD)/vertigo
 # The command line shared by report and export, on the log fixtures.
 UNIT_TESTS += profile_cli
 unit_profile_cli_SRCS := tests/unit/test_profile_cli.c $(REPORT_TEST_SRCS)

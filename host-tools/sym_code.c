@@ -485,13 +485,11 @@ bool sym_function_bounds(struct symbolizer *s, uint32_t domain, const struct sym
         return false;
     if (f->elf) {
         struct elf_image *e = &s->elves[f->elf - 1];
-        GElf_Off off = 0;
-        GElf_Sym sym;
-        if (!e->mod || !dwfl_module_addrinfo(e->mod, f->addr, &off, &sym, NULL, NULL, NULL) ||
-            !sym.st_size)
+        uint64_t first, size;
+        if (!e->mod || !sym_table_lookup(&e->table, e->mod, f->addr, &first, &size) || !size)
             return false;
-        *start = f->addr - off;
-        *end = *start + sym.st_size;
+        *start = first;
+        *end = first + size;
         return true;
     }
     const struct ktable *k = f->mode == LOG_MODE_GUEST_KERNEL ? sym_ktable_of(s, domain) : NULL;

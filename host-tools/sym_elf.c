@@ -286,9 +286,9 @@ static const char *clean_copy(const char *name, char out[SYM_NAME_MAX])
 }
 
 /* ---- Symbols by interval ---------------------------------------------------
- * libdwfl looks an address's symbol up by reading the whole symbol table
- * (dwfl_module_addrinfo: every symbol, every time), so each answer is
- * kept for the interval of addresses that must get the same one: its
+ * An address's symbol is libdwfl's answer (sym_table.c gives it from a
+ * table read once), kept for the interval of addresses that must get the
+ * same one, so a frame's lookup is one binary search: the answer's
  * choice depends only on which symbols start at or below the address,
  * which of them still hold it (start + size), an absolute symbol's exact
  * address, and the section the address is in (a sizeless symbol names
@@ -342,19 +342,18 @@ static void build_symbol_intervals(struct elf_image *e)
 }
 
 /* dwfl_module_addrinfo's name for addr (NULL: none) and addr's offset
- * from that symbol's start, asked once per interval. */
+ * from that symbol's start, looked up once per interval. */
 static const char *symbol_of(struct elf_image *e, uint64_t addr, GElf_Off *off)
 {
     if (!e->symbols.built)
         build_symbol_intervals(e);
     uint32_t *slot = sym_intervals_slot(&e->symbols, addr);
     if (!*slot) {
-        GElf_Off o = 0;
-        GElf_Sym sym;
-        const char *name = dwfl_module_addrinfo(e->mod, addr, &o, &sym, NULL, NULL, NULL);
+        uint64_t start, size;
+        const char *name = sym_table_lookup(&e->table, e->mod, addr, &start, &size);
         e->symbol_answers = sym_grow(e->symbol_answers, &e->symbol_answer_cap,
                                      e->symbol_answer_count + 1, sizeof(*e->symbol_answers));
-        e->symbol_answers[e->symbol_answer_count++] = (struct sym_symbol_answer){ name, addr - o };
+        e->symbol_answers[e->symbol_answer_count++] = (struct sym_symbol_answer){ name, start };
         *slot = (uint32_t)e->symbol_answer_count;
     }
     const struct sym_symbol_answer *a = &e->symbol_answers[*slot - 1];
@@ -421,6 +420,7 @@ void sym_elf_free(struct symbolizer *s)
             dwfl_end(s->elves[i].dwfl);
         free(s->elves[i].cus);
         sym_intervals_free(&s->elves[i].symbols);
+        sym_table_free(&s->elves[i].table);
         free(s->elves[i].symbol_answers);
         sym_dwarf_free(&s->elves[i]);
     }

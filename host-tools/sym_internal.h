@@ -3,7 +3,7 @@
  * lookups, life cycle), sym_sets.c (symbols records: reassembling sets,
  * parsing their lines, what was lost), sym_user.c (user addresses:
  * processes, identities, JIT maps), sym_elf.c (ELF files through libdwfl,
- * the guest root, warnings). Every lookup by key goes through a keymap
+ * the guest root, warnings), sym_table.c (an ELF's symbols by address). Every lookup by key goes through a keymap
  * or a sorted index, never a scan of everything the log holds. */
 #ifndef HOST_TOOLS_SYM_INTERNAL_H
 #define HOST_TOOLS_SYM_INTERNAL_H
@@ -139,6 +139,47 @@ void sym_intervals_build(struct sym_intervals *iv, uint64_t *bounds, size_t n);
 uint32_t *sym_intervals_slot(struct sym_intervals *iv, uint64_t addr);
 void sym_intervals_free(struct sym_intervals *iv);
 
+/* An ELF module's symbols by address (sym_table.c), read once from
+ * libdwfl: its entries in the order libdwfl searches them (globals, then
+ * locals), the sized ones sorted by start, the allocated sections. */
+struct sym_table_entry {
+    uint64_t value, size;
+    const char *name;            /* libdwfl's (the file's string table) */
+    uint32_t section;            /* the allocated section holding value (0: none) */
+    uint8_t bind;                /* global 3, weak 2, local 1, other 0 */
+    bool absolute;               /* an absolute or other special section's */
+};
+struct sym_table_sized {
+    uint64_t value;
+    uint64_t max_end;            /* the highest end of this and every lower one */
+    uint32_t entry;              /* index into all */
+};
+struct sym_table_section {
+    uint64_t start, end;
+    uint32_t ndx;
+};
+struct sym_table {
+    struct sym_table_entry *all;
+    size_t count, global_count;
+    bool local_pass;             /* the table has locals (libdwfl's second pass) */
+    struct sym_table_sized *sized;
+    size_t sized_count;
+    uint64_t *sizeless_globals;  /* values, sorted */
+    size_t sizeless_global_count;
+    struct sym_table_section *secs;      /* by start */
+    size_t sec_count;
+    bool built;
+    bool own;                    /* false: libdwfl answers (not x86, or relocatable) */
+};
+
+/* Reads module's (a Dwfl_Module *) symbols into t. */
+void sym_table_build(struct sym_table *t, void *module);
+/* The name dwfl_module_addrinfo gives addr in module (NULL: none), the
+ * symbol's start and size; builds t on first use. */
+const char *sym_table_lookup(struct sym_table *t, void *module, uint64_t addr, uint64_t *start,
+                             uint64_t *size);
+void sym_table_free(struct sym_table *t);
+
 /* A symbol lookup's answer (sym_elf.c): the name libdwfl gives the
  * interval's addresses and the address their offsets count from. */
 struct sym_symbol_answer {
@@ -174,6 +215,7 @@ struct elf_image {
     void *cus;                   /* sym_dwarf.c's index of compile units */
     size_t cu_count;
     bool cus_built;
+    struct sym_table table;              /* the module's symbols by address */
     struct sym_intervals symbols;        /* symbol lookups by interval */
     struct sym_symbol_answer *symbol_answers;
     size_t symbol_answer_count, symbol_answer_cap;
