@@ -232,31 +232,32 @@ decode_records(struct logdec *dec, const struct log_block_header *h, const uint8
     r.cpu = h->cpu;
     r.block_seq = h->seq;
     r.tsc = h->base_tsc;
-    /* Kept in locals: the callback may be any code, so what it could
-     * reach (h, dec) would be read again after each call. */
+    r.index = h->first_record;
+    /* Kept in locals, few enough to stay in the registers a call keeps:
+     * the callback may be any code, so what it could reach (h, dec) would
+     * be read again after each call. */
     void (*on_record)(void *, const struct logdec_record *) =
         dec->cb->record ? dec->cb->record : ignore_record;
     void *user = dec->user;
-    const uint64_t first = h->first_record;
     const uint32_t count = h->record_count;
     const uint8_t *p = payload, *end = payload + h->payload_len;
     uint64_t offset_base = payload_offset - (uint64_t)(uintptr_t)payload;   /* + p: p's offset */
-    uint32_t n = 0, fast = 0;
-    for (; p < end && n < count; n++) {
-        r.index = first + n;
+    uint32_t left = count, slow = 0;
+    for (; p < end && left; left--, r.index++) {
         r.offset = offset_base + (uint64_t)(uintptr_t)p;
         if (logdec_fast_record(&r, &p, end, pext)) {
-            fast++;
             on_record(user, &r);
             continue;
         }
         enum record_step step = decode_record(dec, &r, &p, end);
         if (step == RECORD_BAD_FRAME)
             break;
+        slow++;
         if (step == RECORD_BAD_FIELDS)
             bad_record(dec, h, r.offset, 1);
     }
-    dec->totals.records += fast;             /* the general path counts its own */
+    uint32_t n = count - left;
+    dec->totals.records += n - slow;         /* the general path counts its own */
     if (n != count || p != end)
         bad_record(dec, h, payload_offset + (uint64_t)(p - payload), count - n);
 }

@@ -161,9 +161,9 @@ LOGDEC_FAST_INLINE bool logdec_fast_sample(struct log_sample *s, const uint8_t *
         return false;
     uint8_t flags = (uint8_t)head;
     s->mode = flags & LOG_SAMPLE_MODE_MASK;
-    s->domain = (uint8_t)(head >> 8);
-    s->vcpu = (uint8_t)(head >> 16);
-    s->event = (uint8_t)(head >> 24);
+    s->domain = p[1];        /* loaded again: a byte load each is cheaper than shifts */
+    s->vcpu = p[2];
+    s->event = p[3];
     p += 4;
     uint64_t rip;
     if (!logdec_fast_varint(&p, &rip, pext))
@@ -203,11 +203,15 @@ LOGDEC_FAST_INLINE bool logdec_fast_record(struct logdec_record *r, const uint8_
     const uint8_t *body_end = q + len;
     uint64_t delta;
     if (!logdec_fast_varint(&q, &delta, pext) || body_end - q < LOGDEC_FAST_SAMPLE_MIN ||
-        body_end - q > (ptrdiff_t)LOG_FIELDS_MAX || !logdec_fast_sample(&r->u.sample, q, body_end, pext))
+        body_end - q > (ptrdiff_t)LOG_FIELDS_MAX)
         return false;
-    r->type = LOG_REC_SAMPLE;
+    /* written before the fields are read (q need not live past them); on a
+     * decline the general path writes the record again */
     r->raw = q;
     r->raw_len = (uint32_t)(body_end - q);
+    if (!logdec_fast_sample(&r->u.sample, q, body_end, pext))
+        return false;
+    r->type = LOG_REC_SAMPLE;
     r->tsc += (uint64_t)log_unzigzag(delta);
     *p = body_end;
     return true;
