@@ -86,7 +86,12 @@ static const char *function_name(const struct frame_checker *c, const struct sym
  * restore_regs_and_return_to_kernel and the IRET; error_return,
  * paranoid_exit: the saved registers are popped and IRET returns to the
  * interrupted context, which the kernel's ORC rules there, its pt_regs or
- * IRET frame, name as the next frame), Vertigo's own trap stubs (boot/isr.S). */
+ * IRET frame, name as the next frame), the NMI entry's inner labels
+ * (asm_exc_nmi's nested_nmi, first_nmi, repeat_nmi, end_repeat_nmi,
+ * nmi_no_fsgsbase, nmi_swapgs, nmi_restore: the symbol table names its
+ * code after them; a make run capture named a function's first byte, the
+ * interrupted RIP, under end_repeat_nmi), Vertigo's own trap stubs
+ * (boot/isr.S). */
 static bool interrupt_entry(const struct frame_checker *c, const struct sym_frame *f)
 {
     static const char *const kernel[] = { "asm_", "entry_", "error_entry", "paranoid_entry",
@@ -95,7 +100,9 @@ static bool interrupt_entry(const struct frame_checker *c, const struct sym_fram
                                           "swapgs_restore_regs_and_return_to_usermode",
                                           "restore_regs_and_return_to_kernel", "early_xen_iret_patch",
                                           "native_irq_return_iret",
-                                          "error_return", "paranoid_exit" };
+                                          "error_return", "paranoid_exit",
+                                          "nested_nmi", "first_nmi", "repeat_nmi", "end_repeat_nmi",
+                                          "nmi_no_fsgsbase", "nmi_swapgs", "nmi_restore" };
     const char *name = function_name(c, f);
     for (size_t i = 0; f->mode == LOG_MODE_GUEST_KERNEL && i < sizeof(kernel) / sizeof(kernel[0]); i++)
         if (starts_with(name, kernel[i]))
