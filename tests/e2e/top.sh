@@ -12,7 +12,8 @@
 # report is what it is without --top (hot first). Then perf's short option
 # forms against their long forms, and --time against `vertigo script
 # --ns`, on that capture (tests/e2e/perf_forms.bash; perf-options.sh runs
-# them on a synthetic capture too). Prints PASS:/FAIL: lines.
+# them on a synthetic capture too), and `vertigo check-frames` finds no
+# invalid frame in it. Prints PASS:/FAIL: lines.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
@@ -72,6 +73,10 @@ first_user=$("$VERTIGO" report -q -s sym "${GUEST_SYMS[@]}" "$out/debugcon.txt" 
 [ "$first_user" = hot ] && pass "top: the capture's report: hot first, as without --top" ||
     fail "top: the capture's report" "first user row '$first_user'"
 expect_line $RUN "profile scenario" '^VERTIGO-GUEST: profile: PASS$'
+# The frame checker on the main job's capture (make run's command lines
+# and profile scenario, instructions:ukh with call stacks): every frame
+# checked against the bytes of its binary, none invalid.
+expect_valid_frames $RUN "${GUEST_SYMS[@]}" --kernel-image "$KERNEL"
 
 # perf's option forms on this capture: the filters name the workload's
 # process, image and functions, the event the session sampled.
