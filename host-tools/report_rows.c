@@ -118,12 +118,15 @@ static void count_in(struct report_table *t, const struct profile_sample *s, uin
 
 /* Adds s to its leaf's row (self) and, once per distinct row of its
  * chain, the functions inlined at each frame included (perf's inlined
- * call sites), to the children counts. */
+ * call sites), to the children counts; with leaf_only, to the leaf's row
+ * alone. */
 static void add_sample(struct report_table *t, const struct profile_sample *s, uint64_t stamp)
 {
     for (uint32_t i = 0; i < s->depth && i < MAX_CHAIN; i++) {
         const struct sym_frame *f = sym_frame(t->p->sym, s->frames[i]);
         count_in(t, s, stamp, row_of(t, s, f->image, f->function), i, i == 0);
+        if (t->leaf_only)            /* the other frames count in children alone */
+            return;
         const struct sym_inline *in = sym_frame_inlines(t->p->sym, f);
         for (uint32_t k = 0; t->has[REPORT_KEY_SYM] && k < f->inline_count && k < SYM_INLINE_MAX; k++)
             count_in(t, s, stamp, row_of(t, s, f->image, in[k].function), i, false);
@@ -205,6 +208,7 @@ void report_table_build(struct report_table *t, const struct profile *p,
     unsigned int n = report_keys(o, keys);
     for (unsigned int i = 0; i < n; i++)
         t->has[keys[i]] = true;
+    t->leaf_only = !o->children && !o->json;
     for (uint64_t i = 0; i < p->sample_count; i++)
         add_sample(t, &p->samples[i], i + 1);
     /* Rows move when sorted: their counters stay where they are. */

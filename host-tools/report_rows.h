@@ -28,6 +28,8 @@ struct report_table {
     const struct profile *p;
     const struct report_options *o;
     bool has[REPORT_KEY_COUNT];  /* the keys rows are grouped by */
+    bool leaf_only;              /* self shares only (a text report without
+                                    --children): the leaf's row alone */
     struct report_row *rows;
     uint32_t row_count;
     size_t row_cap;
