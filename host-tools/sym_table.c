@@ -285,15 +285,8 @@ static bool holders(const struct sym_table *t, uint64_t addr, uint32_t *out, siz
  * such addresses take the full rules. */
 static bool sizeless_global_at(const struct sym_table *t, uint64_t addr)
 {
-    size_t lo = 0, hi = t->sizeless_global_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->sizeless_globals[mid] < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < t->sizeless_global_count && t->sizeless_globals[lo] == addr;
+    return t->sizeless_global_count &&
+           bsearch(&addr, t->sizeless_globals, t->sizeless_global_count, sizeof(uint64_t), u64_cmp);
 }
 
 const char *sym_table_lookup(struct sym_table *t, void *module, uint64_t addr, uint64_t *start,
@@ -316,9 +309,9 @@ const char *sym_table_lookup(struct sym_table *t, void *module, uint64_t addr, u
         size_t globals = 0;
         while (globals < n && found[globals] < t->global_count)
             globals++;
-        size_t from = globals ? 0 : globals, to = globals ? globals : n;
+        size_t pass_end = globals ? globals : n;     /* libdwfl's pass that finds them */
         if (globals || !sizeless_global_at(t, addr))
-            for (size_t k = from; k < to; k++)
+            for (size_t k = 0; k < pass_end; k++)
                 best = sized_better(best, &t->all[found[k]]) ? &t->all[found[k]] : best;
     }
     if (!best)
