@@ -5,7 +5,8 @@
  * each) and at every sizeless or absolute symbol, in binaries of several
  * kinds: static programs by gcc and clang, the hypervisor stand-in, the
  * hypervisor itself (assembly labels without sizes), the host's vertigo
- * (position independent) and the C library (a dynamic symbol table only). */
+ * (position independent) and the C library (a dynamic symbol table only),
+ * also loaded at a process's address. */
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -87,12 +88,15 @@ static unsigned compare_at(struct sym_table *t, Dwfl_Module *mod, const char *pa
 }
 
 /* Compares every special address and up to CHECKED_MAX others, spread
- * evenly; returns the number of addresses compared (0: the file did not
- * open). */
-static size_t compare_file(const char *path, unsigned *mismatches)
+ * evenly, in path reported offline or (base != 0) loaded at base as a
+ * process's library is; returns the number of addresses compared (0: the
+ * file did not open). */
+static size_t compare_file(const char *path, uint64_t base, unsigned *mismatches)
 {
     Dwfl *dwfl = dwfl_begin(&offline);
-    Dwfl_Module *mod = dwfl ? dwfl_report_offline(dwfl, path, path, -1) : NULL;
+    Dwfl_Module *mod = !dwfl ? NULL
+                       : base ? dwfl_report_elf(dwfl, path, path, -1, base, false)
+                              : dwfl_report_offline(dwfl, path, path, -1);
     if (!mod) {
         if (dwfl)
             dwfl_end(dwfl);
@@ -126,12 +130,14 @@ TEST(symbol_table_answers_as_libdwfl_does)
     unsigned mismatches = 0;
     for (size_t i = 0; i < sizeof(in_build) / sizeof(in_build[0]); i++) {
         snprintf(path, sizeof(path), "%s/%s", build, in_build[i]);
-        size_t n = compare_file(path, &mismatches);
+        size_t n = compare_file(path, 0, &mismatches);
         if (!CHECK(n > 100))
             printf("  %s: %zu addresses compared\n", path, n);
     }
-    /* The C library: present on every machine that runs these tests. */
-    CHECK(compare_file("/lib/x86_64-linux-gnu/libc.so.6", &mismatches) > 100);
+    /* The C library (present on every machine that runs these tests),
+     * also where a process would map it (symbols and sections biased). */
+    CHECK(compare_file("/lib/x86_64-linux-gnu/libc.so.6", 0, &mismatches) > 100);
+    CHECK(compare_file("/lib/x86_64-linux-gnu/libc.so.6", 0x7f3a12345000ull, &mismatches) > 100);
     CHECK_EQ(mismatches, 0);
 }
 
