@@ -78,7 +78,10 @@ void vmx_handle_exit(struct vcpu *v, const struct vmx_exit *e)
     domain_end(v->domain, GUEST_END_ERROR, "unexpected VM exit");
 }
 
-void vmx_skip_instruction(const struct vmx_exit *e)
+#define RFLAGS_TF       (1ull << 8)
+#define PENDING_DBG_BS  (1ull << 14)    /* single step (SDM Vol. 3C 25.4.2) */
+
+bool vmx_skip_instruction(const struct vmx_exit *e)
 {
     vmcs_write(VMCS_GUEST_RIP, e->rip + e->instruction_len);
     /* Emulating the instruction ends any STI / MOV-SS blocking it had
@@ -87,6 +90,17 @@ void vmx_skip_instruction(const struct vmx_exit *e)
     if (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS))
         vmcs_write(VMCS_GUEST_INTERRUPTIBILITY,
                    intr & ~(uint64_t)(INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOV_SS));
+    /* An instruction executed with RFLAGS.TF set is followed by a
+     * single-step #DB (SDM Vol. 3A 17.3.1.4). The VM exit took the
+     * instruction's place, so the emulation owes the guest that trap: the
+     * BS bit of the guest's pending debug exceptions, which the processor
+     * delivers after the next VM entry as a #DB with DR6.BS set (SDM Vol.
+     * 3C 27.7.3, delivery of pending debug exceptions after VM entry). */
+    if (!(vmcs_read(VMCS_GUEST_RFLAGS) & RFLAGS_TF))
+        return false;
+    vmcs_write(VMCS_GUEST_PENDING_DBG_EXCEPTIONS,
+               vmcs_read(VMCS_GUEST_PENDING_DBG_EXCEPTIONS) | PENDING_DBG_BS);
+    return true;
 }
 
 void vmx_reinject_vectored_event(void)

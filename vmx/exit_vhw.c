@@ -177,10 +177,10 @@ void vhw_cpuid(struct vcpu *v, uint32_t leaf, uint32_t subleaf)
 void vhw_hlt(struct vcpu *v, const struct vmx_exit *e)
 {
     struct vlapic *a = lapic_of(v);
-    vmx_skip_instruction(e);
+    bool single_step = vmx_skip_instruction(e);
     vlapic_timer_advance(a, vhw_guest_tsc(v));
-    if (vlapic_pending_vector(a) >= 0)
-        return;                     /* the next entry delivers it */
+    if (vlapic_pending_vector(a) >= 0 || single_step)
+        return;                     /* the next entry delivers it (a #DB ends a HLT) */
     vmcs_write(VMCS_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_HLT);
     vmx_sched_sleep(v, vtsc_host(&v->domain->vhw->tsc[v->id], vlapic_next_deadline(a)));
 }

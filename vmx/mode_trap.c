@@ -171,11 +171,12 @@ void handle_interrupt_window(struct vcpu *v, const struct vmx_exit *e)
 }
 
 /* HLT retires, and the guest is resumed halted (SDM Vol. 3C 25.4.2,
- * activity state): its idle time is then a run of its own. */
+ * activity state): its idle time is then a run of its own. A
+ * single-stepped HLT is resumed active: its #DB, pending, ends the halt. */
 void handle_hlt(struct vcpu *v, const struct vmx_exit *e)
 {
-    vmx_skip_instruction(e);
-    vmcs_write(VMCS_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_HLT);
+    if (!vmx_skip_instruction(e))
+        vmcs_write(VMCS_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_HLT);
     v->vmx.traps.hlts++;
 }
 

@@ -5,7 +5,8 @@
 # (tests/multiboot/mbtest.c) as domain 1 with a command line and a module,
 # as QEMU's -kernel/-append/-initrd would. The kernel checks what it was
 # given (boot magic, loader name, memory map, its module, fw_cfg, the ACPI
-# RSDP, the xAPIC page and the x2APIC switch), prints through the 16550 at
+# RSDP, the xAPIC page and the x2APIC switch, single-stepping over CPUID and
+# HLT, which Vertigo emulates), prints through the 16550 at
 # 0x3f8 and writes code 5 to the test-exit port: its verdict line names
 # the code and `vertigo run` exits with QEMU's status, 5 * 2 + 1. In the
 # same boot six malformed images are declared as domains 2-7 (no header,
@@ -37,7 +38,7 @@ dom.6=multiboot:badaddr dom.6.name=badaddr dom.6.mem=8M \
 dom.7=multiboot:good:big dom.7.name=bigmodule dom.7.mem=8M"
 
 run_vertigo $RUN 11 --platform bochs --timeout 600 --cmdline "$HV" \
-    --multiboot "$MB/mbtest.elf" --append "modules=1 exit=5 say=\"hello world\"" \
+    --multiboot "$MB/mbtest.elf" --append "modules=1 exit=5 singlestep=1 say=\"hello world\"" \
     --initrd "$SPOILED/env.txt envfile two words" \
     --module "$SPOILED/noheader.elf" noheader --module "$SPOILED/notelf.elf" notelf \
     --module "$SPOILED/outside.elf" outside --module "$SPOILED/low.elf" low \
@@ -48,7 +49,7 @@ run_vertigo $RUN 11 --platform bochs --timeout 600 --cmdline "$HV" \
 expect_in $RUN com2.txt "no domain 0: the domains run alone" \
     '^vertigo: no domain 0: the declared domains run alone on CPU 0$'
 expect_in $RUN com2.txt "the kernel's segment, entry, module and command line" \
-    '^domain 1 \(mbtest\): multiboot kernel .mbkernel.: 1 segments at \[0x200000-0x[0-9a-f]+\), entry 0x[0-9a-f]+, 1 modules at .*, ACPI tables at 0xf0000, command line "modules=1 exit=5 say="hello world""$'
+    '^domain 1 \(mbtest\): multiboot kernel .mbkernel.: 1 segments at \[0x200000-0x[0-9a-f]+\), entry 0x[0-9a-f]+, 1 modules at .*, ACPI tables at 0xf0000, command line "modules=1 exit=5 singlestep=1 say="hello world""$'
 expect_in $RUN com2.txt "its EPT maps its 128 MiB only" \
     '^vmx: domain 1: EPT maps guest-physical \[0, 0x8000000\) to \[0x[0-9a-f]+-0x[0-9a-f]+\), nothing else'
 while IFS='|' read -r what line; do
@@ -56,7 +57,7 @@ while IFS='|' read -r what line; do
 done <<'EOF'
 prints through the virtual 16550|started
 was booted by multiboot|PASS: booted with a multiboot magic
-sees its command line|command line 'modules=1 exit=5 say="hello world"'
+sees its command line|command line 'modules=1 exit=5 singlestep=1 say="hello world"'
 sees the loader's name|PASS: boot loader name Vertigo
 sees the memory map|PASS: memory map: RAM from 1 MiB to the top, as mem_upper says
 sees its module, its string and its bytes|module 0: 22 bytes at 0x[0-9a-f]{8}, string 'envfile two words', first line 'NR_CPUS=1'
@@ -67,7 +68,9 @@ finds the ACPI RSDP|PASS: ACPI RSDP \(revision 2\) in the BIOS area, checksums v
 starts on the xAPIC|PASS: the local APIC starts enabled in xAPIC mode at 0xfee00000
 reads the xAPIC page|PASS: xAPIC MMIO: version register of an integrated APIC
 switches to x2APIC|PASS: x2APIC MSR: the same version after the switch
-every check passed|12 passed, 0 failed
+is single-stepped over CPUID|PASS: single-step #DB after CPUID, at the next instruction
+is single-stepped over STI;HLT|PASS: single-step #DBs after STI and after HLT, each at the next instruction
+every check passed|14 passed, 0 failed
 EOF
 expect_not_in $RUN dom1.txt "mbtest: no check failed" '^mbtest: FAIL'
 expect_in $RUN com2.txt "the test-exit code reaches Vertigo" \

@@ -11,7 +11,10 @@
  * command line (printed), fw_cfg's signature, CPU count and RAM size (the
  * top of the map), the ACPI RSDP in the BIOS area with valid checksums,
  * and the local APIC: its version through the xAPIC page, then the same
- * through the x2APIC MSR after switching modes. */
+ * through the x2APIC MSR after switching modes. With singlestep=1 on its
+ * command line, also single-stepping (RFLAGS.TF) over CPUID and HLT, which
+ * exit to the hypervisor: each must still be followed by its single-step
+ * #DB, at the next instruction. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,8 +33,20 @@
 #define APIC_BASE_EN    (1u << 11)
 #define APIC_BASE_EXTD  (1u << 10)
 #define MAX_MODULES     8
+#define MSR_X2APIC_EOI  0x80b
+#define MSR_X2APIC_LVTT 0x832
+#define MSR_X2APIC_TMICT 0x838
+#define MSR_X2APIC_TDCR 0x83e
+#define TIMER_VECTOR    0x40
+#define DR6_BS          (1u << 14)
+#define DR6_RESET       0xffff0ff0u
+#define EFLAGS_TF       (1u << 8)
 
 void mbtest_main(uint32_t magic, uint32_t info);
+void mbtest_debug(uint32_t *frame);
+void mbtest_timer(void);
+extern char mbtest_debug_entry[], mbtest_timer_entry[];
+extern char step_cpuid_after[], step_hlt_at[], step_hlt_after[];
 
 /* ---- ports, MSRs, the console ---- */
 
@@ -280,6 +295,86 @@ static void check_devices(const struct boot *b)
     check(rdmsr(MSR_X2APIC_VERSION) == version, "x2APIC MSR: the same version after the switch");
 }
 
+/* ---- single-stepping over instructions that exit ---- */
+
+struct idt_gate {
+    uint16_t offset_low, selector;
+    uint8_t zero, type;
+    uint16_t offset_high;
+} __attribute__((packed));
+
+static struct idt_gate idt[TIMER_VECTOR + 1];
+static volatile unsigned int steps, steps_wanted;
+static volatile uint32_t step_eip[4], step_dr6[4];
+
+static void set_gate(unsigned int vector, const char *handler, uint16_t cs)
+{
+    uint32_t a = (uint32_t)(uintptr_t)handler;
+    idt[vector] = (struct idt_gate){ (uint16_t)a, cs, 0, 0x8e, (uint16_t)(a >> 16) };
+}
+
+/* #DB: the trap's EIP and DR6 (then DR6 reset, as a handler must); TF
+ * cleared in the frame once the steps wanted are seen. frame: the eight
+ * registers PUSHAL saved, then EIP, CS, EFLAGS. */
+void mbtest_debug(uint32_t *frame)
+{
+    uint32_t dr6;
+    __asm__ volatile("mov %%dr6, %0" : "=r"(dr6));
+    __asm__ volatile("mov %0, %%dr6" :: "r"(DR6_RESET));
+    if (steps < 4) {
+        step_eip[steps] = frame[8];
+        step_dr6[steps] = dr6;
+    }
+    if (++steps >= steps_wanted)
+        frame[10] &= ~EFLAGS_TF;
+}
+
+void mbtest_timer(void)
+{
+    wrmsr(MSR_X2APIC_EOI, 0);
+}
+
+static bool stepped_to(unsigned int i, const char *eip)
+{
+    return step_eip[i] == (uint32_t)(uintptr_t)eip && (step_dr6[i] & DR6_BS);
+}
+
+/* CPUID, then STI;HLT as kvm-unit-tests' debug test does, with the APIC
+ * timer armed so that a HLT that waits for it still ends. */
+static void check_single_step(void)
+{
+    uint16_t cs;
+    struct { uint16_t limit; uint32_t base; } __attribute__((packed)) idtr = {
+        sizeof(idt) - 1, (uint32_t)(uintptr_t)idt };
+    __asm__ volatile("mov %%cs, %0" : "=r"(cs));
+    set_gate(1, mbtest_debug_entry, cs);
+    set_gate(TIMER_VECTOR, mbtest_timer_entry, cs);
+    __asm__ volatile("lidt %0" :: "m"(idtr));
+
+    steps = 0;
+    steps_wanted = 1;
+    __asm__ volatile("pushf; orl %0, (%%esp); popf\n\t"
+                     "cpuid\n"
+                     "step_cpuid_after: nop"
+                     :: "i"(EFLAGS_TF), "a"(0) : "ebx", "ecx", "edx", "memory");
+    check(steps == 1 && stepped_to(0, step_cpuid_after),
+          "single-step #DB after CPUID, at the next instruction");
+
+    wrmsr(MSR_X2APIC_LVTT, TIMER_VECTOR);         /* one-shot */
+    wrmsr(MSR_X2APIC_TDCR, 0xb);                  /* divide by 1 */
+    wrmsr(MSR_X2APIC_TMICT, 1000000);
+    steps = 0;
+    steps_wanted = 2;
+    __asm__ volatile("pushf; orl %0, (%%esp); popf\n\t"
+                     "sti\n"
+                     "step_hlt_at: hlt\n"
+                     "step_hlt_after: cli"
+                     :: "i"(EFLAGS_TF) : "memory");
+    wrmsr(MSR_X2APIC_TMICT, 0);
+    check(steps == 2 && stepped_to(0, step_hlt_at) && stepped_to(1, step_hlt_after),
+          "single-step #DBs after STI and after HLT, each at the next instruction");
+}
+
 /* ---- the checks ---- */
 
 static void print_modules(const struct boot *b)
@@ -303,7 +398,7 @@ static void print_modules(const struct boot *b)
 void mbtest_main(uint32_t magic, uint32_t info)
 {
     struct boot b = { 0 };
-    uint32_t exit_code = 0, want_modules;
+    uint32_t exit_code = 0, want_modules, single_step = 0;
 
     puts("mbtest: started\n");
     check(magic == MB1_BOOT_MAGIC || magic == MB2_BOOT_MAGIC, "booted with a multiboot magic");
@@ -325,6 +420,8 @@ void mbtest_main(uint32_t magic, uint32_t info)
     if (word_value(b.cmdline, "modules", &want_modules))
         check(b.module_count == want_modules, "the modules the command line expects");
     check_devices(&b);
+    if (word_value(b.cmdline, "singlestep", &single_step) && single_step)
+        check_single_step();
     word_value(b.cmdline, "exit", &exit_code);
     puts("mbtest: ");
     put_dec(passed);

@@ -38,6 +38,24 @@ start:
 1:  hlt                                 /* not reached: mbtest exits through port 0xf4 */
     jmp 1b
 
+/* The #DB and timer handlers: every register saved, the C function
+ * called (the #DB one with the frame), IRET. */
+    .globl mbtest_debug_entry
+mbtest_debug_entry:
+    pushal
+    push %esp
+    call mbtest_debug
+    add $4, %esp
+    popal
+    iret
+
+    .globl mbtest_timer_entry
+mbtest_timer_entry:
+    pushal
+    call mbtest_timer
+    popal
+    iret
+
     .bss
     .align 16
     .space 16384
