@@ -14,6 +14,7 @@
 #include "vmx/vmx_timer.h"
 
 #define CPUID_1_EDX_APIC        (1u << 9)
+#define CPUID_1_ECX_X2APIC      (1u << 21)
 #define CPUID_7_EBX_TSC_ADJUST  (1u << 1)
 
 static struct vlapic *lapic_of(struct vcpu *v)
@@ -166,6 +167,8 @@ void vhw_cpuid(struct vcpu *v, uint32_t leaf, uint32_t subleaf)
     cpuid_domain_apply(&v->domain->vhw->cpuid, lapic_of(v)->id, leaf, subleaf, &r);
     if (leaf == 1 && vlapic_mode(lapic_of(v)) == VLAPIC_MODE_DISABLED)
         r.edx &= ~CPUID_1_EDX_APIC;     /* the APIC flag follows IA32_APIC_BASE.EN */
+    if (leaf == 1 && lapic_of(v)->no_x2apic)
+        r.ecx &= ~CPUID_1_ECX_X2APIC;
     if (leaf == 7 && subleaf == 0 && vhw_tsc_offsetting())
         r.ebx |= CPUID_7_EBX_TSC_ADJUST;    /* emulated: vmm/vhw/vtsc.h */
     v->regs.rax = r.eax;

@@ -66,6 +66,10 @@ TEST(multiboot_domains)
     CHECK(parse("dom.1=multiboot:k dom.1.cmdline="));
     CHECK(cfg.dom[1].has_cmdline);
     CHECK_STR(cfg.dom[1].cmdline, "");
+    CHECK(!cfg.dom[1].no_x2apic);
+    CHECK(parse("dom.1=multiboot:k dom.1.x2apic=off dom.2=multiboot:k dom.2.x2apic=on"));
+    CHECK(cfg.dom[1].no_x2apic);
+    CHECK(!cfg.dom[2].no_x2apic);
 }
 
 /* Each bad value fails with a message naming the option. */
@@ -87,6 +91,8 @@ TEST(bad_values_are_named)
         { "dom.1=multiboot:a:1:2:3:4:5:6:7:8:9", "dom.1=multiboot:a:1:2:3:4:5:6:7:8:9: expected" },
         { "dom.1=linux:k:i dom.1.cmdline=x", "dom.1.cmdline=x: only a multiboot domain takes" },
         { "dom.1.cmdline=x", "dom.1.cmdline=x: domain 1 is not declared" },
+        { "dom.1=linux:k:i dom.1.x2apic=off", "dom.1.x2apic=off: only a multiboot domain can" },
+        { "dom.1=multiboot:k dom.1.x2apic=no", "dom.1.x2apic=no: on or off" },
         { "dom.1=unikernel:u dom.1.mem=3M", "dom.1.mem=3M: out of range" },
         { "dom.1=unikernel:u dom.1.mem=2M", "dom.1.mem=2M: out of range" },
         { "dom.1=unikernel:u dom.1.mem=5M", "dom.1.mem=5M: not a multiple of 2M" },

@@ -67,6 +67,21 @@ TEST(apic_base_transitions)
     CHECK_EQ(vlapic_mmio_base(&a), 0x7f0000000ull);
 }
 
+/* Without x2APIC support (dom.N.x2apic=off) EXTD is reserved: every
+ * switch to x2APIC #GPs and the APIC stays in xAPIC mode. */
+TEST(apic_base_without_x2apic)
+{
+    struct vlapic a = xapic();
+    a.no_x2apic = true;
+    CHECK_EQ(vlapic_write_apic_base(&a, BASE | BSP | EN | EXTD), VLAPIC_GP);
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_APIC_BASE, BASE | BSP | EN | EXTD, 0), VLAPIC_GP);
+    CHECK_EQ(vlapic_mode(&a), VLAPIC_MODE_XAPIC);
+    CHECK_EQ(vlapic_write_apic_base(&a, BASE | BSP), VLAPIC_OK);              /* to disabled */
+    CHECK_EQ(vlapic_write_apic_base(&a, BASE | BSP | EN | EXTD), VLAPIC_GP);
+    CHECK_EQ(vlapic_write_apic_base(&a, BASE | BSP | EN), VLAPIC_OK);         /* to xAPIC */
+    CHECK_EQ(vlapic_mode(&a), VLAPIC_MODE_XAPIC);
+}
+
 TEST(xapic_registers_are_written_with_xapic_rules)
 {
     struct vlapic a = xapic();

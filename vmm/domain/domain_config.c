@@ -166,16 +166,28 @@ static bool parse_cmdline(struct parse *p, const char *key, const char *value,
     return true;
 }
 
-/* The sub-options of dom.N (mem, cpu, name, cmdline); each is an error
- * without dom.N=. */
+static bool parse_x2apic(struct parse *p, const char *key, const char *value,
+                        struct domain_spec *d)
+{
+    if (d->kind != DOMAIN_KIND_MULTIBOOT)
+        return fail(p, "%s=%s: only a multiboot domain can be without an x2APIC (a Linux "
+                    "domain's APIC starts in x2APIC mode)", key, value);
+    if (strcmp(value, "on") && strcmp(value, "off"))
+        return fail(p, "%s=%s: on or off", key, value);
+    d->no_x2apic = strcmp(value, "off") == 0;
+    return true;
+}
+
+/* The sub-options of dom.N (mem, cpu, name, cmdline, x2apic); each is an
+ * error without dom.N=. */
 static bool parse_sub(struct parse *p, const char *cmdline, unsigned int n, unsigned int cpus,
                       struct domain_spec *d)
 {
-    static const char *const subs[] = { "mem", "cpu", "name", "cmdline" };
+    static const char *const subs[] = { "mem", "cpu", "name", "cmdline", "x2apic" };
     char key[24], value[DOMAIN_CMDLINE_MAX];
     bool present;
 
-    for (unsigned int s = 0; s < 4; s++) {
+    for (unsigned int s = 0; s < sizeof(subs) / sizeof(subs[0]); s++) {
         fmt_snprintf(key, sizeof(key), "dom.%u.%s", n, subs[s]);
         if (!read_option(p, cmdline, key, value, sizeof(value), &present))
             return false;
@@ -189,7 +201,8 @@ static bool parse_sub(struct parse *p, const char *cmdline, unsigned int n, unsi
         bool ok = s == 0 ? parse_mem(p, key, value, &d->mem_bytes)
                 : s == 1 ? parse_cpu(p, key, value, cpus, &d->cpu)
                 : s == 2 ? parse_name(p, key, value, d->name)
-                         : parse_cmdline(p, key, value, d);
+                : s == 3 ? parse_cmdline(p, key, value, d)
+                         : parse_x2apic(p, key, value, d);
         if (!ok)
             return false;
     }

@@ -6,6 +6,9 @@
  *     dom.N.cmdline=TEXT (multiboot: the kernel's command line, quoted if
  *                       it has spaces; default: the rest of its module's line)
  *     dom.N.cpu=C      (the physical CPU it runs on; default 0)
+ *     dom.N.x2apic=off (multiboot: CPUID enumerates no x2APIC and the APIC
+ *                       cannot be switched to it, as QEMU's -cpu ...,-x2apic;
+ *                       default on)
  *     dom.N.name=NAME  (default domN; letters, digits, '-', '_')
  *     sched.slice=TIME (10ms, 500us, 1s; default 10ms)
  * MODULE names are GRUB module roles (vmm/loader/guest_modules.h). Portable and
@@ -47,6 +50,7 @@ struct domain_spec {
     char cmdline[DOMAIN_CMDLINE_MAX];
     uint64_t mem_bytes;
     unsigned int cpu;
+    bool no_x2apic;                 /* dom.N.x2apic=off (multiboot only) */
     char name[DOMAIN_NAME_MAX];
 };
 

@@ -49,7 +49,8 @@ bool domain_mboot_build(const struct boot_info *bi, struct domain *d,
 {
     static struct e820_table map;
     struct mb_module modules[DOMAIN_MODULES_MAX];
-    struct domain_vhw_options o = { .xapic = true, .test_exit_port = DOMAIN_VHW_TEST_EXIT,
+    struct domain_vhw_options o = { .xapic = true, .no_x2apic = spec->no_x2apic,
+                                    .test_exit_port = DOMAIN_VHW_TEST_EXIT,
                                     .fw_cfg = true, .ram_bytes = spec->mem_bytes };
     domain_vhw_devices(d, &o);
     const void *rsdp;

@@ -123,9 +123,10 @@ struct domain_vhw *domain_vhw_devices(struct domain *d, const struct domain_vhw_
     fw_cfg_init(&hw->fw_cfg, (uint16_t)d->vcpu_count, o->ram_bytes);
     uint64_t tick = cpuid_domain_tsc_per_crystal(&hw->cpuid);
     for (unsigned int i = 0; i < d->vcpu_count; i++) {
-        if (o->xapic)
+        if (o->xapic) {
             vlapic_init_xapic(&hw->lapic[i], i, i == 0, tick);
-        else
+            hw->lapic[i].no_x2apic = o->no_x2apic;
+        } else
             vlapic_init(&hw->lapic[i], i, i == 0, tick);
         vlapic_timer_set_min_period(&hw->lapic[i], platform_tsc_hz());
         hw->lapic[i].phys_bits = (uint8_t)(cpuid(CPUID_ADDRESS_SIZES, 0).eax & 0xff);

@@ -42,6 +42,7 @@ struct domain_vhw {
 /* What a kind of domain gets besides the UART, APIC, CPUID and power ports. */
 struct domain_vhw_options {
     bool xapic;                 /* the APIC starts in xAPIC mode (else x2APIC) */
+    bool no_x2apic;             /* and stays in it: no x2APIC (needs xapic) */
     uint16_t test_exit_port;    /* a port whose write ends the domain with a code */
     bool fw_cfg;                /* QEMU's fw_cfg ports with the CPU count and RAM size */
     uint64_t ram_bytes;

@@ -127,6 +127,8 @@ struct vlapic {
     uint64_t timer_due_tsc;     /* next expiry, VLAPIC_NO_DEADLINE when disarmed */
     uint64_t tsc_deadline;      /* IA32_TSC_DEADLINE as the guest sees it */
     struct vlapic_ipi ipi;      /* valid after VLAPIC_IPI */
+    bool no_x2apic;             /* x2APIC mode not supported: CPUID does not enumerate
+                                   it and setting IA32_APIC_BASE.EXTD #GPs */
 };
 
 /* Power-on state (SDM Vol. 3A 11.4.7.1) but already in x2APIC mode:

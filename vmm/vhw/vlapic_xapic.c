@@ -68,7 +68,8 @@ enum vlapic_status vlapic_write_apic_base(struct vlapic *a, uint64_t value)
     if ((value & ~(address | BASE_FLAGS)) || invalid ||
         (value & VLAPIC_BASE_BSP) != (a->apic_base & VLAPIC_BASE_BSP) ||
         (from == VLAPIC_MODE_X2APIC && to == VLAPIC_MODE_XAPIC) ||
-        (from == VLAPIC_MODE_DISABLED && to == VLAPIC_MODE_X2APIC))
+        (from == VLAPIC_MODE_DISABLED && to == VLAPIC_MODE_X2APIC) ||
+        (to == VLAPIC_MODE_X2APIC && a->no_x2apic))   /* EXTD reserved (SDM Vol. 3A 11.12.1) */
         return VLAPIC_GP;
     if (from == VLAPIC_MODE_DISABLED && to == VLAPIC_MODE_XAPIC) {
         /* Enabled again: the ID is the initial one (as KVM resets it). */
