@@ -168,7 +168,7 @@ static unsigned int live_any(const struct vpmu *p, enum vpmu_mode mode, struct l
     for (unsigned int k = 0; k < p->config.gp_counters; k++) {
         uint64_t s = p->evtsel[k];
         if (!(s & VPMU_EVTSEL_EN) || !(p->global_ctrl & (1ull << k)) ||
-            !counts_in(s & VPMU_EVTSEL_OS, s & VPMU_EVTSEL_USR, mode))
+            !counts_in(s & VPMU_EVTSEL_OS, s & VPMU_EVTSEL_USR, mode) || !passes_counter_mask(s))
             continue;
         unsigned int ev = gp_event(s);
         if (ev < VPMU_EV_COUNT && (p->config.available & (1u << ev)))

@@ -208,6 +208,11 @@ TEST(counter_mask_with_one_event_a_cycle)
         vpmu_count(&p, VPMU_EV_INSTRUCTIONS, VPMU_USER, 100);
         if (!CHECK_EQ(rd(&p, MSR_IA32_PMC0), cases[i].want))
             fprintf(stderr, "    case %zu\n", i);
+        /* the same through the lazy count's one pass over every event */
+        CHECK_EQ(vpmu_wrmsr(&p, MSR_IA32_PMC0, 0), VPMU_DONE);
+        vpmu_count_every_event(&p, VPMU_USER, 100);
+        if (!CHECK_EQ(rd(&p, MSR_IA32_PMC0), cases[i].want))
+            fprintf(stderr, "    case %zu, every event at once\n", i);
     }
 }
 
