@@ -40,7 +40,7 @@ UK_RT_OBJS     := $(patsubst %,$(UK_DIR)/rt/%.o,$(UK_KERNEL_SRCS) $(UK_USER_SRCS
 unikernel: $(UK_IMAGES)
 # Objects are kept (make would delete them as intermediates of the pattern
 # rules and recompile them at the next change).
-.SECONDARY: $(UK_RT_OBJS) $(patsubst %,$(UK_DIR)/prog/%.c.o,$(UK_PROGS) ukhostile)
+.SECONDARY: $(UK_RT_OBJS) $(patsubst %,$(UK_DIR)/prog/%.c.o,$(UK_PROGS) ukhostile uksession)
 all: unikernel
 
 $(UK_LIBC): guestlib/unikernel/build-newlib $(wildcard $(UK_NEWLIB_SRC)/newlib-*.tar.*)
@@ -72,8 +72,8 @@ $(UK_DIR)/%.elf: $(UK_DIR)/prog/%.c.o $(UK_RT_OBJS) $(UK_LIBC) guestlib/unikerne
 	    -L$(UK_NEWLIB)/lib -Wl,--start-group -lc -lm -lgcc -Wl,--end-group -o $@
 	$(Q)./guestlib/unikernel/check-image --quiet $@ || { rm -f $@; exit 1; }
 
-# ukfault's hostile mode is a file of its own.
-$(UK_DIR)/ukfault.elf: $(UK_DIR)/prog/ukhostile.c.o
+# ukfault's hostile and session modes are files of their own.
+$(UK_DIR)/ukfault.elf: $(UK_DIR)/prog/ukhostile.c.o $(UK_DIR)/prog/uksession.c.o
 
 # The portable parts, tested on the host.
 UK_PORTABLE := guestlib/unikernel/uk_heap.c guestlib/unikernel/uk_time.c guestlib/unikernel/uk_args.c

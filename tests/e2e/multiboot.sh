@@ -13,7 +13,13 @@
 # not ELF, a segment past the domain's RAM, a segment over the boot
 # information below 1 MiB, a bad load address in the header, a module
 # larger than the domain's RAM): each is refused with its own error while
-# domain 1 runs on. (Beside Linux: tests/e2e/domains.sh.)
+# domain 1 runs on. A second short boot (multiboot-sessions) runs the test
+# kernel beside two unikernel domains (ukfault's session modes,
+# guestlib/unikernel/tests/uksession.h): domain 2 starts a sampling session
+# of its own and holds it; domain 3 finds it running, and its calls to stop
+# it (-EPERM) and to start one beside it (-EBUSY) are refused; domain 2
+# stops its session itself and every domain passes. (Beside Linux:
+# tests/e2e/domains.sh.)
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
@@ -97,4 +103,23 @@ done <<'EOF'
 7|bigmodule|a module does not fit in the domain's RAM after the kernel \(module 0, 9437184 bytes at 0x[0-9a-f]+\)$
 EOF
 expect_in $RUN com2.txt "the run fails: domains were refused" '^VERTIGO-END: FAIL'
+
+# One domain's sampling session against another domain's calls.
+RUN2=multiboot-sessions
+HV2="console=com2 log=e9 dom.2=unikernel:owner dom.2.name=owner dom.2.mem=8M \
+dom.3=unikernel:rival dom.3.name=rival dom.3.mem=8M"
+run_vertigo $RUN2 1 --platform bochs --timeout 600 --cmdline "$HV2" \
+    --multiboot "$MB/mbtest.elf" --append "modules=0 exit=0" \
+    --module "$BUILD/unikernel/ukfault.elf" "owner owner" --module "$BUILD/unikernel/ukfault.elf" "rival rival"
+expect_in $RUN2 dom2.txt "owner: its own session starts" '^ukfault: owner: session started \(0\)$'
+expect_in $RUN2 com2.txt "owner: the session samples domain 2 only" '^sample: the session samples domain 2 only'
+expect_in $RUN2 dom3.txt "rival: stopping domain 2's session is refused" \
+    '^ukfault: rival: stopping another domain.s session: refused \(-3\)$'  # -EPERM
+expect_in $RUN2 dom3.txt "rival: a session beside domain 2's is refused" \
+    '^ukfault: rival: a session beside another domain.s: refused \(-5\)$'  # -EBUSY
+expect_in $RUN2 dom2.txt "owner: the session was still its own to stop" \
+    '^ukfault: owner: session stopped by its owner \([0-9]+\)$'
+expect_in $RUN2 com2.txt "owner passes" '^guest: domain 2 \(owner\) verdict PASS'
+expect_in $RUN2 com2.txt "rival passes (both refusals as they must be)" '^guest: domain 3 \(rival\) verdict PASS'
+expect_in $RUN2 com2.txt "the run passes" '^VERTIGO-END: PASS'
 exit $E2E_FAILED

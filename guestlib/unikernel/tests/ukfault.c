@@ -24,6 +24,11 @@
  *             sampling sessions with period 1 and beside (or stopping) the
  *             command line's, 17 symbol sets, a log flood and a console
  *             flood; exits 0 if each was refused as it must be
+ *   owner     starts a sampling session of its own, holds it half a
+ *             second, stops it (uksession.h); exits 0 if both calls succeeded
+ *   rival     waits for another domain's session, then tries to stop it
+ *             (-EPERM) and to start one beside it (-EBUSY); exits 0 if both
+ *             were refused
  *
  * Each prints "ukfault: MODE" first, so the console shows what was tried. */
 #include <stdio.h>
@@ -33,6 +38,7 @@
 #include "guestlib/unikernel/uk_abi.h"
 #include "guestlib/unikernel/vertigo_uk.h"
 #include "guestlib/unikernel/tests/ukhostile.h"
+#include "guestlib/unikernel/tests/uksession.h"
 
 static int refused_from_user(void)
 {
@@ -111,7 +117,11 @@ int main(int argc, char **argv)
         return wild_read(argc > 2 ? argv[2] : NULL);
     if (!strcmp(mode, "hostile"))
         return bad_pointers() | ukhostile_run();
+    if (!strcmp(mode, "owner"))
+        return uksession_owner();
+    if (!strcmp(mode, "rival"))
+        return uksession_rival();
     printf("ukfault: unknown mode (null, ud, gate, exit N, refused, pointers, triple, wild ADDR, "
-           "hostile)\n");
+           "hostile, owner, rival)\n");
     return 2;
 }

@@ -7,6 +7,7 @@
 #include "guestlib/unikernel/uk_abi.h"
 #include "guestlib/unikernel/vertigo_uk.h"
 #include "guestlib/unikernel/tests/ukhostile.h"
+#include "guestlib/unikernel/tests/uksession.h"
 
 #define VEC_UD 6
 #define VEC_GP 13
@@ -75,10 +76,7 @@ static void xsave_state(void)
 static void sessions(void)
 {
     static struct vertigo_session s;
-    memset(&s, 0, sizeof(s));
-    s.abi_version = VERTIGO_SESSION_ABI;
-    s.period = 1;
-    strcpy(s.events, "instructions:u");
+    uksession_fill(&s, 1);
     expect("sampling session with period 1", kernel_call(VERTIGO_HC_SESSION_START,
                                                          (uint64_t)&s, 0), -VERTIGO_EINVAL);
     s.period = 100000;
