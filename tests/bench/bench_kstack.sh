@@ -26,7 +26,8 @@
 # boot that fails or a line that is missing fails the benchmark.
 #
 # usage: BUILD=build tests/bench/bench_kstack.sh
-#   env: BENCH_IPS (default 50000000), BENCH_TIMEOUT (wall seconds, default 900)
+#   env: BENCH_IPS (default 50000000), BENCH_TIMEOUT (wall seconds, default 900),
+#        BENCH_JOBS (boots at once, default both)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -106,6 +107,8 @@ echo "              (a module declares its ORC tables as the kernel's and spins 
 echo "              functions; instructions:k, period 10007, depth $DEPTH)"
 # boot NAME GUEST_CMDLINE: a boot in the background; its status in $OUT/NAME.status.
 boot() {
+    # BENCH_JOBS: at most that many boots at once (default: all)
+    while [ "$(jobs -rp | wc -l)" -ge "${BENCH_JOBS:-99}" ]; do wait -n; done
     ( "$BUILD/vertigo" run --platform bochs --ips "$IPS" --timeout "$TIMEOUT" --quiet \
           --elf "$BUILD/vertigo.elf" --cmdline "$HV_OPTS" --kernel "$BUILD/guest/vmlinuz" \
           --initrd "$BUILD/guest/initrd.cpio.gz" --guest-cmdline "$2" --out "$OUT/$1" \

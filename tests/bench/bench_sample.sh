@@ -47,7 +47,8 @@
 #        second, and 2), BENCH_SAMPLE_DEPTH (call-stack depth, default 16),
 #        BENCH_SAMPLE_SESSIONS (default "ukh ukh-off ukh-stack"; add cycles
 #        or timer for more boots), BENCH_TIMEOUT (wall seconds per boot,
-#        default 1800)
+#        default 1800), BENCH_JOBS (boots at once, default all: 1 under
+#        one Bochs slot of a shared machine; the figures are the same)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -94,6 +95,8 @@ base_of() { case $1 in *-off) echo none-off ;; *) echo none ;; esac; }
 # boot RUN: one Bochs boot in the background; its status lands in $OUT/RUN.status.
 boot() {
     local run=$1
+    # BENCH_JOBS: at most that many boots at once (default: all)
+    while [ "$(jobs -rp | wc -l)" -ge "${BENCH_JOBS:-99}" ]; do wait -n; done
     ( "$RUNNER" --platform bochs --ips "$IPS" --timeout "$TIMEOUT" --quiet --elf "$HV_ELF" \
           --cmdline "$HV_BASE ${SESSION_OPTS[$run]}" --kernel "$KERNEL" --initrd "$INITRD" \
           --guest-cmdline "$GUEST_BASE vertigo.bench_sample_label=$run" \
