@@ -13,6 +13,18 @@
  * for less than a scan was resolved against the maps of whatever used
  * its pid or page-table root before.
  *
+ * An exec switches to its new page tables (exec_mmap's activate_mm) long
+ * before sched_process_exec: the old mm is freed and the new program
+ * mapped in between, with the task's user RIP still in its old program.
+ * The new root may be the freed root of another, finished process, so
+ * samples there were named after that process. The tlb_flush tracepoint
+ * fires in switch_mm_irqs_off right after each CR3 load: when the task
+ * loading it is in an exec and the new root is its own mm's, the identity
+ * (with the old comm) is shipped there, a few instructions after the
+ * switch, before the task runs on. A context switch runs the same
+ * tracepoint with current still the previous task, whose mm is not the
+ * one loaded, so only the exec's own switch passes the test.
+ *
  * Tracepoint probes run with preemption disabled: the text is built in
  * per-CPU buffers, the mappings are read under mmap_read_trylock (the
  * task has just released its own lock; a contended lock ships the
@@ -25,6 +37,8 @@
 #include <linux/sched.h>
 #include <linux/tracepoint.h>
 #include <asm/page.h>
+#include <asm/processor-flags.h>
+#include <asm/special_insns.h>
 
 #include "vertigo/hypercall.h"
 #include "guestlib/kmod/vertigo_ioctl.h"
@@ -48,8 +62,8 @@ struct vpw_buf {
 };
 
 static DEFINE_PER_CPU(struct vpw_buf, vpw_bufs);
-static struct tracepoint *vpw_exec_tp, *vpw_fork_tp;
-static bool vpw_exec_on, vpw_fork_on;
+static struct tracepoint *vpw_exec_tp, *vpw_fork_tp, *vpw_switch_tp;
+static bool vpw_exec_on, vpw_fork_on, vpw_switch_on;
 
 static void vpw_ship(struct vpw_buf *b, u32 kind, pid_t pid, size_t len)
 {
@@ -91,12 +105,24 @@ static size_t vpw_maps_line(struct vpw_buf *b, size_t len, struct vm_area_struct
 	return len + n;
 }
 
+/* Ships the identity "PID CR3 COMM" of task's mm. */
+static void vpw_ship_identity(struct vpw_buf *b, struct task_struct *task, struct mm_struct *mm)
+{
+	char comm[VERTIGO_COMM_LEN];
+	size_t len;
+
+	strscpy(comm, task->comm, sizeof(comm));
+	vertigo_comm_sanitize(comm);
+	len = scnprintf(b->text, sizeof(b->text), "%u %llx %s\n", task->tgid,
+			(unsigned long long)__pa(mm->pgd), comm);
+	vpw_ship(b, VPW_KIND_IDENTITY, task->tgid, len);
+}
+
 /* Ships the executable file mappings, the [vdso], and the identity of
  * task's mm. */
 static void vpw_ship_process(struct task_struct *task, struct mm_struct *mm)
 {
 	struct vpw_buf *b = this_cpu_ptr(&vpw_bufs);
-	char comm[VERTIGO_COMM_LEN];
 	struct vm_area_struct *vma;
 	size_t len = 0;
 
@@ -110,11 +136,7 @@ static void vpw_ship_process(struct task_struct *task, struct mm_struct *mm)
 	}
 	if (len)
 		vpw_ship(b, VPW_KIND_MAPS, task->tgid, len);
-	strscpy(comm, task->comm, sizeof(comm));
-	vertigo_comm_sanitize(comm);
-	len = scnprintf(b->text, sizeof(b->text), "%u %llx %s\n", task->tgid,
-			(unsigned long long)__pa(mm->pgd), comm);
-	vpw_ship(b, VPW_KIND_IDENTITY, task->tgid, len);
+	vpw_ship_identity(b, task, mm);
 }
 
 static void vpw_exec_probe(void *data, struct task_struct *p, pid_t old_pid,
@@ -130,12 +152,27 @@ static void vpw_fork_probe(void *data, struct task_struct *parent, struct task_s
 		vpw_ship_process(child, child->mm);
 }
 
+/* tlb_flush(reason, pages): after every CR3 load of switch_mm_irqs_off
+ * (and after TLB flushes, where current's mm is not being loaded anew or
+ * the task is in no exec). Interrupts are off here. */
+static void vpw_switch_probe(void *data, int reason, unsigned long pages)
+{
+	struct mm_struct *mm = current->mm;
+
+	if (reason != TLB_FLUSH_ON_TASK_SWITCH || !current->in_execve || !mm ||
+	    __pa(mm->pgd) != (__read_cr3() & CR3_ADDR_MASK))
+		return;
+	vpw_ship_identity(this_cpu_ptr(&vpw_bufs), current, mm);
+}
+
 static void vpw_find_tps(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_exec"))
 		vpw_exec_tp = tp;
 	else if (!strcmp(tp->name, "sched_process_fork"))
 		vpw_fork_tp = tp;
+	else if (!strcmp(tp->name, "tlb_flush"))
+		vpw_switch_tp = tp;
 }
 
 void vertigo_procwatch_init(void)
@@ -143,8 +180,11 @@ void vertigo_procwatch_init(void)
 	for_each_kernel_tracepoint(vpw_find_tps, NULL);
 	vpw_exec_on = vpw_exec_tp && !tracepoint_probe_register(vpw_exec_tp, vpw_exec_probe, NULL);
 	vpw_fork_on = vpw_fork_tp && !tracepoint_probe_register(vpw_fork_tp, vpw_fork_probe, NULL);
-	pr_info("vertigo: process watch: exec %s, fork %s\n", vpw_exec_on ? "on" : "off",
-		vpw_fork_on ? "on" : "off");
+	vpw_switch_on = vpw_switch_tp &&
+			!tracepoint_probe_register(vpw_switch_tp, vpw_switch_probe, NULL);
+	pr_info("vertigo: process watch: exec %s, fork %s, exec switch %s\n",
+		vpw_exec_on ? "on" : "off", vpw_fork_on ? "on" : "off",
+		vpw_switch_on ? "on" : "off");
 }
 
 void vertigo_procwatch_exit(void)
@@ -153,6 +193,8 @@ void vertigo_procwatch_exit(void)
 		tracepoint_probe_unregister(vpw_exec_tp, vpw_exec_probe, NULL);
 	if (vpw_fork_on)
 		tracepoint_probe_unregister(vpw_fork_tp, vpw_fork_probe, NULL);
-	if (vpw_exec_on || vpw_fork_on)
+	if (vpw_switch_on)
+		tracepoint_probe_unregister(vpw_switch_tp, vpw_switch_probe, NULL);
+	if (vpw_exec_on || vpw_fork_on || vpw_switch_on)
 		tracepoint_synchronize_unregister();
 }
