@@ -59,6 +59,9 @@ struct map_entry {
 struct maps_set {
     uint32_t seq;                /* arrival number among all maps sets, from 1 */
     uint64_t tsc;                /* of its first chunk */
+    uint32_t rank;               /* its place among all sets by (TSC, seq), from 1
+                                    (struct sym_indexes); sets arrive out of TSC
+                                    order when each CPU's log drains on its own */
     struct map_entry *maps;
     size_t count, cap;
 };
@@ -82,9 +85,10 @@ struct jit_set {
     size_t first, count;
 };
 
-/* The newest of a sequence at a time: entries with increasing TSC and
- * sequence number; one pushed evicts the older ones whose TSC is not
- * below its own (they can never be the newest at or before a time). */
+/* The newest of a sequence at a time: entries with increasing TSC. One
+ * pushed (seq_push) evicts those whose TSC is not below its own: the
+ * newest arrival wins. One inserted (seq_insert) takes its place by TSC
+ * and evicts nothing: the latest TSC wins, whatever the arrival order. */
 struct seq_stack {
     struct seq_at { uint64_t tsc; uint32_t seq; } *at;
     size_t count, cap;
@@ -97,6 +101,9 @@ struct identity {
     bool born;                   /* shipped by the module's watch at its fork or
                                     exec (SYM_EPOCH_WATCH): its program did
                                     not run at this CR3 before */
+    uint64_t tsc;                /* when the guest shipped it: each CPU's log
+                                    is drained on its own, so an older
+                                    identity can arrive after a newer one */
 };
 
 struct cr3_binding {
@@ -233,15 +240,16 @@ struct map_ref {
  * changed (sets arrive while the log streams in; lookups come after). */
 struct sym_indexes {
     bool stale;
-    struct range_index *maps_by_pid;     /* exec maps; group (domain, pid), prio: set seq */
-    struct range_index *maps_by_pid_rev; /* the same, prio: UINT32_MAX - set seq */
-    struct range_index *maps_by_domain;  /* exec maps; group domain, prio: set seq */
+    struct range_index *maps_by_pid;     /* exec maps; group (domain, pid), prio: set rank */
+    struct range_index *maps_by_pid_rev; /* the same, prio: UINT32_MAX - set rank */
+    struct range_index *maps_by_domain;  /* exec maps; group domain, prio: set rank */
+    uint64_t *set_tscs_sorted;           /* every maps set's TSC, ascending */
     struct map_ref *map_refs;
     struct range_index *jit_by_pid;      /* JIT entries; prio: their index */
     struct range_index *jit_by_domain;
-    uint32_t *idents_sorted;             /* identity indexes by (domain, CR3, index) */
-    uint32_t *domain_first_ident;        /* per idents_sorted entry: the first
-                                          * identity index of its domain */
+    uint32_t *idents_sorted;             /* identity indexes by (domain, CR3, TSC, index) */
+    uint64_t *domain_first_tsc;          /* per idents_sorted entry: the earliest
+                                          * identity TSC of its domain */
 };
 
 struct sym_unwinder;                     /* host-tools/sym_unwind.c */
@@ -302,7 +310,9 @@ struct symbolizer {
     size_t proc_count, proc_cap;
     struct keymap proc_map;              /* (domain, pid) -> process */
     uint32_t maps_set_count;             /* maps sets committed so far */
-    struct seq_stack maps_stack;         /* the newest maps set at a time */
+    uint64_t *maps_set_tscs;             /* by seq - 1 */
+    size_t maps_set_tsc_cap;
+    struct seq_stack maps_stack;         /* the maps set shipped last at a time, by TSC */
     struct jit_set *jits;                /* in arrival order */
     size_t jit_count, jit_cap;
     struct jit_entry *jit_ents;
@@ -312,7 +322,7 @@ struct symbolizer {
     struct keymap jit_stack_map;         /* domain -> its stack */
     struct identity *idents;             /* in arrival order */
     size_t ident_count, ident_cap;
-    struct seq_stack ident_stack;
+    struct seq_stack ident_stack;        /* by TSC: see struct identity's tsc */
     struct keymap ident_of_pid;          /* (domain, pid) -> its latest identity */
     const char *kernel_build_id;         /* the latest a guest shipped (hex), or NULL */
     uint64_t ident_tsc;                  /* of the identity set being committed */
@@ -369,6 +379,7 @@ const struct process *sym_user_process(struct symbolizer *s, const struct sym_wh
 void sym_unwinders_free(struct symbolizer *s);
 void sym_user_free(struct symbolizer *s);
 void seq_push(struct seq_stack *st, uint64_t tsc, uint32_t seq);
+void seq_insert(struct seq_stack *st, uint64_t tsc, uint32_t seq);
 uint32_t seq_at(const struct seq_stack *st, uint64_t tsc);
 
 /* How many of the count elements (elem_size bytes each, sorted by an

@@ -94,9 +94,10 @@ static bool identity_line(struct symbolizer *s, void *table, char *line)
     sym_clean(comm);
     s->idents = sym_grow(s->idents, &s->ident_cap, s->ident_count + 1, sizeof(*s->idents));
     s->idents[s->ident_count++] = (struct identity){ set->domain, pid, cr3 & SYM_CR3_SPACE_MASK,
-                                                     sym_intern(s, comm), set->epoch == SYM_EPOCH_WATCH };
+                                                     sym_intern(s, comm), set->epoch == SYM_EPOCH_WATCH,
+                                                     s->ident_tsc };
     keymap_set(&s->ident_of_pid, set->domain, pid, 0, (uint32_t)s->ident_count - 1);
-    seq_push(&s->ident_stack, s->ident_tsc, (uint32_t)s->ident_count);
+    seq_insert(&s->ident_stack, s->ident_tsc, (uint32_t)s->ident_count);
     return true;
 }
 
@@ -215,8 +216,11 @@ static void commit_set(struct symbolizer *s, struct set_asm *a)
         p->sets = sym_grow(p->sets, &p->set_cap, p->set_count + 1, sizeof(*p->sets));
         struct maps_set *set = &p->sets[p->set_count++];
         *set = (struct maps_set){ .seq = ++s->maps_set_count, .tsc = a->tsc };
+        s->maps_set_tscs = sym_grow(s->maps_set_tscs, &s->maps_set_tsc_cap, s->maps_set_count,
+                                    sizeof(*s->maps_set_tscs));
+        s->maps_set_tscs[set->seq - 1] = a->tsc;
         each_line(s, a->text, a->len, set, maps_line);
-        seq_push(&s->maps_stack, a->tsc, set->seq);
+        seq_insert(&s->maps_stack, a->tsc, set->seq);
         break;
     }
     case LOG_SYM_JIT_MAP:
@@ -324,6 +328,7 @@ void sym_sets_free(struct symbolizer *s)
     }
     free(s->procs);
     free(s->maps_stack.at);
+    free(s->maps_set_tscs);
     keymap_free(&s->proc_map);
     free(s->jits);
     free(s->jit_ents);

@@ -24,6 +24,16 @@ void seq_push(struct seq_stack *st, uint64_t tsc, uint32_t seq)
     st->at[st->count++] = (struct seq_at){ tsc, seq };
 }
 
+void seq_insert(struct seq_stack *st, uint64_t tsc, uint32_t seq)
+{
+    st->at = sym_grow(st->at, &st->cap, st->count + 1, sizeof(*st->at));
+    size_t at = sym_count_upto(st->at, st->count, sizeof(*st->at), offsetof(struct seq_at, tsc),
+                               sizeof(st->at->tsc), tsc);   /* after those at the same TSC */
+    memmove(&st->at[at + 1], &st->at[at], (st->count - at) * sizeof(*st->at));
+    st->at[at] = (struct seq_at){ tsc, seq };
+    st->count++;
+}
+
 uint32_t seq_at(const struct seq_stack *st, uint64_t tsc)
 {
     if (st->count && st->at[st->count - 1].tsc <= tsc)
@@ -87,15 +97,52 @@ static void free_indexes(struct sym_indexes *ix)
     range_index_free(ix->jit_by_pid);
     range_index_free(ix->jit_by_domain);
     free(ix->map_refs);
+    free(ix->set_tscs_sorted);
     free(ix->idents_sorted);
-    free(ix->domain_first_ident);
+    free(ix->domain_first_tsc);
     *ix = (struct sym_indexes){ .stale = true };
 }
 
+static int set_by_tsc(const void *a, const void *b)
+{
+    const struct maps_set *x = *(struct maps_set *const *)a, *y = *(struct maps_set *const *)b;
+    if (x->tsc != y->tsc)
+        return x->tsc < y->tsc ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Each maps set's rank: its place by (TSC, arrival), from 1. */
+static void rank_sets(struct symbolizer *s)
+{
+    struct maps_set **all = sym_calloc(s->maps_set_count, sizeof(*all));
+    size_t n = 0;
+    for (size_t p = 0; p < s->proc_count; p++)
+        for (size_t k = 0; k < s->procs[p].set_count; k++)
+            all[n++] = &s->procs[p].sets[k];
+    qsort(all, n, sizeof(*all), set_by_tsc);
+    s->ix.set_tscs_sorted = sym_calloc(n, sizeof(*s->ix.set_tscs_sorted));
+    for (size_t i = 0; i < n; i++) {
+        all[i]->rank = (uint32_t)i + 1;
+        s->ix.set_tscs_sorted[i] = all[i]->tsc;
+    }
+    free(all);
+}
+
+/* The rank limit of a sample's maps position (sym_maps_seq_at): every set
+ * shipped at or before the TSC of the set it names, whenever it arrived. */
+static uint32_t maps_rank_limit(const struct symbolizer *s, uint32_t maps_seq)
+{
+    if (!maps_seq || maps_seq > s->maps_set_count)
+        return 0;
+    return (uint32_t)sym_count_upto(s->ix.set_tscs_sorted, s->maps_set_count, sizeof(uint64_t), 0,
+                                    sizeof(uint64_t), s->maps_set_tscs[maps_seq - 1]);
+}
+
 /* Every exec mapping of every maps set, by process (newest set first and
- * oldest first) and by domain; a range's priority is its set's arrival. */
+ * oldest first) and by domain; a range's priority is its set's rank. */
 static void index_maps(struct symbolizer *s)
 {
+    rank_sets(s);
     size_t n = 0;
     for (size_t p = 0; p < s->proc_count; p++)
         for (size_t k = 0; k < s->procs[p].set_count; k++)
@@ -114,9 +161,9 @@ static void index_maps(struct symbolizer *s)
                 if (!e->exec)
                     continue;
                 uint64_t group = pid_group(proc->domain, proc->pid);
-                by_pid[i] = (struct range_item){ group, e->start, e->end, set->seq };
-                rev[i] = (struct range_item){ group, e->start, e->end, UINT32_MAX - set->seq };
-                by_domain[i] = (struct range_item){ proc->domain, e->start, e->end, set->seq };
+                by_pid[i] = (struct range_item){ group, e->start, e->end, set->rank };
+                rev[i] = (struct range_item){ group, e->start, e->end, UINT32_MAX - set->rank };
+                by_domain[i] = (struct range_item){ proc->domain, e->start, e->end, set->rank };
                 s->ix.map_refs[i++] = (struct map_ref){ (uint32_t)p, (uint32_t)k, (uint32_t)m };
             }
         }
@@ -156,6 +203,8 @@ static int ident_cmp(const void *a, const void *b, void *sym)
         return p->domain < q->domain ? -1 : 1;
     if (p->cr3 != q->cr3)
         return p->cr3 < q->cr3 ? -1 : 1;
+    if (p->tsc != q->tsc)
+        return p->tsc < q->tsc ? -1 : 1;
     return x < y ? -1 : x > y;
 }
 
@@ -166,14 +215,17 @@ static void index_identities(struct symbolizer *s)
         s->ix.idents_sorted[i] = (uint32_t)i;
     qsort_r(s->ix.idents_sorted, s->ident_count, sizeof(uint32_t), ident_cmp, s);
     /* each domain's identities are one run of the sorted array */
-    s->ix.domain_first_ident = sym_calloc(s->ident_count, sizeof(*s->ix.domain_first_ident));
+    s->ix.domain_first_tsc = sym_calloc(s->ident_count, sizeof(*s->ix.domain_first_tsc));
     for (size_t run = 0, end; run < s->ident_count; run = end) {
-        uint32_t domain = s->idents[s->ix.idents_sorted[run]].domain, first = UINT32_MAX;
+        uint32_t domain = s->idents[s->ix.idents_sorted[run]].domain;
+        uint64_t first = UINT64_MAX;
         for (end = run; end < s->ident_count && s->idents[s->ix.idents_sorted[end]].domain == domain;
-             end++)
-            first = s->ix.idents_sorted[end] < first ? s->ix.idents_sorted[end] : first;
+             end++) {
+            uint64_t tsc = s->idents[s->ix.idents_sorted[end]].tsc;
+            first = tsc < first ? tsc : first;
+        }
         for (size_t i = run; i < end; i++)
-            s->ix.domain_first_ident[i] = first;
+            s->ix.domain_first_tsc[i] = first;
     }
 }
 
@@ -197,10 +249,12 @@ void sym_user_free(struct symbolizer *s)
 
 /* ---- Which process -------------------------------------------------------- */
 
-/* The identity naming w's CR3 at the sample's time: the newest one
- * before it, else the first one after it (see sym_identity_seq_at; *later
- * says which), unless that one was shipped at its process's fork or exec:
- * a sample before it is of another process that had the same page-table
+/* The identity naming w's CR3 at the sample's time: the one shipped
+ * last (by TSC, not by arrival: see struct identity's tsc) at or before
+ * the sample's identity position (sym_identity_seq_at: the TSC of the
+ * newest identity then known), else the first one after it (*later says
+ * which), unless that one was shipped at its process's fork or exec: a
+ * sample before it is of another process that had the same page-table
  * root before (freed and reused), never of this one. Nor does a later one
  * name a sample from before the domain's first identity: the process
  * watch was not running yet, so whatever ran then (a program that has
@@ -210,14 +264,15 @@ static const struct identity *identity_at(const struct symbolizer *s, const stru
                                           bool *later)
 {
     uint64_t cr3 = w->cr3 & SYM_CR3_SPACE_MASK;
-    uint32_t seq = w->identity_seq < s->ident_count ? w->identity_seq : (uint32_t)s->ident_count;
+    bool known = w->identity_seq && w->identity_seq <= s->ident_count;
+    uint64_t upto = known ? s->idents[w->identity_seq - 1].tsc : 0;
     const uint32_t *sorted = s->ix.idents_sorted;
     size_t lo = 0, hi = s->ident_count;
-    while (lo < hi) {               /* the first at or after (domain, cr3, seq) */
+    while (lo < hi) {               /* the first after (domain, cr3, upto) */
         size_t mid = lo + (hi - lo) / 2;
         const struct identity *m = &s->idents[sorted[mid]];
         bool before = m->domain != w->domain ? m->domain < w->domain :
-                      m->cr3 != cr3 ? m->cr3 < cr3 : sorted[mid] < seq;
+                      m->cr3 != cr3 ? m->cr3 < cr3 : known && m->tsc <= upto;
         if (before)
             lo = mid + 1;
         else
@@ -229,8 +284,8 @@ static const struct identity *identity_at(const struct symbolizer *s, const stru
     if (before && before->domain == w->domain && before->cr3 == cr3)
         return before;
     *later = true;
-    if (after && after->domain == w->domain && after->cr3 == cr3 && !after->born &&
-        seq > s->ix.domain_first_ident[lo])
+    if (after && after->domain == w->domain && after->cr3 == cr3 && !after->born && known &&
+        s->ix.domain_first_tsc[lo] <= upto)
         return after;
     return NULL;
 }
@@ -250,31 +305,35 @@ bool sym_process_guessed(struct symbolizer *s, const struct sym_where *w)
     return identity_at(s, w, &later) && later;
 }
 
-/* The index in p's sets of the newest one that arrived by maps_seq (in
- * force at the sample's time), or p->set_count if none had. */
-static size_t set_in_force(const struct process *p, uint32_t maps_seq)
+/* The index in p's sets of the one ranked last within limit (in force
+ * at the sample's time), or p->set_count if none is. */
+static size_t set_in_force(const struct process *p, uint32_t limit)
 {
-    size_t n = sym_count_upto(p->sets, p->set_count, sizeof(*p->sets), offsetof(struct maps_set, seq),
-                              sizeof(p->sets->seq), maps_seq);
-    return n ? n - 1 : p->set_count;
+    size_t found = p->set_count;
+    for (size_t k = 0; k < p->set_count; k++)
+        if (p->sets[k].rank <= limit && (found == p->set_count || p->sets[k].rank > p->sets[found].rank))
+            found = k;
+    return found;
 }
 
 /* The exec mapping holding addr of process pid of domain at maps_seq: in
  * the maps set in force then, else in the first later set that maps it (a
  * sample before the set that describes its program, or in a library
  * mapped after that set); never in an earlier set, which may describe the
- * program the process ran before an exec. NULL if none. */
+ * program the process ran before an exec. "Earlier" and "later" go by the
+ * TSC the guest shipped the sets at, not by their arrival. NULL if none. */
 static const struct map_ref *pid_mapping(const struct symbolizer *s, uint32_t domain, uint32_t pid,
                                          uint64_t addr, uint32_t maps_seq)
 {
     size_t low, high;
     uint64_t group = pid_group(domain, pid);
-    if (range_index_stab(s->ix.maps_by_pid, group, addr, (uint64_t)maps_seq + 1, &low, &high)) {
+    uint32_t limit = maps_rank_limit(s, maps_seq);
+    if (range_index_stab(s->ix.maps_by_pid, group, addr, (uint64_t)limit + 1, &low, &high)) {
         const struct map_ref *ref = &s->ix.map_refs[high];
-        if (ref->set == set_in_force(&s->procs[ref->proc], maps_seq))
+        if (ref->set == set_in_force(&s->procs[ref->proc], limit))
             return ref;
     }
-    if (!range_index_stab(s->ix.maps_by_pid_rev, group, addr, UINT32_MAX - (uint64_t)maps_seq,
+    if (!range_index_stab(s->ix.maps_by_pid_rev, group, addr, UINT32_MAX - (uint64_t)limit,
                           &low, &high))
         return NULL;
     return &s->ix.map_refs[high];

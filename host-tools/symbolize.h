@@ -224,17 +224,20 @@ unsigned int sym_unwind_user(struct symbolizer *s, const struct sym_where *w,
 /* Resolves addr sampled at where; returns a frame id (stable, cached). */
 uint32_t sym_resolve(struct symbolizer *s, const struct sym_where *where, uint64_t addr);
 
-/* One past the arrival number of the newest process-identity line ("PID
- * CR3 COMM") in force at `tsc` (0: none):
- * a sample's CR3 names the process of the newest identity before it, or,
- * when the process was identified only after the sample (the agent ships
- * a new process's identity a little after it starts), the next one. */
+/* One past the arrival number of the process-identity line ("PID CR3
+ * COMM") shipped last at or before `tsc` among those arrived so far (0:
+ * none), by TSC: an older identity arriving late (from another CPU's log)
+ * does not hide a newer one. A sample's CR3 names the process of the
+ * identity shipped last before it, or, when the process was identified
+ * only after the sample (the agent ships a new process's identity a
+ * little after it starts), the next one. */
 uint32_t sym_identity_seq_at(const struct symbolizer *s, uint64_t tsc);
 
-/* One past the arrival number of the newest process maps set in force at
- * `tsc` (0: none): a user address is named by its process's maps set of
- * that time (an exec at the same pid ships a new one), or, for a sample
- * taken before its process's first set, the first after it. */
+/* One past the arrival number of the process maps set shipped last at or
+ * before `tsc` among those arrived so far (0: none), by TSC as for
+ * identities: a user address is named by its process's maps set of that
+ * time (an exec at the same pid ships a new one), or, for a sample taken
+ * before its process's first set, the first after it. */
 uint32_t sym_maps_seq_at(const struct symbolizer *s, uint64_t tsc);
 
 /* The process of a sample taken at where (guest user or kernel mode with

@@ -153,6 +153,59 @@ TEST(identity_lines_name_their_own_process_only)
     sym_destroy(s);
 }
 
+/* Each CPU's log is drained on its own: the identity of a process that
+ * exited on one CPU can arrive after the identity of the process that
+ * exec'd onto its freed page-table root on another. Samples are named by
+ * the identity shipped last before them (TSC), not the one arrived last. */
+TEST(an_identity_arriving_late_does_not_hide_a_newer_one)
+{
+    char err[128];
+    struct symbolizer *s = sym_create(&(struct sym_options){ 0 }, err, sizeof(err));
+    CHECK(add_text(s, LOG_SYM_PROC_MAPS, 103, 0, 5, "400000-401000 r-xp 00000000 00:00 0 /old\n", 99));
+    CHECK(add_text(s, LOG_SYM_PROC_MAPS, 104, SYM_EPOCH_WATCH, 20,
+                   "400000-401000 r-xp 00000000 00:00 0 /new\n", 99));
+    CHECK(add_text(s, LOG_SYM_PROCESS, 104, SYM_EPOCH_WATCH, 20, "104 4000 new\n", 99));
+    uint32_t early_seq = sym_identity_seq_at(s, 30);   /* a sample read before 103's arrived */
+    CHECK(add_text(s, LOG_SYM_PROCESS, 103, 0, 10, "103 4000 old\n", 99));   /* late */
+    struct sym_where w = { .mode = LOG_MODE_GUEST_USER, .has_cr3 = true, .cr3 = 0x4000 };
+    w.identity_seq = sym_identity_seq_at(s, 30);
+    w.maps_seq = sym_maps_seq_at(s, 30);
+    CHECK_EQ(sym_process_of(s, &w).pid, 104);
+    CHECK_STR(image_of(s, sym_resolve(s, &w, 0x400010)), "/new");
+    w.identity_seq = early_seq;
+    CHECK_EQ(sym_process_of(s, &w).pid, 104);
+    w.identity_seq = sym_identity_seq_at(s, 15);       /* between the two: the old process */
+    w.maps_seq = sym_maps_seq_at(s, 15);
+    CHECK_EQ(sym_process_of(s, &w).pid, 103);
+    CHECK_STR(image_of(s, sym_resolve(s, &w, 0x400010)), "/old");
+    w.identity_seq = sym_identity_seq_at(s, 7);        /* before both: 103's, a guess */
+    CHECK_EQ(sym_process_of(s, &w).pid, 0);            /* none before the domain's first */
+    sym_destroy(s);
+}
+
+/* The same for maps sets: the maps pid 104 had before its exec (shipped
+ * first, arriving last) never name its samples after the exec. */
+TEST(a_maps_set_arriving_late_does_not_hide_a_newer_one)
+{
+    char err[128];
+    struct symbolizer *s = sym_create(&(struct sym_options){ 0 }, err, sizeof(err));
+    CHECK(add_text(s, LOG_SYM_PROCESS, 104, 0, 5, "104 4000 sh\n", 99));
+    CHECK(add_text(s, LOG_SYM_PROC_MAPS, 104, SYM_EPOCH_WATCH, 20,
+                   "400000-401000 r-xp 00000000 00:00 0 /new\n", 99));
+    CHECK(add_text(s, LOG_SYM_PROC_MAPS, 104, SYM_EPOCH_WATCH, 10,   /* late */
+                   "400000-401000 r-xp 00000000 00:00 0 /old\n", 99));
+    struct sym_where w = { .mode = LOG_MODE_GUEST_USER, .has_cr3 = true, .cr3 = 0x4000,
+                           .identity_seq = sym_identity_seq_at(s, 30), .maps_seq = sym_maps_seq_at(s, 30) };
+    CHECK_STR(image_of(s, sym_resolve(s, &w, 0x400010)), "/new");
+    w.identity_seq = sym_identity_seq_at(s, 15);
+    w.maps_seq = sym_maps_seq_at(s, 15);
+    CHECK_STR(image_of(s, sym_resolve(s, &w, 0x400010)), "/old");
+    w.identity_seq = sym_identity_seq_at(s, 7);       /* before both sets: the first */
+    w.maps_seq = sym_maps_seq_at(s, 7);
+    CHECK_STR(image_of(s, sym_resolve(s, &w, 0x400010)), "/old");
+    sym_destroy(s);
+}
+
 struct elf_fixture {
     char root[PATH_LEN], workload[PATH_LEN];
     uint64_t g, g_size, text_start;
