@@ -4,6 +4,7 @@
  * (its MSRs: vmx/exit_vhw_msr.c; its APIC page: vmx/exit_vhw_apic.c). */
 #include "vmx/exit_vhw.h"
 
+#include "lib/console.h"
 #include "lib/cpu.h"
 #include "vmm/vhw/acpi_build.h"
 #include "vmm/domain/domain.h"
@@ -111,6 +112,25 @@ static bool fw_cfg_io(struct vcpu *v, uint16_t port, unsigned int size, bool in)
     return true;
 }
 
+/* The ACPI PM timer's ports (multiboot domains): a 32-bit IN at its port
+ * reads the count; any other access is refused as vmm/vhw/acpi_pmtimer.h
+ * says, the first one of the domain reported on Vertigo's console. */
+static bool pm_timer_io(struct vcpu *v, uint16_t port, unsigned int size, bool in)
+{
+    struct domain_vhw *hw = v->domain->vhw;
+    if (!acpi_pmtimer_owns_port(&hw->pm_timer, port))
+        return false;
+    uint32_t value;
+    enum acpi_pmtimer_status st = acpi_pmtimer_io(&hw->pm_timer, port, size, in, rdtsc(), &value);
+    if (in)
+        set_in_value(v, size, value);
+    if (st != ACPI_PMTIMER_READ && !hw->pm_timer_refused++)
+        printk("vhw: domain %u: ACPI PM timer: %u-byte %s port %#x refused: %s\n",
+               v->domain->id, size, in ? "IN from" : "OUT to", port,
+               acpi_pmtimer_refusal(st));
+    return true;
+}
+
 bool vhw_io(struct vcpu *v, const struct vmx_exit *e)
 {
     struct domain_vhw *hw = v->domain->vhw;
@@ -123,7 +143,8 @@ bool vhw_io(struct vcpu *v, const struct vmx_exit *e)
 
     if (q & IO_QUAL_STRING)
         return false;
-    if (test_exit_io(v, port, size, in) || fw_cfg_io(v, port, size, in)) {
+    if (test_exit_io(v, port, size, in) || fw_cfg_io(v, port, size, in) ||
+        pm_timer_io(v, port, size, in)) {
         vmx_skip_instruction(e);
         return true;
     }

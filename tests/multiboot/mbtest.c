@@ -14,7 +14,9 @@
  * through the x2APIC MSR after switching modes. With singlestep=1 on its
  * command line, also single-stepping (RFLAGS.TF) over CPUID and HLT, which
  * exit to the hypervisor: each must still be followed by its single-step
- * #DB, at the next instruction. */
+ * #DB, at the next instruction. With pmtimer=1, also the ACPI PM timer
+ * its FADT names: its rate against the TSC, a byte read and a write
+ * refused. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -58,6 +60,25 @@ static uint8_t inb(uint16_t port)
     uint8_t v;
     __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
     return v;
+}
+
+static uint32_t inl(uint16_t port)
+{
+    uint32_t v;
+    __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+
+static uint64_t rdtsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return (uint64_t)hi << 32 | lo;
+}
+
+static void cpuid(uint32_t leaf, uint32_t r[4])
+{
+    __asm__ volatile("cpuid" : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3]) : "a"(leaf), "c"(0));
 }
 
 static uint64_t rdmsr(uint32_t msr)
@@ -295,6 +316,86 @@ static void check_devices(const struct boot *b)
     check(rdmsr(MSR_X2APIC_VERSION) == version, "x2APIC MSR: the same version after the switch");
 }
 
+/* ---- the ACPI PM timer ---- */
+
+static uint32_t u32_at(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
+
+/* The FADT through the RSDP's XSDT (its 64-bit entries lie below 4 GiB). */
+static const uint8_t *find_fadt(const uint8_t *rsdp)
+{
+    const uint8_t *xsdt = (const uint8_t *)u32_at(rsdp + 24);
+    for (uint32_t off = 36; off + 8 <= u32_at(xsdt + 4); off += 8) {
+        const uint8_t *t = (const uint8_t *)u32_at(xsdt + off);
+        if (t[0] == 'F' && t[1] == 'A' && t[2] == 'C' && t[3] == 'P' &&
+            checksum_ok(t, u32_at(t + 4)))
+            return t;
+    }
+    return NULL;
+}
+
+/* One read of the PM timer between two reads of the TSC: the timer's
+ * sample was taken between them, whatever ran in between (the VM exit,
+ * another domain's turn on the CPU). */
+struct pm_sample {
+    uint64_t before, after;
+    uint32_t count;
+};
+
+static struct pm_sample pm_read(uint16_t port)
+{
+    struct pm_sample s;
+    s.before = rdtsc();
+    s.count = inl(port);
+    s.after = rdtsc();
+    return s;
+}
+
+/* The FADT's PM timer (PM_TMR_BLK at offset 76, PM_TMR_LEN at 91,
+ * X_PM_TMR_BLK at 208, TMR_VAL_EXT in the flags at 112), then its rate
+ * at 3,579,545 Hz of the TSC rate CPUID leaf 0x15 gives (crystal * EBX /
+ * EAX): the ticks between two reads 2^24 TSC ticks apart lie between the
+ * ticks of the shortest and of the longest TSC span the two samples can
+ * be apart, within 2 ticks (each count is rounded down). Cross-multiplied:
+ * no 64-bit division here. Then a byte read reads all ones and a write is
+ * dropped. */
+static void check_pm_timer(const uint8_t *rsdp)
+{
+    const uint8_t *f = rsdp ? find_fadt(rsdp) : NULL;
+    uint16_t port = f ? (uint16_t)u32_at(f + 76) : 0;
+    check(f && port && f[91] == 4 && f[208] == 1 && f[209] == 32 && u32_at(f + 212) == port &&
+          (u32_at(f + 112) & (1u << 8)),
+          "ACPI FADT names a 32-bit PM timer (PM_TMR_BLK, PM_TMR_LEN 4, X_PM_TMR_BLK)");
+    if (!port)
+        return;
+    uint32_t r[4];
+    cpuid(0x15, r);
+    struct pm_sample s0 = pm_read(port);
+    while (rdtsc() - s0.after < (1u << 24))
+        ;
+    struct pm_sample s1 = pm_read(port);
+    uint32_t ticks = s1.count - s0.count;
+    uint64_t hz = (uint64_t)r[2] * r[1];      /* times r[0] on the other side */
+    uint64_t got = ticks * hz;
+    uint64_t least = (s1.before - s0.after) * 3579545u * r[0];
+    uint64_t most = (s1.after - s0.before) * 3579545u * r[0];
+    puts("mbtest: PM timer at port ");
+    put_hex(port);
+    puts(": ");
+    put_dec(ticks);
+    puts(" ticks over ");
+    put_dec((uint32_t)(s1.before - s0.after));
+    puts(" to ");
+    put_dec((uint32_t)(s1.after - s0.before));
+    puts(" TSC ticks\n");
+    check(r[0] && hz && got + 2 * hz >= least && got <= most + 2 * hz,
+          "ACPI PM timer counts 3.579545 MHz of the TSC rate CPUID leaf 0x15 gives");
+    uint8_t byte = inb(port);
+    outl(port, 0);
+    uint32_t p2 = inl(port);
+    check(byte == 0xff && p2 - s1.count < 0x80000000u && p2 != 0,
+          "ACPI PM timer: a byte read reads all ones, a write does not reset it");
+}
+
 /* ---- single-stepping over instructions that exit ---- */
 
 struct idt_gate {
@@ -398,7 +499,7 @@ static void print_modules(const struct boot *b)
 void mbtest_main(uint32_t magic, uint32_t info)
 {
     struct boot b = { 0 };
-    uint32_t exit_code = 0, want_modules, single_step = 0;
+    uint32_t exit_code = 0, want_modules, single_step = 0, pm_timer = 0;
 
     puts("mbtest: started\n");
     check(magic == MB1_BOOT_MAGIC || magic == MB2_BOOT_MAGIC, "booted with a multiboot magic");
@@ -420,6 +521,8 @@ void mbtest_main(uint32_t magic, uint32_t info)
     if (word_value(b.cmdline, "modules", &want_modules))
         check(b.module_count == want_modules, "the modules the command line expects");
     check_devices(&b);
+    if (word_value(b.cmdline, "pmtimer", &pm_timer) && pm_timer)
+        check_pm_timer(find_rsdp());
     if (word_value(b.cmdline, "singlestep", &single_step) && single_step)
         check_single_step();
     word_value(b.cmdline, "exit", &exit_code);

@@ -112,6 +112,38 @@ TEST(fadt_is_hardware_reduced_with_power_registers)
     CHECK_EQ(f[128], ACPI_BUILD_RESET_VALUE);
     CHECK_EQ(u64_at(f + 140), u32_at(f + 40));  /* X_DSDT = DSDT */
     table(&r, u64_at(f + 140), "DSDT");
+    /* no PM timer unless asked for (a Linux domain's FADT) */
+    CHECK_EQ(u32_at(f + 76), 0);
+    CHECK_EQ(f[91], 0);
+    CHECK_EQ(u64_at(f + 212), 0);
+    CHECK_EQ(u32_at(f + 112) & (1u << 8), 0);
+}
+
+/* A multiboot domain's PM timer: PM_TMR_BLK (offset 76) with PM_TMR_LEN
+ * 4 (offset 91), X_PM_TMR_BLK (offset 208) a 32-bit system-I/O register
+ * at the same port, TMR_VAL_EXT (flags bit 8): a 32-bit count. */
+TEST(fadt_names_the_pm_timer_when_asked)
+{
+    struct acpi_build_config cfg = { .gpa = GPA, .vcpus = 1, .power_port = 0x600,
+                                     .com1 = true, .pm_timer_port = 0x608 };
+    struct acpi_build_result r;
+    const uint8_t *f;
+
+    memset(buf, 0xcc, sizeof buf);
+    CHECK_EQ(acpi_build_tables(&cfg, buf, sizeof buf, &r), ACPI_BUILD_OK);
+    if (!(f = xsdt_entry(&r, "FACP")))
+        return;
+    CHECK_EQ(u32_at(f + 76), 0x608);
+    CHECK_EQ(f[91], 4);
+    CHECK_EQ(f[208], 1);                        /* system I/O */
+    CHECK_EQ(f[209], 32);
+    CHECK_EQ(f[210], 0);
+    CHECK_EQ(f[211], 3);                        /* dword access */
+    CHECK_EQ(u64_at(f + 212), 0x608);
+    CHECK(u32_at(f + 112) & (1u << 8));
+    CHECK(u32_at(f + 112) & (1u << 20));        /* still hardware-reduced */
+    CHECK_EQ(u32_at(f + 80), 0);                /* no GPE0 block */
+    CHECK_EQ(u64_at(f + 248), 0x600);           /* the power ports unchanged */
 }
 
 TEST(madt_one_enabled_local_apic_per_vcpu_and_nothing_else)

@@ -51,7 +51,8 @@ bool domain_mboot_build(const struct boot_info *bi, struct domain *d,
     struct mb_module modules[DOMAIN_MODULES_MAX];
     struct domain_vhw_options o = { .xapic = true, .no_x2apic = spec->no_x2apic,
                                     .test_exit_port = DOMAIN_VHW_TEST_EXIT,
-                                    .fw_cfg = true, .ram_bytes = spec->mem_bytes };
+                                    .fw_cfg = true, .pm_timer = true,
+                                    .ram_bytes = spec->mem_bytes };
     domain_vhw_devices(d, &o);
     const void *rsdp;
     domain_vhw_acpi(d, ram, DOMAIN_MBOOT_ACPI_GPA, &rsdp);

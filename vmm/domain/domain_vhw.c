@@ -49,7 +49,8 @@ uint64_t domain_vhw_acpi(const struct domain *d, const struct guest_mem *ram, ui
                          const void **rsdp)
 {
     struct acpi_build_config cfg = { .gpa = gpa, .vcpus = d->vcpu_count,
-                                     .power_port = DOMAIN_VHW_POWER_PORT, .com1 = true };
+                                     .power_port = DOMAIN_VHW_POWER_PORT, .com1 = true,
+                                     .pm_timer_port = d->vhw ? d->vhw->pm_timer.port : 0 };
     struct acpi_build_result res;
     uint8_t *page = ram->gpa_to_host(ram->ctx, gpa, ACPI_PAGE_BYTES);
     if (!page)
@@ -121,6 +122,9 @@ struct domain_vhw *domain_vhw_devices(struct domain *d, const struct domain_vhw_
     hw->test_exit_port = o->test_exit_port;
     hw->has_fw_cfg = o->fw_cfg;
     fw_cfg_init(&hw->fw_cfg, (uint16_t)d->vcpu_count, o->ram_bytes);
+    if (o->pm_timer &&
+        !acpi_pmtimer_init(&hw->pm_timer, DOMAIN_VHW_PM_TIMER, platform_tsc_hz(), rdtsc()))
+        fail(d, "no ACPI PM timer", "the TSC rate is outside what its arithmetic holds");
     uint64_t tick = cpuid_domain_tsc_per_crystal(&hw->cpuid);
     for (unsigned int i = 0; i < d->vcpu_count; i++) {
         if (o->xapic) {

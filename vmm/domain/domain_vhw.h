@@ -7,13 +7,16 @@
  *     TSC and crystal rates in leaves 0x15/0x16, the topology);
  *   - ACPI tables in one page of its RAM (vmm/vhw/acpi_build.h: RSDP, XSDT,
  *     MADT without an I/O APIC, hardware-reduced FADT whose sleep and
- *     reset registers are the three I/O ports from power_port).
+ *     reset registers are the three I/O ports from power_port);
+ *   - for a multiboot domain, the test-exit port, fw_cfg's few items and an
+ *     ACPI PM timer (vmm/vhw/acpi_pmtimer.h) the FADT names.
  * Portable: the VT-x side is vmx/exit_vhw.c. */
 #ifndef VMM_DOMAIN_VHW_H
 #define VMM_DOMAIN_VHW_H
 
 #include <stdint.h>
 
+#include "vmm/vhw/acpi_pmtimer.h"
 #include "vmm/vhw/cpuid_domain.h"
 #include "vmm/vhw/fw_cfg.h"
 #include "vmm/vhw/vlapic.h"
@@ -22,6 +25,7 @@
 
 #define DOMAIN_VHW_VCPUS      1u        /* a private domain has one VCPU */
 #define DOMAIN_VHW_POWER_PORT 0x600u    /* ACPI sleep control, status, reset */
+#define DOMAIN_VHW_PM_TIMER   0x608u    /* ACPI PM timer (multiboot domains), as QEMU's q35 */
 
 #define DOMAIN_VHW_TEST_EXIT  0xf4u     /* QEMU's isa-debug-exit (multiboot domains) */
 
@@ -30,6 +34,8 @@ struct domain_vhw {
     struct vuart16550 uart;
     uint16_t power_port;
     uint16_t test_exit_port;    /* 0: none (a Linux domain) */
+    struct acpi_pmtimer pm_timer;   /* port 0: none (a Linux domain) */
+    uint64_t pm_timer_refused;  /* accesses refused (the first is reported) */
     bool has_fw_cfg;
     struct fw_cfg fw_cfg;
     struct vlapic lapic[DOMAIN_VHW_VCPUS];
@@ -45,6 +51,7 @@ struct domain_vhw_options {
     bool no_x2apic;             /* and stays in it: no x2APIC (needs xapic) */
     uint16_t test_exit_port;    /* a port whose write ends the domain with a code */
     bool fw_cfg;                /* QEMU's fw_cfg ports with the CPU count and RAM size */
+    bool pm_timer;              /* an ACPI PM timer at DOMAIN_VHW_PM_TIMER */
     uint64_t ram_bytes;
 };
 
@@ -58,7 +65,8 @@ struct linux_boot_state;
  * Ends the run with a message if the TSC rate is unknown. */
 struct domain_vhw *domain_vhw_devices(struct domain *d, const struct domain_vhw_options *o);
 
-/* The ACPI tables (one VCPU, the power ports, COM1) in the page at `gpa`
+/* The ACPI tables (one VCPU, the power ports, COM1, the PM timer if the
+ * domain's devices have one) in the page at `gpa`
  * of the domain's RAM; returns the RSDP's guest-physical address and, if
  * `rsdp` is not NULL, a host pointer to it. Ends the run on an error. */
 uint64_t domain_vhw_acpi(const struct domain *d, const struct guest_mem *ram, uint64_t gpa,

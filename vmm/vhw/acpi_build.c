@@ -37,6 +37,7 @@ struct acpi_gas {
 
 #define GAS_SYSTEM_IO   1
 #define GAS_ACCESS_BYTE 1
+#define GAS_ACCESS_DWORD 3
 
 /* FADT revision 6 (ACPI 6.x table 5.9). Fields a hardware-reduced
  * platform leaves zero are grouped as byte ranges. */
@@ -46,7 +47,11 @@ struct acpi_fadt {
     uint32_t dsdt;
     uint8_t reserved0;
     uint8_t preferred_pm_profile;
-    uint8_t legacy_blocks[63];      /* SCI_INT .. CENTURY (offsets 46-108): none */
+    uint8_t legacy_blocks[30];      /* SCI_INT .. PM2_CNT_BLK (offsets 46-75): none */
+    uint32_t pm_tmr_blk;            /* offset 76: the PM timer's port, or 0 */
+    uint8_t legacy_lengths[11];     /* GPE0_BLK .. PM2_CNT_LEN: none */
+    uint8_t pm_tmr_len;             /* offset 91 */
+    uint8_t legacy_rest[17];        /* GPE0_BLK_LEN .. CENTURY (offsets 92-108): none */
     uint16_t iapc_boot_arch;        /* offset 109 */
     uint8_t reserved1;
     uint32_t flags;                 /* offset 112 */
@@ -56,18 +61,24 @@ struct acpi_fadt {
     uint8_t minor_version;
     uint64_t x_firmware_ctrl;       /* offset 132 */
     uint64_t x_dsdt;                /* offset 140 */
-    struct acpi_gas x_legacy_blocks[8]; /* X_PM1a_EVT_BLK .. X_GPE1_BLK: none */
+    struct acpi_gas x_pm_blocks[5]; /* X_PM1a_EVT_BLK .. X_PM2_CNT_BLK: none */
+    struct acpi_gas x_pm_tmr_blk;   /* offset 208 */
+    struct acpi_gas x_gpe_blocks[2];    /* X_GPE0_BLK, X_GPE1_BLK: none */
     struct acpi_gas sleep_control;  /* offset 244 */
     struct acpi_gas sleep_status;   /* offset 256 */
     char hypervisor_id[8];          /* offset 268 */
 } __attribute__((packed));
 _Static_assert(sizeof(struct acpi_fadt) == 276, "ACPI 6.x FADT");
+_Static_assert(offsetof(struct acpi_fadt, pm_tmr_blk) == 76, "FADT PM_TMR_BLK");
+_Static_assert(offsetof(struct acpi_fadt, pm_tmr_len) == 91, "FADT PM_TMR_LEN");
 _Static_assert(offsetof(struct acpi_fadt, flags) == 112, "FADT flags");
+_Static_assert(offsetof(struct acpi_fadt, x_pm_tmr_blk) == 208, "FADT X_PM_TMR_BLK");
 _Static_assert(offsetof(struct acpi_fadt, x_dsdt) == 140, "FADT X_DSDT");
 _Static_assert(offsetof(struct acpi_fadt, sleep_control) == 244, "FADT sleep control");
 
 #define FADT_WBINVD             (1u << 0)
 #define FADT_PWR_BUTTON         (1u << 4)   /* no fixed-feature power button */
+#define FADT_TMR_VAL_EXT        (1u << 8)   /* the PM timer counts 32 bits */
 #define FADT_SLP_BUTTON         (1u << 5)
 #define FADT_RESET_REG_SUP      (1u << 10)
 #define FADT_FORCE_APIC_PHYS    (1u << 19)  /* physical destination mode */
@@ -217,6 +228,18 @@ static void build_fadt(uint8_t *at, const struct acpi_build_config *cfg, uint64_
         f->reset_value = ACPI_BUILD_RESET_VALUE;
         f->sleep_control = io_port((uint16_t)(cfg->power_port + ACPI_BUILD_SLEEP_CONTROL_OFFSET));
         f->sleep_status = io_port((uint16_t)(cfg->power_port + ACPI_BUILD_SLEEP_STATUS_OFFSET));
+    }
+    if (cfg->pm_timer_port) {
+        /* The 32-bit PM timer (ACPI 6.x 4.8.3.3), in the ACPI 1.0 field and
+         * its extended twin. A hardware-reduced FADT tells an OS to ignore
+         * both (5.2.9); they are there for readers such as kvm-unit-tests'
+         * vmexit.flat that look for the port itself. */
+        f->pm_tmr_blk = cfg->pm_timer_port;
+        f->pm_tmr_len = ACPI_BUILD_PM_TIMER_LEN;
+        f->x_pm_tmr_blk = (struct acpi_gas){ .space_id = GAS_SYSTEM_IO, .bit_width = 32,
+                                             .access_size = GAS_ACCESS_DWORD,
+                                             .address = cfg->pm_timer_port };
+        f->flags |= FADT_TMR_VAL_EXT;
     }
     memcpy(f->hypervisor_id, "Vertigo\0", 8);
     seal(&f->header);

@@ -1,9 +1,10 @@
-/* The ACPI tables of a Linux domain other than domain 0 (ACPI 6.x ch. 5):
- * RSDP (revision 2), XSDT, a hardware-reduced FADT, a MADT with one
- * local APIC entry per VCPU and no I/O APIC, and a
- * DSDT holding \_S5 and, optionally, the COM1 UART without an IRQ (so
- * Linux's 8250 driver polls it). Built into a caller's buffer that will
- * sit at a given guest-physical address; the caller lists that range as
+/* The ACPI tables of a domain other than domain 0 (ACPI 6.x ch. 5):
+ * RSDP (revision 2), XSDT, a hardware-reduced FADT (for a multiboot
+ * domain naming a 32-bit PM timer, vmm/vhw/acpi_pmtimer.h), a MADT with
+ * one local APIC entry per VCPU and no I/O APIC, and a DSDT holding \_S5
+ * and, optionally, the COM1 UART without an IRQ (so Linux's 8250 driver
+ * polls it). Built into a caller's buffer that will sit at a given
+ * guest-physical address; the caller lists that range as
  * ACPI (e820 type 3) and passes rsdp_gpa in boot_params.acpi_rsdp_addr.
  * Portable. */
 #ifndef VMM_ACPI_BUILD_H
@@ -27,12 +28,14 @@
 #define ACPI_BUILD_SLP_TYP_MASK  0x1c
 #define ACPI_BUILD_S5_TYPE       5      /* the \_S5 package's value */
 #define ACPI_BUILD_RESET_VALUE   0x01
+#define ACPI_BUILD_PM_TIMER_LEN  4      /* PM_TMR_LEN: one 32-bit register */
 
 struct acpi_build_config {
     uint64_t gpa;           /* guest-physical address of the buffer: 16-byte aligned, below 4 GiB */
     unsigned int vcpus;     /* 1..ACPI_BUILD_MAX_VCPUS; APIC IDs 0..vcpus-1 */
     uint16_t power_port;    /* first of ACPI_BUILD_PORT_COUNT I/O ports, or 0 for none */
     bool com1;              /* describe COM1 (PNP0501 at 0x3f8, no IRQ) in the DSDT */
+    uint16_t pm_timer_port; /* PM_TMR_BLK of a 32-bit ACPI PM timer, or 0 for none */
 };
 
 struct acpi_build_result {

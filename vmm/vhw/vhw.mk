@@ -55,3 +55,10 @@ HEADERS_HV += vmm/vhw/vtsc.h
 HEADERS_HOST += vmm/vhw/vtsc.h
 UNIT_TESTS += vtsc
 unit_vtsc_SRCS := tests/unit/test_vtsc.c vmm/vhw/vtsc.c
+
+# A multiboot domain's ACPI PM timer (the FADT's PM_TMR_BLK).
+HV_SRCS += vmm/vhw/acpi_pmtimer.c
+HEADERS_HV += vmm/vhw/acpi_pmtimer.h
+HEADERS_HOST += vmm/vhw/acpi_pmtimer.h
+UNIT_TESTS += acpi_pmtimer
+unit_acpi_pmtimer_SRCS := tests/unit/test_acpi_pmtimer.c vmm/vhw/acpi_pmtimer.c
