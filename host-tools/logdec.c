@@ -242,14 +242,27 @@ decode_records(struct logdec *dec, const struct log_block_header *h, const uint8
     const uint32_t count = h->record_count;
     const uint8_t *p = payload, *end = payload + h->payload_len;
     uint64_t offset_base = payload_offset - (uint64_t)(uintptr_t)payload;   /* + p: p's offset */
+    /* RIP-only samples are tried first where their loads stay in bounds */
+    const uint8_t *rip_end = h->payload_len > LOGDEC_FAST_RIP_ROOM ? end - LOGDEC_FAST_RIP_ROOM : payload;
     uint32_t left = count, slow = 0;
-    for (; p < end && left; left--, r.index++) {
+    logdec_fast_rip_prepare(&r);
+    for (; left; left--, r.index++) {
         r.offset = offset_base + (uint64_t)(uintptr_t)p;
+        if (p < rip_end) {
+            if (logdec_fast_rip_take(&r, &p, end, pext)) {
+                on_record(user, &r);
+                continue;
+            }
+        } else if (p >= end) {
+            break;
+        }
         if (logdec_fast_record(&r, &p, end, pext)) {
             on_record(user, &r);
+            logdec_fast_rip_prepare(&r);
             continue;
         }
         enum record_step step = decode_record(dec, &r, &p, end);
+        logdec_fast_rip_prepare(&r);
         if (step == RECORD_BAD_FRAME)
             break;
         slow++;
@@ -262,11 +275,26 @@ decode_records(struct logdec *dec, const struct log_block_header *h, const uint8
         bad_record(dec, h, payload_offset + (uint64_t)(p - payload), count - n);
 }
 
+/* The copy of the loop that packs varints with PEXT is compiled for the
+ * CPUs that have it (BMI1 and BMI2, which also bring ANDN, TZCNT, BZHI
+ * and SHLX), and runs only where pext_is_fast() found them. */
+#if defined(__x86_64__)
+#define WITH_BMI2 __attribute__((target("bmi,bmi2")))
+#else
+#define WITH_BMI2
+#endif
+
+WITH_BMI2 static void decode_payload_pext(struct logdec *dec, const struct log_block_header *h,
+                                          const uint8_t *payload, uint64_t payload_offset)
+{
+    decode_records(dec, h, payload, payload_offset, true);
+}
+
 static void decode_payload(struct logdec *dec, const struct log_block_header *h,
                            const uint8_t *payload, uint64_t payload_offset)
 {
     if (dec->pext)
-        decode_records(dec, h, payload, payload_offset, true);
+        decode_payload_pext(dec, h, payload, payload_offset);
     else
         decode_records(dec, h, payload, payload_offset, false);
 }

@@ -217,4 +217,91 @@ LOGDEC_FAST_INLINE bool logdec_fast_record(struct logdec_record *r, const uint8_
     return true;
 }
 
+/* The commonest record, a RIP-only sample: the type, a one-byte length,
+ * a TSC delta, flags without CR3 or call stack (bits 2-7 clear, the mode
+ * below 3), a domain, VCPU and event of one byte each, and a RIP of at
+ * most 8 bytes that ends by the record's end (bytes after it are
+ * allowed). Each check is one test on a loaded word; with a length below
+ * 128 the fields cannot pass LOG_FIELDS_MAX, and a RIP that ends by the
+ * record's end makes the fields at least LOGDEC_FAST_SAMPLE_MIN bytes.
+ * Anything else it declines, *p unchanged, for logdec_fast_record and the
+ * general path. Its loads reach LOGDEC_FAST_RIP_READ bytes past *p
+ * (frame 2, delta 8, fields 4 + RIP 8) before it knows the record's
+ * shape, so it is called only where that many are readable:
+ * LOGDEC_FAST_RIP_ROOM bytes before end (and LOGDEC_TAIL after). */
+#define LOGDEC_FAST_RIP_READ       22u
+#define LOGDEC_FAST_RIP_ROOM       (LOGDEC_FAST_RIP_READ - LOGDEC_TAIL)
+#define LOGDEC_FAST_RIP_FRAME_MASK 0x80ffu          /* the type, the length's continuation bit */
+#define LOGDEC_FAST_RIP_HEAD_MASK  0x808080fcu      /* flag bits 2-7, continuation bits of domain, VCPU, event */
+#define LOGDEC_FAST_RIP_BAD_MODE   3u
+_Static_assert(LOG_SAMPLE_MODE_MASK == 0x03u && LOG_MODE_COUNT == LOGDEC_FAST_RIP_BAD_MODE &&
+               LOG_SAMPLE_FLAGS_MASK == 0x0fu, "the RIP-only path's masks follow the sample flags");
+
+/* The fields a RIP-only sample shares with every other: the decoder sets
+ * them once, and again after a record of another shape used r. */
+static inline void logdec_fast_rip_prepare(struct logdec_record *r)
+{
+    r->type = LOG_REC_SAMPLE;
+    r->u.sample.has_cr3 = false;
+    r->u.sample.cr3 = 0;
+    r->u.sample.depth = 0;
+}
+
+/* The RIP-only sample at *p, at least LOGDEC_FAST_RIP_ROOM bytes before
+ * end, into r prepared by logdec_fast_rip_prepare: its TSC advanced by
+ * the record's delta, *p moved past it. */
+LOGDEC_FAST_INLINE bool logdec_fast_rip_take(struct logdec_record *r, const uint8_t **p,
+                                            const uint8_t *end, bool pext)
+{
+    const uint8_t *q = *p;
+    uint64_t frame = logdec_fast_load(q);
+    if ((frame & LOGDEC_FAST_RIP_FRAME_MASK) != LOG_REC_SAMPLE)
+        return false;
+    uintptr_t body_end = (uintptr_t)q + 2u + (uint8_t)(frame >> 8);
+    if (body_end > (uintptr_t)end)
+        return false;
+    uint64_t d = logdec_fast_load(q + 2);
+    uint64_t dstop = ~d & LOGDEC_FAST_STOP_BITS;
+    if (!dstop)
+        return false;
+    unsigned int dn = (unsigned int)__builtin_ctzll(dstop) / 8u + 1u;
+    const uint8_t *f = q + 2 + dn;
+    uint32_t head;
+    memcpy(&head, f, sizeof(head));
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    head = __builtin_bswap32(head);
+#endif
+    if ((head & LOGDEC_FAST_RIP_HEAD_MASK) || (uint8_t)head == LOGDEC_FAST_RIP_BAD_MODE)
+        return false;
+    uint64_t w = logdec_fast_load(f + 4);
+    uint64_t rstop = ~w & LOGDEC_FAST_STOP_BITS;
+    if (!rstop)
+        return false;
+    unsigned int rn = (unsigned int)__builtin_ctzll(rstop) / 8u + 1u;
+    if ((uintptr_t)f + 4u + rn > body_end)
+        return false;
+    struct log_sample *s = &r->u.sample;
+    s->mode = (uint8_t)head;                    /* flag bits 2-7 are clear */
+    s->domain = f[1];
+    s->vcpu = f[2];
+    s->event = f[3];
+    s->rip = (uint64_t)log_unzigzag(logdec_fast_pack(w & logdec_fast_keep[rn], pext));
+    r->raw = f;
+    r->raw_len = (uint32_t)(body_end - (uintptr_t)f);
+    r->tsc += (uint64_t)log_unzigzag(logdec_fast_pack(d & logdec_fast_keep[dn], pext));
+    *p = (const uint8_t *)body_end;
+    return true;
+}
+
+/* logdec_fast_rip_take on any record at *p < end (LOGDEC_TAIL readable
+ * bytes after end), r prepared here. */
+LOGDEC_FAST_INLINE bool logdec_fast_rip_record(struct logdec_record *r, const uint8_t **p,
+                                              const uint8_t *end, bool pext)
+{
+    if (end - *p < (ptrdiff_t)LOGDEC_FAST_RIP_ROOM)
+        return false;
+    logdec_fast_rip_prepare(r);
+    return logdec_fast_rip_take(r, p, end, pext);
+}
+
 #endif

@@ -249,3 +249,65 @@ TEST(fast_record_declines_fields_past_the_limit)
         CHECK(!ok || same_sample(&general, &r.u.sample));
     }
 }
+
+/* The RIP-only path (logdec_fast_rip_record) on whole, cut and mutated
+ * records of every shape: what it takes, logdec_fast_record takes the
+ * same way (and that one agrees with the general path, above); a whole
+ * RIP-only sample with one-byte head fields and a RIP of at most 8 bytes
+ * it must take. Both varint packings. */
+TEST(rip_record_is_the_fast_record_of_rip_only_samples)
+{
+    static uint8_t buf[BUF_MAX + 64];
+    unsigned int rip_only = 0, taken = 0;
+    for (unsigned int variant = 0; variant < 2; variant++) {
+        bool pext = variant == 1;
+        if (pext && !have_pext())
+            continue;
+        for (unsigned int i = 0; i < ROUNDS; i++) {
+            struct log_sample s;
+            random_sample(&s);
+            if (rng() % 2) {
+                s.has_cr3 = false;
+                s.cr3 = 0;
+                s.depth = 0;
+            }
+            uint8_t fields[LOG_RECORD_WIRE_MAX];
+            size_t flen = log_encode_sample(fields, &s);
+            uint8_t head[LOG_VARINT_MAX];
+            size_t dlen = log_varint_put(head, log_zigzag((int64_t)rand_bits(40) - (int64_t)rand_bits(20)));
+            size_t n = 0;
+            buf[n++] = rng() % 8 ? LOG_REC_SAMPLE : (uint8_t)rng();
+            size_t body = dlen + flen + (rng() % 8 ? 0 : rng() % 3);   /* bytes after the fields */
+            n += log_varint_put(buf + n, body);
+            memcpy(buf + n, head, dlen);
+            memcpy(buf + n + dlen, fields, flen);
+            n += dlen + flen;
+            memset(buf + n, 0, 2);
+            if (rng() % 3 == 0)                                  /* a mutated byte */
+                buf[rng() % n] = (uint8_t)rng();
+            size_t end = rng() % 4 ? n + 2 : (size_t)(rng() % (n + 3));   /* or cut short */
+            memset(buf + end, rng() % 2 ? 0xff : 0, LOGDEC_TAIL);
+            struct logdec_record a = { .tsc = 1000 }, b = { .tsc = 1000 };
+            const uint8_t *pa = buf, *pb = buf;
+            bool took = end && (pext ? logdec_fast_rip_record(&a, &pa, buf + end, true)
+                                     : logdec_fast_rip_record(&a, &pa, buf + end, false));
+            bool whole = end == n + 2 && buf[0] == LOG_REC_SAMPLE && buf[1] == body && body < 0x80 &&
+                         !memcmp(buf + 2, head, dlen) && !memcmp(buf + 2 + dlen, fields, flen);
+            if (whole && !s.has_cr3 && s.depth == 0 && fast_shape(&s) && dlen <= 8 &&
+                end >= LOGDEC_FAST_RIP_ROOM) {
+                CHECK(took);
+                rip_only++;
+            }
+            if (!took)
+                continue;
+            taken++;
+            CHECK(pext ? logdec_fast_record(&b, &pb, buf + end, true)
+                       : logdec_fast_record(&b, &pb, buf + end, false));
+            CHECK(pa == pb && a.tsc == b.tsc && a.type == b.type);
+            CHECK(a.raw == b.raw && a.raw_len == b.raw_len);
+            CHECK(same_sample(&a.u.sample, &b.u.sample));
+        }
+    }
+    CHECK(rip_only > ROUNDS / 8);
+    CHECK(taken >= rip_only);
+}
