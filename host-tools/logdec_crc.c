@@ -48,12 +48,10 @@ static inline uint32_t shift(uint32_t r)
            shift_table[2][(r >> 16) & 0xffu] ^ shift_table[3][r >> 24];
 }
 
-static inline uint64_t load64(const uint8_t *p)
-{
-    uint64_t w;
-    memcpy(&w, p, sizeof(w));
-    return w;
-}
+/* A payload's 8 bytes at any alignment, read by the CRC32 instruction
+ * itself (its memory operand): no separate load. */
+typedef uint64_t __attribute__((may_alias, aligned(1))) unaligned_u64;
+#define CRC_STEP(reg, at) __asm__("crc32q %1, %0" : "+r"(reg) : "m"(*(const unaligned_u64 *)(at)))
 
 /* The register after the whole stripes of [*p, *p + *len), from reg. */
 static uint32_t stripes(uint32_t reg, const uint8_t **p, size_t *len)
@@ -61,10 +59,13 @@ static uint32_t stripes(uint32_t reg, const uint8_t **p, size_t *len)
     const uint8_t *q = *p;
     for (; *len >= STRIPE_BYTES; *len -= STRIPE_BYTES, q += STRIPE_BYTES) {
         uint64_t a = reg, b = 0, c = 0;
-        for (unsigned int i = 0; i < LANE_BYTES; i += sizeof(uint64_t)) {
-            __asm__("crc32q %1, %0" : "+r"(a) : "r"(load64(q + i)));
-            __asm__("crc32q %1, %0" : "+r"(b) : "r"(load64(q + LANE_BYTES + i)));
-            __asm__("crc32q %1, %0" : "+r"(c) : "r"(load64(q + 2 * LANE_BYTES + i)));
+        for (unsigned int i = 0; i < LANE_BYTES; i += 2 * sizeof(uint64_t)) {
+            CRC_STEP(a, q + i);
+            CRC_STEP(b, q + LANE_BYTES + i);
+            CRC_STEP(c, q + 2 * LANE_BYTES + i);
+            CRC_STEP(a, q + i + sizeof(uint64_t));
+            CRC_STEP(b, q + LANE_BYTES + i + sizeof(uint64_t));
+            CRC_STEP(c, q + 2 * LANE_BYTES + i + sizeof(uint64_t));
         }
         reg = shift(shift((uint32_t)a) ^ (uint32_t)b) ^ (uint32_t)c;
     }
