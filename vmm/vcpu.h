@@ -38,6 +38,7 @@ struct vcpu {
     struct guest_regs regs;
     struct exit_stats stats;
     bool stopped;                   /* no longer scheduled */
+    bool waits_for_sipi;            /* an AP of domain 0 its kernel has not started */
     struct vcpu_pmu pmu;
     struct vcpu_vmx vmx;
 };

@@ -8,6 +8,7 @@
 #include "lib/console.h"
 #include "vmm/console/console_drain.h"
 #include "vmm/domain/domain.h"
+#include "vmm/domain/smp_guest.h"
 #include "vmm/log/log_hv.h"
 #include "vmx/exit.h"
 #include "lib/exit_names.h"
@@ -87,6 +88,9 @@ void vmx_vcpu_start(struct vcpu *v, const struct linux_boot_state *start)
     vmx_timer_init(v);
     vmx_vhw_setup(v);
     pmu_vcpu_start(v);
+    vmx_sched_started(v);
+    if (v->domain->id == 0 && v->id == 0)
+        vcpu_aps_may_run_domains();     /* after the PMU's configuration is read */
     if (v->domain->id)
         printk("vmx: domain %u vcpu %u: entering the guest at rip %#lx\n", v->domain->id,
                v->id, start->rip);

@@ -9,6 +9,7 @@
 #include "lib/console.h"
 #include "vmm/console/console_drain.h"
 #include "vmm/domain/irq_pending.h"
+#include "vmm/domain/smp_guest.h"
 #include "vmm/log/log_hv.h"
 #include "lib/msr.h"
 #include "vmm/panic.h"
@@ -56,8 +57,43 @@ bool vmx_sched_add(struct vcpu *v)
         return false;
     if (v->domain->id == 0)
         domain0_vcpu[v->cpu] = v;
+    if (v->waits_for_sipi)
+        sched_set_state(&cpus[v->cpu], v, SCHED_HALTED);
     update_work(v->cpu);
     return true;
+}
+
+void vmx_sched_started(struct vcpu *v)
+{
+    int i = sched_index(&cpus[v->cpu], v);
+    if (i >= 0)
+        cpus[v->cpu].current = (unsigned int)i;
+}
+
+/* ---- Domain 0's APs --------------------------------------------------------- */
+
+/* Its start state after the SIPI, per CPU (vmm/domain/smp_guest.h). */
+static struct linux_boot_state ap_start[MAX_CPUS];
+
+/* Runnable unless it is an AP of domain 0 whose SIPI has not come. */
+static void wake(struct sched_cpu *s, struct vcpu *v)
+{
+    if (!v->waits_for_sipi)
+        sched_set_state(s, v, SCHED_RUNNABLE);
+}
+
+/* Domain 0's VCPU of this CPU waits for its SIPI while other domains run
+ * here: runnable once it came (its first entry from ap_start). */
+static void take_sipi(struct sched_cpu *s, unsigned int cpu)
+{
+    struct vcpu *d0 = domain0_vcpu[cpu];
+    if (d0 && d0->waits_for_sipi && vcpu_ap_sipi_taken(cpu, &ap_start[cpu]))
+        sched_set_state(s, d0, SCHED_RUNNABLE);
+}
+
+static const struct linux_boot_state *start_state(const struct vcpu *v)
+{
+    return v->domain->id == 0 ? &ap_start[v->cpu] : v->domain->vmx.boot_state;
 }
 
 void vmx_sched_set_slice(uint64_t ticks)
@@ -88,7 +124,7 @@ void vmx_sched_forward_interrupt(struct vcpu *v)
     if (!domain0_vcpu[v->cpu])
         return;         /* no domain 0 on this CPU: the machine's interrupt goes nowhere */
     irq_pending_add(&for_domain0[v->cpu], vector);
-    sched_set_state(&cpus[v->cpu], domain0_vcpu[v->cpu], SCHED_RUNNABLE);
+    wake(&cpus[v->cpu], domain0_vcpu[v->cpu]);
     work[v->cpu] = true;
 }
 
@@ -98,7 +134,7 @@ void vmx_sched_give_nmis(struct vcpu *v, uint32_t count)
     if (!d0)
         return;
     d0->vmx.pending_nmis += count;
-    sched_set_state(&cpus[v->cpu], d0, SCHED_RUNNABLE);
+    wake(&cpus[v->cpu], d0);
 }
 
 /* ---- Timed sleep ------------------------------------------------------------ */
@@ -228,7 +264,7 @@ static void switch_vcpu(struct sched_cpu *s, struct vcpu *from, struct vcpu *to)
     if (!vcpu_fpu_switch(from, to))
         panic("sched: no heap page for a VCPU's register state");
     if (!to->vmx.vmcs_pa) {
-        vmx_vcpu_start(to, to->domain->vmx.boot_state);     /* its first entry */
+        vmx_vcpu_start(to, start_state(to));     /* its first entry */
     } else {
         vmptrld(to->vmx.vmcs_pa);
         pmu_vcpu_switch_in(to);
@@ -264,6 +300,7 @@ struct vcpu *vmx_sched_after_exit(struct vcpu *v)
         return v;
     }
     wake_sleepers(s, rdtsc());
+    take_sipi(s, cpu);
     bool idle = domain0_idle(v) || v->vmx.asleep;
     if (!idle && !vmx_timer_expired(v, VMX_TIMER_SLICE))
         return v;
@@ -299,9 +336,26 @@ __attribute__((noreturn)) static void park(unsigned int cpu)
 static struct vcpu *first_halted(const struct sched_cpu *s)
 {
     for (unsigned int i = 0; i < s->count; i++)
-        if (s->state[i] == SCHED_HALTED)
+        if (s->state[i] == SCHED_HALTED && !s->vcpus[i]->waits_for_sipi)
             return s->vcpus[i];
     return NULL;
+}
+
+/* Nothing else left on this CPU but domain 0's VCPU that waits for its
+ * SIPI: the CPU waits for it (draining the log), or parks if domain 0
+ * ends first. */
+static struct vcpu *wait_for_sipi(struct sched_cpu *s, unsigned int cpu)
+{
+    struct vcpu *d0 = domain0_vcpu[cpu];
+    printk("sched: cpu %u: waiting for domain 0's SIPI\n", cpu);
+    while (!vcpu_ap_sipi_taken(cpu, &ap_start[cpu])) {
+        if (sched_state_of(s, d0) == SCHED_ENDED)
+            park(cpu);
+        log_hv_poll(rdtsc());
+        console_drain_poll();
+        __asm__ volatile("pause");
+    }
+    return d0;
 }
 
 __attribute__((noreturn)) void vmx_sched_domain_ended(struct domain *d)
@@ -320,8 +374,10 @@ __attribute__((noreturn)) void vmx_sched_domain_ended(struct domain *d)
         /* Domain 0 halted is still alive: it idles the CPU; without it,
          * a sleeping VCPU does, in its HLT. */
         next = domain0_vcpu[cpu];
-        if (!next || sched_state_of(s, next) == SCHED_ENDED)
+        if (!next || sched_state_of(s, next) == SCHED_ENDED || next->waits_for_sipi)
             next = first_halted(s);
+        if (!next && domain0_vcpu[cpu] && domain0_vcpu[cpu]->waits_for_sipi)
+            next = wait_for_sipi(s, cpu);
         if (!next)
             park(cpu);
         sched_set_state(s, next, SCHED_RUNNABLE);

@@ -43,6 +43,10 @@ void vmx_sched_inject(struct vcpu *v);
  * the wake-up deadlines. */
 void vmx_sched_before_entry(struct vcpu *v);
 
+/* v starts on its CPU (its first entry; vmx_vcpu_start):
+ * it is the one its CPU's list runs. */
+void vmx_sched_started(struct vcpu *v);
+
 /* After each handled exit: the VCPU to enter next (v, or another VCPU of
  * this CPU whose VMCS is now current). */
 struct vcpu *vmx_sched_after_exit(struct vcpu *v);

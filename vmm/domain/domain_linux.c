@@ -101,7 +101,8 @@ static void create_vcpus(const struct boot_info *bi)
     dom0.vcpu_count = online;
     for (unsigned int i = 0; i < online; i++) {
         dom0.vcpus[i] = (struct vcpu){ .id = i, .cpu = i, .domain = &dom0,
-                                       .apic_id = percpu_of(i)->apic_id };
+                                       .apic_id = percpu_of(i)->apic_id,
+                                       .waits_for_sipi = i != 0 };
         if (i)
             vcpu_ap_assign(&dom0.vcpus[i]);
     }

@@ -4,6 +4,7 @@
 #include "lib/cpu.h"
 #include "lib/console.h"
 #include "vmm/domain/domain.h"
+#include "vmm/domain/domain_private.h"
 #include "lib/mem.h"
 #include "boot/start.h"
 #include "vmm/vmx_hooks.h"
@@ -73,18 +74,43 @@ void vcpu_signal_sipi(struct domain *d, uint32_t apic_id, uint8_t vector)
     __atomic_store_n(&m->state, AP_STARTING, __ATOMIC_RELEASE);
 }
 
-__attribute__((noreturn)) void vcpu_ap_idle(unsigned int cpu)
+static bool domains_may_run;
+
+void vcpu_aps_may_run_domains(void)
+{
+    __atomic_store_n(&domains_may_run, true, __ATOMIC_RELEASE);
+}
+
+bool vcpu_ap_sipi_taken(unsigned int cpu, struct linux_boot_state *st)
 {
     struct ap_mailbox *m = &mailbox[cpu];
-    struct linux_boot_state st;
-
-    while (__atomic_load_n(&m->state, __ATOMIC_ACQUIRE) != AP_STARTING)
-        cpu_relax();
+    if (__atomic_load_n(&m->state, __ATOMIC_ACQUIRE) != AP_STARTING)
+        return false;
     m->state = AP_RUNNING;
-    vcpu_sipi_state(m->vector, &st);
+    vcpu_sipi_state(m->vector, st);
+    m->vcpu->waits_for_sipi = false;
     printk("smp: CPU %u starts VCPU %u at %#x:0000 (SIPI vector %#x)\n", cpu, m->vcpu->id,
            m->vector << 8, m->vector);
+    return true;
+}
+
+/* Another domain's first VCPU on this CPU, once it may run. */
+static struct vcpu *other_domain(unsigned int cpu)
+{
+    if (!__atomic_load_n(&domains_may_run, __ATOMIC_ACQUIRE))
+        return NULL;
+    return domains_first_vcpu(cpu);
+}
+
+__attribute__((noreturn)) void vcpu_ap_idle(unsigned int cpu)
+{
+    struct linux_boot_state st;
+    struct vcpu *other = NULL;
+
+    while (!vcpu_ap_sipi_taken(cpu, &st) && !(other = other_domain(cpu)))
+        cpu_relax();
+    struct vcpu *v = other ? other : mailbox[cpu].vcpu;
     if (!vmx_cpu_enable())
-        domain_end(m->vcpu->domain, GUEST_END_ERROR, "VMXON failed on an AP");
-    vmx_vcpu_run(m->vcpu, &st);
+        domain_end(v->domain, GUEST_END_ERROR, "VMXON failed on an AP");
+    vmx_vcpu_run(v, other ? other->domain->vmx.boot_state : &st);
 }
