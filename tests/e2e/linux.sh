@@ -33,13 +33,17 @@ expect_in linux-up com2.txt "run verdict" '^VERTIGO-END: PASS \(guest passed and
 # 100,000 of each). Beside them a unikernel domain computes on CPU 1
 # (dom.1.cpu=1), time-sharing it with domain 0's second VCPU: the
 # scheduler of a CPU other than the boot CPU, with domain 0's interrupts
-# and IPIs arriving there while the unikernel runs.
+# and IPIs arriving there while the unikernel runs. The unikernel starts
+# at once, before domain 0's kernel sends CPU 1 its SIPI (about 240 M
+# TSC ticks later), so its loop is long enough to run on past that:
+# 8 rounds of 16 M iterations, 384 M instructions.
 HCFUZZ_CALLS=2000
-UK_ROUNDS=3
+UK_ROUNDS=8
+UK_ITERATIONS=16000000
 run_linux linux-smp 0 "$GUEST_BASE vertigo.scenario=cpuinfo,msrio,hcfuzz vertigo.expect_cpus=2 vertigo.hcfuzz_calls=$HCFUZZ_CALLS" \
     --platform bochs --cpus 2 --timeout "$LINUX_BOOT_TIMEOUT" \
     --cmdline "console=com2 log=e9 dom.1=unikernel:spin dom.1.cpu=1 dom.1.mem=8M" \
-    --module "$BUILD/unikernel/ukspin.elf" "spin $UK_ROUNDS 300000"
+    --module "$BUILD/unikernel/ukspin.elf" "spin $UK_ROUNDS $UK_ITERATIONS"
 expect_line linux-smp "both CPUs online in the guest" '^cpuinfo: 2 CPU\(s\) online$'
 expect_line linux-smp "cpuinfo scenario" '^VERTIGO-GUEST: cpuinfo: PASS$'
 expect_in linux-smp com2.txt "exit statistics for both VCPUs" '^exits: vcpu 1: '
@@ -59,6 +63,20 @@ expect_in linux-smp dom1.txt "unikernel on CPU 1 ran every round" "^ukspin: roun
 "$VERTIGO" decode "$E2E_OUT/linux-smp/debugcon.txt" >"$E2E_OUT/linux-smp/decode.txt" 2>&1
 expect_in linux-smp decode.txt "its VCPU came online on CPU 1 (lifecycle record)" \
     ' dom=1 vcpu=0 event=vcpu-online arg=1$'
+expect_in linux-smp decode.txt "domain 0's VCPU 1 came online on CPU 1 (lifecycle record)" \
+    ' dom=0 vcpu=1 event=vcpu-online arg=1$'
+# Shared: domain 0's VCPU 1 started (its SIPI taken at one of the
+# unikernel's exits) before the unikernel powered off, and the unikernel
+# got CPU 1 back from it.
+order=$(capture linux-smp com2.txt | sed -nE 's/^smp: CPU 1 starts VCPU 1 .*/S/p; s/^guest: domain 1 powered off.*/E/p' | tr -d '\n')
+switches=$(capture linux-smp com2.txt | sed -n '/^guest: domain 1 powered off/,/^guest: domain 1 (dom1) verdict/p' |
+           sed -nE 's/^exits: vcpu 0: ([0-9]+) switches in, .*/\1/p')
+if [ "$order" = SE ] && [ "${switches:-0}" -ge 1 ]; then
+    pass "linux-smp: the unikernel shared CPU 1 with domain 0's VCPU 1 ($switches switches in)"
+else
+    fail "linux-smp: the unikernel shared CPU 1 with domain 0's VCPU 1" \
+        "order of VCPU 1's start (S) and the unikernel's power-off (E): '$order', switches in: '${switches:-none}'"
+fi
 expect_in linux-smp com2.txt "the unikernel domain passed and powered off" '^guest: domain 1 \(dom1\) verdict PASS$'
 expect_in linux-smp com2.txt "domain 0 passed too" '^guest: domain 0 \(dom0\) verdict PASS'
 expect_in linux-smp com2.txt "Vertigo's end of the run after the hostile scenarios" \
