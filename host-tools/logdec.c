@@ -261,7 +261,9 @@ decode_records(struct logdec *dec, const struct log_block_header *h, const uint8
             logdec_fast_rip_prepare(&r);
             continue;
         }
-        enum record_step step = decode_record(dec, &r, &p, end);
+        const uint8_t *at = p;            /* p itself stays in a register */
+        enum record_step step = decode_record(dec, &r, &at, end);
+        p = at;
         logdec_fast_rip_prepare(&r);
         if (step == RECORD_BAD_FRAME)
             break;

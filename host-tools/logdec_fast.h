@@ -1,9 +1,10 @@
 /* The decoder's fast path for sample records, the bulk of a profiling
  * log (docs/log-format.md, "Records"). It reads each varint with one
- * 8-byte load: the first byte without the continuation bit ends it, a
- * table keeps the varint's bytes, and their 7-bit groups are packed
- * together by one PEXT where the CPU has a fast one (BMI2; not AMD
- * before Zen 3, which microcodes it), else by three shift/mask steps: no
+ * 8-byte load: the first byte without the continuation bit ends it, and
+ * the 7-bit groups of its bytes are packed together by one PEXT whose
+ * mask, from a table by length, takes just those groups, where the CPU
+ * has a fast PEXT (BMI2; not AMD before Zen 3, which microcodes it), else
+ * a table keeps the varint's bytes and three shift/mask steps pack: no
  * loop per byte. A call stack's deltas may take 9 or 10 bytes (far
  * addresses), read with a second look at those bytes. Every function
  * takes `pext` as a constant, so the decoder holds one copy of the loop
@@ -71,6 +72,26 @@ static const uint64_t logdec_fast_keep[LOGDEC_FAST_VARINT_MAX + 1] = {
     0xffffffffffffffull, 0xffffffffffffffffull,
 };
 
+/* The 7-bit groups of a varint of n bytes (1..8) within its 8-byte load:
+ * the mask PEXT takes, so it needs no mask of its own first. */
+static const uint64_t logdec_fast_groups[LOGDEC_FAST_VARINT_MAX + 1] = {
+    0, 0x7full, 0x7f7full, 0x7f7f7full, 0x7f7f7f7full, 0x7f7f7f7f7full, 0x7f7f7f7f7f7full,
+    0x7f7f7f7f7f7f7full, 0x7f7f7f7f7f7f7f7full,
+};
+
+/* The value of a varint of n bytes (1..8) loaded in w. */
+LOGDEC_FAST_INLINE uint64_t logdec_fast_value(uint64_t w, unsigned int n, bool pext)
+{
+#if defined(__x86_64__)
+    if (pext) {
+        uint64_t v;
+        __asm__("pextq %2, %1, %0" : "=r"(v) : "r"(w), "rm"(logdec_fast_groups[n]));
+        return v;
+    }
+#endif
+    return logdec_fast_pack(w & logdec_fast_keep[n], pext);
+}
+
 /* The varint at *p if it has at most 8 bytes (then *p moves past it);
  * false, *p unchanged, for a longer one. */
 LOGDEC_FAST_INLINE bool logdec_fast_varint(const uint8_t **p, uint64_t *v, bool pext)
@@ -80,7 +101,7 @@ LOGDEC_FAST_INLINE bool logdec_fast_varint(const uint8_t **p, uint64_t *v, bool 
     if (!stop)
         return false;
     unsigned int n = (unsigned int)__builtin_ctzll(stop) / 8u + 1u;
-    *v = logdec_fast_pack(w & logdec_fast_keep[n], pext);
+    *v = logdec_fast_value(w, n, pext);
     *p += n;
     return true;
 }
@@ -285,10 +306,10 @@ LOGDEC_FAST_INLINE bool logdec_fast_rip_take(struct logdec_record *r, const uint
     s->domain = f[1];
     s->vcpu = f[2];
     s->event = f[3];
-    s->rip = (uint64_t)log_unzigzag(logdec_fast_pack(w & logdec_fast_keep[rn], pext));
+    s->rip = (uint64_t)log_unzigzag(logdec_fast_value(w, rn, pext));
     r->raw = f;
     r->raw_len = (uint32_t)(body_end - (uintptr_t)f);
-    r->tsc += (uint64_t)log_unzigzag(logdec_fast_pack(d & logdec_fast_keep[dn], pext));
+    r->tsc += (uint64_t)log_unzigzag(logdec_fast_value(d, dn, pext));
     *p = (const uint8_t *)body_end;
     return true;
 }
