@@ -311,3 +311,17 @@ TEST(rip_record_is_the_fast_record_of_rip_only_samples)
     CHECK(rip_only > ROUNDS / 8);
     CHECK(taken >= rip_only);
 }
+
+/* The fast path's unzigzag is log_unzigzag, at the ends of the range and
+ * on random values. */
+TEST(fast_unzigzag_is_log_unzigzag)
+{
+    static const uint64_t edges[] = { 0, 1, 2, 3, UINT64_MAX, UINT64_MAX - 1, 1ull << 63, (1ull << 63) - 1 };
+    for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+        CHECK_EQ(logdec_fast_unzigzag(edges[i]), log_unzigzag(edges[i]));
+    for (unsigned int i = 0; i < ROUNDS; i++) {
+        uint64_t v = rng();
+        CHECK_EQ(logdec_fast_unzigzag(v), log_unzigzag(v));
+        CHECK_EQ(logdec_fast_unzigzag(log_zigzag((int64_t)v)), (int64_t)v);
+    }
+}
