@@ -58,9 +58,14 @@ bool pmu_exit_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
     return pmu_guest_rdmsr(v, msr, value);
 }
 
-/* A write may start or stop a counter of one mode: the mode traps follow. */
+/* A write may start or stop a counter of one mode: the mode traps follow.
+ * One that changes nothing (a register written with the value it holds)
+ * skips all of it: the counters need not be brought up to date, their PMI
+ * points stay, and there is no new programming to log. */
 bool pmu_exit_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 {
+    if (pmu_guest_wrmsr_changes_nothing(v, msr, value))
+        return true;
     if (!pmu_guest_wrmsr(v, msr, value))
         return false;
     pmu_run_modes_changed(v);

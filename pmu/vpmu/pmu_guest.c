@@ -178,6 +178,11 @@ bool pmu_guest_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
     return done;
 }
 
+bool pmu_guest_wrmsr_changes_nothing(const struct vcpu *v, uint32_t msr, uint64_t value)
+{
+    return v->pmu.vpmu.on && vpmu_wrmsr_changes_nothing(&v->pmu.vpmu.regs, msr, value);
+}
+
 bool pmu_guest_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *value)
 {
     if (!v->pmu.vpmu.on)

@@ -79,6 +79,11 @@ void pmu_guest_report(const struct vcpu *v);
 void pmu_guest_cpuid_leaf(const struct vcpu *v, uint32_t regs[4]);
 bool pmu_guest_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value);
 bool pmu_guest_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value);
+
+/* True if the guest's WRMSR of value to msr, one of its virtual PMU's,
+ * changes nothing (vpmu_wrmsr_changes_nothing): the write retires with
+ * nothing to take, plan, trap or log. */
+bool pmu_guest_wrmsr_changes_nothing(const struct vcpu *v, uint32_t msr, uint64_t value);
 bool pmu_guest_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *value);
 
 #endif

@@ -98,6 +98,13 @@ bool vpmu_owns_msr(const struct vpmu *p, uint32_t msr);
 enum vpmu_access vpmu_rdmsr(struct vpmu *p, uint32_t msr, uint64_t *value);
 enum vpmu_access vpmu_wrmsr(struct vpmu *p, uint32_t msr, uint64_t value);
 
+/* True if a WRMSR of value to msr would change nothing (and not #GP): an
+ * event select, FIXED_CTR_CTRL or GLOBAL_CTRL written with the value it
+ * holds, or GLOBAL_OVF_CTRL with no bit to clear. A counter write never
+ * is: its value counts on from the write (and a lazily counted counter's
+ * value is not up to date before a take). */
+bool vpmu_wrmsr_changes_nothing(const struct vpmu *p, uint32_t msr, uint64_t value);
+
 /* RDPMC with ECX = index (bit 30: fixed counter, bit 31: 32-bit fast
  * read), from privilege level cpl with CR4.PCE as given: #GP for user
  * mode without PCE or a counter that does not exist. */

@@ -162,6 +162,23 @@ enum vpmu_access vpmu_wrmsr(struct vpmu *p, uint32_t msr, uint64_t value)
     return write_global(p, msr, value);
 }
 
+bool vpmu_wrmsr_changes_nothing(const struct vpmu *p, uint32_t msr, uint64_t value)
+{
+    int k = index_in(msr, MSR_IA32_PERFEVTSEL0, p->config.gp_counters);
+    if (k >= 0)
+        return p->evtsel[k] == value;
+    switch (msr) {
+    case MSR_IA32_FIXED_CTR_CTRL:
+        return p->fixed_ctrl == value;
+    case MSR_IA32_PERF_GLOBAL_CTRL:
+        return p->global_ctrl == value;
+    case MSR_IA32_PERF_GLOBAL_OVF_CTRL:
+        return value == 0;
+    default:
+        return false;
+    }
+}
+
 /* RDPMC (SDM Vol. 2B): CPL 0 always, other levels only with CR4.PCE; the
  * index must name an existing counter; a fast read returns bits 31:0. */
 enum vpmu_access vpmu_rdpmc(const struct vpmu *p, uint32_t ecx, unsigned int cpl, bool cr4_pce,

@@ -7,6 +7,8 @@
  * sign extension, width, reserved bits, GLOBAL_STATUS and OVF_CTRL, fixed
  * counter control, RDPMC, CPUID leaf 0xA, writes to running counters,
  * events the backend cannot count, the next PMI's distance. */
+#include <string.h>
+
 #include "tests/unit/unit.h"
 #include "tests/unit/pmu_model.h"
 #include "pmu/vpmu/vpmu.h"
@@ -111,9 +113,20 @@ static void one_step(struct vpmu *p, struct pmu_model *m, unsigned int step)
             CHECK_EQ(a, b);
         break;
     }
-    case 1:
+    case 1: {
+        /* a register written again with what it holds, now and then; a
+         * write that vpmu_wrmsr_changes_nothing calls a no-op must be one
+         * (the VM-exit loop then skips the write and all that follows) */
+        if (rnd() % 4 == 0 && vpmu_rdmsr(p, msr, &a) == VPMU_DONE)
+            value = a;
+        struct vpmu before;
+        memcpy(&before, p, sizeof(before));
+        bool nothing = vpmu_wrmsr_changes_nothing(p, msr, value);
         CHECK_EQ(vpmu_wrmsr(p, msr, value) == VPMU_GP, pmu_model_wrmsr(m, msr, value) != 0);
+        if (nothing)
+            CHECK(memcmp(&before, p, sizeof(before)) == 0);
         break;
+    }
     case 2: {
         unsigned int e = (unsigned int)(rnd() % 3);
         bool user = rnd() & 1;
@@ -146,6 +159,26 @@ TEST(random_accesses_match_the_register_model)
 }
 
 /* ---- The rules one by one ----------------------------------------------- */
+
+TEST(a_write_of_the_value_held_changes_nothing)
+{
+    struct vpmu p;
+    vpmu_init(&p, &offered);
+    uint64_t sel = EVTSEL(0xc0, 0, EN | USR | INT);
+    CHECK_EQ(vpmu_wrmsr(&p, MSR_IA32_PERFEVTSEL0 + 1, sel), VPMU_DONE);
+    CHECK(vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERFEVTSEL0 + 1, sel));
+    CHECK(!vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERFEVTSEL0 + 1, sel | OS));
+    CHECK(vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERFEVTSEL0, 0));
+    CHECK(!vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERFEVTSEL0 + GP, 0));  /* #GP */
+    CHECK(vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERF_GLOBAL_CTRL, 0));
+    CHECK(!vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERF_GLOBAL_CTRL, 1));
+    CHECK(vpmu_wrmsr_changes_nothing(&p, MSR_IA32_FIXED_CTR_CTRL, 0));
+    CHECK(vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERF_GLOBAL_OVF_CTRL, 0));
+    CHECK(!vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERF_GLOBAL_OVF_CTRL, 1));
+    CHECK(!vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PMC0, 0));      /* counters never */
+    CHECK(!vpmu_wrmsr_changes_nothing(&p, MSR_IA32_FIXED_CTR0, 0));
+    CHECK(!vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERF_GLOBAL_STATUS, 0));  /* #GP */
+}
 
 static uint64_t rd(struct vpmu *p, uint32_t msr)
 {

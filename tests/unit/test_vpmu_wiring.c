@@ -383,3 +383,38 @@ TEST(a_hypercall_exit_leaves_the_guests_short_path)
     CHECK_EQ(value, 501);
     CHECK(sample_guest_stop(v) >= 0);
 }
+
+/* A WRMSR that writes a register's own value back (GLOBAL_CTRL, an event
+ * select) is skipped with all that follows a write (the counters brought up
+ * to date, new PMI points, the mode traps, the programming log): the
+ * guest's counter stays exact and its PMI comes at the same point. */
+TEST(a_write_of_the_value_held_keeps_the_count_and_the_pmi_point)
+{
+    traps_available = true;
+    struct vcpu *v = start("pmu=soft", false);
+    traps_available = false;
+    fake.guest_lvtpc = LVT_NMI;
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PMC0, (1ull << WIDTH) - 1000));
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERFEVTSEL0, 0xc0 | USR | OS | INT | EN));
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 0x1));
+    runs(v, 300);
+    CHECK(v->pmu.guest_alone);
+    unsigned int nmis = fake.vcpu_nmis_queued;
+    for (int i = 0; i < 3; i++) {
+        CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 0x1));
+        CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERFEVTSEL0, 0xc0 | USR | OS | INT | EN));
+        CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_OVF_CTRL, 0));
+        runs(v, 200);
+    }
+    CHECK(v->pmu.guest_alone);
+    CHECK_EQ(fake.vcpu_nmis_queued, nmis);      /* 900 of the 1,000 counted */
+    uint64_t value = 0;
+    CHECK(pmu_exit_rdmsr(v, MSR_IA32_PMC0, &value));
+    CHECK_EQ(value, (1ull << WIDTH) - 100);
+    pmu_before_entry(v);
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 100);  /* the PMI point is where it was */
+    runs(v, 100);
+    CHECK_EQ(fake.vcpu_nmis_queued, nmis + 1);
+    CHECK(pmu_exit_rdmsr(v, MSR_IA32_PMC0, &value));
+    CHECK_EQ(value, 0);
+}
