@@ -214,11 +214,19 @@ void vmx_mode_traps_arm(struct vcpu *v)
      * mode, unless one taken earlier still waits (the slot holds one) or
      * an event is being injected (it wakes the guest into its kernel
      * handler). */
-    bool injecting = (vmcs_read(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID) != 0;
-    bool kernel = injecting || (t->on && vmx_guest_cpl() == 0);
-    bool take_interrupts = !injecting && !t->pending_intr &&
-                           ((t->on && !kernel) ||
-                            vmcs_read(VMCS_GUEST_ACTIVITY_STATE) == VMX_ACTIVITY_HLT);
+    bool take_interrupts, kernel = false;
+    if (t->on) {
+        bool injecting = (vmcs_read(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID) != 0;
+        kernel = injecting || vmx_guest_cpl() == 0;
+        take_interrupts = !injecting && !t->pending_intr &&
+                          (!kernel || vmcs_read(VMCS_GUEST_ACTIVITY_STATE) == VMX_ACTIVITY_HLT);
+    } else {
+        /* the halt traps alone: most entries resume a running guest, whose
+         * interrupts need no exit, so the activity state is read first */
+        take_interrupts = !t->pending_intr &&
+                          vmcs_read(VMCS_GUEST_ACTIVITY_STATE) == VMX_ACTIVITY_HLT &&
+                          !(vmcs_read(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID);
+    }
     if (take_interrupts != t->interrupts_exit) {
         set_bit(VMCS_PIN_BASED_CONTROLS, PIN_EXTERNAL_INTR_EXITING, take_interrupts);
         set_bit(VMCS_EXIT_CONTROLS, EXIT_ACK_INTR_ON_EXIT, take_interrupts);

@@ -37,11 +37,14 @@ struct vmx_timer_state {
     uint64_t deadline[VMX_TIMER_OWNERS];    /* clock at which each owner expires;
                                              * UINT64_MAX: none */
     uint32_t loaded;            /* timer value loaded at the last entry */
+    uint32_t loaded_run;        /* of it, what the guest's run may use up:
+                                 * loaded less the entry's own ticks */
     uint64_t root_ticks[2];     /* smallest TSC delta minus guest ticks seen:
                                  * the entry/exit path's own ticks; [1]: with
                                  * the path single-stepped (pmu/soft/pmu_step.h,
                                  * each step a #DB round trip) */
     bool armed;                 /* the timer ran during the last entry */
+    bool measuring;             /* armed, and the exit saves its value */
 };
 
 /* Trapping the guest's changes of privilege level (vmx/mode_trap.c). */

@@ -85,8 +85,10 @@ void vmx_timer_arm(struct vcpu *v)
             set_control(VMCS_EXIT_CONTROLS, EXIT_SAVE_PREEMPTION_TIMER, on);
     }
     t->armed = on;
+    t->measuring = on && value_saved();
     if (on) {
         t->loaded = timer_value(deadline);
+        t->loaded_run = t->loaded - entry_ticks;    /* timer_value adds entry_ticks */
         vmcs_write(VMCS_PREEMPTION_TIMER_VALUE, t->loaded);
     }
 }
@@ -97,17 +99,20 @@ void vmx_timer_arm(struct vcpu *v)
  * minus the entry/exit path's own ticks (learnt from exits the timer
  * measured exactly) counts those extra instructions too. A path Vertigo
  * single-stepped (the step area's step_exits, unchanged from the entry to
- * here) takes many more ticks than one it did not: each has its own. */
+ * here) takes many more ticks than one it did not: each has its own.
+ * Every exit of a VCPU whose timer runs comes here (the software PMU keeps
+ * it running), so the usual case, a run the timer measured, is kept short:
+ * the entry's ticks were taken off the loaded value when it was loaded,
+ * and whether the exit saves the value was decided then too. */
 static uint64_t measured_ticks(struct vcpu *v)
 {
     struct vmx_timer_state *t = &v->vmx.timer;
     uint64_t tsc_ticks = v->vmx.exit_tsc - v->vmx.entry_tsc;
-    uint64_t *root_ticks = &t->root_ticks[this_cpu()->step.step_exits != 0];
-    if (!t->armed || !value_saved())
+    if (!t->measuring)
         return tsc_ticks;
     uint64_t saved = vmcs_read(VMCS_PREEMPTION_TIMER_VALUE);
-    uint64_t elapsed = saved < t->loaded ? t->loaded - saved : 0;
-    elapsed = (elapsed > entry_ticks ? elapsed - entry_ticks : 0) << rate_shift();
+    uint64_t elapsed = saved < t->loaded_run ? (t->loaded_run - saved) << rate_shift() : 0;
+    uint64_t *root_ticks = &t->root_ticks[this_cpu()->step.step_exits != 0];
     if (saved != 0) {
         if (tsc_ticks >= elapsed && tsc_ticks - elapsed < *root_ticks)
             *root_ticks = tsc_ticks - elapsed;
@@ -127,7 +132,7 @@ uint64_t vmx_timer_settle(struct vcpu *v)
 
 bool vmx_timer_measured(const struct vcpu *v)
 {
-    return v->vmx.timer.armed && value_saved();
+    return v->vmx.timer.measuring;
 }
 
 void vmx_timer_init(struct vcpu *v)
@@ -137,5 +142,6 @@ void vmx_timer_init(struct vcpu *v)
         v->vmx.timer.deadline[i] = VMX_TIMER_NONE;
     v->vmx.timer.clock = 0;
     v->vmx.timer.armed = false;
+    v->vmx.timer.measuring = false;
     v->vmx.timer.root_ticks[0] = v->vmx.timer.root_ticks[1] = UINT64_MAX;
 }
