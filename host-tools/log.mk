@@ -8,7 +8,7 @@ LOG_VALUE_SRCS := host-tools/text_quote.c host-tools/log_arith.c host-tools/out_
 # The checksum is the hypervisor's own code (lib/log_crc.c: the SSE4.2
 # CRC32 instruction where the CPU has it); block payloads are checked with
 # three chains of that instruction side by side (host-tools/logdec_crc.c).
-LOGDEC_SRCS := host-tools/logdec.c host-tools/logdec_crc.c host-tools/logdec_fields.c host-tools/log_text.c \
+LOGDEC_SRCS := host-tools/logdec.c host-tools/logdec_crc.c host-tools/logdec_fast_shapes.c host-tools/logdec_fields.c host-tools/log_text.c \
                host-tools/guest_pmu_text.c lib/log_crc.c $(LOG_VALUE_SRCS)
 
 TOOLS += vertigo

@@ -222,6 +222,75 @@ static void ignore_record(void *user, const struct logdec_record *r)
     (void)user, (void)r;
 }
 
+/* The copy of the loop that packs varints with PEXT is compiled for the
+ * CPUs that have it (BMI1 and BMI2, which also bring ANDN, TZCNT, BZHI
+ * and SHLX; every such CPU has SSSE3's PSHUFB too), and runs only where
+ * pext_is_fast() found them. */
+#if defined(__x86_64__)
+#define WITH_BMI2 __attribute__((target("bmi,bmi2")))
+#else
+#define WITH_BMI2
+#endif
+
+typedef void record_fn(void *user, const struct logdec_record *r);
+
+/* Where a block's records are passed on, and the bounds of a run of
+ * RIP-only samples. */
+struct record_sink {
+    record_fn *on_record;
+    void *user;
+    uint64_t offset_base;     /* + a position in the payload: its stream offset */
+    const uint8_t *rip_end;   /* RIP-only samples start before this */
+    uint64_t stop;            /* the index after the block's last record */
+};
+
+/* A power of two no RIP-only sample passes (logdec_fast_rip_take). */
+#define RIP_RUN_STRIDE 32u
+_Static_assert(RIP_RUN_STRIDE >= LOGDEC_FAST_RIP_ROOM && !(RIP_RUN_STRIDE & (RIP_RUN_STRIDE - 1)),
+               "a stride no record of the run passes");
+
+/* RIP-only samples one after another from p (nearly all of a profile) in
+ * a loop of their own, each passed on as soon as it is decoded, up to the
+ * record index sink->stop or the first record that is not one or starts
+ * at or after sink->rip_end; r->index is then the next record's. As no
+ * record passes RIP_RUN_STRIDE bytes, the records of a stretch that many
+ * bytes apart all start before rip_end: the inner loop counts records
+ * only, and keeps few values across the callback (r, sink, its position
+ * and count, the shape table). Returns where the run ends. */
+static inline __attribute__((always_inline)) const uint8_t *
+take_rip_run(const struct record_sink *sink, struct logdec_record *r, const uint8_t *p, bool pext)
+{
+    while (r->index != sink->stop && p < sink->rip_end) {
+        uint64_t n = (uint64_t)(sink->rip_end - p - 1) / RIP_RUN_STRIDE + 1;
+        if (n > sink->stop - r->index)
+            n = sink->stop - r->index;
+        do {
+            r->offset = sink->offset_base + (uint64_t)(uintptr_t)p;
+            const uint8_t *next = logdec_fast_rip_take(r, p, pext);
+            if (!next)
+                return p;
+            p = next;
+            sink->on_record(sink->user, r);
+            r->index++;
+        } while (--n);
+    }
+    return p;
+}
+
+/* take_rip_run's two copies, each a function of its own: few values live
+ * across the callback, so they all stay in the registers a call keeps. */
+WITH_BMI2 __attribute__((noinline)) static const uint8_t *
+take_rip_run_pext(const struct record_sink *sink, struct logdec_record *r, const uint8_t *p)
+{
+    return take_rip_run(sink, r, p, true);
+}
+
+__attribute__((noinline)) static const uint8_t *
+take_rip_run_shifts(const struct record_sink *sink, struct logdec_record *r, const uint8_t *p)
+{
+    return take_rip_run(sink, r, p, false);
+}
+
 /* The records of a good block's payload; pext: logdec_fast.h's, a
  * constant in each of the two copies decode_payload calls. */
 static inline __attribute__((always_inline)) void
@@ -233,31 +302,33 @@ decode_records(struct logdec *dec, const struct log_block_header *h, const uint8
     r.block_seq = h->seq;
     r.tsc = h->base_tsc;
     r.index = h->first_record;
-    /* Kept in locals, few enough to stay in the registers a call keeps:
-     * the callback may be any code, so what it could reach (h, dec) would
-     * be read again after each call. */
-    void (*on_record)(void *, const struct logdec_record *) =
-        dec->cb->record ? dec->cb->record : ignore_record;
-    void *user = dec->user;
     const uint32_t count = h->record_count;
     const uint8_t *p = payload, *end = payload + h->payload_len;
-    uint64_t offset_base = payload_offset - (uint64_t)(uintptr_t)payload;   /* + p: p's offset */
-    /* RIP-only samples are tried first where their loads stay in bounds */
-    const uint8_t *rip_end = h->payload_len > LOGDEC_FAST_RIP_ROOM ? end - LOGDEC_FAST_RIP_ROOM : payload;
-    uint32_t left = count, slow = 0;
+    /* Kept in locals: the callback may be any code, so what it could
+     * reach (h, dec) would be read again after each call. RIP-only
+     * samples are tried first where their loads stay in bounds. */
+    const struct record_sink sink = {
+        .on_record = dec->cb->record ? dec->cb->record : ignore_record,
+        .user = dec->user,
+        .offset_base = payload_offset - (uint64_t)(uintptr_t)payload,
+        .rip_end = h->payload_len > LOGDEC_FAST_RIP_ROOM ? end - LOGDEC_FAST_RIP_ROOM : payload,
+        .stop = r.index + count,
+    };
+    const uint8_t *rip_end = sink.rip_end;
+    const uint64_t stop = sink.stop;
+    uint32_t slow = 0;
     logdec_fast_rip_prepare(&r);
-    for (; left; left--, r.index++) {
-        r.offset = offset_base + (uint64_t)(uintptr_t)p;
+    for (; r.index != stop; r.index++) {
         if (p < rip_end) {
-            if (logdec_fast_rip_take(&r, &p, end, pext)) {
-                on_record(user, &r);
-                continue;
-            }
-        } else if (p >= end) {
-            break;
+            p = pext ? take_rip_run_pext(&sink, &r, p) : take_rip_run_shifts(&sink, &r, p);
+            if (r.index == stop)
+                break;
         }
+        r.offset = sink.offset_base + (uint64_t)(uintptr_t)p;
+        if (p >= end)
+            break;
         if (logdec_fast_record(&r, &p, end, pext)) {
-            on_record(user, &r);
+            sink.on_record(sink.user, &r);
             logdec_fast_rip_prepare(&r);
             continue;
         }
@@ -271,20 +342,11 @@ decode_records(struct logdec *dec, const struct log_block_header *h, const uint8
         if (step == RECORD_BAD_FIELDS)
             bad_record(dec, h, r.offset, 1);
     }
-    uint32_t n = count - left;
+    uint32_t n = count - (uint32_t)(stop - r.index);
     dec->totals.records += n - slow;         /* the general path counts its own */
     if (n != count || p != end)
         bad_record(dec, h, payload_offset + (uint64_t)(p - payload), count - n);
 }
-
-/* The copy of the loop that packs varints with PEXT is compiled for the
- * CPUs that have it (BMI1 and BMI2, which also bring ANDN, TZCNT, BZHI
- * and SHLX), and runs only where pext_is_fast() found them. */
-#if defined(__x86_64__)
-#define WITH_BMI2 __attribute__((target("bmi,bmi2")))
-#else
-#define WITH_BMI2
-#endif
 
 WITH_BMI2 static void decode_payload_pext(struct logdec *dec, const struct log_block_header *h,
                                           const uint8_t *payload, uint64_t payload_offset)
@@ -414,6 +476,7 @@ void logdec_init(struct logdec *dec, const struct logdec_callbacks *cb, void *us
     static int pext = -1;      /* probed once */
     if (pext < 0)
         pext = pext_is_fast();
+    logdec_fast_shapes_build();
     dec->pext = pext;
     dec->cb = cb;
     dec->user = user;

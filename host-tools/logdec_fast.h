@@ -247,25 +247,111 @@ LOGDEC_FAST_INLINE bool logdec_fast_record(struct logdec_record *r, const uint8_
     return true;
 }
 
-/* The commonest record, a RIP-only sample: the type, a one-byte length,
- * a TSC delta, flags without CR3 or call stack (bits 2-7 clear, the mode
- * below 3), a domain, VCPU and event of one byte each, and a RIP of at
- * most 8 bytes that ends by the record's end (bytes after it are
- * allowed). Each check is one test on a loaded word; with a length below
- * 128 the fields cannot pass LOG_FIELDS_MAX, and a RIP that ends by the
- * record's end makes the fields at least LOGDEC_FAST_SAMPLE_MIN bytes.
- * Anything else it declines, *p unchanged, for logdec_fast_record and the
- * general path. Its loads reach LOGDEC_FAST_RIP_READ bytes past *p
- * (frame 2, delta 8, fields 4 + RIP 8) before it knows the record's
- * shape, so it is called only where that many are readable:
- * LOGDEC_FAST_RIP_ROOM bytes before end (and LOGDEC_TAIL after). */
+/* The commonest record, a RIP-only sample, decoded by its shape. Its
+ * bytes are the type, a one-byte length, then a body of exactly: a TSC
+ * delta of dn bytes, flags without CR3 or call stack (0..2: the mode),
+ * domain, VCPU and event of one byte each, and a RIP of rn bytes, with
+ * dn, rn <= 8 and a body of at most LOGDEC_FAST_RIP_BODY_MAX bytes. The
+ * continuation bits of the body's first 16 bytes (one PMOVMSKB), cut to
+ * the record's length (BZHI), are the key of a table of such shapes
+ * (logdec_fast_shapes.c): its entry holds the one length the key's
+ * pattern fits and the delta's dn, so one compare checks every varint's
+ * end, the head's one-byte fields, and that nothing follows the RIP.
+ * Anything else (bytes after the RIP, longer fields, another type, flags
+ * above 2) it declines, *p unchanged, for logdec_fast_record and the
+ * general path. A body of 16 bytes or less needs no bound of its own: the
+ * record starts LOGDEC_FAST_RIP_ROOM bytes or more before the payload's
+ * end, and its loads (the body's 16 bytes, the RIP's 8 at most 14 bytes
+ * in) reach LOGDEC_FAST_RIP_READ bytes past its start: at most
+ * LOGDEC_TAIL past the end. */
+#define LOGDEC_FAST_RIP_BODY_MAX   16u
 #define LOGDEC_FAST_RIP_READ       22u
-#define LOGDEC_FAST_RIP_ROOM       (LOGDEC_FAST_RIP_READ - LOGDEC_TAIL)
-#define LOGDEC_FAST_RIP_FRAME_MASK 0x80ffu          /* the type, the length's continuation bit */
-#define LOGDEC_FAST_RIP_HEAD_MASK  0x808080fcu      /* flag bits 2-7, continuation bits of domain, VCPU, event */
-#define LOGDEC_FAST_RIP_BAD_MODE   3u
-_Static_assert(LOG_SAMPLE_MODE_MASK == 0x03u && LOG_MODE_COUNT == LOGDEC_FAST_RIP_BAD_MODE &&
-               LOG_SAMPLE_FLAGS_MASK == 0x0fu, "the RIP-only path's masks follow the sample flags");
+#define LOGDEC_FAST_RIP_ROOM       (2u + LOGDEC_FAST_RIP_BODY_MAX)
+#define LOGDEC_FAST_RIP_FLAGS_MAX  2u      /* no CR3, no stack, a mode below 3 */
+#define LOGDEC_FAST_RIP_HEAD       4u      /* flags, domain, VCPU, event */
+#define LOGDEC_FAST_SHAPES         (1u << LOGDEC_FAST_RIP_BODY_MAX)
+_Static_assert(LOG_SAMPLE_MODE_MASK == 0x03u && LOG_MODE_COUNT == LOGDEC_FAST_RIP_FLAGS_MAX + 1u &&
+               LOG_SAMPLE_FLAGS_MASK == 0x0fu, "flags of 0..2 are a mode without CR3 or stack");
+_Static_assert(LOGDEC_FAST_RIP_ROOM + LOGDEC_TAIL >= LOGDEC_FAST_RIP_READ, "the loads stay in the tail");
+
+/* logdec_fast_shapes[key]: the body length and TSC delta bytes of the
+ * RIP-only shape whose continuation bits are key; a length of 0 for a key
+ * no such shape has. Built by logdec_fast_shapes_build. */
+struct logdec_fast_shape {
+    uint8_t len;
+    uint8_t delta_len;
+};
+extern struct logdec_fast_shape logdec_fast_shapes[LOGDEC_FAST_SHAPES];
+void logdec_fast_shapes_build(void);
+
+/* The high bit of each of the 16 bytes at p, byte i's in bit i, without
+ * vector instructions: each byte's high bit moved to bit 0 of its byte,
+ * then gathered into the top byte by one multiply (byte i's bit meets
+ * the multiplier's bit 7 - i there; no other two products meet). */
+static inline uint32_t logdec_fast_high_bits_portable(const uint8_t *p)
+{
+    uint64_t lo = (logdec_fast_load(p) >> 7) & 0x0101010101010101ull;
+    uint64_t hi = (logdec_fast_load(p + 8) >> 7) & 0x0101010101010101ull;
+    return (uint32_t)((lo * 0x0102040810204080ull) >> 56) |
+           (uint32_t)((hi * 0x0102040810204080ull) >> 56) << 8;
+}
+
+/* The same with one PMOVMSKB (SSE2: every x86-64 CPU). */
+LOGDEC_FAST_INLINE uint32_t logdec_fast_high_bits(const uint8_t *p)
+{
+#if defined(__x86_64__)
+    typedef char bytes16 __attribute__((vector_size(16)));
+    bytes16 v;
+    memcpy(&v, p, sizeof(v));
+    return (uint32_t)__builtin_ia32_pmovmskb128(v);
+#else
+    return logdec_fast_high_bits_portable(p);
+#endif
+}
+
+/* Bits 0..n-1 of v (v < 2^16; n of 16 or more keeps them all). */
+LOGDEC_FAST_INLINE uint64_t logdec_fast_low_bits(uint64_t v, uint64_t n, bool pext)
+{
+#if defined(__x86_64__)
+    if (pext) {               /* the BMI2 copy: BZHI (n's low byte; 64 or more keeps all) */
+        uint64_t low;
+        __asm__("bzhiq %2, %1, %0" : "=r"(low) : "r"(v), "r"(n));
+        return low;
+    }
+#endif
+    return n >= LOGDEC_FAST_RIP_BODY_MAX ? v : v & ((1u << n) - 1u);
+}
+
+/* The head's flags (the mode: 0..2), domain, VCPU and event into s. With
+ * BMI2 (whose CPUs all have SSSE3) one PSHUFB spreads the four bytes to
+ * the four 32-bit fields and one store writes them (the byte after the
+ * mode is padding). */
+#define LOGDEC_FAST_HEAD_AT offsetof(struct log_sample, domain)
+_Static_assert(offsetof(struct log_sample, vcpu) == LOGDEC_FAST_HEAD_AT + 4 &&
+               offsetof(struct log_sample, mode) == LOGDEC_FAST_HEAD_AT + 8 &&
+               offsetof(struct log_sample, event) == LOGDEC_FAST_HEAD_AT + 12 &&
+               sizeof(((struct log_sample *)0)->event) == 4, "the head's fields are 16 bytes in a row");
+LOGDEC_FAST_INLINE void logdec_fast_rip_head(struct log_sample *s, const uint8_t *f, bool pext)
+{
+#if defined(__x86_64__)
+    if (pext) {
+        typedef int dwords4 __attribute__((vector_size(16)));
+        typedef long long qwords2 __attribute__((vector_size(16)));
+        /* bytes: domain, 3 zeros, VCPU, 3 zeros, flags, 3 zeros, event, 3 zeros */
+        static const qwords2 spread = { (long long)0x8080800280808001ull, (long long)0x8080800380808000ull };
+        uint32_t head;
+        memcpy(&head, f, sizeof(head));
+        dwords4 v = { (int)head, 0, 0, 0 };
+        __asm__("pshufb %1, %0" : "+x"(v) : "xm"(spread));
+        memcpy((uint8_t *)s + LOGDEC_FAST_HEAD_AT, &v, sizeof(v));
+        return;
+    }
+#endif
+    s->mode = f[0];
+    s->domain = f[1];
+    s->vcpu = f[2];
+    s->event = f[3];
+}
 
 /* The fields a RIP-only sample shares with every other: the decoder sets
  * them once, and again after a record of another shape used r. */
@@ -277,50 +363,31 @@ static inline void logdec_fast_rip_prepare(struct logdec_record *r)
     r->u.sample.depth = 0;
 }
 
-/* The RIP-only sample at *p, at least LOGDEC_FAST_RIP_ROOM bytes before
- * end, into r prepared by logdec_fast_rip_prepare: its TSC advanced by
- * the record's delta, *p moved past it. */
-LOGDEC_FAST_INLINE bool logdec_fast_rip_take(struct logdec_record *r, const uint8_t **p,
-                                            const uint8_t *end, bool pext)
+/* The RIP-only sample at q, at least LOGDEC_FAST_RIP_ROOM bytes before
+ * the payload's end, into r prepared by logdec_fast_rip_prepare, its TSC
+ * advanced by the record's delta: returns where the next record starts
+ * (at most LOGDEC_FAST_RIP_ROOM bytes on), or NULL if q holds none. */
+LOGDEC_FAST_INLINE const uint8_t *logdec_fast_rip_take(struct logdec_record *r, const uint8_t *q,
+                                                      bool pext)
 {
-    const uint8_t *q = *p;
-    uint64_t frame = logdec_fast_load(q);
-    if ((frame & LOGDEC_FAST_RIP_FRAME_MASK) != LOG_REC_SAMPLE)
-        return false;
-    uintptr_t body_end = (uintptr_t)q + 2u + (uint8_t)(frame >> 8);
-    if (body_end > (uintptr_t)end)
-        return false;
-    uint64_t d = logdec_fast_load(q + 2);
-    uint64_t dstop = ~d & LOGDEC_FAST_STOP_BITS;
-    if (!dstop)
-        return false;
-    unsigned int dn = (unsigned int)__builtin_ctzll(dstop) / 8u + 1u;
+    size_t len = q[1];
+    const struct logdec_fast_shape *shape =
+        &logdec_fast_shapes[logdec_fast_low_bits(logdec_fast_high_bits(q + 2), len, pext)];
+    if (q[0] != LOG_REC_SAMPLE || shape->len != len)
+        return NULL;
+    size_t dn = shape->delta_len;
     const uint8_t *f = q + 2 + dn;
-    uint32_t head;
-    memcpy(&head, f, sizeof(head));
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    head = __builtin_bswap32(head);
-#endif
-    if ((head & LOGDEC_FAST_RIP_HEAD_MASK) || (uint8_t)head == LOGDEC_FAST_RIP_BAD_MODE)
-        return false;
-    uint64_t w = logdec_fast_load(f + 4);
-    uint64_t rstop = ~w & LOGDEC_FAST_STOP_BITS;
-    if (!rstop)
-        return false;
-    unsigned int rn = (unsigned int)__builtin_ctzll(rstop) / 8u + 1u;
-    if ((uintptr_t)f + 4u + rn > body_end)
-        return false;
-    struct log_sample *s = &r->u.sample;
-    s->mode = (uint8_t)head;                    /* flag bits 2-7 are clear */
-    s->domain = f[1];
-    s->vcpu = f[2];
-    s->event = f[3];
-    s->rip = (uint64_t)logdec_fast_unzigzag(logdec_fast_value(w, rn, pext));
+    if (f[0] > LOGDEC_FAST_RIP_FLAGS_MAX)
+        return NULL;
+    size_t raw_len = len - dn;            /* the head and the RIP */
+    logdec_fast_rip_head(&r->u.sample, f, pext);
+    uint64_t rip = logdec_fast_value(logdec_fast_load(f + LOGDEC_FAST_RIP_HEAD),
+                                     raw_len - LOGDEC_FAST_RIP_HEAD, pext);
+    r->u.sample.rip = (uint64_t)logdec_fast_unzigzag(rip);
     r->raw = f;
-    r->raw_len = (uint32_t)(body_end - (uintptr_t)f);
-    r->tsc += (uint64_t)logdec_fast_unzigzag(logdec_fast_value(d, dn, pext));
-    *p = (const uint8_t *)body_end;
-    return true;
+    r->raw_len = (uint32_t)raw_len;
+    r->tsc += (uint64_t)logdec_fast_unzigzag(logdec_fast_value(logdec_fast_load(q + 2), dn, pext));
+    return q + 2 + len;
 }
 
 /* logdec_fast_rip_take on any record at *p < end (LOGDEC_TAIL readable
@@ -331,7 +398,11 @@ LOGDEC_FAST_INLINE bool logdec_fast_rip_record(struct logdec_record *r, const ui
     if (end - *p < (ptrdiff_t)LOGDEC_FAST_RIP_ROOM)
         return false;
     logdec_fast_rip_prepare(r);
-    return logdec_fast_rip_take(r, p, end, pext);
+    const uint8_t *next = logdec_fast_rip_take(r, *p, pext);
+    if (!next)
+        return false;
+    *p = next;
+    return true;
 }
 
 #endif

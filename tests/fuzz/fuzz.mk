@@ -12,8 +12,8 @@ $(BUILD)/tool/tests/fuzz/hostile_logs.c.o $(BUILD)/host/tests/fuzz/hostile_logs.
 $(BUILD)/host/tests/fuzz/fuzz_report.c.o: TOOL_CFLAGS += $(SOURCE_DIR_FLAG)
 $(BUILD)/host/tests/fuzz/hostile_logs.c.o $(BUILD)/host/tests/fuzz/fuzz_report.c.o: HOST_CFLAGS += $(SOURCE_DIR_FLAG)
 
-FUZZ_DECODER_SRCS := tests/fuzz/fuzz_decode.c host-tools/logdec.c host-tools/logdec_crc.c host-tools/logdec_fields.c \
-                     host-tools/log_text.c host-tools/guest_pmu_text.c lib/log_crc.c
+FUZZ_DECODER_SRCS := tests/fuzz/fuzz_decode.c host-tools/logdec.c host-tools/logdec_crc.c host-tools/logdec_fast_shapes.c \
+                     host-tools/logdec_fields.c host-tools/log_text.c host-tools/guest_pmu_text.c lib/log_crc.c
 
 $(BUILD)/fuzz/fuzz-decoder: $(FUZZ_DECODER_SRCS) $(wildcard host-tools/*.h vmm/log/log_*.h lib/log_crc.h include/vertigo/*.h)
 	@mkdir -p $(dir $@)

@@ -253,12 +253,14 @@ TEST(fast_record_declines_fields_past_the_limit)
 /* The RIP-only path (logdec_fast_rip_record) on whole, cut and mutated
  * records of every shape: what it takes, logdec_fast_record takes the
  * same way (and that one agrees with the general path, above); a whole
- * RIP-only sample with one-byte head fields and a RIP of at most 8 bytes
- * it must take. Both varint packings. */
+ * RIP-only sample with one-byte head fields, a TSC delta and RIP of at
+ * most 8 bytes each, no bytes after the RIP and a body of at most 16
+ * bytes it must take. Both varint packings. */
 TEST(rip_record_is_the_fast_record_of_rip_only_samples)
 {
     static uint8_t buf[BUF_MAX + 64];
     unsigned int rip_only = 0, taken = 0;
+    logdec_fast_shapes_build();
     for (unsigned int variant = 0; variant < 2; variant++) {
         bool pext = variant == 1;
         if (pext && !have_pext())
@@ -270,6 +272,11 @@ TEST(rip_record_is_the_fast_record_of_rip_only_samples)
                 s.has_cr3 = false;
                 s.cr3 = 0;
                 s.depth = 0;
+                if (rng() % 2) {                /* one-byte head fields */
+                    s.domain &= LOGDEC_FAST_GROUP;
+                    s.vcpu &= LOGDEC_FAST_GROUP;
+                    s.event &= LOGDEC_FAST_GROUP;
+                }
             }
             uint8_t fields[LOG_RECORD_WIRE_MAX];
             size_t flen = log_encode_sample(fields, &s);
@@ -294,7 +301,7 @@ TEST(rip_record_is_the_fast_record_of_rip_only_samples)
             bool whole = end == n + 2 && buf[0] == LOG_REC_SAMPLE && buf[1] == body && body < 0x80 &&
                          !memcmp(buf + 2, head, dlen) && !memcmp(buf + 2 + dlen, fields, flen);
             if (whole && !s.has_cr3 && s.depth == 0 && fast_shape(&s) && dlen <= 8 &&
-                end >= LOGDEC_FAST_RIP_ROOM) {
+                body == dlen + flen && body <= LOGDEC_FAST_RIP_BODY_MAX && end >= LOGDEC_FAST_RIP_ROOM) {
                 CHECK(took);
                 rip_only++;
             }
@@ -308,7 +315,7 @@ TEST(rip_record_is_the_fast_record_of_rip_only_samples)
             CHECK(same_sample(&a.u.sample, &b.u.sample));
         }
     }
-    CHECK(rip_only > ROUNDS / 8);
+    CHECK(rip_only > ROUNDS / 16);
     CHECK(taken >= rip_only);
 }
 
@@ -324,4 +331,59 @@ TEST(fast_unzigzag_is_log_unzigzag)
         CHECK_EQ(logdec_fast_unzigzag(v), log_unzigzag(v));
         CHECK_EQ(logdec_fast_unzigzag(log_zigzag((int64_t)v)), (int64_t)v);
     }
+}
+
+/* The high bits of 16 bytes: PMOVMSKB and the multiply that gathers them
+ * without vector instructions agree with a byte-by-byte loop. */
+TEST(fast_high_bits_are_each_bytes_top_bit)
+{
+    uint8_t buf[16];
+    for (unsigned int i = 0; i < ROUNDS; i++) {
+        for (unsigned int k = 0; k < sizeof(buf); k++)
+            buf[k] = (uint8_t)rng();
+        uint32_t want = 0;
+        for (unsigned int k = 0; k < sizeof(buf); k++)
+            want |= (uint32_t)(buf[k] >> 7) << k;
+        CHECK_EQ(logdec_fast_high_bits(buf), want);
+        CHECK_EQ(logdec_fast_high_bits_portable(buf), want);
+    }
+}
+
+/* BZHI and the shifts keep the same low bits, for every cut the fast
+ * path can ask (a record's length byte: 0..255). */
+TEST(fast_low_bits_cut_like_a_mask)
+{
+    for (unsigned int n = 0; n < 256; n++) {
+        uint32_t v = (uint32_t)rng() & 0xffffu;
+        uint32_t want = n >= 16 ? v : v & ((1u << n) - 1u);
+        CHECK_EQ(logdec_fast_low_bits(v, n, false), want);
+        if (have_pext())
+            CHECK_EQ(logdec_fast_low_bits(v, n, true), want);
+    }
+}
+
+/* The shape table holds exactly the RIP-only bodies: for each key with a
+ * length, the key is the continuation bits of a delta of delta_len bytes,
+ * four one-byte head fields and a RIP of the bytes left (1..8), and every
+ * such body of at most 16 bytes has its entry (54 of them). */
+TEST(fast_shapes_are_the_rip_only_bodies)
+{
+    logdec_fast_shapes_build();
+    unsigned int shapes = 0;
+    for (uint32_t key = 0; key < LOGDEC_FAST_SHAPES; key++) {
+        const struct logdec_fast_shape *e = &logdec_fast_shapes[key];
+        if (!e->len)
+            continue;
+        shapes++;
+        unsigned int dn = e->delta_len, rn = e->len - dn - LOGDEC_FAST_RIP_HEAD;
+        CHECK(dn >= 1 && dn <= 8 && e->len > dn + LOGDEC_FAST_RIP_HEAD && rn <= 8);
+        CHECK(e->len <= LOGDEC_FAST_RIP_BODY_MAX);
+        uint32_t want = 0;
+        for (unsigned int i = 0; i + 1 < dn; i++)
+            want |= 1u << i;
+        for (unsigned int i = 0; i + 1 < rn; i++)
+            want |= 1u << (dn + LOGDEC_FAST_RIP_HEAD + i);
+        CHECK_EQ(key, want);
+    }
+    CHECK_EQ(shapes, 54u);
 }

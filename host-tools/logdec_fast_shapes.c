@@ -1,0 +1,35 @@
+/* The table of RIP-only sample shapes (host-tools/logdec_fast.h): for
+ * each TSC delta of dn bytes and RIP of rn bytes (1..8 each) whose body
+ * of dn + 4 + rn bytes is at most LOGDEC_FAST_RIP_BODY_MAX, the pattern
+ * of its continuation bits -- dn - 1 set and one clear for the delta,
+ * four clear for the flags, domain, VCPU and event, rn - 1 set and one
+ * clear for the RIP -- names that length and dn. The pattern tells dn
+ * (its first clear bit) and, but for a one-byte RIP, rn; the length
+ * stored settles the rest, so each pattern has one entry. Every other
+ * pattern keeps a length of 0, which no record's length matches (a
+ * length of 0 cuts the pattern to 0, the shape of a 6-byte body). */
+#include "host-tools/logdec_fast.h"
+
+struct logdec_fast_shape logdec_fast_shapes[LOGDEC_FAST_SHAPES];
+
+/* A pattern of n set bits. */
+static uint32_t ones(unsigned int n)
+{
+    return (1u << n) - 1u;
+}
+
+void logdec_fast_shapes_build(void)
+{
+    static bool built;
+    if (built)
+        return;
+    for (unsigned int dn = 1; dn <= LOGDEC_FAST_VARINT_MAX; dn++)
+        for (unsigned int rn = 1; rn <= LOGDEC_FAST_VARINT_MAX; rn++) {
+            unsigned int len = dn + LOGDEC_FAST_RIP_HEAD + rn;
+            if (len > LOGDEC_FAST_RIP_BODY_MAX)
+                continue;
+            uint32_t key = ones(dn - 1u) | ones(rn - 1u) << (dn + LOGDEC_FAST_RIP_HEAD);
+            logdec_fast_shapes[key] = (struct logdec_fast_shape){ .len = (uint8_t)len, .delta_len = (uint8_t)dn };
+        }
+    built = true;
+}
