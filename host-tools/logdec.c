@@ -260,20 +260,21 @@ _Static_assert(RIP_RUN_STRIDE >= LOGDEC_FAST_RIP_ROOM && !(RIP_RUN_STRIDE & (RIP
 static inline __attribute__((always_inline)) const uint8_t *
 take_rip_run(const struct record_sink *sink, struct logdec_record *r, const uint8_t *p, bool pext)
 {
-    while (r->index != sink->stop && p < sink->rip_end) {
+    uint64_t index = r->index;
+    while (index != sink->stop && p < sink->rip_end) {
         uint64_t n = (uint64_t)(sink->rip_end - p - 1) / RIP_RUN_STRIDE + 1;
-        if (n > sink->stop - r->index)
-            n = sink->stop - r->index;
+        uint64_t stretch_end = n < sink->stop - index ? index + n : sink->stop;
         do {
+            r->index = index;
             r->offset = sink->offset_base + (uint64_t)(uintptr_t)p;
             const uint8_t *next = logdec_fast_rip_take(r, p, pext);
             if (!next)
                 return p;
             p = next;
             sink->on_record(sink->user, r);
-            r->index++;
-        } while (--n);
+        } while (++index != stretch_end);
     }
+    r->index = index;
     return p;
 }
 

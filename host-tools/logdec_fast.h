@@ -80,7 +80,7 @@ static const uint64_t logdec_fast_groups[LOGDEC_FAST_VARINT_MAX + 1] = {
 };
 
 /* The value of a varint of n bytes (1..8) loaded in w. */
-LOGDEC_FAST_INLINE uint64_t logdec_fast_value(uint64_t w, unsigned int n, bool pext)
+LOGDEC_FAST_INLINE uint64_t logdec_fast_value(uint64_t w, size_t n, bool pext)
 {
 #if defined(__x86_64__)
     if (pext) {
@@ -99,6 +99,29 @@ LOGDEC_FAST_INLINE int64_t logdec_fast_unzigzag(uint64_t v)
 {
     uint64_t low_bit_on_top = v >> 1 | v << 63;
     return (int64_t)(v >> 1) ^ ((int64_t)low_bit_on_top >> 63);
+}
+
+/* The 7-bit groups of a varint of n bytes (1..8) but its lowest bit:
+ * PEXT with these gives a zigzag value shifted right by one. */
+static const uint64_t logdec_fast_groups_high[LOGDEC_FAST_VARINT_MAX + 1] = {
+    0, 0x7eull, 0x7f7eull, 0x7f7f7eull, 0x7f7f7f7eull, 0x7f7f7f7f7eull, 0x7f7f7f7f7f7eull,
+    0x7f7f7f7f7f7f7eull, 0x7f7f7f7f7f7f7f7eull,
+};
+
+/* The signed value of a zigzag varint of n bytes (1..8) loaded in w,
+ * log_unzigzag of its value. With PEXT the value's bits but the lowest
+ * come out already shifted (v >> 1), and the lowest, bit 0 of the first
+ * byte, gives the sign to spread: -(v & 1). */
+LOGDEC_FAST_INLINE int64_t logdec_fast_signed(uint64_t w, size_t n, bool pext)
+{
+#if defined(__x86_64__)
+    if (pext) {
+        uint64_t half;
+        __asm__("pextq %2, %1, %0" : "=r"(half) : "r"(w), "rm"(logdec_fast_groups_high[n]));
+        return (int64_t)(half ^ (0u - (w & 1u)));
+    }
+#endif
+    return logdec_fast_unzigzag(logdec_fast_value(w, n, pext));
 }
 
 /* The varint at *p if it has at most 8 bytes (then *p moves past it);
@@ -381,12 +404,11 @@ LOGDEC_FAST_INLINE const uint8_t *logdec_fast_rip_take(struct logdec_record *r, 
         return NULL;
     size_t raw_len = len - dn;            /* the head and the RIP */
     logdec_fast_rip_head(&r->u.sample, f, pext);
-    uint64_t rip = logdec_fast_value(logdec_fast_load(f + LOGDEC_FAST_RIP_HEAD),
-                                     raw_len - LOGDEC_FAST_RIP_HEAD, pext);
-    r->u.sample.rip = (uint64_t)logdec_fast_unzigzag(rip);
+    r->u.sample.rip = (uint64_t)logdec_fast_signed(logdec_fast_load(f + LOGDEC_FAST_RIP_HEAD),
+                                                   raw_len - LOGDEC_FAST_RIP_HEAD, pext);
     r->raw = f;
     r->raw_len = (uint32_t)raw_len;
-    r->tsc += (uint64_t)logdec_fast_unzigzag(logdec_fast_value(logdec_fast_load(q + 2), dn, pext));
+    r->tsc += (uint64_t)logdec_fast_signed(logdec_fast_load(q + 2), dn, pext);
     return q + 2 + len;
 }
 

@@ -387,3 +387,20 @@ TEST(fast_shapes_are_the_rip_only_bodies)
     }
     CHECK_EQ(shapes, 54u);
 }
+
+/* A zigzag varint of 1..8 bytes read signed (PEXT of all but its lowest
+ * bit, and the shifts) is log_unzigzag of its value, whatever follows it. */
+TEST(fast_signed_is_log_unzigzag_of_the_varint)
+{
+    uint8_t buf[LOG_VARINT_MAX + 8];
+    for (unsigned int i = 0; i < ROUNDS; i++) {
+        uint64_t v = rand_bits(56);
+        memset(buf, (int)(rng() & 0xff), sizeof(buf));
+        size_t n = log_varint_put(buf, v);
+        CHECK(n >= 1 && n <= LOGDEC_FAST_VARINT_MAX);
+        uint64_t w = logdec_fast_load(buf);
+        CHECK_EQ(logdec_fast_signed(w, n, false), log_unzigzag(v));
+        if (have_pext())
+            CHECK_EQ(logdec_fast_signed(w, n, true), log_unzigzag(v));
+    }
+}
