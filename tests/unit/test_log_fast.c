@@ -3,9 +3,14 @@
  * writes it decodes the same fields, and on mutated or cut records it
  * either declines or agrees with the general path, never accepting what
  * the general path refuses. Both of its varint packings (PEXT, where the
- * CPU has BMI2, and the shift/mask steps) are checked. */
+ * CPU has BMI2, and the shift/mask steps) are checked, and the whole
+ * decoder with each copy of its loop. */
 #include "tests/unit/unit.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "host-tools/log_text.h"
 #include "host-tools/logdec_fast.h"
 #include "tests/unit/test_log_util.h"
 #include "vmm/log/log_encode.h"
@@ -403,4 +408,125 @@ TEST(fast_signed_is_log_unzigzag_of_the_varint)
         if (have_pext())
             CHECK_EQ(logdec_fast_signed(w, n, true), log_unzigzag(v));
     }
+}
+
+static void text_header(void *user, const struct log_stream_header *h, uint64_t offset)
+{
+    log_text_header(user, h, offset);
+}
+
+static void text_record(void *user, const struct logdec_record *r)
+{
+    log_text_record(user, r);
+}
+
+static void text_problem(void *user, const struct logdec_problem *p)
+{
+    log_text_problem(user, p);
+}
+
+/* The stream as `vertigo decode` prints it, decoded by the copy of the
+ * decoder's loop that packs with PEXT or by the one with shifts. */
+static char *decode_text_with(const struct log_test_stream *s, bool pext)
+{
+    static const struct logdec_callbacks cb = {
+        .header = text_header, .record = text_record, .problem = text_problem,
+    };
+    char *text = NULL;
+    size_t text_len = 0;
+    FILE *out = open_memstream(&text, &text_len);
+    struct logdec *dec = malloc(sizeof(*dec));
+    if (!out || !dec)
+        abort();
+    logdec_init(dec, &cb, out);
+    dec->pext = pext;
+    logdec_feed(dec, s->data, s->len);
+    logdec_finish(dec);
+    free(dec);
+    fclose(out);
+    return text;
+}
+
+/* A RIP-only sample, most with one-byte head fields. */
+static void random_rip_only(struct log_sample *s)
+{
+    random_sample(s);
+    s->has_cr3 = false;
+    s->cr3 = 0;
+    s->depth = 0;
+    if (rng() % 4) {
+        s->domain &= LOGDEC_FAST_GROUP;
+        s->vcpu &= LOGDEC_FAST_GROUP;
+        s->event &= LOGDEC_FAST_GROUP;
+    }
+}
+
+/* Blocks of RIP-only samples with good checksums but a byte changed, a
+ * record cut or a wrong record count: bad records the loops must stop at. */
+static void hostile_blocks(struct log_test_stream *s, uint32_t *seq, uint64_t *first)
+{
+    for (unsigned int b = 0; b < 200; b++) {
+        struct log_test_stream payload = { 0 };
+        unsigned int count = 1 + (unsigned int)(rng() % 40);
+        for (unsigned int i = 0; i < count; i++) {
+            struct log_sample smp;
+            random_rip_only(&smp);
+            uint8_t fields[LOG_RECORD_WIRE_MAX];
+            size_t flen = log_encode_sample(fields, &smp);
+            log_test_raw_record(&payload, LOG_REC_SAMPLE, (int64_t)rand_bits(30) - (int64_t)rand_bits(10),
+                                fields, flen);
+        }
+        if (rng() % 2)
+            payload.data[rng() % payload.len] ^= (uint8_t)(1u << (rng() % 8));
+        if (rng() % 4 == 0)
+            payload.len -= (size_t)(rng() % payload.len);
+        uint16_t said = (uint16_t)(count + (rng() % 4 == 0 ? (unsigned int)(rng() % 3) - 1u : 0u));
+        log_test_block(s, 0, (*seq)++, *first, rng(), said, &payload);
+        *first += said;
+        log_test_stream_free(&payload);
+    }
+}
+
+/* The whole decoder with either copy of its loop prints the same for a
+ * stream of RIP-only samples of every shape among records of every type
+ * (blocks of several sizes), and for hostile blocks of RIP-only samples. */
+TEST(decoder_loops_agree)
+{
+    static uint8_t storage[1u << 16];
+    struct log_test_stream s = { 0 };
+    struct log_ring ring;
+    CHECK(log_ring_init(&ring, 0, storage, sizeof(storage)));
+    log_test_stream_header(&s, 1);
+    uint64_t tsc = 1000, vrng = 0x9e3779b97f4a7c15ull;
+    for (unsigned int i = 0; i < 4 * ROUNDS; i++) {
+        if (log_ring_free(&ring) < log_ring_entry_size(LOG_FIELDS_MAX))
+            log_test_drain(&s, &ring, 256 + (size_t)(rng() % 4000));
+        struct log_test_value v;
+        if (rng() % 8) {
+            v.type = LOG_REC_SAMPLE;
+            tsc += rand_bits(rng() % 8 ? 24 : 60);
+            v.tsc = tsc;
+            random_rip_only(&v.u.sample);
+        } else {
+            log_test_random_value(&vrng, &tsc, &v);
+        }
+        CHECK(log_test_emit(&ring, &v));
+    }
+    log_test_drain(&s, &ring, 4000);
+    CHECK_EQ(ring.dropped_total, 0);
+    uint32_t seq = ring.block_seq;
+    uint64_t first = ring.records_out;
+    hostile_blocks(&s, &seq, &first);
+    char *shifts = decode_text_with(&s, false);
+    char *usual = log_test_decode_text(s.data, s.len);
+    CHECK(!strcmp(shifts, usual));
+    CHECK(strstr(usual, "bad-record") != NULL);
+    if (have_pext()) {
+        char *pext = decode_text_with(&s, true);
+        CHECK(!strcmp(pext, usual));
+        free(pext);
+    }
+    free(shifts);
+    free(usual);
+    log_test_stream_free(&s);
 }
