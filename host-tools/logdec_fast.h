@@ -297,12 +297,15 @@ _Static_assert(LOG_SAMPLE_MODE_MASK == 0x03u && LOG_MODE_COUNT == LOGDEC_FAST_RI
                LOG_SAMPLE_FLAGS_MASK == 0x0fu, "flags of 0..2 are a mode without CR3 or stack");
 _Static_assert(LOGDEC_FAST_RIP_ROOM + LOGDEC_TAIL >= LOGDEC_FAST_RIP_READ, "the loads stay in the tail");
 
-/* logdec_fast_shapes[key]: the body length and TSC delta bytes of the
- * RIP-only shape whose continuation bits are key; a length of 0 for a key
- * no such shape has. Built by logdec_fast_shapes_build. */
+/* logdec_fast_shapes[key]: the RIP-only shape whose continuation bits
+ * are key: its frame (the type and body length bytes, as one
+ * little-endian 16-bit load reads them), the bytes of its TSC delta and
+ * the fields' bytes after it (the head and the RIP); a frame of 0 for a
+ * key no such shape has. Built by logdec_fast_shapes_build. */
 struct logdec_fast_shape {
-    uint8_t len;
+    uint16_t frame;
     uint8_t delta_len;
+    uint8_t raw_len;
 };
 extern struct logdec_fast_shape logdec_fast_shapes[LOGDEC_FAST_SHAPES];
 void logdec_fast_shapes_build(void);
@@ -396,13 +399,12 @@ LOGDEC_FAST_INLINE const uint8_t *logdec_fast_rip_take(struct logdec_record *r, 
     size_t len = q[1];
     const struct logdec_fast_shape *shape =
         &logdec_fast_shapes[logdec_fast_low_bits(logdec_fast_high_bits(q + 2), len, pext)];
-    if (q[0] != LOG_REC_SAMPLE || shape->len != len)
+    if (shape->frame != (uint16_t)(q[0] | len << 8))     /* the type, the length */
         return NULL;
-    size_t dn = shape->delta_len;
+    size_t dn = shape->delta_len, raw_len = shape->raw_len;
     const uint8_t *f = q + 2 + dn;
     if (f[0] > LOGDEC_FAST_RIP_FLAGS_MAX)
         return NULL;
-    size_t raw_len = len - dn;            /* the head and the RIP */
     logdec_fast_rip_head(&r->u.sample, f, pext);
     r->u.sample.rip = (uint64_t)logdec_fast_signed(logdec_fast_load(f + LOGDEC_FAST_RIP_HEAD),
                                                    raw_len - LOGDEC_FAST_RIP_HEAD, pext);

@@ -1,13 +1,14 @@
 /* The table of RIP-only sample shapes (host-tools/logdec_fast.h): for
  * each TSC delta of dn bytes and RIP of rn bytes (1..8 each) whose body
- * of dn + 4 + rn bytes is at most LOGDEC_FAST_RIP_BODY_MAX, the pattern
- * of its continuation bits -- dn - 1 set and one clear for the delta,
- * four clear for the flags, domain, VCPU and event, rn - 1 set and one
- * clear for the RIP -- names that length and dn. The pattern tells dn
- * (its first clear bit) and, but for a one-byte RIP, rn; the length
- * stored settles the rest, so each pattern has one entry. Every other
- * pattern keeps a length of 0, which no record's length matches (a
- * length of 0 cuts the pattern to 0, the shape of a 6-byte body). */
+ * of len = dn + 4 + rn bytes is at most LOGDEC_FAST_RIP_BODY_MAX, the
+ * pattern of its continuation bits -- dn - 1 set and one clear for the
+ * delta, four clear for the flags, domain, VCPU and event, rn - 1 set and
+ * one clear for the RIP -- names that record's frame (a sample's type and
+ * len), dn and len - dn. The pattern tells dn (its first clear bit) and,
+ * but for a one-byte RIP, rn; the length in the frame settles the rest,
+ * so each pattern has one entry. Every other pattern keeps a frame of 0,
+ * which no record's matches (a length of 0 cuts the pattern to 0, the
+ * shape of a 6-byte body). */
 #include "host-tools/logdec_fast.h"
 
 struct logdec_fast_shape logdec_fast_shapes[LOGDEC_FAST_SHAPES];
@@ -29,7 +30,11 @@ void logdec_fast_shapes_build(void)
             if (len > LOGDEC_FAST_RIP_BODY_MAX)
                 continue;
             uint32_t key = ones(dn - 1u) | ones(rn - 1u) << (dn + LOGDEC_FAST_RIP_HEAD);
-            logdec_fast_shapes[key] = (struct logdec_fast_shape){ .len = (uint8_t)len, .delta_len = (uint8_t)dn };
+            logdec_fast_shapes[key] = (struct logdec_fast_shape){
+                .frame = (uint16_t)(LOG_REC_SAMPLE | len << 8),
+                .delta_len = (uint8_t)dn,
+                .raw_len = (uint8_t)(len - dn),
+            };
         }
     built = true;
 }

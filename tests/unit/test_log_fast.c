@@ -368,21 +368,25 @@ TEST(fast_low_bits_cut_like_a_mask)
 }
 
 /* The shape table holds exactly the RIP-only bodies: for each key with a
- * length, the key is the continuation bits of a delta of delta_len bytes,
- * four one-byte head fields and a RIP of the bytes left (1..8), and every
- * such body of at most 16 bytes has its entry (54 of them). */
+ * frame, the frame is a sample's type and a body length of at most 16,
+ * the key is the continuation bits of a delta of delta_len bytes, four
+ * one-byte head fields and a RIP of the bytes left (1..8), raw_len counts
+ * the head and the RIP, and every such body has its entry (54 of them). */
 TEST(fast_shapes_are_the_rip_only_bodies)
 {
     logdec_fast_shapes_build();
     unsigned int shapes = 0;
     for (uint32_t key = 0; key < LOGDEC_FAST_SHAPES; key++) {
         const struct logdec_fast_shape *e = &logdec_fast_shapes[key];
-        if (!e->len)
+        if (!e->frame)
             continue;
         shapes++;
-        unsigned int dn = e->delta_len, rn = e->len - dn - LOGDEC_FAST_RIP_HEAD;
-        CHECK(dn >= 1 && dn <= 8 && e->len > dn + LOGDEC_FAST_RIP_HEAD && rn <= 8);
-        CHECK(e->len <= LOGDEC_FAST_RIP_BODY_MAX);
+        unsigned int len = e->frame >> 8, dn = e->delta_len;
+        CHECK_EQ(e->frame & 0xffu, LOG_REC_SAMPLE);
+        CHECK(len <= LOGDEC_FAST_RIP_BODY_MAX && dn >= 1 && dn <= 8);
+        CHECK(len > dn + LOGDEC_FAST_RIP_HEAD && len - dn - LOGDEC_FAST_RIP_HEAD <= 8);
+        CHECK_EQ(e->raw_len, len - dn);
+        unsigned int rn = len - dn - LOGDEC_FAST_RIP_HEAD;
         uint32_t want = 0;
         for (unsigned int i = 0; i + 1 < dn; i++)
             want |= 1u << i;
