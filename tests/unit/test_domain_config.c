@@ -1,4 +1,4 @@
-/* Unit tests: dom.N=, dom.N.mem/cpu/name and sched.slice= (vmm/domain/domain_config.c). */
+/* Unit tests: dom.N=, dom.N.mem/cpu/vcpus/cpus/name and sched.slice= (vmm/domain/domain_config.c). */
 #include "vmm/domain/domain_config.h"
 
 #include "tests/unit/unit.h"
@@ -30,14 +30,16 @@ TEST(unikernel_and_linux_domains)
     CHECK_EQ(cfg.dom[1].kind, DOMAIN_KIND_UNIKERNEL);
     CHECK_STR(cfg.dom[1].module, "uk");
     CHECK_EQ(cfg.dom[1].mem_bytes, 32ull << 20);
-    CHECK_EQ(cfg.dom[1].cpu, 0);
+    CHECK_EQ(cfg.dom[1].cpus[0], 0);
+    CHECK_EQ(cfg.dom[1].vcpus, 1);
     CHECK_STR(cfg.dom[1].name, "dom1");
     CHECK_EQ(cfg.dom[2].kind, DOMAIN_KIND_NONE);
     CHECK_EQ(cfg.dom[3].kind, DOMAIN_KIND_LINUX);
     CHECK_STR(cfg.dom[3].module, "k1");
     CHECK_STR(cfg.dom[3].initrd, "i1");
     CHECK_EQ(cfg.dom[3].mem_bytes, 512ull << 20);
-    CHECK_EQ(cfg.dom[3].cpu, 1);
+    CHECK_EQ(cfg.dom[3].cpus[0], 1);
+    CHECK_EQ(cfg.dom[3].vcpus, 1);
     CHECK_STR(cfg.dom[3].name, "web");
     CHECK_EQ(cfg.slice_us, 500);
     CHECK(parse("dom.7=linux:k:i"));
@@ -72,6 +74,39 @@ TEST(multiboot_domains)
     CHECK(!cfg.dom[2].no_x2apic);
 }
 
+/* Several VCPUs: dom.N.vcpus= alone puts VCPU i on CPU i; dom.N.cpus=
+ * places each (its length is the count without dom.N.vcpus=). */
+static bool parse_on(const char *cmdline, unsigned int cpus)
+{
+    err[0] = '\0';
+    return domain_config_parse(cmdline, cpus, &cfg, err, sizeof(err));
+}
+
+TEST(vcpus_and_their_cpus)
+{
+    CHECK(parse("dom.1=linux:k:i dom.1.vcpus=2"));
+    CHECK_EQ(cfg.dom[1].vcpus, 2);
+    CHECK_EQ(cfg.dom[1].cpus[0], 0);
+    CHECK_EQ(cfg.dom[1].cpus[1], 1);
+    CHECK(parse("dom.1=linux:k:i dom.1.cpus=1,0"));
+    CHECK_EQ(cfg.dom[1].vcpus, 2);
+    CHECK_EQ(cfg.dom[1].cpus[0], 1);
+    CHECK_EQ(cfg.dom[1].cpus[1], 0);
+    CHECK(parse("dom.1=linux:k:i dom.1.vcpus=1 dom.1.cpus=1"));
+    CHECK_EQ(cfg.dom[1].vcpus, 1);
+    CHECK_EQ(cfg.dom[1].cpus[0], 1);
+    CHECK(parse("dom.2=unikernel:u dom.2.cpus=1 dom.3=multiboot:m dom.3.vcpus=1"));
+    CHECK_EQ(cfg.dom[2].vcpus, 1);
+    CHECK_EQ(cfg.dom[2].cpus[0], 1);
+    CHECK_EQ(cfg.dom[3].vcpus, 1);
+    CHECK(parse_on("dom.4=linux:k:i dom.4.cpus=7,0,3,5,1,2,6,4", 8));
+    CHECK_EQ(cfg.dom[4].vcpus, 8);
+    CHECK_EQ(cfg.dom[4].cpus[0], 7);
+    CHECK_EQ(cfg.dom[4].cpus[7], 4);
+    CHECK(parse_on("dom.4=linux:k:i dom.4.vcpus=3 dom.4.cpus=0x2,0,1", 3));
+    CHECK_EQ(cfg.dom[4].cpus[0], 2);
+}
+
 /* Each bad value fails with a message naming the option. */
 TEST(bad_values_are_named)
 {
@@ -100,6 +135,24 @@ TEST(bad_values_are_named)
         { "dom.1=unikernel:u dom.1.mem=lots", "dom.1.mem=lots: not a size" },
         { "dom.1=unikernel:u dom.1.cpu=2", "dom.1.cpu=2: no such CPU (this machine has 2)" },
         { "dom.1=unikernel:u dom.1.cpu=x", "dom.1.cpu=x: not a CPU number" },
+        { "dom.1=linux:k:i dom.1.vcpus=0", "dom.1.vcpus=0: expected a VCPU count of 1..8" },
+        { "dom.1=linux:k:i dom.1.vcpus=9", "dom.1.vcpus=9: expected a VCPU count of 1..8" },
+        { "dom.1=linux:k:i dom.1.vcpus=two", "dom.1.vcpus=two: expected a VCPU count" },
+        { "dom.1=linux:k:i dom.1.vcpus=3", "dom.1.vcpus=3: this machine has 2 CPUs" },
+        { "dom.1=unikernel:u dom.1.vcpus=2", "dom.1.vcpus=2: only a Linux domain has several" },
+        { "dom.1=multiboot:m dom.1.vcpus=2", "dom.1.vcpus=2: only a Linux domain has several" },
+        { "dom.1=unikernel:u dom.1.cpus=0,1", "dom.1.cpus=: only a Linux domain has several" },
+        { "dom.1=linux:k:i dom.1.cpus=0,0", "dom.1.cpus=0,0: CPU 0 named twice" },
+        { "dom.1=linux:k:i dom.1.cpus=0,2", "dom.1.cpus=0,2: no such CPU 2 (this machine has 2)" },
+        { "dom.1=linux:k:i dom.1.cpus=0,", "dom.1.cpus=0,: expected CPU numbers separated" },
+        { "dom.1=linux:k:i dom.1.cpus=", "dom.1.cpus=: expected CPU numbers separated" },
+        { "dom.1=linux:k:i dom.1.cpus=0;1", "dom.1.cpus=0;1: expected CPU numbers separated" },
+        { "dom.1=linux:k:i dom.1.vcpus=2 dom.1.cpus=1", "dom.1.cpus=: 1 CPUs listed for "
+          "dom.1.vcpus=2 (one CPU per VCPU)" },
+        { "dom.1=linux:k:i dom.1.vcpus=2 dom.1.cpu=1", "dom.1.cpu=: a domain with dom.1.cpus=" },
+        { "dom.1=linux:k:i dom.1.cpu=1 dom.1.cpus=1", "dom.1.cpu=: a domain with dom.1.cpus=" },
+        { "dom.1.vcpus=2", "dom.1.vcpus=2: domain 1 is not declared" },
+        { "dom.1.cpus=0", "dom.1.cpus=0: domain 1 is not declared" },
         { "dom.1=unikernel:u dom.1.name=a.b", "dom.1.name=a.b: a name is" },
         { "dom.1=unikernel:u dom.1.name=", "dom.1.name=: a name is" },
         { "dom.1=unikernel:u dom.1.name=abcdefghijklmnop", "dom.1.name=abcdefghijklmnop: a name" },

@@ -178,13 +178,104 @@ static bool parse_x2apic(struct parse *p, const char *key, const char *value,
     return true;
 }
 
-/* The sub-options of dom.N (mem, cpu, name, cmdline, x2apic); each is an
- * error without dom.N=. */
+/* "C,C,...": one CPU per VCPU, distinct, each below `cpus`. */
+static bool parse_cpu_list(struct parse *p, const char *key, const char *value,
+                           unsigned int cpus, struct domain_spec *d, unsigned int *count)
+{
+    const char *s = value;
+    *count = 0;
+    for (;;) {
+        const char *comma = strchr(s, ',');
+        size_t len = comma ? (size_t)(comma - s) : strlen(s);
+        char one[12];
+        uint64_t v;
+        if (*count == DOMAIN_VCPUS_MAX)
+            return fail(p, "%s=%s: more than 8 CPUs (a domain has at most 8 VCPUs)", key,
+                        value);
+        if (len == 0 || len >= sizeof(one))
+            return fail(p, "%s=%s: expected CPU numbers separated by ','", key, value);
+        memcpy(one, s, len);
+        one[len] = '\0';
+        if (!cmdline_parse_u64(one, &v))
+            return fail(p, "%s=%s: expected CPU numbers separated by ','", key, value);
+        if (v >= cpus) {
+            fmt_snprintf(p->err, p->err_size, "%s=%s: no such CPU %s (this machine has %u)",
+                         key, value, one, cpus);
+            return false;
+        }
+        for (unsigned int i = 0; i < *count; i++)
+            if (d->cpus[i] == v) {
+                fmt_snprintf(p->err, p->err_size, "%s=%s: CPU %s named twice (a domain's "
+                             "VCPUs run on distinct CPUs)", key, value, one);
+                return false;
+            }
+        d->cpus[(*count)++] = (unsigned int)v;
+        if (!comma)
+            return true;
+        s = comma + 1;
+    }
+}
+
+static bool parse_vcpus(struct parse *p, const char *key, const char *value,
+                        struct domain_spec *d)
+{
+    uint64_t v;
+    if (!cmdline_parse_u64(value, &v) || v < 1 || v > DOMAIN_VCPUS_MAX)
+        return fail(p, "%s=%s: expected a VCPU count of 1..8", key, value);
+    if (v > 1 && d->kind != DOMAIN_KIND_LINUX)
+        return fail(p, "%s=%s: only a Linux domain has several VCPUs (a unikernel or a "
+                    "multiboot kernel has one)", key, value);
+    d->vcpus = (unsigned int)v;
+    return true;
+}
+
+/* dom.N.cpu=, dom.N.vcpus= and dom.N.cpus= together: each VCPU's CPU. */
+struct cpu_options {
+    bool cpu, vcpus, cpus;          /* given */
+    unsigned int listed;            /* CPUs in dom.N.cpus= */
+};
+
+static bool place_vcpus(struct parse *p, unsigned int n, unsigned int cpus,
+                        const struct cpu_options *o, struct domain_spec *d)
+{
+    if (o->cpu && (o->cpus || d->vcpus > 1)) {
+        fmt_snprintf(p->err, p->err_size, "dom.%u.cpu=: a domain with dom.%u.cpus= or "
+                     "several VCPUs names its CPUs in dom.%u.cpus= only", n, n, n);
+        return false;
+    }
+    if (o->cpus && !o->vcpus && o->listed > 1 && d->kind != DOMAIN_KIND_LINUX) {
+        fmt_snprintf(p->err, p->err_size, "dom.%u.cpus=: only a Linux domain has several "
+                     "VCPUs (a unikernel or a multiboot kernel has one)", n);
+        return false;
+    }
+    if (o->cpus && o->vcpus && o->listed != d->vcpus) {
+        fmt_snprintf(p->err, p->err_size, "dom.%u.cpus=: %u CPUs listed for dom.%u.vcpus=%u "
+                     "(one CPU per VCPU)", n, o->listed, n, d->vcpus);
+        return false;
+    }
+    if (o->cpus) {
+        d->vcpus = o->listed;
+        return true;
+    }
+    if (d->vcpus > cpus) {
+        fmt_snprintf(p->err, p->err_size, "dom.%u.vcpus=%u: this machine has %u CPUs (a "
+                     "domain's VCPUs run on distinct CPUs)", n, d->vcpus, cpus);
+        return false;
+    }
+    for (unsigned int i = 1; i < d->vcpus; i++)
+        d->cpus[i] = i;             /* VCPU i on CPU i (VCPU 0 on CPU 0 unless dom.N.cpu=) */
+    return true;
+}
+
+/* The sub-options of dom.N (mem, cpu, name, cmdline, x2apic, vcpus, cpus);
+ * each is an error without dom.N=. */
 static bool parse_sub(struct parse *p, const char *cmdline, unsigned int n, unsigned int cpus,
                       struct domain_spec *d)
 {
-    static const char *const subs[] = { "mem", "cpu", "name", "cmdline", "x2apic" };
+    static const char *const subs[] = { "mem", "cpu", "name", "cmdline", "x2apic", "vcpus",
+                                        "cpus" };
     char key[24], value[DOMAIN_CMDLINE_MAX];
+    struct cpu_options o = { 0 };
     bool present;
 
     for (unsigned int s = 0; s < sizeof(subs) / sizeof(subs[0]); s++) {
@@ -198,15 +289,20 @@ static bool parse_sub(struct parse *p, const char *cmdline, unsigned int n, unsi
                          key, value, n, n);
             return false;
         }
+        o.cpu |= s == 1;
+        o.vcpus |= s == 5;
+        o.cpus |= s == 6;
         bool ok = s == 0 ? parse_mem(p, key, value, &d->mem_bytes)
-                : s == 1 ? parse_cpu(p, key, value, cpus, &d->cpu)
+                : s == 1 ? parse_cpu(p, key, value, cpus, &d->cpus[0])
                 : s == 2 ? parse_name(p, key, value, d->name)
                 : s == 3 ? parse_cmdline(p, key, value, d)
-                         : parse_x2apic(p, key, value, d);
+                : s == 4 ? parse_x2apic(p, key, value, d)
+                : s == 5 ? parse_vcpus(p, key, value, d)
+                         : parse_cpu_list(p, key, value, cpus, d, &o.listed);
         if (!ok)
             return false;
     }
-    return true;
+    return d->kind == DOMAIN_KIND_NONE || place_vcpus(p, n, cpus, &o, d);
 }
 
 static bool parse_domain(struct parse *p, const char *cmdline, unsigned int n,
@@ -216,6 +312,7 @@ static bool parse_domain(struct parse *p, const char *cmdline, unsigned int n,
     bool present;
 
     fmt_snprintf(d->name, sizeof(d->name), "dom%u", n);
+    d->vcpus = 1;
     fmt_snprintf(key, sizeof(key), "dom.%u", n);
     if (!read_option(p, cmdline, key, value, sizeof(value), &present))
         return false;

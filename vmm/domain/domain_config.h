@@ -5,7 +5,11 @@
  *                       for a unikernel, 256M for Linux, 128M for multiboot)
  *     dom.N.cmdline=TEXT (multiboot: the kernel's command line, quoted if
  *                       it has spaces; default: the rest of its module's line)
- *     dom.N.cpu=C      (the physical CPU it runs on; default 0)
+ *     dom.N.cpu=C      (the physical CPU its one VCPU runs on; default 0)
+ *     dom.N.vcpus=K    (Linux: its VCPUs, 1..8, each on its own CPU; default 1)
+ *     dom.N.cpus=C,... (the CPU of each VCPU in order, distinct; without
+ *                       dom.N.vcpus= the list's length is the count;
+ *                       default: VCPU i on CPU i, or dom.N.cpu= for one)
  *     dom.N.x2apic=off (multiboot: CPUID enumerates no x2APIC and the APIC
  *                       cannot be switched to it, as QEMU's -cpu ...,-x2apic;
  *                       default on)
@@ -25,6 +29,7 @@
 #define DOMAIN_NAME_MAX     16u     /* name with its NUL */
 #define DOMAIN_MODULES_MAX  8u      /* a multiboot kernel's modules */
 #define DOMAIN_CMDLINE_MAX  512u    /* dom.N.cmdline= with its NUL */
+#define DOMAIN_VCPUS_MAX    8u      /* dom.N.vcpus= */
 
 #define DOMAIN_MEM_ALIGN    (2ull << 20)
 #define DOMAIN_MEM_MIN      (4ull << 20)
@@ -49,7 +54,8 @@ struct domain_spec {
     bool has_cmdline;               /* dom.N.cmdline= given (multiboot only) */
     char cmdline[DOMAIN_CMDLINE_MAX];
     uint64_t mem_bytes;
-    unsigned int cpu;
+    unsigned int vcpus;             /* 1..DOMAIN_VCPUS_MAX */
+    unsigned int cpus[DOMAIN_VCPUS_MAX];    /* the physical CPU of each VCPU, distinct */
     bool no_x2apic;                 /* dom.N.x2apic=off (multiboot only) */
     char name[DOMAIN_NAME_MAX];
 };
@@ -61,7 +67,7 @@ struct domain_config {
 };
 
 /* Reads every dom.* and sched.slice option of `cmdline`. `cpus` is the
- * number of physical CPUs (dom.N.cpu must be below it). On a bad value
+ * number of physical CPUs (every CPU named must be below it). On a bad value
  * returns false with a specific message naming the option in `err`. */
 bool domain_config_parse(const char *cmdline, unsigned int cpus,
                          struct domain_config *cfg, char *err, size_t err_size);

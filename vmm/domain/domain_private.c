@@ -65,6 +65,11 @@ unsigned int domains_reserve(const struct boot_info *bi, unsigned int cpus,
         if (spec->kind == DOMAIN_KIND_NONE)
             continue;
         check_module(bi, n);
+        if (spec->vcpus > 1) {
+            printk("vertigo: dom.%u.vcpus=%u: a domain beside domain 0 has one VCPU in this "
+                   "version\n", n, spec->vcpus);
+            run_end(RUN_FAIL, "bad domain option");
+        }
         uint64_t base = palloc_alloc(pa, spec->mem_bytes / PAGE_SIZE, DOMAIN_MEM_ALIGN,
                                      HOST_IDENTITY_LIMIT);
         if (!base) {
@@ -76,7 +81,7 @@ unsigned int domains_reserve(const struct boot_info *bi, unsigned int cpus,
         hidden[(*count)++] = (struct phys_range){ base, base + spec->mem_bytes };
         printk("domain %u (%s): %s '%s', %lu MiB of RAM at [%#lx-%#lx), cpu %u\n", n,
                spec->name, kind_name(spec->kind), spec->module, spec->mem_bytes >> 20, base,
-               base + spec->mem_bytes, spec->cpu);
+               base + spec->mem_bytes, spec->cpus[0]);
     }
     if (config.count)
         printk("sched: slice %u us of guest time\n", config.slice_us);
@@ -150,7 +155,7 @@ void domains_build(const struct boot_info *bi)
         d->id = n;
         memcpy(d->name, spec->name, sizeof(d->name));
         d->vcpu_count = 1;
-        d->vcpus[0] = (struct vcpu){ .id = 0, .cpu = spec->cpu, .domain = d };
+        d->vcpus[0] = (struct vcpu){ .id = 0, .cpu = spec->cpus[0], .domain = d };
         if (!load_domain(bi, d))
             continue;
         if (!vmx_domain_init_private(d, d->vmx.ram_hpa, spec->mem_bytes))
