@@ -51,14 +51,22 @@ static inline uint64_t logdec_fast_load(const uint8_t *p)
  * ignored): one PEXT, or pairs into 14 bits per 16, into 28 per 32, into
  * 56. */
 #define LOGDEC_FAST_INLINE static inline __attribute__((always_inline))
+#if defined(__x86_64__)
+/* PEXT: the bits of w where mask has ones, packed (BMI2; the mask may
+ * come straight from memory). */
+LOGDEC_FAST_INLINE uint64_t logdec_fast_pext(uint64_t w, uint64_t mask)
+{
+    uint64_t v;
+    __asm__("pextq %2, %1, %0" : "=r"(v) : "r"(w), "rm"(mask));
+    return v;
+}
+#endif
+
 LOGDEC_FAST_INLINE uint64_t logdec_fast_pack(uint64_t w, bool pext)
 {
 #if defined(__x86_64__)
-    if (pext) {
-        uint64_t v;
-        __asm__("pextq %2, %1, %0" : "=r"(v) : "r"(w), "r"(LOGDEC_FAST_GROUP_BITS));
-        return v;
-    }
+    if (pext)
+        return logdec_fast_pext(w, LOGDEC_FAST_GROUP_BITS);
 #endif
     w &= LOGDEC_FAST_GROUP_BITS;
     w = (w & 0x007f007f007f007full) | ((w >> 1) & 0x3f803f803f803f80ull);
@@ -72,22 +80,23 @@ static const uint64_t logdec_fast_keep[LOGDEC_FAST_VARINT_MAX + 1] = {
     0xffffffffffffffull, 0xffffffffffffffffull,
 };
 
-/* The 7-bit groups of a varint of n bytes (1..8) within its 8-byte load:
- * the mask PEXT takes, so it needs no mask of its own first. */
-static const uint64_t logdec_fast_groups[LOGDEC_FAST_VARINT_MAX + 1] = {
-    0, 0x7full, 0x7f7full, 0x7f7f7full, 0x7f7f7f7full, 0x7f7f7f7f7full, 0x7f7f7f7f7f7full,
-    0x7f7f7f7f7f7f7full, 0x7f7f7f7f7f7f7f7full,
-};
+/* The 7-bit groups of a varint of n bytes (1..8) within its 8-byte load,
+ * ANDed with keep: the mask PEXT takes, so it needs no mask of its own
+ * first. */
+#define LOGDEC_FAST_GROUP_MASKS(keep)                                                          \
+    {                                                                                          \
+        0, 0x7full & (keep), 0x7f7full & (keep), 0x7f7f7full & (keep), 0x7f7f7f7full & (keep), \
+        0x7f7f7f7f7full & (keep), 0x7f7f7f7f7f7full & (keep), 0x7f7f7f7f7f7f7full & (keep),    \
+        0x7f7f7f7f7f7f7f7full & (keep),                                                        \
+    }
+static const uint64_t logdec_fast_groups[LOGDEC_FAST_VARINT_MAX + 1] = LOGDEC_FAST_GROUP_MASKS(~0ull);
 
 /* The value of a varint of n bytes (1..8) loaded in w. */
 LOGDEC_FAST_INLINE uint64_t logdec_fast_value(uint64_t w, size_t n, bool pext)
 {
 #if defined(__x86_64__)
-    if (pext) {
-        uint64_t v;
-        __asm__("pextq %2, %1, %0" : "=r"(v) : "r"(w), "rm"(logdec_fast_groups[n]));
-        return v;
-    }
+    if (pext)
+        return logdec_fast_pext(w, logdec_fast_groups[n]);
 #endif
     return logdec_fast_pack(w & logdec_fast_keep[n], pext);
 }
@@ -103,10 +112,7 @@ LOGDEC_FAST_INLINE int64_t logdec_fast_unzigzag(uint64_t v)
 
 /* The 7-bit groups of a varint of n bytes (1..8) but its lowest bit:
  * PEXT with these gives a zigzag value shifted right by one. */
-static const uint64_t logdec_fast_groups_high[LOGDEC_FAST_VARINT_MAX + 1] = {
-    0, 0x7eull, 0x7f7eull, 0x7f7f7eull, 0x7f7f7f7eull, 0x7f7f7f7f7eull, 0x7f7f7f7f7f7eull,
-    0x7f7f7f7f7f7f7eull, 0x7f7f7f7f7f7f7f7eull,
-};
+static const uint64_t logdec_fast_groups_high[LOGDEC_FAST_VARINT_MAX + 1] = LOGDEC_FAST_GROUP_MASKS(~1ull);
 
 /* The signed value of a zigzag varint of n bytes (1..8) loaded in w,
  * log_unzigzag of its value. With PEXT the value's bits but the lowest
@@ -115,11 +121,8 @@ static const uint64_t logdec_fast_groups_high[LOGDEC_FAST_VARINT_MAX + 1] = {
 LOGDEC_FAST_INLINE int64_t logdec_fast_signed(uint64_t w, size_t n, bool pext)
 {
 #if defined(__x86_64__)
-    if (pext) {
-        uint64_t half;
-        __asm__("pextq %2, %1, %0" : "=r"(half) : "r"(w), "rm"(logdec_fast_groups_high[n]));
-        return (int64_t)(half ^ (0u - (w & 1u)));
-    }
+    if (pext)
+        return (int64_t)(logdec_fast_pext(w, logdec_fast_groups_high[n]) ^ (0u - (w & 1u)));
 #endif
     return logdec_fast_unzigzag(logdec_fast_value(w, n, pext));
 }

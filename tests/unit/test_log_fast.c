@@ -7,10 +7,8 @@
  * decoder with each copy of its loop. */
 #include "tests/unit/unit.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
-#include "host-tools/log_text.h"
 #include "host-tools/logdec_fast.h"
 #include "tests/unit/test_log_util.h"
 #include "vmm/log/log_encode.h"
@@ -414,43 +412,6 @@ TEST(fast_signed_is_log_unzigzag_of_the_varint)
     }
 }
 
-static void text_header(void *user, const struct log_stream_header *h, uint64_t offset)
-{
-    log_text_header(user, h, offset);
-}
-
-static void text_record(void *user, const struct logdec_record *r)
-{
-    log_text_record(user, r);
-}
-
-static void text_problem(void *user, const struct logdec_problem *p)
-{
-    log_text_problem(user, p);
-}
-
-/* The stream as `vertigo decode` prints it, decoded by the copy of the
- * decoder's loop that packs with PEXT or by the one with shifts. */
-static char *decode_text_with(const struct log_test_stream *s, bool pext)
-{
-    static const struct logdec_callbacks cb = {
-        .header = text_header, .record = text_record, .problem = text_problem,
-    };
-    char *text = NULL;
-    size_t text_len = 0;
-    FILE *out = open_memstream(&text, &text_len);
-    struct logdec *dec = malloc(sizeof(*dec));
-    if (!out || !dec)
-        abort();
-    logdec_init(dec, &cb, out);
-    dec->pext = pext;
-    logdec_feed(dec, s->data, s->len);
-    logdec_finish(dec);
-    free(dec);
-    fclose(out);
-    return text;
-}
-
 /* A RIP-only sample, most with one-byte head fields. */
 static void random_rip_only(struct log_sample *s)
 {
@@ -521,12 +482,12 @@ TEST(decoder_loops_agree)
     uint32_t seq = ring.block_seq;
     uint64_t first = ring.records_out;
     hostile_blocks(&s, &seq, &first);
-    char *shifts = decode_text_with(&s, false);
+    char *shifts = log_test_decode_text_loop(s.data, s.len, 0);
     char *usual = log_test_decode_text(s.data, s.len);
     CHECK(!strcmp(shifts, usual));
     CHECK(strstr(usual, "bad-record") != NULL);
     if (have_pext()) {
-        char *pext = decode_text_with(&s, true);
+        char *pext = log_test_decode_text_loop(s.data, s.len, 1);
         CHECK(!strcmp(pext, usual));
         free(pext);
     }

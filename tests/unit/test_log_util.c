@@ -599,6 +599,11 @@ static void text_problem(void *user, const struct logdec_problem *p)
 
 char *log_test_decode_text(const void *data, size_t len)
 {
+    return log_test_decode_text_loop(data, len, -1);
+}
+
+char *log_test_decode_text_loop(const void *data, size_t len, int pext)
+{
     static const struct logdec_callbacks cb = {
         .header = text_header, .record = text_record, .problem = text_problem,
     };
@@ -609,6 +614,8 @@ char *log_test_decode_text(const void *data, size_t len)
     if (!out || !dec)
         abort();
     logdec_init(dec, &cb, out);
+    if (pext >= 0)
+        dec->pext = pext;
     logdec_feed(dec, data, len);
     logdec_finish(dec);
     free(dec);

@@ -76,5 +76,9 @@ void log_test_decoded_free(struct log_test_decoded *d);
 /* Decodes data into text exactly as `vertigo decode` prints it; the
  * caller frees the returned NUL-terminated string. */
 char *log_test_decode_text(const void *data, size_t len);
+/* The same with the copy of the decoder's loop that packs varints with
+ * PEXT (pext 1, where the CPU has BMI2) or with shifts (0); -1: the copy
+ * the decoder chose. */
+char *log_test_decode_text_loop(const void *data, size_t len, int pext);
 
 #endif
