@@ -59,9 +59,12 @@ void stats_domains_add(struct stats_domains *s, const struct logdec_record *r)
             d->samples[r->u.sample.mode]++;
         return;
     case LOG_REC_LIFECYCLE:
-        if ((d = domain_of(s, r->u.lifecycle.domain)) &&
-            r->u.lifecycle.event == LOG_LC_VCPU_ONLINE)
+        if (!(d = domain_of(s, r->u.lifecycle.domain)))
+            return;
+        if (r->u.lifecycle.event == LOG_LC_VCPU_ONLINE)
             d->vcpus_online++;
+        else if (r->u.lifecycle.event == LOG_LC_DOMAIN_START)
+            d->vcpus_online = 0;    /* a restarted domain's VCPUs come online again */
         return;
     case LOG_REC_VCPU_STATS:
         if ((d = domain_of(s, r->u.vcpu_stats.domain)))

@@ -23,7 +23,8 @@
 struct stats_domain {
     uint32_t id;
     uint64_t samples[LOG_MODE_COUNT];
-    uint32_t vcpus_online;              /* vcpu-online records */
+    uint32_t vcpus_online;              /* vcpu-online records since its last
+                                         * domain-start (a restart starts it again) */
     uint32_t vcpu_stats;                /* vcpu-stats records (VCPUs that reported) */
     uint64_t exits, switches, switch_ticks;
     uint64_t by_reason[SWEVENT_EXIT_REASONS];

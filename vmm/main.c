@@ -32,10 +32,10 @@ static struct boot_info boot_info;
 static struct page_allocator page_allocator;
 
 /* dom.N=, dom.N.mem=, dom.N.cpu=, dom.N.name=, dom.N.cmdline=, dom.N.x2apic=,
- * dom.N.vcpus=, dom.N.cpus= (vmm/domain/domain_config.h). */
+ * dom.N.vcpus=, dom.N.cpus=, dom.N.on_reboot= (vmm/domain/domain_config.h). */
 #define DOMAIN_OPTIONS(n) "dom." #n, "dom." #n ".mem", "dom." #n ".cpu", "dom." #n ".name", \
                           "dom." #n ".cmdline", "dom." #n ".x2apic", "dom." #n ".vcpus", \
-                          "dom." #n ".cpus"
+                          "dom." #n ".cpus", "dom." #n ".on_reboot"
 
 static const char *const known_options[] = {
     "console", "debugcon", "guest", "selftest", "pmu", "log",

@@ -49,6 +49,8 @@ struct domain {
     unsigned int vcpu_count;
     struct vcpu vcpus[MAX_CPUS];
     bool ended;                     /* domain_end ran (several domains only) */
+    bool restart_on_reboot;         /* dom.N.on_reboot=restart (vmm/domain/domain.h) */
+    unsigned int restarts;          /* times it restarted so far */
     enum guest_verdict verdict;     /* reported by the guest (hypercall) */
     char verdict_text[64];
     struct guest_kernel_unwind kernel_unwind;   /* declared by the guest (HC_KERNEL_ORC) */

@@ -66,6 +66,12 @@ bool vmx_domain_init_private(struct domain *d, uint64_t ram_hpa, uint64_t ram_by
 __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v,
                                             const struct linux_boot_state *start);
 
+/* Domain d of v restarts (domain_reset, on v's CPU in an exit handler of
+ * v): after the exit is handled, before v is entered again, v's VMCS and
+ * VT-x state, its registers and its PMU state are those of a VCPU that
+ * never ran, its start state d's boot state (vmx/vcpu_restart.h). */
+void vmx_vcpu_restart(struct vcpu *v);
+
 /* ---- The CPUs' schedulers (vmx/vmx_sched.c) ---- */
 
 /* Set-up, on the boot CPU before any VCPU runs: adds v to the list of the

@@ -90,11 +90,13 @@ void handle_triple_fault(struct vcpu *v, const struct vmx_exit *e)
 {
     printk("vmx: vcpu %u: guest triple fault\n", v->id);
     vmx_dump_guest(v, e);
-    domain_end(v->domain, GUEST_END_TRIPLE_FAULT, "guest triple fault");
+    /* A PC resets after a triple fault (Linux's reboot=triple): a domain
+     * with dom.N.on_reboot=restart starts over, any other ends. */
+    domain_reset(v->domain, GUEST_END_TRIPLE_FAULT, "guest triple fault");
 }
 
 void handle_init_signal(struct vcpu *v, const struct vmx_exit *e)
 {
     (void)e;
-    domain_end(v->domain, GUEST_END_RESET, "INIT signal");
+    domain_reset(v->domain, GUEST_END_RESET, "INIT signal");
 }

@@ -7,6 +7,7 @@
 #include "lib/console.h"
 #include "lib/cpu.h"
 #include "vmm/vhw/acpi_build.h"
+#include "vmm/vhw/pc_reset.h"
 #include "vmm/domain/domain.h"
 #include "vmm/domain/domain_vhw.h"
 #include "vmx/mode_trap.h"
@@ -73,15 +74,19 @@ static void set_in_value(struct vcpu *v, unsigned int size, uint32_t value)
     v->regs.rax = size == 4 ? (value & mask) : (v->regs.rax & ~mask) | (value & mask);
 }
 
-static void power_write(struct vcpu *v, uint16_t port, uint8_t value)
+/* A write to the power ports: S5 ends the domain; a reset request ends
+ * it or starts it over (domain_reset). False if the write asked for
+ * nothing (the caller completes the instruction). */
+static bool power_write(struct vcpu *v, uint16_t port, uint8_t value)
 {
     switch (acpi_build_power_write(v->domain->vhw->power_port, port, value)) {
     case ACPI_POWER_OFF:
         domain_end(v->domain, GUEST_END_POWER_OFF, "ACPI S5 (sleep control register)");
     case ACPI_POWER_RESET:
-        domain_end(v->domain, GUEST_END_RESET, "ACPI reset register");
+        domain_reset(v->domain, GUEST_END_RESET, "ACPI reset register");
+        return true;
     default:
-        break;
+        return false;
     }
 }
 
@@ -143,6 +148,13 @@ bool vhw_io(struct vcpu *v, const struct vmx_exit *e)
 
     if (q & IO_QUAL_STRING)
         return false;
+    /* A reset request ends the domain or starts it over: the instruction
+     * is not completed (a restarted VCPU starts at its kernel's entry). */
+    const char *reset = pc_reset_request(port, size, in, (uint8_t)v->regs.rax);
+    if (reset) {
+        domain_reset(v->domain, GUEST_END_RESET, reset);
+        return true;
+    }
     if (test_exit_io(v, port, size, in) || fw_cfg_io(v, port, size, in) ||
         pm_timer_io(v, port, size, in)) {
         vmx_skip_instruction(e);
@@ -153,8 +165,8 @@ bool vhw_io(struct vcpu *v, const struct vmx_exit *e)
     if (power) {
         if (in)
             set_in_value(v, size, 0);
-        else
-            power_write(v, port, (uint8_t)v->regs.rax);
+        else if (power_write(v, port, (uint8_t)v->regs.rax))
+            return true;        /* started over: nothing of the old boot to complete */
     } else if (in) {
         set_in_value(v, size, vuart16550_read(&hw->uart, port));
     } else {

@@ -36,3 +36,13 @@ void vcpu_debugregs_switch(struct vcpu *from, struct vcpu *to)
     if (in->dr6 != now->dr6)
         write_dr6(in->dr6);
 }
+
+void vcpu_debugregs_reset(struct vcpu *v)
+{
+    write_dr0(reset_values.dr[0]);
+    write_dr1(reset_values.dr[1]);
+    write_dr2(reset_values.dr[2]);
+    write_dr3(reset_values.dr[3]);
+    write_dr6(reset_values.dr6);
+    v->vmx.debugregs = reset_values;
+}

@@ -17,4 +17,8 @@ struct vcpu;
  * registers whose values differ, on the CPU both run on. */
 void vcpu_debugregs_switch(struct vcpu *from, struct vcpu *to);
 
+/* v, whose registers the CPU holds, starts over: the CPU's DR0-DR3 and
+ * DR6 get their values after reset. */
+void vcpu_debugregs_reset(struct vcpu *v);
+
 #endif

@@ -6,6 +6,7 @@
 #include "vmx/vcpu_fpu.h"
 
 #include "lib/cpu.h"
+#include "lib/mem.h"
 #include "vmm/heap.h"
 #include "vmm/vcpu.h"
 
@@ -69,9 +70,17 @@ static void restore(const void *area)
         __asm__ volatile("fxrstor64 (%0)" : : "r"(area) : "memory");
 }
 
-/* v's save area, holding the reset state when first allocated (zeroed:
- * the XSAVE header's bitmaps say every component is in its initial
- * state; the legacy fields that XRSTOR and FXRSTOR still load are set). */
+/* The state after reset in area a (zeroed: the XSAVE header's bitmaps
+ * say every component is in its initial state; the legacy fields that
+ * XRSTOR and FXRSTOR still load are set). */
+static void reset_area(uint8_t *a)
+{
+    memset(a, 0, area_bytes());
+    *(uint32_t *)(a + AREA_MXCSR) = MXCSR_RESET;
+    *(uint16_t *)(a + AREA_FCW) = FCW_RESET;
+}
+
+/* v's save area, holding the reset state when first allocated. */
 static uint8_t *area_of(struct vcpu *v)
 {
     if (!v->vmx.fpu_area) {
@@ -79,8 +88,7 @@ static uint8_t *area_of(struct vcpu *v)
         if (!pa)
             return NULL;
         uint8_t *a = (uint8_t *)(uintptr_t)pa;      /* the heap is identity-mapped */
-        *(uint32_t *)(a + AREA_MXCSR) = MXCSR_RESET;
-        *(uint16_t *)(a + AREA_FCW) = FCW_RESET;
+        reset_area(a);
         v->vmx.fpu_area = a;
         v->vmx.xcr0 = XCR0_RESET;
     }
@@ -109,5 +117,20 @@ bool vcpu_fpu_switch(struct vcpu *from, struct vcpu *to)
     restore(in);
     if (to->vmx.xcr0 != all_components())
         xsetbv_safe(0, to->vmx.xcr0);       /* a value the CPU took from to's XSETBV */
+    return true;
+}
+
+bool vcpu_fpu_reset(struct vcpu *v)
+{
+    uint8_t *a = area_of(v);
+    if (!a)
+        return false;
+    reset_area(a);
+    if (has_xsave() && xgetbv0() != all_components())
+        xsetbv_safe(0, all_components());   /* XRSTOR initializes every component */
+    restore(a);
+    if (has_xsave())
+        xsetbv_safe(0, XCR0_RESET);
+    v->vmx.xcr0 = XCR0_RESET;
     return true;
 }

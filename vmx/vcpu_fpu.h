@@ -21,4 +21,9 @@ struct vcpu;
  * (nothing was switched). */
 bool vcpu_fpu_switch(struct vcpu *from, struct vcpu *to);
 
+/* v, whose state the CPU holds, starts over: the CPU's registers and
+ * XCR0 get their values after reset, v's save area with them. False when
+ * the heap had no page for its save area. */
+bool vcpu_fpu_reset(struct vcpu *v);
+
 #endif

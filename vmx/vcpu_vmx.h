@@ -92,6 +92,7 @@ struct vcpu_vmx {
     void *fpu_area;             /* its XSAVE state while switched out, and */
     uint64_t xcr0;              /* its XCR0 (vmx/vcpu_fpu.c) */
     uint64_t spec_ctrl;         /* its IA32_SPEC_CTRL while switched out (vmx/vcpu_spec.c) */
+    bool restart;               /* starts over after this exit (vmx/vcpu_restart.h) */
 };
 
 struct domain_vmx {

@@ -7,6 +7,7 @@
 #include "boot/percpu.h"
 #include "boot/traps.h"
 #include "lib/console.h"
+#include "lib/mem.h"
 #include "vmm/heap.h"
 #include "lib/msr.h"
 #include "vmx/vmx_cpu.h"
@@ -176,7 +177,16 @@ static void write_guest_state(struct vcpu *v, const struct linux_boot_state *st)
 
 bool vmcs_setup(struct vcpu *v, const struct linux_boot_state *st)
 {
-    uint64_t vmcs = heap_alloc_pages(1);
+    /* A VCPU started over (vmx/vcpu_restart.h) keeps its page: cleared
+     * (the CPU's copy written back), then zeroed, it is a new VMCS with
+     * no field of the old boot left. */
+    uint64_t vmcs = v->vmx.vmcs_pa;
+    if (vmcs) {
+        vmclear(vmcs);
+        memset((void *)(uintptr_t)vmcs, 0, PAGE_SIZE);
+    } else {
+        vmcs = heap_alloc_pages(1);
+    }
     if (!vmcs) {
         printk("vmx: no memory for a VMCS\n");
         return false;

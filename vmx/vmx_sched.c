@@ -19,6 +19,7 @@
 #include "vmx/vcpu_debugregs.h"
 #include "vmx/vcpu_spec.h"
 #include "vmx/vcpu_fpu.h"
+#include "vmx/vcpu_restart.h"
 #include "vmx/vmx_domain.h"
 #include "vmx/vmx_ops.h"
 #include "vmx/vmx_timer.h"
@@ -279,6 +280,32 @@ static void switch_vcpu(struct sched_cpu *s, struct vcpu *from, struct vcpu *to)
     to->stats.switch_cycles += rdtsc() - start;
 }
 
+/* ---- A domain's restart ------------------------------------------------- */
+
+void vmx_vcpu_restart(struct vcpu *v)
+{
+    v->vmx.restart = true;
+    work[v->cpu] = true;
+}
+
+/* The syscall MSRs the CPU holds for v get a VCPU's that never ran (0). */
+static void clear_syscall_msrs(struct vcpu *v)
+{
+    for (unsigned int i = 0; i < 6; i++) {
+        if (rdmsr(syscall_msrs[i]))
+            wrmsr(syscall_msrs[i], 0);
+        v->vmx.syscall_msrs[i] = 0;
+    }
+}
+
+static void restart(struct sched_cpu *s, struct vcpu *v)
+{
+    clear_syscall_msrs(v);
+    vcpu_restart(v);
+    sched_set_state(s, v, SCHED_RUNNABLE);
+    update_work(v->cpu);
+}
+
 /* Domain 0 resumed in its HLT with nothing to deliver is idle. */
 static bool domain0_idle(const struct vcpu *v)
 {
@@ -295,6 +322,8 @@ struct vcpu *vmx_sched_after_exit(struct vcpu *v)
         return v;
     if (sched_state_of(s, v) == SCHED_ENDED)
         vmx_sched_domain_ended(v->domain);      /* ended on another CPU */
+    if (v->vmx.restart)
+        restart(s, v);
     if (!sched_shared(s)) {
         vmx_timer_cancel(v, VMX_TIMER_SLICE);
         return v;

@@ -46,6 +46,15 @@ TEST(unikernel_and_linux_domains)
     CHECK_EQ(cfg.dom[7].mem_bytes, 256ull << 20);
 }
 
+TEST(on_reboot_restart_or_end)
+{
+    CHECK(parse("dom.1=linux:k:i dom.1.on_reboot=restart dom.2=linux:k:i "
+                "dom.3=linux:k:i dom.3.on_reboot=end"));
+    CHECK(cfg.dom[1].restart_on_reboot);
+    CHECK(!cfg.dom[2].restart_on_reboot);      /* the default: end */
+    CHECK(!cfg.dom[3].restart_on_reboot);
+}
+
 TEST(multiboot_domains)
 {
     CHECK(parse("dom.2=multiboot:kut dom.3=multiboot:k:env:m2 dom.3.mem=64M "
@@ -128,6 +137,11 @@ TEST(bad_values_are_named)
         { "dom.1.cmdline=x", "dom.1.cmdline=x: domain 1 is not declared" },
         { "dom.1=linux:k:i dom.1.x2apic=off", "dom.1.x2apic=off: only a multiboot domain can" },
         { "dom.1=multiboot:k dom.1.x2apic=no", "dom.1.x2apic=no: on or off" },
+        { "dom.1=linux:k:i dom.1.on_reboot=again", "dom.1.on_reboot=again: restart or end" },
+        { "dom.1=unikernel:u dom.1.on_reboot=restart",
+          "dom.1.on_reboot=restart: only a Linux domain restarts" },
+        { "dom.1=multiboot:k dom.1.on_reboot=end", "dom.1.on_reboot=end: only a Linux domain" },
+        { "dom.1.on_reboot=end", "dom.1.on_reboot=end: domain 1 is not declared" },
         { "dom.1=unikernel:u dom.1.mem=3M", "dom.1.mem=3M: out of range" },
         { "dom.1=unikernel:u dom.1.mem=2M", "dom.1.mem=2M: out of range" },
         { "dom.1=unikernel:u dom.1.mem=5M", "dom.1.mem=5M: not a multiple of 2M" },

@@ -79,6 +79,20 @@ TEST(each_domain_by_name_with_its_samples_exits_and_switches)
 
 /* Nothing seen, nothing printed; more domains than the table counts the
  * rest instead of dropping them silently. */
+/* A domain restarted by its reset request starts again (domain-start) and
+ * its VCPU comes online again: still one VCPU online. */
+TEST(a_restarted_domain_counts_its_vcpus_once)
+{
+    memset(&stats, 0, sizeof(stats));
+    for (int boot = 0; boot < 3; boot++) {
+        feed(LOG_REC_LIFECYCLE, &(union log_record_value){ .lifecycle = {
+            .domain = 1, .event = LOG_LC_DOMAIN_START } });
+        online(1, 0);
+    }
+    CHECK_EQ(stats.count, 1);
+    CHECK_EQ(stats.domains[0].vcpus_online, 1);
+}
+
 TEST(no_domain_prints_nothing_and_extra_domains_are_counted)
 {
     char *text = NULL;

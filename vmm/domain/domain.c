@@ -7,6 +7,7 @@
 #include "lib/console.h"
 #include "vmm/console/console_drain.h"
 #include "vmm/domain/domain_config.h"
+#include "vmm/domain/domain_private.h"
 #include "lib/format.h"
 #include "vmm/log/log_hv.h"
 #include "vmm/log/log_quota.h"
@@ -196,11 +197,12 @@ static bool only_one_alive(void)
     return one;
 }
 
-__attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
-                                          const char *detail)
+/* The end of one boot of domain d: its console flushed, how it ended, its
+ * drops, its stop records, its VCPUs' exit statistics and its PMU reports
+ * (run_ends: no other domain is left). */
+static void report_boot_end(struct domain *d, enum guest_end how, const char *detail,
+                            bool run_ends)
 {
-    if (!single_guest(d) && __atomic_exchange_n(&d->ended, true, __ATOMIC_ACQ_REL))
-        vmx_sched_domain_ended(d);      /* another of its VCPUs ended it */
     pmu_domain_stopping(d);
     spin_lock(console_lock_of(d));
     domain_console_flush(&d->console, console_line, d);
@@ -221,8 +223,45 @@ __attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
     log_domain_stop(d, how);
     for (unsigned int i = 0; i < d->vcpu_count; i++)
         exit_stats_print(&d->vcpus[i].stats, i, printk);
-    pmu_domain_report(d, only_one_alive());
+    pmu_domain_report(d, run_ends);
     log_hv_flush();     /* the statistics are the largest burst of text */
+}
+
+/* Whether a reset request of d restarts it: dom.N.on_reboot=restart, a
+ * domain beside domain 0 with one VCPU, not ending already. */
+static bool restarts(const struct domain *d)
+{
+    return d->restart_on_reboot && d->id != 0 && d->vcpu_count == 1 &&
+           !__atomic_load_n(&d->ended, __ATOMIC_ACQUIRE);
+}
+
+void domain_reset(struct domain *d, enum guest_end how, const char *detail)
+{
+    if (!restarts(d))
+        domain_end(d, how, detail);
+    report_boot_end(d, how, detail, false);
+    unsigned int boot = d->restarts + 1;
+    printk("guest: domain %u (%s) boot %u verdict %s%s%s\n", d->id, d->name, boot,
+           d->verdict == GUEST_VERDICT_PASS ? "PASS"
+           : d->verdict == GUEST_VERDICT_FAIL ? "FAIL" : "none reported",
+           d->verdict_text[0] ? ": " : "", d->verdict_text);
+    d->verdict = GUEST_VERDICT_NONE;
+    d->verdict_text[0] = '\0';
+    memset(&d->kernel_unwind, 0, sizeof(d->kernel_unwind));
+    d->restarts++;
+    domains_reload(d);
+    printk("guest: domain %u (%s) restarts from its kernel and initrd "
+           "(dom.%u.on_reboot=restart): boot %u, its PMU state, sessions and exit "
+           "statistics reset\n", d->id, d->name, d->id, boot + 1);
+    vmx_vcpu_restart(&d->vcpus[0]);
+}
+
+__attribute__((noreturn)) void domain_end(struct domain *d, enum guest_end how,
+                                          const char *detail)
+{
+    if (!single_guest(d) && __atomic_exchange_n(&d->ended, true, __ATOMIC_ACQ_REL))
+        vmx_sched_domain_ended(d);      /* another of its VCPUs ended it */
+    report_boot_end(d, how, detail, only_one_alive());
 
     if (!single_guest(d))
         domain_end_one(d, how);

@@ -45,6 +45,18 @@ int64_t domain_console_output(void *d, const char *text, size_t len);
 /* VERTIGO_HC_POWER_OFF of domain d (ctx): ends it as powered off. */
 __attribute__((noreturn)) void domain_power_off(void *d);
 
+/* A reset request of domain d (`how`: GUEST_END_RESET, or
+ * GUEST_END_TRIPLE_FAULT, which a PC turns into a reset), from an exit
+ * handler of d's VCPU on its CPU. With dom.N.on_reboot=restart (a Linux
+ * domain with one VCPU) the boot's end is reported as domain_end reports
+ * it, with "guest: domain N (NAME) boot B verdict ..." and "... restarts
+ * from its kernel and initrd ...", its images are loaded again and its
+ * VCPU starts over from them (vmx_vcpu_restart): it returns, and the
+ * handler must then return without touching the guest's state. Otherwise
+ * (on_reboot=end, the default, and always for domain 0) it ends the
+ * domain as domain_end does and does not return. */
+void domain_reset(struct domain *d, enum guest_end how, const char *detail);
+
 /* The domain is over: prints why, every VCPU's exit statistics and its
  * verdict (FAIL unless it reported PASS and ended by powering off or
  * through the test-exit port). Domain 0 alone, it ends the run with that

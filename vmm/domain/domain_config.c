@@ -267,13 +267,27 @@ static bool place_vcpus(struct parse *p, unsigned int n, unsigned int cpus,
     return true;
 }
 
-/* The sub-options of dom.N (mem, cpu, name, cmdline, x2apic, vcpus, cpus);
+/* dom.N.on_reboot=restart|end: what a Linux domain's reset request does
+ * (vmm/domain/domain.h, domain_reset). */
+static bool parse_on_reboot(struct parse *p, const char *key, const char *value,
+                            struct domain_spec *d)
+{
+    if (d->kind != DOMAIN_KIND_LINUX)
+        return fail(p, "%s=%s: only a Linux domain restarts from its images", key, value);
+    if (strcmp(value, "restart") && strcmp(value, "end"))
+        return fail(p, "%s=%s: restart or end", key, value);
+    d->restart_on_reboot = strcmp(value, "restart") == 0;
+    return true;
+}
+
+/* The sub-options of dom.N (mem, cpu, name, cmdline, x2apic, vcpus, cpus,
+ * on_reboot);
  * each is an error without dom.N=. */
 static bool parse_sub(struct parse *p, const char *cmdline, unsigned int n, unsigned int cpus,
                       struct domain_spec *d)
 {
     static const char *const subs[] = { "mem", "cpu", "name", "cmdline", "x2apic", "vcpus",
-                                        "cpus" };
+                                        "cpus", "on_reboot" };
     char key[24], value[DOMAIN_CMDLINE_MAX];
     struct cpu_options o = { 0 };
     bool present;
@@ -298,7 +312,8 @@ static bool parse_sub(struct parse *p, const char *cmdline, unsigned int n, unsi
                 : s == 3 ? parse_cmdline(p, key, value, d)
                 : s == 4 ? parse_x2apic(p, key, value, d)
                 : s == 5 ? parse_vcpus(p, key, value, d)
-                         : parse_cpu_list(p, key, value, cpus, d, &o.listed);
+                : s == 6 ? parse_cpu_list(p, key, value, cpus, d, &o.listed)
+                         : parse_on_reboot(p, key, value, d);
         if (!ok)
             return false;
     }

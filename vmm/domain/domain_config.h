@@ -14,6 +14,9 @@
  *                       cannot be switched to it, as QEMU's -cpu ...,-x2apic;
  *                       default on)
  *     dom.N.name=NAME  (default domN; letters, digits, '-', '_')
+ *     dom.N.on_reboot=restart|end (Linux: a reset request restarts the
+ *                       domain from its kernel and initrd, or ends it as
+ *                       "reset"; default end)
  *     sched.slice=TIME (10ms, 500us, 1s; default 10ms)
  * MODULE names are GRUB module roles (vmm/loader/guest_modules.h). Portable and
  * host-tested. */
@@ -57,6 +60,7 @@ struct domain_spec {
     unsigned int vcpus;             /* 1..DOMAIN_VCPUS_MAX */
     unsigned int cpus[DOMAIN_VCPUS_MAX];    /* the physical CPU of each VCPU, distinct */
     bool no_x2apic;                 /* dom.N.x2apic=off (multiboot only) */
+    bool restart_on_reboot;         /* dom.N.on_reboot=restart (Linux only) */
     char name[DOMAIN_NAME_MAX];
 };
 

@@ -145,8 +145,11 @@ static bool load_domain(const struct boot_info *bi, struct domain *d)
     return true;
 }
 
+static const struct boot_info *boot_modules;     /* kept for domains_reload */
+
 void domains_build(const struct boot_info *bi)
 {
+    boot_modules = bi;
     for (unsigned int n = 1; n < DOMAIN_MAX; n++) {
         const struct domain_spec *spec = &config.dom[n];
         struct domain *d = &domains[n];
@@ -155,6 +158,7 @@ void domains_build(const struct boot_info *bi)
         d->id = n;
         memcpy(d->name, spec->name, sizeof(d->name));
         d->vcpu_count = 1;
+        d->restart_on_reboot = spec->restart_on_reboot;
         d->vcpus[0] = (struct vcpu){ .id = 0, .cpu = spec->cpus[0], .domain = d };
         if (!load_domain(bi, d))
             continue;
@@ -170,6 +174,12 @@ void domains_build(const struct boot_info *bi)
     if (!platform_tsc_hz())
         refuse(1, "the TSC rate is unknown: sched.slice= cannot be converted");
     vmx_sched_set_slice(sched_slice_ticks(config.slice_us, platform_tsc_hz()));
+}
+
+void domains_reload(struct domain *d)
+{
+    struct guest_mem mem = { domain_ram, d };
+    domain_vhw_build(boot_modules, d, &config.dom[d->id], &mem, &start_states[d->id]);
 }
 
 struct vcpu *domains_first_vcpu(unsigned int cpu)

@@ -14,6 +14,8 @@
 #include "vmm/domain/domain_config.h"
 #include "vmm/page_alloc.h"
 
+struct domain;
+
 /* Reads and checks the dom.N= options (`cpus`: the CPUs online) and
  * their modules, and takes each domain's RAM from `pa`, adding the blocks
  * to `hidden` (*count grows; room for DOMAIN_MAX - 1). Any error ends the
@@ -27,6 +29,12 @@ unsigned int domains_reserve(const struct boot_info *bi, unsigned int cpus,
  * declared domain, builds its EPT and bitmaps, and adds its VCPU to the
  * scheduler of its CPU. Errors end the run with a message. */
 void domains_build(const struct boot_info *bi);
+
+/* Loads Linux domain d's kernel, initrd and ACPI tables into its RAM
+ * again and resets its virtual hardware, as domains_build did (its
+ * kernel's command line then ends with " vertigo.boot=B", B =
+ * d->restarts + 1); its VCPU's start state is built anew. */
+void domains_reload(struct domain *d);
 
 /* The first domain that domains_build set up to run on `cpu`, or NULL. */
 struct vcpu *domains_first_vcpu(unsigned int cpu);

@@ -11,6 +11,8 @@
 #include "vmm/domain/domain_config.h"
 #include "vmm/loader/guest_modules.h"
 #include "vmm/loader/linux_boot.h"
+#include "lib/cmdline.h"
+#include "lib/format.h"
 #include "lib/mem.h"
 
 #define ACPI_PAGE_GPA   0x9f000ul       /* the last page below the legacy hole */
@@ -64,14 +66,31 @@ uint64_t domain_vhw_acpi(const struct domain *d, const struct guest_mem *ram, ui
     return res.rsdp_gpa;
 }
 
+/* Linux picks how it resets at boot: with hardware-reduced ACPI and no
+ * reboot= option it tries EFI's reset service, then jumps to the BIOS
+ * reset vector in real mode (a domain has neither), never reaching the
+ * FADT's reset register or the keyboard controller. reboot=acpi makes the
+ * reset register its first way (the keyboard controller its second),
+ * unless the domain's own line chooses with reboot= of its own. */
+#define REBOOT_ARG      " reboot=acpi"
+
+/* Vertigo's part in front, the module line's, then REBOOT_ARG and after a
+ * restart (boot B > 1) " vertigo.boot=B", so the kernel's init can tell
+ * its boots apart. */
 static const char *command_line(const struct domain *d, const char *args)
 {
     char *out = cmdlines[d->id];
-    size_t head = sizeof(CONSOLE_ARG) - 1, len = strlen(args);
-    if (head + len + 1 > CMDLINE_MAX)
-        fail(d, "kernel command line too long", "more than 1023 bytes with Vertigo's part");
+    char tail[40];
+    fmt_snprintf(tail, sizeof(tail), "%s", cmdline_has(args, "reboot") ? "" : REBOOT_ARG);
+    if (d->restarts)
+        fmt_snprintf(tail + strlen(tail), sizeof(tail) - strlen(tail), " vertigo.boot=%u",
+                     d->restarts + 1);
+    size_t head = sizeof(CONSOLE_ARG) - 1, len = strlen(args), tail_len = strlen(tail);
+    if (head + len + tail_len + 1 > CMDLINE_MAX)
+        fail(d, "kernel command line too long", "more than 1023 bytes with Vertigo's parts");
     memcpy(out, CONSOLE_ARG, head);
-    memcpy(out + head, args, len + 1);
+    memcpy(out + head, args, len);
+    memcpy(out + head + len, tail, tail_len + 1);
     return out;
 }
 

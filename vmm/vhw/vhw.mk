@@ -62,3 +62,11 @@ HEADERS_HV += vmm/vhw/acpi_pmtimer.h
 HEADERS_HOST += vmm/vhw/acpi_pmtimer.h
 UNIT_TESTS += acpi_pmtimer
 unit_acpi_pmtimer_SRCS := tests/unit/test_acpi_pmtimer.c vmm/vhw/acpi_pmtimer.c
+
+# The PC's reset requests besides the ACPI reset register (keyboard
+# controller, port 0xCF9).
+HV_SRCS += vmm/vhw/pc_reset.c
+HEADERS_HV += vmm/vhw/pc_reset.h
+HEADERS_HOST += vmm/vhw/pc_reset.h
+UNIT_TESTS += pc_reset
+unit_pc_reset_SRCS := tests/unit/test_pc_reset.c vmm/vhw/pc_reset.c
