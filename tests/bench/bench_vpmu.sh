@@ -23,7 +23,7 @@
 # run, the ratios stat/none and record/none (the targets are 1.01 and 1.02;
 # printed, never judged), what perf recorded and whether the guest kernel
 # lowered its perf sample rate (its log says "perf: interrupt took too
-# long"). The two boots run in parallel. A guest second is
+# long"). The two boots run in parallel (BENCH_JOBS=1: one after the other). A guest second is
 # BENCH_IPS emulated instructions, so -F 1000 is a PMI every BENCH_IPS/1000
 # instructions.
 #
@@ -35,7 +35,8 @@
 #        2000,1000,1000000,10007), BENCH_VPMU_OVERHEAD (SCALE,ROUNDS; default
 #        25,2: SCALE times the workload's 10 M loop instructions),
 #        BENCH_IPS (default 500000000), BENCH_TIMEOUT (wall-clock seconds
-#        per boot, default 1800)
+#        per boot, default 1800), BENCH_JOBS (boots at once, default both:
+#        1 under one Bochs slot of a shared machine; the figures are the same)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -69,6 +70,8 @@ mkdir -p "$OUT"
 # $OUT/NAME in the background, its status in $OUT/NAME.status.
 boot() {
     local name=$1 initrd=$2 cmdline=$3 guest_cmdline=$4
+    # BENCH_JOBS: at most that many boots at once (default: all)
+    while [ "$(jobs -rp | wc -l)" -ge "${BENCH_JOBS:-99}" ]; do wait -n; done
     ( "$RUNNER" --platform bochs --ips "$IPS" --timeout "$TIMEOUT" --quiet --elf "$HV_ELF" \
           --cmdline "$cmdline" --kernel "$KERNEL" --initrd "$initrd" \
           --guest-cmdline "$guest_cmdline" --out "$OUT/$name" 2>"$OUT/$name.runner.txt"
@@ -90,7 +93,7 @@ boot_done() {
 OVERHEAD_EVENTS="instructions:ukh,exits:all"
 OVERHEAD_CMDLINE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet"
 OVERHEAD_CMDLINE="$OVERHEAD_CMDLINE vertigo.scenario=perf_overhead vertigo.perf_overhead=$OVERHEAD"
-echo "bench-vpmu: two Bochs boots in parallel (ips $IPS; Bochs emulated instructions, not Intel hardware):"
+echo "bench-vpmu: two Bochs boots, ${BENCH_JOBS:-2} at once (ips $IPS; Bochs emulated instructions, not Intel hardware):"
 echo "            pmu.guest=on, pmu.events=$EVENTS; READS,ROUNDTRIPS,LOOP,PERIOD = $PARAMS"
 echo "            the perf initramfs, pmu.events=$OVERHEAD_EVENTS; SCALE,ROUNDS = $OVERHEAD"
 boot bochs "$INITRD" "console=com2 pmu=auto pmu.guest=on pmu.events=$EVENTS" "$GUEST_CMDLINE"
