@@ -101,6 +101,11 @@ static inline void pmu_nmis_reflected(struct vcpu *v, uint32_t n)
  * stale EPT translation. */
 void pmu_kick_others(const struct vcpu *self);
 
+/* Makes the VCPU running on physical CPU `cpu` exit soon (the same kick),
+ * if that CPU runs one: another VCPU of its domain sent it an interrupt,
+ * or its domain ended. */
+void pmu_kick_cpu(unsigned int cpu);
+
 /* VCPU switches on one physical CPU (pmu/run/pmu_switch.h): the scheduler
  * calls the two around its VMCS switch, on the CPU both VCPUs run on,
  * between the outgoing VCPU's last exit and the incoming VCPU's next

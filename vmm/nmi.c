@@ -5,13 +5,16 @@
 #include "boot/traps.h"
 #include "lib/console.h"
 #include "vmm/pmu_hooks.h"
+#include "vmm/vmx_hooks.h"
 
 void nmi_handle(struct trap_frame *frame)
 {
     struct percpu *pc = this_cpu();
     pc->nmi_count++;
-    if (pmu_nmi_root(frame))
+    if (pmu_nmi_root(frame)) {
+        vmx_nmi_root_vertigo();
         return;
+    }
     printk("vertigo: CPU %u: NMI in the hypervisor at rip %#lx (%lu so far)\n",
            pc->cpu_index, frame->rip, pc->nmi_count);
 }

@@ -38,7 +38,9 @@ struct vcpu {
     struct guest_regs regs;
     struct exit_stats stats;
     bool stopped;                   /* no longer scheduled */
-    bool waits_for_sipi;            /* an AP of domain 0 its kernel has not started */
+    bool waits_for_sipi;            /* an AP its domain's kernel has not started */
+    uint32_t sipi_state;            /* an AP's INIT/SIPI progress (vmm/domain/smp_guest.c) */
+    uint8_t sipi_vector;            /* the STARTUP IPI's vector */
     struct vcpu_pmu pmu;
     struct vcpu_vmx vmx;
 };

@@ -81,6 +81,11 @@ bool vmx_sched_add(struct vcpu *v);
 /* The slice, in TSC ticks of guest time. */
 void vmx_sched_set_slice(uint64_t ticks);
 
+/* NMI context (vmm/nmi.c), an NMI of Vertigo's taken in root mode: if it
+ * is a kick whose reason the entry being committed missed, that entry
+ * exits at once (vmx/exit_nmi.c). */
+void vmx_nmi_root_vertigo(void);
+
 /* Domain d ended (domain_end): its VCPUs never run again; this CPU goes
  * on with its next VCPU, or parks when it has none left. */
 __attribute__((noreturn)) void vmx_sched_domain_ended(struct domain *d);

@@ -16,6 +16,7 @@
 #include "pmu/pmu_loop.h"
 #include "vmx/ept_guard.h"
 #include "vmx/exit.h"
+#include "vmx/exit_vhw.h"
 #include "vmx/mode_trap.h"
 #include "vmx/vmx_ops.h"
 #include "vmx/vmx_sched.h"
@@ -76,7 +77,7 @@ void handle_exception_nmi(struct vcpu *v, const struct vmx_exit *e)
     pmu_nmis_reflected(v, 1);
 }
 
-/* Per VCPU: set from the last update of the VM-execution controls before
+/* Per physical CPU: set from the last update of the VM-execution controls before
  * a VM entry until the VM exit (vmx_nmi_entry_commit, vmx_nmi_exit_begin).
  * Only then may the root NMI handler write the controls: the exit path
  * writes none in that stretch, so its read-modify-write and the handler's
@@ -114,7 +115,7 @@ void vmx_exit_at_nmi_return(void)
 static void queue_nmi(struct vcpu *v, uint32_t *queue)
 {
     __atomic_fetch_add(queue, 1u, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&entry_committed[v->id % MAX_CPUS], __ATOMIC_SEQ_CST))
+    if (__atomic_load_n(&entry_committed[v->cpu % MAX_CPUS], __ATOMIC_SEQ_CST))
         request_nmi_window();
 }
 
@@ -130,15 +131,28 @@ void vmx_queue_vcpu_nmi(struct vcpu *v)
 
 void vmx_nmi_entry_commit(struct vcpu *v)
 {
-    __atomic_store_n(&entry_committed[v->id % MAX_CPUS], 1u, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&entry_committed[v->cpu % MAX_CPUS], 1u, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&v->vmx.root_nmis, __ATOMIC_SEQ_CST) ||
-        __atomic_load_n(&v->vmx.vcpu_nmis, __ATOMIC_SEQ_CST))
+        __atomic_load_n(&v->vmx.vcpu_nmis, __ATOMIC_SEQ_CST) ||
+        vmx_sched_take_exit_wanted(v->cpu))
+        request_nmi_window();
+}
+
+/* NMI context, one of Vertigo's NMIs: a kick that came after the entry
+ * was committed (an interrupt posted to a VCPU of this CPU, or a domain's
+ * end) would wait for some later exit; the NMI-window exit makes the
+ * entry exit at once instead (SDM Vol. 3C 26.7.6). */
+void vmx_nmi_root_vertigo(void)
+{
+    unsigned int cpu = smp_cpu_index();
+    if (__atomic_load_n(&entry_committed[cpu % MAX_CPUS], __ATOMIC_SEQ_CST) &&
+        vmx_sched_take_exit_wanted(cpu))
         request_nmi_window();
 }
 
 void vmx_nmi_exit_begin(struct vcpu *v)
 {
-    __atomic_store_n(&entry_committed[v->id % MAX_CPUS], 0u, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&entry_committed[v->cpu % MAX_CPUS], 0u, __ATOMIC_SEQ_CST);
 }
 
 /* With virtual NMIs the guest's NMI blocking is only what Vertigo gave it
@@ -174,9 +188,13 @@ static void inject_nmi(struct vcpu *v)
 }
 
 /* Guest NMIs the root NMI handler queued become pending: v's own virtual
- * PMU's are v's, the machine's are domain 0's. */
+ * PMU's are v's, the machine's are domain 0's; so do the NMI IPIs another
+ * VCPU of v's domain sent it. */
 static void take_root_nmis(struct vcpu *v)
 {
+    uint32_t ipis = __atomic_exchange_n(&v->vmx.ipi_nmis, 0u, __ATOMIC_SEQ_CST);
+    if (ipis)
+        vhw_nmi_ipis(v, ipis);
     uint32_t own = __atomic_exchange_n(&v->vmx.vcpu_nmis, 0u, __ATOMIC_SEQ_CST);
     if (own) {
         v->vmx.pending_nmis += own;

@@ -45,6 +45,27 @@ bool vhw_pmi_vector(struct vcpu *v)
     return true;
 }
 
+bool vhw_ipi_posted(const struct vcpu *v)
+{
+    if (!v->domain || !v->domain->vhw)
+        return false;
+    uint32_t any = __atomic_load_n(&v->vmx.ipi_nmis, __ATOMIC_SEQ_CST);
+    for (unsigned int w = 0; w < 8; w++)
+        any |= __atomic_load_n(&v->vmx.ipi_vectors[w], __ATOMIC_SEQ_CST);
+    return any != 0;
+}
+
+/* The fixed IPIs other VCPUs posted (vmx/exit_vhw_msr.c) into v's own
+ * APIC, which only v's CPU touches. */
+static void take_posted(struct vcpu *v, struct vlapic *a)
+{
+    for (unsigned int w = 0; w < 8; w++) {
+        uint32_t bits = __atomic_exchange_n(&v->vmx.ipi_vectors[w], 0u, __ATOMIC_SEQ_CST);
+        for (; bits; bits &= bits - 1)
+            vlapic_accept(a, (uint8_t)(w * 32 + (unsigned int)__builtin_ctz(bits)), false);
+    }
+}
+
 uint64_t vhw_guest_tsc(struct vcpu *v)
 {
     return vtsc_guest(&v->domain->vhw->tsc[v->id], rdtsc());
@@ -214,6 +235,7 @@ void vhw_hlt(struct vcpu *v, const struct vmx_exit *e)
 {
     struct vlapic *a = lapic_of(v);
     bool single_step = vmx_skip_instruction(e);
+    take_posted(v, a);
     vlapic_timer_advance(a, vhw_guest_tsc(v));
     if (vlapic_pending_vector(a) >= 0 || single_step)
         return;                     /* the next entry delivers it (a #DB ends a HLT) */
@@ -253,6 +275,7 @@ void vmx_vhw_inject(struct vcpu *v)
     if (!v->domain->vhw)
         return;
     struct vlapic *a = lapic_of(v);
+    take_posted(v, a);
     vlapic_timer_advance(a, vhw_guest_tsc(v));
     inject_pending(v, a);
 }

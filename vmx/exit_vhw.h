@@ -35,6 +35,14 @@ bool vhw_ept_violation(struct vcpu *v, const struct vmx_exit *e);
  * IPI routed to the domain's VCPUs; MSR_ACCESS_GP for VLAPIC_GP. */
 enum msr_access_result vhw_lapic_result(struct vcpu *v, enum vlapic_status st);
 
+/* Whether another VCPU of v's domain posted v an interrupt (a fixed IPI
+ * or an NMI) its virtual APIC has not taken yet. Any CPU. */
+bool vhw_ipi_posted(const struct vcpu *v);
+
+/* n NMI IPIs posted to v become pending as the CPU latches NMIs
+ * (vmx/exit_nmi.c takes them before each entry). */
+void vhw_nmi_ipis(struct vcpu *v, uint32_t n);
+
 /* The guest's LVTPC in its virtual APIC, read and set (the virtual PMU
  * delivers by it), and a PMI for it in fixed delivery mode: its vector
  * goes to the IRR and LVTPC is masked (SDM Vol. 3A 11.5.1); false if the
@@ -61,13 +69,14 @@ void vhw_cr8(struct vcpu *v, const struct vmx_exit *e);
  * TSC leaves. */
 void vhw_cpuid(struct vcpu *v, uint32_t leaf, uint32_t subleaf);
 
-/* HLT: goes on if an interrupt is pending, else sleeps until the virtual
- * timer's next expiry. */
+/* HLT: goes on if an interrupt is pending (or posted by another VCPU),
+ * else sleeps until the virtual timer's next expiry or a posted interrupt. */
 void vhw_hlt(struct vcpu *v, const struct vmx_exit *e);
 
 /* Before each entry, with the other injections and before the PMU plans
  * the entry (the run's mode is the injected event's: pmu/pmu_loop.h): the
- * virtual timer catches up with the TSC, the highest pending vector is
+ * fixed IPIs other VCPUs posted go to the IRR, the virtual timer catches
+ * up with the TSC, the highest pending vector is
  * injected if the guest can take it (else an interrupt-window exit).
  * Nothing for a VCPU without virtual hardware. */
 void vmx_vhw_inject(struct vcpu *v);

@@ -14,6 +14,8 @@
 #include "vmx/vcpu_spec.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
+#include "vmx/vmx_sched.h"
+#include "vmm/domain/smp_guest.h"
 
 #define MSR_UCODE_REV           0x08bu
 #define MSR_DEBUGCTL            0x1d9u
@@ -59,20 +61,53 @@ static void latch_nmi(struct vcpu *v)
         v->vmx.pending_nmis++;
 }
 
-/* An IPI the virtual APIC handed over: a fixed one goes to every VCPU of
- * the domain it names, an NMI to this one if it is named; the other
- * delivery modes are dropped. */
+void vhw_nmi_ipis(struct vcpu *v, uint32_t n)
+{
+    while (n--)
+        latch_nmi(v);
+}
+
+/* A fixed IPI or an NMI for another VCPU t of v's domain: posted in t's
+ * own fields (t's virtual APIC is touched only on t's CPU, which takes
+ * them before its next entry), and t's CPU made to look now. An AP that
+ * waits for its SIPI takes no interrupt (SDM Vol. 3A 9.4.2). */
+static void post_ipi(struct vcpu *t, const struct vlapic_ipi *ipi)
+{
+    if (__atomic_load_n(&t->waits_for_sipi, __ATOMIC_ACQUIRE))
+        return;
+    if (ipi->delivery_mode == VLAPIC_DM_FIXED)
+        __atomic_fetch_or(&t->vmx.ipi_vectors[ipi->vector / 32], 1u << (ipi->vector % 32),
+                          __ATOMIC_SEQ_CST);
+    else
+        __atomic_fetch_add(&t->vmx.ipi_nmis, 1u, __ATOMIC_SEQ_CST);
+    vmx_sched_ipi_posted(t);
+}
+
+/* An IPI the virtual APIC handed over goes to the VCPUs of v's own domain
+ * it names, never beyond (vlapic_ipi_hits against each of their APICs):
+ * fixed and NMI to v itself at once, to the others posted; INIT (assert)
+ * and STARTUP start an AP (vmm/domain/smp_guest.h); the other delivery
+ * modes (lowest priority, SMI, ExtINT, INIT de-assert) are dropped. */
 static void route_ipi(struct vcpu *v)
 {
     const struct vlapic_ipi *ipi = &lapic_of(v)->ipi;
     struct domain *d = v->domain;
+    uint32_t dm = ipi->delivery_mode;
     for (unsigned int i = 0; i < d->vcpu_count; i++) {
-        struct vlapic *to = &d->vhw->lapic[i];
-        if (!vlapic_ipi_hits(to, ipi, i == v->id))
+        struct vcpu *t = &d->vcpus[i];
+        if (!vlapic_ipi_hits(&d->vhw->lapic[i], ipi, t == v))
             continue;
-        if (ipi->delivery_mode == VLAPIC_DM_FIXED)
-            vlapic_accept(to, ipi->vector, false);
-        else if (ipi->delivery_mode == VLAPIC_DM_NMI && i == v->id)
+        if (dm == VLAPIC_DM_INIT && ipi->assert)
+            vcpu_signal_init(d, t->apic_id);
+        else if (dm == VLAPIC_DM_SIPI)
+            vcpu_signal_sipi(d, t->apic_id, ipi->vector);
+        else if (dm != VLAPIC_DM_FIXED && dm != VLAPIC_DM_NMI)
+            continue;
+        else if (t != v)
+            post_ipi(t, ipi);
+        else if (dm == VLAPIC_DM_FIXED)
+            vlapic_accept(&d->vhw->lapic[i], ipi->vector, false);
+        else
             latch_nmi(v);
     }
 }

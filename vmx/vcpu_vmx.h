@@ -72,6 +72,9 @@ struct vcpu_vmx {
     uint32_t root_nmis;         /* guest NMIs taken in root mode (NMI handler
                                  * adds, the entry path exchanges to 0) */
     uint32_t vcpu_nmis;         /* NMIs of its own virtual PMU, queued alike */
+    uint32_t ipi_nmis;          /* NMI IPIs another VCPU of its domain sent it */
+    uint32_t ipi_vectors[8];    /* fixed IPIs another VCPU of its domain sent it,
+                                 * a bit per vector, for its virtual APIC's IRR */
     bool guest_in_nmi;          /* we injected an NMI the guest has not IRETed */
     uint64_t nmis_injected;     /* NMIs injected so far */
     uint64_t cr0_shadow;        /* the guest's view of CR0 / CR4 */

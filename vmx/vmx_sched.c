@@ -15,6 +15,7 @@
 #include "vmm/panic.h"
 #include "vmm/domain/sched.h"
 #include "vmx/exit.h"
+#include "vmx/exit_vhw.h"
 #include "vmx/mode_trap.h"
 #include "vmx/vcpu_debugregs.h"
 #include "vmx/vcpu_spec.h"
@@ -30,6 +31,9 @@ static struct vcpu *domain0_vcpu[MAX_CPUS];
 /* Per CPU: anything to do after an exit (VCPUs share the CPU, vectors
  * wait, a domain ended). False on a CPU with one VCPU: the fast path. */
 static bool work[MAX_CPUS];
+/* Per CPU: exit at once and look at the VCPUs (set by any CPU: an
+ * interrupt posted to one of them, a domain's end; cleared by the owner). */
+static uint32_t exit_wanted[MAX_CPUS];
 static uint64_t dropped_vectors;        /* below FIRST_EXTERNAL_VECTOR, never given */
 
 #define FIRST_EXTERNAL_VECTOR 32        /* 0-31 are exceptions (SDM Vol. 3A 6.3) */
@@ -69,32 +73,31 @@ void vmx_sched_started(struct vcpu *v)
     int i = sched_index(&cpus[v->cpu], v);
     if (i >= 0)
         cpus[v->cpu].current = (unsigned int)i;
+    sched_set_state(&cpus[v->cpu], v, SCHED_RUNNABLE);
 }
 
-/* ---- Domain 0's APs --------------------------------------------------------- */
+/* ---- APs (vmm/domain/smp_guest.h) --------------------------------------------- */
 
-/* Its start state after the SIPI, per CPU (vmm/domain/smp_guest.h). */
-static struct linux_boot_state ap_start[MAX_CPUS];
-
-/* Runnable unless it is an AP of domain 0 whose SIPI has not come. */
+/* Runnable unless it is an AP whose SIPI has not come. */
 static void wake(struct sched_cpu *s, struct vcpu *v)
 {
     if (!v->waits_for_sipi)
         sched_set_state(s, v, SCHED_RUNNABLE);
 }
 
-/* Domain 0's VCPU of this CPU waits for its SIPI while other domains run
- * here: runnable once it came (its first entry from ap_start). */
-static void take_sipi(struct sched_cpu *s, unsigned int cpu)
+/* The APs of this CPU (domain 0's and other domains') that wait for their
+ * SIPI while other VCPUs run here: runnable once it came (their first
+ * entry from vcpu_ap_start_state). */
+static void take_sipis(struct sched_cpu *s)
 {
-    struct vcpu *d0 = domain0_vcpu[cpu];
-    if (d0 && d0->waits_for_sipi && vcpu_ap_sipi_taken(cpu, &ap_start[cpu]))
-        sched_set_state(s, d0, SCHED_RUNNABLE);
+    for (unsigned int i = 0; i < s->count; i++)
+        if (s->state[i] != SCHED_ENDED && vcpu_sipi_take(s->vcpus[i]))
+            s->state[i] = SCHED_RUNNABLE;
 }
 
 static const struct linux_boot_state *start_state(const struct vcpu *v)
 {
-    return v->domain->id == 0 ? &ap_start[v->cpu] : v->domain->vmx.boot_state;
+    return v->id ? vcpu_ap_start_state(v) : v->domain->vmx.boot_state;
 }
 
 void vmx_sched_set_slice(uint64_t ticks)
@@ -138,6 +141,29 @@ void vmx_sched_give_nmis(struct vcpu *v, uint32_t count)
     wake(&cpus[v->cpu], d0);
 }
 
+/* ---- Interrupts between a domain's VCPUs ------------------------------------- */
+
+static void want_exit(unsigned int cpu)
+{
+    __atomic_store_n(&exit_wanted[cpu % MAX_CPUS], 1u, __ATOMIC_SEQ_CST);
+    if (cpu != smp_cpu_index())
+        pmu_kick_cpu(cpu);
+}
+
+void vmx_sched_ipi_posted(const struct vcpu *t)
+{
+    want_exit(t->cpu);
+}
+
+bool vmx_sched_take_exit_wanted(unsigned int cpu)
+{
+    uint32_t *flag = &exit_wanted[cpu % MAX_CPUS];
+    if (!__atomic_load_n(flag, __ATOMIC_SEQ_CST))
+        return false;       /* the usual case: one load */
+    __atomic_store_n(flag, 0u, __ATOMIC_SEQ_CST);
+    return true;
+}
+
 /* ---- Timed sleep ------------------------------------------------------------ */
 
 void vmx_sched_sleep(struct vcpu *v, uint64_t wake_tsc)
@@ -147,12 +173,13 @@ void vmx_sched_sleep(struct vcpu *v, uint64_t wake_tsc)
     work[v->cpu] = true;
 }
 
-/* Every VCPU of the CPU whose wake-up time has come is runnable again. */
+/* Every VCPU of the CPU whose wake-up time has come, or which another
+ * VCPU of its domain sent an interrupt (vhw_ipi_posted), is runnable again. */
 static void wake_sleepers(struct sched_cpu *s, uint64_t now)
 {
     for (unsigned int i = 0; i < s->count; i++) {
         struct vcpu *w = s->vcpus[i];
-        if (!w->vmx.asleep || w->vmx.wake_tsc > now)
+        if (!w->vmx.asleep || (w->vmx.wake_tsc > now && !vhw_ipi_posted(w)))
             continue;
         w->vmx.asleep = false;
         if (s->state[i] == SCHED_HALTED)
@@ -319,7 +346,8 @@ struct vcpu *vmx_sched_after_exit(struct vcpu *v)
     unsigned int cpu = v->cpu;
     struct sched_cpu *s = &cpus[cpu];
     if (!work[cpu])
-        return v;
+        return v;       /* one VCPU alive here: it takes its posted IPIs itself */
+    __atomic_store_n(&exit_wanted[cpu], 0u, __ATOMIC_SEQ_CST);   /* looked at below */
     if (sched_state_of(s, v) == SCHED_ENDED)
         vmx_sched_domain_ended(v->domain);      /* ended on another CPU */
     if (v->vmx.restart)
@@ -329,7 +357,7 @@ struct vcpu *vmx_sched_after_exit(struct vcpu *v)
         return v;
     }
     wake_sleepers(s, rdtsc());
-    take_sipi(s, cpu);
+    take_sipis(s);
     bool idle = domain0_idle(v) || v->vmx.asleep;
     if (!idle && !vmx_timer_expired(v, VMX_TIMER_SLICE))
         return v;
@@ -370,21 +398,45 @@ static struct vcpu *first_halted(const struct sched_cpu *s)
     return NULL;
 }
 
-/* Nothing else left on this CPU but domain 0's VCPU that waits for its
- * SIPI: the CPU waits for it (draining the log), or parks if domain 0
- * ends first. */
+/* Nothing else left on this CPU but APs that wait for their SIPI: the
+ * CPU waits for the first SIPI (draining the log), or parks if their
+ * domains end first. */
 static struct vcpu *wait_for_sipi(struct sched_cpu *s, unsigned int cpu)
 {
-    struct vcpu *d0 = domain0_vcpu[cpu];
-    printk("sched: cpu %u: waiting for domain 0's SIPI\n", cpu);
-    while (!vcpu_ap_sipi_taken(cpu, &ap_start[cpu])) {
-        if (sched_state_of(s, d0) == SCHED_ENDED)
+    printk("sched: cpu %u: waiting for a SIPI\n", cpu);
+    for (;;) {
+        bool alive = false;
+        for (unsigned int i = 0; i < s->count; i++) {
+            if (s->state[i] == SCHED_ENDED)
+                continue;
+            alive = true;
+            if (vcpu_sipi_take(s->vcpus[i]))
+                return s->vcpus[i];
+        }
+        if (!alive)
             park(cpu);
         log_hv_poll(rdtsc());
         console_drain_poll();
         __asm__ volatile("pause");
     }
-    return d0;
+}
+
+static bool any_waits_for_sipi(const struct sched_cpu *s)
+{
+    for (unsigned int i = 0; i < s->count; i++)
+        if (s->state[i] != SCHED_ENDED && s->vcpus[i]->waits_for_sipi)
+            return true;
+    return false;
+}
+
+/* The domain's VCPUs on other CPUs notice its end at their next exit:
+ * a kick makes that now (a VCPU halted with interrupts off, as Linux
+ * stops its CPUs, would never exit otherwise). */
+static void kick_other_cpus(const struct domain *d, unsigned int cpu)
+{
+    for (unsigned int i = 0; i < d->vcpu_count; i++)
+        if (d->vcpus[i].cpu != cpu)
+            want_exit(d->vcpus[i].cpu);
 }
 
 __attribute__((noreturn)) void vmx_sched_domain_ended(struct domain *d)
@@ -398,6 +450,7 @@ __attribute__((noreturn)) void vmx_sched_domain_ended(struct domain *d)
         sched_set_state(&cpus[v->cpu], v, SCHED_ENDED);
         __atomic_store_n(&work[v->cpu], true, __ATOMIC_RELEASE);
     }
+    kick_other_cpus(d, cpu);
     struct vcpu *next = sched_pick(s);
     if (!next) {
         /* Domain 0 halted is still alive: it idles the CPU; without it,
@@ -405,7 +458,7 @@ __attribute__((noreturn)) void vmx_sched_domain_ended(struct domain *d)
         next = domain0_vcpu[cpu];
         if (!next || sched_state_of(s, next) == SCHED_ENDED || next->waits_for_sipi)
             next = first_halted(s);
-        if (!next && domain0_vcpu[cpu] && domain0_vcpu[cpu]->waits_for_sipi)
+        if (!next && any_waits_for_sipi(s))
             next = wait_for_sipi(s, cpu);
         if (!next)
             park(cpu);

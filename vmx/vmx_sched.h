@@ -57,6 +57,17 @@ struct vcpu *vmx_sched_after_exit(struct vcpu *v);
  * to exit by it. */
 void vmx_sched_sleep(struct vcpu *v, uint64_t wake_tsc);
 
+/* Another VCPU of t's domain posted t an interrupt (vmx/exit_vhw_msr.c):
+ * t's CPU looks at its VCPUs at its next exit (a halted t wakes), which
+ * comes at once: a kick if it is another CPU, and the entry being
+ * committed exits too. */
+void vmx_sched_ipi_posted(const struct vcpu *t);
+
+/* Whether physical CPU `cpu` must exit at once to look at its VCPUs (an
+ * interrupt posted, a domain ended); true once (the caller makes the exit
+ * happen). On that CPU, normal or NMI context. */
+bool vmx_sched_take_exit_wanted(unsigned int cpu);
+
 /* An external-interrupt exit of a domain other than domain 0: the vector
  * goes to domain 0's VCPU of this CPU. */
 void vmx_sched_forward_interrupt(struct vcpu *v);

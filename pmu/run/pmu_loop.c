@@ -98,6 +98,11 @@ void pmu_kick_others(const struct vcpu *self)
     pmu_pmi_kick_others(self);
 }
 
+void pmu_kick_cpu(unsigned int cpu)
+{
+    pmu_pmi_kick_cpu(cpu);
+}
+
 bool pmu_nmi_root(const struct trap_frame *frame)
 {
     return sample_nmi_root(frame);

@@ -58,18 +58,22 @@ void pmu_pmi_raise(uint32_t mask)
     signal_cpu(c);
 }
 
+void pmu_pmi_kick_cpu(unsigned int cpu)
+{
+    struct pmu_cpu *c = pmu_cpu_of(cpu);
+    if (!__atomic_load_n(&c->vcpu, __ATOMIC_ACQUIRE))
+        return;     /* it has not started a VCPU: it looks for work itself */
+    __atomic_store_n(&c->kick, 1u, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(&pmu_this_cpu()->stats.kicks, 1, __ATOMIC_RELAXED);
+    signal_cpu(c);
+}
+
 void pmu_pmi_kick_others(const struct vcpu *self)
 {
     const struct domain *d = self->domain;
-    for (unsigned int i = 0; i < d->vcpu_count; i++) {
-        const struct vcpu *o = &d->vcpus[i];
-        struct pmu_cpu *c = pmu_cpu_of(o->cpu);
-        if (o == self || !__atomic_load_n(&c->vcpu, __ATOMIC_ACQUIRE))
-            continue;
-        __atomic_store_n(&c->kick, 1u, __ATOMIC_SEQ_CST);
-        pmu_this_cpu()->stats.kicks++;
-        signal_cpu(c);
-    }
+    for (unsigned int i = 0; i < d->vcpu_count; i++)
+        if (&d->vcpus[i] != self)
+            pmu_pmi_kick_cpu(d->vcpus[i].cpu);
 }
 
 bool pmu_pmi_receive(struct pmu_cpu *c)

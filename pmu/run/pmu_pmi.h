@@ -59,6 +59,9 @@ void pmu_pmi_raise(uint32_t mask);
  * stale EPT translation. */
 void pmu_pmi_kick_others(const struct vcpu *self);
 
+/* The same for the VCPU running on physical CPU `cpu`, if any. */
+void pmu_pmi_kick_cpu(unsigned int cpu);
+
 /* NMI context on c's CPU, an NMI taken in root mode: true if it is one of
  * Vertigo's (the in-flight mark was set), which it clears. Call before
  * taking the reasons (pending overflows, kick). */

@@ -173,6 +173,15 @@ TEST(icr_other_destinations_go_to_the_caller)
     CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_ICR, (3u << 18) | VLAPIC_DM_INIT, 0), VLAPIC_IPI);
     CHECK_EQ(a.ipi.shorthand, 3);
     CHECK_EQ(a.ipi.delivery_mode, VLAPIC_DM_INIT);
+    CHECK(!a.ipi.assert);               /* INIT de-assert: level bit 14 clear */
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_ICR, (1ull << 32) | (1u << 14) | VLAPIC_DM_INIT, 0),
+             VLAPIC_IPI);
+    CHECK(a.ipi.assert);
+    CHECK_EQ(a.ipi.dest, 1);
+    CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_ICR, (1ull << 32) | VLAPIC_DM_SIPI | 0x9a, 0),
+             VLAPIC_IPI);
+    CHECK_EQ(a.ipi.delivery_mode, VLAPIC_DM_SIPI);
+    CHECK_EQ(a.ipi.vector, 0x9a);
     /* logical destination 1<<3 is this APIC too, but logical routing is the caller's */
     CHECK_EQ(vlapic_wrmsr(&a, VLAPIC_MSR_ICR, (8ull << 32) | (1u << 11) | 0x63, 0), VLAPIC_IPI);
     CHECK(a.ipi.logical);

@@ -8,6 +8,7 @@
 #include "vmm/domain/domain.h"
 #include "vmm/domain/domain_mboot.h"
 #include "vmm/domain/domain_vhw.h"
+#include "vmm/domain/smp_guest.h"
 #include "lib/format.h"
 #include "vmm/loader/guest_modules.h"
 #include "lib/mem.h"
@@ -51,6 +52,18 @@ static void check_module(const struct boot_info *bi, unsigned int n)
         check_role(bi, n, spec->modules[i]);
 }
 
+/* "C" or "C0,C1,...": the CPU of each VCPU. */
+static const char *cpu_list(const struct domain_spec *spec, char *out, size_t size)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    for (unsigned int i = 0; i < spec->vcpus && at < size; i++) {
+        int n = fmt_snprintf(out + at, size - at, i ? ",%u" : "%u", spec->cpus[i]);
+        at += n > 0 ? (size_t)n : 0;
+    }
+    return out;
+}
+
 unsigned int domains_reserve(const struct boot_info *bi, unsigned int cpus,
                              struct page_allocator *pa, struct phys_range *hidden,
                              size_t *count)
@@ -65,11 +78,6 @@ unsigned int domains_reserve(const struct boot_info *bi, unsigned int cpus,
         if (spec->kind == DOMAIN_KIND_NONE)
             continue;
         check_module(bi, n);
-        if (spec->vcpus > 1) {
-            printk("vertigo: dom.%u.vcpus=%u: a domain beside domain 0 has one VCPU in this "
-                   "version\n", n, spec->vcpus);
-            run_end(RUN_FAIL, "bad domain option");
-        }
         uint64_t base = palloc_alloc(pa, spec->mem_bytes / PAGE_SIZE, DOMAIN_MEM_ALIGN,
                                      HOST_IDENTITY_LIMIT);
         if (!base) {
@@ -79,9 +87,11 @@ unsigned int domains_reserve(const struct boot_info *bi, unsigned int cpus,
         }
         domains[n].vmx.ram_hpa = base;
         hidden[(*count)++] = (struct phys_range){ base, base + spec->mem_bytes };
-        printk("domain %u (%s): %s '%s', %lu MiB of RAM at [%#lx-%#lx), cpu %u\n", n,
+        char cpus_text[DOMAIN_VCPUS_MAX * 4];
+        printk("domain %u (%s): %s '%s', %lu MiB of RAM at [%#lx-%#lx), %s %s\n", n,
                spec->name, kind_name(spec->kind), spec->module, spec->mem_bytes >> 20, base,
-               base + spec->mem_bytes, spec->cpus[0]);
+               base + spec->mem_bytes, spec->vcpus > 1 ? "cpus" : "cpu",
+               cpu_list(spec, cpus_text, sizeof(cpus_text)));
     }
     if (config.count)
         printk("sched: slice %u us of guest time\n", config.slice_us);
@@ -147,6 +157,16 @@ static bool load_domain(const struct boot_info *bi, struct domain *d)
 
 static const struct boot_info *boot_modules;     /* kept for domains_reload */
 
+/* VCPU i of domain d on CPU spec->cpus[i], x2APIC ID i; every VCPU but
+ * the first waits for its domain's INIT and SIPI (vmm/domain/smp_guest.h). */
+static void create_vcpus(struct domain *d, const struct domain_spec *spec)
+{
+    d->vcpu_count = spec->vcpus;
+    for (unsigned int i = 0; i < spec->vcpus; i++)
+        d->vcpus[i] = (struct vcpu){ .id = i, .cpu = spec->cpus[i], .apic_id = i, .domain = d,
+                                     .waits_for_sipi = i != 0 };
+}
+
 void domains_build(const struct boot_info *bi)
 {
     boot_modules = bi;
@@ -157,16 +177,16 @@ void domains_build(const struct boot_info *bi)
             continue;
         d->id = n;
         memcpy(d->name, spec->name, sizeof(d->name));
-        d->vcpu_count = 1;
+        create_vcpus(d, spec);
         d->restart_on_reboot = spec->restart_on_reboot;
-        d->vcpus[0] = (struct vcpu){ .id = 0, .cpu = spec->cpus[0], .domain = d };
         if (!load_domain(bi, d))
             continue;
         if (!vmx_domain_init_private(d, d->vmx.ram_hpa, spec->mem_bytes))
             refuse(n, "VT-x set-up failed (see the message above)");
         d->vmx.boot_state = &start_states[n];
-        if (!vmx_sched_add(&d->vcpus[0]))
-            refuse(n, "too many VCPUs on its CPU");
+        for (unsigned int i = 0; i < d->vcpu_count; i++)
+            if (!vmx_sched_add(&d->vcpus[i]))
+                refuse(n, "too many VCPUs on one of its CPUs");
         domain_register(d);
     }
     if (!config.count)
@@ -182,13 +202,22 @@ void domains_reload(struct domain *d)
     domain_vhw_build(boot_modules, d, &config.dom[d->id], &mem, &start_states[d->id]);
 }
 
+/* Its first VCPU, or an AP whose SIPI has come (taken now). */
+static bool may_start(struct vcpu *v)
+{
+    return v->id == 0 || vcpu_sipi_take(v);
+}
+
 struct vcpu *domains_first_vcpu(unsigned int cpu)
 {
     for (unsigned int n = 1; n < DOMAIN_MAX; n++) {
         struct domain *d = &domains[n];
-        if (config.dom[n].kind != DOMAIN_KIND_NONE && d->vmx.boot_state &&
-            d->vcpus[0].cpu == cpu)
-            return &d->vcpus[0];
+        if (config.dom[n].kind == DOMAIN_KIND_NONE || !d->vmx.boot_state ||
+            __atomic_load_n(&d->ended, __ATOMIC_ACQUIRE))
+            continue;
+        for (unsigned int i = 0; i < d->vcpu_count; i++)
+            if (d->vcpus[i].cpu == cpu && may_start(&d->vcpus[i]))
+                return &d->vcpus[i];
     }
     return NULL;
 }

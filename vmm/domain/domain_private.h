@@ -1,5 +1,6 @@
 /* The domains declared with dom.N= beside domain 0 (vmm/domain/domain_config.h):
- * private domains, each with one VCPU on one physical CPU, its own RAM
+ * private domains, each with its VCPUs (dom.N.vcpus=, one for a unikernel
+ * or a multiboot kernel) on distinct physical CPUs, its own RAM
  * (one 2 MiB-aligned block from Vertigo's page allocator, hidden from
  * domain 0 like Vertigo's own memory) and an EPT that maps only that RAM.
  * Kinds: the unikernel (include/vertigo/unikernel.h) and Linux with
@@ -26,8 +27,9 @@ unsigned int domains_reserve(const struct boot_info *bi, unsigned int cpus,
                              size_t *count);
 
 /* After VT-x is on and domain 0's VCPUs are in the scheduler: loads each
- * declared domain, builds its EPT and bitmaps, and adds its VCPU to the
- * scheduler of its CPU. Errors end the run with a message. */
+ * declared domain, builds its EPT and bitmaps, and adds each VCPU to the
+ * scheduler of its CPU (the APs halted until their SIPI). Errors end the
+ * run with a message. */
 void domains_build(const struct boot_info *bi);
 
 /* Loads Linux domain d's kernel, initrd and ACPI tables into its RAM
@@ -36,7 +38,9 @@ void domains_build(const struct boot_info *bi);
  * d->restarts + 1); its VCPU's start state is built anew. */
 void domains_reload(struct domain *d);
 
-/* The first domain that domains_build set up to run on `cpu`, or NULL. */
+/* A VCPU of a domain domains_build set up that `cpu` may start now: a
+ * domain's first VCPU placed there, or an AP there whose SIPI has come
+ * (vcpu_sipi_take: taken by this call); NULL if none. */
 struct vcpu *domains_first_vcpu(unsigned int cpu);
 
 /* True if the command line declares any dom.N=. */

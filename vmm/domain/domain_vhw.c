@@ -130,7 +130,7 @@ struct domain_vhw *domain_vhw_devices(struct domain *d, const struct domain_vhw_
 {
     struct domain_vhw *hw = &vhw[d->id];
     if (d->vcpu_count > DOMAIN_VHW_VCPUS)
-        fail(d, "too many VCPUs", "a domain with virtual hardware has one");
+        fail(d, "too many VCPUs", "a domain with virtual hardware has at most 8");
     if (!platform_tsc_hz())
         fail(d, "the TSC rate is unknown", "the virtual APIC timer needs it");
     memset(hw, 0, sizeof(*hw));

@@ -1,8 +1,9 @@
 /* The virtual hardware of a Linux domain beside domain 0: nothing of the
  * machine's, only what Vertigo emulates at the domain's exits.
  *   - a 16550 UART at COM1 (vmm/vhw/vuart16550.h): the domain's console;
- *   - per VCPU, a local APIC in x2APIC mode (vmm/vhw/vlapic.h), its timer on
- *     the guest TSC;
+ *   - per VCPU (dom.N.vcpus=, x2APIC IDs 0..K-1), a local APIC in x2APIC
+ *     mode (vmm/vhw/vlapic.h), its timer on the guest TSC; IPIs go between
+ *     the domain's own VCPUs only (vmx/exit_vhw_msr.c);
  *   - CPUID describing exactly that (vmm/vhw/cpuid_domain.h: the x2APIC, the
  *     TSC and crystal rates in leaves 0x15/0x16, the topology);
  *   - ACPI tables in one page of its RAM (vmm/vhw/acpi_build.h: RSDP, XSDT,
@@ -16,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "vmm/domain/domain_config.h"
 #include "vmm/vhw/acpi_pmtimer.h"
 #include "vmm/vhw/cpuid_domain.h"
 #include "vmm/vhw/fw_cfg.h"
@@ -23,7 +25,7 @@
 #include "vmm/vhw/vtsc.h"
 #include "vmm/vhw/vuart16550.h"
 
-#define DOMAIN_VHW_VCPUS      1u        /* a private domain has one VCPU */
+#define DOMAIN_VHW_VCPUS      DOMAIN_VCPUS_MAX  /* dom.N.vcpus= */
 #define DOMAIN_VHW_POWER_PORT 0x600u    /* ACPI sleep control, status, reset */
 #define DOMAIN_VHW_PM_TIMER   0x608u    /* ACPI PM timer (multiboot domains), as QEMU's q35 */
 
@@ -65,7 +67,7 @@ struct linux_boot_state;
  * Ends the run with a message if the TSC rate is unknown. */
 struct domain_vhw *domain_vhw_devices(struct domain *d, const struct domain_vhw_options *o);
 
-/* The ACPI tables (one VCPU, the power ports, COM1, the PM timer if the
+/* The ACPI tables (a MADT entry per VCPU, the power ports, COM1, the PM timer if the
  * domain's devices have one) in the page at `gpa`
  * of the domain's RAM; returns the RSDP's guest-physical address and, if
  * `rsdp` is not NULL, a host pointer to it. Ends the run on an error. */

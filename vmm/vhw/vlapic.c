@@ -298,7 +298,8 @@ enum vlapic_status vlapic_send_ipi(struct vlapic *a, uint64_t icr)
     if (to_self && dm == VLAPIC_DM_NMI)
         return VLAPIC_NMI;
     a->ipi = (struct vlapic_ipi){ .vector = (uint8_t)low, .delivery_mode = dm,
-                                  .shorthand = shorthand, .logical = logical, .dest = dest };
+                                  .shorthand = shorthand, .logical = logical, .dest = dest,
+                                  .assert = (low & ICR_LEVEL) != 0 };
     return VLAPIC_IPI;
 }
 

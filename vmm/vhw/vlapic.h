@@ -94,6 +94,7 @@ struct vlapic_ipi {
     uint32_t delivery_mode;     /* VLAPIC_DM_* */
     uint32_t shorthand;         /* 0 none, 1 self, 2 all incl. self, 3 all excl. self */
     bool logical;               /* destination mode */
+    bool assert;                /* level: assert (ICR bit 14); INIT de-assert is not */
     uint32_t dest;              /* x2APIC destination, ICR bits 63:32 */
 };
 
