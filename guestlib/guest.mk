@@ -23,7 +23,7 @@ GUEST_CFLAGS  := -O2 $(WARNINGS) -I. -Iinclude
 GUEST_LDFLAGS := -static
 GUEST_PROGS   := cpuid_check devmem_probe pmu_loop pmu_bench workload jit_test \
                  bad_symbols user_session bench_sample pmu_exact pmu_cost sort_nofp vpmu_perf \
-                 vpmu_cost phases
+                 vpmu_cost phases smp_threads
 # The guest kernel module (guestlib/kmod/), built out of tree against the
 # guest kernel's headers package; the initramfs carries it as /lib/vertigo.ko.
 GUEST_KMOD    := $(GUEST_DIR)/kmod/vertigo.ko

@@ -48,12 +48,13 @@ $(PAPI_TEST_DIR)/%: $(PAPI_EXAMPLES)/validation_tests/%.c
 	$(Q)$(GUEST_CC) $(PAPI_CFLAGS) $< $(PAPI_EXTRA) $(PAPI_TESTLIB) $(PAPI_LIBS) -o $@
 
 # The programs of the scenarios it runs (perf, papi, vpmu, perf_overhead,
-# domhw) and the init's and agent's: the loop `perf stat` measures for N
+# domhw, smp) and the init's and agent's: the loop `perf stat` measures for N
 # and 2N iterations, the workload perf record samples, the window timer of
 # the perf-overhead benchmark, the hardware-breakpoint counter of the
 # domains' test, the probe module (tests/guest/guest_tests.mk) whose
-# test=domain the domains' test runs in its Linux domain.
-GUEST_PERF_PROGS := $(patsubst %,$(GUEST_DIR)/bin/%,perf_loop workload vpmu_perf timed_run \
+# test=domain the domains' test runs in its Linux domain, the threaded workload
+# of the SMP domains' test (tests/guest/smp_threads.c).
+GUEST_PERF_PROGS := $(patsubst %,$(GUEST_DIR)/bin/%,perf_loop workload vpmu_perf timed_run smp_threads \
                                                     bp_count vertigo-ctl vertigo-agent) $(GUEST_KMOD) \
                     $(GUEST_PROBE_KMOD)
 
