@@ -192,9 +192,8 @@ static void inject_nmi(struct vcpu *v)
  * VCPU of v's domain sent it. */
 static void take_root_nmis(struct vcpu *v)
 {
-    uint32_t ipis = __atomic_exchange_n(&v->vmx.ipi_nmis, 0u, __ATOMIC_SEQ_CST);
-    if (ipis)
-        vhw_nmi_ipis(v, ipis);
+    if (__atomic_load_n(&v->vmx.ipi_nmis, __ATOMIC_SEQ_CST))   /* one load in the usual case */
+        vhw_nmi_ipis(v, __atomic_exchange_n(&v->vmx.ipi_nmis, 0u, __ATOMIC_SEQ_CST));
     uint32_t own = __atomic_exchange_n(&v->vmx.vcpu_nmis, 0u, __ATOMIC_SEQ_CST);
     if (own) {
         v->vmx.pending_nmis += own;

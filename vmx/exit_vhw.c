@@ -49,16 +49,19 @@ bool vhw_ipi_posted(const struct vcpu *v)
 {
     if (!v->domain || !v->domain->vhw)
         return false;
-    uint32_t any = __atomic_load_n(&v->vmx.ipi_nmis, __ATOMIC_SEQ_CST);
-    for (unsigned int w = 0; w < 8; w++)
-        any |= __atomic_load_n(&v->vmx.ipi_vectors[w], __ATOMIC_SEQ_CST);
-    return any != 0;
+    return __atomic_load_n(&v->vmx.ipi_posted, __ATOMIC_SEQ_CST) ||
+           __atomic_load_n(&v->vmx.ipi_nmis, __ATOMIC_SEQ_CST);
 }
 
 /* The fixed IPIs other VCPUs posted (vmx/exit_vhw_msr.c) into v's own
- * APIC, which only v's CPU touches. */
+ * APIC, which only v's CPU touches. The sender sets ipi_posted after the
+ * vector's bit, so one load says whether there is any: a bit set after
+ * the flag was cleared here comes with the flag set again. */
 static void take_posted(struct vcpu *v, struct vlapic *a)
 {
+    if (!__atomic_load_n(&v->vmx.ipi_posted, __ATOMIC_SEQ_CST))
+        return;
+    __atomic_store_n(&v->vmx.ipi_posted, 0u, __ATOMIC_SEQ_CST);
     for (unsigned int w = 0; w < 8; w++) {
         uint32_t bits = __atomic_exchange_n(&v->vmx.ipi_vectors[w], 0u, __ATOMIC_SEQ_CST);
         for (; bits; bits &= bits - 1)

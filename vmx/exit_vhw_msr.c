@@ -75,10 +75,11 @@ static void post_ipi(struct vcpu *t, const struct vlapic_ipi *ipi)
 {
     if (__atomic_load_n(&t->waits_for_sipi, __ATOMIC_ACQUIRE))
         return;
-    if (ipi->delivery_mode == VLAPIC_DM_FIXED)
+    if (ipi->delivery_mode == VLAPIC_DM_FIXED) {
         __atomic_fetch_or(&t->vmx.ipi_vectors[ipi->vector / 32], 1u << (ipi->vector % 32),
                           __ATOMIC_SEQ_CST);
-    else
+        __atomic_store_n(&t->vmx.ipi_posted, 1u, __ATOMIC_SEQ_CST);
+    } else
         __atomic_fetch_add(&t->vmx.ipi_nmis, 1u, __ATOMIC_SEQ_CST);
     vmx_sched_ipi_posted(t);
 }

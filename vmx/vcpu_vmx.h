@@ -73,6 +73,7 @@ struct vcpu_vmx {
                                  * adds, the entry path exchanges to 0) */
     uint32_t vcpu_nmis;         /* NMIs of its own virtual PMU, queued alike */
     uint32_t ipi_nmis;          /* NMI IPIs another VCPU of its domain sent it */
+    uint32_t ipi_posted;        /* set after a bit of ipi_vectors: one load tells */
     uint32_t ipi_vectors[8];    /* fixed IPIs another VCPU of its domain sent it,
                                  * a bit per vector, for its virtual APIC's IRR */
     bool guest_in_nmi;          /* we injected an NMI the guest has not IRETed */
