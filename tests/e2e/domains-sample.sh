@@ -96,19 +96,7 @@ guest_cycles() {
 share_of() { sed -nE "s/^# Domains:.* $1 ([0-9.]+)%.*/\1/p" "$report"; }
 c0=$(guest_cycles 0) c1=$(guest_cycles 1) c2=$(guest_cycles 2)
 s0=$(share_of dom0) s1=$(share_of lin1) s2=$(share_of passive)
-split=$(awk -v c="$c0 $c1 $c2" -v s="$s0 $s1 $s2" 'BEGIN {
-    if (split(c, cy) != 3 || split(s, sh) != 3) { print "missing"; exit }
-    t = cy[1] + cy[2] + cy[3]; bad = ""
-    for (i = 1; i <= 3; i++) { want = 100 * cy[i] / t; d = sh[i] - want
-        printf "%s%.2f %% of the samples for %.2f %% of the cycles", (i > 1 ? ", " : ""), sh[i], want
-        if (d > 2 || d < -2) bad = bad " " i - 1 }
-    if (bad != "") print ";" bad; else print "" }')
-if [ -n "$split" ] && [ "${split#*;}" = "$split" ] && [ "$split" != missing ]; then
-    pass "$RUN: samples split by domain as their CPU time within 2 points (dom0, lin1, passive: $split)"
-else
-    fail "$RUN: samples split by domain as their CPU time within 2 points" \
-        "$split; shares '$s0' '$s1' '$s2', guest cycles '$c0' '$c1' '$c2'"
-fi
+expect_share_split $RUN 2 "dom0 lin1 passive" "$c0 $c1 $c2" "$s0 $s1 $s2"
 
 # Each agent domain's program named from its own agent's maps, and only
 # under its own domain.

@@ -88,19 +88,7 @@ run_cycles() {  # domain $1's VCPUs: guest cycles less halted guest ticks, summe
 }
 share_of() { sed -nE "s/^# Domains:.* $1 ([0-9.]+)%.*/\1/p" "$report"; }
 c0=$(run_cycles 0) c1=$(run_cycles 1) s0=$(share_of dom0) s1=$(share_of lin-smp)
-split=$(awk -v c="$c0 $c1" -v s="$s0 $s1" 'BEGIN {
-    if (split(c, cy) != 2 || split(s, sh) != 2) { print "missing"; exit }
-    t = cy[1] + cy[2]; bad = ""
-    for (i = 1; i <= 2; i++) { want = 100 * cy[i] / t; d = sh[i] - want
-        printf "%s%.2f %% of the samples for %.2f %% of the CPU time", (i > 1 ? ", " : ""), sh[i], want
-        if (d > 1 || d < -1) bad = bad " " i - 1 }
-    if (bad != "") print ";" bad; else print "" }')
-if [ -n "$split" ] && [ "${split#*;}" = "$split" ] && [ "$split" != missing ]; then
-    pass "$RUN: samples split by domain as their CPU time within 1 point (dom0, lin-smp: $split)"
-else
-    fail "$RUN: samples split by domain as their CPU time within 1 point" \
-        "$split; shares '$s0' '$s1', CPU time '$c0' '$c1'"
-fi
+expect_share_split $RUN 1 "dom0 lin-smp" "$c0 $c1" "$s0 $s1"
 for f in serial.txt dom1.txt; do
     expect_not_in $RUN $f "no segfault, oops or killed init in $f" 'segfault at|Attempted to kill init|Oops'
 done

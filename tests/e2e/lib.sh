@@ -188,6 +188,29 @@ expect_workload_shares() {
     done
 }
 
+# expect_share_split LABEL POINTS "NAMES" "CPU TIMES" "SHARES": each
+# domain's share of the samples (percent) is its share of the CPU time
+# within POINTS; the three lists are in the same order, one word each.
+expect_share_split() {
+    local label=$1 points=$2 names=$3 times=$4 shares=$5 split unit=points
+    [ "$points" = 1 ] && unit=point
+    split=$(awk -v n="$names" -v c="$times" -v s="$shares" -v lim="$points" 'BEGIN {
+        k = split(n, nm)
+        if (split(c, cy) != k || split(s, sh) != k) { print "missing"; exit }
+        t = 0; for (i = 1; i <= k; i++) t += cy[i]
+        bad = ""
+        for (i = 1; i <= k; i++) { want = 100 * cy[i] / t; d = sh[i] - want
+            printf "%s%s %.2f %% of the samples for %.2f %% of the CPU time", (i > 1 ? ", " : ""), nm[i], sh[i], want
+            if (d > lim || d < -lim) bad = bad " " nm[i] }
+        if (bad != "") print ";" bad; else print "" }')
+    if [ -n "$split" ] && [ "${split#*;}" = "$split" ] && [ "$split" != missing ]; then
+        pass "$label: samples split by domain as their CPU time within $points $unit ($split)"
+    else
+        fail "$label: samples split by domain as their CPU time within $points $unit" \
+            "$split; shares '$shares', CPU time '$times'"
+    fi
+}
+
 # expect_valid_frames NAME [check-frames options...]: `vertigo check-frames`
 # on run NAME's capture (debugcon.txt) finds no invalid frame; its output
 # in NAME/check-frames.txt.
