@@ -91,6 +91,7 @@ static void sample_key(const struct profile *p, const struct profile_sample *s,
         case REPORT_KEY_DOMAIN:
             w = snprintf(out + at, len - at, "%s", profile_domain_name(p, s->domain, name));
             break;
+        case REPORT_KEY_VCPU: w = snprintf(out + at, len - at, "%u", s->vcpu); break;
         case REPORT_KEY_SYM:
         case REPORT_KEY_COUNT:
             w = snprintf(out + at, len - at, "%s %s", mode_tag(leaf->mode),
@@ -173,7 +174,7 @@ static int row_cmp(const void *x, const void *y)
 }
 
 static const char *const key_headings[REPORT_KEY_COUNT] = {
-    "Command", "Pid:Command", "Shared Object", "Symbol", "Domain",
+    "Command", "Pid:Command", "Shared Object", "Symbol", "Domain", "VCPU",
 };
 
 /* The widths of the key's parts over the rows (at least the headings'). */
@@ -327,7 +328,8 @@ static void usage(FILE *out)
                  "Two profiles side by side, as perf diff shows two perf.data files: per event\n"
                  "and key, Baseline (the share of the event's count in BASELINE) and Delta (its\n"
                  "share in NEW less that). Both logs are read with the same options.\n%s"
-                 "  -s, --sort KEYS     the rows' keys: comm, pid, dso, sym, domain (default dso,sym)\n"
+                 "  -s, --sort KEYS     the rows' keys: comm, pid, dso, sym, domain, vcpu (default\n"
+                 "                      dso,sym)\n"
                  "  --compute M         delta-abs (rows by the absolute delta, the default) or\n"
                  "                      delta (rows by baseline)\n"
                  "  --format F          text (default) or folded: each folded stack of either\n"

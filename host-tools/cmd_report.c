@@ -64,7 +64,8 @@ static void print_loss(FILE *out, const struct profile_loss *l)
 /* The --sort line: the keys, or "samples". */
 static void print_sort(FILE *out, const struct report_options *o)
 {
-    static const char *const names[REPORT_KEY_COUNT] = { "comm", "pid", "dso", "sym", "domain" };
+    static const char *const names[REPORT_KEY_COUNT] = { "comm", "pid", "dso", "sym", "domain",
+                                                                  "vcpu" };
     enum report_key keys[REPORT_KEY_COUNT];
     unsigned int n = report_keys(o, keys);
     fprintf(out, "# Sort: ");
@@ -149,6 +150,7 @@ static const char *key_text(const struct report_table *t, const struct report_ro
     case REPORT_KEY_PID:  snprintf(buf, len, "%u:%s", r->pid, r->comm); return buf;
     case REPORT_KEY_DSO:  return sym_image(sym, r->image)->name;
     case REPORT_KEY_DOMAIN: return profile_domain_name(t->p, r->domain, buf);
+    case REPORT_KEY_VCPU: snprintf(buf, len, "%u", r->vcpu); return buf;
     case REPORT_KEY_SYM:
     case REPORT_KEY_COUNT: break;
     }
@@ -172,7 +174,7 @@ static bool row_shown(const struct report_table *t, const struct report_row *r)
 static const char *key_heading(const struct report_options *o, enum report_key k)
 {
     static const char *const perf[REPORT_KEY_COUNT] = { "Command", "Pid:Command", "Shared Object",
-                                                        "Symbol", "Domain" };
+                                                        "Symbol", "Domain", "VCPU" };
     if (o->sort == REPORT_SORT_SAMPLES)
         return k == REPORT_KEY_DSO ? "Image" : "Symbol  [Source]";
     return perf[k];
@@ -369,8 +371,8 @@ static void usage(FILE *out)
                  "                      [--kallsyms [DOM=]FILE] [--vertigo-elf FILE] [-i] FILE|-\n"
                  "The symbolized flat profile of a log, as perf report --stdio prints it.\n%s"
                  "  -s, --sort KEYS     rows by perf's keys: comm, pid, dso, sym (also command,\n"
-                 "                      shared_object, image, symbol) and domain (by name),\n"
-                 "                      comma-combined, or\n"
+                 "                      shared_object, image, symbol), domain (by name) and\n"
+                 "                      vcpu (its number in its domain), comma-combined, or\n"
                  "                      samples: one row per image and function; default\n"
                  "                      comm,dso,sym when the log names processes, else samples\n"
                  "  --children          inclusive shares from call stacks (perf --children)\n"
@@ -395,6 +397,7 @@ static enum report_key key_named(const char *name, size_t len)
         { "comm", REPORT_KEY_COMM }, { "command", REPORT_KEY_COMM }, { "pid", REPORT_KEY_PID },
         { "dso", REPORT_KEY_DSO }, { "shared_object", REPORT_KEY_DSO }, { "image", REPORT_KEY_DSO },
         { "sym", REPORT_KEY_SYM }, { "symbol", REPORT_KEY_SYM }, { "domain", REPORT_KEY_DOMAIN },
+        { "vcpu", REPORT_KEY_VCPU },
     };
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
         if (strlen(names[i].name) == len && !strncmp(names[i].name, name, len))
@@ -418,7 +421,7 @@ bool report_parse_sort(struct report_options *o, const char *value, char *err, s
             repeated |= o->keys[i] == k;
         if (k == REPORT_KEY_COUNT || repeated) {
             snprintf(err, err_len, "%s sort key '%.*s' (samples, or comm, pid, dso, sym, "
-                     "domain combined with commas)", repeated ? "repeated" : "unknown", (int)len, w);
+                     "domain, vcpu combined with commas)", repeated ? "repeated" : "unknown", (int)len, w);
             return false;
         }
         o->keys[o->key_count++] = k;

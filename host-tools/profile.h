@@ -200,6 +200,7 @@ enum report_key {
     REPORT_KEY_DSO,              /* the image ("Shared Object") */
     REPORT_KEY_SYM,              /* the function, with its mode tag and source */
     REPORT_KEY_DOMAIN,           /* the domain, by its name */
+    REPORT_KEY_VCPU,             /* the VCPU's number in its domain */
     REPORT_KEY_COUNT,
 };
 

@@ -80,7 +80,8 @@ static void put_loss(FILE *out, const struct profile_loss *l)
             sp->bad_lines);
 }
 
-static const char *const key_names[REPORT_KEY_COUNT] = { "comm", "pid", "dso", "sym", "domain" };
+static const char *const key_names[REPORT_KEY_COUNT] = { "comm", "pid", "dso", "sym", "domain",
+                                                             "vcpu" };
 
 static void put_sort(FILE *out, const struct report_options *o)
 {
@@ -108,6 +109,8 @@ static void put_keys(FILE *out, const struct report_table *t, const struct repor
         fputs(",\"domain\":", out);
         json_put_string(out, profile_domain_name(t->p, r->domain, name));
     }
+    if (t->has[REPORT_KEY_VCPU])
+        fprintf(out, ",\"vcpu\":%u", r->vcpu);
     if (t->has[REPORT_KEY_DSO]) {
         fputs(",\"dso\":", out);
         json_put_string(out, sym_image(sym, r->image)->name);

@@ -44,14 +44,16 @@ static uint32_t row_of(struct report_table *t, const struct profile_sample *s, u
 {
     struct report_row key = {
         .domain = t->has[REPORT_KEY_DOMAIN] ? s->domain : 0,
+        .vcpu = t->has[REPORT_KEY_VCPU] ? s->vcpu : 0,
         .comm = t->has[REPORT_KEY_COMM] || t->has[REPORT_KEY_PID] ? s->process.comm : NULL,
         .pid = t->has[REPORT_KEY_PID] ? s->process.pid : 0,
         .image = t->has[REPORT_KEY_DSO] || t->has[REPORT_KEY_SYM] ? image : 0,
         .function = t->has[REPORT_KEY_SYM] ? function : UINT32_MAX,
     };
-    uint32_t i = keymap_get(&t->row_map, (uint64_t)key.pid << 32 | key.image,
-                            (uintptr_t)key.comm, (uint64_t)key.domain << 32 | key.function,
-                            t->row_count);
+    uint32_t place = keymap_get(&t->place_map, key.domain, key.vcpu, 0, t->place_count);
+    t->place_count += place == t->place_count;
+    uint32_t i = keymap_get(&t->row_map, (uint64_t)key.pid << 32 | key.image, (uintptr_t)key.comm,
+                            (uint64_t)place << 32 | key.function, t->row_count);
     if (i != t->row_count)
         return i;
     uint32_t ev = t->p->event_count;
@@ -169,6 +171,8 @@ static int key_cmp(const struct report_table *t, enum report_key k, const struct
         return strcmp(sym_image(sym, x->image)->name, sym_image(sym, y->image)->name);
     case REPORT_KEY_DOMAIN:
         return x->domain != y->domain ? (x->domain < y->domain ? -1 : 1) : 0;
+    case REPORT_KEY_VCPU:
+        return x->vcpu != y->vcpu ? (x->vcpu < y->vcpu ? -1 : 1) : 0;
     case REPORT_KEY_SYM:
     case REPORT_KEY_COUNT:
         break;
@@ -224,5 +228,6 @@ void report_table_free(struct report_table *t)
     free(t->counted_in);
     free(t->rows);
     keymap_free(&t->row_map);
+    keymap_free(&t->place_map);
     callgraph_free(&t->graph);
 }

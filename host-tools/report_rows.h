@@ -15,6 +15,7 @@
  * are zero (NULL for comm). */
 struct report_row {
     uint32_t domain;
+    uint32_t vcpu;
     const char *comm;
     uint32_t pid;
     uint32_t image;
@@ -35,7 +36,9 @@ struct report_table {
     size_t row_cap;
     uint64_t **counts;           /* per row: 2 * events counters */
     uint64_t *counted_in;        /* per row: the last sample (index + 1) counted in its children */
-    struct keymap row_map;       /* (pid, comm, image/function, domain) -> row */
+    struct keymap row_map;       /* (pid, comm, image/function, place) -> row */
+    struct keymap place_map;     /* (domain, VCPU) -> place: a number below 2^32 */
+    uint32_t place_count;
     struct callgraph graph;      /* the rows' chains, with a call-graph mode (-g) */
 };
 

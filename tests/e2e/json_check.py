@@ -35,7 +35,8 @@ ROW = {"overhead": NUM, "samples": (int,), "children": NUM, "children_samples": 
        "events": (dict,)}
 SYMBOL = {"symbol": (str,), "mode": (str,), "known": (bool,), "source_file": (str, type(None)),
           "source_line": (int,)}
-KEY_FIELDS = {"comm": "comm", "pid": "pid", "dso": "dso", "domain": "domain", "sym": "symbol"}
+KEY_FIELDS = {"comm": "comm", "pid": "pid", "dso": "dso", "domain": "domain", "vcpu": "vcpu",
+              "sym": "symbol"}
 
 
 def check_report(doc, text):

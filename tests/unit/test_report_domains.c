@@ -5,8 +5,9 @@
  * domain's samples must take its own), domain 1 ships nothing (passive:
  * raw addresses until the user gives its kallsyms); domain 2 ships a
  * process's maps and identity, its binary symbolized only from the guest
- * root given for it. `--sort domain` rows and the "# Domains:" breakdown
- * show the names and shares, CSV and folded stacks label the domain by
+ * root given for it, its user samples taken on its VCPU 1. `--sort domain`
+ * rows and the "# Domains:" breakdown show the names and shares, `--sort
+ * domain,vcpu` one row per VCPU of each domain, CSV and folded stacks label the domain by
  * name, and the per-domain options refuse an unknown domain, a bad file
  * and a malformed DOM=PATH with specific errors. */
 #define _GNU_SOURCE   /* memmem */
@@ -50,12 +51,12 @@ static void symbols(struct log_ring *ring, uint32_t domain, uint8_t kind, uint32
     CHECK(log_emit_symbols(ring, tsc += 10, &s));
 }
 
-static void samples(struct log_ring *ring, uint32_t domain, uint8_t mode, uint64_t rip,
-                    unsigned int n)
+static void samples(struct log_ring *ring, uint32_t domain, uint32_t vcpu, uint8_t mode,
+                    uint64_t rip, unsigned int n)
 {
     for (unsigned int i = 0; i < n; i++) {
-        struct log_sample s = { .domain = domain, .mode = mode, .rip = rip, .has_cr3 = true,
-                                .cr3 = CR3 };
+        struct log_sample s = { .domain = domain, .vcpu = vcpu, .mode = mode, .rip = rip,
+                                .has_cr3 = true, .cr3 = CR3 };
         CHECK(log_emit_sample(ring, tsc += 10, &s));
     }
 }
@@ -101,10 +102,10 @@ static bool capture_make(struct capture *c)
     symbols(&ring, 0, LOG_SYM_KALLSYMS, 0, KSYMS("dom0_func"));
     symbols(&ring, 2, LOG_SYM_KALLSYMS, 0, KSYMS("batch_func"));
     bool ok = batch_process(&ring, c, &g_addr);
-    samples(&ring, 0, LOG_MODE_GUEST_KERNEL, KADDR, DOM0_SAMPLES);
-    samples(&ring, 1, LOG_MODE_GUEST_KERNEL, KADDR, WEB_SAMPLES);
-    samples(&ring, 2, LOG_MODE_GUEST_KERNEL, KADDR, BATCH_KERNEL);
-    samples(&ring, 2, LOG_MODE_GUEST_USER, g_addr, BATCH_USER);
+    samples(&ring, 0, 0, LOG_MODE_GUEST_KERNEL, KADDR, DOM0_SAMPLES);
+    samples(&ring, 1, 0, LOG_MODE_GUEST_KERNEL, KADDR, WEB_SAMPLES);
+    samples(&ring, 2, 0, LOG_MODE_GUEST_KERNEL, KADDR, BATCH_KERNEL);
+    samples(&ring, 2, 1, LOG_MODE_GUEST_USER, g_addr, BATCH_USER);
     log_test_stream_header(&c->st, 1);
     log_test_drain(&c->st, &ring, 4096);
     return ok;
@@ -163,14 +164,29 @@ static char *output(const struct profile_options *o,
     return text;
 }
 
-static bool report_sorted(FILE *out, const struct profile *p)
+static bool report_sorted_by(FILE *out, const struct profile *p, const char *keys, bool json)
 {
-    struct report_options o = { .sort = REPORT_SORT_DEFAULT };
+    struct report_options o = { .sort = REPORT_SORT_DEFAULT, .json = json };
     char err[ERR_LEN];
-    if (!report_parse_sort(&o, "domain,sym", err, sizeof(err)))
+    if (!report_parse_sort(&o, keys, err, sizeof(err)))
         return false;
     report_write(out, p, &o);
     return true;
+}
+
+static bool report_sorted(FILE *out, const struct profile *p)
+{
+    return report_sorted_by(out, p, "domain,sym", false);
+}
+
+static bool report_by_vcpu(FILE *out, const struct profile *p)
+{
+    return report_sorted_by(out, p, "domain,vcpu", false);
+}
+
+static bool report_by_vcpu_json(FILE *out, const struct profile *p)
+{
+    return report_sorted_by(out, p, "domain,vcpu", true);
 }
 
 static bool has(const char *text, const char *needle)
@@ -209,6 +225,30 @@ TEST(report_sorted_by_domain_names_each_domain_and_its_share)
     free(text);
 }
 
+/* --sort domain,vcpu: a row per VCPU of each domain (the batch domain's
+ * two), also in the JSON report; vcpu alone merges the domains' VCPUs of
+ * the same number, as perf's cpu key does the CPUs. */
+TEST(report_sorted_by_domain_and_vcpu_splits_each_domains_vcpus)
+{
+    struct profile_options o = { 0 };
+    char *text = output(&o, report_by_vcpu);
+    has(text, "# Sort: domain,vcpu\n");
+    has(text, "    60.00%        60  dom0    0\n");
+    has(text, "    30.00%        30  web     0\n");
+    has(text, "     6.00%         6  batch   0\n");
+    has(text, "     4.00%         4  batch   1\n");
+    free(text);
+    text = output(&o, report_by_vcpu_json);
+    has(text, "\"sort\":[\"domain\",\"vcpu\"]");
+    has(text, "\"domain\":\"batch\",\"vcpu\":1");
+    free(text);
+    struct report_options r = { 0 };
+    char err[ERR_LEN];
+    CHECK(report_parse_sort(&r, "vcpu", err, sizeof(err)));
+    CHECK(!report_parse_sort(&r, "vcpu,vcpu", err, sizeof(err)));
+    has(err, "repeated sort key 'vcpu'");
+}
+
 /* --kallsyms DOM=FILE symbolizes the passive domain, by name or number;
  * --guest-root DOM=DIR gives domain 2's binaries; the others keep their
  * own symbols. */
@@ -245,7 +285,7 @@ TEST(exports_label_the_domain_by_name)
     char *csv = output(&o, export_csv), *folded = output(&o, export_folded);
     has(csv, "event,domain,domain_name,vcpu,");
     has(csv, "cycles,1,web,0,kernel,");
-    has(csv, "cycles,2,batch,0,user,42,batchjob,/bin/workload,");
+    has(csv, "cycles,2,batch,1,user,42,batchjob,/bin/workload,");
     has(folded, "dom0;");
     has(folded, "web;");
     has(folded, "batch;batchjob;[workload] 4\n");
