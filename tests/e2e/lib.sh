@@ -188,11 +188,12 @@ expect_workload_shares() {
     done
 }
 
-# expect_share_split LABEL POINTS "NAMES" "CPU TIMES" "SHARES": each
-# domain's share of the samples (percent) is its share of the CPU time
-# within POINTS; the three lists are in the same order, one word each.
+# expect_share_split LABEL POINTS "NAMES" "CPU TIMES" "SHARES" [BY]: each
+# domain's (or VCPU's) share of the samples (percent) is its share of the
+# CPU time within POINTS; the three lists are in the same order, one word
+# each. BY names the split in the messages (default "domain").
 expect_share_split() {
-    local label=$1 points=$2 names=$3 times=$4 shares=$5 split unit=points
+    local label=$1 points=$2 names=$3 times=$4 shares=$5 by=${6:-domain} split unit=points
     [ "$points" = 1 ] && unit=point
     split=$(awk -v n="$names" -v c="$times" -v s="$shares" -v lim="$points" 'BEGIN {
         k = split(n, nm)
@@ -204,9 +205,9 @@ expect_share_split() {
             if (d > lim || d < -lim) bad = bad " " nm[i] }
         if (bad != "") print ";" bad; else print "" }')
     if [ -n "$split" ] && [ "${split#*;}" = "$split" ] && [ "$split" != missing ]; then
-        pass "$label: samples split by domain as their CPU time within $points $unit ($split)"
+        pass "$label: samples split by $by as their CPU time within $points $unit ($split)"
     else
-        fail "$label: samples split by domain as their CPU time within $points $unit" \
+        fail "$label: samples split by $by as their CPU time within $points $unit" \
             "$split; shares '$shares', CPU time '$times'"
     fi
 }

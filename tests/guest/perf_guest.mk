@@ -53,9 +53,11 @@ $(PAPI_TEST_DIR)/%: $(PAPI_EXAMPLES)/validation_tests/%.c
 # the perf-overhead benchmark, the hardware-breakpoint counter of the
 # domains' test, the probe module (tests/guest/guest_tests.mk) whose
 # test=domain the domains' test runs in its Linux domain, the threaded workload
-# of the SMP domains' test (tests/guest/smp_threads.c).
+# of the SMP domains' test (tests/guest/smp_threads.c) and its per-thread
+# counters on two VCPUs (tests/guest/pv_threads.c, scenario pv_smp).
 GUEST_PERF_PROGS := $(patsubst %,$(GUEST_DIR)/bin/%,perf_loop workload vpmu_perf timed_run smp_threads \
-                                                    bp_count vertigo-ctl vertigo-agent) $(GUEST_KMOD) \
+                                                    pv_threads bp_count vertigo-ctl vertigo-agent) \
+                    $(GUEST_KMOD) \
                     $(GUEST_PROBE_KMOD)
 
 .PHONY: guest-perf
