@@ -234,9 +234,11 @@ static void ignore_record(void *user, const struct logdec_record *r)
 
 typedef void record_fn(void *user, const struct logdec_record *r);
 
-/* Where a block's records are passed on, and the bounds of a run of
- * RIP-only samples. */
+/* The record a block's records are decoded into, where they are passed
+ * on, and the bounds of a run of RIP-only samples: one object, so the
+ * run's loop reaches all of it through one register. */
 struct record_sink {
+    struct logdec_record r;
     record_fn *on_record;
     void *user;
     uint64_t offset_base;     /* + a position in the payload: its stream offset */
@@ -244,52 +246,52 @@ struct record_sink {
     uint64_t stop;            /* the index after the block's last record */
 };
 
-/* A power of two no RIP-only sample passes (logdec_fast_rip_take). */
-#define RIP_RUN_STRIDE 32u
-_Static_assert(RIP_RUN_STRIDE >= LOGDEC_FAST_RIP_ROOM && !(RIP_RUN_STRIDE & (RIP_RUN_STRIDE - 1)),
-               "a stride no record of the run passes");
-
 /* RIP-only samples one after another from p (nearly all of a profile) in
  * a loop of their own, each passed on as soon as it is decoded, up to the
  * record index sink->stop or the first record that is not one or starts
- * at or after sink->rip_end; r->index is then the next record's. As no
- * record passes RIP_RUN_STRIDE bytes, the records of a stretch that many
- * bytes apart all start before rip_end: the inner loop counts records
- * only, and keeps few values across the callback (r, sink, its position
- * and count, the shape table). Returns where the run ends. */
+ * at or after sink->rip_end; sink->r.index is then the next record's. As
+ * no such record passes LOGDEC_FAST_RIP_ROOM bytes, the records of a
+ * stretch that many bytes apart all start before rip_end: the inner loop
+ * counts records down only, and keeps few values across the callback
+ * (sink, its position, the count, the offset base, the tables); the
+ * record's index moves on in place after each callback. Returns where the
+ * run ends. */
 static inline __attribute__((always_inline)) const uint8_t *
-take_rip_run(const struct record_sink *sink, struct logdec_record *r, const uint8_t *p, bool pext)
+take_rip_run(struct record_sink *sink, const uint8_t *p, bool pext)
 {
-    uint64_t index = r->index;
-    while (index != sink->stop && p < sink->rip_end) {
-        uint64_t n = (uint64_t)(sink->rip_end - p - 1) / RIP_RUN_STRIDE + 1;
-        uint64_t stretch_end = n < sink->stop - index ? index + n : sink->stop;
+    struct logdec_record *r = &sink->r;
+    const uint64_t offset_base = sink->offset_base;
+    uint64_t records_left = sink->stop - r->index;
+    while (records_left && p < sink->rip_end) {
+        uint64_t left = (uint64_t)(sink->rip_end - p - 1) / LOGDEC_FAST_RIP_ROOM + 1;
+        if (left > records_left)
+            left = records_left;
+        records_left -= left;
         do {
-            r->index = index;
-            r->offset = sink->offset_base + (uint64_t)(uintptr_t)p;
+            r->offset = offset_base + (uint64_t)(uintptr_t)p;
             const uint8_t *next = logdec_fast_rip_take(r, p, pext);
             if (!next)
                 return p;
             p = next;
             sink->on_record(sink->user, r);
-        } while (++index != stretch_end);
+            r->index++;
+        } while (--left);
     }
-    r->index = index;
     return p;
 }
 
 /* take_rip_run's two copies, each a function of its own: few values live
  * across the callback, so they all stay in the registers a call keeps. */
 WITH_BMI2 __attribute__((noinline)) static const uint8_t *
-take_rip_run_pext(const struct record_sink *sink, struct logdec_record *r, const uint8_t *p)
+take_rip_run_pext(struct record_sink *sink, const uint8_t *p)
 {
-    return take_rip_run(sink, r, p, true);
+    return take_rip_run(sink, p, true);
 }
 
 __attribute__((noinline)) static const uint8_t *
-take_rip_run_shifts(const struct record_sink *sink, struct logdec_record *r, const uint8_t *p)
+take_rip_run_shifts(struct record_sink *sink, const uint8_t *p)
 {
-    return take_rip_run(sink, r, p, false);
+    return take_rip_run(sink, p, false);
 }
 
 /* The records of a good block's payload; pext: logdec_fast.h's, a
@@ -298,52 +300,52 @@ static inline __attribute__((always_inline)) void
 decode_records(struct logdec *dec, const struct log_block_header *h, const uint8_t *payload,
                uint64_t payload_offset, bool pext)
 {
-    struct logdec_record r;
-    r.cpu = h->cpu;
-    r.block_seq = h->seq;
-    r.tsc = h->base_tsc;
-    r.index = h->first_record;
     const uint32_t count = h->record_count;
     const uint8_t *p = payload, *end = payload + h->payload_len;
     /* Kept in locals: the callback may be any code, so what it could
      * reach (h, dec) would be read again after each call. RIP-only
      * samples are tried first where their loads stay in bounds. */
-    const struct record_sink sink = {
+    struct record_sink sink = {
         .on_record = dec->cb->record ? dec->cb->record : ignore_record,
         .user = dec->user,
         .offset_base = payload_offset - (uint64_t)(uintptr_t)payload,
         .rip_end = h->payload_len > LOGDEC_FAST_RIP_ROOM ? end - LOGDEC_FAST_RIP_ROOM : payload,
-        .stop = r.index + count,
+        .stop = h->first_record + count,
     };
+    struct logdec_record *r = &sink.r;
+    r->cpu = h->cpu;
+    r->block_seq = h->seq;
+    r->tsc = h->base_tsc;
+    r->index = h->first_record;
     const uint8_t *rip_end = sink.rip_end;
     const uint64_t stop = sink.stop;
     uint32_t slow = 0;
-    logdec_fast_rip_prepare(&r);
-    for (; r.index != stop; r.index++) {
+    logdec_fast_rip_prepare(r);
+    for (; r->index != stop; r->index++) {
         if (p < rip_end) {
-            p = pext ? take_rip_run_pext(&sink, &r, p) : take_rip_run_shifts(&sink, &r, p);
-            if (r.index == stop)
+            p = pext ? take_rip_run_pext(&sink, p) : take_rip_run_shifts(&sink, p);
+            if (r->index == stop)
                 break;
         }
-        r.offset = sink.offset_base + (uint64_t)(uintptr_t)p;
+        r->offset = sink.offset_base + (uint64_t)(uintptr_t)p;
         if (p >= end)
             break;
-        if (logdec_fast_record(&r, &p, end, pext)) {
-            sink.on_record(sink.user, &r);
-            logdec_fast_rip_prepare(&r);
+        if (logdec_fast_record(r, &p, end, pext)) {
+            sink.on_record(sink.user, r);
+            logdec_fast_rip_prepare(r);
             continue;
         }
         const uint8_t *at = p;            /* p itself stays in a register */
-        enum record_step step = decode_record(dec, &r, &at, end);
+        enum record_step step = decode_record(dec, r, &at, end);
         p = at;
-        logdec_fast_rip_prepare(&r);
+        logdec_fast_rip_prepare(r);
         if (step == RECORD_BAD_FRAME)
             break;
         slow++;
         if (step == RECORD_BAD_FIELDS)
-            bad_record(dec, h, r.offset, 1);
+            bad_record(dec, h, r->offset, 1);
     }
-    uint32_t n = count - (uint32_t)(stop - r.index);
+    uint32_t n = count - (uint32_t)(stop - r->index);
     dec->totals.records += n - slow;         /* the general path counts its own */
     if (n != count || p != end)
         bad_record(dec, h, payload_offset + (uint64_t)(p - payload), count - n);

@@ -110,9 +110,25 @@ LOGDEC_FAST_INLINE int64_t logdec_fast_unzigzag(uint64_t v)
     return (int64_t)(v >> 1) ^ ((int64_t)low_bit_on_top >> 63);
 }
 
-/* The 7-bit groups of a varint of n bytes (1..8) but its lowest bit:
- * PEXT with these gives a zigzag value shifted right by one. */
-static const uint64_t logdec_fast_groups_high[LOGDEC_FAST_VARINT_MAX + 1] = LOGDEC_FAST_GROUP_MASKS(~1ull);
+/* The RIP-only loop's tables, one object so that one register holds the
+ * address of both (the loop keeps few registers across its callback).
+ * groups_high[n]: the 7-bit groups of a varint of n bytes (1..8) but its
+ * lowest bit: PEXT with these gives a zigzag value shifted right by one.
+ * shapes: the RIP-only sample shapes (below), built by
+ * logdec_fast_shapes_build. */
+struct logdec_fast_shape {
+    uint16_t frame;
+    uint8_t delta_len;
+    uint8_t raw_len;
+};
+#define LOGDEC_FAST_RIP_BODY_MAX   16u
+#define LOGDEC_FAST_SHAPES         (1u << LOGDEC_FAST_RIP_BODY_MAX)
+struct logdec_fast_tables {
+    struct logdec_fast_shape shapes[LOGDEC_FAST_SHAPES];
+    uint64_t groups_high[LOGDEC_FAST_VARINT_MAX + 1];
+};
+extern struct logdec_fast_tables logdec_fast_tables;
+void logdec_fast_shapes_build(void);
 
 /* The signed value of a zigzag varint of n bytes (1..8) loaded in w,
  * log_unzigzag of its value. With PEXT the value's bits but the lowest
@@ -122,7 +138,7 @@ LOGDEC_FAST_INLINE int64_t logdec_fast_signed(uint64_t w, size_t n, bool pext)
 {
 #if defined(__x86_64__)
     if (pext)
-        return (int64_t)(logdec_fast_pext(w, logdec_fast_groups_high[n]) ^ (0u - (w & 1u)));
+        return (int64_t)(logdec_fast_pext(w, logdec_fast_tables.groups_high[n]) ^ (0u - (w & 1u)));
 #endif
     return logdec_fast_unzigzag(logdec_fast_value(w, n, pext));
 }
@@ -290,28 +306,19 @@ LOGDEC_FAST_INLINE bool logdec_fast_record(struct logdec_record *r, const uint8_
  * end, and its loads (the body's 16 bytes, the RIP's 8 at most 14 bytes
  * in) reach LOGDEC_FAST_RIP_READ bytes past its start: at most
  * LOGDEC_TAIL past the end. */
-#define LOGDEC_FAST_RIP_BODY_MAX   16u
 #define LOGDEC_FAST_RIP_READ       22u
 #define LOGDEC_FAST_RIP_ROOM       (2u + LOGDEC_FAST_RIP_BODY_MAX)
 #define LOGDEC_FAST_RIP_FLAGS_MAX  2u      /* no CR3, no stack, a mode below 3 */
 #define LOGDEC_FAST_RIP_HEAD       4u      /* flags, domain, VCPU, event */
-#define LOGDEC_FAST_SHAPES         (1u << LOGDEC_FAST_RIP_BODY_MAX)
 _Static_assert(LOG_SAMPLE_MODE_MASK == 0x03u && LOG_MODE_COUNT == LOGDEC_FAST_RIP_FLAGS_MAX + 1u &&
                LOG_SAMPLE_FLAGS_MASK == 0x0fu, "flags of 0..2 are a mode without CR3 or stack");
 _Static_assert(LOGDEC_FAST_RIP_ROOM + LOGDEC_TAIL >= LOGDEC_FAST_RIP_READ, "the loads stay in the tail");
 
-/* logdec_fast_shapes[key]: the RIP-only shape whose continuation bits
- * are key: its frame (the type and body length bytes, as one
+/* logdec_fast_tables.shapes[key]: the RIP-only shape whose continuation
+ * bits are key: its frame (the type and body length bytes, as one
  * little-endian 16-bit load reads them), the bytes of its TSC delta and
  * the fields' bytes after it (the head and the RIP); a frame of 0 for a
- * key no such shape has. Built by logdec_fast_shapes_build. */
-struct logdec_fast_shape {
-    uint16_t frame;
-    uint8_t delta_len;
-    uint8_t raw_len;
-};
-extern struct logdec_fast_shape logdec_fast_shapes[LOGDEC_FAST_SHAPES];
-void logdec_fast_shapes_build(void);
+ * key no such shape has. */
 
 /* The high bit of each of the 16 bytes at p, byte i's in bit i, without
  * vector instructions: each byte's high bit moved to bit 0 of its byte,
@@ -401,18 +408,18 @@ LOGDEC_FAST_INLINE const uint8_t *logdec_fast_rip_take(struct logdec_record *r, 
 {
     size_t len = q[1];
     const struct logdec_fast_shape *shape =
-        &logdec_fast_shapes[logdec_fast_low_bits(logdec_fast_high_bits(q + 2), len, pext)];
+        &logdec_fast_tables.shapes[logdec_fast_low_bits(logdec_fast_high_bits(q + 2), len, pext)];
     if (shape->frame != (uint16_t)(q[0] | len << 8))     /* the type, the length */
         return NULL;
     size_t dn = shape->delta_len, raw_len = shape->raw_len;
     const uint8_t *f = q + 2 + dn;
     if (f[0] > LOGDEC_FAST_RIP_FLAGS_MAX)
         return NULL;
+    r->raw = f;
+    r->raw_len = (uint32_t)raw_len;
     logdec_fast_rip_head(&r->u.sample, f, pext);
     r->u.sample.rip = (uint64_t)logdec_fast_signed(logdec_fast_load(f + LOGDEC_FAST_RIP_HEAD),
                                                    raw_len - LOGDEC_FAST_RIP_HEAD, pext);
-    r->raw = f;
-    r->raw_len = (uint32_t)raw_len;
     r->tsc += (uint64_t)logdec_fast_signed(logdec_fast_load(q + 2), dn, pext);
     return q + 2 + len;
 }

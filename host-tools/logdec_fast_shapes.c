@@ -1,4 +1,5 @@
-/* The table of RIP-only sample shapes (host-tools/logdec_fast.h): for
+/* The tables of RIP-only samples (host-tools/logdec_fast.h): the masks
+ * PEXT takes for zigzag varints, and the shapes: for
  * each TSC delta of dn bytes and RIP of rn bytes (1..8 each) whose body
  * of len = dn + 4 + rn bytes is at most LOGDEC_FAST_RIP_BODY_MAX, the
  * pattern of its continuation bits -- dn - 1 set and one clear for the
@@ -11,7 +12,9 @@
  * shape of a 6-byte body). */
 #include "host-tools/logdec_fast.h"
 
-struct logdec_fast_shape logdec_fast_shapes[LOGDEC_FAST_SHAPES];
+struct logdec_fast_tables logdec_fast_tables = {
+    .groups_high = LOGDEC_FAST_GROUP_MASKS(~1ull),
+};
 
 /* A pattern of n set bits. */
 static uint32_t ones(unsigned int n)
@@ -30,7 +33,7 @@ void logdec_fast_shapes_build(void)
             if (len > LOGDEC_FAST_RIP_BODY_MAX)
                 continue;
             uint32_t key = ones(dn - 1u) | ones(rn - 1u) << (dn + LOGDEC_FAST_RIP_HEAD);
-            logdec_fast_shapes[key] = (struct logdec_fast_shape){
+            logdec_fast_tables.shapes[key] = (struct logdec_fast_shape){
                 .frame = (uint16_t)(LOG_REC_SAMPLE | len << 8),
                 .delta_len = (uint8_t)dn,
                 .raw_len = (uint8_t)(len - dn),

@@ -375,7 +375,7 @@ TEST(fast_shapes_are_the_rip_only_bodies)
     logdec_fast_shapes_build();
     unsigned int shapes = 0;
     for (uint32_t key = 0; key < LOGDEC_FAST_SHAPES; key++) {
-        const struct logdec_fast_shape *e = &logdec_fast_shapes[key];
+        const struct logdec_fast_shape *e = &logdec_fast_tables.shapes[key];
         if (!e->frame)
             continue;
         shapes++;
