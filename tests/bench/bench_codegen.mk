@@ -14,3 +14,10 @@ bench_obj = $(patsubst %,$(BUILD)/bench/$(1)/%.o,$(2))
 $(BUILD)/bench/hv-obj/%.c.o: %.c
 	@mkdir -p $(dir $@)
 	$(Q)$(HOST_CC) $(BENCH_HV_CFLAGS) -c $< -o $@
+
+# The host decoder the harnesses link for their log checks is not
+# vertigo.elf's code and uses SSE2 (host-tools/logdec_fast.h): it keeps the
+# vector registers.
+$(BUILD)/bench/hv-obj/host-tools/%.c.o: host-tools/%.c
+	@mkdir -p $(dir $@)
+	$(Q)$(HOST_CC) $(filter-out -mgeneral-regs-only,$(BENCH_HV_CFLAGS)) -c $< -o $@
