@@ -34,6 +34,9 @@
 #                 out and a run ends at the overflow point)
 #   ukh-off       the same with pmu.guest=off
 #   ukh-stack     the same with sample.depth (guest call stacks, perf -g)
+#   uk            instructions:uk: the headline without Vertigo's own time
+#                 (no single-stepping of Vertigo near an overflow; not run
+#                 by default): what :h adds to every exit
 #   cycles        sample.events=cycles pmu.step=1000000 (not run by default)
 #   timer         sample.hz=1000 (VMX-preemption-timer sampling; not run by
 #                 default)
@@ -81,6 +84,7 @@ declare -A SESSION_OPTS=(
     [ukh]="$UKH"
     [ukh-off]="pmu.guest=off $UKH"
     [ukh-stack]="$UKH sample.depth=$DEPTH"
+    [uk]="sample.events=instructions:uk sample.period=$PERIOD"
     [cycles]="pmu.step=1000000 sample.events=cycles sample.period=$PERIOD"
     [timer]="sample.hz=$SAMPLES_PER_SECOND"
 )
@@ -234,6 +238,8 @@ echo "              per run = the window's guest ticks / period. path/PMI and re
 echo "              boot ('sample: cpu N:' in com2.txt), whose samples are mostly guest-kernel ones: no agent"
 echo "              declares the kernel's ORC tables here, so they carry no stack, while every loop sample walks"
 echo "              9 frames -- the loop's ticks/sample is the figure for a 9-deep user stack)"
-echo "bench-sample: PMIs, samples logged, dropped over each whole boot:"
-awk '{ printf "    %-10s %8d PMIs %8d logged %6d dropped\n", $1, $2, $3, $4 }' "$OUT/samples.txt"
+if [ -s "$OUT/samples.txt" ]; then     # none without a session (BENCH_SAMPLE_SESSIONS=" ")
+    echo "bench-sample: PMIs, samples logged, dropped over each whole boot:"
+    awk '{ printf "    %-10s %8d PMIs %8d logged %6d dropped\n", $1, $2, $3, $4 }' "$OUT/samples.txt"
+fi
 echo "bench-sample: wall time ${wall}s (all boots in parallel); captures in $OUT"
