@@ -9,8 +9,11 @@ GUEST_PROBE_KMOD    := $(GUEST_DIR)/probe/vertigo_probe.ko
 # A guest kernel path of known depth (tests/guest/kdeep/, scenario kdeep):
 # bench-kstack's measured walks.
 GUEST_KDEEP_KMOD    := $(GUEST_DIR)/kdeep/vertigo_kdeep.ko
-GUEST_PROG_BINS     += $(GUEST_HOSTILE_PROGS) $(GUEST_PROBE_KMOD) $(GUEST_KDEEP_KMOD)
-$(GUEST_INITRD): $(GUEST_HOSTILE_PROGS) $(GUEST_PROBE_KMOD) $(GUEST_KDEEP_KMOD)
+# The SMP domains' sharing benchmark's loop (tests/guest/smp_spin.c,
+# scenario smp_spin; tests/bench/bench_domains.sh).
+GUEST_SMP_SPIN      := $(GUEST_DIR)/bin/smp_spin
+GUEST_PROG_BINS     += $(GUEST_HOSTILE_PROGS) $(GUEST_PROBE_KMOD) $(GUEST_KDEEP_KMOD) $(GUEST_SMP_SPIN)
+$(GUEST_INITRD): $(GUEST_HOSTILE_PROGS) $(GUEST_PROBE_KMOD) $(GUEST_KDEEP_KMOD) $(GUEST_SMP_SPIN)
 
 $(GUEST_DIR)/bin/hc_fuzz: tests/guest/hostile.h
 
