@@ -82,9 +82,8 @@ TEST(crc32c_random_buffers_match_table)
 }
 
 /* The decoder's three-lane payload check is the same CRC: at every
- * length around the stripe sizes (768 bytes: three lanes of 256; 3,936
- * bytes: three of 1,312, then a short stripe after it), a whole maximal
- * payload and random ones, at every alignment. */
+ * length around the stripe sizes (768 bytes: three lanes of 256), a whole
+ * maximal payload and random ones, at every alignment. */
 TEST(crc32c_decoder_lanes_match_table)
 {
     enum { MAX_LEN = 65535 + 8 };
@@ -97,8 +96,6 @@ TEST(crc32c_decoder_lanes_match_table)
         buf[i] = (uint8_t)rand();
     for (size_t off = 0; off < 8; off++) {
         for (size_t len = 0; len <= 3 * 768 + 9; len++)
-            CHECK_EQ(logdec_crc32c(buf + off, len), log_crc32c_bytewise(0, buf + off, len));
-        for (size_t len = 3936 - 9; len <= 3936 + 768 + 9; len++)
             CHECK_EQ(logdec_crc32c(buf + off, len), log_crc32c_bytewise(0, buf + off, len));
         CHECK_EQ(logdec_crc32c(buf + off, 65535), log_crc32c_bytewise(0, buf + off, 65535));
         size_t len = (size_t)rand() % 65536;
