@@ -23,7 +23,7 @@ rm -rf "$out" "$out.pane" "$out.forms"
 mkdir -p "$out.pane"
 command -v tmux >/dev/null || { fail "top: tmux installed" "no tmux (host-tools/setup-deps)"; exit 1; }
 # guestlib/guest.mk's GUEST_CMDLINE and ISO_CMDLINE, the profile scenario.
-GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.agent=1 vertigo.scenario=profile"
+GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 cryptomgr.notests quiet vertigo.agent=1 vertigo.scenario=profile"
 GUEST="$GUEST vertigo.workload_scale=40"
 HV="console=com2 log=e9"
 session="vertigo-top-$$"
