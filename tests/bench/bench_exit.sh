@@ -22,7 +22,11 @@
 #              Vertigo's own time counted at the loop's sync points, where
 #              the single-stepping of Vertigo near an overflow is decided)
 # and what the guest's virtual PMU adds to an exit (on - off, sample-on -
-# sample-off). The whole exit in Bochs, VMCS accesses and the rest of the
+# sample-off). For the sampling cases, also the instructions of one PMI's
+# handling in root mode (pmu_nmi_root: whose NMI, the sample recorded,
+# encoded and written to the log ring), per PMI of the K2 run; the NMI's
+# delivery and the trap's entry and return are Bochs' (bench-sample's
+# "NMI path"). The whole exit in Bochs, VMCS accesses and the rest of the
 # exit path included, is bench-sample's. A measurement that cannot be taken
 # fails the benchmark; the figures are never judged.
 #
@@ -53,6 +57,17 @@ exit_ir() {
         die "callgrind $1 $2"
 }
 
+# pmi_ir CASE: "IR PMIS" of the PMIs taken in K2 exits (one_pmi).
+pmi_ir() {
+    local ir name k pmis
+    ir=$(callgrind_ir "$OUT/$1.pmi.$K2" --collect-atstart=no --toggle-collect=one_pmi -- \
+         "$HARNESS" "$1" "$K2") || die "callgrind $1 PMIs"
+    read -r name k pmis _ < "$OUT/$1.pmi.$K2.stdout"
+    [ "$name" = "$1" ] && [ "$k" = "$K2" ] && [ "${pmis:-0}" -gt 0 ] ||
+        die "no PMI counted in $OUT/$1.pmi.$K2.stdout"
+    echo "$ir $pmis"
+}
+
 declare -A per_exit
 for c in $CASES; do
     per_exit[$c]=$(callgrind_per_op exit_ir "$c" "$K1" "$K2") || die "$c"
@@ -75,3 +90,8 @@ awk -v a="${per_exit[on]}" -v b="${per_exit[off]}" -v c="${per_exit[sample-on]}"
 awk -v h="${per_exit[sample-h-on]}" -v c="${per_exit[sample-on]}" 'BEGIN {
     printf "bench-exit: Vertigo'"'"'s own time counted too (:ukh against :uk, guest PMU on): %+.1f per exit\n", h - c
 }'
+for c in sample-on sample-h-on; do
+    read -r ir pmis <<< "$(pmi_ir "$c")" || exit 1
+    awk -v c="$c" -v ir="$ir" -v n="$pmis" 'BEGIN {
+        printf "bench-exit: %s: one PMI'"'"'s handling in root mode %.1f instructions (%d PMIs)\n", c, ir / n, n }'
+done
