@@ -517,21 +517,26 @@ static bool walk_left_code(struct profile *p, const struct sym_where *w, const s
     return user_before && f->unmapped && sym_process_of(p->sym, w).pid != 0;
 }
 
-/* Whether kernel caller frame f (not the leaf, named at its call's last
- * byte) is the return from the first call of an interrupt or exception
- * entry stub (asm_*: its call of error_entry or paranoid_entry, which
- * Linux's idtentry macros make within the stub's first 16 bytes, before
- * the stub moves its stack pointer onto the saved registers). That call
- * pushes the interrupted context's registers under its own return
- * address, which the kernel's ORC rule for the stub (its entry's IRET
- * frame) does not count: what a walk reads there as the interrupted
- * context's RIP and stack is those registers. The frame is a true
- * return address; the stack ends after it. */
+/* Whether kernel frame f is in an interrupt or exception entry stub
+ * (asm_*) at or after the return from its first call (of error_entry or
+ * paranoid_entry, which Linux's idtentry macros make within the stub's
+ * first 16 bytes, before the stub moves its stack pointer onto the saved
+ * registers): a caller frame there (named at its call's last byte), or
+ * the leaf itself past the stub's first byte. That call pushes the
+ * interrupted context's registers under its own return address, which
+ * the kernel's ORC rule for the stub (its entry's IRET frame) does not
+ * count: what a walk reads there as the interrupted context's RIP and
+ * stack is those registers (a leaf right after the call read a data
+ * address of busybox as the user RIP in Bochs). The frame itself is
+ * true; the stack ends after it. A leaf before the call still had its
+ * IRET frame where the rule says, but which bytes the call starts at is
+ * the kernel build's, so those few contexts are left out too. */
 #define ENTRY_STUB_FIRST_CALL_END 16u
 
 static bool entry_stub_first_call(struct profile *p, const struct sym_frame *f, bool leaf)
 {
-    return !leaf && f->mode == LOG_MODE_GUEST_KERNEL && f->offset < ENTRY_STUB_FIRST_CALL_END &&
+    return f->mode == LOG_MODE_GUEST_KERNEL && (!leaf || f->offset > 0) &&
+           f->offset < ENTRY_STUB_FIRST_CALL_END &&
            !strncmp(sym_function(p->sym, f->function)->name, "asm_", 4);
 }
 

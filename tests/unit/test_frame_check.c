@@ -252,7 +252,8 @@ static bool process_profile(struct fixture *fx, struct profile *p, const char *k
 
 /* The kernel's own rules (profile.c), on kernel samples of a known
  * process: a stack that returns into an entry stub's first call ends
- * after the stub (the context a walk reads there is the saved registers);
+ * after the stub, and so does a sample in the stub just after that call
+ * (the context a walk reads there is the saved registers);
  * a sample in switch_ldt, where switch_mm_irqs_off jumped with the next
  * task's CR3 loaded, names its user frames [gone]; the entry of
  * ret_from_fork that a task switch returns to is named ret_from_fork,
@@ -281,17 +282,19 @@ TEST(the_kernels_entry_stubs_and_task_switches)
     uint64_t stub[] = { K_STUB + 9, STRAY + 0x40, fx.main_after_f };  /* saved registers read as a context */
     uint64_t ldt[] = { 0xffffffff81006100ull, KERNEL_ENTRY, fx.g };
     uint64_t fork[] = { K_FORK };
+    uint64_t in_stub[] = { STRAY + 0x40, fx.main_after_f };  /* the leaf just after the call */
     sample(&p, LOG_MODE_GUEST_KERNEL, K_STUB + 0x50, stub, 3, 10);
     sample(&p, LOG_MODE_GUEST_KERNEL, K_LDT + 4, ldt, 3, 11);
     sample(&p, LOG_MODE_GUEST_KERNEL, K_SWITCHES + 0x20, fork, 1, 12);
-    if (CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 3)) {
-        CHECK_EQ(p.frames_cut, 2);
+    sample(&p, LOG_MODE_GUEST_KERNEL, K_STUB + 9, in_stub, 2, 13);
+    if (CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 4)) {
+        CHECK_EQ(p.frames_cut, 4);
         for (uint64_t k = 0; k < p.sample_count; k++) {
             const struct profile_sample *s = &p.samples[k];
             const struct sym_frame *last = sym_frame(p.sym, s->frames[s->depth - 1]);
             const char *name = sym_function(p.sym, last->function)->name;
             const char *image = sym_image(p.sym, last->image)->name;
-            if (s->depth == 2 && !strcmp(name, "asm_exc_page_fault"))
+            if ((s->depth == 2 || s->depth == 1) && !strcmp(name, "asm_exc_page_fault"))
                 continue;                                  /* the stub, nothing under it */
             if (s->depth == 4) {
                 CHECK_STR(image, SYM_GONE_IMAGE);          /* switch_ldt's user frame */
