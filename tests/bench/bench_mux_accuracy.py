@@ -137,4 +137,5 @@ def main():
         interval_table(names, rows, references(sys.argv[3]), totals)
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -8,15 +8,23 @@ name (why)" per check, as tests/e2e/lib.sh does.
 
 usage: mux_check.py --run NAME --csv F --json F --png F --heat F --corr F
                     --totals "name=count ..." --phases SERIAL --interval N
-                    --skid K --hv-line LINE
+                    --skid K --hv-line LINE --decode DECODE
+
+DECODE: `vertigo decode` of the log; the session runs with
+pmu.interval.exact=on, so each row is followed by the exact counts of
+its interval (docs/log-format.md, swcounters).
 """
 import argparse
 import csv
 import json
+import os
 import struct
 import sys
 
 from e2e_report import check, failed
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+from bench_mux_accuracy import references  # noqa: E402  (the decode's exact references)
 
 
 def read_rows(path):
@@ -70,33 +78,115 @@ def check_numbering(run, dicts, interval, skid, hv_line):
     check(run, numbers == list(range(len(numbers))) and numbers,
           "every interval present, numbered without gaps (%d rows)" % len(numbers),
           "numbers %s..." % numbers[:5])
-    off = [int(r["instructions"]) for r in dicts[:-1]
-           if abs(int(r["instructions"]) - interval) > skid]
+    off = [int(r["enabled"]) for r in dicts[:-1] if abs(int(r["enabled"]) - interval) > skid]
     check(run, not off and dicts, "each row but the run's last has %d instructions (+- %d)" %
           (interval, skid), "%d rows off, e.g. %s" % (len(off), off[:3]))
     check(run, "skid at most" in hv_line and int(hv_line.split("skid at most ")[1].split()[0]) <= skid,
           "Vertigo's turns ended within the skid: %s" % hv_line.strip(), hv_line)
 
 
-# Every event's extrapolated total within 5 % of the exact one, :h events
-# included: their Vertigo part comes in stretches of a few hundred thousand
-# guest instructions, and pmu.sh keeps its turns (40K) so much shorter than
-# those stretches that every set samples each of them (docs/pmu.md,
-# "Interval multiplexing"; with turns of 200K instructions:ukh was 4-8 %
-# off in some runs).
+# Every event's extrapolated total within 5 % of the exact one (seen: at
+# most 0.9 % for the events that count no Vertigo instructions). An event
+# that counts Vertigo's (:h) is held to it only outside the stepped rows
+# below; in them its extrapolation is checked against what any turn could
+# have seen (check_row_bounds).
 TOTAL_BOUND = 0.05
 
+# A stepped row: the interval's exact instructions:ukh more than STEPPED
+# times its instructions, i.e. Vertigo's part outweighs the guest's. The
+# workload's exact checks at user step 1 make each guest instruction a VM
+# exit of about a thousand ticks, so a window of a hundred thousand or so
+# guest instructions carries a hundred million or more of Vertigo's. A
+# turn is 40K guest instructions (pmu.sh), so such a window spans only a
+# few turns: how much each set holds depends on where the turns' edges
+# fall, and its :h events' value there is a sample, not an estimate.
+# Turns counted in guest instructions are the session's design
+# (docs/pmu.md "Interval multiplexing"); one CI run had instructions:ukh's
+# total 7.3 % off, the rows not stepped 0.1 % in another.
+STEPPED = 2
 
-def check_totals(run, dicts, totals):
+
+def stepped_rows(refs, names):
+    if "instructions:ukh" not in names or "instructions" not in names:
+        return set()
+    ukh, ins = names.index("instructions:ukh"), names.index("instructions")
+    return {k for k, ref in refs.items() if ref[ukh] > STEPPED * max(ref[ins], 1)}
+
+
+def hv_event(name):
+    return ":" in name and "h" in name.split(":", 1)[1]
+
+
+def check_totals(run, dicts, totals, refs, names):
+    stepped = stepped_rows(refs, names)
+    keyed = row_keys(dicts)
+    print("    stepped rows (Vertigo's part over %dx the guest's): %d of %d" %
+          (STEPPED, len(stepped), len(dicts)))
     worst = 0.0
-    for name, exact in totals.items():
-        got = sum(int(r[name]) for r in dicts)
+    for e, name in enumerate(names):
+        keys = [k for k in keyed if not hv_event(name) or k not in stepped]
+        got = sum(int(keyed[k][name]) for k in keys)
+        exact = totals[name] if len(keys) == len(keyed) else sum(refs[k][e] for k in keys)
         err = abs(got - exact) / exact if exact else float(got != 0)
         worst = max(worst, err)
-        check(run, err <= TOTAL_BOUND, "%s: extrapolated total %d within %d%% of the exact %d "
-              "(%.3f%%)" % (name, got, round(100 * TOTAL_BOUND), exact, 100 * err),
+        where = "" if len(keys) == len(keyed) else " over the %d rows not stepped" % len(keys)
+        check(run, err <= TOTAL_BOUND, "%s: extrapolated total %d within %d%% of the exact %d%s "
+              "(%.3f%%)" % (name, got, round(100 * TOTAL_BOUND), exact, where, 100 * err),
               "off by %.3f%%" % (100 * err))
+        if where:
+            whole = sum(int(r[name]) for r in dicts)
+            print("    %s over all rows: %d against %d (%+.3f%%)" %
+                  (name, whole, totals[name], 100.0 * (whole - totals[name]) / totals[name]))
     print("    worst error of an extrapolated total: %.3f%%" % (100 * worst))
+
+
+def row_keys(dicts):
+    return {(int(r["domain"]), int(r["vcpu"]), int(r["interval"])): r for r in dicts}
+
+
+def load_references(run, path, dicts, names, totals):
+    """The exact counts per row (pmu.interval.exact=on), checked: one per
+    row, every event, adding up to the session's exact totals."""
+    try:
+        refs = references(path)
+    except SystemExit:
+        refs = None
+    keyed = row_keys(dicts)
+    ok = refs is not None and set(refs) == set(keyed) and \
+        all(len(ref) == len(names) and None not in ref for ref in refs.values())
+    check(run, ok, "an exact reference after each of the %d rows, every event's count in it" %
+          len(keyed), "%s references" % (len(refs) if refs is not None else "unreadable"))
+    if not ok:
+        return None
+    off = [n for e, n in enumerate(names) if sum(ref[e] for ref in refs.values()) != totals[n]]
+    check(run, not off, "the rows' exact references add up to the session's exact totals",
+          "not for %s" % off)
+    return refs
+
+
+def check_row_bounds(run, dicts, refs, names):
+    """Per row and event: a measured value is the exact count; an
+    extrapolated one is raw x enabled / running rounded (docs/log-format.md)
+    with raw at most the exact count (its set's turns are part of the
+    interval), so the value is at most exact x enabled / running."""
+    bad = []
+    for k, r in row_keys(dicts).items():
+        enabled = int(r["enabled"])
+        for e, name in enumerate(names):
+            raw, running, how = int(r[name + ":raw"]), int(r[name + ":running"]), r[name + ":how"]
+            value, exact = int(r[name]), refs[k][e]
+            if how == "measured":
+                good = value == exact == raw
+            elif how == "extrapolated":
+                good = 0 < running and raw <= exact and \
+                    value == (raw * enabled + running // 2) // running
+            else:
+                good = value == 0 and running == 0
+            if not good:
+                bad.append("row %d %s: %s %d raw %d running %d exact %d" %
+                           (k[2], name, how, value, raw, running, exact))
+    check(run, not bad, "every row: measured values exact, extrapolated ones raw x enabled / "
+          "running with raw at most the exact count", "%d off, e.g. %s" % (len(bad), bad[:3]))
 
 
 def check_phases(run, dicts, phases):
@@ -179,7 +269,8 @@ def check_correlation(run, path, a, b, minimum):
 
 def main():
     p = argparse.ArgumentParser()
-    for opt in ("run", "csv", "json", "png", "heat", "corr", "totals", "phases", "hv-line"):
+    for opt in ("run", "csv", "json", "png", "heat", "corr", "totals", "phases", "hv-line",
+                "decode"):
         p.add_argument("--" + opt, required=True)
     p.add_argument("--interval", type=int, required=True)
     p.add_argument("--skid", type=int, required=True)
@@ -188,13 +279,19 @@ def main():
     why = csv_valid(header, rows)
     check(a.run, not why, "timeline CSV: %d rows of %d columns, counts and marks valid" %
           (len(rows), len(header)), why)
-    dicts = [dict(zip(header, row)) for row in rows]
+    # "enabled": the row's own instructions (the fourth column), which an
+    # event named instructions would hide in a dict keyed by the header
+    dicts = [dict(zip(header, row), enabled=row[3]) for row in rows]
     events = event_names(header)
     check_numbering(a.run, dicts, a.interval, a.skid, a.hv_line)
     totals = {kv.split("=")[0]: int(kv.split("=")[1]) for kv in a.totals.split()}
     check(a.run, set(totals) == set(events), "the rows hold every event of the session (%d)" %
           len(events), "rows %s, totals %s" % (events, sorted(totals)))
-    check_totals(a.run, dicts, totals)
+    refs = load_references(a.run, a.decode, dicts, events, totals) \
+        if set(totals) == set(events) else None
+    if refs is not None:
+        check_row_bounds(a.run, dicts, refs, events)
+        check_totals(a.run, dicts, totals, refs, events)
     check_phases(a.run, dicts, phase_windows(a.phases))
     check_trace(a.run, a.json, events)
     check_png(a.run, a.png, "timeline", 900, 150 * len(events), 20000)
