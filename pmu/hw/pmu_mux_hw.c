@@ -120,14 +120,15 @@ static void keep_counts(struct vcpu *v, const uint64_t *counts)
             p->ctx.counters[e].accum = counts[e];
 }
 
-void pmu_mux_hw_begin(struct vcpu *v, const struct mux_row_config *cfg)
+void pmu_mux_hw_begin(struct vcpu *v, const struct pmu_event_list *list,
+                      const struct mux_row_config *cfg)
 {
     struct vcpu_pmu *p = &v->pmu;
     uint64_t counts[MUX_ROW_EVENTS_MAX] = { 0 };
     p->mux.rows.cfg = cfg;           /* the schedule, for the calls that read it */
     read_always(v, counts);
-    /* pmu_config.list: the session's events, the command line's or the guest's */
-    if (mux_hw_begin(&hw_vcpu_of(p)->mux, cfg, &pmu_config.list, &layout, &p->be, counts,
+    /* list: the session's events, the command line's or the guest's */
+    if (mux_hw_begin(&hw_vcpu_of(p)->mux, cfg, list, &layout, &p->be, counts,
                      pmu_arch_tsc()) != PMU_OK)
         hw_vcpu_of(p)->mux.load_failures++;
     share_controls(v);
@@ -222,13 +223,13 @@ static void reserved_caps(struct pmu_event_caps *caps)
     caps->desc.fixed_mask &= r->fixed_mask;
 }
 
-bool pmu_mux_hw_sampling_list(const char *sampling, struct pmu_event_list *list, char *why,
-                              unsigned int why_size)
+bool pmu_mux_hw_sampling_list(const struct pmu_event_list *counted, const char *sampling,
+                              struct pmu_event_list *list, char *why, unsigned int why_size)
 {
     static struct pmu_event_list events;
     struct pmu_event_caps caps;
     struct pmu_event_error err;
-    *list = pmu_config.list;
+    *list = *counted;
     if (!sampling || !sampling[0])
         return true;
     if (!reserved.gp_mask && !reserved.fixed_mask) {

@@ -60,7 +60,8 @@ bool pmu_mux_hw_check_turns(const struct pmu_config *c, const struct mux_row_con
 
 /* Interval 0 of cfg starts now on v, whose context holds cfg's events
  * unplaced (loaded on this CPU). */
-void pmu_mux_hw_begin(struct vcpu *v, const struct mux_row_config *cfg);
+void pmu_mux_hw_begin(struct vcpu *v, const struct pmu_event_list *list,
+                      const struct mux_row_config *cfg);
 
 /* The GLOBAL_CTRL bits of the live set and the clock into the entry plan. */
 void pmu_mux_hw_enter(struct vcpu *v, struct pmu_entry_plan *plan);
@@ -100,9 +101,10 @@ uint64_t pmu_mux_hw_busy(const struct vcpu *v);
 bool pmu_mux_hw_finish(const struct vcpu *v, struct log_interval *row);
 
 /* A sampling session's context beside the interval session: the
- * session's events unplaced, then the sampling events placed on the
- * reserved counters. False (why: the reason) if they do not fit there. */
-bool pmu_mux_hw_sampling_list(const char *sampling, struct pmu_event_list *list, char *why,
-                              unsigned int why_size);
+ * session's events (`counted`) unplaced, then the sampling events placed
+ * on the reserved counters. False (why: the reason) if they do not fit
+ * there. */
+bool pmu_mux_hw_sampling_list(const struct pmu_event_list *counted, const char *sampling,
+                              struct pmu_event_list *list, char *why, unsigned int why_size);
 
 #endif

@@ -34,8 +34,9 @@ struct mux_own_session {
                         const char *refusal);
     /* The console's words on the session's counters (after the sets'). */
     void (*announce)(const struct pmu_config *c);
-    /* Interval 0 of cfg starts now on v. */
-    void (*begin)(struct vcpu *v, const struct mux_row_config *cfg);
+    /* Interval 0 of cfg (events `list`) starts now on v. */
+    void (*begin)(struct vcpu *v, const struct pmu_event_list *list,
+                  const struct mux_row_config *cfg);
     /* The unfinished interval into *row (true), or none. */
     bool (*finish)(const struct vcpu *v, struct log_interval *row);
     /* The session's rows (for the end-of-session line). */
@@ -47,10 +48,10 @@ struct mux_own_session {
     void (*save)(struct vcpu *v);
     void (*load)(struct vcpu *v);
     /* A sampling session beside it, on the counters left to sampling:
-     * the session's events, then the sampling ones (false, why: the
-     * reason, if they do not fit there). */
-    bool (*sampling_list)(const char *sampling, struct pmu_event_list *list, char *why,
-                          unsigned int why_size);
+     * the session's events (`counted`), then the sampling ones (false,
+     * why: the reason, if they do not fit there). */
+    bool (*sampling_list)(const struct pmu_event_list *counted, const char *sampling,
+                          struct pmu_event_list *list, char *why, unsigned int why_size);
 };
 
 struct mux_part {

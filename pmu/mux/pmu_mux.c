@@ -104,13 +104,14 @@ static void read_needed(const struct vcpu *v, uint64_t *counts)
         counts[ids[i]] = pmu_read_event(&p->be, &p->ctx, &p->sw, ids[i]);
 }
 
-void pmu_mux_vcpu_begin(struct vcpu *v, const struct mux_row_config *cfg)
+void pmu_mux_vcpu_begin(struct vcpu *v, const struct pmu_event_list *list,
+                        const struct mux_row_config *cfg)
 {
     uint64_t counts[MUX_ROW_EVENTS_MAX];
     const struct mux_own_session *own = own_session();
     v->pmu.mux.written = 0;
     if (own) {
-        own->begin(v, cfg);
+        own->begin(v, list, cfg);
         v->pmu.mux.on = true;
         return;
     }
@@ -125,7 +126,7 @@ void pmu_mux_vcpu_start(struct vcpu *v)
 {
     if (!pmu_config.mux || !pmu_config.has_events || !v->pmu.counting)
         return;                 /* no session, or it was refused */
-    pmu_mux_vcpu_begin(v, &pmu_config.mux_cfg);
+    pmu_mux_vcpu_begin(v, &pmu_config.list, &pmu_config.mux_cfg);
 }
 
 uint64_t pmu_mux_deadline(const struct vcpu *v)

@@ -39,11 +39,12 @@ void pmu_mux_write_row(struct vcpu *v, struct log_interval *row);
 /* The VCPU's counting session started: its interval 0 starts now. */
 void pmu_mux_vcpu_start(struct vcpu *v);
 
-/* Interval 0 of a session with schedule cfg (which must outlive it) starts
- * now on v, whose context counts cfg's events as its first ones: the
- * command line's session (pmu_mux_vcpu_start) or the guest's
- * (VERTIGO_HC_MUX_START, pmu/mux/pmu_mux_guest.h). */
-void pmu_mux_vcpu_begin(struct vcpu *v, const struct mux_row_config *cfg);
+/* Interval 0 of a session of events `list` with schedule cfg (both must
+ * outlive it) starts now on v, whose context counts cfg's events as its
+ * first ones: the command line's session (pmu_mux_vcpu_start) or the
+ * guest's (VERTIGO_HC_MUX_START, pmu/mux/pmu_mux_guest.h). */
+void pmu_mux_vcpu_begin(struct vcpu *v, const struct pmu_event_list *list,
+                        const struct mux_row_config *cfg);
 
 /* Guest instructions the next entry may run before the turn ends, or
  * PMU_NO_DEADLINE without a session. */

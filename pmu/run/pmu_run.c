@@ -8,6 +8,7 @@
 #include "pmu/run/run_part.h"
 #include "pmu/vpmu/pmu_guest.h"
 #include "pmu/mux/pmu_mux.h"
+#include "pmu/mux/pmu_mux_guest.h"
 #include "pmu/run/pmu_pmi.h"
 #include "pmu/pv/pmu_pv.h"
 #include "pmu/run/pmu_switch.h"
@@ -64,6 +65,7 @@ void pmu_run_vcpu_start(struct vcpu *v)
     struct vcpu *current = pmu_cpu_of(v->cpu)->vcpu;
     if (current && current != v && current->pmu.ctx.loaded)
         pmu_vcpu_switch_out(current);
+    pmu_mux_guest_vcpu_start(v);        /* a session of its previous boot ends */
     memset(&v->pmu, 0, sizeof(v->pmu));
     swevent_add(&v->pmu.sw, SWEVENT_VCPU_SWITCHES, 1);
     pmu_guest_start(v);

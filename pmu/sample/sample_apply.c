@@ -3,6 +3,7 @@
 
 #include "pmu/backend/pmu_kind.h"
 #include "pmu/mux/mux_part.h"
+#include "pmu/mux/pmu_mux_guest.h"
 #include "pmu/run/pmu_config.h"
 #include "pmu/run/pmu_run.h"
 #include "pmu/sample/sample_part.h"
@@ -12,12 +13,12 @@
 #include "lib/mem.h"
 
 /* "COUNTING,SAMPLING" (either may be empty) into out. */
-static void join_events(const char *sampling, char *out, size_t size)
+static void join_events(const struct pmu_counting *c, const char *sampling, char *out,
+                        size_t size)
 {
-    size_t max = size - 1 < sizeof(pmu_config.count_text) ? size - 1
-                                                           : sizeof(pmu_config.count_text);
-    size_t n = strnlen(pmu_config.count_text, max);
-    memcpy(out, pmu_config.count_text, n);
+    size_t max = size - 1 < PMU_SESSION_EVENTS_MAX ? size - 1 : PMU_SESSION_EVENTS_MAX;
+    size_t n = strnlen(c->text, max);
+    memcpy(out, c->text, n);
     if (sampling && sampling[0]) {
         if (n && n + 1 < size)
             out[n++] = ',';
@@ -53,17 +54,19 @@ static bool can_sample(const struct pmu_event *ev, unsigned int i, char *why,
     return true;
 }
 
-/* The counting session's and the sampling session's events, parsed and
- * placed together (the counting ones first: event ids are positions). */
-static bool parse_together(const char *sampling, struct pmu_event_list *list, char *why,
-                           unsigned int why_size)
+/* The counting session's (c) and the sampling session's events, parsed
+ * and placed together (the counting ones first: event ids are positions). */
+static bool parse_together(const struct pmu_counting *c, const char *sampling,
+                           struct pmu_event_list *list, char *why, unsigned int why_size)
 {
     char text[2 * PMU_SESSION_EVENTS_MAX];
     struct pmu_event_caps caps;
     struct pmu_event_error err;
-    unsigned int counted = pmu_config.list.count;
-    join_events(sampling, text, sizeof(text));
+    unsigned int counted = c->list->count;
+    join_events(c, sampling, text, sizeof(text));
     pmu_config_caps(&caps);
+    if (c->mux)     /* the schedule limits the counters (the guest's session too) */
+        caps.desc.gp_counters = PMU_EVENT_LIST_MAX;
     if (pmu_event_list_parse(text, &caps, list, &err) == PMU_EVERR_NONE)
         return true;
     err.index -= err.index >= counted ? counted : 0;
@@ -71,10 +74,10 @@ static bool parse_together(const char *sampling, struct pmu_event_list *list, ch
     return false;
 }
 
-static bool parse_joined(const char *sampling, struct pmu_event_list *list, char *why,
-                         unsigned int why_size)
+static bool parse_joined(const struct pmu_counting *c, const char *sampling,
+                         struct pmu_event_list *list, char *why, unsigned int why_size)
 {
-    unsigned int counted = pmu_config.list.count;
+    unsigned int counted = c->list->count;
     if (pmu_config.backend == PMU_SESSION_NONE) {
         fmt_snprintf(why, why_size, "no PMU backend");
         return false;
@@ -82,9 +85,8 @@ static bool parse_joined(const char *sampling, struct pmu_event_list *list, char
     /* beside an interval session on the backend's own counters: on the
      * counters left to sampling */
     const struct mux_own_session *mux = pmu_config.kind->mux->own;
-    bool ok = pmu_config.mux && mux && pmu_config.has_events
-                  ? mux->sampling_list(sampling, list, why, why_size)
-                  : parse_together(sampling, list, why, why_size);
+    bool ok = c->mux && mux && c->on ? mux->sampling_list(c->list, sampling, list, why, why_size)
+                                     : parse_together(c, sampling, list, why, why_size);
     if (!ok)
         return false;
     for (unsigned int i = counted; i < list->count; i++)
@@ -97,7 +99,8 @@ bool sample_check(const char *events, char *why, unsigned int why_size)
 {
     struct pmu_event_list list;
     pmu_config_ensure();
-    return parse_joined(events, &list, why, why_size);
+    struct pmu_counting c = pmu_counting_of(NULL);
+    return parse_joined(&c, events, &list, why, why_size);
 }
 
 /* Carries the counting session's counts across the re-programming. */
@@ -116,11 +119,11 @@ static void restore_counts(struct vcpu *v, const uint64_t *counts)
             ctx->counters[i].accum += counts[i];
 }
 
-static bool program(struct vcpu *v, const struct pmu_event_list *list, uint64_t period)
+static bool program(struct vcpu *v, const struct pmu_event_list *list, unsigned int counted,
+                    uint64_t period)
 {
     struct vcpu_pmu *p = &v->pmu;
     uint64_t periods[PMU_EVENT_LIST_MAX], counts[PMU_EVENT_LIST_MAX];
-    unsigned int counted = pmu_config.list.count;
     save_counts(v, counts);
     for (unsigned int i = 0; i < PMU_EVENT_LIST_MAX; i++)
         periods[i] = i < counted ? pmu_config.period : period;
@@ -172,7 +175,8 @@ bool sample_apply(struct vcpu *v, const char *events, uint64_t period, uint32_t 
     sample_freq_vcpu_start(v, 0);
     if (!pmu_config.configured || pmu_config.backend == PMU_SESSION_NONE)
         return !sampling;
-    if (!pmu_config.has_events && !sampling) {
+    struct pmu_counting c = pmu_counting_of(v);
+    if (!c.on && !sampling) {
         p->counting = false;
         /* Paravirtual counters and the guest's virtual PMU count the
          * guest's runs, which only a counting backend measures. */
@@ -180,11 +184,11 @@ bool sample_apply(struct vcpu *v, const char *events, uint64_t period, uint32_t 
             return pmu_run_start_counting(v) == PMU_OK;
         return true;
     }
-    if (!parse_joined(events, &list, why, sizeof(why))) {
+    if (!parse_joined(&c, events, &list, why, sizeof(why))) {
         printk("pmu: vcpu %u: no sampling: %s\n", v->id, why);
         return false;
     }
-    if (!program(v, &list, freq ? sample_freq_first_period(freq) : period))
+    if (!program(v, &list, c.list->count, freq ? sample_freq_first_period(freq) : period))
         return false;
     sample_freq_vcpu_start(v, freq);
     if (own)

@@ -24,6 +24,7 @@
 #include "tests/unit/fake_pmu_arch.h"
 #include "tests/unit/mux_guest_model.h"
 #include "tests/unit/mux_hypercalls.h"
+#include "pmu/mux/pmu_mux_guest.h"
 #include "tests/unit/pmu_model.h"
 #include "tests/unit/test_log_util.h"
 #include "tests/unit/unit.h"
@@ -108,12 +109,20 @@ static struct vcpu *start(const char *cmdline, unsigned int domains)
 
 /* ---- The guest's work -------------------------------------------------------- */
 
+/* The schedule g's VCPU runs (the command line's or its guest's; kept
+ * after the session stops). */
+static const struct mux_row_config *cfg_of(const struct guest *g)
+{
+    return g->v->pmu.mux.rows.cfg;
+}
+
 /* The live set's events of g take u at mode cpl (Vertigo's when hv). */
 static void to_truth(struct guest *g, const struct mux_unit *u, unsigned int cpl, bool hv)
 {
-    const struct mux_row_config *cfg = &pmu_config.mux_cfg;
+    const struct mux_row_config *cfg = cfg_of(g);
+    const struct pmu_event_list *list = pmu_counting_of(g->v).list;
     for (unsigned int e = 0; e < EVENTS; e++) {
-        const struct pmu_event *ev = &pmu_config.list.events[e];
+        const struct pmu_event *ev = &list->events[e];
         if (cfg->set_of[e] != hw_vcpu_of(&g->v->pmu)->mux.live)
             continue;
         if (hv ? ev->hypervisor : pmu_event_counts_at(ev, cpl))
@@ -233,10 +242,9 @@ static unsigned int logged_rows(struct log_interval rows[2][ROWS_MAX], unsigned 
     return n[0];
 }
 
-/* Instructions set s ran in interval i (the schedule's turns). */
-static uint64_t set_running(uint64_t i, unsigned int s)
+/* Instructions set s ran in interval i (the schedule cfg's turns). */
+static uint64_t set_running(const struct mux_row_config *cfg, uint64_t i, unsigned int s)
 {
-    const struct mux_row_config *cfg = &pmu_config.mux_cfg;
     uint64_t ran = 0, subs = cfg->subs;
     for (uint64_t t = 0; t < subs; t++)
         if (mux_set_at(&cfg->plan, i, t, subs) == s)
@@ -255,10 +263,10 @@ static unsigned int row_failures(const struct guest *g, const struct log_interva
         bool ok = CHECK_EQ(row->number, r) && CHECK_EQ(row->count, EVENTS) &&
                   CHECK_EQ(row->instructions, N);
         for (unsigned int e = 0; e < EVENTS; e++) {
-            unsigned int s = pmu_config.mux_cfg.set_of[e];
+            unsigned int s = cfg_of(g)->set_of[e];
             ok &= CHECK_EQ(row->events[e].raw, g->expected[r][e]);
             ok &= CHECK_EQ(row->events[e].running,
-                           s == MUX_ROW_ALWAYS ? N : set_running(r, s));
+                           s == MUX_ROW_ALWAYS ? N : set_running(cfg_of(g), r, s));
         }
         failures += !ok;
     }

@@ -1319,7 +1319,8 @@ TEST(guest_mux_session_writes_rows_until_it_stops)
     CHECK(v->pmu.mux.on);
     CHECK(fake_console_has("3 sets over 2 counters, interval 1000, turn 100 instructions"));
     CHECK_EQ(mux_start(v, "cycles", 1000, 0), -VERTIGO_EBUSY);
-    CHECK(fake_console_has("the guest's multiplexing session runs"));
+    CHECK(fake_console_has("pmu: vcpu 0: multiplexing session refused: the VCPU's "
+                           "multiplexing session runs"));
     uint64_t run = 0;
     while (run < 2050) {
         fake.cpl = CPL_USER;
@@ -1376,6 +1377,71 @@ TEST(guest_mux_session_refusals_are_specific)
     CHECK_EQ(hc_read(v, VERTIGO_PMU_EVENT_COUNT), 1);
     v = start_run("pmu=off", false);
     CHECK_EQ(mux_start(v, "cycles", 1000, 0), -VERTIGO_ENOSYS);
+}
+
+/* A guest's session belongs to the VCPU that started it. A VCPU of
+ * another domain that starts while it runs (an AP's INIT/SIPI, a domain's
+ * restart) counts none of its events and runs none of its schedule; that
+ * domain's sampling session counts none of them; that domain starts its
+ * own session beside it. Another VCPU of the same domain is refused (one
+ * session per domain); the owner's restart ends its session, and only
+ * its own. */
+TEST(guest_mux_session_is_its_vcpus_alone)
+{
+    static struct log_interval rows[4];
+    static struct domain other;
+    struct vcpu *v = start_run("pmu=soft pmu.soft.counters=2", false);
+    memset(&other, 0, sizeof(other));
+    other.id = 1;
+    other.vcpu_count = 1;
+    struct vcpu *w = &other.vcpus[0];
+    w->domain = &other;
+    w->cpu = 1;
+    CHECK_EQ(mux_start(v, MUX_EVENTS, 1000, 100), 3);
+    fake.cpu = 1;
+    pmu_vcpu_start(w);                  /* domain 1's VCPU starts after it */
+    CHECK(!w->pmu.mux.on);
+    CHECK_EQ(hc_read(w, VERTIGO_PMU_EVENT_COUNT), 0);
+    guest_runs(w, CPL_USER, 2500);
+    CHECK_EQ(logged_rows(rows, 4), 0);  /* v has not run: no row is anyone's */
+    if (start_sampling(w, "instructions:u", 1000, 0)) {
+        CHECK_EQ(w->pmu.count_events, 0);
+        CHECK_EQ(hc_read(w, VERTIGO_PMU_EVENT_COUNT), 1);  /* its sampled event alone */
+        CHECK(sample_guest_stop(w) >= 0);
+        entry(w);
+    }
+    CHECK_EQ(mux_start(w, "cycles,cycles:u,cycles:k", 900, 0), 2);
+    CHECK(fake_console_has("pmu: domain 1 vcpu 0: multiplexing session of the guest: "
+                           "cycles,cycles:u,cycles:k (3 events, 2 sets"));
+    CHECK_EQ(hc_read(w, VERTIGO_PMU_EVENT_COUNT), 3);
+    CHECK_EQ(hc_read(v, VERTIGO_PMU_EVENT_COUNT), 6);
+    struct vcpu *o = second_vcpu();     /* domain 0's VCPU 1, on CPU 2 */
+    o->cpu = 2;
+    fake.cpu = 2;
+    pmu_vcpu_start(o);
+    CHECK(!o->pmu.mux.on);
+    CHECK_EQ(hc_read(o, VERTIGO_PMU_EVENT_COUNT), 0);
+    CHECK_EQ(mux_start(o, "cycles", 1000, 0), -VERTIGO_EBUSY);
+    CHECK(fake_console_has("pmu: vcpu 1: multiplexing session refused: its domain's "
+                           "multiplexing session runs on vcpu 0 (one at a time per domain)"));
+    CHECK_EQ(mux_stop(o), -VERTIGO_EINVAL);
+    fake.cpu = 1;
+    pmu_vcpu_start(w);                  /* domain 1 restarts */
+    CHECK(fake_console_has("pmu: domain 1 vcpu 0: the guest's multiplexing session ended "
+                           "with its boot"));
+    CHECK(!w->pmu.mux.on);
+    CHECK_EQ(hc_read(w, VERTIGO_PMU_EVENT_COUNT), 0);
+    CHECK_EQ(mux_stop(w), -VERTIGO_EINVAL);
+    CHECK(v->pmu.mux.on);
+    CHECK_EQ(hc_read(v, VERTIGO_PMU_EVENT_COUNT), 6);
+    CHECK_EQ(mux_start(w, "cycles", 1000, 0), 1);
+    CHECK_EQ(mux_stop(w), 0);
+    fake.cpu = 0;
+    guest_runs(v, CPL_USER, 100);
+    CHECK_EQ(mux_stop(v), 1);           /* its unfinished interval */
+    CHECK_EQ(logged_rows(rows, 4), 1);
+    CHECK_EQ(rows[0].domain, 0);
+    CHECK_EQ(rows[0].instructions, 100);
 }
 
 /* ---- The guest's virtual PMU: fixed-vector PMIs ------------------------- */
