@@ -540,3 +540,49 @@ TEST(the_guests_session_runs_on_the_hardware_backend)
     pmu_before_entry(v);
     CHECK_EQ(fake.plan.guest_global_ctrl, 0);       /* no counter of the session left on */
 }
+
+/* Two domains share CPU 0, each with the session its kernel started (one
+ * per domain, side by side): switches in the middle of turns keep each
+ * one's live set, clock and rows, as with the command line's. */
+TEST(two_domains_guest_sessions_side_by_side)
+{
+    static struct log_interval rows[2][ROWS_MAX];
+    unsigned int n[2];
+    const char *events = strstr(SESSION, "pmu.events=") + strlen("pmu.events=");
+    start("pmu=hw", 2);
+    CHECK(!guests[1].v->pmu.mux.on);
+    if (!CHECK_EQ(mux_start(guests[0].v, events, N, S), 2))
+        return;
+    pmu_vcpu_switch_out(guests[0].v);
+    pmu_vcpu_switch_in(guests[1].v);
+    CHECK(!guests[1].v->pmu.mux.on);            /* domain 0's session is not its */
+    if (!CHECK_EQ(mux_start(guests[1].v, events, N, S), 2))
+        return;
+    CHECK(fake_console_has("pmu: domain 1 vcpu 0: multiplexing session of the guest"));
+    unsigned int on = 1;
+    while (guests[0].v->pmu.mux.written < 4 || guests[1].v->pmu.mux.written < 4) {
+        run_once(&guests[on], 211);             /* never a turn's length */
+        if (guests[on].exits % 3 == 0) {
+            pmu_vcpu_switch_out(guests[on].v);
+            on ^= 1;
+            pmu_vcpu_switch_in(guests[on].v);
+        }
+        if (guests[on].unit > 100u * N)
+            break;
+    }
+    logged_rows(rows, n);
+    CHECK(guests[0].exits > 20 && guests[1].exits > 20);     /* many switches */
+    for (unsigned int d = 0; d < 2; d++) {
+        CHECK(n[d] >= 4);
+        CHECK_EQ(row_failures(&guests[d], rows[d], 4), 0);
+        CHECK_EQ(hw_vcpu_of(&guests[d].v->pmu)->mux.load_failures, 0);
+    }
+    CHECK_EQ(model.pmis_lost, 0);
+    for (unsigned int k = 0; k < 2; k++) {     /* each VCPU stops its own, on the CPU */
+        CHECK(mux_stop(guests[on].v) >= 4);
+        CHECK_EQ(mux_stop(guests[on].v), -VERTIGO_EINVAL);
+        pmu_vcpu_switch_out(guests[on].v);
+        on ^= 1;
+        pmu_vcpu_switch_in(guests[on].v);
+    }
+}
