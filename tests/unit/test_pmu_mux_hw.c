@@ -422,14 +422,14 @@ TEST(a_sampling_counter_of_vertigo_keeps_counting_beside_a_gp_clock)
     CHECK(sample_guest_stop(v) >= 0);
 }
 
-/* Two domains share CPU 0, each with its own session: switches in the
- * middle of turns keep each one's live set, clock and rows. */
-TEST(vcpu_switches_mid_turn_keep_each_sessions_state)
+/* The two domains' VCPUs share CPU 0 (guests[on]'s on it), each running
+ * its session, switched every third exit, in the middle of turns, until
+ * each wrote 4 rows; then each one's rows must be exact. The one on the
+ * CPU at the end. */
+static unsigned int run_switched(unsigned int on)
 {
     static struct log_interval rows[2][ROWS_MAX];
     unsigned int n[2];
-    start("pmu=hw " SESSION, 2);
-    unsigned int on = 0;
     while (guests[0].v->pmu.mux.written < 4 || guests[1].v->pmu.mux.written < 4) {
         run_once(&guests[on], 211);             /* never a turn's length */
         if (guests[on].exits % 3 == 0) {
@@ -448,6 +448,15 @@ TEST(vcpu_switches_mid_turn_keep_each_sessions_state)
         CHECK_EQ(hw_vcpu_of(&guests[d].v->pmu)->mux.load_failures, 0);
     }
     CHECK_EQ(model.pmis_lost, 0);
+    return on;
+}
+
+/* Two domains share CPU 0, each with its own session: switches in the
+ * middle of turns keep each one's live set, clock and rows. */
+TEST(vcpu_switches_mid_turn_keep_each_sessions_state)
+{
+    start("pmu=hw " SESSION, 2);
+    run_switched(0);
 }
 
 /* The guest's virtual PMU counts user branches on its GP counter 0: it
@@ -546,8 +555,6 @@ TEST(the_guests_session_runs_on_the_hardware_backend)
  * one's live set, clock and rows, as with the command line's. */
 TEST(two_domains_guest_sessions_side_by_side)
 {
-    static struct log_interval rows[2][ROWS_MAX];
-    unsigned int n[2];
     const char *events = strstr(SESSION, "pmu.events=") + strlen("pmu.events=");
     start("pmu=hw", 2);
     CHECK(!guests[1].v->pmu.mux.on);
@@ -559,25 +566,7 @@ TEST(two_domains_guest_sessions_side_by_side)
     if (!CHECK_EQ(mux_start(guests[1].v, events, N, S), 2))
         return;
     CHECK(fake_console_has("pmu: domain 1 vcpu 0: multiplexing session of the guest"));
-    unsigned int on = 1;
-    while (guests[0].v->pmu.mux.written < 4 || guests[1].v->pmu.mux.written < 4) {
-        run_once(&guests[on], 211);             /* never a turn's length */
-        if (guests[on].exits % 3 == 0) {
-            pmu_vcpu_switch_out(guests[on].v);
-            on ^= 1;
-            pmu_vcpu_switch_in(guests[on].v);
-        }
-        if (guests[on].unit > 100u * N)
-            break;
-    }
-    logged_rows(rows, n);
-    CHECK(guests[0].exits > 20 && guests[1].exits > 20);     /* many switches */
-    for (unsigned int d = 0; d < 2; d++) {
-        CHECK(n[d] >= 4);
-        CHECK_EQ(row_failures(&guests[d], rows[d], 4), 0);
-        CHECK_EQ(hw_vcpu_of(&guests[d].v->pmu)->mux.load_failures, 0);
-    }
-    CHECK_EQ(model.pmis_lost, 0);
+    unsigned int on = run_switched(1);
     for (unsigned int k = 0; k < 2; k++) {     /* each VCPU stops its own, on the CPU */
         CHECK(mux_stop(guests[on].v) >= 4);
         CHECK_EQ(mux_stop(guests[on].v), -VERTIGO_EINVAL);
