@@ -73,7 +73,8 @@ void pmu_arch_timer_request(struct vcpu *v, enum pmu_timer t, uint64_t ticks);
 void pmu_arch_timer_cancel(struct vcpu *v, enum pmu_timer t);
 bool pmu_arch_timer_expired(const struct vcpu *v, enum pmu_timer t);
 /* Ticks the VM entry instruction takes off the timer before the first
- * guest instruction (1 in Bochs, 0 on hardware). */
+ * guest instruction (1 in Bochs, 0 on hardware). Called only where a TSC
+ * tick is one instruction: the timer may then measure runs by the TSC. */
 void pmu_arch_timer_entry_ticks(unsigned int ticks);
 
 /* The privilege level the next run starts at: 0 when an event is being

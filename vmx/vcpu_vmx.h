@@ -43,8 +43,14 @@ struct vmx_timer_state {
                                  * the entry/exit path's own ticks; [1]: with
                                  * the path single-stepped (pmu/soft/pmu_step.h,
                                  * each step a #DB round trip) */
+    uint32_t root_agreed[2];    /* measured runs since root_ticks[i] last changed */
+    uint64_t lazy_deadline;     /* lazy: the ticks to the deadline the value in
+                                 * the VMCS was loaded for (if lazy_loaded) */
     bool armed;                 /* the timer ran during the last entry */
     bool measuring;             /* armed, and the exit saves its value */
+    bool lazy_loaded;           /* the VMCS holds the value for lazy_deadline */
+    bool lazy;                  /* armed, the value not saved: the run is its
+                                 * TSC delta less root_ticks (vmx/vmx_timer.c) */
 };
 
 /* Trapping the guest's changes of privilege level (vmx/mode_trap.c). */

@@ -9,6 +9,11 @@ HEADERS_HV += vmx/vmx_detect.h vmx/vmx_report.h vmx/vmx_ops.h vmx/vmx_cpu.h vmx/
               vmx/vcpu_vmx.h vmx/exit.h vmx/msr_policy.h vmx/io_policy.h vmx/guest_mem.h \
               vmx/vmx_domain.h vmx/apic_guard.h vmx/vmx_timer.h vmx/mode_trap.h
 
+# The shared preemption timer against a model of Bochs' timer and TSC (the
+# test includes vmx/vmx_timer.c with the VMCS and the per-CPU area modelled).
+UNIT_TESTS += vmx_timer
+unit_vmx_timer_SRCS := tests/unit/test_vmx_timer.c vmx/vmx_caps.c lib/format.c
+
 # Guest memory reads (hosted: a guest region below 4 GiB behind a real EPT).
 UNIT_TESTS += guest_mem
 unit_guest_mem_SRCS := tests/unit/test_guest_mem.c vmx/guest_mem.c vmx/ept.c vmx/vmx_caps.c \

@@ -5,6 +5,7 @@
 #include "vmx/vmx_timer.h"
 
 #include "lib/cpu.h"
+#include "lib/smp.h"
 #include "boot/percpu.h"
 #include "vmx/vmx_cpu.h"
 #include "vmx/vmx_ops.h"
@@ -16,10 +17,23 @@
  * whose own retirement is one tick (docs/pmu.md, "exactness in Bochs"). */
 static unsigned int entry_ticks;
 
+/* Where a TSC tick is one instruction (Bochs, the only caller of
+ * vmx_timer_set_entry_ticks), the path from the entry's TSC read to the
+ * exit's is a fixed number of instructions (vmx/vmx_run.c keeps it so): a
+ * run is its TSC difference less that path, exactly, and the timer need
+ * not be read back (see lazy_ok). */
+static bool tsc_is_instructions;
+
 void vmx_timer_set_entry_ticks(unsigned int ticks)
 {
     entry_ticks = ticks;
+    tsc_is_instructions = true;
 }
+
+/* Measured runs that must find the same path length before the timer is
+ * read back no more: the path's first measurements (VMLAUNCH, a first
+ * exit) may not be the steady one. */
+#define ROOT_AGREED_MIN 64u
 
 static bool timer_usable(void)
 {
@@ -70,27 +84,72 @@ static uint32_t timer_value(uint64_t ticks)
     return (uint32_t)(value > TIMER_VALUE_MAX ? TIMER_VALUE_MAX : value);
 }
 
+/* Whether the run after this entry may be measured without reading the
+ * timer back: only where a TSC tick is an instruction, on one CPU (with
+ * several, Bochs moves the TSC by the average of the CPUs' turns, and the
+ * path's ticks vary), on a path not single-stepped (the steps' #DB slow
+ * path may take a sample of Vertigo inside it), and once that path has
+ * been measured the same ROOT_AGREED_MIN times. */
+static bool lazy_ok(const struct vmx_timer_state *t)
+{
+    return tsc_is_instructions && !this_cpu()->step.step_exits && smp_cpus_online() == 1 &&
+           t->root_agreed[0] >= ROOT_AGREED_MIN;
+}
+
+/* The timer's controls: it runs (on), and the exit saves its value (save);
+ * both start off (vmcs_setup writes the controls without the timer bits,
+ * vmx_timer_init clears the flags) and only this function changes them,
+ * so they are touched on a change. */
+static void set_controls(struct vmx_timer_state *t, bool on, bool save)
+{
+    if (on != t->armed)
+        set_control(VMCS_PIN_BASED_CONTROLS, PIN_PREEMPTION_TIMER, on);
+    /* saving the value is only valid with the timer active (SDM Vol. 3C 27.2.1.2) */
+    if (save != t->measuring)
+        set_control(VMCS_EXIT_CONTROLS, EXIT_SAVE_PREEMPTION_TIMER, save);
+    t->armed = on;
+    t->measuring = save;
+}
+
+static void load(struct vmx_timer_state *t, uint64_t ticks)
+{
+    t->loaded = timer_value(ticks);
+    t->loaded_run = t->loaded - entry_ticks;    /* timer_value adds entry_ticks */
+    vmcs_write(VMCS_PREEMPTION_TIMER_VALUE, t->loaded);
+}
+
+/* Lazily: without "save VMX-preemption timer value" the exit leaves the
+ * VMCS field as it was and each entry loads the timer from it again (SDM
+ * Vol. 3C 26.5.1, 28.3.4), so a value loaded once serves every entry whose
+ * nearest deadline is as far as when it was loaded: a deadline asked for
+ * again at every entry as the same distance (the bound on a run while the
+ * guest's next PMI is far) is written once. Any other deadline is loaded
+ * as it is, as vmx_timer_arm does, so the exits come where they did; no
+ * exit reads the value back. */
+static void arm_lazy(struct vmx_timer_state *t, uint64_t deadline)
+{
+    if (t->lazy_loaded && t->lazy_deadline == deadline)
+        return;
+    load(t, deadline);
+    t->lazy_loaded = true;
+    t->lazy_deadline = deadline;
+}
+
 void vmx_timer_arm(struct vcpu *v)
 {
     struct vmx_timer_state *t = &v->vmx.timer;
     uint64_t deadline = nearest_deadline(t);
     bool on = deadline != VMX_TIMER_NONE && timer_usable();
-    /* The controls follow t->armed: both start off (vmcs_setup writes the
-     * controls without the timer bits, vmx_timer_init clears armed) and
-     * only this function changes them, so they are touched on a change. */
-    if (on != t->armed) {
-        set_control(VMCS_PIN_BASED_CONTROLS, PIN_PREEMPTION_TIMER, on);
-        /* saving the value is only valid with the timer active (SDM Vol. 3C 27.2.1.2) */
-        if (value_saved())
-            set_control(VMCS_EXIT_CONTROLS, EXIT_SAVE_PREEMPTION_TIMER, on);
+    bool lazy = on && lazy_ok(t);
+    set_controls(t, on, on && !lazy && value_saved());
+    t->lazy = lazy;
+    if (lazy) {
+        arm_lazy(t, deadline);
+        return;
     }
-    t->armed = on;
-    t->measuring = on && value_saved();
-    if (on) {
-        t->loaded = timer_value(deadline);
-        t->loaded_run = t->loaded - entry_ticks;    /* timer_value adds entry_ticks */
-        vmcs_write(VMCS_PREEMPTION_TIMER_VALUE, t->loaded);
-    }
+    t->lazy_loaded = false;     /* the field no longer holds a lazy value */
+    if (on)
+        load(t, deadline);
 }
 
 /* An expired timer saves 0 however late the exit came: Bochs takes the
@@ -101,21 +160,32 @@ void vmx_timer_arm(struct vcpu *v)
  * single-stepped (the step area's step_exits, unchanged from the entry to
  * here) takes many more ticks than one it did not: each has its own.
  * Every exit of a VCPU whose timer runs comes here (the software PMU keeps
- * it running), so the usual case, a run the timer measured, is kept short:
- * the entry's ticks were taken off the loaded value when it was loaded,
- * and whether the exit saves the value was decided then too. */
+ * it running), so the usual case is kept short: in Bochs, once the path
+ * is known, a lazy run (never single-stepped) is the TSC difference less
+ * it, with no VMREAD; a
+ * run the timer measured had the entry's ticks taken off the loaded value
+ * when it was loaded, and whether the exit saves the value was decided
+ * then too. Each measured run checks the path's length again: a shorter
+ * one starts the count of agreeing runs lazy_ok waits for anew. */
 static uint64_t measured_ticks(struct vcpu *v)
 {
     struct vmx_timer_state *t = &v->vmx.timer;
     uint64_t tsc_ticks = v->vmx.exit_tsc - v->vmx.entry_tsc;
+    if (t->lazy)
+        return tsc_ticks > t->root_ticks[0] ? tsc_ticks - t->root_ticks[0] : 0;
     if (!t->measuring)
         return tsc_ticks;
+    unsigned int path = this_cpu()->step.step_exits != 0;
     uint64_t saved = vmcs_read(VMCS_PREEMPTION_TIMER_VALUE);
     uint64_t elapsed = saved < t->loaded_run ? (t->loaded_run - saved) << rate_shift() : 0;
-    uint64_t *root_ticks = &t->root_ticks[this_cpu()->step.step_exits != 0];
+    uint64_t *root_ticks = &t->root_ticks[path];
     if (saved != 0) {
-        if (tsc_ticks >= elapsed && tsc_ticks - elapsed < *root_ticks)
+        if (tsc_ticks >= elapsed && tsc_ticks - elapsed < *root_ticks) {
             *root_ticks = tsc_ticks - elapsed;
+            t->root_agreed[path] = 0;
+        } else if (tsc_ticks - elapsed == *root_ticks && t->root_agreed[path] < ROOT_AGREED_MIN) {
+            t->root_agreed[path]++;
+        }
         return elapsed;
     }
     if (*root_ticks != UINT64_MAX && tsc_ticks > *root_ticks && tsc_ticks - *root_ticks > elapsed)
@@ -130,11 +200,6 @@ uint64_t vmx_timer_settle(struct vcpu *v)
     return ticks;
 }
 
-bool vmx_timer_measured(const struct vcpu *v)
-{
-    return v->vmx.timer.measuring;
-}
-
 void vmx_timer_init(struct vcpu *v)
 {
     tsc_shift = vmx_caps_preemption_tsc_shift(&vmx_config.caps);
@@ -143,5 +208,8 @@ void vmx_timer_init(struct vcpu *v)
     v->vmx.timer.clock = 0;
     v->vmx.timer.armed = false;
     v->vmx.timer.measuring = false;
+    v->vmx.timer.lazy = false;
+    v->vmx.timer.lazy_loaded = false;
     v->vmx.timer.root_ticks[0] = v->vmx.timer.root_ticks[1] = UINT64_MAX;
+    v->vmx.timer.root_agreed[0] = v->vmx.timer.root_agreed[1] = 0;
 }

@@ -5,8 +5,10 @@
  * deadline in TSC ticks of guest time; before each entry the timer is
  * loaded with the nearest one, and after each exit the guest ticks that
  * passed are measured (timer value loaded minus value saved by the exit
- * control "save VMX-preemption timer value") and taken off every
- * deadline. An owner whose deadline reached 0 has expired. */
+ * control "save VMX-preemption timer value"; in Bochs, once the entry and
+ * exit path's length is known, the TSC difference less it, the value not
+ * written again while the nearest deadline stays as far) and taken
+ * off every deadline. An owner whose deadline reached 0 has expired. */
 #ifndef VMX_VMX_TIMER_H
 #define VMX_VMX_TIMER_H
 
@@ -19,7 +21,11 @@
 void vmx_timer_init(struct vcpu *v);
 
 /* Ticks the VM entry instruction itself takes off the timer before the
- * first guest instruction (0 on hardware; 1 in Bochs). */
+ * first guest instruction (0 on hardware; 1 in Bochs). Called only where a
+ * TSC tick is one instruction (Bochs): there a run may also be measured
+ * lazily, as its TSC difference less the entry and exit path's own ticks,
+ * with the timer's value loaded once for many entries and never read back
+ * (vmx/vmx_timer.c, arm_lazy). */
 void vmx_timer_set_entry_ticks(unsigned int ticks);
 
 /* Before each VM entry: loads the timer with the nearest deadline (or
@@ -59,9 +65,5 @@ static inline bool vmx_timer_expired(const struct vcpu *v, enum vmx_timer_owner 
 {
     return v->vmx.timer.deadline[owner] <= v->vmx.timer.clock;
 }
-
-/* True if the timer measured the last guest run exactly (it was armed and
- * the exit saved its value). */
-bool vmx_timer_measured(const struct vcpu *v);
 
 #endif

@@ -1,0 +1,268 @@
+/* Unit tests: the shared VMX-preemption timer (vmx/vmx_timer.c) against a
+ * model of Bochs' timer and TSC. The model: a VM entry loads the timer from
+ * the VMCS field and its own retirement is the timer's first tick; the
+ * guest then runs until it exits by itself or the timer reaches 0, which
+ * Bochs may notice a few instructions late; the exit writes the timer's
+ * value back to the field only with "save VMX-preemption timer value";
+ * the TSC difference from the entry's read to the exit's is the guest's
+ * instructions plus a fixed path. Checked: the guest clock the file keeps
+ * equals the instructions the model ran, measured or lazy; a run never
+ * passes the nearest deadline unless Bochs' lateness carried it; once
+ * lazy, no exit reads the timer and an entry writes it only when the
+ * deadline comes closer than the value it holds; stepped paths, several
+ * CPUs and hardware stay measured. */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tests/unit/unit.h"
+
+/* vmx_timer.c's VMX instructions and per-CPU area come from the model. */
+#define VMX_VMX_OPS_H
+#define BOOT_PERCPU_H
+#include "boot/percpu_step.h"
+#include "vmx/vmcs_fields.h"
+#include "vmx/vmx_defs.h"
+
+struct percpu {
+    struct percpu *self;
+    struct percpu_step step;
+};
+static struct percpu cpu0;
+
+static inline struct percpu *this_cpu(void)
+{
+    return &cpu0;
+}
+
+static struct {
+    uint64_t pin, exit, value;      /* the controls and the timer's field */
+    unsigned int value_reads, value_writes;
+} vmcs;
+
+static inline uint64_t vmcs_read(uint64_t field)
+{
+    switch (field) {
+    case VMCS_PIN_BASED_CONTROLS: return vmcs.pin;
+    case VMCS_EXIT_CONTROLS: return vmcs.exit;
+    case VMCS_PREEMPTION_TIMER_VALUE: vmcs.value_reads++; return vmcs.value;
+    default: return 0;
+    }
+}
+
+static inline void vmcs_write(uint64_t field, uint64_t value)
+{
+    switch (field) {
+    case VMCS_PIN_BASED_CONTROLS: vmcs.pin = value; break;
+    case VMCS_EXIT_CONTROLS: vmcs.exit = value; break;
+    case VMCS_PREEMPTION_TIMER_VALUE: vmcs.value_writes++; vmcs.value = value; break;
+    default: break;
+    }
+}
+
+#include "vmx/vmx_timer.c"
+
+struct vmx_config vmx_config;
+
+static unsigned int cpus_online = 1;
+
+unsigned int smp_cpus_online(void)
+{
+    return cpus_online;
+}
+
+#define PATH_TICKS 61u      /* the entry/exit path between the two TSC reads */
+
+static struct vcpu v;
+static uint64_t seed;
+static uint64_t guest_total;    /* instructions the model's guest ran */
+
+static void setup(bool tsc_counts)
+{
+    memset(&v, 0, sizeof(v));
+    memset(&vmcs, 0, sizeof(vmcs));
+    vmx_config.pin_available = PIN_PREEMPTION_TIMER;
+    vmx_config.exit_available = EXIT_SAVE_PREEMPTION_TIMER;
+    tsc_is_instructions = false;
+    entry_ticks = 0;
+    if (tsc_counts)
+        vmx_timer_set_entry_ticks(1);
+    vmx_timer_init(&v);
+    seed = 0x9e3779b97f4a7c15ull;
+    guest_total = 0;
+}
+
+/* One entry and exit: the guest would exit by itself after `own`
+ * instructions; Bochs notices an expired timer up to `lateness` late.
+ * Returns the ticks vmx_timer_settle measured. */
+static uint64_t run(uint64_t own, uint64_t lateness)
+{
+    vmx_timer_arm(&v);
+    uint64_t ran = own;
+    bool fired = false;
+    if (vmcs.pin & PIN_PREEMPTION_TIMER) {
+        uint64_t left = vmcs.value - entry_ticks;      /* VMRESUME's own tick */
+        if (left <= own) {
+            ran = left + (lateness < own - left ? lateness : own - left);
+            fired = true;
+        }
+        if (vmcs.exit & EXIT_SAVE_PREEMPTION_TIMER)
+            vmcs.value = fired ? 0 : left - ran;
+    }
+    v.vmx.entry_tsc = 1000000;
+    v.vmx.exit_tsc = v.vmx.entry_tsc + PATH_TICKS + ran;
+    guest_total += ran;
+    return vmx_timer_settle(&v);
+}
+
+/* The guest's clock stays exact through the measured start and the lazy
+ * runs, whether the guest or the timer ends a run and however late Bochs
+ * notices the timer; no lazy exit reads the timer back. (Before the path's
+ * length is first measured, a late expiry cannot be measured: the timer
+ * saved 0, and the TSC difference has the path's unknown ticks in it. The
+ * first runs here expire on time.) */
+TEST(lazy_runs_count_every_instruction)
+{
+    setup(true);
+    for (unsigned int i = 0; i < 5000; i++) {
+        uint64_t r = unit_rand(&seed);
+        vmx_timer_request(&v, VMX_TIMER_PMU, 1 + r % 3000);
+        uint64_t late = i < 8 ? 0 : (r >> 32) % 8;
+        uint64_t ticks = run(1 + (r >> 16) % 4000, late);
+        if (!CHECK_EQ(v.vmx.timer.clock, guest_total))
+            return;
+        CHECK(ticks <= 4000 + 8);
+    }
+    CHECK(v.vmx.timer.lazy);                            /* the path was learnt */
+    CHECK_EQ(v.vmx.timer.root_ticks[0], PATH_TICKS);
+    unsigned int reads = vmcs.value_reads;
+    for (unsigned int i = 0; i < 1000; i++) {
+        uint64_t r = unit_rand(&seed);
+        vmx_timer_request(&v, VMX_TIMER_PMU, 1 + r % 3000);
+        run(1 + (r >> 16) % 4000, (r >> 32) % 8);
+    }
+    CHECK_EQ(v.vmx.timer.clock, guest_total);
+    CHECK_EQ(vmcs.value_reads, reads);
+    CHECK_EQ(vmcs.exit & EXIT_SAVE_PREEMPTION_TIMER, 0);
+}
+
+/* A deadline is met exactly, lazily too: with Bochs noticing the timer at
+ * once, the run that reaches it ends on it, never past it. */
+TEST(lazy_exit_lands_on_the_deadline)
+{
+    setup(true);
+    for (unsigned int point = 0; point < 400; point++) {
+        uint64_t r = unit_rand(&seed);
+        uint64_t deadline = v.vmx.timer.clock + 1 + r % 100000;
+        vmx_timer_request(&v, VMX_TIMER_PMU, deadline - v.vmx.timer.clock);
+        while (!vmx_timer_expired(&v, VMX_TIMER_PMU)) {
+            uint64_t before = v.vmx.timer.clock;
+            /* the owner asks again at each entry, as the PMU does */
+            vmx_timer_request(&v, VMX_TIMER_PMU, deadline - before);
+            run(1 + unit_rand(&seed) % 30000, 0);
+            if (!CHECK(v.vmx.timer.clock <= deadline))
+                return;
+        }
+        if (!CHECK_EQ(v.vmx.timer.clock, deadline))
+            return;
+    }
+    CHECK(v.vmx.timer.lazy);
+    CHECK_EQ(v.vmx.timer.clock, guest_total);
+}
+
+/* A guest that never exits by itself, deadline after deadline (the
+ * guest's PMIs, each near one followed by a farther one): each is met
+ * exactly in one run, whatever the value left from the one before (a
+ * value kept from a near deadline would end every run early, and a value
+ * loaded for part of a far one would add exits). */
+TEST(each_deadline_is_one_run)
+{
+    setup(true);
+    for (unsigned int i = 0; i < ROOT_AGREED_MIN + 2; i++) {
+        vmx_timer_request(&v, VMX_TIMER_PMU, 1000);
+        run(500, 0);
+    }
+    CHECK(v.vmx.timer.lazy);
+    static const uint64_t periods[] = { 3, 10007, 1, 100000, 2, 4096, 4095, 1u << 20, 7 };
+    for (unsigned int i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
+        uint64_t deadline = v.vmx.timer.clock + periods[i];
+        unsigned int exits = 0;
+        do {
+            vmx_timer_request(&v, VMX_TIMER_PMU, deadline - v.vmx.timer.clock);
+            run(UINT64_MAX / 4, 0);
+            exits++;
+        } while (v.vmx.timer.clock < deadline && exits < 100);
+        CHECK_EQ(v.vmx.timer.clock, deadline);
+        /* one run: the value loaded for it, whatever was loaded before */
+        if (!CHECK_EQ(exits, 1))
+            printf("    period %" PRIu64 ": %u exits\n", periods[i], exits);
+    }
+    CHECK_EQ(v.vmx.timer.clock, guest_total);
+}
+
+/* A far deadline asked again at every entry (the guest's next PMI, at most
+ * 2^31 ticks ahead) is written once: the value stays in the VMCS. */
+TEST(far_deadline_is_loaded_once)
+{
+    setup(true);
+    for (unsigned int i = 0; i < ROOT_AGREED_MIN + 10; i++) {
+        vmx_timer_request(&v, VMX_TIMER_PMU, 1u << 31);
+        run(500, 0);
+    }
+    CHECK(v.vmx.timer.lazy);
+    unsigned int writes = vmcs.value_writes, reads = vmcs.value_reads;
+    for (unsigned int i = 0; i < 10000; i++) {
+        vmx_timer_request(&v, VMX_TIMER_PMU, 1u << 31);
+        run(100 + i % 900, 0);
+    }
+    CHECK_EQ(vmcs.value_writes, writes);
+    CHECK_EQ(vmcs.value_reads, reads);
+    CHECK_EQ(v.vmx.timer.clock, guest_total);
+}
+
+/* A path that single-steps Vertigo is measured by the timer always (the
+ * steps' slow path may sample Vertigo inside it), and so is every run with
+ * several CPUs (Bochs' TSC is then no CPU's instruction count); the clock
+ * stays exact across the changes. */
+TEST(stepped_path_and_several_cpus_measured)
+{
+    setup(true);
+    for (unsigned int i = 0; i < ROOT_AGREED_MIN + 2; i++) {
+        vmx_timer_request(&v, VMX_TIMER_PMU, 10000);
+        run(700, 0);
+    }
+    CHECK(v.vmx.timer.lazy);
+    cpu0.step.step_exits = 1;
+    for (unsigned int i = 0; i < 200; i++) {
+        vmx_timer_request(&v, VMX_TIMER_PMU, 10000);
+        run(300 + i, 0);
+        if (!CHECK(!v.vmx.timer.lazy && v.vmx.timer.measuring))
+            break;
+    }
+    CHECK(vmcs.exit & EXIT_SAVE_PREEMPTION_TIMER);
+    cpu0.step.step_exits = 0;
+    cpus_online = 2;
+    vmx_timer_request(&v, VMX_TIMER_PMU, 10000);
+    run(500, 0);
+    CHECK(!v.vmx.timer.lazy && v.vmx.timer.measuring);
+    cpus_online = 1;
+    vmx_timer_request(&v, VMX_TIMER_PMU, 10000);
+    run(500, 0);
+    CHECK(v.vmx.timer.lazy);
+    CHECK_EQ(vmcs.exit & EXIT_SAVE_PREEMPTION_TIMER, 0);
+    CHECK_EQ(v.vmx.timer.clock, guest_total);
+}
+
+/* Where a TSC tick is not an instruction (no entry ticks set: hardware),
+ * every run is measured by the timer. */
+TEST(measured_where_tsc_is_not_instructions)
+{
+    setup(false);
+    for (unsigned int i = 0; i < 2000; i++) {
+        vmx_timer_request(&v, VMX_TIMER_PMU, 1000);
+        run(1 + i % 1500, 0);
+        if (!CHECK(!v.vmx.timer.lazy && v.vmx.timer.measuring))
+            return;
+    }
+    CHECK_EQ(vmcs.value_reads, 2000);
+    CHECK_EQ(v.vmx.timer.clock, guest_total);
+}
