@@ -147,7 +147,7 @@ bool apic_guard_ept_write(struct vcpu *v, const struct vmx_exit *e, uint64_t gpa
     xapic_write(v, base, (uint32_t)(gpa - base), value);
     struct vmx_exit done = *e;
     done.instruction_len = st.length;
-    vmx_skip_instruction(&done);
+    vmx_skip_instruction(v, &done);
     return true;
 }
 

@@ -81,9 +81,10 @@ void vmx_handle_exit(struct vcpu *v, const struct vmx_exit *e)
 #define RFLAGS_TF       (1ull << 8)
 #define PENDING_DBG_BS  (1ull << 14)    /* single step (SDM Vol. 3C 25.4.2) */
 
-bool vmx_skip_instruction(const struct vmx_exit *e)
+bool vmx_skip_instruction(struct vcpu *v, const struct vmx_exit *e)
 {
     vmcs_write(VMCS_GUEST_RIP, e->rip + e->instruction_len);
+    v->vmx.rip_moved = true;
     /* Emulating the instruction ends any STI / MOV-SS blocking it had
      * (SDM Vol. 3C 25.4.2, interruptibility state). */
     uint64_t intr = vmcs_read(VMCS_GUEST_INTERRUPTIBILITY);

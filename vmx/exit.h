@@ -86,8 +86,9 @@ void vmx_exit_at_nmi_return(void);
 /* Advances the guest RIP past the instruction that exited, as its
  * execution would: ends STI / MOV-SS blocking and, when the guest
  * single-steps (RFLAGS.TF), makes the single-step #DB pending; returns
- * whether it did (a HLT then does not halt: the #DB would wake it). */
-bool vmx_skip_instruction(const struct vmx_exit *e);
+ * whether it did (a HLT then does not halt: the #DB would wake it). The
+ * exit counts as one emulated instruction of v (v->vmx.rip_moved). */
+bool vmx_skip_instruction(struct vcpu *v, const struct vmx_exit *e);
 
 /* An exit in the middle of delivering an event to the guest (one Vertigo
  * injected, or the guest's own interrupt or exception) leaves that event in

@@ -162,5 +162,5 @@ void handle_cpuid(struct vcpu *v, const struct vmx_exit *e)
     v->regs.rbx = r.ebx;
     v->regs.rcx = r.ecx;
     v->regs.rdx = r.edx;
-    vmx_skip_instruction(e);
+    vmx_skip_instruction(v, e);
 }

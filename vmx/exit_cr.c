@@ -77,5 +77,5 @@ void handle_cr_access(struct vcpu *v, const struct vmx_exit *e)
         vmx_inject_gp();
         return;
     }
-    vmx_skip_instruction(e);
+    vmx_skip_instruction(v, e);
 }

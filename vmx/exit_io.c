@@ -24,7 +24,7 @@ void handle_io(struct vcpu *v, const struct vmx_exit *e)
         if (!reported++)
             printk("vmx: vcpu %u: string I/O on owned port %#x at rip %#lx dropped\n",
                    v->id, port, e->rip);
-        vmx_skip_instruction(e);
+        vmx_skip_instruction(v, e);
         return;
     }
     uint32_t value = (uint32_t)v->regs.rax & size_mask[size];
@@ -39,5 +39,5 @@ void handle_io(struct vcpu *v, const struct vmx_exit *e)
         else
             v->regs.rax = (v->regs.rax & ~(uint64_t)size_mask[size]) | value;
     }
-    vmx_skip_instruction(e);
+    vmx_skip_instruction(v, e);
 }

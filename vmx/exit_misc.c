@@ -19,7 +19,7 @@ void handle_xsetbv(struct vcpu *v, const struct vmx_exit *e)
         vmx_inject_gp();
         return;
     }
-    vmx_skip_instruction(e);
+    vmx_skip_instruction(v, e);
 }
 
 /* RDPMC exits except in runs that pass the VCPU's own paravirtual
@@ -35,7 +35,7 @@ void handle_rdpmc(struct vcpu *v, const struct vmx_exit *e)
     }
     v->regs.rax = (uint32_t)value;
     v->regs.rdx = value >> 32;
-    vmx_skip_instruction(e);
+    vmx_skip_instruction(v, e);
 }
 
 void handle_invd(struct vcpu *v, const struct vmx_exit *e)
@@ -43,7 +43,7 @@ void handle_invd(struct vcpu *v, const struct vmx_exit *e)
     (void)v;
     /* INVD would drop Vertigo's dirty lines too; write back instead. */
     __asm__ volatile("wbinvd" ::: "memory");
-    vmx_skip_instruction(e);
+    vmx_skip_instruction(v, e);
 }
 
 /* HC_CONSOLE_WRITE's copy of the guest's text, one per physical CPU. */
@@ -68,7 +68,7 @@ void handle_vmcall(struct vcpu *v, const struct vmx_exit *e)
     guest_virt_cursor_init(&cursor, v);
     cursor.user = a.cpl == 3;
     v->regs.rax = (uint64_t)hypercall_dispatch(v->domain, &a, guest_virt_cursor_copy, &cursor);
-    vmx_skip_instruction(e);
+    vmx_skip_instruction(v, e);
 }
 
 void handle_vmx_instruction(struct vcpu *v, const struct vmx_exit *e)

@@ -28,7 +28,7 @@ void handle_rdmsr(struct vcpu *v, const struct vmx_exit *e)
     }
     v->regs.rax = (uint32_t)value;
     v->regs.rdx = value >> 32;
-    vmx_skip_instruction(e);
+    vmx_skip_instruction(v, e);
 }
 
 void handle_wrmsr(struct vcpu *v, const struct vmx_exit *e)
@@ -42,5 +42,5 @@ void handle_wrmsr(struct vcpu *v, const struct vmx_exit *e)
         vmx_inject_gp();
         return;
     }
-    vmx_skip_instruction(e);
+    vmx_skip_instruction(v, e);
 }

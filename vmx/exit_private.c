@@ -49,7 +49,7 @@ void private_io(struct vcpu *v, const struct vmx_exit *e)
         uint64_t ones = bits == 32 ? 0xffffffffull : (1ull << bits) - 1;
         v->regs.rax = bits == 32 ? ones : (v->regs.rax & ~ones) | ones;
     }
-    vmx_skip_instruction(e);
+    vmx_skip_instruction(v, e);
 }
 
 /* MSRs: the segment bases the VMCS holds and the swapped GS base (switched
@@ -79,7 +79,7 @@ void private_rdmsr(struct vcpu *v, const struct vmx_exit *e)
     }
     v->regs.rax = (uint32_t)value;
     v->regs.rdx = value >> 32;
-    vmx_skip_instruction(e);
+    vmx_skip_instruction(v, e);
 }
 
 void private_wrmsr(struct vcpu *v, const struct vmx_exit *e)
@@ -93,7 +93,7 @@ void private_wrmsr(struct vcpu *v, const struct vmx_exit *e)
         if (r == MSR_ACCESS_GP)
             vmx_inject_gp();
         else
-            vmx_skip_instruction(e);
+            vmx_skip_instruction(v, e);
         return;
     }
     if (!base || !msr_check_write(msr, value)) {
@@ -104,7 +104,7 @@ void private_wrmsr(struct vcpu *v, const struct vmx_exit *e)
         vmcs_write(field, value);
     else
         wrmsr(msr, value);
-    vmx_skip_instruction(e);
+    vmx_skip_instruction(v, e);
 }
 
 /* CR8 is the virtual x2APIC's TPR; CR0 and CR4 as for domain 0. */

@@ -181,7 +181,7 @@ bool vhw_io(struct vcpu *v, const struct vmx_exit *e)
     }
     if (test_exit_io(v, port, size, in) || fw_cfg_io(v, port, size, in) ||
         pm_timer_io(v, port, size, in)) {
-        vmx_skip_instruction(e);
+        vmx_skip_instruction(v, e);
         return true;
     }
     if (!power && !vuart16550_owns_port(&hw->uart, port))
@@ -196,7 +196,7 @@ bool vhw_io(struct vcpu *v, const struct vmx_exit *e)
     } else {
         vuart16550_write(&hw->uart, port, (uint8_t)v->regs.rax);
     }
-    vmx_skip_instruction(e);
+    vmx_skip_instruction(v, e);
     return true;
 }
 
@@ -212,7 +212,7 @@ void vhw_cr8(struct vcpu *v, const struct vmx_exit *e)
         vmx_inject_gp();
         return;
     }
-    vmx_skip_instruction(e);
+    vmx_skip_instruction(v, e);
 }
 
 void vhw_cpuid(struct vcpu *v, uint32_t leaf, uint32_t subleaf)
@@ -237,7 +237,7 @@ void vhw_cpuid(struct vcpu *v, uint32_t leaf, uint32_t subleaf)
 void vhw_hlt(struct vcpu *v, const struct vmx_exit *e)
 {
     struct vlapic *a = lapic_of(v);
-    bool single_step = vmx_skip_instruction(e);
+    bool single_step = vmx_skip_instruction(v, e);
     take_posted(v, a);
     vlapic_timer_advance(a, vhw_guest_tsc(v));
     if (vlapic_pending_vector(a) >= 0 || single_step)

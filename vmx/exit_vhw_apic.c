@@ -78,6 +78,6 @@ bool vhw_ept_violation(struct vcpu *v, const struct vmx_exit *e)
     emulate(v, a, (uint32_t)(gpa & PAGE_MASK), &acc);
     struct vmx_exit done = *e;
     done.instruction_len = acc.length;
-    vmx_skip_instruction(&done);
+    vmx_skip_instruction(v, &done);
     return true;
 }

@@ -175,7 +175,7 @@ void handle_interrupt_window(struct vcpu *v, const struct vmx_exit *e)
  * single-stepped HLT is resumed active: its #DB, pending, ends the halt. */
 void handle_hlt(struct vcpu *v, const struct vmx_exit *e)
 {
-    if (!vmx_skip_instruction(e))
+    if (!vmx_skip_instruction(v, e))
         vmcs_write(VMCS_GUEST_ACTIVITY_STATE, VMX_ACTIVITY_HLT);
     v->vmx.traps.hlts++;
 }

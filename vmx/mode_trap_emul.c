@@ -120,6 +120,7 @@ static bool emulate_syscall(struct vcpu *v, uint64_t rip, unsigned int len)
     v->regs.rcx = rip + len;
     v->regs.r11 = rflags & ~RFLAGS_RF;
     vmcs_write(VMCS_GUEST_RIP, rdmsr(MSR_IA32_LSTAR));
+    v->vmx.rip_moved = true;
     vmcs_write(VMCS_GUEST_RFLAGS, (rflags & ~rdmsr(MSR_IA32_FMASK) & ~RFLAGS_RF) | RFLAGS_FIXED);
     load_cs(cs, AR_CODE64_DPL0);
     load_ss((uint16_t)(cs + 8), AR_DATA_DPL0);
@@ -145,6 +146,7 @@ static bool emulate_sysret(struct vcpu *v, bool to_64bit)
     uint64_t rflags = vmcs_read(VMCS_GUEST_RFLAGS);
     uint16_t base = (uint16_t)(rdmsr(MSR_IA32_STAR) >> 48);
     vmcs_write(VMCS_GUEST_RIP, to_64bit ? v->regs.rcx : (uint32_t)v->regs.rcx);
+    v->vmx.rip_moved = true;
     vmcs_write(VMCS_GUEST_RFLAGS, (v->regs.r11 & SYSRET_RFLAGS_MASK) | RFLAGS_FIXED);
     if (to_64bit)
         load_cs((uint16_t)((base + 16) | 3), AR_CODE64_DPL3);

@@ -88,6 +88,9 @@ struct vcpu_vmx {
     uint64_t cr4_shadow;
     uint64_t exit_tsc;          /* TSC at the last exit */
     uint32_t exit_reason;       /* the last exit's basic reason */
+    bool rip_moved;             /* the last exit's handler moved RIP past the
+                                 * guest's instruction: it emulated it
+                                 * (vmx_skip_instruction, SYSCALL/SYSRET) */
     uint64_t entry_tsc;         /* TSC at the last entry */
     uint64_t last_fault_page;   /* GPA page of the last kernel write we refused */
     uint32_t fault_streak;      /* kernel write faults in a row on that page */

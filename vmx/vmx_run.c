@@ -44,26 +44,6 @@ static void read_exit(struct vmx_exit *e)
     e->instruction_len = (uint32_t)vmcs_read(VMCS_EXIT_INSTRUCTION_LEN);
 }
 
-/* The handler emulated the instruction iff it moved RIP past it (CPUID,
- * RDMSR/WRMSR, I/O, VMCALL, XSETBV, CR access, emulated MMIO stores...);
- * an instruction that got a fault injected instead did not retire. Exits
- * between instructions (the timer, the interrupt and NMI windows, an
- * external interrupt) emulate none: no VMREAD of RIP for them. */
-static bool instruction_emulated(const struct vmx_exit *e)
-{
-    switch (e->reason) {
-    case EXIT_REASON_PREEMPTION_TIMER:
-    case EXIT_REASON_EXTERNAL_INTERRUPT:
-    case EXIT_REASON_INTERRUPT_WINDOW:
-    case EXIT_REASON_NMI_WINDOW:
-    case EXIT_REASON_INIT_SIGNAL:
-    case EXIT_REASON_SIPI:
-        return false;
-    default:
-        return vmcs_read(VMCS_GUEST_RIP) != e->rip;
-    }
-}
-
 static void entry_failed(struct vcpu *v, int status)
 {
     uint64_t err = status == 2 ? vmcs_read(VMCS_VM_INSTRUCTION_ERROR) : 0;
@@ -160,9 +140,16 @@ __attribute__((noreturn)) void vmx_vcpu_loop(struct vcpu *v)
             entry_failed_guest_state(v, &e);
         vmx_mode_traps_after_exit(v, &e);
         pmu_after_exit(v, guest_ticks);
+        /* The handler emulated the instruction iff it moved RIP past it
+         * (CPUID, RDMSR/WRMSR, I/O, VMCALL, XSETBV, CR access, emulated MMIO
+         * stores, SYSCALL/SYSRET...): an instruction that got a fault
+         * injected instead did not retire, and exits between instructions
+         * (the timer, interrupts, the windows) emulate none. The handlers
+         * say so themselves (vmx_skip_instruction), so no VMREAD of RIP. */
+        v->vmx.rip_moved = false;
         vmx_handle_exit(v, &e);
         pmu_exit_handled(v, e.full_reason);
-        if (pmu_counts_emulation(v) && instruction_emulated(&e))
+        if (v->vmx.rip_moved && pmu_counts_emulation(v))
             pmu_emulated_instruction(v);
         uint64_t handled_tsc = rdtsc();
         exit_stats_record(&v->stats, e.reason, handled_tsc - v->vmx.exit_tsc);
