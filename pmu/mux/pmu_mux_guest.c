@@ -146,6 +146,7 @@ static int64_t begin(struct vcpu *v, const struct vertigo_mux *m, struct guest_s
     v->pmu.count_events = s->list.count;
     pmu_mux_vcpu_begin(v, &s->list, &s->cfg);
     set_owner(s, v);
+    pmu_run_counting_changed(v);            /* a sampling session follows */
     printk("%smultiplexing session of the guest: %s (%u events", who(v, w, sizeof(w)), s->text,
            s->list.count);
     pmu_mux_announce(&pmu_config, &s->cfg);
@@ -205,6 +206,7 @@ static uint64_t end(struct vcpu *v, struct guest_session *s)
     pmu_run_program(v, &no_events, NULL);
     v->pmu.count_events = 0;
     set_owner(s, NULL);
+    pmu_run_counting_changed(v);
     return rows;
 }
 

@@ -12,6 +12,7 @@
 #include "pmu/run/pmu_pmi.h"
 #include "pmu/pv/pmu_pv.h"
 #include "pmu/run/pmu_switch.h"
+#include "pmu/sample/sample_session.h"
 #include "lib/console.h"
 #include "lib/mem.h"
 
@@ -49,6 +50,11 @@ enum pmu_status pmu_run_program(struct vcpu *v, const struct pmu_event_list *lis
     if (r)
         r->programmed(v);
     return st;
+}
+
+void pmu_run_counting_changed(struct vcpu *v)
+{
+    sample_vcpu_counting_changed(v);
 }
 
 void pmu_run_modes_changed(struct vcpu *v)

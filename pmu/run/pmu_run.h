@@ -23,6 +23,11 @@ void pmu_run_vcpu_start(struct vcpu *v);
  * why not (printed). */
 enum pmu_status pmu_run_start_counting(struct vcpu *v);
 
+/* v's context was re-programmed with other counting events (the guest's
+ * multiplexing session started or stopped): the sampling session applied
+ * to v follows before its next entry (pmu/sample/sample_session.h). */
+void pmu_run_counting_changed(struct vcpu *v);
+
 /* The guest reprogrammed its virtual PMU: whether every change of mode
  * must exit is decided again. */
 void pmu_run_modes_changed(struct vcpu *v);

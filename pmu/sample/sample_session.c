@@ -65,10 +65,11 @@ static void log_event_names(const struct vcpu *v)
 static void apply_session(struct vcpu *v)
 {
     uint32_t gen = __atomic_load_n(&sess.generation, __ATOMIC_ACQUIRE);
-    if (v->pmu.sample.generation == gen)
+    if (v->pmu.sample.generation == gen && !v->pmu.sample.stale)
         return;
     spin_lock(&sess.lock);
     v->pmu.sample.generation = sess.generation;
+    v->pmu.sample.stale = false;
     bool on = sess.running && (sess.owner == SAMPLE_OWNER_MACHINE ||
                                sess.owner == v->domain->id);
     bool timer = on && (sess.params.flags & VERTIGO_SESSION_TIMER);
@@ -90,6 +91,14 @@ static void apply_session(struct vcpu *v)
 void sample_before_entry(struct vcpu *v)
 {
     apply_session(v);
+}
+
+void sample_vcpu_counting_changed(struct vcpu *v)
+{
+    if (!v->pmu.sample.mask)
+        return;                     /* timer sampling needs no counter */
+    v->pmu.sample.mask = 0;         /* its bits named the old context's counters */
+    v->pmu.sample.stale = true;
 }
 
 void sample_after_exit(struct vcpu *v)

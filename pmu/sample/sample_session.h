@@ -33,6 +33,13 @@ void sample_vcpu_start(struct vcpu *v);
  * last ran. */
 void sample_before_entry(struct vcpu *v);
 
+/* v's counting events changed under the session applied to it (the
+ * guest started or stopped its multiplexing session, which re-programs
+ * v's context with its events alone): a session sampling events there is
+ * applied again before v's next entry, beside the new counting events,
+ * and samples nothing until then. */
+void sample_vcpu_counting_changed(struct vcpu *v);
+
 /* After each exit: a timer sample is due when the sampling deadline passed. */
 void sample_after_exit(struct vcpu *v);
 

@@ -12,6 +12,8 @@
 struct sample_vcpu {
     uint32_t mask;                  /* bit i: ctx counter i samples on overflow */
     uint32_t generation;            /* session generation applied to this VCPU */
+    bool stale;                     /* its events' context was re-programmed under
+                                     * it: applied again before the next entry */
     uint32_t stack_depth;           /* return addresses per sample */
     bool user_stack;                /* copy user registers and stack with user samples */
     uint64_t timer_ticks;           /* timer sampling: guest ticks per sample, 0: off */

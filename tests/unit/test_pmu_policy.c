@@ -1444,6 +1444,52 @@ TEST(guest_mux_session_is_its_vcpus_alone)
     CHECK_EQ(rows[0].instructions, 100);
 }
 
+/* n user instructions of v, each run to the entry's deadline; every PMI
+ * taken at once (its NMI exit writes the sample). */
+static void run_sampled(struct vcpu *v, uint64_t n)
+{
+    while (n) {
+        fake.cpl = CPL_USER;
+        entry(v);
+        uint64_t ticks = fake.timer[PMU_TIMER_STEP] < n ? fake.timer[PMU_TIMER_STEP] : n;
+        pmu_after_exit(v, ticks);
+        n -= ticks;
+        if (pmu_cpus[0].pending) {
+            entry(v);
+            CHECK(pmu_nmi_exit(v));
+        }
+    }
+}
+
+/* A domain's sampling session goes on on a VCPU whose kernel starts and
+ * stops a multiplexing session: each re-programs the VCPU's context, and
+ * the sampling session is applied again at the next entry, its event
+ * after the session's (id 6) while it runs, back at 0 after. */
+TEST(sampling_goes_on_beside_the_guests_mux_session)
+{
+    struct log_sample s[MAX_SAMPLES];
+    struct vcpu *v = start_run("pmu=soft pmu.soft.counters=2", false);
+    if (!start_sampling(v, "instructions:u", 1000, 0))
+        return;
+    run_sampled(v, 2000);
+    CHECK_EQ(mux_start(v, MUX_EVENTS, 100000, 10000), 3);
+    CHECK_EQ(v->pmu.sample.mask, 0);            /* nothing sampled until the entry */
+    run_sampled(v, 5000);
+    CHECK_EQ(v->pmu.count_events, 6);
+    CHECK_EQ(v->pmu.sample.mask, 1u << 6);
+    CHECK_EQ(mux_stop(v), 1);
+    run_sampled(v, 3000);
+    CHECK_EQ(v->pmu.count_events, 0);
+    CHECK_EQ(v->pmu.sample.mask, 1u);
+    unsigned int n = logged_samples(s), by_event[7] = { 0 };
+    for (unsigned int i = 0; i < n; i++)
+        by_event[s[i].event < 7 ? s[i].event : 0]++;
+    CHECK_EQ(n, 10);
+    CHECK_EQ(by_event[0], 5);                   /* before and after the session */
+    CHECK_EQ(by_event[6], 5);                   /* during it */
+    end_run();
+}
+
 /* ---- The guest's virtual PMU: fixed-vector PMIs ------------------------- */
 
 /* LVTPC in fixed delivery mode (kvm-unit-tests' pmu test programs vector
