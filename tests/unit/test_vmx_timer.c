@@ -169,6 +169,17 @@ TEST(lazy_exit_lands_on_the_deadline)
     CHECK_EQ(v.vmx.timer.clock, guest_total);
 }
 
+/* Runs of `ticks` under a deadline `deadline` ahead, until the path has
+ * been measured ROOT_AGREED_MIN times and `more`: the timer is then lazy. */
+static void become_lazy(uint64_t deadline, uint64_t ticks, unsigned int more)
+{
+    for (unsigned int i = 0; i < ROOT_AGREED_MIN + more; i++) {
+        vmx_timer_request(&v, VMX_TIMER_PMU, deadline);
+        run(ticks, 0);
+    }
+    CHECK(v.vmx.timer.lazy);
+}
+
 /* A guest that never exits by itself, deadline after deadline (the
  * guest's PMIs, each near one followed by a farther one): each is met
  * exactly in one run, whatever the value left from the one before (a
@@ -177,11 +188,7 @@ TEST(lazy_exit_lands_on_the_deadline)
 TEST(each_deadline_is_one_run)
 {
     setup(true);
-    for (unsigned int i = 0; i < ROOT_AGREED_MIN + 2; i++) {
-        vmx_timer_request(&v, VMX_TIMER_PMU, 1000);
-        run(500, 0);
-    }
-    CHECK(v.vmx.timer.lazy);
+    become_lazy(1000, 500, 2);
     static const uint64_t periods[] = { 3, 10007, 1, 100000, 2, 4096, 4095, 1u << 20, 7 };
     for (unsigned int i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
         uint64_t deadline = v.vmx.timer.clock + periods[i];
@@ -204,11 +211,7 @@ TEST(each_deadline_is_one_run)
 TEST(far_deadline_is_loaded_once)
 {
     setup(true);
-    for (unsigned int i = 0; i < ROOT_AGREED_MIN + 10; i++) {
-        vmx_timer_request(&v, VMX_TIMER_PMU, 1u << 31);
-        run(500, 0);
-    }
-    CHECK(v.vmx.timer.lazy);
+    become_lazy(1u << 31, 500, 10);
     unsigned int writes = vmcs.value_writes, reads = vmcs.value_reads;
     for (unsigned int i = 0; i < 10000; i++) {
         vmx_timer_request(&v, VMX_TIMER_PMU, 1u << 31);
@@ -226,11 +229,7 @@ TEST(far_deadline_is_loaded_once)
 TEST(stepped_path_and_several_cpus_measured)
 {
     setup(true);
-    for (unsigned int i = 0; i < ROOT_AGREED_MIN + 2; i++) {
-        vmx_timer_request(&v, VMX_TIMER_PMU, 10000);
-        run(700, 0);
-    }
-    CHECK(v.vmx.timer.lazy);
+    become_lazy(10000, 700, 2);
     cpu0.step.step_exits = 1;
     for (unsigned int i = 0; i < 200; i++) {
         vmx_timer_request(&v, VMX_TIMER_PMU, 10000);
