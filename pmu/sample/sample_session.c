@@ -62,11 +62,10 @@ static void log_event_names(const struct vcpu *v)
         log_period(SAMPLE_EVENT_TIMER, v->pmu.sample.timer_ticks);
 }
 
-static void apply_session(struct vcpu *v)
+/* Out of line: every entry runs sample_before_entry's check, and only a
+ * new session or a VCPU whose counting changed gets here. */
+static __attribute__((noinline, cold)) void apply_session(struct vcpu *v)
 {
-    uint32_t gen = __atomic_load_n(&sess.generation, __ATOMIC_ACQUIRE);
-    if (v->pmu.sample.generation == gen && !v->pmu.sample.stale)
-        return;
     spin_lock(&sess.lock);
     v->pmu.sample.generation = sess.generation;
     v->pmu.sample.stale = false;
@@ -90,7 +89,9 @@ static void apply_session(struct vcpu *v)
 
 void sample_before_entry(struct vcpu *v)
 {
-    apply_session(v);
+    uint32_t gen = __atomic_load_n(&sess.generation, __ATOMIC_ACQUIRE);
+    if (v->pmu.sample.generation != gen || v->pmu.sample.stale)
+        apply_session(v);
 }
 
 void sample_vcpu_counting_changed(struct vcpu *v)
