@@ -37,6 +37,7 @@ static const char *const cause_names[FRAME_CAUSE_COUNT] = {
     [FRAME_NO_DECODER] = "no-objdump",
     [FRAME_PATCHED] = "patched-at-boot",
     [FRAME_NO_PROCESS] = "no-process",
+    [FRAME_NO_MAPS] = "no-maps",
 };
 
 const char *frame_cause_name(enum frame_cause cause)
@@ -228,6 +229,8 @@ static struct frame_result unchecked(const struct frame_checker *c, const struct
         r.cause = FRAME_JIT;
     else if (!strcmp(image, SYM_GONE_IMAGE))
         r.cause = FRAME_NO_PROCESS;
+    else if (!strcmp(image, SYM_NO_MAPS_IMAGE))
+        r.cause = FRAME_NO_MAPS;
     else if (f->mode == LOG_MODE_GUEST_USER && !strcmp(image, ANON_IMAGE) &&
              !sym_function(c->sym, f->function)->known) {
         r.verdict = process_known ? FRAME_INVALID : FRAME_UNCHECKED;

@@ -54,6 +54,9 @@ enum frame_cause {
     FRAME_NO_PROCESS,            /* unchecked: a user address of an address space no
                                     process identity names (a process's exit runs on
                                     the kernel's page tables) */
+    FRAME_NO_MAPS,               /* unchecked: a user address of a process whose
+                                    address space no maps set describes (the set its
+                                    exec shipped was lost) */
     FRAME_CAUSE_COUNT,
 };
 

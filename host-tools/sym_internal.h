@@ -70,6 +70,7 @@ struct process {
     uint32_t domain, pid;
     struct maps_set *sets;       /* in arrival order */
     size_t set_count, set_cap;
+    uint32_t last_rank;          /* the highest rank of its sets (struct sym_indexes) */
 };
 
 struct jit_entry {
@@ -250,6 +251,11 @@ struct sym_indexes {
     uint32_t *idents_sorted;             /* identity indexes by (domain, CR3, TSC, index) */
     uint64_t *domain_first_tsc;          /* per idents_sorted entry: the earliest
                                           * identity TSC of its domain */
+    uint64_t *space_floor;               /* per identity (index into idents): the TSC of
+                                          * its pid's newest identity before it at
+                                          * another CR3, 0 if none: the maps sets
+                                          * shipped before then describe an earlier
+                                          * address space of the pid (sym_user.c) */
 };
 
 struct sym_unwinder;                     /* host-tools/sym_unwind.c */

@@ -100,6 +100,7 @@ static void free_indexes(struct sym_indexes *ix)
     free(ix->set_tscs_sorted);
     free(ix->idents_sorted);
     free(ix->domain_first_tsc);
+    free(ix->space_floor);
     *ix = (struct sym_indexes){ .stale = true };
 }
 
@@ -126,6 +127,21 @@ static void rank_sets(struct symbolizer *s)
         s->ix.set_tscs_sorted[i] = all[i]->tsc;
     }
     free(all);
+    for (size_t p = 0; p < s->proc_count; p++) {
+        s->procs[p].last_rank = 0;
+        for (size_t k = 0; k < s->procs[p].set_count; k++)
+            if (s->procs[p].sets[k].rank > s->procs[p].last_rank)
+                s->procs[p].last_rank = s->procs[p].sets[k].rank;
+    }
+}
+
+/* How many maps sets were shipped before tsc: ranks 1 .. that many. */
+static uint32_t sets_before(const struct symbolizer *s, uint64_t tsc)
+{
+    if (!tsc)
+        return 0;
+    return (uint32_t)sym_count_upto(s->ix.set_tscs_sorted, s->maps_set_count, sizeof(uint64_t), 0,
+                                    sizeof(uint64_t), tsc - 1);
 }
 
 /* The rank limit of a sample's maps position (sym_maps_seq_at): every set
@@ -194,22 +210,58 @@ static void index_jit(struct symbolizer *s)
     free(by_domain);
 }
 
-static int ident_cmp(const void *a, const void *b, void *sym)
+/* Orders identity indexes by domain, then CR3 (by_pid false) or pid, then
+ * TSC, then arrival. */
+static int ident_order(const struct symbolizer *s, uint32_t x, uint32_t y, bool by_pid)
 {
-    const struct identity *idents = ((const struct symbolizer *)sym)->idents;
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    const struct identity *p = &idents[x], *q = &idents[y];
+    const struct identity *p = &s->idents[x], *q = &s->idents[y];
+    uint64_t pk = by_pid ? p->pid : p->cr3, qk = by_pid ? q->pid : q->cr3;
     if (p->domain != q->domain)
         return p->domain < q->domain ? -1 : 1;
-    if (p->cr3 != q->cr3)
-        return p->cr3 < q->cr3 ? -1 : 1;
+    if (pk != qk)
+        return pk < qk ? -1 : 1;
     if (p->tsc != q->tsc)
         return p->tsc < q->tsc ? -1 : 1;
     return x < y ? -1 : x > y;
 }
 
+static int ident_cmp(const void *a, const void *b, void *sym)
+{
+    return ident_order(sym, *(const uint32_t *)a, *(const uint32_t *)b, false);
+}
+
+static int ident_pid_cmp(const void *a, const void *b, void *sym)
+{
+    return ident_order(sym, *(const uint32_t *)a, *(const uint32_t *)b, true);
+}
+
+/* Each identity's space floor (struct sym_indexes): walking a pid's
+ * identities in TSC order, the TSC of the last one at another CR3. An
+ * exec gives the pid a new address space: the maps sets shipped before
+ * its old space's last identity describe the old program (the set the
+ * watch ships at a fork precedes the fork's identity, so a pid's first
+ * space keeps it). The new program's own set is shipped at its exec, but
+ * a set can be lost (the domain's share of the log full); then no older
+ * set may stand in for it. */
+static void index_space_floors(struct symbolizer *s)
+{
+    uint32_t *by_pid = sym_calloc(s->ident_count, sizeof(*by_pid));
+    s->ix.space_floor = sym_calloc(s->ident_count, sizeof(*s->ix.space_floor));
+    for (size_t i = 0; i < s->ident_count; i++)
+        by_pid[i] = (uint32_t)i;
+    qsort_r(by_pid, s->ident_count, sizeof(uint32_t), ident_pid_cmp, s);
+    for (size_t i = 1; i < s->ident_count; i++) {
+        const struct identity *prev = &s->idents[by_pid[i - 1]], *id = &s->idents[by_pid[i]];
+        if (prev->domain != id->domain || prev->pid != id->pid)
+            continue;
+        s->ix.space_floor[by_pid[i]] = prev->cr3 != id->cr3 ? prev->tsc : s->ix.space_floor[by_pid[i - 1]];
+    }
+    free(by_pid);
+}
+
 static void index_identities(struct symbolizer *s)
 {
+    index_space_floors(s);
     s->ix.idents_sorted = sym_calloc(s->ident_count, sizeof(*s->ix.idents_sorted));
     for (size_t i = 0; i < s->ident_count; i++)
         s->ix.idents_sorted[i] = (uint32_t)i;
@@ -305,13 +357,14 @@ bool sym_process_guessed(struct symbolizer *s, const struct sym_where *w)
     return identity_at(s, w, &later) && later;
 }
 
-/* The index in p's sets of the one ranked last within limit (in force
- * at the sample's time), or p->set_count if none is. */
-static size_t set_in_force(const struct process *p, uint32_t limit)
+/* The index in p's sets of the one ranked last in (floor, limit] (in
+ * force at the sample's time), or p->set_count if none is. */
+static size_t set_in_force(const struct process *p, uint32_t floor, uint32_t limit)
 {
     size_t found = p->set_count;
     for (size_t k = 0; k < p->set_count; k++)
-        if (p->sets[k].rank <= limit && (found == p->set_count || p->sets[k].rank > p->sets[found].rank))
+        if (p->sets[k].rank > floor && p->sets[k].rank <= limit &&
+            (found == p->set_count || p->sets[k].rank > p->sets[found].rank))
             found = k;
     return found;
 }
@@ -320,23 +373,37 @@ static size_t set_in_force(const struct process *p, uint32_t limit)
  * the maps set in force then, else in the first later set that maps it (a
  * sample before the set that describes its program, or in a library
  * mapped after that set); never in an earlier set, which may describe the
- * program the process ran before an exec. "Earlier" and "later" go by the
- * TSC the guest shipped the sets at, not by their arrival. NULL if none. */
+ * program the process ran before an exec, nor in a set shipped before
+ * floor_tsc (the sample's address space's floor: struct sym_indexes).
+ * "Earlier" and "later" go by the TSC the guest shipped the sets at, not
+ * by their arrival. NULL if none. */
 static const struct map_ref *pid_mapping(const struct symbolizer *s, uint32_t domain, uint32_t pid,
-                                         uint64_t addr, uint32_t maps_seq)
+                                         uint64_t addr, uint32_t maps_seq, uint64_t floor_tsc)
 {
     size_t low, high;
     uint64_t group = pid_group(domain, pid);
-    uint32_t limit = maps_rank_limit(s, maps_seq);
-    if (range_index_stab(s->ix.maps_by_pid, group, addr, (uint64_t)limit + 1, &low, &high)) {
+    uint32_t limit = maps_rank_limit(s, maps_seq), floor = sets_before(s, floor_tsc);
+    if (limit > floor &&
+        range_index_stab(s->ix.maps_by_pid, group, addr, (uint64_t)limit + 1, &low, &high)) {
         const struct map_ref *ref = &s->ix.map_refs[high];
-        if (ref->set == set_in_force(&s->procs[ref->proc], limit))
+        if (ref->set == set_in_force(&s->procs[ref->proc], floor, limit))
             return ref;
     }
-    if (!range_index_stab(s->ix.maps_by_pid_rev, group, addr, UINT32_MAX - (uint64_t)limit,
+    uint32_t after = limit > floor ? limit : floor;
+    if (!range_index_stab(s->ix.maps_by_pid_rev, group, addr, UINT32_MAX - (uint64_t)after,
                           &low, &high))
         return NULL;
     return &s->ix.map_refs[high];
+}
+
+/* Whether no maps set describes the address space of identity id at all:
+ * its pid has none shipped after the space's floor (its program's set was
+ * lost, or never shipped). */
+static bool space_has_no_maps(const struct symbolizer *s, const struct identity *id)
+{
+    uint32_t p = keymap_get((struct keymap *)&s->proc_map, id->domain, id->pid, 0, KEYMAP_NONE);
+    return p == KEYMAP_NONE ||
+           s->procs[p].last_rank <= sets_before(s, s->ix.space_floor[id - s->idents]);
 }
 
 static uint32_t binding_for(struct symbolizer *s, const struct sym_where *w)
@@ -357,16 +424,22 @@ static void bind_cr3(struct symbolizer *s, const struct sym_where *w, uint32_t p
  * process alone maps binds its CR3 to that process. A process named by
  * its identity is never traded for another whose maps hold the address,
  * and nothing is guessed when several processes map it (static programs
- * share their addresses): NULL then, and when none maps it. */
+ * share their addresses): NULL then, and when none maps it (*no_maps:
+ * because no maps set describes the identity's address space). */
 static const struct map_ref *pick_process(struct symbolizer *s, const struct sym_where *w,
-                                          uint64_t addr)
+                                          uint64_t addr, bool *no_maps)
 {
     const struct identity *id = w->has_cr3 ? identity_for(s, w) : NULL;
-    if (id)
-        return pid_mapping(s, w->domain, id->pid, addr, w->maps_seq);
+    *no_maps = false;
+    if (id) {
+        const struct map_ref *ref = pid_mapping(s, w->domain, id->pid, addr, w->maps_seq,
+                                                s->ix.space_floor[id - s->idents]);
+        *no_maps = !ref && space_has_no_maps(s, id);
+        return ref;
+    }
     uint32_t b = w->has_cr3 ? binding_for(s, w) : KEYMAP_NONE;
     if (b != KEYMAP_NONE)
-        return pid_mapping(s, w->domain, s->bindings[b].pid, addr, w->maps_seq);
+        return pid_mapping(s, w->domain, s->bindings[b].pid, addr, w->maps_seq, 0);
     size_t low, high;
     if (!range_index_stab(s->ix.maps_by_domain, w->domain, addr, UINT64_MAX, &low, &high) ||
         s->ix.map_refs[low].proc != s->ix.map_refs[high].proc)
@@ -374,7 +447,7 @@ static const struct map_ref *pick_process(struct symbolizer *s, const struct sym
     const struct process *found = &s->procs[s->ix.map_refs[high].proc];
     if (w->has_cr3)
         bind_cr3(s, w, found->pid);
-    return pid_mapping(s, w->domain, found->pid, addr, w->maps_seq);
+    return pid_mapping(s, w->domain, found->pid, addr, w->maps_seq, 0);
 }
 
 struct sym_process sym_process_of(struct symbolizer *s, const struct sym_where *w)
@@ -424,7 +497,8 @@ const struct process *sym_user_process(struct symbolizer *s, const struct sym_wh
                                        uint64_t addr, const struct maps_set **set)
 {
     build_indexes(s);
-    const struct map_ref *ref = pick_process(s, w, addr);
+    bool no_maps;
+    const struct map_ref *ref = pick_process(s, w, addr, &no_maps);
     *set = ref ? &s->procs[ref->proc].sets[ref->set] : NULL;
     return ref ? &s->procs[ref->proc] : NULL;
 }
@@ -432,13 +506,14 @@ const struct process *sym_user_process(struct symbolizer *s, const struct sym_wh
 void sym_resolve_user(struct symbolizer *s, const struct sym_where *w, struct sym_frame *f)
 {
     build_indexes(s);
-    const struct map_ref *ref = pick_process(s, w, f->addr);
+    bool no_maps;
+    const struct map_ref *ref = pick_process(s, w, f->addr, &no_maps);
     const struct process *p = ref ? &s->procs[ref->proc] : NULL;
     if (resolve_jit(s, w, p, f))
         return;
     if (!p) {
-        f->unmapped = true;
-        f->image = sym_image_get(s, ANON_IMAGE, 0, 0, 0);
+        f->unmapped = !no_maps;     /* nothing says what the space maps: not known unmapped */
+        f->image = sym_image_get(s, no_maps ? SYM_NO_MAPS_IMAGE : ANON_IMAGE, 0, 0, 0);
         f->function = sym_unknown_function(s, f->image, false, f->addr, 0);
         return;
     }

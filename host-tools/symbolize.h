@@ -134,6 +134,11 @@ struct sym_where {
 
 #define SYM_GONE_IMAGE "[gone]"
 
+/* The image of a user frame of a process whose address space no maps set
+ * describes (its program's set was lost, or never shipped): named in no
+ * binary, neither known to be mapped nor known not to be. */
+#define SYM_NO_MAPS_IMAGE "[no maps]"
+
 /* The epoch of the process maps and identity sets the guest module's
  * watch ships at each exec and fork (the agent's scans use 0). */
 #define SYM_EPOCH_WATCH 1u

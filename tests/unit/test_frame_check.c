@@ -130,8 +130,20 @@ struct counts {
     uint64_t valid, invalid, unchecked;
     uint64_t by_cause[FRAME_CAUSE_COUNT];
     const char *invalid_binary;
+    char image[64];              /* the image the last frame checked is named in */
     uint64_t cut;                /* the profile's frames_cut */
 };
+
+/* Adds the verdicts of one sample's frames to out. */
+static void tally(struct counts *out, const struct frame_result *res, uint32_t depth)
+{
+    for (uint32_t i = 0; i < depth; i++) {
+        out->valid += res[i].verdict == FRAME_VALID;
+        out->invalid += res[i].verdict == FRAME_INVALID;
+        out->unchecked += res[i].verdict == FRAME_UNCHECKED;
+        out->by_cause[res[i].cause]++;
+    }
+}
 
 static bool run(const struct fixture *fx, const char *image, struct counts *out)
 {
@@ -168,14 +180,10 @@ static bool run(const struct fixture *fx, const char *image, struct counts *out)
     for (uint64_t k = 0; ok && c && k < p.sample_count; k++) {
         const struct profile_sample *s = &p.samples[k];
         frame_check_sample(c, s, res);
-        for (uint32_t i = 0; i < s->depth; i++) {
-            out->valid += res[i].verdict == FRAME_VALID;
-            out->invalid += res[i].verdict == FRAME_INVALID;
-            out->unchecked += res[i].verdict == FRAME_UNCHECKED;
-            out->by_cause[res[i].cause]++;
+        tally(out, res, s->depth);
+        for (uint32_t i = 0; i < s->depth; i++)
             if (res[i].verdict == FRAME_INVALID && res[i].cause != FRAME_NO_MAPPING)
                 out->invalid_binary = strcmp(res[i].binary, image) ? "other" : image;
-        }
     }
     frame_checker_free(c);
     profile_free(&p);
@@ -483,5 +491,83 @@ TEST(a_later_identity_names_an_earlier_sample_only_as_a_guess)
     CHECK_EQ(pid_of_early_sample(&fx, 0, fx.g, false), 0);               /* before the watch ran */
     CHECK_EQ(pid_of_early_sample(&fx, SYM_EPOCH_WATCH, fx.g, true), 0);  /* shipped at its fork or exec */
     CHECK_EQ(pid_of_early_sample(&fx, 0, STRAY, true), 0);               /* refuted by an unmapped RIP */
+    fixture_free(&fx);
+}
+
+/* An exec whose maps set was lost: the process's fork shipped the old
+ * program's maps (here /bin/hvmini, another static program at the
+ * workload's addresses) and identity at CR3_OLD, the exec named the new
+ * address space (CR3) twice, but its own maps set never arrived. The old
+ * program's set must not name the new program's frames: they are
+ * [no maps], unchecked; a set of the process shipped later names them. */
+#define CR3_OLD 0x7777000ull
+
+static void process_record(struct profile *p, uint8_t kind, const char *text, uint64_t tsc)
+{
+    struct logdec_record r = { .type = LOG_REC_SYMBOLS, .tsc = tsc };
+    r.u.symbols = (struct log_symbols){ .domain = 0, .kind = kind, .pid = PID,
+                                        .epoch = SYM_EPOCH_WATCH, .last = true,
+                                        .data = (const uint8_t *)text, .len = (uint32_t)strlen(text) };
+    profile_record(p, &r);
+}
+
+static bool exec_with_lost_maps(const struct fixture *fx, bool later_set, struct counts *out)
+{
+    struct profile p;
+    char err[256], old_maps[PATH_LEN], new_maps[PATH_LEN], before[64], exec_id[64], after[64];
+    struct profile_options o = { .sym = { .guest_root = fx->root } };
+    if (!CHECK(profile_init(&p, &o, err, sizeof(err))))
+        return false;
+    const char *fmt = "%08lx-%08lx r-xp %08lx 00:00 1 %s\n";
+    snprintf(old_maps, sizeof(old_maps), fmt, (unsigned long)fx->text_start,
+             (unsigned long)fx->text_end, (unsigned long)fx->text_offset, "/bin/hvmini");
+    snprintf(new_maps, sizeof(new_maps), fmt, (unsigned long)fx->text_start,
+             (unsigned long)fx->text_end, (unsigned long)fx->text_offset, "/bin/workload");
+    snprintf(before, sizeof(before), "%u %llx sh\n", PID, (unsigned long long)CR3_OLD);
+    snprintf(exec_id, sizeof(exec_id), "%u %llx sh\n", PID, (unsigned long long)CR3);
+    snprintf(after, sizeof(after), "%u %llx workload\n", PID, (unsigned long long)CR3);
+    process_record(&p, LOG_SYM_PROC_MAPS, old_maps, 2);     /* at the fork */
+    process_record(&p, LOG_SYM_PROCESS, before, 3);
+    process_record(&p, LOG_SYM_PROCESS, exec_id, 4);        /* the exec's switch of CR3 */
+    process_record(&p, LOG_SYM_PROCESS, after, 5);          /* its maps set (4.5) was lost */
+    uint64_t user_stack[] = { fx->f_after_g, fx->main_after_f };
+    sample(&p, LOG_MODE_GUEST_USER, fx->g, user_stack, 2, 10);
+    if (later_set)
+        process_record(&p, LOG_SYM_PROC_MAPS, new_maps, 20);
+    bool ok = CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 1);
+    struct frame_checker *c = ok ? frame_checker_new(p.sym) : NULL;
+    struct frame_result res[LOG_STACK_MAX + 1];
+    memset(out, 0, sizeof(*out));
+    if (c) {
+        const struct profile_sample *s = &p.samples[0];
+        frame_check_sample(c, s, res);
+        tally(out, res, s->depth);
+        snprintf(out->image, sizeof(out->image), "%s",
+                 sym_image(p.sym, sym_frame(p.sym, s->frames[s->depth - 1])->image)->name);
+    }
+    frame_checker_free(c);
+    profile_free(&p);
+    return ok && c;
+}
+
+TEST(an_exec_whose_maps_were_lost_is_not_named_by_the_old_program)
+{
+    struct fixture fx;
+    struct counts n;
+    if (!CHECK(fixture_make(&fx))) {
+        fixture_free(&fx);
+        return;
+    }
+    if (CHECK(exec_with_lost_maps(&fx, false, &n))) {
+        CHECK_EQ(n.invalid, 0);
+        CHECK_EQ(n.unchecked, 3);
+        CHECK_EQ(n.by_cause[FRAME_NO_MAPS], 3);
+        CHECK_STR(n.image, SYM_NO_MAPS_IMAGE);
+    }
+    if (CHECK(exec_with_lost_maps(&fx, true, &n))) {
+        CHECK_EQ(n.valid, 3);
+        CHECK_EQ(n.invalid, 0);
+        CHECK_STR(n.image, "/bin/workload");
+    }
     fixture_free(&fx);
 }
