@@ -39,7 +39,7 @@ static void usage(FILE *out)
                  "  where an event went unmeasured are left out; the number of rows used is shown\n"
                  "  --format F          text (default), csv (the matrix, the first cell\n"
                  "                      intervals=N), png (a heat map; needs -o)\n"
-                 "  -o FILE             write there instead of standard output\n"
+                 "  -o FILE             write there instead of standard output (-: standard output)\n"
                  "  --events LIST       only these events (names or ids, comma-separated)\n"
                  "  --tsc FROM:TO       only rows that lie within these TSC values\n"
                  "  --intervals A:B     only rows numbered A to B\n"
@@ -62,7 +62,7 @@ static bool set_format(void *settings, const char *name)
 
 static bool set_output(void *settings, const char *path)
 {
-    ((struct correlate_args *)settings)->output = path;
+    ((struct correlate_args *)settings)->output = strcmp(path, "-") ? path : NULL;   /* -: stdout */
     return true;
 }
 

@@ -48,7 +48,7 @@ static void usage(FILE *out)
                  "                      and chrome://tracing show them, ui.perfetto.dev does not),\n"
                  "                      pftrace (Perfetto's protobuf trace: every sample with its\n"
                  "                      call stack, for ui.perfetto.dev and trace_processor)\n"
-                 "  -o FILE             write there instead of standard output\n",
+                 "  -o FILE             write there instead of standard output (-: standard output)\n",
             profile_options_help);
 }
 
@@ -66,7 +66,7 @@ static bool set_format(void *settings, const char *name)
 
 static bool set_output(void *settings, const char *path)
 {
-    ((struct export_args *)settings)->output = path;
+    ((struct export_args *)settings)->output = strcmp(path, "-") ? path : NULL;   /* -: stdout */
     return true;
 }
 

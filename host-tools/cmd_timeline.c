@@ -28,7 +28,7 @@ static void usage(FILE *out)
                  "  --format F          csv (default), tsv, json (Chrome Trace Event format: a\n"
                  "                      counter track per event, for ui.perfetto.dev or\n"
                  "                      chrome://tracing), png (one panel per event; needs -o)\n"
-                 "  -o FILE             write there instead of standard output\n"
+                 "  -o FILE             write there instead of standard output (-: standard output)\n"
                  "  --events LIST       only these events (names or ids, comma-separated)\n"
                  "  --x time|instructions  the x axis of json and png (default time)\n"
                  "  --gnuplot-script FILE  keep the PNG's gnuplot script in FILE (its data in\n"
@@ -57,7 +57,7 @@ static bool set_x(void *settings, const char *name)
 
 static bool set_output(void *settings, const char *path)
 {
-    ((struct timeline_args *)settings)->output = path;
+    ((struct timeline_args *)settings)->output = strcmp(path, "-") ? path : NULL;   /* -: stdout */
     return true;
 }
 
