@@ -11,7 +11,7 @@
 
 GUEST_DIR     := $(BUILD)/guest
 GUEST_KERNEL  := $(GUEST_DIR)/vmlinuz
-GUEST_INITRD  := $(GUEST_DIR)/initrd.cpio.gz
+GUEST_INITRD  := $(GUEST_DIR)/initrd.cpio.lz4
 # Defaults for every guest run; runners append vertigo.scenario=NAME etc.
 # nokaslr: addresses match /proc/kallsyms-derived symbols across runs.
 # tsc=reliable: skip the clocksource watchdog, which misjudges Bochs' TSC.

@@ -29,7 +29,7 @@ OUT="$BUILD/bench/boot"
 RUNNER=host-tools/vertigo-run
 HV_ELF="$BUILD/vertigo.elf"
 KERNEL="$BUILD/guest/vmlinuz"
-INITRD="$BUILD/guest/initrd.cpio.gz"
+INITRD="$BUILD/guest/initrd.cpio.lz4"
 TIMEOUT=${BENCH_TIMEOUT:-900}
 IPS=${BENCH_IPS:-50000000}
 GUEST_CMDLINE=${BENCH_GUEST_CMDLINE:-"console=ttyS0 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=hello"}

@@ -65,7 +65,7 @@ SPIN="$BUILD/unikernel/ukspin.elf"
 
 die() { echo "bench-domains: FAILED: $*" >&2; exit 1; }
 
-for f in "$BUILD/vertigo.elf" "$BUILD/guest/vmlinuz" "$BUILD/guest/initrd.cpio.gz" "$SPIN"; do
+for f in "$BUILD/vertigo.elf" "$BUILD/guest/vmlinuz" "$BUILD/guest/initrd.cpio.lz4" "$SPIN"; do
     [ -f "$f" ] || die "missing $f (run: make BUILD=$BUILD hv guest unikernel)"
 done
 mkdir -p "$OUT"
@@ -79,7 +79,7 @@ boot() {
     done
     host-tools/vertigo-run --platform bochs --timeout "$TIMEOUT" --quiet \
         --elf "$BUILD/vertigo.elf" --kernel "$BUILD/guest/vmlinuz" \
-        --initrd "$BUILD/guest/initrd.cpio.gz" --guest-cmdline "$GUEST" \
+        --initrd "$BUILD/guest/initrd.cpio.lz4" --guest-cmdline "$GUEST" \
         --cmdline "$hv" "${mods[@]}" --out "$OUT/$name" 2>"$OUT/$name.runner.txt" ||
         die "the $name boot (captures in $OUT/$name)"
 }
@@ -92,10 +92,10 @@ boot_smp() {
     hv="$hv dom.1.mem=256M dom.1.vcpus=2 dom.1.cpus=0,1"
     host-tools/vertigo-run --platform bochs --cpus 2 --mem 800 --timeout $((3 * TIMEOUT)) --quiet \
         --elf "$BUILD/vertigo.elf" --kernel "$BUILD/guest/vmlinuz" \
-        --initrd "$BUILD/guest/initrd.cpio.gz" \
+        --initrd "$BUILD/guest/initrd.cpio.lz4" \
         --guest-cmdline "console=ttyS0,115200 $LINUX quiet $spin vertigo.spin_rounds=$((2 * SMP_ROUNDS))" \
         --cmdline "$hv" --module "$BUILD/guest/vmlinuz" "lin $LINUX quiet $spin vertigo.spin_rounds=$SMP_ROUNDS" \
-        --module "$BUILD/guest/initrd.cpio.gz" initrd1 --out "$OUT/smp" 2>"$OUT/smp.runner.txt" ||
+        --module "$BUILD/guest/initrd.cpio.lz4" initrd1 --out "$OUT/smp" 2>"$OUT/smp.runner.txt" ||
         die "the smp boot (captures in $OUT/smp)"
 }
 

@@ -45,7 +45,7 @@ KDEEP_GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.sc
 
 die() { echo "bench-kstack: FAILED: $*" >&2; exit 1; }
 
-for f in "$BUILD/vertigo.elf" "$BUILD/guest/vmlinuz" "$BUILD/guest/initrd.cpio.gz" "$BUILD/vertigo"; do
+for f in "$BUILD/vertigo.elf" "$BUILD/guest/vmlinuz" "$BUILD/guest/initrd.cpio.lz4" "$BUILD/vertigo"; do
     [ -f "$f" ] || die "missing $f (run: make BUILD=$BUILD hv guest $BUILD/vertigo)"
 done
 rm -rf "$OUT"
@@ -111,7 +111,7 @@ boot() {
     while [ "$(jobs -rp | wc -l)" -ge "${BENCH_JOBS:-99}" ]; do wait -n; done
     ( "$BUILD/vertigo" run --platform bochs --ips "$IPS" --timeout "$TIMEOUT" --quiet \
           --elf "$BUILD/vertigo.elf" --cmdline "$HV_OPTS" --kernel "$BUILD/guest/vmlinuz" \
-          --initrd "$BUILD/guest/initrd.cpio.gz" --guest-cmdline "$2" --out "$OUT/$1" \
+          --initrd "$BUILD/guest/initrd.cpio.lz4" --guest-cmdline "$2" --out "$OUT/$1" \
           2>"$OUT/$1.runner.txt"
       echo $? >"$OUT/$1.status" ) &
 }

@@ -60,7 +60,7 @@ GUEST="console=ttyS0 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=phases
 
 die() { echo "bench-mux: FAILED: $*" >&2; exit 1; }
 
-for f in "$BUILD/vertigo.elf" "$BUILD/guest/vmlinuz" "$BUILD/guest/initrd.cpio.gz" "$VERTIGO"; do
+for f in "$BUILD/vertigo.elf" "$BUILD/guest/vmlinuz" "$BUILD/guest/initrd.cpio.lz4" "$VERTIGO"; do
     [ -f "$f" ] || die "missing $f (run: make BUILD=$BUILD bench-mux)"
 done
 [ "$(echo "$EVENTS" | tr ',' '\n' | wc -l)" = 32 ] || die "the event list is not 32 events"
@@ -72,7 +72,7 @@ boot() {
     echo "bench-mux: boot '$1': $2" | cut -c1-160
     "$VERTIGO" run --platform bochs --ips "$IPS" --timeout "$TIMEOUT" --quiet \
         --elf "$BUILD/vertigo.elf" --kernel "$BUILD/guest/vmlinuz" \
-        --initrd "$BUILD/guest/initrd.cpio.gz" --guest-cmdline "$GUEST" \
+        --initrd "$BUILD/guest/initrd.cpio.lz4" --guest-cmdline "$GUEST" \
         --cmdline "console=com2 log=e9 pmu=soft $2" --out "$OUT/$1" 2>"$OUT/$1.runner.txt" ||
         die "boot '$1' did not pass (see $OUT/$1.runner.txt)"
 }

@@ -28,13 +28,13 @@ CMDLINE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet vertigo.scenar
 
 die() { echo "bench-pv: FAILED: $*" >&2; exit 1; }
 
-for f in "$BUILD/vertigo.elf" "$BUILD/guest/vmlinuz" "$BUILD/guest/initrd.cpio.gz"; do
+for f in "$BUILD/vertigo.elf" "$BUILD/guest/vmlinuz" "$BUILD/guest/initrd.cpio.lz4"; do
     [ -f "$f" ] || die "missing $f (run: make BUILD=$BUILD hv guest)"
 done
 mkdir -p "$OUT"
 host-tools/vertigo-run --platform bochs --ips "$IPS" --timeout "$TIMEOUT" --quiet \
     --elf "$BUILD/vertigo.elf" --kernel "$BUILD/guest/vmlinuz" \
-    --initrd "$BUILD/guest/initrd.cpio.gz" --guest-cmdline "$CMDLINE" \
+    --initrd "$BUILD/guest/initrd.cpio.lz4" --guest-cmdline "$CMDLINE" \
     --cmdline "console=com2 log=e9 pmu=auto" --out "$OUT/run" 2>"$OUT/run.runner.txt" ||
     die "the boot (captures in $OUT/run)"
 lines=$(tr -d '\r' <"$OUT/run/serial.txt" | grep -E '^pv_cost: ')

@@ -8,7 +8,7 @@ E2E_OUT="$BUILD/e2e"
 RUNNER=host-tools/vertigo-run
 VERTIGO="$BUILD/vertigo"                 # the host command
 KERNEL="$BUILD/guest/vmlinuz"            # the guest of `make guest`
-INITRD="$BUILD/guest/initrd.cpio.gz"
+INITRD="$BUILD/guest/initrd.cpio.lz4"
 # Symbols for reports of a guest run: the guest's files and Vertigo's ELF.
 GUEST_SYMS=(--guest-root "$BUILD/guest/initramfs" --vertigo-elf "$BUILD/vertigo.elf")
 # A `vertigo report` row of a guest kernel function named from kallsyms.
