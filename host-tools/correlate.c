@@ -49,7 +49,7 @@ static bool row_used(const struct iv_row *r, const struct iv_events *v, const un
         r->number > range->last)
         return false;
     for (unsigned int k = 0; k < n; k++)
-        if (ev[k] >= v->count || v->how[ev[k]] == IV_UNMEASURED)
+        if (!v->in_row[ev[k]] || v->how[ev[k]] == IV_UNMEASURED)
             return false;
     return true;
 }

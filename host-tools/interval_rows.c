@@ -53,7 +53,7 @@ void iv_add_row(struct iv_set *s, const struct log_interval *iv, uint64_t tsc, u
         s->cap = cap;
     }
     /* the decoder checked count (<= IV_EVENTS_MAX) */
-    if (!bytes_room(s, (1u + 2u * (size_t)iv->count) * LOG_VARINT_MAX))
+    if (!bytes_room(s, (2u + 2u * (size_t)iv->count) * LOG_VARINT_MAX))
         return;
     s->rows[s->count++] = (struct iv_row){
         .domain = iv->domain, .vcpu = iv->vcpu, .number = iv->number,
@@ -61,12 +61,11 @@ void iv_add_row(struct iv_set *s, const struct log_interval *iv, uint64_t tsc, u
         .tsc_start = tsc - iv->tsc_span, .bytes = s->byte_count, .count = iv->count,
     };
     put_varint(s, offset);
+    put_varint(s, interval_ids_current(&s->lists, iv->domain, iv->vcpu));
     for (uint32_t e = 0; e < iv->count; e++) {
         put_varint(s, iv->events[e].raw);
         put_varint(s, iv->instructions - iv->events[e].running);
     }
-    if (iv->count > s->event_count)
-        s->event_count = iv->count;
 }
 
 /* The next varint of the row bytes at *p (iv_add_row wrote them). */
@@ -83,16 +82,47 @@ uint64_t iv_row_offset(const struct iv_set *s, const struct iv_row *r)
     return get_varint(s, &p);
 }
 
+/* The row's list of event ids (interval_ids_of), after its offset. */
+static uint32_t row_list(const struct iv_set *s, const struct iv_row *r, const uint8_t **p)
+{
+    *p = s->bytes + r->bytes;
+    (void)get_varint(s, p);             /* the offset */
+    return (uint32_t)get_varint(s, p);
+}
+
+/* The set's event (column) of id, or IV_EVENTS_MAX if it has none. */
+static unsigned int column_of(const struct iv_set *s, uint32_t id)
+{
+    unsigned int lo = 0, hi = s->event_count;
+    while (lo < hi) {
+        unsigned int mid = lo + (hi - lo) / 2;
+        if (s->ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->event_count && s->ids[lo] == id ? lo : IV_EVENTS_MAX;
+}
+
 void iv_row_events(const struct iv_set *s, const struct iv_row *r, struct iv_events *out)
 {
-    const uint8_t *p = s->bytes + r->bytes;
-    (void)get_varint(s, &p);            /* the offset */
-    out->count = r->count;
+    const uint8_t *p;
+    uint32_t list = row_list(s, r, &p);
+    out->count = s->event_count;
+    memset(out->in_row, 0, sizeof(out->in_row));
+    for (unsigned int c = 0; c < s->event_count; c++) {
+        out->raw[c] = out->running[c] = out->value[c] = 0;
+        out->how[c] = IV_UNMEASURED;
+    }
     for (uint32_t e = 0; e < r->count; e++) {
-        out->raw[e] = get_varint(s, &p);
-        out->running[e] = r->instructions - get_varint(s, &p);
-        out->how[e] = (uint8_t)mux_extrapolate(out->raw[e], r->instructions, out->running[e],
-                                               &out->value[e]);
+        uint64_t raw = get_varint(s, &p), running = r->instructions - get_varint(s, &p);
+        unsigned int c = column_of(s, interval_ids_of(&s->lists, list, e));
+        if (c == IV_EVENTS_MAX)
+            continue;                   /* past the set's events: refused by iv_load */
+        out->raw[c] = raw;
+        out->running[c] = running;
+        out->how[c] = (uint8_t)mux_extrapolate(raw, r->instructions, running, &out->value[c]);
+        out->in_row[c] = 1;
     }
 }
 
@@ -103,6 +133,29 @@ static void on_header(void *user, const struct log_stream_header *h, uint64_t of
     ((struct iv_set *)user)->pmu_backend = h->pmu.backend;
 }
 
+/* Event id ed->event is named ed->name (the last description wins). */
+static void note_desc(struct iv_set *s, const struct log_event_desc *ed)
+{
+    uint32_t i = keymap_get(&s->desc_of, ed->event, 0, 0, (uint32_t)s->desc_count);
+    if (i == s->desc_count) {
+        if (s->desc_count == s->desc_cap) {
+            size_t cap = s->desc_cap ? 2 * s->desc_cap : 16;
+            char (*descs)[IV_NAME_MAX] = realloc(s->descs, cap * sizeof(*descs));
+            if (!descs) {
+                s->no_memory = true;
+                return;
+            }
+            s->descs = descs;
+            s->desc_cap = cap;
+        }
+        s->desc_count++;
+    }
+    size_t n = ed->len < IV_NAME_MAX - 1 ? ed->len : IV_NAME_MAX - 1;
+    memcpy(s->descs[i], ed->name, n);
+    s->descs[i][n] = '\0';
+    text_clean(s->descs[i]);            /* the guest's bytes, bound for terminals */
+}
+
 static void on_record(void *user, const struct logdec_record *r)
 {
     struct iv_set *s = user;
@@ -110,12 +163,10 @@ static void on_record(void *user, const struct logdec_record *r)
         iv_add_row(s, &r->u.interval, r->tsc, r->offset);
     } else if (r->type == LOG_REC_CONFIG) {
         domain_names_config(&s->domains, r->u.config.text, r->u.config.len);
-    } else if (r->type == LOG_REC_EVENT_DESC && r->u.event_desc.event < IV_EVENTS_MAX) {
-        const struct log_event_desc *ed = &r->u.event_desc;
-        size_t n = ed->len < IV_NAME_MAX - 1 ? ed->len : IV_NAME_MAX - 1;
-        memcpy(s->names[ed->event], ed->name, n);
-        s->names[ed->event][n] = '\0';
-        text_clean(s->names[ed->event]);     /* the guest's bytes, bound for terminals */
+    } else if (r->type == LOG_REC_INTERVAL_EVENTS) {
+        interval_ids_note(&s->lists, &r->u.interval_events);
+    } else if (r->type == LOG_REC_EVENT_DESC) {
+        note_desc(s, &r->u.event_desc);
     }
 }
 
@@ -162,6 +213,48 @@ static bool rows_sorted(const struct iv_set *s)
     return true;
 }
 
+/* Adds id to the set's events (ascending), or counts it in more_ids. */
+static void add_event(struct iv_set *s, uint32_t id)
+{
+    unsigned int c = column_of(s, id);
+    if (c != IV_EVENTS_MAX)
+        return;
+    if (s->event_count == IV_EVENTS_MAX) {
+        s->more_ids++;
+        return;
+    }
+    unsigned int at = s->event_count;
+    while (at > 0 && s->ids[at - 1] > id) {
+        s->ids[at] = s->ids[at - 1];
+        at--;
+    }
+    s->ids[at] = id;
+    s->event_count++;
+}
+
+/* The set's events: every id a row has (rows of one VCPU's session share
+ * a list: looked at once), then their names. */
+static void find_events(struct iv_set *s)
+{
+    uint32_t last_list = UINT32_MAX, last_count = 0;
+    s->event_count = 0;
+    s->more_ids = 0;
+    for (size_t i = 0; i < s->count; i++) {
+        const uint8_t *p;
+        uint32_t list = row_list(s, &s->rows[i], &p), count = (uint32_t)s->rows[i].count;
+        if (list == last_list && count <= last_count)
+            continue;
+        for (uint32_t e = 0; e < count; e++)
+            add_event(s, interval_ids_of(&s->lists, list, e));
+        last_list = list;
+        last_count = count;
+    }
+    for (unsigned int c = 0; c < s->event_count; c++) {
+        uint32_t d = keymap_get(&s->desc_of, s->ids[c], 0, 0, KEYMAP_NONE);
+        snprintf(s->names[c], sizeof(s->names[c]), "%s", d == KEYMAP_NONE ? "" : s->descs[d]);
+    }
+}
+
 void iv_finish(struct iv_set *s, const char *cmd, FILE *err)
 {
     if (!rows_sorted(s))
@@ -187,6 +280,7 @@ void iv_finish(struct iv_set *s, const char *cmd, FILE *err)
         kept++;
     }
     s->count = kept;
+    find_events(s);
     if (s->repeated && err)
         fprintf(err, "vertigo %s: %" PRIu64 " rows repeated an interval number (dropped)\n", cmd,
                 s->repeated);
@@ -214,6 +308,12 @@ int iv_load(struct iv_set *s, const char *cmd, const char *path)
     if (status != VERTIGO_EXIT_OK && status != VERTIGO_EXIT_DAMAGED)
         return status;
     iv_finish(s, cmd, stderr);
+    if (s->more_ids) {
+        fprintf(stderr, "vertigo %s: the interval rows have %u events between them, more than "
+                "the %u one set of rows holds\n", cmd, s->event_count + s->more_ids,
+                IV_EVENTS_MAX);
+        return VERTIGO_EXIT_USAGE;
+    }
     if (s->missing || s->repeated)
         status = VERTIGO_EXIT_DAMAGED;
     log_overflow_print(stderr, cmd, path, &s->overflow);
@@ -226,15 +326,18 @@ void iv_free(struct iv_set *s)
 {
     free(s->rows);
     free(s->bytes);
+    interval_ids_free(&s->lists);
+    keymap_free(&s->desc_of);
+    free(s->descs);
     memset(s, 0, sizeof(*s));
 }
 
 const char *iv_event_name(const struct iv_set *s, unsigned int e, char *buf, size_t size)
 {
-    if (e < IV_EVENTS_MAX && s->names[e][0])
+    if (e < s->event_count && s->names[e][0])
         snprintf(buf, size, "%s", s->names[e]);
     else
-        snprintf(buf, size, "event%u", e);
+        snprintf(buf, size, "event%u", e < s->event_count ? s->ids[e] : e);
     return buf;
 }
 
@@ -249,8 +352,9 @@ static int find_event(const struct iv_set *s, const char *text, size_t len)
     }
     char *end;
     unsigned long id = strtoul(text, &end, 10);
-    if (len && end == text + len && id < s->event_count)
-        return (int)id;
+    unsigned int c = id <= UINT32_MAX ? column_of(s, (uint32_t)id) : IV_EVENTS_MAX;
+    if (len && end == text + len && c != IV_EVENTS_MAX)
+        return (int)c;
     return -1;
 }
 
@@ -267,9 +371,10 @@ int iv_pick_events(const struct iv_set *s, const char *cmd, const char *list, un
         int e = find_event(s, p, len);
         if (e < 0 || n == IV_EVENTS_MAX) {
             fprintf(stderr, "vertigo %s: %s '%.*s' (the rows have %u events: names from the "
-                    "log's event-desc records, or ids 0..%u)\n", cmd,
+                    "log's event-desc records, or their ids %u..%u)\n", cmd,
                     e < 0 ? "unknown event" : "too many events at", (int)len, p, s->event_count,
-                    s->event_count ? s->event_count - 1 : 0);
+                    s->event_count ? s->ids[0] : 0,
+                    s->event_count ? s->ids[s->event_count - 1] : 0);
             return -1;
         }
         out[n++] = (unsigned int)e;

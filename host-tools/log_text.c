@@ -162,6 +162,14 @@ static void put_guest_pmi(FILE *out, const struct log_guest_pmi *pmi)
     put_enum(out, "delivery", guest_pmu_delivery_name(pmi->delivery), pmi->delivery);
 }
 
+/* " dom=D vcpu=V ids=A,B,C" (ids= empty for none). */
+static void put_interval_events(FILE *out, const struct log_interval_events *ie)
+{
+    fprintf(out, " dom=%u vcpu=%u ids=", ie->domain, ie->vcpu);
+    for (uint32_t i = 0; i < ie->count; i++)
+        fprintf(out, "%s%u", i ? "," : "", ie->ids[i]);
+}
+
 static void put_fields(FILE *out, const struct logdec_record *r)
 {
     switch (r->type) {
@@ -204,6 +212,7 @@ static void put_fields(FILE *out, const struct logdec_record *r)
                 r->u.vcpu_stats.switches, r->u.vcpu_stats.switch_ticks);
         put_values(out, r->u.vcpu_stats.reasons, r->u.vcpu_stats.count);
         break;
+    case LOG_REC_INTERVAL_EVENTS: put_interval_events(out, &r->u.interval_events); break;
     default:                 fprintf(out, " len=%u", r->raw_len); break;
     }
 }

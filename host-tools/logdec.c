@@ -641,6 +641,7 @@ const char *logdec_type_name(uint8_t type)
         [LOG_REC_GUEST_PMU_PROG] = "guest-pmu-prog",
         [LOG_REC_GUEST_PMI] = "guest-pmi",
         [LOG_REC_VCPU_STATS] = "vcpu-stats",
+        [LOG_REC_INTERVAL_EVENTS] = "interval-events",
     };
     return type < LOG_REC_TYPE_COUNT && names[type] ? names[type] : NULL;
 }

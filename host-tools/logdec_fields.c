@@ -228,6 +228,16 @@ static void parse_guest_pmi(struct field_reader *f, struct log_guest_pmi *pmi)
     need(f, pmi->delivery < LOG_GUEST_PMI_DELIVERY_COUNT);
 }
 
+static void parse_interval_events(struct field_reader *f, struct log_interval_events *ie)
+{
+    ie->domain = get_u32(f);
+    ie->vcpu = get_u32(f);
+    ie->count = get_u32(f);
+    need(f, ie->count <= LOG_INTERVAL_EVENTS_MAX);
+    for (uint32_t i = 0; !f->bad && i < ie->count; i++)
+        ie->ids[i] = get_u32(f);
+}
+
 static void parse_known(struct field_reader *f, struct logdec_record *r)
 {
     switch (r->type) {
@@ -252,6 +262,7 @@ static void parse_known(struct field_reader *f, struct logdec_record *r)
     case LOG_REC_GUEST_PMU_PROG: parse_guest_pmu_prog(f, &r->u.guest_pmu_prog); break;
     case LOG_REC_GUEST_PMI:  parse_guest_pmi(f, &r->u.guest_pmi); break;
     case LOG_REC_VCPU_STATS: parse_vcpu_stats(f, &r->u.vcpu_stats); break;
+    case LOG_REC_INTERVAL_EVENTS: parse_interval_events(f, &r->u.interval_events); break;
     default: break;
     }
 }

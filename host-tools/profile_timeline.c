@@ -53,6 +53,7 @@ void timeline_add_counters(struct profile_timeline *t, const struct logdec_recor
          * counter holds its value from its time on (a row whose span
          * passes its TSC, which only a damaged log holds, starts at 0) */
         uint64_t start = r->tsc >= iv->tsc_span ? r->tsc - iv->tsc_span : 0;
+        uint32_t list = interval_ids_current(&t->lists, iv->domain, iv->vcpu);
         for (uint32_t i = 0; i < iv->count; i++) {
             /* the event's extrapolated value; none if it never ran */
             uint64_t value;
@@ -60,8 +61,11 @@ void timeline_add_counters(struct profile_timeline *t, const struct logdec_recor
                                                     iv->events[i].running, &value);
             if (how != MUX_UNMEASURED)
                 add_point(t, &(struct profile_counter_point){
-                    start, value, iv->domain, iv->vcpu, i, true, how == MUX_SCALED });
+                    start, value, iv->domain, iv->vcpu, interval_ids_of(&t->lists, list, i),
+                    true, how == MUX_SCALED });
         }
+    } else if (r->type == LOG_REC_INTERVAL_EVENTS) {
+        interval_ids_note(&t->lists, &r->u.interval_events);
     }
 }
 
@@ -100,6 +104,7 @@ void timeline_free(struct profile_timeline *t)
 {
     free(t->occ);
     free(t->points);
+    interval_ids_free(&t->lists);
     *t = (struct profile_timeline){ 0 };
 }
 

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "host-tools/interval_ids.h"
 #include "host-tools/logdec.h"
 
 /* One sample as it occurred. */
@@ -43,13 +44,15 @@ struct profile_timeline {
     uint64_t occ_count, occ_cap;
     struct profile_counter_point *points;    /* in arrival order */
     uint64_t point_count, point_cap;
+    struct interval_ids lists;  /* the event ids of each VCPU's interval rows */
 };
 
 /* A decoded sample at tsc that the profile keeps as raw entry `entry`. */
 void timeline_add_sample(struct profile_timeline *t, uint64_t tsc, uint64_t entry);
 
-/* The counter values of a swcounters or interval record (others are
- * ignored). */
+/* The counter values of a swcounters or interval record (an interval
+ * row's by the run-wide ids of its VCPU's last interval-events record,
+ * which it notes; others are ignored). */
 void timeline_add_counters(struct profile_timeline *t, const struct logdec_record *r);
 
 /* Maps each occurrence's raw entry to its sample (to_sample[entry];

@@ -7,7 +7,8 @@ REPORT_SRCS := host-tools/symbolize.c host-tools/sym_demangle.c host-tools/sym_s
                host-tools/sym_user.c host-tools/sym_elf.c host-tools/sym_dwarf.c \
                host-tools/sym_unwind.c host-tools/sym_domains.c host-tools/sym_intervals.c \
                host-tools/sym_table.c \
-               host-tools/domain_names.c host-tools/keymap.c host-tools/range_index.c \
+               host-tools/domain_names.c host-tools/keymap.c host-tools/interval_ids.c \
+               host-tools/range_index.c \
                host-tools/guest_root.c host-tools/profile.c host-tools/profile_cli.c \
                host-tools/vertigo_version.c host-tools/time_filter.c \
                host-tools/cmd_report.c host-tools/report_rows.c host-tools/report_callgraph.c \
@@ -71,7 +72,7 @@ tool_vertigo_SRCS += $(REPORT_SRCS)
 tool_vertigo_LIBS += $(REPORT_LIBS)
 
 HEADERS_HOST += host-tools/symbolize.h host-tools/profile.h host-tools/profile_cli.h \
-                host-tools/range_index.h host-tools/guest_root.h host-tools/keymap.h \
+                host-tools/range_index.h host-tools/guest_root.h host-tools/keymap.h host-tools/interval_ids.h \
                 host-tools/sym_internal.h host-tools/report_rows.h host-tools/report_callgraph.h \
                 host-tools/report_json.h \
                 host-tools/sym_demangle.h host-tools/profile_timeline.h host-tools/perf_names.h \

@@ -12,5 +12,6 @@ HEADERS_HOST += host-tools/interval_rows.h host-tools/cmd_intervals.h host-tools
 UNIT_TESTS += intervals
 unit_intervals_SRCS := tests/unit/test_intervals.c host-tools/interval_rows.c host-tools/correlate.c \
                        host-tools/timeline_write.c host-tools/plot.c host-tools/trace_ids.c \
-                       host-tools/domain_names.c host-tools/log_input.c host-tools/profile_timeline.c pmu/mux/mux.c $(LOG_TEST_SRCS)
+                       host-tools/domain_names.c host-tools/log_input.c host-tools/profile_timeline.c pmu/mux/mux.c \
+                       host-tools/interval_ids.c host-tools/keymap.c $(LOG_TEST_SRCS)
 unit_intervals_LIBS := -lm

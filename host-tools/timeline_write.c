@@ -41,7 +41,7 @@ static void put_row(FILE *out, const struct iv_set *s, const struct iv_row *r,
             r->vcpu, sep, r->number, sep, r->instructions, sep, r->tsc_start, sep, r->tsc_span);
     for (unsigned int k = 0; k < n; k++) {
         unsigned int e = ev[k];
-        if (e >= r->count) {            /* a narrower row: the event is not in it */
+        if (!v.in_row[e]) {             /* another session's event, or a narrower row's */
             fprintf(out, "%c%c%c%cabsent", sep, sep, sep, sep);
             continue;
         }
@@ -137,7 +137,7 @@ bool timeline_write_trace(FILE *out, const struct iv_set *s, const unsigned int 
         struct iv_events v;
         iv_row_events(s, &s->rows[i], &v);
         for (unsigned int k = 0; k < n; k++)
-            if (ev[k] < v.count && v.how[ev[k]] != IV_UNMEASURED)
+            if (v.in_row[ev[k]] && v.how[ev[k]] != IV_UNMEASURED)
                 put_counter(out, s, &s->rows[i], &v, ev[k], x, prefix);
     }
     fprintf(out, "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"x\":\"%s\"}}\n",
@@ -170,7 +170,7 @@ static void write_plot_data(FILE *data, const struct iv_set *s, enum timeline_x 
         else
             fprintf(data, "%.6f", (double)r->x_instructions / 1e6);
         for (unsigned int e = 0; e < s->event_count; e++) {
-            enum iv_how how = e < v.count ? (enum iv_how)v.how[e] : IV_UNMEASURED;
+            enum iv_how how = v.in_row[e] ? (enum iv_how)v.how[e] : IV_UNMEASURED;
             if (how == IV_UNMEASURED)
                 fputs(" NaN NaN 0", data);
             else if (how == IV_SCALED)
@@ -203,7 +203,7 @@ static struct panel panel_of(const struct iv_set *s, unsigned int e)
     for (size_t i = 0; i < s->count; i++) {
         struct iv_events v;
         iv_row_events(s, &s->rows[i], &v);
-        enum iv_how how = e < v.count ? (enum iv_how)v.how[e] : IV_UNMEASURED;
+        enum iv_how how = v.in_row[e] ? (enum iv_how)v.how[e] : IV_UNMEASURED;
         pn.extrapolated |= how == IV_SCALED;
         pn.unmeasured |= how == IV_UNMEASURED;
         if (how != IV_UNMEASURED && v.value[e] > pn.max)

@@ -116,7 +116,8 @@ enum log_record_type {
     LOG_REC_GUEST_PMU_PROG = 13,  /* a guest counter's new programming (virtual PMU) */
     LOG_REC_GUEST_PMI  = 14,  /* a PMI of a guest's virtual PMU */
     LOG_REC_VCPU_STATS = 15,  /* a VCPU's exits and VCPU switches, at its domain's end */
-    LOG_REC_TYPE_COUNT = 16,  /* one past the last known type */
+    LOG_REC_INTERVAL_EVENTS = 16, /* the event ids of a VCPU's next interval rows */
+    LOG_REC_TYPE_COUNT = 17,  /* one past the last known type */
 };
 
 #define LOG_VARINT_MAX       10u    /* bytes of a 64-bit LEB128 varint */
@@ -181,7 +182,7 @@ struct log_sample {
     uint32_t domain;
     uint32_t vcpu;
     uint8_t mode;            /* enum log_mode */
-    uint32_t event;          /* event id (see LOG_REC_EVENT_DESC) */
+    uint32_t event;          /* event id, run-wide (see LOG_REC_EVENT_DESC) */
     uint64_t rip;
     bool has_cr3;
     uint64_t cr3;
@@ -189,9 +190,10 @@ struct log_sample {
     uint64_t stack[LOG_STACK_MAX];
 };
 
-/* One event of an interval row. Its event id is its position in the row:
- * a row lists the session's events 0..count-1 in order (the ids the
- * event-desc records name). enabled, for every event, is the row's
+/* One event of an interval row. A row lists the session's events in
+ * order; entry k's event id is the k-th id of the VCPU's last
+ * interval-events record (LOG_REC_INTERVAL_EVENTS), or k itself when the
+ * VCPU has none (a log from before them). enabled, for every event, is the row's
  * instructions; the extrapolated value is raw x enabled / running,
  * rounded to nearest (docs/log-format.md). */
 struct log_interval_event {
@@ -262,6 +264,21 @@ struct log_pmu_totals {
     struct log_counter_value totals[LOG_EVENTS_MAX];  /* id = event id */
 };
 
+/* The event ids of a VCPU's interval rows from here on (in its CPU's
+ * record order): entry k of each row is event id ids[k]. Written before
+ * the first row of each session and before a row written on another CPU
+ * (the domain's end). */
+struct log_interval_events {
+    uint32_t domain;
+    uint32_t vcpu;
+    uint32_t count;          /* <= LOG_INTERVAL_EVENTS_MAX */
+    uint32_t ids[LOG_INTERVAL_EVENTS_MAX];
+};
+
+/* Event ids are run-wide: the hypervisor gives each distinct event (name
+ * and code) one id the first time any VCPU counts or samples it, and
+ * keeps it for the run, so every record of every VCPU and domain means
+ * the same event by the same id. */
 struct log_event_desc {
     uint32_t event;          /* event id used in samples and counts */
     uint64_t code;           /* what the event counts: LOG_EVENT_CODE below */
@@ -389,6 +406,7 @@ union log_record_value {
     struct log_guest_pmu_prog guest_pmu_prog;
     struct log_guest_pmi guest_pmi;
     struct log_vcpu_stats vcpu_stats;
+    struct log_interval_events interval_events;
 };
 
 #endif

@@ -32,6 +32,7 @@ enum pmu_status {
     PMU_ERR_PERIOD,             /* period beyond the counter width / write mode */
     PMU_ERR_MSR,                /* an MSR access faulted (#GP) */
     PMU_ERR_CONFIG,             /* invalid backend configuration */
+    PMU_ERR_LOG_IDS,            /* the domain's share of the log's event ids is used up */
 };
 
 /* No preemption-timer deadline needed before the next exit. */

@@ -42,6 +42,9 @@ const char *pmu_status_text(enum pmu_status s)
     case PMU_ERR_PERIOD:     return "overflow period out of range for the counter width or write mode";
     case PMU_ERR_MSR:        return "a PMU MSR access faulted";
     case PMU_ERR_CONFIG:     return "invalid backend configuration";
+    case PMU_ERR_LOG_IDS:
+        return "the domain has used its share of the log's event ids (a run names at most "
+               "128 events new to it per domain)";
     }
     return "?";
 }

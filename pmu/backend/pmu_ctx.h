@@ -36,6 +36,10 @@ struct pmu_counter {
 struct pmu_ctx {
     unsigned int count;
     struct pmu_counter counters[PMU_CTX_MAX_COUNTERS];
+    /* counters[i]'s event's id in the log, run-wide (pmu/run/pmu_log_ids.h;
+     * apart from the counters: a sample reads it with one load), set by
+     * whoever programs the context, else 0 */
+    uint32_t log_ids[PMU_CTX_MAX_COUNTERS];
     uint32_t overflow_pending;  /* bit i: counters[i] overflowed, not yet taken */
     bool count_hypervisor;      /* some counter counts while Vertigo runs (:h) */
     bool loaded;                /* backend state is on the current physical CPU */

@@ -71,9 +71,9 @@ int pmu_session_format_totals(const struct pmu_backend *be, const struct pmu_ctx
 struct domain;
 
 /* End of the run: prints every counting VCPU's totals ("pmu: vcpu N:
- * name=count ...") and writes them to the log (event-description records
- * naming ids 0..n-1 = the pmu.events= positions, then one PMU-totals record
- * per VCPU). Does nothing more without a session. First, session or not,
+ * name=count ...") and writes them to the log (per VCPU, the
+ * event-description records of its events' run-wide ids, then its
+ * PMU-totals record). Does nothing more without a session. First, session or not,
  * one vcpu-stats record per VCPU (exits, VCPU switches). Hypervisor only
  * (pmu/run/pmu_report.c). */
 void pmu_session_report(const struct domain *d);
@@ -83,7 +83,8 @@ void pmu_session_report(const struct domain *d);
  * The only writer of these records (pmu/run/pmu_report.c). */
 void pmu_log_event_desc(uint32_t id, const char *name, size_t name_max, uint64_t code);
 
-/* One event-description record per event of ctx: id i = counters[i]. */
+/* One event-description record per event of ctx: counters[i] names the
+ * run-wide id log_ids[i]. */
 void pmu_log_event_names(const struct pmu_ctx *ctx);
 
 #endif

@@ -104,12 +104,25 @@ static void read_needed(const struct vcpu *v, uint64_t *counts)
         counts[ids[i]] = pmu_read_event(&p->be, &p->ctx, &p->sw, ids[i]);
 }
 
+/* The log ids of the rows' entries (entry k is the context's event k),
+ * for the rows of v this CPU writes next (include/vertigo/log_format.h,
+ * LOG_REC_INTERVAL_EVENTS). */
+static void log_row_events(const struct vcpu *v, const struct mux_row_config *cfg)
+{
+    struct log_interval_events ie = { .domain = v->domain->id, .vcpu = v->id,
+                                      .count = cfg->count };
+    for (unsigned int e = 0; e < cfg->count && e < LOG_INTERVAL_EVENTS_MAX; e++)
+        ie.ids[e] = v->pmu.ctx.log_ids[e];
+    log_hv_interval_events(&ie);
+}
+
 void pmu_mux_vcpu_begin(struct vcpu *v, const struct pmu_event_list *list,
                         const struct mux_row_config *cfg)
 {
     uint64_t counts[MUX_ROW_EVENTS_MAX];
     const struct mux_own_session *own = own_session();
     v->pmu.mux.written = 0;
+    log_row_events(v, cfg);
     if (own) {
         own->begin(v, list, cfg);
         v->pmu.mux.on = true;
@@ -220,8 +233,9 @@ static bool finish(const struct vcpu *v)
 {
     const struct vcpu_pmu *p = &v->pmu;
     const struct mux_own_session *own = own_session();
-    bool last = own ? finish_own(own, v) : finish_read(v);
     const struct mux_row_state *st = own ? own->rows(v) : &p->mux.rows;
+    log_row_events(v, st->cfg);     /* the domain's end may write it on another CPU */
+    bool last = own ? finish_own(own, v) : finish_read(v);
     printk("pmu: vcpu %u: %lu interval rows of %lu instructions (turns of %lu) and %s "
            "of %lu; skid at most %lu instructions\n", v->id, p->mux.written,
            st->cfg->interval, st->cfg->sub, last ? "a last one" : "no last one",

@@ -144,6 +144,7 @@ static int64_t begin(struct vcpu *v, const struct vertigo_mux *m, struct guest_s
     s->text[n] = '\0';
     v->pmu.counting = true;
     v->pmu.count_events = s->list.count;
+    pmu_log_event_names(&v->pmu.ctx);       /* the rows' event ids, named */
     pmu_mux_vcpu_begin(v, &s->list, &s->cfg);
     set_owner(s, v);
     pmu_run_counting_changed(v);            /* a sampling session follows */

@@ -1,8 +1,8 @@
 /* The end-of-run report of a counting session (pmu/backend/pmu_session.h): per
- * VCPU totals on the console and in the log (one event-description record
- * per event id, then one PMU-totals record per VCPU). Event ids are the
- * positions in the pmu.events= list. Also the one writer of
- * event-description records, for the sampling sessions too. */
+ * VCPU totals on the console and in the log (the event-description record
+ * of each of the VCPU's event ids, then its PMU-totals record). Event ids
+ * are the log's run-wide ids (pmu/run/pmu_log_ids.h). Also the one writer
+ * of event-description records, for the sampling sessions too. */
 #include "pmu/backend/pmu_session.h"
 
 #include "lib/console.h"
@@ -24,7 +24,8 @@ void pmu_log_event_names(const struct pmu_ctx *ctx)
 {
     for (unsigned int i = 0; i < ctx->count; i++) {
         const struct pmu_event *ev = &ctx->counters[i].event;
-        pmu_log_event_desc(i, ev->name, sizeof(ev->name), pmu_event_log_code(ev));
+        pmu_log_event_desc(ctx->log_ids[i], ev->name, sizeof(ev->name),
+                           pmu_event_log_code(ev));
     }
 }
 
@@ -40,7 +41,7 @@ static void report_vcpu(const struct domain *d, const struct vcpu *v)
         printk("pmu: vcpu %u: %lu halted guest ticks not counted, %lu overflows\n", v->id,
                p->halted_ticks, p->overflows);
     for (unsigned int i = 0; i < p->ctx.count && i < LOG_EVENTS_MAX; i++) {
-        pt.totals[i].id = i;
+        pt.totals[i].id = p->ctx.log_ids[i];
         pt.totals[i].value = pmu_read_event(&p->be, &p->ctx, &p->sw, i);
         pt.count++;
     }
@@ -73,12 +74,11 @@ void pmu_session_report(const struct domain *d)
         const struct vcpu *v = &d->vcpus[i];
         if (!v->pmu.counting || !v->pmu.ctx.count)
             continue;           /* no session, or only the guest's PMU */
-        if (!named) {
+        if (!named)
             printk("pmu: totals of the counting session (%s backend):\n",
                    v->pmu.be.ops->name);
-            pmu_log_event_names(&v->pmu.ctx);
-            named = true;
-        }
+        named = true;
+        pmu_log_event_names(&v->pmu.ctx);   /* its VCPUs may count different events */
         report_vcpu(d, v);
     }
 }

@@ -5,6 +5,7 @@
 
 #include "pmu/run/pmu_config.h"
 #include "pmu/run/pmu_cpu.h"
+#include "pmu/run/pmu_log_ids.h"
 #include "pmu/run/run_part.h"
 #include "pmu/vpmu/pmu_guest.h"
 #include "pmu/mux/pmu_mux.h"
@@ -28,6 +29,9 @@ enum pmu_status pmu_run_program(struct vcpu *v, const struct pmu_event_list *lis
                                 const uint64_t *periods)
 {
     struct vcpu_pmu *p = &v->pmu;
+    uint32_t ids[PMU_CTX_MAX_COUNTERS];
+    if (!pmu_log_ids_assign(v->domain->id, list, ids))
+        return PMU_ERR_LOG_IDS;         /* nothing changed yet */
     p->guest_alone = false;     /* decided again at the next entry */
     const struct run_part *r = part();
     if (r && r->program_begin)
@@ -36,6 +40,8 @@ enum pmu_status pmu_run_program(struct vcpu *v, const struct pmu_event_list *lis
     if (st != PMU_OK)
         return st;
     pmu_ctx_init(&p->ctx, list, periods);
+    for (unsigned int i = 0; i < list->count; i++)
+        p->ctx.log_ids[i] = ids[i];
     st = p->be.ops->program(p->be.self, &p->ctx);
     if (st == PMU_OK)
         st = p->be.ops->load(p->be.self, &p->ctx);

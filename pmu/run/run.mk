@@ -7,10 +7,11 @@
 # and the unit tests from a fake (tests/unit/fake_pmu_arch.c) over the
 # register-level PMU model.
 PMU_RUN_HEADERS := pmu/pmu_arch.h pmu/pmu_vcpu.h pmu/run/pmu_cpu.h pmu/run/pmu_config.h \
-                   pmu/run/pmu_pmi.h pmu/run/pmu_run.h pmu/pmu_loop.h pmu/run/pmu_switch.h
+                   pmu/run/pmu_pmi.h pmu/run/pmu_run.h pmu/pmu_loop.h pmu/run/pmu_switch.h \
+                   pmu/run/pmu_log_ids.h
 PMU_RUN_SRCS := pmu/run/pmu_config.c pmu/run/pmu_cpu.c pmu/run/pmu_pmi.c pmu/run/pmu_run.c \
                 pmu/run/pmu_hypercalls.c pmu/run/pmu_loop.c pmu/run/pmu_switch.c \
-                pmu/run/pmu_report.c
+                pmu/run/pmu_report.c pmu/run/pmu_log_ids.c
 
 HV_SRCS      += $(PMU_RUN_SRCS)
 HEADERS_HV   += $(PMU_RUN_HEADERS)
@@ -33,6 +34,12 @@ unit_pmu_hypercalls_SRCS := tests/unit/test_pmu_hypercalls.c vmm/hypercall.c \
                             pmu/run/pmu_hypercalls.c pmu/sample/sample_hypercalls.c \
                             pmu/pv/pv_hypercalls.c pmu/mux/mux_hypercalls.c \
                             pmu/sample/sampler_symbols.c vmm/guest/guest_orc_table.c
+
+# The log's run-wide event ids: one per event, the timer's skipped, each
+# domain's share.
+UNIT_TESTS += pmu_log_ids
+unit_pmu_log_ids_SRCS := tests/unit/test_pmu_log_ids.c pmu/run/pmu_log_ids.c \
+                         pmu/backend/pmu_events.c pmu/backend/swevents.c lib/format.c
 
 # VCPU switches on one CPU (pmu/run/pmu_switch.c), both backends, on the fake
 # arch and the register-level model.

@@ -65,7 +65,8 @@ void sample_freq_log_period(struct vcpu *v, unsigned int i)
     if (!period || period == fc->logged)
         return;
     fc->logged = period;
-    log_hv_event_period(&(struct log_event_period){ .event = i, .period = period,
+    log_hv_event_period(&(struct log_event_period){ .event = p->ctx.log_ids[i],
+                                                    .period = period,
                                                     .per_vcpu = true,
                                                     .domain = v->domain->id,
                                                     .vcpu = v->id });

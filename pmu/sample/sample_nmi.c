@@ -78,7 +78,8 @@ SAMPLE_INLINE void emit_per_event(struct pmu_cpu *c, struct vcpu *v, struct log_
 {
     for (; mask; mask &= mask - 1) {
         unsigned int bit = (unsigned int)__builtin_ctz(mask);
-        s->event = (1u << bit) == PMU_PENDING_TIMER ? SAMPLE_EVENT_TIMER : bit;
+        s->event = (1u << bit) == PMU_PENDING_TIMER ? SAMPLE_EVENT_TIMER
+                 : v ? v->pmu.ctx.log_ids[bit] : bit;   /* the run-wide id */
         if (v && v->pmu.sample.freq)
             sample_freq_log_period(v, bit);
         emit_sample(c, s);

@@ -12,9 +12,10 @@
 #include <stdint.h>
 
 #include "boot/traps.h"
+#include "pmu/run/pmu_log_ids.h"
 #include "vmm/vcpu.h"
 
-#define SAMPLE_EVENT_TIMER 255u     /* event id of timer samples in the log */
+#define SAMPLE_EVENT_TIMER PMU_LOG_ID_TIMER     /* event id of timer samples in the log */
 
 /* NMI VM exit of v, handled in the exit path after pmu_after_exit: true
  * if the NMI was Vertigo's (samples written), false if it is the guest's

@@ -45,9 +45,11 @@ static void log_period(uint32_t event, uint64_t period)
     log_hv_event_period(&(struct log_event_period){ .event = event, .period = period });
 }
 
-/* The session's event names, then the period of each sampled event (what
- * one of its samples stands for: events, or TSC ticks of the timer). */
-static void log_event_names(const struct vcpu *v)
+/* The names of v's events (every VCPU's: ids are run-wide, and one VCPU
+ * may count events another does not), then, with periods (one VCPU of
+ * the domain), the period of each sampled event (what one of its samples
+ * stands for: events, or TSC ticks of the timer). */
+static void log_event_names(const struct vcpu *v, bool periods)
 {
     static const char timer_name[] = "timer";
     if (v->pmu.counting)
@@ -55,9 +57,11 @@ static void log_event_names(const struct vcpu *v)
     if (v->pmu.sample.timer_ticks)
         pmu_log_event_desc(SAMPLE_EVENT_TIMER, timer_name, sizeof(timer_name),
                            LOG_EVENT_CODE(LOG_EVENT_SRC_TIMER, 0));
+    if (!periods)
+        return;
     for (unsigned int i = 0; v->pmu.counting && i < v->pmu.ctx.count; i++)
         if (v->pmu.sample.mask & (1u << i))
-            log_period(i, v->pmu.ctx.counters[i].period);
+            log_period(v->pmu.ctx.log_ids[i], v->pmu.ctx.counters[i].period);
     if (v->pmu.sample.timer_ticks)
         log_period(SAMPLE_EVENT_TIMER, v->pmu.sample.timer_ticks);
 }
@@ -83,8 +87,8 @@ static __attribute__((noinline, cold)) void apply_session(struct vcpu *v)
         pmu_arch_timer_request(v, PMU_TIMER_SAMPLE, v->pmu.sample.timer_ticks);
     else
         pmu_arch_timer_cancel(v, PMU_TIMER_SAMPLE);
-    if (on && v->id == 0)
-        log_event_names(v);
+    if (on)
+        log_event_names(v, v->id == 0);
 }
 
 void sample_before_entry(struct vcpu *v)

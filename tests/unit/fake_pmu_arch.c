@@ -8,6 +8,7 @@
 #include "boot/platform.h"
 #include "pmu/run/pmu_config.h"
 #include "pmu/run/pmu_cpu.h"
+#include "pmu/run/pmu_log_ids.h"
 #include "pmu/soft/pmu_soft.h"
 #include "pmu/soft/pmu_step.h"
 #include "lib/console.h"
@@ -34,6 +35,7 @@ void fake_arch_reset(void)
     memset(pmu_cpus, 0, sizeof(pmu_cpus));
     memset(pmu_soft_cpus, 0, sizeof(pmu_soft_cpus));
     memset(pmu_step_states, 0, sizeof(pmu_step_states));
+    pmu_log_ids_reset();        /* a new run names its events anew */
 }
 
 bool fake_console_has(const char *text)
@@ -324,6 +326,12 @@ void log_hv_interval(const struct log_interval *iv)
 {
     if (fake.log_on)
         log_emit_interval(&fake.ring, fake.exit_tsc, iv);
+}
+
+void log_hv_interval_events(const struct log_interval_events *ie)
+{
+    if (fake.log_on)
+        log_emit_interval_events(&fake.ring, fake.exit_tsc, ie);
 }
 
 void log_hv_vcpu_stats(const struct log_vcpu_stats *vs)

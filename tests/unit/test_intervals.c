@@ -73,6 +73,71 @@ static struct log_ring *new_ring(void)
 
 static struct iv_set set;
 
+static void emit_ids(struct log_ring *ring, uint32_t domain, uint32_t vcpu, uint32_t count,
+                     const uint32_t *ids)
+{
+    struct log_interval_events ie = { .domain = domain, .vcpu = vcpu, .count = count };
+    memcpy(ie.ids, ids, count * sizeof(ids[0]));
+    CHECK(log_emit_interval_events(ring, TSC0, &ie));
+}
+
+/* Two VCPUs of two domains whose sessions count different lists, the
+ * same events at other positions (ids run-wide, each VCPU's entries named
+ * by its interval-events record): every entry lands in its own event's
+ * column, named by its own event-desc; an event a row's session does not
+ * count is not in that row (the CSV says "absent"). A log without
+ * interval-events records (entries are ids) reads as before. */
+TEST(rows_of_vcpus_with_different_lists_name_their_own_events)
+{
+    struct log_ring *ring = new_ring();
+    static const uint32_t ids0[] = { 7, 2 }, ids1[] = { 2, 9, 7 };
+    emit_name(ring, 2, "exits:all");
+    emit_name(ring, 7, "instructions");
+    emit_name(ring, 9, "cycles:k");
+    emit_ids(ring, 0, 0, 2, ids0);
+    emit_ids(ring, 1, 1, 3, ids1);
+    struct log_interval a = { .domain = 0, .vcpu = 0, .number = 0, .instructions = 1000,
+                              .tsc_span = 100, .count = 2,
+                              .events = { { 1000, 1000 }, { 5, 1000 } } };
+    struct log_interval b = { .domain = 1, .vcpu = 1, .number = 0, .instructions = 2000,
+                              .tsc_span = 100, .count = 3,
+                              .events = { { 8, 2000 }, { 300, 2000 }, { 2000, 2000 } } };
+    CHECK(log_emit_interval(ring, TSC0 + 1000, &a));
+    CHECK(log_emit_interval(ring, TSC0 + 2000, &b));
+    const char *path = write_log(ring, NULL);
+    CHECK_EQ(iv_load(&set, "test", path), VERTIGO_EXIT_OK);
+    unlink(path);
+    if (!CHECK_EQ(set.count, 2) || !CHECK_EQ(set.event_count, 3))
+        return;
+    char name[IV_NAME_MAX];
+    static const char *const names[] = { "exits:all", "instructions", "cycles:k" };
+    for (unsigned int c = 0; c < 3; c++)            /* ids 2, 7, 9 */
+        CHECK_STR(iv_event_name(&set, c, name, sizeof(name)), names[c]);
+    struct iv_events v;
+    iv_row_events(&set, &set.rows[0], &v);          /* domain 0's row */
+    CHECK(v.in_row[0] && v.in_row[1] && !v.in_row[2]);
+    CHECK_EQ(v.value[0], 5);
+    CHECK_EQ(v.value[1], 1000);                     /* instructions = the row's */
+    iv_row_events(&set, &set.rows[1], &v);          /* domain 1's */
+    CHECK(v.in_row[0] && v.in_row[1] && v.in_row[2]);
+    CHECK_EQ(v.value[0], 8);
+    CHECK_EQ(v.value[1], 2000);
+    CHECK_EQ(v.value[2], 300);
+    unsigned int ev[IV_EVENTS_MAX];
+    CHECK_EQ(iv_pick_events(&set, "test", "cycles:k,7", ev), 2);    /* a name, an id */
+    CHECK_EQ(ev[0], 2);
+    CHECK_EQ(ev[1], 1);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    CHECK(timeline_write_table(out, &set, ev, 2, ','));
+    fclose(out);
+    CHECK(strstr(text, "\n0,0,0,1000,") && strstr(text, ",,,,absent,1000,1000,1000,measured\n"));
+    CHECK(strstr(text, "\n1,1,0,2000,") && strstr(text, ",300,300,2000,measured,2000,2000,2000,"));
+    free(text);
+    iv_free(&set);
+}
+
 TEST(rows_load_sorted_with_names_and_extrapolation)
 {
     struct log_ring *ring = new_ring();
@@ -264,14 +329,19 @@ TEST(rows_keep_every_value)
         }
         iv_add_row(&s, iv, 1000000 + i, 40 + 13 * (uint64_t)i);
     }
+    iv_finish(&s, "test", NULL);        /* sorted by VCPU: each row found by its number */
     CHECK_EQ(s.count, ROWS);
-    for (unsigned int i = 0; i < ROWS && i < s.count; i++) {
-        const struct log_interval *iv = &added[i];
+    CHECK_EQ(s.event_count, IV_EVENTS_MAX);     /* the widest row's: ids 0..31 */
+    for (unsigned int j = 0; j < ROWS && j < s.count; j++) {
+        uint64_t i = s.rows[j].number;
+        const struct log_interval *iv = &added[i < ROWS ? i : 0];
         struct iv_events v;
-        iv_row_events(&s, &s.rows[i], &v);
-        CHECK_EQ(iv_row_offset(&s, &s.rows[i]), 40 + 13 * (uint64_t)i);
-        CHECK_EQ(s.rows[i].instructions, iv->instructions);
-        CHECK_EQ(v.count, iv->count);
+        iv_row_events(&s, &s.rows[j], &v);
+        CHECK_EQ(iv_row_offset(&s, &s.rows[j]), 40 + 13 * i);
+        CHECK_EQ(s.rows[j].instructions, iv->instructions);
+        CHECK_EQ(v.count, IV_EVENTS_MAX);
+        for (uint32_t e = 0; e < v.count; e++)
+            CHECK_EQ(v.in_row[e], e < iv->count);
         for (uint32_t e = 0; e < iv->count && e < v.count; e++) {
             uint64_t value;
             enum mux_estimate how = mux_extrapolate(iv->events[e].raw, iv->instructions,

@@ -126,6 +126,15 @@ static void b_vcpu_stats(struct fields *f, uint32_t a)
     put_v(f, 40);
     entries(f, a);
 }
+/* interval-events: domain, VCPU, then a event ids. */
+static void b_interval_events(struct fields *f, uint32_t a)
+{
+    put_v(f, 0);
+    put_v(f, 1);
+    put_v(f, a);
+    for (uint32_t i = 0; i < a; i++)
+        put_v(f, i);
+}
 static void b_event_name(struct fields *f, uint32_t a)
 {
     put_v(f, 1);
@@ -186,6 +195,8 @@ static const struct range_case cases[] = {
     { "pmu-totals count", LOG_REC_PMU_TOTALS, b_totals, LOG_EVENTS_MAX + 1, LOG_EVENTS_MAX },
     { "vcpu-stats count", LOG_REC_VCPU_STATS, b_vcpu_stats, LOG_VCPU_STATS_REASONS_MAX + 1,
       LOG_VCPU_STATS_REASONS_MAX },
+    { "interval-events count", LOG_REC_INTERVAL_EVENTS, b_interval_events,
+      LOG_INTERVAL_EVENTS_MAX + 1, LOG_INTERVAL_EVENTS_MAX },
     { "event-desc name", LOG_REC_EVENT_DESC, b_event_name, TEXT_OVER, LOG_TEXT_MAX },
     { "event-period of 0", LOG_REC_EVENT_PERIOD, b_period, 0, 1 },
     { "event-period domain without vcpu", LOG_REC_EVENT_PERIOD, b_period_vcpu, 0, 1 },

@@ -329,6 +329,10 @@ static void example_fields(struct log_test_value *v)
             .switches = 12, .switch_ticks = 24000, .count = 2,
             .reasons = { { 10, 10 }, { 52, 30 } } };
         break;
+    case LOG_REC_INTERVAL_EVENTS:   /* a row's entries 0..2 are events 4, 0 and 300 */
+        v->u.interval_events = (struct log_interval_events){ .domain = 1, .vcpu = 1,
+                                                             .count = 3, .ids = { 4, 0, 300 } };
+        break;
     }
 }
 
@@ -357,6 +361,8 @@ bool log_test_emit(struct log_ring *ring, const struct log_test_value *v)
     case LOG_REC_GUEST_PMU_PROG: return log_emit_guest_pmu_prog(ring, v->tsc, &v->u.guest_pmu_prog);
     case LOG_REC_GUEST_PMI:  return log_emit_guest_pmi(ring, v->tsc, &v->u.guest_pmi);
     case LOG_REC_VCPU_STATS: return log_emit_vcpu_stats(ring, v->tsc, &v->u.vcpu_stats);
+    case LOG_REC_INTERVAL_EVENTS:
+        return log_emit_interval_events(ring, v->tsc, &v->u.interval_events);
     default:                 return false;   /* LOSS is written by the ring itself */
     }
 }
@@ -466,6 +472,12 @@ static bool same_fields(const struct log_test_value *v, const struct log_test_va
                a->vcpu_stats.switch_ticks == b->vcpu_stats.switch_ticks &&
                a->vcpu_stats.count == b->vcpu_stats.count &&
                same_values(a->vcpu_stats.reasons, b->vcpu_stats.reasons, a->vcpu_stats.count);
+    case LOG_REC_INTERVAL_EVENTS:
+        return a->interval_events.domain == b->interval_events.domain &&
+               a->interval_events.vcpu == b->interval_events.vcpu &&
+               a->interval_events.count == b->interval_events.count &&
+               !memcmp(a->interval_events.ids, b->interval_events.ids,
+                       a->interval_events.count * sizeof(a->interval_events.ids[0]));
     default:
         return false;
     }

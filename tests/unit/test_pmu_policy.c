@@ -1444,6 +1444,82 @@ TEST(guest_mux_session_is_its_vcpus_alone)
     CHECK_EQ(rows[0].instructions, 100);
 }
 
+/* The one name the event-desc records give event id `id` ("" if none,
+ * "(two names)" if they give it more than one). */
+static const char *desc_name(uint32_t id)
+{
+    const char *name = "";
+    for (unsigned int i = 0; i < fake.desc_count; i++) {
+        if (fake.descs[i].event != id)
+            continue;
+        if (name[0] && strcmp(name, fake.descs[i].name))
+            return "(two names)";
+        name = fake.descs[i].name;
+    }
+    return name;
+}
+
+/* The rows of each of two domains' guest sessions, whose event lists
+ * differ and share events at other positions, both running at once:
+ * every entry of every row is named by its own event, through the
+ * interval-events record of its VCPU before its rows and the run-wide
+ * ids of the event-desc records (an id never has two names). */
+TEST(two_domains_sessions_name_their_own_row_events)
+{
+    static const char *const lists[2][4] = {
+        { "instructions", "exits:all", "cycles:k" },
+        { "exits:all", "cycles:u", "instructions:u", "instructions" },
+    };
+    static const char *const text[2] = { "instructions,exits:all,cycles:k",
+                                         "exits:all,cycles:u,instructions:u,instructions" };
+    static struct domain other;
+    struct vcpu *vs[2];
+    vs[0] = start_run("pmu=soft pmu.soft.counters=8", false);
+    memset(&other, 0, sizeof(other));
+    other.id = 1;
+    other.vcpu_count = 2;
+    vs[1] = &other.vcpus[1];            /* domain 1's VCPU 1, on CPU 1 */
+    vs[1]->domain = &other;
+    vs[1]->id = 1;
+    vs[1]->cpu = 1;
+    fake.cpu = 1;
+    pmu_vcpu_start(vs[1]);
+    for (unsigned int d = 0; d < 2; d++) {
+        fake.cpu = vs[d]->cpu;
+        CHECK_EQ(mux_start(vs[d], text[d], 1000, 0), 1);
+    }
+    for (unsigned int round = 0; round < 3; round++)
+        for (unsigned int d = 0; d < 2; d++) {
+            fake.cpu = vs[d]->cpu;
+            guest_runs(vs[d], CPL_USER, 600);
+        }
+    for (unsigned int d = 0; d < 2; d++) {
+        fake.cpu = vs[d]->cpu;
+        CHECK_EQ(mux_stop(vs[d]), 2);   /* one whole row, then the last 800 */
+    }
+    struct log_test_decoded dec;
+    struct log_interval_events ids[2] = { 0 };
+    unsigned int rows[2] = { 0 };
+    decode_ring(&dec);
+    for (size_t i = 0; i < dec.count; i++) {
+        const union log_record_value *u = &dec.values[i].u;
+        if (dec.values[i].type == LOG_REC_INTERVAL_EVENTS && u->interval_events.domain < 2)
+            ids[u->interval_events.domain] = u->interval_events;
+        if (dec.values[i].type != LOG_REC_INTERVAL || u->interval.domain >= 2)
+            continue;
+        unsigned int d = u->interval.domain;
+        rows[d]++;
+        CHECK_EQ(u->interval.vcpu, vs[d]->id);
+        if (!CHECK_EQ(ids[d].count, u->interval.count) || !CHECK_EQ(ids[d].vcpu, vs[d]->id))
+            continue;
+        for (uint32_t k = 0; k < u->interval.count; k++)
+            CHECK_STR(desc_name(ids[d].ids[k]), lists[d][k]);
+    }
+    log_test_decoded_free(&dec);
+    CHECK_EQ(rows[0], 2);
+    CHECK_EQ(rows[1], 2);
+}
+
 /* n user instructions of v, each run to the entry's deadline; every PMI
  * taken at once (its NMI exit writes the sample). */
 static void run_sampled(struct vcpu *v, uint64_t n)
@@ -1463,8 +1539,10 @@ static void run_sampled(struct vcpu *v, uint64_t n)
 
 /* A domain's sampling session goes on on a VCPU whose kernel starts and
  * stops a multiplexing session: each re-programs the VCPU's context, and
- * the sampling session is applied again at the next entry, its event
- * after the session's (id 6) while it runs, back at 0 after. */
+ * the sampling session is applied again at the next entry, its counter
+ * after the session's six (position 6) while it runs, back at 0 after;
+ * its samples keep the event's one run-wide id throughout, the id the
+ * event-desc records name instructions:u. */
 TEST(sampling_goes_on_beside_the_guests_mux_session)
 {
     struct log_sample s[MAX_SAMPLES];
@@ -1481,12 +1559,12 @@ TEST(sampling_goes_on_beside_the_guests_mux_session)
     run_sampled(v, 3000);
     CHECK_EQ(v->pmu.count_events, 0);
     CHECK_EQ(v->pmu.sample.mask, 1u);
-    unsigned int n = logged_samples(s), by_event[7] = { 0 };
+    unsigned int n = logged_samples(s), same = 0;
     for (unsigned int i = 0; i < n; i++)
-        by_event[s[i].event < 7 ? s[i].event : 0]++;
+        same += s[i].event == s[0].event;
     CHECK_EQ(n, 10);
-    CHECK_EQ(by_event[0], 5);                   /* before and after the session */
-    CHECK_EQ(by_event[6], 5);                   /* during it */
+    CHECK_EQ(same, 10);                         /* before, during and after the session */
+    CHECK_STR(desc_name(s[0].event), "instructions:u");
     end_run();
 }
 

@@ -83,3 +83,9 @@ bool log_emit_guest_pmi(struct log_ring *ring, uint64_t tsc, const struct log_gu
 {
     LOG_EMIT_BODY(ring, tsc, LOG_REC_GUEST_PMI, log_encode_guest_pmi, pmi);
 }
+
+bool log_emit_interval_events(struct log_ring *ring, uint64_t tsc,
+                              const struct log_interval_events *ie)
+{
+    LOG_EMIT_BODY(ring, tsc, LOG_REC_INTERVAL_EVENTS, log_encode_interval_events, ie);
+}

@@ -27,5 +27,7 @@ bool log_emit_user_stack(struct log_ring *ring, uint64_t tsc, const struct log_u
 bool log_emit_guest_pmu_prog(struct log_ring *ring, uint64_t tsc,
                              const struct log_guest_pmu_prog *gp);
 bool log_emit_guest_pmi(struct log_ring *ring, uint64_t tsc, const struct log_guest_pmi *pmi);
+bool log_emit_interval_events(struct log_ring *ring, uint64_t tsc,
+                              const struct log_interval_events *ie);
 
 #endif

@@ -231,6 +231,18 @@ size_t log_encode_guest_pmi(uint8_t *out, const struct log_guest_pmi *pmi)
     return (size_t)(p - out);
 }
 
+size_t log_encode_interval_events(uint8_t *out, const struct log_interval_events *ie)
+{
+    if (ie->count > LOG_INTERVAL_EVENTS_MAX)
+        return 0;
+    uint8_t *p = put_varint(out, ie->domain);
+    p = put_varint(p, ie->vcpu);
+    p = put_varint(p, ie->count);
+    for (uint32_t i = 0; i < ie->count; i++)
+        p = put_varint(p, ie->ids[i]);
+    return (size_t)(p - out);
+}
+
 void log_encode_stream_header(uint8_t out[LOG_STREAM_HEADER_SIZE],
                               const struct log_stream_info *info)
 {

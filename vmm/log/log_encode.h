@@ -39,6 +39,7 @@ size_t log_encode_event_period(uint8_t *out, const struct log_event_period *ep);
 size_t log_encode_user_stack(uint8_t *out, const struct log_user_stack *us);
 size_t log_encode_guest_pmu_prog(uint8_t *out, const struct log_guest_pmu_prog *gp);
 size_t log_encode_guest_pmi(uint8_t *out, const struct log_guest_pmi *pmi);
+size_t log_encode_interval_events(uint8_t *out, const struct log_interval_events *ie);
 
 /* What a stream header says, besides the constant fields. */
 struct log_stream_info {

@@ -43,7 +43,7 @@
                              (1u << LOG_REC_PMU_TOTALS) | (1u << LOG_REC_EVENT_DESC) | \
                              (1u << LOG_REC_EVENT_PERIOD) | (1u << LOG_REC_USER_STACK) | \
                              (1u << LOG_REC_GUEST_PMU_PROG) | (1u << LOG_REC_GUEST_PMI) | \
-                             (1u << LOG_REC_VCPU_STATS))
+                             (1u << LOG_REC_VCPU_STATS) | (1u << LOG_REC_INTERVAL_EVENTS))
 
 _Static_assert(LOG_HV_BLOCK_BYTES >= LOG_RING_READ_MIN, "staging holds a block");
 _Static_assert(LOG_HV_BLOCK_BYTES >= LOG_STREAM_HEADER_SIZE, "staging holds the header");
@@ -195,6 +195,13 @@ void log_hv_vcpu_stats(const struct log_vcpu_stats *vs)
     struct log_ring *ring = log_hv_ring();
     if (ring)
         log_emit_vcpu_stats(ring, rdtsc(), vs);
+}
+
+void log_hv_interval_events(const struct log_interval_events *ie)
+{
+    struct log_ring *ring = log_hv_ring();
+    if (ring)
+        log_emit_interval_events(ring, rdtsc(), ie);
 }
 
 void log_hv_swcounters(const struct log_swcounters *sw)

@@ -57,6 +57,9 @@ void log_hv_pmu_totals(const struct log_pmu_totals *pt);
 /* Emits one interval record (a row of an interval multiplexing session). */
 void log_hv_interval(const struct log_interval *iv);
 
+/* Emits one interval-events record (the event ids of a VCPU's next rows). */
+void log_hv_interval_events(const struct log_interval_events *ie);
+
 /* Emits one swcounters record (a VCPU's counts by id). */
 void log_hv_swcounters(const struct log_swcounters *sw);
 
