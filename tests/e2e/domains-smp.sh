@@ -27,8 +27,17 @@
 # halted guest ticks, in which no instruction retires), within 1 point;
 # and its split by domain and VCPU (`vertigo report --sort domain,vcpu`:
 # four rows, both of domain 1's VCPUs among them) each VCPU's share of
-# that CPU time within 1 point. Both pass and power off; the run ends
-# after the last.
+# that CPU time within 1 point. Before the per-thread counters (a VCPU
+# whose paravirtual counters count refuses one), each kernel starts an
+# interval multiplexing session on each of its VCPUs in turn (mux_smp:
+# tests/guest/scenarios/mux_smp, two event lists sharing events at other
+# positions, swapped in domain 1, so the four VCPUs' sessions differ from
+# their neighbours'): `vertigo timeline` must give each VCPU's rows its
+# own session's events by name, as many rows as vertigo-ctl said, and
+# each row's instructions event equal to the row's own instruction count
+# (tests/e2e/mux_vcpus_check.py); the sampled event keeps its one id and
+# name on every VCPU while their sessions run (the report's rows above).
+# Both pass and power off; the run ends after the last.
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
@@ -37,10 +46,10 @@ PERF_INITRD="$BUILD/guest/initrd-perf.cpio"
 PERF_N=1000000      # 5 M and 10 M loop instructions: many 10 ms slices
 PERF_PPM=5000
 COMMON="nokaslr tsc=reliable panic=-1 cryptomgr.notests vertigo.expect_cpus=2 \
-vertigo.scenario=cpuinfo,smp,pv_smp,perf vertigo.perf_stat_only vertigo.perf_loop=$PERF_N \
+vertigo.scenario=cpuinfo,smp,mux_smp,pv_smp,perf vertigo.perf_stat_only vertigo.perf_loop=$PERF_N \
 vertigo.perf_ppm=$PERF_PPM vertigo.pv_smp_ppm=$PERF_PPM"
 GUEST="console=ttyS0,115200 $COMMON quiet vertigo.perf_cpu=0"
-DOM="$COMMON vertigo.perf_cpu=1"       # Vertigo adds the console
+DOM="$COMMON vertigo.perf_cpu=1 vertigo.mux_swap"     # Vertigo adds the console
 PERIOD=100003
 HV="console=com2 log=e9 sample.events=instructions:uk sample.period=$PERIOD sched.slice=10ms \
 dom.1=linux:lin:initrd1 dom.1.name=lin-smp \
@@ -146,6 +155,25 @@ for dv in "0 dom0 0" "0 dom0 1" "1 lin-smp 0" "1 lin-smp 1"; do
     shares="$shares $(vcpu_share "$2" "$3")"
 done
 expect_share_split $RUN 1 "$names" "$times" "$shares" "domain and VCPU"
+# Each VCPU's multiplexing session, named per VCPU (event ids are
+# run-wide: docs/log-format.md, event-desc and interval-events).
+expect_line $RUN "domain 0's multiplexing sessions on both VCPUs" '^VERTIGO-GUEST: mux_smp: PASS$'
+expect_in $RUN dom1.txt "domain 1's multiplexing sessions on both VCPUs" '^VERTIGO-GUEST: mux_smp: PASS$'
+MUX_A=instructions,exits:all,instructions:u
+MUX_B=exits:all,cycles:k,instructions:u,instructions
+mux_rows() {    # the rows vertigo-ctl said its session on CPU $2 wrote, in capture $1
+    capture $RUN "$1" | sed -nE "s/^vertigo-ctl: mux: session stopped on CPU $2: ([0-9]+) rows$/\1/p" | tail -n1
+}
+timeline="$E2E_OUT/$RUN/timeline.csv"
+if "$VERTIGO" timeline --format csv -o "$timeline" "$E2E_OUT/$RUN/debugcon.txt" 2>"$timeline.err"; then
+    pass "$RUN: vertigo timeline of the sessions' rows"
+    python3 tests/e2e/mux_vcpus_check.py --run $RUN --csv "$timeline" \
+        --vcpu "0:0:$(mux_rows serial.txt 0):$MUX_A" --vcpu "0:1:$(mux_rows serial.txt 1):$MUX_B" \
+        --vcpu "1:0:$(mux_rows dom1.txt 0):$MUX_B" --vcpu "1:1:$(mux_rows dom1.txt 1):$MUX_A" ||
+        E2E_FAILED=1
+else
+    fail "$RUN: vertigo timeline of the sessions' rows" "exit $?: $(head -n 2 "$timeline.err")"
+fi
 for f in serial.txt dom1.txt; do
     expect_not_in $RUN $f "no segfault, oops or killed init in $f" 'segfault at|Attempted to kill init|Oops'
 done
