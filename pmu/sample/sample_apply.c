@@ -130,6 +130,8 @@ static bool program(struct vcpu *v, const struct pmu_event_list *list, unsigned 
     enum pmu_status st = pmu_run_program(v, list, periods);
     if (st != PMU_OK) {
         printk("pmu: vcpu %u: no sampling: %s\n", v->id, pmu_status_text(st));
+        if (st == PMU_ERR_LOG_IDS)
+            return false;       /* refused before any change: the VCPU counts on */
         p->be.ops = NULL;
         p->counting = false;
         return false;

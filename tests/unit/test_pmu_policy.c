@@ -19,6 +19,7 @@
 #include "pmu/hw/hw_vcpu.h"
 #include "pmu/sample/sample_guest.h"
 #include "pmu/pv/pv_guest.h"
+#include "pmu/run/pmu_log_ids.h"
 #include "pmu/run/pmu_run.h"
 #include "vmm/hv_cmdline.h"
 #include "vmm/log/log_emit.h"
@@ -1518,6 +1519,47 @@ TEST(two_domains_sessions_name_their_own_row_events)
     log_test_decoded_free(&dec);
     CHECK_EQ(rows[0], 2);
     CHECK_EQ(rows[1], 2);
+}
+
+/* A domain that has used its share of the log's event ids is refused a
+ * context with an event new to the run, specifically and alone: its guest
+ * session and its VCPU's sampling are refused, the VCPU counts on as it
+ * did; events already named stay its to use; another domain still names
+ * new ones. */
+TEST(a_domain_past_its_share_of_event_ids_is_refused_alone)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.soft.counters=8", false);
+    struct pmu_event_list raw = { .count = 1 };
+    uint32_t id;
+    unsigned int added = 0;
+    CHECK_EQ(mux_start(v, "cycles:u,cycles:k", 1000, 0), 1);     /* two events it names */
+    CHECK_EQ(mux_stop(v), 0);
+    raw.events[0].source = PMU_EVENT_HW;
+    raw.events[0].umask = 0x80;
+    for (bool ok = true; ok && added <= PMU_LOG_IDS_PER_DOMAIN; added++) {  /* the rest */
+        raw.events[0].event_select = (uint8_t)added;
+        snprintf(raw.events[0].name, sizeof(raw.events[0].name), "r80%02x", added);
+        ok = pmu_log_ids_assign(0, &raw, &id);
+    }
+    CHECK_EQ(added, PMU_LOG_IDS_PER_DOMAIN - 1);    /* 126 more fill its 128; the 127th try fails */
+    CHECK_EQ(mux_start(v, "cycles", 1000, 0), -VERTIGO_ENOSYS);
+    CHECK(fake_console_has("pmu: vcpu 0: multiplexing session refused: the domain has used its "
+                           "share of the log's event ids"));
+    CHECK(!v->pmu.mux.on);
+    struct vertigo_session s = { .abi_version = VERTIGO_SESSION_ABI, .period = 1000 };
+    snprintf(s.events, sizeof(s.events), "instructions:u");
+    CHECK_EQ(sample_guest_start(v, &s), 0);
+    pmu_before_entry(v);
+    CHECK(fake_console_has("pmu: vcpu 0: no sampling: the domain has used its share"));
+    CHECK_EQ(v->pmu.sample.mask, 0);
+    CHECK(v->pmu.be.ops != NULL);                   /* its counting goes on */
+    CHECK(sample_guest_stop(v) >= 0);
+    pmu_before_entry(v);
+    CHECK_EQ(mux_start(v, "cycles:k,cycles:u", 1000, 0), 1);  /* events it named: its to use */
+    CHECK_EQ(mux_stop(v), 0);
+    raw.events[0].event_select = 0xfe;              /* another domain's new event */
+    CHECK(pmu_log_ids_assign(1, &raw, &id));
+    end_run();
 }
 
 /* n user instructions of v, each run to the entry's deadline; every PMI
