@@ -126,6 +126,21 @@ static bool in_kernel_function(const struct frame_checker *c, const struct profi
     return false;
 }
 
+/* Whether the sample's first guest frame (its leaf, or the guest's RIP at
+ * an exit) is the system call entry code itself (entry_SYSCALL_*): its
+ * way back to user mode runs there after do_syscall_64 returned, when
+ * the rewriters below may already have set the saved RIP (seen in Bochs:
+ * a busy shell's SIGCHLD handler entry under entry_SYSCALL_64_after_hwframe
+ * alone). Before its call the saved RIP is the one after the syscall,
+ * which starts an instruction too. */
+static bool in_syscall_entry_code(const struct frame_checker *c, const struct profile_sample *s)
+{
+    if (s->context >= s->depth)
+        return false;
+    const struct sym_frame *f = sym_frame(c->sym, s->frames[s->context]);
+    return f->mode == LOG_MODE_GUEST_KERNEL && starts_with(function_name(c, f), "entry_SYSCALL");
+}
+
 /* The rule of the user RIP under a system call's entry frame. It follows
  * the syscall instruction, unless it was rewritten:
  *   - on the way back to user mode (syscall_exit_to_user_mode and what it
@@ -148,7 +163,8 @@ static enum frame_rule user_rip_rule(const struct frame_checker *c, const struct
     static const char *const rewriters[] = { "syscall_exit_to_user_mode", "exit_to_user_mode_prepare",
                                              "arch_do_signal_or_restart", "handle_signal",
                                              "__rseq_handle_notify_resume" };
-    if (in_kernel_function(c, s, rewriters, sizeof(rewriters) / sizeof(rewriters[0])))
+    if (in_kernel_function(c, s, rewriters, sizeof(rewriters) / sizeof(rewriters[0])) ||
+        in_syscall_entry_code(c, s))
         return RULE_INTERRUPTED;
     return RULE_AFTER_SYSCALL_OR_EXEC;
 }
