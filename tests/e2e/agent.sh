@@ -10,8 +10,10 @@
 # symbols and Vertigo's own functions (the software PMU single-steps
 # Vertigo to find its overflow points, pmu/soft/pmu_step.h); before it,
 # `churn`: programs that fork, exec and exit while sampled with user and
-# kernel stacks (instructions:uk; its event id 0 takes the name of the
-# last session's event 0, profile's, as dwarf's and record's do). The
+# kernel stacks (instructions:uk). Each session's samples carry its own
+# event's name (the log's event ids are run-wide), so each check reads
+# its own session's event: dwarf's instructions:u, record's cycles:u,
+# churn's instructions:uk, profile's instructions:ukh. The
 # frame checker (vertigo check-frames) finds no invalid frame in the
 # whole capture.
 # One boot under Vertigo in Bochs, one bare boot under QEMU TCG (where the
@@ -121,16 +123,19 @@ read -r under total <<<"$(awk '/pipe_write/ { t += $NF
         "$under of $total: $(grep -m2 pipe_write "$folded")"
 
 # User stacks through code without frame pointers (the dwarf scenario:
-# /bin/sort_nofp's qsort callback, --call-graph dwarf; its session runs
-# before profile's, whose event name its event id takes): the copied user
-# stacks unwound on the host from the binary's DWARF CFI give the whole
-# chain main;...;qsort;...;cmp, as a frame-pointer walk cannot.
+# /bin/sort_nofp's qsort callback, --call-graph dwarf, instructions:u):
+# the copied user stacks unwound on the host from the binary's DWARF CFI
+# give the whole chain main;...;qsort;...;cmp, as a frame-pointer walk
+# cannot.
+dwarf_folded="$E2E_OUT/agent/dwarf-folded.txt"
+"$VERTIGO" export --format folded "${GUEST_SYMS[@]}" --event instructions:u "$E2E_OUT/agent/debugcon.txt" \
+    >"$dwarf_folded" 2>/dev/null
 read -r chained leafs <<<"$(awk '/(^|;)cmp [0-9]+$/ { t += $NF
     if ($0 ~ /(^|;)main;([^;]*;)*[^;]*qsort[^;]*;([^;]*;)*cmp [0-9]+$/) c += $NF }
-    END { print c + 0, t + 0 }' "$folded")"
+    END { print c + 0, t + 0 }' "$dwarf_folded")"
 [ "$leafs" -gt 0 ] && [ $((chained * 100)) -ge $((leafs * 90)) ] &&
     pass "agent: dwarf: $chained of $leafs cmp samples under main;...;qsort;... (>= 90 %)" ||
-    fail "agent: dwarf: cmp samples under main;...;qsort" "$chained of $leafs: $(grep -m2 'cmp [0-9]*$' "$folded")"
+    fail "agent: dwarf: cmp samples under main;...;qsort" "$chained of $leafs: $(grep -m2 'cmp [0-9]*$' "$dwarf_folded")"
 grep -qE ' user-stack dom=0 vcpu=[0-9]+ rip=0x[0-9a-f]+ rsp=0x7ff[0-9a-f]+ rbp=0x[0-9a-f]+ bytes=[1-9]' "$decoded" &&
     pass "agent: dwarf: user-stack records in the log" ||
     fail "agent: dwarf: user-stack records" "none in $decoded"
@@ -141,7 +146,7 @@ grep -qE ' user-stack dom=0 vcpu=[0-9]+ rip=0x[0-9a-f]+ rsp=0x7ff[0-9a-f]+ rbp=0
 # fork, exec and exit (in the same pid, two static programs at the same
 # addresses) while they are sampled.
 expect_valid_frames agent "${GUEST_SYMS[@]}" --kernel-image "$KERNEL"
-churn=$("$VERTIGO" report --sort comm --event instructions:ukh "${GUEST_SYMS[@]}" "$E2E_OUT/agent/debugcon.txt" 2>/dev/null |
+churn=$("$VERTIGO" report --sort comm --event instructions:uk "${GUEST_SYMS[@]}" "$E2E_OUT/agent/debugcon.txt" 2>/dev/null |
     grep -cE '^ +[0-9.]+% +[0-9]+ +(workload|vertigo-ctl|exe|churn) *$')
 [ "$churn" -ge 3 ] && pass "agent: churn: samples of $churn of its programs" ||
     fail "agent: churn: samples of its programs" "$churn"
@@ -227,19 +232,19 @@ grep -qE '^ +: +/.*tests/guest/workload\.c:[0-9]+$' "$E2E_OUT/agent/annotate.txt
     fail "agent: annotate hot" "$rows rows, $sum of '$hot': $(head -12 "$E2E_OUT/agent/annotate.txt")"
 
 # vertigo-ctl record (the record scenario): a session of one process. Its
-# user samples (instructions:u, event id 1, which no other session of the
-# run samples) are all the recorded workload's, by its PID; Vertigo
+# user samples (cycles:u, which no other session of the run samples) are
+# all the recorded workload's, by its PID; Vertigo
 # counted the competing shell loop's PMIs and wrote no sample for them.
 rec_pid=$(capture agent | sed -nE 's/^vertigo-ctl: record: pid ([0-9]+) \(workload\), .*/\1/p' | head -n1)
 expect_in agent com2.txt "record: the session is scoped to one page-table root" \
     '^sample: only the process of page-table root 0x[0-9a-f]+$'
 expect_in agent com2.txt "record: the other processes' PMIs were not sampled" \
     '^sample: session stopped: [1-9][0-9]* samples logged, [1-9][0-9]* PMIs of other processes not sampled$'
-"$VERTIGO" export --format csv "${GUEST_SYMS[@]}" --event instructions:u "$E2E_OUT/agent/debugcon.txt" \
+"$VERTIGO" export --format csv "${GUEST_SYMS[@]}" --event cycles:u "$E2E_OUT/agent/debugcon.txt" \
     >"$E2E_OUT/agent/record.csv" 2>/dev/null
 procs=$(awk -F, 'NR > 1 { n[$6 " " $7] += $12 } END { for (p in n) print p ":" n[p] }' "$E2E_OUT/agent/record.csv")
 [ -n "$rec_pid" ] && [ "${procs%%:*}" = "$rec_pid workload" ] && [ "$(echo "$procs" | wc -l)" = 1 ] &&
-    pass "agent: record: every instructions:u sample is the recorded workload's (pid $rec_pid, ${procs##*:} samples)" ||
+    pass "agent: record: every cycles:u sample is the recorded workload's (pid $rec_pid, ${procs##*:} samples)" ||
     fail "agent: record: samples of the recorded process only" "pid '$rec_pid'; samples by pid and comm: $procs"
 
 # From the boot stub to the VCPU loop, Vertigo's frames marked _[h] on top
