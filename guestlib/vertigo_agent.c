@@ -315,12 +315,28 @@ static int ship_identity(struct agent *a, uint32_t pid, struct vertigo_process_q
     return rc;
 }
 
+/* Whether the maps text t has an executable line ("start-end r-xp ..."):
+ * a process in the middle of an exec has only its new stack mapped, and
+ * a set without code would describe no program (the module ships the
+ * new program's own at the end of the exec). */
+static bool maps_have_code(const struct text *t)
+{
+    for (const char *line = t->buf; line && line < t->buf + t->len;) {
+        const char *perms = memchr(line, ' ', (size_t)(t->buf + t->len - line));
+        if (perms && perms + 3 < t->buf + t->len && perms[3] == 'x')
+            return true;
+        line = memchr(line, '\n', (size_t)(t->buf + t->len - line));
+        line = line ? line + 1 : NULL;
+    }
+    return false;
+}
+
 /* Ships pid's maps (kind 2) between two identities (kind 4). The maps
  * are the address space's both identities name only if the process did
  * not exec in between (its page-table root would differ): then they are
  * read and shipped again, so the last set of the pid describes the
  * program it runs (the kernel module ships each new program's own at
- * its exec as well). */
+ * its exec as well). Maps with no code are not shipped (maps_have_code). */
 static int ship_process(struct agent *a, uint32_t pid)
 {
     char path[64];
@@ -330,7 +346,7 @@ static int ship_process(struct agent *a, uint32_t pid)
     int rc = ship_identity(a, pid, &before);
     for (int attempt = 0; rc == 0 && attempt < 3; attempt++) {
         rc = text_read_file(&t, path);
-        if (rc == 0 && t.len)
+        if (rc == 0 && t.len && maps_have_code(&t))
             rc = ship_text(a, LOG_SYM_PROC_MAPS, pid, 0, t.buf, t.len);
         if (rc == 0)
             rc = ship_identity(a, pid, &after);

@@ -64,13 +64,17 @@ struct maps_set {
                                     order when each CPU's log drains on its own */
     struct map_entry *maps;
     size_t count, cap;
+    bool has_exec;               /* maps some executable range: it describes a
+                                    program (a scan read while an exec built the
+                                    new address space maps only its stack) */
 };
 
 struct process {
     uint32_t domain, pid;
     struct maps_set *sets;       /* in arrival order */
     size_t set_count, set_cap;
-    uint32_t last_rank;          /* the highest rank of its sets (struct sym_indexes) */
+    uint32_t last_rank;          /* the highest rank of its sets that map
+                                    executable code (struct sym_indexes) */
 };
 
 struct jit_entry {

@@ -129,9 +129,14 @@ static void rank_sets(struct symbolizer *s)
     free(all);
     for (size_t p = 0; p < s->proc_count; p++) {
         s->procs[p].last_rank = 0;
-        for (size_t k = 0; k < s->procs[p].set_count; k++)
-            if (s->procs[p].sets[k].rank > s->procs[p].last_rank)
-                s->procs[p].last_rank = s->procs[p].sets[k].rank;
+        for (size_t k = 0; k < s->procs[p].set_count; k++) {
+            struct maps_set *set = &s->procs[p].sets[k];
+            set->has_exec = false;
+            for (size_t m = 0; m < set->count; m++)
+                set->has_exec |= set->maps[m].exec;
+            if (set->has_exec && set->rank > s->procs[p].last_rank)
+                s->procs[p].last_rank = set->rank;
+        }
     }
 }
 
@@ -358,12 +363,15 @@ bool sym_process_guessed(struct symbolizer *s, const struct sym_where *w)
 }
 
 /* The index in p's sets of the one ranked last in (floor, limit] (in
- * force at the sample's time), or p->set_count if none is. */
+ * force at the sample's time), or p->set_count if none is. A set that
+ * maps no executable code describes no program and is never in force: an
+ * agent's scan read while an exec built the new address space (only the
+ * new stack mapped) may be shipped after the exec's own set. */
 static size_t set_in_force(const struct process *p, uint32_t floor, uint32_t limit)
 {
     size_t found = p->set_count;
     for (size_t k = 0; k < p->set_count; k++)
-        if (p->sets[k].rank > floor && p->sets[k].rank <= limit &&
+        if (p->sets[k].has_exec && p->sets[k].rank > floor && p->sets[k].rank <= limit &&
             (found == p->set_count || p->sets[k].rank > p->sets[found].rank))
             found = k;
     return found;
@@ -397,8 +405,8 @@ static const struct map_ref *pid_mapping(const struct symbolizer *s, uint32_t do
 }
 
 /* Whether no maps set describes the address space of identity id at all:
- * its pid has none shipped after the space's floor (its program's set was
- * lost, or never shipped). */
+ * its pid has none that maps code shipped after the space's floor (its
+ * program's set was lost, or never shipped). */
 static bool space_has_no_maps(const struct symbolizer *s, const struct identity *id)
 {
     uint32_t p = keymap_get((struct keymap *)&s->proc_map, id->domain, id->pid, 0, KEYMAP_NONE);

@@ -502,22 +502,30 @@ TEST(a_later_identity_names_an_earlier_sample_only_as_a_guess)
  * [no maps], unchecked; a set of the process shipped later names them. */
 #define CR3_OLD 0x7777000ull
 
-static void process_record(struct profile *p, uint8_t kind, const char *text, uint64_t tsc)
+static void process_record_of(struct profile *p, uint8_t kind, uint32_t epoch, const char *text,
+                              uint64_t tsc)
 {
     struct logdec_record r = { .type = LOG_REC_SYMBOLS, .tsc = tsc };
     r.u.symbols = (struct log_symbols){ .domain = 0, .kind = kind, .pid = PID,
-                                        .epoch = SYM_EPOCH_WATCH, .last = true,
+                                        .epoch = epoch, .last = true,
                                         .data = (const uint8_t *)text, .len = (uint32_t)strlen(text) };
     profile_record(p, &r);
 }
 
-static bool exec_with_lost_maps(const struct fixture *fx, bool later_set, struct counts *out)
+static void process_record(struct profile *p, uint8_t kind, const char *text, uint64_t tsc)
 {
-    struct profile p;
-    char err[256], old_maps[PATH_LEN], new_maps[PATH_LEN], before[64], exec_id[64], after[64];
-    struct profile_options o = { .sym = { .guest_root = fx->root } };
-    if (!CHECK(profile_init(&p, &o, err, sizeof(err))))
-        return false;
+    process_record_of(p, kind, SYM_EPOCH_WATCH, text, tsc);
+}
+
+/* What an exec leaves in the log (exec_capture): its own maps set, an
+ * agent scan read while the kernel was building the new address space
+ * (only the new stack mapped: no executable line) and shipped after the
+ * exec's set, a set of the process shipped after the sample. */
+enum { EXEC_SET = 1, MID_EXEC_SCAN = 2, LATER_SET = 4 };
+
+static void exec_records(struct profile *p, const struct fixture *fx, unsigned what)
+{
+    char old_maps[PATH_LEN], new_maps[PATH_LEN], before[64], exec_id[64], after[64];
     const char *fmt = "%08lx-%08lx r-xp %08lx 00:00 1 %s\n";
     snprintf(old_maps, sizeof(old_maps), fmt, (unsigned long)fx->text_start,
              (unsigned long)fx->text_end, (unsigned long)fx->text_offset, "/bin/hvmini");
@@ -526,14 +534,31 @@ static bool exec_with_lost_maps(const struct fixture *fx, bool later_set, struct
     snprintf(before, sizeof(before), "%u %llx sh\n", PID, (unsigned long long)CR3_OLD);
     snprintf(exec_id, sizeof(exec_id), "%u %llx sh\n", PID, (unsigned long long)CR3);
     snprintf(after, sizeof(after), "%u %llx workload\n", PID, (unsigned long long)CR3);
-    process_record(&p, LOG_SYM_PROC_MAPS, old_maps, 2);     /* at the fork */
-    process_record(&p, LOG_SYM_PROCESS, before, 3);
-    process_record(&p, LOG_SYM_PROCESS, exec_id, 4);        /* the exec's switch of CR3 */
-    process_record(&p, LOG_SYM_PROCESS, after, 5);          /* its maps set (4.5) was lost */
+    process_record(p, LOG_SYM_PROC_MAPS, old_maps, 20);     /* at the fork */
+    process_record(p, LOG_SYM_PROCESS, before, 30);
+    process_record(p, LOG_SYM_PROCESS, exec_id, 40);        /* the exec's switch of CR3 */
+    if (what & EXEC_SET)
+        process_record(p, LOG_SYM_PROC_MAPS, new_maps, 45);
+    process_record(p, LOG_SYM_PROCESS, after, 50);
+    if (what & MID_EXEC_SCAN)
+        process_record_of(p, LOG_SYM_PROC_MAPS, 0,
+                          "7fffffffe000-7ffffffff000 rw-p 00000000 00:00 0 \n", 60);
     uint64_t user_stack[] = { fx->f_after_g, fx->main_after_f };
-    sample(&p, LOG_MODE_GUEST_USER, fx->g, user_stack, 2, 10);
-    if (later_set)
-        process_record(&p, LOG_SYM_PROC_MAPS, new_maps, 20);
+    sample(p, LOG_MODE_GUEST_USER, fx->g, user_stack, 2, 100);
+    if (what & LATER_SET)
+        process_record(p, LOG_SYM_PROC_MAPS, new_maps, 200);
+}
+
+/* Checks the one sample of an exec's capture (exec_records): its frames
+ * tallied, its leaf's image. */
+static bool exec_capture(const struct fixture *fx, unsigned what, struct counts *out)
+{
+    struct profile p;
+    char err[256];
+    struct profile_options o = { .sym = { .guest_root = fx->root } };
+    if (!CHECK(profile_init(&p, &o, err, sizeof(err))))
+        return false;
+    exec_records(&p, fx, what);
     bool ok = CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 1);
     struct frame_checker *c = ok ? frame_checker_new(p.sym) : NULL;
     struct frame_result res[LOG_STACK_MAX + 1];
@@ -558,16 +583,41 @@ TEST(an_exec_whose_maps_were_lost_is_not_named_by_the_old_program)
         fixture_free(&fx);
         return;
     }
-    if (CHECK(exec_with_lost_maps(&fx, false, &n))) {
+    if (CHECK(exec_capture(&fx, 0, &n))) {
         CHECK_EQ(n.invalid, 0);
         CHECK_EQ(n.unchecked, 3);
         CHECK_EQ(n.by_cause[FRAME_NO_MAPS], 3);
         CHECK_STR(n.image, SYM_NO_MAPS_IMAGE);
     }
-    if (CHECK(exec_with_lost_maps(&fx, true, &n))) {
+    if (CHECK(exec_capture(&fx, LATER_SET, &n))) {
         CHECK_EQ(n.valid, 3);
         CHECK_EQ(n.invalid, 0);
         CHECK_STR(n.image, "/bin/workload");
+    }
+    fixture_free(&fx);
+}
+
+/* An agent scan read /proc/PID/maps while the kernel built an exec's new
+ * address space (only its stack mapped yet) and shipped it after the
+ * exec's own set: a set with no executable mapping describes no program,
+ * so it neither hides the exec's set nor stands for a lost one. */
+TEST(a_scan_taken_mid_exec_does_not_hide_the_programs_maps)
+{
+    struct fixture fx;
+    struct counts n;
+    if (!CHECK(fixture_make(&fx))) {
+        fixture_free(&fx);
+        return;
+    }
+    if (CHECK(exec_capture(&fx, EXEC_SET | MID_EXEC_SCAN, &n))) {
+        CHECK_EQ(n.valid, 3);
+        CHECK_EQ(n.invalid, 0);
+        CHECK_STR(n.image, "/bin/workload");
+    }
+    if (CHECK(exec_capture(&fx, MID_EXEC_SCAN, &n))) {     /* the exec's set lost */
+        CHECK_EQ(n.invalid, 0);
+        CHECK_EQ(n.by_cause[FRAME_NO_MAPS], 3);
+        CHECK_STR(n.image, SYM_NO_MAPS_IMAGE);
     }
     fixture_free(&fx);
 }
