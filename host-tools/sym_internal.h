@@ -64,9 +64,12 @@ struct maps_set {
                                     order when each CPU's log drains on its own */
     struct map_entry *maps;
     size_t count, cap;
-    bool has_exec;               /* maps some executable range: it describes a
-                                    program (a scan read while an exec built the
-                                    new address space maps only its stack) */
+    bool scanned;                /* shipped by the agent's scan, not by the
+                                    module's watch (SYM_EPOCH_WATCH) */
+    bool names_frames;           /* it may name frames (sym_user.c's
+                                    judge_sets): it maps code and, if scanned,
+                                    no exec changed the address space while
+                                    the agent read it */
 };
 
 struct process {

@@ -215,7 +215,8 @@ static void commit_set(struct symbolizer *s, struct set_asm *a)
         struct process *p = process_for(s, a->key.domain, a->key.pid);
         p->sets = sym_grow(p->sets, &p->set_cap, p->set_count + 1, sizeof(*p->sets));
         struct maps_set *set = &p->sets[p->set_count++];
-        *set = (struct maps_set){ .seq = ++s->maps_set_count, .tsc = a->tsc };
+        *set = (struct maps_set){ .seq = ++s->maps_set_count, .tsc = a->tsc,
+                                  .scanned = a->key.epoch != SYM_EPOCH_WATCH };
         s->maps_set_tscs = sym_grow(s->maps_set_tscs, &s->maps_set_tsc_cap, s->maps_set_count,
                                     sizeof(*s->maps_set_tscs));
         s->maps_set_tscs[set->seq - 1] = a->tsc;

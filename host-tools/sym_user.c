@@ -129,14 +129,9 @@ static void rank_sets(struct symbolizer *s)
     free(all);
     for (size_t p = 0; p < s->proc_count; p++) {
         s->procs[p].last_rank = 0;
-        for (size_t k = 0; k < s->procs[p].set_count; k++) {
-            struct maps_set *set = &s->procs[p].sets[k];
-            set->has_exec = false;
-            for (size_t m = 0; m < set->count; m++)
-                set->has_exec |= set->maps[m].exec;
-            if (set->has_exec && set->rank > s->procs[p].last_rank)
-                s->procs[p].last_rank = set->rank;
-        }
+        for (size_t k = 0; k < s->procs[p].set_count; k++)
+            if (s->procs[p].sets[k].names_frames && s->procs[p].sets[k].rank > s->procs[p].last_rank)
+                s->procs[p].last_rank = s->procs[p].sets[k].rank;
     }
 }
 
@@ -159,16 +154,96 @@ static uint32_t maps_rank_limit(const struct symbolizer *s, uint32_t maps_seq)
                                     sizeof(uint64_t), s->maps_set_tscs[maps_seq - 1]);
 }
 
-/* Every exec mapping of every maps set, by process (newest set first and
- * oldest first) and by domain; a range's priority is its set's rank. */
+static int ident_pid_cmp(const void *a, const void *b, void *sym);
+
+static bool set_maps_code(const struct maps_set *set)
+{
+    for (size_t m = 0; m < set->count; m++)
+        if (set->maps[m].exec)
+            return true;
+    return false;
+}
+
+/* Whether the agent's scan set of process p may describe another program
+ * than its process ran: the agent names the process (an identity, not
+ * born) before it reads /proc/PID/maps and again after it shipped them,
+ * and reads them again when the two name different CR3s. An exec in
+ * between left a set that may be the old program's, shipped after the
+ * exec's own set: the identities of p by TSC (by_pid[first..end)) just
+ * before and after the set show it. */
+static bool scan_straddles_exec(const struct symbolizer *s, const uint32_t *by_pid, size_t first,
+                                size_t end, const struct maps_set *set)
+{
+    size_t lo = first, hi = end;          /* the first identity after the set */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->idents[by_pid[mid]].tsc <= set->tsc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t b = lo, a = lo;
+    while (b > first && s->idents[by_pid[b - 1]].born)
+        b--;
+    while (a < end && s->idents[by_pid[a]].born)
+        a++;
+    return b > first && a < end && s->idents[by_pid[b - 1]].cr3 != s->idents[by_pid[a]].cr3;
+}
+
+/* The first index in by_pid (identities by domain, pid, TSC) of an
+ * identity of (domain, pid) or after it. */
+static size_t first_ident_of(const struct symbolizer *s, const uint32_t *by_pid, uint32_t domain,
+                             uint32_t pid)
+{
+    size_t lo = 0, hi = s->ident_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct identity *id = &s->idents[by_pid[mid]];
+        if (id->domain < domain || (id->domain == domain && id->pid < pid))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Which maps sets may name frames (struct maps_set's names_frames): not
+ * one that maps no code (a scan read while an exec built the new address
+ * space: only its new stack mapped; it may be shipped after the exec's
+ * own set), nor a scan that straddles an exec. */
+static void judge_sets(struct symbolizer *s)
+{
+    uint32_t *by_pid = sym_calloc(s->ident_count + 1, sizeof(*by_pid));
+    for (size_t i = 0; i < s->ident_count; i++)
+        by_pid[i] = (uint32_t)i;
+    qsort_r(by_pid, s->ident_count, sizeof(uint32_t), ident_pid_cmp, s);
+    for (size_t p = 0; p < s->proc_count; p++) {
+        const struct process *proc = &s->procs[p];
+        size_t first = first_ident_of(s, by_pid, proc->domain, proc->pid), end = first;
+        while (end < s->ident_count && s->idents[by_pid[end]].domain == proc->domain &&
+               s->idents[by_pid[end]].pid == proc->pid)
+            end++;
+        for (size_t k = 0; k < proc->set_count; k++) {
+            struct maps_set *set = &proc->sets[k];
+            set->names_frames = set_maps_code(set) &&
+                                !(set->scanned && scan_straddles_exec(s, by_pid, first, end, set));
+        }
+    }
+    free(by_pid);
+}
+
+/* Every exec mapping of every maps set that may name frames, by process
+ * (newest set first and oldest first) and by domain; a range's priority
+ * is its set's rank. */
 static void index_maps(struct symbolizer *s)
 {
+    judge_sets(s);
     rank_sets(s);
     size_t n = 0;
     for (size_t p = 0; p < s->proc_count; p++)
         for (size_t k = 0; k < s->procs[p].set_count; k++)
             for (size_t m = 0; m < s->procs[p].sets[k].count; m++)
-                n += s->procs[p].sets[k].maps[m].exec;
+                n += s->procs[p].sets[k].maps[m].exec && s->procs[p].sets[k].names_frames;
     struct range_item *by_pid = sym_calloc(n, sizeof(*by_pid)), *rev = sym_calloc(n, sizeof(*rev));
     struct range_item *by_domain = sym_calloc(n, sizeof(*by_domain));
     s->ix.map_refs = sym_calloc(n, sizeof(*s->ix.map_refs));
@@ -179,7 +254,7 @@ static void index_maps(struct symbolizer *s)
             const struct maps_set *set = &proc->sets[k];
             for (size_t m = 0; m < set->count; m++) {
                 const struct map_entry *e = &set->maps[m];
-                if (!e->exec)
+                if (!e->exec || !set->names_frames)
                     continue;
                 uint64_t group = pid_group(proc->domain, proc->pid);
                 by_pid[i] = (struct range_item){ group, e->start, e->end, set->rank };
@@ -363,15 +438,13 @@ bool sym_process_guessed(struct symbolizer *s, const struct sym_where *w)
 }
 
 /* The index in p's sets of the one ranked last in (floor, limit] (in
- * force at the sample's time), or p->set_count if none is. A set that
- * maps no executable code describes no program and is never in force: an
- * agent's scan read while an exec built the new address space (only the
- * new stack mapped) may be shipped after the exec's own set. */
+ * force at the sample's time) of those that may name frames (judge_sets),
+ * or p->set_count if none is. */
 static size_t set_in_force(const struct process *p, uint32_t floor, uint32_t limit)
 {
     size_t found = p->set_count;
     for (size_t k = 0; k < p->set_count; k++)
-        if (p->sets[k].has_exec && p->sets[k].rank > floor && p->sets[k].rank <= limit &&
+        if (p->sets[k].names_frames && p->sets[k].rank > floor && p->sets[k].rank <= limit &&
             (found == p->set_count || p->sets[k].rank > p->sets[found].rank))
             found = k;
     return found;

@@ -520,8 +520,11 @@ static void process_record(struct profile *p, uint8_t kind, const char *text, ui
 /* What an exec leaves in the log (exec_capture): its own maps set, an
  * agent scan read while the kernel was building the new address space
  * (only the new stack mapped: no executable line) and shipped after the
- * exec's set, a set of the process shipped after the sample. */
-enum { EXEC_SET = 1, MID_EXEC_SCAN = 2, LATER_SET = 4 };
+ * exec's set, an agent scan that read the old program's maps before the
+ * exec and shipped them after it (the agent's identities around it name
+ * the old CR3 and the new one), a set of the process shipped after the
+ * sample. */
+enum { EXEC_SET = 1, MID_EXEC_SCAN = 2, LATER_SET = 4, STALE_SCAN = 8 };
 
 static void exec_records(struct profile *p, const struct fixture *fx, unsigned what)
 {
@@ -536,6 +539,8 @@ static void exec_records(struct profile *p, const struct fixture *fx, unsigned w
     snprintf(after, sizeof(after), "%u %llx workload\n", PID, (unsigned long long)CR3);
     process_record(p, LOG_SYM_PROC_MAPS, old_maps, 20);     /* at the fork */
     process_record(p, LOG_SYM_PROCESS, before, 30);
+    if (what & STALE_SCAN)
+        process_record_of(p, LOG_SYM_PROCESS, 0, before, 35);  /* the agent, before reading */
     process_record(p, LOG_SYM_PROCESS, exec_id, 40);        /* the exec's switch of CR3 */
     if (what & EXEC_SET)
         process_record(p, LOG_SYM_PROC_MAPS, new_maps, 45);
@@ -543,6 +548,10 @@ static void exec_records(struct profile *p, const struct fixture *fx, unsigned w
     if (what & MID_EXEC_SCAN)
         process_record_of(p, LOG_SYM_PROC_MAPS, 0,
                           "7fffffffe000-7ffffffff000 rw-p 00000000 00:00 0 \n", 60);
+    if (what & STALE_SCAN) {
+        process_record_of(p, LOG_SYM_PROC_MAPS, 0, old_maps, 60);
+        process_record_of(p, LOG_SYM_PROCESS, 0, after, 70);   /* the agent, after shipping */
+    }
     uint64_t user_stack[] = { fx->f_after_g, fx->main_after_f };
     sample(p, LOG_MODE_GUEST_USER, fx->g, user_stack, 2, 100);
     if (what & LATER_SET)
@@ -618,6 +627,26 @@ TEST(a_scan_taken_mid_exec_does_not_hide_the_programs_maps)
         CHECK_EQ(n.invalid, 0);
         CHECK_EQ(n.by_cause[FRAME_NO_MAPS], 3);
         CHECK_STR(n.image, SYM_NO_MAPS_IMAGE);
+    }
+    fixture_free(&fx);
+}
+
+/* The agent read the old program's maps just before an exec and shipped
+ * them after the exec's own set; its identities before and after name
+ * different CR3s (it reads the maps again then). That set names no frame
+ * of the new program. */
+TEST(a_scan_that_straddles_an_exec_does_not_name_the_new_program)
+{
+    struct fixture fx;
+    struct counts n;
+    if (!CHECK(fixture_make(&fx))) {
+        fixture_free(&fx);
+        return;
+    }
+    if (CHECK(exec_capture(&fx, EXEC_SET | STALE_SCAN, &n))) {
+        CHECK_EQ(n.valid, 3);
+        CHECK_EQ(n.invalid, 0);
+        CHECK_STR(n.image, "/bin/workload");
     }
     fixture_free(&fx);
 }
