@@ -38,7 +38,15 @@ static const char *const cause_names[FRAME_CAUSE_COUNT] = {
     [FRAME_PATCHED] = "patched-at-boot",
     [FRAME_NO_PROCESS] = "no-process",
     [FRAME_NO_MAPS] = "no-maps",
+    [FRAME_MAPS_PARTIAL] = "maps-partial",
+    [FRAME_MODULE] = "module-area",
 };
+
+/* The x86-64 kernel's module area (Documentation/x86/x86_64/mm.rst: from
+ * the end of the 512 MiB or, with KASLR, 1 GiB kernel image mapping up to
+ * the fixmap), where loaded modules' code lies, above the kernel image. */
+#define KERNEL_MODULES_START 0xffffffffa0000000ull
+#define KERNEL_MODULES_END 0xffffffffff000000ull
 
 const char *frame_cause_name(enum frame_cause cause)
 {
@@ -247,10 +255,17 @@ static struct frame_result unchecked(const struct frame_checker *c, const struct
         r.cause = FRAME_NO_PROCESS;
     else if (!strcmp(image, SYM_NO_MAPS_IMAGE))
         r.cause = FRAME_NO_MAPS;
+    else if (f->mode == LOG_MODE_GUEST_USER && !strcmp(image, ANON_IMAGE) && !f->unmapped)
+        r.cause = FRAME_JIT;     /* in anonymous executable memory: generated code */
     else if (f->mode == LOG_MODE_GUEST_USER && !strcmp(image, ANON_IMAGE) &&
              !sym_function(c->sym, f->function)->known) {
-        r.verdict = process_known ? FRAME_INVALID : FRAME_UNCHECKED;
-        r.cause = process_known ? FRAME_NO_MAPPING : FRAME_NO_PROCESS;
+        r.verdict = process_known && !f->maps_partial ? FRAME_INVALID : FRAME_UNCHECKED;
+        r.cause = !process_known ? FRAME_NO_PROCESS :
+                  f->maps_partial ? FRAME_MAPS_PARTIAL : FRAME_NO_MAPPING;
+    } else if (!strcmp(why, "outside-text") && f->mode == LOG_MODE_GUEST_KERNEL &&
+               !sym_function(c->sym, f->function)->known && addr >= KERNEL_MODULES_START &&
+               addr < KERNEL_MODULES_END) {
+        r.cause = FRAME_MODULE;
     } else if (!strcmp(why, "outside-text")) {
         r.verdict = FRAME_INVALID;
         r.cause = FRAME_OUTSIDE_TEXT;

@@ -48,7 +48,8 @@ enum frame_cause {
     FRAME_OUTSIDE_TEXT,          /* no executable section of the binary holds it */
     FRAME_NO_MAPPING,            /* a user address no process mapping covers */
     FRAME_NO_BINARY,             /* unchecked: the binary's bytes are not at hand */
-    FRAME_JIT,                   /* unchecked: code a JIT map names */
+    FRAME_JIT,                   /* unchecked: code a JIT map names, or code in a
+                                    mapping of anonymous executable memory */
     FRAME_NO_DECODER,            /* unchecked: objdump could not be run */
     FRAME_PATCHED,               /* unchecked: inside kernel text rewritten at boot */
     FRAME_NO_PROCESS,            /* unchecked: a user address of an address space no
@@ -57,6 +58,14 @@ enum frame_cause {
     FRAME_NO_MAPS,               /* unchecked: a user address of a process whose
                                     address space no maps set describes (the set its
                                     exec shipped was lost) */
+    FRAME_MAPS_PARTIAL,          /* unchecked: a user address no mapping covers, in
+                                    an address space whose maps in the log cannot
+                                    tell it is unmapped (JIT code, or a dynamic
+                                    program's libraries mapped after the maps its
+                                    exec shipped) */
+    FRAME_MODULE,                /* unchecked: a kernel address outside the kernel
+                                    image, in the module area, that no shipped
+                                    symbol names */
     FRAME_CAUSE_COUNT,
 };
 

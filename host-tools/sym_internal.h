@@ -78,6 +78,8 @@ struct process {
     size_t set_count, set_cap;
     uint32_t last_rank;          /* the highest rank of its sets that map
                                     executable code (struct sym_indexes) */
+    bool jit;                    /* it runs generated code: a JIT map of it, or
+                                    anonymous executable memory in a set */
 };
 
 struct jit_entry {
@@ -263,6 +265,9 @@ struct sym_indexes {
                                           * another CR3, 0 if none: the maps sets
                                           * shipped before then describe an earlier
                                           * address space of the pid (sym_user.c) */
+    uint64_t *space_ceiling;             /* per identity: the TSC of its pid's next
+                                          * identity at another CR3, UINT64_MAX if
+                                          * none: later sets describe a later space */
 };
 
 struct sym_unwinder;                     /* host-tools/sym_unwind.c */

@@ -101,6 +101,7 @@ static void free_indexes(struct sym_indexes *ix)
     free(ix->idents_sorted);
     free(ix->domain_first_tsc);
     free(ix->space_floor);
+    free(ix->space_ceiling);
     *ix = (struct sym_indexes){ .stale = true };
 }
 
@@ -223,13 +224,21 @@ static void judge_sets(struct symbolizer *s)
         while (end < s->ident_count && s->idents[by_pid[end]].domain == proc->domain &&
                s->idents[by_pid[end]].pid == proc->pid)
             end++;
+        s->procs[p].jit = false;
         for (size_t k = 0; k < proc->set_count; k++) {
             struct maps_set *set = &proc->sets[k];
             set->names_frames = set_maps_code(set) &&
                                 !(set->scanned && scan_straddles_exec(s, by_pid, first, end, set));
+            for (size_t m = 0; m < set->count; m++)
+                s->procs[p].jit |= set->maps[m].exec && !set->maps[m].path;
         }
     }
     free(by_pid);
+    for (size_t j = 0; j < s->jit_count; j++) {
+        uint32_t p = keymap_get(&s->proc_map, s->jits[j].domain, s->jits[j].pid, 0, KEYMAP_NONE);
+        if (p != KEYMAP_NONE)
+            s->procs[p].jit = true;
+    }
 }
 
 /* Every exec mapping of every maps set that may name frames, by process
@@ -322,7 +331,8 @@ static int ident_pid_cmp(const void *a, const void *b, void *sym)
  * watch ships at a fork precedes the fork's identity, so a pid's first
  * space keeps it). The new program's own set is shipped at its exec, but
  * a set can be lost (the domain's share of the log full); then no older
- * set may stand in for it. */
+ * set may stand in for it. Its ceiling, the TSC of the next identity at
+ * another CR3, bounds what the space's own sets are (space_maps_vouch). */
 static void index_space_floors(struct symbolizer *s)
 {
     uint32_t *by_pid = sym_calloc(s->ident_count, sizeof(*by_pid));
@@ -335,6 +345,16 @@ static void index_space_floors(struct symbolizer *s)
         if (prev->domain != id->domain || prev->pid != id->pid)
             continue;
         s->ix.space_floor[by_pid[i]] = prev->cr3 != id->cr3 ? prev->tsc : s->ix.space_floor[by_pid[i - 1]];
+    }
+    s->ix.space_ceiling = sym_calloc(s->ident_count + 1, sizeof(*s->ix.space_ceiling));
+    for (size_t i = s->ident_count; i-- > 0;) {
+        const struct identity *id = &s->idents[by_pid[i]];
+        const struct identity *next = i + 1 < s->ident_count ? &s->idents[by_pid[i + 1]] : NULL;
+        uint64_t *ceiling = &s->ix.space_ceiling[by_pid[i]];
+        if (!next || next->domain != id->domain || next->pid != id->pid)
+            *ceiling = UINT64_MAX;
+        else
+            *ceiling = next->cr3 != id->cr3 ? next->tsc : s->ix.space_ceiling[by_pid[i + 1]];
     }
     free(by_pid);
 }
@@ -487,6 +507,53 @@ static bool space_has_no_maps(const struct symbolizer *s, const struct identity 
            s->procs[p].last_rank <= sets_before(s, s->ix.space_floor[id - s->idents]);
 }
 
+/* Whether set describes a dynamically linked program: its executable
+ * mappings come from more than one file (the program and its ELF
+ * interpreter at least; [vdso] is no file). */
+static bool set_is_dynamic(const struct maps_set *set)
+{
+    const char *file = NULL;
+    for (size_t m = 0; m < set->count; m++) {
+        const char *path = set->maps[m].path;
+        if (!set->maps[m].exec || !path || path[0] == '[')
+            continue;
+        if (file && strcmp(file, path))
+            return true;
+        file = path;
+    }
+    return false;
+}
+
+/* Whether the maps sets of identity id's address space (shipped after its
+ * floor and before its ceiling, struct sym_indexes) can tell that an
+ * address none of them maps was unmapped: not when the process runs
+ * generated code, nor when only the module's watch described the space
+ * and its program is dynamically linked (the watch ships the maps at the
+ * exec, before the interpreter maps the libraries; the agent's scans,
+ * when it runs, list them). */
+static bool space_maps_vouch(const struct symbolizer *s, const struct identity *id)
+{
+    uint32_t p = keymap_get((struct keymap *)&s->proc_map, id->domain, id->pid, 0, KEYMAP_NONE);
+    if (p == KEYMAP_NONE)
+        return true;
+    const struct process *proc = &s->procs[p];
+    if (proc->jit)
+        return false;
+    uint32_t floor = sets_before(s, s->ix.space_floor[id - s->idents]);
+    uint64_t ceiling = s->ix.space_ceiling[id - s->idents];
+    const struct maps_set *newest = NULL;
+    for (size_t k = 0; k < proc->set_count; k++) {
+        const struct maps_set *set = &proc->sets[k];
+        if (!set->names_frames || set->rank <= floor || set->tsc >= ceiling)
+            continue;
+        if (set->scanned)
+            return true;
+        if (!newest || set->rank > newest->rank)
+            newest = set;
+    }
+    return !newest || !set_is_dynamic(newest);
+}
+
 static uint32_t binding_for(struct symbolizer *s, const struct sym_where *w)
 {
     return keymap_get(&s->binding_map, w->domain, w->cr3 & SYM_CR3_SPACE_MASK, 0, KEYMAP_NONE);
@@ -506,16 +573,18 @@ static void bind_cr3(struct symbolizer *s, const struct sym_where *w, uint32_t p
  * its identity is never traded for another whose maps hold the address,
  * and nothing is guessed when several processes map it (static programs
  * share their addresses): NULL then, and when none maps it (*no_maps:
- * because no maps set describes the identity's address space). */
+ * because no maps set describes the identity's address space; *partial:
+ * its sets cannot tell the address is unmapped, space_maps_vouch). */
 static const struct map_ref *pick_process(struct symbolizer *s, const struct sym_where *w,
-                                          uint64_t addr, bool *no_maps)
+                                          uint64_t addr, bool *no_maps, bool *partial)
 {
     const struct identity *id = w->has_cr3 ? identity_for(s, w) : NULL;
-    *no_maps = false;
+    *no_maps = *partial = false;
     if (id) {
         const struct map_ref *ref = pid_mapping(s, w->domain, id->pid, addr, w->maps_seq,
                                                 s->ix.space_floor[id - s->idents]);
         *no_maps = !ref && space_has_no_maps(s, id);
+        *partial = !ref && !*no_maps && !space_maps_vouch(s, id);
         return ref;
     }
     uint32_t b = w->has_cr3 ? binding_for(s, w) : KEYMAP_NONE;
@@ -578,8 +647,8 @@ const struct process *sym_user_process(struct symbolizer *s, const struct sym_wh
                                        uint64_t addr, const struct maps_set **set)
 {
     build_indexes(s);
-    bool no_maps;
-    const struct map_ref *ref = pick_process(s, w, addr, &no_maps);
+    bool no_maps, partial;
+    const struct map_ref *ref = pick_process(s, w, addr, &no_maps, &partial);
     *set = ref ? &s->procs[ref->proc].sets[ref->set] : NULL;
     return ref ? &s->procs[ref->proc] : NULL;
 }
@@ -587,13 +656,14 @@ const struct process *sym_user_process(struct symbolizer *s, const struct sym_wh
 void sym_resolve_user(struct symbolizer *s, const struct sym_where *w, struct sym_frame *f)
 {
     build_indexes(s);
-    bool no_maps;
-    const struct map_ref *ref = pick_process(s, w, f->addr, &no_maps);
+    bool no_maps, partial;
+    const struct map_ref *ref = pick_process(s, w, f->addr, &no_maps, &partial);
     const struct process *p = ref ? &s->procs[ref->proc] : NULL;
     if (resolve_jit(s, w, p, f))
         return;
     if (!p) {
         f->unmapped = !no_maps;     /* nothing says what the space maps: not known unmapped */
+        f->maps_partial = partial;
         f->image = sym_image_get(s, no_maps ? SYM_NO_MAPS_IMAGE : ANON_IMAGE, 0, 0, 0);
         f->function = sym_unknown_function(s, f->image, false, f->addr, 0);
         return;

@@ -105,6 +105,9 @@ struct sym_frame {
     uint32_t line;               /* source line of addr itself, 0 if unknown */
     uint8_t mode;                /* enum log_mode it was resolved in */
     bool unmapped;               /* a user address no process mapping (nor JIT map) covers */
+    bool maps_partial;           /* ... in an address space whose maps in the log
+                                    cannot tell it is unmapped: code may have
+                                    been mapped after its last set (sym_user.c) */
     uint32_t inline_first;       /* its inlined functions: sym_frame_inlines */
     uint32_t inline_count;
     uint32_t call_line;          /* line of function the outermost was inlined at */

@@ -26,7 +26,8 @@
  * one loaded, so only the exec's own switch passes the test.
  *
  * Tracepoint probes run with preemption disabled: the text is built in
- * per-CPU buffers, the mappings are read under mmap_read_trylock (the
+ * per-CPU buffers (a set longer than one buffer goes out in several
+ * chunks), the mappings are read under mmap_read_trylock (the
  * task has just released its own lock; a contended lock ships the
  * identity alone), d_path takes no sleeping lock. */
 #include <linux/dcache.h>
@@ -65,13 +66,21 @@ static DEFINE_PER_CPU(struct vpw_buf, vpw_bufs);
 static struct tracepoint *vpw_exec_tp, *vpw_fork_tp, *vpw_switch_tp;
 static bool vpw_exec_on, vpw_fork_on, vpw_switch_on;
 
-static void vpw_ship(struct vpw_buf *b, u32 kind, pid_t pid, size_t len)
+/* Ships b->text[0..len) as chunk `chunk` of a set (the last one when
+ * last). */
+static void vpw_ship_chunk(struct vpw_buf *b, u32 kind, pid_t pid, u32 chunk, bool last,
+			   size_t len)
 {
 	b->chunk = (struct vertigo_symbols_chunk){
-		.kind = kind, .pid = (u32)pid, .epoch = VPW_EPOCH, .last = 1, .len = (u32)len,
-		.data = (u64)(uintptr_t)b->text,
+		.kind = kind, .pid = (u32)pid, .epoch = VPW_EPOCH, .chunk = chunk,
+		.last = last ? 1 : 0, .len = (u32)len, .data = (u64)(uintptr_t)b->text,
 	};
 	vertigo_hypercall1(VERTIGO_HC_SYMBOLS, (u64)(uintptr_t)&b->chunk);
+}
+
+static void vpw_ship(struct vpw_buf *b, u32 kind, pid_t pid, size_t len)
+{
+	vpw_ship_chunk(b, kind, pid, 0, true, len);
 }
 
 /* The name /proc/PID/maps gives an executable mapping of no file: a
@@ -82,9 +91,13 @@ static const char *vpw_special_name(struct vm_area_struct *vma)
 }
 
 /* One maps line of vma into b->text at len; the new length (len when
- * the line does not fit or names no path). A special mapping's line is
- * /proc/PID/maps' (offset 0, inode 0, its bracketed name). */
-static size_t vpw_maps_line(struct vpw_buf *b, size_t len, struct vm_area_struct *vma)
+ * the line names no path). When the line does not fit after what b->text
+ * holds, that is shipped first as chunk *chunk of the task's set (a
+ * program with many libraries, such as perf, needs several). A special
+ * mapping's line is /proc/PID/maps' (offset 0, inode 0, its bracketed
+ * name). */
+static size_t vpw_maps_line(struct vpw_buf *b, size_t len, struct vm_area_struct *vma,
+			    pid_t tgid, u32 *chunk)
 {
 	char line[VPW_LINE_MAX];
 	const char *path = vma->vm_file ? d_path(&vma->vm_file->f_path, b->path, sizeof(b->path))
@@ -99,8 +112,10 @@ static size_t vpw_maps_line(struct vpw_buf *b, size_t len, struct vm_area_struct
 		      vma->vm_flags & VM_SHARED ? 's' : 'p',
 		      vma->vm_file ? (unsigned long long)vma->vm_pgoff << PAGE_SHIFT : 0ull,
 		      vma->vm_file ? file_inode(vma->vm_file)->i_ino : 0ul, path);
-	if (len + n > sizeof(b->text))
-		return len;
+	if (len + n > sizeof(b->text)) {
+		vpw_ship_chunk(b, VPW_KIND_MAPS, tgid, (*chunk)++, false, len);
+		len = 0;
+	}
 	memcpy(b->text + len, line, n);
 	return len + n;
 }
@@ -125,17 +140,18 @@ static void vpw_ship_process(struct task_struct *task, struct mm_struct *mm)
 	struct vpw_buf *b = this_cpu_ptr(&vpw_bufs);
 	struct vm_area_struct *vma;
 	size_t len = 0;
+	u32 chunk = 0;
 
 	if (mmap_read_trylock(mm)) {
 		VMA_ITERATOR(vmi, mm, 0);
 
 		for_each_vma(vmi, vma)
 			if ((vma->vm_flags & VM_EXEC) && (vma->vm_file || vpw_special_name(vma)))
-				len = vpw_maps_line(b, len, vma);
+				len = vpw_maps_line(b, len, vma, task->tgid, &chunk);
 		mmap_read_unlock(mm);
 	}
 	if (len)
-		vpw_ship(b, VPW_KIND_MAPS, task->tgid, len);
+		vpw_ship_chunk(b, VPW_KIND_MAPS, task->tgid, chunk, true, len);
 	vpw_ship_identity(b, task, mm);
 }
 

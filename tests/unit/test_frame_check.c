@@ -650,3 +650,128 @@ TEST(a_scan_that_straddles_an_exec_does_not_name_the_new_program)
     }
     fixture_free(&fx);
 }
+
+/* Addresses no mapping covers in processes whose maps cannot say so: the
+ * module's watch shipped a dynamically linked program's maps at its exec
+ * (the program and its interpreter; the interpreter maps the libraries
+ * after), or the process runs JIT code. A static program's maps, shipped
+ * the same way, still find the stray address invalid. */
+#define STRAY_IN_LIBC 0x7f0000401000ull
+
+enum { STRAY_DYNAMIC = 1, STRAY_JIT = 2, STRAY_THEN_EXEC = 4 };
+
+static bool stray_leaf(const struct fixture *fx, unsigned how, struct counts *out)
+{
+    bool dynamic = how & STRAY_DYNAMIC, jit = how & STRAY_JIT;
+    struct profile p;
+    char err[256], maps[2 * PATH_LEN], ident[64];
+    struct profile_options o = { .sym = { .guest_root = fx->root } };
+    if (!CHECK(profile_init(&p, &o, err, sizeof(err))))
+        return false;
+    int n = snprintf(maps, sizeof(maps), "%08lx-%08lx r-xp %08lx 00:00 1 /bin/workload\n",
+                     (unsigned long)fx->text_start, (unsigned long)fx->text_end,
+                     (unsigned long)fx->text_offset);
+    if (dynamic)
+        snprintf(maps + n, sizeof(maps) - (size_t)n,
+                 "7f0000001000-7f0000020000 r-xp 00001000 00:00 2 /lib64/ld-linux-x86-64.so.2\n");
+    snprintf(ident, sizeof(ident), "%u %llx workload\n", PID, (unsigned long long)CR3);
+    process_record(&p, LOG_SYM_PROC_MAPS, maps, 2);         /* the watch's, at the exec */
+    process_record(&p, LOG_SYM_PROCESS, ident, 3);
+    if (jit)
+        process_record(&p, LOG_SYM_JIT_MAP, "7f0000900000 40 jitted\n", 4);
+    sample(&p, LOG_MODE_GUEST_USER, STRAY_IN_LIBC, NULL, 0, 10);
+    if (how & STRAY_THEN_EXEC) {        /* a static program's, in a new space */
+        char exec_id[64], exec_maps[PATH_LEN];
+        snprintf(exec_id, sizeof(exec_id), "%u %llx hvmini\n", PID, (unsigned long long)CR3_OLD);
+        snprintf(exec_maps, sizeof(exec_maps), "%08lx-%08lx r-xp %08lx 00:00 1 /bin/hvmini\n",
+                 (unsigned long)fx->text_start, (unsigned long)fx->text_end,
+                 (unsigned long)fx->text_offset);
+        process_record(&p, LOG_SYM_PROCESS, exec_id, 20);
+        process_record(&p, LOG_SYM_PROC_MAPS, exec_maps, 21);
+        process_record(&p, LOG_SYM_PROCESS, exec_id, 22);
+    }
+    bool ok = CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 1);
+    struct frame_checker *c = ok ? frame_checker_new(p.sym) : NULL;
+    struct frame_result res[LOG_STACK_MAX + 1];
+    memset(out, 0, sizeof(*out));
+    if (c) {
+        frame_check_sample(c, &p.samples[0], res);
+        tally(out, res, p.samples[0].depth);
+    }
+    frame_checker_free(c);
+    profile_free(&p);
+    return ok && c;
+}
+
+TEST(a_stray_address_is_invalid_only_where_the_maps_can_tell)
+{
+    struct fixture fx;
+    struct counts n;
+    if (!CHECK(fixture_make(&fx))) {
+        fixture_free(&fx);
+        return;
+    }
+    if (CHECK(stray_leaf(&fx, 0, &n))) {        /* static: all its code mapped */
+        CHECK_EQ(n.invalid, 1);
+        CHECK_EQ(n.by_cause[FRAME_NO_MAPPING], 1);
+    }
+    if (CHECK(stray_leaf(&fx, STRAY_DYNAMIC, &n))) {         /* dynamic, libraries unshipped */
+        CHECK_EQ(n.invalid, 0);
+        CHECK_EQ(n.by_cause[FRAME_MAPS_PARTIAL], 1);
+    }
+    if (CHECK(stray_leaf(&fx, STRAY_JIT, &n))) {         /* JIT code */
+        CHECK_EQ(n.invalid, 0);
+        CHECK_EQ(n.by_cause[FRAME_MAPS_PARTIAL], 1);
+    }
+    /* The static program the process execs later has a space of its own:
+     * its maps say nothing of the dynamic program's. */
+    if (CHECK(stray_leaf(&fx, STRAY_DYNAMIC | STRAY_THEN_EXEC, &n))) {
+        CHECK_EQ(n.invalid, 0);
+        CHECK_EQ(n.by_cause[FRAME_MAPS_PARTIAL], 1);
+    }
+    fixture_free(&fx);
+}
+
+/* A kernel address outside the kernel image: in the module area a
+ * module's code (no symbol shipped names it), unchecked; below the
+ * image, invalid. */
+static bool kernel_leaf(const struct fixture *fx, uint64_t rip, struct counts *out)
+{
+    struct profile p;
+    char err[256], image[PATH_LEN];
+    snprintf(image, sizeof(image), "%s/profile/minikernel", fx->build);
+    struct profile_options o = { .sym = { .guest_root = fx->root, .kernel_image = image } };
+    if (!CHECK(profile_init(&p, &o, err, sizeof(err))))
+        return false;
+    sample(&p, LOG_MODE_GUEST_KERNEL, rip, NULL, 0, 10);
+    bool ok = CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 1);
+    struct frame_checker *c = ok ? frame_checker_new(p.sym) : NULL;
+    struct frame_result res[LOG_STACK_MAX + 1];
+    memset(out, 0, sizeof(*out));
+    if (c) {
+        frame_check_sample(c, &p.samples[0], res);
+        tally(out, res, p.samples[0].depth);
+    }
+    frame_checker_free(c);
+    profile_free(&p);
+    return ok && c;
+}
+
+TEST(a_kernel_address_in_the_module_area_is_unchecked)
+{
+    struct fixture fx;
+    struct counts n;
+    if (!CHECK(fixture_make(&fx))) {
+        fixture_free(&fx);
+        return;
+    }
+    if (CHECK(kernel_leaf(&fx, 0xffffffffc020242full, &n))) {
+        CHECK_EQ(n.invalid, 0);
+        CHECK_EQ(n.by_cause[FRAME_MODULE], 1);
+    }
+    if (CHECK(kernel_leaf(&fx, 0xffffffff80001000ull, &n))) {
+        CHECK_EQ(n.invalid, 1);
+        CHECK_EQ(n.by_cause[FRAME_OUTSIDE_TEXT], 1);
+    }
+    fixture_free(&fx);
+}
