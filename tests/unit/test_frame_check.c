@@ -558,6 +558,27 @@ static void exec_records(struct profile *p, const struct fixture *fx, unsigned w
         process_record(p, LOG_SYM_PROC_MAPS, new_maps, 200);
 }
 
+/* Finishes p, checks its one sample's frames into out (tallied, with
+ * the image its last frame is named in) and frees p. */
+static bool check_only_sample(struct profile *p, struct counts *out)
+{
+    char err[256];
+    bool ok = CHECK(profile_finish(p, NULL, err, sizeof(err))) && CHECK_EQ(p->sample_count, 1);
+    struct frame_checker *c = ok ? frame_checker_new(p->sym) : NULL;
+    struct frame_result res[LOG_STACK_MAX + 1];
+    memset(out, 0, sizeof(*out));
+    if (c) {
+        const struct profile_sample *s = &p->samples[0];
+        frame_check_sample(c, s, res);
+        tally(out, res, s->depth);
+        snprintf(out->image, sizeof(out->image), "%s",
+                 sym_image(p->sym, sym_frame(p->sym, s->frames[s->depth - 1])->image)->name);
+    }
+    frame_checker_free(c);
+    profile_free(p);
+    return ok && c;
+}
+
 /* Checks the one sample of an exec's capture (exec_records): its frames
  * tallied, its leaf's image. */
 static bool exec_capture(const struct fixture *fx, unsigned what, struct counts *out)
@@ -568,20 +589,7 @@ static bool exec_capture(const struct fixture *fx, unsigned what, struct counts 
     if (!CHECK(profile_init(&p, &o, err, sizeof(err))))
         return false;
     exec_records(&p, fx, what);
-    bool ok = CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 1);
-    struct frame_checker *c = ok ? frame_checker_new(p.sym) : NULL;
-    struct frame_result res[LOG_STACK_MAX + 1];
-    memset(out, 0, sizeof(*out));
-    if (c) {
-        const struct profile_sample *s = &p.samples[0];
-        frame_check_sample(c, s, res);
-        tally(out, res, s->depth);
-        snprintf(out->image, sizeof(out->image), "%s",
-                 sym_image(p.sym, sym_frame(p.sym, s->frames[s->depth - 1])->image)->name);
-    }
-    frame_checker_free(c);
-    profile_free(&p);
-    return ok && c;
+    return check_only_sample(&p, out);
 }
 
 TEST(an_exec_whose_maps_were_lost_is_not_named_by_the_old_program)
@@ -690,17 +698,7 @@ static bool stray_leaf(const struct fixture *fx, unsigned how, struct counts *ou
         process_record(&p, LOG_SYM_PROC_MAPS, exec_maps, 21);
         process_record(&p, LOG_SYM_PROCESS, exec_id, 22);
     }
-    bool ok = CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 1);
-    struct frame_checker *c = ok ? frame_checker_new(p.sym) : NULL;
-    struct frame_result res[LOG_STACK_MAX + 1];
-    memset(out, 0, sizeof(*out));
-    if (c) {
-        frame_check_sample(c, &p.samples[0], res);
-        tally(out, res, p.samples[0].depth);
-    }
-    frame_checker_free(c);
-    profile_free(&p);
-    return ok && c;
+    return check_only_sample(&p, out);
 }
 
 TEST(a_stray_address_is_invalid_only_where_the_maps_can_tell)
@@ -744,17 +742,7 @@ static bool kernel_leaf(const struct fixture *fx, uint64_t rip, struct counts *o
     if (!CHECK(profile_init(&p, &o, err, sizeof(err))))
         return false;
     sample(&p, LOG_MODE_GUEST_KERNEL, rip, NULL, 0, 10);
-    bool ok = CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 1);
-    struct frame_checker *c = ok ? frame_checker_new(p.sym) : NULL;
-    struct frame_result res[LOG_STACK_MAX + 1];
-    memset(out, 0, sizeof(*out));
-    if (c) {
-        frame_check_sample(c, &p.samples[0], res);
-        tally(out, res, p.samples[0].depth);
-    }
-    frame_checker_free(c);
-    profile_free(&p);
-    return ok && c;
+    return check_only_sample(&p, out);
 }
 
 TEST(a_kernel_address_in_the_module_area_is_unchecked)
