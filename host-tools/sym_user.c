@@ -212,12 +212,8 @@ static size_t first_ident_of(const struct symbolizer *s, const uint32_t *by_pid,
  * one that maps no code (a scan read while an exec built the new address
  * space: only its new stack mapped; it may be shipped after the exec's
  * own set), nor a scan that straddles an exec. */
-static void judge_sets(struct symbolizer *s)
+static void judge_sets(struct symbolizer *s, const uint32_t *by_pid)
 {
-    uint32_t *by_pid = sym_calloc(s->ident_count + 1, sizeof(*by_pid));
-    for (size_t i = 0; i < s->ident_count; i++)
-        by_pid[i] = (uint32_t)i;
-    qsort_r(by_pid, s->ident_count, sizeof(uint32_t), ident_pid_cmp, s);
     for (size_t p = 0; p < s->proc_count; p++) {
         const struct process *proc = &s->procs[p];
         size_t first = first_ident_of(s, by_pid, proc->domain, proc->pid), end = first;
@@ -233,7 +229,6 @@ static void judge_sets(struct symbolizer *s)
                 s->procs[p].jit |= set->maps[m].exec && !set->maps[m].path;
         }
     }
-    free(by_pid);
     for (size_t j = 0; j < s->jit_count; j++) {
         uint32_t p = keymap_get(&s->proc_map, s->jits[j].domain, s->jits[j].pid, 0, KEYMAP_NONE);
         if (p != KEYMAP_NONE)
@@ -244,9 +239,9 @@ static void judge_sets(struct symbolizer *s)
 /* Every exec mapping of every maps set that may name frames, by process
  * (newest set first and oldest first) and by domain; a range's priority
  * is its set's rank. */
-static void index_maps(struct symbolizer *s)
+static void index_maps(struct symbolizer *s, const uint32_t *idents_by_pid)
 {
-    judge_sets(s);
+    judge_sets(s, idents_by_pid);
     rank_sets(s);
     size_t n = 0;
     for (size_t p = 0; p < s->proc_count; p++)
@@ -333,13 +328,9 @@ static int ident_pid_cmp(const void *a, const void *b, void *sym)
  * a set can be lost (the domain's share of the log full); then no older
  * set may stand in for it. Its ceiling, the TSC of the next identity at
  * another CR3, bounds what the space's own sets are (space_maps_vouch). */
-static void index_space_floors(struct symbolizer *s)
+static void index_space_floors(struct symbolizer *s, const uint32_t *by_pid)
 {
-    uint32_t *by_pid = sym_calloc(s->ident_count, sizeof(*by_pid));
     s->ix.space_floor = sym_calloc(s->ident_count, sizeof(*s->ix.space_floor));
-    for (size_t i = 0; i < s->ident_count; i++)
-        by_pid[i] = (uint32_t)i;
-    qsort_r(by_pid, s->ident_count, sizeof(uint32_t), ident_pid_cmp, s);
     for (size_t i = 1; i < s->ident_count; i++) {
         const struct identity *prev = &s->idents[by_pid[i - 1]], *id = &s->idents[by_pid[i]];
         if (prev->domain != id->domain || prev->pid != id->pid)
@@ -356,12 +347,11 @@ static void index_space_floors(struct symbolizer *s)
         else
             *ceiling = next->cr3 != id->cr3 ? next->tsc : s->ix.space_ceiling[by_pid[i + 1]];
     }
-    free(by_pid);
 }
 
-static void index_identities(struct symbolizer *s)
+static void index_identities(struct symbolizer *s, const uint32_t *by_pid)
 {
-    index_space_floors(s);
+    index_space_floors(s, by_pid);
     s->ix.idents_sorted = sym_calloc(s->ident_count, sizeof(*s->ix.idents_sorted));
     for (size_t i = 0; i < s->ident_count; i++)
         s->ix.idents_sorted[i] = (uint32_t)i;
@@ -381,14 +371,26 @@ static void index_identities(struct symbolizer *s)
     }
 }
 
+/* Every identity's index, by domain, pid, TSC and arrival. */
+static uint32_t *idents_by_pid(struct symbolizer *s)
+{
+    uint32_t *by_pid = sym_calloc(s->ident_count + 1, sizeof(*by_pid));
+    for (size_t i = 0; i < s->ident_count; i++)
+        by_pid[i] = (uint32_t)i;
+    qsort_r(by_pid, s->ident_count, sizeof(uint32_t), ident_pid_cmp, s);
+    return by_pid;
+}
+
 static void build_indexes(struct symbolizer *s)
 {
     if (!s->ix.stale)
         return;
     free_indexes(&s->ix);
-    index_maps(s);
+    uint32_t *by_pid = idents_by_pid(s);      /* shared by the maps' and identities' indexes */
+    index_maps(s, by_pid);
     index_jit(s);
-    index_identities(s);
+    index_identities(s, by_pid);
+    free(by_pid);
     s->ix.stale = false;
 }
 
