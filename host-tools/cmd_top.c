@@ -152,12 +152,15 @@ static int load(struct profile *p, const char *input, const struct profile_optio
         free(dec);
         return 1;
     }
-    static uint8_t chunk[65536];
-    size_t got;
-    while ((got = fread(chunk, 1, sizeof(chunk), in)) > 0)
-        logdec_feed(dec, chunk, got);
+    int status = profile_read_symbols(p, "top", input, in);
+    if (status == VERTIGO_EXIT_OK)
+        status = log_input_feed("top", input, in, dec);
     fclose(in);
-    logdec_finish(dec);
+    if (status != VERTIGO_EXIT_OK) {
+        free(dec);
+        snprintf(problem, len, "%s: read error", input);
+        return 1;
+    }
     bool empty = logdec_verdict(dec) == LOGDEC_NO_LOG;
     free(dec);
     if (empty) {

@@ -3,12 +3,27 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "host-tools/vertigo.h"
 
 #define READ_CHUNK 65536
+
+int log_input_feed(const char *cmd, const char *path, FILE *in, struct logdec *dec)
+{
+    static uint8_t chunk[READ_CHUNK];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), in)) > 0)
+        logdec_feed(dec, chunk, n);
+    if (ferror(in)) {
+        fprintf(stderr, "vertigo %s: %s: read error\n", cmd, path);
+        return VERTIGO_EXIT_USAGE;
+    }
+    logdec_finish(dec);
+    return VERTIGO_EXIT_OK;
+}
 
 int log_input_decode(const char *cmd, const char *path, struct logdec *dec)
 {
@@ -18,19 +33,47 @@ int log_input_decode(const char *cmd, const char *path, struct logdec *dec)
         fprintf(stderr, "vertigo %s: %s: %s\n", cmd, path, strerror(errno));
         return VERTIGO_EXIT_USAGE;
     }
-    static uint8_t chunk[READ_CHUNK];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), in)) > 0)
-        logdec_feed(dec, chunk, n);
-    int failed = ferror(in);
+    int status = log_input_feed(cmd, path, in, dec);
     if (!is_stdin)
         fclose(in);
-    if (failed) {
-        fprintf(stderr, "vertigo %s: %s: read error\n", cmd, path);
-        return VERTIGO_EXIT_USAGE;
+    return status;
+}
+
+/* Standard input copied whole into a temporary file (deleted when
+ * closed), so that it can be read twice. */
+static FILE *spool_stdin(const char *cmd)
+{
+    FILE *tmp = tmpfile();
+    if (!tmp) {
+        fprintf(stderr, "vertigo %s: standard input: no temporary file to hold it: %s\n", cmd,
+                strerror(errno));
+        return NULL;
     }
-    logdec_finish(dec);
-    return VERTIGO_EXIT_OK;
+    static uint8_t chunk[READ_CHUNK];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
+        if (fwrite(chunk, 1, n, tmp) != n) {
+            fprintf(stderr, "vertigo %s: standard input: writing its temporary copy: %s\n", cmd,
+                    strerror(errno));
+            fclose(tmp);
+            return NULL;
+        }
+    if (ferror(stdin) || fflush(tmp) || fseek(tmp, 0, SEEK_SET)) {
+        fprintf(stderr, "vertigo %s: standard input: read error\n", cmd);
+        fclose(tmp);
+        return NULL;
+    }
+    return tmp;
+}
+
+FILE *log_input_open_twice(const char *cmd, const char *path)
+{
+    if (!strcmp(path, "-"))
+        return spool_stdin(cmd);
+    FILE *in = fopen(path, "rb");
+    if (!in)
+        fprintf(stderr, "vertigo %s: %s: %s\n", cmd, path, strerror(errno));
+    return in;
 }
 
 int log_input_exit_status(const char *cmd, const char *path, const struct logdec *dec)

@@ -3,7 +3,9 @@
 #include "host-tools/profile.h"
 #include "host-tools/out_of_memory.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -326,7 +328,7 @@ void profile_record(void *user, const struct logdec_record *r)
         sample_record(p, &r->u.sample, r->cpu, r->tsc, r->offset);
     else if (r->type == LOG_REC_USER_STACK)
         user_stack_record(p->raw, r->cpu, &r->u.user_stack);
-    else if (r->type == LOG_REC_SYMBOLS)
+    else if (r->type == LOG_REC_SYMBOLS && ++p->symbols_seen > p->symbols_read)
         sym_add_record(p->sym, &r->u.symbols, r->tsc);
     else if (r->type == LOG_REC_EVENT_DESC)
         event_desc_record(p->raw, &r->u.event_desc);
@@ -339,6 +341,33 @@ void profile_record(void *user, const struct logdec_record *r)
 const struct logdec_callbacks profile_decoder_callbacks = {
     .header = profile_header, .record = profile_record,
 };
+
+static void symbols_record(void *user, const struct logdec_record *r)
+{
+    struct profile *p = user;
+    if (r->type == LOG_REC_SYMBOLS) {
+        sym_add_record(p->sym, &r->u.symbols, r->tsc);
+        p->symbols_read++;
+    }
+}
+
+int profile_read_symbols(struct profile *p, const char *cmd, const char *path, FILE *in)
+{
+    static const struct logdec_callbacks symbols_only = { .record = symbols_record };
+    struct logdec *dec = malloc(sizeof(*dec));
+    if (!dec) {
+        fprintf(stderr, "vertigo %s: out of memory\n", cmd);
+        return VERTIGO_EXIT_USAGE;
+    }
+    logdec_init(dec, &symbols_only, p);
+    int status = log_input_feed(cmd, path, in, dec);
+    free(dec);
+    if (status == VERTIGO_EXIT_OK && fseek(in, 0, SEEK_SET)) {
+        fprintf(stderr, "vertigo %s: %s: cannot read it again: %s\n", cmd, path, strerror(errno));
+        status = VERTIGO_EXIT_USAGE;
+    }
+    return status;
+}
 
 /* ---- Finishing: events, filter, symbolization ------------------------- */
 
@@ -957,8 +986,14 @@ int profile_load(struct profile *p, const char *cmd, const char *path,
         fprintf(stderr, "vertigo %s: out of memory\n", cmd);
         return VERTIGO_EXIT_USAGE;
     }
-    logdec_init(dec, &profile_decoder_callbacks, p);
-    int status = log_input_decode(cmd, path, dec);
+    FILE *in = log_input_open_twice(cmd, path);
+    int status = in ? profile_read_symbols(p, cmd, path, in) : VERTIGO_EXIT_USAGE;
+    if (status == VERTIGO_EXIT_OK) {
+        logdec_init(dec, &profile_decoder_callbacks, p);
+        status = log_input_feed(cmd, path, in, dec);
+    }
+    if (in)
+        fclose(in);
     if (status == VERTIGO_EXIT_OK)
         status = profile_complete(p, cmd, path, o, dec);
     free(dec);

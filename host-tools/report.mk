@@ -131,6 +131,11 @@ UNIT_TESTS += report_domains
 unit_report_domains_SRCS := tests/unit/test_report_domains.c $(REPORT_TEST_SRCS)
 unit_report_domains_LIBS := $(REPORT_LIBS)
 $(BUILD)/unit/report_domains: | $(PROFILE_FIXTURE_ELFS)
+# Two CPUs: a sample named by time, not by the order the CPUs' blocks arrive.
+UNIT_TESTS += report_cpus
+unit_report_cpus_SRCS := tests/unit/test_report_cpus.c $(REPORT_TEST_SRCS)
+unit_report_cpus_LIBS := $(REPORT_LIBS)
+$(BUILD)/unit/report_cpus: | $(PROFILE_FIXTURE_ELFS)
 
 # pprof itself, built from Debian's golang-github-google-pprof-dev source
 # (setup-deps installs it): unlike Go's `go tool pprof`, whose local files
