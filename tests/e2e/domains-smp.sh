@@ -178,3 +178,9 @@ for f in serial.txt dom1.txt; do
     expect_not_in $RUN $f "no segfault, oops or killed init in $f" 'segfault at|Attempted to kill init|Oops'
 done
 expect_in $RUN com2.txt "the run passes" '^VERTIGO-END: PASS'
+# The frame checker on the two SMP domains' capture (their guest perf and
+# workloads sampled by Vertigo's and the guests' sessions): no frame
+# invalid; the libraries perf maps after its exec are unchecked
+# (maps-partial), the perf initramfs' binaries are looked up in it.
+expect_valid_frames $RUN --guest-root "$BUILD/guest/initramfs-perf" --vertigo-elf "$BUILD/vertigo.elf" \
+    --kernel-image "$KERNEL"

@@ -232,5 +232,11 @@ grep -qx '# Sort: comm,dso,sym' "$report" &&
     pass "$RUN: report: perf's default comm,dso,sym with the workload process's rows" ||
     fail "$RUN: report: default comm,dso,sym" "$(sed -n '7,11p' "$report")"
 
+# The frame checker on this capture (two CPUs; user samples with call
+# stacks, a JIT that moved its code, guest-sent NMIs): no frame invalid,
+# each sample named by the identities in force at its TSC whichever CPU
+# shipped them; JIT code is unchecked.
+expect_valid_frames $RUN "${GUEST_SYMS[@]}" --kernel-image "$KERNEL"
+
 expect_in $RUN com2.txt "session stopped at the end of the domain" '^sample: session stopped at the end of the domain: [0-9]+ samples logged$'
 expect_in $RUN com2.txt "run verdict" '^VERTIGO-END: PASS \(guest passed and powered off\)'
