@@ -1,6 +1,6 @@
 # libFuzzer (clang) targets. `make fuzz` runs each for FUZZ_SECONDS
-# (default 30 minutes); tests/e2e/log-fuzz.sh runs the decoder's for 60 s
-# and the report's for 30 s.
+# (default 30 minutes); tests/e2e/log-fuzz.sh runs the decoder's for 20 s,
+# the report's for 15 s and the others for 10 s.
 FUZZ_SECONDS ?= 1800
 FUZZ_CFLAGS := -std=gnu11 -O1 -g $(WARNINGS) -I. -Iinclude -DVERTIGO_HOSTED=1 \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
