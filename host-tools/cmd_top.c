@@ -145,16 +145,13 @@ static int load(struct profile *p, const char *input, const struct profile_optio
     struct logdec *dec = malloc(sizeof(*dec));
     if (!dec)
         vertigo_out_of_memory();
-    logdec_init(dec, &profile_decoder_callbacks, p);
     FILE *in = fopen(input, "rb");
     if (!in) {
         snprintf(problem, len, "%s: %s", input, strerror(errno));
         free(dec);
         return 1;
     }
-    int status = profile_read_symbols(p, "top", input, in);
-    if (status == VERTIGO_EXIT_OK)
-        status = log_input_feed("top", input, in, dec);
+    int status = profile_read_log(p, "top", input, in, dec);
     fclose(in);
     if (status != VERTIGO_EXIT_OK) {
         free(dec);

@@ -128,6 +128,19 @@ static void raw_rehash(struct profile_raw *r)
     r->tab_cap = cap;
 }
 
+static void raw_free(struct profile_raw *r)
+{
+    free(r->arena);
+    free(r->ents);
+    free(r->hash);
+    free(r->slot);
+    free(r->names);
+    free(r->frames);
+    free(r->periods);
+    free(r->user_stacks);
+    keymap_free(&r->period_map);
+}
+
 /* Counts the key of the sample record at offset; returns its entry's index. */
 static size_t raw_add(struct profile_raw *r, const uint64_t *key, uint32_t words, uint64_t offset)
 {
@@ -256,6 +269,8 @@ static void sample_record(struct profile *p, const struct log_sample *s, uint16_
     if (p->keep_timeline)
         timeline_add_sample(&p->timeline, tsc, entry);
     p->raw_samples++;
+    if (tsc > p->newest_sample_tsc)
+        p->newest_sample_tsc = tsc;
 }
 
 /* Kept in arrival order; profile_finish sorts them once. */
@@ -307,6 +322,21 @@ static void check_vertigo_elf(const struct profile *p, const char *cmd,
             o->sym.vertigo_elf, got, want);
 }
 
+/* A record other than a symbols record. */
+static void sample_or_stream_record(struct profile *p, const struct logdec_record *r)
+{
+    if (r->type == LOG_REC_SAMPLE)
+        sample_record(p, &r->u.sample, r->cpu, r->tsc, r->offset);
+    else if (r->type == LOG_REC_USER_STACK)
+        user_stack_record(p->raw, r->cpu, &r->u.user_stack);
+    else if (r->type == LOG_REC_EVENT_DESC)
+        event_desc_record(p->raw, &r->u.event_desc);
+    else if (r->type == LOG_REC_EVENT_PERIOD)
+        event_period_record(p->raw, &r->u.event_period);
+    else if (p->keep_timeline)
+        timeline_add_counters(&p->timeline, r);
+}
+
 /* Which domains the log mentions, their names, which shipped symbols. */
 static void note_domains(struct domain_names *dn, const struct logdec_record *r)
 {
@@ -320,53 +350,68 @@ static void note_domains(struct domain_names *dn, const struct logdec_record *r)
         domain_names_config(dn, r->u.config.text, r->u.config.len);
 }
 
+/* A symbol record, in arrival order. When a set it completes takes its
+ * place at or before a sample already read, that sample was named
+ * without it: the samples read so far are void (profile_read_log). */
+static void symbols_arrived(struct profile *p, const struct logdec_record *r)
+{
+    sym_add_record(p->sym, &r->u.symbols, r->tsc);
+    p->symbol_records++;
+    uint64_t oldest = sym_take_oldest_commit(p->sym);
+    if (p->raw_samples && oldest <= p->newest_sample_tsc)
+        p->samples_void = true;
+}
+
 void profile_record(void *user, const struct logdec_record *r)
 {
     struct profile *p = user;
+    if (p->rereading) {     /* the first pass's domains and symbols are known */
+        if (r->type != LOG_REC_SYMBOLS)
+            sample_or_stream_record(p, r);
+        else if (++p->symbol_records_again > p->symbol_records)   /* a log still written */
+            sym_add_record(p->sym, &r->u.symbols, r->tsc);
+        return;
+    }
     note_domains(p->domains, r);
-    if (r->type == LOG_REC_SAMPLE)
-        sample_record(p, &r->u.sample, r->cpu, r->tsc, r->offset);
-    else if (r->type == LOG_REC_USER_STACK)
-        user_stack_record(p->raw, r->cpu, &r->u.user_stack);
-    else if (r->type == LOG_REC_SYMBOLS && ++p->symbols_seen > p->symbols_read)
-        sym_add_record(p->sym, &r->u.symbols, r->tsc);
-    else if (r->type == LOG_REC_EVENT_DESC)
-        event_desc_record(p->raw, &r->u.event_desc);
-    else if (r->type == LOG_REC_EVENT_PERIOD)
-        event_period_record(p->raw, &r->u.event_period);
-    else if (p->keep_timeline)
-        timeline_add_counters(&p->timeline, r);
+    if (r->type == LOG_REC_SYMBOLS)
+        symbols_arrived(p, r);
+    else if (!p->samples_void)
+        sample_or_stream_record(p, r);
 }
 
 const struct logdec_callbacks profile_decoder_callbacks = {
     .header = profile_header, .record = profile_record,
 };
 
-static void symbols_record(void *user, const struct logdec_record *r)
+/* The samples read so far, void (profile_read_log): their aggregation,
+ * the records they were read with, the timeline, but not the symbols. */
+static void forget_samples(struct profile *p)
 {
-    struct profile *p = user;
-    if (r->type == LOG_REC_SYMBOLS) {
-        sym_add_record(p->sym, &r->u.symbols, r->tsc);
-        p->symbols_read++;
-    }
+    raw_free(p->raw);
+    memset(p->raw, 0, sizeof(*p->raw));
+    raw_rehash(p->raw);
+    timeline_free(&p->timeline);
+    memset(&p->timeline, 0, sizeof(p->timeline));
+    p->raw_samples = 0;
+    p->newest_sample_tsc = 0;
 }
 
-int profile_read_symbols(struct profile *p, const char *cmd, const char *path, FILE *in)
+int profile_read_log(struct profile *p, const char *cmd, const char *path, FILE *in,
+                     struct logdec *dec)
 {
-    static const struct logdec_callbacks symbols_only = { .record = symbols_record };
-    struct logdec *dec = malloc(sizeof(*dec));
-    if (!dec) {
-        fprintf(stderr, "vertigo %s: out of memory\n", cmd);
+    logdec_init(dec, &profile_decoder_callbacks, p);
+    int status = log_input_feed(cmd, path, in, dec);
+    if (status != VERTIGO_EXIT_OK || !p->samples_void)
+        return status;
+    forget_samples(p);
+    p->samples_void = false;
+    p->rereading = true;
+    if (fseek(in, 0, SEEK_SET)) {
+        fprintf(stderr, "vertigo %s: %s: cannot read it again: %s\n", cmd, path, strerror(errno));
         return VERTIGO_EXIT_USAGE;
     }
-    logdec_init(dec, &symbols_only, p);
-    int status = log_input_feed(cmd, path, in, dec);
-    free(dec);
-    if (status == VERTIGO_EXIT_OK && fseek(in, 0, SEEK_SET)) {
-        fprintf(stderr, "vertigo %s: %s: cannot read it again: %s\n", cmd, path, strerror(errno));
-        status = VERTIGO_EXIT_USAGE;
-    }
-    return status;
+    logdec_init(dec, &profile_decoder_callbacks, p);
+    return log_input_feed(cmd, path, in, dec);
 }
 
 /* ---- Finishing: events, filter, symbolization ------------------------- */
@@ -897,15 +942,7 @@ bool profile_init(struct profile *p, const struct profile_options *o, char *err,
 void profile_free(struct profile *p)
 {
     if (p->raw) {
-        free(p->raw->arena);
-        free(p->raw->ents);
-        free(p->raw->hash);
-        free(p->raw->slot);
-        free(p->raw->names);
-        free(p->raw->frames);
-        free(p->raw->periods);
-        free(p->raw->user_stacks);
-        keymap_free(&p->raw->period_map);
+        raw_free(p->raw);
         free(p->raw);
     }
     timeline_free(&p->timeline);
@@ -987,11 +1024,7 @@ int profile_load(struct profile *p, const char *cmd, const char *path,
         return VERTIGO_EXIT_USAGE;
     }
     FILE *in = log_input_open_twice(cmd, path);
-    int status = in ? profile_read_symbols(p, cmd, path, in) : VERTIGO_EXIT_USAGE;
-    if (status == VERTIGO_EXIT_OK) {
-        logdec_init(dec, &profile_decoder_callbacks, p);
-        status = log_input_feed(cmd, path, in, dec);
-    }
+    int status = in ? profile_read_log(p, cmd, path, in, dec) : VERTIGO_EXIT_USAGE;
     if (in)
         fclose(in);
     if (status == VERTIGO_EXIT_OK)

@@ -129,8 +129,11 @@ struct profile {
     uint8_t build_id[LOG_BUILD_ID_SIZE];
     uint64_t tsc_hz;             /* TSC ticks per second, 0 if unknown */
     bool keep_timeline;          /* profile_options.timeline */
-    uint64_t symbols_read;       /* symbol records a first pass gave (profile_read_symbols) */
-    uint64_t symbols_seen;       /* symbol records the decoding of samples passed since */
+    uint64_t newest_sample_tsc;  /* of the samples read so far */
+    bool samples_void;           /* a set took its place before a sample read earlier */
+    bool rereading;              /* the second pass of profile_read_log */
+    uint64_t symbol_records;     /* symbol records the first pass took */
+    uint64_t symbol_records_again;   /* ... the second passed */
     struct profile_timeline timeline;   /* with keep_timeline, after profile_finish */
     struct profile_loss loss;
     struct log_overflow overflow;   /* an event's events passed 2^64 - 1 (log_arith.h) */
@@ -149,17 +152,20 @@ void profile_record(void *user, const struct logdec_record *r);
 /* Both callbacks, for a decoder whose user is the struct profile. */
 extern const struct logdec_callbacks profile_decoder_callbacks;
 
-/* A first pass over in (named path in messages): every symbol record
- * (process identities, maps, JIT maps, kallsyms) into p's symbolizer
- * before any sample is read, then in rewound to its start for the pass
- * through profile_decoder_callbacks, which skips the symbol records this
- * pass gave and takes the ones after them (a log still growing).
- * Each CPU's records reach the log on their own, so a sample can arrive
- * before a process identity another CPU shipped earlier in TSC time;
- * with every symbol record known first, a sample is named by the
- * identities and maps in force at its own TSC. Returns 0, or
- * VERTIGO_EXIT_USAGE after a message (read error, out of memory). */
-int profile_read_symbols(struct profile *p, const char *cmd, const char *path, FILE *in);
+/* Reads in (named path in messages, rewound if need be) into p through
+ * dec, which it initializes with profile_decoder_callbacks, and finishes
+ * dec. Each CPU's records reach the log on their own, so a sample can
+ * arrive before a process identity or maps set that another CPU shipped
+ * earlier in TSC time (or, on one CPU, between the chunks of a set that
+ * takes its place at its first chunk). A sample is named by the sets in
+ * force at its own TSC: when a set arrives that takes its place before a
+ * sample already read, the samples read so far are void; the rest of the
+ * log gives its symbol records only, and then the log is read again from
+ * its start for everything else, with every symbol record known (symbol
+ * records past those, in a log still being written, are taken as they
+ * arrive). Returns 0, or VERTIGO_EXIT_USAGE after a message (read error). */
+int profile_read_log(struct profile *p, const char *cmd, const char *path, FILE *in,
+                     struct logdec *dec);
 
 /* Applies the event filter and symbolizes. Returns false with a message
  * in err when the filter names an event absent from the log, when there

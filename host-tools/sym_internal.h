@@ -344,6 +344,7 @@ struct symbolizer {
     struct keymap ident_of_pid;          /* (domain, pid) -> its latest identity */
     const char *kernel_build_id;         /* the latest a guest shipped (hex), or NULL */
     uint64_t ident_tsc;                  /* of the identity set being committed */
+    uint64_t oldest_commit;              /* sym_take_oldest_commit's, UINT64_MAX: none */
     struct cr3_binding *bindings;
     size_t binding_count, binding_cap;
     struct keymap binding_map;           /* (domain, CR3) -> binding */

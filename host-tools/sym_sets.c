@@ -207,6 +207,9 @@ static void commit_jit(struct symbolizer *s, struct set_asm *a)
 static void commit_set(struct symbolizer *s, struct set_asm *a)
 {
     s->ix.stale = true;
+    if (a->key.kind != LOG_SYM_KALLSYMS && a->key.kind != LOG_SYM_KERNEL_BUILD_ID &&
+        a->tsc < s->oldest_commit)
+        s->oldest_commit = a->tsc;
     switch (a->key.kind) {
     case LOG_SYM_KALLSYMS:
         sym_load_kallsyms(s, shipped_ktable(s, a->key.domain), a->text, a->len);
@@ -277,6 +280,13 @@ static bool abandon_set(struct symbolizer *s, struct set_asm *a)
     s->problems.abandoned_sets++;
     set_close(s, a, SET_IDLE);
     return false;
+}
+
+uint64_t sym_take_oldest_commit(struct symbolizer *s)
+{
+    uint64_t oldest = s->oldest_commit;
+    s->oldest_commit = UINT64_MAX;
+    return oldest;
 }
 
 bool sym_add_record(struct symbolizer *s, const struct log_symbols *rec, uint64_t tsc)

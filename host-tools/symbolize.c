@@ -443,6 +443,7 @@ struct symbolizer *sym_create(const struct sym_options *opts, char *err, size_t 
     s->vertigo_elf = -1;
     s->root_fd = -1;
     s->ix.stale = true;
+    s->oldest_commit = UINT64_MAX;
     if (!open_options(s, err, err_len)) {
         sym_destroy(s);
         return NULL;

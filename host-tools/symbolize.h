@@ -191,6 +191,12 @@ bool sym_vertigo_build_id(const struct symbolizer *s, uint8_t out[LOG_BUILD_ID_S
  * a line of the set is malformed. */
 bool sym_add_record(struct symbolizer *s, const struct log_symbols *rec, uint64_t tsc);
 
+/* The oldest place in time (the TSC of its first chunk) that a set
+ * committed since the last call took among the sets samples are named by
+ * (identities, maps, JIT maps), UINT64_MAX if none did; resets it. A
+ * sample read before that set but later in TSC time was named without it. */
+uint64_t sym_take_oldest_commit(struct symbolizer *s);
+
 /* What the symbol records lost. A set (the chunks of one (domain, kind,
  * pid, epoch)) is broken when a chunk is missing or out of sequence (its
  * chunks up to the next chunk 0 are ignored), restarted when a chunk 0

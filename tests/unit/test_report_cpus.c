@@ -1,16 +1,16 @@
 /* A log of two CPUs, each CPU's records reaching the stream on their own
- * (host-tools/profile.c: profile_read_symbols): a process (pid 98,
+ * (host-tools/profile.c: profile_read_log): a process (pid 98,
  * "agent") is shipped from CPU 0 and exits; a new process (pid 101,
  * "busybox") gets its page-table root and is shipped from CPU 0 too; CPU
  * 1 samples the new process after that identity in TSC time, but CPU 1's
  * block reaches the stream before CPU 0's block with the identity. The
  * sample is the new process's, named by time and not by arrival: loaded
  * from a file and from standard input, and through `vertigo top`'s
- * reading of a file (profile_read_symbols on an open file). */
+ * reading of a file. When the blocks arrive in TSC order the log is read
+ * once. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "host-tools/log_input.h"
 #include "host-tools/profile.h"
 #include "host-tools/vertigo.h"
 #include "tests/fixtures/profile/gen_profile.h"
@@ -49,8 +49,9 @@ static bool ship_process(struct log_ring *ring, uint64_t tsc, uint32_t pid, cons
 }
 
 /* The stream: CPU 0's first block (the old process), CPU 1's block (the
- * sample at TSC 3000), CPU 0's second block (the new process at 2000). */
-static bool stream_make(struct log_test_stream *st, const char *workload)
+ * sample at TSC 3000), CPU 0's second block (the new process at 2000);
+ * in_order: the last two the other way round. */
+static bool stream_make(struct log_test_stream *st, const char *workload, bool in_order)
 {
     static uint8_t storage[2][RING_BYTES];
     struct log_ring cpu0, cpu1;
@@ -65,12 +66,11 @@ static bool stream_make(struct log_test_stream *st, const char *workload)
     log_test_drain(st, &cpu0, 4096);
     struct log_sample s = { .domain = 0, .vcpu = 1, .mode = LOG_MODE_GUEST_USER, .rip = g,
                             .has_cr3 = true, .cr3 = CR3 };
-    if (!CHECK(log_emit_sample(&cpu1, 3000, &s)))
+    if (!CHECK(log_emit_sample(&cpu1, 3000, &s)) ||
+        !ship_process(&cpu0, 2000, NEW_PID, "busybox", workload))
         return false;
-    log_test_drain(st, &cpu1, 4096);
-    if (!ship_process(&cpu0, 2000, NEW_PID, "busybox", workload))
-        return false;
-    log_test_drain(st, &cpu0, 4096);
+    log_test_drain(st, in_order ? &cpu0 : &cpu1, 4096);
+    log_test_drain(st, in_order ? &cpu1 : &cpu0, 4096);
     return true;
 }
 
@@ -86,22 +86,27 @@ struct capture {
     char root[PATH_LEN], workload[PATH_LEN], path[PATH_LEN];
 };
 
-static bool capture_make(struct capture *c)
+static bool capture_make_as(struct capture *c, bool in_order)
 {
     char build[PATH_LEN / 2];
     if (!CHECK(gen_build_dir(build, sizeof(build))))
         return false;
     snprintf(c->root, sizeof(c->root), "%s/profile/root", build);
     snprintf(c->workload, sizeof(c->workload), "%s/profile/root/bin/workload", build);
-    snprintf(c->path, sizeof(c->path), "%s/unit/two-cpus.bin", build);
+    snprintf(c->path, sizeof(c->path), "%s/unit/two-cpus%s.bin", build, in_order ? "-in-order" : "");
     struct log_test_stream st = { 0 };
-    bool ok = stream_make(&st, c->workload);
+    bool ok = stream_make(&st, c->workload, in_order);
     FILE *f = fopen(c->path, "wb");
     ok = ok && CHECK(f) && CHECK(fwrite(st.data, 1, st.len, f) == st.len);
     if (f)
         ok = CHECK(fclose(f) == 0) && ok;
     log_test_stream_free(&st);
     return ok;
+}
+
+static bool capture_make(struct capture *c)
+{
+    return capture_make_as(c, false);
 }
 
 TEST(a_sample_is_named_by_time_across_cpus)
@@ -125,7 +130,9 @@ TEST(a_sample_is_named_by_time_across_cpus)
     stdin = saved;
 }
 
-/* `vertigo top` reads the file itself: the symbols first, then the rest. */
+/* `vertigo top` reads the file itself (profile_read_log on an open
+ * file): it reads the log again once CPU 0's late identity shows that the
+ * sample was named without it. */
 TEST(a_sample_is_named_by_time_across_cpus_in_top)
 {
     struct capture c;
@@ -138,16 +145,31 @@ TEST(a_sample_is_named_by_time_across_cpus_in_top)
         return;
     FILE *in = fopen(c.path, "rb");
     struct logdec *dec = malloc(sizeof(*dec));
-    if (CHECK(in) && CHECK(dec) && CHECK_EQ(profile_read_symbols(&p, "top", c.path, in), 0)) {
-        CHECK_EQ(p.symbols_read, 4);
-        logdec_init(dec, &profile_decoder_callbacks, &p);
-        CHECK_EQ(log_input_feed("top", c.path, in, dec), 0);
-        CHECK_EQ(p.symbols_seen, 4);
+    if (CHECK(in) && CHECK(dec) && CHECK_EQ(profile_read_log(&p, "top", c.path, in, dec), 0)) {
+        CHECK(p.rereading);
+        CHECK_EQ(p.raw_samples, 1);
+        CHECK_EQ(p.symbol_records, 4);
+        CHECK_EQ(p.symbol_records_again, 4);
         if (CHECK(profile_finish(&p, NULL, err, sizeof(err))))
             expect_new_process(&p);
     }
     free(dec);
     if (in)
         fclose(in);
+    profile_free(&p);
+}
+
+/* Blocks in TSC order: read once, the same naming. */
+TEST(a_log_in_time_order_is_read_once)
+{
+    struct capture c;
+    if (!capture_make_as(&c, true))
+        return;
+    struct profile_options o = { .sym = { .guest_root = c.root } };
+    struct profile p;
+    if (CHECK_EQ(profile_load(&p, "report", c.path, &o), VERTIGO_EXIT_OK)) {
+        CHECK(!p.rereading);
+        expect_new_process(&p);
+    }
     profile_free(&p);
 }
