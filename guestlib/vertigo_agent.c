@@ -721,6 +721,10 @@ static int agent_run(const struct options *o)
     a.dev = open_device(o->module);
     if (a.dev < 0)
         return 1;
+    /* Its own maps and identity first: reading and shipping the kernel's
+     * symbols takes the agent seconds of user time in Bochs, which a
+     * session sampling since boot could not name otherwise. */
+    ship_process(&a, (uint32_t)getpid());
     if (ship_kallsyms(&a) != 0 && a.last_error == ENOSYS) {
         printf("vertigo-agent: Vertigo takes no symbols (HC_SYMBOLS unknown: ENOSYS); "
                "module loaded, agent not started\n");
