@@ -181,6 +181,8 @@ expect_in $RUN com2.txt "the run passes" '^VERTIGO-END: PASS'
 # The frame checker on the two SMP domains' capture (their guest perf and
 # workloads sampled by Vertigo's and the guests' sessions): no frame
 # invalid; the libraries perf maps after its exec are unchecked
-# (maps-partial), the perf initramfs' binaries are looked up in it.
-expect_valid_frames $RUN --guest-root "$BUILD/guest/initramfs-perf" --vertigo-elf "$BUILD/vertigo.elf" \
-    --kernel-image "$KERNEL"
+# (maps-partial), the perf initramfs' binaries are looked up in it, for
+# both domains (the same kernel and initramfs).
+PERF_ROOT="$BUILD/guest/initramfs-perf"
+expect_valid_frames $RUN --guest-root "$PERF_ROOT" --guest-root 1="$PERF_ROOT" \
+    --vertigo-elf "$BUILD/vertigo.elf" --kernel-image "$KERNEL" --kernel-image 1="$KERNEL"
