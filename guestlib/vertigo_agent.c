@@ -204,21 +204,54 @@ static int is_text_symbol(const char *line)
     return t == 't' || t == 'T' || t == 'w' || t == 'W';
 }
 
-/* Kernel text symbols only: the host resolves nothing else. */
-static int ship_kallsyms(struct agent *a)
+/* What the kernel's ORC declaration needs from /proc/kallsyms, noted while
+ * ship_kallsyms reads it: one read, not two (the kernel formats its whole
+ * symbol table for each, and a second read parsing every line took about
+ * 9 s of guest time in Bochs, half of the agent's start-up). */
+enum { KSYM_STEXT, KSYM_ETEXT, KSYM_ORC_IP, KSYM_ORC_IP_END, KSYM_ORC, KSYM_COUNT };
+static const char *const kernel_orc_symbols[KSYM_COUNT] = {
+    "_stext", "_etext", "__start_orc_unwind_ip", "__stop_orc_unwind_ip", "__start_orc_unwind",
+};
+struct orc_symbols {
+    int read_errno;                 /* 0: /proc/kallsyms was read */
+    uint64_t addr[KSYM_COUNT];      /* 0: absent */
+};
+
+/* A kallsyms line "ADDRESS TYPE NAME[\t[MODULE]]": the address of one of
+ * kernel_orc_symbols goes into its slot, the first nonzero one found. */
+static void note_orc_symbol(const char *line, struct orc_symbols *o)
 {
+    const char *sp = strchr(line, ' ');
+    if (!sp || !sp[1] || sp[2] != ' ')
+        return;
+    const char *name = sp + 3;
+    size_t len = strcspn(name, " \t\n");
+    for (int i = 0; i < KSYM_COUNT; i++)
+        if (!o->addr[i] && strlen(kernel_orc_symbols[i]) == len &&
+            !strncmp(name, kernel_orc_symbols[i], len))
+            o->addr[i] = strtoull(line, NULL, 16);
+}
+
+/* Kernel text symbols only: the host resolves nothing else. Notes the
+ * ORC declaration's symbols in o on the way. */
+static int ship_kallsyms(struct agent *a, struct orc_symbols *o)
+{
+    *o = (struct orc_symbols){ 0 };
     FILE *f = fopen("/proc/kallsyms", "re");
     if (!f) {
+        o->read_errno = errno;
         agent_log(a, "kallsyms: cannot open /proc/kallsyms: %s", strerror(errno));
-        return -errno;
+        return -o->read_errno;
     }
     struct text t = { 0 };
     char line[512];
     unsigned long symbols = 0;
-    while (fgets(line, sizeof(line), f))
+    while (fgets(line, sizeof(line), f)) {
+        note_orc_symbol(line, o);
         if (is_text_symbol(line) && strncmp(line, "0000000000000000", 16) &&
             !text_append(&t, line, strlen(line)))
             symbols++;
+    }
     fclose(f);
     uint64_t chunks0 = a->stats.chunks;
     int rc = symbols ? ship_text(a, LOG_SYM_KALLSYMS, 0, 0, t.buf, t.len) : -ENODATA;
@@ -248,40 +281,17 @@ static void ship_kernel_build_id(struct agent *a)
 
 /* ---- the kernel's unwind tables ---------------------------------------- */
 
-enum { KSYM_STEXT, KSYM_ETEXT, KSYM_ORC_IP, KSYM_ORC_IP_END, KSYM_ORC, KSYM_COUNT };
-static const char *const kernel_orc_symbols[KSYM_COUNT] = {
-    "_stext", "_etext", "__start_orc_unwind_ip", "__stop_orc_unwind_ip", "__start_orc_unwind",
-};
-
-/* The addresses of kernel_orc_symbols in /proc/kallsyms (0: absent). */
-static int read_orc_symbols(uint64_t addr[KSYM_COUNT])
-{
-    FILE *f = fopen("/proc/kallsyms", "re");
-    if (!f)
-        return -errno;
-    char line[512], name[256], type;
-    unsigned long long value;
-    memset(addr, 0, KSYM_COUNT * sizeof(addr[0]));
-    while (fgets(line, sizeof(line), f))
-        if (sscanf(line, "%llx %c %255s", &value, &type, name) == 3)
-            for (int i = 0; i < KSYM_COUNT; i++)
-                if (!addr[i] && !strcmp(name, kernel_orc_symbols[i]))
-                    addr[i] = value;
-    fclose(f);
-    return 0;
-}
-
 /* Tells Vertigo where the kernel's ORC tables are, so it can walk kernel
  * stacks without frame pointers; a kernel without them keeps its frame
  * pointers. Vertigo reads the tables itself. */
-static int declare_kernel_orc(struct agent *a)
+static int declare_kernel_orc(struct agent *a, const struct orc_symbols *o)
 {
-    uint64_t addr[KSYM_COUNT];
-    int rc = read_orc_symbols(addr);
-    if (rc) {
-        agent_log(a, "kernel ORC: cannot read /proc/kallsyms: %s", strerror(-rc));
-        return rc;
+    if (o->read_errno) {
+        agent_log(a, "kernel ORC: cannot read /proc/kallsyms: %s", strerror(o->read_errno));
+        return -o->read_errno;
     }
+    const uint64_t *addr = o->addr;
+    int rc;
     struct vertigo_kernel_orc k = { .abi_version = VERTIGO_KERNEL_ORC_ABI };
     bool orc = addr[KSYM_ORC_IP] && addr[KSYM_ORC_IP_END] > addr[KSYM_ORC_IP] && addr[KSYM_ORC];
     if (orc) {
@@ -725,13 +735,14 @@ static int agent_run(const struct options *o)
      * symbols takes the agent seconds of user time in Bochs, which a
      * session sampling since boot could not name otherwise. */
     ship_process(&a, (uint32_t)getpid());
-    if (ship_kallsyms(&a) != 0 && a.last_error == ENOSYS) {
+    struct orc_symbols orc;
+    if (ship_kallsyms(&a, &orc) != 0 && a.last_error == ENOSYS) {
         printf("vertigo-agent: Vertigo takes no symbols (HC_SYMBOLS unknown: ENOSYS); "
                "module loaded, agent not started\n");
         return 4;
     }
     ship_kernel_build_id(&a);   /* refused by an older Vertigo: logged */
-    declare_kernel_orc(&a);     /* refused (an older Vertigo, declared before): logged */
+    declare_kernel_orc(&a, &orc); /* refused (an older Vertigo, declared before): logged */
     scan_processes(&a);
     scan_jit_maps(&a);
     log_totals(&a, "ready");
