@@ -55,12 +55,22 @@ bool vmx_cpu_enable(void);
 bool vmx_domain_init(struct domain *d, const struct e820_table *guest_map,
                      const struct phys_range *hidden, size_t hidden_count);
 
+/* More of a private domain's own memory its EPT maps besides its RAM:
+ * host-physical [hpa, hpa + bytes), taken with its RAM (never another
+ * domain's or Vertigo's), at guest-physical gpa, write-back, as RAM (a
+ * multiboot domain's pc-testdev memory); `what` names it in the message. */
+struct private_extra_map {
+    uint64_t gpa, hpa, bytes;
+    const char *what;
+};
+
 /* Builds a private domain's EPT: guest-physical [0, ram_bytes) to the
- * block at host-physical ram_hpa, write-back, and nothing else (any other
- * access is an EPT violation that ends the domain); MSR and I/O bitmaps
- * that make every MSR and port access exit. False with a message on
- * failure. */
-bool vmx_domain_init_private(struct domain *d, uint64_t ram_hpa, uint64_t ram_bytes);
+ * block at host-physical ram_hpa, write-back, `extra` if not NULL, and
+ * nothing else (any other access is an EPT violation that ends the
+ * domain); MSR and I/O bitmaps that make every MSR and port access exit.
+ * False with a message on failure. */
+bool vmx_domain_init_private(struct domain *d, uint64_t ram_hpa, uint64_t ram_bytes,
+                             const struct private_extra_map *extra);
 
 /* Runs VCPU `v` on this CPU until the guest ends (domain_end()). */
 __attribute__((noreturn)) void vmx_vcpu_run(struct vcpu *v,

@@ -141,6 +141,19 @@ static bool fw_cfg_io(struct vcpu *v, uint16_t port, unsigned int size, bool in)
     return true;
 }
 
+/* pc-testdev's data port (multiboot domains): an access that is not the
+ * device's (vmm/vhw/testdev.h) falls through to the unknown ports'. */
+static bool testdev_port_io(struct vcpu *v, uint16_t port, unsigned int size, bool in)
+{
+    struct domain_vhw *hw = v->domain->vhw;
+    uint32_t value = (uint32_t)v->regs.rax;
+    if (!hw->has_testdev || !testdev_io(&hw->testdev, port, size, in, &value))
+        return false;
+    if (in)
+        set_in_value(v, size, value);
+    return true;
+}
+
 /* The ACPI PM timer's ports (multiboot domains): a 32-bit IN at its port
  * reads the count; any other access is refused as vmm/vhw/acpi_pmtimer.h
  * says, the first one of the domain reported on Vertigo's console. */
@@ -171,7 +184,7 @@ bool vhw_io(struct vcpu *v, const struct vmx_exit *e)
                  port < hw->power_port + ACPI_BUILD_PORT_COUNT;
 
     if (q & IO_QUAL_STRING)
-        return false;
+        return vhw_string_io(v, e);
     /* A reset request ends the domain or starts it over: the instruction
      * is not completed (a restarted VCPU starts at its kernel's entry). */
     const char *reset = pc_reset_request(port, size, in, (uint8_t)v->regs.rax);
@@ -180,7 +193,7 @@ bool vhw_io(struct vcpu *v, const struct vmx_exit *e)
         return true;
     }
     if (test_exit_io(v, port, size, in) || fw_cfg_io(v, port, size, in) ||
-        pm_timer_io(v, port, size, in)) {
+        pm_timer_io(v, port, size, in) || testdev_port_io(v, port, size, in)) {
         vmx_skip_instruction(v, e);
         return true;
     }

@@ -17,8 +17,14 @@
  * shadow), once after vmcs_setup. */
 void vmx_vhw_setup(struct vcpu *v);
 
-/* I/O: the UART's ports, the ACPI power ports. */
+/* I/O: the UART's ports, the ACPI power ports; a multiboot domain's
+ * test-exit, fw_cfg, PM timer and pc-testdev ports. */
 bool vhw_io(struct vcpu *v, const struct vmx_exit *e);
+
+/* String I/O at pc-testdev's data port (vmx/exit_vhw_string.c): one
+ * element moved, the instruction completed after its last. False for any
+ * other string I/O, or one it cannot do: nothing was done. */
+bool vhw_string_io(struct vcpu *v, const struct vmx_exit *e);
 
 /* MSRs (vmx/exit_vhw_msr.c): the x2APIC's, the TSC's, and the ones a
  * Linux or multiboot kernel reads (PAT, MTRRs, MISC_ENABLE, microcode

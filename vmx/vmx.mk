@@ -22,6 +22,7 @@ unit_guest_mem_SRCS := tests/unit/test_guest_mem.c vmx/guest_mem.c vmx/ept.c vmx
 
 # Several domains on a CPU: the VMCS switch and the other domains' exits.
 HV_SRCS += vmx/vmx_sched.c vmx/exit_private.c vmx/exit_vhw.c vmx/exit_vhw_msr.c vmx/exit_vhw_apic.c \
+           vmx/exit_vhw_string.c \
            vmx/vcpu_fpu.c vmx/vcpu_debugregs.c vmx/vcpu_spec.c vmx/vcpu_restart.c
 HEADERS_HV += vmx/vmx_sched.h vmx/exit_vhw.h vmx/vcpu_fpu.h vmx/vcpu_debugregs.h vmx/vcpu_spec.h \
               vmx/vcpu_restart.h

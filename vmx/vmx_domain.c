@@ -4,6 +4,7 @@
 #include "boot/apic.h"
 #include "lib/cpu.h"
 #include "lib/console.h"
+#include "lib/format.h"
 #include "vmm/heap.h"
 #include "lib/mem.h"
 #include "vmx/ept_guard.h"
@@ -111,13 +112,17 @@ bool vmx_domain_init(struct domain *d, const struct e820_table *guest_map,
     return true;
 }
 
-bool vmx_domain_init_private(struct domain *d, uint64_t ram_hpa, uint64_t ram_bytes)
+bool vmx_domain_init_private(struct domain *d, uint64_t ram_hpa, uint64_t ram_bytes,
+                             const struct private_extra_map *extra)
 {
     struct domain_vmx *dv = &d->vmx;
     struct ept_page_source src = { ept_alloc, ept_virt, NULL };
 
     if (!ept_check(ept_init(&dv->ept, &src, &vmx_config.ept), "init") ||
         !ept_check(ept_map(&dv->ept, 0, ram_hpa, ram_bytes, EPT_RWX, EPT_MT_WB), "domain RAM"))
+        return false;
+    if (extra && !ept_check(ept_map(&dv->ept, extra->gpa, extra->hpa, extra->bytes, EPT_RWX,
+                                    EPT_MT_WB), extra->what))
         return false;
     dv->eptp = ept_eptp(&dv->ept);
     dv->ram_hpa = ram_hpa;
@@ -130,7 +135,13 @@ bool vmx_domain_init_private(struct domain *d, uint64_t ram_hpa, uint64_t ram_by
     }
     memset((void *)dv->msr_bitmap_pa, 0xff, PAGE_SIZE);
     memset((void *)dv->io_bitmap_pa, 0xff, 2 * PAGE_SIZE);
-    printk("vmx: domain %u: EPT maps guest-physical [0, %#lx) to [%#lx-%#lx), nothing else "
-           "(%u table pages)\n", d->id, ram_bytes, ram_hpa, ram_hpa + ram_bytes, dv->ept.tables);
+    char more[96] = "";
+    if (extra)
+        fmt_snprintf(more, sizeof(more), " but %s [%#lx-%#lx) to [%#lx-%#lx)", extra->what,
+                     extra->gpa, extra->gpa + extra->bytes, extra->hpa, extra->hpa + extra->bytes);
+    printk("vmx: domain %u: EPT maps guest-physical [0, %#lx) to [%#lx-%#lx), nothing else%s "
+           "(%u table pages)\n", d->id, ram_bytes, ram_hpa, ram_hpa + ram_bytes, more,
+           dv->ept.tables);
     return true;
 }
+

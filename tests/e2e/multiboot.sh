@@ -6,8 +6,10 @@
 # as QEMU's -kernel/-append/-initrd would. The kernel checks what it was
 # given (boot magic, loader name, memory map, its module, fw_cfg, the ACPI
 # RSDP, the PM timer its FADT names (its rate against the TSC; a byte read
-# and a write refused), the xAPIC page and the x2APIC switch, single-stepping over CPUID and
-# HLT, which Vertigo emulates), prints through the 16550 at
+# and a write refused), QEMU's pc-testdev (its data port, also through REP
+# OUTSB and REP INSB, and its test memory at 0xff000000), the xAPIC page
+# and the x2APIC switch, single-stepping over CPUID and HLT, which Vertigo
+# emulates), prints through the 16550 at
 # 0x3f8 and writes code 5 to the test-exit port: its verdict line names
 # the code and `vertigo run` exits with QEMU's status, 5 * 2 + 1. In the
 # same boot six malformed images are declared as domains 2-7 (no header,
@@ -45,7 +47,7 @@ dom.6=multiboot:badaddr dom.6.name=badaddr dom.6.mem=8M \
 dom.7=multiboot:good:big dom.7.name=bigmodule dom.7.mem=8M"
 
 run_vertigo $RUN 11 --platform bochs --timeout 600 --cmdline "$HV" \
-    --multiboot "$MB/mbtest.elf" --append "modules=1 exit=5 singlestep=1 pmtimer=1 say=\"hello world\"" \
+    --multiboot "$MB/mbtest.elf" --append "modules=1 exit=5 singlestep=1 pmtimer=1 testdev=1 say=\"hello world\"" \
     --initrd "$SPOILED/env.txt envfile two words" \
     --module "$SPOILED/noheader.elf" noheader --module "$SPOILED/notelf.elf" notelf \
     --module "$SPOILED/outside.elf" outside --module "$SPOILED/low.elf" low \
@@ -56,15 +58,15 @@ run_vertigo $RUN 11 --platform bochs --timeout 600 --cmdline "$HV" \
 expect_in $RUN com2.txt "no domain 0: the domains run alone" \
     '^vertigo: no domain 0: the declared domains run alone on CPU 0$'
 expect_in $RUN com2.txt "the kernel's segment, entry, module and command line" \
-    '^domain 1 \(mbtest\): multiboot kernel .mbkernel.: 1 segments at \[0x200000-0x[0-9a-f]+\), entry 0x[0-9a-f]+, 1 modules at .*, ACPI tables at 0xf0000, command line "modules=1 exit=5 singlestep=1 pmtimer=1 say="hello world""$'
-expect_in $RUN com2.txt "its EPT maps its 128 MiB only" \
-    '^vmx: domain 1: EPT maps guest-physical \[0, 0x8000000\) to \[0x[0-9a-f]+-0x[0-9a-f]+\), nothing else'
+    '^domain 1 \(mbtest\): multiboot kernel .mbkernel.: 1 segments at \[0x200000-0x[0-9a-f]+\), entry 0x[0-9a-f]+, 1 modules at .*, ACPI tables at 0xf0000, test memory at 0xff000000, command line "modules=1 exit=5 singlestep=1 pmtimer=1 testdev=1 say="hello world""$'
+expect_in $RUN com2.txt "its EPT maps its 128 MiB and its pc-testdev memory only" \
+    '^vmx: domain 1: EPT maps guest-physical \[0, 0x8000000\) to \[0x[0-9a-f]+-0x[0-9a-f]+\), nothing else but pc-testdev memory \[0xff000000-0xff010000\) to \[0x[0-9a-f]+-0x[0-9a-f]+\) \([0-9]+ table pages\)$'
 while IFS='|' read -r what line; do
     expect_in $RUN dom1.txt "mbtest: $what" "^mbtest: $line\$"
 done <<'EOF'
 prints through the virtual 16550|started
 was booted by multiboot|PASS: booted with a multiboot magic
-sees its command line|command line 'modules=1 exit=5 singlestep=1 pmtimer=1 say="hello world"'
+sees its command line|command line 'modules=1 exit=5 singlestep=1 pmtimer=1 testdev=1 say="hello world"'
 sees the loader's name|PASS: boot loader name Vertigo
 sees the memory map|PASS: memory map: RAM from 1 MiB to the top, as mem_upper says
 sees its module, its string and its bytes|module 0: 22 bytes at 0x[0-9a-f]{8}, string 'envfile two words', first line 'NR_CPUS=1'
@@ -75,12 +77,17 @@ finds the ACPI RSDP|PASS: ACPI RSDP \(revision 2\) in the BIOS area, checksums v
 finds the PM timer in the FADT|PASS: ACPI FADT names a 32-bit PM timer \(PM_TMR_BLK, PM_TMR_LEN 4, X_PM_TMR_BLK\)
 reads the PM timer at its rate|PASS: ACPI PM timer counts 3.579545 MHz of the TSC rate CPUID leaf 0x15 gives
 is refused a byte read and a write of the PM timer|PASS: ACPI PM timer: a byte read reads all ones, a write does not reset it
+reads pc-testdev's port back|PASS: pc-testdev port reads back a word, a byte at 0xe2 and the dword
+sends a string to pc-testdev's port|PASS: pc-testdev port: REP OUTSB leaves the last byte, ESI past the string
+finds pc-testdev's memory zeroed|PASS: pc-testdev memory at 0xff000000 starts zeroed
+reads pc-testdev's port into its memory|PASS: pc-testdev port: REP INSB into the test memory across a page
+reads pc-testdev's memory back|PASS: pc-testdev memory reads back what was written, first page to last
 starts on the xAPIC|PASS: the local APIC starts enabled in xAPIC mode at 0xfee00000
 reads the xAPIC page|PASS: xAPIC MMIO: version register of an integrated APIC
 switches to x2APIC|PASS: x2APIC MSR: the same version after the switch
 is single-stepped over CPUID|PASS: single-step #DB after CPUID, at the next instruction
 is single-stepped over STI;HLT|PASS: single-step #DBs after STI and after HLT, each at the next instruction
-every check passed|17 passed, 0 failed
+every check passed|22 passed, 0 failed
 EOF
 expect_not_in $RUN dom1.txt "mbtest: no check failed" '^mbtest: FAIL'
 expect_in $RUN com2.txt "the PM timer's first refused access is reported" \

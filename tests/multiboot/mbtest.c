@@ -16,7 +16,10 @@
  * exit to the hypervisor: each must still be followed by its single-step
  * #DB, at the next instruction. With pmtimer=1, also the ACPI PM timer
  * its FADT names: its rate against the TSC, a byte read and a write
- * refused. */
+ * refused. With testdev=1, also QEMU's pc-testdev: its data port at 0xe0
+ * reads back what was written (at each width, and through REP OUTSB and
+ * REP INSB), and its 64 KiB of test memory at 0xff000000 start zeroed and
+ * read back what was written. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +46,9 @@
 #define DR6_BS          (1u << 14)
 #define DR6_RESET       0xffff0ff0u
 #define EFLAGS_TF       (1u << 8)
+#define TESTDEV_PORT    0xe0
+#define TESTDEV_MEMORY  0xff000000u
+#define TESTDEV_BYTES   0x10000u
 
 void mbtest_main(uint32_t magic, uint32_t info);
 void mbtest_debug(uint32_t *frame);
@@ -316,6 +322,36 @@ static void check_devices(const struct boot *b)
     check(rdmsr(MSR_X2APIC_VERSION) == version, "x2APIC MSR: the same version after the switch");
 }
 
+/* ---- QEMU's pc-testdev ---- */
+
+static void check_testdev(void)
+{
+    outw(TESTDEV_PORT, 0x9999);
+    outb(TESTDEV_PORT + 2, 0x5a);
+    check(inb(TESTDEV_PORT) == 0x99 && inl(TESTDEV_PORT) == 0x5a9999,
+          "pc-testdev port reads back a word, a byte at 0xe2 and the dword");
+    static const char text[] = "abc";
+    uint32_t si = (uint32_t)(uintptr_t)text, cx = 3;
+    __asm__ volatile("cld; rep outsb" : "+S"(si), "+c"(cx) : "d"(TESTDEV_PORT) : "memory");
+    check(inb(TESTDEV_PORT) == 'c' && cx == 0 && si == (uint32_t)(uintptr_t)text + 3,
+          "pc-testdev port: REP OUTSB leaves the last byte, ESI past the string");
+    volatile uint8_t *mem = (volatile uint8_t *)(uintptr_t)TESTDEV_MEMORY;
+    bool zeroed = true;
+    for (uint32_t i = 0; i < TESTDEV_BYTES; i += 512)
+        zeroed = zeroed && mem[i] == 0 && mem[i + 511] == 0;
+    check(zeroed, "pc-testdev memory at 0xff000000 starts zeroed");
+    uint32_t di = TESTDEV_MEMORY + 0xffe;
+    cx = 4;
+    __asm__ volatile("cld; rep insb" : "+D"(di), "+c"(cx) : "d"(TESTDEV_PORT) : "memory");
+    check(mem[0xffe] == 'c' && mem[0xfff] == 'c' && mem[0x1000] == 'c' && mem[0x1001] == 'c' &&
+          mem[0x1002] == 0 && cx == 0 && di == TESTDEV_MEMORY + 0x1002,
+          "pc-testdev port: REP INSB into the test memory across a page");
+    *(volatile uint32_t *)(mem + TESTDEV_BYTES - 4) = 0x11223344u;
+    mem[7] = 0x77;
+    check(*(volatile uint32_t *)(mem + TESTDEV_BYTES - 4) == 0x11223344u && mem[7] == 0x77,
+          "pc-testdev memory reads back what was written, first page to last");
+}
+
 /* ---- the ACPI PM timer ---- */
 
 static uint32_t u32_at(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
@@ -499,7 +535,7 @@ static void print_modules(const struct boot *b)
 void mbtest_main(uint32_t magic, uint32_t info)
 {
     struct boot b = { 0 };
-    uint32_t exit_code = 0, want_modules, single_step = 0, pm_timer = 0;
+    uint32_t exit_code = 0, want_modules, single_step = 0, pm_timer = 0, testdev = 0;
 
     puts("mbtest: started\n");
     check(magic == MB1_BOOT_MAGIC || magic == MB2_BOOT_MAGIC, "booted with a multiboot magic");
@@ -523,6 +559,8 @@ void mbtest_main(uint32_t magic, uint32_t info)
     check_devices(&b);
     if (word_value(b.cmdline, "pmtimer", &pm_timer) && pm_timer)
         check_pm_timer(find_rsdp());
+    if (word_value(b.cmdline, "testdev", &testdev) && testdev)
+        check_testdev();
     if (word_value(b.cmdline, "singlestep", &single_step) && single_step)
         check_single_step();
     word_value(b.cmdline, "exit", &exit_code);

@@ -38,3 +38,12 @@ HEADERS_HV += vmm/domain/spec_barrier.h
 HEADERS_HOST += vmm/domain/spec_barrier.h
 UNIT_TESTS += spec_barrier
 unit_spec_barrier_SRCS := tests/unit/test_spec_barrier.c vmm/domain/spec_barrier.c
+
+# A multiboot domain's guest-physical map: its memory map and where
+# pc-testdev's memory goes.
+HV_SRCS += vmm/domain/domain_mboot_map.c
+HEADERS_HV += vmm/domain/domain_mboot_map.h
+HEADERS_HOST += vmm/domain/domain_mboot_map.h
+UNIT_TESTS += domain_mboot_map
+unit_domain_mboot_map_SRCS := tests/unit/test_domain_mboot_map.c vmm/domain/domain_mboot_map.c \
+                              lib/format.c

@@ -4,27 +4,13 @@
 #include "lib/console.h"
 #include "vmm/domain/domain.h"
 #include "vmm/domain/domain_config.h"
+#include "vmm/domain/domain_mboot_map.h"
 #include "vmm/domain/domain_vhw.h"
 #include "vmm/loader/guest_modules.h"
 #include "lib/mem.h"
 #include "vmm/loader/multiboot.h"
 
-#define LOW_RAM_END     0x9f000ull      /* as a PC's: the EBDA above it */
-#define LEGACY_HOLE     0xa0000ull
-#define BIOS_AREA       0xf0000ull
-#define HIGH_RAM        0x100000ull
 #define RSDP_BYTES      36u             /* ACPI 2.0 RSDP */
-
-/* RAM below 636 KiB, a reserved EBDA page, the BIOS area (the ACPI tables)
- * reserved, RAM from 1 MiB to the end. */
-static void build_map(struct e820_table *t, uint64_t mem)
-{
-    t->entries[0] = (struct mem_range){ 0, LOW_RAM_END, MEM_USABLE };
-    t->entries[1] = (struct mem_range){ LOW_RAM_END, LEGACY_HOLE - LOW_RAM_END, MEM_RESERVED };
-    t->entries[2] = (struct mem_range){ BIOS_AREA, HIGH_RAM - BIOS_AREA, MEM_RESERVED };
-    t->entries[3] = (struct mem_range){ HIGH_RAM, mem - HIGH_RAM, MEM_USABLE };
-    t->count = 4;
-}
 
 static struct mb_module module_of(const struct boot_info *bi, const char *role)
 {
@@ -37,21 +23,24 @@ static void report(const struct domain *d, const struct domain_spec *spec,
                    const struct mb_layout *l, const char *cmdline)
 {
     printk("domain %u (%s): multiboot%s kernel '%s': %u segments at [%#lx-%#lx), entry %#lx, "
-           "%u modules at [%#lx-%#lx), boot information at %#lx, ACPI tables at %#lx, command "
-           "line \"%s\"\n", d->id, d->name, l->version == 2 ? "2" : "", spec->module,
+           "%u modules at [%#lx-%#lx), boot information at %#lx, ACPI tables at %#lx, %s, "
+           "command line \"%s\"\n", d->id, d->name, l->version == 2 ? "2" : "", spec->module,
            l->segments, l->kernel_start, l->kernel_end, l->entry, spec->module_count,
-           l->modules_start, l->modules_end, l->info_gpa, DOMAIN_MBOOT_ACPI_GPA, cmdline);
+           l->modules_start, l->modules_end, l->info_gpa, DOMAIN_MBOOT_ACPI_GPA,
+           d->vhw->testdev_memory ? "test memory at 0xff000000" : "no test memory", cmdline);
 }
 
 bool domain_mboot_build(const struct boot_info *bi, struct domain *d,
                         const struct domain_spec *spec, const struct guest_mem *ram,
-                        struct linux_boot_state *start, char *why, size_t why_size)
+                        bool testdev, struct linux_boot_state *start, char *why,
+                        size_t why_size)
 {
     static struct e820_table map;
     struct mb_module modules[DOMAIN_MODULES_MAX];
     struct domain_vhw_options o = { .xapic = true, .no_x2apic = spec->no_x2apic,
                                     .test_exit_port = DOMAIN_VHW_TEST_EXIT,
-                                    .fw_cfg = true, .pm_timer = true,
+                                    .fw_cfg = true, .pm_timer = true, .testdev = true,
+                                    .testdev_memory = testdev,
                                     .ram_bytes = spec->mem_bytes };
     domain_vhw_devices(d, &o);
     const void *rsdp;
@@ -60,7 +49,7 @@ bool domain_mboot_build(const struct boot_info *bi, struct domain *d,
     struct mb_module kernel = module_of(bi, spec->module);
     for (unsigned int i = 0; i < spec->module_count; i++)
         modules[i] = module_of(bi, spec->modules[i]);
-    build_map(&map, spec->mem_bytes);
+    domain_mboot_map_build(&map, spec->mem_bytes);
     struct mb_load_config cfg = {
         kernel.bytes, kernel.size, spec->mem_bytes, &map,
         spec->has_cmdline ? spec->cmdline : kernel.string, modules, spec->module_count,

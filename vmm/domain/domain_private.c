@@ -7,12 +7,14 @@
 #include "lib/console.h"
 #include "vmm/domain/domain.h"
 #include "vmm/domain/domain_mboot.h"
+#include "vmm/domain/domain_mboot_map.h"
 #include "vmm/domain/domain_vhw.h"
 #include "vmm/domain/smp_guest.h"
 #include "lib/format.h"
 #include "vmm/loader/guest_modules.h"
 #include "lib/mem.h"
 #include "vmm/loader/unikernel_boot.h"
+#include "vmm/vhw/testdev.h"
 #include "vmm/vmx_hooks.h"
 
 #define HOST_IDENTITY_LIMIT 0x100000000ull  /* Vertigo reaches RAM below 4 GiB */
@@ -20,6 +22,7 @@
 static struct domain_config config;
 static struct domain domains[DOMAIN_MAX];           /* [0] unused: domain 0 is elsewhere */
 static struct linux_boot_state start_states[DOMAIN_MAX];
+static uint64_t testdev_hpa[DOMAIN_MAX];            /* a multiboot domain's test memory; 0: none */
 
 __attribute__((noreturn)) static void refuse(unsigned int n, const char *why)
 {
@@ -64,6 +67,18 @@ static const char *cpu_list(const struct domain_spec *spec, char *out, size_t si
     return out;
 }
 
+/* The memory a multiboot domain takes besides its RAM: QEMU's pc-testdev
+ * memory (vmm/vhw/testdev.h), if it fits in its map; 0 and a message
+ * saying why if not (the domain then runs without it). */
+static uint64_t testdev_bytes(unsigned int n, const struct domain_spec *spec)
+{
+    char why[128];
+    if (domain_mboot_testdev_fits(spec->mem_bytes, why, sizeof(why)))
+        return TESTDEV_IOMEM_BYTES;
+    printk("vertigo: dom.%u: no pc-testdev memory at %#llx: %s\n", n, TESTDEV_IOMEM_GPA, why);
+    return 0;
+}
+
 unsigned int domains_reserve(const struct boot_info *bi, unsigned int cpus,
                              struct page_allocator *pa, struct phys_range *hidden,
                              size_t *count)
@@ -78,15 +93,17 @@ unsigned int domains_reserve(const struct boot_info *bi, unsigned int cpus,
         if (spec->kind == DOMAIN_KIND_NONE)
             continue;
         check_module(bi, n);
-        uint64_t base = palloc_alloc(pa, spec->mem_bytes / PAGE_SIZE, DOMAIN_MEM_ALIGN,
-                                     HOST_IDENTITY_LIMIT);
+        uint64_t extra = spec->kind == DOMAIN_KIND_MULTIBOOT ? testdev_bytes(n, spec) : 0;
+        uint64_t base = palloc_alloc(pa, (spec->mem_bytes + extra) / PAGE_SIZE,
+                                     DOMAIN_MEM_ALIGN, HOST_IDENTITY_LIMIT);
         if (!base) {
             printk("vertigo: dom.%u.mem=%lu MiB: no free 2 MiB-aligned block that large "
                    "below 4 GiB\n", n, spec->mem_bytes >> 20);
             run_end(RUN_FAIL, "no memory for a domain");
         }
         domains[n].vmx.ram_hpa = base;
-        hidden[(*count)++] = (struct phys_range){ base, base + spec->mem_bytes };
+        testdev_hpa[n] = extra ? base + spec->mem_bytes : 0;
+        hidden[(*count)++] = (struct phys_range){ base, base + spec->mem_bytes + extra };
         char cpus_text[DOMAIN_VCPUS_MAX * 4];
         printk("domain %u (%s): %s '%s', %lu MiB of RAM at [%#lx-%#lx), %s %s\n", n,
                spec->name, kind_name(spec->kind), spec->module, spec->mem_bytes >> 20, base,
@@ -143,7 +160,8 @@ static bool load_domain(const struct boot_info *bi, struct domain *d)
     if (spec->kind == DOMAIN_KIND_LINUX) {
         domain_vhw_build(bi, d, spec, &mem, &start_states[d->id]);
     } else if (spec->kind == DOMAIN_KIND_MULTIBOOT) {
-        if (!domain_mboot_build(bi, d, spec, &mem, &start_states[d->id], why, sizeof(why))) {
+        if (!domain_mboot_build(bi, d, spec, &mem, testdev_hpa[d->id] != 0,
+                                &start_states[d->id], why, sizeof(why))) {
             char what[DOMAIN_ROLE_MAX + 24];
             fmt_snprintf(what, sizeof(what), "multiboot kernel '%s'", spec->module);
             domain_refused(d, what, why);
@@ -153,6 +171,19 @@ static bool load_domain(const struct boot_info *bi, struct domain *d)
         load_unikernel(bi, d);
     }
     return true;
+}
+
+/* Domain n's test memory, zeroed (as QEMU's starts), for its EPT; NULL if
+ * it has none. Vertigo reaches it through its identity map, as the RAM. */
+static const struct private_extra_map *testdev_map(unsigned int n)
+{
+    static struct private_extra_map map;
+    if (!testdev_hpa[n])
+        return NULL;
+    memset((void *)testdev_hpa[n], 0, TESTDEV_IOMEM_BYTES);
+    map = (struct private_extra_map){ TESTDEV_IOMEM_GPA, testdev_hpa[n], TESTDEV_IOMEM_BYTES,
+                                      "pc-testdev memory" };
+    return &map;
 }
 
 static const struct boot_info *boot_modules;     /* kept for domains_reload */
@@ -181,7 +212,7 @@ void domains_build(const struct boot_info *bi)
         d->restart_on_reboot = spec->restart_on_reboot;
         if (!load_domain(bi, d))
             continue;
-        if (!vmx_domain_init_private(d, d->vmx.ram_hpa, spec->mem_bytes))
+        if (!vmx_domain_init_private(d, d->vmx.ram_hpa, spec->mem_bytes, testdev_map(n)))
             refuse(n, "VT-x set-up failed (see the message above)");
         d->vmx.boot_state = &start_states[n];
         for (unsigned int i = 0; i < d->vcpu_count; i++)

@@ -141,6 +141,8 @@ struct domain_vhw *domain_vhw_devices(struct domain *d, const struct domain_vhw_
     hw->test_exit_port = o->test_exit_port;
     hw->has_fw_cfg = o->fw_cfg;
     fw_cfg_init(&hw->fw_cfg, (uint16_t)d->vcpu_count, o->ram_bytes);
+    hw->has_testdev = o->testdev;
+    hw->testdev_memory = o->testdev_memory;
     if (o->pm_timer &&
         !acpi_pmtimer_init(&hw->pm_timer, DOMAIN_VHW_PM_TIMER, platform_tsc_hz(), rdtsc()))
         fail(d, "no ACPI PM timer", "the TSC rate is outside what its arithmetic holds");

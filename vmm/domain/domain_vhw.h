@@ -9,8 +9,10 @@
  *   - ACPI tables in one page of its RAM (vmm/vhw/acpi_build.h: RSDP, XSDT,
  *     MADT without an I/O APIC, hardware-reduced FADT whose sleep and
  *     reset registers are the three I/O ports from power_port);
- *   - for a multiboot domain, the test-exit port, fw_cfg's few items and an
- *     ACPI PM timer (vmm/vhw/acpi_pmtimer.h) the FADT names.
+ *   - for a multiboot domain, the test-exit port, fw_cfg's few items, an
+ *     ACPI PM timer (vmm/vhw/acpi_pmtimer.h) the FADT names and QEMU's
+ *     pc-testdev (vmm/vhw/testdev.h: its data port; its test memory is
+ *     RAM of the domain's, mapped by its EPT, which the devices only note).
  * Portable: the VT-x side is vmx/exit_vhw.c. */
 #ifndef VMM_DOMAIN_VHW_H
 #define VMM_DOMAIN_VHW_H
@@ -21,6 +23,7 @@
 #include "vmm/vhw/acpi_pmtimer.h"
 #include "vmm/vhw/cpuid_domain.h"
 #include "vmm/vhw/fw_cfg.h"
+#include "vmm/vhw/testdev.h"
 #include "vmm/vhw/vlapic.h"
 #include "vmm/vhw/vtsc.h"
 #include "vmm/vhw/vuart16550.h"
@@ -40,6 +43,9 @@ struct domain_vhw {
     uint64_t pm_timer_refused;  /* accesses refused (the first is reported) */
     bool has_fw_cfg;
     struct fw_cfg fw_cfg;
+    bool has_testdev;           /* pc-testdev's data port (multiboot domains) */
+    bool testdev_memory;        /* and its 64 KiB at TESTDEV_IOMEM_GPA, mapped by the EPT */
+    struct testdev testdev;
     struct vlapic lapic[DOMAIN_VHW_VCPUS];
     struct vtsc tsc[DOMAIN_VHW_VCPUS];          /* each VCPU's TSC offset and TSC_ADJUST */
     uint64_t misc_enable[DOMAIN_VHW_VCPUS];     /* IA32_MISC_ENABLE as the guest wrote it */
@@ -54,6 +60,8 @@ struct domain_vhw_options {
     uint16_t test_exit_port;    /* a port whose write ends the domain with a code */
     bool fw_cfg;                /* QEMU's fw_cfg ports with the CPU count and RAM size */
     bool pm_timer;              /* an ACPI PM timer at DOMAIN_VHW_PM_TIMER */
+    bool testdev;               /* pc-testdev's data port at TESTDEV_PORT */
+    bool testdev_memory;        /* the caller maps its test memory */
     uint64_t ram_bytes;
 };
 

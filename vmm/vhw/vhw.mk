@@ -70,3 +70,18 @@ HEADERS_HV += vmm/vhw/pc_reset.h
 HEADERS_HOST += vmm/vhw/pc_reset.h
 UNIT_TESTS += pc_reset
 unit_pc_reset_SRCS := tests/unit/test_pc_reset.c vmm/vhw/pc_reset.c
+
+# QEMU's pc-testdev data port (multiboot domains; its memory is the
+# domain's RAM: vmm/domain/domain_mboot_map.h).
+HV_SRCS += vmm/vhw/testdev.c
+HEADERS_HV += vmm/vhw/testdev.h
+HEADERS_HOST += vmm/vhw/testdev.h
+UNIT_TESTS += testdev
+unit_testdev_SRCS := tests/unit/test_testdev.c vmm/vhw/testdev.c
+
+# One element of a string IN/OUT (INS, OUTS, REP) on an emulated port.
+HV_SRCS += vmm/vhw/string_io.c
+HEADERS_HV += vmm/vhw/string_io.h
+HEADERS_HOST += vmm/vhw/string_io.h
+UNIT_TESTS += string_io
+unit_string_io_SRCS := tests/unit/test_string_io.c vmm/vhw/string_io.c
