@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "host-tools/vertigo.h"
 
@@ -39,27 +40,27 @@ int log_input_decode(const char *cmd, const char *path, struct logdec *dec)
     return status;
 }
 
-/* Standard input copied whole into a temporary file (deleted when
- * closed), so that it can be read twice. */
-static FILE *spool_stdin(const char *cmd)
+/* src (named name in messages) copied whole into a temporary file
+ * (deleted when closed), so that it can be read twice. */
+static FILE *spool(const char *cmd, const char *name, FILE *src)
 {
     FILE *tmp = tmpfile();
     if (!tmp) {
-        fprintf(stderr, "vertigo %s: standard input: no temporary file to hold it: %s\n", cmd,
+        fprintf(stderr, "vertigo %s: %s: no temporary file to hold it: %s\n", cmd, name,
                 strerror(errno));
         return NULL;
     }
     static uint8_t chunk[READ_CHUNK];
     size_t n;
-    while ((n = fread(chunk, 1, sizeof(chunk), stdin)) > 0)
+    while ((n = fread(chunk, 1, sizeof(chunk), src)) > 0)
         if (fwrite(chunk, 1, n, tmp) != n) {
-            fprintf(stderr, "vertigo %s: standard input: writing its temporary copy: %s\n", cmd,
+            fprintf(stderr, "vertigo %s: %s: writing its temporary copy: %s\n", cmd, name,
                     strerror(errno));
             fclose(tmp);
             return NULL;
         }
-    if (ferror(stdin) || fflush(tmp) || fseek(tmp, 0, SEEK_SET)) {
-        fprintf(stderr, "vertigo %s: standard input: read error\n", cmd);
+    if (ferror(src) || fflush(tmp) || fseek(tmp, 0, SEEK_SET)) {
+        fprintf(stderr, "vertigo %s: %s: read error\n", cmd, name);
         fclose(tmp);
         return NULL;
     }
@@ -69,11 +70,18 @@ static FILE *spool_stdin(const char *cmd)
 FILE *log_input_open_twice(const char *cmd, const char *path)
 {
     if (!strcmp(path, "-"))
-        return spool_stdin(cmd);
+        return spool(cmd, "standard input", stdin);
     FILE *in = fopen(path, "rb");
-    if (!in)
+    struct stat st;
+    if (!in) {
         fprintf(stderr, "vertigo %s: %s: %s\n", cmd, path, strerror(errno));
-    return in;
+        return NULL;
+    }
+    if (fstat(fileno(in), &st) == 0 && S_ISREG(st.st_mode))
+        return in;
+    FILE *copy = spool(cmd, path, in);      /* a pipe or a device: read once */
+    fclose(in);
+    return copy;
 }
 
 int log_input_exit_status(const char *cmd, const char *path, const struct logdec *dec)

@@ -16,9 +16,9 @@ int log_input_decode(const char *cmd, const char *path, struct logdec *dec);
  * Returns 0, or VERTIGO_EXIT_USAGE after "vertigo CMD: PATH: read error". */
 int log_input_feed(const char *cmd, const char *path, FILE *in, struct logdec *dec);
 
-/* path opened so that it can be read more than once (rewind): a file as
- * it is, "-" (stdin) copied into a temporary file first. NULL after
- * "vertigo CMD: PATH: reason" on stderr. */
+/* path opened so that it can be read more than once (rewind): a regular
+ * file as it is; "-" (stdin), a pipe (`<(...)`) or a device copied into a
+ * temporary file first. NULL after "vertigo CMD: PATH: reason" on stderr. */
 FILE *log_input_open_twice(const char *cmd, const char *path);
 
 /* The exit status for a finished decoder; prints a one-line diagnosis to

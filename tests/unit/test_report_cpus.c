@@ -6,10 +6,11 @@
  * block reaches the stream before CPU 0's block with the identity. The
  * sample is the new process's, named by time and not by arrival: loaded
  * from a file and from standard input, and through `vertigo top`'s
- * reading of a file. When the blocks arrive in TSC order the log is read
- * once. */
+ * reading of a file, and from a pipe named by path. When the blocks
+ * arrive in TSC order the log is read once. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host-tools/profile.h"
 #include "host-tools/vertigo.h"
@@ -128,6 +129,36 @@ TEST(a_sample_is_named_by_time_across_cpus)
     if (stdin)
         fclose(stdin);
     stdin = saved;
+}
+
+/* A pipe named by path (as a shell's `<(...)` names one) is copied as
+ * standard input is: read again, it gives the same naming. */
+TEST(a_log_from_a_pipe_is_read_again_too)
+{
+    struct capture c;
+    if (!capture_make(&c))
+        return;
+    FILE *f = fopen(c.path, "rb");
+    char bytes[8192], path[64];
+    size_t len = f ? fread(bytes, 1, sizeof(bytes), f) : 0;
+    if (f)
+        fclose(f);
+    int fds[2];
+    if (!CHECK(len > 0 && len < sizeof(bytes)) || !CHECK(pipe(fds) == 0))
+        return;
+    bool written = CHECK(write(fds[1], bytes, len) == (ssize_t)len);   /* fits the pipe */
+    close(fds[1]);
+    snprintf(path, sizeof(path), "/dev/fd/%d", fds[0]);
+    struct profile_options o = { .sym = { .guest_root = c.root } };
+    struct profile p;
+    if (written) {
+        if (CHECK_EQ(profile_load(&p, "report", path, &o), VERTIGO_EXIT_OK)) {
+            CHECK(p.rereading);
+            expect_new_process(&p);
+        }
+        profile_free(&p);
+    }
+    close(fds[0]);
 }
 
 /* `vertigo top` reads the file itself (profile_read_log on an open
