@@ -10,9 +10,10 @@
  * whose answer to string I/O is #GP: another port, a guest in 32-bit
  * paging (only 4- and 5-level tables are walked), an element in memory
  * that is not the domain's RAM or not mapped by the guest's tables.
- * Limit: the guest's write protection is not checked for INS (the tables
+ * Limits: the guest's write protection is not checked for INS (the tables
  * are walked for reading): an INS to a read-only page of the guest's own
- * memory is written. */
+ * memory is written; and a single-stepped REP instruction traps once, after
+ * its last element, where the processor traps after each iteration. */
 #include "vmx/exit_vhw.h"
 
 #include "lib/cpu.h"
