@@ -110,22 +110,29 @@ static bool capture_make(struct capture *c)
     return capture_make_as(c, false);
 }
 
+/* c's log loaded from path as `vertigo report` loads it: read again or
+ * not as reread says, its sample the new process's. */
+static void expect_loaded(const struct capture *c, const char *path, bool reread)
+{
+    struct profile_options o = { .sym = { .guest_root = c->root } };
+    struct profile p;
+    if (CHECK_EQ(profile_load(&p, "report", path, &o), VERTIGO_EXIT_OK)) {
+        CHECK_EQ(p.rereading, reread);
+        expect_new_process(&p);
+    }
+    profile_free(&p);
+}
+
 TEST(a_sample_is_named_by_time_across_cpus)
 {
     struct capture c;
     if (!capture_make(&c))
         return;
-    struct profile_options o = { .sym = { .guest_root = c.root } };
-    struct profile p;
-    if (CHECK_EQ(profile_load(&p, "report", c.path, &o), VERTIGO_EXIT_OK))
-        expect_new_process(&p);
-    profile_free(&p);
-
+    expect_loaded(&c, c.path, true);
     FILE *saved = stdin;            /* the same stream through standard input */
     stdin = fopen(c.path, "rb");
-    if (CHECK(stdin) && CHECK_EQ(profile_load(&p, "report", "-", &o), VERTIGO_EXIT_OK))
-        expect_new_process(&p);
-    profile_free(&p);
+    if (CHECK(stdin))
+        expect_loaded(&c, "-", true);
     if (stdin)
         fclose(stdin);
     stdin = saved;
@@ -149,15 +156,8 @@ TEST(a_log_from_a_pipe_is_read_again_too)
     bool written = CHECK(write(fds[1], bytes, len) == (ssize_t)len);   /* fits the pipe */
     close(fds[1]);
     snprintf(path, sizeof(path), "/dev/fd/%d", fds[0]);
-    struct profile_options o = { .sym = { .guest_root = c.root } };
-    struct profile p;
-    if (written) {
-        if (CHECK_EQ(profile_load(&p, "report", path, &o), VERTIGO_EXIT_OK)) {
-            CHECK(p.rereading);
-            expect_new_process(&p);
-        }
-        profile_free(&p);
-    }
+    if (written)
+        expect_loaded(&c, path, true);
     close(fds[0]);
 }
 
@@ -194,13 +194,6 @@ TEST(a_sample_is_named_by_time_across_cpus_in_top)
 TEST(a_log_in_time_order_is_read_once)
 {
     struct capture c;
-    if (!capture_make_as(&c, true))
-        return;
-    struct profile_options o = { .sym = { .guest_root = c.root } };
-    struct profile p;
-    if (CHECK_EQ(profile_load(&p, "report", c.path, &o), VERTIGO_EXIT_OK)) {
-        CHECK(!p.rereading);
-        expect_new_process(&p);
-    }
-    profile_free(&p);
+    if (capture_make_as(&c, true))
+        expect_loaded(&c, c.path, false);
 }
