@@ -396,16 +396,23 @@ static void forget_samples(struct profile *p)
     p->newest_sample_tsc = 0;
 }
 
+bool profile_read_again(struct profile *p)
+{
+    if (!p->samples_void)
+        return false;
+    forget_samples(p);
+    p->samples_void = false;
+    p->rereading = true;
+    return true;
+}
+
 int profile_read_log(struct profile *p, const char *cmd, const char *path, FILE *in,
                      struct logdec *dec)
 {
     logdec_init(dec, &profile_decoder_callbacks, p);
     int status = log_input_feed(cmd, path, in, dec);
-    if (status != VERTIGO_EXIT_OK || !p->samples_void)
+    if (status != VERTIGO_EXIT_OK || !profile_read_again(p))
         return status;
-    forget_samples(p);
-    p->samples_void = false;
-    p->rereading = true;
     if (fseek(in, 0, SEEK_SET)) {
         fprintf(stderr, "vertigo %s: %s: cannot read it again: %s\n", cmd, path, strerror(errno));
         return VERTIGO_EXIT_USAGE;

@@ -167,6 +167,13 @@ extern const struct logdec_callbacks profile_decoder_callbacks;
 int profile_read_log(struct profile *p, const char *cmd, const char *path, FILE *in,
                      struct logdec *dec);
 
+/* After a first pass through the log (profile_record in arrival order):
+ * whether its samples were void, and then readies p for the second pass
+ * (the samples and the records read with them forgotten, the symbols
+ * kept). profile_read_log's step, for a caller that feeds the decoder
+ * itself. */
+bool profile_read_again(struct profile *p);
+
 /* Applies the event filter and symbolizes. Returns false with a message
  * in err when the filter names an event absent from the log, when there
  * is no filter and the samples name more than PROFILE_EVENTS_MAX events,
