@@ -23,6 +23,14 @@ uint64_t platform_tsc_hz(void);
  * respond (the line says so). */
 uint64_t tsc_calibrate(unsigned int ms);
 
+/* Reads the machine's CMOS clock once and prints the "clock:" line
+ * (boot/cmos_clock.c); call it before any domain owns its ports. */
+void cmos_clock_read(void);
+
+/* The wall clock cmos_clock_read took: Unix seconds at machine TSC
+ * *at_tsc. False (and 0 seconds) when the clock could not be read. */
+bool platform_wall_clock(uint64_t *unix_seconds, uint64_t *at_tsc);
+
 /* Prints the "cpu:" line. Returns true for a GenuineIntel CPU. */
 bool cpu_report(void);
 

@@ -161,6 +161,7 @@ static void platform_report(void)
     log_hv_set_tsc_hz(tsc_calibrate(TSC_CALIBRATION_MS));
     if (vmx != VMX_USABLE)
         refuse_without_vmx(vmx);
+    cmos_clock_read();          /* for domains' clocks: only when there will be domains */
 }
 
 void vmm_start(uint32_t magic, uint64_t info_phys)

@@ -173,6 +173,23 @@ static bool pm_timer_io(struct vcpu *v, uint16_t port, unsigned int size, bool i
     return true;
 }
 
+/* The CMOS clock's ports (Linux domains): a refused access (vmm/vhw/vrtc.h)
+ * is reported on Vertigo's console the first time in the domain. */
+static bool rtc_io(struct vcpu *v, uint16_t port, unsigned int size, bool in)
+{
+    struct domain_vhw *hw = v->domain->vhw;
+    if (!vrtc_owns_port(&hw->rtc, port))
+        return false;
+    uint32_t value = (uint32_t)v->regs.rax;
+    enum vrtc_status st = vrtc_io(&hw->rtc, port, size, in, rdtsc(), &value);
+    if (in)
+        set_in_value(v, size, value);
+    if (st != VRTC_DONE && !hw->rtc_refused++)
+        printk("vhw: domain %u: CMOS clock: %u-byte %s port %#x refused: %s\n",
+               v->domain->id, size, in ? "IN from" : "OUT to", port, vrtc_refusal(st));
+    return true;
+}
+
 bool vhw_io(struct vcpu *v, const struct vmx_exit *e)
 {
     struct domain_vhw *hw = v->domain->vhw;
@@ -193,7 +210,8 @@ bool vhw_io(struct vcpu *v, const struct vmx_exit *e)
         return true;
     }
     if (test_exit_io(v, port, size, in) || fw_cfg_io(v, port, size, in) ||
-        pm_timer_io(v, port, size, in) || testdev_port_io(v, port, size, in)) {
+        pm_timer_io(v, port, size, in) || testdev_port_io(v, port, size, in) ||
+        rtc_io(v, port, size, in)) {
         vmx_skip_instruction(v, e);
         return true;
     }

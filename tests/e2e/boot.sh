@@ -15,6 +15,14 @@ expect_line bochs-report "VMX capabilities" '^vmx: .*rev(ision)? 0x2b'
 expect_line bochs-report "PMU described" '^pmu: cpuid 0xa: version 4, 4 GP counters x 48 bits'
 expect_line bochs-report "PMU broken" '^pmu: broken \(claims v4, does not count\)$'
 expect_line bochs-report "TSC calibrated (50 MHz = ips)" '^tsc: (50\.0[0-9]{2}|49\.99[0-9]) MHz'
+# The machine's CMOS clock: Bochs' time0=1 starts it at the host's local
+# time, within 14 hours of UTC wherever the host is.
+clock=$(capture bochs-report | sed -nE 's/^clock: ([0-9-]+ [0-9:]+) \(the CMOS clock, taken as UTC\)$/\1/p' | head -n1)
+if [ -n "$clock" ] && off=$(( $(date -u -d "$clock" +%s) - $(date -u +%s) )) && [ "${off#-}" -le 50400 ]; then
+    pass "bochs-report: the CMOS clock read ($clock, the host's local time)"
+else
+    fail "bochs-report: the CMOS clock read" "clock line '${clock:-none}'"
+fi
 expect_line bochs-report "verdict" '^VERTIGO-END: PASS'
 
 # Under QEMU the console also goes to the screen (console=vga on the BIOS

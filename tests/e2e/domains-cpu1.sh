@@ -31,6 +31,10 @@ expect_in $RUN decode.txt "domain 1's VCPU came online on CPU 1 (lifecycle recor
     ' dom=1 vcpu=0 event=vcpu-online arg=1$'
 expect_in $RUN decode.txt "domain 0's VCPU 0 came online on CPU 0 (lifecycle record)" \
     ' dom=0 vcpu=0 event=vcpu-online arg=0$'
+# Its CMOS clock (vmm/vhw/vrtc.h): the kernel read its wall clock at once,
+# where it used to poll an absent one for a second and give up.
+expect_not_in $RUN dom1.txt "domain 1's kernel read its CMOS clock" 'Unable to read current time from RTC'
+expect_not_in $RUN com2.txt "no refused access to the CMOS clock" 'CMOS clock: .* refused'
 expect_in $RUN dom1.txt "domain 1's hello" '^VERTIGO-GUEST: hello: PASS$'
 expect_in $RUN com2.txt "domain 1's verdict" '^guest: domain 1 \(lin-cpu1\) verdict PASS: hello$'
 expect_line $RUN "domain 0's hello" '^VERTIGO-GUEST: hello: PASS$'

@@ -196,6 +196,18 @@ expect_in $RUN dom1.txt "domain 1: TSC_AUX with a reserved bit #GP" \
     '^vertigo_probe: domain msr TSC_AUX: bit 32 \(reserved\) #GP: ok$'
 expect_in $RUN dom1.txt "domain 1: a periodic virtual APIC timer of 1 tick fires at most once per 200 us" \
     '^vertigo_probe: vlapic: a periodic timer of 1 tick fires at most once per 200 us: ok$'
+# Its wall clock comes from its CMOS clock (vmm/vhw/vrtc.h): the time
+# Vertigo read from the machine's at start-up (its "clock:" line) plus the
+# emulated seconds since, which the run's TSC keeps under 1000 (without
+# the clock the kernel gave up on it and counted from 1970).
+hv_clock=$(capture $RUN com2.txt | sed -nE 's/^clock: ([0-9-]+ [0-9:]+) \(the CMOS clock, taken as UTC\)$/\1/p' | head -n1)
+dom_clock=$(capture $RUN dom1.txt | sed -nE 's/^domhw: wall clock ([0-9]+) s$/\1/p' | head -n1)
+if [ -n "$hv_clock" ] && [ -n "$dom_clock" ] && since=$(( dom_clock - $(date -u -d "$hv_clock" +%s) )) &&
+        [ "$since" -ge 0 ] && [ "$since" -lt 1000 ]; then
+    pass "$RUN: domain 1's wall clock is Vertigo's clock $since s later"
+else
+    fail "$RUN: domain 1's wall clock" "Vertigo's clock '${hv_clock:-none}', domain 1's '${dom_clock:-none}'"
+fi
 # The floor, counted here from the probe's figures: its window (ended by
 # a timer of Linux's own after 20 ms, later only by the slices of the
 # domains that share the CPU: under 100 ms) of S us holds at most

@@ -126,6 +126,16 @@ static void load_linux(const struct boot_info *bi, struct domain *d,
            layout.initrd_size >> 10, ACPI_PAGE_GPA, cfg.cmdline);
 }
 
+/* The domain's CMOS clock shows the machine's wall clock as Vertigo read
+ * it (from 1970-01-01 when it could not). */
+static void domain_clock(struct domain *d, struct vrtc *rtc)
+{
+    uint64_t unix_seconds, at_tsc;
+    platform_wall_clock(&unix_seconds, &at_tsc);
+    if (!vrtc_init(rtc, unix_seconds, at_tsc, platform_tsc_hz()))
+        fail(d, "no CMOS clock", "the TSC rate is unknown");
+}
+
 struct domain_vhw *domain_vhw_devices(struct domain *d, const struct domain_vhw_options *o)
 {
     struct domain_vhw *hw = &vhw[d->id];
@@ -146,6 +156,8 @@ struct domain_vhw *domain_vhw_devices(struct domain *d, const struct domain_vhw_
     if (o->pm_timer &&
         !acpi_pmtimer_init(&hw->pm_timer, DOMAIN_VHW_PM_TIMER, platform_tsc_hz(), rdtsc()))
         fail(d, "no ACPI PM timer", "the TSC rate is outside what its arithmetic holds");
+    if (o->rtc)
+        domain_clock(d, &hw->rtc);
     uint64_t tick = cpuid_domain_tsc_per_crystal(&hw->cpuid);
     for (unsigned int i = 0; i < d->vcpu_count; i++) {
         if (o->xapic) {
@@ -165,7 +177,7 @@ void domain_vhw_build(const struct boot_info *bi, struct domain *d,
                       const struct domain_spec *spec, const struct guest_mem *ram,
                       struct linux_boot_state *start)
 {
-    struct domain_vhw_options o = { .ram_bytes = spec->mem_bytes };
+    struct domain_vhw_options o = { .ram_bytes = spec->mem_bytes, .rtc = true };
     domain_vhw_devices(d, &o);
     load_linux(bi, d, spec, ram, domain_vhw_acpi(d, ram, ACPI_PAGE_GPA, NULL), start);
 }

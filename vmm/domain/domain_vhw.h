@@ -6,6 +6,8 @@
  *     the domain's own VCPUs only (vmx/exit_vhw_msr.c);
  *   - CPUID describing exactly that (vmm/vhw/cpuid_domain.h: the x2APIC, the
  *     TSC and crystal rates in leaves 0x15/0x16, the topology);
+ *   - for a Linux domain, a read-only CMOS clock at ports 0x70/0x71
+ *     (vmm/vhw/vrtc.h) from the machine's clock at Vertigo's start;
  *   - ACPI tables in one page of its RAM (vmm/vhw/acpi_build.h: RSDP, XSDT,
  *     MADT without an I/O APIC, hardware-reduced FADT whose sleep and
  *     reset registers are the three I/O ports from power_port);
@@ -25,6 +27,7 @@
 #include "vmm/vhw/fw_cfg.h"
 #include "vmm/vhw/testdev.h"
 #include "vmm/vhw/vlapic.h"
+#include "vmm/vhw/vrtc.h"
 #include "vmm/vhw/vtsc.h"
 #include "vmm/vhw/vuart16550.h"
 
@@ -41,6 +44,8 @@ struct domain_vhw {
     uint16_t test_exit_port;    /* 0: none (a Linux domain) */
     struct acpi_pmtimer pm_timer;   /* port 0: none (a Linux domain) */
     uint64_t pm_timer_refused;  /* accesses refused (the first is reported) */
+    struct vrtc rtc;            /* not present: none (a multiboot domain) */
+    uint64_t rtc_refused;       /* accesses refused (the first is reported) */
     bool has_fw_cfg;
     struct fw_cfg fw_cfg;
     bool has_testdev;           /* pc-testdev's data port (multiboot domains) */
@@ -60,6 +65,7 @@ struct domain_vhw_options {
     uint16_t test_exit_port;    /* a port whose write ends the domain with a code */
     bool fw_cfg;                /* QEMU's fw_cfg ports with the CPU count and RAM size */
     bool pm_timer;              /* an ACPI PM timer at DOMAIN_VHW_PM_TIMER */
+    bool rtc;                   /* a CMOS clock at ports 0x70/0x71 */
     bool testdev;               /* pc-testdev's data port at TESTDEV_PORT */
     bool testdev_memory;        /* the caller maps its test memory */
     uint64_t ram_bytes;

@@ -85,3 +85,10 @@ HEADERS_HV += vmm/vhw/string_io.h
 HEADERS_HOST += vmm/vhw/string_io.h
 UNIT_TESTS += string_io
 unit_string_io_SRCS := tests/unit/test_string_io.c vmm/vhw/string_io.c
+
+# A Linux domain's read-only CMOS clock (ports 0x70/0x71).
+HV_SRCS += vmm/vhw/vrtc.c
+HEADERS_HV += vmm/vhw/vrtc.h
+HEADERS_HOST += vmm/vhw/vrtc.h
+UNIT_TESTS += vrtc
+unit_vrtc_SRCS := tests/unit/test_vrtc.c vmm/vhw/vrtc.c lib/rtc_calendar.c
