@@ -22,7 +22,7 @@
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
-GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 cryptomgr.notests quiet vertigo.scenario=agent,jit,badinput"
+GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 $GUEST_BOOT_SKIP quiet vertigo.scenario=agent,jit,badinput"
 
 # pmu.step_ahead above the profile's period (10007): every stretch of
 # Vertigo is single-stepped, so every hypervisor overflow is found at its

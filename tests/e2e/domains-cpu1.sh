@@ -13,7 +13,7 @@ RUN=domains-cpu1
 # were over half of each kernel's boot, and two boots on two Bochs CPUs
 # cost twice one; neither domain shares its CPU, so they check no switch
 # here. Domain 1 boots without quiet: its kernel's segfault lines count.
-COMMON="nokaslr tsc=reliable panic=-1 cryptomgr.notests vertigo.scenario=hello"
+COMMON="nokaslr tsc=reliable panic=-1 $GUEST_BOOT_SKIP vertigo.scenario=hello"
 GUEST="console=ttyS0,115200 $COMMON quiet maxcpus=1"
 DOM="$COMMON"       # Vertigo adds the console
 HV="console=com2 log=e9 sched.slice=10ms dom.1=linux:lin:initrd1 dom.1.name=lin-cpu1 \

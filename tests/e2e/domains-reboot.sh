@@ -35,7 +35,7 @@ RUN=domains-reboot
 # share the CPU with it (about 0.6 G instructions each with
 # cryptomgr.notests); a halted CPU costs Bochs little.
 SLEEP_S=80
-COMMON="nokaslr tsc=reliable panic=-1 cryptomgr.notests"
+COMMON="nokaslr tsc=reliable panic=-1 $GUEST_BOOT_SKIP"
 GUEST="console=ttyS0,115200 $COMMON quiet vertigo.scenario=hello,mux_keep,sleep vertigo.sleep_s=$SLEEP_S"
 DOM="$COMMON vertigo.scenario=hello,mux_keep"     # Vertigo adds the console
 MUX_N=1000000       # mux_keep's interval

@@ -37,7 +37,7 @@ PERIOD=100003   # about 400 samples of each domain's 40 M-instruction program
 # (cryptomgr.notests: the crypto manager's self-tests, RSA's above all,
 # took 15 % of each boot; the library self-tests, blake2s's among them,
 # still run and check the register switch below)
-COMMON="nokaslr tsc=reliable panic=-1 quiet cryptomgr.notests"
+COMMON="nokaslr tsc=reliable panic=-1 quiet $GUEST_BOOT_SKIP"
 GUEST="console=ttyS0,115200 $COMMON vertigo.agent=1 vertigo.scenario=sort vertigo.sort_rounds=3000"
 DOM1="$COMMON vertigo.agent=1 vertigo.scenario=workload vertigo.workload_scale=4"
 DOM2="$COMMON vertigo.scenario=hello"     # Vertigo adds the console

@@ -45,7 +45,7 @@ RUN=domains-smp
 PERF_INITRD="$BUILD/guest/initrd-perf.cpio"
 PERF_N=1000000      # 5 M and 10 M loop instructions: many 10 ms slices
 PERF_PPM=5000
-COMMON="nokaslr tsc=reliable panic=-1 cryptomgr.notests vertigo.expect_cpus=2 \
+COMMON="nokaslr tsc=reliable panic=-1 $GUEST_BOOT_SKIP vertigo.expect_cpus=2 \
 vertigo.scenario=cpuinfo,smp,mux_smp,pv_smp,perf vertigo.perf_stat_only vertigo.perf_loop=$PERF_N \
 vertigo.perf_ppm=$PERF_PPM vertigo.pv_smp_ppm=$PERF_PPM"
 GUEST="console=ttyS0,115200 $COMMON quiet vertigo.perf_cpu=0"

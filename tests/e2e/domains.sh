@@ -30,14 +30,14 @@ PERF_INITRD="$BUILD/guest/initrd-perf.cpio"
 VPMU_N=2000000
 VPMU_UNTIL=150
 PERF_N=1000000
-GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 cryptomgr.notests quiet vertigo.scenario=perf,vpmu \
+GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 $GUEST_BOOT_SKIP quiet vertigo.scenario=perf,vpmu \
 vertigo.perf_stat_only vertigo.perf_loop=$PERF_N vertigo.bp_slot=0 vertigo.bp_wait vertigo.vpmu=$VPMU_N \
 vertigo.vpmu_until=$VPMU_UNTIL"
 UK="$BUILD/unikernel"
 N=2000000       # ukloop's iterations: about 12 M instructions, many slices
 RUN=domains
 # Vertigo adds the console
-DOM1="nokaslr tsc=reliable panic=-1 cryptomgr.notests vertigo.scenario=perf,domhw vertigo.perf_stat_only vertigo.perf_loop=$PERF_N \
+DOM1="nokaslr tsc=reliable panic=-1 $GUEST_BOOT_SKIP vertigo.scenario=perf,domhw vertigo.perf_stat_only vertigo.perf_loop=$PERF_N \
 vertigo.bp_slot=1 vertigo.bp_idle"
 MB="$BUILD/multiboot"
 HV="console=com2 pmu.events=instructions:u sched.slice=10ms dom.1=linux:linux1:initrd1 \

@@ -7,7 +7,7 @@
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
-GUEST_BASE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 cryptomgr.notests quiet"
+GUEST_BASE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 $GUEST_BOOT_SKIP quiet"
 # Vertigo's image is linked at 2 MiB (linker.ld): the devmem scenario
 # tries to read and write it from the guest.
 VERTIGO_IMAGE=0x200000

@@ -13,7 +13,7 @@
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
-GUEST_ARGS="console=ttyS0 nokaslr tsc=reliable panic=-1 cryptomgr.notests quiet vertigo.scenario=hello"
+GUEST_ARGS="console=ttyS0 nokaslr tsc=reliable panic=-1 $GUEST_BOOT_SKIP quiet vertigo.scenario=hello"
 NAME=log-e9
 DIR="$E2E_OUT/$NAME"
 

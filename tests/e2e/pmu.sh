@@ -23,7 +23,7 @@
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
-GUEST_BASE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 cryptomgr.notests quiet"
+GUEST_BASE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 $GUEST_BOOT_SKIP quiet"
 EVENTS="instructions:u,instructions:k,cycles,exits:all,exits:cpuid,exits:io,exits:vmcall"
 EVENTS="$EVENTS,exits:rdmsr,exits:wrmsr,exits:ept_violation,exits:preemption_timer,exits:xsetbv"
 EVENTS="$EVENTS,instructions:ukh,cycles:u,cycles:k,instructions,ref-cycles:u"

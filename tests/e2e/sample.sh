@@ -16,7 +16,7 @@ cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
 WORKLOAD="$BUILD/guest/bin/workload"
-GUEST_BASE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 cryptomgr.notests quiet vertigo.agent=1"
+GUEST_BASE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 $GUEST_BOOT_SKIP quiet vertigo.agent=1"
 PERIOD=10007
 DEPTH=8
 COST_EVERY=4        # time one PMI in 4 (sample.cost_every=; the default is 16)

@@ -23,7 +23,7 @@ rm -rf "$out" "$out.pane" "$out.forms"
 mkdir -p "$out.pane"
 command -v tmux >/dev/null || { fail "top: tmux installed" "no tmux (host-tools/setup-deps)"; exit 1; }
 # guestlib/guest.mk's GUEST_CMDLINE and ISO_CMDLINE, the profile scenario.
-GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 cryptomgr.notests quiet vertigo.agent=1 vertigo.scenario=profile"
+GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 $GUEST_BOOT_SKIP quiet vertigo.agent=1 vertigo.scenario=profile"
 # Scale 12: the workload's session lasted 17 s of wall time on a loaded
 # 2-core machine (scale 40: 99 s there, about 55 s in fresh-clone CI
 # runs), and the pane named hot 0 to 3 s into it in every run seen: the

@@ -27,7 +27,7 @@
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
-GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 cryptomgr.notests quiet vertigo.scenario=hello"
+GUEST="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 $GUEST_BOOT_SKIP quiet vertigo.scenario=hello"
 UK="$BUILD/unikernel"
 RUN=unikernel-faults
 PERIOD=200003   # sampling: about 300 samples of ukspin's 60 M loop instructions

@@ -15,7 +15,7 @@
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
 
-GUEST_BASE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 cryptomgr.notests quiet"
+GUEST_BASE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 $GUEST_BOOT_SKIP quiet"
 PERF_INITRD="$BUILD/guest/initrd-perf.cpio"
 # The PAPI ctests of tests/guest/perf_guest.mk (PAPI_CTESTS, a make
 # variable continued over lines). Its validation tests are in the image but
