@@ -354,6 +354,7 @@ struct vcpu *vmx_sched_after_exit(struct vcpu *v)
         restart(s, v);
     if (!sched_shared(s)) {
         vmx_timer_cancel(v, VMX_TIMER_SLICE);
+        vmx_timer_cancel(v, VMX_TIMER_WAKE);    /* no sleeper left beside it */
         return v;
     }
     wake_sleepers(s, rdtsc());
@@ -466,6 +467,12 @@ __attribute__((noreturn)) void vmx_sched_domain_ended(struct domain *d)
         s->current = (unsigned int)sched_index(s, next);
     }
     switch_vcpu(s, from, next);
+    /* next may still hold a wake-up deadline it was given for a sleeper
+     * of the ended domain (arm_wake). Deadlines stay until withdrawn
+     * (vmx/vmx_timer.h), and once this CPU is no longer shared no entry
+     * looks at them again: a past one would make every entry exit at
+     * once, before a guest instruction or interrupt, for ever. */
+    arm_wake(next, s);
     update_work(cpu);
     vmx_vcpu_loop(next);
 }
