@@ -263,11 +263,14 @@ static struct mux_counters counters(const struct pmu_config *c)
     return layout.for_sets;
 }
 
-static void announce(const struct pmu_config *c)
+static size_t describe(const struct pmu_config *c, char *buf, size_t size)
 {
     (void)c;
-    printk(" (turns counted on %s %u)", layout.clock.slot == PMU_SLOT_FIXED
-           ? "fixed counter" : "general-purpose counter", layout.clock.slot_index);
+    int n = fmt_snprintf(buf, size, " (turns counted on %s %u)",
+                         layout.clock.slot == PMU_SLOT_FIXED ? "fixed counter"
+                                                             : "general-purpose counter",
+                         layout.clock.slot_index);
+    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
 }
 
 static const struct mux_row_state *rows(const struct vcpu *v)
@@ -295,7 +298,7 @@ static void load(struct vcpu *v)
 static const struct mux_own_session own = {
     .layout = pmu_mux_hw_layout,
     .check_turns = pmu_mux_hw_check_turns,
-    .announce = announce,
+    .describe = describe,
     .begin = pmu_mux_hw_begin,
     .finish = pmu_mux_hw_finish,
     .rows = rows,

@@ -7,6 +7,7 @@
 #include "pmu/backend/pmu_kind.h"
 #include "pmu/mux/mux_part.h"
 #include "lib/console.h"
+#include "lib/format.h"
 #include "vmm/domain/domain.h"
 #include "vmm/log/log_hv.h"
 #include "lib/mem.h"
@@ -78,13 +79,22 @@ bool pmu_mux_configure(struct pmu_config *c, const char *cmdline)
     return !own || own->check_turns(c, &c->mux_cfg, REFUSAL);
 }
 
-void pmu_mux_announce(const struct pmu_config *c, const struct mux_row_config *cfg)
+/* The length fmt_snprintf wrote into a buffer of size bytes (size > 0). */
+static size_t written(int n, size_t size)
 {
-    printk(", %u sets over %u counters", cfg->plan.set_count, pmu_mux_counter_count(c));
+    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
+void pmu_mux_describe(const struct pmu_config *c, const struct mux_row_config *cfg, char *buf,
+                      size_t size)
+{
+    size_t len = written(fmt_snprintf(buf, size, ", %u sets over %u counters",
+                                      cfg->plan.set_count, pmu_mux_counter_count(c)), size);
     const struct mux_own_session *own = part_of(c)->own;
     if (own)
-        own->announce(c);
-    printk(", interval %lu, turn %lu instructions", cfg->interval, cfg->sub);
+        len += own->describe(c, buf + len, size - len);
+    fmt_snprintf(buf + len, size - len, ", interval %lu, turn %lu instructions", cfg->interval,
+                 cfg->sub);
 }
 
 static void read_counts(const struct vcpu *v, uint64_t *counts)

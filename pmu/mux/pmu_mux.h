@@ -30,8 +30,13 @@ bool pmu_mux_configure(struct pmu_config *c, const char *cmdline);
 struct mux_counters pmu_mux_counters(const struct pmu_config *c);
 unsigned int pmu_mux_counter_count(const struct pmu_config *c);
 
-/* The console's words for schedule cfg (", N sets over K counters, ..."). */
-void pmu_mux_announce(const struct pmu_config *c, const struct mux_row_config *cfg);
+/* The console's words for schedule cfg (", N sets over K counters, ...")
+ * into buf (size bytes, NUL-terminated, cut short if need be), for the
+ * caller to print in one printk: the guest's sessions start on any CPU,
+ * and pieces printed apart let another CPU's line in between. */
+#define PMU_MUX_DESCRIPTION_MAX 160u
+void pmu_mux_describe(const struct pmu_config *c, const struct mux_row_config *cfg, char *buf,
+                      size_t size);
 
 /* Writes row (its domain and VCPU filled in here) as v's next row. */
 void pmu_mux_write_row(struct vcpu *v, struct log_interval *row);

@@ -148,10 +148,11 @@ static int64_t begin(struct vcpu *v, const struct vertigo_mux *m, struct guest_s
     pmu_mux_vcpu_begin(v, &s->list, &s->cfg);
     set_owner(s, v);
     pmu_run_counting_changed(v);            /* a sampling session follows */
-    printk("%smultiplexing session of the guest: %s (%u events", who(v, w, sizeof(w)), s->text,
-           s->list.count);
-    pmu_mux_announce(&pmu_config, &s->cfg);
-    printk(")\n");
+    /* One printk: another CPU's line could come between two */
+    char schedule[PMU_MUX_DESCRIPTION_MAX];
+    pmu_mux_describe(&pmu_config, &s->cfg, schedule, sizeof(schedule));
+    printk("%smultiplexing session of the guest: %s (%u events%s)\n", who(v, w, sizeof(w)),
+           s->text, s->list.count, schedule);
     return s->cfg.sets;
 }
 

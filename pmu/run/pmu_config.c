@@ -123,8 +123,11 @@ static void parse_events(const char *cmdline)
         kind()->announce_session(c);
     if (c->period)
         printk(", period %lu", c->period);
-    if (c->mux)
-        pmu_mux_announce(c, &c->mux_cfg);
+    if (c->mux) {
+        char schedule[PMU_MUX_DESCRIPTION_MAX];
+        pmu_mux_describe(c, &c->mux_cfg, schedule, sizeof(schedule));
+        printk("%s", schedule);
+    }
     printk(")\n");
 }
 
