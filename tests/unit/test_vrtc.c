@@ -49,6 +49,31 @@ TEST(status_registers_never_make_a_reader_wait)
     CHECK_EQ(reg(&c, 0x7f, BASE_TSC), 0x00);       /* NVRAM */
 }
 
+/* Linux writes the shutdown status byte (0x0f) around starting its APs. */
+TEST(nvram_keeps_what_the_guest_writes)
+{
+    struct vrtc c;
+    uint32_t v;
+    CHECK(vrtc_init(&c, START, BASE_TSC, TSC_HZ));
+    for (uint8_t r = 0x0e; r < VRTC_REGISTERS; r++) {
+        if (r == 0x32)
+            continue;
+        v = r;
+        CHECK_EQ(vrtc_io(&c, VRTC_INDEX_PORT, 1, false, BASE_TSC, &v), VRTC_DONE);
+        v = (uint8_t)(r ^ 0xa5);
+        CHECK_EQ(vrtc_io(&c, VRTC_DATA_PORT, 1, false, BASE_TSC, &v), VRTC_DONE);
+    }
+    for (uint8_t r = 0x0e; r < VRTC_REGISTERS; r++)
+        if (r != 0x32)
+            CHECK_EQ(reg(&c, r, BASE_TSC), (uint8_t)(r ^ 0xa5));
+    /* the century is the clock's, not NVRAM: the write is refused */
+    v = 0x32;
+    vrtc_io(&c, VRTC_INDEX_PORT, 1, false, BASE_TSC, &v);
+    v = 0x19;
+    CHECK_EQ(vrtc_io(&c, VRTC_DATA_PORT, 1, false, BASE_TSC, &v), VRTC_WRITE);
+    CHECK_EQ(reg(&c, 0x32, BASE_TSC), 0x20);
+}
+
 TEST(follows_the_tsc_in_whole_seconds)
 {
     struct vrtc c;

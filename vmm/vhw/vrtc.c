@@ -8,6 +8,7 @@
 #define REG_B_VALUE  0x02u      /* 24-hour, BCD, no interrupts, no daylight saving */
 #define REG_D_VALUE  0x80u      /* VRT: the clock's battery and data are good */
 #define REG_INDEX_MASK 0x7fu    /* bit 7 of an OUT to 0x70 is the PC's NMI mask */
+#define FIRST_NVRAM    0x0eu
 
 enum { REG_SECONDS = 0x00, REG_MINUTES = 0x02, REG_HOURS = 0x04, REG_WEEKDAY = 0x06,
        REG_DAY = 0x07, REG_MONTH = 0x08, REG_YEAR = 0x09, REG_A = 0x0a, REG_B = 0x0b,
@@ -52,8 +53,13 @@ uint8_t vrtc_register(const struct vrtc *c, uint8_t reg, uint64_t now_tsc)
     case REG_B: return REG_B_VALUE;
     case REG_D: return REG_D_VALUE;
     case REG_CENTURY: return rtc_bcd(t.century);
-    default: return 0;          /* C (no flags), the alarms, NVRAM */
+    default: return reg >= FIRST_NVRAM ? c->nvram[reg % VRTC_REGISTERS] : 0;  /* C, the alarms */
     }
+}
+
+static bool is_nvram(uint8_t reg)
+{
+    return reg >= FIRST_NVRAM && reg != REG_CENTURY;
 }
 
 enum vrtc_status vrtc_io(struct vrtc *c, uint16_t port, unsigned int size, bool in,
@@ -69,8 +75,12 @@ enum vrtc_status vrtc_io(struct vrtc *c, uint16_t port, unsigned int size, bool 
         c->index = (uint8_t)(written & REG_INDEX_MASK);
         return VRTC_DONE;
     }
-    if (!in)
-        return VRTC_WRITE;
+    if (!in) {
+        if (!is_nvram(c->index))
+            return VRTC_WRITE;
+        c->nvram[c->index % VRTC_REGISTERS] = (uint8_t)written;
+        return VRTC_DONE;
+    }
     *value = vrtc_register(c, c->index, now_tsc);
     return VRTC_DONE;
 }
@@ -79,7 +89,7 @@ const char *vrtc_refusal(enum vrtc_status st)
 {
     switch (st) {
     case VRTC_WRITE:
-        return "a write to the read-only clock (dropped)";
+        return "a write to a register of the read-only clock (dropped)";
     case VRTC_INDEX_READ:
         return "a read of the index port (reads 0xff)";
     case VRTC_BAD_SIZE:

@@ -5,8 +5,10 @@
  * move it. Registers, as a PC's BIOS leaves them: BCD, 24-hour (B = 0x02,
  * no interrupts), A = 0x26 (the 32.768 kHz divider, no update in
  * progress: UIP never set, so a reader never waits), C = 0 (no interrupt
- * flags), D = 0x80 (the clock's data valid), the century at 0x32; every
- * other register (alarms, NVRAM) reads 0.
+ * flags), D = 0x80 (the clock's data valid), the century at 0x32; the
+ * alarms read 0. The NVRAM bytes (0x0e-0x7f but the century) keep what
+ * the guest writes, from 0: Linux writes the shutdown status byte (0x0f)
+ * around starting its other CPUs.
  *
  * Linux reads it once for its wall clock at boot; with no clock there,
  * the kernel polled the absent device's all-ones status for its full
@@ -14,8 +16,10 @@
  * Linux binds no RTC driver (no /dev/rtc, alarms or NVRAM).
  *
  * A 1-byte OUT to 0x70 selects a register (bit 7, the PC's NMI mask, is
- * ignored); a 1-byte IN from 0x71 reads it. Refused, and reported by the
- * caller: an OUT to 0x71 (dropped: the clock is read-only), an IN from
+ * ignored); a 1-byte IN from 0x71 reads it, a 1-byte OUT to 0x71 writes
+ * it if it is NVRAM. Refused, and reported by the caller: an OUT to 0x71
+ * for a clock register, 0x00-0x0d or 0x32 (dropped: the clock is
+ * read-only), an IN from
  * 0x70 (reads 0xff, as QEMU's) and any access wider than a byte (an IN
  * reads all ones, an OUT is dropped). Portable: the domain's I/O exit
  * handler calls it. */
@@ -32,13 +36,14 @@
 struct vrtc {
     bool present;
     uint8_t index;              /* the register an IN from 0x71 reads */
+    uint8_t nvram[VRTC_REGISTERS];  /* what the guest wrote to the NVRAM bytes */
     uint64_t unix_seconds;      /* the wall clock at base_tsc */
     uint64_t base_tsc, tsc_hz;
 };
 
 enum vrtc_status {
     VRTC_DONE,                  /* a register selected or read */
-    VRTC_WRITE,                 /* an OUT to the data port: dropped */
+    VRTC_WRITE,                 /* an OUT to the data port for a clock register: dropped */
     VRTC_INDEX_READ,            /* an IN from the index port: 0xff */
     VRTC_BAD_SIZE,              /* wider than a byte: all ones, or dropped */
 };
