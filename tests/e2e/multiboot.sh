@@ -21,7 +21,9 @@
 # guestlib/unikernel/tests/uksession.h): domain 2 starts a sampling session
 # of its own and holds it; domain 3 finds it running, and its calls to stop
 # it (-EPERM) and to start one beside it (-EBUSY) are refused; domain 2
-# stops its session itself and every domain passes. (Beside Linux:
+# stops its session itself and every domain passes. A third
+# (multiboot-sleepers) runs two test kernels that sleep on their APIC
+# timers until one is left alone (below). (Beside Linux:
 # tests/e2e/domains.sh.)
 cd "$(dirname "$0")/../.."
 . tests/e2e/lib.sh
@@ -135,4 +137,32 @@ expect_in $RUN2 dom2.txt "owner: the session was still its own to stop" \
 expect_in $RUN2 com2.txt "owner passes" '^guest: domain 2 \(owner\) verdict PASS'
 expect_in $RUN2 com2.txt "rival passes (both refusals as they must be)" '^guest: domain 3 \(rival\) verdict PASS'
 expect_in $RUN2 com2.txt "the run passes" '^VERTIGO-END: PASS'
+
+# Two test kernels that sleep on their virtual APIC timers, sharing CPU 0
+# without domain 0: domain 1 sleeps once (0.4 s of guest time) and ends at
+# once when it wakes; domain 2 has by then gone to sleep for 2 s. With
+# both asleep the CPU idles in domain 2's HLT, which carries the
+# preemption timer's deadline for domain 1's wake-up (docs/architecture.md,
+# "Domains and the scheduler"). Left alone when domain 1 ended, domain 2
+# once kept that deadline, past: every entry exited at once, and the run
+# that ends in 6 s here reached its 180 s limit without domain 2 waking.
+RUN3=multiboot-sleepers
+HV3="console=com2 log=none dom.2=multiboot:sleeper dom.2.name=sleeper dom.2.mem=8M"
+run_vertigo $RUN3 1 --platform bochs --timeout 120 --cmdline "$HV3" \
+    --multiboot "$MB/mbtest.elf" --append "modules=0 sleeps=1 sleep_ticks=20000000" \
+    --module "$MB/mbtest.elf" "sleeper modules=0 sleeps=1 sleep_ticks=100000000"
+for dom in 1 2; do
+    expect_in $RUN3 dom$dom.txt "domain $dom slept on its APIC timer" \
+        '^mbtest: PASS: slept on the APIC timer as many times as sleeps= asks$'
+done
+expect_in $RUN3 com2.txt "domain 1 ends first" '^guest: domain 1 \(mbtest\) verdict PASS'
+expect_in $RUN3 com2.txt "domain 2, alone after it, wakes and ends" '^guest: domain 2 \(sleeper\) verdict PASS'
+line_of() { grep -n "$2" "$E2E_OUT/$RUN3/com2.txt" | head -n1 | cut -d: -f1; }
+end1=$(line_of $RUN3 '^guest: domain 1 (mbtest) verdict'); end2=$(line_of $RUN3 '^guest: domain 2 (sleeper) verdict')
+if [ -n "$end1" ] && [ -n "$end2" ] && [ "$end1" -lt "$end2" ]; then
+    pass "$RUN3: domain 2 outlived domain 1 (verdicts at lines $end1 and $end2)"
+else
+    fail "$RUN3: domain 2 outlived domain 1" "verdicts at lines '${end1:-}' and '${end2:-}'"
+fi
+expect_in $RUN3 com2.txt "the run passes" '^VERTIGO-END: PASS'
 exit $E2E_FAILED

@@ -19,7 +19,9 @@
  * refused. With testdev=1, also QEMU's pc-testdev: its data port at 0xe0
  * reads back what was written (at each width, and through REP OUTSB and
  * REP INSB), and its 64 KiB of test memory at 0xff000000 start zeroed and
- * read back what was written. */
+ * read back what was written. With sleeps=N, it sleeps N times on a
+ * one-shot APIC timer of sleep_ticks=T ticks (default 1,000,000) before it
+ * ends. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,6 +44,8 @@
 #define MSR_X2APIC_LVTT 0x832
 #define MSR_X2APIC_TMICT 0x838
 #define MSR_X2APIC_TDCR 0x83e
+#define MSR_X2APIC_SVR  0x80f
+#define SVR_APIC_ENABLE (1u << 8)       /* software enable: LVT entries can deliver */
 #define TIMER_VECTOR    0x40
 #define DR6_BS          (1u << 14)
 #define DR6_RESET       0xffff0ff0u
@@ -441,7 +445,7 @@ struct idt_gate {
 } __attribute__((packed));
 
 static struct idt_gate idt[TIMER_VECTOR + 1];
-static volatile unsigned int steps, steps_wanted;
+static volatile unsigned int steps, steps_wanted, timer_interrupts;
 static volatile uint32_t step_eip[4], step_dr6[4];
 
 static void set_gate(unsigned int vector, const char *handler, uint16_t cs)
@@ -468,6 +472,7 @@ void mbtest_debug(uint32_t *frame)
 
 void mbtest_timer(void)
 {
+    timer_interrupts++;
     wrmsr(MSR_X2APIC_EOI, 0);
 }
 
@@ -476,9 +481,8 @@ static bool stepped_to(unsigned int i, const char *eip)
     return step_eip[i] == (uint32_t)(uintptr_t)eip && (step_dr6[i] & DR6_BS);
 }
 
-/* CPUID, then STI;HLT as kvm-unit-tests' debug test does, with the APIC
- * timer armed so that a HLT that waits for it still ends. */
-static void check_single_step(void)
+/* The IDT: #DB (the single-step checks) and the APIC timer's vector. */
+static void load_idt(void)
 {
     uint16_t cs;
     struct { uint16_t limit; uint32_t base; } __attribute__((packed)) idtr = {
@@ -487,6 +491,13 @@ static void check_single_step(void)
     set_gate(1, mbtest_debug_entry, cs);
     set_gate(TIMER_VECTOR, mbtest_timer_entry, cs);
     __asm__ volatile("lidt %0" :: "m"(idtr));
+}
+
+/* CPUID, then STI;HLT as kvm-unit-tests' debug test does, with the APIC
+ * timer armed so that a HLT that waits for it still ends. */
+static void check_single_step(void)
+{
+    load_idt();
 
     steps = 0;
     steps_wanted = 1;
@@ -510,6 +521,25 @@ static void check_single_step(void)
     wrmsr(MSR_X2APIC_TMICT, 0);
     check(steps == 2 && stepped_to(0, step_hlt_at) && stepped_to(1, step_hlt_after),
           "single-step #DBs after STI and after HLT, each at the next instruction");
+}
+
+/* sleeps=N: N times a one-shot APIC timer of `ticks` and STI;HLT until it
+ * fires. Each HLT puts the domain to sleep on its virtual timer and gives
+ * its CPU to the other domains there (tests/e2e/multiboot.sh). */
+static void sleep_on_timer(uint32_t sleeps, uint32_t ticks)
+{
+    load_idt();
+    wrmsr(MSR_X2APIC_SVR, SVR_APIC_ENABLE | 0xff);
+    wrmsr(MSR_X2APIC_LVTT, TIMER_VECTOR);         /* one-shot */
+    wrmsr(MSR_X2APIC_TDCR, 0xb);                  /* divide by 1 */
+    timer_interrupts = 0;
+    for (uint32_t i = 0; i < sleeps; i++) {
+        unsigned int before = timer_interrupts;
+        wrmsr(MSR_X2APIC_TMICT, ticks);
+        while (timer_interrupts == before)
+            __asm__ volatile("sti; hlt; cli" ::: "memory");
+    }
+    check(timer_interrupts == sleeps, "slept on the APIC timer as many times as sleeps= asks");
 }
 
 /* ---- the checks ---- */
@@ -536,6 +566,7 @@ void mbtest_main(uint32_t magic, uint32_t info)
 {
     struct boot b = { 0 };
     uint32_t exit_code = 0, want_modules, single_step = 0, pm_timer = 0, testdev = 0;
+    uint32_t sleeps = 0, sleep_ticks = 1000000;
 
     puts("mbtest: started\n");
     check(magic == MB1_BOOT_MAGIC || magic == MB2_BOOT_MAGIC, "booted with a multiboot magic");
@@ -563,6 +594,9 @@ void mbtest_main(uint32_t magic, uint32_t info)
         check_testdev();
     if (word_value(b.cmdline, "singlestep", &single_step) && single_step)
         check_single_step();
+    word_value(b.cmdline, "sleep_ticks", &sleep_ticks);
+    if (word_value(b.cmdline, "sleeps", &sleeps) && sleeps)
+        sleep_on_timer(sleeps, sleep_ticks);
     word_value(b.cmdline, "exit", &exit_code);
     puts("mbtest: ");
     put_dec(passed);
