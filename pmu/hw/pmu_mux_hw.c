@@ -263,14 +263,12 @@ static struct mux_counters counters(const struct pmu_config *c)
     return layout.for_sets;
 }
 
-static size_t describe(const struct pmu_config *c, char *buf, size_t size)
+static void describe(const struct pmu_config *c, char *buf, size_t size)
 {
     (void)c;
-    int n = fmt_snprintf(buf, size, " (turns counted on %s %u)",
-                         layout.clock.slot == PMU_SLOT_FIXED ? "fixed counter"
-                                                             : "general-purpose counter",
-                         layout.clock.slot_index);
-    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+    fmt_snprintf(buf, size, " (turns counted on %s %u)",
+                 layout.clock.slot == PMU_SLOT_FIXED ? "fixed counter" : "general-purpose counter",
+                 layout.clock.slot_index);
 }
 
 static const struct mux_row_state *rows(const struct vcpu *v)

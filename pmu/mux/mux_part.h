@@ -33,8 +33,8 @@ struct mux_own_session {
     bool (*check_turns)(const struct pmu_config *c, const struct mux_row_config *cfg,
                         const char *refusal);
     /* The console's words on the session's counters (after the sets'),
-     * written into buf (size bytes, NUL-terminated); returns their length. */
-    size_t (*describe)(const struct pmu_config *c, char *buf, size_t size);
+     * written into buf (size bytes, NUL-terminated). */
+    void (*describe)(const struct pmu_config *c, char *buf, size_t size);
     /* Interval 0 of cfg (events `list`) starts now on v. */
     void (*begin)(struct vcpu *v, const struct pmu_event_list *list,
                   const struct mux_row_config *cfg);

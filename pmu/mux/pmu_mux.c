@@ -79,20 +79,15 @@ bool pmu_mux_configure(struct pmu_config *c, const char *cmdline)
     return !own || own->check_turns(c, &c->mux_cfg, REFUSAL);
 }
 
-/* The length fmt_snprintf wrote into a buffer of size bytes (size > 0). */
-static size_t written(int n, size_t size)
-{
-    return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
-}
-
 void pmu_mux_describe(const struct pmu_config *c, const struct mux_row_config *cfg, char *buf,
                       size_t size)
 {
-    size_t len = written(fmt_snprintf(buf, size, ", %u sets over %u counters",
-                                      cfg->plan.set_count, pmu_mux_counter_count(c)), size);
+    fmt_snprintf(buf, size, ", %u sets over %u counters", cfg->plan.set_count,
+                 pmu_mux_counter_count(c));
     const struct mux_own_session *own = part_of(c)->own;
     if (own)
-        len += own->describe(c, buf + len, size - len);
+        own->describe(c, buf + strlen(buf), size - strlen(buf));
+    size_t len = strlen(buf);
     fmt_snprintf(buf + len, size - len, ", interval %lu, turn %lu instructions", cfg->interval,
                  cfg->sub);
 }

@@ -37,7 +37,8 @@ static uint64_t seconds_at(const struct vrtc *c, uint64_t now_tsc)
     return elapsed > UINT64_MAX - c->unix_seconds ? UINT64_MAX : c->unix_seconds + elapsed;
 }
 
-uint8_t vrtc_register(const struct vrtc *c, uint8_t reg, uint64_t now_tsc)
+/* A register of the time and date (0x00-0x09, the century) in BCD. */
+static uint8_t time_register(const struct vrtc *c, uint8_t reg, uint64_t now_tsc)
 {
     struct rtc_calendar t;
     rtc_calendar_from_unix(seconds_at(c, now_tsc), &t);
@@ -49,11 +50,25 @@ uint8_t vrtc_register(const struct vrtc *c, uint8_t reg, uint64_t now_tsc)
     case REG_DAY: return rtc_bcd(t.day);
     case REG_MONTH: return rtc_bcd(t.month);
     case REG_YEAR: return rtc_bcd(t.year);
+    case REG_CENTURY: return rtc_bcd(t.century);
+    default: return 0;          /* the alarms */
+    }
+}
+
+/* Only a time register reads the calendar: the status registers Linux
+ * polls before it reads the time cost no date arithmetic. */
+uint8_t vrtc_register(const struct vrtc *c, uint8_t reg, uint64_t now_tsc)
+{
+    switch (reg) {
     case REG_A: return REG_A_VALUE;
     case REG_B: return REG_B_VALUE;
+    case REG_C: return 0;       /* no interrupt flags */
     case REG_D: return REG_D_VALUE;
-    case REG_CENTURY: return rtc_bcd(t.century);
-    default: return reg >= FIRST_NVRAM ? c->nvram[reg % VRTC_REGISTERS] : 0;  /* C, the alarms */
+    case REG_CENTURY: return time_register(c, reg, now_tsc);
+    default:
+        if (reg >= FIRST_NVRAM)
+            return c->nvram[reg % VRTC_REGISTERS];
+        return time_register(c, reg, now_tsc);
     }
 }
 
