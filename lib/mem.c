@@ -28,6 +28,19 @@ MEM_KEEP void *(memcpy)(void *restrict dst, const void *restrict src, size_t n)
     return dst;
 }
 
+void *memcpy_bulk(void *restrict dst, const void *restrict src, size_t n)
+{
+    void *d = dst;
+    size_t words = n / 8, rest = n % 8;
+    __asm__ volatile("rep movsq\n\t"
+                     "mov %3, %%rcx\n\t"
+                     "rep movsb"
+                     : "+D"(d), "+S"(src), "+c"(words)
+                     : "r"(rest)
+                     : "memory");
+    return dst;
+}
+
 /* Copies from the last byte down. Not with STD; REP MOVSB: an NMI or
  * exception taken inside would run its handler with RFLAGS.DF set (event
  * delivery does not clear DF, SDM Vol. 3A 6.12.1). The empty asm keeps

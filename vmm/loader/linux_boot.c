@@ -417,8 +417,8 @@ static enum linux_boot_status write_all(const struct linux_boot_config *cfg,
     if (!kern || !initrd || !area)
         return LINUX_BOOT_ERR_GUEST_MEMORY;
 
-    memcpy(kern, k->kernel, k->kernel_size);
-    memcpy(initrd, cfg->initrd, l->initrd_size);
+    memcpy_bulk(kern, k->kernel, k->kernel_size);
+    memcpy_bulk(initrd, cfg->initrd, l->initrd_size);
     memset(area, 0, l->boot_area_size);
     memcpy(area + (l->cmdline_gpa - l->boot_area_gpa), cfg->cmdline ? cfg->cmdline : "",
            cmdline_len);

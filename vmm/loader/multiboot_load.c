@@ -168,7 +168,7 @@ static enum mb_status copy_segments(const uint8_t *image, const struct mb_plan *
         uint8_t *dst = mem->gpa_to_host(mem->ctx, s->addr, s->mem_size);
         if (!dst)
             return fail(err, MB_ERR_GUEST_MEMORY, (int)i, s->addr, s->mem_size);
-        memcpy(dst, image + s->offset, s->file_size);
+        memcpy_bulk(dst, image + s->offset, s->file_size);
         memset(dst + s->file_size, 0, s->mem_size - s->file_size);
     }
     return MB_OK;
@@ -184,7 +184,7 @@ static enum mb_status copy_modules(const struct mb_load_config *cfg, const uint6
         uint8_t *dst = mem->gpa_to_host(mem->ctx, addr[i], size);
         if (!dst)
             return fail(err, MB_ERR_GUEST_MEMORY, (int)i, addr[i], size);
-        memcpy(dst, cfg->modules[i].bytes, size);
+        memcpy_bulk(dst, cfg->modules[i].bytes, size);
     }
     return MB_OK;
 }

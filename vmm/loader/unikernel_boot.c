@@ -218,7 +218,7 @@ static enum uk_boot_status copy_segments(const struct uk_image *im, const struct
             *bad = im->load_index[i];
             return UK_BOOT_ERR_GUEST_MEMORY;
         }
-        memcpy(dst, im->bytes + ph->offset, ph->filesz);
+        memcpy_bulk(dst, im->bytes + ph->offset, ph->filesz);
         memset(dst + ph->filesz, 0, ph->memsz - ph->filesz);
         if (ph->vaddr < l->load_start)
             l->load_start = ph->vaddr;
