@@ -32,18 +32,18 @@ PAPI_TESTLIB := $(PAPI_EXAMPLES)/testlib/test_utils.c $(PAPI_EXAMPLES)/testlib/d
                 $(PAPI_EXAMPLES)/validation_tests/display_error.c
 # Third-party code: its own flags (papi-examples' Makefiles use -O1), no
 # -Werror of ours.
-PAPI_CFLAGS := -O1 -w -I$(PAPI_EXAMPLES)/testlib -I$(PAPI_EXAMPLES)/validation_tests \
+PAPI_CFLAGS := -O1 -w -Itests/guest/papi_loops -I$(PAPI_EXAMPLES)/testlib -I$(PAPI_EXAMPLES)/validation_tests \
                -I$(PAPI_EXAMPLES)/ctests
 PAPI_LIBS   := -lpapi -pthread
 
 $(PAPI_TEST_DIR)/profile: private PAPI_EXTRA := $(PAPI_EXAMPLES)/ctests/prof_utils.c
 $(PAPI_TEST_DIR)/papi_tot_cyc: private PAPI_EXTRA := $(PAPI_EXAMPLES)/validation_tests/matrix_multiply.c
 
-$(PAPI_TEST_DIR)/%: $(PAPI_EXAMPLES)/ctests/%.c
+$(PAPI_TEST_DIR)/%: $(PAPI_EXAMPLES)/ctests/%.c tests/guest/papi_loops/do_loops.h
 	@mkdir -p $(dir $@)
 	$(Q)$(GUEST_CC) $(PAPI_CFLAGS) $< $(PAPI_EXTRA) $(PAPI_TESTLIB) $(PAPI_LIBS) -o $@
 
-$(PAPI_TEST_DIR)/%: $(PAPI_EXAMPLES)/validation_tests/%.c
+$(PAPI_TEST_DIR)/%: $(PAPI_EXAMPLES)/validation_tests/%.c tests/guest/papi_loops/do_loops.h
 	@mkdir -p $(dir $@)
 	$(Q)$(GUEST_CC) $(PAPI_CFLAGS) $< $(PAPI_EXTRA) $(PAPI_TESTLIB) $(PAPI_LIBS) -o $@
 
