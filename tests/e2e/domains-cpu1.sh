@@ -16,14 +16,13 @@ RUN=domains-cpu1
 COMMON="nokaslr tsc=reliable panic=-1 $GUEST_BOOT_SKIP vertigo.scenario=hello"
 GUEST="console=ttyS0,115200 $COMMON quiet maxcpus=1"
 DOM="$COMMON"       # Vertigo adds the console
-HV="console=com2 log=e9 sched.slice=10ms dom.1=linux:lin:initrd1 dom.1.name=lin-cpu1 \
+HV="console=com2 log=e9 sched.slice=10ms dom.1=linux:kernel:initrd dom.1.cmdline=\"$DOM\" dom.1.name=lin-cpu1 \
 dom.1.mem=128M dom.1.cpu=1"
 
-run_linux $RUN 0 "$GUEST" --platform bochs --cpus 2 --timeout 1500 --mem 512 --cmdline "$HV" \
-    --module "$KERNEL" "lin $DOM" --module "$INITRD" initrd1
+run_linux $RUN 0 "$GUEST" --platform bochs --cpus 2 --timeout 1500 --mem 512 --cmdline "$HV"
 
 expect_in $RUN com2.txt "domain 1 declared on CPU 1" \
-    "^domain 1 \(lin-cpu1\): linux 'lin', 128 MiB of RAM at \[0x[0-9a-f]+-0x[0-9a-f]+\), cpu 1$"
+    "^domain 1 \(lin-cpu1\): linux 'kernel', 128 MiB of RAM at \[0x[0-9a-f]+-0x[0-9a-f]+\), cpu 1$"
 expect_in $RUN com2.txt "domain 1 entered" '^vmx: domain 1 vcpu 0: entering the guest at rip 0x[0-9a-f]+$'
 expect_not_in $RUN com2.txt "domain 0 never started its second VCPU (maxcpus=1)" '^smp: CPU 1 starts VCPU'
 "$VERTIGO" decode "$E2E_OUT/$RUN/debugcon.txt" >"$E2E_OUT/$RUN/decode.txt" 2>&1

@@ -40,12 +40,12 @@ GUEST="console=ttyS0,115200 $COMMON quiet vertigo.scenario=hello,mux_keep,sleep 
 DOM="$COMMON vertigo.scenario=hello,mux_keep"     # Vertigo adds the console
 MUX_N=1000000       # mux_keep's interval
 HV="console=com2 log=e9 sched.slice=10ms \
-dom.1=linux:again:initrd1 dom.1.name=lin-again dom.1.mem=128M dom.1.on_reboot=restart \
-dom.2=linux:once:initrd1 dom.2.name=lin-end dom.2.mem=128M dom.2.on_reboot=end"
+dom.1=linux:kernel:initrd dom.1.cmdline=\"$DOM vertigo.reboots=2\" dom.1.name=lin-again dom.1.mem=128M \
+dom.1.on_reboot=restart \
+dom.2=linux:kernel:initrd dom.2.cmdline=\"$DOM reboot=kbd vertigo.reboots=1\" dom.2.name=lin-end dom.2.mem=128M \
+dom.2.on_reboot=end"
 
-run_linux $RUN 1 "$GUEST" --platform bochs --timeout 1500 --mem 640 --cmdline "$HV" \
-    --module "$KERNEL" "again $DOM vertigo.reboots=2" --module "$INITRD" initrd1 \
-    --module "$KERNEL" "once $DOM reboot=kbd vertigo.reboots=1"
+run_linux $RUN 1 "$GUEST" --platform bochs --timeout 1500 --mem 640 --cmdline "$HV"
 "$VERTIGO" decode "$E2E_OUT/$RUN/debugcon.txt" >"$E2E_OUT/$RUN/decode.txt" 2>&1
 
 # Domain 1: three boots, the later ones told their number, each passing;

@@ -42,11 +42,10 @@ GUEST="console=ttyS0,115200 $COMMON vertigo.agent=1 vertigo.scenario=sort vertig
 DOM1="$COMMON vertigo.agent=1 vertigo.scenario=workload vertigo.workload_scale=4"
 DOM2="$COMMON vertigo.scenario=hello"     # Vertigo adds the console
 HV="console=com2 log=e9 sample.events=instructions:uk sample.period=$PERIOD sched.slice=10ms \
-dom.1=linux:linux1:initrd1 dom.1.name=lin1 dom.1.mem=128M \
-dom.2=linux:linux2:initrd1 dom.2.name=passive dom.2.mem=128M"
+dom.1=linux:kernel:initrd dom.1.cmdline=\"$DOM1\" dom.1.name=lin1 dom.1.mem=128M \
+dom.2=linux:kernel:initrd dom.2.cmdline=\"$DOM2\" dom.2.name=passive dom.2.mem=128M"
 
-[ -n "$DS_REUSE" ] || run_linux $RUN 0 "$GUEST" --platform bochs --timeout 1500 --cmdline "$HV" \
-    --module "$KERNEL" "linux1 $DOM1" --module "$INITRD" initrd1 --module "$KERNEL" "linux2 $DOM2"
+[ -n "$DS_REUSE" ] || run_linux $RUN 0 "$GUEST" --platform bochs --timeout 1500 --cmdline "$HV"
 
 # Every domain ran its scenario and passed; the run ends after the last.
 expect_line $RUN "dom0's sort scenario" '^VERTIGO-GUEST: sort: PASS$'

@@ -52,7 +52,7 @@ GUEST="console=ttyS0,115200 $COMMON quiet vertigo.perf_cpu=0"
 DOM="$COMMON vertigo.perf_cpu=1 vertigo.mux_swap"     # Vertigo adds the console
 PERIOD=100003
 HV="console=com2 log=e9 sample.events=instructions:uk sample.period=$PERIOD sched.slice=10ms \
-dom.1=linux:lin:initrd1 dom.1.name=lin-smp \
+dom.1=linux:kernel:initrd dom.1.cmdline=\"$DOM\" dom.1.name=lin-smp \
 dom.1.mem=256M dom.1.vcpus=2 dom.1.cpus=0,1"
 
 if [ ! -s "$PERF_INITRD" ]; then
@@ -60,12 +60,11 @@ if [ ! -s "$PERF_INITRD" ]; then
     exit 1
 fi
 INITRD=$PERF_INITRD     # domain 0's too (run_linux)
-run_linux $RUN 0 "$GUEST" --platform bochs --cpus 2 --timeout 1800 --mem 800 --cmdline "$HV" \
-    --module "$KERNEL" "lin $DOM" --module "$PERF_INITRD" initrd1
+run_linux $RUN 0 "$GUEST" --platform bochs --cpus 2 --timeout 1800 --mem 800 --cmdline "$HV"
 
 # Start-up: two VCPUs declared, the second started by its own kernel.
 expect_in $RUN com2.txt "domain 1 declared with two VCPUs on CPUs 0 and 1" \
-    "^domain 1 \(lin-smp\): linux 'lin', 256 MiB of RAM at \[0x[0-9a-f]+-0x[0-9a-f]+\), cpus 0,1$"
+    "^domain 1 \(lin-smp\): linux 'kernel', 256 MiB of RAM at \[0x[0-9a-f]+-0x[0-9a-f]+\), cpus 0,1$"
 expect_in $RUN com2.txt "domain 1's VCPU 0 entered" '^vmx: domain 1 vcpu 0: entering the guest at rip 0x[0-9a-f]+$'
 expect_in $RUN com2.txt "domain 1's kernel started its VCPU 1 on CPU 1 (INIT, SIPI)" \
     '^smp: CPU 1 starts domain 1 VCPU 1 at 0x[0-9a-f]+:0000 \(SIPI vector 0x[0-9a-f]+\)$'

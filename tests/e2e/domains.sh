@@ -40,7 +40,7 @@ RUN=domains
 DOM1="nokaslr tsc=reliable panic=-1 $GUEST_BOOT_SKIP vertigo.scenario=perf,domhw vertigo.perf_stat_only vertigo.perf_loop=$PERF_N \
 vertigo.bp_slot=1 vertigo.bp_idle"
 MB="$BUILD/multiboot"
-HV="console=com2 pmu.events=instructions:u sched.slice=10ms dom.1=linux:linux1:initrd1 \
+HV="console=com2 pmu.events=instructions:u sched.slice=10ms dom.1=linux:kernel:initrd dom.1.cmdline=\"$DOM1\" \
 dom.1.name=lin1 dom.1.mem=256M dom.2=unikernel:ukloop dom.2.name=ukloop dom.2.mem=32M \
 dom.3=unikernel:ukfault dom.3.name=fault dom.3.mem=8M \
 dom.4=multiboot:mbk:mbenv dom.4.name=mb1 dom.4.mem=16M dom.4.cmdline=\"modules=1 beside=linux\" \
@@ -54,7 +54,6 @@ INITRD=$PERF_INITRD     # domain 0's too (run_linux)
 mkdir -p "$E2E_OUT"
 printf 'NR_CPUS=1\n' >"$E2E_OUT/$RUN-env.txt"
 run_linux $RUN 0 "$GUEST" --platform bochs --timeout 1500 --mem 800 --cmdline "$HV" \
-    --module "$KERNEL" "linux1 $DOM1" --module "$PERF_INITRD" initrd1 \
     --module "$UK/ukloop.elf" "ukloop 0 $N" --module "$UK/ukfault.elf" "ukfault refused" \
     --module "$MB/mbtest.elf" mbk --module "$E2E_OUT/$RUN-env.txt" "mbenv hello env" \
     --module "$MB/mbtest2.elf" "mbk2 modules=0 from=line"
@@ -65,7 +64,7 @@ expect_in $RUN com2.txt "domain 2's RAM taken from Vertigo's allocator" \
 expect_in $RUN com2.txt "domain 3's EPT maps its 8 MiB and nothing else" \
     '^vmx: domain 3: EPT maps guest-physical \[0, 0x800000\) to \[0x[0-9a-f]+-0x[0-9a-f]+\), nothing else'
 expect_in $RUN com2.txt "Linux domain 1's RAM taken from Vertigo's allocator" \
-    "^domain 1 \(lin1\): linux 'linux1', 256 MiB of RAM at \[0x[0-9a-f]+-0x[0-9a-f]+\), cpu 0$"
+    "^domain 1 \(lin1\): linux 'kernel', 256 MiB of RAM at \[0x[0-9a-f]+-0x[0-9a-f]+\), cpu 0$"
 expect_in $RUN com2.txt "domain 1's kernel loaded, ACPI tables in its RAM, console and noapic added" \
     '^domain 1 \(lin1\): Linux kernel at 0x[0-9a-f]+, initrd at 0x[0-9a-f]+ \([0-9]+ KiB\), ACPI tables at 0x9f000, command line "console=ttyS0,115200 noapic nokaslr .*vertigo.scenario=perf,domhw .*"$'
 expect_in $RUN com2.txt "the slice" '^sched: slice 10000 us of guest time$'

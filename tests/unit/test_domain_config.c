@@ -83,6 +83,21 @@ TEST(multiboot_domains)
     CHECK(!cfg.dom[2].no_x2apic);
 }
 
+/* Linux domains may share a kernel and an initrd module, each with its
+ * own command line (without one, the kernel module's line). */
+TEST(linux_domains_share_modules)
+{
+    CHECK(parse("dom.1=linux:kernel:initrd \"dom.1.cmdline=quiet vertigo.scenario=hello\" "
+                "dom.2=linux:kernel:initrd"));
+    CHECK_EQ(cfg.dom[1].kind, DOMAIN_KIND_LINUX);
+    CHECK_STR(cfg.dom[1].module, "kernel");
+    CHECK_STR(cfg.dom[1].initrd, "initrd");
+    CHECK(cfg.dom[1].has_cmdline);
+    CHECK_STR(cfg.dom[1].cmdline, "quiet vertigo.scenario=hello");
+    CHECK_STR(cfg.dom[2].module, "kernel");
+    CHECK(!cfg.dom[2].has_cmdline);
+}
+
 /* Several VCPUs: dom.N.vcpus= alone puts VCPU i on CPU i; dom.N.cpus=
  * places each (its length is the count without dom.N.vcpus=). */
 static bool parse_on(const char *cmdline, unsigned int cpus)
@@ -133,7 +148,7 @@ TEST(bad_values_are_named)
         { "dom.1=multiboot:k::m", "dom.1=multiboot:k::m: expected multiboot:" },
         { "dom.1=multiboot:k:m:", "dom.1=multiboot:k:m:: expected multiboot:" },
         { "dom.1=multiboot:a:1:2:3:4:5:6:7:8:9", "dom.1=multiboot:a:1:2:3:4:5:6:7:8:9: expected" },
-        { "dom.1=linux:k:i dom.1.cmdline=x", "dom.1.cmdline=x: only a multiboot domain takes" },
+        { "dom.1=unikernel:u dom.1.cmdline=x", "dom.1.cmdline=x: a unikernel takes no command line" },
         { "dom.1.cmdline=x", "dom.1.cmdline=x: domain 1 is not declared" },
         { "dom.1=linux:k:i dom.1.x2apic=off", "dom.1.x2apic=off: only a multiboot domain can" },
         { "dom.1=multiboot:k dom.1.x2apic=no", "dom.1.x2apic=no: on or off" },

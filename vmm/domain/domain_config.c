@@ -158,9 +158,9 @@ static bool parse_name(struct parse *p, const char *key, const char *value, char
 static bool parse_cmdline(struct parse *p, const char *key, const char *value,
                           struct domain_spec *d)
 {
-    if (d->kind != DOMAIN_KIND_MULTIBOOT)
-        return fail(p, "%s=%s: only a multiboot domain takes a command line here (a Linux "
-                    "kernel's is the rest of its module's line)", key, value);
+    if (d->kind == DOMAIN_KIND_UNIKERNEL)
+        return fail(p, "%s=%s: a unikernel takes no command line here (its arguments are "
+                    "the rest of its module's line)", key, value);
     memcpy(d->cmdline, value, strlen(value) + 1);
     d->has_cmdline = true;
     return true;

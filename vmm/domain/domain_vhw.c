@@ -103,6 +103,8 @@ static void load_linux(const struct boot_info *bi, struct domain *d,
     const char *args = "";
     const struct boot_module *k = guest_module_find(bi, spec->module, &args);
     const struct boot_module *initrd = guest_module_find(bi, spec->initrd, NULL);
+    if (spec->has_cmdline)      /* dom.N.cmdline: domains may share one kernel module */
+        args = spec->cmdline;
 
     enum bzimage_status bs = bzimage_parse((const void *)k->start, k->end - k->start, &kernel);
     if (bs != BZIMAGE_OK)
