@@ -10,10 +10,15 @@ VERTIGO="$BUILD/vertigo"                 # the host command
 KERNEL="$BUILD/guest/vmlinuz"            # the guest of `make guest`
 INITRD="$BUILD/guest/initrd.cpio.lz4"
 # Boot work the tests' Linux guests skip (docs/build-and-boot.md): the
-# crypto manager's self-tests and tracing's update of its event formats
-# with the kernel's enum names (trace_eval_init: 0.7 s of a 11.2 s boot in
-# Bochs; no test reads a tracepoint's format).
-GUEST_BOOT_SKIP="cryptomgr.notests initcall_blacklist=trace_eval_init"
+# crypto manager's self-tests, tracing's update of its event formats with
+# the kernel's enum names (trace_eval_init: 0.7 s of a 11.2 s boot in
+# Bochs; no test reads a tracepoint's format), and function tracing's
+# check of every traced function's symbol and its system-call event
+# metadata (ftrace_check_for_weak_functions, init_ftrace_syscalls: 75 M
+# of a boot's 641 M emulated instructions; no test traces functions or
+# system calls).
+GUEST_BOOT_SKIP="cryptomgr.notests \
+initcall_blacklist=trace_eval_init,ftrace_check_for_weak_functions,init_ftrace_syscalls"
 # Symbols for reports of a guest run: the guest's files and Vertigo's ELF.
 GUEST_SYMS=(--guest-root "$BUILD/guest/initramfs" --vertigo-elf "$BUILD/vertigo.elf")
 # A `vertigo report` row of a guest kernel function named from kallsyms.
