@@ -61,6 +61,7 @@ HEADERS_HOST :=
 BENCH_TARGETS :=   # phony targets a fragment defines; each prints its figures
 FUZZ_TARGETS  :=   # phony targets for long fuzzing campaigns (make fuzz)
 SOAK_TARGETS  :=
+TEST_BUILT    :=   # what a fragment adds to the parallel build of `make test`
 
 include $(sort $(wildcard */*.mk */*/*.mk))
 
@@ -158,7 +159,7 @@ E2E_PREBUILT := $(PROFILE_FIXTURE_ELFS) $(BUILD)/fuzz/fuzz-decoder $(BUILD)/fuzz
 TEST_BUILD_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 test: setup
 	$(Q)$(MAKE) --no-print-directory -j$(TEST_BUILD_JOBS) all $(UNIT_BINS) $(E2E_PREBUILT) \
-	    check-headers check-layers check-docs
+	    $(TEST_BUILT) check-headers check-layers check-docs
 	$(Q)./tests/run-tests --build $(BUILD)
 
 # The folders point one way (lib/ < boot/ < vmm/ < pmu/ < vmx/): every include

@@ -107,7 +107,7 @@ $(GUEST_INITRD): tests/guest/init $(GUEST_SCENARIOS) $(GUEST_PROG_BINS) host-too
 # `make test` gets the real kernel and tells the unit tests where it is
 # (tests/unit/test_bzimage.c reads VERTIGO_GUEST_KERNEL). `make unit` does
 # not download anything; the real-kernel checks then report a skip.
-test: guest
+TEST_BUILT += guest   # in make test's parallel build (a prerequisite of test would build at -j1)
 test: export VERTIGO_GUEST_KERNEL := $(abspath $(GUEST_KERNEL))
 
 # The main job's ISO carries the guest: Vertigo's console on COM2, the log

@@ -69,4 +69,4 @@ $(GUEST_PERF_INITRD): tests/guest/init $(GUEST_SCENARIOS) $(GUEST_PERF_PROGS) $(
 	    $(PAPI_TEST_DIR) $(GUEST_PERF_PROGS)
 
 # tests/e2e/vpmu.sh boots it.
-test: guest-perf
+TEST_BUILT += guest-perf
