@@ -18,7 +18,7 @@ void pmu_ctx_init(struct pmu_ctx *ctx, const struct pmu_event_list *list,
         /* an event without a slot counts elsewhere (pmu/hw/pmu_mux_hw.h) */
         if (c->event.source == PMU_EVENT_HW && c->event.hypervisor &&
             c->event.slot != PMU_SLOT_NONE)
-            ctx->count_hypervisor = true;
+            ctx->hypervisor_mask |= 1u << i;
     }
 }
 

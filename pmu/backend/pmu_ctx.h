@@ -41,7 +41,7 @@ struct pmu_ctx {
      * whoever programs the context, else 0 */
     uint32_t log_ids[PMU_CTX_MAX_COUNTERS];
     uint32_t overflow_pending;  /* bit i: counters[i] overflowed, not yet taken */
-    bool count_hypervisor;      /* some counter counts while Vertigo runs (:h) */
+    uint32_t hypervisor_mask;   /* bit i: counters[i] counts while Vertigo runs (:h) */
     bool loaded;                /* backend state is on the current physical CPU */
     bool in_guest;              /* between pmu enter and exit */
     uint8_t entry_cpl;          /* guest CPL at the last entry */

@@ -250,7 +250,7 @@ void pmu_run_emulated_instruction(struct vcpu *v)
 bool pmu_run_root_pmi_is_hypervisor(const struct vcpu *v)
 {
     return pmu_config.kind && pmu_config.kind->pmi && v->pmu.counting &&
-           v->pmu.ctx.count_hypervisor;
+           v->pmu.ctx.hypervisor_mask != 0;
 }
 
 void pmu_run_domain_end(const struct domain *d)

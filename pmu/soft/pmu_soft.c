@@ -103,24 +103,35 @@ static void soft_emulated_instruction(void *self, struct pmu_ctx *ctx, unsigned 
 
 /* ---- Vertigo's own time -------------------------------------------------- */
 
-static bool counts_hypervisor(const struct pmu_counter *c)
-{
-    return is_counted(c) && c->event.hypervisor;
-}
+/* The counters with :h are ctx->hypervisor_mask's (pmu_ctx_init): these
+ * run at every sync point of the single-stepping, so they walk that mask
+ * rather than every counter. */
 
 bool pmu_soft_samples_hypervisor(const struct pmu_ctx *ctx)
 {
-    for (unsigned int i = 0; i < ctx->count; i++)
-        if (counts_hypervisor(&ctx->counters[i]) && ctx->counters[i].period)
+    for (uint32_t m = ctx->hypervisor_mask; m; m &= m - 1)
+        if (ctx->counters[__builtin_ctz(m)].period)
             return true;
     return false;
 }
 
 void pmu_soft_hypervisor_ticks(struct pmu_ctx *ctx, uint64_t n)
 {
-    for (unsigned int i = 0; n && i < ctx->count; i++)
-        if (counts_hypervisor(&ctx->counters[i]))
-            pmu_soft_add(ctx, i, n);
+    if (!n)
+        return;
+    for (uint32_t m = ctx->hypervisor_mask; m; m &= m - 1)
+        pmu_soft_add(ctx, (unsigned int)__builtin_ctz(m), n);
+}
+
+uint64_t pmu_soft_hypervisor_headroom(const struct pmu_ctx *ctx)
+{
+    uint64_t nearest = UINT64_MAX;
+    for (uint32_t m = ctx->hypervisor_mask; m; m &= m - 1) {
+        const struct pmu_counter *c = &ctx->counters[__builtin_ctz(m)];
+        if (c->period && c->period - c->raw < nearest)
+            nearest = c->period - c->raw;   /* raw < period between adds */
+    }
+    return nearest;
 }
 
 static void stepper_find_next(struct pmu_soft_stepper *s)
@@ -136,9 +147,10 @@ static void stepper_find_next(struct pmu_soft_stepper *s)
 void pmu_soft_stepper_sync(struct pmu_soft_stepper *s, const struct pmu_ctx *ctx)
 {
     s->counters = 0;
-    for (unsigned int i = 0; i < ctx->count; i++) {
+    for (uint32_t m = ctx->hypervisor_mask; m; m &= m - 1) {
+        unsigned int i = (unsigned int)__builtin_ctz(m);
         const struct pmu_counter *c = &ctx->counters[i];
-        if (!counts_hypervisor(c) || !c->period)
+        if (!c->period)
             continue;
         s->counters |= 1u << i;
         s->period[i] = c->period;

@@ -76,6 +76,11 @@ bool pmu_soft_samples_hypervisor(const struct pmu_ctx *ctx);
  * noting each overflow in ctx as a guest tick would. */
 void pmu_soft_hypervisor_ticks(struct pmu_ctx *ctx, uint64_t n);
 
+/* Ticks of Vertigo's time until the nearest overflow of a counter that
+ * samples the hypervisor (1: the next tick); UINT64_MAX if none samples
+ * it. What pmu_soft_stepper_sync would make the stepper's next. */
+uint64_t pmu_soft_hypervisor_headroom(const struct pmu_ctx *ctx);
+
 /* Overflow points of the hypervisor-sampling counters, in steps from the
  * moment of the last sync. */
 struct pmu_soft_stepper {

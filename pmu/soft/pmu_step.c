@@ -170,13 +170,16 @@ static void replay(struct vcpu *v, const struct percpu_step *area, uint64_t upto
  * when every counter sampling it is further from its next overflow than
  * a stretch of its kind may last (its TSC difference is then counted at
  * that sync point); otherwise it is single-stepped, and so is the exit
- * path of an entry it reaches. */
-static void start_stretch(struct pmu_step_state *st, struct percpu_step *area, unsigned int kind)
+ * path of an entry it reaches. Every step so far is in the context
+ * (st->applied is area->count), so the distance is the context's; the
+ * stepper, which only a stepped stretch uses, is synced only for one. */
+static void start_stretch(struct vcpu *v, struct pmu_step_state *st, struct percpu_step *area,
+                          unsigned int kind)
 {
-    uint64_t next = next_absolute(st);     /* past area->count: replay took the rest */
+    uint64_t headroom = pmu_soft_hypervisor_headroom(&v->pmu.ctx);
     st->kind = kind < PMU_STRETCH_KINDS ? kind : PMU_STRETCH_EXIT_REASONS - 1;
     st->start_count = area->count;
-    st->unstepped = next == NO_STEP || next - area->count > stretch_bound(st, st->kind);
+    st->unstepped = headroom > stretch_bound(st, st->kind);
     if (st->unstepped) {
         st->unstepped_runs++;
         area->next = NO_STEP;
@@ -184,26 +187,40 @@ static void start_stretch(struct pmu_step_state *st, struct percpu_step *area, u
         st->unstepped_tsc = pmu_arch_tsc();
         return;
     }
+    sync_stepper(v, st->applied);
     st->stepped_runs++;
     area->next = next_absolute(st);
     area->step_exits = 1;
     pmu_arch_single_step(true);
 }
 
+/* Steps since the last sync (a stepped stretch's, and the exit path's
+ * after its entry): overflows among them the stepper did not take are
+ * replayed from the RIP ring, then the steps go to the context. After an
+ * unstepped stretch there are none: its ticks went in at the sync that
+ * ended it. */
+static uint32_t take_steps(struct vcpu *v, struct pmu_step_state *st,
+                           const struct percpu_step *area)
+{
+    uint64_t now = area->count;
+    if (now == st->applied)
+        return pmu_ctx_take_overflows(&v->pmu.ctx);
+    sync_stepper(v, st->applied);
+    replay(v, area, now);
+    return apply_steps(v, now);
+}
+
 uint32_t pmu_step_resume(struct vcpu *v, unsigned int kind)
 {
     struct percpu_step *area = pmu_arch_this_step_area();
     struct pmu_step_state *st = state_of(v);
-    uint64_t now = area->count;
     uint32_t overflows = 0;
     if (st->exit_path_ticks) {
         overflows = apply_unstepped(v, st->exit_path_ticks);
         st->exit_path_ticks = 0;
     }
-    sync_stepper(v, st->applied);
-    replay(v, area, now);
-    overflows |= apply_steps(v, now);
-    start_stretch(st, area, kind);
+    overflows |= take_steps(v, st, area);
+    start_stretch(v, st, area, kind);
     return overflows;
 }
 

@@ -136,7 +136,7 @@ static void before_entry(struct vcpu *v)
 static void hypervisor_time(struct vcpu *v, uint64_t guest_ticks)
 {
     struct vcpu_pmu *p = &v->pmu;
-    if (!p->ctx.count_hypervisor)
+    if (!p->ctx.hypervisor_mask)
         return;
     uint64_t now = pmu_arch_exit_tsc(v);
     uint64_t span = now - p->last_exit_tsc;

@@ -88,10 +88,10 @@ TEST(events_count_hypervisor_context)
     pmu_event_caps_soft(&soft, true);
     CHECK_EQ(pmu_event_list_parse("cycles:u,instructions", &soft, &list, NULL), PMU_EVERR_NONE);
     pmu_ctx_init(&ctx, &list, NULL);
-    CHECK(!ctx.count_hypervisor);
+    CHECK(!ctx.hypervisor_mask);
     CHECK_EQ(pmu_event_list_parse("cycles:u,instructions:kh", &soft, &list, NULL), PMU_EVERR_NONE);
     pmu_ctx_init(&ctx, &list, NULL);
-    CHECK(ctx.count_hypervisor);
+    CHECK_EQ(ctx.hypervisor_mask, 1u << 1);     /* instructions:kh only */
 }
 
 TEST(events_raw)

@@ -257,7 +257,7 @@ TEST(soft_hypervisor_time_counts_only_for_h)
     if (!soft_setup(&r, true, 1000, "instructions,instructions:h,instructions:ukh,cycles:uh",
                     NULL))
         return;
-    CHECK(r.ctx.count_hypervisor);
+    CHECK_EQ(r.ctx.hypervisor_mask, 0xeu);     /* every event but the first */
     CHECK(!pmu_soft_samples_hypervisor(&r.ctx));     /* no period: counting only */
     run_stepped(&r, 3, 100);
     pmu_soft_hypervisor_ticks(&r.ctx, 40);
@@ -266,6 +266,32 @@ TEST(soft_hypervisor_time_counts_only_for_h)
     CHECK_EQ(rd(&r, 1), 40);
     CHECK_EQ(rd(&r, 2), 150);
     CHECK_EQ(rd(&r, 3), 140);
+}
+
+/* The distance to the nearest overflow inside Vertigo, which decides
+ * whether a stretch is single-stepped: only counters that count Vertigo's
+ * time with a period take part, and it is what the stepper's next is. */
+TEST(soft_hypervisor_headroom)
+{
+    const uint64_t periods[] = { 7, 5, 3, 0 };
+    struct soft_rig r;
+    if (!soft_setup(&r, true, 1000, "instructions:ukh,cycles:h,instructions:u,instructions:h",
+                    periods))
+        return;
+    CHECK_EQ(r.ctx.hypervisor_mask, 0xbu);
+    CHECK_EQ(pmu_soft_hypervisor_headroom(&r.ctx), 5);
+    pmu_soft_hypervisor_ticks(&r.ctx, 3);
+    CHECK_EQ(pmu_soft_hypervisor_headroom(&r.ctx), 2);      /* 7 - 3 = 4, 5 - 3 = 2 */
+    pmu_soft_hypervisor_ticks(&r.ctx, 2);                    /* cycles:h overflows */
+    CHECK_EQ(pmu_soft_hypervisor_headroom(&r.ctx), 2);      /* 7 - 5 = 2, 5 again */
+    struct pmu_soft_stepper s;
+    pmu_soft_stepper_sync(&s, &r.ctx);
+    CHECK_EQ(s.next, pmu_soft_hypervisor_headroom(&r.ctx));
+    struct soft_rig none;
+    const uint64_t user_only[] = { 0, 3 };
+    if (!soft_setup(&none, true, 1000, "instructions:ukh,instructions:u", user_only))
+        return;
+    CHECK_EQ(pmu_soft_hypervisor_headroom(&none.ctx), UINT64_MAX);   /* :h counts only */
 }
 
 /* The stepper finds every overflow that falls in Vertigo's time at the
