@@ -29,8 +29,8 @@ struct pmu_counter {
     uint64_t sampled_period;    /* backend: the period the last overflow ended
                                  * (what its sample stands for; frequency mode
                                  * changes `period` between overflows) */
-    uint64_t skid_max;          /* software backend: most events counted past an
-                                 * overflow point before it was taken */
+    uint64_t skid_max;          /* software backend: most events a guest run
+                                 * counted past an overflow point */
 };
 
 struct pmu_ctx {

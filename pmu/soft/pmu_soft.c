@@ -120,7 +120,7 @@ void pmu_soft_hypervisor_ticks(struct pmu_ctx *ctx, uint64_t n)
     if (!n)
         return;
     for (uint32_t m = ctx->hypervisor_mask; m; m &= m - 1)
-        pmu_soft_add(ctx, (unsigned int)__builtin_ctz(m), n);
+        pmu_soft_count(ctx, (unsigned int)__builtin_ctz(m), n);
 }
 
 uint64_t pmu_soft_hypervisor_headroom(const struct pmu_ctx *ctx)

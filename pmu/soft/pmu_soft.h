@@ -109,22 +109,34 @@ static inline unsigned int pmu_soft_mode(unsigned int cpl)
 }
 
 /* Adds n events to counters[i], reporting each overflow it crosses (one
- * pending bit; the counter's overflow count gets every one). */
-static inline void pmu_soft_add(struct pmu_ctx *ctx, unsigned int i, uint64_t n)
+ * pending bit; the counter's overflow count gets every one). Returns the
+ * events counted past the first overflow point (0 without one). */
+static inline uint64_t pmu_soft_count(struct pmu_ctx *ctx, unsigned int i, uint64_t n)
 {
     struct pmu_counter *c = &ctx->counters[i];
     c->raw += n;
     if (!c->period || c->raw < c->period)
-        return;
+        return 0;
     uint64_t skid = c->raw - c->period;     /* events past the first overflow point */
     uint64_t crossed = c->raw / c->period;
     c->sampled_period = c->period;
     c->raw -= crossed * c->period;
     c->accum += crossed * c->period;
     c->overflows += crossed;
-    if (skid > c->skid_max)
-        c->skid_max = skid;
     ctx->overflow_pending |= 1u << i;
+    return skid;
+}
+
+/* pmu_soft_count for the guest's events, whose overflow points the runs'
+ * deadlines aim at: how far past one a run went is the counter's skid.
+ * (Vertigo's own ticks, pmu_soft_hypervisor_ticks, have none to measure:
+ * an overflow among single-stepped ones was sampled at its step, one an
+ * unstepped stretch ran past is counted late, pmu/soft/pmu_step.c.) */
+static inline void pmu_soft_add(struct pmu_ctx *ctx, unsigned int i, uint64_t n)
+{
+    uint64_t skid = pmu_soft_count(ctx, i, n);
+    if (skid > ctx->counters[i].skid_max)
+        ctx->counters[i].skid_max = skid;
 }
 
 /* Guest ticks the next entry at privilege level cpl may run before it must

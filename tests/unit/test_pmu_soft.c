@@ -268,6 +268,23 @@ TEST(soft_hypervisor_time_counts_only_for_h)
     CHECK_EQ(rd(&r, 3), 140);
 }
 
+/* The skid a counter reports is that of the guest's runs: an overflow
+ * among Vertigo's own ticks was sampled at its step or counted late, so
+ * those ticks add none. */
+TEST(soft_skid_is_the_guest_runs)
+{
+    struct soft_rig r;
+    const uint64_t periods[] = { 1000 };
+    if (!soft_setup(&r, true, 100000, "instructions:ukh", periods))
+        return;
+    pmu_soft_hypervisor_ticks(&r.ctx, 1005);            /* 5 past, in Vertigo's time */
+    CHECK_EQ(pmu_ctx_take_overflows(&r.ctx), 1u);
+    CHECK_EQ(r.ctx.counters[0].skid_max, 0);
+    CHECK_EQ(run(&r, 3, 997), 1u);                      /* 2 past, in the guest's run */
+    CHECK_EQ(r.ctx.counters[0].skid_max, 2);
+    CHECK_EQ(rd(&r, 0), 2002);
+}
+
 /* The distance to the nearest overflow inside Vertigo, which decides
  * whether a stretch is single-stepped: only counters that count Vertigo's
  * time with a period take part, and it is what the stepper's next is. */
