@@ -12,7 +12,11 @@
 #define PERCPU_STEP_COUNT     16    /* uint64_t: steps taken on this CPU */
 #define PERCPU_STEP_NEXT      24    /* uint64_t: step at which the slow path runs */
 #define PERCPU_STEP_AT_EXIT   32    /* uint64_t: STEP_COUNT at the last VM exit */
-#define PERCPU_STEP_RIPS      40    /* uint64_t[PERCPU_STEP_RIP_COUNT]: RIP after step n */
+#define PERCPU_STEP_EXIT_TSC  40    /* uint64_t: armed, the stub steps an exit at this TSC or later */
+#define PERCPU_STEP_EXIT_READ 48    /* uint64_t: the TSC the stub read at the last VM exit */
+#define PERCPU_STEP_EXIT_STEPPED 56 /* uint32_t: the stub set TF at the last VM exit */
+#define PERCPU_STEP_TO_OVERFLOW 60  /* uint32_t: the run's timer deadline is such an overflow */
+#define PERCPU_STEP_RIPS      64    /* uint64_t[PERCPU_STEP_RIP_COUNT]: RIP after step n */
 #define PERCPU_STEP_RIP_COUNT 256   /* a power of two */
 #define PERCPU_STEP_RIP_MASK  (PERCPU_STEP_RIP_COUNT - 1)
 
@@ -25,10 +29,19 @@
 struct percpu_step {
     uint32_t armed;             /* #DB traps are Vertigo's steps */
     uint32_t step_exits;        /* the VM-exit stub sets TF (armed, and the
-                                 * run before the entry was stepped) */
+                                 * stretch before the entry was stepped) */
     uint64_t count;             /* steps taken on this CPU */
     uint64_t next;              /* step at which the slow path runs */
     uint64_t at_exit;           /* count at the last VM exit */
+    /* While armed, the stub also steps the exit path of an unstepped
+     * stretch when the TSC it reads (exit_read) is exit_tsc or later (an
+     * overflow of Vertigo's may then fall inside that path), unless the
+     * run ended at its timer deadline and that deadline was the overflow
+     * (to_overflow: the guest's run took it), and says whether it stepped. */
+    uint64_t exit_tsc;
+    uint64_t exit_read;
+    uint32_t exit_stepped;
+    uint32_t to_overflow;
     uint64_t rips[PERCPU_STEP_RIP_COUNT];   /* RIP after step n, at n & MASK */
 };
 #endif

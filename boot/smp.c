@@ -14,6 +14,10 @@ CHECK_OFFSET(step.step_exits, PERCPU_STEP_EXITS);
 CHECK_OFFSET(step.count, PERCPU_STEP_COUNT);
 CHECK_OFFSET(step.next, PERCPU_STEP_NEXT);
 CHECK_OFFSET(step.at_exit, PERCPU_STEP_AT_EXIT);
+CHECK_OFFSET(step.exit_tsc, PERCPU_STEP_EXIT_TSC);
+CHECK_OFFSET(step.exit_read, PERCPU_STEP_EXIT_READ);
+CHECK_OFFSET(step.exit_stepped, PERCPU_STEP_EXIT_STEPPED);
+CHECK_OFFSET(step.to_overflow, PERCPU_STEP_TO_OVERFLOW);
 CHECK_OFFSET(step.rips, PERCPU_STEP_RIPS);
 
 void percpu_init(unsigned int cpu)

@@ -32,6 +32,13 @@ struct vcpu_debugregs {
     bool saved;
 };
 
+/* The paths from the entry's TSC read to the exit's, each of its own
+ * length (vmx/vmx_timer.c exit_path): plain; single-stepped on both sides
+ * of the run (pmu/soft/pmu_step.h, each step a #DB round trip); and, with
+ * single-stepping armed, up to the TSC read of the exit stub (which then
+ * decides whether to step the exit path). */
+#define VMX_TIMER_PATHS 3u
+
 struct vmx_timer_state {
     uint64_t clock;                         /* guest ticks measured so far */
     uint64_t deadline[VMX_TIMER_OWNERS];    /* clock at which each owner expires;
@@ -39,11 +46,11 @@ struct vmx_timer_state {
     uint32_t loaded;            /* timer value loaded at the last entry */
     uint32_t loaded_run;        /* of it, what the guest's run may use up:
                                  * loaded less the entry's own ticks */
-    uint64_t root_ticks[2];     /* smallest TSC delta minus guest ticks seen:
-                                 * the entry/exit path's own ticks; [1]: with
-                                 * the path single-stepped (pmu/soft/pmu_step.h,
-                                 * each step a #DB round trip) */
-    uint32_t root_agreed[2];    /* measured runs since root_ticks[i] last changed */
+    uint64_t root_ticks[VMX_TIMER_PATHS];   /* smallest TSC delta minus guest
+                                 * ticks seen: the entry/exit path's own ticks,
+                                 * per path (vmx/vmx_timer.c exit_path) */
+    uint32_t root_agreed[VMX_TIMER_PATHS];  /* measured runs since
+                                 * root_ticks[i] last changed */
     uint64_t lazy_deadline;     /* lazy: the ticks to the deadline the value in
                                  * the VMCS was loaded for (if lazy_loaded) */
     bool armed;                 /* the timer ran during the last entry */

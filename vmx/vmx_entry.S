@@ -10,15 +10,24 @@
  *   (VMfailValid, reason in the VM-instruction error field).
  * Single-stepping (pmu/soft/pmu_step.c): TF is cleared before the entry
  * (the guest's RFLAGS come from the VMCS; Vertigo's steps end here), and
- * the exit sets it again first thing when the run before the entry was
+ * the exit sets it again first thing when the stretch before the entry was
  * stepped (the step area's step_exits; VM exit clears RFLAGS, SDM Vol. 3C
- * 28.5.3), so every instruction Vertigo runs between the two is counted. POPFQ that sets TF traps only after the
+ * 28.5.3), so every instruction Vertigo runs between the two is counted,
+ * or, while stepping is armed, when the exit's TSC is at or past the step
+ * area's exit_tsc (the run ended close enough to an overflow of a counter
+ * that counts Vertigo for it to fall in the exit path) and the run did not
+ * end at its timer deadline where that deadline was the overflow (the step
+ * area's to_overflow: the guest's run took it). The TSC read comes before
+ * any branch, so the path up to it is the same length at every exit
+ * (vmx/vmx_timer.c measures armed runs up to it). POPFQ that sets TF traps only after the
  * next instruction (SDM Vol. 3B 18.3.1.4).
  * The layout of struct guest_regs (vmm/vcpu.h) is fixed: rax rcx rdx rbx
  * (rsp slot unused) rbp rsi rdi r8..r15, 8 bytes each. */
 #include "boot/percpu_step.h"
 
 #define VMCS_HOST_RSP 0x6c14
+#define VMCS_EXIT_REASON 0x4402
+#define EXIT_PREEMPTION_TIMER 52    /* basic exit reason (SDM Vol. 3D, Appendix C) */
 #define RFLAGS_TF     (1 << RFLAGS_TF_BIT)
 
 #define R_RAX 0
@@ -123,8 +132,25 @@ vmx_exit_point:
     mov     %rax, R_RDI(%rdi)
     movq    %gs:PERCPU_STEP_COUNT, %rax
     movq    %rax, %gs:PERCPU_STEP_AT_EXIT
+    movl    $0, %gs:PERCPU_STEP_EXIT_STEPPED
     cmpl    $0, %gs:PERCPU_STEP_EXITS
+    jne     .Lstep_exit
+    cmpl    $0, %gs:PERCPU_STEP_ARMED
     je      .Lexit_done
+    rdtsc                           /* the run came near an overflow? */
+    shlq    $32, %rdx
+    orq     %rdx, %rax
+    movq    %rax, %gs:PERCPU_STEP_EXIT_READ
+    cmpq    %gs:PERCPU_STEP_EXIT_TSC, %rax
+    jb      .Lexit_done
+    cmpl    $0, %gs:PERCPU_STEP_TO_OVERFLOW
+    je      .Lstep_exit
+    mov     $VMCS_EXIT_REASON, %eax /* the run reached the overflow? */
+    vmread  %rax, %rax
+    cmpw    $EXIT_PREEMPTION_TIMER, %ax
+    je      .Lexit_done
+.Lstep_exit:
+    movl    $1, %gs:PERCPU_STEP_EXIT_STEPPED
     movq    $-1, %gs:PERCPU_STEP_NEXT  /* replayed from the ring at sync */
     pushfq
     orq     $RFLAGS_TF, (%rsp)

@@ -87,13 +87,31 @@ static uint32_t timer_value(uint64_t ticks)
 /* Whether the run after this entry may be measured without reading the
  * timer back: only where a TSC tick is an instruction, on one CPU (with
  * several, Bochs moves the TSC by the average of the CPUs' turns, and the
- * path's ticks vary), on a path not single-stepped (the steps' #DB slow
- * path may take a sample of Vertigo inside it), and once that path has
- * been measured the same ROOT_AGREED_MIN times. */
+ * path's ticks vary), with single-stepping off (a stepped path's #DB slow
+ * path may take a sample of Vertigo inside it, and while stepping is
+ * armed the exit stub decides at the exit whether to step its path), and
+ * once that path has been measured the same ROOT_AGREED_MIN times. */
 static bool lazy_ok(const struct vmx_timer_state *t)
 {
-    return tsc_is_instructions && !this_cpu()->step.step_exits && smp_cpus_online() == 1 &&
+    return tsc_is_instructions && !this_cpu()->step.armed && smp_cpus_online() == 1 &&
            t->root_agreed[0] >= ROOT_AGREED_MIN;
+}
+
+/* Which path this run took (VMX_TIMER_PATHS): the step area says whether
+ * the entry's end was stepped (step_exits, unchanged from the entry to
+ * here) and whether stepping was armed; an armed unstepped one ends at the
+ * exit stub's TSC read, whatever the stub then chose. */
+static unsigned int exit_path(void)
+{
+    const struct percpu_step *step = &this_cpu()->step;
+    if (step->step_exits)
+        return 1;
+    return step->armed ? 2 : 0;
+}
+
+static uint64_t exit_tsc(const struct vcpu *v, unsigned int path)
+{
+    return path == 2 ? this_cpu()->step.exit_read : v->vmx.exit_tsc;
 }
 
 /* The timer's controls: it runs (on), and the exit saves its value (save);
@@ -157,8 +175,9 @@ void vmx_timer_arm(struct vcpu *v)
  * instructions), so a step can overshoot its deadline. The TSC difference
  * minus the entry/exit path's own ticks (learnt from exits the timer
  * measured exactly) counts those extra instructions too. A path Vertigo
- * single-stepped (the step area's step_exits, unchanged from the entry to
- * here) takes many more ticks than one it did not: each has its own.
+ * single-stepped takes many more ticks than one it did not, and one with
+ * stepping armed ends at the stub's own TSC read (exit_path): each has its
+ * own length.
  * Every exit of a VCPU whose timer runs comes here (the software PMU keeps
  * it running), so the usual case is kept short: in Bochs, once the path
  * is known, a lazy run (never single-stepped) is the TSC difference less
@@ -170,12 +189,14 @@ void vmx_timer_arm(struct vcpu *v)
 static uint64_t measured_ticks(struct vcpu *v)
 {
     struct vmx_timer_state *t = &v->vmx.timer;
-    uint64_t tsc_ticks = v->vmx.exit_tsc - v->vmx.entry_tsc;
-    if (t->lazy)
+    if (t->lazy) {
+        uint64_t tsc_ticks = v->vmx.exit_tsc - v->vmx.entry_tsc;
         return tsc_ticks > t->root_ticks[0] ? tsc_ticks - t->root_ticks[0] : 0;
+    }
     if (!t->measuring)
-        return tsc_ticks;
-    unsigned int path = this_cpu()->step.step_exits != 0;
+        return v->vmx.exit_tsc - v->vmx.entry_tsc;
+    unsigned int path = exit_path();
+    uint64_t tsc_ticks = exit_tsc(v, path) - v->vmx.entry_tsc;
     uint64_t saved = vmcs_read(VMCS_PREEMPTION_TIMER_VALUE);
     uint64_t elapsed = saved < t->loaded_run ? (t->loaded_run - saved) << rate_shift() : 0;
     uint64_t *root_ticks = &t->root_ticks[path];
@@ -210,6 +231,8 @@ void vmx_timer_init(struct vcpu *v)
     v->vmx.timer.measuring = false;
     v->vmx.timer.lazy = false;
     v->vmx.timer.lazy_loaded = false;
-    v->vmx.timer.root_ticks[0] = v->vmx.timer.root_ticks[1] = UINT64_MAX;
-    v->vmx.timer.root_agreed[0] = v->vmx.timer.root_agreed[1] = 0;
+    for (unsigned int i = 0; i < VMX_TIMER_PATHS; i++) {
+        v->vmx.timer.root_ticks[i] = UINT64_MAX;
+        v->vmx.timer.root_agreed[i] = 0;
+    }
 }

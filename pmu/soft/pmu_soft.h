@@ -157,6 +157,28 @@ static inline uint64_t pmu_soft_deadline(const struct pmu_soft *soft, const stru
     return deadline;
 }
 
+/* Guest ticks the next entry at cpl may run before a counter that samples
+ * Vertigo's time too (:h) reaches its overflow point, when `lead` ticks of
+ * Vertigo's come first (the end of the entry path, counted before the
+ * guest's run): at least 1 (an overflow inside the lead is the stepper's,
+ * and the run after it is planned again at the next exit);
+ * PMU_NO_DEADLINE when no such counter samples at cpl. */
+static inline uint64_t pmu_soft_deadline_after(const struct pmu_soft *soft,
+                                               const struct pmu_ctx *ctx, unsigned int cpl,
+                                               uint64_t lead)
+{
+    uint64_t deadline = PMU_NO_DEADLINE;
+    uint32_t mask = soft->samples_at[pmu_soft_mode(cpl)] & ctx->hypervisor_mask;
+    for (uint32_t m = mask; m; m &= m - 1) {
+        const struct pmu_counter *c = &ctx->counters[__builtin_ctz(m)];
+        uint64_t left = c->period - c->raw;
+        left = left > lead ? left - lead : 1;
+        if (left < deadline)
+            deadline = left;
+    }
+    return deadline;
+}
+
 /* The guest enters at privilege level cpl: returns its deadline
  * (pmu_soft_deadline; the plan's deadline_ticks). */
 static inline uint64_t pmu_soft_enter(struct pmu_soft *soft, struct pmu_ctx *ctx,

@@ -90,6 +90,8 @@ void pmu_step_arm(struct vcpu *v, bool on)
     st->exit_path_ticks = 0;
     area->next = NO_STEP;
     area->step_exits = 0;       /* the next resume decides */
+    area->exit_tsc = UINT64_MAX;
+    st->entry_lead = 0;         /* this session's entry path is learnt anew */
     __atomic_store_n(&area->armed, on ? 1u : 0u, __ATOMIC_RELEASE);
 }
 
@@ -111,23 +113,50 @@ static uint32_t apply_unstepped(struct vcpu *v, uint64_t ticks)
     return overflows;
 }
 
+/* An unstepped entry stretch lasted `before` up to the entry's TSC read,
+ * and its exit path `exit_path`: the least lead and the longest exit path
+ * so far (both only ever seen on entries Vertigo did not step). */
+static void entry_seen(struct pmu_step_state *st, uint64_t before, uint64_t exit_path)
+{
+    if (!st->entry_lead || before < st->entry_lead)
+        st->entry_lead = before;
+    if (exit_path > st->longest_exit_path)
+        st->longest_exit_path = exit_path < UINT32_MAX ? (uint32_t)exit_path : UINT32_MAX;
+}
+
+/* The exit path of an unstepped entry: its ticks up to the sync are added
+ * at the next resume, after the guest's. Unstepped, all of them by TSC;
+ * stepped by the stub, those up to its TSC read by TSC and the rest as
+ * steps (the resume's take_steps). Returns the path's length. */
+static uint64_t unstepped_exit_path(struct pmu_step_state *st, const struct percpu_step *area,
+                                    uint64_t entry, uint64_t guest_ticks)
+{
+    if (!area->exit_stepped) {
+        st->exit_path_ticks = ticks_between(guest_ticks, ticks_between(entry, pmu_arch_tsc()));
+        return st->exit_path_ticks;
+    }
+    st->exit_path_ticks = ticks_between(guest_ticks, ticks_between(entry, area->exit_read));
+    return st->exit_path_ticks + ticks_between(area->at_exit, area->count);
+}
+
 uint32_t pmu_step_exit_begin(struct vcpu *v, uint64_t guest_ticks)
 {
     struct pmu_step_state *st = state_of(v);
+    const struct percpu_step *area = pmu_arch_this_step_area();
     pmu_arch_single_step(false);
     if (!st->unstepped) {
-        uint64_t at_exit = pmu_arch_this_step_area()->at_exit;
-        stretch_ended(st, ticks_between(st->start_count, at_exit));
-        return apply_steps(v, at_exit);
+        stretch_ended(st, ticks_between(st->start_count, area->at_exit));
+        return apply_steps(v, area->at_exit);
     }
     /* Vertigo's time up to the entry comes before the guest's ticks; the
-     * rest of the TSC difference since the entry (the entry and exit
-     * instructions, the exit path) after them, at the next resume. */
+     * rest (the entry and exit instructions, the exit path) after them. */
     st->unstepped = false;
     uint64_t entry = pmu_arch_entry_tsc(v);
     uint64_t before = ticks_between(st->unstepped_tsc, entry);
-    st->exit_path_ticks = ticks_between(guest_ticks, ticks_between(entry, pmu_arch_tsc()));
-    stretch_ended(st, before + st->exit_path_ticks);
+    uint64_t exit_path = unstepped_exit_path(st, area, entry, guest_ticks);
+    stretch_ended(st, before + exit_path);
+    if (st->kind == PMU_STRETCH_ENTRY)
+        entry_seen(st, before, exit_path);
     return apply_unstepped(v, before);
 }
 
@@ -166,6 +195,24 @@ static void replay(struct vcpu *v, const struct percpu_step *area, uint64_t upto
     }
 }
 
+/* The TSC from which the exit stub steps the exit path of the unstepped
+ * entry stretch starting now, `headroom` events from the nearest overflow
+ * of a counter sampling Vertigo: a counted event takes at least one TSC
+ * tick (a guest's run in a mode a counter leaves out, or halted, takes
+ * ticks and no events), so that overflow comes no sooner than `headroom`
+ * ticks from now, and an exit at least the longest exit path (plus
+ * PMU_STEP_MARGIN; pmu.step_ahead before one was seen) before it cannot
+ * hold it. An exit the guest takes by itself just before the overflow,
+ * or a run the lead stopped short of it, has its exit path stepped. */
+static uint64_t exit_step_tsc(const struct pmu_step_state *st, uint64_t headroom)
+{
+    uint64_t path = st->longest_exit_path;
+    uint64_t bound = path ? path + PMU_STEP_MARGIN : pmu_config.step_ahead;
+    if (bound > pmu_config.step_ahead)
+        bound = pmu_config.step_ahead;
+    return headroom > bound ? st->unstepped_tsc + (headroom - bound) : 0;
+}
+
 /* The stretch of Vertigo from here to the next sync point runs unstepped
  * when every counter sampling it is further from its next overflow than
  * a stretch of its kind may last (its TSC difference is then counted at
@@ -185,6 +232,8 @@ static void start_stretch(struct vcpu *v, struct pmu_step_state *st, struct perc
         area->next = NO_STEP;
         area->step_exits = 0;
         st->unstepped_tsc = pmu_arch_tsc();
+        if (st->kind == PMU_STRETCH_ENTRY)
+            area->exit_tsc = exit_step_tsc(st, headroom);
         return;
     }
     sync_stepper(v, st->applied);

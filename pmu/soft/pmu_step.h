@@ -78,6 +78,16 @@ struct pmu_step_state {
     uint64_t unstepped_runs;    /* stretches counted by TSC */
     uint64_t stepped_runs;      /* stretches single-stepped */
     uint64_t late;              /* overflows an unstepped stretch ran past */
+    /* Vertigo's ticks from an entry stretch's start to the entry's TSC
+     * read, the least seen in an unstepped one (0: none yet): they come
+     * before the guest's run, whose deadline leaves them room
+     * (pmu_step_entry_lead). */
+    uint64_t entry_lead;
+    /* The longest exit path seen (from the entry's TSC read, the guest's
+     * run left out, to the start of the exit's handling; 0: none yet): an
+     * unstepped entry has its exit path stepped by the stub when the run
+     * ends closer than that to an overflow (the step area's exit_tsc). */
+    uint32_t longest_exit_path;
     /* The longest stretch of each kind seen so far, in Vertigo's
      * instructions (steps, or TSC ticks unstepped; 0: none yet): a
      * stretch is stepped only when an overflow may fall inside it. */
@@ -124,6 +134,28 @@ uint32_t pmu_step_pause(struct vcpu *v);
  * pmu_stretch_kind, or an exit's basic reason), stepped or not (see
  * above). Returns the overflows of the replayed steps (counted, sampled). */
 uint32_t pmu_step_resume(struct vcpu *v, unsigned int kind);
+
+/* Vertigo's ticks that come before the guest's first instruction after
+ * the next entry (the rest of the entry path), as far as learnt: a counter
+ * that counts Vertigo reaches its overflow that much earlier in the
+ * guest's run (pmu_soft_deadline_after). Until this session's first
+ * unstepped entry has taught it, UINT64_MAX: a run towards an overflow is
+ * then one tick, so none can run past the overflow point unseen. */
+static inline uint64_t pmu_step_entry_lead(const struct vcpu *v)
+{
+    uint64_t lead = pmu_step_states[v->cpu % MAX_CPUS].entry_lead;
+    return lead ? lead : UINT64_MAX;
+}
+
+/* Whether the next run's timer deadline is an overflow of a counter that
+ * samples Vertigo (its planned end, the lead left out): a run that ends
+ * there took the overflow itself, and the exit stub need not step the
+ * exit path after it (the step area's to_overflow). */
+static inline void pmu_step_run_to_overflow(const struct vcpu *v, bool to_overflow)
+{
+    (void)v;
+    pmu_arch_this_step_area()->to_overflow = to_overflow;
+}
 
 /* The address of the samples of late overflows (above): a function that
  * never runs, so a profile names them apart from Vertigo's real code,

@@ -69,13 +69,22 @@ static void plan_deadline(struct vcpu *v, unsigned int cpl)
     else if (!counts_by_mode(v))
         step = PMU_RUN_TICKS_MAX;
     uint64_t deadline = pmu_soft_enter(soft, &v->pmu.ctx, cpl);
+    uint64_t hv = PMU_NO_DEADLINE;
+    bool stepping = pmu_step_armed(v);
+    if (stepping) {
+        hv = pmu_soft_deadline_after(soft, &v->pmu.ctx, cpl, pmu_step_entry_lead(v));
+        deadline = hv < deadline ? hv : deadline;
+    }
     uint64_t guest_pmi = pmu_guest_ticks_to_pmi(v, cpl);
     uint64_t turn_end = pmu_mux_deadline(v);
     uint64_t pv_overflow = pmu_pv_events_to_overflow(&v->pmu.pv, cpl);
     deadline = guest_pmi < deadline ? guest_pmi : deadline;
     deadline = pv_overflow < deadline ? pv_overflow : deadline;
     deadline = turn_end < deadline ? turn_end : deadline;
-    pmu_arch_timer_request(v, PMU_TIMER_STEP, deadline < step ? deadline : step);
+    deadline = deadline < step ? deadline : step;
+    if (stepping)
+        pmu_step_run_to_overflow(v, hv != PMU_NO_DEADLINE && hv == deadline);
+    pmu_arch_timer_request(v, PMU_TIMER_STEP, deadline);
 }
 
 /* The step granularity the guest can change (VERTIGO_HC_PMU_STEP) applies

@@ -744,6 +744,75 @@ TEST(stepping_only_near_the_overflow)
     end_run();
 }
 
+/* A run of the guest after an unstepped entry: Vertigo's entry path comes
+ * first, so the run's deadline leaves it room (the least entry path seen)
+ * and the overflow lands on the run's last instruction, not an entry
+ * path's length past it. A run that ends close enough to an overflow for
+ * it to fall in the exit path (here the guest exits by itself 30 events
+ * before it) has that path stepped by the exit stub: the overflow is
+ * sampled at its step, replayed from the ring, never late. */
+TEST(an_unstepped_entry_leaves_room_for_its_path_and_steps_a_near_exit)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.step_ahead=1000", false);
+    struct percpu_step *area = &fake.steps[0];
+    fake.tsc = 10000;
+    if (!start_sampling(v, "instructions:ukh", 10000, 2))
+        return;
+    CHECK(!fake.tf);
+    CHECK_EQ(area->exit_tsc, 10000 + 10000 - 1000);     /* no exit path seen yet */
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 1);            /* no entry path seen yet */
+    /* entry path 100 to the entry's TSC read, the guest 1, the exit path 50 */
+    fake.entry_tsc = fake.tsc + 100;
+    fake.tsc = fake.entry_tsc + 1 + 50;
+    pmu_after_exit(v, 1);
+    CHECK_EQ(hv_count(v), 151);
+    CHECK_EQ(pmu_step_states[0].entry_lead, 100);
+    CHECK_EQ(pmu_step_states[0].longest_exit_path, 50);
+    fake.tsc += 100;                                    /* the exit's handling */
+    pmu_before_entry(v);
+    CHECK_EQ(hv_count(v), 251);
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 9749 - 100);  /* the lead left out */
+    CHECK_EQ(area->to_overflow, 1);                     /* the stub need not step a timer exit */
+    CHECK_EQ(area->exit_tsc, fake.tsc + 9749 - (50 + PMU_STEP_MARGIN));
+    /* the run ends at its deadline: the overflow is its last instruction */
+    fake.entry_tsc = fake.tsc + 100;
+    fake.tsc = fake.entry_tsc + 9649 + 50;
+    pmu_after_exit(v, 9649);
+    CHECK_EQ(v->pmu.ctx.counters[0].overflows, 1);
+    CHECK_EQ(v->pmu.ctx.counters[0].skid_max, 0);
+    CHECK_EQ(fake.nmis_sent, 1);                        /* the guest's sample, at its NMI */
+    fake.tsc += 100;
+    pmu_before_entry(v);                                /* 50 + 100 in: 9850 to go */
+    uint64_t resumed = fake.tsc;
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 9850 - 100);
+    /* the guest exits by itself 9720 in (30 to go after the entry path):
+     * the stub read the TSC 20 after the exit, then stepped 40 */
+    fake.entry_tsc = resumed + 100;
+    uint64_t c0 = area->count;
+    area->at_exit = c0;
+    area->exit_read = fake.entry_tsc + 9720 + 20;
+    CHECK(area->exit_read >= area->exit_tsc);           /* the stub steps */
+    area->exit_stepped = 1;
+    for (uint64_t i = 1; i <= 40; i++)
+        area->rips[(c0 + i) & PERCPU_STEP_RIP_MASK] = 0x220000 + i;
+    area->count = c0 + 40;
+    fake.tsc = area->exit_read + 40 * 30;               /* each step a #DB round trip */
+    fake.exit_reason = 18;                              /* VMCALL */
+    pmu_after_exit(v, 9720);
+    CHECK_EQ(v->pmu.ctx.counters[0].overflows, 2);
+    CHECK_EQ(pmu_step_states[0].late, 0);
+    CHECK_EQ(pmu_step_states[0].replayed, 1);
+    struct log_sample s[MAX_SAMPLES];
+    if (CHECK_EQ(logged_samples(s), 1)) {
+        CHECK_EQ(s[0].mode, LOG_MODE_HYPERVISOR);
+        CHECK_EQ(s[0].rip, 0x220000 + 10);              /* 20 by TSC, then step 10 */
+    }
+    CHECK_EQ(hv_count(v), 20000 + 30);                  /* 20 + 40 - 30 past it */
+    CHECK_EQ(pmu_step_states[0].longest_exit_path, 60);
+    area->exit_stepped = 0;
+    end_run();
+}
+
 /* How long a stretch may last is learnt per kind (an exit's handling by
  * its reason, an entry with the next exit's path): a stretch runs
  * unstepped while its next overflow is further than the longest of its

@@ -285,6 +285,29 @@ TEST(soft_skid_is_the_guest_runs)
     CHECK_EQ(rd(&r, 0), 2002);
 }
 
+/* A counter that counts Vertigo too reaches its overflow `lead` ticks
+ * earlier in the guest's run when that much of Vertigo's entry path comes
+ * first: the run stops exactly at the overflow point, never past it. */
+TEST(soft_deadline_after_hypervisor_lead)
+{
+    struct soft_rig r;
+    const uint64_t periods[] = { 1000, 700, 5000 };
+    if (!soft_setup(&r, true, 100000, "instructions:ukh,cycles:ukh,instructions:u", periods))
+        return;
+    CHECK_EQ(pmu_soft_deadline_after(&r.soft, &r.ctx, 3, 0), 700);
+    CHECK_EQ(pmu_soft_deadline_after(&r.soft, &r.ctx, 3, 40), 660);
+    CHECK_EQ(pmu_soft_deadline_after(&r.soft, &r.ctx, 0, 40), 660);    /* :u is not :h */
+    pmu_soft_hypervisor_ticks(&r.ctx, 40);              /* the lead, then the run */
+    CHECK_EQ(run(&r, 3, 660), 1u << 1);                 /* overflow at the run's end */
+    CHECK_EQ(r.ctx.counters[1].skid_max, 0);
+    CHECK_EQ(pmu_soft_deadline_after(&r.soft, &r.ctx, 3, 300), 1);     /* 300 left: inside */
+    CHECK_EQ(pmu_soft_deadline_after(&r.soft, &r.ctx, 3, UINT64_MAX), 1);  /* no lead learnt */
+    struct soft_rig plain;
+    if (!soft_setup(&plain, true, 100000, "instructions:uk", periods))
+        return;
+    CHECK_EQ(pmu_soft_deadline_after(&plain.soft, &plain.ctx, 3, 40), PMU_NO_DEADLINE);
+}
+
 /* The distance to the nearest overflow inside Vertigo, which decides
  * whether a stretch is single-stepped: only counters that count Vertigo's
  * time with a period take part, and it is what the stepper's next is. */

@@ -91,6 +91,23 @@ static void setup(bool tsc_counts)
     guest_total = 0;
 }
 
+/* The exit's TSC reads after a run of `ran`: the C one (vmx/vmx_run.c),
+ * and with stepping armed the stub's, 10 ticks before it (the step
+ * area's exit_read). Single-stepped on both sides the path takes 2400
+ * more; armed, what comes after the stub's read varies (the exit path
+ * stepped, 2000; the exit reason read, 5) and the measure must not. */
+static void exit_reads(uint64_t ran)
+{
+    uint64_t tsc = v.vmx.entry_tsc + PATH_TICKS + ran;
+    if (cpu0.step.step_exits) {
+        tsc += 2400;
+    } else if (cpu0.step.armed) {
+        cpu0.step.exit_read = tsc - 10;
+        tsc += (cpu0.step.exit_stepped ? 2000 : 0) + (ran & 1 ? 5 : 0);
+    }
+    v.vmx.exit_tsc = tsc;
+}
+
 /* One entry and exit: the guest would exit by itself after `own`
  * instructions; Bochs notices an expired timer up to `lateness` late.
  * Returns the ticks vmx_timer_settle measured. */
@@ -109,7 +126,7 @@ static uint64_t run(uint64_t own, uint64_t lateness)
             vmcs.value = fired ? 0 : left - ran;
     }
     v.vmx.entry_tsc = 1000000;
-    v.vmx.exit_tsc = v.vmx.entry_tsc + PATH_TICKS + ran;
+    exit_reads(ran);
     guest_total += ran;
     return vmx_timer_settle(&v);
 }
@@ -230,7 +247,9 @@ TEST(stepped_path_and_several_cpus_measured)
 {
     setup(true);
     become_lazy(10000, 700, 2);
+    cpu0.step.armed = 1;
     cpu0.step.step_exits = 1;
+    cpu0.step.exit_stepped = 1;
     for (unsigned int i = 0; i < 200; i++) {
         vmx_timer_request(&v, VMX_TIMER_PMU, 10000);
         run(300 + i, 0);
@@ -238,7 +257,9 @@ TEST(stepped_path_and_several_cpus_measured)
             break;
     }
     CHECK(vmcs.exit & EXIT_SAVE_PREEMPTION_TIMER);
+    cpu0.step.armed = 0;
     cpu0.step.step_exits = 0;
+    cpu0.step.exit_stepped = 0;
     cpus_online = 2;
     vmx_timer_request(&v, VMX_TIMER_PMU, 10000);
     run(500, 0);
@@ -248,6 +269,39 @@ TEST(stepped_path_and_several_cpus_measured)
     run(500, 0);
     CHECK(v.vmx.timer.lazy);
     CHECK_EQ(vmcs.exit & EXIT_SAVE_PREEMPTION_TIMER, 0);
+    CHECK_EQ(v.vmx.timer.clock, guest_total);
+}
+
+/* While stepping is armed every run is measured (the stub decides at the
+ * exit whether to step its path), up to the stub's own TSC read, so what
+ * the stub chose after it never reaches the guest's clock; each path keeps
+ * its own length, and the plain path's, learnt only where stepping is
+ * off, serves the lazy runs after the session exactly. */
+TEST(armed_paths_learnt_apart)
+{
+    setup(true);
+    cpu0.step.armed = 1;
+    for (unsigned int i = 0; i < 3 * ROOT_AGREED_MIN; i++) {
+        cpu0.step.step_exits = i % 5 == 1;
+        cpu0.step.exit_stepped = i % 7 == 3 || cpu0.step.step_exits;
+        vmx_timer_request(&v, VMX_TIMER_PMU, 5000);
+        run(100 + i * 13 % 6000, 0);
+        if (!CHECK(!v.vmx.timer.lazy && v.vmx.timer.measuring))
+            break;
+    }
+    CHECK_EQ(v.vmx.timer.root_ticks[1], PATH_TICKS + 2400);
+    CHECK_EQ(v.vmx.timer.root_ticks[2], PATH_TICKS - 10);
+    CHECK_EQ(v.vmx.timer.root_ticks[0], UINT64_MAX);    /* never ran unarmed */
+    CHECK_EQ(v.vmx.timer.clock, guest_total);
+    cpu0.step.armed = 0;
+    cpu0.step.step_exits = 0;
+    cpu0.step.exit_stepped = 0;
+    for (unsigned int i = 0; i < 2 * ROOT_AGREED_MIN; i++) {
+        vmx_timer_request(&v, VMX_TIMER_PMU, 5000);
+        run(100 + i * 29 % 6000, i < 8 ? 0 : (i >> 3) % 4);
+    }
+    CHECK(v.vmx.timer.lazy);
+    CHECK_EQ(v.vmx.timer.root_ticks[0], PATH_TICKS);
     CHECK_EQ(v.vmx.timer.clock, guest_total);
 }
 
