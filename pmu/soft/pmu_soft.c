@@ -123,15 +123,29 @@ void pmu_soft_hypervisor_ticks(struct pmu_ctx *ctx, uint64_t n)
         pmu_soft_count(ctx, (unsigned int)__builtin_ctz(m), n);
 }
 
-uint64_t pmu_soft_hypervisor_headroom(const struct pmu_ctx *ctx)
+static uint64_t headroom_of(const struct pmu_ctx *ctx, uint32_t mask)
 {
     uint64_t nearest = UINT64_MAX;
-    for (uint32_t m = ctx->hypervisor_mask; m; m &= m - 1) {
+    for (uint32_t m = mask; m; m &= m - 1) {
         const struct pmu_counter *c = &ctx->counters[__builtin_ctz(m)];
         if (c->period && c->period - c->raw < nearest)
             nearest = c->period - c->raw;   /* raw < period between adds */
     }
     return nearest;
+}
+
+uint64_t pmu_soft_hypervisor_headroom(const struct pmu_ctx *ctx)
+{
+    return headroom_of(ctx, ctx->hypervisor_mask);
+}
+
+uint64_t pmu_soft_run_headroom(const struct pmu_soft *soft, const struct pmu_ctx *ctx, bool halted)
+{
+    if (halted)
+        return UINT64_MAX;
+    uint32_t counting = soft->mode_exits ? soft->counts_at[pmu_soft_mode(ctx->entry_cpl)]
+                                         : soft->counts_at[0] | soft->counts_at[1];
+    return headroom_of(ctx, ctx->hypervisor_mask & counting);
 }
 
 static void stepper_find_next(struct pmu_soft_stepper *s)

@@ -81,6 +81,15 @@ void pmu_soft_hypervisor_ticks(struct pmu_ctx *ctx, uint64_t n);
  * it. What pmu_soft_stepper_sync would make the stepper's next. */
 uint64_t pmu_soft_hypervisor_headroom(const struct pmu_ctx *ctx);
 
+struct pmu_soft;
+
+/* pmu_soft_hypervisor_headroom of the counters that count the ticks of
+ * the guest's run just planned (halted: none; with a mode exit at every
+ * change, those counting the mode it enters in; else those counting any
+ * of the guest's modes): only for these can a run bring the overflow
+ * nearer. UINT64_MAX if none samples. */
+uint64_t pmu_soft_run_headroom(const struct pmu_soft *soft, const struct pmu_ctx *ctx, bool halted);
+
 /* Overflow points of the hypervisor-sampling counters, in steps from the
  * moment of the last sync. */
 struct pmu_soft_stepper {

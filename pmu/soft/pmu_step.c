@@ -197,15 +197,22 @@ static void replay(struct vcpu *v, const struct percpu_step *area, uint64_t upto
 
 /* The TSC from which the exit stub steps the exit path of the unstepped
  * entry stretch starting now, `headroom` events from the nearest overflow
- * of a counter sampling Vertigo: a counted event takes at least one TSC
- * tick (a guest's run in a mode a counter leaves out, or halted, takes
- * ticks and no events), so that overflow comes no sooner than `headroom`
- * ticks from now, and an exit at least the longest exit path (plus
- * PMU_STEP_MARGIN; pmu.step_ahead before one was seen) before it cannot
- * hold it. An exit the guest takes by itself just before the overflow,
- * or a run the lead stopped short of it, has its exit path stepped. */
+ * of a counter sampling Vertigo that counts the guest's run
+ * (pmu_soft_run_headroom): a counted event takes at least one TSC tick (a
+ * run in a mode a counter leaves out, or halted, takes ticks and no
+ * events), so that overflow comes no sooner than `headroom` ticks from
+ * now, and an exit at least the longest exit path (plus PMU_STEP_MARGIN;
+ * pmu.step_ahead before one was seen) before it cannot hold it. An exit
+ * the guest takes by itself just before the overflow, or a run the lead
+ * stopped short of it, has its exit path stepped. A counter the run does
+ * not count is as far from its overflow at the exit as the entry path
+ * leaves it, and this stretch, unstepped, was further from it than an
+ * entry with its exit path has lasted: no exit path needs a step for it
+ * (UINT64_MAX when no counter is left). */
 static uint64_t exit_step_tsc(const struct pmu_step_state *st, uint64_t headroom)
 {
+    if (headroom == UINT64_MAX)
+        return UINT64_MAX;
     uint64_t path = st->longest_exit_path;
     uint64_t bound = path ? path + PMU_STEP_MARGIN : pmu_config.step_ahead;
     if (bound > pmu_config.step_ahead)
@@ -233,7 +240,8 @@ static void start_stretch(struct vcpu *v, struct pmu_step_state *st, struct perc
         area->step_exits = 0;
         st->unstepped_tsc = pmu_arch_tsc();
         if (st->kind == PMU_STRETCH_ENTRY)
-            area->exit_tsc = exit_step_tsc(st, headroom);
+            area->exit_tsc = exit_step_tsc(st, pmu_soft_run_headroom(v->pmu.be.self, &v->pmu.ctx,
+                                                                     v->pmu.entered_halted));
         return;
     }
     sync_stepper(v, st->applied);

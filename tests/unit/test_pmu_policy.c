@@ -813,6 +813,32 @@ TEST(an_unstepped_entry_leaves_room_for_its_path_and_steps_a_near_exit)
     end_run();
 }
 
+/* The exit stub steps an exit path only for a counter the run counts: a
+ * counter of Vertigo's time alone, or a guest that enters halted (its
+ * run counts nothing), cannot come nearer its overflow in the run, so the
+ * TSC (which a halted or uncounted run moves) never decides for it. */
+TEST(exit_paths_are_stepped_only_for_counters_the_run_counts)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.step_ahead=1000", false);
+    struct percpu_step *area = &fake.steps[0];
+    fake.tsc = 10000;
+    if (!start_sampling(v, "instructions:h", 10000, 2))
+        return;
+    CHECK(!fake.tf);
+    CHECK_EQ(area->exit_tsc, UINT64_MAX);
+    end_run();
+    pmu_before_entry(v);
+    fake.halted = true;
+    if (!start_sampling(v, "instructions:ukh", 10000, 2))
+        return;
+    CHECK_EQ(area->exit_tsc, UINT64_MAX);
+    fake.halted = false;
+    fake.tsc += 100;
+    pmu_before_entry(v);
+    CHECK(area->exit_tsc != UINT64_MAX);
+    end_run();
+}
+
 /* How long a stretch may last is learnt per kind (an exit's handling by
  * its reason, an entry with the next exit's path): a stretch runs
  * unstepped while its next overflow is further than the longest of its
