@@ -839,6 +839,73 @@ TEST(exit_paths_are_stepped_only_for_counters_the_run_counts)
     end_run();
 }
 
+/* Far from every overflow an exit's handling coasts through its emulated
+ * instruction: no sync point around it (one resume fewer), its guest tick
+ * counted at once and the handling's ticks at the entry's planning, the
+ * same counts; the coasting handling's length is learnt apart, per exit
+ * reason. A second emulated instruction in one exit syncs, and so does
+ * one near an overflow. */
+TEST(a_far_handling_coasts_through_its_emulated_instruction)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.step_ahead=1000", false);
+    struct pmu_step_state *st = &pmu_step_states[0];
+    fake.tsc = 10000;
+    fake.cpl = CPL_USER;
+    if (!start_sampling(v, "instructions:ukh", 100000, 2))
+        return;
+    fake.exit_reason = 10;                              /* CPUID */
+    fake.entry_tsc = fake.tsc + 100;
+    fake.tsc = fake.entry_tsc + 1000 + 50;
+    pmu_after_exit(v, 1000);
+    CHECK_EQ(hv_count(v), 1150);
+    CHECK(st->coasting);
+    uint64_t resumes = st->unstepped_runs + st->stepped_runs;
+    fake.tsc += 200;
+    pmu_emulated_instruction(v);
+    CHECK_EQ(st->unstepped_runs + st->stepped_runs, resumes);     /* no sync */
+    CHECK_EQ(hv_count(v), 1151);                        /* the guest's tick */
+    fake.tsc += 300;
+    pmu_before_entry(v);
+    CHECK_EQ(hv_count(v), 1651);                        /* the handling's 500 */
+    CHECK_EQ(st->longest_coast[10], 500);
+    CHECK_EQ(st->longest[10], 0);
+    /* two emulated instructions in one exit: the second syncs */
+    fake.entry_tsc = fake.tsc + 100;
+    fake.tsc = fake.entry_tsc + 1000 + 50;
+    pmu_after_exit(v, 1000);
+    pmu_emulated_instruction(v);
+    resumes = st->unstepped_runs + st->stepped_runs;
+    fake.tsc += 20;
+    pmu_emulated_instruction(v);
+    CHECK_EQ(st->unstepped_runs + st->stepped_runs, resumes + 1);
+    fake.tsc += 30;
+    pmu_before_entry(v);
+    CHECK_EQ(hv_count(v), 1651 + 1150 + 2 + 50);
+    CHECK_EQ(st->longest_coast[10], 500);              /* that one did not coast */
+    /* a coasting CPUID of 1500 (longer than pmu.step_ahead) */
+    fake.entry_tsc = fake.tsc + 100;
+    fake.tsc = fake.entry_tsc + 1000 + 50;
+    pmu_after_exit(v, 1000);
+    fake.tsc += 1500;
+    pmu_emulated_instruction(v);
+    pmu_before_entry(v);
+    CHECK_EQ(hv_count(v), 5504);
+    CHECK_EQ(st->longest_coast[10], 1500);
+    /* 1200 from the overflow after the exit: the handling runs unstepped
+     * (1200 > pmu.step_ahead) but does not coast (1500 + margin may reach
+     * the overflow), so its emulated instruction syncs */
+    fake.entry_tsc = fake.tsc + 100;
+    fake.tsc = fake.entry_tsc + 93146 + 50;
+    pmu_after_exit(v, 93146);
+    CHECK(!fake.tf);
+    CHECK(!st->coasting);
+    resumes = st->unstepped_runs + st->stepped_runs;
+    pmu_emulated_instruction(v);
+    CHECK_EQ(st->unstepped_runs + st->stepped_runs, resumes + 1);
+    CHECK_EQ(pmu_step_states[0].late, 0);
+    end_run();
+}
+
 /* How long a stretch may last is learnt per kind (an exit's handling by
  * its reason, an entry with the next exit's path): a stretch runs
  * unstepped while its next overflow is further than the longest of its
