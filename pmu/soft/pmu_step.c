@@ -64,11 +64,9 @@ static uint64_t ticks_between(uint64_t from, uint64_t to)
  * instructions: the longest of its kind so far. */
 static void stretch_ended(struct pmu_step_state *st, uint64_t length)
 {
-    bool coasted = st->coasted;     /* a handling with its emulated instruction */
-    st->coasting = st->coasted = false;
     if (st->kind >= PMU_STRETCH_KINDS)
         return;                 /* the first stretch after arming: no kind */
-    uint32_t *longest = coasted ? &st->longest_coast[st->kind] : &st->longest[st->kind];
+    uint32_t *longest = &st->longest[st->kind];
     if (length > *longest)
         *longest = length < UINT32_MAX ? (uint32_t)length : UINT32_MAX;
 }
@@ -81,19 +79,6 @@ static uint64_t stretch_bound(const struct pmu_step_state *st, unsigned int kind
     return bound < pmu_config.step_ahead ? bound : pmu_config.step_ahead;
 }
 
-/* How far from an overflow an exit's handling of this kind may start to
- * coast through its emulated instruction to the entry's planning: the
- * longest coasting one of its kind so far, or, before one, its longest
- * handling and the longest rest after an emulated instruction, each with
- * its margin; one more event for the emulated instruction's tick. */
-static uint64_t coast_bound(const struct pmu_step_state *st, unsigned int kind)
-{
-    uint64_t longest = st->longest_coast[kind];
-    if (longest)
-        return longest + PMU_STEP_MARGIN + 1;
-    return stretch_bound(st, kind) + stretch_bound(st, PMU_STRETCH_AFTER_EMULATION) + 1;
-}
-
 void pmu_step_arm(struct vcpu *v, bool on)
 {
     struct percpu_step *area = pmu_arch_this_step_area();
@@ -102,7 +87,6 @@ void pmu_step_arm(struct vcpu *v, bool on)
     st->applied = st->base = st->start_count = area->count;
     st->kind = PMU_STRETCH_KINDS;
     st->unstepped = false;
-    st->coasting = st->coasted = false;
     st->exit_path_ticks = 0;
     area->next = NO_STEP;
     area->step_exits = 0;       /* the next resume decides */
@@ -251,7 +235,6 @@ static void start_stretch(struct vcpu *v, struct pmu_step_state *st, struct perc
     st->start_count = area->count;
     st->unstepped = headroom > stretch_bound(st, st->kind);
     if (st->unstepped) {
-        st->coasting = st->kind < PMU_STRETCH_EXIT_REASONS && headroom > coast_bound(st, st->kind);
         st->unstepped_runs++;
         area->next = NO_STEP;
         area->step_exits = 0;

@@ -14,9 +14,8 @@
  * not counted): the start of the exit handling (the steps of the previous
  * entry path come before the guest's ticks, those of this exit path after
  * them; overflows in the exit path before the sync are replayed from the
- * RIP ring), around an emulated guest instruction (except where the
- * exit's handling coasts: pmu_step_coasting), and the PMU's planning of
- * the next entry. Exact where one TSC tick is one instruction (Bochs),
+ * RIP ring), around an emulated guest instruction, and the PMU's planning
+ * of the next entry. Exact where one TSC tick is one instruction (Bochs),
  * which is the only place the software backend samples Vertigo.
  *
  * Stepping costs a #DB round trip per instruction, so only the stretches
@@ -96,13 +95,6 @@ struct pmu_step_state {
                                  * (PMU_STRETCH_KINDS: none, just armed) */
     uint64_t start_count;       /* the step count at that resume */
     uint32_t longest[PMU_STRETCH_KINDS];
-    /* An exit's handling far from every overflow runs unstepped through
-     * its emulated instruction to the entry's planning, with no sync point
-     * between (coasting; pmu_step_coasting): the longest such, per exit
-     * reason (0: none yet). */
-    bool coasting;              /* may coast through one emulated instruction */
-    bool coasted;               /* the stretch since the resume did */
-    uint32_t longest_coast[PMU_STRETCH_EXIT_REASONS];
 };
 
 /* Each CPU's; zero before the first arm. */
@@ -142,21 +134,6 @@ uint32_t pmu_step_pause(struct vcpu *v);
  * pmu_stretch_kind, or an exit's basic reason), stepped or not (see
  * above). Returns the overflows of the replayed steps (counted, sampled). */
 uint32_t pmu_step_resume(struct vcpu *v, unsigned int kind);
-
-/* True if the exit's handling coasts (above): the emulated instruction
- * adds its guest tick with no pause and resume around it, since no
- * counter sampling Vertigo can overflow before the entry's planning. The
- * tick then comes before the handling's ticks, which go in at that
- * planning's pause: the same counts, in another order that no overflow
- * can tell. Once per exit: a second emulated instruction syncs. */
-static inline bool pmu_step_coasting(const struct vcpu *v)
-{
-    struct pmu_step_state *st = &pmu_step_states[v->cpu % MAX_CPUS];
-    bool coasting = st->coasting;
-    st->coasting = false;
-    st->coasted = coasting || st->coasted;
-    return coasting;
-}
 
 /* Vertigo's ticks that come before the guest's first instruction after
  * the next entry (the rest of the entry path), as far as learnt: a counter

@@ -218,7 +218,7 @@ static void emulated_instruction(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     pmu_run_emulated_counts(v);
-    bool stepping = pmu_step_armed(v) && !pmu_step_coasting(v);
+    bool stepping = pmu_step_armed(v);
     if (stepping)
         pmu_run_count_overflows(v, pmu_step_pause(v));
     pmu_soft_ops.emulated_instruction(p->be.self, &p->ctx, p->exit_cpl);
