@@ -18,8 +18,13 @@
  * that counts Vertigo for it to fall in the exit path) and the run did not
  * end at its timer deadline where that deadline was the overflow (the step
  * area's to_overflow: the guest's run took it). The TSC read comes before
- * any branch, so the path up to it is the same length at every exit
- * (vmx/vmx_timer.c measures armed runs up to it). POPFQ that sets TF traps only after the
+ * any branch but the armed test, so the path up to it is the same length
+ * at every armed exit (vmx/vmx_timer.c measures armed runs up to it); an
+ * unarmed exit runs the stub's first four instructions only, as it did
+ * before the TSC read was added: with several Bochs CPUs the TSC moves by
+ * whole round-robin turns, and pmu.sh's two-CPU check that
+ * instructions:ukh equals the guest's TSC difference failed in two CI runs
+ * of three while that path was three instructions longer. POPFQ that sets TF traps only after the
  * next instruction (SDM Vol. 3B 18.3.1.4).
  * The layout of struct guest_regs (vmm/vcpu.h) is fixed: rax rcx rdx rbx
  * (rsp slot unused) rbp rsi rdi r8..r15, 8 bytes each. */
@@ -132,11 +137,11 @@ vmx_exit_point:
     mov     %rax, R_RDI(%rdi)
     movq    %gs:PERCPU_STEP_COUNT, %rax
     movq    %rax, %gs:PERCPU_STEP_AT_EXIT
+    cmpl    $0, %gs:PERCPU_STEP_ARMED  /* unarmed: 4 instructions, as before */
+    je      .Lexit_done
     movl    $0, %gs:PERCPU_STEP_EXIT_STEPPED
     cmpl    $0, %gs:PERCPU_STEP_EXITS
     jne     .Lstep_exit
-    cmpl    $0, %gs:PERCPU_STEP_ARMED
-    je      .Lexit_done
     rdtsc                           /* the run came near an overflow? */
     shlq    $32, %rdx
     orq     %rdx, %rax
