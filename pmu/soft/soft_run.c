@@ -141,27 +141,21 @@ static void before_entry(struct vcpu *v)
  * was neither the guest's run (guest_ticks, halted or not) nor a guest
  * instruction Vertigo emulated and charged to the guest's mode (whose
  * exit does not retire it: no tick of its own). So :u, :k and :h together
- * count exactly the TSC ticks of the VCPU's CPU. Returns how many of the
- * run's ticks the session's counters take: all of them, except where the
- * run measured longer than the TSC moved since the previous exit, which
- * only a TSC that is not this CPU's instruction count allows (several
- * CPUs in Bochs; the timer counts at its own CPU's rate): then the TSC's
- * share, so the three still partition the TSC exactly. */
-static uint64_t hypervisor_time(struct vcpu *v, uint64_t guest_ticks)
+ * count exactly the TSC ticks of the VCPU's CPU. */
+static void hypervisor_time(struct vcpu *v, uint64_t guest_ticks)
 {
     struct vcpu_pmu *p = &v->pmu;
     if (!p->ctx.hypervisor_mask)
-        return guest_ticks;
+        return;
     uint64_t now = pmu_arch_exit_tsc(v);
     uint64_t span = now - p->last_exit_tsc;
-    uint64_t emulated = p->emulated;
+    uint64_t guest = guest_ticks + p->emulated;
     p->last_exit_tsc = now;
     p->emulated = 0;
-    if (span < guest_ticks + emulated)
-        return span > emulated ? span - emulated : 0;
-    pmu_soft_hypervisor_ticks(&p->ctx, span - guest_ticks - emulated);
+    if (span <= guest)
+        return;
+    pmu_soft_hypervisor_ticks(&p->ctx, span - guest);
     pmu_run_count_overflows(v, pmu_ctx_take_overflows(&p->ctx));
-    return guest_ticks;
 }
 
 /* A one-tick step that began in user mode and ended in kernel mode either
@@ -187,16 +181,17 @@ static void account_guest(struct vcpu *v, uint64_t guest_ticks, bool stepping)
     p->exit_cpl = (uint8_t)pmu_arch_guest_cpl(v);
     if (!p->counting)
         return;
-    uint64_t session_ticks = stepping ? guest_ticks : hypervisor_time(v, guest_ticks);
+    if (!stepping)
+        hypervisor_time(v, guest_ticks);
     if (p->entered_halted) {
         p->halted_ticks += guest_ticks;     /* idle: not guest work */
-        guest_ticks = session_ticks = 0;
+        guest_ticks = 0;
     }
     if (guest_ticks == 1 && !p->modes_trapped)
         correct_step_mode(v, guest_ticks);
     pmu_guest_count(v, p->ctx.entry_cpl, guest_ticks);
     pmu_run_pv_count(v, p->ctx.entry_cpl, guest_ticks);
-    if (pmu_soft_exit(soft_of(p), &p->ctx, session_ticks))
+    if (pmu_soft_exit(soft_of(p), &p->ctx, guest_ticks))
         pmu_run_take_overflows(v, pmu_ctx_take_overflows(&p->ctx));    /* pmu_soft_ops.overflow */
     pmu_mux_retired(v, guest_ticks);
 }
