@@ -24,8 +24,8 @@
  * before the TSC read was added: with several Bochs CPUs the TSC moves by
  * whole round-robin turns, and pmu.sh's two-CPU check that
  * instructions:ukh equals the guest's TSC difference failed in two CI runs
- * of three while that path was three instructions longer. POPFQ that sets TF traps only after the
- * next instruction (SDM Vol. 3B 18.3.1.4).
+ * of three while that path was three instructions longer. POPFQ that
+ * sets TF traps only after the next instruction (SDM Vol. 3B 18.3.1.4).
  * The layout of struct guest_regs (vmm/vcpu.h) is fixed: rax rcx rdx rbx
  * (rsp slot unused) rbp rsi rdi r8..r15, 8 bytes each. */
 #include "boot/percpu_step.h"

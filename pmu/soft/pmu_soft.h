@@ -148,6 +148,20 @@ static inline void pmu_soft_add(struct pmu_ctx *ctx, unsigned int i, uint64_t n)
         ctx->counters[i].skid_max = skid;
 }
 
+/* Ticks left to the nearest overflow point of the sampling counters in
+ * mask; PMU_NO_DEADLINE for none. Never 0: between counts a counter is
+ * short of its overflow point (pmu_soft_count leaves raw < period). */
+static inline uint64_t pmu_soft_nearest_overflow(const struct pmu_ctx *ctx, uint32_t mask)
+{
+    uint64_t nearest = PMU_NO_DEADLINE;
+    for (uint32_t m = mask; m; m &= m - 1) {
+        const struct pmu_counter *c = &ctx->counters[__builtin_ctz(m)];
+        if (c->period - c->raw < nearest)
+            nearest = c->period - c->raw;
+    }
+    return nearest;
+}
+
 /* Guest ticks the next entry at privilege level cpl may run before it must
  * exit: the step granularity if any counter filters by mode, capped by the
  * ticks left to the nearest overflow of a counter counting in that mode;
@@ -155,12 +169,7 @@ static inline void pmu_soft_add(struct pmu_ctx *ctx, unsigned int i, uint64_t n)
 static inline uint64_t pmu_soft_deadline(const struct pmu_soft *soft, const struct pmu_ctx *ctx,
                                          unsigned int cpl)
 {
-    uint64_t deadline = PMU_NO_DEADLINE;
-    for (uint32_t m = soft->samples_at[pmu_soft_mode(cpl)]; m; m &= m - 1) {
-        const struct pmu_counter *c = &ctx->counters[__builtin_ctz(m)];
-        if (c->period - c->raw < deadline)
-            deadline = c->period - c->raw;
-    }
+    uint64_t deadline = pmu_soft_nearest_overflow(ctx, soft->samples_at[pmu_soft_mode(cpl)]);
     if (soft->steps_by_mode && !soft->mode_exits && soft->config.step_ticks < deadline)
         deadline = soft->config.step_ticks;
     return deadline;
@@ -176,16 +185,11 @@ static inline uint64_t pmu_soft_deadline_after(const struct pmu_soft *soft,
                                                const struct pmu_ctx *ctx, unsigned int cpl,
                                                uint64_t lead)
 {
-    uint64_t deadline = PMU_NO_DEADLINE;
-    uint32_t mask = soft->samples_at[pmu_soft_mode(cpl)] & ctx->hypervisor_mask;
-    for (uint32_t m = mask; m; m &= m - 1) {
-        const struct pmu_counter *c = &ctx->counters[__builtin_ctz(m)];
-        uint64_t left = c->period - c->raw;
-        left = left > lead ? left - lead : 1;
-        if (left < deadline)
-            deadline = left;
-    }
-    return deadline;
+    uint64_t nearest = pmu_soft_nearest_overflow(ctx, soft->samples_at[pmu_soft_mode(cpl)] &
+                                                          ctx->hypervisor_mask);
+    if (nearest == PMU_NO_DEADLINE)
+        return nearest;
+    return nearest > lead ? nearest - lead : 1;
 }
 
 /* The guest enters at privilege level cpl: returns its deadline
