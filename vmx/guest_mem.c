@@ -265,12 +265,23 @@ bool guest_virt_read(void *vcpu, uint64_t gva, void *buf, size_t len)
     return guest_virt_cursor_read(&c, gva, buf, len);
 }
 
-size_t guest_virt_fetch(struct vcpu *v, uint64_t rip, uint8_t *buf, size_t max)
+size_t guest_virt_cursor_fetch(struct guest_virt_cursor *c, uint64_t rip, uint8_t *buf,
+                               size_t max)
 {
-    if (guest_virt_read(v, rip, buf, max))
+    if (guest_virt_cursor_copy(c, rip, buf, max) == GUEST_ACCESS_OK)
         return max;
     size_t n = 0;
-    while (n < max && guest_virt_read(v, rip + n, buf + n, 1))
+    while (n < max && guest_virt_cursor_copy(c, rip + n, buf + n, 1) == GUEST_ACCESS_OK)
         n++;
+    return n;
+}
+
+size_t guest_virt_fetch(struct vcpu *v, uint64_t rip, uint8_t *buf, size_t max)
+{
+    struct guest_virt_cursor c;
+    guest_virt_cursor_init(&c, v);
+    guest_virt_cursor_claim_tlb(&c, guest_tlb_fetch_of_cpu(v->cpu));
+    size_t n = guest_virt_cursor_fetch(&c, rip, buf, max);
+    guest_virt_cursor_release_tlb(&c);
     return n;
 }

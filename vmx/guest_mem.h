@@ -130,9 +130,17 @@ enum guest_access guest_phys_ram_page(struct vcpu *v, uint64_t gpa, void **host)
  * (vmm/hypercall.h) with ctx = vcpu. */
 bool guest_virt_read(void *vcpu, uint64_t gva, void *buf, size_t len);
 
-/* The bytes of the instruction at guest-virtual `rip`: all `max` in one
- * walk when they are mapped, else as many as are (an instruction at the
- * end of the last mapped page). Returns how many were read. */
+/* The bytes of the instruction at guest-virtual `rip` through cursor c:
+ * all `max` when they are mapped, else as many as are (an instruction at
+ * the end of the last mapped page). Returns how many were read. */
+size_t guest_virt_cursor_fetch(struct guest_virt_cursor *c, uint64_t rip, uint8_t *buf,
+                               size_t max);
+
+/* guest_virt_cursor_fetch for v's guest as it stands at this exit, its
+ * pages looked up in this CPU's fetch cache (guest_tlb_fetch_of_cpu),
+ * which proves each hit still holds: an exit that emulates an access
+ * fetches the same few instructions again and again, and walks the
+ * guest's tables (every level through the EPT) only on a miss. */
 size_t guest_virt_fetch(struct vcpu *v, uint64_t rip, uint8_t *buf, size_t max);
 
 #endif

@@ -408,6 +408,49 @@ TEST(a_read_across_two_cached_pages_checks_both)
     CHECK_EQ(tlb()->misses, 5u);    /* ... walked the first; the refused 49 walked both times */
 }
 
+/* guest_virt_fetch's core: the instruction's bytes through a cursor with
+ * the cache claimed, as an exit handler fetches the guest's MMIO
+ * instruction. */
+static size_t fetch(uint64_t rip, uint8_t *buf, size_t max)
+{
+    struct guest_virt_cursor c;
+    guest_virt_cursor_setup(&c, &dom.vcpus[0], GUEST_CR0_PG, gpa_of(0), 0);
+    guest_virt_cursor_claim_tlb(&c, tlb());
+    size_t n = guest_virt_cursor_fetch(&c, rip, buf, max);
+    guest_virt_cursor_release_tlb(&c);
+    return n;
+}
+
+/* An instruction fetched again comes from the cache, and never from a page
+ * the guest has since remapped; one at the end of the last readable page
+ * is as many bytes as that page holds, the same from the cache as walked. */
+TEST(an_instruction_fetch_uses_the_cache_and_stops_at_the_first_unreadable_byte)
+{
+    build_guest();
+    uint8_t insn[15];
+    memcpy(region + 10 * PAGE, "\x89\x14\x25\xb0\x00\x5f\xff", 7);     /* mov %edx,(addr) */
+    memcpy(region + 12 * PAGE, "\xc7\x04\x25\xb0\x00\x5f\xff", 7);
+    memcpy(region + 13 * PAGE - 3, "\x89\x10\x90", 3);       /* the last bytes of page 12 */
+    for (unsigned int round = 0; round < 2; round++) {
+        memset(insn, 0, sizeof(insn));
+        CHECK_EQ(fetch(USER_VA, insn, sizeof(insn)), 15u);
+        CHECK(memcmp(insn, "\x89\x14\x25\xb0\x00\x5f\xff", 7) == 0);
+    }
+    CHECK_EQ(tlb()->misses, 1u);
+    CHECK_EQ(tlb()->hits, 1u);
+    set_pte(3, USER_VA, gpa_of(12), 7);     /* the guest remaps the page (no flush seen) */
+    CHECK_EQ(fetch(USER_VA, insn, sizeof(insn)), 15u);
+    CHECK(memcmp(insn, "\xc7\x04\x25\xb0\x00\x5f\xff", 7) == 0);
+    CHECK_EQ(tlb()->hits, 1u);
+    for (unsigned int round = 0; round < 2; round++) {
+        memset(insn, 0, sizeof(insn));
+        CHECK_EQ(fetch(USER_VA + 5 * PAGE - 3, insn, sizeof(insn)), 3u);    /* then page 49 */
+        CHECK(memcmp(insn, "\x89\x10\x90", 3) == 0);
+        CHECK_EQ(insn[3], 0u);
+    }
+    CHECK(fetch(USER_VA + 2 * PAGE, insn, sizeof(insn)) == 0);               /* device memory */
+}
+
 /* A sample taken in an NMI that interrupted another sample's walk on the
  * same CPU walks without the cache, and reads right. */
 TEST(a_walk_interrupted_on_its_cpu_keeps_the_cache)

@@ -4,6 +4,7 @@
 #include "lib/smp.h"
 
 static struct guest_tlb stack_tlb[MAX_CPUS];
+static struct guest_tlb fetch_tlb[MAX_CPUS];
 
 /* Epoch 1 comes first and after each wrap, with the cache emptied: an
  * entry left from the last time a number was used can never match. */
@@ -57,6 +58,11 @@ void guest_tlb_flush(struct guest_tlb *tlb)
 struct guest_tlb *guest_tlb_of_cpu(unsigned int cpu)
 {
     return &stack_tlb[cpu % MAX_CPUS];
+}
+
+struct guest_tlb *guest_tlb_fetch_of_cpu(unsigned int cpu)
+{
+    return &fetch_tlb[cpu % MAX_CPUS];
 }
 
 void guest_tlb_counts(unsigned int cpu, uint64_t *hits, uint64_t *misses)

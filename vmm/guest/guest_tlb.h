@@ -202,6 +202,13 @@ void guest_tlb_flush(struct guest_tlb *tlb);
  * EPT), kept across samples. cpu is taken modulo MAX_CPUS. */
 struct guest_tlb *guest_tlb_of_cpu(unsigned int cpu);
 
+/* CPU cpu's cache of the pages exit handlers fetch the guest's
+ * instruction from to emulate it (an MMIO access: the guest's APIC
+ * writes, mostly a few accessors in its kernel), apart from the stack
+ * walks' so that neither evicts the other's pages nor counts in the
+ * other's hits. cpu is taken modulo MAX_CPUS. */
+struct guest_tlb *guest_tlb_fetch_of_cpu(unsigned int cpu);
+
 /* How often CPU cpu's stack walks found a page's translation in its cache
  * and how often they walked the guest's page tables, since boot. */
 void guest_tlb_counts(unsigned int cpu, uint64_t *hits, uint64_t *misses);
