@@ -161,23 +161,28 @@ static const uint8_t fixed_events[VPMU_MAX_FIXED] = {
 };
 
 /* Every counter an event the backend counts advances in mode, in one
- * pass (live_counters, for all of them). */
+ * pass (live_counters, for all of them), in the order of their bits. Only
+ * the counters GLOBAL_CTRL enables are looked at: the guest's PMI handler
+ * has this asked at each of its writes, and perf enables one or two. */
 static unsigned int live_any(const struct vpmu *p, enum vpmu_mode mode, struct live *out)
 {
     unsigned int n = 0;
-    for (unsigned int k = 0; k < p->config.gp_counters; k++) {
+    uint64_t gp = p->global_ctrl & ((1ull << p->config.gp_counters) - 1);
+    uint64_t fixed = (p->global_ctrl >> 32) & ((1ull << p->config.fixed_counters) - 1);
+    for (; gp; gp &= gp - 1) {
+        unsigned int k = (unsigned int)__builtin_ctzll(gp);
         uint64_t s = p->evtsel[k];
-        if (!(s & VPMU_EVTSEL_EN) || !(p->global_ctrl & (1ull << k)) ||
-            !counts_in(s & VPMU_EVTSEL_OS, s & VPMU_EVTSEL_USR, mode) || !passes_counter_mask(s))
+        if (!(s & VPMU_EVTSEL_EN) || !counts_in(s & VPMU_EVTSEL_OS, s & VPMU_EVTSEL_USR, mode) ||
+            !passes_counter_mask(s))
             continue;
         unsigned int ev = gp_event(s);
         if (ev < VPMU_EV_COUNT && (p->config.available & (1u << ev)))
             out[n++] = (struct live){ k, (s & VPMU_EVTSEL_INT) != 0 };
     }
-    for (unsigned int j = 0; j < p->config.fixed_counters; j++) {
+    for (; fixed; fixed &= fixed - 1) {
+        unsigned int j = (unsigned int)__builtin_ctzll(fixed);
         unsigned int field = fixed_field(p, j);
-        if ((p->global_ctrl & (1ull << (32 + j))) &&
-            counts_in(field & VPMU_FIXED_OS, field & VPMU_FIXED_USR, mode) &&
+        if (counts_in(field & VPMU_FIXED_OS, field & VPMU_FIXED_USR, mode) &&
             (p->config.available & (1u << fixed_events[j])))
             out[n++] = (struct live){ 32u + j, (field & VPMU_FIXED_PMI) != 0 };
     }
