@@ -61,15 +61,20 @@ bool pmu_exit_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 /* A write may start or stop a counter of one mode: the mode traps follow.
  * One that changes nothing (a register written with the value it holds)
  * skips all of it: the counters need not be brought up to date, their PMI
- * points stay, and there is no new programming to log. */
+ * points stay, and there is no new programming to log. A counter's value
+ * or an acknowledgement (most of a guest's PMI handler) changes no mode
+ * and no programming, GLOBAL_CTRL no programming. */
 bool pmu_exit_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 {
     if (pmu_guest_wrmsr_changes_nothing(v, msr, value))
         return true;
     if (!pmu_guest_wrmsr(v, msr, value))
         return false;
-    pmu_run_modes_changed(v);
-    pmu_guest_log_programming(v);
+    enum vpmu_msr_role role = pmu_guest_msr_role(v, msr);
+    if (role != VPMU_MSR_COUNT)
+        pmu_run_modes_changed(v);
+    if (role == VPMU_MSR_PROGRAM)
+        pmu_guest_log_programming(v);
     return true;
 }
 

@@ -6,6 +6,7 @@
 #include "pmu/vpmu/pmu_guest_log.h"
 #include "pmu/vpmu/vpmu_part.h"
 #include "lib/console.h"
+#include "lib/msr.h"
 
 /* What the software backend counts: one TSC tick is an instruction, a
  * core cycle and a reference cycle in Bochs; elsewhere only cycles. */
@@ -173,9 +174,16 @@ bool pmu_guest_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
         return false;
     take_before_access(v);
     bool done = vpmu_wrmsr(&v->pmu.vpmu.regs, msr, value) == VPMU_DONE;
-    if (done && counted_lazily())
+    /* Acknowledging overflows moves no counter and no PMI point: the plan
+     * the take just made holds. */
+    if (done && counted_lazily() && msr != MSR_IA32_PERF_GLOBAL_OVF_CTRL)
         pmu_guest_clock_plan(&v->pmu.vpmu.clock, &v->pmu.vpmu.regs);
     return done;
+}
+
+enum vpmu_msr_role pmu_guest_msr_role(const struct vcpu *v, uint32_t msr)
+{
+    return vpmu_msr_role(&v->pmu.vpmu.regs, msr);
 }
 
 bool pmu_guest_wrmsr_changes_nothing(const struct vcpu *v, uint32_t msr, uint64_t value)

@@ -84,6 +84,11 @@ bool pmu_guest_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value);
  * changes nothing (vpmu_wrmsr_changes_nothing): the write retires with
  * nothing to take, plan, trap or log. */
 bool pmu_guest_wrmsr_changes_nothing(const struct vcpu *v, uint32_t msr, uint64_t value);
+
+/* What the guest's WRMSR to msr, one of its virtual PMU's, can change
+ * beyond the register (vpmu_msr_role): the modes its counters count, and
+ * its programmings. */
+enum vpmu_msr_role pmu_guest_msr_role(const struct vcpu *v, uint32_t msr);
 bool pmu_guest_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *value);
 
 #endif

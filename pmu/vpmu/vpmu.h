@@ -105,6 +105,16 @@ enum vpmu_access vpmu_wrmsr(struct vpmu *p, uint32_t msr, uint64_t value);
  * value is not up to date before a take). */
 bool vpmu_wrmsr_changes_nothing(const struct vpmu *p, uint32_t msr, uint64_t value);
 
+/* What a write to msr, one of the virtual PMU's, can change beyond its
+ * register: VPMU_MSR_PROGRAM what a counter counts (an event select,
+ * FIXED_CTR_CTRL: its event and modes, a new programming for the log),
+ * VPMU_MSR_ENABLE which counters run (GLOBAL_CTRL: the modes counted
+ * change, the programmings do not), VPMU_MSR_COUNT neither (a counter's
+ * value, GLOBAL_OVF_CTRL's acknowledgement of overflows: the writes of a
+ * guest's PMI handler but one). Any other MSR is taken as a programming. */
+enum vpmu_msr_role { VPMU_MSR_COUNT, VPMU_MSR_ENABLE, VPMU_MSR_PROGRAM };
+enum vpmu_msr_role vpmu_msr_role(const struct vpmu *p, uint32_t msr);
+
 /* RDPMC with ECX = index (bit 30: fixed counter, bit 31: 32-bit fast
  * read), from privilege level cpl with CR4.PCE as given: #GP for user
  * mode without PCE or a counter that does not exist. */

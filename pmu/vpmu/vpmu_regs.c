@@ -179,6 +179,15 @@ bool vpmu_wrmsr_changes_nothing(const struct vpmu *p, uint32_t msr, uint64_t val
     }
 }
 
+enum vpmu_msr_role vpmu_msr_role(const struct vpmu *p, uint32_t msr)
+{
+    if (index_in(msr, MSR_IA32_PMC0, p->config.gp_counters) >= 0 ||
+        index_in(msr, MSR_IA32_FIXED_CTR0, p->config.fixed_counters) >= 0 ||
+        msr == MSR_IA32_PERF_GLOBAL_OVF_CTRL)
+        return VPMU_MSR_COUNT;
+    return msr == MSR_IA32_PERF_GLOBAL_CTRL ? VPMU_MSR_ENABLE : VPMU_MSR_PROGRAM;
+}
+
 /* RDPMC (SDM Vol. 2B): CPL 0 always, other levels only with CR4.PCE; the
  * index must name an existing counter; a fast read returns bits 31:0. */
 enum vpmu_access vpmu_rdpmc(const struct vpmu *p, uint32_t ecx, unsigned int cpl, bool cr4_pce,

@@ -125,6 +125,14 @@ static void one_step(struct vpmu *p, struct pmu_model *m, unsigned int step)
         CHECK_EQ(vpmu_wrmsr(p, msr, value) == VPMU_GP, pmu_model_wrmsr(m, msr, value) != 0);
         if (nothing)
             CHECK(memcmp(&before, p, sizeof(before)) == 0);
+        /* a write the loop neither logs as a programming nor re-checks
+         * the modes for must have left what those depend on alone */
+        enum vpmu_msr_role role = vpmu_msr_role(p, msr);
+        if (role != VPMU_MSR_PROGRAM)
+            CHECK(memcmp(before.evtsel, p->evtsel, sizeof(p->evtsel)) == 0 &&
+                  before.fixed_ctrl == p->fixed_ctrl);
+        if (role == VPMU_MSR_COUNT)
+            CHECK_EQ(before.global_ctrl, p->global_ctrl);
         break;
     }
     case 2: {
@@ -178,6 +186,24 @@ TEST(a_write_of_the_value_held_changes_nothing)
     CHECK(!vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PMC0, 0));      /* counters never */
     CHECK(!vpmu_wrmsr_changes_nothing(&p, MSR_IA32_FIXED_CTR0, 0));
     CHECK(!vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERF_GLOBAL_STATUS, 0));  /* #GP */
+}
+
+/* What each register's write can change beyond itself (the VM-exit loop
+ * re-checks the modes and logs programmings by it). */
+TEST(each_register_has_its_write_role)
+{
+    struct vpmu p;
+    vpmu_init(&p, &offered);
+    for (unsigned int k = 0; k < GP; k++) {
+        CHECK_EQ(vpmu_msr_role(&p, MSR_IA32_PERFEVTSEL0 + k), VPMU_MSR_PROGRAM);
+        CHECK_EQ(vpmu_msr_role(&p, MSR_IA32_PMC0 + k), VPMU_MSR_COUNT);
+    }
+    for (unsigned int j = 0; j < FIXED; j++)
+        CHECK_EQ(vpmu_msr_role(&p, MSR_IA32_FIXED_CTR0 + j), VPMU_MSR_COUNT);
+    CHECK_EQ(vpmu_msr_role(&p, MSR_IA32_FIXED_CTR_CTRL), VPMU_MSR_PROGRAM);
+    CHECK_EQ(vpmu_msr_role(&p, MSR_IA32_PERF_GLOBAL_CTRL), VPMU_MSR_ENABLE);
+    CHECK_EQ(vpmu_msr_role(&p, MSR_IA32_PERF_GLOBAL_OVF_CTRL), VPMU_MSR_COUNT);
+    CHECK_EQ(vpmu_msr_role(&p, MSR_IA32_PMC0 + GP), VPMU_MSR_PROGRAM);    /* no such counter */
 }
 
 static uint64_t rd(struct vpmu *p, uint32_t msr)
