@@ -174,8 +174,8 @@ bool pmu_guest_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
         return false;
     take_before_access(v);
     bool done = vpmu_wrmsr(&v->pmu.vpmu.regs, msr, value) == VPMU_DONE;
-    /* Acknowledging overflows moves no counter and no PMI point: the plan
-     * the take just made holds. */
+    /* Acknowledging overflows moves no counter and no PMI point: the
+     * clock's plan, made again by the take if it counted, still holds. */
     if (done && counted_lazily() && msr != MSR_IA32_PERF_GLOBAL_OVF_CTRL)
         pmu_guest_clock_plan(&v->pmu.vpmu.clock, &v->pmu.vpmu.regs);
     return done;

@@ -14,5 +14,18 @@ $(BENCH_EXIT_HARNESS): $(call bench_obj,hv-obj,$(bench_exit_harness_SRCS))
 	@mkdir -p $(dir $@)
 	$(Q)$(HOST_CC) $(BENCH_LDFLAGS) $^ -o $@
 
-bench-exit: $(BENCH_EXIT_HARNESS)
+# The same harness with the guest PMI handler's writes (case on-pmi-writes).
+BENCH_EXIT_WRITES_HARNESS := $(BUILD)/bench/bench_exit_writes_harness
+$(BUILD)/bench/exit-writes-obj/bench_exit_harness.c.o: tests/bench/bench_exit_harness.c
+	@mkdir -p $(dir $@)
+	$(Q)$(HOST_CC) $(BENCH_HV_CFLAGS) -DBENCH_EXIT_PMI_WRITES=1 -c $< -o $@
+
+$(BENCH_EXIT_WRITES_HARNESS): $(BUILD)/bench/exit-writes-obj/bench_exit_harness.c.o \
+                              $(call bench_obj,hv-obj,$(filter-out tests/bench/bench_exit_harness.c,$(bench_exit_harness_SRCS)))
+	@mkdir -p $(dir $@)
+	$(Q)$(HOST_CC) $(BENCH_LDFLAGS) $^ -o $@
+
+-include $(BUILD)/bench/exit-writes-obj/bench_exit_harness.c.d
+
+bench-exit: $(BENCH_EXIT_HARNESS) $(BENCH_EXIT_WRITES_HARNESS)
 	$(Q)BUILD=$(BUILD) ./tests/bench/bench_exit.sh

@@ -21,6 +21,13 @@
 #   sample-h-on  the same with instructions:ukh (bench-sample's headline:
 #              Vertigo's own time counted at the loop's sync points, where
 #              the single-stepping of Vertigo near an overflow is decided)
+#   on-sampling  the guest's virtual PMU sampling instructions:u (perf record
+#              of a user program: a PMI every 10,007 events), no session
+# and, in a second build of the harness (bench_exit_writes_harness, whose
+# one_exit tests which case it runs), on-pmi-writes: on-sampling with each
+# exit a WRMSR of the guest's PMI handler in turn (GLOBAL_CTRL off, the
+# counter reloaded, GLOBAL_OVF_CTRL, GLOBAL_CTRL on), against on-sampling
+# in the same build: what one such write costs pmu/.
 # and what the guest's virtual PMU adds to an exit (on - off, sample-on -
 # sample-off). For the sampling cases, also the instructions of one PMI's
 # handling in root mode (pmu_nmi_root: whose NMI, the sample recorded,
@@ -41,11 +48,14 @@ OUT="$BUILD/bench/exit"
 HARNESS="$BUILD/bench/bench_exit_harness"
 K1=${BENCH_EXIT_K1:-2000}
 K2=${BENCH_EXIT_K2:-12000}
-CASES="nop off on on-user sample-off sample-on sample-h-on"
+CASES="nop off on on-user sample-off sample-on sample-h-on on-sampling"
+WRITES_HARNESS="$BUILD/bench/bench_exit_writes_harness"
 
 die() { echo "bench-exit: FAILED: $*" >&2; exit 1; }
 
-[ -x "$HARNESS" ] || die "no $HARNESS (make BUILD=$BUILD bench-exit builds it)"
+for h in "$HARNESS" "$WRITES_HARNESS"; do
+    [ -x "$h" ] || die "no $h (make BUILD=$BUILD bench-exit builds it)"
+done
 command -v valgrind >/dev/null || die "valgrind is not installed (host-tools/setup-deps)"
 mkdir -p "$OUT"
 
@@ -55,6 +65,12 @@ exit_ir() {
     [ "$1" = nop ] && fn=nop
     callgrind_ir "$OUT/$1.$2" --collect-atstart=no --toggle-collect=$fn -- "$HARNESS" "$1" "$2" ||
         die "callgrind $1 $2"
+}
+
+# writes_ir CASE K: the same in the build with the PMI handler's writes.
+writes_ir() {
+    callgrind_ir "$OUT/writes-$1.$2" --collect-atstart=no --toggle-collect=one_exit -- \
+        "$WRITES_HARNESS" "$1" "$2" || die "callgrind $1 $2 (writes build)"
 }
 
 # pmi_ir CASE: "IR PMIS" of the PMIs taken in K2 exits (one_pmi).
@@ -89,6 +105,15 @@ awk -v a="${per_exit[on]}" -v b="${per_exit[off]}" -v c="${per_exit[sample-on]}"
 }'
 awk -v h="${per_exit[sample-h-on]}" -v c="${per_exit[sample-on]}" 'BEGIN {
     printf "bench-exit: Vertigo'"'"'s own time counted too (:ukh against :uk, guest PMU on): %+.1f per exit\n", h - c
+}'
+declare -A per_write
+for c in on-sampling on-pmi-writes; do
+    per_write[$c]=$(callgrind_per_op writes_ir "$c" "$K1" "$K2") || die "$c (writes build)"
+done
+awk -v w="${per_write[on-pmi-writes]}" -v s="${per_write[on-sampling]}" 'BEGIN {
+    printf "bench-exit: one WRMSR of the guest'"'"'s PMI handler to its virtual PMU: %+.1f instructions\n", w - s
+    printf "            over an exit without one (on-pmi-writes against on-sampling, both in\n"
+    printf "            bench_exit_writes_harness)\n"
 }'
 for c in sample-on sample-h-on; do
     read -r ir pmis <<< "$(pmi_ir "$c")" || exit 1

@@ -15,7 +15,13 @@
  * that count, in one_pmi, which the script counts apart (a sample's
  * handling in root mode: whose PMI, the sample recorded and written to
  * the log ring; not the NMI's delivery). Prints
- * "CASE K exits pmis guest_pmis". */
+ * "CASE K exits pmis guest_pmis".
+ *
+ * Built a second time with BENCH_EXIT_PMI_WRITES (bench_exit_writes_harness)
+ * for case on-pmi-writes, whose exits are the WRMSRs of the guest's PMI
+ * handler to its virtual PMU, one in turn: compared there with
+ * on-sampling, one_exit's extra test paid by both, while this build's
+ * one_exit, which the other cases count, stays without it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +36,7 @@
 #include "vmm/vcpu.h"
 
 #define REASON_CPUID     10u
+#define REASON_WRMSR     32u
 #define RUN_MIN          500u
 #define RUN_SPREAD       1000u
 #define LVT_NMI          (4u << 8)
@@ -38,8 +45,10 @@
 #define WATCHDOG_PERIOD  5000000000ull  /* 10 s of a 500 MHz guest */
 #define COUNTER_MASK     ((1ull << 48) - 1)
 #define EVTSEL_INST_USR  (0xc0ull | 1ull << 16 | 1ull << 22)
+#define EVTSEL_INT       (1ull << 20)
+#define PMI_PERIOD       10007ull
 
-enum guest_prog { GUEST_NONE, GUEST_WATCHDOG, GUEST_USER_COUNTER };
+enum guest_prog { GUEST_NONE, GUEST_WATCHDOG, GUEST_USER_COUNTER, GUEST_USER_SAMPLING };
 
 struct bench_case {
     const char *name;
@@ -64,6 +73,10 @@ static const struct bench_case cases[] = {
     { "sample-off",   "pmu=soft pmu.guest=off " SAMPLING, GUEST_NONE },
     { "sample-on",    "pmu=soft " SAMPLING, GUEST_WATCHDOG },
     { "sample-h-on",  "pmu=soft " SAMPLING_H, GUEST_WATCHDOG },
+    { "on-sampling",  "pmu=soft", GUEST_USER_SAMPLING },
+#ifdef BENCH_EXIT_PMI_WRITES
+    { "on-pmi-writes", "pmu=soft", GUEST_USER_SAMPLING },
+#endif
 };
 
 static struct domain dom;
@@ -92,8 +105,30 @@ static void program_guest(struct vcpu *v, enum guest_prog prog)
     } else if (prog == GUEST_USER_COUNTER) {
         wrmsr_or_die(v, MSR_IA32_PERFEVTSEL0, EVTSEL_INST_USR);
         wrmsr_or_die(v, MSR_IA32_PERF_GLOBAL_CTRL, 1);
+    } else if (prog == GUEST_USER_SAMPLING) {
+        wrmsr_or_die(v, MSR_IA32_PMC0, -PMI_PERIOD & COUNTER_MASK);
+        wrmsr_or_die(v, MSR_IA32_PERFEVTSEL0, EVTSEL_INST_USR | EVTSEL_INT);
+        wrmsr_or_die(v, MSR_IA32_PERF_GLOBAL_CTRL, 1);
     }
 }
+
+#ifdef BENCH_EXIT_PMI_WRITES
+/* The writes of Linux's PMI handler for that counter (perf record of
+ * instructions:u), one an exit in turn: all counters off, the counter
+ * reloaded, its overflow acknowledged, the counters back on. */
+static void pmi_handler_write(struct vcpu *v)
+{
+    static const uint32_t msrs[4] = { MSR_IA32_PERF_GLOBAL_CTRL, MSR_IA32_PMC0,
+                                      MSR_IA32_PERF_GLOBAL_OVF_CTRL, MSR_IA32_PERF_GLOBAL_CTRL };
+    static const uint64_t values[4] = { 0, -PMI_PERIOD & COUNTER_MASK, 1, 1 };
+    static unsigned int next;
+    wrmsr_or_die(v, msrs[next], values[next]);
+    next = (next + 1) % 4;
+}
+
+/* Case on-pmi-writes: each exit is a WRMSR exit of that handler. */
+static bool pmi_writes;
+#endif
 
 static struct vcpu *setup(const struct bench_case *c)
 {
@@ -132,7 +167,13 @@ __attribute__((noinline)) static uint64_t bench_guest_run(void)
 __attribute__((noinline)) static void one_exit(struct vcpu *v, uint64_t guest_ticks)
 {
     pmu_after_exit(v, guest_ticks);
+#ifdef BENCH_EXIT_PMI_WRITES
+    pmu_exit_handled(v, pmi_writes ? REASON_WRMSR : REASON_CPUID);
+    if (pmi_writes)
+        pmi_handler_write(v);
+#else
     pmu_exit_handled(v, REASON_CPUID);
+#endif
     if (pmu_counts_emulation(v))
         pmu_emulated_instruction(v);
     fake.tsc += 100;            /* the handler's own time */
@@ -160,6 +201,9 @@ int main(int argc, char **argv)
                                                 sizeof(cases) / sizeof(cases[0]), &k);
     if (!c)
         return 2;
+#ifdef BENCH_EXIT_PMI_WRITES
+    pmi_writes = !strcmp(c->name, "on-pmi-writes");
+#endif
     struct vcpu *v = setup(c);
     void (*op)(struct vcpu *, uint64_t) = strcmp(c->name, "nop") ? one_exit : nop;
     unsigned long pmis = 0;
