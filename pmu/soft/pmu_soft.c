@@ -139,13 +139,15 @@ uint64_t pmu_soft_hypervisor_headroom(const struct pmu_ctx *ctx)
     return headroom_of(ctx, ctx->hypervisor_mask);
 }
 
-uint64_t pmu_soft_run_headroom(const struct pmu_soft *soft, const struct pmu_ctx *ctx, bool halted)
+uint64_t pmu_soft_run_headroom(const struct pmu_soft *soft, const struct pmu_ctx *ctx, bool halted,
+                               uint64_t all)
 {
     if (halted)
         return UINT64_MAX;
     uint32_t counting = soft->mode_exits ? soft->counts_at[pmu_soft_mode(ctx->entry_cpl)]
                                          : soft->counts_at[0] | soft->counts_at[1];
-    return headroom_of(ctx, ctx->hypervisor_mask & counting);
+    uint32_t mask = ctx->hypervisor_mask & counting;
+    return mask == ctx->hypervisor_mask ? all : headroom_of(ctx, mask);
 }
 
 static void stepper_find_next(struct pmu_soft_stepper *s)

@@ -87,8 +87,11 @@ struct pmu_soft;
  * the guest's run just planned (halted: none; with a mode exit at every
  * change, those counting the mode it enters in; else those counting any
  * of the guest's modes): only for these can a run bring the overflow
- * nearer. UINT64_MAX if none samples. */
-uint64_t pmu_soft_run_headroom(const struct pmu_soft *soft, const struct pmu_ctx *ctx, bool halted);
+ * nearer. UINT64_MAX if none samples. `all` is the headroom of every
+ * counter that samples Vertigo, taken as it is when the run counts them
+ * all (an :ukh session's counters do). */
+uint64_t pmu_soft_run_headroom(const struct pmu_soft *soft, const struct pmu_ctx *ctx, bool halted,
+                               uint64_t all);
 
 /* Overflow points of the hypervisor-sampling counters, in steps from the
  * moment of the last sync. */

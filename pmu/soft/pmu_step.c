@@ -241,7 +241,8 @@ static void start_stretch(struct vcpu *v, struct pmu_step_state *st, struct perc
         st->unstepped_tsc = pmu_arch_tsc();
         if (st->kind == PMU_STRETCH_ENTRY)
             area->exit_tsc = exit_step_tsc(st, pmu_soft_run_headroom(v->pmu.be.self, &v->pmu.ctx,
-                                                                     v->pmu.entered_halted));
+                                                                     v->pmu.entered_halted,
+                                                                     headroom));
         return;
     }
     sync_stepper(v, st->applied);
