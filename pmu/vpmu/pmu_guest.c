@@ -63,17 +63,27 @@ static void deliver_pending(struct vcpu *v)
 
 /* ---- The software backend: counted lazily (pmu/vpmu/pmu_guest_clock.h) ---------- */
 
-void pmu_guest_take(struct vcpu *v)
+/* pmu_guest_take with the clock's plan left to the caller (`plan`: made
+ * here) when the counters took events: returns whether they did. */
+static bool take(struct vcpu *v, bool plan)
 {
     struct vcpu_pmu *p = &v->pmu;
     bool pmi = pmu_guest_clock_due(&p->vpmu.clock);
     if (pmi)
         vpmu_lvtpc_write(&p->vpmu.regs, pmu_arch_guest_lvtpc(v));
-    pmu_guest_clock_take(&p->vpmu.clock, &p->vpmu.regs);
+    bool counted = pmu_guest_clock_count(&p->vpmu.clock, &p->vpmu.regs);
+    if (counted && plan)
+        pmu_guest_clock_plan(&p->vpmu.clock, &p->vpmu.regs);
     if (pmi) {
         deliver_pending(v);
         pmu_guest_log_pmis(v);
     }
+    return counted;
+}
+
+void pmu_guest_take(struct vcpu *v)
+{
+    take(v, true);
 }
 
 /* The run's backend's part in the guest's PMU; NULL: none runs, or the
@@ -172,11 +182,14 @@ bool pmu_guest_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 {
     if (!v->pmu.vpmu.on)
         return false;
-    take_before_access(v);
+    bool lazily = counted_lazily();
+    bool counted = lazily && take(v, false);
     bool done = vpmu_wrmsr(&v->pmu.vpmu.regs, msr, value) == VPMU_DONE;
-    /* Acknowledging overflows moves no counter and no PMI point: the
-     * clock's plan, made again by the take if it counted, still holds. */
-    if (done && counted_lazily() && msr != MSR_IA32_PERF_GLOBAL_OVF_CTRL)
+    /* One plan, after the write: the take's would be made again at once.
+     * None if the take counted nothing and the write moved no counter and
+     * no PMI point (an acknowledgement of overflows, or a write refused):
+     * the plan still holds. */
+    if (counted || (lazily && done && msr != MSR_IA32_PERF_GLOBAL_OVF_CTRL))
         pmu_guest_clock_plan(&v->pmu.vpmu.clock, &v->pmu.vpmu.regs);
     return done;
 }

@@ -12,8 +12,7 @@ void pmu_guest_clock_plan(struct pmu_guest_clock *c, const struct vpmu *p)
     }
 }
 
-/* Nothing counted since the last take leaves the budgets as they are. */
-void pmu_guest_clock_take(struct pmu_guest_clock *c, struct vpmu *p)
+bool pmu_guest_clock_count(struct pmu_guest_clock *c, struct vpmu *p)
 {
     bool counted = false;
     for (unsigned int mode = VPMU_USER; mode <= VPMU_KERNEL; mode++) {
@@ -23,6 +22,12 @@ void pmu_guest_clock_take(struct pmu_guest_clock *c, struct vpmu *p)
         vpmu_count_every_event(p, (enum vpmu_mode)mode, n);
         counted = true;
     }
-    if (counted)
+    return counted;
+}
+
+/* Nothing counted since the last take leaves the budgets as they are. */
+void pmu_guest_clock_take(struct pmu_guest_clock *c, struct vpmu *p)
+{
+    if (pmu_guest_clock_count(c, p))
         pmu_guest_clock_plan(c, p);
 }

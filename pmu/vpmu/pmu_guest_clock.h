@@ -62,6 +62,12 @@ static inline bool pmu_guest_clock_due(const struct pmu_guest_clock *c)
  * budgets are set from p's counters. */
 void pmu_guest_clock_take(struct pmu_guest_clock *c, struct vpmu *p);
 
+/* pmu_guest_clock_take without setting the budgets: true if any event
+ * was taken, and then the caller must plan (pmu_guest_clock_plan) before
+ * the clock is used again (a register write about to change the budgets
+ * anyway plans once, after it). */
+bool pmu_guest_clock_count(struct pmu_guest_clock *c, struct vpmu *p);
+
 /* The budgets again, from p's counters (after a register write; the
  * events since the last take must have been taken). */
 void pmu_guest_clock_plan(struct pmu_guest_clock *c, const struct vpmu *p);

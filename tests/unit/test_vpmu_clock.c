@@ -78,16 +78,30 @@ static void eager_count(struct guest *g, enum vpmu_mode mode, uint64_t n)
         handed(e);
 }
 
-/* What pmu/vpmu/pmu_guest.c does with the clock. */
-static void lazy_take(struct guest *g)
+/* What pmu/vpmu/pmu_guest.c does with the clock (take): with `plan` the
+ * budgets set again at once, else left to the caller if events were
+ * taken (returned). */
+static bool lazy_take_planned(struct guest *g, bool plan)
 {
     struct side *l = &g->lazy;
     bool pmi = pmu_guest_clock_due(&g->clock);
     if (pmi)
         vpmu_lvtpc_write(&l->pmu, l->lvtpc);
-    pmu_guest_clock_take(&g->clock, &l->pmu);
+    bool counted;
+    if (plan) {
+        pmu_guest_clock_take(&g->clock, &l->pmu);
+        counted = false;
+    } else {
+        counted = pmu_guest_clock_count(&g->clock, &l->pmu);
+    }
     if (pmi)
         handed(l);
+    return counted;
+}
+
+static void lazy_take(struct guest *g)
+{
+    lazy_take_planned(g, true);
 }
 
 static void lazy_count(struct guest *g, enum vpmu_mode mode, uint64_t n)
@@ -159,14 +173,20 @@ static void access(struct guest *g)
 {
     uint32_t msr = msrs[rnd() % MSR_COUNT];
     uint64_t a = 0, b = 0;
-    lazy_take(g);       /* pmu_guest_rdmsr/_wrmsr/_rdpmc take the events first */
     if (rnd() % 2) {
+        lazy_take(g);   /* pmu_guest_rdmsr/_rdpmc take the events first */
         CHECK_EQ(vpmu_rdmsr(&g->eager.pmu, msr, &a), vpmu_rdmsr(&g->lazy.pmu, msr, &b));
         CHECK_EQ(a, b);
     } else {
+        /* pmu_guest_wrmsr: the events taken, the write, then one plan
+         * unless nothing was taken and the write moved no counter and no
+         * PMI point (GLOBAL_OVF_CTRL, or a write refused) */
+        bool counted = lazy_take_planned(g, false);
         uint64_t value = interesting_value(msr);
-        CHECK_EQ(vpmu_wrmsr(&g->eager.pmu, msr, value), vpmu_wrmsr(&g->lazy.pmu, msr, value));
-        pmu_guest_clock_plan(&g->clock, &g->lazy.pmu);
+        enum vpmu_access r = vpmu_wrmsr(&g->lazy.pmu, msr, value);
+        CHECK_EQ(vpmu_wrmsr(&g->eager.pmu, msr, value), r);
+        if (counted || (r == VPMU_DONE && msr != 0x390))
+            pmu_guest_clock_plan(&g->clock, &g->lazy.pmu);
     }
 }
 
