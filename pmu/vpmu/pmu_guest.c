@@ -63,17 +63,16 @@ static void deliver_pending(struct vcpu *v)
 
 /* ---- The software backend: counted lazily (pmu/vpmu/pmu_guest_clock.h) ---------- */
 
-/* pmu_guest_take with the clock's plan left to the caller (`plan`: made
- * here) when the counters took events: returns whether they did. */
-static bool take(struct vcpu *v, bool plan)
+/* pmu_guest_take but the clock's plan, which the caller makes when the
+ * counters took events: returns whether they did. (The PMIs' delivery
+ * and log never read the clock.) */
+static bool take_unplanned(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     bool pmi = pmu_guest_clock_due(&p->vpmu.clock);
     if (pmi)
         vpmu_lvtpc_write(&p->vpmu.regs, pmu_arch_guest_lvtpc(v));
     bool counted = pmu_guest_clock_count(&p->vpmu.clock, &p->vpmu.regs);
-    if (counted && plan)
-        pmu_guest_clock_plan(&p->vpmu.clock, &p->vpmu.regs);
     if (pmi) {
         deliver_pending(v);
         pmu_guest_log_pmis(v);
@@ -83,7 +82,8 @@ static bool take(struct vcpu *v, bool plan)
 
 void pmu_guest_take(struct vcpu *v)
 {
-    take(v, true);
+    if (take_unplanned(v))
+        pmu_guest_clock_plan(&v->pmu.vpmu.clock, &v->pmu.vpmu.regs);
 }
 
 /* The run's backend's part in the guest's PMU; NULL: none runs, or the
@@ -183,7 +183,7 @@ bool pmu_guest_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
     if (!v->pmu.vpmu.on)
         return false;
     bool lazily = counted_lazily();
-    bool counted = lazily && take(v, false);
+    bool counted = lazily && take_unplanned(v);
     bool done = vpmu_wrmsr(&v->pmu.vpmu.regs, msr, value) == VPMU_DONE;
     /* One plan, after the write: the take's would be made again at once.
      * None if the take counted nothing and the write moved no counter and
