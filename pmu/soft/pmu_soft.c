@@ -123,6 +123,10 @@ void pmu_soft_hypervisor_ticks(struct pmu_ctx *ctx, uint64_t n)
         pmu_soft_count(ctx, (unsigned int)__builtin_ctz(m), n);
 }
 
+/* pmu_soft_nearest_overflow for a mask that may hold counting counters
+ * too (the hypervisor mask: a counter with :h and no period has no
+ * overflow point); the deadlines' masks hold sampling counters only and
+ * go without the test, at every entry. */
 static uint64_t headroom_of(const struct pmu_ctx *ctx, uint32_t mask)
 {
     uint64_t nearest = UINT64_MAX;
