@@ -69,8 +69,14 @@ $(GUEST_DIR)/bin/vertigo-ctl: $(GUEST_CTL_SRCS) pmu/backend/pmu_events.h guestli
 	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -DVERTIGO_HOSTED=1 $(GUEST_CTL_SRCS) \
 	    $(GUEST_LIB) -o $@
 
+# The agent keeps its frame pointers too: it is sampled in every capture
+# (mostly in poll), and at -O2 gcc uses RBP for data, which the user walk
+# then takes for a frame (a stack word holding a text address once passed
+# for agent_run's caller). Leaf functions may still lack a frame; a sample
+# in one only loses its caller's frame (RBP is still the caller's).
 GUEST_AGENT_SRCS := guestlib/vertigo_agent.c guestlib/kernel_build_id.c
-$(GUEST_DIR)/bin/vertigo-agent: $(GUEST_AGENT_SRCS) guestlib/kernel_build_id.h \
+$(GUEST_DIR)/bin/vertigo-agent: private GUEST_CFLAGS += -fno-omit-frame-pointer
+$(GUEST_DIR)/bin/vertigo-agent: $(GUEST_AGENT_SRCS) guestlib/kernel_build_id.h guestlib/guest.mk \
                                 include/vertigo/log_format.h $(GUEST_LIB) $(GUEST_LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(Q)$(GUEST_CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) $(GUEST_AGENT_SRCS) $(GUEST_LIB) -o $@
