@@ -9,7 +9,8 @@
 # bench_sample times the same user loop (tests/guest/bench_sample.c, a
 # call chain 9 frames deep with frame pointers). The period is ips/1000
 # events: about 1,000 samples per emulated second. Prints:
-#   - per session, the loop's guest-visible time, its ratio to the time
+#   - per session, the loop's guest-visible time (the median of REPS runs in
+#     one boot; the spread, max - min over the median, beside it), its ratio to the time
 #     without a session with the same pmu.guest= (targets: <= 1.010 for
 #     instructions:ukh with the guest's PMU on, <= 1.015 with 16-deep
 #     stacks; reported, never enforced) and the guest-visible cost of one
@@ -47,7 +48,7 @@
 #   env: BENCH_IPS (Bochs emulated instructions per second, default
 #        50000000), BENCH_SAMPLE_N, BENCH_SAMPLE_REPS (loop iterations of 5
 #        instructions and runs per boot, default ips/5 = one emulated
-#        second, and 2), BENCH_SAMPLE_DEPTH (call-stack depth, default 16),
+#        second, and 7; at most 64), BENCH_SAMPLE_DEPTH (call-stack depth, default 16),
 #        BENCH_SAMPLE_SESSIONS (default "ukh ukh-off ukh-stack"; add cycles
 #        or timer for more boots), BENCH_TIMEOUT (wall seconds per boot,
 #        default 1800), BENCH_JOBS (boots at once, default all: 1 under
@@ -66,7 +67,7 @@ SAMPLES_PER_SECOND=1000
 PERIOD=$((IPS / SAMPLES_PER_SECOND))
 LOOP_BODY=5                 # add, xor, ror, dec, jnz: bench_sample's loop
 N=${BENCH_SAMPLE_N:-$((IPS / LOOP_BODY))}
-REPS=${BENCH_SAMPLE_REPS:-2}
+REPS=${BENCH_SAMPLE_REPS:-7}
 DEPTH=${BENCH_SAMPLE_DEPTH:-16}
 TIMEOUT=${BENCH_TIMEOUT:-1800}
 TARGET_RATIO=1.010
@@ -108,7 +109,8 @@ boot() {
       echo $? > "$OUT/$run.status" ) &
 }
 
-# check_run RUN: the boot passed; prints "TICKS" of the loop's fastest run.
+# check_run RUN: the boot passed; prints "MEDIAN SPREAD" of the loop's runs
+# (ticks; spread = (max - min) / median in percent).
 check_run() {
     local run=$1 status ticks
     status=$(cat "$OUT/$run.status" 2>/dev/null)
@@ -120,9 +122,9 @@ check_run() {
     capture "$run" serial.txt | grep -q '^VERTIGO-GUEST: bench_sample: PASS$' ||
         die "$run: the bench_sample scenario did not pass (see $OUT/$run/serial.txt)"
     ticks=$(capture "$run" serial.txt |
-            sed -nE "s/^bench_sample: $run: [0-9]+ iterations x [0-9]+ instructions, min ([0-9]+) ticks.*/\1/p")
+            sed -nE "s/^bench_sample: $run: [0-9]+ iterations x [0-9]+ instructions, min ([0-9]+) ticks, median ([0-9]+) ticks, max ([0-9]+) ticks.*/\1 \2 \3/p")
     [ -n "$ticks" ] || die "no 'bench_sample: $run:' line in $OUT/$run/serial.txt"
-    echo "$ticks"
+    echo "$ticks" | awk '{ printf "%d %.2f\n", $2, $2 ? 100 * ($3 - $1) / $2 : 0 }'
 }
 
 # session_stats RUN: "PMIS LOGGED DROPPED PATH RECORDING" summed / averaged over CPUs.
@@ -154,35 +156,38 @@ mkdir -p "$OUT"
 
 RUNS="none none-off $SESSIONS"
 echo "bench-sample: $(echo $RUNS | wc -w) Bochs boots in parallel (clock sync=none, ips $IPS); Vertigo: $HV_BASE + the session"
-echo "bench-sample: guest loop $N iterations x $LOOP_BODY instructions, fastest of $REPS runs; period $PERIOD = ips/$SAMPLES_PER_SECOND"
+echo "bench-sample: guest loop $N iterations x $LOOP_BODY instructions, median of $REPS runs a boot; period $PERIOD = ips/$SAMPLES_PER_SECOND"
 echo "bench-sample: figures are Bochs emulated instructions (clock sync=none), not Intel hardware"
 start=$(date +%s)
 for run in $RUNS; do boot "$run"; done
 wait
 wall=$(( $(date +%s) - start ))
 
-declare -A ticks path
+declare -A ticks spread path
 for run in none none-off; do
-    ticks[$run]=$(check_run "$run") || exit 1
+    figures=$(check_run "$run") || exit 1
+    read -r "ticks[$run]" "spread[$run]" <<< "$figures"
     [ "${ticks[$run]}" -gt 0 ] || die "$run: zero loop time"
 done
 capture none com2.txt | grep -q '^pmu: using the software backend' ||
     die "Vertigo did not use the software backend (see $OUT/none/com2.txt)"
 samples_per_run=$(awk -v t="${ticks[none]}" -v p="$PERIOD" 'BEGIN { printf "%.1f", t / p }')
-printf '%-10s %-72s %11s %8s %7s %12s %13s %9s\n' session "Vertigo options" "loop ticks" "guest s" ratio \
-    "ticks/sample" "path/PMI" recording
+printf '%-10s %-72s %11s %7s %8s %7s %12s %13s %9s\n' session "Vertigo options" "loop ticks" spread \
+    "guest s" ratio "ticks/sample" "path/PMI" recording
 for run in none none-off; do
-    printf '%-10s %-72s %11d %8.4f %7s %12s %13s %9s\n' "$run" "${SESSION_OPTS[$run]:--}" "${ticks[$run]}" \
-        "$(awk -v t="${ticks[$run]}" -v i="$IPS" 'BEGIN { print t / i }')" 1 - - -
+    printf '%-10s %-72s %11d %6s%% %8.4f %7s %12s %13s %9s\n' "$run" "${SESSION_OPTS[$run]:--}" "${ticks[$run]}" \
+        "${spread[$run]}" "$(awk -v t="${ticks[$run]}" -v i="$IPS" 'BEGIN { print t / i }')" 1 - - -
 done
 for run in $SESSIONS; do
-    ticks[$run]=$(check_run "$run") || exit 1
-    read -r pmis logged dropped path_avg rec_avg <<< "$(session_stats "$run")" || exit 1
+    figures=$(check_run "$run") || exit 1
+    read -r "ticks[$run]" "spread[$run]" <<< "$figures"
+    stats=$(session_stats "$run") || exit 1
+    read -r pmis logged dropped path_avg rec_avg <<< "$stats"
     [ "$pmis" -gt 0 ] || die "$run: no PMI taken"
     path[$run]=$path_avg
     awk -v r="$run" -v o="${SESSION_OPTS[$run]}" -v t="${ticks[$run]}" -v b="${ticks[$(base_of "$run")]}" \
-        -v i="$IPS" -v n="$samples_per_run" -v pa="$path_avg" -v ra="$rec_avg" \
-        'BEGIN { printf "%-10s %-72s %11d %8.4f %7.4f %12.0f %13d %9d\n", r, o, t, t / i, t / b,
+        -v i="$IPS" -v n="$samples_per_run" -v pa="$path_avg" -v ra="$rec_avg" -v sp="${spread[$run]}" \
+        'BEGIN { printf "%-10s %-72s %11d %6s%% %8.4f %7.4f %12.0f %13d %9d\n", r, o, t, sp, t / i, t / b,
                         (t - b) / n, pa, ra }'
     echo "$run $pmis $logged $dropped" >> "$OUT/samples.txt"
 done
