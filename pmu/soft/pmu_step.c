@@ -236,6 +236,8 @@ static void start_stretch(struct vcpu *v, struct pmu_step_state *st, struct perc
     st->unstepped = headroom > stretch_bound(st, st->kind);
     if (st->unstepped) {
         st->unstepped_runs++;
+        st->unstepped_headroom = headroom;
+        st->absorbed = 0;
         area->next = NO_STEP;
         area->step_exits = 0;
         st->unstepped_tsc = pmu_arch_tsc();
@@ -250,6 +252,19 @@ static void start_stretch(struct vcpu *v, struct pmu_step_state *st, struct perc
     area->next = next_absolute(st);
     area->step_exits = 1;
     pmu_arch_single_step(true);
+}
+
+bool pmu_step_absorb_emulation(struct vcpu *v)
+{
+    struct pmu_step_state *st = state_of(v);
+    if (!st->unstepped)
+        return false;
+    uint64_t spent = ticks_between(st->unstepped_tsc, pmu_arch_tsc()) + st->absorbed + 1;
+    if (st->unstepped_headroom <= spent ||
+        st->unstepped_headroom - spent <= stretch_bound(st, PMU_STRETCH_AFTER_EMULATION))
+        return false;
+    st->absorbed++;
+    return true;
 }
 
 /* Steps since the last sync (a stepped stretch's, and the exit path's

@@ -14,9 +14,10 @@
  * not counted): the start of the exit handling (the steps of the previous
  * entry path come before the guest's ticks, those of this exit path after
  * them; overflows in the exit path before the sync are replayed from the
- * RIP ring), around an emulated guest instruction, and the PMU's planning
- * of the next entry. Exact where one TSC tick is one instruction (Bochs),
- * which is the only place the software backend samples Vertigo.
+ * RIP ring), around an emulated guest instruction (unless the stretch
+ * running then can take it: pmu_step_absorb_emulation), and the PMU's
+ * planning of the next entry. Exact where one TSC tick is one instruction
+ * (Bochs), which is the only place the software backend samples Vertigo.
  *
  * Stepping costs a #DB round trip per instruction, so only the stretches
  * that may hold an overflow are stepped: at each resume, if every counter
@@ -73,6 +74,10 @@ struct pmu_step_state {
      * counted by their TSC difference (above). */
     bool unstepped;             /* the stretch since the last resume */
     uint64_t unstepped_tsc;     /* TSC at that resume */
+    uint64_t unstepped_headroom;/* events from there to the nearest overflow of a
+                                 * counter sampling Vertigo */
+    uint64_t absorbed;          /* emulated instructions counted in the stretch
+                                 * without a sync (pmu_step_absorb_emulation) */
     uint64_t exit_path_ticks;   /* the exit path's, added at the next resume */
     uint64_t unstepped_ticks;   /* figures: Vertigo's ticks counted by TSC */
     uint64_t unstepped_runs;    /* stretches counted by TSC */
@@ -134,6 +139,18 @@ uint32_t pmu_step_pause(struct vcpu *v);
  * pmu_stretch_kind, or an exit's basic reason), stepped or not (see
  * above). Returns the overflows of the replayed steps (counted, sampled). */
 uint32_t pmu_step_resume(struct vcpu *v, unsigned int kind);
+
+/* An emulated guest instruction inside the unstepped stretch running now:
+ * true when the stretch can take it and the rest of the exit without a
+ * sync point, as every counter sampling Vertigo is further from its
+ * overflow than the stretch's ticks so far, the instructions it took so,
+ * this one and the longest rest of an exit after an emulation (plus
+ * PMU_STEP_MARGIN) together. The caller then counts the instruction
+ * without pausing; its ticks before and after it go in together at the
+ * next sync, which changes no count and no overflow point: none falls in
+ * between. False (a stepped stretch, or one too near): pause and resume
+ * around it. */
+bool pmu_step_absorb_emulation(struct vcpu *v);
 
 /* Vertigo's ticks that come before the guest's first instruction after
  * the next entry (the rest of the entry path), as far as learnt: a counter

@@ -209,11 +209,16 @@ static void after_exit(struct vcpu *v, uint64_t guest_ticks)
     }
 }
 
+/* An emulated guest instruction counts as the guest's (its +1). While
+ * single-stepping is armed it is a sync point, unless the unstepped
+ * stretch running now can take it (pmu_step_absorb_emulation); not with
+ * interval multiplexing, whose rows may end at this instruction and must
+ * hold Vertigo's ticks before it. */
 static void emulated_instruction(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     pmu_run_emulated_counts(v);
-    bool stepping = pmu_step_armed(v);
+    bool stepping = pmu_step_armed(v) && (p->mux.on || !pmu_step_absorb_emulation(v));
     if (stepping)
         pmu_run_count_overflows(v, pmu_step_pause(v));
     pmu_soft_ops.emulated_instruction(p->be.self, &p->ctx, p->exit_cpl);

@@ -886,6 +886,49 @@ TEST(a_stretch_is_stepped_only_when_its_kind_may_reach_the_overflow)
     end_run();
 }
 
+/* An emulated guest instruction far from the overflow is no sync point:
+ * the unstepped stretch takes it (its +1 counted at once, Vertigo's ticks
+ * before and after it together at the next sync), and the counts are
+ * those of pausing around it. Near the overflow (the rest of the exit may
+ * reach it) it is one, and the rest is stepped. */
+TEST(an_emulated_instruction_far_from_the_overflow_needs_no_sync)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.step_ahead=100", false);
+    fake.tsc = 10000;
+    if (!start_sampling(v, "instructions:ukh", 1000, 2))
+        return;
+    CHECK(!fake.tf);
+    /* entry path 100, the guest 200, the exit path 50 */
+    fake.entry_tsc = fake.tsc + 100;
+    fake.tsc = fake.entry_tsc + 200 + 50;
+    pmu_after_exit(v, 200);
+    CHECK_EQ(hv_count(v), 350);
+    fake.tsc += 30;                         /* the handler, then its emulated instruction */
+    CHECK(pmu_counts_emulation(v));
+    pmu_emulated_instruction(v);
+    CHECK_EQ(hv_count(v), 351);             /* the +1 alone: 619 events still to go */
+    CHECK_EQ(pmu_step_states[0].absorbed, 1);
+    CHECK(!fake.tf);
+    fake.tsc += 40;                         /* the rest of the exit */
+    pmu_before_entry(v);
+    CHECK_EQ(hv_count(v), 421);             /* 30 + 1 + 40, as with a pause around it */
+    /* the next exit ends 120 events from the overflow: the emulated
+     * instruction and the rest (its bound pmu.step_ahead) may reach it */
+    fake.entry_tsc = fake.tsc + 100;
+    fake.tsc = fake.entry_tsc + 309 + 50;
+    pmu_after_exit(v, 309);
+    CHECK_EQ(hv_count(v), 880);
+    CHECK(!fake.tf);
+    fake.tsc += 30;
+    pmu_emulated_instruction(v);
+    CHECK_EQ(hv_count(v), 911);             /* paused: 30 ticks, then the +1 */
+    CHECK_EQ(pmu_step_states[0].absorbed, 0);
+    CHECK(fake.tf);                         /* 89 to go: the rest is stepped */
+    CHECK_EQ(v->pmu.ctx.counters[0].overflows, 0);
+    CHECK_EQ(pmu_step_states[0].late, 0);
+    end_run();
+}
+
 /* An unstepped stretch longer than pmu.step_ahead that runs past an
  * overflow: found at the next sync point (a pause; the exit path's ticks
  * at the resume after the guest's), sampled at pmu_step_late_overflow and
