@@ -154,7 +154,7 @@ uint32_t pmu_step_exit_begin(struct vcpu *v, uint64_t guest_ticks)
     uint64_t entry = pmu_arch_entry_tsc(v);
     uint64_t before = ticks_between(st->unstepped_tsc, entry);
     uint64_t exit_path = unstepped_exit_path(st, area, entry, guest_ticks);
-    stretch_ended(st, before + exit_path);
+    stretch_ended(st, ticks_between(st->kind_tsc, entry) + exit_path);
     if (st->kind == PMU_STRETCH_ENTRY)
         entry_seen(st, before, exit_path);
     return apply_unstepped(v, before);
@@ -170,9 +170,9 @@ uint32_t pmu_step_pause(struct vcpu *v)
         return apply_steps(v, now);
     }
     st->unstepped = false;
-    uint64_t ticks = ticks_between(st->unstepped_tsc, pmu_arch_tsc());
-    stretch_ended(st, ticks);
-    return apply_unstepped(v, ticks);
+    uint64_t now = pmu_arch_tsc();
+    stretch_ended(st, ticks_between(st->kind_tsc, now));
+    return apply_unstepped(v, ticks_between(st->unstepped_tsc, now));
 }
 
 /* Overflows among steps base+1 .. `upto` already taken (the exit path ran
@@ -240,7 +240,7 @@ static void start_stretch(struct vcpu *v, struct pmu_step_state *st, struct perc
         st->absorbed = 0;
         area->next = NO_STEP;
         area->step_exits = 0;
-        st->unstepped_tsc = pmu_arch_tsc();
+        st->unstepped_tsc = st->kind_tsc = pmu_arch_tsc();
         if (st->kind == PMU_STRETCH_ENTRY)
             area->exit_tsc = exit_step_tsc(st, pmu_soft_run_headroom(v->pmu.be.self, &v->pmu.ctx,
                                                                      v->pmu.entered_halted,
@@ -254,15 +254,22 @@ static void start_stretch(struct vcpu *v, struct pmu_step_state *st, struct perc
     pmu_arch_single_step(true);
 }
 
+/* The stretch goes on as the rest of an exit after an emulation: the part
+ * before teaches its own kind, as a sync point there would have, so each
+ * kind's bound stays the longest of what that kind runs. */
 bool pmu_step_absorb_emulation(struct vcpu *v)
 {
     struct pmu_step_state *st = state_of(v);
     if (!st->unstepped)
         return false;
-    uint64_t spent = ticks_between(st->unstepped_tsc, pmu_arch_tsc()) + st->absorbed + 1;
+    uint64_t now = pmu_arch_tsc();
+    uint64_t spent = ticks_between(st->unstepped_tsc, now) + st->absorbed + 1;
     if (st->unstepped_headroom <= spent ||
         st->unstepped_headroom - spent <= stretch_bound(st, PMU_STRETCH_AFTER_EMULATION))
         return false;
+    stretch_ended(st, ticks_between(st->kind_tsc, now));
+    st->kind = PMU_STRETCH_AFTER_EMULATION;
+    st->kind_tsc = now;
     st->absorbed++;
     return true;
 }

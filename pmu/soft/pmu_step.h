@@ -74,6 +74,8 @@ struct pmu_step_state {
      * counted by their TSC difference (above). */
     bool unstepped;             /* the stretch since the last resume */
     uint64_t unstepped_tsc;     /* TSC at that resume */
+    uint64_t kind_tsc;          /* TSC where the stretch's kind began: that resume,
+                                 * or the emulated instruction it took last */
     uint64_t unstepped_headroom;/* events from there to the nearest overflow of a
                                  * counter sampling Vertigo */
     uint64_t absorbed;          /* emulated instructions counted in the stretch

@@ -912,6 +912,11 @@ TEST(an_emulated_instruction_far_from_the_overflow_needs_no_sync)
     fake.tsc += 40;                         /* the rest of the exit */
     pmu_before_entry(v);
     CHECK_EQ(hv_count(v), 421);             /* 30 + 1 + 40, as with a pause around it */
+    /* each part taught its own kind, as the sync points would have */
+    CHECK_EQ(pmu_step_states[0].longest[PMU_STRETCH_AFTER_EMULATION], 40);
+    unsigned int reason = fake.exit_reason < PMU_STRETCH_EXIT_REASONS ? fake.exit_reason
+                                                                      : PMU_STRETCH_EXIT_REASONS - 1;
+    CHECK_EQ(pmu_step_states[0].longest[reason], 30);
     /* the next exit ends 120 events from the overflow: the emulated
      * instruction and the rest (its bound pmu.step_ahead) may reach it */
     fake.entry_tsc = fake.tsc + 100;
