@@ -10,15 +10,15 @@
 # call chain 9 frames deep with frame pointers). The period is ips/1000
 # events: about 1,000 samples per emulated second. Prints:
 #   - per session, the loop's guest-visible time (the median of REPS runs in
-#     one boot; the spread, max - min over the median, beside it), its ratio to the time
-#     without a session with the same pmu.guest= (targets: <= 1.010 for
-#     instructions:ukh with the guest's PMU on, <= 1.015 with 16-deep
-#     stacks; reported, never enforced) and the guest-visible cost of one
-#     sample ((time - time without) / samples in the window, the window's
-#     guest ticks / period), and the hypervisor instructions per sample on
-#     the sampling path (Vertigo's own TSC counter, pmu/sample/sample_nmi.c: from
-#     the PMI being raised to the samples logged, averaged over the whole
-#     run; in Bochs one TSC cycle is one emulated instruction);
+#     one boot; the spread, max - min over the median, beside it), its ratio
+#     to the time without a session with the same pmu.guest= (targets: <=
+#     1.010 for instructions:ukh with the guest's PMU on, <= 1.015 with
+#     16-deep stacks; reported, never enforced) and the guest-visible cost of
+#     one sample ((time - time without) / samples in the window, the window's
+#     guest ticks / period), and the hypervisor instructions per sample on the
+#     sampling path (Vertigo's own TSC counter, pmu/sample/sample_nmi.c: from
+#     the PMI being raised to the samples logged, averaged over the whole run;
+#     in Bochs one TSC cycle is one emulated instruction);
 #   - what the guest's virtual PMU costs: the headline session's loop time
 #     with pmu.guest=on against pmu.guest=off, per sample and per VM exit
 #     of the loop (each sample is a VM exit: the software PMU stops the
@@ -48,7 +48,8 @@
 #   env: BENCH_IPS (Bochs emulated instructions per second, default
 #        50000000), BENCH_SAMPLE_N, BENCH_SAMPLE_REPS (loop iterations of 5
 #        instructions and runs per boot, default ips/5 = one emulated
-#        second, and 7; at most 64), BENCH_SAMPLE_DEPTH (call-stack depth, default 16),
+#        second, and 7; at most 64), BENCH_SAMPLE_DEPTH (call-stack depth,
+#        default 16),
 #        BENCH_SAMPLE_SESSIONS (default "ukh ukh-off ukh-stack"; add cycles
 #        or timer for more boots), BENCH_PERIOD (the sampling period,
 #        default ips/1000: another near it shows how much the figures owe

@@ -7,8 +7,8 @@
  *   bench_sample LABEL N REPS
  *
  * Runs a loop of N iterations of a fixed 5-instruction body
- * (vertigo_loop_mix, as tests/guest/workload.c does) REPS times (1..64), each
- * between two RDTSCs, at the bottom of a call chain main -> run -> nest x
+ * (vertigo_loop_mix, as tests/guest/workload.c does) REPS times (1..64),
+ * each between two RDTSCs, at the bottom of a call chain main -> run -> nest x
  * NEST_DEPTH -> spin whose frames keep their frame pointers, so a session
  * with call stacks walks a realistic stack. Prints
  *   bench_sample: LABEL: N iterations x 5 instructions, min T ticks, median T ticks, max T ticks
