@@ -92,6 +92,7 @@ void pmu_step_arm(struct vcpu *v, bool on)
     area->step_exits = 0;       /* the next resume decides */
     area->exit_tsc = UINT64_MAX;
     st->entry_lead = 0;         /* this session's entry path is learnt anew */
+    st->joined_ticks = 0;
     __atomic_store_n(&area->armed, on ? 1u : 0u, __ATOMIC_RELEASE);
 }
 
@@ -155,8 +156,8 @@ uint32_t pmu_step_exit_begin(struct vcpu *v, uint64_t guest_ticks)
     uint64_t before = ticks_between(st->unstepped_tsc, entry);
     uint64_t exit_path = unstepped_exit_path(st, area, entry, guest_ticks);
     stretch_ended(st, ticks_between(st->kind_tsc, entry) + exit_path);
-    if (st->kind == PMU_STRETCH_ENTRY)
-        entry_seen(st, before, exit_path);
+    if (st->kind == PMU_STRETCH_ENTRY)      /* the entry's lead is from its kind's start */
+        entry_seen(st, ticks_between(st->kind_tsc, entry), exit_path);
     return apply_unstepped(v, before);
 }
 
@@ -254,6 +255,16 @@ static void start_stretch(struct vcpu *v, struct pmu_step_state *st, struct perc
     pmu_arch_single_step(true);
 }
 
+/* The events from the stretch's start to now's, the nearest overflow of
+ * a counter sampling Vertigo being unstepped_headroom from its start: the
+ * ticks so far, the emulated instructions absorbed and `more`. */
+static bool room_left(const struct pmu_step_state *st, uint64_t now, uint64_t more, unsigned int kind)
+{
+    uint64_t spent = ticks_between(st->unstepped_tsc, now) + st->absorbed + more;
+    return st->unstepped_headroom > spent &&
+           st->unstepped_headroom - spent > stretch_bound(st, kind);
+}
+
 /* The stretch goes on as the rest of an exit after an emulation: the part
  * before teaches its own kind, as a sync point there would have, so each
  * kind's bound stays the longest of what that kind runs. */
@@ -263,15 +274,49 @@ bool pmu_step_absorb_emulation(struct vcpu *v)
     if (!st->unstepped)
         return false;
     uint64_t now = pmu_arch_tsc();
-    uint64_t spent = ticks_between(st->unstepped_tsc, now) + st->absorbed + 1;
-    if (st->unstepped_headroom <= spent ||
-        st->unstepped_headroom - spent <= stretch_bound(st, PMU_STRETCH_AFTER_EMULATION))
+    if (!room_left(st, now, 1, PMU_STRETCH_AFTER_EMULATION))
         return false;
     stretch_ended(st, ticks_between(st->kind_tsc, now));
     st->kind = PMU_STRETCH_AFTER_EMULATION;
     st->kind_tsc = now;
     st->absorbed++;
     return true;
+}
+
+/* The entry stretch goes on from the stretch running now (pmu_step.h). */
+bool pmu_step_join_entry(struct vcpu *v)
+{
+    struct pmu_step_state *st = state_of(v);
+    if (!st->unstepped || st->exit_path_ticks)
+        return false;
+    uint64_t now = pmu_arch_tsc();
+    if (!room_left(st, now, 0, PMU_STRETCH_ENTRY))
+        return false;
+    stretch_ended(st, ticks_between(st->kind_tsc, now));
+    st->kind = PMU_STRETCH_ENTRY;
+    st->kind_tsc = now;
+    st->joined_ticks = ticks_between(st->unstepped_tsc, now);
+    st->joined++;
+    return true;
+}
+
+/* The planning itself is not counted, as a sync point's instructions are
+ * not: the stretch's start moves past it, and the entry stretch (whose
+ * length teaches the least entry lead) starts after it. The context still
+ * lacks the stretch's ticks, so its headroom is counted from the
+ * stretch's start, as exit_step_tsc takes it. */
+void pmu_step_entry_joined(struct vcpu *v)
+{
+    struct pmu_step_state *st = state_of(v);
+    struct percpu_step *area = pmu_arch_this_step_area();
+    uint64_t headroom = pmu_soft_hypervisor_headroom(&v->pmu.ctx);
+    /* from here to the entry as after a resume's TSC read: the same lead */
+    uint64_t now = pmu_arch_tsc();
+    st->unstepped_tsc += ticks_between(st->kind_tsc, now);
+    st->kind_tsc = now;
+    area->exit_tsc = exit_step_tsc(st, pmu_soft_run_headroom(v->pmu.be.self, &v->pmu.ctx,
+                                                             v->pmu.entered_halted, headroom));
+    st->joined_ticks = 0;
 }
 
 /* Steps since the last sync (a stepped stretch's, and the exit path's
@@ -333,8 +378,9 @@ void pmu_step_report(const struct vcpu *v)
         return;
     printk("pmu: vcpu %u: Vertigo single-stepped for :h sampling: %lu steps, %lu hypervisor "
            "samples at their step, %lu from the exit path's RIP ring, %lu missed; "
-           "%lu of %lu stretches unstepped (%lu ticks counted by TSC, pmu.step_ahead=%lu), "
-           "%lu late\n", v->id, area->count, st->taken, st->replayed, st->missed,
-           st->unstepped_runs, st->unstepped_runs + st->stepped_runs, st->unstepped_ticks,
-           pmu_config.step_ahead, st->late);
+           "%lu of %lu stretches unstepped (%lu ticks counted by TSC, pmu.step_ahead=%lu; "
+           "%lu entries joined the stretch before them), %lu late\n", v->id, area->count,
+           st->taken, st->replayed, st->missed, st->unstepped_runs,
+           st->unstepped_runs + st->stepped_runs, st->unstepped_ticks, pmu_config.step_ahead,
+           st->joined, st->late);
 }

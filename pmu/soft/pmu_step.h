@@ -16,7 +16,8 @@
  * them; overflows in the exit path before the sync are replayed from the
  * RIP ring), around an emulated guest instruction (unless the stretch
  * running then can take it: pmu_step_absorb_emulation), and the PMU's
- * planning of the next entry. Exact where one TSC tick is one instruction
+ * planning of the next entry (unless the stretch running then can go on
+ * through it: pmu_step_join_entry). Exact where one TSC tick is one instruction
  * (Bochs), which is the only place the software backend samples Vertigo.
  *
  * Stepping costs a #DB round trip per instruction, so only the stretches
@@ -80,11 +81,15 @@ struct pmu_step_state {
                                  * counter sampling Vertigo */
     uint64_t absorbed;          /* emulated instructions counted in the stretch
                                  * without a sync (pmu_step_absorb_emulation) */
+    uint64_t joined_ticks;      /* while an entry that joined the stretch is planned
+                                 * (pmu_step_join_entry): the stretch's ticks before
+                                 * it, not yet in the context; 0 otherwise */
     uint64_t exit_path_ticks;   /* the exit path's, added at the next resume */
     uint64_t unstepped_ticks;   /* figures: Vertigo's ticks counted by TSC */
     uint64_t unstepped_runs;    /* stretches counted by TSC */
     uint64_t stepped_runs;      /* stretches single-stepped */
     uint64_t late;              /* overflows an unstepped stretch ran past */
+    uint64_t joined;            /* entries planned inside the stretch before them */
     /* Vertigo's ticks from an entry stretch's start to the entry's TSC
      * read, the least seen in an unstepped one (0: none yet): they come
      * before the guest's run, whose deadline leaves them room
@@ -154,16 +159,38 @@ uint32_t pmu_step_resume(struct vcpu *v, unsigned int kind);
  * around it. */
 bool pmu_step_absorb_emulation(struct vcpu *v);
 
+/* The planning of the next entry inside the unstepped stretch running
+ * now: true when the stretch can go on through the entry path and the
+ * next exit's path without a sync point, as every counter sampling
+ * Vertigo is further from its overflow than the stretch's ticks so far,
+ * the instructions it absorbed and the longest entry stretch (plus
+ * PMU_STEP_MARGIN) together. The part before teaches its own kind and the
+ * rest, after the planning, is an entry stretch; the ticks so far go to the
+ * context at the next exit, before the guest's, with the rest of the entry
+ * path's, and the planned run leaves them room (pmu_step_entry_lead). The
+ * caller then plans the entry without a pause and finishes with
+ * pmu_step_entry_joined instead of a resume; the planning is not counted,
+ * as a sync point's instructions are not, so no count and no overflow
+ * point changes. False (a
+ * stepped stretch, or one too near): pause and resume around the
+ * planning. */
+bool pmu_step_join_entry(struct vcpu *v);
+
+/* After the planning of an entry that joined the stretch: the exit stub's
+ * step point for the next exit path, as a resume would set it. */
+void pmu_step_entry_joined(struct vcpu *v);
+
 /* Vertigo's ticks that come before the guest's first instruction after
- * the next entry (the rest of the entry path), as far as learnt: a counter
- * that counts Vertigo reaches its overflow that much earlier in the
- * guest's run (pmu_soft_deadline_after). Until this session's first
- * unstepped entry has taught it, UINT64_MAX: a run towards an overflow is
- * then one tick, so none can run past the overflow point unseen. */
+ * the next entry (the rest of the entry path, and a joined stretch's
+ * ticks before it), as far as learnt: a counter that counts Vertigo
+ * reaches its overflow that much earlier in the guest's run
+ * (pmu_soft_deadline_after). Until this session's first unstepped entry
+ * has taught it, UINT64_MAX: a run towards an overflow is then one tick,
+ * so none can run past the overflow point unseen. */
 static inline uint64_t pmu_step_entry_lead(const struct vcpu *v)
 {
-    uint64_t lead = pmu_step_states[v->cpu % MAX_CPUS].entry_lead;
-    return lead ? lead : UINT64_MAX;
+    const struct pmu_step_state *st = &pmu_step_states[v->cpu % MAX_CPUS];
+    return st->entry_lead ? st->entry_lead + st->joined_ticks : UINT64_MAX;
 }
 
 /* Whether the next run's timer deadline is an overflow of a counter that

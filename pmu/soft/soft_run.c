@@ -124,13 +124,20 @@ static void plan_entry(struct vcpu *v)
     pmu_pv_publish(&v->pmu.pv, pmu_arch_tsc(), cpl);
 }
 
+/* While single-stepping is armed the planning is a sync point, unless the
+ * unstepped stretch running now can go on through the entry
+ * (pmu_step_join_entry); not with interval multiplexing, whose rows are
+ * planned from counts that must hold Vertigo's ticks so far. */
 static void before_entry(struct vcpu *v)
 {
     bool stepping = pmu_step_armed(v);
-    if (stepping)
+    bool joined = stepping && !v->pmu.mux.on && pmu_step_join_entry(v);
+    if (stepping && !joined)
         pmu_run_count_overflows(v, pmu_step_pause(v));
     plan_entry(v);
-    if (stepping)
+    if (joined)
+        pmu_step_entry_joined(v);
+    else if (stepping)
         pmu_run_count_overflows(v, pmu_step_resume(v, PMU_STRETCH_ENTRY));
 }
 

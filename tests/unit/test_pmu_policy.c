@@ -740,7 +740,8 @@ TEST(stepping_only_near_the_overflow)
     CHECK(fake_console_has("pmu: vcpu 0: Vertigo single-stepped for :h sampling: 60 steps, "
                            "1 hypervisor samples at their step, 0 from the exit path's RIP "
                            "ring, 0 missed; 3 of 4 stretches unstepped (950 ticks counted "
-                           "by TSC, pmu.step_ahead=100), 0 late\n"));
+                           "by TSC, pmu.step_ahead=100; 0 entries joined the stretch before "
+                           "them), 0 late\n"));
     end_run();
 }
 
@@ -769,8 +770,9 @@ TEST(an_unstepped_entry_leaves_room_for_its_path_and_steps_a_near_exit)
     CHECK_EQ(pmu_step_states[0].entry_lead, 100);
     CHECK_EQ(pmu_step_states[0].longest_exit_path, 50);
     fake.tsc += 100;                                    /* the exit's handling */
-    pmu_before_entry(v);
-    CHECK_EQ(hv_count(v), 251);
+    pmu_before_entry(v);                                /* joins: the 100 go in at the exit */
+    CHECK_EQ(hv_count(v), 151);
+    CHECK_EQ(pmu_step_states[0].joined, 1);
     CHECK_EQ(fake.timer[PMU_TIMER_STEP], 9749 - 100);  /* the lead left out */
     CHECK_EQ(area->to_overflow, 1);                     /* the stub need not step a timer exit */
     CHECK_EQ(area->exit_tsc, fake.tsc + 9749 - (50 + PMU_STEP_MARGIN));
@@ -865,15 +867,15 @@ TEST(a_stretch_is_stepped_only_when_its_kind_may_reach_the_overflow)
     CHECK_EQ(hv_count(v), 150);
     CHECK(!fake.tf);                        /* CPUID not seen yet: 1850 > 1000 */
     fake.tsc += 200;                        /* CPUID's handling lasted 200 */
-    pmu_before_entry(v);
-    CHECK_EQ(hv_count(v), 350);
+    pmu_before_entry(v);                    /* the entry joins it: its 200 go in at the exit */
+    CHECK_EQ(hv_count(v), 150);
     CHECK(!fake.tf);
     fake.entry_tsc = fake.tsc + 100;
     fake.tsc = fake.entry_tsc + 1000 + 50;
     pmu_after_exit(v, 1000);
     fake.tsc += 1000;                       /* a CPUID handled in 1000 */
     pmu_before_entry(v);
-    CHECK_EQ(hv_count(v), 1500);
+    CHECK_EQ(hv_count(v), 500);             /* 200 + 100 + 50 more; the 1000 at the exit */
     CHECK(!fake.tf);                        /* 500 + extra to go, an entry lasts 150 + margin */
     CHECK_EQ(area->step_exits, 0);
     fake.entry_tsc = fake.tsc + 100;
@@ -910,8 +912,8 @@ TEST(an_emulated_instruction_far_from_the_overflow_needs_no_sync)
     CHECK_EQ(pmu_step_states[0].absorbed, 1);
     CHECK(!fake.tf);
     fake.tsc += 40;                         /* the rest of the exit */
-    pmu_before_entry(v);
-    CHECK_EQ(hv_count(v), 421);             /* 30 + 1 + 40, as with a pause around it */
+    pmu_before_entry(v);                    /* the entry joins the stretch too */
+    CHECK_EQ(hv_count(v), 351);             /* the 30 + 40 go in at the next exit */
     /* each part taught its own kind, as the sync points would have */
     CHECK_EQ(pmu_step_states[0].longest[PMU_STRETCH_AFTER_EMULATION], 40);
     unsigned int reason = fake.exit_reason < PMU_STRETCH_EXIT_REASONS ? fake.exit_reason
@@ -930,6 +932,54 @@ TEST(an_emulated_instruction_far_from_the_overflow_needs_no_sync)
     CHECK_EQ(pmu_step_states[0].absorbed, 0);
     CHECK(fake.tf);                         /* 89 to go: the rest is stepped */
     CHECK_EQ(v->pmu.ctx.counters[0].overflows, 0);
+    CHECK_EQ(pmu_step_states[0].late, 0);
+    end_run();
+}
+
+/* The planning of an entry far from the overflow is no sync point: the
+ * entry stretch goes on from the handling's (pmu_step_join_entry), whose
+ * ticks go to the counter at the next exit, before the guest's; the run's
+ * deadline leaves them room with the entry path's, so the overflow still
+ * lands on the run's last instruction. Each part teaches its own kind.
+ * Near the overflow the planning is a sync point again. */
+TEST(an_entry_far_from_the_overflow_joins_the_stretch_before_it)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.step_ahead=100", false);
+    fake.tsc = 10000;
+    if (!start_sampling(v, "instructions:ukh", 1000, 2))
+        return;
+    fake.exit_reason = 10;                  /* CPUID */
+    /* entry path 100, the guest 200, the exit path 50: 650 to go */
+    fake.entry_tsc = fake.tsc + 100;
+    fake.tsc = fake.entry_tsc + 200 + 50;
+    pmu_after_exit(v, 200);
+    CHECK_EQ(hv_count(v), 350);
+    CHECK_EQ(pmu_step_states[0].entry_lead, 100);
+    fake.tsc += 30;                         /* the handling */
+    pmu_before_entry(v);
+    CHECK_EQ(pmu_step_states[0].joined, 1);
+    CHECK_EQ(hv_count(v), 350);             /* the 30 wait for the exit */
+    CHECK(!fake.tf);
+    CHECK_EQ(pmu_step_states[0].longest[10], 30);
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 650 - 30 - 100);
+    CHECK_EQ(pmu_step_states[0].joined_ticks, 0);   /* only while the entry is planned */
+    /* the run ends at its deadline: the overflow is its last instruction */
+    fake.entry_tsc = fake.tsc + 100;
+    fake.tsc = fake.entry_tsc + 520 + 50;
+    pmu_after_exit(v, 520);
+    CHECK_EQ(v->pmu.ctx.counters[0].overflows, 1);
+    CHECK_EQ(v->pmu.ctx.counters[0].skid_max, 0);
+    CHECK_EQ(hv_count(v), 1050);
+    CHECK_EQ(pmu_step_states[0].longest[PMU_STRETCH_ENTRY], 150);  /* from the join */
+    CHECK_EQ(pmu_step_states[0].entry_lead, 100);
+    /* a handling that leaves the overflow within an entry's bound (150 +
+     * PMU_STEP_MARGIN, here pmu.step_ahead's 100): a sync point, and the
+     * entry is stepped */
+    fake.tsc += 850;
+    pmu_before_entry(v);
+    CHECK_EQ(pmu_step_states[0].joined, 1);
+    CHECK_EQ(hv_count(v), 1900);
+    CHECK(fake.tf);
     CHECK_EQ(pmu_step_states[0].late, 0);
     end_run();
 }
