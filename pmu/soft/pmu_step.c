@@ -255,9 +255,10 @@ static void start_stretch(struct vcpu *v, struct pmu_step_state *st, struct perc
     pmu_arch_single_step(true);
 }
 
-/* The events from the stretch's start to now's, the nearest overflow of
- * a counter sampling Vertigo being unstepped_headroom from its start: the
- * ticks so far, the emulated instructions absorbed and `more`. */
+/* Whether every counter sampling Vertigo (unstepped_headroom events from
+ * its overflow when the stretch started) stays further from it than the
+ * stretch's ticks so far, the emulated instructions it absorbed, `more`
+ * and the bound of a stretch of `kind` together. */
 static bool room_left(const struct pmu_step_state *st, uint64_t now, uint64_t more, unsigned int kind)
 {
     uint64_t spent = ticks_between(st->unstepped_tsc, now) + st->absorbed + more;

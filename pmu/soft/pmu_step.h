@@ -171,9 +171,8 @@ bool pmu_step_absorb_emulation(struct vcpu *v);
  * caller then plans the entry without a pause and finishes with
  * pmu_step_entry_joined instead of a resume; the planning is not counted,
  * as a sync point's instructions are not, so no count and no overflow
- * point changes. False (a
- * stepped stretch, or one too near): pause and resume around the
- * planning. */
+ * point changes. False (a stepped stretch, or one too near): pause and
+ * resume around the planning. */
 bool pmu_step_join_entry(struct vcpu *v);
 
 /* After the planning of an entry that joined the stretch: the exit stub's
