@@ -266,9 +266,17 @@ static bool room_left(const struct pmu_step_state *st, uint64_t now, uint64_t mo
            st->unstepped_headroom - spent > stretch_bound(st, kind);
 }
 
-/* The stretch goes on as the rest of an exit after an emulation: the part
+/* The unstepped stretch goes on from `now` as one of `kind`: the part
  * before teaches its own kind, as a sync point there would have, so each
  * kind's bound stays the longest of what that kind runs. */
+static void go_on_as(struct pmu_step_state *st, uint64_t now, unsigned int kind)
+{
+    stretch_ended(st, ticks_between(st->kind_tsc, now));
+    st->kind = kind;
+    st->kind_tsc = now;
+}
+
+/* The stretch goes on as the rest of an exit after an emulation. */
 bool pmu_step_absorb_emulation(struct vcpu *v)
 {
     struct pmu_step_state *st = state_of(v);
@@ -277,9 +285,7 @@ bool pmu_step_absorb_emulation(struct vcpu *v)
     uint64_t now = pmu_arch_tsc();
     if (!room_left(st, now, 1, PMU_STRETCH_AFTER_EMULATION))
         return false;
-    stretch_ended(st, ticks_between(st->kind_tsc, now));
-    st->kind = PMU_STRETCH_AFTER_EMULATION;
-    st->kind_tsc = now;
+    go_on_as(st, now, PMU_STRETCH_AFTER_EMULATION);
     st->absorbed++;
     return true;
 }
@@ -293,9 +299,7 @@ bool pmu_step_join_entry(struct vcpu *v)
     uint64_t now = pmu_arch_tsc();
     if (!room_left(st, now, 0, PMU_STRETCH_ENTRY))
         return false;
-    stretch_ended(st, ticks_between(st->kind_tsc, now));
-    st->kind = PMU_STRETCH_ENTRY;
-    st->kind_tsc = now;
+    go_on_as(st, now, PMU_STRETCH_ENTRY);
     st->joined_ticks = ticks_between(st->unstepped_tsc, now);
     st->joined++;
     return true;
