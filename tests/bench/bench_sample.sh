@@ -54,14 +54,12 @@
 #        or timer for more boots), BENCH_PERIOD (the sampling period,
 #        default ips/1000), BENCH_PERIODS (the periods the headline pair
 #        runs at, default BENCH_PERIOD and four near it, +21, -29, +43 and
-#        -47: a
-#        fixed period's overflows fall at the same places of the guest's
-#        own periodic work in every boot, which moves one period's ratio by
-#        about +-0.002, so the headline figures are the medians over the
-#        periods; the other sessions run at the first), BENCH_TIMEOUT (wall
-#        seconds per boot,
-#        default 1800), BENCH_JOBS (boots at once, default all: 1 under
-#        one Bochs slot of a shared machine; the figures are the same)
+#        -47: where a period's overflows fall against the guest's own work,
+#        and the boot itself, move one boot's figure by more than builds
+#        differ, so the headline figures are the medians over the periods;
+#        the other sessions run at the first), BENCH_TIMEOUT (wall seconds
+#        per boot, default 1800), BENCH_JOBS (boots at once, default all: 1
+#        under one Bochs slot of a shared machine; the figures are the same)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
