@@ -221,6 +221,16 @@ static uint64_t exit_step_tsc(const struct pmu_step_state *st, uint64_t headroom
     return headroom > bound ? st->unstepped_tsc + (headroom - bound) : 0;
 }
 
+/* An unstepped entry stretch: the exit stub's step point for the exit
+ * path after it, from `headroom`, the distance of every counter sampling
+ * Vertigo from its overflow at the stretch's start. */
+static inline void set_exit_step_tsc(struct vcpu *v, const struct pmu_step_state *st,
+                              struct percpu_step *area, uint64_t headroom)
+{
+    area->exit_tsc = exit_step_tsc(st, pmu_soft_run_headroom(v->pmu.be.self, &v->pmu.ctx,
+                                                             v->pmu.entered_halted, headroom));
+}
+
 /* The stretch of Vertigo from here to the next sync point runs unstepped
  * when every counter sampling it is further from its next overflow than
  * a stretch of its kind may last (its TSC difference is then counted at
@@ -243,9 +253,7 @@ static void start_stretch(struct vcpu *v, struct pmu_step_state *st, struct perc
         area->step_exits = 0;
         st->unstepped_tsc = st->kind_tsc = pmu_arch_tsc();
         if (st->kind == PMU_STRETCH_ENTRY)
-            area->exit_tsc = exit_step_tsc(st, pmu_soft_run_headroom(v->pmu.be.self, &v->pmu.ctx,
-                                                                     v->pmu.entered_halted,
-                                                                     headroom));
+            set_exit_step_tsc(v, st, area, headroom);
         return;
     }
     sync_stepper(v, st->applied);
@@ -319,8 +327,7 @@ void pmu_step_entry_joined(struct vcpu *v)
     uint64_t now = pmu_arch_tsc();
     st->unstepped_tsc += ticks_between(st->kind_tsc, now);
     st->kind_tsc = now;
-    area->exit_tsc = exit_step_tsc(st, pmu_soft_run_headroom(v->pmu.be.self, &v->pmu.ctx,
-                                                             v->pmu.entered_halted, headroom));
+    set_exit_step_tsc(v, st, area, headroom);
     st->joined_ticks = 0;
 }
 
