@@ -693,6 +693,15 @@ static uint64_t hv_count(const struct vcpu *v)
     return v->pmu.ctx.counters[0].accum + v->pmu.ctx.counters[0].raw;
 }
 
+/* Vertigo's entry path of `entry` ticks up to the entry's TSC read, the
+ * guest's run of `guest` and the exit path of `exit_path`, then the exit. */
+static void guest_run(struct vcpu *v, uint64_t entry, uint64_t guest, uint64_t exit_path)
+{
+    fake.entry_tsc = fake.tsc + entry;
+    fake.tsc = fake.entry_tsc + guest + exit_path;
+    pmu_after_exit(v, guest);
+}
+
 /* Far from the overflow (more than pmu.step_ahead events) a stretch of
  * Vertigo runs unstepped and is counted by its TSC difference, split at
  * the VM entry around the guest's run; within pmu.step_ahead the stretch
@@ -763,9 +772,7 @@ TEST(an_unstepped_entry_leaves_room_for_its_path_and_steps_a_near_exit)
     CHECK_EQ(area->exit_tsc, 10000 + 10000 - 1000);     /* no exit path seen yet */
     CHECK_EQ(fake.timer[PMU_TIMER_STEP], 1);            /* no entry path seen yet */
     /* entry path 100 to the entry's TSC read, the guest 1, the exit path 50 */
-    fake.entry_tsc = fake.tsc + 100;
-    fake.tsc = fake.entry_tsc + 1 + 50;
-    pmu_after_exit(v, 1);
+    guest_run(v, 100, 1, 50);
     CHECK_EQ(hv_count(v), 151);
     CHECK_EQ(pmu_step_states[0].entry_lead, 100);
     CHECK_EQ(pmu_step_states[0].longest_exit_path, 50);
@@ -777,9 +784,7 @@ TEST(an_unstepped_entry_leaves_room_for_its_path_and_steps_a_near_exit)
     CHECK_EQ(area->to_overflow, 1);                     /* the stub need not step a timer exit */
     CHECK_EQ(area->exit_tsc, fake.tsc + 9749 - (50 + PMU_STEP_MARGIN));
     /* the run ends at its deadline: the overflow is its last instruction */
-    fake.entry_tsc = fake.tsc + 100;
-    fake.tsc = fake.entry_tsc + 9649 + 50;
-    pmu_after_exit(v, 9649);
+    guest_run(v, 100, 9649, 50);
     CHECK_EQ(v->pmu.ctx.counters[0].overflows, 1);
     CHECK_EQ(v->pmu.ctx.counters[0].skid_max, 0);
     CHECK_EQ(fake.nmis_sent, 1);                        /* the guest's sample, at its NMI */
@@ -861,26 +866,20 @@ TEST(a_stretch_is_stepped_only_when_its_kind_may_reach_the_overflow)
     fake.exit_reason = 10;                  /* CPUID */
     /* entry path 100, the guest 1000, the exit path 50: an entry's kind
      * lasted 150 */
-    fake.entry_tsc = fake.tsc + 100;
-    fake.tsc = fake.entry_tsc + 1000 + 50;
-    pmu_after_exit(v, 1000);
+    guest_run(v, 100, 1000, 50);
     CHECK_EQ(hv_count(v), 150);
     CHECK(!fake.tf);                        /* CPUID not seen yet: 1850 > 1000 */
     fake.tsc += 200;                        /* CPUID's handling lasted 200 */
     pmu_before_entry(v);                    /* the entry joins it: its 200 go in at the exit */
     CHECK_EQ(hv_count(v), 150);
     CHECK(!fake.tf);
-    fake.entry_tsc = fake.tsc + 100;
-    fake.tsc = fake.entry_tsc + 1000 + 50;
-    pmu_after_exit(v, 1000);
+    guest_run(v, 100, 1000, 50);
     fake.tsc += 1000;                       /* a CPUID handled in 1000 */
     pmu_before_entry(v);
     CHECK_EQ(hv_count(v), 500);             /* 200 + 100 + 50 more; the 1000 at the exit */
     CHECK(!fake.tf);                        /* 500 + extra to go, an entry lasts 150 + margin */
     CHECK_EQ(area->step_exits, 0);
-    fake.entry_tsc = fake.tsc + 100;
-    fake.tsc = fake.entry_tsc + 1000 + 50;
-    pmu_after_exit(v, 1000);
+    guest_run(v, 100, 1000, 50);
     CHECK_EQ(hv_count(v), 1650);
     CHECK(fake.tf);                         /* 350 + extra to go, a CPUID may last 1000 + margin */
     CHECK_EQ(area->next, 350 + extra);
@@ -901,9 +900,7 @@ TEST(an_emulated_instruction_far_from_the_overflow_needs_no_sync)
         return;
     CHECK(!fake.tf);
     /* entry path 100, the guest 200, the exit path 50 */
-    fake.entry_tsc = fake.tsc + 100;
-    fake.tsc = fake.entry_tsc + 200 + 50;
-    pmu_after_exit(v, 200);
+    guest_run(v, 100, 200, 50);
     CHECK_EQ(hv_count(v), 350);
     fake.tsc += 30;                         /* the handler, then its emulated instruction */
     CHECK(pmu_counts_emulation(v));
@@ -921,9 +918,7 @@ TEST(an_emulated_instruction_far_from_the_overflow_needs_no_sync)
     CHECK_EQ(pmu_step_states[0].longest[reason], 30);
     /* the next exit ends 120 events from the overflow: the emulated
      * instruction and the rest (its bound pmu.step_ahead) may reach it */
-    fake.entry_tsc = fake.tsc + 100;
-    fake.tsc = fake.entry_tsc + 309 + 50;
-    pmu_after_exit(v, 309);
+    guest_run(v, 100, 309, 50);
     CHECK_EQ(hv_count(v), 880);
     CHECK(!fake.tf);
     fake.tsc += 30;
@@ -950,9 +945,7 @@ TEST(an_entry_far_from_the_overflow_joins_the_stretch_before_it)
         return;
     fake.exit_reason = 10;                  /* CPUID */
     /* entry path 100, the guest 200, the exit path 50: 650 to go */
-    fake.entry_tsc = fake.tsc + 100;
-    fake.tsc = fake.entry_tsc + 200 + 50;
-    pmu_after_exit(v, 200);
+    guest_run(v, 100, 200, 50);
     CHECK_EQ(hv_count(v), 350);
     CHECK_EQ(pmu_step_states[0].entry_lead, 100);
     fake.tsc += 30;                         /* the handling */
@@ -964,9 +957,7 @@ TEST(an_entry_far_from_the_overflow_joins_the_stretch_before_it)
     CHECK_EQ(fake.timer[PMU_TIMER_STEP], 650 - 30 - 100);
     CHECK_EQ(pmu_step_states[0].joined_ticks, 0);   /* only while the entry is planned */
     /* the run ends at its deadline: the overflow is its last instruction */
-    fake.entry_tsc = fake.tsc + 100;
-    fake.tsc = fake.entry_tsc + 520 + 50;
-    pmu_after_exit(v, 520);
+    guest_run(v, 100, 520, 50);
     CHECK_EQ(v->pmu.ctx.counters[0].overflows, 1);
     CHECK_EQ(v->pmu.ctx.counters[0].skid_max, 0);
     CHECK_EQ(hv_count(v), 1050);
@@ -1010,9 +1001,7 @@ TEST(an_overflow_an_unstepped_stretch_ran_past_is_late)
     }
     /* the exit path after a 900-tick entry path crosses the next one:
      * found at the resume after the guest's ticks */
-    fake.entry_tsc = fake.tsc + 700;
-    fake.tsc = fake.entry_tsc + 10 + 300;
-    pmu_after_exit(v, 10);
+    guest_run(v, 700, 10, 300);
     CHECK_EQ(hv_count(v), 2200);
     CHECK_EQ(pmu_step_states[0].late, 2);
     if (CHECK_EQ(logged_samples(s), 1))     /* the ring was drained above */
