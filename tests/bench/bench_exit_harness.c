@@ -72,6 +72,7 @@ static const struct bench_case cases[] = {
     { "on-user",      "pmu=soft", GUEST_USER_COUNTER },
     { "sample-off",   "pmu=soft pmu.guest=off " SAMPLING, GUEST_NONE },
     { "sample-on",    "pmu=soft " SAMPLING, GUEST_WATCHDOG },
+    { "sample-h-off", "pmu=soft pmu.guest=off " SAMPLING_H, GUEST_NONE },
     { "sample-h-on",  "pmu=soft " SAMPLING_H, GUEST_WATCHDOG },
     { "on-sampling",  "pmu=soft", GUEST_USER_SAMPLING },
 #ifdef BENCH_EXIT_PMI_WRITES
