@@ -183,7 +183,8 @@ void pmu_run_emulated_counts(struct vcpu *v)
 bool pmu_run_guest_alone(const struct vcpu *v)
 {
     const struct vcpu_pmu *p = &v->pmu;
-    return p->vpmu.on && p->halts_trapped && p->ctx.count == 0 && !p->pv.page && !p->mux.on &&
+    /* a session's events first: with them, every entry asks this */
+    return p->ctx.count == 0 && p->vpmu.on && p->halts_trapped && !p->pv.page && !p->mux.on &&
            !p->user_step_ticks;
 }
 
