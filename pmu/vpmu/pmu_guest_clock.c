@@ -8,15 +8,15 @@ void pmu_guest_clock_plan(struct pmu_guest_clock *c, const struct vpmu *p)
     for (unsigned int m = 0; m < VPMU_MODE_SETS; m++) {
         int64_t b = budget[m] < (uint64_t)PMU_GUEST_CLOCK_FAR ? (int64_t)budget[m]
                                                                 : PMU_GUEST_CLOCK_FAR;
-        c->left[m] = c->budget[m] = b;
+        c->short_of[m] = c->budget[m] = b - 1;
     }
 }
 
 bool pmu_guest_clock_count(struct pmu_guest_clock *c, struct vpmu *p)
 {
     bool counted = false;
-    for (unsigned int mode = VPMU_USER; mode <= VPMU_KERNEL; mode++) {
-        uint64_t n = (uint64_t)(c->budget[mode] - c->left[mode]);
+    for (unsigned int mode = 0; mode < VPMU_BOTH_MODES; mode++) {
+        uint64_t n = (uint64_t)(c->budget[mode] - c->short_of[mode]);
         if (n == 0)
             continue;
         vpmu_count_every_event(p, (enum vpmu_mode)mode, n);

@@ -25,34 +25,35 @@
 
 struct pmu_guest_clock {
     /* Events still to count, since the last take, before a counter of
-     * those modes raises its PMI: in user mode, in kernel mode (enum
-     * vpmu_mode), and in either (a counter of both modes); 0 or less: due. */
-    int64_t left[VPMU_MODE_SETS];
-    int64_t budget[VPMU_MODE_SETS];     /* left[] at the last take */
+     * those modes raises its PMI, less one: in user mode, in kernel mode
+     * (enum vpmu_mode), and in either (a counter of both modes); negative:
+     * due. (Less one, so that the test at every exit is one sign test of
+     * the two values an add leaves.) */
+    int64_t short_of[VPMU_MODE_SETS];
+    int64_t budget[VPMU_MODE_SETS];     /* short_of[] at the last take */
 };
 
 /* n events in mode: true if a PMI is due, so the counters must take the
  * events now (pmu_guest_clock_take). */
 static inline bool pmu_guest_clock_add(struct pmu_guest_clock *c, enum vpmu_mode mode, uint64_t n)
 {
-    c->left[mode] -= (int64_t)n;
-    c->left[VPMU_BOTH_MODES] -= (int64_t)n;
-    return ((c->left[mode] - 1) | (c->left[VPMU_BOTH_MODES] - 1)) < 0;
+    c->short_of[mode] -= (int64_t)n;
+    c->short_of[VPMU_BOTH_MODES] -= (int64_t)n;
+    return (c->short_of[mode] | c->short_of[VPMU_BOTH_MODES]) < 0;
 }
 
 /* Events a run in mode may count before a PMI is due (at least 1 while
  * none is due; PMU_GUEST_CLOCK_FAR or about when none is set). */
 static inline uint64_t pmu_guest_clock_to_pmi(const struct pmu_guest_clock *c, enum vpmu_mode mode)
 {
-    int64_t one = c->left[mode], both = c->left[VPMU_BOTH_MODES];
-    return (uint64_t)(one < both ? one : both);
+    int64_t one = c->short_of[mode], both = c->short_of[VPMU_BOTH_MODES];
+    return (uint64_t)(one < both ? one : both) + 1;
 }
 
 /* True if a PMI point was reached (the counters must take the events). */
 static inline bool pmu_guest_clock_due(const struct pmu_guest_clock *c)
 {
-    return c->left[VPMU_USER] <= 0 || c->left[VPMU_KERNEL] <= 0 ||
-           c->left[VPMU_BOTH_MODES] <= 0;
+    return (c->short_of[VPMU_USER] | c->short_of[VPMU_KERNEL] | c->short_of[VPMU_BOTH_MODES]) < 0;
 }
 
 /* The counters take the events since the last take: each of p's
