@@ -51,11 +51,11 @@ enum vpmu_arch_event {
     VPMU_EV_BRANCH_MISSES = 6, VPMU_EV_COUNT = 7,
 };
 
-enum vpmu_mode { VPMU_USER, VPMU_KERNEL };
+enum vpmu_mode { VPMU_KERNEL, VPMU_USER };
 
 /* The modes a counter counts in: user only, kernel only, both (the first
  * two are enum vpmu_mode's values). */
-enum vpmu_modes { VPMU_ONLY_USER = VPMU_USER, VPMU_ONLY_KERNEL = VPMU_KERNEL, VPMU_BOTH_MODES,
+enum vpmu_modes { VPMU_ONLY_KERNEL = VPMU_KERNEL, VPMU_ONLY_USER = VPMU_USER, VPMU_BOTH_MODES,
                   VPMU_MODE_SETS };
 
 struct vpmu_config {

@@ -214,7 +214,7 @@ static bool one_step(struct guest *g, unsigned int step)
     }
     same &= CHECK_EQ(g->eager.pmis, g->lazy.pmis);
     same &= CHECK_EQ(g->eager.lvtpc, g->lazy.lvtpc);
-    for (unsigned int mode = VPMU_USER; mode <= VPMU_KERNEL; mode++) {
+    for (unsigned int mode = 0; mode < VPMU_BOTH_MODES; mode++) {
         uint64_t e = eager_to_pmi(&g->eager.pmu, (enum vpmu_mode)mode);
         uint64_t l = pmu_guest_clock_to_pmi(&g->clock, (enum vpmu_mode)mode);
         same &= CHECK_EQ(e < NO_PMI ? e : NO_PMI, l < NO_PMI ? l : NO_PMI);

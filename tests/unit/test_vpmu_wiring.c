@@ -418,3 +418,37 @@ TEST(a_write_of_the_value_held_keeps_the_count_and_the_pmi_point)
     CHECK(pmu_exit_rdmsr(v, MSR_IA32_PMC0, &value));
     CHECK_EQ(value, 0);
 }
+
+/* Every privilege level above 0 is user mode for the guest's counters
+ * (the SDM's USR bit: CPL > 0), on the short path of a VCPU that counts
+ * for its guest alone and beside a session of Vertigo's; each run and
+ * each emulated instruction goes to the mode it ran in. */
+static void run_at(struct vcpu *v, unsigned int cpl, uint64_t ticks)
+{
+    fake.cpl = cpl;
+    pmu_before_entry(v);
+    pmu_after_exit(v, ticks);
+    pmu_exit_handled(v, EXIT_REASON_CPUID);
+    pmu_emulated_instruction(v);
+}
+
+TEST(every_privilege_level_above_0_counts_as_user_mode)
+{
+    static const char *const sessions[] = { "pmu=soft", "pmu=soft pmu.events=instructions:uk" };
+    for (unsigned int s = 0; s < 2; s++) {
+        traps_available = true;
+        struct vcpu *v = start(sessions[s], false);
+        traps_available = false;
+        CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERFEVTSEL0, 0xc0 | USR | EN));     /* instructions:u */
+        CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERFEVTSEL0 + 1, 0xc0 | OS | EN));      /* instructions:k */
+        CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 0x3));
+        for (unsigned int cpl = 0; cpl < 4; cpl++)
+            run_at(v, cpl, 1000u << cpl);
+        CHECK_EQ(v->pmu.guest_alone, s == 0);
+        uint64_t user = 0, kernel = 0;
+        CHECK(pmu_exit_rdmsr(v, MSR_IA32_PMC0, &user));
+        CHECK(pmu_exit_rdmsr(v, MSR_IA32_PMC0 + 1, &kernel));
+        CHECK_EQ(user, 2000 + 4000 + 8000 + 3);
+        CHECK_EQ(kernel, 1000 + 1);
+    }
+}
