@@ -19,9 +19,11 @@
  *
  * Built a second time with BENCH_EXIT_PMI_WRITES (bench_exit_writes_harness)
  * for case on-pmi-writes, whose exits are the WRMSRs of the guest's PMI
- * handler to its virtual PMU, one in turn: compared there with
- * on-sampling, one_exit's extra test paid by both, while this build's
- * one_exit, which the other cases count, stays without it. */
+ * handler to its virtual PMU, one in turn, and case on-pmi-reads, whose
+ * exits are its reads (GLOBAL_STATUS, the counter by RDPMC, GLOBAL_STATUS
+ * again): compared there with on-sampling, one_exit's extra tests paid by
+ * all three, while this build's one_exit, which the other cases count,
+ * stays without them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +38,9 @@
 #include "vmm/vcpu.h"
 
 #define REASON_CPUID     10u
+#define REASON_RDMSR     31u
 #define REASON_WRMSR     32u
+#define REASON_RDPMC     15u
 #define RUN_MIN          500u
 #define RUN_SPREAD       1000u
 #define LVT_NMI          (4u << 8)
@@ -77,6 +81,7 @@ static const struct bench_case cases[] = {
     { "on-sampling",  "pmu=soft", GUEST_USER_SAMPLING },
 #ifdef BENCH_EXIT_PMI_WRITES
     { "on-pmi-writes", "pmu=soft", GUEST_USER_SAMPLING },
+    { "on-pmi-reads", "pmu=soft", GUEST_USER_SAMPLING },
 #endif
 };
 
@@ -127,8 +132,25 @@ static void pmi_handler_write(struct vcpu *v)
     next = (next + 1) % 4;
 }
 
-/* Case on-pmi-writes: each exit is a WRMSR exit of that handler. */
-static bool pmi_writes;
+/* Its reads, one an exit in turn: the overflow status, the counter, the
+ * status again (the handler's loop test). Returns the exit's reason. */
+static uint32_t pmi_handler_read(struct vcpu *v)
+{
+    static unsigned int next;
+    uint64_t value;
+    fake.cpl = 0;               /* the handler runs in the kernel (RDPMC at CPL 3 needs CR4.PCE) */
+    bool ok = (next == 1) ? pmu_exit_rdpmc(v, 0, &value)
+                          : pmu_exit_rdmsr(v, MSR_IA32_PERF_GLOBAL_STATUS, &value);
+    if (!ok)
+        die("the guest's PMU refused a read of its PMI handler");
+    uint32_t reason = next == 1 ? REASON_RDPMC : REASON_RDMSR;
+    next = (next + 1) % 3;
+    return reason;
+}
+
+/* Case on-pmi-writes: each exit is a WRMSR exit of that handler; case
+ * on-pmi-reads: each a read. */
+static bool pmi_writes, pmi_reads;
 #endif
 
 static struct vcpu *setup(const struct bench_case *c)
@@ -169,9 +191,13 @@ __attribute__((noinline)) static void one_exit(struct vcpu *v, uint64_t guest_ti
 {
     pmu_after_exit(v, guest_ticks);
 #ifdef BENCH_EXIT_PMI_WRITES
-    pmu_exit_handled(v, pmi_writes ? REASON_WRMSR : REASON_CPUID);
-    if (pmi_writes)
-        pmi_handler_write(v);
+    if (pmi_reads) {
+        pmu_exit_handled(v, pmi_handler_read(v));
+    } else {
+        pmu_exit_handled(v, pmi_writes ? REASON_WRMSR : REASON_CPUID);
+        if (pmi_writes)
+            pmi_handler_write(v);
+    }
 #else
     pmu_exit_handled(v, REASON_CPUID);
 #endif
@@ -204,6 +230,7 @@ int main(int argc, char **argv)
         return 2;
 #ifdef BENCH_EXIT_PMI_WRITES
     pmi_writes = !strcmp(c->name, "on-pmi-writes");
+    pmi_reads = !strcmp(c->name, "on-pmi-reads");
 #endif
     struct vcpu *v = setup(c);
     void (*op)(struct vcpu *, uint64_t) = strcmp(c->name, "nop") ? one_exit : nop;
