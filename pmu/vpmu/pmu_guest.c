@@ -63,27 +63,26 @@ static void deliver_pending(struct vcpu *v)
 
 /* ---- The software backend: counted lazily (pmu/vpmu/pmu_guest_clock.h) ---------- */
 
-/* pmu_guest_take but the clock's plan, which the caller makes when the
- * counters took events: returns whether they did. (The PMIs' delivery
- * and log never read the clock.) */
-static bool take_unplanned(struct vcpu *v)
+/* pmu_guest_take but the clock's new budgets, which the caller sets:
+ * returns what they must become. (The PMIs' delivery and log never read
+ * the clock.) */
+static enum pmu_guest_clock_budgets take_unsettled(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     bool pmi = pmu_guest_clock_due(&p->vpmu.clock);
     if (pmi)
         vpmu_lvtpc_write(&p->vpmu.regs, pmu_arch_guest_lvtpc(v));
-    bool counted = pmu_guest_clock_count(&p->vpmu.clock, &p->vpmu.regs);
+    enum pmu_guest_clock_budgets what = pmu_guest_clock_count(&p->vpmu.clock, &p->vpmu.regs);
     if (pmi) {
         deliver_pending(v);
         pmu_guest_log_pmis(v);
     }
-    return counted;
+    return what;
 }
 
 void pmu_guest_take(struct vcpu *v)
 {
-    if (take_unplanned(v))
-        pmu_guest_clock_plan(&v->pmu.vpmu.clock, &v->pmu.vpmu.regs);
+    pmu_guest_clock_settle(&v->pmu.vpmu.clock, &v->pmu.vpmu.regs, take_unsettled(v));
 }
 
 /* The run's backend's part in the guest's PMU; NULL: none runs, or the
@@ -183,14 +182,14 @@ bool pmu_guest_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
     if (!v->pmu.vpmu.on)
         return false;
     bool lazily = counted_lazily();
-    bool counted = lazily && take_unplanned(v);
+    enum pmu_guest_clock_budgets what = lazily ? take_unsettled(v) : PMU_GUEST_CLOCK_KEEP;
     bool done = vpmu_wrmsr(&v->pmu.vpmu.regs, msr, value) == VPMU_DONE;
-    /* One plan, after the write: the take's would be made again at once.
-     * None if the take counted nothing and the write moved no counter and
-     * no PMI point (an acknowledgement of overflows, or a write refused):
-     * the plan still holds. */
-    if (counted || (lazily && done && msr != MSR_IA32_PERF_GLOBAL_OVF_CTRL))
-        pmu_guest_clock_plan(&v->pmu.vpmu.clock, &v->pmu.vpmu.regs);
+    /* One plan, after a write that can move a counter or a PMI point (the
+     * take's would be made again at once); an acknowledgement of overflows
+     * or a write refused moves none, and the take's budgets hold. */
+    if (lazily && done && msr != MSR_IA32_PERF_GLOBAL_OVF_CTRL)
+        what = PMU_GUEST_CLOCK_REPLAN;
+    pmu_guest_clock_settle(&v->pmu.vpmu.clock, &v->pmu.vpmu.regs, what);
     return done;
 }
 

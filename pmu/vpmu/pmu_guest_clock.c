@@ -12,8 +12,9 @@ void pmu_guest_clock_plan(struct pmu_guest_clock *c, const struct vpmu *p)
     }
 }
 
-bool pmu_guest_clock_count(struct pmu_guest_clock *c, struct vpmu *p)
+enum pmu_guest_clock_budgets pmu_guest_clock_count(struct pmu_guest_clock *c, struct vpmu *p)
 {
+    bool due = pmu_guest_clock_due(c);
     bool counted = false;
     for (unsigned int mode = 0; mode < VPMU_BOTH_MODES; mode++) {
         uint64_t n = (uint64_t)(c->budget[mode] - c->short_of[mode]);
@@ -22,12 +23,20 @@ bool pmu_guest_clock_count(struct pmu_guest_clock *c, struct vpmu *p)
         vpmu_count_every_event(p, (enum vpmu_mode)mode, n);
         counted = true;
     }
-    return counted;
+    return !counted ? PMU_GUEST_CLOCK_KEEP : due ? PMU_GUEST_CLOCK_REPLAN : PMU_GUEST_CLOCK_REMAINDER;
 }
 
-/* Nothing counted since the last take leaves the budgets as they are. */
+void pmu_guest_clock_settle(struct pmu_guest_clock *c, const struct vpmu *p,
+                            enum pmu_guest_clock_budgets what)
+{
+    if (what == PMU_GUEST_CLOCK_REPLAN)
+        pmu_guest_clock_plan(c, p);
+    else if (what == PMU_GUEST_CLOCK_REMAINDER)
+        for (unsigned int m = 0; m < VPMU_MODE_SETS; m++)
+            c->budget[m] = c->short_of[m];      /* nothing counted since */
+}
+
 void pmu_guest_clock_take(struct pmu_guest_clock *c, struct vpmu *p)
 {
-    if (pmu_guest_clock_count(c, p))
-        pmu_guest_clock_plan(c, p);
+    pmu_guest_clock_settle(c, p, pmu_guest_clock_count(c, p));
 }

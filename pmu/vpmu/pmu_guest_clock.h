@@ -63,14 +63,31 @@ static inline bool pmu_guest_clock_due(const struct pmu_guest_clock *c)
  * budgets are set from p's counters. */
 void pmu_guest_clock_take(struct pmu_guest_clock *c, struct vpmu *p);
 
-/* pmu_guest_clock_take without setting the budgets: true if any event
- * was taken, and then the caller must plan (pmu_guest_clock_plan) before
- * the clock is used again (a register write about to change the budgets
- * anyway plans once, after it). */
-bool pmu_guest_clock_count(struct pmu_guest_clock *c, struct vpmu *p);
+/* What the budgets must become after a take (pmu_guest_clock_settle). */
+enum pmu_guest_clock_budgets {
+    PMU_GUEST_CLOCK_KEEP,       /* nothing was counted: they hold */
+    /* Events were counted short of every PMI point: what was left of each.
+     * Every counter with a PMI advanced by exactly the events counted in
+     * its modes and none wrapped (a wrap is a PMI point); a counter
+     * without a PMI sets no budget, wrapped or not. */
+    PMU_GUEST_CLOCK_REMAINDER,
+    PMU_GUEST_CLOCK_REPLAN,     /* a PMI point was reached, or a register changed: from the counters */
+};
 
-/* The budgets again, from p's counters (after a register write; the
- * events since the last take must have been taken). */
+/* pmu_guest_clock_take without setting the budgets: returns what they
+ * must become, which the caller sets (pmu_guest_clock_settle) before the
+ * clock is used again (after a register write, PMU_GUEST_CLOCK_REPLAN if
+ * the write can move a counter or a PMI point, so the budgets are made
+ * once). */
+enum pmu_guest_clock_budgets pmu_guest_clock_count(struct pmu_guest_clock *c, struct vpmu *p);
+
+/* Sets the budgets as pmu_guest_clock_count said (or REPLAN after a
+ * register write; the events since the last take must have been taken). */
+void pmu_guest_clock_settle(struct pmu_guest_clock *c, const struct vpmu *p,
+                            enum pmu_guest_clock_budgets what);
+
+/* The budgets again, from p's counters (at the start; then through
+ * pmu_guest_clock_settle). */
 void pmu_guest_clock_plan(struct pmu_guest_clock *c, const struct vpmu *p);
 
 #endif

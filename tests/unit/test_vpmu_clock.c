@@ -78,30 +78,28 @@ static void eager_count(struct guest *g, enum vpmu_mode mode, uint64_t n)
         handed(e);
 }
 
-/* What pmu/vpmu/pmu_guest.c does with the clock (take): with `plan` the
- * budgets set again at once, else left to the caller if events were
- * taken (returned). */
-static bool lazy_take_planned(struct guest *g, bool plan)
+/* What pmu/vpmu/pmu_guest.c does with the clock (take): with `settle` the
+ * budgets set at once, else left to the caller (what they must become,
+ * returned). */
+static enum pmu_guest_clock_budgets lazy_take_settled(struct guest *g, bool settle)
 {
     struct side *l = &g->lazy;
     bool pmi = pmu_guest_clock_due(&g->clock);
     if (pmi)
         vpmu_lvtpc_write(&l->pmu, l->lvtpc);
-    bool counted;
-    if (plan) {
+    enum pmu_guest_clock_budgets what = PMU_GUEST_CLOCK_KEEP;
+    if (settle)
         pmu_guest_clock_take(&g->clock, &l->pmu);
-        counted = false;
-    } else {
-        counted = pmu_guest_clock_count(&g->clock, &l->pmu);
-    }
+    else
+        what = pmu_guest_clock_count(&g->clock, &l->pmu);
     if (pmi)
         handed(l);
-    return counted;
+    return what;
 }
 
 static void lazy_take(struct guest *g)
 {
-    lazy_take_planned(g, true);
+    lazy_take_settled(g, true);
 }
 
 static void lazy_count(struct guest *g, enum vpmu_mode mode, uint64_t n)
@@ -179,14 +177,15 @@ static void access(struct guest *g)
         CHECK_EQ(a, b);
     } else {
         /* pmu_guest_wrmsr: the events taken, the write, then one plan
-         * unless nothing was taken and the write moved no counter and no
-         * PMI point (GLOBAL_OVF_CTRL, or a write refused) */
-        bool counted = lazy_take_planned(g, false);
+         * if the write can move a counter or a PMI point, else the take's
+         * budgets (GLOBAL_OVF_CTRL, or a write refused) */
+        enum pmu_guest_clock_budgets what = lazy_take_settled(g, false);
         uint64_t value = interesting_value(msr);
         enum vpmu_access r = vpmu_wrmsr(&g->lazy.pmu, msr, value);
         CHECK_EQ(vpmu_wrmsr(&g->eager.pmu, msr, value), r);
-        if (counted || (r == VPMU_DONE && msr != 0x390))
-            pmu_guest_clock_plan(&g->clock, &g->lazy.pmu);
+        if (r == VPMU_DONE && msr != 0x390)
+            what = PMU_GUEST_CLOCK_REPLAN;
+        pmu_guest_clock_settle(&g->clock, &g->lazy.pmu, what);
     }
 }
 
