@@ -5,12 +5,15 @@
  * perf_overhead). Vertigo must be started with
  * pmu.events=instructions:ukh,exits:all (that order): on the software
  * backend instructions:ukh counts every tick of the VCPU, the guest's and
- * Vertigo's, so a window of it is the window's emulated time.
+ * Vertigo's, so a window of it is the window's emulated time. A third
+ * event, instructions:h, if the session has it, gives Vertigo's share of
+ * the window (its time handling the VCPU's exits).
  *
  *   timed_run LABEL CMD [ARG...]
  *
- * Prints "timed_run: LABEL: ticks T exits E status S" on stderr (stdout
- * belongs to CMD) and exits with CMD's status; on a failure, a reason on
+ * Prints "timed_run: LABEL: ticks T exits E hv H status S" on stderr
+ * (stdout belongs to CMD; H is "-" without the third event) and exits
+ * with CMD's status; on a failure, a reason on
  * stderr and status 125 (a read of the session failed), 126 (fork) or 127
  * (exec). With one VCPU the window holds everything that ran meanwhile:
  * CMD, a profiler reading its buffer, interrupts, Vertigo's exits. */
@@ -23,16 +26,18 @@
 
 #include "guestlib/vertigo_guest.h"
 
-enum { EVENT_TICKS = 0, EVENT_EXITS = 1 };
+enum { EVENT_TICKS = 0, EVENT_EXITS = 1, EVENT_HV = 2 };
 
 struct reading {
     int64_t ticks, exits;
+    int64_t hv;                 /* negative: the session has no third event */
 };
 
 static int read_session(struct reading *r)
 {
     r->ticks = vertigo_pmu_read(EVENT_TICKS);
     r->exits = vertigo_pmu_read(EVENT_EXITS);
+    r->hv = vertigo_pmu_read(EVENT_HV);
     return r->ticks >= 0 && r->exits >= 0;
 }
 
@@ -74,7 +79,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "timed_run: Vertigo's counting session cannot be read after the run\n");
         return 125;
     }
-    fprintf(stderr, "timed_run: %s: ticks %ld exits %ld status %d\n", argv[1],
-            (long)(after.ticks - before.ticks), (long)(after.exits - before.exits), status);
+    char hv[24] = "-";
+    if (before.hv >= 0 && after.hv >= 0)
+        snprintf(hv, sizeof(hv), "%ld", (long)(after.hv - before.hv));
+    fprintf(stderr, "timed_run: %s: ticks %ld exits %ld hv %s status %d\n", argv[1],
+            (long)(after.ticks - before.ticks), (long)(after.exits - before.exits), hv, status);
     return status;
 }
