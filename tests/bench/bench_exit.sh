@@ -28,10 +28,10 @@
 # and, in a second build of the harness (bench_exit_writes_harness, whose
 # one_exit tests which case it runs), on-pmi-writes: on-sampling with each
 # exit a WRMSR of the guest's PMI handler in turn (GLOBAL_CTRL off, the
-# counter reloaded, GLOBAL_OVF_CTRL, GLOBAL_CTRL on), and on-pmi-reads,
-# each exit one of its reads in turn (RDMSR of GLOBAL_STATUS, RDPMC of the
-# counter, GLOBAL_STATUS again), against on-sampling in the same build:
-# what one such write or read costs pmu/.
+# counter reloaded, GLOBAL_OVF_CTRL, GLOBAL_CTRL on), and on-reads, each
+# exit a read while the counter counts (RDPMC of the counter, as a read()
+# of it or PAPI_read does, and RDMSR of GLOBAL_STATUS, in turn), against
+# on-sampling in the same build: what one such write or read costs pmu/.
 # and what the guest's virtual PMU adds to an exit (on - off, sample-on -
 # sample-off, sample-h-on - sample-h-off: the last against its target of
 # 20). For the sampling cases, also the instructions of one PMI's
@@ -114,13 +114,13 @@ awk -v h="${per_exit[sample-h-on]}" -v c="${per_exit[sample-on]}" 'BEGIN {
     printf "bench-exit: Vertigo'"'"'s own time counted too (:ukh against :uk, guest PMU on): %+.1f per exit\n", h - c
 }'
 declare -A per_write
-for c in on-sampling on-pmi-writes on-pmi-reads; do
+for c in on-sampling on-pmi-writes on-reads; do
     per_write[$c]=$(callgrind_per_op writes_ir "$c" "$K1" "$K2") || die "$c (writes build)"
 done
-awk -v w="${per_write[on-pmi-writes]}" -v r="${per_write[on-pmi-reads]}" -v s="${per_write[on-sampling]}" 'BEGIN {
+awk -v w="${per_write[on-pmi-writes]}" -v r="${per_write[on-reads]}" -v s="${per_write[on-sampling]}" 'BEGIN {
     printf "bench-exit: one WRMSR of the guest'"'"'s PMI handler to its virtual PMU: %+.1f instructions,\n", w - s
-    printf "            one of its reads (RDMSR of GLOBAL_STATUS, RDPMC): %+.1f, over an exit without one\n", r - s
-    printf "            (on-pmi-writes and on-pmi-reads against on-sampling, all in bench_exit_writes_harness)\n"
+    printf "            a read while the counter counts (RDPMC, RDMSR of GLOBAL_STATUS): %+.1f, over an exit\n", r - s
+    printf "            without one (on-pmi-writes and on-reads against on-sampling, in bench_exit_writes_harness)\n"
 }'
 for c in sample-on sample-h-on; do
     read -r ir pmis <<< "$(pmi_ir "$c")" || exit 1

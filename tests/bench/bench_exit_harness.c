@@ -19,11 +19,12 @@
  *
  * Built a second time with BENCH_EXIT_PMI_WRITES (bench_exit_writes_harness)
  * for case on-pmi-writes, whose exits are the WRMSRs of the guest's PMI
- * handler to its virtual PMU, one in turn, and case on-pmi-reads, whose
- * exits are its reads (GLOBAL_STATUS, the counter by RDPMC, GLOBAL_STATUS
- * again): compared there with on-sampling, one_exit's extra tests paid by
- * all three, while this build's one_exit, which the other cases count,
- * stays without them. */
+ * handler to its virtual PMU, one in turn, and case on-reads, whose exits
+ * are reads of the guest's PMU while its counter counts (the counter by
+ * RDPMC, as the kernel's read() of a counter and PAPI_read do, and
+ * GLOBAL_STATUS, in turn): compared there with on-sampling, one_exit's
+ * extra tests paid by all three, while this build's one_exit, which the
+ * other cases count, stays without them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +82,7 @@ static const struct bench_case cases[] = {
     { "on-sampling",  "pmu=soft", GUEST_USER_SAMPLING },
 #ifdef BENCH_EXIT_PMI_WRITES
     { "on-pmi-writes", "pmu=soft", GUEST_USER_SAMPLING },
-    { "on-pmi-reads", "pmu=soft", GUEST_USER_SAMPLING },
+    { "on-reads",     "pmu=soft", GUEST_USER_SAMPLING },
 #endif
 };
 
@@ -132,25 +133,26 @@ static void pmi_handler_write(struct vcpu *v)
     next = (next + 1) % 4;
 }
 
-/* Its reads, one an exit in turn: the overflow status, the counter, the
- * status again (the handler's loop test). Returns the exit's reason. */
-static uint32_t pmi_handler_read(struct vcpu *v)
+/* A read while the counter counts, one an exit in turn: the counter by
+ * RDPMC, GLOBAL_STATUS by RDMSR. (Linux's PMI handler reads only after it
+ * cleared GLOBAL_CTRL.) Returns the exit's reason. */
+static uint32_t counting_read(struct vcpu *v)
 {
     static unsigned int next;
     uint64_t value;
-    fake.cpl = 0;               /* the handler runs in the kernel (RDPMC at CPL 3 needs CR4.PCE) */
-    bool ok = (next == 1) ? pmu_exit_rdpmc(v, 0, &value)
-                          : pmu_exit_rdmsr(v, MSR_IA32_PERF_GLOBAL_STATUS, &value);
+    fake.cpl = 0;               /* the kernel's read() (RDPMC at CPL 3 needs CR4.PCE) */
+    bool ok = next == 0 ? pmu_exit_rdpmc(v, 0, &value)
+                        : pmu_exit_rdmsr(v, MSR_IA32_PERF_GLOBAL_STATUS, &value);
     if (!ok)
-        die("the guest's PMU refused a read of its PMI handler");
-    uint32_t reason = next == 1 ? REASON_RDPMC : REASON_RDMSR;
-    next = (next + 1) % 3;
+        die("the guest's PMU refused a read");
+    uint32_t reason = next == 0 ? REASON_RDPMC : REASON_RDMSR;
+    next ^= 1;
     return reason;
 }
 
 /* Case on-pmi-writes: each exit is a WRMSR exit of that handler; case
- * on-pmi-reads: each a read. */
-static bool pmi_writes, pmi_reads;
+ * on-reads: each a read. */
+static bool pmi_writes, reads;
 #endif
 
 static struct vcpu *setup(const struct bench_case *c)
@@ -191,8 +193,8 @@ __attribute__((noinline)) static void one_exit(struct vcpu *v, uint64_t guest_ti
 {
     pmu_after_exit(v, guest_ticks);
 #ifdef BENCH_EXIT_PMI_WRITES
-    if (pmi_reads) {
-        pmu_exit_handled(v, pmi_handler_read(v));
+    if (reads) {
+        pmu_exit_handled(v, counting_read(v));
     } else {
         pmu_exit_handled(v, pmi_writes ? REASON_WRMSR : REASON_CPUID);
         if (pmi_writes)
@@ -230,7 +232,7 @@ int main(int argc, char **argv)
         return 2;
 #ifdef BENCH_EXIT_PMI_WRITES
     pmi_writes = !strcmp(c->name, "on-pmi-writes");
-    pmi_reads = !strcmp(c->name, "on-pmi-reads");
+    reads = !strcmp(c->name, "on-reads");
 #endif
     struct vcpu *v = setup(c);
     void (*op)(struct vcpu *, uint64_t) = strcmp(c->name, "nop") ? one_exit : nop;
