@@ -60,7 +60,8 @@ static inline bool pmu_guest_clock_due(const struct pmu_guest_clock *c)
  * available events advances by them in their mode (a counter that wraps
  * sets its status bit and may raise a PMI through p's LVTPC, which the
  * caller refreshes first when pmu_guest_clock_due says so). Then the
- * budgets are set from p's counters. */
+ * budgets are set (pmu_guest_clock_settle): what was left of them, or
+ * from p's counters where a PMI point was reached. */
 void pmu_guest_clock_take(struct pmu_guest_clock *c, struct vpmu *p);
 
 /* What the budgets must become after a take (pmu_guest_clock_settle). */
