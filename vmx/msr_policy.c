@@ -61,7 +61,20 @@ static enum msr_access_result guest_pmu_write(struct vcpu *v, uint32_t msr, uint
     return pmu_exit_wrmsr(v, msr, value) ? MSR_ACCESS_DONE : MSR_ACCESS_GP;
 }
 
+/* No two rules' ranges overlap (tests/unit/test_msr_policy.c checks), so
+ * their order decides only how soon msr_policy_find reaches one: the
+ * guest's virtual PMU's first, which Linux's PMI handler asks for six
+ * times or more a PMI (in Bochs each rule passed costs about six
+ * emulated instructions). */
 static const struct msr_rule rules[] = {
+    { MSR_IA32_FIXED_CTR_CTRL, MSR_IA32_PERF_GLOBAL_INUSE, "PMU global control (guest's "
+      "virtual PMU)", guest_pmu_read, guest_pmu_write },
+    { MSR_IA32_PMC0, MSR_IA32_PMC0 + 7, "PMU counter (guest's virtual PMU)",
+      guest_pmu_read, guest_pmu_write },
+    { MSR_IA32_PERFEVTSEL0, MSR_IA32_PERFEVTSEL0 + 7, "PMU event select (guest's virtual PMU)",
+      guest_pmu_read, guest_pmu_write },
+    { MSR_IA32_FIXED_CTR0, MSR_IA32_FIXED_CTR0 + 3, "PMU fixed counter (guest's virtual PMU)",
+      guest_pmu_read, guest_pmu_write },
     { MSR_IA32_X2APIC_ICR, MSR_IA32_X2APIC_ICR, "x2APIC ICR (INIT/SIPI emulated)",
       passthrough_read, apic_guard_x2apic_icr },
     { MSR_IA32_X2APIC_LVT_PMI, MSR_IA32_X2APIC_LVT_PMI, "x2APIC LVTPC (Vertigo's PMI)",
@@ -73,16 +86,8 @@ static const struct msr_rule rules[] = {
     { MSR_IA32_EFER, MSR_IA32_EFER, "IA32_EFER (SCE shadowed for the mode traps)",
       vmx_efer_read, vmx_efer_write },
     { MSR_IA32_VMX_FIRST, MSR_IA32_VMX_LAST, "VMX capability", deny_read, deny_write },
-    { MSR_IA32_PMC0, MSR_IA32_PMC0 + 7, "PMU counter (guest's virtual PMU)",
-      guest_pmu_read, guest_pmu_write },
-    { MSR_IA32_PERFEVTSEL0, MSR_IA32_PERFEVTSEL0 + 7, "PMU event select (guest's virtual PMU)",
-      guest_pmu_read, guest_pmu_write },
-    { MSR_IA32_FIXED_CTR0, MSR_IA32_FIXED_CTR0 + 3, "PMU fixed counter (guest's virtual PMU)",
-      guest_pmu_read, guest_pmu_write },
     { MSR_IA32_PERF_CAPABILITIES, MSR_IA32_PERF_CAPABILITIES, "PERF_CAPABILITIES",
       deny_read, deny_write },
-    { MSR_IA32_FIXED_CTR_CTRL, MSR_IA32_PERF_GLOBAL_INUSE, "PMU global control (guest's "
-      "virtual PMU)", guest_pmu_read, guest_pmu_write },
     { MSR_IA32_A_PMC0, MSR_IA32_A_PMC0 + 7, "PMU full-width counter", deny_read, deny_write },
     /* Paths to physical memory and to Vertigo's state (vmx/msr_guard.h). */
     { MSR_IA32_APIC_BASE, MSR_IA32_APIC_BASE, "IA32_APIC_BASE (base and enable kept)",
@@ -134,6 +139,12 @@ static const struct msr_rule rules[] = {
     { MSR_IA32_LBR_FROM_0, MSR_IA32_LBR_LAST, "arch LBR records",
       msr_guard_deny_read, msr_guard_deny_write },
 };
+
+const struct msr_rule *msr_policy_rules(unsigned int *count)
+{
+    *count = sizeof(rules) / sizeof(rules[0]);
+    return rules;
+}
 
 const struct msr_rule *msr_policy_find(uint32_t msr)
 {

@@ -23,6 +23,9 @@ struct msr_rule {
 /* The rule covering `msr`, or NULL for a pass-through MSR. */
 const struct msr_rule *msr_policy_find(uint32_t msr);
 
+/* Every rule, in the order msr_policy_find tries them (*count of them). */
+const struct msr_rule *msr_policy_rules(unsigned int *count);
+
 /* Sets the intercept bits of every owned MSR in a 4 KiB MSR bitmap
  * (SDM Vol. 3C, 25.6.9 "MSR-Bitmap Address"). */
 void msr_policy_fill_bitmap(uint8_t *bitmap);

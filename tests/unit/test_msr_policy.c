@@ -378,3 +378,21 @@ TEST(arch_lbr_msrs_gp_and_never_reach_the_hardware)
     }
     CHECK_EQ(model_writes(MSR_IA32_LBR_CTL), 0);
 }
+
+/* The rules' ranges are well formed and never overlap, so the order of
+ * the table (the guest's PMU first, for speed) decides nothing but how
+ * soon a rule is found: every MSR finds the one rule that covers it. */
+TEST(no_two_rules_cover_the_same_msr)
+{
+    unsigned int count = 0;
+    const struct msr_rule *rules = msr_policy_rules(&count);
+    CHECK(count > 0);
+    for (unsigned int i = 0; i < count; i++) {
+        CHECK(rules[i].first <= rules[i].last);
+        for (unsigned int j = i + 1; j < count; j++)
+            if (!CHECK(rules[i].last < rules[j].first || rules[j].last < rules[i].first))
+                fprintf(stderr, "    %s and %s overlap\n", rules[i].what, rules[j].what);
+        CHECK(msr_policy_find(rules[i].first) == &rules[i]);
+        CHECK(msr_policy_find(rules[i].last) == &rules[i]);
+    }
+}
