@@ -29,6 +29,7 @@ static const char *const cause_names[FRAME_CAUSE_COUNT] = {
     [FRAME_OK] = "ok",
     [FRAME_NOT_AFTER_CALL] = "not-after-call",
     [FRAME_NOT_AFTER_SYSCALL] = "not-after-syscall",
+    [FRAME_RETURN_PATH] = "return-path",
     [FRAME_NOT_INSN_START] = "not-instruction-start",
     [FRAME_OUTSIDE_TEXT] = "outside-text",
     [FRAME_NO_MAPPING] = "no-mapping",
@@ -147,6 +148,20 @@ static bool in_syscall_entry_code(const struct frame_checker *c, const struct pr
         return false;
     const struct sym_frame *f = sym_frame(c->sym, s->frames[s->context]);
     return f->mode == LOG_MODE_GUEST_KERNEL && starts_with(function_name(c, f), "entry_SYSCALL");
+}
+
+/* Whether the sample's first guest frame is do_syscall_64's own code. It
+ * runs before the system call, when the saved RIP follows the syscall,
+ * and after its call of syscall_exit_to_user_mode returned, when the way
+ * back may have set it to a signal handler's entry (seen in Bochs: a
+ * shell's SIGCHLD handler under do_syscall_64+0x6e and the entry frame
+ * alone). Without the kernel's bytes the two cannot be told apart here. */
+static bool in_do_syscall_64(const struct frame_checker *c, const struct profile_sample *s)
+{
+    if (s->context >= s->depth)
+        return false;
+    const struct sym_frame *f = sym_frame(c->sym, s->frames[s->context]);
+    return f->mode == LOG_MODE_GUEST_KERNEL && !strcmp(function_name(c, f), "do_syscall_64");
 }
 
 /* The rule of the user RIP under a system call's entry frame. It follows
@@ -327,6 +342,8 @@ static struct frame_result check_frame(struct frame_checker *c, const struct pro
         break;
     case RULE_AFTER_SYSCALL_OR_EXEC:     /* not its entry point: checked above */
         cause = ends_syscall(&code, addr) ? FRAME_OK : FRAME_NOT_AFTER_SYSCALL;
+        if (cause != FRAME_OK && in_do_syscall_64(c, s) && insn_start(c, f, &code, addr) == FRAME_OK)
+            cause = FRAME_RETURN_PATH;
         break;
     case RULE_CALL_OR_INTERRUPTED:
         cause = ends_call(&code, addr) ? FRAME_OK : insn_start(c, f, &code, addr);
@@ -343,7 +360,8 @@ static struct frame_result check_frame(struct frame_checker *c, const struct pro
         cause = kernel_patched(c, domain, addr, cause);
     r.cause = cause;
     r.verdict = cause == FRAME_OK ? FRAME_VALID :
-                cause == FRAME_NO_DECODER || cause == FRAME_PATCHED ? FRAME_UNCHECKED : FRAME_INVALID;
+                cause == FRAME_NO_DECODER || cause == FRAME_PATCHED || cause == FRAME_RETURN_PATH ?
+                FRAME_UNCHECKED : FRAME_INVALID;
     return r;
 }
 

@@ -12,6 +12,9 @@
  *     it may instead be the entry point of the ELF file it is named in
  *     (the new program's, where the kernel sent the saved RIP), and
  *     on the way back to user mode (signals, rseq) an instruction start;
+ *     under a leaf in do_syscall_64's own code, which runs both before
+ *     the system call and after the way back rewrote the saved RIP, one
+ *     that follows no syscall but starts an instruction is unchecked;
  *   - every other frame is a return address: a call instruction must end
  *     there (host-tools/insn_call.h), except that the frame after an
  *     interrupt entry (a kernel `asm_*` or `entry_*` function, Vertigo's
@@ -66,6 +69,11 @@ enum frame_cause {
     FRAME_MODULE,                /* unchecked: a kernel address outside the kernel
                                     image, in the module area, that no shipped
                                     symbol names */
+    FRAME_RETURN_PATH,           /* unchecked: a user RIP under do_syscall_64's own
+                                    code that follows no syscall but starts an
+                                    instruction: past its call of the way back to
+                                    user mode the kernel may have rewritten it (a
+                                    signal handler's entry, a restart, rseq) */
     FRAME_CAUSE_COUNT,
 };
 

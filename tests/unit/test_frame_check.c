@@ -24,6 +24,7 @@
 #define PATH_LEN 512u
 #define KERNEL_ENTRY 0xffffffff81001105ull   /* entry_SYSCALL_64_after_hwframe in the fixture */
 #define KERNEL_LEAF 0xffffffff81002010ull    /* do_syscall_64 */
+#define K_SYS_WRITE 0xffffffff81008010ull    /* __x64_sys_write, a system call's own code */
 #define STRAY 0x7e0000001000ull              /* a user address no mapping covers */
 
 struct fixture {
@@ -155,7 +156,8 @@ static bool run(const struct fixture *fx, const char *image, struct counts *out)
     char maps[PATH_LEN], ident[64];
     static const char kallsyms[] = "ffffffff81001000 T entry_SYSCALL_64\n"
                                    "ffffffff81001100 t entry_SYSCALL_64_after_hwframe\n"
-                                   "ffffffff81002000 T do_syscall_64\n";
+                                   "ffffffff81002000 T do_syscall_64\n"
+                                   "ffffffff81008000 T __x64_sys_write\n";
     snprintf(maps, sizeof(maps), "%08lx-%08lx r-xp %08lx 00:00 1 %s\n",
              (unsigned long)fx->text_start, (unsigned long)fx->text_end,
              (unsigned long)fx->text_offset, image);
@@ -168,7 +170,7 @@ static bool run(const struct fixture *fx, const char *image, struct counts *out)
     uint64_t stray[] = { STRAY, fx->main_after_f };
     uint64_t kernel_stray[] = { KERNEL_ENTRY, STRAY + 0x1000 };
     sample(&p, LOG_MODE_GUEST_USER, fx->g, user_stack, 2, 10);
-    sample(&p, LOG_MODE_GUEST_KERNEL, KERNEL_LEAF, kernel_stack, 3, 11);
+    sample(&p, LOG_MODE_GUEST_KERNEL, K_SYS_WRITE, kernel_stack, 3, 11);     /* in the call */
     sample(&p, LOG_MODE_GUEST_USER, fx->g, stray, 2, 12);          /* cut at the stray caller */
     sample(&p, LOG_MODE_GUEST_USER, STRAY, NULL, 0, 13);           /* an unmapped leaf */
     sample(&p, LOG_MODE_GUEST_KERNEL, KERNEL_LEAF, kernel_stray, 2, 14);   /* an unmapped user RIP */
@@ -761,5 +763,46 @@ TEST(a_kernel_address_in_the_module_area_is_unchecked)
         CHECK_EQ(n.invalid, 1);
         CHECK_EQ(n.by_cause[FRAME_OUTSIDE_TEXT], 1);
     }
+    fixture_free(&fx);
+}
+
+/* Under a leaf in do_syscall_64's own code the saved RIP may already be
+ * the way back's (a signal handler's entry, as a busy shell's SIGCHLD
+ * handler was in a Bochs capture): a user RIP there that follows no
+ * syscall but starts an instruction is unchecked, not invalid; one that
+ * starts no instruction is invalid, and under a system call's own code
+ * the rule stays the syscall's. */
+TEST(a_user_rip_the_way_back_may_have_rewritten_is_unchecked)
+{
+    static const char kallsyms[] = "ffffffff81001000 T entry_SYSCALL_64\n"
+                                   "ffffffff81001100 t entry_SYSCALL_64_after_hwframe\n"
+                                   "ffffffff81002000 T do_syscall_64\n"
+                                   "ffffffff81008000 T __x64_sys_write\n";
+    struct fixture fx;
+    struct profile p;
+    char err[256];
+    if (!process_profile(&fx, &p, kallsyms))
+        return;
+    uint64_t handler[] = { KERNEL_ENTRY, fx.g };                 /* a function's entry */
+    uint64_t mid_insn[] = { KERNEL_ENTRY, fx.after_syscall - 1 };  /* inside the syscall */
+    uint64_t in_call[] = { KERNEL_LEAF + 0x20, KERNEL_ENTRY, fx.g };
+    sample(&p, LOG_MODE_GUEST_KERNEL, KERNEL_LEAF + 0x40, handler, 2, 10);
+    sample(&p, LOG_MODE_GUEST_KERNEL, KERNEL_LEAF + 0x40, mid_insn, 2, 11);
+    sample(&p, LOG_MODE_GUEST_KERNEL, K_SYS_WRITE, in_call, 3, 12);
+    static const enum frame_cause want[] = { FRAME_RETURN_PATH, FRAME_NOT_AFTER_SYSCALL,
+                                             FRAME_NOT_AFTER_SYSCALL };
+    static const enum frame_verdict verdict[] = { FRAME_UNCHECKED, FRAME_INVALID, FRAME_INVALID };
+    if (CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 3)) {
+        struct frame_checker *c = frame_checker_new(p.sym);
+        struct frame_result res[LOG_STACK_MAX + 1];
+        for (uint64_t k = 0; c && k < p.sample_count; k++) {
+            const struct profile_sample *s = &p.samples[k];
+            frame_check_sample(c, s, res);
+            CHECK_EQ(res[s->depth - 1].cause, want[k]);
+            CHECK_EQ(res[s->depth - 1].verdict, verdict[k]);
+        }
+        frame_checker_free(c);
+    }
+    profile_free(&p);
     fixture_free(&fx);
 }
