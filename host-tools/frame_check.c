@@ -135,6 +135,17 @@ static bool in_kernel_function(const struct frame_checker *c, const struct profi
     return false;
 }
 
+/* The function of the sample's first guest frame (its leaf, or the
+ * guest's RIP at an exit) when that frame is the guest kernel's, else NULL. */
+static const char *first_guest_kernel_function(const struct frame_checker *c,
+                                               const struct profile_sample *s)
+{
+    if (s->context >= s->depth)
+        return NULL;
+    const struct sym_frame *f = sym_frame(c->sym, s->frames[s->context]);
+    return f->mode == LOG_MODE_GUEST_KERNEL ? function_name(c, f) : NULL;
+}
+
 /* Whether the sample's first guest frame (its leaf, or the guest's RIP at
  * an exit) is the system call entry code itself (entry_SYSCALL_*): its
  * way back to user mode runs there after do_syscall_64 returned, when
@@ -144,10 +155,8 @@ static bool in_kernel_function(const struct frame_checker *c, const struct profi
  * which starts an instruction too. */
 static bool in_syscall_entry_code(const struct frame_checker *c, const struct profile_sample *s)
 {
-    if (s->context >= s->depth)
-        return false;
-    const struct sym_frame *f = sym_frame(c->sym, s->frames[s->context]);
-    return f->mode == LOG_MODE_GUEST_KERNEL && starts_with(function_name(c, f), "entry_SYSCALL");
+    const char *name = first_guest_kernel_function(c, s);
+    return name && starts_with(name, "entry_SYSCALL");
 }
 
 /* Whether the sample's first guest frame is do_syscall_64's own code. It
@@ -158,10 +167,8 @@ static bool in_syscall_entry_code(const struct frame_checker *c, const struct pr
  * alone). Without the kernel's bytes the two cannot be told apart here. */
 static bool in_do_syscall_64(const struct frame_checker *c, const struct profile_sample *s)
 {
-    if (s->context >= s->depth)
-        return false;
-    const struct sym_frame *f = sym_frame(c->sym, s->frames[s->context]);
-    return f->mode == LOG_MODE_GUEST_KERNEL && !strcmp(function_name(c, f), "do_syscall_64");
+    const char *name = first_guest_kernel_function(c, s);
+    return name && !strcmp(name, "do_syscall_64");
 }
 
 /* The rule of the user RIP under a system call's entry frame. It follows
