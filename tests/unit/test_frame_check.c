@@ -25,6 +25,12 @@
 #define KERNEL_ENTRY 0xffffffff81001105ull   /* entry_SYSCALL_64_after_hwframe in the fixture */
 #define KERNEL_LEAF 0xffffffff81002010ull    /* do_syscall_64 */
 #define K_SYS_WRITE 0xffffffff81008010ull    /* __x64_sys_write, a system call's own code */
+
+/* The system call path every fixture's kallsyms starts with: the entry
+ * (KERNEL_ENTRY is in its second symbol), do_syscall_64 (KERNEL_LEAF). */
+#define SYSCALL_PATH_KALLSYMS "ffffffff81001000 T entry_SYSCALL_64\n"                 \
+                              "ffffffff81001100 t entry_SYSCALL_64_after_hwframe\n"   \
+                              "ffffffff81002000 T do_syscall_64\n"
 #define STRAY 0x7e0000001000ull              /* a user address no mapping covers */
 
 struct fixture {
@@ -154,9 +160,7 @@ static bool run(const struct fixture *fx, const char *image, struct counts *out)
     if (!CHECK(profile_init(&p, &o, err, sizeof(err))))
         return false;
     char maps[PATH_LEN], ident[64];
-    static const char kallsyms[] = "ffffffff81001000 T entry_SYSCALL_64\n"
-                                   "ffffffff81001100 t entry_SYSCALL_64_after_hwframe\n"
-                                   "ffffffff81002000 T do_syscall_64\n"
+    static const char kallsyms[] = SYSCALL_PATH_KALLSYMS
                                    "ffffffff81008000 T __x64_sys_write\n";
     snprintf(maps, sizeof(maps), "%08lx-%08lx r-xp %08lx 00:00 1 %s\n",
              (unsigned long)fx->text_start, (unsigned long)fx->text_end,
@@ -275,9 +279,7 @@ static bool process_profile(struct fixture *fx, struct profile *p, const char *k
 
 TEST(the_kernels_entry_stubs_and_task_switches)
 {
-    static const char kallsyms[] = "ffffffff81001000 T entry_SYSCALL_64\n"
-                                   "ffffffff81001100 t entry_SYSCALL_64_after_hwframe\n"
-                                   "ffffffff81002000 T do_syscall_64\n"
+    static const char kallsyms[] = SYSCALL_PATH_KALLSYMS
                                    "ffffffff81003000 T asm_exc_page_fault\n"
                                    "ffffffff81003040 T exc_page_fault\n"
                                    "ffffffff81004000 T __switch_to_asm\n"
@@ -348,9 +350,7 @@ static uint64_t workload_entry(const struct fixture *fx)
 
 TEST(the_user_rip_after_an_execve_is_the_new_programs_entry_point)
 {
-    static const char kallsyms[] = "ffffffff81001000 T entry_SYSCALL_64\n"
-                                   "ffffffff81001100 t entry_SYSCALL_64_after_hwframe\n"
-                                   "ffffffff81002000 T do_syscall_64\n"
+    static const char kallsyms[] = SYSCALL_PATH_KALLSYMS
                                    "ffffffff81007000 T __x64_sys_execve\n";
     struct fixture fx;
     struct profile p;
@@ -774,9 +774,7 @@ TEST(a_kernel_address_in_the_module_area_is_unchecked)
  * the rule stays the syscall's. */
 TEST(a_user_rip_the_way_back_may_have_rewritten_is_unchecked)
 {
-    static const char kallsyms[] = "ffffffff81001000 T entry_SYSCALL_64\n"
-                                   "ffffffff81001100 t entry_SYSCALL_64_after_hwframe\n"
-                                   "ffffffff81002000 T do_syscall_64\n"
+    static const char kallsyms[] = SYSCALL_PATH_KALLSYMS
                                    "ffffffff81008000 T __x64_sys_write\n";
     struct fixture fx;
     struct profile p;
