@@ -13,19 +13,27 @@
 #           against the same pipe ping-pong without the counter.
 # Printed per operation: exits per operation, split by reason.
 #
-# A second boot, of the perf initramfs (`make guest-perf`, scenario
-# perf_overhead), measures the guest's own Debian perf against no perf:
+# Two more boots, of the perf initramfs (`make guest-perf`, scenario
+# perf_overhead), measure the guest's own Debian perf against no perf:
 # /bin/workload run alone, under `perf stat` (default events) and under
 # `perf record -F 1000` (default event), each run timed by
-# tests/guest/timed_run.c with Vertigo's counting session of
-# instructions:ukh (on the software backend, every emulated tick of the
-# VCPU: a clock the guest cannot set) and instructions:h (Vertigo's share
-# of those ticks). Printed per round: the ticks of each
-# run, the ratios stat/none and record/none (the targets are 1.01 and 1.02;
-# printed, never judged), a sample's cost split into Vertigo's time and
-# the guest's, what perf recorded and whether the guest kernel
-# lowered its perf sample rate (its log says "perf: interrupt took too
-# long"). The two boots run in parallel (BENCH_JOBS=1: one after the other). A guest second is
+# tests/guest/timed_run.c with the guest's TSC (on the software backend
+# in Bochs, every emulated tick, the guest's and Vertigo's):
+#   overhead       with Vertigo's counting session of instructions:ukh
+#                  (the same ticks by a clock the guest cannot set: each
+#                  run's TSC window is checked against it) and
+#                  instructions:h (Vertigo's share of those ticks, which
+#                  splits a sample's cost into Vertigo's time and the
+#                  guest's);
+#   overhead-bare  without a session: perf's cost as a guest sees it, the
+#                  session's own work at every exit no longer in the
+#                  window (the headline figure, against its target).
+# Printed per round: the ticks of each run, the ratios stat/none and
+# record/none (the targets are 1.01 and 1.02; printed, never judged), a
+# sample's cost with and without the session and its split, what perf
+# recorded and whether the guest kernel lowered its perf sample rate (its
+# log says "perf: interrupt took too long"). The boots run in parallel,
+# BENCH_JOBS at a time (BENCH_JOBS=1: one after the other). A guest second is
 # BENCH_IPS emulated instructions, so -F 1000 is a PMI every BENCH_IPS/1000
 # instructions.
 #
@@ -95,14 +103,17 @@ boot_done() {
 OVERHEAD_EVENTS="instructions:ukh,exits:all,instructions:h"
 OVERHEAD_CMDLINE="console=ttyS0,115200 nokaslr tsc=reliable panic=-1 quiet"
 OVERHEAD_CMDLINE="$OVERHEAD_CMDLINE vertigo.scenario=perf_overhead vertigo.perf_overhead=$OVERHEAD"
-echo "bench-vpmu: two Bochs boots, ${BENCH_JOBS:-2} at once (ips $IPS; Bochs emulated instructions, not Intel hardware):"
+echo "bench-vpmu: three Bochs boots, ${BENCH_JOBS:-3} at once (ips $IPS; Bochs emulated instructions, not Intel hardware):"
 echo "            pmu.guest=on, pmu.events=$EVENTS; READS,ROUNDTRIPS,LOOP,PERIOD = $PARAMS"
 echo "            the perf initramfs, pmu.events=$OVERHEAD_EVENTS; SCALE,ROUNDS = $OVERHEAD"
+echo "            the perf initramfs without a counting session; SCALE,ROUNDS = $OVERHEAD"
 boot bochs "$INITRD" "console=com2 pmu=auto pmu.guest=on pmu.events=$EVENTS" "$GUEST_CMDLINE"
 boot overhead "$PERF_INITRD" "console=com2 pmu=auto pmu.events=$OVERHEAD_EVENTS" "$OVERHEAD_CMDLINE"
+boot overhead-bare "$PERF_INITRD" "console=com2 pmu=auto" "$OVERHEAD_CMDLINE"
 wait
 boot_done bochs "vpmu_cost: done"
 boot_done overhead "perf_overhead: done"
+boot_done overhead-bare "perf_overhead: done"
 serial="$OUT/bochs/serial.clean.txt"
 
 echo "bench-vpmu: VM exits per guest PMU operation (software backend, Bochs; with - without the operation):"
@@ -115,35 +126,78 @@ rows=$(grep -cE '^vpmu_cost: (read|pmi|switch): ' "$serial")
 [ "$rows" -eq 3 ] || die "expected 3 operations in $serial, found $rows"
 tr -d '\r' <"$OUT/bochs/com2.txt" | grep -E 'guest PMU: ' | sed 's/^/  vertigo: /'
 
-serial="$OUT/overhead/serial.clean.txt"
-echo "bench-vpmu: the guest's perf against no perf (Bochs emulated ticks of each run of /bin/workload ${OVERHEAD%,*}; a guest second = $IPS ticks):"
-printf '  %-6s %14s %14s %14s %10s %10s %8s %8s %8s\n' round none stat record stat/none rec/none \
-    "exits-n" "exits-s" "exits-r"
-awk '
-    /^timed_run: (none|stat|record): ticks / {
-        ticks[$2] = $4; exits[$2] = $6
-        if ($2 == "record:") {
-            n++
-            printf "  %-6d %14d %14d %14d %10.4f %10.4f %8d %8d %8d\n", n, ticks["none:"],
-                   ticks["stat:"], ticks["record:"], ticks["stat:"] / ticks["none:"],
-                   ticks["record:"] / ticks["none:"], exits["none:"], exits["stat:"], exits["record:"]
+# rounds SERIAL FIELD: one line per complete round of timed_run lines
+# (none, stat, record), the figure of field FIELD (4: the session's ticks,
+# 12: the TSC) and the exits (field 6, "-" without a session).
+rounds() {
+    awk -v f="$2" '
+        /^timed_run: (none|stat|record): ticks / {
+            ticks[$2] = $f; exits[$2] = $6
+            if ($2 == "record:") {
+                n++
+                printf "  %-6d %14d %14d %14d %10.4f %10.4f %8s %8s %8s\n", n, ticks["none:"],
+                       ticks["stat:"], ticks["record:"], ticks["stat:"] / ticks["none:"],
+                       ticks["record:"] / ticks["none:"], exits["none:"], exits["stat:"], exits["record:"]
+            }
         }
-    }
-    END { if (n == 0) exit 1 }' "$serial" || die "no complete round of timed_run lines in $serial"
+        END { if (n == 0) exit 1 }' "$1" || die "no complete round of timed_run lines in $1"
+}
+
+# per_sample SERIAL FIELD: the emulated instructions a sample costs (the
+# mean record run less the mean run alone, per 1,000 samples a guest
+# second), by field FIELD.
+per_sample() {
+    awk -v f="$2" -v ips="$IPS" '
+        /^timed_run: (none|record): ticks / { t[$2] += $f; n[$2]++ }
+        END { printf "%.0f", (t["record:"] / n["record:"] - t["none:"] / n["none:"]) /
+                             (t["none:"] / n["none:"] / ips * 1000) }' "$1"
+}
+
+header() {
+    printf '  %-6s %14s %14s %14s %10s %10s %8s %8s %8s\n' round none stat record stat/none rec/none \
+        "exits-n" "exits-s" "exits-r"
+}
+
+serial="$OUT/overhead/serial.clean.txt"
+bare="$OUT/overhead-bare/serial.clean.txt"
+echo "bench-vpmu: the guest's perf against no perf (Bochs emulated ticks of each run of /bin/workload ${OVERHEAD%,*}; a guest second = $IPS ticks):"
+echo "  without a counting session (the guest's TSC):"
+header
+rounds "$bare" 12
+grep -E '^perf_overhead: (round [0-9]+: (stat|record)|kernel):' "$bare" | sed 's/^perf_overhead: /  /'
+echo "  with Vertigo's counting session (its instructions:ukh):"
+header
+rounds "$serial" 4
 grep -E '^perf_overhead: (round [0-9]+: (stat|record)|kernel):' "$serial" | sed 's/^perf_overhead: /  /'
-awk -v ips="$IPS" -v target="$TARGET_RECORD" '
-    /^timed_run: (none|record): ticks / { t[$2] += $4; h[$2] += $8; n[$2]++ }
+# The session's ticks and the guest's TSC time the same windows: they
+# differ by the ticks of the second reading's path, the same every run.
+awk '/^timed_run: (none|stat|record): ticks / { d = $12 - $4; if (n++ == 0 || d < lo) lo = d; if (n == 1 || d > hi) hi = d }
+     END { printf "  the guest'"'"'s TSC less the session'"'"'s ticks over the same windows: %d to %d ticks in %d runs\n", lo, hi, n
+           exit !(n > 0 && hi - lo < 1000) }' "$serial" ||
+    die "the guest's TSC and the session's ticks disagree over the same windows (see $serial)"
+awk -v ips="$IPS" -v target="$TARGET_RECORD" -v bare_per="$(per_sample "$bare" 12)" '
+    /^timed_run: (none|record): ticks / { t[$2] += $4; h[$2] += $8; b[$2] += $12; n[$2]++ }
     END { r = (t["record:"] / n["record:"]) / (t["none:"] / n["none:"])
           samples = t["none:"] / n["none:"] / ips * 1000
           per = (t["record:"] / n["record:"] - t["none:"] / n["none:"]) / samples
           hv = (h["record:"] / n["record:"] - h["none:"] / n["none:"]) / samples
           guest = (t["record:"] / n["record:"] - t["none:"] / n["none:"]) - (h["record:"] / n["record:"] - h["none:"] / n["none:"])
-          printf "bench-vpmu: perf record -F 1000 against the workload alone: %.4f over the rounds (target <= %s: %s),\n", r, target, r <= target ? "met" : "MISSED"
+          printf "bench-vpmu: with the session, perf record -F 1000 against the workload alone: %.4f over the rounds,\n", r
           printf "            about %.0f emulated instructions per sample (1,000 samples per guest second):\n", per
           printf "            Vertigo'"'"'s own time (instructions:h) %.0f of them, the guest'"'"'s %.0f (its PMI handler, perf'"'"'s\n", hv, per - hv
-          printf "            buffer reads, the interrupts they raise); the guest'"'"'s share alone would be a ratio of %.4f\n", 1 + guest / (t["none:"] / n["none:"]) }' "$serial"
-if grep -q '^perf_overhead: kernel: ' "$serial"; then
-    echo "bench-vpmu: the guest kernel lowered kernel.perf_event_max_sample_rate (its lines above)"
-else
-    echo "bench-vpmu: the guest kernel never lowered kernel.perf_event_max_sample_rate"
-fi
+          printf "            buffer reads, the interrupts they raise); the guest'"'"'s share alone would be a ratio of %.4f;\n", 1 + guest / (t["none:"] / n["none:"])
+          printf "            the session'"'"'s own work at the sample'"'"'s exits about %.0f of them (against the boot without it)\n", per - bare_per }' "$serial"
+awk -v ips="$IPS" -v target="$TARGET_RECORD" '
+    /^timed_run: (none|record): ticks / { t[$2] += $12; n[$2]++ }
+    END { r = (t["record:"] / n["record:"]) / (t["none:"] / n["none:"])
+          per = (t["record:"] / n["record:"] - t["none:"] / n["none:"]) / (t["none:"] / n["none:"] / ips * 1000)
+          printf "bench-vpmu: perf record -F 1000 against the workload alone, without a session: %.4f over the rounds\n", r
+          printf "            (target <= %s: %s), about %.0f emulated instructions per sample\n", target, r <= target ? "met" : "MISSED", per }' "$bare"
+for s in "$bare" "$serial"; do
+    boot=$(basename "$(dirname "$s")")
+    if grep -q '^perf_overhead: kernel: ' "$s"; then
+        echo "bench-vpmu: $boot: the guest kernel lowered kernel.perf_event_max_sample_rate (its lines above)"
+    else
+        echo "bench-vpmu: $boot: the guest kernel never lowered kernel.perf_event_max_sample_rate"
+    fi
+done
