@@ -149,8 +149,8 @@ rounds() {
 per_sample() {
     awk -v f="$2" -v ips="$IPS" '
         /^timed_run: (none|record): ticks / { t[$2] += $f; n[$2]++ }
-        END { printf "%.0f", (t["record:"] / n["record:"] - t["none:"] / n["none:"]) /
-                             (t["none:"] / n["none:"] / ips * 1000) }' "$1"
+        END { per = t["record:"] / n["record:"] - t["none:"] / n["none:"]
+              printf "%.0f", per / (t["none:"] / n["none:"] / ips * 1000) }' "$1"
 }
 
 header() {
