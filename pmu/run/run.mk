@@ -6,7 +6,7 @@
 # hypervisor fills from vmx/vmx_pmu_arch.c and pmu/backend/pmu_arch_cpu.c
 # and the unit tests from a fake (tests/unit/fake_pmu_arch.c) over the
 # register-level PMU model.
-PMU_RUN_HEADERS := pmu/pmu_arch.h pmu/pmu_vcpu.h pmu/run/pmu_cpu.h pmu/run/pmu_config.h \
+PMU_RUN_HEADERS := pmu/pmu_arch.h pmu/pmu_mode.h pmu/pmu_vcpu.h pmu/run/pmu_cpu.h pmu/run/pmu_config.h \
                    pmu/run/pmu_pmi.h pmu/run/pmu_run.h pmu/pmu_loop.h pmu/run/pmu_switch.h \
                    pmu/run/pmu_log_ids.h
 PMU_RUN_SRCS := pmu/run/pmu_config.c pmu/run/pmu_cpu.c pmu/run/pmu_pmi.c pmu/run/pmu_run.c \

@@ -24,6 +24,7 @@
 #include "lib/smp.h"
 #include "pmu/backend/pmu.h"
 #include "pmu/backend/pmu_ctx.h"
+#include "pmu/pmu_mode.h"
 
 struct pmu_soft_config {
     uint64_t step_ticks;            /* granularity of mode attribution, >= 1 */
@@ -117,7 +118,7 @@ uint32_t pmu_soft_stepper_overflow(struct pmu_soft_stepper *s);
 /* Mode index of counts_at/samples_at: 0 kernel (CPL 0), 1 user (CPL > 0). */
 static inline unsigned int pmu_soft_mode(unsigned int cpl)
 {
-    return cpl != 0;
+    return pmu_mode_of_cpl(cpl);
 }
 
 /* Adds n events to counters[i], reporting each overflow it crosses (one

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "pmu/backend/pmu.h"
+#include "pmu/pmu_mode.h"
 #include "pmu/vpmu/pmu_guest_clock.h"
 #include "vmm/vcpu.h"
 
@@ -44,13 +45,13 @@ bool pmu_guest_needs_modes(const struct vcpu *v);
  * the counters take them when a PMI is due or the guest accesses a PMU
  * register. */
 
-/* A CPL is 0 to 3: (cpl + 3) / 4 is VPMU_KERNEL (0) for 0 and VPMU_USER
- * (1) for the others, in two instructions where the test takes three (it
- * runs two or three times an exit). */
+/* VPMU_KERNEL (0) for CPL 0 and VPMU_USER (1) for the others: the
+ * backend's index (pmu_mode_of_cpl), which an entry then computes once for
+ * both (it runs two or three times an exit). */
 static inline enum vpmu_mode pmu_guest_mode(unsigned int cpl)
 {
     _Static_assert(VPMU_KERNEL == 0 && VPMU_USER == 1, "pmu_guest_mode's arithmetic");
-    return (enum vpmu_mode)((cpl + 3) >> 2);
+    return (enum vpmu_mode)pmu_mode_of_cpl(cpl);
 }
 
 /* The counters take the clocks' events now; a PMI they raise goes to the
