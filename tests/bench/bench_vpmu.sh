@@ -175,8 +175,9 @@ awk '/^timed_run: (none|stat|record): ticks / { d = $12 - $4; if (n++ == 0 || d 
      END { printf "  the guest'"'"'s TSC less the session'"'"'s ticks over the same windows: %d to %d ticks in %d runs\n", lo, hi, n
            exit !(n > 0 && hi - lo < 1000) }' "$serial" ||
     die "the guest's TSC and the session's ticks disagree over the same windows (see $serial)"
-awk -v ips="$IPS" -v target="$TARGET_RECORD" -v bare_per="$(per_sample "$bare" 12)" '
-    /^timed_run: (none|record): ticks / { t[$2] += $4; h[$2] += $8; b[$2] += $12; n[$2]++ }
+bare_per=$(per_sample "$bare" 12)
+awk -v ips="$IPS" -v bare_per="$bare_per" '
+    /^timed_run: (none|record): ticks / { t[$2] += $4; h[$2] += $8; n[$2]++ }
     END { r = (t["record:"] / n["record:"]) / (t["none:"] / n["none:"])
           samples = t["none:"] / n["none:"] / ips * 1000
           per = (t["record:"] / n["record:"] - t["none:"] / n["none:"]) / samples
@@ -187,10 +188,9 @@ awk -v ips="$IPS" -v target="$TARGET_RECORD" -v bare_per="$(per_sample "$bare" 1
           printf "            Vertigo'"'"'s own time (instructions:h) %.0f of them, the guest'"'"'s %.0f (its PMI handler, perf'"'"'s\n", hv, per - hv
           printf "            buffer reads, the interrupts they raise); the guest'"'"'s share alone would be a ratio of %.4f;\n", 1 + guest / (t["none:"] / n["none:"])
           printf "            the session'"'"'s own work at the sample'"'"'s exits about %.0f of them (against the boot without it)\n", per - bare_per }' "$serial"
-awk -v ips="$IPS" -v target="$TARGET_RECORD" '
+awk -v target="$TARGET_RECORD" -v per="$bare_per" '
     /^timed_run: (none|record): ticks / { t[$2] += $12; n[$2]++ }
     END { r = (t["record:"] / n["record:"]) / (t["none:"] / n["none:"])
-          per = (t["record:"] / n["record:"] - t["none:"] / n["none:"]) / (t["none:"] / n["none:"] / ips * 1000)
           printf "bench-vpmu: perf record -F 1000 against the workload alone, without a session: %.4f over the rounds\n", r
           printf "            (target <= %s: %s), about %.0f emulated instructions per sample\n", target, r <= target ? "met" : "MISSED", per }' "$bare"
 for s in "$bare" "$serial"; do
