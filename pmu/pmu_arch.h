@@ -140,9 +140,6 @@ bool pmu_arch_guest_cr4_pce(const struct vcpu *v);
  * from yet: a number of its own (each injection gets a new one), 0 when
  * v is not in such a handler. */
 uint64_t pmu_arch_guest_nmi_handler(const struct vcpu *v);
-/* The next VM exit of v comes at the latest when it returns (IRET) from
- * the NMI handler it is in. Before the entry is committed. */
-void pmu_arch_guest_nmi_return_exits(struct vcpu *v);
 /* v's TSC reads the host's minus `behind` ticks from the next entry on
  * (false: the CPU cannot offset the guest's TSC). */
 bool pmu_arch_guest_tsc_behind(struct vcpu *v, uint64_t behind);

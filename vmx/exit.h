@@ -79,10 +79,6 @@ void vmx_queue_root_nmi(struct vcpu *v);
  * domain 0's. */
 void vmx_queue_vcpu_nmi(struct vcpu *v);
 
-/* The current VMCS's guest exits when it returns (IRET) from the NMI
- * handler it is in (NMI-window exiting); before the entry is committed. */
-void vmx_exit_at_nmi_return(void);
-
 /* Advances the guest RIP past the instruction that exited, as its
  * execution would: ends STI / MOV-SS blocking and, when the guest
  * single-steps (RFLAGS.TF), makes the single-step #DB pending; returns

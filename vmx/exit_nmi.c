@@ -98,14 +98,6 @@ static void request_nmi_window(void)
                vmcs_read(VMCS_PROC_BASED_CONTROLS) | PROC_NMI_WINDOW_EXITING);
 }
 
-/* Inside the guest's NMI handler virtual-NMI blocking is set; its IRET
- * clears it, and with NMI-window exiting the next instruction boundary
- * exits (SDM Vol. 3C 26.7.6). */
-void vmx_exit_at_nmi_return(void)
-{
-    request_nmi_window();
-}
-
 /* NMI context. Before the entry is committed the NMI is only counted:
  * vmx_prepare_entry or, at the latest, vmx_nmi_entry_commit takes it.
  * After that nothing else writes the controls until the VM exit, and the

@@ -273,12 +273,6 @@ uint64_t pmu_arch_guest_nmi_handler(const struct vcpu *v)
     return v->vmx.guest_in_nmi ? v->vmx.nmis_injected : 0;
 }
 
-void pmu_arch_guest_nmi_return_exits(struct vcpu *v)
-{
-    (void)v;
-    vmx_exit_at_nmi_return();
-}
-
 /* RDTSC, RDTSCP and IA32_TSC reads in the guest add the TSC offset (SDM
  * Vol. 3C 26.6.5) while "use TSC offsetting" is on. The offset is shared:
  * a domain's own (its writes to its virtual IA32_TSC or TSC_ADJUST,

@@ -157,7 +157,7 @@ void pmu_guest_report(const struct vcpu *v)
     const struct pmu_guest_nmi_time *t = &v->pmu.vpmu.nmi_time;
     if (t->exits)
         printk("pmu: vcpu %u: guest PMU: Vertigo's time inside its NMI handlers kept off its "
-               "TSC: %lu ticks in %lu exits, given back at each IRET\n", v->id,
+               "TSC: %lu ticks in %lu exits, given back after each IRET\n", v->id,
                t->given_back + t->behind, t->exits);
 }
 

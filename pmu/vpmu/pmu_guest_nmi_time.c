@@ -3,7 +3,9 @@
 
 #include "pmu/pmu_arch.h"
 
-/* A new handler (or none): the time taken off the last one given back. */
+/* A new handler (or none): the time taken off the last one given back.
+ * The guest's IRET does not exit for it: the first exit after the IRET
+ * (the handler is then none, or the next PMI's) gives the time back. */
 static void handler_changed(struct vcpu *v, uint64_t handler)
 {
     struct pmu_guest_nmi_time *t = &v->pmu.vpmu.nmi_time;
@@ -45,8 +47,6 @@ void pmu_guest_nmi_time_before_entry(struct vcpu *v)
         return;
     }
     t->hiding = handler && v->pmu.vpmu.on;
-    if (t->hiding)
-        pmu_arch_guest_nmi_return_exits(v);
 }
 
 /* Vertigo's time since the last entry inside the handler: everything

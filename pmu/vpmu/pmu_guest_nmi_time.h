@@ -11,11 +11,12 @@
  * by every TSC tick Vertigo spent since then (from one entry's TSC read
  * to the next but the guest's run between them, the entry and exit path
  * included): inside the handler the guest's clock runs only while the
- * guest does. At the IRET's
- * exit the offset goes back to 0, so the guest's TSC jumps forward by what
- * it was behind: outside its NMI handlers the guest's clock is the host's
- * and keeps time; inside one it runs slow by Vertigo's share. Portable:
- * the VM-exit loop calls it, the arch hooks set the TSC offset. */
+ * guest does. At the first exit after the handler's IRET (the IRET itself
+ * is not made to exit: that exit would be one more in each PMI's ten or
+ * so) the offset goes back to 0, so the guest's TSC jumps forward by what
+ * it was behind: it never runs backwards and keeps time; inside a handler,
+ * and from its IRET to the next exit, it runs slow by Vertigo's share.
+ * Portable: the VM-exit loop calls it, the arch hooks set the TSC offset. */
 #ifndef PMU_PMU_GUEST_NMI_TIME_H
 #define PMU_PMU_GUEST_NMI_TIME_H
 

@@ -226,12 +226,6 @@ void pmu_arch_rdpmc_exiting(struct vcpu *v, bool on)
 bool pmu_arch_guest_cr4_pce(const struct vcpu *v) { (void)v; return fake.cr4_pce; }
 uint64_t pmu_arch_guest_nmi_handler(const struct vcpu *v) { (void)v; return fake.nmi_handler; }
 
-void pmu_arch_guest_nmi_return_exits(struct vcpu *v)
-{
-    (void)v;
-    fake.nmi_return_exits = true;
-}
-
 bool pmu_arch_guest_tsc_behind(struct vcpu *v, uint64_t behind)
 {
     (void)v;

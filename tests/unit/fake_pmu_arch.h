@@ -61,7 +61,6 @@ struct fake_arch {
     /* the guest's virtual PMU */
     bool rdpmc_exiting, cr4_pce;
     uint64_t nmi_handler;               /* the injected NMI handler it is in, 0: none */
-    bool nmi_return_exits;              /* its IRET was made to exit */
     bool tsc_offsetting;                /* the guest's TSC can be set behind */
     uint64_t tsc_behind;                /* how far */
     /* the one page of guest RAM the guest may register for its
