@@ -64,6 +64,14 @@ struct vpmu_config {
     uint32_t available;             /* bit e: event e (enum vpmu_arch_event) counts */
 };
 
+/* A counter some event advances in one mode: its GLOBAL_STATUS bit number
+ * (GP counter k: k, fixed counter j: 32 + j) and whether it raises a PMI. */
+struct vpmu_live {
+    uint8_t bit;
+    bool pmi;
+};
+#define VPMU_LIVE_MAX (VPMU_MAX_GP + VPMU_MAX_FIXED)
+
 struct vpmu {
     struct vpmu_config config;
     uint64_t evtsel[VPMU_MAX_GP];
@@ -77,6 +85,16 @@ struct vpmu {
     uint64_t pmis_masked;           /* PMIs LVTPC's mask bit swallowed, as hardware does */
     unsigned int nmis_pending;      /* PMIs the guest must receive as NMIs */
     unsigned int vectors_pending;   /* ... as its LVTPC vector (fixed delivery) */
+    /* Derived from the event selects, FIXED_CTR_CTRL, GLOBAL_CTRL and the
+     * configuration at every write that changes one of them (vpmu_init,
+     * vpmu_wrmsr), so that counting, the PMI budgets and the exit path's
+     * questions, which a guest's PMI handler asks at each of its ten or so
+     * exits, do not decode the registers again: per mode (enum vpmu_mode),
+     * the counters an available event advances, in the order of their
+     * bits; and whether some counter counts one mode only. */
+    struct vpmu_live live[2][VPMU_LIVE_MAX];
+    uint8_t live_count[2];
+    bool one_mode;
 };
 
 /* Results of the guest's accesses. */
@@ -84,6 +102,10 @@ enum vpmu_access { VPMU_DONE, VPMU_GP };
 
 /* Power-on state: counters and controls zero, LVTPC masked. */
 void vpmu_init(struct vpmu *p, const struct vpmu_config *config);
+
+/* The derived fields of struct vpmu made again from the registers (after
+ * a write to an event select, FIXED_CTR_CTRL or GLOBAL_CTRL). */
+void vpmu_derive(struct vpmu *p);
 
 /* CPUID leaf 0xA as the guest sees it (regs: EAX, EBX, ECX, EDX). */
 void vpmu_cpuid_leaf(const struct vpmu_config *config, uint32_t regs[4]);

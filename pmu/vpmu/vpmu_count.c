@@ -4,7 +4,6 @@
 #include "pmu/vpmu/vpmu.h"
 
 #define COUNTER_MASK      ((1ull << VPMU_WIDTH) - 1)
-#define LIVE_MAX          (VPMU_MAX_GP + VPMU_MAX_FIXED)
 
 /* Event select and unit mask of each architectural event, and the fixed
  * counter that counts it (-1: none) (SDM Vol. 3B table 20-1, 20.2.2). */
@@ -19,13 +18,6 @@ static const struct {
     [VPMU_EV_LLC_MISSES] = { 0x2e, 0x41, -1 },
     [VPMU_EV_BRANCHES] = { 0xc4, 0x00, -1 },
     [VPMU_EV_BRANCH_MISSES] = { 0xc5, 0x00, -1 },
-};
-
-/* A counter an event advances now: its GLOBAL_STATUS bit number (GP
- * counter k: k, fixed counter j: 32 + j) and whether it raises a PMI. */
-struct live {
-    unsigned int bit;
-    bool pmi;
 };
 
 static uint64_t *counter_reg(struct vpmu *p, unsigned int bit)
@@ -78,20 +70,20 @@ static unsigned int fixed_field(const struct vpmu *p, unsigned int j)
 /* The counters ev advances in mode; none for an event the backend cannot
  * count (the guest was told it is unavailable). */
 static unsigned int live_counters(const struct vpmu *p, enum vpmu_arch_event ev,
-                                  enum vpmu_mode mode, struct live *out)
+                                  enum vpmu_mode mode, struct vpmu_live *out)
 {
     unsigned int n = 0;
     if (ev >= VPMU_EV_COUNT || !(p->config.available & (1u << ev)))
         return 0;
     for (unsigned int k = 0; k < p->config.gp_counters; k++)
         if (gp_counts(p, k, ev, mode))
-            out[n++] = (struct live){ k, (p->evtsel[k] & VPMU_EVTSEL_INT) != 0 };
+            out[n++] = (struct vpmu_live){ (uint8_t)k, (p->evtsel[k] & VPMU_EVTSEL_INT) != 0 };
     int j = arch_events[ev].fixed;
     if (j >= 0 && (unsigned int)j < p->config.fixed_counters &&
         (p->global_ctrl & (1ull << (32 + j)))) {
         unsigned int field = fixed_field(p, (unsigned int)j);
         if (counts_in(field & VPMU_FIXED_OS, field & VPMU_FIXED_USR, mode))
-            out[n++] = (struct live){ 32u + (unsigned int)j, (field & VPMU_FIXED_PMI) != 0 };
+            out[n++] = (struct vpmu_live){ (uint8_t)(32 + j), (field & VPMU_FIXED_PMI) != 0 };
     }
     return n;
 }
@@ -116,7 +108,7 @@ static void deliver_pmi(struct vpmu *p)
 /* The live counters advance by n, each wrap seen: a counter that wraps
  * sets its GLOBAL_STATUS bit, and the wraps of one step (counters that
  * wrap at the same event) raise one PMI. */
-static void advance(struct vpmu *p, const struct live *live, unsigned int count, uint64_t n)
+static void advance(struct vpmu *p, const struct vpmu_live *live, unsigned int count, uint64_t n)
 {
     while (n > 0 && count > 0) {
         uint64_t step = n;      /* up to the first wrap, so each is seen */
@@ -141,7 +133,7 @@ static void advance(struct vpmu *p, const struct live *live, unsigned int count,
 
 void vpmu_count(struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode, uint64_t n)
 {
-    struct live live[LIVE_MAX];
+    struct vpmu_live live[VPMU_LIVE_MAX];
     advance(p, live, live_counters(p, ev, mode, live), n);
 }
 
@@ -160,40 +152,58 @@ static const uint8_t fixed_events[VPMU_MAX_FIXED] = {
     VPMU_EV_INSTRUCTIONS, VPMU_EV_CYCLES, VPMU_EV_REF_CYCLES,
 };
 
-/* Every counter an event the backend counts advances in mode, in one
- * pass (live_counters, for all of them), in the order of their bits. Only
- * the counters GLOBAL_CTRL enables are looked at: the guest's PMI handler
- * has this asked at each of its writes, and perf enables one or two. */
-static unsigned int live_any(const struct vpmu *p, enum vpmu_mode mode, struct live *out)
+/* A counter counting in kernel mode (os), user mode (usr) or both joins
+ * those modes' live sets (vpmu_derive). */
+static void add_live(struct vpmu *p, bool os, bool usr, struct vpmu_live live)
 {
-    unsigned int n = 0;
+    if (os)
+        p->live[VPMU_KERNEL][p->live_count[VPMU_KERNEL]++] = live;
+    if (usr)
+        p->live[VPMU_USER][p->live_count[VPMU_USER]++] = live;
+}
+
+/* A GP counter GLOBAL_CTRL enables: counts an available event. */
+static void derive_gp(struct vpmu *p, unsigned int k)
+{
+    uint64_t s = p->evtsel[k];
+    if (!(s & VPMU_EVTSEL_EN))
+        return;
+    bool os = s & VPMU_EVTSEL_OS, usr = s & VPMU_EVTSEL_USR;
+    p->one_mode |= os != usr;
+    unsigned int ev = gp_event(s);
+    if (passes_counter_mask(s) && ev < VPMU_EV_COUNT && (p->config.available & (1u << ev)))
+        add_live(p, os, usr, (struct vpmu_live){ (uint8_t)k, (s & VPMU_EVTSEL_INT) != 0 });
+}
+
+static void derive_fixed(struct vpmu *p, unsigned int j)
+{
+    unsigned int field = fixed_field(p, j);
+    bool os = field & VPMU_FIXED_OS, usr = field & VPMU_FIXED_USR;
+    p->one_mode |= os != usr;
+    if (p->config.available & (1u << fixed_events[j]))
+        add_live(p, os, usr, (struct vpmu_live){ (uint8_t)(32 + j), (field & VPMU_FIXED_PMI) != 0 });
+}
+
+/* In one pass over the counters GLOBAL_CTRL enables (perf enables one or
+ * two; none while its PMI handler runs), in the order of their bits: each
+ * mode's live set (the counters an event the backend counts advances in
+ * that mode: live_counters, for all of them) and whether a counter counts
+ * one mode only. */
+void vpmu_derive(struct vpmu *p)
+{
     uint64_t gp = p->global_ctrl & ((1ull << p->config.gp_counters) - 1);
     uint64_t fixed = (p->global_ctrl >> 32) & ((1ull << p->config.fixed_counters) - 1);
-    for (; gp; gp &= gp - 1) {
-        unsigned int k = (unsigned int)__builtin_ctzll(gp);
-        uint64_t s = p->evtsel[k];
-        if (!(s & VPMU_EVTSEL_EN) || !counts_in(s & VPMU_EVTSEL_OS, s & VPMU_EVTSEL_USR, mode) ||
-            !passes_counter_mask(s))
-            continue;
-        unsigned int ev = gp_event(s);
-        if (ev < VPMU_EV_COUNT && (p->config.available & (1u << ev)))
-            out[n++] = (struct live){ k, (s & VPMU_EVTSEL_INT) != 0 };
-    }
-    for (; fixed; fixed &= fixed - 1) {
-        unsigned int j = (unsigned int)__builtin_ctzll(fixed);
-        unsigned int field = fixed_field(p, j);
-        if (counts_in(field & VPMU_FIXED_OS, field & VPMU_FIXED_USR, mode) &&
-            (p->config.available & (1u << fixed_events[j])))
-            out[n++] = (struct live){ 32u + j, (field & VPMU_FIXED_PMI) != 0 };
-    }
-    return n;
+    p->live_count[VPMU_KERNEL] = p->live_count[VPMU_USER] = 0;
+    p->one_mode = false;
+    for (; gp; gp &= gp - 1)
+        derive_gp(p, (unsigned int)__builtin_ctzll(gp));
+    for (; fixed; fixed &= fixed - 1)
+        derive_fixed(p, (unsigned int)__builtin_ctzll(fixed));
 }
 
 void vpmu_count_every_event(struct vpmu *p, enum vpmu_mode mode, uint64_t n)
 {
-    struct live live[LIVE_MAX];
-    if (p->global_ctrl)
-        advance(p, live, live_any(p, mode, live), n);
+    advance(p, p->live[mode], p->live_count[mode], n);
 }
 
 /* Whether the counter of GLOBAL_STATUS bit `bit` raises a PMI when it
@@ -221,7 +231,7 @@ void vpmu_overflowed(struct vpmu *p, uint64_t status_bits)
 
 uint64_t vpmu_events_to_pmi(const struct vpmu *p, enum vpmu_arch_event ev, enum vpmu_mode mode)
 {
-    struct live live[LIVE_MAX];
+    struct vpmu_live live[VPMU_LIVE_MAX];
     uint64_t nearest = UINT64_MAX;
     unsigned int count = live_counters(p, ev, mode, live);
     for (unsigned int i = 0; i < count; i++) {
@@ -232,7 +242,7 @@ uint64_t vpmu_events_to_pmi(const struct vpmu *p, enum vpmu_arch_event ev, enum 
     return nearest;
 }
 
-static bool listed(const struct live *live, unsigned int count, unsigned int bit)
+static bool listed(const struct vpmu_live *live, unsigned int count, unsigned int bit)
 {
     for (unsigned int i = 0; i < count; i++)
         if (live[i].bit == bit)
@@ -247,12 +257,9 @@ static void lower(uint64_t *budget, uint64_t n)
 
 void vpmu_pmi_budget(const struct vpmu *p, uint64_t budget[VPMU_MODE_SETS])
 {
-    struct live user[LIVE_MAX], kernel[LIVE_MAX];
+    const struct vpmu_live *user = p->live[VPMU_USER], *kernel = p->live[VPMU_KERNEL];
+    unsigned int nu = p->live_count[VPMU_USER], nk = p->live_count[VPMU_KERNEL];
     budget[VPMU_ONLY_USER] = budget[VPMU_ONLY_KERNEL] = budget[VPMU_BOTH_MODES] = UINT64_MAX;
-    if (!p->global_ctrl)
-        return;
-    unsigned int nu = live_any(p, VPMU_USER, user);
-    unsigned int nk = live_any(p, VPMU_KERNEL, kernel);
     for (unsigned int i = 0; i < nu; i++)
         if (user[i].pmi)
             lower(&budget[listed(kernel, nk, user[i].bit) ? VPMU_BOTH_MODES : VPMU_ONLY_USER],
@@ -264,18 +271,7 @@ void vpmu_pmi_budget(const struct vpmu *p, uint64_t budget[VPMU_MODE_SETS])
 
 bool vpmu_counts_one_mode(const struct vpmu *p)
 {
-    for (unsigned int k = 0; k < p->config.gp_counters; k++) {
-        uint64_t s = p->evtsel[k];
-        if ((s & VPMU_EVTSEL_EN) && (p->global_ctrl & (1ull << k)) &&
-            !(s & VPMU_EVTSEL_USR) != !(s & VPMU_EVTSEL_OS))
-            return true;
-    }
-    for (unsigned int j = 0; j < p->config.fixed_counters; j++) {
-        unsigned int f = fixed_field(p, j);
-        if ((p->global_ctrl & (1ull << (32 + j))) && !(f & VPMU_FIXED_USR) != !(f & VPMU_FIXED_OS))
-            return true;
-    }
-    return false;
+    return p->one_mode;
 }
 
 bool vpmu_event_allowed(uint64_t evtsel)

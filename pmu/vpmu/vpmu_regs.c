@@ -38,6 +38,7 @@ void vpmu_init(struct vpmu *p, const struct vpmu_config *config)
         p->config.gp_counters = VPMU_MAX_GP;
     if (p->config.fixed_counters > VPMU_MAX_FIXED)
         p->config.fixed_counters = VPMU_MAX_FIXED;
+    vpmu_derive(p);
 }
 
 /* EAX: version, counters, width, EBX length; EBX: a set bit is an
@@ -93,6 +94,7 @@ static enum vpmu_access write_evtsel(struct vpmu *p, unsigned int k, uint64_t va
     if (value & (EVTSEL_RESERVED | VPMU_EVTSEL_ANY))
         return VPMU_GP;
     p->evtsel[k] = value;
+    vpmu_derive(p);
     return VPMU_DONE;
 }
 
@@ -122,11 +124,13 @@ static uint64_t fixed_ctrl_valid(const struct vpmu *p)
     return valid;
 }
 
-static enum vpmu_access write_checked(uint64_t value, uint64_t valid, uint64_t *reg)
+/* A control register: which counters count, in which modes. */
+static enum vpmu_access write_control(struct vpmu *p, uint64_t value, uint64_t valid, uint64_t *reg)
 {
     if (value & ~valid)
         return VPMU_GP;
     *reg = value;
+    vpmu_derive(p);
     return VPMU_DONE;
 }
 
@@ -137,9 +141,9 @@ static enum vpmu_access write_global(struct vpmu *p, uint32_t msr, uint64_t valu
     uint64_t counters = gp_status_bits(p) | fixed_status_bits(p);
     switch (msr) {
     case MSR_IA32_FIXED_CTR_CTRL:
-        return write_checked(value, fixed_ctrl_valid(p), &p->fixed_ctrl);
+        return write_control(p, value, fixed_ctrl_valid(p), &p->fixed_ctrl);
     case MSR_IA32_PERF_GLOBAL_CTRL:
-        return write_checked(value, counters, &p->global_ctrl);
+        return write_control(p, value, counters, &p->global_ctrl);
     case MSR_IA32_PERF_GLOBAL_OVF_CTRL:
         if (value & ~(counters | STATUS_OVF_BUF | STATUS_COND_CHGD))
             return VPMU_GP;
