@@ -203,7 +203,8 @@ void vpmu_derive(struct vpmu *p)
 
 void vpmu_count_every_event(struct vpmu *p, enum vpmu_mode mode, uint64_t n)
 {
-    advance(p, p->live[mode], p->live_count[mode], n);
+    if (p->live_count[mode])    /* none while a PMI handler has GLOBAL_CTRL cleared */
+        advance(p, p->live[mode], p->live_count[mode], n);
 }
 
 /* Whether the counter of GLOBAL_STATUS bit `bit` raises a PMI when it
