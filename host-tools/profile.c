@@ -583,6 +583,25 @@ static bool program_left(const char *function, bool leaf)
            !strcmp(function, "switch_ldt") || (leaf && !strcmp(function, "__schedule"));
 }
 
+/* Whether a kernel function is a return thunk: the speculative-execution
+ * mitigations (retbleed, SRSO, ITS) make functions jump to one in place of
+ * their RET, and the thunk returns for them, so a sample in a thunk is, in
+ * effect, at the return address the next frame holds: for program_left,
+ * that frame is the leaf (a sample at its_return_thunk returning into
+ * __schedule from switch_mm_irqs_off ran with the next task's CR3 on the
+ * last task's stack). */
+static bool return_thunk(const char *function)
+{
+    static const char *const thunks[] = {
+        "__x86_return_thunk", "its_return_thunk", "retbleed_return_thunk", "srso_return_thunk",
+        "srso_alias_return_thunk", "srso_safe_ret", "srso_alias_safe_ret",
+    };
+    for (size_t i = 0; i < sizeof(thunks) / sizeof(thunks[0]); i++)
+        if (!strcmp(function, thunks[i]))
+            return true;
+    return false;
+}
+
 /* Whether frame f, a caller of the guest user frames before it, shows
  * that the frame-pointer walk had left frame-pointer code: a return
  * address that no mapping of the sample's process covers (a known
@@ -724,6 +743,7 @@ static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words
     struct sym_where vertigo = w;
     uint32_t n = words - KEY_FIXED_WORDS, depth = 0;
     bool user_before = false;            /* a guest user frame is in the stack already */
+    bool thunks_only = true;             /* every frame so far a kernel return thunk */
     s->context = 0;
     s->cut = 0;
     s->at_address = 0;
@@ -750,8 +770,11 @@ static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words
         }
         user_before |= f->mode == LOG_MODE_GUEST_USER;
         depth++;
-        if (f->mode == LOG_MODE_GUEST_KERNEL && program_left(sym_function(p->sym, f->function)->name, leaf))
+        const char *name = sym_function(p->sym, f->function)->name;
+        bool kernel = f->mode == LOG_MODE_GUEST_KERNEL;
+        if (kernel && program_left(name, leaf || (depth > 1 && thunks_only)))
             at->program_gone = true;      /* the user frames below are not the CR3's program's */
+        thunks_only &= kernel && return_thunk(name);
         if (entry_stub_first_call(p, f, leaf)) {
             s->cut = n - i - 1;
             break;

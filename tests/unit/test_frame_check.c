@@ -269,13 +269,16 @@ static bool process_profile(struct fixture *fx, struct profile *p, const char *k
  * after the stub, and so does a sample in the stub just after that call
  * (the context a walk reads there is the saved registers);
  * a sample in switch_ldt, where switch_mm_irqs_off jumped with the next
- * task's CR3 loaded, names its user frames [gone]; the entry of
+ * task's CR3 loaded, names its user frames [gone], and so does one in a
+ * return thunk returning into __schedule (where switch_ldt returns, with
+ * that CR3 still on the last task's stack); the entry of
  * ret_from_fork that a task switch returns to is named ret_from_fork,
  * not the function before it, and is checked as a function's entry. */
 #define K_STUB      0xffffffff81003000ull    /* asm_exc_page_fault */
 #define K_SWITCHES  0xffffffff81004000ull    /* __switch_to_asm, then ret_from_fork */
 #define K_FORK      0xffffffff81004060ull
 #define K_LDT       0xffffffff81005000ull    /* switch_ldt */
+#define K_THUNK     0xffffffff81008000ull    /* its_return_thunk */
 
 TEST(the_kernels_entry_stubs_and_task_switches)
 {
@@ -285,7 +288,8 @@ TEST(the_kernels_entry_stubs_and_task_switches)
                                    "ffffffff81004000 T __switch_to_asm\n"
                                    "ffffffff81004060 T ret_from_fork\n"
                                    "ffffffff81005000 T switch_ldt\n"
-                                   "ffffffff81006000 t __schedule\n";
+                                   "ffffffff81006000 t __schedule\n"
+                                   "ffffffff81008000 T its_return_thunk\n";
     struct fixture fx;
     struct profile p;
     char err[256];
@@ -299,7 +303,8 @@ TEST(the_kernels_entry_stubs_and_task_switches)
     sample(&p, LOG_MODE_GUEST_KERNEL, K_LDT + 4, ldt, 3, 11);
     sample(&p, LOG_MODE_GUEST_KERNEL, K_SWITCHES + 0x20, fork, 1, 12);
     sample(&p, LOG_MODE_GUEST_KERNEL, K_STUB + 9, in_stub, 2, 13);
-    if (CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 4)) {
+    sample(&p, LOG_MODE_GUEST_KERNEL, K_THUNK, ldt, 3, 14);
+    if (CHECK(profile_finish(&p, NULL, err, sizeof(err))) && CHECK_EQ(p.sample_count, 5)) {
         CHECK_EQ(p.frames_cut, 4);
         for (uint64_t k = 0; k < p.sample_count; k++) {
             const struct profile_sample *s = &p.samples[k];
@@ -309,7 +314,7 @@ TEST(the_kernels_entry_stubs_and_task_switches)
             if ((s->depth == 2 || s->depth == 1) && !strcmp(name, "asm_exc_page_fault"))
                 continue;                                  /* the stub, nothing under it */
             if (s->depth == 4) {
-                CHECK_STR(image, SYM_GONE_IMAGE);          /* switch_ldt's user frame */
+                CHECK_STR(image, SYM_GONE_IMAGE);          /* switch_ldt's, the thunk's user frame */
                 continue;
             }
             CHECK_EQ(s->depth, 2);
