@@ -770,11 +770,14 @@ static void resolve_entry(struct profile *p, const uint64_t *key, uint32_t words
         }
         user_before |= f->mode == LOG_MODE_GUEST_USER;
         depth++;
-        const char *name = sym_function(p->sym, f->function)->name;
-        bool kernel = f->mode == LOG_MODE_GUEST_KERNEL;
-        if (kernel && program_left(name, leaf || (depth > 1 && thunks_only)))
-            at->program_gone = true;      /* the user frames below are not the CR3's program's */
-        thunks_only &= kernel && return_thunk(name);
+        if (f->mode == LOG_MODE_GUEST_KERNEL) {
+            const char *name = sym_function(p->sym, f->function)->name;
+            if (program_left(name, leaf || (depth > 1 && thunks_only)))
+                at->program_gone = true;  /* the user frames below are not the CR3's program's */
+            thunks_only = thunks_only && return_thunk(name);   /* only the frames from the leaf */
+        } else {
+            thunks_only = false;
+        }
         if (entry_stub_first_call(p, f, leaf)) {
             s->cut = n - i - 1;
             break;
