@@ -58,20 +58,24 @@ bool pmu_exit_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
     return pmu_guest_rdmsr(v, msr, value);
 }
 
-/* A write may start or stop a counter of one mode: the mode traps follow.
- * One that changes nothing (a register written with the value it holds)
- * skips all of it: the counters need not be brought up to date, their PMI
- * points stay, and there is no new programming to log. A counter's value
- * or an acknowledgement (most of a guest's PMI handler) changes no mode
- * and no programming, GLOBAL_CTRL no programming. */
+/* A write may start or stop a counter of one mode: the mode traps follow
+ * when whether the guest's PMU needs them changed (the backend's decision
+ * depends on nothing else the write can change; GLOBAL_CTRL, which Linux
+ * clears and sets at every PMI, seldom changes it). One that changes
+ * nothing (a register written with the value it holds) skips all of it:
+ * the counters need not be brought up to date, their PMI points stay, and
+ * there is no new programming to log. A counter's value or an
+ * acknowledgement (most of a guest's PMI handler) changes no mode and no
+ * programming, GLOBAL_CTRL no programming. */
 bool pmu_exit_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 {
     if (pmu_guest_wrmsr_changes_nothing(v, msr, value))
         return true;
+    bool needed_modes = pmu_guest_needs_modes(v);
     if (!pmu_guest_wrmsr(v, msr, value))
         return false;
     enum vpmu_msr_role role = pmu_guest_msr_role(v, msr);
-    if (role != VPMU_MSR_COUNT)
+    if (role != VPMU_MSR_COUNT && pmu_guest_needs_modes(v) != needed_modes)
         pmu_run_modes_changed(v);
     if (role == VPMU_MSR_PROGRAM)
         pmu_guest_log_programming(v);

@@ -72,6 +72,21 @@ struct vpmu_live {
 };
 #define VPMU_LIVE_MAX (VPMU_MAX_GP + VPMU_MAX_FIXED)
 
+/* A counter that counts an available event while GLOBAL_CTRL enables it:
+ * its GLOBAL_STATUS bit, whether it raises a PMI, and its modes (enum
+ * vpmu_modes). */
+struct vpmu_programmed {
+    uint8_t bit;
+    bool pmi;
+    uint8_t modes;
+};
+
+/* A counter that raises a PMI, counting now: its bit and its modes. */
+struct vpmu_pmi_counter {
+    uint8_t bit;
+    uint8_t modes;
+};
+
 struct vpmu {
     struct vpmu_config config;
     uint64_t evtsel[VPMU_MAX_GP];
@@ -85,15 +100,26 @@ struct vpmu {
     uint64_t pmis_masked;           /* PMIs LVTPC's mask bit swallowed, as hardware does */
     unsigned int nmis_pending;      /* PMIs the guest must receive as NMIs */
     unsigned int vectors_pending;   /* ... as its LVTPC vector (fixed delivery) */
-    /* Derived from the event selects, FIXED_CTR_CTRL, GLOBAL_CTRL and the
-     * configuration at every write that changes one of them (vpmu_init,
-     * vpmu_wrmsr), so that counting, the PMI budgets and the exit path's
-     * questions, which a guest's PMI handler asks at each of its ten or so
-     * exits, do not decode the registers again: per mode (enum vpmu_mode),
-     * the counters an available event advances, in the order of their
-     * bits; and whether some counter counts one mode only. */
+    /* Derived from the event selects, FIXED_CTR_CTRL and the configuration
+     * at a write of one of them (vpmu_init, vpmu_wrmsr): the counters that
+     * count an available event once GLOBAL_CTRL enables them, in the order
+     * of their bits, and GLOBAL_CTRL's bits of the counters that count one
+     * mode only. Linux's PMI handler clears GLOBAL_CTRL and sets it again
+     * to every counter's bit at every PMI, so its writes only filter these
+     * (vpmu_derive_enabled). */
+    struct vpmu_programmed programmed[VPMU_LIVE_MAX];
+    uint8_t programmed_count;
+    uint64_t one_mode_bits;
+    /* Derived from those and GLOBAL_CTRL, so that counting, the PMI budgets
+     * and the exit path's questions, which a guest's PMI handler asks at
+     * each of its ten or so exits, do not decode the registers again: per
+     * mode (enum vpmu_mode), the counters an available event advances, in
+     * the order of their bits; those of them that raise a PMI; and whether
+     * some counter counts one mode only. */
     struct vpmu_live live[2][VPMU_LIVE_MAX];
     uint8_t live_count[2];
+    struct vpmu_pmi_counter pmi[VPMU_LIVE_MAX];
+    uint8_t pmi_count;
     bool one_mode;
 };
 
@@ -104,8 +130,11 @@ enum vpmu_access { VPMU_DONE, VPMU_GP };
 void vpmu_init(struct vpmu *p, const struct vpmu_config *config);
 
 /* The derived fields of struct vpmu made again from the registers (after
- * a write to an event select, FIXED_CTR_CTRL or GLOBAL_CTRL). */
+ * a write to an event select or FIXED_CTR_CTRL). */
 void vpmu_derive(struct vpmu *p);
+
+/* Those of them that GLOBAL_CTRL decides made again (after its write). */
+void vpmu_derive_enabled(struct vpmu *p);
 
 /* CPUID leaf 0xA as the guest sees it (regs: EAX, EBX, ECX, EDX). */
 void vpmu_cpuid_leaf(const struct vpmu_config *config, uint32_t regs[4]);

@@ -152,53 +152,78 @@ static const uint8_t fixed_events[VPMU_MAX_FIXED] = {
     VPMU_EV_INSTRUCTIONS, VPMU_EV_CYCLES, VPMU_EV_REF_CYCLES,
 };
 
-/* A counter counting in kernel mode (os), user mode (usr) or both joins
- * those modes' live sets (vpmu_derive). */
-static void add_live(struct vpmu *p, bool os, bool usr, struct vpmu_live live)
+/* A counter of bit `bit` counting in kernel mode (os), user mode (usr)
+ * or both: one mode only puts its bit in one_mode_bits; one that counts
+ * an available event (counts) and some mode joins the programmed list. */
+static void add_programmed(struct vpmu *p, unsigned int bit, bool os, bool usr, bool counts,
+                           bool pmi)
 {
-    if (os)
-        p->live[VPMU_KERNEL][p->live_count[VPMU_KERNEL]++] = live;
-    if (usr)
-        p->live[VPMU_USER][p->live_count[VPMU_USER]++] = live;
+    if (os != usr)
+        p->one_mode_bits |= 1ull << bit;
+    if (!counts || !(os || usr))
+        return;
+    uint8_t modes = os && usr ? VPMU_BOTH_MODES : os ? VPMU_ONLY_KERNEL : VPMU_ONLY_USER;
+    p->programmed[p->programmed_count++] = (struct vpmu_programmed){ (uint8_t)bit, pmi, modes };
 }
 
-/* A GP counter GLOBAL_CTRL enables: counts an available event. */
+/* A GP counter: enabled in its select, counting an available event. */
 static void derive_gp(struct vpmu *p, unsigned int k)
 {
     uint64_t s = p->evtsel[k];
     if (!(s & VPMU_EVTSEL_EN))
         return;
-    bool os = s & VPMU_EVTSEL_OS, usr = s & VPMU_EVTSEL_USR;
-    p->one_mode |= os != usr;
     unsigned int ev = gp_event(s);
-    if (passes_counter_mask(s) && ev < VPMU_EV_COUNT && (p->config.available & (1u << ev)))
-        add_live(p, os, usr, (struct vpmu_live){ (uint8_t)k, (s & VPMU_EVTSEL_INT) != 0 });
+    bool counts = passes_counter_mask(s) && ev < VPMU_EV_COUNT &&
+                  (p->config.available & (1u << ev));
+    add_programmed(p, k, s & VPMU_EVTSEL_OS, s & VPMU_EVTSEL_USR, counts,
+                   (s & VPMU_EVTSEL_INT) != 0);
 }
 
 static void derive_fixed(struct vpmu *p, unsigned int j)
 {
     unsigned int field = fixed_field(p, j);
-    bool os = field & VPMU_FIXED_OS, usr = field & VPMU_FIXED_USR;
-    p->one_mode |= os != usr;
-    if (p->config.available & (1u << fixed_events[j]))
-        add_live(p, os, usr, (struct vpmu_live){ (uint8_t)(32 + j), (field & VPMU_FIXED_PMI) != 0 });
+    add_programmed(p, 32 + j, field & VPMU_FIXED_OS, field & VPMU_FIXED_USR,
+                   (p->config.available & (1u << fixed_events[j])) != 0,
+                   (field & VPMU_FIXED_PMI) != 0);
 }
 
-/* In one pass over the counters GLOBAL_CTRL enables (perf enables one or
- * two; none while its PMI handler runs), in the order of their bits: each
- * mode's live set (the counters an event the backend counts advances in
- * that mode: live_counters, for all of them) and whether a counter counts
- * one mode only. */
+/* Every counter as if GLOBAL_CTRL enabled it, in the order of their bits,
+ * then GLOBAL_CTRL's filter. */
 void vpmu_derive(struct vpmu *p)
 {
-    uint64_t gp = p->global_ctrl & ((1ull << p->config.gp_counters) - 1);
-    uint64_t fixed = (p->global_ctrl >> 32) & ((1ull << p->config.fixed_counters) - 1);
-    p->live_count[VPMU_KERNEL] = p->live_count[VPMU_USER] = 0;
-    p->one_mode = false;
-    for (; gp; gp &= gp - 1)
-        derive_gp(p, (unsigned int)__builtin_ctzll(gp));
-    for (; fixed; fixed &= fixed - 1)
-        derive_fixed(p, (unsigned int)__builtin_ctzll(fixed));
+    p->programmed_count = 0;
+    p->one_mode_bits = 0;
+    for (unsigned int k = 0; k < p->config.gp_counters; k++)
+        derive_gp(p, k);
+    for (unsigned int j = 0; j < p->config.fixed_counters; j++)
+        derive_fixed(p, j);
+    vpmu_derive_enabled(p);
+}
+
+/* The programmed counters GLOBAL_CTRL enables (perf enables one or two;
+ * none while its PMI handler runs): each mode's live set (the counters an
+ * event the backend counts advances in that mode: live_counters, for all
+ * of them), those that raise a PMI with their modes, and whether a counter
+ * counts one mode only. */
+void vpmu_derive_enabled(struct vpmu *p)
+{
+    unsigned int nk = 0, nu = 0, np = 0;
+    for (unsigned int i = 0; i < p->programmed_count; i++) {
+        struct vpmu_programmed c = p->programmed[i];
+        if (!(p->global_ctrl & (1ull << c.bit)))
+            continue;
+        struct vpmu_live live = { c.bit, c.pmi };
+        if (c.modes != VPMU_ONLY_USER)
+            p->live[VPMU_KERNEL][nk++] = live;
+        if (c.modes != VPMU_ONLY_KERNEL)
+            p->live[VPMU_USER][nu++] = live;
+        if (c.pmi)
+            p->pmi[np++] = (struct vpmu_pmi_counter){ c.bit, c.modes };
+    }
+    p->live_count[VPMU_KERNEL] = (uint8_t)nk;
+    p->live_count[VPMU_USER] = (uint8_t)nu;
+    p->pmi_count = (uint8_t)np;
+    p->one_mode = (p->one_mode_bits & p->global_ctrl) != 0;
 }
 
 void vpmu_count_every_event(struct vpmu *p, enum vpmu_mode mode, uint64_t n)
@@ -243,31 +268,14 @@ uint64_t vpmu_events_to_pmi(const struct vpmu *p, enum vpmu_arch_event ev, enum 
     return nearest;
 }
 
-static bool listed(const struct vpmu_live *live, unsigned int count, unsigned int bit)
-{
-    for (unsigned int i = 0; i < count; i++)
-        if (live[i].bit == bit)
-            return true;
-    return false;
-}
-
-static void lower(uint64_t *budget, uint64_t n)
-{
-    *budget = n < *budget ? n : *budget;
-}
-
 void vpmu_pmi_budget(const struct vpmu *p, uint64_t budget[VPMU_MODE_SETS])
 {
-    const struct vpmu_live *user = p->live[VPMU_USER], *kernel = p->live[VPMU_KERNEL];
-    unsigned int nu = p->live_count[VPMU_USER], nk = p->live_count[VPMU_KERNEL];
     budget[VPMU_ONLY_USER] = budget[VPMU_ONLY_KERNEL] = budget[VPMU_BOTH_MODES] = UINT64_MAX;
-    for (unsigned int i = 0; i < nu; i++)
-        if (user[i].pmi)
-            lower(&budget[listed(kernel, nk, user[i].bit) ? VPMU_BOTH_MODES : VPMU_ONLY_USER],
-                  COUNTER_MASK - counter_value(p, user[i].bit) + 1);
-    for (unsigned int i = 0; i < nk; i++)
-        if (kernel[i].pmi && !listed(user, nu, kernel[i].bit))
-            lower(&budget[VPMU_ONLY_KERNEL], COUNTER_MASK - counter_value(p, kernel[i].bit) + 1);
+    for (unsigned int i = 0; i < p->pmi_count; i++) {
+        uint64_t to_wrap = COUNTER_MASK - counter_value(p, p->pmi[i].bit) + 1;
+        uint64_t *b = &budget[p->pmi[i].modes];
+        *b = to_wrap < *b ? to_wrap : *b;
+    }
 }
 
 bool vpmu_counts_one_mode(const struct vpmu *p)

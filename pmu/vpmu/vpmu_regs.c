@@ -130,7 +130,10 @@ static enum vpmu_access write_control(struct vpmu *p, uint64_t value, uint64_t v
     if (value & ~valid)
         return VPMU_GP;
     *reg = value;
-    vpmu_derive(p);
+    if (reg == &p->global_ctrl)
+        vpmu_derive_enabled(p);
+    else
+        vpmu_derive(p);
     return VPMU_DONE;
 }
 

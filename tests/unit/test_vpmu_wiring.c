@@ -417,6 +417,34 @@ TEST(a_write_of_the_value_held_keeps_the_count_and_the_pmi_point)
     CHECK_EQ(value, 0);
 }
 
+/* The mode traps follow whether a counter the guest enabled counts one
+ * mode only, through every register that decides it: an event select,
+ * FIXED_CTR_CTRL and GLOBAL_CTRL (Linux's PMI handler clears and sets it),
+ * and not a counter's value or an acknowledgement. */
+TEST(the_mode_traps_follow_the_guests_one_mode_counters)
+{
+    traps_available = true;
+    struct vcpu *v = start("pmu=soft", false);
+    traps_available = false;
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERFEVTSEL0, 0xc0 | USR | EN));
+    CHECK(!fake.mode_traps);                    /* GLOBAL_CTRL enables nothing yet */
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 0x1));
+    CHECK(fake.mode_traps);
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 0));
+    CHECK(!fake.mode_traps);
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PMC0, 5));
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_OVF_CTRL, 1));
+    CHECK(!fake.mode_traps);
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 0x70000000full));
+    CHECK(fake.mode_traps);
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERFEVTSEL0, 0xc0 | USR | OS | EN));
+    CHECK(!fake.mode_traps);
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_FIXED_CTR_CTRL, 0x2));   /* fixed 0: user only */
+    CHECK(fake.mode_traps);
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 0x1));
+    CHECK(!fake.mode_traps);
+}
+
 /* Every privilege level above 0 is user mode for the guest's counters
  * (the SDM's USR bit: CPL > 0), on the short path of a VCPU that counts
  * for its guest alone and beside a session of Vertigo's; each run and
