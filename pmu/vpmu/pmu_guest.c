@@ -99,10 +99,22 @@ static bool counted_lazily(void)
     return pmu_config.kind && !pmu_config.kind->vpmu;
 }
 
+/* Whether the guest's counters must take the events since the last take
+ * before an access: counted lazily, and some counter counts. While none
+ * does (most of Linux's PMI handler runs with GLOBAL_CTRL cleared) those
+ * events advance nothing, and whatever take comes next counts them with
+ * the counters then live: none, since every write that makes one live
+ * (an event select, FIXED_CTR_CTRL, GLOBAL_CTRL) takes first, and its new
+ * PMI points, planned from the counters, drop them. */
+static bool take_needed(const struct vcpu *v)
+{
+    return counted_lazily() && vpmu_counts_anything(&v->pmu.vpmu.regs);
+}
+
 /* Before the guest's access to a PMU register: its counters up to date. */
 static void take_before_access(struct vcpu *v)
 {
-    if (counted_lazily())
+    if (take_needed(v))
         pmu_guest_take(v);
 }
 
@@ -182,7 +194,7 @@ bool pmu_guest_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
     if (!v->pmu.vpmu.on)
         return false;
     bool lazily = counted_lazily();
-    enum pmu_guest_clock_budgets what = lazily ? take_unsettled(v) : PMU_GUEST_CLOCK_KEEP;
+    enum pmu_guest_clock_budgets what = take_needed(v) ? take_unsettled(v) : PMU_GUEST_CLOCK_KEEP;
     bool done = vpmu_wrmsr(&v->pmu.vpmu.regs, msr, value) == VPMU_DONE;
     /* One plan, after a write that can move a counter or a PMI point (the
      * take's would be made again at once); an acknowledgement of overflows

@@ -224,4 +224,12 @@ bool vpmu_event_allowed(uint64_t evtsel);
  * backend must then tell the two apart exactly). */
 bool vpmu_counts_one_mode(const struct vpmu *p);
 
+/* True if some counter counts an event in some mode (none while Linux's
+ * PMI handler has GLOBAL_CTRL cleared): events counted while it is false
+ * advance nothing. Inline: asked at every access of the guest's. */
+static inline bool vpmu_counts_anything(const struct vpmu *p)
+{
+    return (p->live_count[VPMU_KERNEL] | p->live_count[VPMU_USER]) != 0;
+}
+
 #endif

@@ -417,6 +417,50 @@ TEST(a_write_of_the_value_held_keeps_the_count_and_the_pmi_point)
     CHECK_EQ(value, 0);
 }
 
+/* A PMI handler's accesses with GLOBAL_CTRL cleared, as Linux's (status
+ * read, acknowledgement, RDPMC, counter reload, status read, enable): the
+ * runs between them count in no counter, before or after the enable, and
+ * the reloaded counter's PMI comes exactly its period later. */
+TEST(runs_while_global_ctrl_is_clear_count_nowhere)
+{
+    struct vcpu *v = start("pmu=soft", false);
+    fake.guest_lvtpc = LVT_NMI;
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PMC0, (1ull << WIDTH) - 1000));
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERFEVTSEL0, 0xc0 | USR | OS | INT | EN));
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 0x1));
+    unsigned int nmis = fake.vcpu_nmis_queued;
+    runs(v, 1000);
+    CHECK_EQ(fake.vcpu_nmis_queued, nmis + 1);
+    uint64_t value = 0;
+    runs(v, 7);
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 0));
+    runs(v, 11);
+    CHECK(pmu_exit_rdmsr(v, MSR_IA32_PERF_GLOBAL_STATUS, &value));
+    CHECK_EQ(value, 0x1);
+    runs(v, 13);
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_OVF_CTRL, 0x1));
+    runs(v, 17);
+    fake.cpl = 0;
+    CHECK(pmu_exit_rdpmc(v, 0, &value));
+    CHECK_EQ(value, 7);                         /* the 7 before GLOBAL_CTRL's write */
+    runs(v, 19);
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PMC0, (1ull << WIDTH) - 500));
+    runs(v, 23);
+    CHECK(pmu_exit_rdmsr(v, MSR_IA32_PERF_GLOBAL_STATUS, &value));
+    CHECK_EQ(value, 0);
+    runs(v, 29);
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 0x70000000full));
+    CHECK(pmu_exit_rdmsr(v, MSR_IA32_PMC0, &value));
+    CHECK_EQ(value, (1ull << WIDTH) - 500);     /* none of the 112 cleared runs */
+    fake.guest_lvtpc = LVT_NMI;                 /* the handler unmasks LVTPC */
+    pmu_before_entry(v);
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 500);
+    runs(v, 499);
+    CHECK_EQ(fake.vcpu_nmis_queued, nmis + 1);
+    runs(v, 1);
+    CHECK_EQ(fake.vcpu_nmis_queued, nmis + 2);
+}
+
 /* The mode traps follow whether a counter the guest enabled counts one
  * mode only, through every register that decides it: an event select,
  * FIXED_CTR_CTRL and GLOBAL_CTRL (Linux's PMI handler clears and sets it),
