@@ -8,6 +8,7 @@
 #include "vmm/vhw/mmio_decode.h"
 #include "vmm/page_alloc.h"
 #include "vmm/domain/smp_guest.h"
+#include "vmx/apic_store_cache.h"
 #include "vmx/guest_mem.h"
 #include "vmx/vmx_ops.h"
 
@@ -129,20 +130,34 @@ static void xapic_write(struct vcpu *v, uint64_t base, uint32_t offset, uint32_t
     }
 }
 
+/* The store at the exit's RIP: remembered (vmx/apic_store_cache.h) if it
+ * still holds, else fetched and decoded, and remembered. */
+static void decode_apic_store(struct vcpu *v, const struct vmx_exit *e, struct mmio_store *st)
+{
+    uint64_t cr0 = vmcs_read(VMCS_GUEST_CR0), cr3 = vmcs_read(VMCS_GUEST_CR3);
+    if (apic_store_cache_find(v, e->rip, cr0, cr3, vmcs_read(VMCS_GUEST_CR4), st))
+        return;
+    uint8_t insn[MAX_INSN];
+    struct guest_page_proof proof;
+    bool proved;
+    size_t n = guest_virt_fetch_proved(v, e->rip, insn, MAX_INSN, &proof, &proved);
+    if (!mmio_decode_store(insn, n, st)) {
+        printk("apic: vcpu %u: cannot decode the APIC write at rip %#lx\n", v->id, e->rip);
+        vmx_dump_guest(v, e);
+        domain_end(v->domain, GUEST_END_ERROR, "undecodable APIC write");
+    }
+    if (proved)
+        apic_store_cache_add(v, e->rip, &proof, insn, st);
+}
+
 bool apic_guard_ept_write(struct vcpu *v, const struct vmx_exit *e, uint64_t gpa)
 {
     uint64_t base = apic_mmio_base();
     if (gpa < base || gpa >= base + PAGE_SIZE || !(e->qualification & EPT_QUAL_WRITE))
         return false;
 
-    uint8_t insn[MAX_INSN];
     struct mmio_store st;
-    size_t n = guest_virt_fetch(v, e->rip, insn, MAX_INSN);
-    if (!mmio_decode_store(insn, n, &st)) {
-        printk("apic: vcpu %u: cannot decode the APIC write at rip %#lx\n", v->id, e->rip);
-        vmx_dump_guest(v, e);
-        domain_end(v->domain, GUEST_END_ERROR, "undecodable APIC write");
-    }
+    decode_apic_store(v, e, &st);
     uint32_t value = st.from_register ? (uint32_t)vmx_gpr_read(v, st.reg) : st.immediate;
     xapic_write(v, base, (uint32_t)(gpa - base), value);
     struct vmx_exit done = *e;

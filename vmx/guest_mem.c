@@ -285,3 +285,46 @@ size_t guest_virt_fetch(struct vcpu *v, uint64_t rip, uint8_t *buf, size_t max)
     guest_virt_cursor_release_tlb(&c);
     return n;
 }
+
+bool guest_virt_cursor_prove(const struct guest_virt_cursor *c, uint64_t page,
+                             struct guest_page_proof *proof)
+{
+    if (!c->tlb)
+        return false;
+    struct guest_tlb_key key = guest_virt_cursor_key(c, page);
+    const struct guest_tlb_entry *set = guest_tlb_set_of(c->tlb, &key);
+    for (unsigned int w = 0; w < GUEST_TLB_WAYS; w++) {
+        if (!guest_tlb_holds(&set[w], &key))
+            continue;
+        proof->page = set[w];
+        proof->ept = c->tlb->ept;
+        proof->ept_generation = c->tlb->ept_generation;
+        proof->cr3 = c->key.cr3;
+        proof->la57 = c->pg.la57;
+        return true;
+    }
+    return false;
+}
+
+const uint8_t *guest_page_proof_check(const struct guest_page_proof *proof, const struct vcpu *v,
+                                      uint64_t cr0, uint64_t cr3, uint64_t cr4)
+{
+    const struct ept *ept = &v->domain->vmx.ept;
+    if (!(cr0 & CR0_PG) || proof->cr3 != (cr3 & ~(uint64_t)(PAGE_SIZE - 1)) ||
+        proof->la57 != ((cr4 & CR4_LA57) != 0) || proof->ept != ept ||
+        proof->ept_generation != __atomic_load_n(&ept->generation, __ATOMIC_ACQUIRE))
+        return NULL;
+    return guest_tlb_holds(&proof->page, &proof->page.key) ? proof->page.host : NULL;
+}
+
+size_t guest_virt_fetch_proved(struct vcpu *v, uint64_t rip, uint8_t *buf, size_t max,
+                               struct guest_page_proof *proof, bool *proved)
+{
+    struct guest_virt_cursor c;
+    guest_virt_cursor_init(&c, v);
+    guest_virt_cursor_claim_tlb(&c, guest_tlb_fetch_of_cpu(v->cpu));
+    size_t n = guest_virt_cursor_fetch(&c, rip, buf, max);
+    *proved = n && guest_virt_cursor_prove(&c, rip & GUEST_TLB_PAGE_MASK, proof);
+    guest_virt_cursor_release_tlb(&c);
+    return n;
+}

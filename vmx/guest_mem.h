@@ -143,4 +143,37 @@ size_t guest_virt_cursor_fetch(struct guest_virt_cursor *c, uint64_t rip, uint8_
  * guest's tables (every level through the EPT) only on a miss. */
 size_t guest_virt_fetch(struct vcpu *v, uint64_t rip, uint8_t *buf, size_t max);
 
+/* The proof that a guest-virtual page still translates as it did when a
+ * cursor read it, kept across VM entries by what remembers something it
+ * read there (vmx/apic_store_cache.h): the translation cache's entry for
+ * the page, copied (the paging-structure entries the walk read, with
+ * their values, and Vertigo's address of the page), and the context the
+ * cache stood for then (the domain's EPT and its generation, CR3, LA57).
+ * It holds exactly when a lookup of the cache would. */
+struct guest_page_proof {
+    struct guest_tlb_entry page;
+    const void *ept;
+    uint64_t ept_generation;
+    uint64_t cr3;               /* CR3's bits 51:12, as the cache's keys */
+    bool la57;
+};
+
+/* After cursor c (its translation cache claimed) read the page at
+ * page-aligned `page`: the proof of its translation; false if the cache
+ * holds none for it (the walk could not be recorded). */
+bool guest_virt_cursor_prove(const struct guest_virt_cursor *c, uint64_t page,
+                             struct guest_page_proof *proof);
+
+/* Vertigo's address of proof's page if it still holds for v's guest with
+ * these paging registers (paging on, the same CR3 and LA57, the domain's
+ * EPT unchanged, every paging-structure entry the walk read holding what
+ * it held: vmm/guest/guest_tlb.h's staleness rule), else NULL. */
+const uint8_t *guest_page_proof_check(const struct guest_page_proof *proof, const struct vcpu *v,
+                                      uint64_t cr0, uint64_t cr3, uint64_t cr4);
+
+/* guest_virt_fetch, and in *proof the proof of the page of the
+ * instruction's first byte; *proved false if there is none. */
+size_t guest_virt_fetch_proved(struct vcpu *v, uint64_t rip, uint8_t *buf, size_t max,
+                               struct guest_page_proof *proof, bool *proved);
+
 #endif

@@ -18,7 +18,9 @@
 #include "vmm/hypercall.h"
 #include "vmm/vcpu.h"
 #include "vmx/ept.h"
+#include "vmx/apic_store_cache.h"
 #include "vmx/guest_mem.h"
+#include "vmm/vhw/mmio_decode.h"
 #include "vmx/vmx_ops.h"
 
 #define PAGE 4096ull
@@ -449,6 +451,96 @@ TEST(an_instruction_fetch_uses_the_cache_and_stops_at_the_first_unreadable_byte)
         CHECK_EQ(insn[3], 0u);
     }
     CHECK(fetch(USER_VA + 2 * PAGE, insn, sizeof(insn)) == 0);               /* device memory */
+}
+
+/* A fetch's proof of its page (guest_virt_cursor_prove), and a decoded
+ * APIC store remembered on it (vmx/apic_store_cache.c): found again while
+ * the paging registers, the EPT, every paging-structure entry of the walk
+ * and the instruction's own bytes are what they were; not after the guest
+ * edits its tables, switches CR3 to tables mapping other bytes, turns
+ * paging off or changes LA57, Vertigo changes the EPT, or the guest
+ * rewrites the instruction; a page the cache could not record proves
+ * nothing. */
+static bool fetch_proved(uint64_t cr3, uint64_t rip, uint8_t *buf, struct guest_page_proof *proof)
+{
+    struct guest_virt_cursor c;
+    guest_virt_cursor_setup(&c, &dom.vcpus[0], GUEST_CR0_PG, cr3, 0);
+    guest_virt_cursor_claim_tlb(&c, tlb());
+    bool proved = guest_virt_cursor_fetch(&c, rip, buf, 15) == 15 &&
+                  guest_virt_cursor_prove(&c, rip & ~(PAGE - 1), proof);
+    guest_virt_cursor_release_tlb(&c);
+    return proved;
+}
+
+static bool store_found(uint64_t cr0, uint64_t cr3, uint64_t cr4, uint64_t rip,
+                        struct mmio_store *st)
+{
+    memset(st, 0, sizeof(*st));
+    return apic_store_cache_find(&dom.vcpus[0], rip, cr0, cr3, cr4, st);
+}
+
+TEST(a_remembered_apic_store_holds_exactly_while_its_fetch_would_give_it)
+{
+    build_guest();
+    const uint64_t rip = USER_VA + 0x40;
+    memcpy(region + 10 * PAGE + 0x40, "\x89\x14\x25\xb0\x00\x5f\xff\x90", 8);  /* mov %edx,(addr) */
+    memcpy(region + 12 * PAGE + 0x40, "\xc7\x04\x25\xb0\x00\x5f\xff\x00\x04\x00\x00", 11);
+    uint8_t insn[15];
+    struct guest_page_proof proof;
+    struct mmio_store st, found;
+    CHECK(fetch_proved(gpa_of(0), rip, insn, &proof));
+    CHECK(mmio_decode_store(insn, sizeof(insn), &st) && st.length == 7 && st.from_register);
+    CHECK(guest_page_proof_check(&proof, &dom.vcpus[0], GUEST_CR0_PG, gpa_of(0) | 0x5, 0) ==
+          region + 10 * PAGE);                                  /* a PCID changes nothing */
+    CHECK(!store_found(GUEST_CR0_PG, gpa_of(0), 0, rip, &found));
+    apic_store_cache_add(&dom.vcpus[0], rip, &proof, insn, &st);
+    CHECK(store_found(GUEST_CR0_PG, gpa_of(0), 0, rip, &found));
+    CHECK(found.length == 7 && found.from_register && found.reg == st.reg);
+    CHECK(!store_found(GUEST_CR0_PG, gpa_of(0), 0, rip + 1, &found));     /* another RIP */
+    CHECK(!store_found(0, gpa_of(0), 0, rip, &found));                    /* paging off */
+    CHECK(!store_found(GUEST_CR0_PG, gpa_of(0), 1ull << 12, rip, &found)); /* LA57 */
+    region[10 * PAGE + 0x47] = 0xcc;            /* a byte past the instruction */
+    CHECK(store_found(GUEST_CR0_PG, gpa_of(0), 0, rip, &found));
+    region[10 * PAGE + 0x42] = 0x05;            /* the instruction's own: rewritten */
+    CHECK(!store_found(GUEST_CR0_PG, gpa_of(0), 0, rip, &found));
+    region[10 * PAGE + 0x42] = 0x25;
+    CHECK(store_found(GUEST_CR0_PG, gpa_of(0), 0, rip, &found));
+    set_pte(3, USER_VA, gpa_of(12), 7);         /* remapped: other bytes there */
+    CHECK(!store_found(GUEST_CR0_PG, gpa_of(0), 0, rip, &found));
+    CHECK(fetch_proved(gpa_of(0), rip, insn, &proof));
+    CHECK(mmio_decode_store(insn, sizeof(insn), &st) && st.length == 11 && !st.from_register);
+    apic_store_cache_add(&dom.vcpus[0], rip, &proof, insn, &st);
+    CHECK(store_found(GUEST_CR0_PG, gpa_of(0), 0, rip, &found));
+    CHECK(found.length == 11 && !found.from_register && found.immediate == 0x400);
+    /* another CR3 whose tables map the first page: remembered beside it */
+    memcpy(table(5), table(0), PAGE);
+    memcpy(table(6), table(1), PAGE);
+    memcpy(table(7), table(2), PAGE);
+    memcpy(table(8), table(3), PAGE);
+    table(5)[0] = gpa_of(6) | 7;
+    table(6)[0] = gpa_of(7) | 7;
+    table(7)[(USER_VA >> 21) & 511] = gpa_of(8) | 7;
+    set_pte(8, USER_VA, gpa_of(10), 7);
+    CHECK(!store_found(GUEST_CR0_PG, gpa_of(5), 0, rip, &found));
+    CHECK(fetch_proved(gpa_of(5), rip, insn, &proof));
+    CHECK(mmio_decode_store(insn, sizeof(insn), &st) && st.length == 7);
+    apic_store_cache_add(&dom.vcpus[0], rip, &proof, insn, &st);
+    CHECK(store_found(GUEST_CR0_PG, gpa_of(5), 0, rip, &found) && found.length == 7);
+    CHECK(store_found(GUEST_CR0_PG, gpa_of(0), 0, rip, &found) && found.length == 11);
+    /* Vertigo changes the EPT (even back as it was): no longer proven */
+    CHECK_EQ(ept_unmap(&dom.vmx.ept, gpa_of(12), PAGE), EPT_OK);
+    CHECK_EQ(ept_map(&dom.vmx.ept, gpa_of(12), gpa_of(12), PAGE, EPT_RWX, EPT_MT_WB), EPT_OK);
+    CHECK(!store_found(GUEST_CR0_PG, gpa_of(0), 0, rip, &found));
+    /* an instruction whose 16-byte window crosses the page's end: not kept */
+    memcpy(region + 10 * PAGE + PAGE - 9, "\x89\x14\x25\xb0\x00\x5f\xff", 7);
+    CHECK(fetch_proved(gpa_of(5), USER_VA + PAGE - 9, insn, &proof));
+    CHECK(mmio_decode_store(insn, sizeof(insn), &st) && st.length == 7);
+    apic_store_cache_add(&dom.vcpus[0], USER_VA + PAGE - 9, &proof, insn, &st);
+    CHECK(!store_found(GUEST_CR0_PG, gpa_of(5), 0, USER_VA + PAGE - 9, &found));
+    /* a walk the cache could not record proves nothing */
+    struct guest_virt_cursor c;
+    guest_virt_cursor_setup(&c, &dom.vcpus[0], GUEST_CR0_PG, gpa_of(0), 0);
+    CHECK(!guest_virt_cursor_prove(&c, USER_VA, &proof));                  /* no cache claimed */
 }
 
 /* A sample taken in an NMI that interrupted another sample's walk on the
