@@ -200,8 +200,9 @@ void vpmu_derive(struct vpmu *p)
     vpmu_derive_enabled(p);
 }
 
-/* The programmed counters GLOBAL_CTRL enables (perf enables one or two;
- * none while its PMI handler runs): each mode's live set (the counters an
+/* The programmed counters GLOBAL_CTRL enables (Linux sets every counter's
+ * bit and programs one or two; none while its PMI handler runs): each
+ * mode's live set (the counters an
  * event the backend counts advances in that mode: live_counters, for all
  * of them), those that raise a PMI with their modes, and whether a counter
  * counts one mode only. */
