@@ -278,12 +278,7 @@ size_t guest_virt_cursor_fetch(struct guest_virt_cursor *c, uint64_t rip, uint8_
 
 size_t guest_virt_fetch(struct vcpu *v, uint64_t rip, uint8_t *buf, size_t max)
 {
-    struct guest_virt_cursor c;
-    guest_virt_cursor_init(&c, v);
-    guest_virt_cursor_claim_tlb(&c, guest_tlb_fetch_of_cpu(v->cpu));
-    size_t n = guest_virt_cursor_fetch(&c, rip, buf, max);
-    guest_virt_cursor_release_tlb(&c);
-    return n;
+    return guest_virt_fetch_proved(v, rip, buf, max, NULL, NULL);
 }
 
 bool guest_virt_cursor_prove(const struct guest_virt_cursor *c, uint64_t page,
@@ -324,7 +319,8 @@ size_t guest_virt_fetch_proved(struct vcpu *v, uint64_t rip, uint8_t *buf, size_
     guest_virt_cursor_init(&c, v);
     guest_virt_cursor_claim_tlb(&c, guest_tlb_fetch_of_cpu(v->cpu));
     size_t n = guest_virt_cursor_fetch(&c, rip, buf, max);
-    *proved = n && guest_virt_cursor_prove(&c, rip & GUEST_TLB_PAGE_MASK, proof);
+    if (proved)
+        *proved = n && guest_virt_cursor_prove(&c, rip & GUEST_TLB_PAGE_MASK, proof);
     guest_virt_cursor_release_tlb(&c);
     return n;
 }

@@ -172,7 +172,8 @@ const uint8_t *guest_page_proof_check(const struct guest_page_proof *proof, cons
                                       uint64_t cr0, uint64_t cr3, uint64_t cr4);
 
 /* guest_virt_fetch, and in *proof the proof of the page of the
- * instruction's first byte; *proved false if there is none. */
+ * instruction's first byte; *proved false if there is none (proved NULL:
+ * no proof asked for, guest_virt_fetch). */
 size_t guest_virt_fetch_proved(struct vcpu *v, uint64_t rip, uint8_t *buf, size_t max,
                                struct guest_page_proof *proof, bool *proved);
 

@@ -130,6 +130,21 @@ static void build_guest(void)
 
 #define GUEST_CR0_PG (1ull << 31)
 
+/* A second address space, CR3 = RAM page 5 (its tables in pages 5 to 8):
+ * the first's, with its PT a copy of page pt's and USER_VA mapped to
+ * guest-physical pa. */
+static void second_address_space(unsigned int pt, uint64_t pa)
+{
+    memcpy(table(5), table(0), PAGE);
+    memcpy(table(6), table(1), PAGE);
+    memcpy(table(7), table(2), PAGE);
+    memcpy(table(8), table(pt), PAGE);
+    table(5)[0] = gpa_of(6) | 7;
+    table(6)[0] = gpa_of(7) | 7;
+    table(7)[(USER_VA >> 21) & 511] = gpa_of(8) | 7;
+    set_pte(8, USER_VA, pa, 7);
+}
+
 static void cursor(struct guest_virt_cursor *c, bool user)
 {
     guest_virt_cursor_setup(c, &dom.vcpus[0], GUEST_CR0_PG, gpa_of(0), 0);
@@ -276,14 +291,7 @@ TEST(cached_translations_never_outlive_what_they_came_from)
     CHECK(walk_page(gpa_of(0), true, USER_VA) == NULL);      /* a supervisor hit is not a user's */
     set_pte(4, USER_VA, gpa_of(10), 7);
     /* another CR3: its own tables, mapping the page elsewhere */
-    memcpy(table(5), table(0), PAGE);
-    memcpy(table(6), table(1), PAGE);
-    memcpy(table(7), table(2), PAGE);
-    memcpy(table(8), table(4), PAGE);
-    table(5)[0] = gpa_of(6) | 7;
-    table(6)[0] = gpa_of(7) | 7;
-    table(7)[(USER_VA >> 21) & 511] = gpa_of(8) | 7;
-    set_pte(8, USER_VA, gpa_of(12), 7);
+    second_address_space(4, gpa_of(12));
     CHECK_STR(walk_page(gpa_of(0), true, USER_VA), "user data");
     CHECK_STR(walk_page(gpa_of(5), true, USER_VA), "other data");
     CHECK_STR(walk_page(gpa_of(0), true, USER_VA), "user data");
@@ -513,14 +521,7 @@ TEST(a_remembered_apic_store_holds_exactly_while_its_fetch_would_give_it)
     CHECK(store_found(GUEST_CR0_PG, gpa_of(0), 0, rip, &found));
     CHECK(found.length == 11 && !found.from_register && found.immediate == 0x400);
     /* another CR3 whose tables map the first page: remembered beside it */
-    memcpy(table(5), table(0), PAGE);
-    memcpy(table(6), table(1), PAGE);
-    memcpy(table(7), table(2), PAGE);
-    memcpy(table(8), table(3), PAGE);
-    table(5)[0] = gpa_of(6) | 7;
-    table(6)[0] = gpa_of(7) | 7;
-    table(7)[(USER_VA >> 21) & 511] = gpa_of(8) | 7;
-    set_pte(8, USER_VA, gpa_of(10), 7);
+    second_address_space(3, gpa_of(10));
     CHECK(!store_found(GUEST_CR0_PG, gpa_of(5), 0, rip, &found));
     CHECK(fetch_proved(gpa_of(5), rip, insn, &proof));
     CHECK(mmio_decode_store(insn, sizeof(insn), &st) && st.length == 7);
