@@ -119,8 +119,9 @@ fuzz-kstack: $(BUILD)/fuzz/fuzz-kstack
 
 # Guest-virtual reads through hostile page tables, the EPT and the
 # translation cache kept across samples (tests/fuzz/fuzz_guest_pages.c):
-# every page handed out is guest RAM, and the cache answers as a fresh
-# walk does after the tables, the EPT or CR3 changed.
+# every page handed out is guest RAM, and the cache (and a proof taken
+# from it, guest_page_proof_check) answers as a fresh walk does after the
+# tables, the EPT or CR3 changed.
 FUZZ_GUEST_PAGES_SRCS := tests/fuzz/fuzz_guest_pages.c vmx/guest_mem.c vmx/ept.c vmx/vmx_caps.c \
                          vmm/guest/guest_tlb.c vmm/guest/guest_pt.c lib/format.c tests/unit/host_ept.c
 HEADERS_HOST += tests/unit/host_ept.h tests/fuzz/fuzz_input.h

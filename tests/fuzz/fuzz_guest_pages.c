@@ -16,7 +16,11 @@
  * fault on a stray read); and the translation cache's answer -- kept
  * across probes and across inputs, as it is across samples -- is exactly
  * what a fresh walk of the tables gives (its staleness rule: a cached
- * translation is used only after re-reading what it depended on). */
+ * translation is used only after re-reading what it depended on); and a
+ * proof of a page's translation taken in an earlier round
+ * (guest_virt_cursor_prove, as the decoded APIC stores keep one) that
+ * guest_page_proof_check still accepts names the page a fresh walk
+ * gives now. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +43,8 @@
 static uint8_t *ram;
 static struct domain dom;
 static struct guest_tlb tlb;        /* kept across probes and inputs */
+static struct guest_page_proof proofs[PROBES];  /* each probed page's, from its last round */
+static bool proved[PROBES];
 
 static uint64_t gpa_of(unsigned int page)
 {
@@ -104,8 +110,11 @@ static uint64_t virtual_page(struct fuzz_input *in, bool la57)
 }
 
 /* The page source's answer for page: fresh (no cache) or through the
- * cache. A page handed out must be a whole RAM page. */
-static const uint8_t *probe(uint64_t page, uint64_t cr3, bool la57, bool user, bool cached)
+ * cache, then (proof not NULL) the proof of its translation kept in
+ * *proof, *has_proof saying whether there is one. A page handed out must
+ * be a whole RAM page. */
+static const uint8_t *probe(uint64_t page, uint64_t cr3, bool la57, bool user, bool cached,
+                            struct guest_page_proof *proof, bool *has_proof)
 {
     struct guest_virt_cursor c;
     guest_virt_cursor_setup(&c, &dom.vcpus[0], CR0_PG, cr3, la57 ? CR4_LA57 : 0);
@@ -113,6 +122,8 @@ static const uint8_t *probe(uint64_t page, uint64_t cr3, bool la57, bool user, b
     if (cached)
         guest_virt_cursor_claim_tlb(&c, &tlb);
     const uint8_t *host = guest_virt_cursor_page(&c, page);
+    if (proof)
+        *has_proof = host && guest_virt_cursor_prove(&c, page, proof);
     guest_virt_cursor_release_tlb(&c);
     if (host) {
         uintptr_t at = (uintptr_t)host - (uintptr_t)ram;
@@ -127,9 +138,17 @@ static const uint8_t *probe(uint64_t page, uint64_t cr3, bool la57, bool user, b
 static void probe_all(const uint64_t *pages, uint64_t cr3, bool la57, bool user)
 {
     for (unsigned int i = 0; i < PROBES; i++) {
-        const uint8_t *fresh = probe(pages[i], cr3, la57, user, false);
-        if (probe(pages[i], cr3, la57, user, true) != fresh)
+        const uint8_t *fresh = probe(pages[i], cr3, la57, user, false, NULL, NULL);
+        if (proved[i]) {
+            const uint8_t *held = guest_page_proof_check(&proofs[i], &dom.vcpus[0], CR0_PG, cr3,
+                                                         la57 ? CR4_LA57 : 0);
+            if (held && held != fresh)
+                abort();                /* a proof held where the tables now say otherwise */
+        }
+        if (probe(pages[i], cr3, la57, user, true, &proofs[i], &proved[i]) != fresh)
             abort();                    /* the cache answered otherwise than the tables */
+        if (proved[i] && proofs[i].page.host != fresh)
+            abort();                    /* the proof names another page than the walk's */
     }
 }
 
@@ -164,6 +183,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!ram)
         set_up();
     struct fuzz_input in = { data, size };
+    memset(proved, 0, sizeof(proved));
     memset(ram, 0, RAM_PAGES * PAGE);
     map_ram();
     uint8_t flags = (uint8_t)fuzz_take(&in, 1);
