@@ -69,12 +69,13 @@ bool pmu_exit_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
  * programming, GLOBAL_CTRL no programming. */
 bool pmu_exit_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 {
-    if (pmu_guest_wrmsr_changes_nothing(v, msr, value))
+    struct vpmu_reg reg = pmu_guest_reg(v, msr);
+    if (pmu_guest_write_changes_nothing(v, reg, value))
         return true;
     bool needed_modes = pmu_guest_needs_modes(v);
-    if (!pmu_guest_wrmsr(v, msr, value))
+    if (!pmu_guest_write(v, reg, value))
         return false;
-    enum vpmu_msr_role role = pmu_guest_msr_role(v, msr);
+    enum vpmu_msr_role role = vpmu_reg_role(reg);
     if (role != VPMU_MSR_COUNT && pmu_guest_needs_modes(v) != needed_modes)
         pmu_run_modes_changed(v);
     if (role == VPMU_MSR_PROGRAM)

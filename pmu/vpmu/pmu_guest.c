@@ -188,31 +188,31 @@ bool pmu_guest_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
     return vpmu_rdmsr(&v->pmu.vpmu.regs, msr, value) == VPMU_DONE;
 }
 
+struct vpmu_reg pmu_guest_reg(const struct vcpu *v, uint32_t msr)
+{
+    return vpmu_reg_of(&v->pmu.vpmu.regs, msr);
+}
+
 /* A write can start, stop or move a counter: the PMI points again. */
-bool pmu_guest_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
+bool pmu_guest_write(struct vcpu *v, struct vpmu_reg reg, uint64_t value)
 {
     if (!v->pmu.vpmu.on)
         return false;
     bool lazily = counted_lazily();
     enum pmu_guest_clock_budgets what = take_needed(v) ? take_unsettled(v) : PMU_GUEST_CLOCK_KEEP;
-    bool done = vpmu_wrmsr(&v->pmu.vpmu.regs, msr, value) == VPMU_DONE;
+    bool done = vpmu_reg_write(&v->pmu.vpmu.regs, reg, value) == VPMU_DONE;
     /* One plan, after a write that can move a counter or a PMI point (the
      * take's would be made again at once); an acknowledgement of overflows
      * or a write refused moves none, and the take's budgets hold. */
-    if (lazily && done && msr != MSR_IA32_PERF_GLOBAL_OVF_CTRL)
+    if (lazily && done && reg.kind != VPMU_REG_GLOBAL_OVF_CTRL)
         what = PMU_GUEST_CLOCK_REPLAN;
     pmu_guest_clock_settle(&v->pmu.vpmu.clock, &v->pmu.vpmu.regs, what);
     return done;
 }
 
-enum vpmu_msr_role pmu_guest_msr_role(const struct vcpu *v, uint32_t msr)
+bool pmu_guest_write_changes_nothing(const struct vcpu *v, struct vpmu_reg reg, uint64_t value)
 {
-    return vpmu_msr_role(&v->pmu.vpmu.regs, msr);
-}
-
-bool pmu_guest_wrmsr_changes_nothing(const struct vcpu *v, uint32_t msr, uint64_t value)
-{
-    return v->pmu.vpmu.on && vpmu_wrmsr_changes_nothing(&v->pmu.vpmu.regs, msr, value);
+    return v->pmu.vpmu.on && vpmu_reg_write_changes_nothing(&v->pmu.vpmu.regs, reg, value);
 }
 
 bool pmu_guest_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *value)

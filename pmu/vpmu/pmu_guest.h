@@ -83,17 +83,15 @@ void pmu_guest_report(const struct vcpu *v);
 /* The exit handlers' questions; false means #GP. */
 void pmu_guest_cpuid_leaf(const struct vcpu *v, uint32_t regs[4]);
 bool pmu_guest_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value);
-bool pmu_guest_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value);
-
-/* True if the guest's WRMSR of value to msr, one of its virtual PMU's,
- * changes nothing (vpmu_wrmsr_changes_nothing): the write retires with
- * nothing to take, plan, trap or log. */
-bool pmu_guest_wrmsr_changes_nothing(const struct vcpu *v, uint32_t msr, uint64_t value);
-
-/* What the guest's WRMSR to msr, one of its virtual PMU's, can change
- * beyond the register (vpmu_msr_role): the modes its counters count, and
- * its programmings. */
-enum vpmu_msr_role pmu_guest_msr_role(const struct vcpu *v, uint32_t msr);
 bool pmu_guest_rdpmc(struct vcpu *v, uint32_t ecx, uint64_t *value);
+
+/* The guest's WRMSR: its MSR number decoded once (vpmu_reg_of), then
+ * asked whether the write changes nothing (vpmu_reg_write_changes_nothing:
+ * it retires with nothing to take, plan, trap or log), written (false:
+ * #GP), and what it can change beyond the register (vpmu_reg_role: the
+ * modes its counters count, and its programmings). */
+struct vpmu_reg pmu_guest_reg(const struct vcpu *v, uint32_t msr);
+bool pmu_guest_write_changes_nothing(const struct vcpu *v, struct vpmu_reg reg, uint64_t value);
+bool pmu_guest_write(struct vcpu *v, struct vpmu_reg reg, uint64_t value);
 
 #endif

@@ -89,6 +89,7 @@ struct vpmu_pmi_counter {
 
 struct vpmu {
     struct vpmu_config config;
+    uint64_t counter_bits;          /* GLOBAL_CTRL's bits of the counters that exist */
     uint64_t evtsel[VPMU_MAX_GP];
     uint64_t pmc[VPMU_MAX_GP];
     uint64_t fixed[VPMU_MAX_FIXED];
@@ -149,12 +150,30 @@ bool vpmu_owns_msr(const struct vpmu *p, uint32_t msr);
 enum vpmu_access vpmu_rdmsr(struct vpmu *p, uint32_t msr, uint64_t *value);
 enum vpmu_access vpmu_wrmsr(struct vpmu *p, uint32_t msr, uint64_t value);
 
+/* One of the virtual PMU's registers, as a guest's MSR number names it
+ * (vpmu_reg_of): its kind and, for an event select or a counter, its
+ * index. VPMU_REG_NONE: no register of this PMU (its access faults). The
+ * exit path decodes a WRMSR's number once and asks the rest of it. */
+enum vpmu_reg_kind {
+    VPMU_REG_NONE, VPMU_REG_GLOBAL_CTRL, VPMU_REG_GLOBAL_OVF_CTRL, VPMU_REG_GLOBAL_STATUS,
+    VPMU_REG_FIXED_CTRL, VPMU_REG_EVTSEL, VPMU_REG_PMC, VPMU_REG_FIXED,
+};
+struct vpmu_reg {
+    enum vpmu_reg_kind kind;
+    unsigned int index;
+};
+struct vpmu_reg vpmu_reg_of(const struct vpmu *p, uint32_t msr);
+
+/* vpmu_wrmsr of a decoded register. */
+enum vpmu_access vpmu_reg_write(struct vpmu *p, struct vpmu_reg reg, uint64_t value);
+
 /* True if a WRMSR of value to msr would change nothing (and not #GP): an
  * event select, FIXED_CTR_CTRL or GLOBAL_CTRL written with the value it
  * holds, or GLOBAL_OVF_CTRL with no bit to clear. A counter write never
  * is: its value counts on from the write (and a lazily counted counter's
  * value is not up to date before a take). */
 bool vpmu_wrmsr_changes_nothing(const struct vpmu *p, uint32_t msr, uint64_t value);
+bool vpmu_reg_write_changes_nothing(const struct vpmu *p, struct vpmu_reg reg, uint64_t value);
 
 /* What a write to msr, one of the virtual PMU's, can change beyond its
  * register: VPMU_MSR_PROGRAM what a counter counts (an event select,
@@ -165,6 +184,7 @@ bool vpmu_wrmsr_changes_nothing(const struct vpmu *p, uint32_t msr, uint64_t val
  * guest's PMI handler but one). Any other MSR is taken as a programming. */
 enum vpmu_msr_role { VPMU_MSR_COUNT, VPMU_MSR_ENABLE, VPMU_MSR_PROGRAM };
 enum vpmu_msr_role vpmu_msr_role(const struct vpmu *p, uint32_t msr);
+enum vpmu_msr_role vpmu_reg_role(struct vpmu_reg reg);
 
 /* RDPMC with ECX = index (bit 30: fixed counter, bit 31: 32-bit fast
  * read), from privilege level cpl with CR4.PCE as given: #GP for user

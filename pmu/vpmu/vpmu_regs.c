@@ -21,14 +21,11 @@ static uint64_t low_bits(unsigned int n)
     return n >= 64 ? ~0ull : (1ull << n) - 1;
 }
 
-static uint64_t gp_status_bits(const struct vpmu *p)
+/* GLOBAL_CTRL's and GLOBAL_STATUS's bits of the counters that exist: GP
+ * counter k is bit k, fixed counter j bit 32 + j (20.2.2). */
+static uint64_t counter_bits(const struct vpmu_config *config)
 {
-    return low_bits(p->config.gp_counters);
-}
-
-static uint64_t fixed_status_bits(const struct vpmu *p)
-{
-    return low_bits(p->config.fixed_counters) << 32;
+    return low_bits(config->gp_counters) | low_bits(config->fixed_counters) << 32;
 }
 
 void vpmu_init(struct vpmu *p, const struct vpmu_config *config)
@@ -38,6 +35,7 @@ void vpmu_init(struct vpmu *p, const struct vpmu_config *config)
         p->config.gp_counters = VPMU_MAX_GP;
     if (p->config.fixed_counters > VPMU_MAX_FIXED)
         p->config.fixed_counters = VPMU_MAX_FIXED;
+    p->counter_bits = counter_bits(&p->config);
     vpmu_derive(p);
 }
 
@@ -67,10 +65,13 @@ bool vpmu_owns_msr(const struct vpmu *p, uint32_t msr)
            msr == MSR_IA32_PERF_CAPABILITIES;
 }
 
+/* GLOBAL_STATUS first: a guest's PMI handler reads it at every PMI. */
 enum vpmu_access vpmu_rdmsr(struct vpmu *p, uint32_t msr, uint64_t *value)
 {
     int k;
-    if ((k = index_in(msr, MSR_IA32_PERFEVTSEL0, p->config.gp_counters)) >= 0)
+    if (msr == MSR_IA32_PERF_GLOBAL_STATUS)
+        *value = p->global_status;
+    else if ((k = index_in(msr, MSR_IA32_PERFEVTSEL0, p->config.gp_counters)) >= 0)
         *value = p->evtsel[k];
     else if ((k = index_in(msr, MSR_IA32_PMC0, p->config.gp_counters)) >= 0)
         *value = p->pmc[k];
@@ -80,8 +81,6 @@ enum vpmu_access vpmu_rdmsr(struct vpmu *p, uint32_t msr, uint64_t *value)
         *value = p->fixed_ctrl;
     else if (msr == MSR_IA32_PERF_GLOBAL_CTRL)
         *value = p->global_ctrl;
-    else if (msr == MSR_IA32_PERF_GLOBAL_STATUS)
-        *value = p->global_status;
     else if (msr == MSR_IA32_PERF_GLOBAL_OVF_CTRL)
         *value = 0;                     /* write-only in effect: reads 0 */
     else
@@ -124,34 +123,75 @@ static uint64_t fixed_ctrl_valid(const struct vpmu *p)
     return valid;
 }
 
-/* A control register: which counters count, in which modes. */
-static enum vpmu_access write_control(struct vpmu *p, uint64_t value, uint64_t valid, uint64_t *reg)
+static enum vpmu_access write_fixed_ctrl(struct vpmu *p, uint64_t value)
 {
-    if (value & ~valid)
+    if (value & ~fixed_ctrl_valid(p))
         return VPMU_GP;
-    *reg = value;
-    if (reg == &p->global_ctrl)
-        vpmu_derive_enabled(p);
-    else
-        vpmu_derive(p);
+    p->fixed_ctrl = value;
+    vpmu_derive(p);
     return VPMU_DONE;
 }
 
-/* GLOBAL_OVF_CTRL clears the status bits written as 1; GLOBAL_STATUS is
- * read-only (20.2.2). */
-static enum vpmu_access write_global(struct vpmu *p, uint32_t msr, uint64_t value)
+/* GLOBAL_CTRL only filters what the selects programmed. */
+static enum vpmu_access write_global_ctrl(struct vpmu *p, uint64_t value)
 {
-    uint64_t counters = gp_status_bits(p) | fixed_status_bits(p);
+    if (value & ~p->counter_bits)
+        return VPMU_GP;
+    p->global_ctrl = value;
+    vpmu_derive_enabled(p);
+    return VPMU_DONE;
+}
+
+/* GLOBAL_OVF_CTRL clears the status bits written as 1 (20.2.2). */
+static enum vpmu_access write_ovf_ctrl(struct vpmu *p, uint64_t value)
+{
+    if (value & ~(p->counter_bits | STATUS_OVF_BUF | STATUS_COND_CHGD))
+        return VPMU_GP;
+    p->global_status &= ~value;
+    return VPMU_DONE;
+}
+
+/* The global registers first: a guest's PMI handler writes them at every
+ * PMI, its counters' values once each. */
+struct vpmu_reg vpmu_reg_of(const struct vpmu *p, uint32_t msr)
+{
+    int k;
     switch (msr) {
-    case MSR_IA32_FIXED_CTR_CTRL:
-        return write_control(p, value, fixed_ctrl_valid(p), &p->fixed_ctrl);
     case MSR_IA32_PERF_GLOBAL_CTRL:
-        return write_control(p, value, counters, &p->global_ctrl);
+        return (struct vpmu_reg){ VPMU_REG_GLOBAL_CTRL, 0 };
     case MSR_IA32_PERF_GLOBAL_OVF_CTRL:
-        if (value & ~(counters | STATUS_OVF_BUF | STATUS_COND_CHGD))
-            return VPMU_GP;
-        p->global_status &= ~value;
-        return VPMU_DONE;
+        return (struct vpmu_reg){ VPMU_REG_GLOBAL_OVF_CTRL, 0 };
+    case MSR_IA32_PERF_GLOBAL_STATUS:
+        return (struct vpmu_reg){ VPMU_REG_GLOBAL_STATUS, 0 };
+    case MSR_IA32_FIXED_CTR_CTRL:
+        return (struct vpmu_reg){ VPMU_REG_FIXED_CTRL, 0 };
+    }
+    if ((k = index_in(msr, MSR_IA32_PMC0, p->config.gp_counters)) >= 0)
+        return (struct vpmu_reg){ VPMU_REG_PMC, (unsigned int)k };
+    if ((k = index_in(msr, MSR_IA32_PERFEVTSEL0, p->config.gp_counters)) >= 0)
+        return (struct vpmu_reg){ VPMU_REG_EVTSEL, (unsigned int)k };
+    if ((k = index_in(msr, MSR_IA32_FIXED_CTR0, p->config.fixed_counters)) >= 0)
+        return (struct vpmu_reg){ VPMU_REG_FIXED, (unsigned int)k };
+    return (struct vpmu_reg){ VPMU_REG_NONE, 0 };
+}
+
+/* GLOBAL_STATUS is read-only (20.2.2); a register that does not exist
+ * faults. */
+enum vpmu_access vpmu_reg_write(struct vpmu *p, struct vpmu_reg reg, uint64_t value)
+{
+    switch (reg.kind) {
+    case VPMU_REG_GLOBAL_CTRL:
+        return write_global_ctrl(p, value);
+    case VPMU_REG_GLOBAL_OVF_CTRL:
+        return write_ovf_ctrl(p, value);
+    case VPMU_REG_FIXED_CTRL:
+        return write_fixed_ctrl(p, value);
+    case VPMU_REG_PMC:
+        return write_pmc(p, reg.index, value);
+    case VPMU_REG_EVTSEL:
+        return write_evtsel(p, reg.index, value);
+    case VPMU_REG_FIXED:
+        return write_fixed(p, reg.index, value);
     default:
         return VPMU_GP;
     }
@@ -159,40 +199,47 @@ static enum vpmu_access write_global(struct vpmu *p, uint32_t msr, uint64_t valu
 
 enum vpmu_access vpmu_wrmsr(struct vpmu *p, uint32_t msr, uint64_t value)
 {
-    int k;
-    if ((k = index_in(msr, MSR_IA32_PERFEVTSEL0, p->config.gp_counters)) >= 0)
-        return write_evtsel(p, (unsigned int)k, value);
-    if ((k = index_in(msr, MSR_IA32_PMC0, p->config.gp_counters)) >= 0)
-        return write_pmc(p, (unsigned int)k, value);
-    if ((k = index_in(msr, MSR_IA32_FIXED_CTR0, p->config.fixed_counters)) >= 0)
-        return write_fixed(p, (unsigned int)k, value);
-    return write_global(p, msr, value);
+    return vpmu_reg_write(p, vpmu_reg_of(p, msr), value);
 }
 
-bool vpmu_wrmsr_changes_nothing(const struct vpmu *p, uint32_t msr, uint64_t value)
+bool vpmu_reg_write_changes_nothing(const struct vpmu *p, struct vpmu_reg reg, uint64_t value)
 {
-    int k = index_in(msr, MSR_IA32_PERFEVTSEL0, p->config.gp_counters);
-    if (k >= 0)
-        return p->evtsel[k] == value;
-    switch (msr) {
-    case MSR_IA32_FIXED_CTR_CTRL:
+    switch (reg.kind) {
+    case VPMU_REG_EVTSEL:
+        return p->evtsel[reg.index] == value;
+    case VPMU_REG_FIXED_CTRL:
         return p->fixed_ctrl == value;
-    case MSR_IA32_PERF_GLOBAL_CTRL:
+    case VPMU_REG_GLOBAL_CTRL:
         return p->global_ctrl == value;
-    case MSR_IA32_PERF_GLOBAL_OVF_CTRL:
+    case VPMU_REG_GLOBAL_OVF_CTRL:
         return value == 0;
     default:
         return false;
     }
 }
 
+bool vpmu_wrmsr_changes_nothing(const struct vpmu *p, uint32_t msr, uint64_t value)
+{
+    return vpmu_reg_write_changes_nothing(p, vpmu_reg_of(p, msr), value);
+}
+
+enum vpmu_msr_role vpmu_reg_role(struct vpmu_reg reg)
+{
+    switch (reg.kind) {
+    case VPMU_REG_PMC:
+    case VPMU_REG_FIXED:
+    case VPMU_REG_GLOBAL_OVF_CTRL:
+        return VPMU_MSR_COUNT;
+    case VPMU_REG_GLOBAL_CTRL:
+        return VPMU_MSR_ENABLE;
+    default:
+        return VPMU_MSR_PROGRAM;
+    }
+}
+
 enum vpmu_msr_role vpmu_msr_role(const struct vpmu *p, uint32_t msr)
 {
-    if (index_in(msr, MSR_IA32_PMC0, p->config.gp_counters) >= 0 ||
-        index_in(msr, MSR_IA32_FIXED_CTR0, p->config.fixed_counters) >= 0 ||
-        msr == MSR_IA32_PERF_GLOBAL_OVF_CTRL)
-        return VPMU_MSR_COUNT;
-    return msr == MSR_IA32_PERF_GLOBAL_CTRL ? VPMU_MSR_ENABLE : VPMU_MSR_PROGRAM;
+    return vpmu_reg_role(vpmu_reg_of(p, msr));
 }
 
 /* RDPMC (SDM Vol. 2B): CPL 0 always, other levels only with CR4.PCE; the

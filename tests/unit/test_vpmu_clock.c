@@ -176,7 +176,7 @@ static void access(struct guest *g)
         CHECK_EQ(vpmu_rdmsr(&g->eager.pmu, msr, &a), vpmu_rdmsr(&g->lazy.pmu, msr, &b));
         CHECK_EQ(a, b);
     } else {
-        /* pmu_guest_wrmsr: the events taken, the write, then one plan
+        /* pmu_guest_write: the events taken, the write, then one plan
          * if the write can move a counter or a PMI point, else the take's
          * budgets (GLOBAL_OVF_CTRL, or a write refused) */
         enum pmu_guest_clock_budgets what = lazy_take_settled(g, false);
