@@ -43,6 +43,12 @@ struct vmx_timer_state {
     uint64_t clock;                         /* guest ticks measured so far */
     uint64_t deadline[VMX_TIMER_OWNERS];    /* clock at which each owner expires;
                                              * UINT64_MAX: none */
+    /* The nearest deadline of the owners other than VMX_TIMER_PMU, which
+     * asks again at almost every entry while the others seldom change: kept
+     * between entries and found again only after one of them asked or
+     * withdrew (others_known false). */
+    uint64_t others_nearest;
+    bool others_known;          /* others_nearest holds (zeroed state: not yet) */
     uint32_t loaded;            /* timer value loaded at the last entry */
     uint32_t loaded_run;        /* of it, what the guest's run may use up:
                                  * loaded less the entry's own ticks */

@@ -63,13 +63,27 @@ static unsigned int rate_shift(void)
     return tsc_shift;
 }
 
-/* Guest ticks to the nearest deadline (0 if one has passed), or VMX_TIMER_NONE. */
-static uint64_t nearest_deadline(const struct vmx_timer_state *t)
+/* The nearest deadline of the owners other than the PMU, found again
+ * only after one of them changed (vmx_timer_request, vmx_timer_cancel). */
+static uint64_t others_nearest(struct vmx_timer_state *t)
 {
+    if (t->others_known)
+        return t->others_nearest;
     uint64_t d = VMX_TIMER_NONE;
     for (unsigned int i = 0; i < VMX_TIMER_OWNERS; i++)
-        if (t->deadline[i] < d)
+        if (i != VMX_TIMER_PMU && t->deadline[i] < d)
             d = t->deadline[i];
+    t->others_nearest = d;
+    t->others_known = true;
+    return d;
+}
+
+/* Guest ticks to the nearest deadline (0 if one has passed), or VMX_TIMER_NONE. */
+static uint64_t nearest_deadline(struct vmx_timer_state *t)
+{
+    uint64_t d = others_nearest(t);
+    if (t->deadline[VMX_TIMER_PMU] < d)
+        d = t->deadline[VMX_TIMER_PMU];
     if (d == VMX_TIMER_NONE)
         return VMX_TIMER_NONE;
     return d > t->clock ? d - t->clock : 0;
@@ -226,6 +240,7 @@ void vmx_timer_init(struct vcpu *v)
     tsc_shift = vmx_caps_preemption_tsc_shift(&vmx_config.caps);
     for (unsigned int i = 0; i < VMX_TIMER_OWNERS; i++)
         v->vmx.timer.deadline[i] = VMX_TIMER_NONE;
+    v->vmx.timer.others_known = false;
     v->vmx.timer.clock = 0;
     v->vmx.timer.armed = false;
     v->vmx.timer.measuring = false;

@@ -45,19 +45,25 @@ uint64_t vmx_timer_settle(struct vcpu *v);
 
 /* Owner `owner` wants the guest to exit after `ticks` TSC ticks of guest
  * time (ticks >= 1), replacing any earlier request of that owner. The three
- * below are inline: the PMU plans every entry with them. */
+ * below are inline: the PMU plans every entry with them. Only the first
+ * two change a deadline (vmx_timer_arm keeps the nearest of the owners
+ * other than the PMU from one change of theirs to the next). */
 static inline void vmx_timer_request(struct vcpu *v, enum vmx_timer_owner owner, uint64_t ticks)
 {
     struct vmx_timer_state *t = &v->vmx.timer;
     if (ticks > VMX_TIMER_TICKS_MAX)
         ticks = VMX_TIMER_TICKS_MAX;
     t->deadline[owner] = t->clock + (ticks ? ticks : 1);
+    if (owner != VMX_TIMER_PMU)
+        t->others_known = false;
 }
 
 /* Withdraws owner's deadline. */
 static inline void vmx_timer_cancel(struct vcpu *v, enum vmx_timer_owner owner)
 {
     v->vmx.timer.deadline[owner] = VMX_TIMER_NONE;
+    if (owner != VMX_TIMER_PMU)
+        v->vmx.timer.others_known = false;
 }
 
 /* True if owner's deadline has passed (it stays requested until cancelled). */

@@ -319,3 +319,30 @@ TEST(measured_where_tsc_is_not_instructions)
     CHECK_EQ(vmcs.value_reads, 2000);
     CHECK_EQ(v.vmx.timer.clock, guest_total);
 }
+
+/* The nearest deadline the timer is loaded with is the nearest of every
+ * owner's, though the owners other than the PMU are searched only after
+ * one of them asked or withdrew: random requests and cancels of random
+ * owners, between runs, against a search of all of them each time. */
+TEST(nearest_deadline_follows_every_owner)
+{
+    setup(true);
+    for (unsigned int i = 0; i < 20000; i++) {
+        uint64_t r = unit_rand(&seed);
+        enum vmx_timer_owner owner = (enum vmx_timer_owner)(r % VMX_TIMER_OWNERS);
+        if ((r >> 8) % 4 == 0)
+            vmx_timer_cancel(&v, owner);
+        else
+            vmx_timer_request(&v, owner, 1 + (r >> 16) % 50000);
+        uint64_t want = VMX_TIMER_NONE;
+        for (unsigned int o = 0; o < VMX_TIMER_OWNERS; o++)
+            if (v.vmx.timer.deadline[o] < want)
+                want = v.vmx.timer.deadline[o];
+        if (want != VMX_TIMER_NONE)
+            want = want > v.vmx.timer.clock ? want - v.vmx.timer.clock : 0;
+        if (!CHECK_EQ(nearest_deadline(&v.vmx.timer), want))
+            return;
+        if ((r >> 40) % 3 == 0)
+            run(1 + (r >> 44) % 20000, 0);
+    }
+}
