@@ -65,6 +65,11 @@ bool vhw_tsc_offsetting(void);
  * TSC_ADJUST made it (0 for a domain without virtual hardware). */
 uint64_t vhw_tsc_offset(const struct vcpu *v);
 
+/* Loads the VMCS's TSC offset: v's own less behind (ticks the guest's
+ * clock is held back), with "use TSC offsetting" on. Only where
+ * vhw_tsc_offsetting(). */
+void vhw_tsc_offset_load(struct vcpu *v, uint64_t behind);
+
 /* The VCPU's TSC as the guest reads it (its offset applied). */
 uint64_t vhw_guest_tsc(struct vcpu *v);
 

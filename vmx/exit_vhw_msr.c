@@ -49,6 +49,19 @@ uint64_t vhw_tsc_offset(const struct vcpu *v)
     return v->domain && v->domain->vhw ? v->domain->vhw->tsc[v->id].offset : 0;
 }
 
+/* "Use TSC offsetting" (SDM Vol. 3C 26.6.5) is switched on at the first
+ * load and stays on, so the later loads (one at each entry inside a
+ * guest's NMI handler) write the offset alone. */
+void vhw_tsc_offset_load(struct vcpu *v, uint64_t behind)
+{
+    vmcs_write(VMCS_TSC_OFFSET, vhw_tsc_offset(v) - behind);
+    if (v->vmx.tsc_offsetting)
+        return;
+    vmcs_write(VMCS_PROC_BASED_CONTROLS,
+               vmcs_read(VMCS_PROC_BASED_CONTROLS) | PROC_TSC_OFFSETTING);
+    v->vmx.tsc_offsetting = true;
+}
+
 
 /* An NMI from the virtual APIC (an NMI IPI, an LVT entry in NMI mode):
  * while an NMI handler runs the CPU latches one more NMI and drops the
@@ -233,9 +246,7 @@ static enum msr_access_result tsc_write(struct vcpu *v, uint32_t msr, uint64_t v
         vtsc_write_tsc(tsc_of(v), rdtsc(), value);
     else
         vtsc_write_adjust(tsc_of(v), value);
-    vmcs_write(VMCS_TSC_OFFSET, tsc_of(v)->offset);
-    vmcs_write(VMCS_PROC_BASED_CONTROLS,
-               vmcs_read(VMCS_PROC_BASED_CONTROLS) | PROC_TSC_OFFSETTING);
+    vhw_tsc_offset_load(v, 0);
     return MSR_ACCESS_DONE;
 }
 

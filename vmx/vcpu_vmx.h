@@ -119,6 +119,8 @@ struct vcpu_vmx {
     uint64_t xcr0;              /* its XCR0 (vmx/vcpu_fpu.c) */
     uint64_t spec_ctrl;         /* its IA32_SPEC_CTRL while switched out (vmx/vcpu_spec.c) */
     bool restart;               /* starts over after this exit (vmx/vcpu_restart.h) */
+    bool tsc_offsetting;        /* its VMCS has "use TSC offsetting" on
+                                 * (vhw_tsc_offset_load; vmcs_setup: off) */
 };
 
 struct domain_vmx {

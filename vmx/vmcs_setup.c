@@ -196,6 +196,7 @@ bool vmcs_setup(struct vcpu *v, const struct linux_boot_state *st)
     /* VPID 0 belongs to the host; each domain has its own range. */
     v->vmx.vpid = (uint16_t)(v->domain->id * MAX_CPUS + v->id + 1);
     v->vmx.last_fault_page = ~0ull;
+    v->vmx.tsc_offsetting = false;      /* write_controls leaves it off */
     vmclear(vmcs);
     vmptrld(vmcs);
     write_controls(v);

@@ -282,9 +282,7 @@ bool pmu_arch_guest_tsc_behind(struct vcpu *v, uint64_t behind)
 {
     if (!vhw_tsc_offsetting())
         return false;
-    vmcs_write(VMCS_TSC_OFFSET, vhw_tsc_offset(v) - behind);
-    vmcs_write(VMCS_PROC_BASED_CONTROLS,
-               vmcs_read(VMCS_PROC_BASED_CONTROLS) | PROC_TSC_OFFSETTING);
+    vhw_tsc_offset_load(v, behind);
     return true;
 }
 
