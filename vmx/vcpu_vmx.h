@@ -43,10 +43,12 @@ struct vmx_timer_state {
     uint64_t clock;                         /* guest ticks measured so far */
     uint64_t deadline[VMX_TIMER_OWNERS];    /* clock at which each owner expires;
                                              * UINT64_MAX: none */
-    /* The nearest deadline of the owners other than VMX_TIMER_PMU, which
-     * asks again at almost every entry while the others seldom change: kept
-     * between entries and found again only after one of them asked or
-     * withdrew (others_known false). */
+    /* The nearest deadline of the owners other than VMX_TIMER_PMU (which
+     * asks again at almost every entry, as the virtual APIC's timer does
+     * in a domain with virtual hardware): kept
+     * between entries, following their requests and cancels, and found
+     * again only when the nearest of them moved later (others_known
+     * false; vmx/vmx_timer.h). */
     uint64_t others_nearest;
     bool others_known;          /* others_nearest holds (zeroed state: not yet) */
     uint32_t loaded;            /* timer value loaded at the last entry */

@@ -63,8 +63,9 @@ static unsigned int rate_shift(void)
     return tsc_shift;
 }
 
-/* The nearest deadline of the owners other than the PMU, found again
- * only after one of them changed (vmx_timer_request, vmx_timer_cancel). */
+/* The nearest deadline of the owners other than the PMU, searched again
+ * only when their requests and cancels could not keep it
+ * (vmx_timer_others_moved). */
 static uint64_t others_nearest(struct vmx_timer_state *t)
 {
     if (t->others_known)

@@ -43,27 +43,43 @@ uint64_t vmx_timer_settle(struct vcpu *v);
  * guest time at 1 GHz), a deadline never reaches VMX_TIMER_NONE. */
 #define VMX_TIMER_TICKS_MAX (1ull << 62)
 
+/* An owner other than the PMU moved its deadline from old to new: the
+ * nearest of theirs (vmx_timer_arm's) follows without a search, unless
+ * old was that nearest and new is later (a virtual APIC timer re-armed at
+ * every entry, a slice, a wake-up: each asks again at many entries). */
+static inline void vmx_timer_others_moved(struct vmx_timer_state *t, uint64_t old, uint64_t new)
+{
+    if (new == old)
+        return;
+    if (new <= t->others_nearest)
+        t->others_nearest = new;
+    else if (old == t->others_nearest)
+        t->others_known = false;
+}
+
 /* Owner `owner` wants the guest to exit after `ticks` TSC ticks of guest
  * time (ticks >= 1), replacing any earlier request of that owner. The three
  * below are inline: the PMU plans every entry with them. Only the first
- * two change a deadline (vmx_timer_arm keeps the nearest of the owners
- * other than the PMU from one change of theirs to the next). */
+ * two change a deadline. */
 static inline void vmx_timer_request(struct vcpu *v, enum vmx_timer_owner owner, uint64_t ticks)
 {
     struct vmx_timer_state *t = &v->vmx.timer;
     if (ticks > VMX_TIMER_TICKS_MAX)
         ticks = VMX_TIMER_TICKS_MAX;
+    uint64_t old = t->deadline[owner];
     t->deadline[owner] = t->clock + (ticks ? ticks : 1);
     if (owner != VMX_TIMER_PMU)
-        t->others_known = false;
+        vmx_timer_others_moved(t, old, t->deadline[owner]);
 }
 
 /* Withdraws owner's deadline. */
 static inline void vmx_timer_cancel(struct vcpu *v, enum vmx_timer_owner owner)
 {
-    v->vmx.timer.deadline[owner] = VMX_TIMER_NONE;
+    struct vmx_timer_state *t = &v->vmx.timer;
+    uint64_t old = t->deadline[owner];
+    t->deadline[owner] = VMX_TIMER_NONE;
     if (owner != VMX_TIMER_PMU)
-        v->vmx.timer.others_known = false;
+        vmx_timer_others_moved(t, old, VMX_TIMER_NONE);
 }
 
 /* True if owner's deadline has passed (it stays requested until cancelled). */

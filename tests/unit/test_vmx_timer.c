@@ -321,8 +321,8 @@ TEST(measured_where_tsc_is_not_instructions)
 }
 
 /* The nearest deadline the timer is loaded with is the nearest of every
- * owner's, though the owners other than the PMU are searched only after
- * one of them asked or withdrew: random requests and cancels of random
+ * owner's, though the owners other than the PMU are searched only when
+ * their nearest moved later: random requests and cancels of random
  * owners, between runs, against a search of all of them each time. */
 TEST(nearest_deadline_follows_every_owner)
 {
