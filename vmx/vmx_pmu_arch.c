@@ -139,14 +139,23 @@ static enum vmx_timer_owner owner_of(enum pmu_timer t)
     return t == PMU_TIMER_STEP ? VMX_TIMER_PMU : VMX_TIMER_SAMPLE;
 }
 
+/* Each owner named as a constant: the PMU's step, asked at almost every
+ * entry, is then a store, without the bookkeeping of the other owners'
+ * nearest deadline (vmx_timer_others_moved). */
 void pmu_arch_timer_request(struct vcpu *v, enum pmu_timer t, uint64_t ticks)
 {
-    vmx_timer_request(v, owner_of(t), ticks);
+    if (t == PMU_TIMER_STEP)
+        vmx_timer_request(v, VMX_TIMER_PMU, ticks);
+    else
+        vmx_timer_request(v, VMX_TIMER_SAMPLE, ticks);
 }
 
 void pmu_arch_timer_cancel(struct vcpu *v, enum pmu_timer t)
 {
-    vmx_timer_cancel(v, owner_of(t));
+    if (t == PMU_TIMER_STEP)
+        vmx_timer_cancel(v, VMX_TIMER_PMU);
+    else
+        vmx_timer_cancel(v, VMX_TIMER_SAMPLE);
 }
 
 bool pmu_arch_timer_expired(const struct vcpu *v, enum pmu_timer t)
