@@ -65,27 +65,36 @@ bool vpmu_owns_msr(const struct vpmu *p, uint32_t msr)
            msr == MSR_IA32_PERF_CAPABILITIES;
 }
 
-/* GLOBAL_STATUS first: a guest's PMI handler reads it at every PMI. */
+/* The MSR decoded as a write decodes it (vpmu_reg_of: the global
+ * registers, GLOBAL_STATUS among them, first). */
 enum vpmu_access vpmu_rdmsr(struct vpmu *p, uint32_t msr, uint64_t *value)
 {
-    int k;
-    if (msr == MSR_IA32_PERF_GLOBAL_STATUS)
+    struct vpmu_reg reg = vpmu_reg_of(p, msr);
+    switch (reg.kind) {
+    case VPMU_REG_GLOBAL_STATUS:
         *value = p->global_status;
-    else if ((k = index_in(msr, MSR_IA32_PERFEVTSEL0, p->config.gp_counters)) >= 0)
-        *value = p->evtsel[k];
-    else if ((k = index_in(msr, MSR_IA32_PMC0, p->config.gp_counters)) >= 0)
-        *value = p->pmc[k];
-    else if ((k = index_in(msr, MSR_IA32_FIXED_CTR0, p->config.fixed_counters)) >= 0)
-        *value = p->fixed[k];
-    else if (msr == MSR_IA32_FIXED_CTR_CTRL)
-        *value = p->fixed_ctrl;
-    else if (msr == MSR_IA32_PERF_GLOBAL_CTRL)
+        return VPMU_DONE;
+    case VPMU_REG_GLOBAL_CTRL:
         *value = p->global_ctrl;
-    else if (msr == MSR_IA32_PERF_GLOBAL_OVF_CTRL)
+        return VPMU_DONE;
+    case VPMU_REG_GLOBAL_OVF_CTRL:
         *value = 0;                     /* write-only in effect: reads 0 */
-    else
+        return VPMU_DONE;
+    case VPMU_REG_FIXED_CTRL:
+        *value = p->fixed_ctrl;
+        return VPMU_DONE;
+    case VPMU_REG_EVTSEL:
+        *value = p->evtsel[reg.index];
+        return VPMU_DONE;
+    case VPMU_REG_PMC:
+        *value = p->pmc[reg.index];
+        return VPMU_DONE;
+    case VPMU_REG_FIXED:
+        *value = p->fixed[reg.index];
+        return VPMU_DONE;
+    default:
         return VPMU_GP;
-    return VPMU_DONE;
+    }
 }
 
 static enum vpmu_access write_evtsel(struct vpmu *p, unsigned int k, uint64_t value)
