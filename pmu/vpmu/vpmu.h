@@ -167,23 +167,22 @@ struct vpmu_reg vpmu_reg_of(const struct vpmu *p, uint32_t msr);
 /* vpmu_wrmsr of a decoded register. */
 enum vpmu_access vpmu_reg_write(struct vpmu *p, struct vpmu_reg reg, uint64_t value);
 
-/* True if a WRMSR of value to msr would change nothing (and not #GP): an
+/* True if a WRMSR of value to reg would change nothing (and not #GP): an
  * event select, FIXED_CTR_CTRL or GLOBAL_CTRL written with the value it
  * holds, or GLOBAL_OVF_CTRL with no bit to clear. A counter write never
  * is: its value counts on from the write (and a lazily counted counter's
  * value is not up to date before a take). */
-bool vpmu_wrmsr_changes_nothing(const struct vpmu *p, uint32_t msr, uint64_t value);
 bool vpmu_reg_write_changes_nothing(const struct vpmu *p, struct vpmu_reg reg, uint64_t value);
 
-/* What a write to msr, one of the virtual PMU's, can change beyond its
+/* What a write to reg, one of the virtual PMU's, can change beyond its
  * register: VPMU_MSR_PROGRAM what a counter counts (an event select,
  * FIXED_CTR_CTRL: its event and modes, a new programming for the log),
  * VPMU_MSR_ENABLE which counters run (GLOBAL_CTRL: the modes counted
  * change, the programmings do not), VPMU_MSR_COUNT neither (a counter's
  * value, GLOBAL_OVF_CTRL's acknowledgement of overflows: the writes of a
- * guest's PMI handler but one). Any other MSR is taken as a programming. */
+ * guest's PMI handler but one). Any other register (VPMU_REG_NONE,
+ * GLOBAL_STATUS) is taken as a programming. */
 enum vpmu_msr_role { VPMU_MSR_COUNT, VPMU_MSR_ENABLE, VPMU_MSR_PROGRAM };
-enum vpmu_msr_role vpmu_msr_role(const struct vpmu *p, uint32_t msr);
 enum vpmu_msr_role vpmu_reg_role(struct vpmu_reg reg);
 
 /* RDPMC with ECX = index (bit 30: fixed counter, bit 31: 32-bit fast

@@ -227,11 +227,6 @@ bool vpmu_reg_write_changes_nothing(const struct vpmu *p, struct vpmu_reg reg, u
     }
 }
 
-bool vpmu_wrmsr_changes_nothing(const struct vpmu *p, uint32_t msr, uint64_t value)
-{
-    return vpmu_reg_write_changes_nothing(p, vpmu_reg_of(p, msr), value);
-}
-
 enum vpmu_msr_role vpmu_reg_role(struct vpmu_reg reg)
 {
     switch (reg.kind) {
@@ -244,11 +239,6 @@ enum vpmu_msr_role vpmu_reg_role(struct vpmu_reg reg)
     default:
         return VPMU_MSR_PROGRAM;
     }
-}
-
-enum vpmu_msr_role vpmu_msr_role(const struct vpmu *p, uint32_t msr)
-{
-    return vpmu_reg_role(vpmu_reg_of(p, msr));
 }
 
 /* RDPMC (SDM Vol. 2B): CPL 0 always, other levels only with CR4.PCE; the

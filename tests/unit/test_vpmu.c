@@ -77,6 +77,18 @@ static uint64_t interesting_value(void)
     }
 }
 
+/* The exit path's questions of a write, asked of the register the MSR
+ * number names (vpmu_reg_of), as pmu_exit_wrmsr asks them. */
+static bool changes_nothing(const struct vpmu *p, uint32_t msr, uint64_t value)
+{
+    return vpmu_reg_write_changes_nothing(p, vpmu_reg_of(p, msr), value);
+}
+
+static enum vpmu_msr_role role_of(const struct vpmu *p, uint32_t msr)
+{
+    return vpmu_reg_role(vpmu_reg_of(p, msr));
+}
+
 static const struct pmu_model_event *const model_events[] = {
     &pmu_model_cycles, &pmu_model_instructions, &pmu_model_ref_cycles,
 };
@@ -115,19 +127,19 @@ static void one_step(struct vpmu *p, struct pmu_model *m, unsigned int step)
     }
     case 1: {
         /* a register written again with what it holds, now and then; a
-         * write that vpmu_wrmsr_changes_nothing calls a no-op must be one
+         * write that vpmu_reg_write_changes_nothing calls a no-op must be one
          * (the VM-exit loop then skips the write and all that follows) */
         if (rnd() % 4 == 0 && vpmu_rdmsr(p, msr, &a) == VPMU_DONE)
             value = a;
         struct vpmu before;
         memcpy(&before, p, sizeof(before));
-        bool nothing = vpmu_wrmsr_changes_nothing(p, msr, value);
+        bool nothing = changes_nothing(p, msr, value);
         CHECK_EQ(vpmu_wrmsr(p, msr, value) == VPMU_GP, pmu_model_wrmsr(m, msr, value) != 0);
         if (nothing)
             CHECK(memcmp(&before, p, sizeof(before)) == 0);
         /* a write the loop neither logs as a programming nor re-checks
          * the modes for must have left what those depend on alone */
-        enum vpmu_msr_role role = vpmu_msr_role(p, msr);
+        enum vpmu_msr_role role = role_of(p, msr);
         if (role != VPMU_MSR_PROGRAM)
             CHECK(memcmp(before.evtsel, p->evtsel, sizeof(p->evtsel)) == 0 &&
                   before.fixed_ctrl == p->fixed_ctrl);
@@ -174,18 +186,18 @@ TEST(a_write_of_the_value_held_changes_nothing)
     vpmu_init(&p, &offered);
     uint64_t sel = EVTSEL(0xc0, 0, EN | USR | INT);
     CHECK_EQ(vpmu_wrmsr(&p, MSR_IA32_PERFEVTSEL0 + 1, sel), VPMU_DONE);
-    CHECK(vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERFEVTSEL0 + 1, sel));
-    CHECK(!vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERFEVTSEL0 + 1, sel | OS));
-    CHECK(vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERFEVTSEL0, 0));
-    CHECK(!vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERFEVTSEL0 + GP, 0));  /* #GP */
-    CHECK(vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERF_GLOBAL_CTRL, 0));
-    CHECK(!vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERF_GLOBAL_CTRL, 1));
-    CHECK(vpmu_wrmsr_changes_nothing(&p, MSR_IA32_FIXED_CTR_CTRL, 0));
-    CHECK(vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERF_GLOBAL_OVF_CTRL, 0));
-    CHECK(!vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERF_GLOBAL_OVF_CTRL, 1));
-    CHECK(!vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PMC0, 0));      /* counters never */
-    CHECK(!vpmu_wrmsr_changes_nothing(&p, MSR_IA32_FIXED_CTR0, 0));
-    CHECK(!vpmu_wrmsr_changes_nothing(&p, MSR_IA32_PERF_GLOBAL_STATUS, 0));  /* #GP */
+    CHECK(changes_nothing(&p, MSR_IA32_PERFEVTSEL0 + 1, sel));
+    CHECK(!changes_nothing(&p, MSR_IA32_PERFEVTSEL0 + 1, sel | OS));
+    CHECK(changes_nothing(&p, MSR_IA32_PERFEVTSEL0, 0));
+    CHECK(!changes_nothing(&p, MSR_IA32_PERFEVTSEL0 + GP, 0));  /* #GP */
+    CHECK(changes_nothing(&p, MSR_IA32_PERF_GLOBAL_CTRL, 0));
+    CHECK(!changes_nothing(&p, MSR_IA32_PERF_GLOBAL_CTRL, 1));
+    CHECK(changes_nothing(&p, MSR_IA32_FIXED_CTR_CTRL, 0));
+    CHECK(changes_nothing(&p, MSR_IA32_PERF_GLOBAL_OVF_CTRL, 0));
+    CHECK(!changes_nothing(&p, MSR_IA32_PERF_GLOBAL_OVF_CTRL, 1));
+    CHECK(!changes_nothing(&p, MSR_IA32_PMC0, 0));      /* counters never */
+    CHECK(!changes_nothing(&p, MSR_IA32_FIXED_CTR0, 0));
+    CHECK(!changes_nothing(&p, MSR_IA32_PERF_GLOBAL_STATUS, 0));  /* #GP */
 }
 
 /* What each register's write can change beyond itself (the VM-exit loop
@@ -195,15 +207,15 @@ TEST(each_register_has_its_write_role)
     struct vpmu p;
     vpmu_init(&p, &offered);
     for (unsigned int k = 0; k < GP; k++) {
-        CHECK_EQ(vpmu_msr_role(&p, MSR_IA32_PERFEVTSEL0 + k), VPMU_MSR_PROGRAM);
-        CHECK_EQ(vpmu_msr_role(&p, MSR_IA32_PMC0 + k), VPMU_MSR_COUNT);
+        CHECK_EQ(role_of(&p, MSR_IA32_PERFEVTSEL0 + k), VPMU_MSR_PROGRAM);
+        CHECK_EQ(role_of(&p, MSR_IA32_PMC0 + k), VPMU_MSR_COUNT);
     }
     for (unsigned int j = 0; j < FIXED; j++)
-        CHECK_EQ(vpmu_msr_role(&p, MSR_IA32_FIXED_CTR0 + j), VPMU_MSR_COUNT);
-    CHECK_EQ(vpmu_msr_role(&p, MSR_IA32_FIXED_CTR_CTRL), VPMU_MSR_PROGRAM);
-    CHECK_EQ(vpmu_msr_role(&p, MSR_IA32_PERF_GLOBAL_CTRL), VPMU_MSR_ENABLE);
-    CHECK_EQ(vpmu_msr_role(&p, MSR_IA32_PERF_GLOBAL_OVF_CTRL), VPMU_MSR_COUNT);
-    CHECK_EQ(vpmu_msr_role(&p, MSR_IA32_PMC0 + GP), VPMU_MSR_PROGRAM);    /* no such counter */
+        CHECK_EQ(role_of(&p, MSR_IA32_FIXED_CTR0 + j), VPMU_MSR_COUNT);
+    CHECK_EQ(role_of(&p, MSR_IA32_FIXED_CTR_CTRL), VPMU_MSR_PROGRAM);
+    CHECK_EQ(role_of(&p, MSR_IA32_PERF_GLOBAL_CTRL), VPMU_MSR_ENABLE);
+    CHECK_EQ(role_of(&p, MSR_IA32_PERF_GLOBAL_OVF_CTRL), VPMU_MSR_COUNT);
+    CHECK_EQ(role_of(&p, MSR_IA32_PMC0 + GP), VPMU_MSR_PROGRAM);    /* no such counter */
 }
 
 static uint64_t rd(struct vpmu *p, uint32_t msr)
