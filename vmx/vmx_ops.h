@@ -51,13 +51,19 @@ static inline void vmptrld(uint64_t pa)
     VMX_CHECK("VMPTRLD", pa, cf, zf);
 }
 
-/* VMREAD and VMWRITE run a dozen times per VM exit: their checks are two
- * branches on the flags (asm goto) rather than SETcc and tests. */
+/* VMREAD and VMWRITE run a dozen times or more per VM exit: their check is
+ * one branch, JBE (CF or ZF set: either failure), to a cold stub that tells
+ * the two apart by CF (asm goto; the flags survive the jump). */
+#define VMX_FAIL_BRANCH                                 \
+    "jbe 1f\n\t"                                        \
+    ".pushsection .text.unlikely.vmx_fail, \"ax\"\n"     \
+    "1:\tjc %l[fail_invalid]\n\t"                        \
+    "jmp %l[fail_valid]\n\t"                            \
+    ".popsection"
+
 static inline void vmcs_write(uint64_t field, uint64_t value)
 {
-    __asm__ goto("vmwrite %1, %0\n\t"
-                 "jc %l[fail_invalid]\n\t"
-                 "jz %l[fail_valid]"
+    __asm__ goto("vmwrite %1, %0\n\t" VMX_FAIL_BRANCH
                  : : "r"(field), "rm"(value) : "cc", "memory" : fail_invalid, fail_valid);
     return;
 fail_invalid:
@@ -69,9 +75,7 @@ fail_valid:
 static inline uint64_t vmcs_read(uint64_t field)
 {
     uint64_t value;
-    __asm__ goto("vmread %1, %0\n\t"
-                 "jc %l[fail_invalid]\n\t"
-                 "jz %l[fail_valid]"
+    __asm__ goto("vmread %1, %0\n\t" VMX_FAIL_BRANCH
                  : "=r"(value) : "r"(field) : "cc", "memory" : fail_invalid, fail_valid);
     return value;
 fail_invalid:
