@@ -287,11 +287,20 @@ uint64_t pmu_arch_guest_nmi_handler(const struct vcpu *v)
  * a domain's own (its writes to its virtual IA32_TSC or TSC_ADJUST,
  * vmx/exit_vhw_msr.c) less the ticks its NMI handler is held behind; the
  * control is switched on at the first use of either and stays on. */
-bool pmu_arch_guest_tsc_behind(struct vcpu *v, uint64_t behind)
+static __attribute__((noinline)) bool first_tsc_behind(struct vcpu *v, uint64_t behind)
 {
     if (!vhw_tsc_offsetting())
         return false;
     vhw_tsc_offset_load(v, behind);
+    return true;
+}
+
+bool pmu_arch_guest_tsc_behind(struct vcpu *v, uint64_t behind)
+{
+    if (!v->vmx.tsc_offsetting)
+        return first_tsc_behind(v, behind);
+    vmcs_write(VMCS_TSC_OFFSET, vhw_tsc_offset(v) - behind);   /* every entry inside
+                                                                 * a guest's NMI handler */
     return true;
 }
 

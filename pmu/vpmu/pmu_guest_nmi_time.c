@@ -19,21 +19,20 @@ static void handler_changed(struct vcpu *v, uint64_t handler)
     t->last_entry_tsc = 0;
 }
 
-/* The exit after an entry inside the handler: the guest's run, and what
- * Vertigo spent around it (from the TSC read before the offset's write to
- * the entry's TSC read, and the TSC difference of the run less the run):
- * the least of it so far is t->tail. */
+/* The exit after an entry inside the handler: where Vertigo's time
+ * starts again (t->from, the end of the guest's run: the entry's TSC read
+ * before the offset's write plus the run), and what Vertigo spent around
+ * the run, from that read to the exit's TSC less the run: the least of
+ * it so far is t->tail (0 until measured). */
 void pmu_guest_nmi_time_exited(struct vcpu *v, uint64_t guest_ticks)
 {
     struct pmu_guest_nmi_time *t = &v->pmu.vpmu.nmi_time;
-    t->run_ticks = guest_ticks;
-    uint64_t entry = pmu_arch_entry_tsc(v), exit = pmu_arch_exit_tsc(v);
-    if (!t->last_entry_tsc || entry < t->last_entry_tsc || exit < entry ||
-        exit - entry < guest_ticks)
+    uint64_t exit = pmu_arch_exit_tsc(v);
+    t->from = t->last_entry_tsc + guest_ticks;
+    if (!t->last_entry_tsc || exit < t->from)
         return;
-    uint64_t around = (entry - t->last_entry_tsc) + (exit - entry - guest_ticks);
-    if (!t->tail_learnt || around < t->tail) {
-        t->tail = around;
+    if (!t->tail_learnt || exit - t->from < t->tail) {
+        t->tail = exit - t->from;
         t->tail_learnt = true;
     }
 }
@@ -47,6 +46,8 @@ void pmu_guest_nmi_time_before_entry(struct vcpu *v)
         return;
     }
     t->hiding = handler && v->pmu.vpmu.on;
+    if (t->hiding && !t->last_entry_tsc)
+        t->from = pmu_arch_exit_tsc(v);     /* the first exit inside it */
 }
 
 /* Vertigo's time since the last entry inside the handler: everything
@@ -64,11 +65,9 @@ void pmu_guest_nmi_time_before_entry(struct vcpu *v)
 void pmu_guest_nmi_time_entered(struct vcpu *v)
 {
     struct pmu_guest_nmi_time *t = &v->pmu.vpmu.nmi_time;
-    uint64_t from = t->last_entry_tsc ? t->last_entry_tsc + t->run_ticks : pmu_arch_exit_tsc(v);
-    uint64_t tail = t->tail_learnt ? t->tail : 0;
     uint64_t now = pmu_arch_tsc();
-    uint64_t span = now > from ? now - from : 0;
-    if (pmu_arch_guest_tsc_behind(v, t->behind + span + tail)) {
+    uint64_t span = now > t->from ? now - t->from : 0;
+    if (pmu_arch_guest_tsc_behind(v, t->behind + span + t->tail)) {
         t->behind += span;
         t->exits++;
         t->last_entry_tsc = now;

@@ -25,8 +25,8 @@ struct pmu_guest_nmi_time {
     bool hiding;                    /* this entry follows an exit inside it */
     uint64_t behind;                /* ticks its TSC is behind the host's */
     uint64_t last_entry_tsc;        /* TSC before the last entry inside it (0: none) */
-    uint64_t run_ticks;             /* the guest's run before this exit */
-    uint64_t tail;                  /* least Vertigo spent around a run inside */
+    uint64_t from;                  /* TSC where Vertigo's time since then began */
+    uint64_t tail;                  /* least Vertigo spent around a run inside (0: none yet) */
     bool tail_learnt;               /* ... measured at least once */
     uint64_t given_back;            /* statistics: ticks hidden and given back */
     uint64_t exits;                 /* ... in this many exits */
