@@ -41,7 +41,8 @@ struct vcpu_pmu {
     struct pmu_backend be;          /* ops NULL: no session on this VCPU */
     bool counting;                  /* a session runs on this VCPU */
     bool guest_alone;               /* its last entry counted for the guest's
-                                     * virtual PMU alone (pmu/run/pmu_run.c) */
+                                     * virtual PMU alone (pmu/run/pmu_run.c);
+                                     * true only while pmu_run_guest_alone is */
     bool entered_halted;            /* the last entry resumed a halted guest */
     bool modes_trapped;             /* the last entry trapped every mode change */
     bool halts_trapped;             /* ... every HLT and wake-up (also while

@@ -128,6 +128,8 @@ void pmu_run_set_traps(struct vcpu *v, bool modes, bool halts)
     pmu_arch_halt_traps(v, halts && !modes);
     v->pmu.modes_trapped = modes;
     v->pmu.halts_trapped = halts;
+    if (!halts)
+        v->pmu.guest_alone = false;     /* the short path needs the halt traps */
 }
 
 /* A session that ended must not leave its expired deadline behind (every
@@ -175,11 +177,14 @@ void pmu_run_emulated_counts(struct vcpu *v)
  * each exit only the run's ticks added to the guest's clock of the run's
  * mode (pmu/vpmu/pmu_guest_clock.h) and at each entry only the run's
  * deadline: the next PMI point of the guest's counters, or the bound that
- * keeps every run measured by the timer. The run's part decides it at each
- * entry (the software backend's, where the halt traps make each run idle
- * or guest work); whatever changes the VCPU's counting in an exit handler
- * clears it (pmu_run_program, the paravirtual page, multiplexing). The
- * short path itself is here, inline in the loop's calls. */
+ * keeps every run measured by the timer. The run's part decides it at an
+ * entry off the short path (the software backend's, where the halt traps
+ * make each run idle or guest work), and the short path's entries ask
+ * only the flag: whatever changes the VCPU's counting clears it
+ * (pmu_run_program, a hypercall's exit for the paravirtual page,
+ * multiplexing and user steps, pmu_run_set_traps without the halt traps,
+ * the virtual PMU withdrawn). The short path itself is here, inline in
+ * the loop's calls. */
 bool pmu_run_guest_alone(const struct vcpu *v)
 {
     const struct vcpu_pmu *p = &v->pmu;
@@ -189,8 +194,9 @@ bool pmu_run_guest_alone(const struct vcpu *v)
 }
 
 /* The run's mode is the entry's when the mode traps are on; otherwise no
- * counter tells the modes apart, and the kernel's clock takes every run. */
-void pmu_run_plan_guest_alone(struct vcpu *v)
+ * counter tells the modes apart, and the kernel's clock takes every run.
+ * Inline in the short path's entries (pmu_run_before_entry). */
+static inline void plan_guest_alone(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
     p->entered_halted = pmu_arch_guest_halted(v);
@@ -198,6 +204,11 @@ void pmu_run_plan_guest_alone(struct vcpu *v)
     p->ctx.entry_cpl = (uint8_t)cpl;
     uint64_t to_pmi = pmu_guest_ticks_to_pmi(v, cpl);
     pmu_arch_timer_request(v, PMU_TIMER_STEP, to_pmi < PMU_RUN_TICKS_MAX ? to_pmi : PMU_RUN_TICKS_MAX);
+}
+
+void pmu_run_plan_guest_alone(struct vcpu *v)
+{
+    plan_guest_alone(v);
 }
 
 static void account_guest_alone(struct vcpu *v, uint64_t guest_ticks)
@@ -212,8 +223,8 @@ static void account_guest_alone(struct vcpu *v, uint64_t guest_ticks)
 
 void pmu_run_before_entry(struct vcpu *v)
 {
-    if (v->pmu.guest_alone && pmu_run_guest_alone(v))
-        pmu_run_plan_guest_alone(v);
+    if (v->pmu.guest_alone)
+        plan_guest_alone(v);
     else if (part())
         part()->before_entry(v);
     else

@@ -50,7 +50,10 @@ struct run_part {
  * session of Vertigo's, no paravirtual page, no multiplexing, no user
  * step) with the halt or mode traps on: then each exit needs only the
  * run's ticks on the guest's clock, each entry only the next PMI point
- * (pmu_run_plan_guest_alone). A part sets v->pmu.guest_alone from it. */
+ * (pmu_run_plan_guest_alone). A part sets v->pmu.guest_alone from it at an
+ * entry, and the entries after it take the short path on that flag alone:
+ * whatever can make this false clears the flag (a program, a hypercall's
+ * exit, the halt traps going off, the virtual PMU withdrawn). */
 bool pmu_run_guest_alone(const struct vcpu *v);
 void pmu_run_plan_guest_alone(struct vcpu *v);
 

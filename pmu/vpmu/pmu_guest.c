@@ -125,6 +125,7 @@ static void take_before_access(struct vcpu *v)
 static void withdraw(struct vcpu *v)
 {
     v->pmu.vpmu.on = false;
+    v->pmu.guest_alone = false;
     pmu_arch_rdpmc_exiting(v, true);
 }
 

@@ -14,6 +14,7 @@
 #include "tests/unit/unit.h"
 #include "pmu/sample/sample_guest.h"
 #include "pmu/run/pmu_run.h"
+#include "pmu/run/run_part.h"
 #include "vmm/hv_cmdline.h"
 #include "lib/exit_names.h"
 #include "lib/msr.h"
@@ -299,6 +300,26 @@ TEST(the_guests_pmu_alone_makes_no_steps)
     CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 1));
     pmu_before_entry(v);
     CHECK_EQ(fake.timer[PMU_TIMER_STEP], 5000);
+}
+
+/* The short path is taken on its flag alone, so whatever ends the guest's
+ * PMU counting alone must clear the flag: here the halt traps going off
+ * (the short path would count every run as guest work, idle or not). */
+TEST(the_halt_traps_going_off_leave_the_guests_short_path)
+{
+    traps_available = true;
+    struct vcpu *v = start("pmu=soft pmu.step=5000", false);
+    traps_available = false;
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_FIXED_CTR_CTRL, 0xb0));          /* cycles:uk, PMI */
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_FIXED_CTR0 + 1, (1ull << WIDTH) - 70000));
+    CHECK(pmu_exit_wrmsr(v, MSR_IA32_PERF_GLOBAL_CTRL, 1ull << 33));
+    pmu_before_entry(v);
+    CHECK(v->pmu.guest_alone);
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 70000);
+    pmu_run_set_traps(v, false, false);
+    CHECK(!v->pmu.guest_alone);
+    pmu_before_entry(v);
+    CHECK(!v->pmu.guest_alone);
 }
 
 /* Inside an NMI handler Vertigo injected, the guest's TSC falls behind the
