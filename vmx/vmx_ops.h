@@ -54,11 +54,11 @@ static inline void vmptrld(uint64_t pa)
 /* VMREAD and VMWRITE run a dozen times or more per VM exit: their check is
  * one branch, JBE (CF or ZF set: either failure), to a cold stub that tells
  * the two apart by CF (asm goto; the flags survive the jump). */
-#define VMX_FAIL_BRANCH                                 \
-    "jbe 1f\n\t"                                        \
-    ".pushsection .text.unlikely.vmx_fail, \"ax\"\n"     \
-    "1:\tjc %l[fail_invalid]\n\t"                        \
-    "jmp %l[fail_valid]\n\t"                            \
+#define VMX_FAIL_BRANCH                                     \
+    "jbe 1f\n\t"                                            \
+    ".pushsection .text.unlikely.vmx_fail, \"ax\"\n"        \
+    "1:\tjc %l[fail_invalid]\n\t"                           \
+    "jmp %l[fail_valid]\n\t"                                \
     ".popsection"
 
 static inline void vmcs_write(uint64_t field, uint64_t value)

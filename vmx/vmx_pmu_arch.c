@@ -286,7 +286,9 @@ uint64_t pmu_arch_guest_nmi_handler(const struct vcpu *v)
  * Vol. 3C 26.6.5) while "use TSC offsetting" is on. The offset is shared:
  * a domain's own (its writes to its virtual IA32_TSC or TSC_ADJUST,
  * vmx/exit_vhw_msr.c) less the ticks its NMI handler is held behind; the
- * control is switched on at the first use of either and stays on. */
+ * control is switched on at the first use of either and stays on. The
+ * first use is out of line, so the loop's entries inside a handler write
+ * the offset inline. */
 static __attribute__((noinline)) bool first_tsc_behind(struct vcpu *v, uint64_t behind)
 {
     if (!vhw_tsc_offsetting())
@@ -299,8 +301,7 @@ bool pmu_arch_guest_tsc_behind(struct vcpu *v, uint64_t behind)
 {
     if (!v->vmx.tsc_offsetting)
         return first_tsc_behind(v, behind);
-    vmcs_write(VMCS_TSC_OFFSET, vhw_tsc_offset(v) - behind);   /* every entry inside
-                                                                 * a guest's NMI handler */
+    vmcs_write(VMCS_TSC_OFFSET, vhw_tsc_offset(v) - behind);
     return true;
 }
 
