@@ -51,9 +51,10 @@ static inline void vmptrld(uint64_t pa)
     VMX_CHECK("VMPTRLD", pa, cf, zf);
 }
 
-/* VMREAD and VMWRITE run a dozen times or more per VM exit: their check is
- * one branch, JBE (CF or ZF set: either failure), to a cold stub that tells
- * the two apart by CF (asm goto; the flags survive the jump). */
+/* VMREAD and VMWRITE run a dozen times or more per VM exit: their check
+ * is one branch, JBE (CF or ZF set: either failure), to an out-of-line
+ * jump pair that tells the two apart by CF (asm goto; the flags survive
+ * the jump). */
 #define VMX_FAIL_BRANCH                                     \
     "jbe 1f\n\t"                                            \
     ".pushsection .text.unlikely.vmx_fail, \"ax\"\n"        \
