@@ -14,7 +14,6 @@
 #define VEC_DF             8
 #define VEC_PF             14
 #define INSN_MAX           15u          /* longest x86 instruction */
-#define PAGE_SIZE          4096u
 #define RFLAGS_TF          (1ull << 8)
 #define RFLAGS_RF          (1ull << 16)
 #define RFLAGS_FIXED       (1ull << 1)
@@ -44,24 +43,16 @@ static bool is_legacy_prefix(uint8_t b)
 }
 
 /* SYSCALL (0F 05) or SYSRET (0F 07, REX.W for the 64-bit return) after any
- * prefixes; *len gets the instruction's length. */
-/* The instruction's bytes: what its page holds (one guest page walk), the
- * next page's only when the instruction may cross into it. */
-static unsigned int fetch(struct vcpu *v, uint64_t rip, uint8_t *b)
-{
-    unsigned int in_page = PAGE_SIZE - (unsigned int)(rip & (PAGE_SIZE - 1));
-    unsigned int n = in_page < INSN_MAX ? in_page : INSN_MAX;
-    if (!guest_virt_read(v, rip, b, n))
-        return 0;
-    if (n < INSN_MAX && guest_virt_read(v, rip + n, b + n, INSN_MAX - n))
-        n = INSN_MAX;
-    return n;
-}
-
+ * prefixes; *len gets the instruction's length. The bytes are fetched
+ * through this CPU's fetch cache (guest_virt_fetch), which proves each hit
+ * still holds: a process's trapped system calls and returns come from a
+ * few instructions (its C library's, the kernel's return path), so their
+ * pages' translations are walked once, not at every exit (a walk reads
+ * four levels of the guest's tables, each through the EPT). */
 static enum trapped_insn decode(struct vcpu *v, uint64_t rip, unsigned int *len)
 {
     uint8_t b[INSN_MAX];
-    unsigned int i = 0, n = fetch(v, rip, b);
+    unsigned int i = 0, n = (unsigned int)guest_virt_fetch(v, rip, b, INSN_MAX);
     bool rex_w = false;
     while (i + 2 < n && is_legacy_prefix(b[i]))
         i++;
