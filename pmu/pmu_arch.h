@@ -59,7 +59,8 @@ void pmu_arch_guest_stack_cache(unsigned int cpu, uint64_t *hits, uint64_t *miss
 /* With a guest user-mode sample: the user registers of the last exit
  * (RIP, RSP, RBP, RBX, R12-R15) into us->regs and up to max bytes of the
  * user stack from RSP into buf, read with user-mode rights and stopping
- * at the first unreadable page (us->data = buf, us->len). NMI-safe. */
+ * at the first unreadable page (us->data = buf, us->len), its pages
+ * looked up in the CPU's stack translation cache first. NMI-safe. */
 void pmu_arch_guest_user_stack(struct vcpu *v, struct log_user_stack *us, uint8_t *buf,
                                uint32_t max);
 /* TSC at v's last VM exit, and at the VM entry before it. */

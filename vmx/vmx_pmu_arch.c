@@ -99,6 +99,7 @@ void pmu_arch_guest_user_stack(struct vcpu *v, struct log_user_stack *us, uint8_
     memcpy(us->regs, regs, sizeof(regs));
     guest_virt_cursor_init(&cursor, v);
     cursor.user = true;
+    guest_virt_cursor_claim_tlb(&cursor, guest_tlb_of_cpu(v->cpu));
     uint32_t len = 0;
     while (len < max) {         /* page by page: stop at the first unreadable one */
         uint64_t at = rsp + len;
@@ -108,6 +109,7 @@ void pmu_arch_guest_user_stack(struct vcpu *v, struct log_user_stack *us, uint8_
             break;
         len += chunk;
     }
+    guest_virt_cursor_release_tlb(&cursor);
     us->data = buf;
     us->len = len;
 }
