@@ -181,11 +181,9 @@ void pmu_mux_write_row(struct vcpu *v, struct log_interval *row)
     }
 }
 
-void pmu_mux_retired(struct vcpu *v, uint64_t n)
+void pmu_mux_turns_due(struct vcpu *v)
 {
     struct vcpu_pmu *p = &v->pmu;
-    if (!p->mux.on || !mux_row_retire(&p->mux.rows, n))
-        return;
     uint64_t counts[MUX_ROW_EVENTS_MAX];
     uint64_t tsc = pmu_arch_exit_tsc(v);
     while (mux_row_due(&p->mux.rows)) {

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pmu/mux/mux_row.h"
 #include "pmu/run/pmu_config.h"
 #include "vmm/vcpu.h"
 
@@ -55,9 +56,19 @@ void pmu_mux_vcpu_begin(struct vcpu *v, const struct pmu_event_list *list,
  * PMU_NO_DEADLINE without a session. */
 uint64_t pmu_mux_deadline(const struct vcpu *v);
 
+/* The turns the instructions retired so far completed end (and their
+ * rows are written): pmu_mux_retired's slow path. */
+void pmu_mux_turns_due(struct vcpu *v);
+
 /* n guest instructions retired: ends the turns (and writes the rows)
- * they completed. */
-void pmu_mux_retired(struct vcpu *v, uint64_t n);
+ * they completed. Inline: every exit and every emulated instruction of a
+ * counting VCPU asks, and nearly always no turn has ended; the slow path
+ * keeps its row buffers and their saved registers out of the usual one. */
+static inline void pmu_mux_retired(struct vcpu *v, uint64_t n)
+{
+    if (v->pmu.mux.on && mux_row_retire(&v->pmu.mux.rows, n))
+        pmu_mux_turns_due(v);
+}
 
 /* End of the run: writes the unfinished interval's row (fewer than N
  * instructions; none if empty) and prints the rows written and the
