@@ -25,6 +25,11 @@
 #   sample-h-on  the headline with the guest's virtual PMU and its watchdog
 #   on-sampling  the guest's virtual PMU sampling instructions:u (perf record
 #              of a user program: a PMI every 10,007 events), no session
+#   mux-exact  bench-mux's session (32 events: instructions, cycles and
+#              ref-cycles in each of 7 mode sets, 11 software events)
+#              counted exactly on 32 counters, the guest PMU's watchdog on
+#   mux-4      the same multiplexed over 4 counters (rows of 1M
+#              instructions, turns of 100K): what multiplexing adds an exit
 # and, in a second build of the harness (bench_exit_writes_harness, whose
 # one_exit tests which case it runs), on-pmi-writes: on-sampling with each
 # exit a WRMSR of the guest's PMI handler in turn (GLOBAL_CTRL off, the
@@ -53,7 +58,7 @@ OUT="$BUILD/bench/exit"
 HARNESS="$BUILD/bench/bench_exit_harness"
 K1=${BENCH_EXIT_K1:-2000}
 K2=${BENCH_EXIT_K2:-12000}
-CASES="nop off on on-user sample-off sample-on sample-h-off sample-h-on on-sampling"
+CASES="nop off on on-user sample-off sample-on sample-h-off sample-h-on on-sampling mux-exact mux-4"
 WRITES_HARNESS="$BUILD/bench/bench_exit_writes_harness"
 
 die() { echo "bench-exit: FAILED: $*" >&2; exit 1; }
@@ -112,6 +117,10 @@ awk -v a="${per_exit[on]}" -v b="${per_exit[off]}" -v c="${per_exit[sample-on]}"
 }'
 awk -v h="${per_exit[sample-h-on]}" -v c="${per_exit[sample-on]}" 'BEGIN {
     printf "bench-exit: Vertigo'"'"'s own time counted too (:ukh against :uk, guest PMU on): %+.1f per exit\n", h - c
+}'
+awk -v m="${per_exit[mux-4]}" -v x="${per_exit[mux-exact]}" 'BEGIN {
+    printf "bench-exit: interval multiplexing (bench-mux'"'"'s 32 events over 4 counters) against the same\n"
+    printf "            events counted exactly: %+.1f per exit, the turns'"'"' ends included\n", m - x
 }'
 declare -A per_write
 for c in on-sampling on-pmi-writes on-reads; do

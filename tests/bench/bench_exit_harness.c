@@ -69,6 +69,14 @@ struct bench_case {
  * single-stepped near an overflow (never here: the fake arch's steps do
  * not run, and the exit's own time is 100 ticks). */
 #define SAMPLING_H "sample.events=instructions:ukh sample.period=50000"
+/* bench-mux's session: instructions, cycles and ref-cycles with each of
+ * the 7 mode sets, and 11 software events; counted exactly on 32 counters,
+ * or multiplexed over 4 (rows of 1M instructions, turns of 100K). */
+#define MUX_EVENTS_HW(ev) ev ":u," ev ":k," ev ":uk," ev ":h," ev ":uh," ev ":kh," ev ":ukh,"
+#define MUX_EVENTS "pmu.events=" MUX_EVENTS_HW("instructions") MUX_EVENTS_HW("cycles")   \
+    MUX_EVENTS_HW("ref-cycles") "exits:all,exits:cpuid,exits:io,exits:vmcall,exits:rdmsr," \
+    "exits:wrmsr,exits:ept_violation,exits:preemption_timer,exits:hlt,"                 \
+    "exits:external_interrupt,nmis"
 
 static const struct bench_case cases[] = {
     { "nop",          "pmu=soft pmu.guest=off", GUEST_NONE },
@@ -80,6 +88,9 @@ static const struct bench_case cases[] = {
     { "sample-h-off", "pmu=soft pmu.guest=off " SAMPLING_H, GUEST_NONE },
     { "sample-h-on",  "pmu=soft " SAMPLING_H, GUEST_WATCHDOG },
     { "on-sampling",  "pmu=soft", GUEST_USER_SAMPLING },
+    { "mux-exact",    "pmu=soft pmu.soft.counters=32 " MUX_EVENTS, GUEST_WATCHDOG },
+    { "mux-4",        "pmu=soft pmu.soft.counters=4 pmu.interval=1000000 pmu.subinterval=100000 "
+                      MUX_EVENTS, GUEST_WATCHDOG },
 #ifdef BENCH_EXIT_PMI_WRITES
     { "on-pmi-writes", "pmu=soft", GUEST_USER_SAMPLING },
     { "on-reads",     "pmu=soft", GUEST_USER_SAMPLING },
