@@ -258,13 +258,6 @@ bool guest_virt_cursor_read(void *cursor, uint64_t gva, void *buf, size_t len)
     return guest_virt_cursor_copy(cursor, gva, buf, len) == GUEST_ACCESS_OK;
 }
 
-bool guest_virt_read(void *vcpu, uint64_t gva, void *buf, size_t len)
-{
-    struct guest_virt_cursor c;
-    guest_virt_cursor_init(&c, vcpu);
-    return guest_virt_cursor_read(&c, gva, buf, len);
-}
-
 size_t guest_virt_cursor_fetch(struct guest_virt_cursor *c, uint64_t rip, uint8_t *buf,
                                size_t max)
 {

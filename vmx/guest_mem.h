@@ -125,11 +125,6 @@ bool guest_phys_read(struct vcpu *v, uint64_t gpa, void *buf, size_t len);
  * readable and writable for the guest (Vertigo's own memory, holes). */
 enum guest_access guest_phys_ram_page(struct vcpu *v, uint64_t gpa, void **host);
 
-/* Copies len bytes from guest-virtual gva (current CR3, supervisor
- * rights); false if any byte is not readable RAM. Matches guest_read_fn
- * (vmm/hypercall.h) with ctx = vcpu. */
-bool guest_virt_read(void *vcpu, uint64_t gva, void *buf, size_t len);
-
 /* The bytes of the instruction at guest-virtual `rip` through cursor c:
  * all `max` when they are mapped, else as many as are (an instruction at
  * the end of the last mapped page). Returns how many were read. */
