@@ -56,6 +56,33 @@ static void update_work(unsigned int cpu)
     work[cpu] = sched_shared(&cpus[cpu]) || irq_pending_any(&for_domain0[cpu]);
 }
 
+/* update_work for the VCPU about to be entered, with what a CPU left alone
+ * must not keep. A deadline stays until withdrawn (vmx/vmx_timer.h) and
+ * with work false no exit looks at it again, so the slice and wake-up
+ * deadlines go with the flag: one left armed and past makes every entry
+ * exit at once, for ever. The flag is read across CPUs: a domain ending on
+ * another CPU marks its VCPUs ended, then raises this flag, then kicks; if
+ * that lands between vmx_sched_after_exit's look at the list and here,
+ * this store would clear its flag, so after the store (ordered by the
+ * fence) the state is looked at again, and the flag raised again if this
+ * VCPU's domain has ended. */
+static void update_work_entering(struct vcpu *v)
+{
+    unsigned int cpu = v->cpu;
+    bool shared = sched_shared(&cpus[cpu]);
+    if (!shared) {
+        vmx_timer_cancel(v, VMX_TIMER_SLICE);
+        vmx_timer_cancel(v, VMX_TIMER_WAKE);
+    }
+    bool busy = shared || irq_pending_any(&for_domain0[cpu]);
+    __atomic_store_n(&work[cpu], busy, __ATOMIC_SEQ_CST);
+    if (busy)
+        return;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (sched_state_of(&cpus[cpu], v) == SCHED_ENDED)
+        __atomic_store_n(&work[cpu], true, __ATOMIC_SEQ_CST);
+}
+
 bool vmx_sched_add(struct vcpu *v)
 {
     if (!sched_add(&cpus[v->cpu], v))
@@ -248,7 +275,7 @@ void vmx_sched_before_entry(struct vcpu *v)
     if (sched_shared(&cpus[cpu]) && v->vmx.timer.deadline[VMX_TIMER_SLICE] == VMX_TIMER_NONE)
         vmx_timer_request(v, VMX_TIMER_SLICE, cpus[cpu].slice_ticks);
     arm_wake(v, &cpus[cpu]);
-    update_work(cpu);
+    update_work_entering(v);
 }
 
 /* ---- The switch --------------------------------------------------------- */
@@ -473,6 +500,6 @@ __attribute__((noreturn)) void vmx_sched_domain_ended(struct domain *d)
      * looks at them again: a past one would make every entry exit at
      * once, before a guest instruction or interrupt, for ever. */
     arm_wake(next, s);
-    update_work(cpu);
+    update_work_entering(next);
     vmx_vcpu_loop(next);
 }
