@@ -52,6 +52,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . tests/bench/callgrind.sh
+. tests/bench/mux_events.sh
+export BENCH_MUX_EVENTS=$MUX_EVENTS   # the harness's mux-exact and mux-4
 
 BUILD=${BUILD:-build}
 OUT="$BUILD/bench/exit"

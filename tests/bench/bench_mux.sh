@@ -47,15 +47,8 @@ S=100000
 COUNTERS=4
 REF_COUNTERS=2
 REF_S=50000
-# 21 hardware events (3 events x 7 mode sets) and 11 software events.
-EVENTS=""
-for ev in instructions cycles ref-cycles; do
-    for mods in u k uk h uh kh ukh; do
-        EVENTS="$EVENTS${EVENTS:+,}$ev:$mods"
-    done
-done
-EVENTS="$EVENTS,exits:all,exits:cpuid,exits:io,exits:vmcall,exits:rdmsr,exits:wrmsr"
-EVENTS="$EVENTS,exits:ept_violation,exits:preemption_timer,exits:hlt,exits:external_interrupt,nmis"
+. tests/bench/mux_events.sh
+EVENTS=$MUX_EVENTS
 GUEST="console=ttyS0 nokaslr tsc=reliable panic=-1 quiet vertigo.scenario=phases vertigo.phases=$SCALE"
 
 die() { echo "bench-mux: FAILED: $*" >&2; exit 1; }
