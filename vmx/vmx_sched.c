@@ -56,7 +56,7 @@ static void update_work(unsigned int cpu)
     work[cpu] = sched_shared(&cpus[cpu]) || irq_pending_any(&for_domain0[cpu]);
 }
 
-/* update_work for the VCPU about to be entered, with what a CPU left alone
+/* update_work for v, the VCPU this CPU runs next, with what a CPU left alone
  * must not keep. A deadline stays until withdrawn (vmx/vmx_timer.h) and
  * with work false no exit looks at it again, so the slice and wake-up
  * deadlines go with the flag: one left armed and past makes every entry
@@ -66,7 +66,7 @@ static void update_work(unsigned int cpu)
  * this store would clear its flag, so after the store (ordered by the
  * fence) the state is looked at again, and the flag raised again if this
  * VCPU's domain has ended. */
-static void update_work_entering(struct vcpu *v)
+static void update_work_for(struct vcpu *v)
 {
     unsigned int cpu = v->cpu;
     bool shared = sched_shared(&cpus[cpu]);
@@ -118,8 +118,8 @@ static void wake(struct sched_cpu *s, struct vcpu *v)
 static void take_sipis(struct sched_cpu *s)
 {
     for (unsigned int i = 0; i < s->count; i++)
-        if (s->state[i] != SCHED_ENDED && vcpu_sipi_take(s->vcpus[i]))
-            s->state[i] = SCHED_RUNNABLE;
+        if (sched_state_of(s, s->vcpus[i]) != SCHED_ENDED && vcpu_sipi_take(s->vcpus[i]))
+            sched_set_state(s, s->vcpus[i], SCHED_RUNNABLE);    /* never over an end */
 }
 
 static const struct linux_boot_state *start_state(const struct vcpu *v)
@@ -209,8 +209,7 @@ static void wake_sleepers(struct sched_cpu *s, uint64_t now)
         if (!w->vmx.asleep || (w->vmx.wake_tsc > now && !vhw_ipi_posted(w)))
             continue;
         w->vmx.asleep = false;
-        if (s->state[i] == SCHED_HALTED)
-            s->state[i] = SCHED_RUNNABLE;
+        sched_set_state(s, w, SCHED_RUNNABLE);  /* halted or runnable; never over an end */
     }
 }
 
@@ -275,7 +274,7 @@ void vmx_sched_before_entry(struct vcpu *v)
     if (sched_shared(&cpus[cpu]) && v->vmx.timer.deadline[VMX_TIMER_SLICE] == VMX_TIMER_NONE)
         vmx_timer_request(v, VMX_TIMER_SLICE, cpus[cpu].slice_ticks);
     arm_wake(v, &cpus[cpu]);
-    update_work_entering(v);
+    update_work_for(v);
 }
 
 /* ---- The switch --------------------------------------------------------- */
@@ -357,7 +356,7 @@ static void restart(struct sched_cpu *s, struct vcpu *v)
     clear_syscall_msrs(v);
     vcpu_restart(v);
     sched_set_state(s, v, SCHED_RUNNABLE);
-    update_work(v->cpu);
+    update_work_for(v);
 }
 
 /* Domain 0 resumed in its HLT with nothing to deliver is idle. */
@@ -500,6 +499,6 @@ __attribute__((noreturn)) void vmx_sched_domain_ended(struct domain *d)
      * looks at them again: a past one would make every entry exit at
      * once, before a guest instruction or interrupt, for ever. */
     arm_wake(next, s);
-    update_work_entering(next);
+    update_work_for(next);
     vmx_vcpu_loop(next);
 }

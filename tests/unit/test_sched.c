@@ -3,6 +3,8 @@
 #include "vmm/domain/irq_pending.h"
 #include "vmm/domain/sched.h"
 
+#include <pthread.h>
+
 #include "tests/unit/unit.h"
 #include "vmm/vcpu.h"
 
@@ -33,6 +35,56 @@ TEST(round_robin_skips_halted_and_ended)
     CHECK(sched_pick(&s) == NULL);      /* all halted: the CPU idles */
     CHECK_EQ(sched_index(&s, &c), 2);
     CHECK_EQ(sched_state_of(&s, (struct vcpu *)&s), SCHED_ENDED);
+}
+
+/* A domain's end, marked from another CPU while the VCPU's own CPU keeps
+ * changing its state (HLT exits, slices), is never undone. Two threads
+ * race round after round: the owner flips a VCPU between halted and
+ * runnable while the other thread ends it at a varying moment. A test of
+ * the state and a plain store let the owner store over the end, when the
+ * end lands between them; on two CPUs that happens in many of the rounds
+ * (on one, the threads rarely overlap and the test proves less, never a
+ * false failure). */
+#define END_RACE_ROUNDS 2000u
+#define END_RACE_FLIPS  400u
+
+static struct sched_cpu race_cpu;
+static unsigned int race_go, race_done;
+
+static void *owner_flips(void *unused)
+{
+    (void)unused;
+    for (unsigned int r = 1; r <= END_RACE_ROUNDS; r++) {
+        while (__atomic_load_n(&race_go, __ATOMIC_ACQUIRE) != r)
+            ;
+        for (unsigned int i = 0; i < END_RACE_FLIPS; i++) {
+            sched_set_state(&race_cpu, &a, SCHED_HALTED);
+            sched_set_state(&race_cpu, &a, SCHED_RUNNABLE);
+        }
+        __atomic_store_n(&race_done, r, __ATOMIC_RELEASE);
+    }
+    return NULL;
+}
+
+TEST(an_end_from_another_cpu_is_never_undone)
+{
+    pthread_t owner;
+    unsigned int undone = 0;
+    uint64_t seed = 0x5eed;
+    CHECK(pthread_create(&owner, NULL, owner_flips, NULL) == 0);
+    for (unsigned int r = 1; r <= END_RACE_ROUNDS; r++) {
+        race_cpu = (struct sched_cpu){ .count = 0 };
+        sched_add(&race_cpu, &a);
+        __atomic_store_n(&race_go, r, __ATOMIC_RELEASE);
+        for (uint64_t wait = unit_rand(&seed) % 2000; wait; wait--)
+            __asm__ volatile("" ::: "memory");
+        sched_set_state(&race_cpu, &a, SCHED_ENDED);
+        while (__atomic_load_n(&race_done, __ATOMIC_ACQUIRE) != r)
+            ;
+        undone += sched_state_of(&race_cpu, &a) != SCHED_ENDED;
+    }
+    pthread_join(owner, NULL);
+    CHECK_EQ(undone, 0);
 }
 
 TEST(list_is_bounded)

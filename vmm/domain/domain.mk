@@ -30,6 +30,7 @@ HEADERS_HV += vmm/domain/sched.h vmm/domain/irq_pending.h
 HEADERS_HOST += vmm/domain/sched.h vmm/domain/irq_pending.h
 UNIT_TESTS += sched
 unit_sched_SRCS := tests/unit/test_sched.c vmm/domain/sched.c vmm/domain/irq_pending.c
+unit_sched_LIBS := -lpthread      # a test races two threads
 
 # Speculation barriers and SPEC_CTRL between domains (portable policy;
 # vmx/vcpu_spec.c runs it on the CPU).
