@@ -118,7 +118,7 @@ static void wake(struct sched_cpu *s, struct vcpu *v)
 static void take_sipis(struct sched_cpu *s)
 {
     for (unsigned int i = 0; i < s->count; i++)
-        if (sched_state_of(s, s->vcpus[i]) != SCHED_ENDED && vcpu_sipi_take(s->vcpus[i]))
+        if (s->state[i] != SCHED_ENDED && vcpu_sipi_take(s->vcpus[i]))
             sched_set_state(s, s->vcpus[i], SCHED_RUNNABLE);    /* never over an end */
 }
 
