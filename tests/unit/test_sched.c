@@ -4,6 +4,7 @@
 #include "vmm/domain/sched.h"
 
 #include <pthread.h>
+#include <sched.h>
 
 #include "tests/unit/unit.h"
 #include "vmm/vcpu.h"
@@ -40,23 +41,27 @@ TEST(round_robin_skips_halted_and_ended)
 /* A domain's end, marked from another CPU while the VCPU's own CPU keeps
  * changing its state (HLT exits, slices), is never undone. Two threads
  * race round after round: the owner flips a VCPU between halted and
- * runnable while the other thread ends it at a varying moment. A test of
- * the state and a plain store let the owner store over the end, when the
- * end lands between them; on two CPUs that happens in many of the rounds
- * (on one, the threads rarely overlap and the test proves less, never a
- * false failure). */
+ * runnable while the other thread, once the flips began, ends it at a
+ * varying moment. A test of the state and a plain store let the owner
+ * store over the end when the end lands between them; on two free CPUs
+ * that happens in many of the rounds (on a busy machine the threads may
+ * overlap less and the test proves less, never a false failure). */
 #define END_RACE_ROUNDS 2000u
 #define END_RACE_FLIPS  400u
 
 static struct sched_cpu race_cpu;
-static unsigned int race_go, race_done;
+static unsigned int race_go, race_started, race_done;
 
 static void *owner_flips(void *unused)
 {
     (void)unused;
     for (unsigned int r = 1; r <= END_RACE_ROUNDS; r++) {
-        while (__atomic_load_n(&race_go, __ATOMIC_ACQUIRE) != r)
-            ;
+        /* Spins, so that it starts at once on a second CPU; yields only
+         * after a while, on a machine too busy to run both threads. */
+        for (unsigned int spins = 0; __atomic_load_n(&race_go, __ATOMIC_ACQUIRE) != r; spins++)
+            if (spins > 100000)
+                sched_yield();
+        __atomic_store_n(&race_started, r, __ATOMIC_RELEASE);
         for (unsigned int i = 0; i < END_RACE_FLIPS; i++) {
             sched_set_state(&race_cpu, &a, SCHED_HALTED);
             sched_set_state(&race_cpu, &a, SCHED_RUNNABLE);
@@ -76,11 +81,13 @@ TEST(an_end_from_another_cpu_is_never_undone)
         race_cpu = (struct sched_cpu){ .count = 0 };
         sched_add(&race_cpu, &a);
         __atomic_store_n(&race_go, r, __ATOMIC_RELEASE);
+        while (__atomic_load_n(&race_started, __ATOMIC_ACQUIRE) != r)
+            sched_yield();
         for (uint64_t wait = unit_rand(&seed) % 2000; wait; wait--)
             __asm__ volatile("" ::: "memory");
         sched_set_state(&race_cpu, &a, SCHED_ENDED);
         while (__atomic_load_n(&race_done, __ATOMIC_ACQUIRE) != r)
-            ;
+            sched_yield();
         undone += sched_state_of(&race_cpu, &a) != SCHED_ENDED;
     }
     pthread_join(owner, NULL);
