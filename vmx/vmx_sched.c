@@ -63,9 +63,8 @@ static void update_work(unsigned int cpu)
  * exit at once, for ever. The flag is read across CPUs: a domain ending on
  * another CPU marks its VCPUs ended, then raises this flag, then kicks; if
  * that lands between vmx_sched_after_exit's look at the list and here,
- * this store would clear its flag, so after the store (ordered by the
- * fence) the state is looked at again, and the flag raised again if this
- * VCPU's domain has ended. */
+ * this store would clear its flag, so after a clear the state is looked
+ * at again, and the flag raised again if this VCPU's domain has ended. */
 static void update_work_for(struct vcpu *v)
 {
     unsigned int cpu = v->cpu;
@@ -75,9 +74,12 @@ static void update_work_for(struct vcpu *v)
         vmx_timer_cancel(v, VMX_TIMER_WAKE);
     }
     bool busy = shared || irq_pending_any(&for_domain0[cpu]);
-    __atomic_store_n(&work[cpu], busy, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&work[cpu], busy, __ATOMIC_RELEASE);   /* raising it loses nothing */
     if (busy)
         return;
+    /* A clear, then a load of the state: a load may pass an earlier store
+     * to another location (SDM Vol. 3A, "Loads May Be Reordered with
+     * Earlier Stores to Different Locations"), so a full fence between. */
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (sched_state_of(&cpus[cpu], v) == SCHED_ENDED)
         __atomic_store_n(&work[cpu], true, __ATOMIC_SEQ_CST);
