@@ -72,7 +72,7 @@ struct pmu_backend_ops {
     /* Just after VM exit. guest_ticks: TSC ticks the guest ran since enter,
      * as measured by the caller (VMX-preemption timer loaded minus saved;
      * ignored by the hardware backend). Returns the pending overflow mask
-     * (non-zero: deliver a PMI, i.e. a self-NMI, for the software backend). */
+     * (non-zero: the software backend's caller samples them at this exit). */
     uint32_t (*exit)(void *self, struct pmu_ctx *ctx, uint64_t guest_ticks);
 
     /* PMI/NMI handling: finds the counters of ctx (loaded) that overflowed,

@@ -2,11 +2,12 @@
  * how an NMI is known to be Vertigo's.
  *
  * The software backend finds an overflow at a VM exit (the guest stopped
- * exactly at it) and raises the PMI itself: it marks the overflowed
- * counters pending on this CPU and sends this CPU a real NMI (physical
- * destination = its own APIC ID: Bochs drops the "self" shorthand for
- * NMIs). Timer sampling raises it the same way, and another CPU kicks a
- * CPU with an NMI too. The hardware backend's counters raise it through
+ * exactly at it) and writes its sample there, with no PMI
+ * (pmu_run_record_overflows). A PMI raised in software marks its reasons
+ * pending on this CPU and sends this CPU a real NMI (physical destination
+ * = its own APIC ID: Bochs drops the "self" shorthand for NMIs): timer
+ * sampling's, and the overflows a VCPU left pending when it was switched
+ * out; another CPU kicks a CPU with an NMI too. The hardware backend's counters raise it through
  * the local APIC's LVTPC, which Vertigo points at NMI delivery (SDM Vol.
  * 3B 20.2.1-20.2.4; Vol. 3A 11.5.1 "Local Vector Table"); the overflowed
  * counters are then read from GLOBAL_STATUS.

@@ -13,6 +13,7 @@
 #include "pmu/run/pmu_pmi.h"
 #include "pmu/pv/pmu_pv.h"
 #include "pmu/run/pmu_switch.h"
+#include "pmu/sample/sample_nmi.h"
 #include "pmu/sample/sample_session.h"
 #include "lib/console.h"
 #include "lib/mem.h"
@@ -151,6 +152,13 @@ void pmu_run_take_overflows(struct vcpu *v, uint32_t mask)
 {
     if (mask & v->pmu.sample.mask)
         pmu_pmi_raise(mask & v->pmu.sample.mask);
+    pmu_run_count_overflows(v, mask);
+}
+
+void pmu_run_record_overflows(struct vcpu *v, uint32_t mask)
+{
+    if (mask & v->pmu.sample.mask)
+        sample_record_at_exit(v, mask & v->pmu.sample.mask);
     pmu_run_count_overflows(v, mask);
 }
 

@@ -54,8 +54,9 @@ void pmu_run_count_overflows(struct vcpu *v, uint32_t mask);
 
 /* True if a PMI taken while Vertigo runs means a counter overflowed in
  * Vertigo itself (hardware backend counting the hypervisor). The software
- * backend's self-NMIs carry guest overflows only; its hypervisor ones are
- * found by single-stepping (pmu/soft/pmu_step.h). */
+ * backend raises no PMI for an overflow: it samples the guest's at the
+ * exit that finds them, and finds its hypervisor ones by single-stepping
+ * (pmu/soft/pmu_step.h). */
 bool pmu_run_root_pmi_is_hypervisor(const struct vcpu *v);
 
 /* End of the domain, on the CPU that ends it: stops single-stepping here

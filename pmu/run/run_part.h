@@ -70,6 +70,12 @@ void pmu_run_plan_idle(struct vcpu *v);
  * PMI (pmu/run/pmu_pmi.h), all are counted. */
 void pmu_run_take_overflows(struct vcpu *v, uint32_t mask);
 
+/* The same where the guest stopped exactly at the overflow point of this
+ * exit (the software backend): the sampling ones are written at once,
+ * with this exit's guest state (sample_record_at_exit), where a PMI would
+ * cost an NMI's delivery, handler and return to write the same record. */
+void pmu_run_record_overflows(struct vcpu *v, uint32_t mask);
+
 /* The guest instruction Vertigo emulated, to the counts Vertigo keeps
  * for the guest (its virtual PMU, the paravirtual counters) where one TSC
  * tick is one instruction, and to :h's accounting. */

@@ -213,6 +213,16 @@ static void record_measured(struct pmu_cpu *c, uint64_t start_tsc, struct vcpu *
         cost_add(c, start_tsc, record_tsc);
 }
 
+/* ---- Samples found at a VM exit ------------------------------------------ */
+
+/* Out of line: a sample is rare beside the exits that call in, and
+ * make bench-exit counts the recording apart from the exit by its name. */
+__attribute__((noinline)) void sample_record_at_exit(struct vcpu *v, uint32_t mask)
+{
+    struct pmu_cpu *c = pmu_cpu_of(v->cpu);
+    record_measured(c, cost_start(c), v, NULL, mask);
+}
+
 /* ---- Whose NMI is it (pmu/run/pmu_pmi.h) ------------------------------------- */
 
 bool sample_nmi_exit(struct vcpu *v)

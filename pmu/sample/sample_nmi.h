@@ -1,4 +1,6 @@
-/* Vertigo's NMIs and the samples they write. A PMI (pmu/run/pmu_pmi.h) is a
+/* Vertigo's NMIs and the samples they write, and the samples the software
+ * backend writes at the exit that finds their overflows (no NMI: the
+ * guest stopped at the overflow point). A PMI (pmu/run/pmu_pmi.h) is a
  * real NMI; it lands in the guest (an NMI VM exit: sample_nmi_exit) or in
  * Vertigo (the root NMI handler: sample_nmi_root). The NMI is Vertigo's
  * when one of Vertigo's NMIs was in flight to this CPU (overflows pending,
@@ -32,6 +34,12 @@ bool sample_nmi_root(const struct trap_frame *frame);
  * raise is no longer news, and a hardware PMI noted in root mode has its
  * overflows taken and its samples written now. */
 void sample_nmi_before_entry(struct vcpu *v);
+
+/* The software backend's sampled overflows of v found at this VM exit
+ * (normal context, v's CPU, its VMCS current): the guest stopped exactly
+ * at the overflow point, so each is written here as the NMI path would
+ * write it, with the guest state of this exit, without an NMI. */
+void sample_record_at_exit(struct vcpu *v, uint32_t mask);
 
 /* Prints CPU cpu's NMI statistics (one "nmi: cpu N: ..." line). */
 void sample_nmi_report(unsigned int cpu);

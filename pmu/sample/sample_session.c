@@ -353,7 +353,7 @@ static void report_cpu(unsigned int cpu)
     const struct sample_cost *cost = &c->cost;
     uint64_t n = cost->pmis ? cost->pmis : 1;
     printk("sample: cpu %u: %lu PMIs, %lu samples logged, %lu dropped, %lu spurious NMIs, "
-           "%lu guest NMIs reflected from root, %lu kicks, NMI path avg %lu cycles per "
+           "%lu guest NMIs reflected from root, %lu kicks, sampling path avg %lu cycles per "
            "PMI (%lu recording; 1 PMI in %u measured)\n", cpu, st->pmis,
            st->samples_logged, st->samples_dropped, st->spurious_nmis, st->reflected_nmis,
            st->kicks, cost->path_cycles / n, cost->record_cycles / n, sample_cost_every);

@@ -9,7 +9,8 @@
  * configurable granularity; with granularity 1 (one instruction per step in
  * Bochs) the attribution is exact. The next deadline is also never past the
  * nearest overflow, so an overflow happens at an exact point; the caller
- * then delivers it as a self-NMI, like a hardware PMI.
+ * then writes its sample at that exit, with the guest state there
+ * (pmu_run_record_overflows), the record a hardware PMI's NMI writes.
  *
  * What it can count: on real hardware only cycle-based events (cycles,
  * ref-cycles: TSC ticks of guest time). In Bochs with `clock: sync=none`

@@ -199,7 +199,7 @@ static void account_guest(struct vcpu *v, uint64_t guest_ticks, bool stepping)
     pmu_guest_count(v, p->ctx.entry_cpl, guest_ticks);
     pmu_run_pv_count(v, p->ctx.entry_cpl, guest_ticks);
     if (pmu_soft_exit(soft_of(p), &p->ctx, guest_ticks))
-        pmu_run_take_overflows(v, pmu_ctx_take_overflows(&p->ctx));    /* pmu_soft_ops.overflow */
+        pmu_run_record_overflows(v, pmu_ctx_take_overflows(&p->ctx));  /* pmu_soft_ops.overflow */
     pmu_mux_retired(v, guest_ticks);
 }
 
@@ -230,7 +230,7 @@ static void emulated_instruction(struct vcpu *v)
         pmu_run_count_overflows(v, pmu_step_pause(v));
     pmu_soft_ops.emulated_instruction(p->be.self, &p->ctx, p->exit_cpl);
     if (p->ctx.overflow_pending)
-        pmu_run_take_overflows(v, pmu_ctx_take_overflows(&p->ctx));
+        pmu_run_record_overflows(v, pmu_ctx_take_overflows(&p->ctx));
     if (pmu_config.tsc_counts_instructions)
         pmu_mux_retired(v, 1);
     if (stepping)

@@ -155,9 +155,9 @@ check_run() {
 # session_stats RUN: "PMIS LOGGED DROPPED PATH RECORDING" summed / averaged over CPUs.
 session_stats() {
     local stats
-    stats=$(capture "$1" com2.txt | grep -E '^sample: cpu [0-9]+: .* NMI path avg [0-9]+ cycles per PMI')
-    [ -n "$stats" ] || die "$1: no 'sample: cpu N: ... NMI path avg' line in $OUT/$1/com2.txt"
-    echo "$stats" | sed -E 's/^sample: cpu [0-9]+: ([0-9]+) PMIs, ([0-9]+) samples logged, ([0-9]+) dropped, .* NMI path avg ([0-9]+) cycles per PMI \(([0-9]+) recording[^)]*\)$/\1 \2 \3 \4 \5/' |
+    stats=$(capture "$1" com2.txt | grep -E '^sample: cpu [0-9]+: .* sampling path avg [0-9]+ cycles per PMI')
+    [ -n "$stats" ] || die "$1: no 'sample: cpu N: ... sampling path avg' line in $OUT/$1/com2.txt"
+    echo "$stats" | sed -E 's/^sample: cpu [0-9]+: ([0-9]+) PMIs, ([0-9]+) samples logged, ([0-9]+) dropped, .* sampling path avg ([0-9]+) cycles per PMI \(([0-9]+) recording[^)]*\)$/\1 \2 \3 \4 \5/' |
         awk '{ p += $1; l += $2; d += $3; c += $1 * $4; r += $1 * $5 }
              END { printf "%d %d %d %.0f %.0f\n", p, l, d, p ? c / p : 0, p ? r / p : 0 }'
 }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # End-to-end test of overflow sampling in Bochs, one boot with 2 CPUs: a sampling session from Vertigo's command line
-# (sample.events=instructions:u, software PMU, PMIs as self-NMIs) while the
+# (sample.events=instructions:u, software PMU, each overflow sampled at its exit) while the
 # guest runs tests/guest/workload (hot/warm/cool+leaf = 60/30/10 % of its
 # user instructions, built with frame pointers), then guest-sent NMIs
 # (sysrq 'l': NMI IPIs to the other CPU) while sampling still runs.

@@ -141,11 +141,10 @@ static void guest_runs(struct vcpu *v, unsigned int cpl, uint64_t ticks)
 
 /* ---- The software backend: overflow delivery --------------------------- */
 
-/* The entry's deadline is the overflow point; the exit there raises one
- * self-NMI to this CPU's APIC ID; after the next entry its NMI exit writes
- * one sample of the guest state at that point, and the next NMI with
- * nothing in flight is the guest's. */
-TEST(soft_overflow_raises_one_pmi_and_samples_the_exit_point)
+/* The entry's deadline is the overflow point; the exit there writes one
+ * sample of the guest state at that point at once, with no NMI, and an
+ * NMI after it, with nothing in flight, is the guest's. */
+TEST(soft_overflow_is_sampled_at_its_exit_without_an_nmi)
 {
     struct vcpu *v = start_run("pmu=soft", false);
     if (!start_sampling(v, "instructions:u", 1000, 0))
@@ -155,19 +154,13 @@ TEST(soft_overflow_raises_one_pmi_and_samples_the_exit_point)
     pmu_before_entry(v);
     CHECK_EQ(fake.timer[PMU_TIMER_STEP], 1000);     /* period < pmu.step (10000) */
     pmu_after_exit(v, 999);
-    CHECK_EQ(fake.nmis_sent, 0);
+    struct log_sample s[MAX_SAMPLES];
+    CHECK_EQ(logged_samples(s), 0);
     pmu_before_entry(v);
     CHECK_EQ(fake.timer[PMU_TIMER_STEP], 1);        /* one instruction to go */
     pmu_after_exit(v, 1);
-    CHECK_EQ(fake.nmis_sent, 1);
-    CHECK_EQ(fake.last_nmi_dest, APIC_ID);
-    CHECK_EQ(pmu_cpus[0].pending, 1u);
-
-    entry(v);
-    CHECK(pmu_nmi_exit(v));
+    CHECK_EQ(fake.nmis_sent, 0);
     CHECK_EQ(pmu_cpus[0].pending, 0);
-    CHECK(!pmu_nmi_exit(v));                        /* nothing pending: the guest's */
-    struct log_sample s[MAX_SAMPLES];
     if (CHECK_EQ(logged_samples(s), 1)) {
         CHECK_EQ(s[0].mode, LOG_MODE_GUEST_USER);
         CHECK_EQ(s[0].event, 0);
@@ -176,11 +169,35 @@ TEST(soft_overflow_raises_one_pmi_and_samples_the_exit_point)
         CHECK_EQ(s[0].cr3, GUEST_CR3);
         CHECK_EQ(s[0].depth, 0);
     }
+    entry(v);
+    CHECK(!pmu_nmi_exit(v));                        /* nothing in flight: the guest's */
+    CHECK_EQ(logged_samples(s), 0);                 /* no second sample */
     CHECK_EQ(pmu_cpus[0].stats.pmis, 1);
     CHECK_EQ(pmu_cpus[0].stats.samples_logged, 1);
     CHECK_EQ(v->pmu.overflows, 1);
     CHECK_EQ(fake.header_pmu.backend, LOG_PMU_SOFT);   /* the log header names it */
     CHECK_EQ(fake.entry_ticks, 1);                      /* Bochs: the entry's own tick */
+    end_run();
+}
+
+/* An emulated instruction that reaches the overflow point is sampled at
+ * its exit too, after the instruction (the guest's RIP past it). */
+TEST(soft_overflow_at_an_emulated_instruction_is_sampled_at_its_exit)
+{
+    struct vcpu *v = start_run("pmu=soft", false);
+    if (!start_sampling(v, "instructions:u", 100, 0))
+        return;
+    guest_runs(v, CPL_USER, 99);
+    struct log_sample s[MAX_SAMPLES];
+    CHECK_EQ(logged_samples(s), 0);
+    fake.rip = GUEST_RIP + 2;
+    pmu_emulated_instruction(v);
+    CHECK_EQ(fake.nmis_sent, 0);
+    if (CHECK_EQ(logged_samples(s), 1)) {
+        CHECK_EQ(s[0].mode, LOG_MODE_GUEST_USER);
+        CHECK_EQ(s[0].rip, GUEST_RIP + 2);
+    }
+    CHECK_EQ(v->pmu.overflows, 1);
     end_run();
 }
 
@@ -193,9 +210,11 @@ TEST(soft_overflow_counts_only_its_mode_and_every_crossing)
     if (!start_sampling(v, "instructions:u", 100, 0))
         return;
     guest_runs(v, CPL_KERNEL, 5000);
-    CHECK_EQ(fake.nmis_sent, 0);
+    struct log_sample s[MAX_SAMPLES];
+    CHECK_EQ(logged_samples(s), 0);
     guest_runs(v, CPL_USER, 350);
-    CHECK_EQ(fake.nmis_sent, 1);
+    CHECK_EQ(logged_samples(s), 1);
+    CHECK_EQ(fake.nmis_sent, 0);
     CHECK_EQ(v->pmu.ctx.counters[0].overflows, 3);
     CHECK_EQ(hc_read(v, 0), 350);
     end_run();
@@ -287,9 +306,7 @@ TEST(counting_session_is_kept_and_never_sampled)
     CHECK_EQ(fake.nmis_sent, 0);
     CHECK_EQ(hc_read(v, 0), 100);
     guest_runs(v, CPL_USER, 40);
-    CHECK_EQ(fake.nmis_sent, 1);
-    entry(v);
-    CHECK(pmu_nmi_exit(v));
+    CHECK_EQ(fake.nmis_sent, 0);
     struct log_sample s[MAX_SAMPLES];
     if (CHECK_EQ(logged_samples(s), 1))
         CHECK_EQ(s[0].event, 1);
@@ -331,9 +348,11 @@ TEST(root_nmi_is_vertigos_the_guests_or_spurious)
     CHECK(pmu_nmi_root(&frame));
     CHECK_EQ(fake.guest_nmis_queued, 1);
     CHECK_EQ(pmu_cpus[0].stats.reflected_nmis, 1);
-    /* a pending overflow: Vertigo's, sampled, not queued */
+    /* a pending overflow (raised: a VCPU's switch-in): Vertigo's, sampled,
+     * not queued */
     if (start_sampling(v, "instructions:u", 10, 0)) {
-        guest_runs(v, CPL_USER, 10);
+        fake.cpl = CPL_USER;
+        pmu_pmi_raise(1u);
         CHECK(pmu_nmi_root(&frame));
         CHECK_EQ(fake.guest_nmis_queued, 1);
         struct log_sample s[MAX_SAMPLES];
@@ -349,16 +368,18 @@ TEST(root_nmi_is_vertigos_the_guests_or_spurious)
 }
 
 /* The race: a guest NMI (or a guest IPI) causes an NMI exit, and this
- * exit's accounting finds an overflow and raises the PMI before the exit
- * handler asks whose NMI it was (in Bochs the self-NMI then waits, blocked,
- * for the handler's IRET). The exit's NMI predates the raise: it is the
- * guest's; the self-NMI that follows is Vertigo's and carries the sample. */
+ * exit's path raises a PMI (a timer session's sample) before the exit
+ * handler asks whose NMI it was (in Bochs the self-NMI then waits,
+ * blocked, for the handler's IRET). The exit's NMI predates the raise: it
+ * is the guest's; the self-NMI that follows is Vertigo's and carries the
+ * sample. */
 TEST(exit_nmi_that_predates_the_raise_is_the_guests)
 {
     struct vcpu *v = start_run("pmu=soft", false);
     if (!start_sampling(v, "instructions:u", 10, 0))
         return;
-    guest_runs(v, CPL_USER, 10);            /* the NMI exit's accounting raises */
+    guest_runs(v, CPL_USER, 5);
+    pmu_pmi_raise(1u);                      /* the NMI exit's path raises */
     CHECK_EQ(fake.nmis_sent, 1);
     CHECK(!pmu_nmi_exit(v));                /* the exit's own NMI: the guest's */
     CHECK_EQ(pmu_cpus[0].pending, 1u);      /* the overflow waits for its NMI */
@@ -388,7 +409,8 @@ TEST(a_raise_rides_on_a_kick_in_flight)
         return;
     unsigned int sent = fake.nmis_sent;
     pmu_pmi_kick_others(second_vcpu());
-    guest_runs(v, CPL_USER, 10);
+    guest_runs(v, CPL_USER, 5);
+    pmu_pmi_raise(1u);
     CHECK_EQ(fake.nmis_sent, sent + 1);     /* no second NMI */
     CHECK(pmu_nmi_exit(v));                 /* the kick's NMI */
     CHECK_EQ(pmu_cpus[0].pending, 0);
@@ -504,9 +526,7 @@ TEST(process_session_samples_only_its_page_tables)
     static const uint64_t cr3s[] = { 0x5678000ull, GUEST_CR3 | 1ull << 12, GUEST_CR3 };
     for (unsigned int i = 0; i < 3; i++) {
         fake.cr3 = cr3s[i];
-        guest_runs(v, CPL_USER, 1000);
-        entry(v);
-        CHECK(pmu_nmi_exit(v));
+        guest_runs(v, CPL_USER, 1000);     /* each exit an overflow, sampled there */
     }
     struct log_sample out[MAX_SAMPLES];
     if (CHECK_EQ(logged_samples(out), 2)) {
@@ -787,7 +807,7 @@ TEST(an_unstepped_entry_leaves_room_for_its_path_and_steps_a_near_exit)
     guest_run(v, 100, 9649, 50);
     CHECK_EQ(v->pmu.ctx.counters[0].overflows, 1);
     CHECK_EQ(v->pmu.ctx.counters[0].skid_max, 0);
-    CHECK_EQ(fake.nmis_sent, 1);                        /* the guest's sample, at its NMI */
+    CHECK_EQ(fake.nmis_sent, 0);                        /* the guest's sample, at this exit */
     fake.tsc += 100;
     pmu_before_entry(v);                                /* 50 + 100 in: 9850 to go */
     uint64_t resumed = fake.tsc;
@@ -810,9 +830,10 @@ TEST(an_unstepped_entry_leaves_room_for_its_path_and_steps_a_near_exit)
     CHECK_EQ(pmu_step_states[0].late, 0);
     CHECK_EQ(pmu_step_states[0].replayed, 1);
     struct log_sample s[MAX_SAMPLES];
-    if (CHECK_EQ(logged_samples(s), 1)) {
-        CHECK_EQ(s[0].mode, LOG_MODE_HYPERVISOR);
-        CHECK_EQ(s[0].rip, 0x220000 + 10);              /* 20 by TSC, then step 10 */
+    if (CHECK_EQ(logged_samples(s), 2)) {
+        CHECK_EQ(s[0].mode, LOG_MODE_GUEST_USER);       /* the first overflow's exit */
+        CHECK_EQ(s[1].mode, LOG_MODE_HYPERVISOR);
+        CHECK_EQ(s[1].rip, 0x220000 + 10);              /* 20 by TSC, then step 10 */
     }
     CHECK_EQ(hv_count(v), 20000 + 30);                  /* 20 + 40 - 30 past it */
     CHECK_EQ(pmu_step_states[0].longest_exit_path, 60);
@@ -1744,8 +1765,9 @@ TEST(a_domain_past_its_share_of_event_ids_is_refused_alone)
     end_run();
 }
 
-/* n user instructions of v, each run to the entry's deadline; every PMI
- * taken at once (its NMI exit writes the sample). */
+/* n user instructions of v, each run to the entry's deadline; every
+ * overflow sampled at its exit (the software backend), a PMI raised
+ * otherwise taken at once (its NMI exit writes the sample). */
 static void run_sampled(struct vcpu *v, uint64_t n)
 {
     while (n) {
@@ -1914,10 +1936,12 @@ static void freq_guest_runs(struct vcpu *v, struct freq_run *r, uint64_t instruc
         fake.tsc += n * ticks_per;
         pmu_after_exit(v, n);
         instructions -= n;
-        if (fake.nmis_sent == sent)
-            continue;
-        entry(v);
-        CHECK(pmu_nmi_exit(v));
+        if (fake.nmis_sent != sent) {       /* the hardware backend's PMI */
+            entry(v);
+            CHECK(pmu_nmi_exit(v));
+        }
+        if (pmu_cpus[0].stats.samples_logged == logged)
+            continue;                       /* the software backend's: at the exit */
         if (fake.period_count > records) {
             const struct log_event_period *ep = &fake.periods[fake.period_count - 1];
             CHECK(ep->per_vcpu && ep->event == 0 && ep->domain == v->domain->id &&
