@@ -7,10 +7,11 @@
  * pending on this CPU and sends this CPU a real NMI (physical destination
  * = its own APIC ID: Bochs drops the "self" shorthand for NMIs): timer
  * sampling's, and the overflows a VCPU left pending when it was switched
- * out; another CPU kicks a CPU with an NMI too. The hardware backend's counters raise it through
- * the local APIC's LVTPC, which Vertigo points at NMI delivery (SDM Vol.
- * 3B 20.2.1-20.2.4; Vol. 3A 11.5.1 "Local Vector Table"); the overflowed
- * counters are then read from GLOBAL_STATUS.
+ * out; another CPU kicks a CPU with an NMI too. The hardware backend's
+ * counters raise it through the local APIC's LVTPC, which Vertigo points
+ * at NMI delivery (SDM Vol. 3B 20.2.1-20.2.4; Vol. 3A 11.5.1 "Local
+ * Vector Table"); the overflowed counters are then read from
+ * GLOBAL_STATUS.
  *
  * Whose NMI: an NMI carries no source, and NMIs that arrive while one is
  * being handled merge into one (SDM Vol. 3A 6.7.1). So Vertigo keeps at
