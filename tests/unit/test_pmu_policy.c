@@ -202,7 +202,7 @@ TEST(soft_overflow_at_an_emulated_instruction_is_sampled_at_its_exit)
 }
 
 /* Kernel time does not count for :u, so it never moves the overflow point;
- * a run crossing several periods is one PMI with the counter's overflows
+ * a run crossing several periods is one sample with the counter's overflows
  * all counted. */
 TEST(soft_overflow_counts_only_its_mode_and_every_crossing)
 {
