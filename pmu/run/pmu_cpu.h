@@ -19,7 +19,8 @@
 
 /* Sampling statistics of one CPU. */
 struct sampler_stats {
-    uint64_t pmis;              /* PMIs taken: overflows sampled (at their exit or by an NMI), timer samples */
+    uint64_t pmis;              /* PMIs taken: overflows sampled (at their exit or by an
+                                 * NMI), timer samples */
     uint64_t samples_logged;    /* sample records written to the log */
     uint64_t samples_dropped;   /* samples lost: no log, or the ring was full */
     uint64_t spurious_nmis;     /* NMIs neither Vertigo's nor a guest's to take */
