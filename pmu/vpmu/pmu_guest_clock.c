@@ -10,7 +10,7 @@ __attribute__((noinline)) void pmu_guest_clock_plan(struct pmu_guest_clock *c, c
      * PMI handler plans twice a PMI with GLOBAL_CTRL cleared (at its
      * writes of 0 and of OVF_CTRL), so this is the common case there; the
      * budgets are those vpmu_pmi_budget's UINT64_MAX gives below. */
-    if (p->pmi_count == 0) {
+    if (p->enabled.pmi_count == 0) {
         for (unsigned int m = 0; m < VPMU_MODE_SETS; m++)
             c->short_of[m] = c->budget[m] = PMU_GUEST_CLOCK_FAR - 1;
         return;

@@ -87,6 +87,18 @@ struct vpmu_pmi_counter {
     uint8_t modes;
 };
 
+/* What the programmed counters and GLOBAL_CTRL make of the counters now
+ * (vpmu_derive_enabled): per mode (enum vpmu_mode), the counters an
+ * available event advances, in the order of their bits; those of them
+ * that raise a PMI; and whether some counter counts one mode only. */
+struct vpmu_enabled {
+    struct vpmu_live live[2][VPMU_LIVE_MAX];
+    uint8_t live_count[2];
+    struct vpmu_pmi_counter pmi[VPMU_LIVE_MAX];
+    uint8_t pmi_count;
+    bool one_mode;
+};
+
 struct vpmu {
     struct vpmu_config config;
     uint64_t counter_bits;          /* GLOBAL_CTRL's bits of the counters that exist */
@@ -113,15 +125,15 @@ struct vpmu {
     uint64_t one_mode_bits;
     /* Derived from those and GLOBAL_CTRL, so that counting, the PMI budgets
      * and the exit path's questions, which a guest's PMI handler asks at
-     * each of its ten or so exits, do not decode the registers again: per
-     * mode (enum vpmu_mode), the counters an available event advances, in
-     * the order of their bits; those of them that raise a PMI; and whether
-     * some counter counts one mode only. */
-    struct vpmu_live live[2][VPMU_LIVE_MAX];
-    uint8_t live_count[2];
-    struct vpmu_pmi_counter pmi[VPMU_LIVE_MAX];
-    uint8_t pmi_count;
-    bool one_mode;
+     * each of its ten or so exits, do not decode the registers again. */
+    struct vpmu_enabled enabled;
+    /* What enabled was the last time GLOBAL_CTRL held memo_ctrl (not 0),
+     * valid while the programming is the same (vpmu_derive clears it).
+     * Linux's PMI handler and its tick clear GLOBAL_CTRL and set it back
+     * to the value it held, so that write is one copy. */
+    struct vpmu_enabled memo;
+    uint64_t memo_ctrl;
+    bool memo_valid;
 };
 
 /* Results of the guest's accesses. */
@@ -248,7 +260,7 @@ bool vpmu_counts_one_mode(const struct vpmu *p);
  * advance nothing. Inline: asked at every access of the guest's. */
 static inline bool vpmu_counts_anything(const struct vpmu *p)
 {
-    return (p->live_count[VPMU_KERNEL] | p->live_count[VPMU_USER]) != 0;
+    return (p->enabled.live_count[VPMU_KERNEL] | p->enabled.live_count[VPMU_USER]) != 0;
 }
 
 #endif

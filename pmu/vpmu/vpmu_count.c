@@ -105,11 +105,27 @@ static void deliver_pmi(struct vpmu *p)
     p->lvtpc |= VPMU_LVT_MASKED;
 }
 
+/* The usual case: no live counter wraps within n events (a run ends at
+ * the wrap of a counter that raises a PMI), so each adds n; false, with
+ * nothing added, if one would wrap. */
+static bool advance_short_of_wraps(struct vpmu *p, const struct vpmu_live *live,
+                                   unsigned int count, uint64_t n)
+{
+    for (unsigned int i = 0; i < count; i++)
+        if (n > COUNTER_MASK - counter_value(p, live[i].bit))
+            return false;
+    for (unsigned int i = 0; i < count; i++)
+        *counter_reg(p, live[i].bit) += n;
+    return true;
+}
+
 /* The live counters advance by n, each wrap seen: a counter that wraps
  * sets its GLOBAL_STATUS bit, and the wraps of one step (counters that
  * wrap at the same event) raise one PMI. */
 static void advance(struct vpmu *p, const struct vpmu_live *live, unsigned int count, uint64_t n)
 {
+    if (advance_short_of_wraps(p, live, count, n))
+        return;
     while (n > 0 && count > 0) {
         uint64_t step = n;      /* up to the first wrap, so each is seen */
         for (unsigned int i = 0; i < count; i++) {
@@ -197,6 +213,7 @@ void vpmu_derive(struct vpmu *p)
         derive_gp(p, k);
     for (unsigned int j = 0; j < p->config.fixed_counters; j++)
         derive_fixed(p, j);
+    p->memo_valid = false;      /* a new programming: GLOBAL_CTRL's values enable anew */
     vpmu_derive_enabled(p);
 }
 
@@ -206,8 +223,9 @@ void vpmu_derive(struct vpmu *p)
  * event the backend counts advances in that mode: live_counters, for all
  * of them), those that raise a PMI with their modes, and whether a counter
  * counts one mode only. */
-void vpmu_derive_enabled(struct vpmu *p)
+static void derive_enabled_from_programmed(struct vpmu *p)
 {
+    struct vpmu_enabled *e = &p->enabled;
     unsigned int nk = 0, nu = 0, np = 0;
     for (unsigned int i = 0; i < p->programmed_count; i++) {
         struct vpmu_programmed c = p->programmed[i];
@@ -215,22 +233,44 @@ void vpmu_derive_enabled(struct vpmu *p)
             continue;
         struct vpmu_live live = { c.bit, c.pmi };
         if (c.modes != VPMU_ONLY_USER)
-            p->live[VPMU_KERNEL][nk++] = live;
+            e->live[VPMU_KERNEL][nk++] = live;
         if (c.modes != VPMU_ONLY_KERNEL)
-            p->live[VPMU_USER][nu++] = live;
+            e->live[VPMU_USER][nu++] = live;
         if (c.pmi)
-            p->pmi[np++] = (struct vpmu_pmi_counter){ c.bit, c.modes };
+            e->pmi[np++] = (struct vpmu_pmi_counter){ c.bit, c.modes };
     }
-    p->live_count[VPMU_KERNEL] = (uint8_t)nk;
-    p->live_count[VPMU_USER] = (uint8_t)nu;
-    p->pmi_count = (uint8_t)np;
-    p->one_mode = (p->one_mode_bits & p->global_ctrl) != 0;
+    e->live_count[VPMU_KERNEL] = (uint8_t)nk;
+    e->live_count[VPMU_USER] = (uint8_t)nu;
+    e->pmi_count = (uint8_t)np;
+    e->one_mode = (p->one_mode_bits & p->global_ctrl) != 0;
+}
+
+/* GLOBAL_CTRL 0 (Linux's PMI handler and tick, before they set it back)
+ * enables nothing; a value it held since the last programming enables
+ * what it did then (p->memo). */
+void vpmu_derive_enabled(struct vpmu *p)
+{
+    if (p->global_ctrl == 0) {
+        p->enabled.live_count[VPMU_KERNEL] = p->enabled.live_count[VPMU_USER] = 0;
+        p->enabled.pmi_count = 0;
+        p->enabled.one_mode = false;
+        return;
+    }
+    if (p->memo_valid && p->memo_ctrl == p->global_ctrl) {
+        p->enabled = p->memo;
+        return;
+    }
+    derive_enabled_from_programmed(p);
+    p->memo = p->enabled;
+    p->memo_ctrl = p->global_ctrl;
+    p->memo_valid = true;
 }
 
 void vpmu_count_every_event(struct vpmu *p, enum vpmu_mode mode, uint64_t n)
 {
-    if (p->live_count[mode])    /* none while a PMI handler has GLOBAL_CTRL cleared */
-        advance(p, p->live[mode], p->live_count[mode], n);
+    const struct vpmu_enabled *e = &p->enabled;
+    if (e->live_count[mode])    /* none while a PMI handler has GLOBAL_CTRL cleared */
+        advance(p, e->live[mode], e->live_count[mode], n);
 }
 
 /* Whether the counter of GLOBAL_STATUS bit `bit` raises a PMI when it
@@ -272,16 +312,17 @@ uint64_t vpmu_events_to_pmi(const struct vpmu *p, enum vpmu_arch_event ev, enum 
 void vpmu_pmi_budget(const struct vpmu *p, uint64_t budget[VPMU_MODE_SETS])
 {
     budget[VPMU_ONLY_USER] = budget[VPMU_ONLY_KERNEL] = budget[VPMU_BOTH_MODES] = UINT64_MAX;
-    for (unsigned int i = 0; i < p->pmi_count; i++) {
-        uint64_t to_wrap = COUNTER_MASK - counter_value(p, p->pmi[i].bit) + 1;
-        uint64_t *b = &budget[p->pmi[i].modes];
+    const struct vpmu_enabled *e = &p->enabled;
+    for (unsigned int i = 0; i < e->pmi_count; i++) {
+        uint64_t to_wrap = COUNTER_MASK - counter_value(p, e->pmi[i].bit) + 1;
+        uint64_t *b = &budget[e->pmi[i].modes];
         *b = to_wrap < *b ? to_wrap : *b;
     }
 }
 
 bool vpmu_counts_one_mode(const struct vpmu *p)
 {
-    return p->one_mode;
+    return p->enabled.one_mode;
 }
 
 bool vpmu_event_allowed(uint64_t evtsel)

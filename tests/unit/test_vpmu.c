@@ -354,6 +354,47 @@ TEST(fixed_counters_count_their_event_per_mode)
     CHECK(!vpmu_counts_one_mode(&p));                           /* fixed 2: both modes */
 }
 
+/* Linux's PMI handler and tick clear GLOBAL_CTRL and set it back: the
+ * value set back enables what the programming then says, whether or not
+ * it changed while GLOBAL_CTRL was clear. */
+TEST(global_ctrl_set_back_enables_the_programming_of_that_moment)
+{
+    struct vpmu p;
+    vpmu_init(&p, &offered);
+    CHECK_EQ(vpmu_wrmsr(&p, MSR_IA32_FIXED_CTR_CTRL, 0x3), VPMU_DONE);     /* fixed 0: both */
+    CHECK_EQ(vpmu_wrmsr(&p, MSR_IA32_PERF_GLOBAL_CTRL, 0x1ull << 32), VPMU_DONE);
+    CHECK_EQ(vpmu_wrmsr(&p, MSR_IA32_PERF_GLOBAL_CTRL, 0), VPMU_DONE);
+    vpmu_count(&p, VPMU_EV_INSTRUCTIONS, VPMU_KERNEL, 5);
+    CHECK(!vpmu_counts_anything(&p));
+    CHECK_EQ(vpmu_wrmsr(&p, MSR_IA32_PERF_GLOBAL_CTRL, 0x1ull << 32), VPMU_DONE);
+    vpmu_count(&p, VPMU_EV_INSTRUCTIONS, VPMU_KERNEL, 7);
+    CHECK_EQ(rd(&p, MSR_IA32_FIXED_CTR0), 7);
+    CHECK(!vpmu_counts_one_mode(&p));
+    /* reprogrammed while clear: fixed 0 user mode only, with a PMI */
+    CHECK_EQ(vpmu_wrmsr(&p, MSR_IA32_PERF_GLOBAL_CTRL, 0), VPMU_DONE);
+    CHECK_EQ(vpmu_wrmsr(&p, MSR_IA32_FIXED_CTR_CTRL, 0xa), VPMU_DONE);
+    CHECK_EQ(vpmu_wrmsr(&p, MSR_IA32_PERF_GLOBAL_CTRL, 0x1ull << 32), VPMU_DONE);
+    CHECK(vpmu_counts_one_mode(&p));
+    vpmu_count(&p, VPMU_EV_INSTRUCTIONS, VPMU_KERNEL, 11);
+    vpmu_count(&p, VPMU_EV_INSTRUCTIONS, VPMU_USER, 13);
+    CHECK_EQ(rd(&p, MSR_IA32_FIXED_CTR0), 20);
+    uint64_t budget[VPMU_MODE_SETS];
+    vpmu_pmi_budget(&p, budget);
+    CHECK_EQ(budget[VPMU_ONLY_USER], WIDTH_MAX + 1 - 20);
+    CHECK_EQ(budget[VPMU_BOTH_MODES], UINT64_MAX);
+    /* another value, then the first again */
+    CHECK_EQ(vpmu_wrmsr(&p, MSR_IA32_PERF_GLOBAL_CTRL, 0), VPMU_DONE);
+    CHECK_EQ(vpmu_wrmsr(&p, MSR_IA32_FIXED_CTR_CTRL, 0xa | 0x3 << 4), VPMU_DONE);
+    CHECK_EQ(vpmu_wrmsr(&p, MSR_IA32_PERF_GLOBAL_CTRL, 0x2ull << 32), VPMU_DONE);
+    CHECK(!vpmu_counts_one_mode(&p));
+    CHECK_EQ(vpmu_wrmsr(&p, MSR_IA32_PERF_GLOBAL_CTRL, 0x1ull << 32), VPMU_DONE);
+    CHECK(vpmu_counts_one_mode(&p));
+    vpmu_count(&p, VPMU_EV_INSTRUCTIONS, VPMU_USER, 3);
+    vpmu_count(&p, VPMU_EV_CYCLES, VPMU_USER, 100);
+    CHECK_EQ(rd(&p, MSR_IA32_FIXED_CTR0), 23);
+    CHECK_EQ(rd(&p, MSR_IA32_FIXED_CTR0 + 1), 0);
+}
+
 TEST(events_the_backend_cannot_count_count_nothing)
 {
     struct vpmu p;
