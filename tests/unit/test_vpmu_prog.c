@@ -122,3 +122,75 @@ TEST(only_the_counters_offered)
     CHECK_EQ(f->out[0].counter, LOG_GUEST_COUNTER_FIXED);
     CHECK_EQ(f->out[0].control, 0x2);
 }
+
+/* The set of (counter, control) pairs the log has taken, kept the plain
+ * way: the reference each answer of vpmu_prog_new must equal. */
+struct reference {
+    unsigned int count;
+    struct vpmu_prog taken[VPMU_PROG_SEEN_MAX];
+    uint64_t not_logged;
+};
+
+static bool reference_has(const struct reference *r, struct vpmu_prog prog)
+{
+    for (unsigned int i = 0; i < r->count; i++)
+        if (r->taken[i].counter == prog.counter && r->taken[i].control == prog.control)
+            return true;
+    return false;
+}
+
+/* Every enabled counter in counter order: what is new goes out. */
+static unsigned int reference_new(struct reference *r, const struct vpmu *p, struct vpmu_prog *out)
+{
+    unsigned int n = 0;
+    struct vpmu_prog progs[VPMU_PROG_NEW_MAX];
+    unsigned int count = 0;
+    for (unsigned int k = 0; k < p->config.gp_counters; k++)
+        if (p->evtsel[k] & EN)
+            progs[count++] = (struct vpmu_prog){ (uint8_t)k, p->evtsel[k] };
+    for (unsigned int j = 0; j < p->config.fixed_counters; j++) {
+        uint64_t field = (p->fixed_ctrl >> (4 * j)) & 0xfu;
+        if (field & 0x3u)
+            progs[count++] = (struct vpmu_prog){ (uint8_t)(LOG_GUEST_COUNTER_FIXED + j), field };
+    }
+    for (unsigned int i = 0; i < count; i++) {
+        if (reference_has(r, progs[i]))
+            continue;
+        if (r->count == VPMU_PROG_SEEN_MAX) {
+            r->not_logged++;
+            continue;
+        }
+        r->taken[r->count++] = progs[i];
+        out[n++] = progs[i];
+    }
+    return n;
+}
+
+/* Counters stopped and started again, reprogrammed, and the table filled
+ * past its bound: each answer is the reference's. */
+TEST(random_programmings_match_the_reference)
+{
+    struct fixture *f = fresh(&offered);
+    static struct reference r;
+    memset(&r, 0, sizeof(r));
+    uint32_t x = 12345;
+    for (unsigned int step = 0; step < 4000; step++) {
+        x = x * 1103515245u + 12345u;
+        unsigned int what = (x >> 16) % 5;
+        uint64_t event = step < 2000 ? 0xc0 + (x >> 24) % 3 : 0x10 + (x >> 20) % 60;
+        if (what < 4)
+            wr(&f->p, MSR_IA32_PERFEVTSEL0 + what, event | USR | ((x >> 8) & 1 ? EN : 0));
+        else
+            wr(&f->p, MSR_IA32_FIXED_CTR_CTRL, (x >> 4) & 0x333u);
+        struct vpmu_prog want[VPMU_PROG_NEW_MAX];
+        unsigned int n = reference_new(&r, &f->p, want);
+        CHECK_EQ(new_ones(f), n);
+        for (unsigned int i = 0; i < n; i++) {
+            CHECK_EQ(f->out[i].counter, want[i].counter);
+            CHECK_EQ(f->out[i].control, want[i].control);
+        }
+        CHECK_EQ(f->seen.not_logged, r.not_logged);
+    }
+    CHECK_EQ(f->seen.count, VPMU_PROG_SEEN_MAX);
+    CHECK(r.not_logged > 0);
+}
