@@ -86,7 +86,7 @@ void pmu_step_arm(struct vcpu *v, bool on)
     pmu_arch_single_step(false);
     st->applied = st->base = st->start_count = area->count;
     st->kind = PMU_STRETCH_KINDS;
-    st->unstepped = false;
+    st->unstepped = st->far = false;
     st->exit_path_ticks = 0;
     area->next = NO_STEP;
     area->step_exits = 0;       /* the next resume decides */
@@ -151,7 +151,7 @@ uint32_t pmu_step_exit_begin(struct vcpu *v, uint64_t guest_ticks)
     }
     /* Vertigo's time up to the entry comes before the guest's ticks; the
      * rest (the entry and exit instructions, the exit path) after them. */
-    st->unstepped = false;
+    st->unstepped = st->far = false;
     uint64_t entry = pmu_arch_entry_tsc(v);
     uint64_t before = ticks_between(st->unstepped_tsc, entry);
     uint64_t exit_path = unstepped_exit_path(st, area, entry, guest_ticks);
@@ -170,7 +170,7 @@ uint32_t pmu_step_pause(struct vcpu *v)
         stretch_ended(st, ticks_between(st->start_count, now));
         return apply_steps(v, now);
     }
-    st->unstepped = false;
+    st->unstepped = st->far = false;
     uint64_t now = pmu_arch_tsc();
     stretch_ended(st, ticks_between(st->kind_tsc, now));
     return apply_unstepped(v, ticks_between(st->unstepped_tsc, now));
@@ -231,6 +231,29 @@ static inline void set_exit_step_tsc(struct vcpu *v, const struct pmu_step_state
                                                              v->pmu.entered_halted, headroom));
 }
 
+/* Whether the round from here, `headroom` events from the nearest
+ * overflow of a counter sampling Vertigo, is far (pmu/soft/pmu_step.h). */
+static bool round_is_far(const struct vcpu *v, uint64_t headroom)
+{
+    return !v->pmu.mux.on && headroom / PMU_STEP_FAR_AHEADS > pmu_config.step_ahead;
+}
+
+/* The round counted from `start`, `headroom` events from the nearest
+ * overflow, is far; its stretch of `kind` began at `kind_tsc` (an exit's
+ * handling, which takes in the rest after an emulated instruction too). */
+static void go_far(struct pmu_step_state *st, uint64_t start, uint64_t kind_tsc, unsigned int kind,
+                   uint64_t headroom)
+{
+    st->far = st->unstepped = true;
+    st->kind = kind;
+    st->unstepped_tsc = start;
+    st->kind_tsc = kind_tsc;
+    st->unstepped_headroom = headroom;
+    st->absorbed = 0;
+    st->unstepped_runs++;
+    st->far_rounds++;
+}
+
 /* The stretch of Vertigo from here to the next sync point runs unstepped
  * when every counter sampling it is further from its next overflow than
  * a stretch of its kind may last (its TSC difference is then counted at
@@ -254,6 +277,8 @@ static void start_stretch(struct vcpu *v, struct pmu_step_state *st, struct perc
         st->unstepped_tsc = st->kind_tsc = pmu_arch_tsc();
         if (st->kind == PMU_STRETCH_ENTRY)
             set_exit_step_tsc(v, st, area, headroom);
+        else if (round_is_far(v, headroom))
+            go_far(st, st->unstepped_tsc, st->unstepped_tsc, st->kind, headroom);
         return;
     }
     sync_stepper(v, st->applied);
@@ -291,8 +316,8 @@ bool pmu_step_absorb_emulation(struct vcpu *v)
     if (!st->unstepped)
         return false;
     uint64_t now = pmu_arch_tsc();
-    if (!room_left(st, now, 1, PMU_STRETCH_AFTER_EMULATION))
-        return false;
+    if (!st->far && !room_left(st, now, 1, PMU_STRETCH_AFTER_EMULATION))
+        return false;           /* a far round's entry planning checks the room left */
     go_on_as(st, now, PMU_STRETCH_AFTER_EMULATION);
     st->absorbed++;
     return true;
@@ -361,6 +386,49 @@ uint32_t pmu_step_resume(struct vcpu *v, unsigned int kind)
     return overflows;
 }
 
+/* The round's entry joined it (its kind is the entry's since, kind_tsc
+ * after the planning), unless the round ended at a sync point before: its
+ * stretch, with the exit path up to now, teaches the entry's kind, lead
+ * and exit path as an unstepped one's does at pmu_step_exit_begin. */
+static void far_entry_seen(struct pmu_step_state *st, uint64_t entry, uint64_t exit_path)
+{
+    if (st->kind != PMU_STRETCH_ENTRY)
+        return;
+    uint64_t before = ticks_between(st->kind_tsc, entry);
+    stretch_ended(st, before + exit_path);
+    entry_seen(st, before, exit_path);
+}
+
+/* The exit path is measured as pmu_step_exit_begin measures it (kept for
+ * a sync point at pmu_step_far_after), and learnt from. */
+uint32_t pmu_step_far_before(struct vcpu *v, uint64_t guest_ticks)
+{
+    struct pmu_step_state *st = state_of(v);
+    uint64_t entry = pmu_arch_entry_tsc(v);
+    st->exit_path_ticks = ticks_between(guest_ticks, ticks_between(entry, pmu_arch_tsc()));
+    far_entry_seen(st, entry, st->exit_path_ticks);
+    return apply_unstepped(v, ticks_between(st->unstepped_tsc, entry));
+}
+
+/* The next far round starts where the guest's run ended: the entry's TSC
+ * read, the path's own ticks and the run (what vmx_timer_settle measured)
+ * are behind it, the rest is its; its first stretch, the handling, is
+ * measured from now, as a resume starts it. Otherwise the exit path goes
+ * in as an unstepped stretch's does, and the resume starts the next
+ * stretch. */
+uint32_t pmu_step_far_after(struct vcpu *v, uint64_t guest_ticks, unsigned int kind)
+{
+    struct pmu_step_state *st = state_of(v);
+    uint64_t headroom = pmu_soft_hypervisor_headroom(&v->pmu.ctx);
+    if (round_is_far(v, headroom)) {
+        st->exit_path_ticks = 0;
+        go_far(st, pmu_arch_entry_tsc(v) + guest_ticks, pmu_arch_tsc(), kind, headroom);
+        return pmu_ctx_take_overflows(&v->pmu.ctx);
+    }
+    st->unstepped = st->far = false;
+    return pmu_step_resume(v, kind);
+}
+
 /* The #DB slow path (boot/traps.h): the step count reached step.next. */
 bool step_trap_handle(struct trap_frame *frame)
 {
@@ -391,8 +459,8 @@ void pmu_step_report(const struct vcpu *v)
     printk("pmu: vcpu %u: Vertigo single-stepped for :h sampling: %lu steps, %lu hypervisor "
            "samples at their step, %lu from the exit path's RIP ring, %lu missed; "
            "%lu of %lu stretches unstepped (%lu ticks counted by TSC, pmu.step_ahead=%lu; "
-           "%lu entries joined the stretch before them), %lu late\n", v->id, area->count,
-           st->taken, st->replayed, st->missed, st->unstepped_runs,
+           "%lu entries joined the stretch before them; %lu far rounds), %lu late\n", v->id,
+           area->count, st->taken, st->replayed, st->missed, st->unstepped_runs,
            st->unstepped_runs + st->stepped_runs, st->unstepped_ticks, pmu_config.step_ahead,
-           st->joined, st->late);
+           st->joined, st->far_rounds, st->late);
 }

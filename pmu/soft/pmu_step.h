@@ -39,6 +39,26 @@
 /* Instructions a stretch may run beyond the longest of its kind before an
  * overflow it holds is late. */
 #define PMU_STEP_MARGIN 64u
+
+/* Far rounds. Most exits find every counter sampling Vertigo far from its
+ * overflow (at a period of 50,000 nearly all of them), where the sync
+ * points above only measure stretches that cannot hold one. When the
+ * headroom after an exit's guest ticks is more than PMU_STEP_FAR_AHEADS
+ * times pmu.step_ahead (the bound of every kind), the round of Vertigo up
+ * to the next entry is far: one unstepped stretch from the end of the
+ * guest's run (the exit path, the handling, the entry path), counted at
+ * the next exit before the guest's ticks. Its exit's sync is shorter
+ * (pmu_step_far_before, pmu_step_far_after); its emulated instruction is
+ * taken in without a check of the room left, which its entry's planning
+ * checks (pmu_step_join_entry: the planning left out of the count as
+ * there, so that the guest's next run ends at the overflow point). The
+ * kinds, the entry's lead and the exit path are learnt as in a near
+ * round, from TSC reads where a near round's sync points are; unlike a
+ * near round, a far one counts the instructions of its exit's sync point.
+ * An exit whose path the stub stepped ends a far round as it ends an
+ * unstepped stretch. Not with interval multiplexing, whose rows need
+ * Vertigo's ticks at the emulated instruction. */
+#define PMU_STEP_FAR_AHEADS 4u
 #ifndef PMU_PMU_STEP_H
 #define PMU_PMU_STEP_H
 
@@ -89,6 +109,8 @@ struct pmu_step_state {
     uint64_t unstepped_runs;    /* stretches counted by TSC */
     uint64_t stepped_runs;      /* stretches single-stepped */
     uint64_t late;              /* overflows an unstepped stretch ran past */
+    bool far;                   /* the stretch since the last resume is a far round */
+    uint64_t far_rounds;        /* figures: far rounds */
     uint64_t joined;            /* entries planned inside the stretch before them */
     /* Vertigo's ticks from an entry stretch's start to the entry's TSC
      * read, the least seen in an unstepped one (0: none yet): they come
@@ -139,6 +161,26 @@ uint32_t pmu_step_exit_begin(struct vcpu *v, uint64_t guest_ticks);
 /* Stepping off; the steps since the last sync go to the context. Returns
  * the overflows they noted (already sampled by the stepper). */
 uint32_t pmu_step_pause(struct vcpu *v);
+
+/* Whether this exit ends a far round (above) whose exit path the stub did
+ * not step: its sync is then pmu_step_far_before and pmu_step_far_after
+ * around the guest's ticks, instead of pmu_step_exit_begin and
+ * pmu_step_resume. Inline: every exit while stepping is armed asks. */
+static inline bool pmu_step_far_round(const struct vcpu *v)
+{
+    return pmu_step_states[v->cpu % MAX_CPUS].far && !pmu_arch_this_step_area()->exit_stepped;
+}
+
+/* The far round's ticks, up to the entry's TSC read, go to the context
+ * before the guest's. Returns the overflows they noted (counted; an
+ * overflow among them is late, as an unstepped stretch's). */
+uint32_t pmu_step_far_before(struct vcpu *v, uint64_t guest_ticks);
+
+/* After the guest's ticks of a far round's exit: the next round is far
+ * too if the headroom allows (the exit path its first ticks), or the exit
+ * is a sync point as pmu_step_exit_begin and pmu_step_resume make it,
+ * starting a stretch of `kind`. Returns the overflows noted (counted). */
+uint32_t pmu_step_far_after(struct vcpu *v, uint64_t guest_ticks, unsigned int kind);
 
 /* Re-syncs the stepper from the context (overflows among the exit path's
  * steps not yet synced are sampled from the RIP ring, then the steps go

@@ -203,17 +203,29 @@ static void account_guest(struct vcpu *v, uint64_t guest_ticks, bool stepping)
     pmu_mux_retired(v, guest_ticks);
 }
 
+/* While single-stepping is armed the exit is a sync point: Vertigo's
+ * steps or ticks before the guest's run go in before the run's ticks, the
+ * rest after them, or with the next round's (a far round's, whose sync is
+ * shorter: pmu/soft/pmu_step.h). Out of line, so that an exit without
+ * stepping keeps a short frame. */
+static __attribute__((noinline)) void after_exit_stepping(struct vcpu *v, uint64_t guest_ticks)
+{
+    bool far = pmu_step_far_round(v);
+    pmu_run_count_overflows(v, far ? pmu_step_far_before(v, guest_ticks)
+                               : pmu_step_exit_begin(v, guest_ticks));
+    account_guest(v, guest_ticks, true);
+    uint32_t reason = pmu_arch_exit_reason(v);
+    unsigned int kind = reason < PMU_STRETCH_EXIT_REASONS ? reason : PMU_STRETCH_EXIT_REASONS - 1;
+    pmu_run_count_overflows(v, far ? pmu_step_far_after(v, guest_ticks, kind)
+                                   : pmu_step_resume(v, kind));
+}
+
 static void after_exit(struct vcpu *v, uint64_t guest_ticks)
 {
-    bool stepping = pmu_step_armed(v);
-    if (stepping)
-        pmu_run_count_overflows(v, pmu_step_exit_begin(v, guest_ticks));
-    account_guest(v, guest_ticks, stepping);
-    if (stepping) {
-        uint32_t reason = pmu_arch_exit_reason(v);
-        pmu_run_count_overflows(v, pmu_step_resume(v, reason < PMU_STRETCH_EXIT_REASONS ? reason
-                                                      : PMU_STRETCH_EXIT_REASONS - 1));
-    }
+    if (pmu_step_armed(v))
+        after_exit_stepping(v, guest_ticks);
+    else
+        account_guest(v, guest_ticks, false);
 }
 
 /* An emulated guest instruction counts as the guest's (its +1). While

@@ -58,7 +58,7 @@ elf_id=$(elf_build_id "$BUILD/vertigo.elf")
     pass "agent: the log carries vertigo.elf's build id ($build)" ||
     fail "agent: the log carries vertigo.elf's build id" "log '$build', ELF '$elf_id': $(head -1 "$report.err")"
 read -r taken replayed missed late <<<"$(echo "$com2" | sed -nE \
-    's/^pmu: vcpu 0: Vertigo single-stepped for :h sampling: [0-9]+ steps, ([0-9]+) hypervisor samples at their step, ([0-9]+) from the exit path.s RIP ring, ([0-9]+) missed; [0-9]+ of [0-9]+ stretches unstepped \([0-9]+ ticks counted by TSC, pmu.step_ahead=[0-9]+; [0-9]+ entries joined the stretch before them\), ([0-9]+) late$/\1 \2 \3 \4/p')"
+    's/^pmu: vcpu 0: Vertigo single-stepped for :h sampling: [0-9]+ steps, ([0-9]+) hypervisor samples at their step, ([0-9]+) from the exit path.s RIP ring, ([0-9]+) missed; [0-9]+ of [0-9]+ stretches unstepped \([0-9]+ ticks counted by TSC, pmu.step_ahead=[0-9]+; [0-9]+ entries joined the stretch before them; [0-9]+ far rounds\), ([0-9]+) late$/\1 \2 \3 \4/p')"
 hv_logged=$(grep -cE ' sample .*mode=hypervisor' "$decoded")
 hv_report=$(awk '$1 == "dom0" && $3 == "hypervisor" { print $4 }' "$report")
 [ -n "$taken" ] && [ "$taken" -gt 0 ] && [ $((taken + replayed + late)) = "$hv_logged" ] &&

@@ -729,7 +729,8 @@ static void guest_run(struct vcpu *v, uint64_t entry, uint64_t guest, uint64_t e
  * sampled at its step. */
 TEST(stepping_only_near_the_overflow)
 {
-    struct vcpu *v = start_run("pmu=soft pmu.step_ahead=100", false);
+    /* (a far round, pmu/soft/pmu_step.h, needs more than 4 x 300 to go) */
+    struct vcpu *v = start_run("pmu=soft pmu.step_ahead=300", false);
     struct percpu_step *area = &fake.steps[0];
     fake.tsc = 10000;
     if (!start_sampling(v, "instructions:h", 1000, 2))
@@ -769,8 +770,8 @@ TEST(stepping_only_near_the_overflow)
     CHECK(fake_console_has("pmu: vcpu 0: Vertigo single-stepped for :h sampling: 60 steps, "
                            "1 hypervisor samples at their step, 0 from the exit path's RIP "
                            "ring, 0 missed; 3 of 4 stretches unstepped (950 ticks counted "
-                           "by TSC, pmu.step_ahead=100; 0 entries joined the stretch before "
-                           "them), 0 late\n"));
+                           "by TSC, pmu.step_ahead=300; 0 entries joined the stretch before "
+                           "them; 0 far rounds), 0 late\n"));
     end_run();
 }
 
@@ -915,7 +916,8 @@ TEST(a_stretch_is_stepped_only_when_its_kind_may_reach_the_overflow)
  * reach it) it is one, and the rest is stepped. */
 TEST(an_emulated_instruction_far_from_the_overflow_needs_no_sync)
 {
-    struct vcpu *v = start_run("pmu=soft pmu.step_ahead=100", false);
+    /* (never a far round: that needs more than 4 x 300 to go) */
+    struct vcpu *v = start_run("pmu=soft pmu.step_ahead=300", false);
     fake.tsc = 10000;
     if (!start_sampling(v, "instructions:ukh", 1000, 2))
         return;
@@ -938,7 +940,7 @@ TEST(an_emulated_instruction_far_from_the_overflow_needs_no_sync)
                                                                       : PMU_STRETCH_EXIT_REASONS - 1;
     CHECK_EQ(pmu_step_states[0].longest[reason], 30);
     /* the next exit ends 120 events from the overflow: the emulated
-     * instruction and the rest (its bound pmu.step_ahead) may reach it */
+     * instruction and the rest (its bound 40 + PMU_STEP_MARGIN) may reach it */
     guest_run(v, 100, 309, 50);
     CHECK_EQ(hv_count(v), 880);
     CHECK(!fake.tf);
@@ -960,7 +962,8 @@ TEST(an_emulated_instruction_far_from_the_overflow_needs_no_sync)
  * Near the overflow the planning is a sync point again. */
 TEST(an_entry_far_from_the_overflow_joins_the_stretch_before_it)
 {
-    struct vcpu *v = start_run("pmu=soft pmu.step_ahead=100", false);
+    /* (never a far round: that needs more than 4 x 300 to go) */
+    struct vcpu *v = start_run("pmu=soft pmu.step_ahead=300", false);
     fake.tsc = 10000;
     if (!start_sampling(v, "instructions:ukh", 1000, 2))
         return;
@@ -985,14 +988,74 @@ TEST(an_entry_far_from_the_overflow_joins_the_stretch_before_it)
     CHECK_EQ(pmu_step_states[0].longest[PMU_STRETCH_ENTRY], 150);  /* from the join */
     CHECK_EQ(pmu_step_states[0].entry_lead, 100);
     /* a handling that leaves the overflow within an entry's bound (150 +
-     * PMU_STEP_MARGIN, here pmu.step_ahead's 100): a sync point, and the
-     * entry is stepped */
+     * PMU_STEP_MARGIN): a sync point, and the entry is stepped */
     fake.tsc += 850;
     pmu_before_entry(v);
     CHECK_EQ(pmu_step_states[0].joined, 1);
     CHECK_EQ(hv_count(v), 1900);
     CHECK(fake.tf);
     CHECK_EQ(pmu_step_states[0].late, 0);
+    end_run();
+}
+
+/* Far rounds (pmu/soft/pmu_step.h): more than 4 x pmu.step_ahead events
+ * from the overflow after an exit, the round up to the next entry is one
+ * unstepped stretch from the end of the guest's run. Its emulated
+ * instruction is taken in without a check of the room left (the +1
+ * counted at once), its entry still joins it with the lead left for the
+ * planned run, which ends on the overflow, and its ticks (the exit path
+ * first) go in at the next exit before the guest's; its parts teach their
+ * kinds as a near round's do. Nearer, the exit is a sync point again, its
+ * exit path counted at once. */
+TEST(a_far_round_is_counted_at_the_next_exit)
+{
+    struct vcpu *v = start_run("pmu=soft pmu.step_ahead=100", false);
+    fake.tsc = 10000;
+    if (!start_sampling(v, "instructions:ukh", 1000, 2))
+        return;
+    fake.exit_reason = 10;                  /* CPUID */
+    /* entry path 100, the guest 200, the exit path 50: 650 to go, far */
+    guest_run(v, 100, 200, 50);
+    CHECK_EQ(hv_count(v), 350);
+    CHECK_EQ(pmu_step_states[0].entry_lead, 100);
+    CHECK_EQ(pmu_step_states[0].far_rounds, 1);
+    fake.tsc += 30;                         /* the handler, then its emulated instruction */
+    pmu_emulated_instruction(v);
+    CHECK_EQ(hv_count(v), 351);
+    fake.tsc += 40;
+    pmu_before_entry(v);                    /* joins: 649 to go, 70 + the lead 100 first */
+    CHECK_EQ(pmu_step_states[0].joined, 1);
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 649 - 70 - 100);
+    CHECK_EQ(pmu_step_states[0].longest[10], 30);
+    CHECK_EQ(pmu_step_states[0].longest[PMU_STRETCH_AFTER_EMULATION], 40);
+    CHECK(!fake.tf);
+    guest_run(v, 100, 479, 80);             /* the run ends on the overflow */
+    CHECK_EQ(v->pmu.ctx.counters[0].overflows, 1);
+    CHECK_EQ(v->pmu.ctx.counters[0].skid_max, 0);
+    CHECK_EQ(hv_count(v), 1000);            /* the exit path's 80 open the next round */
+    CHECK_EQ(pmu_step_states[0].far_rounds, 2);
+    CHECK_EQ(pmu_step_states[0].longest[PMU_STRETCH_ENTRY], 100 + 80);
+    CHECK_EQ(pmu_step_states[0].longest_exit_path, 80);
+    fake.tsc += 30;
+    pmu_before_entry(v);                    /* 1000 to go, 80 + 30 + 100 first */
+    CHECK_EQ(fake.timer[PMU_TIMER_STEP], 1000 - 110 - 100);
+    guest_run(v, 100, 790, 50);
+    CHECK_EQ(v->pmu.ctx.counters[0].overflows, 2);
+    CHECK_EQ(v->pmu.ctx.counters[0].skid_max, 0);
+    CHECK_EQ(hv_count(v), 2000);
+    /* a run the guest ends 220 events from the overflow: a sync point */
+    fake.tsc += 30;
+    pmu_before_entry(v);
+    guest_run(v, 100, 600, 50);
+    CHECK_EQ(hv_count(v), 2000 + 180 + 600 + 50);
+    CHECK_EQ(pmu_step_states[0].far_rounds, 3);
+    CHECK(!fake.tf);                        /* 170 to go: unstepped */
+    fake.tsc += 30;
+    pmu_before_entry(v);
+    CHECK_EQ(pmu_step_states[0].late, 0);
+    CHECK_EQ(pmu_step_states[0].missed, 0);
+    pmu_domain_stopping(&dom);
+    CHECK(fake_console_has("; 4 entries joined the stretch before them; 3 far rounds), 0 late\n"));
     end_run();
 }
 
