@@ -954,6 +954,22 @@ TEST(an_emulated_instruction_far_from_the_overflow_needs_no_sync)
     end_run();
 }
 
+/* A session sampling instructions:ukh every 1000 events, up to its first
+ * exit (a CPUID): entry path 100, the guest 200, the exit path 50, so 650
+ * to go. NULL if the session did not start. */
+static struct vcpu *sample_ukh_first_exit(const char *cmdline)
+{
+    struct vcpu *v = start_run(cmdline, false);
+    fake.tsc = 10000;
+    if (!start_sampling(v, "instructions:ukh", 1000, 2))
+        return NULL;
+    fake.exit_reason = 10;
+    guest_run(v, 100, 200, 50);
+    CHECK_EQ(hv_count(v), 350);
+    CHECK_EQ(pmu_step_states[0].entry_lead, 100);
+    return v;
+}
+
 /* The planning of an entry far from the overflow is no sync point: the
  * entry stretch goes on from the handling's (pmu_step_join_entry), whose
  * ticks go to the counter at the next exit, before the guest's; the run's
@@ -963,15 +979,9 @@ TEST(an_emulated_instruction_far_from_the_overflow_needs_no_sync)
 TEST(an_entry_far_from_the_overflow_joins_the_stretch_before_it)
 {
     /* (never a far round: that needs more than 4 x 300 to go) */
-    struct vcpu *v = start_run("pmu=soft pmu.step_ahead=300", false);
-    fake.tsc = 10000;
-    if (!start_sampling(v, "instructions:ukh", 1000, 2))
+    struct vcpu *v = sample_ukh_first_exit("pmu=soft pmu.step_ahead=300");
+    if (!v)
         return;
-    fake.exit_reason = 10;                  /* CPUID */
-    /* entry path 100, the guest 200, the exit path 50: 650 to go */
-    guest_run(v, 100, 200, 50);
-    CHECK_EQ(hv_count(v), 350);
-    CHECK_EQ(pmu_step_states[0].entry_lead, 100);
     fake.tsc += 30;                         /* the handling */
     pmu_before_entry(v);
     CHECK_EQ(pmu_step_states[0].joined, 1);
@@ -1009,16 +1019,10 @@ TEST(an_entry_far_from_the_overflow_joins_the_stretch_before_it)
  * exit path counted at once. */
 TEST(a_far_round_is_counted_at_the_next_exit)
 {
-    struct vcpu *v = start_run("pmu=soft pmu.step_ahead=100", false);
-    fake.tsc = 10000;
-    if (!start_sampling(v, "instructions:ukh", 1000, 2))
+    struct vcpu *v = sample_ukh_first_exit("pmu=soft pmu.step_ahead=100");
+    if (!v)
         return;
-    fake.exit_reason = 10;                  /* CPUID */
-    /* entry path 100, the guest 200, the exit path 50: 650 to go, far */
-    guest_run(v, 100, 200, 50);
-    CHECK_EQ(hv_count(v), 350);
-    CHECK_EQ(pmu_step_states[0].entry_lead, 100);
-    CHECK_EQ(pmu_step_states[0].far_rounds, 1);
+    CHECK_EQ(pmu_step_states[0].far_rounds, 1);     /* 650 to go: far */
     fake.tsc += 30;                         /* the handler, then its emulated instruction */
     pmu_emulated_instruction(v);
     CHECK_EQ(hv_count(v), 351);
