@@ -410,19 +410,20 @@ uint32_t pmu_step_far_before(struct vcpu *v, uint64_t guest_ticks)
     return apply_unstepped(v, ticks_between(st->unstepped_tsc, entry));
 }
 
-/* The next far round starts where the guest's run ended: the entry's TSC
- * read, the path's own ticks and the run (what vmx_timer_settle measured)
- * are behind it, the rest is its; its first stretch, the handling, is
- * measured from now, as a resume starts it. Otherwise the exit path goes
- * in as an unstepped stretch's does, and the resume starts the next
- * stretch. */
-uint32_t pmu_step_far_after(struct vcpu *v, uint64_t guest_ticks, unsigned int kind)
+/* The next far round holds the exit path (up to pmu_step_far_before's TSC
+ * read) and what runs from now, as a resume starts a stretch: the sync in
+ * between (the guest's ticks, a sample written at this exit) is not
+ * counted, as a near round's is not; its first stretch, the handling, is
+ * measured from now. Otherwise the exit path goes in as an unstepped
+ * stretch's does, and the resume starts the next stretch. */
+uint32_t pmu_step_far_after(struct vcpu *v, unsigned int kind)
 {
     struct pmu_step_state *st = state_of(v);
     uint64_t headroom = pmu_soft_hypervisor_headroom(&v->pmu.ctx);
     if (round_is_far(v, headroom)) {
+        uint64_t now = pmu_arch_tsc();
+        go_far(st, now - st->exit_path_ticks, now, kind, headroom);
         st->exit_path_ticks = 0;
-        go_far(st, pmu_arch_entry_tsc(v) + guest_ticks, pmu_arch_tsc(), kind, headroom);
         return pmu_ctx_take_overflows(&v->pmu.ctx);
     }
     st->unstepped = st->far = false;

@@ -45,19 +45,18 @@
  * points above only measure stretches that cannot hold one. When the
  * headroom after an exit's guest ticks is more than PMU_STEP_FAR_AHEADS
  * times pmu.step_ahead (the bound of every kind), the round of Vertigo up
- * to the next entry is far: one unstepped stretch from the end of the
- * guest's run (the exit path, the handling, the entry path), counted at
- * the next exit before the guest's ticks. Its exit's sync is shorter
- * (pmu_step_far_before, pmu_step_far_after); its emulated instruction is
- * taken in without a check of the room left, which its entry's planning
- * checks (pmu_step_join_entry: the planning left out of the count as
- * there, so that the guest's next run ends at the overflow point). The
- * kinds, the entry's lead and the exit path are learnt as in a near
- * round, from TSC reads where a near round's sync points are; unlike a
- * near round, a far one counts the instructions of its exit's sync point.
- * An exit whose path the stub stepped ends a far round as it ends an
- * unstepped stretch. Not with interval multiplexing, whose rows need
- * Vertigo's ticks at the emulated instruction. */
+ * to the next entry is far: one unstepped stretch (the exit path, the
+ * handling, the entry path), counted at the next exit before the guest's
+ * ticks. Its exit's sync is shorter (pmu_step_far_before,
+ * pmu_step_far_after) and left out of the count as a near round's is; its
+ * emulated instruction is taken in without a check of the room left,
+ * which its entry's planning checks (pmu_step_join_entry: the planning
+ * left out of the count as there, so that the guest's next run ends at
+ * the overflow point). The kinds, the entry's lead and the exit path are
+ * learnt as in a near round, from TSC reads where a near round's sync
+ * points are. An exit whose path the stub stepped ends a far round as it
+ * ends an unstepped stretch. Not with interval multiplexing, whose rows
+ * need Vertigo's ticks at the emulated instruction. */
 #define PMU_STEP_FAR_AHEADS 4u
 #ifndef PMU_PMU_STEP_H
 #define PMU_PMU_STEP_H
@@ -180,7 +179,7 @@ uint32_t pmu_step_far_before(struct vcpu *v, uint64_t guest_ticks);
  * too if the headroom allows (the exit path its first ticks), or the exit
  * is a sync point as pmu_step_exit_begin and pmu_step_resume make it,
  * starting a stretch of `kind`. Returns the overflows noted (counted). */
-uint32_t pmu_step_far_after(struct vcpu *v, uint64_t guest_ticks, unsigned int kind);
+uint32_t pmu_step_far_after(struct vcpu *v, unsigned int kind);
 
 /* Re-syncs the stepper from the context (overflows among the exit path's
  * steps not yet synced are sampled from the RIP ring, then the steps go

@@ -216,7 +216,7 @@ static __attribute__((noinline)) void after_exit_stepping(struct vcpu *v, uint64
     account_guest(v, guest_ticks, true);
     uint32_t reason = pmu_arch_exit_reason(v);
     unsigned int kind = reason < PMU_STRETCH_EXIT_REASONS ? reason : PMU_STRETCH_EXIT_REASONS - 1;
-    pmu_run_count_overflows(v, far ? pmu_step_far_after(v, guest_ticks, kind)
+    pmu_run_count_overflows(v, far ? pmu_step_far_after(v, kind)
                                    : pmu_step_resume(v, kind));
 }
 
