@@ -125,9 +125,8 @@ static uint64_t exit_tsc(const struct vcpu *v, unsigned int path)
  * with stepping armed but this entry unstepped, the path ends at the exit
  * stub's TSC read, before the stub decides whether to step what follows),
  * and once that path has been measured the same ROOT_AGREED_MIN times. */
-static bool lazy_ok(const struct vmx_timer_state *t)
+static bool lazy_ok(const struct vmx_timer_state *t, unsigned int path)
 {
-    unsigned int path = exit_path();
     return tsc_is_instructions && path != 1 && smp_cpus_online() == 1 &&
            t->root_agreed[path] >= ROOT_AGREED_MIN;
 }
@@ -176,10 +175,13 @@ void vmx_timer_arm(struct vcpu *v)
     struct vmx_timer_state *t = &v->vmx.timer;
     uint64_t deadline = nearest_deadline(t);
     bool on = deadline != VMX_TIMER_NONE && timer_usable();
-    bool lazy = on && lazy_ok(t);
+    unsigned int path = exit_path();
+    bool lazy = on && lazy_ok(t, path);
     set_controls(t, on, on && !lazy && value_saved());
     t->lazy = lazy;
     if (lazy) {
+        t->lazy_at_stub = path == 2;        /* the run ends at the stub's TSC read */
+        t->lazy_root_ticks = t->root_ticks[path];
         arm_lazy(t, deadline);
         return;
     }
@@ -207,13 +209,14 @@ void vmx_timer_arm(struct vcpu *v)
 static uint64_t measured_ticks(struct vcpu *v)
 {
     struct vmx_timer_state *t = &v->vmx.timer;
-    unsigned int path = exit_path();
     if (t->lazy) {
-        uint64_t tsc_ticks = exit_tsc(v, path) - v->vmx.entry_tsc;
-        return tsc_ticks > t->root_ticks[path] ? tsc_ticks - t->root_ticks[path] : 0;
+        uint64_t end = t->lazy_at_stub ? this_cpu()->step.exit_read : v->vmx.exit_tsc;
+        uint64_t tsc_ticks = end - v->vmx.entry_tsc;
+        return tsc_ticks > t->lazy_root_ticks ? tsc_ticks - t->lazy_root_ticks : 0;
     }
     if (!t->measuring)
         return v->vmx.exit_tsc - v->vmx.entry_tsc;
+    unsigned int path = exit_path();
     uint64_t tsc_ticks = exit_tsc(v, path) - v->vmx.entry_tsc;
     uint64_t saved = vmcs_read(VMCS_PREEMPTION_TIMER_VALUE);
     uint64_t elapsed = saved < t->loaded_run ? (t->loaded_run - saved) << rate_shift() : 0;
