@@ -66,9 +66,6 @@ struct vmx_timer_state {
     bool lazy_loaded;           /* the VMCS holds the value for lazy_deadline */
     bool lazy;                  /* armed, the value not saved: the run is its
                                  * TSC delta less root_ticks (vmx/vmx_timer.c) */
-    bool lazy_at_stub;          /* lazy, and the run's path ends at the exit
-                                 * stub's TSC read (stepping armed) */
-    uint64_t lazy_root_ticks;   /* lazy: root_ticks of the run's path */
 };
 
 /* Trapping the guest's changes of privilege level (vmx/mode_trap.c). */

@@ -99,11 +99,23 @@ static uint32_t timer_value(uint64_t ticks)
     return (uint32_t)(value > TIMER_VALUE_MAX ? TIMER_VALUE_MAX : value);
 }
 
+/* Whether the run after this entry may be measured without reading the
+ * timer back: only where a TSC tick is an instruction, on one CPU (with
+ * several, Bochs moves the TSC by the average of the CPUs' turns, and the
+ * path's ticks vary), with single-stepping off (a stepped path's #DB slow
+ * path may take a sample of Vertigo inside it, and while stepping is
+ * armed the exit stub decides at the exit whether to step its path), and
+ * once that path has been measured the same ROOT_AGREED_MIN times. */
+static bool lazy_ok(const struct vmx_timer_state *t)
+{
+    return tsc_is_instructions && !this_cpu()->step.armed && smp_cpus_online() == 1 &&
+           t->root_agreed[0] >= ROOT_AGREED_MIN;
+}
+
 /* Which path this run took (VMX_TIMER_PATHS): the step area says whether
- * the entry's end was stepped (step_exits, set before the entry and
- * unchanged until the exit) and whether stepping was armed; an armed
- * unstepped one ends at the exit stub's TSC read, whatever the stub then
- * chose. */
+ * the entry's end was stepped (step_exits, unchanged from the entry to
+ * here) and whether stepping was armed; an armed unstepped one ends at the
+ * exit stub's TSC read, whatever the stub then chose. */
 static unsigned int exit_path(void)
 {
     const struct percpu_step *step = &this_cpu()->step;
@@ -115,20 +127,6 @@ static unsigned int exit_path(void)
 static uint64_t exit_tsc(const struct vcpu *v, unsigned int path)
 {
     return path == 2 ? this_cpu()->step.exit_read : v->vmx.exit_tsc;
-}
-
-/* Whether the run after this entry may be measured without reading the
- * timer back: only where a TSC tick is an instruction, on one CPU (with
- * several, Bochs moves the TSC by the average of the CPUs' turns, and the
- * path's ticks vary), on a path that Vertigo does not single-step (a
- * stepped path's #DB slow path may take a sample of Vertigo inside it;
- * with stepping armed but this entry unstepped, the path ends at the exit
- * stub's TSC read, before the stub decides whether to step what follows),
- * and once that path has been measured the same ROOT_AGREED_MIN times. */
-static bool lazy_ok(const struct vmx_timer_state *t, unsigned int path)
-{
-    return tsc_is_instructions && path != 1 && smp_cpus_online() == 1 &&
-           t->root_agreed[path] >= ROOT_AGREED_MIN;
 }
 
 /* The timer's controls: it runs (on), and the exit saves its value (save);
@@ -175,13 +173,10 @@ void vmx_timer_arm(struct vcpu *v)
     struct vmx_timer_state *t = &v->vmx.timer;
     uint64_t deadline = nearest_deadline(t);
     bool on = deadline != VMX_TIMER_NONE && timer_usable();
-    unsigned int path = exit_path();
-    bool lazy = on && lazy_ok(t, path);
+    bool lazy = on && lazy_ok(t);
     set_controls(t, on, on && !lazy && value_saved());
     t->lazy = lazy;
     if (lazy) {
-        t->lazy_at_stub = path == 2;        /* the run ends at the stub's TSC read */
-        t->lazy_root_ticks = t->root_ticks[path];
         arm_lazy(t, deadline);
         return;
     }
@@ -200,8 +195,8 @@ void vmx_timer_arm(struct vcpu *v)
  * own length.
  * Every exit of a VCPU whose timer runs comes here (the software PMU keeps
  * it running), so the usual case is kept short: in Bochs, once the path
- * is known, a lazy run (never single-stepped) is the TSC difference up to
- * its path's end less that path, with no VMREAD; a
+ * is known, a lazy run (never single-stepped) is the TSC difference less
+ * it, with no VMREAD; a
  * run the timer measured had the entry's ticks taken off the loaded value
  * when it was loaded, and whether the exit saves the value was decided
  * then too. Each measured run checks the path's length again: a shorter
@@ -210,9 +205,8 @@ static uint64_t measured_ticks(struct vcpu *v)
 {
     struct vmx_timer_state *t = &v->vmx.timer;
     if (t->lazy) {
-        uint64_t end = t->lazy_at_stub ? this_cpu()->step.exit_read : v->vmx.exit_tsc;
-        uint64_t tsc_ticks = end - v->vmx.entry_tsc;
-        return tsc_ticks > t->lazy_root_ticks ? tsc_ticks - t->lazy_root_ticks : 0;
+        uint64_t tsc_ticks = v->vmx.exit_tsc - v->vmx.entry_tsc;
+        return tsc_ticks > t->root_ticks[0] ? tsc_ticks - t->root_ticks[0] : 0;
     }
     if (!t->measuring)
         return v->vmx.exit_tsc - v->vmx.entry_tsc;
