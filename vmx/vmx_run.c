@@ -5,7 +5,6 @@
  * of the guest, which the shared preemption timer (vmx/vmx_timer.h)
  * measures. */
 #include "lib/cpu.h"
-#include "boot/percpu.h"
 #include "lib/console.h"
 #include "vmm/console/console_drain.h"
 #include "vmm/domain/domain.h"
@@ -98,22 +97,6 @@ static void console_drain_timer(struct vcpu *v)
         vmx_timer_cancel(v, VMX_TIMER_CONSOLE);
 }
 
-/* While Vertigo single-steps itself (pmu/soft/pmu_step.h) the #DB slow
- * path writes a sample of Vertigo at an overflow's step. From the entry's
- * TSC read on, the path belongs to the run the VMX-preemption timer
- * measures (its length learnt as a least and taken off a run that
- * overshot its deadline): a sample written there would lengthen that run,
- * and the guest's clock and counters would count its instructions as the
- * guest's. So the slow path stops before that read, as the exit stub
- * stops it for the exit path, and the overflows among the remaining steps
- * are sampled from the RIP ring at the next exit (pmu_step_exit_begin). */
-static inline void step_samples_off(void)
-{
-    struct percpu_step *step = &this_cpu()->step;
-    if (step->armed)
-        step->next = UINT64_MAX;
-}
-
 __attribute__((noreturn)) void vmx_vcpu_loop(struct vcpu *v)
 {
     struct vmx_exit e;
@@ -139,7 +122,6 @@ __attribute__((noreturn)) void vmx_vcpu_loop(struct vcpu *v)
          * TSC difference of a run that overshot its deadline (vmx_timer.c),
          * so any work that varies belongs before or after. */
         uint64_t exited_at = v->vmx.exit_tsc;
-        step_samples_off();
         v->vmx.entry_tsc = rdtsc();
         int status = vmx_enter_guest(&v->regs, v->vmx.launched);
         vmx_nmi_exit_begin(v);
