@@ -1,8 +1,9 @@
 /* VM entry and exit (SDM Vol. 3C, 27 "VM Entries" and 28 "VM Exits").
  *
- * int vmx_enter_guest(struct guest_regs *regs, int launched)
+ * int vmx_enter_guest(struct guest_regs *regs, int launched, uint64_t *entry_tsc)
  *   Saves the callee-saved registers, records RSP as the VMCS host RSP,
- *   loads the guest's general registers from *regs and executes
+ *   writes the entry's TSC to *entry_tsc, loads the guest's general
+ *   registers from *regs and executes
  *   VMLAUNCH (launched == 0) or VMRESUME. On a VM exit the processor
  *   jumps to vmx_exit_point with RSP = host RSP; the guest registers are
  *   stored back into *regs and the function returns 0. If the entry
@@ -70,6 +71,15 @@ vmx_enter_guest:
     pushfq                          /* no single-stepping into the guest */
     andq    $~RFLAGS_TF, (%rsp)
     popfq
+    /* The entry's TSC, read after the last step: the #DB slow path, which
+     * writes a sample of Vertigo at an overflow's step, never runs inside
+     * the run the timer measures from here (vmx/vmx_timer.c), where its
+     * instructions would count as the guest's. */
+    mov     %rdx, %rcx
+    rdtsc
+    shlq    $32, %rdx
+    orq     %rdx, %rax
+    movq    %rax, (%rcx)
 
     mov     %esi, %eax              /* launched? keep it in flags below */
     mov     %rdi, %rsi              /* rsi = regs while loading */

@@ -22,7 +22,8 @@
 #include "vmx/vmx_sched.h"
 #include "vmx/vmx_timer.h"
 
-int vmx_enter_guest(struct guest_regs *regs, int launched);
+/* vmx/vmx_entry.S: writes the entry's TSC to *entry_tsc. */
+int vmx_enter_guest(struct guest_regs *regs, int launched, uint64_t *entry_tsc);
 
 /* A preemption-timer exit (the software PMU's steps and overflow points,
  * the most frequent exit while it counts) has no qualification and no
@@ -120,10 +121,10 @@ __attribute__((noreturn)) void vmx_vcpu_loop(struct vcpu *v)
         /* From the entry's TSC read to the exit's the path must be the same
          * at every entry: the timer learns its length and takes it off the
          * TSC difference of a run that overshot its deadline (vmx_timer.c),
-         * so any work that varies belongs before or after. */
+         * so any work that varies belongs before or after. The read is
+         * vmx_enter_guest's, after Vertigo's single-stepping ends there. */
         uint64_t exited_at = v->vmx.exit_tsc;
-        v->vmx.entry_tsc = rdtsc();
-        int status = vmx_enter_guest(&v->regs, v->vmx.launched);
+        int status = vmx_enter_guest(&v->regs, v->vmx.launched, &v->vmx.entry_tsc);
         vmx_nmi_exit_begin(v);
         v->vmx.exit_tsc = rdtsc();
         exit_stats_record_entry(&v->stats, v->vmx.entry_tsc - exited_at);

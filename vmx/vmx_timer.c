@@ -102,33 +102,13 @@ static uint32_t timer_value(uint64_t ticks)
 /* Whether the run after this entry may be measured without reading the
  * timer back: only where a TSC tick is an instruction, on one CPU (with
  * several, Bochs moves the TSC by the average of the CPUs' turns, and the
- * path's ticks vary), with single-stepping off (armed: while stepping is
- * armed the exit stub decides at the exit whether to step its path), and
+ * path's ticks vary), with single-stepping off (while stepping is armed
+ * the exit stub decides at the exit whether to step its path), and
  * once that path has been measured the same ROOT_AGREED_MIN times. */
-static bool lazy_ok(const struct vmx_timer_state *t, bool armed)
+static bool lazy_ok(const struct vmx_timer_state *t)
 {
-    return tsc_is_instructions && !armed && smp_cpus_online() == 1 &&
+    return tsc_is_instructions && !this_cpu()->step.armed && smp_cpus_online() == 1 &&
            t->root_agreed[0] >= ROOT_AGREED_MIN;
-}
-
-/* While Vertigo single-steps itself (pmu/soft/pmu_step.h) the #DB slow
- * path writes a sample of Vertigo at an overflow's step. From here to the
- * entry, and so from the entry's TSC read on, the path belongs to the run
- * this timer measures (its length learnt as a least and taken off a run
- * that overshot its deadline): a sample written there would lengthen that
- * run, and the guest's clock and counters would count its instructions
- * as the guest's. So the slow path stops here, as the exit stub stops it
- * for the exit path, and the overflows among the remaining steps are
- * sampled from the RIP ring at the next exit (pmu_step_exit_begin).
- * Returns whether stepping is armed (one read of the step area an
- * entry). */
-static bool stepping_armed_no_samples(void)
-{
-    struct percpu_step *step = &this_cpu()->step;
-    if (!step->armed)
-        return false;
-    step->next = UINT64_MAX;
-    return true;
 }
 
 /* Which path this run took (VMX_TIMER_PATHS): the step area says whether
@@ -192,8 +172,7 @@ void vmx_timer_arm(struct vcpu *v)
     struct vmx_timer_state *t = &v->vmx.timer;
     uint64_t deadline = nearest_deadline(t);
     bool on = deadline != VMX_TIMER_NONE && timer_usable();
-    bool armed = stepping_armed_no_samples();
-    bool lazy = on && lazy_ok(t, armed);
+    bool lazy = on && lazy_ok(t);
     set_controls(t, on, on && !lazy && value_saved());
     t->lazy = lazy;
     if (lazy) {

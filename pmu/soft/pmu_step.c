@@ -140,32 +140,6 @@ static uint64_t unstepped_exit_path(struct pmu_step_state *st, const struct perc
     return st->exit_path_ticks + ticks_between(area->at_exit, area->count);
 }
 
-/* Overflows among steps base+1 .. `upto` already taken (the exit path, or
- * the end of the entry path, ran them before this sync): sampled with the
- * RIP the ring kept. */
-static void replay(struct vcpu *v, const struct percpu_step *area, uint64_t upto)
-{
-    struct pmu_step_state *st = state_of(v);
-    uint32_t sampled = v->pmu.sample.mask;
-    while (next_absolute(st) <= upto) {
-        uint64_t step = next_absolute(st);
-        uint32_t mask = pmu_soft_stepper_overflow(&st->stepper) & sampled;
-        if (!mask)
-            continue;
-        if (upto - step >= PERCPU_STEP_RIP_COUNT) {
-            st->missed++;
-            continue;
-        }
-        st->replayed++;
-        sampler(area->rips[step & PERCPU_STEP_RIP_MASK], 0, mask);
-    }
-}
-
-/* The run loop stops the slow path before the entry's TSC read (the rest
- * of the entry path belongs to the run the timer measures, which a sample
- * taken there would lengthen: vmx/vmx_run.c), so a stepped stretch's
- * overflows among the entry path's last steps are replayed from the ring
- * here (the stepper still stands at the first of them). */
 uint32_t pmu_step_exit_begin(struct vcpu *v, uint64_t guest_ticks)
 {
     struct pmu_step_state *st = state_of(v);
@@ -173,7 +147,6 @@ uint32_t pmu_step_exit_begin(struct vcpu *v, uint64_t guest_ticks)
     pmu_arch_single_step(false);
     if (!st->unstepped) {
         stretch_ended(st, ticks_between(st->start_count, area->at_exit));
-        replay(v, area, area->at_exit);
         return apply_steps(v, area->at_exit);
     }
     /* Vertigo's time up to the entry comes before the guest's ticks; the
@@ -203,6 +176,25 @@ uint32_t pmu_step_pause(struct vcpu *v)
     return apply_unstepped(v, ticks_between(st->unstepped_tsc, now));
 }
 
+/* Overflows among steps base+1 .. `upto` already taken (the exit path ran
+ * them before this sync): sampled with the RIP the ring kept. */
+static void replay(struct vcpu *v, const struct percpu_step *area, uint64_t upto)
+{
+    struct pmu_step_state *st = state_of(v);
+    uint32_t sampled = v->pmu.sample.mask;
+    while (next_absolute(st) <= upto) {
+        uint64_t step = next_absolute(st);
+        uint32_t mask = pmu_soft_stepper_overflow(&st->stepper) & sampled;
+        if (!mask)
+            continue;
+        if (upto - step >= PERCPU_STEP_RIP_COUNT) {
+            st->missed++;
+            continue;
+        }
+        st->replayed++;
+        sampler(area->rips[step & PERCPU_STEP_RIP_MASK], 0, mask);
+    }
+}
 
 /* The TSC from which the exit stub steps the exit path of the unstepped
  * entry stretch starting now, `headroom` events from the nearest overflow

@@ -722,37 +722,6 @@ static void guest_run(struct vcpu *v, uint64_t entry, uint64_t guest, uint64_t e
     pmu_after_exit(v, guest);
 }
 
-/* From the entry's TSC read on, the path belongs to the run the timer
- * measures: the run loop stops the slow path there (vmx/vmx_run.c), and an
- * overflow among the rest of the entry path's steps is replayed from the
- * RIP ring at the exit, never sampled inside the measured run. */
-TEST(an_overflow_after_the_entry_tsc_read_is_replayed_at_the_exit)
-{
-    struct vcpu *v = start_run("pmu=soft", false);
-    struct percpu_step *area = &fake.steps[0];
-    if (!start_sampling(v, "instructions:h", 50, 2))
-        return;
-    CHECK(fake.tf);
-    CHECK_EQ(area->next, 50);
-    area->next = UINT64_MAX;                /* the run loop, before the entry's TSC read */
-    for (uint64_t i = 1; i <= 60; i++)
-        area->rips[i & PERCPU_STEP_RIP_MASK] = 0x220000 + i;
-    area->at_exit = area->count = 60;       /* the overflow's step 50 among them */
-    pmu_after_exit(v, 0);
-    CHECK_EQ(pmu_step_states[0].taken, 0);
-    CHECK_EQ(pmu_step_states[0].replayed, 1);
-    CHECK_EQ(hv_count(v), 60);
-    CHECK_EQ(v->pmu.ctx.counters[0].overflows, 1);
-    CHECK_EQ(area->next, 100);              /* stepped again, 40 to go */
-    struct log_sample s[MAX_SAMPLES];
-    if (CHECK_EQ(logged_samples(s), 1)) {
-        CHECK_EQ(s[0].mode, LOG_MODE_HYPERVISOR);
-        CHECK_EQ(s[0].rip, 0x220000 + 50);
-        CHECK_EQ(s[0].depth, 2);            /* a replayed step: no stack of Vertigo's */
-    }
-    end_run();
-}
-
 /* Far from the overflow (more than pmu.step_ahead events) a stretch of
  * Vertigo runs unstepped and is counted by its TSC difference, split at
  * the VM entry around the guest's run; within pmu.step_ahead the stretch
