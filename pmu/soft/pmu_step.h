@@ -1,7 +1,9 @@
 /* Counting Vertigo's own instructions for the software PMU (events with
  * :h), with exact overflow points: while a counter samples the hypervisor
  * the CPU single-steps Vertigo (EFLAGS.TF) from the VM-exit stub to the
- * next VM entry. The #DB fast path (boot/isr.S) counts the steps and keeps
+ * next VM entry (to the POPFQ in vmx_enter_guest that clears TF, before
+ * the entry's TSC read: no step, and so no sample, falls in the guest's
+ * run the VMX-preemption timer measures). The #DB fast path (boot/isr.S) counts the steps and keeps
  * the RIP after each in a per-CPU ring; at the step where a counter
  * overflows, the slow path (step_trap_handle) writes a hypervisor sample
  * with the trap frame's RIP and call stack: for Vertigo the #DB trap is
@@ -36,6 +38,17 @@
  * found at that sync point: sampled at pmu_step_late_overflow's address
  * and counted as late, never silently. */
 
+#ifndef PMU_PMU_STEP_H
+#define PMU_PMU_STEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/smp.h"
+#include "pmu/pmu_arch.h"
+#include "pmu/soft/pmu_soft.h"
+#include "vmm/vcpu.h"
+
 /* Instructions a stretch may run beyond the longest of its kind before an
  * overflow it holds is late. */
 #define PMU_STEP_MARGIN 64u
@@ -58,16 +71,6 @@
  * ends an unstepped stretch. Not with interval multiplexing, whose rows
  * need Vertigo's ticks at the emulated instruction. */
 #define PMU_STEP_FAR_AHEADS 4u
-#ifndef PMU_PMU_STEP_H
-#define PMU_PMU_STEP_H
-
-#include <stdbool.h>
-#include <stdint.h>
-
-#include "lib/smp.h"
-#include "pmu/pmu_arch.h"
-#include "pmu/soft/pmu_soft.h"
-#include "vmm/vcpu.h"
 
 /* Kinds of stretches of Vertigo between two sync points of the stepper
  * (pmu/soft/pmu_step.h): an exit's handling, by its basic exit reason (the
