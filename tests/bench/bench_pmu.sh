@@ -165,11 +165,13 @@ if [ "$status" != 0 ]; then
     serial 2>/dev/null | grep -E '^(pmu_bench|reason|VERTIGO-GUEST)' | sed 's/^/    /' >&2
     die "Bochs boot (captures in $OUT/bochs)"
 fi
-tr -d '\r' < "$OUT/bochs/com2.txt" | grep -q '^pmu: using the software backend' ||
+# (grep reads its whole input, never -q: under pipefail the writer's SIGPIPE
+# after an early match would fail the pipe and the check with it)
+tr -d '\r' < "$OUT/bochs/com2.txt" | grep '^pmu: using the software backend' >/dev/null ||
     die "Vertigo did not use the software backend (see $OUT/bochs/com2.txt)"
 lines=$(serial | grep -E '^pmu_bench: step [^:]+: [0-9]+ iterations, min [0-9]+ ticks')
 [ -n "$lines" ] || die "no 'pmu_bench: step' lines in $OUT/bochs/serial.txt"
-serial | grep -q '^pmu_bench: done$' || die "pmu_bench did not finish (see $OUT/bochs/serial.txt)"
+serial | grep '^pmu_bench: done$' >/dev/null || die "pmu_bench did not finish (see $OUT/bochs/serial.txt)"
 
 echo "bench-pmu: software-PMU slowdown of a user loop (Bochs, guest RDTSC = emulated instructions;"
 echo "           loop $N iterations x $LOOP_BODY instructions, fastest of $REPS runs per step; baseline:"
@@ -225,7 +227,7 @@ read -r _ ct_traps c_exits c_intr <<< "$(cost_line cost-traps compute)"
 read -r _ rt_traps r_exits r_intr <<< "$(cost_line cost-traps roundtrips)"
 [ -n "$ct_none" ] && [ -n "$rt_none" ] && [ -n "$ct_traps" ] && [ -n "$rt_traps" ] ||
     die "missing pmu_cost lines (see $OUT/cost-none/serial.txt, $OUT/cost-traps/serial.txt)"
-tr -d '\r' < "$OUT/cost-traps/com2.txt" | grep -q 'every user/kernel change exits' ||
+tr -d '\r' < "$OUT/cost-traps/com2.txt" | grep 'every user/kernel change exits' >/dev/null ||
     die "the traps boot did not trap mode changes (see $OUT/cost-traps/com2.txt)"
 echo "bench-pmu: mode traps (instructions:u counted exactly: every user/kernel change exits) against"
 echo "           no counting session; Bochs, guest RDTSC = emulated instructions, fastest of 3 runs"
