@@ -112,9 +112,11 @@ static bool lazy_ok(const struct vmx_timer_state *t)
 }
 
 /* Which path this run took (VMX_TIMER_PATHS): the step area says whether
- * the entry's end was stepped (step_exits, unchanged from the entry to
- * here) and whether stepping was armed; an armed unstepped one ends at the
- * exit stub's TSC read, whatever the stub then chose. */
+ * the stretch before the entry was stepped (step_exits, unchanged from the
+ * entry to here), in which case the stub stepped the exit path (the entry
+ * side, from vmx_enter_guest's TSC read on, is never stepped), and whether
+ * stepping was armed; an armed unstepped one ends at the exit stub's TSC
+ * read, whatever the stub then chose. */
 static unsigned int exit_path(void)
 {
     const struct percpu_step *step = &this_cpu()->step;
