@@ -3,9 +3,10 @@
  * the CPU single-steps Vertigo (EFLAGS.TF) from the VM-exit stub to the
  * next VM entry (to the POPFQ in vmx_enter_guest that clears TF, before
  * the entry's TSC read: no step, and so no sample, falls in the guest's
- * run the VMX-preemption timer measures). The #DB fast path (boot/isr.S) counts the steps and keeps
- * the RIP after each in a per-CPU ring; at the step where a counter
- * overflows, the slow path (step_trap_handle) writes a hypervisor sample
+ * run the VMX-preemption timer measures). The #DB fast path
+ * (boot/isr.S) counts the steps and keeps the RIP after each in a per-CPU
+ * ring; at the step where a counter overflows, the slow path
+ * (step_trap_handle) writes a hypervisor sample
  * with the trap frame's RIP and call stack: for Vertigo the #DB trap is
  * the software backend's PMI. The steps are added to the VCPU's context at
  * the sync points below, never from the trap (it may interrupt the code
